@@ -1,0 +1,83 @@
+//! `{code, message, details?}`: the one error shape of the HTTP API.
+
+use crate::domain::Error;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The body of every error answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// Stable, machine-readable: `unauthorized`, `not_found`, `fingerprint_mismatch`, `already_decided`,
+    /// `decision_not_allowed`, `invalid_resume_data`, `invalid_request`, `payload_too_large`,
+    /// `forbidden`, `snapshot_not_found`, `engine_error`, `storage_busy`, `internal`.
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// An error as answered over HTTP.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: ErrorBody,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
+        Self { status, body: ErrorBody { code: code.into(), message: message.into(), details: None } }
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token (Authorization: Bearer <token>)")
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        let status = match &e {
+            Error::NotFound { .. } | Error::SnapshotNotFound { .. } => StatusCode::NOT_FOUND,
+            Error::FingerprintMismatch { .. } | Error::AlreadyDecided { .. } | Error::DecisionNotAllowed { .. } => StatusCode::CONFLICT,
+            Error::InvalidResumeData { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,
+            Error::Engine(_) => StatusCode::BAD_GATEWAY,
+            Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!("{e}");
+        }
+        Self { status, body: ErrorBody { code: e.code().into(), message: e.to_string(), details: e.details() } }
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", format!("request body larger than {} bytes", super::BODY_LIMIT));
+        }
+        let text = r.body_text();
+        let message = if text.contains("recursion limit") {
+            "JSON nested too deeply (more than 128 levels)".to_owned()
+        } else {
+            text
+        };
+        Self::invalid(message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

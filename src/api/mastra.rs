@@ -1,0 +1,349 @@
+//! The local engine over HTTP in Mastra's shapes (`reference/mastra-http-api.md`), so a Mastra client
+//! can drive it. Decisions made here go through the console like any other (checked, made durable,
+//! audited, consumed once): there is no side door to the engine.
+
+use super::error::ApiError;
+use super::ApiState;
+use crate::domain::{
+    AgentId, CallKind, DecisionRequest, EngineId, Error, RunId, ToolCallId, Verdict,
+};
+use crate::engine::chunk::{chunk, Folded};
+use crate::engine::local::{agent::Message, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
+use crate::store::queue;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, Query, State};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+pub fn routes() -> Router<ApiState> {
+    Router::new()
+        .route("/api/agents", get(list_agents))
+        .route("/api/agents/{agent}", get(get_agent))
+        .route("/api/agents/{agent}/generate", post(generate))
+        .route("/api/agents/{agent}/stream", post(stream))
+        .route("/api/agents/{agent}/suspended-runs", get(suspended_runs))
+        .route("/api/agents/{agent}/approve-tool-call", post(approve_stream))
+        .route("/api/agents/{agent}/decline-tool-call", post(decline_stream))
+        .route("/api/agents/{agent}/approve-tool-call-generate", post(approve_generate))
+        .route("/api/agents/{agent}/decline-tool-call-generate", post(decline_generate))
+        .route("/api/agents/{agent}/resume-stream", post(resume_stream))
+}
+
+/// Mastra answers errors as `{error}`; the console's `{code, message}` ride along.
+struct MastraError(ApiError);
+
+impl From<Error> for MastraError {
+    fn from(e: Error) -> Self {
+        Self(e.into())
+    }
+}
+
+impl From<ApiError> for MastraError {
+    fn from(e: ApiError) -> Self {
+        Self(e)
+    }
+}
+
+impl From<JsonRejection> for MastraError {
+    fn from(r: JsonRejection) -> Self {
+        Self(r.into())
+    }
+}
+
+impl IntoResponse for MastraError {
+    fn into_response(self) -> Response {
+        let b = self.0.body;
+        let mut body = json!({ "error": b.message, "code": b.code, "message": b.message });
+        if let Some(d) = b.details {
+            body["details"] = d;
+        }
+        (self.0.status, Json(body)).into_response()
+    }
+}
+
+type MastraResult<T> = Result<T, MastraError>;
+
+fn agent_json(agent: &crate::engine::local::agent::Agent) -> Value {
+    let tools: serde_json::Map<String, Value> = agent
+        .tools
+        .iter()
+        .map(|t| {
+            let mut v = json!({
+                "id": t.name(),
+                "description": t.description(),
+                // Mastra sends schemas as superjson strings.
+                "inputSchema": json!({"json": t.input_schema()}).to_string(),
+                "requireApproval": t.require_approval(),
+            });
+            if let Some(s) = t.suspend_schema() {
+                v["suspendSchema"] = json!({"json": s}).to_string().into();
+            }
+            if let Some(s) = t.resume_schema() {
+                v["resumeSchema"] = json!({"json": s}).to_string().into();
+            }
+            (t.name().to_owned(), v)
+        })
+        .collect();
+    json!({
+        "id": agent.id, "name": agent.name, "instructions": agent.instructions,
+        "tools": tools, "agents": {}, "workflows": {},
+        "provider": agent.model.id().split('/').next().unwrap_or_default(),
+        "modelId": agent.model.id().split('/').nth(1).unwrap_or_default(),
+    })
+}
+
+async fn list_agents(State(state): State<ApiState>) -> Json<Value> {
+    let map: serde_json::Map<String, Value> =
+        state.app.local.agents().map(|a| (a.id.to_string(), agent_json(a))).collect();
+    Json(Value::Object(map))
+}
+
+async fn get_agent(State(state): State<ApiState>, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
+    let a = state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    Ok(Json(agent_json(&a)))
+}
+
+/// `{messages, memory?: {thread, resource}, runId?, requireToolApproval?, maxSteps?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GenerateBody {
+    messages: Value,
+    #[serde(default)]
+    memory: Option<Value>,
+    thread_id: Option<String>,
+    resource_id: Option<String>,
+    run_id: Option<String>,
+    #[serde(default)]
+    require_tool_approval: Option<Value>,
+    max_steps: Option<u32>,
+}
+
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join(""),
+        other => other.to_string(),
+    }
+}
+
+fn parse_messages(messages: &Value) -> Result<Vec<Message>, ApiError> {
+    let list = match messages {
+        Value::String(s) => return Ok(vec![Message::User { content: s.clone() }]),
+        Value::Array(list) => list,
+        Value::Object(_) => std::slice::from_ref(messages),
+        _ => return Err(ApiError::invalid("messages must be a string, a message, or a list of messages")),
+    };
+    list.iter()
+        .map(|m| match m {
+            Value::String(s) => Ok(Message::User { content: s.clone() }),
+            _ => {
+                let content = text_of(&m["content"]);
+                match m["role"].as_str() {
+                    Some("user") | None => Ok(Message::User { content }),
+                    Some("assistant") => Ok(Message::Assistant { content, tool_calls: vec![] }),
+                    Some("system") => Ok(Message::System { content }),
+                    Some(other) => Err(ApiError::invalid(format!("unsupported message role {other:?}"))),
+                }
+            }
+        })
+        .collect()
+}
+
+fn memory_ids(body: &GenerateBody) -> (Option<String>, Option<String>) {
+    let id_of = |v: &Value| v.as_str().map(str::to_owned).or_else(|| v["id"].as_str().map(str::to_owned));
+    let thread = body.memory.as_ref().and_then(|m| id_of(&m["thread"])).or_else(|| body.thread_id.clone());
+    let resource = body.memory.as_ref().and_then(|m| id_of(&m["resource"])).or_else(|| body.resource_id.clone());
+    (thread, resource)
+}
+
+fn run_request(agent: &str, body: &GenerateBody) -> Result<RunRequest, ApiError> {
+    let require_tool_approval = match &body.require_tool_approval {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::invalid("requireToolApproval must be a boolean over HTTP (predicates are Rust closures or config rules)")),
+    };
+    let (thread_id, resource_id) = memory_ids(body);
+    Ok(RunRequest {
+        agent_id: AgentId::new(agent),
+        messages: parse_messages(&body.messages)?,
+        thread_id,
+        resource_id,
+        options: RunOptions { require_tool_approval, max_steps: body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100) },
+        run_id: Some(body.run_id.clone().map(RunId::new).unwrap_or_else(RunId::generate)),
+    })
+}
+
+/// Runs `work` with a chunk sink; answers the chunks as SSE (`data: {json}` … `data: [DONE]`).
+fn sse_of<F>(run_id: RunId, work: F) -> Response
+where
+    F: FnOnce(mpsc::UnboundedSender<Value>) -> futures::future::BoxFuture<'static, Result<(), Error>> + Send + 'static,
+{
+    let (tx, rx) = mpsc::unbounded_channel();
+    let errors = tx.clone();
+    tokio::spawn(async move {
+        if let Err(e) = work(tx).await {
+            let _ = errors.send(chunk("error", &run_id, json!({"error": {"message": e.to_string(), "code": e.code()}})));
+        }
+    });
+    let events = UnboundedReceiverStream::new(rx)
+        .map(|c| Ok::<_, std::convert::Infallible>(Event::default().data(c.to_string())))
+        .chain(futures::stream::once(async { Ok(Event::default().data("[DONE]")) }));
+    Sse::new(events).into_response()
+}
+
+/// Runs `work` with a chunk sink and folds the chunks into a `/generate` answer.
+async fn generate_of<F>(run_id: RunId, work: F) -> MastraResult<Json<Value>>
+where
+    F: FnOnce(mpsc::UnboundedSender<Value>) -> futures::future::BoxFuture<'static, Result<(), Error>>,
+{
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let result = work(tx).await;
+    let mut folded = Folded::default();
+    while let Ok(c) = rx.try_recv() {
+        folded.push(&c);
+    }
+    result?;
+    Ok(Json(folded.into_generate_answer(&run_id)))
+}
+
+async fn generate(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+    let Json(body) = body?;
+    let request = run_request(&agent, &body)?;
+    let run_id = request.run_id.clone().expect("set above");
+    let local = state.app.local.clone();
+    generate_of(run_id, move |tx| Box::pin(async move { local.start(request, Some(tx)).await.map(|_| ()) })).await
+}
+
+async fn stream(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Response> {
+    let Json(body) = body?;
+    let request = run_request(&agent, &body)?;
+    state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    let run_id = request.run_id.clone().expect("set above");
+    let local = state.app.local.clone();
+    Ok(sse_of(run_id, move |tx| Box::pin(async move { local.start(request, Some(tx)).await.map(|_| ()) })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SuspendedQuery {
+    thread_id: Option<String>,
+    resource_id: Option<String>,
+    from_date: Option<String>,
+    to_date: Option<String>,
+    per_page: Option<usize>,
+    page: Option<usize>,
+}
+
+async fn suspended_runs(State(state): State<ApiState>, Path(agent): Path<String>, Query(q): Query<SuspendedQuery>) -> MastraResult<Json<Value>> {
+    let runs = state.app.local.suspended_runs(&AgentId::new(&agent), q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
+    let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);
+    let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at)).collect();
+    let total = runs.len();
+    let runs: Vec<_> = match (q.per_page, q.page) {
+        (Some(per), Some(page)) => runs.into_iter().skip(per * page).take(per).collect(),
+        _ => runs,
+    };
+    Ok(Json(json!({ "runs": runs, "total": total })))
+}
+
+/// `{runId, toolCallId, reason?}`; Mastra's HTTP API requires both ids.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DecisionBody {
+    run_id: Option<String>,
+    tool_call_id: Option<String>,
+    reason: Option<String>,
+    resume_data: Option<Value>,
+}
+
+/// The pending queue entry for a run's call, or why there is none (S6: never another call).
+async fn pending_entry(state: &ApiState, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, ApiError> {
+    let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
+    let local = EngineId::local();
+    let found = match tool_call_id {
+        Some(id) => queue::find_pending(&mut conn, &local, run_id, &ToolCallId::new(id)).await?,
+        // Without a call id: the most recently suspended call of the run.
+        None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
+    };
+    if let Some(entry) = found {
+        return Ok(entry);
+    }
+    let any = queue::list(&mut conn, &queue::Filter { run: Some(run_id.to_string()), ..Default::default() }, None, 500).await?;
+    let decided = any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id));
+    Err(match decided {
+        Some(e) => Error::AlreadyDecided { state: e.queued.state }.into(),
+        None => Error::not_found(format!("a suspended call {} in run {run_id}", tool_call_id.unwrap_or("(any)"))).into(),
+    })
+}
+
+fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError> {
+    let run_id = body.run_id.clone().filter(|r| !r.is_empty()).ok_or_else(|| ApiError::invalid("runId is required"))?;
+    if need_call && body.tool_call_id.as_deref().is_none_or(str::is_empty) {
+        return Err(ApiError::invalid("toolCallId is required"));
+    }
+    Ok(RunId::new(run_id))
+}
+
+/// Decides through the console, then delivers with `tx` as the chunk sink.
+async fn decide_and_stream(state: ApiState, entry: queue::Entry, verdict: Verdict, tx: mpsc::UnboundedSender<Value>) -> Result<(), Error> {
+    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: state.app.operator("mastra-api") };
+    let decision = state.app.console.decide(&entry.queued.id, request).await?;
+    state.app.console.deliver(&decision, Some(tx)).await?;
+    Ok(())
+}
+
+async fn decision_route(state: ApiState, body: DecisionBody, approve: bool, as_stream: bool) -> MastraResult<Response> {
+    let run_id = decision_ids(&body, true)?;
+    let entry = pending_entry(&state, &run_id, body.tool_call_id.as_deref()).await?;
+    if entry.queued.call.kind != CallKind::Approval && approve {
+        return Err(ApiError::from(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: state.app.console.allowed(&entry.queued.call) }).into());
+    }
+    let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
+    if as_stream {
+        Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))))
+    } else {
+        let answer = generate_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))).await?;
+        Ok(answer.into_response())
+    }
+}
+
+async fn approve_stream(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, body?.0, true, true).await
+}
+
+async fn decline_stream(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, body?.0, false, true).await
+}
+
+async fn approve_generate(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, body?.0, true, false).await
+}
+
+async fn decline_generate(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, body?.0, false, false).await
+}
+
+/// `{runId, resumeData, toolCallId?}`: resume data for a suspend() call; for an approval pause,
+/// `{approved: bool, reason?}` approves or declines it (Mastra's approval resume schema).
+async fn resume_stream(State(state): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    let Json(body) = body?;
+    let run_id = decision_ids(&body, false)?;
+    let data = body.resume_data.clone().ok_or_else(|| ApiError::invalid("resumeData is required"))?;
+    let entry = pending_entry(&state, &run_id, body.tool_call_id.as_deref()).await?;
+    let verdict = match entry.queued.call.kind {
+        CallKind::Suspend => Verdict::Resume { data },
+        CallKind::Approval => match data["approved"].as_bool() {
+            Some(true) => Verdict::Approve,
+            Some(false) => Verdict::Decline { reason: data["reason"].as_str().map(str::to_owned) },
+            None => return Err(ApiError::from(Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: "/approved".into(), message: "an approval is resumed with {approved: boolean, reason?: string}".into() }] }).into()),
+        },
+    };
+    Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))))
+}

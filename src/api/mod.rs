@@ -1,0 +1,119 @@
+//! The HTTP server of `serve`: the console API (`/api/queue`, `/api/events`, `/api/audit`, …), the
+//! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
+
+mod console;
+mod error;
+mod guard;
+mod mastra;
+mod ui;
+
+pub use console::{openapi_document, DecisionView, QueueItem};
+pub use error::{ApiError, ErrorBody};
+
+use crate::app::App;
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+/// Largest request body accepted (a generate request with big arguments included).
+pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// What every handler gets.
+#[derive(Clone)]
+pub struct ApiState {
+    pub app: App,
+    token: Arc<str>,
+    addr: SocketAddr,
+    /// Flips to true when the server stops, ending SSE streams.
+    shutdown: watch::Receiver<bool>,
+}
+
+impl ApiState {
+    fn port(&self) -> u16 {
+        self.addr.port()
+    }
+}
+
+/// The whole router.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .merge(console::routes())
+        .merge(mastra::routes())
+        .fallback(ui::serve)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
+        .with_state(state)
+}
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// The UI's address, with the token in the fragment (never sent to a server, never in logs).
+    pub fn ui_url(&self, token: &str) -> String {
+        format!("http://{}/#token={token}", self.addr)
+    }
+
+    /// Stops accepting, ends event streams, waits for requests in flight.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
+
+    /// Runs until the process gets Ctrl-C or SIGTERM.
+    pub async fn run_until_signal(self) {
+        shutdown_signal().await;
+        self.stop().await;
+    }
+}
+
+/// Binds 127.0.0.1:`port` (0: any free port) and serves.
+pub async fn serve(app: App, port: u16, token: &str) -> std::io::Result<Server> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+    let addr = listener.local_addr()?;
+    let (stop, shutdown) = watch::channel(false);
+    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone() };
+    let router = router(state);
+    let stopping = shutdown;
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(stopped(stopping))
+            .await
+    });
+    Ok(Server { addr, stop, task })
+}
+
+/// Resolves once the server is told to stop (or the sender is gone).
+pub(crate) async fn stopped(mut rx: watch::Receiver<bool>) {
+    while !*rx.borrow_and_update() {
+        if rx.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+/// A random session token: 32 bytes, hex.
+pub fn random_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}

@@ -1,0 +1,61 @@
+//! The running core: database, events, engines and the console, wired once and shared by `serve`,
+//! the CLI, the tests and (later) the desktop shell.
+
+use crate::console::{Console, Events};
+use crate::domain::Error;
+use crate::engine::local::{agent::Agent, demo, LocalEngine};
+use crate::engine::Engine;
+use crate::store::Db;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Cheap-to-clone handles on everything.
+#[derive(Clone)]
+pub struct App {
+    pub db: Db,
+    pub events: Events,
+    pub local: LocalEngine,
+    pub console: Console,
+    /// Who decides, as written in the audit log: the OS user running the console.
+    pub operator: String,
+}
+
+impl App {
+    /// Opens the data directory with the given local agents (the demo agent when `agents` is empty).
+    /// Does not recover interrupted work: call [`App::recover`] once, in the process that serves.
+    pub async fn open(data_dir: &Path, agents: Vec<Agent>) -> Result<Self, Error> {
+        let db = Db::open(data_dir).await?;
+        let events = Events::default();
+        let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
+        let local = LocalEngine::new(db.clone(), events.clone(), agents);
+        let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);
+        let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
+        Ok(Self { db, events, local, console, operator })
+    }
+
+    /// The audit actor for a decision taken through `channel` (`web`, `cli`, `mastra-api`).
+    pub fn operator(&self, channel: &str) -> String {
+        format!("{} ({channel})", self.operator)
+    }
+
+    /// C5 at start-up: interrupted deliveries are marked (never re-run), stored decisions delivered,
+    /// runs left half-advanced continue from their snapshots.
+    pub async fn recover(&self) -> Result<(), Error> {
+        let (interrupted, delivered) = self.console.recover().await?;
+        let runs = self.local.recover().await?;
+        if interrupted + delivered + runs > 0 {
+            tracing::info!(interrupted, delivered, runs, "recovered work left by the previous process");
+        }
+        Ok(())
+    }
+}
+
+/// `$XDG_DATA_HOME/approval-console`, else `~/.local/share/approval-console`.
+pub fn default_data_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("approval-console")
+}

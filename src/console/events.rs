@@ -1,0 +1,42 @@
+//! A broadcast of queue changes, consumed by SSE (and later Tauri events, notifications, the tray).
+
+use crate::domain::ItemId;
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+/// What changed.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueEvent {
+    /// `added` (a call paused) or `updated` (its state changed: decided, delivered, …).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[schema(value_type = String)]
+    pub id: ItemId,
+}
+
+/// Cheap to clone; sending never blocks and never fails (a slow subscriber lags and is told so).
+#[derive(Clone, Debug)]
+pub struct Events {
+    tx: broadcast::Sender<QueueEvent>,
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Self { tx: broadcast::channel(4096).0 }
+    }
+}
+
+impl Events {
+    pub fn added(&self, id: &ItemId) {
+        let _ = self.tx.send(QueueEvent { kind: "added", id: id.clone() });
+    }
+
+    pub fn updated(&self, id: &ItemId) {
+        let _ = self.tx.send(QueueEvent { kind: "updated", id: id.clone() });
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<QueueEvent> {
+        self.tx.subscribe()
+    }
+}

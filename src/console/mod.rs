@@ -1,0 +1,216 @@
+//! The console: one queue over every engine, and the one path every decision takes — checked
+//! (pending? same fingerprint, also at the engine?), made durable (queue state, decision row and audit
+//! entry in one transaction), then delivered to the engine.
+
+mod events;
+pub mod outbox;
+
+pub use events::{Events, QueueEvent};
+
+use crate::domain::{
+    Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, PathError, Verdict,
+};
+use crate::engine::{ChunkSink, Engine};
+use crate::store::{audit, decisions, queue, Db};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Console {
+    db: Db,
+    events: Events,
+    engines: Arc<HashMap<EngineId, Arc<dyn Engine>>>,
+}
+
+impl Console {
+    pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>) -> Self {
+        let engines = engines.into_iter().map(|e| (e.id(), e)).collect();
+        Self { db, events, engines: Arc::new(engines) }
+    }
+
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub fn events(&self) -> &Events {
+        &self.events
+    }
+
+    fn engine(&self, id: &EngineId) -> Result<&Arc<dyn Engine>, Error> {
+        self.engines.get(id).ok_or_else(|| Error::Engine(format!("engine {id} is not connected")))
+    }
+
+    /// The decision kinds a call allows (none if its engine is not connected).
+    pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
+        self.engines.get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default()
+    }
+
+    /// One queue entry with its decision.
+    pub async fn item(&self, id: &ItemId) -> Result<queue::Entry, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        queue::get(&mut conn, id).await?.ok_or_else(|| Error::not_found(format!("queue item {id}")))
+    }
+
+    /// Records a decision, or refuses it and changes nothing.
+    ///
+    /// Refused when: the entry is unknown (`not_found`); it is no longer pending (`already_decided`);
+    /// the kind is not one the engine allows for it; the fingerprint shown differs from the stored one
+    /// or from the call as the engine holds it now (`fingerprint_mismatch`, C3); resume data fails the
+    /// resume schema (`invalid_resume_data`). Two concurrent decisions on one entry: exactly one wins,
+    /// the other gets `already_decided` (the transaction moves the entry out of `pending`, and the
+    /// decisions table holds one row per entry).
+    pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
+        let entry = self.item(id).await?;
+        let item = &entry.queued;
+        if item.state != ItemState::Pending {
+            return Err(Error::AlreadyDecided { state: item.state });
+        }
+        let engine = self.engine(&item.call.engine)?;
+        let kind = request.verdict.kind();
+        let allowed = engine.allowed(&item.call);
+        if !allowed.contains(&kind) {
+            return Err(Error::DecisionNotAllowed { kind, allowed });
+        }
+        if request.fingerprint != item.call.fingerprint {
+            return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
+        }
+        match engine.reread(&item.call).await? {
+            None => return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine))),
+            Some(now) if now.fingerprint != request.fingerprint => {
+                return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.fingerprint })
+            }
+            Some(_) => {}
+        }
+        if let (Verdict::Resume { data }, Some(schema)) = (&request.verdict, &item.call.resume_schema) {
+            validate_resume(schema, data)?;
+        }
+
+        let decision = Decision {
+            id: DecisionId::generate(),
+            item_id: item.id.clone(),
+            verdict: request.verdict,
+            fingerprint: request.fingerprint,
+            operator: request.operator,
+            decided_at: crate::store::now(),
+            delivery: Delivery::Pending,
+            outcome: None,
+        };
+        let mut tx = self.db.begin_write().await?;
+        if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
+            let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+            return Err(Error::AlreadyDecided { state });
+        }
+        decisions::insert(&mut tx, &decision).await?;
+        let details = match &decision.verdict {
+            Verdict::Approve => json!({}),
+            Verdict::Decline { reason } => json!({ "reason": reason }),
+            Verdict::Resume { data } => json!({ "data": data }),
+        };
+        audit::append(&mut tx, audit::Record {
+            actor: &decision.operator,
+            action: &format!("decision.{}", kind.as_str()),
+            queue_item_id: Some(item.id.as_str()),
+            tool_name: Some(&item.call.tool_name),
+            fingerprint: Some(decision.fingerprint.as_str()),
+            details: json!({
+                "decisionId": decision.id, "engine": item.call.engine, "agentId": item.call.agent_id,
+                "runId": item.call.run_id, "toolCallId": item.call.tool_call_id, "args": item.call.args,
+                "verdict": details,
+            }),
+        })
+        .await?;
+        tx.commit().await?;
+        self.events.updated(&item.id);
+        Ok(decision)
+    }
+
+    /// Delivers a stored decision to its engine, once: the claim (`pending → delivering`) is committed
+    /// before the engine acts, so a second caller, or a restart, never delivers it again.
+    /// Returns the engine's outcome; `Ok(None)` if someone else had claimed it.
+    pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
+        let entry = self.item(&decision.item_id).await?;
+        let engine = self.engine(&entry.queued.call.engine)?.clone();
+        {
+            let mut conn = self.db.pool().acquire().await?;
+            if !decisions::claim(&mut conn, &decision.id).await? {
+                return Ok(None);
+            }
+        }
+        match engine.deliver(decision, &entry.queued, sink).await {
+            Ok(outcome) => Ok(Some(outcome)),
+            Err(e) => {
+                let outcome = json!({ "status": "failed", "code": e.code(), "error": e.to_string() });
+                let mut tx = self.db.begin_write().await?;
+                outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await?;
+                tx.commit().await?;
+                self.events.updated(&decision.item_id);
+                Err(e)
+            }
+        }
+    }
+
+    /// Decide, then deliver; answers the entry as it is afterwards.
+    pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
+        let decision = self.decide(id, request).await?;
+        if let Err(e) = self.deliver(&decision, None).await {
+            tracing::warn!(item = %id, "delivery failed: {e}");
+        }
+        self.item(id).await
+    }
+
+    /// At start-up (C5): a decision left `delivering` belonged to a process that stopped while the
+    /// engine acted; it is marked `interrupted` and never re-run (at-most-once). Decisions still
+    /// `pending` are delivered now. Returns (interrupted, delivered).
+    pub async fn recover(&self) -> Result<(usize, usize), Error> {
+        let (stuck, waiting) = {
+            let mut conn = self.db.pool().acquire().await?;
+            (
+                decisions::with_delivery(&mut conn, Delivery::Delivering).await?,
+                decisions::with_delivery(&mut conn, Delivery::Pending).await?,
+            )
+        };
+        for d in &stuck {
+            let entry = self.item(&d.item_id).await?;
+            let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
+            let mut tx = self.db.begin_write().await?;
+            decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await?;
+            queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
+            audit::append(&mut tx, audit::Record {
+                actor: "console",
+                action: "delivery.interrupted",
+                queue_item_id: Some(d.item_id.as_str()),
+                tool_name: Some(&entry.queued.call.tool_name),
+                fingerprint: Some(d.fingerprint.as_str()),
+                details: json!({ "decisionId": d.id, "outcome": outcome }),
+            })
+            .await?;
+            tx.commit().await?;
+            tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
+        }
+        let mut delivered = 0;
+        for d in &waiting {
+            match self.deliver(d, None).await {
+                Ok(_) => delivered += 1,
+                Err(e) => tracing::warn!(item = %d.item_id, "could not deliver stored decision: {e}"),
+            }
+        }
+        Ok((stuck.len(), delivered))
+    }
+}
+
+/// Validates resume data against a JSON Schema; the error names every failing JSON path (S8).
+pub fn validate_resume(schema: &Value, data: &Value) -> Result<(), Error> {
+    let validator = jsonschema::validator_for(schema)
+        .map_err(|e| Error::Engine(format!("the tool's resume schema is not a valid JSON Schema: {e}")))?;
+    let errors: Vec<PathError> = validator
+        .iter_errors(data)
+        .map(|e| PathError { path: e.instance_path.to_string(), message: e.to_string() })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InvalidResumeData { errors })
+    }
+}

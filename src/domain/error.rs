@@ -1,0 +1,92 @@
+//! The one error type of the core. Every variant has a stable `code` that crosses HTTP, IPC and the CLI;
+//! clients branch on the code, never on the message.
+
+use super::{DecisionKind, Fingerprint, ItemState};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// A JSON Schema validation failure at one place of the submitted data.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct PathError {
+    /// JSON Pointer into the submitted data (`""` is the whole value).
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{what} not found")]
+    NotFound { what: String },
+    #[error("the call changed since it was shown: shown {shown}, now {current}")]
+    FingerprintMismatch { shown: Fingerprint, current: Fingerprint },
+    #[error("this call is already {state:?}; it was decided before")]
+    AlreadyDecided { state: ItemState },
+    #[error("{kind:?} is not possible for this call; it allows {allowed:?}")]
+    DecisionNotAllowed { kind: DecisionKind, allowed: Vec<DecisionKind> },
+    #[error("resume data does not match the tool's resume schema: {}", .errors.iter().map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message)).collect::<Vec<_>>().join("; "))]
+    InvalidResumeData { errors: Vec<PathError> },
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("snapshot not found for run {run_id}: it finished, or it was never stored")]
+    SnapshotNotFound { run_id: String },
+    #[error("engine error: {0}")]
+    Engine(String),
+    #[error("the database is busy (locked by another process); nothing was changed, try again")]
+    StorageBusy,
+    #[error("storage error: {0}")]
+    Storage(String),
+}
+
+impl Error {
+    /// The stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound { .. } => "not_found",
+            Self::FingerprintMismatch { .. } => "fingerprint_mismatch",
+            Self::AlreadyDecided { .. } => "already_decided",
+            Self::DecisionNotAllowed { .. } => "decision_not_allowed",
+            Self::InvalidResumeData { .. } => "invalid_resume_data",
+            Self::InvalidRequest(_) => "invalid_request",
+            Self::SnapshotNotFound { .. } => "snapshot_not_found",
+            Self::Engine(_) => "engine_error",
+            Self::StorageBusy => "storage_busy",
+            Self::Storage(_) => "internal",
+        }
+    }
+
+    /// Structured details for clients (the two fingerprints, the failing paths, …).
+    pub fn details(&self) -> Option<Value> {
+        match self {
+            Self::FingerprintMismatch { shown, current } => Some(json!({ "expected": shown, "actual": current })),
+            Self::AlreadyDecided { state } => Some(json!({ "state": state })),
+            Self::DecisionNotAllowed { allowed, .. } => Some(json!({ "allowed": allowed })),
+            Self::InvalidResumeData { errors } => Some(json!({ "errors": errors })),
+            _ => None,
+        }
+    }
+
+    pub fn not_found(what: impl Into<String>) -> Self {
+        Self::NotFound { what: what.into() }
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        if let sqlx::Error::Database(db) = &e {
+            // SQLITE_BUSY (5) and SQLITE_LOCKED (6), after busy_timeout ran out.
+            if matches!(db.code().as_deref(), Some("5") | Some("6") | Some("517") | Some("262")) {
+                return Self::StorageBusy;
+            }
+        }
+        if matches!(e, sqlx::Error::PoolTimedOut) {
+            return Self::StorageBusy;
+        }
+        Self::Storage(e.to_string())
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for Error {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        Self::Storage(format!("migration failed: {e}"))
+    }
+}

@@ -1,0 +1,103 @@
+//! Agent definitions for the local engine: a model, tools, and the tools' approval flags (S1).
+
+use crate::domain::{AgentId, Error};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A tool call proposed by a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposedCall {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub args: Value,
+}
+
+/// A conversation message as the run keeps it (and the snapshot stores it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    System { content: String },
+    User { content: String },
+    Assistant { content: String, #[serde(default, rename = "toolCalls")] tool_calls: Vec<ProposedCall> },
+    Tool { #[serde(rename = "toolCallId")] tool_call_id: String, #[serde(rename = "toolName")] tool_name: String, content: Value },
+}
+
+/// What a model answers for one step: text, tool calls, or both.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelTurn {
+    pub text: String,
+    pub tool_calls: Vec<ProposedCall>,
+}
+
+/// A tool as the model sees it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// A language model: given the conversation and the tools, the next step.
+#[async_trait]
+pub trait Model: Send + Sync {
+    /// `provider/model`, shown in the agent listing.
+    fn id(&self) -> String;
+    async fn step(&self, messages: &[Message], tools: &[ToolSpec]) -> Result<ModelTurn, Error>;
+}
+
+/// What a tool's execution gives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolOutput {
+    /// The result handed to the model.
+    Done(Value),
+    /// S8: the tool suspends with this payload and waits for resume data.
+    Suspend(Value),
+}
+
+/// A tool the local engine can run.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    fn input_schema(&self) -> Value;
+    /// S1: always pause for approval before executing.
+    fn require_approval(&self) -> bool {
+        false
+    }
+    fn suspend_schema(&self) -> Option<Value> {
+        None
+    }
+    fn resume_schema(&self) -> Option<Value> {
+        None
+    }
+    /// Runs the tool. `resume` is the operator's resume data after a suspend (S8). An `Err` is a tool
+    /// error, handed to the model as the result.
+    async fn execute(&self, args: &Value, resume: Option<&Value>) -> Result<ToolOutput, String>;
+}
+
+/// An agent of the local engine.
+#[derive(Clone)]
+pub struct Agent {
+    pub id: AgentId,
+    pub name: String,
+    pub instructions: String,
+    pub model: Arc<dyn Model>,
+    pub tools: Vec<Arc<dyn Tool>>,
+}
+
+impl Agent {
+    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    pub fn tool_specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .iter()
+            .map(|t| ToolSpec { name: t.name().into(), description: t.description().into(), input_schema: t.input_schema() })
+            .collect()
+    }
+}

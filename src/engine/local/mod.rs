@@ -1,0 +1,569 @@
+//! The local engine: runs agents in-process, pauses before sensitive tool calls (S1, S2), suspends
+//! tools (S8), keeps a snapshot of each suspended run (S11) and resumes from it, also after a restart
+//! (S12). A snapshot and its queue entries are written in one transaction.
+
+pub mod agent;
+pub mod demo;
+
+use crate::console::{outbox, Events};
+use crate::domain::{
+    AgentId, CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PausedCall, QueuedCall, RunId,
+    ToolCallId, Verdict,
+};
+use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
+use crate::engine::{ChunkSink, Engine};
+use crate::store::{audit, queue, snapshots, Db};
+use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long one tool execution may take before it is a tool error.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default of `maxSteps`.
+pub const DEFAULT_MAX_STEPS: u32 = 5;
+
+/// Options of one run, persisted in its snapshot (S4: only data, never a function).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOptions {
+    /// S2: pause every tool call of this run.
+    pub require_tool_approval: bool,
+    pub max_steps: u32,
+}
+
+/// Where one call of the current step stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+enum CallStatus {
+    Done { result: Value },
+    AwaitingApproval,
+    Suspended { payload: Value },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StepCall {
+    tool_call_id: String,
+    tool_name: String,
+    args: Value,
+    #[serde(flatten)]
+    status: CallStatus,
+    /// Whether its current pause has a queue entry.
+    queued: bool,
+}
+
+impl StepCall {
+    fn paused(&self) -> bool {
+        !matches!(self.status, CallStatus::Done { .. })
+    }
+}
+
+/// The snapshot body (S11): what a suspended run needs to resume.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunState {
+    run_id: RunId,
+    agent_id: AgentId,
+    thread_id: Option<String>,
+    resource_id: Option<String>,
+    options: RunOptions,
+    messages: Vec<Message>,
+    step: u32,
+    /// The calls of the step in progress.
+    calls: Vec<StepCall>,
+}
+
+/// A request to start a run.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    pub agent_id: AgentId,
+    pub messages: Vec<Message>,
+    pub thread_id: Option<String>,
+    pub resource_id: Option<String>,
+    pub options: RunOptions,
+    pub run_id: Option<RunId>,
+}
+
+/// A suspended run as `suspended-runs` lists it (S12).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuspendedRun {
+    pub run_id: RunId,
+    pub status: &'static str,
+    pub thread_id: Option<String>,
+    pub resource_id: Option<String>,
+    pub suspended_at: String,
+    pub tool_calls: Vec<Value>,
+}
+
+/// Sends chunks to whoever listens; a listener that went away does not stop the run.
+#[derive(Clone, Default)]
+struct Emit(Option<ChunkSink>);
+
+impl Emit {
+    fn send(&self, c: Value) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(c);
+        }
+    }
+}
+
+/// The in-process engine. Cheap to clone.
+#[derive(Clone)]
+pub struct LocalEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: Db,
+    events: Events,
+    agents: BTreeMap<String, Arc<Agent>>,
+    /// One async lock per run: decisions on one run are applied one at a time.
+    run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl LocalEngine {
+    pub fn new(db: Db, events: Events, agents: Vec<Agent>) -> Self {
+        let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
+        Self { inner: Arc::new(Inner { db, events, agents, run_locks: Mutex::default() }) }
+    }
+
+    pub fn agents(&self) -> impl Iterator<Item = &Arc<Agent>> {
+        self.inner.agents.values()
+    }
+
+    pub fn agent(&self, id: &str) -> Option<Arc<Agent>> {
+        self.inner.agents.get(id).cloned()
+    }
+
+    fn require_agent(&self, id: &str) -> Result<Arc<Agent>, Error> {
+        self.agent(id).ok_or_else(|| Error::not_found(format!("agent {id:?}")))
+    }
+
+    async fn lock_run(&self, run_id: &RunId) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = {
+            let mut locks = self.inner.run_locks.lock().expect("run lock table poisoned");
+            locks.retain(|_, l| Arc::strong_count(l) > 1);
+            locks.entry(run_id.clone()).or_default().clone()
+        };
+        lock.lock_owned().await
+    }
+
+    /// Starts a run and drives it until it finishes or pauses. The work runs in its own task, so a
+    /// caller that goes away (a closed HTTP connection) does not cut a run in half.
+    pub async fn start(&self, request: RunRequest, sink: Option<ChunkSink>) -> Result<RunId, Error> {
+        let agent = self.require_agent(request.agent_id.as_str())?;
+        let run_id = request.run_id.unwrap_or_else(RunId::generate);
+        let mut messages = vec![Message::System { content: agent.instructions.clone() }];
+        messages.extend(request.messages);
+        let mut state = RunState {
+            run_id: run_id.clone(),
+            agent_id: agent.id.clone(),
+            thread_id: request.thread_id,
+            resource_id: request.resource_id,
+            options: request.options,
+            messages,
+            step: 0,
+            calls: vec![],
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _guard = this.lock_run(&state.run_id).await;
+            let emit = Emit(sink);
+            emit.send(chunk("start", &state.run_id, json!({})));
+            this.drive(&agent, &mut state, &emit).await
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
+        Ok(run_id)
+    }
+
+    /// Model steps and tool calls until the run finishes or a call pauses.
+    async fn drive(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<(), Error> {
+        let run_id = state.run_id.clone();
+        loop {
+            if !state.calls.is_empty() {
+                if state.calls.iter().any(StepCall::paused) {
+                    return self.suspend(agent, state, emit).await;
+                }
+                for call in state.calls.drain(..) {
+                    let CallStatus::Done { result } = call.status else { unreachable!() };
+                    state.messages.push(Message::Tool { tool_call_id: call.tool_call_id, tool_name: call.tool_name, content: result });
+                }
+                emit.send(chunk("step-finish", &run_id, json!({"stepResult": {"reason": "tool-calls", "isContinued": true}})));
+            }
+            if state.step >= state.options.max_steps {
+                let text = format!("(stopped after {} steps: maxSteps reached)", state.step);
+                return self.finish(state, emit, &text, "length").await;
+            }
+            state.step += 1;
+            emit.send(chunk("step-start", &run_id, json!({"messageId": format!("{run_id}-{}", state.step)})));
+            let turn = match agent.model.step(&state.messages, &agent.tool_specs()).await {
+                Ok(turn) => turn,
+                Err(e) => {
+                    emit.send(chunk("error", &run_id, json!({"error": {"message": e.to_string()}})));
+                    self.end_run(&run_id).await?;
+                    return Err(e);
+                }
+            };
+            if turn.tool_calls.is_empty() {
+                return self.finish(state, emit, &turn.text, "stop").await;
+            }
+            Self::emit_text(emit, &run_id, &turn.text);
+            state.messages.push(Message::Assistant { content: turn.text, tool_calls: turn.tool_calls.clone() });
+            for proposed in turn.tool_calls {
+                emit.send(chunk("tool-call", &run_id, json!({
+                    "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
+                })));
+                let status = match agent.tool(&proposed.tool_name) {
+                    None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
+                    // S1 and S2, OR-ed.
+                    Some(tool) if tool.require_approval() || state.options.require_tool_approval => CallStatus::AwaitingApproval,
+                    Some(tool) => run_tool(tool, &proposed.args, None).await,
+                };
+                if let CallStatus::Done { result } = &status {
+                    emit.send(tool_result_chunk(&run_id, &proposed, result));
+                }
+                let ProposedCall { tool_call_id, tool_name, args } = proposed;
+                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false });
+            }
+        }
+    }
+
+    fn emit_text(emit: &Emit, run_id: &RunId, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let id = format!("{run_id}-text");
+        emit.send(chunk("text-start", run_id, json!({"id": id})));
+        emit.send(chunk("text-delta", run_id, json!({"id": id, "text": text})));
+        emit.send(chunk("text-end", run_id, json!({"id": id})));
+    }
+
+    async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<(), Error> {
+        let run_id = &state.run_id;
+        Self::emit_text(emit, run_id, text);
+        self.end_run(run_id).await?;
+        emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
+        emit.send(chunk("finish", run_id, json!({
+            "stepResult": {"reason": reason},
+            "output": {"text": text, "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}},
+            "metadata": {},
+        })));
+        Ok(())
+    }
+
+    /// The run is over: its snapshot goes (S11); entries still pending are retired.
+    async fn end_run(&self, run_id: &RunId) -> Result<(), Error> {
+        let mut tx = self.inner.db.begin_write().await?;
+        snapshots::delete(&mut tx, run_id).await?;
+        let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
+        tx.commit().await?;
+        gone.iter().for_each(|id| self.inner.events.updated(id));
+        Ok(())
+    }
+
+    /// Writes the snapshot and a queue entry for each newly paused call, in one transaction; only then
+    /// tells listeners (so a client reacting to the chunk finds the entry).
+    async fn suspend(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<(), Error> {
+        let fresh: Vec<usize> = (0..state.calls.len()).filter(|&i| state.calls[i].paused() && !state.calls[i].queued).collect();
+        for &i in &fresh {
+            state.calls[i].queued = true;
+        }
+        let body = serde_json::to_value(&*state).expect("run state serializes");
+        let mut tx = self.inner.db.begin_write().await?;
+        snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, state.thread_id.as_deref(), state.resource_id.as_deref(), &body)
+            .await?;
+        let mut added = Vec::new();
+        for &i in &fresh {
+            let paused = self.paused_call(agent, state, &state.calls[i])?;
+            let item = queue::insert_pending(&mut tx, &paused).await?;
+            audit::append(&mut tx, audit::Record {
+                actor: "engine:local",
+                action: "call.paused",
+                queue_item_id: Some(item.id.as_str()),
+                tool_name: Some(&paused.tool_name),
+                fingerprint: Some(paused.fingerprint.as_str()),
+                details: json!({"runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind, "args": paused.args}),
+            })
+            .await?;
+            added.push((item.id, paused));
+        }
+        tx.commit().await?;
+        for (id, paused) in &added {
+            self.inner.events.added(id);
+            emit.send(pause_chunk(paused));
+        }
+        Ok(())
+    }
+
+    fn paused_call(&self, agent: &Agent, state: &RunState, call: &StepCall) -> Result<PausedCall, Error> {
+        let tool = agent.tool(&call.tool_name);
+        let (kind, suspend_payload, resume_schema) = match &call.status {
+            CallStatus::Suspended { payload } => (CallKind::Suspend, Some(payload.clone()), tool.and_then(|t| t.resume_schema())),
+            _ => (CallKind::Approval, None, None),
+        };
+        Ok(PausedCall {
+            engine: EngineId::local(),
+            agent_id: agent.id.clone(),
+            agent_name: Some(agent.name.clone()),
+            thread_id: state.thread_id.clone(),
+            resource_id: state.resource_id.clone(),
+            run_id: state.run_id.clone(),
+            tool_call_id: ToolCallId::new(&call.tool_call_id),
+            tool_name: call.tool_name.clone(),
+            fingerprint: Fingerprint::of(&call.tool_name, &call.args).map_err(|e| Error::InvalidRequest(e.to_string()))?,
+            args: call.args.clone(),
+            kind,
+            suspend_payload,
+            resume_schema,
+            chain: vec![],
+        })
+    }
+
+    async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {
+        let mut conn = self.inner.db.pool().acquire().await?;
+        let stored = snapshots::get(&mut conn, run_id).await?.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })?;
+        let state: RunState = serde_json::from_value(stored.body)
+            .map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
+        Ok((state, stored.running))
+    }
+
+    /// Suspended runs of an agent, newest first (S12), from storage.
+    pub async fn suspended_runs(&self, agent_id: &AgentId, thread_id: Option<&str>, resource_id: Option<&str>) -> Result<Vec<SuspendedRun>, Error> {
+        let agent = self.require_agent(agent_id.as_str())?;
+        let mut conn = self.inner.db.pool().acquire().await?;
+        let stored = snapshots::list(&mut conn, agent_id, thread_id, resource_id).await?;
+        let mut runs = Vec::new();
+        for s in stored {
+            let Ok(state) = serde_json::from_value::<RunState>(s.body) else { continue };
+            let tool_calls = state
+                .calls
+                .iter()
+                .filter(|c| c.paused())
+                .map(|c| {
+                    let mut v = json!({"toolCallId": c.tool_call_id, "toolName": c.tool_name, "args": c.args});
+                    match &c.status {
+                        CallStatus::Suspended { payload } => {
+                            v["requiresApproval"] = json!(false);
+                            v["suspendPayload"] = payload.clone();
+                            if let Some(schema) = agent.tool(&c.tool_name).and_then(|t| t.resume_schema()) {
+                                v["resumeSchema"] = json!(schema.to_string());
+                            }
+                        }
+                        _ => v["requiresApproval"] = json!(true),
+                    }
+                    v
+                })
+                .collect();
+            runs.push(SuspendedRun {
+                run_id: s.run_id,
+                status: if s.running { "running" } else { "suspended" },
+                thread_id: s.thread_id,
+                resource_id: s.resource_id,
+                suspended_at: s.updated_at,
+                tool_calls,
+            });
+        }
+        Ok(runs)
+    }
+
+    /// At start-up: runs left `running` by a process that stopped are put back to `suspended`; those
+    /// whose calls are all answered continue (their approved tools already ran and are not re-run).
+    pub async fn recover(&self) -> Result<usize, Error> {
+        let running = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            snapshots::running(&mut conn).await?
+        };
+        let count = running.len();
+        for s in running {
+            let (mut state, _) = self.load(&s.run_id).await?;
+            let agent = self.require_agent(state.agent_id.as_str())?;
+            tracing::warn!(run_id = %s.run_id, "run was interrupted while advancing; continuing from its snapshot");
+            let this = self.clone();
+            let _guard = this.lock_run(&state.run_id).await;
+            if let Err(e) = this.drive(&agent, &mut state, &Emit::default()).await {
+                tracing::error!(run_id = %s.run_id, "recovered run failed: {e}");
+            }
+        }
+        Ok(count)
+    }
+
+    async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<Value, Error> {
+        let run_id = &item.call.run_id;
+        let (mut state, running) = self.load(run_id).await?;
+        if running {
+            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
+        }
+        let agent = self.require_agent(state.agent_id.as_str())?;
+        // S6: the named call, never another one.
+        let index = state
+            .calls
+            .iter()
+            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
+            .ok_or_else(|| Error::not_found(format!("tool call {} pending in run {run_id}", item.call.tool_call_id)))?;
+        let call = state.calls[index].clone();
+        let proposed = ProposedCall { tool_call_id: call.tool_call_id.clone(), tool_name: call.tool_name.clone(), args: call.args.clone() };
+        let tool = agent.tool(&call.tool_name);
+        let (status, outcome) = match (&decision.verdict, tool) {
+            (Verdict::Decline { reason }, _) => {
+                let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));
+                (CallStatus::Done { result: json!(text) }, json!({"status": "declined", "result": text}))
+            }
+            (_, None) => {
+                let text = format!("Tool not found: {}", call.tool_name);
+                (CallStatus::Done { result: json!(text) }, json!({"status": "tool-error", "result": text}))
+            }
+            (Verdict::Approve, Some(tool)) => {
+                // S7: the before-tool-call hook, always on: the args about to run must be the ones approved.
+                let now = Fingerprint::of(&call.tool_name, &call.args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+                if now != decision.fingerprint {
+                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
+                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
+                } else {
+                    executed(run_tool(tool, &call.args, None).await)
+                }
+            }
+            (Verdict::Resume { data }, Some(tool)) => {
+                if let Some(schema) = tool.resume_schema() {
+                    crate::console::validate_resume(&schema, data)?;
+                }
+                executed(run_tool(tool, &call.args, Some(data)).await)
+            }
+        };
+        let resuspended = matches!(status, CallStatus::Suspended { .. });
+        state.calls[index].status = status.clone();
+        state.calls[index].queued = false;
+        let all_done = !state.calls.iter().any(StepCall::paused);
+
+        let mut tx = self.inner.db.begin_write().await?;
+        outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        let mut new_item = None;
+        if resuspended {
+            state.calls[index].queued = true;
+            let paused = self.paused_call(&agent, &state, &state.calls[index])?;
+            new_item = Some((queue::insert_pending(&mut tx, &paused).await?.id, paused));
+        }
+        let body = serde_json::to_value(&state).expect("run state serializes");
+        snapshots::update_body(&mut tx, run_id, &body).await?;
+        if all_done {
+            snapshots::claim_running(&mut tx, run_id).await?;
+        }
+        tx.commit().await?;
+        self.inner.events.updated(&item.id);
+        match (&status, new_item) {
+            (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),
+            (_, Some((id, paused))) => {
+                self.inner.events.added(&id);
+                emit.send(pause_chunk(&paused));
+            }
+            _ => {}
+        }
+        if all_done {
+            self.drive(&agent, &mut state, emit).await?;
+        } else {
+            // Still waiting for other calls of this step (S14): say which, as a Mastra stream would.
+            for c in state.calls.iter().filter(|c| c.paused()) {
+                if let Ok(p) = self.paused_call(&agent, &state, c) {
+                    emit.send(pause_chunk(&p));
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// The queue entry ids still pending in a run, most recently paused last.
+    pub async fn pending_items(&self, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
+        let mut conn = self.inner.db.pool().acquire().await?;
+        Ok(queue::pending_of_run(&mut conn, &EngineId::local(), run_id).await?.into_iter().map(|e| e.queued.id).collect())
+    }
+}
+
+fn executed(status: CallStatus) -> (CallStatus, Value) {
+    let outcome = match &status {
+        CallStatus::Done { result } => json!({"status": "executed", "result": result}),
+        CallStatus::Suspended { payload } => json!({"status": "suspended", "suspendPayload": payload}),
+        CallStatus::AwaitingApproval => unreachable!("a tool execution never asks for approval"),
+    };
+    (status, outcome)
+}
+
+/// Runs a tool in its own task with a time limit: a panic or a hang becomes a tool error handed to the
+/// model, never a stuck or crashed run.
+async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) -> CallStatus {
+    let (tool, args, resume) = (tool.clone(), args.clone(), resume.cloned());
+    let name = tool.name().to_owned();
+    let task = tokio::spawn(async move { tool.execute(&args, resume.as_ref()).await });
+    match tokio::time::timeout(TOOL_TIMEOUT, task).await {
+        Ok(Ok(Ok(ToolOutput::Done(result)))) => CallStatus::Done { result },
+        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => CallStatus::Suspended { payload },
+        Ok(Ok(Err(message))) => CallStatus::Done { result: json!(format!("Tool {name} failed: {message}")) },
+        Ok(Err(join)) => CallStatus::Done { result: json!(format!("Tool {name} crashed: {join}")) },
+        Err(_) => CallStatus::Done { result: json!(format!("Tool {name} timed out after {}s", TOOL_TIMEOUT.as_secs())) },
+    }
+}
+
+fn tool_result_chunk(run_id: &RunId, call: &ProposedCall, result: &Value) -> Value {
+    chunk("tool-result", run_id, json!({
+        "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args, "result": result,
+    }))
+}
+
+/// `tool-call-approval` or `tool-call-suspended` (S5, S8).
+fn pause_chunk(call: &PausedCall) -> Value {
+    match call.kind {
+        CallKind::Approval => chunk("tool-call-approval", &call.run_id, json!({
+            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
+            "resumeSchema": APPROVAL_RESUME_SCHEMA,
+        })),
+        CallKind::Suspend => chunk("tool-call-suspended", &call.run_id, json!({
+            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
+            "suspendPayload": call.suspend_payload,
+            "resumeSchema": call.resume_schema.as_ref().map(|s| s.to_string()),
+        })),
+    }
+}
+
+#[async_trait]
+impl Engine for LocalEngine {
+    fn id(&self) -> EngineId {
+        EngineId::local()
+    }
+
+    fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
+        match call.kind {
+            CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline],
+            CallKind::Suspend => vec![DecisionKind::Resume, DecisionKind::Decline],
+        }
+    }
+
+    async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
+        let (state, _) = match self.load(&call.run_id).await {
+            Ok(found) => found,
+            Err(Error::SnapshotNotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let Some(agent) = self.agent(state.agent_id.as_str()) else { return Ok(None) };
+        state
+            .calls
+            .iter()
+            .find(|c| c.tool_call_id == call.tool_call_id.as_str() && c.paused())
+            .map(|c| self.paused_call(&agent, &state, c))
+            .transpose()
+    }
+
+    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let this = self.clone();
+        let (decision, item) = (decision.clone(), item.clone());
+        tokio::spawn(async move {
+            let _guard = this.lock_run(&item.call.run_id).await;
+            this.deliver_locked(&decision, &item, &Emit(sink)).await
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("delivery task failed: {e}")))?
+    }
+}

@@ -1,0 +1,32 @@
+//! Engines: sources of paused calls and sinks for decisions. `local` runs agents in-process; remote
+//! connectors (Mastra, later LangGraph) implement the same trait.
+
+pub mod chunk;
+pub mod local;
+
+use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// Where an engine streams what a run does while a decision is delivered (Mastra-shaped chunks).
+pub type ChunkSink = tokio::sync::mpsc::UnboundedSender<Value>;
+
+/// A source of paused calls and a sink for decisions.
+///
+/// Kept free of Mastra-only notions: an engine says which decision kinds a call allows, re-reads a call
+/// so the console can check it did not change (C3), and delivers a decision the console made durable.
+#[async_trait]
+pub trait Engine: Send + Sync {
+    fn id(&self) -> EngineId;
+
+    /// The decision kinds this call allows.
+    fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind>;
+
+    /// The call as the engine holds it now; `None` if it is no longer paused there.
+    async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error>;
+
+    /// Delivers a decision already stored and claimed (`delivering`). The engine records the outcome
+    /// (through [`crate::console::outbox::record`]) in the same transaction as its own state change,
+    /// and streams what the run does next into `sink`.
+    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
+}

@@ -1,0 +1,10 @@
+//! Approval Console, the core library: domain, storage, engines, the console (queue, decisions,
+//! outbox, audit), and the HTTP API. Free of any desktop dependency; the CLI and the desktop shell
+//! are thin layers over it.
+
+pub mod api;
+pub mod app;
+pub mod console;
+pub mod domain;
+pub mod engine;
+pub mod store;

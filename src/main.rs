@@ -1,0 +1,269 @@
+//! `approval-console`: serve the console, or work the queue from a terminal. Thin: parse, call the
+//! core, print.
+
+use anyhow::{bail, Context, Result};
+use approval_console::app::{default_data_dir, App};
+use approval_console::domain::{DecisionRequest, Error, ItemId, Verdict};
+use approval_console::store::{audit, queue};
+use approval_console::{api, domain};
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+/// One inbox for the sensitive tool calls that AI agents want to make.
+///
+/// Agents pause before sensitive tool calls; each paused call waits in a queue (SQLite, in the data
+/// directory) with its arguments and fingerprint until an operator approves, declines or answers it.
+/// Start with `approval-console serve` and open the printed URL.
+#[derive(Parser)]
+#[command(name = "approval-console", version, propagate_version = true)]
+struct Cli {
+    /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
+    #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the web UI, the console API and the local engine's API on 127.0.0.1.
+    ///
+    /// Prints the UI's URL once, with the session token in the URL fragment. Every /api route but
+    /// /api/health needs `Authorization: Bearer <token>`.
+    Serve {
+        /// Port on 127.0.0.1 (0: any free port).
+        #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
+        port: u16,
+        /// Session token for the API [default: a new random one]
+        #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+    },
+    /// List the queue, newest first.
+    Queue {
+        /// Show every state, not only pending calls.
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        tool: Option<String>,
+        /// Most rows shown.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one call in full.
+    Show { id: String },
+    /// Approve a call: shows tool, arguments and fingerprint, and asks.
+    Approve {
+        id: String,
+        /// Do not ask (for scripts).
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Decline a call, optionally with a reason the agent is told.
+    Decline {
+        id: String,
+        #[arg(long, short)]
+        reason: Option<String>,
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Answer a suspended call with resume data (JSON, checked against the tool's resume schema).
+    Resume {
+        id: String,
+        /// The resume data, e.g. '{"answer":"blue"}'.
+        #[arg(long, short)]
+        data: String,
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// The audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+    /// Print the console API's OpenAPI document.
+    Openapi,
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Walk the hash chain; name the first entry edited, removed or reordered. Exit code 1 if broken.
+    Verify,
+    /// The newest entries.
+    List {
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("APPROVAL_CONSOLE_LOG").unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(e) => {
+            let code = e.downcast_ref::<Error>().map(|e| format!(" [{}]", e.code())).unwrap_or_default();
+            eprintln!("error{code}: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<std::process::ExitCode> {
+    let data_dir = cli.data_dir.unwrap_or_else(default_data_dir);
+    if let Command::Openapi = cli.command {
+        println!("{}", serde_json::to_string_pretty(&api::openapi_document())?);
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let app = App::open(&data_dir, vec![]).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    match cli.command {
+        Command::Serve { port, token } => {
+            app.recover().await?;
+            let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
+            let server = api::serve(app.clone(), port, &token)
+                .await
+                .with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
+            println!("Approval Console is serving. Open: {}", server.ui_url(&token));
+            println!("Data: {}   Local engine API: http://{}/api/agents", app.db.path().display(), server.addr);
+            std::io::stdout().flush()?;
+            server.run_until_signal().await;
+        }
+        Command::Queue { all, agent, tool, limit, json } => {
+            let filter = queue::Filter { state: (!all).then_some(domain::ItemState::Pending), agent, tool, ..Default::default() };
+            let mut conn = app.db.pool().acquire().await.map_err(Error::from)?;
+            let page = queue::list(&mut conn, &filter, None, limit).await?;
+            if json {
+                let items: Vec<Value> = page.entries.iter().map(entry_json).collect();
+                println!("{}", serde_json::to_string_pretty(&items)?);
+            } else if page.entries.is_empty() {
+                println!("The queue is empty.");
+            } else {
+                println!("{:<35} {:<11} {:<9} {:<16} {:<20} {:<12} ARGS", "ID", "STATE", "KIND", "AGENT", "TOOL", "FINGERPRINT");
+                for e in &page.entries {
+                    let c = &e.queued.call;
+                    let args = visible(&c.args.to_string());
+                    let args: String = args.chars().take(48).collect();
+                    println!(
+                        "{:<35} {:<11} {:<9} {:<16} {:<20} {:<12} {args}",
+                        e.queued.id.as_str(),
+                        format!("{:?}", e.queued.state).to_lowercase(),
+                        format!("{:?}", c.kind).to_lowercase(),
+                        visible(c.agent_id.as_str()),
+                        visible(&c.tool_name),
+                        c.fingerprint.short(),
+                    );
+                }
+                if page.next_cursor.is_some() {
+                    println!("(more: use --limit)");
+                }
+            }
+        }
+        Command::Show { id } => {
+            let entry = app.console.item(&ItemId::new(id)).await?;
+            println!("{}", serde_json::to_string_pretty(&entry_json(&entry))?);
+        }
+        Command::Approve { id, yes } => decide(&app, &id, Verdict::Approve, yes).await?,
+        Command::Decline { id, reason, yes } => decide(&app, &id, Verdict::Decline { reason }, yes).await?,
+        Command::Resume { id, data, yes } => {
+            let data: Value = serde_json::from_str(&data).context("--data is not valid JSON")?;
+            decide(&app, &id, Verdict::Resume { data }, yes).await?
+        }
+        Command::Audit { command: AuditCommand::Verify } => {
+            let mut conn = app.db.pool().acquire().await.map_err(Error::from)?;
+            let v = audit::verify(&mut conn).await?;
+            match v.first_bad {
+                None => println!("audit log intact: {} entries checked", v.checked),
+                Some(bad) => {
+                    println!("audit log BROKEN at entry {}: {} ({} entries before it are intact)", bad.seq, bad.problem, v.checked);
+                    return Ok(std::process::ExitCode::from(1));
+                }
+            }
+        }
+        Command::Audit { command: AuditCommand::List { limit } } => {
+            let mut conn = app.db.pool().acquire().await.map_err(Error::from)?;
+            let (entries, _) = audit::list(&mut conn, None, None, limit).await?;
+            for e in entries {
+                println!(
+                    "{:>6} {} {:<22} {:<24} {:<20} {}",
+                    e.seq,
+                    e.at,
+                    e.action,
+                    visible(&e.actor),
+                    visible(e.tool_name.as_deref().unwrap_or("-")),
+                    e.fingerprint.as_deref().map(|f| &f[..f.len().min(19)]).unwrap_or("-")
+                );
+            }
+        }
+        Command::Openapi => unreachable!(),
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Shows a call, asks, and decides with the fingerprint that was shown (C3).
+async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> {
+    let id = ItemId::new(id);
+    let entry = app.console.item(&id).await?;
+    let call = &entry.queued.call;
+    let verb = verdict.kind().as_str();
+    eprintln!("tool:        {}", visible(&call.tool_name));
+    eprintln!("agent:       {}   run: {}   call: {}", visible(call.agent_id.as_str()), call.run_id, visible(call.tool_call_id.as_str()));
+    eprintln!("arguments:   {}", visible(&serde_json::to_string_pretty(&call.args)?));
+    if let Some(p) = &call.suspend_payload {
+        eprintln!("payload:     {}", visible(&serde_json::to_string_pretty(p)?));
+    }
+    eprintln!("fingerprint: {}", call.fingerprint);
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            bail!("not a terminal: pass --yes to {verb} without asking");
+        }
+        eprint!("{verb} this call? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("nothing done");
+            return Ok(());
+        }
+    }
+    let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: app.operator("cli") };
+    let after = app.console.decide_and_deliver(&id, request).await?;
+    let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
+    println!("{verb}d: {}; state {:?}; outcome {}", id, after.queued.state, visible(&outcome.to_string()));
+    Ok(())
+}
+
+fn entry_json(e: &queue::Entry) -> Value {
+    let c = &e.queued.call;
+    serde_json::json!({
+        "id": e.queued.id, "state": e.queued.state, "kind": c.kind, "engine": c.engine, "agentId": c.agent_id,
+        "runId": c.run_id, "toolCallId": c.tool_call_id, "toolName": c.tool_name, "args": c.args,
+        "fingerprint": c.fingerprint, "suspendPayload": c.suspend_payload, "resumeSchema": c.resume_schema,
+        "pausedAt": e.queued.paused_at,
+        "decision": e.decision.as_ref().map(|d| serde_json::json!({
+            "kind": d.verdict.kind(), "operator": d.operator, "decidedAt": d.decided_at, "delivery": d.delivery, "outcome": d.outcome,
+        })),
+    })
+}
+
+/// Escapes characters that could deceive on a terminal: controls (escape sequences), bidi overrides,
+/// zero-width and other invisible format characters.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let hidden = c.is_control()
+                || matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                    | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
+            if hidden && c != '\n' { format!("\\u{{{:04X}}}", c as u32) } else { c.to_string() }
+        })
+        .collect()
+}

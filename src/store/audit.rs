@@ -1,0 +1,198 @@
+//! C6: the append-only, hash-chained audit log.
+//!
+//! Each entry's `hash` is SHA-256 over the RFC 8785 form of all its fields, `prev_hash` included, so an
+//! edited entry breaks its own hash, a removed or reordered one breaks the link of the next, and a cut
+//! tail no longer matches `audit_head`. SQLite triggers refuse UPDATE and DELETE on the table.
+
+use super::{now, parse_json, ts};
+use crate::domain::{canonical_json, Error};
+use serde::Serialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+
+/// `prev_hash` of the first entry.
+pub const GENESIS: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+/// What to record.
+#[derive(Clone, Debug)]
+pub struct Record<'a> {
+    pub actor: &'a str,
+    pub action: &'a str,
+    pub queue_item_id: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
+    pub fingerprint: Option<&'a str>,
+    pub details: Value,
+}
+
+/// A stored entry.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub seq: i64,
+    pub at: String,
+    pub actor: String,
+    pub action: String,
+    pub queue_item_id: Option<String>,
+    pub tool_name: Option<String>,
+    pub fingerprint: Option<String>,
+    pub details: Value,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl Entry {
+    fn computed_hash(&self) -> String {
+        let body = json!({
+            "seq": self.seq, "at": self.at, "actor": self.actor, "action": self.action,
+            "queueItemId": self.queue_item_id, "toolName": self.tool_name, "fingerprint": self.fingerprint,
+            "details": self.details, "prevHash": self.prev_hash,
+        });
+        let canonical = canonical_json(&body).expect("audit entries hold only finite numbers");
+        format!("sha256:{}", hex::encode(Sha256::digest(canonical.as_bytes())))
+    }
+}
+
+/// Appends an entry, chained to the newest one. Call inside the transaction that makes the change it
+/// records, so the two commit together.
+pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<Entry, Error> {
+    let head: Option<(i64, String)> =
+        sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
+    let (seq, prev_hash) = match head {
+        Some((seq, hash)) => (seq + 1, hash),
+        None => (1, GENESIS.to_owned()),
+    };
+    let mut entry = Entry {
+        seq,
+        at: ts(now()),
+        actor: record.actor.to_owned(),
+        action: record.action.to_owned(),
+        queue_item_id: record.queue_item_id.map(str::to_owned),
+        tool_name: record.tool_name.map(str::to_owned),
+        fingerprint: record.fingerprint.map(str::to_owned),
+        details: record.details,
+        prev_hash,
+        hash: String::new(),
+    };
+    entry.hash = entry.computed_hash();
+    sqlx::query(
+        "INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(entry.seq)
+    .bind(&entry.at)
+    .bind(&entry.actor)
+    .bind(&entry.action)
+    .bind(&entry.queue_item_id)
+    .bind(&entry.tool_name)
+    .bind(&entry.fingerprint)
+    .bind(entry.details.to_string())
+    .bind(&entry.prev_hash)
+    .bind(&entry.hash)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+        .bind(entry.seq)
+        .bind(&entry.hash)
+        .execute(&mut *conn)
+        .await?;
+    Ok(entry)
+}
+
+fn from_row(row: &SqliteRow) -> Result<Entry, Error> {
+    Ok(Entry {
+        seq: row.get("seq"),
+        at: row.get("at"),
+        actor: row.get("actor"),
+        action: row.get("action"),
+        queue_item_id: row.get("queue_item_id"),
+        tool_name: row.get("tool_name"),
+        fingerprint: row.get("fingerprint"),
+        details: parse_json(&row.get::<String, _>("details"))?,
+        prev_hash: row.get("prev_hash"),
+        hash: row.get("hash"),
+    })
+}
+
+/// A page of entries, newest first, optionally only those of one queue entry.
+pub async fn list(
+    conn: &mut SqliteConnection,
+    item: Option<&str>,
+    before: Option<i64>,
+    limit: u32,
+) -> Result<(Vec<Entry>, Option<i64>), Error> {
+    let limit = i64::from(limit.clamp(1, 500));
+    let rows = sqlx::query(
+        "SELECT * FROM audit_log WHERE (?1 IS NULL OR queue_item_id = ?1) AND (?2 IS NULL OR seq < ?2)
+         ORDER BY seq DESC LIMIT ?3",
+    )
+    .bind(item)
+    .bind(before)
+    .bind(limit + 1)
+    .fetch_all(&mut *conn)
+    .await?;
+    let more = rows.len() as i64 > limit;
+    let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
+    let next = if more { entries.last().map(|e| e.seq) } else { None };
+    Ok((entries, next))
+}
+
+/// The result of walking the chain.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    pub ok: bool,
+    /// Entries checked.
+    pub checked: i64,
+    /// The first entry found edited, removed, inserted or reordered.
+    pub first_bad: Option<BadEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct BadEntry {
+    pub seq: i64,
+    pub problem: String,
+}
+
+/// Walks the whole chain in `seq` order, in batches, and names the first entry that does not hold.
+pub async fn verify(conn: &mut SqliteConnection) -> Result<Verification, Error> {
+    let mut expected_seq = 1_i64;
+    let mut prev_hash = GENESIS.to_owned();
+    let bad = |seq: i64, problem: String, checked: i64| Verification { ok: false, checked, first_bad: Some(BadEntry { seq, problem }) };
+    loop {
+        let rows = sqlx::query("SELECT * FROM audit_log WHERE seq >= ? ORDER BY seq LIMIT 1000")
+            .bind(expected_seq)
+            .fetch_all(&mut *conn)
+            .await?;
+        if rows.is_empty() {
+            break;
+        }
+        for row in &rows {
+            let entry = from_row(row)?;
+            let checked = expected_seq - 1;
+            if entry.seq != expected_seq {
+                return Ok(bad(expected_seq, format!("entry {expected_seq} is missing (next is {})", entry.seq), checked));
+            }
+            if entry.prev_hash != prev_hash {
+                return Ok(bad(entry.seq, "does not link to the entry before it (removed or reordered)".into(), checked));
+            }
+            if entry.computed_hash() != entry.hash {
+                return Ok(bad(entry.seq, "its content does not match its hash (edited)".into(), checked));
+            }
+            prev_hash = entry.hash;
+            expected_seq += 1;
+        }
+    }
+    let checked = expected_seq - 1;
+    let head: Option<(i64, String)> =
+        sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
+    match head {
+        Some((seq, hash)) if seq != checked || hash != prev_hash => Ok(bad(
+            checked + 1,
+            format!("the log ends at entry {checked} but the recorded head is entry {seq} (tail removed or rewritten)"),
+            checked,
+        )),
+        None if checked > 0 => Ok(bad(checked, "the chain head record is missing".into(), checked)),
+        _ => Ok(Verification { ok: true, checked, first_bad: None }),
+    }
+}

@@ -1,0 +1,130 @@
+//! Decisions and their delivery state: the outbox (C5).
+
+use super::{now, parse_json, parse_ts, ts};
+use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};
+use serde_json::Value;
+use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+
+fn delivery_str(d: Delivery) -> &'static str {
+    match d {
+        Delivery::Pending => "pending",
+        Delivery::Delivering => "delivering",
+        Delivery::Delivered => "delivered",
+        Delivery::Failed => "failed",
+    }
+}
+
+fn parse_delivery(text: &str) -> Result<Delivery, Error> {
+    Ok(match text {
+        "pending" => Delivery::Pending,
+        "delivering" => Delivery::Delivering,
+        "delivered" => Delivery::Delivered,
+        "failed" => Delivery::Failed,
+        other => return Err(Error::Storage(format!("unknown delivery state {other:?}"))),
+    })
+}
+
+/// Stores a new decision, to be delivered. The unique index on `queue_item_id` makes a second decision
+/// on the same entry fail, whatever the caller checked before.
+pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Error> {
+    let (reason, data) = match &d.verdict {
+        Verdict::Approve => (None, None),
+        Verdict::Decline { reason } => (reason.clone(), None),
+        Verdict::Resume { data } => (None, Some(data.to_string())),
+    };
+    sqlx::query(
+        "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(d.id.as_str())
+    .bind(d.item_id.as_str())
+    .bind(d.verdict.kind().as_str())
+    .bind(d.fingerprint.as_str())
+    .bind(reason)
+    .bind(data)
+    .bind(&d.operator)
+    .bind(ts(d.decided_at))
+    .bind(delivery_str(d.delivery))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Claims a decision for delivery (`pending → delivering`), committed before the tool runs, so a
+/// crash during execution leaves `delivering` behind and the tool is never run a second time.
+/// Returns false if another worker or process claimed it first.
+pub async fn claim(conn: &mut SqliteConnection, id: &DecisionId) -> Result<bool, Error> {
+    let done = sqlx::query(
+        "UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = ? AND delivery = 'pending'",
+    )
+    .bind(id.as_str())
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Records the end of a delivery: `delivering → delivered | failed`, with the engine's answer.
+pub async fn finish(
+    conn: &mut SqliteConnection,
+    id: &DecisionId,
+    delivery: Delivery,
+    outcome: &Value,
+    error: Option<&str>,
+) -> Result<(), Error> {
+    sqlx::query(
+        "UPDATE decisions SET delivery = ?, outcome = ?, last_error = ?, delivered_at = ? WHERE id = ? AND delivery = 'delivering'",
+    )
+    .bind(delivery_str(delivery))
+    .bind(outcome.to_string())
+    .bind(error)
+    .bind(ts(now()))
+    .bind(id.as_str())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Decisions in a delivery state, oldest first.
+pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
+    let rows = sqlx::query(
+        "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
+                data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
+                outcome AS d_outcome
+         FROM decisions WHERE delivery = ? ORDER BY decided_at",
+    )
+    .bind(delivery_str(delivery))
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let item = ItemId::new(r.get::<String, _>("queue_item_id"));
+            from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
+        })
+        .collect()
+}
+
+/// Reads the `d_*` columns of a row (a queue row LEFT JOIN decisions, or a decisions row).
+pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Option<Decision>, Error> {
+    let Some(id) = row.get::<Option<String>, _>("d_id") else { return Ok(None) };
+    let kind: String = row.get("d_kind");
+    let verdict = match kind.as_str() {
+        "approve" => Verdict::Approve,
+        "decline" => Verdict::Decline { reason: row.get("d_reason") },
+        "resume" => Verdict::Resume {
+            data: row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null),
+        },
+        other => return Err(Error::Storage(format!("unknown decision kind {other:?}"))),
+    };
+    let fingerprint: String = row.get("d_fingerprint");
+    Ok(Some(Decision {
+        id: DecisionId::new(id),
+        item_id: item_id.clone(),
+        verdict,
+        fingerprint: Fingerprint::parse(&fingerprint)
+            .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
+        operator: row.get("d_operator"),
+        decided_at: parse_ts(&row.get::<String, _>("d_decided_at"))?,
+        delivery: parse_delivery(&row.get::<String, _>("d_delivery"))?,
+        outcome: row.get::<Option<String>, _>("d_outcome").map(|t| parse_json(&t)).transpose()?,
+    }))
+}

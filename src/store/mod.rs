@@ -1,0 +1,88 @@
+//! SQLite storage: one file, WAL, fsync on commit, migrations run on open.
+//!
+//! Query style: runtime `sqlx::query().bind()` (no `DATABASE_URL` at build time); row structs stay in
+//! the module that reads them and are converted to domain types there.
+
+pub mod audit;
+pub mod decisions;
+pub mod queue;
+pub mod snapshots;
+
+use crate::domain::Error;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlitePool;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The file name of the database inside the data directory.
+pub const DB_FILE: &str = "approval-console.db";
+
+/// A cheap-to-clone handle on the database.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+impl Db {
+    /// Opens (creating if missing) `<data_dir>/approval-console.db` and runs pending migrations.
+    ///
+    /// WAL journal, `synchronous = FULL` (a commit is on disk when it returns), foreign keys on, and a
+    /// busy timeout so that a second process waits instead of failing at once.
+    pub async fn open(data_dir: &Path) -> Result<Self, Error> {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| Error::Storage(format!("cannot create data directory {}: {e}", data_dir.display())))?;
+        let path = data_dir.join(DB_FILE);
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(|e| match Error::from(e) {
+                Error::Storage(msg) => Error::Storage(format!("cannot open {}: {msg}", path.display())),
+                other => other,
+            })?;
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Self { pool, path })
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts a write transaction with `BEGIN IMMEDIATE`, so two writers serialize on the busy timeout
+    /// instead of one failing at commit after both read.
+    pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, Error> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+/// Current time as stored: RFC 3339 with microseconds, UTC.
+pub(crate) fn now() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc::now()
+}
+
+pub(crate) fn ts(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+pub(crate) fn parse_ts(text: &str) -> Result<chrono::DateTime<chrono::Utc>, Error> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| Error::Storage(format!("bad timestamp {text:?} in database: {e}")))
+}
+
+pub(crate) fn parse_json(text: &str) -> Result<serde_json::Value, Error> {
+    serde_json::from_str(text).map_err(|e| Error::Storage(format!("bad JSON in database: {e}")))
+}

@@ -1,0 +1,114 @@
+//! S11: snapshots of suspended local runs. The body is the engine's own JSON; this module only stores it.
+
+use super::{now, parse_json, ts};
+use crate::domain::{AgentId, Error, RunId};
+use serde_json::Value;
+use sqlx::{Row, SqliteConnection};
+
+/// A stored snapshot.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    pub run_id: RunId,
+    pub agent_id: AgentId,
+    pub thread_id: Option<String>,
+    pub resource_id: Option<String>,
+    pub running: bool,
+    pub body: Value,
+    pub updated_at: String,
+}
+
+/// Writes the snapshot of a run as `suspended`, replacing an earlier one.
+pub async fn save_suspended(
+    conn: &mut SqliteConnection,
+    run_id: &RunId,
+    agent_id: &AgentId,
+    thread_id: Option<&str>,
+    resource_id: Option<&str>,
+    body: &Value,
+) -> Result<(), Error> {
+    let at = ts(now());
+    sqlx::query(
+        "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'suspended', ?, ?, ?)
+         ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at",
+    )
+    .bind(run_id.as_str())
+    .bind(agent_id.as_str())
+    .bind(thread_id)
+    .bind(resource_id)
+    .bind(body.to_string())
+    .bind(&at)
+    .bind(&at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Updates the body of a suspended snapshot in place (a decided call's result recorded).
+pub async fn update_body(conn: &mut SqliteConnection, run_id: &RunId, body: &Value) -> Result<(), Error> {
+    sqlx::query("UPDATE snapshots SET body = ?, updated_at = ? WHERE run_id = ?")
+        .bind(body.to_string())
+        .bind(ts(now()))
+        .bind(run_id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Claims a suspended run for advancing (`suspended → running`); false if it was not suspended.
+pub async fn claim_running(conn: &mut SqliteConnection, run_id: &RunId) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE snapshots SET state = 'running', updated_at = ? WHERE run_id = ? AND state = 'suspended'")
+        .bind(ts(now()))
+        .bind(run_id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Removes the snapshot of a finished run.
+pub async fn delete(conn: &mut SqliteConnection, run_id: &RunId) -> Result<(), Error> {
+    sqlx::query("DELETE FROM snapshots WHERE run_id = ?").bind(run_id.as_str()).execute(&mut *conn).await?;
+    Ok(())
+}
+
+fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, Error> {
+    Ok(Stored {
+        run_id: RunId::new(row.get::<String, _>("run_id")),
+        agent_id: AgentId::new(row.get::<String, _>("agent_id")),
+        thread_id: row.get("thread_id"),
+        resource_id: row.get("resource_id"),
+        running: row.get::<String, _>("state") == "running",
+        body: parse_json(&row.get::<String, _>("body"))?,
+        updated_at: row.get("updated_at"),
+    })
+}
+
+pub async fn get(conn: &mut SqliteConnection, run_id: &RunId) -> Result<Option<Stored>, Error> {
+    let row = sqlx::query("SELECT * FROM snapshots WHERE run_id = ?").bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// Snapshots of an agent's runs, newest first, optionally of one thread and resource (S12).
+pub async fn list(
+    conn: &mut SqliteConnection,
+    agent_id: &AgentId,
+    thread_id: Option<&str>,
+    resource_id: Option<&str>,
+) -> Result<Vec<Stored>, Error> {
+    let rows = sqlx::query(
+        "SELECT * FROM snapshots WHERE agent_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR resource_id = ?3)
+         ORDER BY updated_at DESC",
+    )
+    .bind(agent_id.as_str())
+    .bind(thread_id)
+    .bind(resource_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(from_row).collect()
+}
+
+/// Runs left `running` by a process that stopped (found at start-up).
+pub async fn running(conn: &mut SqliteConnection) -> Result<Vec<Stored>, Error> {
+    let rows = sqlx::query("SELECT * FROM snapshots WHERE state = 'running'").fetch_all(&mut *conn).await?;
+    rows.iter().map(from_row).collect()
+}
