@@ -206,7 +206,14 @@ pub fn validate_resume(schema: &Value, data: &Value) -> Result<(), Error> {
         .map_err(|e| Error::Engine(format!("the tool's resume schema is not a valid JSON Schema: {e}")))?;
     let errors: Vec<PathError> = validator
         .iter_errors(data)
-        .map(|e| PathError { path: e.instance_path.to_string(), message: e.to_string() })
+        .map(|e| {
+            let mut path = e.instance_path.to_string();
+            // A missing property is reported at its parent; point at the property itself.
+            if let jsonschema::error::ValidationErrorKind::Required { property: Value::String(name) } = &e.kind {
+                path = format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
+            }
+            PathError { path, message: e.to_string() }
+        })
         .collect();
     if errors.is_empty() {
         Ok(())

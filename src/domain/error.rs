@@ -19,7 +19,7 @@ pub enum Error {
     NotFound { what: String },
     #[error("the call changed since it was shown: shown {shown}, now {current}")]
     FingerprintMismatch { shown: Fingerprint, current: Fingerprint },
-    #[error("this call is already {state:?}; it was decided before")]
+    #[error("this call was already decided (it is {})", serde_json::to_value(state).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())]
     AlreadyDecided { state: ItemState },
     #[error("{kind:?} is not possible for this call; it allows {allowed:?}")]
     DecisionNotAllowed { kind: DecisionKind, allowed: Vec<DecisionKind> },

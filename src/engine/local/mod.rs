@@ -542,11 +542,8 @@ impl Engine for LocalEngine {
     }
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        let (state, _) = match self.load(&call.run_id).await {
-            Ok(found) => found,
-            Err(Error::SnapshotNotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
+        // No snapshot: S11's clear `snapshot_not_found`, not a silent "gone".
+        let (state, _) = self.load(&call.run_id).await?;
         let Some(agent) = self.agent(state.agent_id.as_str()) else { return Ok(None) };
         state
             .calls

@@ -1,0 +1,229 @@
+//! `spawn_app()`: a real server on 127.0.0.1:0 over a fresh SQLite file, plus a client for it.
+
+use approval_console::api::{self, Server};
+use approval_console::app::App;
+use approval_console::engine::local::agent::{Agent, Tool, ToolOutput};
+use approval_console::engine::local::demo;
+use async_trait::async_trait;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const TOKEN: &str = "test-token-0123456789";
+
+/// How many times each counting tool ran.
+#[derive(Clone, Default)]
+pub struct Counters {
+    pub delete: Arc<AtomicUsize>,
+    pub lookup: Arc<AtomicUsize>,
+}
+
+impl Counters {
+    pub fn deletes(&self) -> usize {
+        self.delete.load(Ordering::SeqCst)
+    }
+    pub fn lookups(&self) -> usize {
+        self.lookup.load(Ordering::SeqCst)
+    }
+}
+
+/// A tool that wraps a demo tool and counts its executions.
+struct Counting {
+    inner: Arc<dyn Tool>,
+    count: Arc<AtomicUsize>,
+}
+
+#[async_trait]
+impl Tool for Counting {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+    fn input_schema(&self) -> Value {
+        self.inner.input_schema()
+    }
+    fn require_approval(&self) -> bool {
+        self.inner.require_approval()
+    }
+    fn suspend_schema(&self) -> Option<Value> {
+        self.inner.suspend_schema()
+    }
+    fn resume_schema(&self) -> Option<Value> {
+        self.inner.resume_schema()
+    }
+    async fn execute(&self, args: &Value, resume: Option<&Value>) -> Result<ToolOutput, String> {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        self.inner.execute(args, resume).await
+    }
+}
+
+/// The demo agent, with its delete and lookup tools counting their executions.
+pub fn counting_demo(counters: &Counters) -> Agent {
+    let mut agent = demo::agent();
+    agent.tools = agent
+        .tools
+        .into_iter()
+        .map(|t| -> Arc<dyn Tool> {
+            match t.name() {
+                "delete_record" => Arc::new(Counting { inner: t, count: counters.delete.clone() }),
+                "lookup_record" => Arc::new(Counting { inner: t, count: counters.lookup.clone() }),
+                _ => t,
+            }
+        })
+        .collect();
+    agent
+}
+
+pub struct TestApp {
+    pub dir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+    pub app: App,
+    pub server: Server,
+    pub base: String,
+    pub http: reqwest::Client,
+    pub counters: Counters,
+}
+
+/// A fresh data directory, the counting demo agent, a server on a free port.
+pub async fn spawn_app() -> TestApp {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().to_owned();
+    let mut app = spawn_app_in(&dir, Counters::default()).await;
+    app._tmp = Some(tmp);
+    app
+}
+
+/// A server over an existing data directory (a restart), recovering like `serve` does.
+pub async fn spawn_app_in(dir: &Path, counters: Counters) -> TestApp {
+    let app = App::open(dir, vec![counting_demo(&counters)]).await.expect("open app");
+    app.recover().await.expect("recover");
+    let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    TestApp { dir: dir.to_owned(), _tmp: None, app, server, base, http, counters }
+}
+
+impl TestApp {
+    /// Stops the server and hands back the data directory (kept alive) for a restart.
+    pub async fn stop(self) -> (PathBuf, Option<tempfile::TempDir>, Counters) {
+        self.server.stop().await;
+        self.app.db.pool().close().await;
+        (self.dir, self._tmp, self.counters)
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let r = self.http.get(format!("{}{path}", self.base)).bearer_auth(TOKEN).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let r = self.http.post(format!("{}{path}", self.base)).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+        let status = r.status();
+        let text = r.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// POST with a raw body.
+    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> (StatusCode, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `generate` on the demo agent with one user message; asserts 200.
+    pub async fn generate(&self, text: &str) -> Value {
+        self.generate_with(json!({ "messages": [{ "role": "user", "content": text }] })).await
+    }
+
+    pub async fn generate_with(&self, body: Value) -> Value {
+        let (status, answer) = self.post("/api/agents/demo/generate", body).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        answer
+    }
+
+    /// The pending queue, newest first.
+    pub async fn pending(&self) -> Vec<Value> {
+        let (status, page) = self.get("/api/queue").await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        page["items"].as_array().unwrap().clone()
+    }
+
+    /// The single pending entry of a run's call.
+    pub async fn pending_call(&self, run_id: &str, tool_call_id: &str) -> Value {
+        let (_, page) = self.get(&format!("/api/queue?run={run_id}")).await;
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["toolCallId"] == tool_call_id)
+            .unwrap_or_else(|| panic!("no pending {tool_call_id} in {page}"))
+            .clone()
+    }
+
+    pub async fn item(&self, id: &str) -> Value {
+        let (status, item) = self.get(&format!("/api/queue/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{item}");
+        item
+    }
+
+    pub async fn approve(&self, item: &Value) -> (StatusCode, Value) {
+        self.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] })).await
+    }
+
+    pub async fn decline(&self, item: &Value, reason: &str) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/queue/{}/decline", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "reason": reason }),
+        )
+        .await
+    }
+
+    pub async fn resume(&self, item: &Value, data: Value) -> (StatusCode, Value) {
+        self.post(&format!("/api/queue/{}/resume", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"], "data": data })).await
+    }
+
+    /// Posts to a Mastra SSE route and returns its chunks (without `[DONE]`).
+    pub async fn sse(&self, path: &str, body: Value) -> Vec<Value> {
+        let r = self.http.post(format!("{}{path}", self.base)).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+        let text = r.text().await.unwrap();
+        let mut chunks = Vec::new();
+        let mut done = false;
+        for line in text.lines() {
+            if let Some(data) = line.strip_prefix("data: ") {
+                if data == "[DONE]" {
+                    done = true;
+                } else {
+                    chunks.push(serde_json::from_str(data).unwrap());
+                }
+            }
+        }
+        assert!(done, "stream did not end with [DONE]: {text}");
+        chunks
+    }
+
+    /// Rows of a SQL count on the app's database.
+    pub async fn count(&self, sql: &str) -> i64 {
+        sqlx::query_scalar(sql).fetch_one(self.app.db.pool()).await.unwrap()
+    }
+}
+
+/// The text of the `finish` chunk of a stream.
+pub fn finish_text(chunks: &[Value]) -> Option<String> {
+    chunks.iter().find(|c| c["type"] == "finish").map(|c| c["payload"]["output"]["text"].as_str().unwrap_or_default().to_owned())
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the core through its real HTTP server: one binary, one module per area.
+
+mod audit;
+mod bad_input;
+mod concurrency;
+mod helpers;
+mod restart;
+mod rules;
+mod security;

@@ -1,0 +1,160 @@
+// Shared fixtures for the browser tests: a real `approval-console serve` on port 0 with its own
+// data directory and token, and Debian's chromium driven by playwright-core.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const serverBin = process.env.APPROVAL_CONSOLE_BIN || join(repoRoot, 'target/debug/approval-console');
+export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+const URL_LINE = /http:\/\/127\.0\.0\.1:(\d+)\/#token=([^\s]+)/;
+
+/**
+ * Starts the server and resolves once it printed its UI URL.
+ * @returns {Promise<{port: number, token: string, url: string, base: string, api: Function, generate: Function, waitForItem: Function, stop: Function, logs: () => string}>}
+ */
+export async function startServer() {
+  if (!existsSync(serverBin)) {
+    throw new Error(`server binary not found at ${serverBin}: build it (cargo build --bin approval-console) or set APPROVAL_CONSOLE_BIN`);
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'approval-console-e2e-'));
+  const token = randomBytes(24).toString('hex');
+  const child = spawn(serverBin, ['serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const port = await new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within 30 s\nstdout:\n${out}\nstderr:\n${err}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = URL_LINE.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePort(Number(m[1]));
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early (${code ?? signal})\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+  const printedToken = URL_LINE.exec(out)[2];
+  if (!printedToken.startsWith(token)) throw new Error(`server printed token ${printedToken}, expected ${token}`);
+  const base = `http://127.0.0.1:${port}`;
+
+  /** Calls the HTTP API with the bearer token; returns `{status, body}`. */
+  async function api(method, path, body) {
+    const res = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, body: json };
+  }
+
+  /** Sends one user message to the demo agent (Mastra-shaped `generate`). */
+  async function generate(content) {
+    const r = await api('POST', '/api/agents/demo/generate', { messages: [{ role: 'user', content }] });
+    if (r.status !== 200) throw new Error(`generate ${JSON.stringify(content)} → ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+
+  /** The queue item of a suspended `generate` result, found by run id and tool call id. */
+  async function waitForItem(gen) {
+    const { runId } = gen;
+    const { toolCallId } = gen.suspendPayload;
+    let found = null;
+    await waitFor(async () => {
+      const r = await api('GET', '/api/queue?state=all&limit=500');
+      found = r.body.items?.find((i) => i.runId === runId && i.toolCallId === toolCallId) ?? null;
+      return found !== null;
+    }, `queue item for run ${runId} call ${toolCallId}`);
+    return found;
+  }
+
+  async function stop() {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  return { port, token, url: `${base}/#token=${token}`, base, api, generate, waitForItem, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
+}
+
+/** Debian's chromium, headless, with nothing that reaches the network on its own. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/**
+ * A new page that records console errors, CSP violations and uncaught exceptions, so a test can
+ * assert the UI ran cleanly under the server's Content-Security-Policy.
+ */
+export async function newPage(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+  });
+  return { page, problems, close: () => context.close() };
+}
+
+/** Polls `cond` (sync or async) until it is truthy or the deadline passes. */
+export async function waitFor(cond, what = 'condition', timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await cond();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Opens the console at the printed URL and waits until the list loaded and the event stream is live. */
+export async function openConsole(page, server) {
+  await page.goto(server.url);
+  await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid="pending-count"]').waitFor();
+}
+
+export const row = (page, id) => page.locator(`[data-testid="queue-item"][data-id="${id}"]`);
