@@ -1,1 +1,195 @@
-fn main() {}
+//! Prints figures, asserts nothing. `cargo bench` (env: BENCH_PENDING, default 100000; BENCH_CYCLES,
+//! default 2000; BENCH_CLIENTS, default 4).
+//!
+//! 1. fill: N pending calls written to the queue (batches of 1,000 per transaction, fingerprint each);
+//! 2. first-page list latency over HTTP, p50/p99, with and without filters, against the real
+//!    `approval-console serve` binary over that database;
+//! 3. approval cycles per second through the demo agent over HTTP (generate → queue → approve →
+//!    finished), every write fsync-durable (WAL, synchronous=FULL);
+//! 4. bytes stored per pending call, and the server's RSS with N pending.
+
+use approval_console::domain::{AgentId, CallKind, EngineId, Fingerprint, PausedCall, RunId, ToolCallId};
+use approval_console::store::{queue, Db};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "bench-token";
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+struct ServerProcess {
+    child: Child,
+    base: String,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(dir: &std::path::Path) -> ServerProcess {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", dir.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start approval-console serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let start = line.find("http://").expect("URL printed");
+    let end = line[start..].find("/#").unwrap() + start;
+    ServerProcess { base: line[start..end].to_owned(), child }
+}
+
+async fn fill(dir: &std::path::Path, n: usize) -> f64 {
+    let db = Db::open(dir).await.unwrap();
+    let started = Instant::now();
+    let mut i = 0;
+    while i < n {
+        let mut tx = db.begin_write().await.unwrap();
+        for _ in 0..1000.min(n - i) {
+            let (tool, kind) = if i % 10 == 0 { ("ask_operator", CallKind::Suspend) } else { ("delete_record", CallKind::Approval) };
+            let args = json!({ "id": format!("rec-{i}"), "reason": "cleanup of stale customer records" });
+            let call = PausedCall {
+                engine: EngineId::local(),
+                agent_id: AgentId::new(if i % 2 == 0 { "demo" } else { "billing" }),
+                agent_name: Some("Bench agent".into()),
+                thread_id: Some(format!("t-{}", i % 100)),
+                resource_id: Some("user-1".into()),
+                run_id: RunId::new(format!("bench-run-{i}")),
+                tool_call_id: ToolCallId::new("call_1"),
+                tool_name: tool.into(),
+                fingerprint: Fingerprint::of(tool, &args).unwrap(),
+                args,
+                kind,
+                suspend_payload: (kind == CallKind::Suspend).then(|| json!({"question": "which one?"})),
+                resume_schema: None,
+                chain: vec![],
+            };
+            queue::insert_pending(&mut tx, &call).await.unwrap();
+            i += 1;
+        }
+        tx.commit().await.unwrap();
+    }
+    let rate = n as f64 / started.elapsed().as_secs_f64();
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(db.pool()).await.unwrap();
+    db.pool().close().await;
+    rate
+}
+
+async fn list_latency(http: &reqwest::Client, base: &str, query: &str, rounds: usize) -> (Duration, Duration) {
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let r = http.get(format!("{base}/api/queue{query}")).bearer_auth(TOKEN).send().await.unwrap();
+        assert!(r.status().is_success());
+        let page: Value = r.json().await.unwrap();
+        times.push(t.elapsed());
+        assert!(page["items"].is_array());
+    }
+    times.sort();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
+}
+
+async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
+    let answer: Value = http
+        .post(format!("{base}/api/agents/demo/generate"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "messages": format!("delete cycle-{i}") }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let run = answer["runId"].as_str().unwrap();
+    let page: Value = http.get(format!("{base}/api/queue?run={run}")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let item = &page["items"][0];
+    let after: Value = http
+        .post(format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap()))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "fingerprint": item["fingerprint"] }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after["state"], "delivered", "{after}");
+}
+
+#[tokio::main]
+async fn main() {
+    let n = env_usize("BENCH_PENDING", 100_000);
+    let cycles = env_usize("BENCH_CYCLES", 2_000);
+    let clients = env_usize("BENCH_CLIENTS", 4).max(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    println!("approval-console benchmark — {} pending, {} approval cycles, {} clients", n, cycles, clients);
+
+    // Baseline file size of an empty, migrated database.
+    let empty = tempfile::tempdir().unwrap();
+    Db::open(empty.path()).await.unwrap().pool().close().await;
+    let empty_size = std::fs::metadata(empty.path().join("approval-console.db")).unwrap().len();
+
+    let rate = fill(dir, n).await;
+    let size = std::fs::metadata(dir.join("approval-console.db")).unwrap().len();
+    println!("fill:                 {rate:>10.0} pending calls/s (batched transactions of 1,000)");
+    println!("storage:              {:>10.0} bytes per pending call ({:.1} MiB for {n})", (size - empty_size) as f64 / n as f64, size as f64 / 1048576.0);
+
+    let server = start_server(dir);
+    let http = reqwest::Client::new();
+    let pid = server.child.id();
+    for (label, query) in [
+        ("first page, no filter", ""),
+        ("first page, agent", "?agent=billing"),
+        ("first page, tool", "?tool=ask_operator"),
+        ("first page, kind", "?kind=suspend"),
+        ("first page, thread", "?thread=t-42"),
+        ("page 100 (cursor)", "?cursor=95000"),
+    ] {
+        let (p50, p99) = list_latency(&http, &server.base, query, 300).await;
+        println!("list {label:<22} p50 {:>7.2} ms   p99 {:>7.2} ms   (50 items over HTTP)", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3);
+    }
+    println!("server RSS:           {:>10.1} MiB with {n} pending", rss_kib(pid) as f64 / 1024.0);
+
+    let started = Instant::now();
+    let per_client = cycles.div_ceil(clients);
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            let (http, base) = (http.clone(), server.base.clone());
+            tokio::spawn(async move {
+                for i in 0..per_client {
+                    cycle(&http, &base, c * per_client + i).await;
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit)",
+        (per_client * clients) as f64 / elapsed,
+        per_client * clients
+    );
+    println!("server RSS after:     {:>10.1} MiB", rss_kib(pid) as f64 / 1024.0);
+}

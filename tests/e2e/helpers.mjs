@@ -99,6 +99,13 @@ export async function startServer() {
     await rm(dataDir, { recursive: true, force: true });
   }
 
+  // The binary embeds ui/dist as it was when it was compiled; without it the server shows a placeholder.
+  const shell = await (await fetch(base + '/')).text();
+  if (!shell.includes('id="app"')) {
+    await stop();
+    throw new Error('the server binary has no web UI built in: run `npm ci && npm run build` in ui/, then rebuild the server');
+  }
+
   return { port, token, url: `${base}/#token=${token}`, base, api, generate, waitForItem, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
 }
 

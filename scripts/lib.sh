@@ -1,0 +1,52 @@
+# Shared set-up for scripts/run and scripts/test: installs what is missing, idempotently.
+# Sourced, not run. Needs: root or sudo for apt (only when a package is missing).
+
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# apt_install PKG...: installs the Debian packages not yet installed.
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+need_rust() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    say "cargo is missing: install Rust 1.85 or newer (rustup), then run this again"; exit 1
+  fi
+  local v; v=$(rustc --version | awk '{print $2}')
+  if [ "$(printf '%s\n1.85.0\n' "$v" | sort -V | head -1)" != "1.85.0" ]; then
+    say "rustc $v is too old: 1.85 or newer is needed"; exit 1
+  fi
+}
+
+need_node() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+  local major; major=$(node -p 'process.versions.node.split(".")[0]')
+  if [ "$major" -lt 20 ]; then say "Node.js $major is too old: 20 or newer is needed"; exit 1; fi
+}
+
+# npm_ci DIR: installs DIR's locked npm packages when the lock file changed since the last install.
+npm_ci() {
+  local dir=$1 stamp="$1/node_modules/.installed-lock"
+  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then return 0; fi
+  say "installing npm packages in ${dir#$ROOT/}"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$dir/package-lock.json" "$stamp"
+}
+
+build_ui() {
+  need_node
+  npm_ci "$ROOT/ui"
+  say "building the web UI"
+  (cd "$ROOT/ui" && npm run --silent build >/dev/null)
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { BackendEvent, ConnectionStatus } from './backend';
+import { ApiError } from './backend';
+import { WebBackend } from './web';
+
+function sseResponse(text: string): Response {
+  const bytes = new TextEncoder().encode(text);
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    }),
+    { status: 200, headers: { 'Content-Type': 'text/event-stream' } },
+  );
+}
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+async function until(cond: () => boolean, ms = 2000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('WebBackend', () => {
+  it('sends the bearer token and turns error bodies into ApiError by code', async () => {
+    const seen: RequestInit[] = [];
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (_url, init) => {
+        seen.push(init!);
+        return jsonResponse(409, { code: 'fingerprint_mismatch', message: 'changed', details: { expected: 'a', actual: 'b' } });
+      },
+    });
+    const err = await backend.approve('q1', 'sha256:aa').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('fingerprint_mismatch');
+    expect(err.details).toEqual({ expected: 'a', actual: 'b' });
+    expect((seen[0].headers as Record<string, string>).Authorization).toBe('Bearer tok');
+    expect(JSON.parse(seen[0].body as string)).toEqual({ fingerprint: 'sha256:aa' });
+  });
+
+  it('reconnects when the event stream drops and reports each (re)open', async () => {
+    let n = 0;
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      minRetryMs: 1,
+      maxRetryMs: 2,
+      fetch: async (url) => {
+        expect(String(url)).toBe('/api/events');
+        n++;
+        if (n === 1) return sseResponse(': hi\n\nevent: queue\ndata: {"type":"added","id":"a"}\n\n');
+        if (n === 2) throw new TypeError('connection refused');
+        return sseResponse('event: queue\ndata: {"type":"updated","id":"a"}\n\n');
+      },
+    });
+    const events: BackendEvent[] = [];
+    const states: string[] = [];
+    const stop = backend.subscribe({ onEvent: (e) => events.push(e), onStatus: (s: ConnectionStatus) => states.push(s.state) });
+    await until(() => events.length >= 2 && states.filter((s) => s === 'open').length >= 2);
+    stop();
+    expect(events.slice(0, 2)).toEqual([
+      { kind: 'queue', type: 'added', id: 'a' },
+      { kind: 'queue', type: 'updated', id: 'a' },
+    ]);
+    expect(states.slice(0, 7)).toEqual(['connecting', 'open', 'retrying', 'connecting', 'retrying', 'connecting', 'open']);
+  });
+
+  it('stops retrying the event stream when the token is refused', async () => {
+    let n = 0;
+    const backend = new WebBackend({
+      getToken: () => 'bad',
+      minRetryMs: 1,
+      fetch: async () => {
+        n++;
+        return jsonResponse(401, { code: 'unauthorized', message: 'no' });
+      },
+    });
+    const states: ConnectionStatus[] = [];
+    backend.subscribe({ onEvent: () => {}, onStatus: (s) => states.push(s) });
+    await until(() => states.some((s) => s.state === 'stopped'));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(n).toBe(1);
+    const last = states[states.length - 1];
+    expect(last.state === 'stopped' && last.error.code).toBe('unauthorized');
+  });
+});

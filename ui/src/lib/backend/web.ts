@@ -1,0 +1,230 @@
+/**
+ * `Backend` over the console's HTTP API (same origin) and its SSE stream.
+ * Only `main.ts` imports this file; components receive the `Backend` from context.
+ */
+import {
+  ApiError,
+  type AuditPage,
+  type AuditVerification,
+  type Backend,
+  type BackendEvent,
+  type Page,
+  type QueueFilter,
+  type QueueItem,
+  type Subscriber,
+} from './backend';
+import { SseParser, type SseMessage } from './sse';
+
+export type WebBackendOptions = {
+  /** Prefix for API URLs; `''` for same origin. */
+  baseUrl?: string;
+  /** Returns the bearer token at call time (it may be replaced while the app runs). */
+  getToken: () => string | null;
+  fetch?: typeof fetch;
+  /** Reconnect backoff for the event stream. */
+  minRetryMs?: number;
+  maxRetryMs?: number;
+};
+
+export class WebBackend implements Backend {
+  private readonly baseUrl: string;
+  private readonly getToken: () => string | null;
+  private readonly fetchFn: typeof fetch;
+  private readonly minRetryMs: number;
+  private readonly maxRetryMs: number;
+
+  constructor(opts: WebBackendOptions) {
+    this.baseUrl = opts.baseUrl ?? '';
+    this.getToken = opts.getToken;
+    // Bind: calling `window.fetch` detached from `window` throws "Illegal invocation".
+    this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.minRetryMs = opts.minRetryMs ?? 1000;
+    this.maxRetryMs = opts.maxRetryMs ?? 30000;
+  }
+
+  listQueue(filter: QueueFilter = {}): Promise<Page<QueueItem>> {
+    const q = new URLSearchParams();
+    q.set('state', filter.state ?? 'pending');
+    if (filter.engine) q.set('engine', filter.engine);
+    if (filter.agent) q.set('agent', filter.agent);
+    if (filter.tool) q.set('tool', filter.tool);
+    if (filter.kind) q.set('kind', filter.kind);
+    if (filter.thread) q.set('thread', filter.thread);
+    q.set('limit', String(filter.limit ?? 50));
+    if (filter.cursor) q.set('cursor', filter.cursor);
+    return this.request('GET', `/api/queue?${q}`);
+  }
+
+  getItem(id: string): Promise<QueueItem> {
+    return this.request('GET', `/api/queue/${encodeURIComponent(id)}`);
+  }
+
+  approve(id: string, fingerprint: string): Promise<QueueItem> {
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve`, { fingerprint });
+  }
+
+  decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
+    const body: { fingerprint: string; reason?: string } = { fingerprint };
+    if (reason !== undefined && reason !== '') body.reason = reason;
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/decline`, body);
+  }
+
+  resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resume`, { fingerprint, data });
+  }
+
+  listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
+    const q = new URLSearchParams();
+    q.set('limit', String(opts.limit ?? 50));
+    if (opts.cursor) q.set('cursor', opts.cursor);
+    return this.request('GET', `/api/audit?${q}`);
+  }
+
+  verifyAudit(): Promise<AuditVerification> {
+    return this.request('GET', '/api/audit/verify');
+  }
+
+  subscribe(subscriber: Subscriber): () => void {
+    const abort = new AbortController();
+    void this.streamLoop(subscriber, abort.signal);
+    return () => abort.abort();
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const h: Record<string, string> = { Accept: 'application/json', ...extra };
+    const token = this.getToken();
+    if (token) h.Authorization = `Bearer ${token}`;
+    return h;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.baseUrl + path, {
+        method,
+        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+      });
+    } catch (e) {
+      throw new ApiError('network', `The console server could not be reached (${errorText(e)}).`);
+    }
+    if (!res.ok) throw await errorFromResponse(res);
+    try {
+      return (await res.json()) as T;
+    } catch (e) {
+      throw new ApiError('bad_response', `The server sent a response that is not JSON (${errorText(e)}).`, null, res.status);
+    }
+  }
+
+  /** Keeps one event stream open, reconnecting with exponential backoff until aborted. */
+  private async streamLoop(sub: Subscriber, signal: AbortSignal): Promise<void> {
+    let delay = this.minRetryMs;
+    while (!signal.aborted) {
+      sub.onStatus?.({ state: 'connecting' });
+      let error: ApiError;
+      try {
+        const res = await this.fetchFn(this.baseUrl + '/api/events', {
+          headers: this.headers({ Accept: 'text/event-stream' }),
+          cache: 'no-store',
+          signal,
+        });
+        if (!res.ok) {
+          error = await errorFromResponse(res);
+          if (error.code === 'unauthorized') {
+            // Retrying with the same token cannot help.
+            sub.onStatus?.({ state: 'stopped', error });
+            return;
+          }
+        } else if (!res.body) {
+          error = new ApiError('bad_response', 'The event stream has no body.');
+        } else {
+          delay = this.minRetryMs;
+          sub.onStatus?.({ state: 'open' });
+          await readEvents(res.body, (m) => {
+            const ev = toBackendEvent(m);
+            if (ev) sub.onEvent(ev);
+          });
+          error = new ApiError('network', 'The event stream ended.');
+        }
+      } catch (e) {
+        if (signal.aborted) return;
+        error = new ApiError('network', `The event stream dropped (${errorText(e)}).`);
+      }
+      if (signal.aborted) return;
+      sub.onStatus?.({ state: 'retrying', inMs: delay, error });
+      await sleep(delay, signal);
+      delay = Math.min(delay * 2, this.maxRetryMs);
+    }
+  }
+}
+
+/** Reads a byte stream as SSE, calling `onMessage` for each complete event. */
+export async function readEvents(body: ReadableStream<Uint8Array>, onMessage: (m: SseMessage) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (const m of parser.push(decoder.decode(value, { stream: true }))) onMessage(m);
+    }
+    for (const m of parser.push(decoder.decode())) onMessage(m);
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Maps one SSE message to a `BackendEvent`; unknown or malformed events are ignored. */
+export function toBackendEvent(m: SseMessage): BackendEvent | null {
+  if (m.event === 'resync') return { kind: 'resync' };
+  if (m.event !== 'queue') return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(m.data);
+  } catch {
+    return null;
+  }
+  if (!data || typeof data !== 'object') return null;
+  const { type, id } = data as { type?: unknown; id?: unknown };
+  if ((type === 'added' || type === 'updated' || type === 'removed') && typeof id === 'string') {
+    return { kind: 'queue', type, id };
+  }
+  return null;
+}
+
+async function errorFromResponse(res: Response): Promise<ApiError> {
+  let text = '';
+  try {
+    text = await res.text();
+  } catch {
+    // fall through with an empty body
+  }
+  try {
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
+    if (body && typeof body.code === 'string') {
+      return new ApiError(body.code, typeof body.message === 'string' ? body.message : '', body.details, res.status);
+    }
+  } catch {
+    // not JSON
+  }
+  const code = res.status === 401 ? 'unauthorized' : 'bad_response';
+  return new ApiError(code, `HTTP ${res.status} ${res.statusText}`.trim(), null, res.status);
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import { ApiError } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend, makeItem } from '../testing/fake-backend';
+import Console from './Console.svelte';
+
+let target: HTMLElement;
+let app: Record<string, unknown> | null = null;
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  target?.remove();
+});
+
+async function settle() {
+  for (let i = 0; i < 10; i++) {
+    await tick();
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  flushSync();
+}
+
+async function render(backend: FakeBackend) {
+  target = document.createElement('div');
+  document.body.appendChild(target);
+  app = mount(Console, { target, props: {}, context: backendContext(backend) });
+  await settle();
+  const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
+  const all = (sel: string) => [...target.querySelectorAll(sel)] as HTMLElement[];
+  return { q, all };
+}
+
+describe('Console', () => {
+  it('shows live additions at the top and drops decided calls from the pending list', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'old', pausedAt: '2025-01-01T09:00:00Z' }));
+    const { q, all } = await render(backend);
+    expect(q('[data-testid="pending-count"]')!.textContent).toBe('1');
+
+    backend.add(makeItem({ id: 'new', pausedAt: '2025-01-01T12:00:00Z' }));
+    backend.subscriber!.onEvent({ kind: 'queue', type: 'added', id: 'new' });
+    await settle();
+    expect(all('[data-testid="queue-item"]').map((e) => e.dataset.id)).toEqual(['new', 'old']);
+    expect(q('[data-testid="pending-count"]')!.textContent).toBe('2');
+
+    backend.add(makeItem({ id: 'old', state: 'delivered' }));
+    backend.subscriber!.onEvent({ kind: 'queue', type: 'updated', id: 'old' });
+    await settle();
+    expect(all('[data-testid="queue-item"]').map((e) => e.dataset.id)).toEqual(['new']);
+  });
+
+  it('on fingerprint_mismatch shows both fingerprints and reloads the call', async () => {
+    const backend = new FakeBackend();
+    const shown = makeItem({ id: 'q1' });
+    backend.add(shown);
+    const { q, all } = await render(backend);
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(shown.fingerprint);
+
+    const changed = 'sha256:' + 'cd'.repeat(32);
+    backend.add({ ...shown, args: { id: 'rec-2' }, fingerprint: changed });
+    backend.failNext = new ApiError('fingerprint_mismatch', 'the call changed', { expected: shown.fingerprint, actual: changed });
+    q('[data-testid="approve"]')!.click();
+    await settle();
+
+    const banner = q('[data-testid="error-banner"][data-code="fingerprint_mismatch"]')!;
+    expect(banner).not.toBeNull();
+    expect(banner.getAttribute('role')).toBe('alert');
+    expect(banner.querySelector('[data-testid="mismatch-expected"]')!.textContent).toBe(shown.fingerprint);
+    expect(banner.querySelector('[data-testid="mismatch-actual"]')!.textContent).toBe(changed);
+    // The reloaded call is what is on screen now, so the next decision is bound to it.
+    expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(changed);
+    expect(q('[data-testid="args-tree"]')!.textContent).toContain('rec-2');
+
+    (banner.querySelector('button[aria-label="Dismiss"]') as HTMLButtonElement).click();
+    flushSync();
+    expect(q('[data-testid="error-banner"]')).toBeNull();
+  });
+
+  it('shows code and message for an unknown error code', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem());
+    const { q, all } = await render(backend);
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    backend.failNext = new ApiError('teapot', 'short and stout');
+    q('[data-testid="approve"]')!.click();
+    await settle();
+    const banner = q('[data-testid="error-banner"][data-code="teapot"]')!;
+    expect(banner.textContent).toContain('teapot');
+    expect(banner.textContent).toContain('short and stout');
+  });
+});

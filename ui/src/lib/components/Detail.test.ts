@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import { ApiError, type QueueItem } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend, makeItem } from '../testing/fake-backend';
+import Detail from './Detail.svelte';
+
+let target: HTMLElement;
+let app: Record<string, unknown> | null = null;
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  target?.remove();
+});
+
+function render(item: QueueItem, backend: FakeBackend) {
+  target = document.createElement('div');
+  document.body.appendChild(target);
+  const ondecided = vi.fn();
+  const onerror = vi.fn();
+  app = mount(Detail, { target, props: { item, ondecided, onerror }, context: backendContext(backend) });
+  flushSync();
+  const q = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+  return { q, ondecided, onerror };
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) {
+    await tick();
+    await Promise.resolve();
+  }
+  flushSync();
+}
+
+describe('Detail', () => {
+  it('shows the fingerprint short and full', () => {
+    const item = makeItem({ fingerprint: 'sha256:0123456789abcdef' + '0'.repeat(48) });
+    const { q } = render(item, new FakeBackend());
+    expect(q('fingerprint-short')!.textContent).toBe('0123456789ab');
+    expect(q('fingerprint-full')!.textContent).toBe(item.fingerprint);
+    expect(q('detail-tool')!.textContent).toBe('delete_record');
+  });
+
+  it('approves with the fingerprint on screen', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem();
+    backend.add(item);
+    const { q, ondecided } = render(item, backend);
+    // The call changes on the server after it was displayed: the on-screen fingerprint is still the one sent.
+    backend.add({ ...item, fingerprint: 'sha256:' + 'ff'.repeat(32) });
+    q('approve')!.click();
+    await settle();
+    expect(backend.calls).toEqual([{ method: 'approve', args: [item.id, item.fingerprint] }]);
+    expect(ondecided).toHaveBeenCalledOnce();
+    expect(ondecided.mock.calls[0][0].decision.kind).toBe('approve');
+  });
+
+  it('declines with the typed reason', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem();
+    backend.add(item);
+    const { q } = render(item, backend);
+    const input = q('decline-reason') as HTMLInputElement;
+    input.value = 'not today';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    q('decline')!.click();
+    await settle();
+    expect(backend.calls).toEqual([{ method: 'decline', args: [item.id, item.fingerprint, 'not today'] }]);
+  });
+
+  it('hands a refused decision to the parent', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem();
+    backend.add(item);
+    backend.failNext = new ApiError('fingerprint_mismatch', 'changed', { expected: item.fingerprint, actual: 'sha256:' + 'cd'.repeat(32) });
+    const { q, onerror, ondecided } = render(item, backend);
+    q('approve')!.click();
+    await settle();
+    expect(ondecided).not.toHaveBeenCalled();
+    expect(onerror.mock.calls[0][0].code).toBe('fingerprint_mismatch');
+  });
+
+  it('builds the resume form, checks required fields, and shows server errors by path', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({
+      kind: 'suspend',
+      toolName: 'ask_operator',
+      suspendPayload: { question: 'what colour?' },
+      resumeSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    });
+    backend.add(item);
+    const { q } = render(item, backend);
+    const form = q('resume-form')!;
+    const input = form.querySelector('input[name="answer"]') as HTMLInputElement;
+    expect(input).not.toBeNull();
+    expect(form.querySelector(`label[for="${input.id}"]`)!.textContent).toContain('answer');
+
+    // Empty required field: nothing is sent.
+    q('resume-submit')!.click();
+    await settle();
+    expect(backend.calls).toEqual([]);
+    expect(form.querySelector('[data-testid="field-error"][data-path="/answer"]')).not.toBeNull();
+
+    // The server refuses the value: its message appears next to the field.
+    input.value = 'blue';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    backend.failNext = new ApiError('invalid_resume_data', 'bad', { errors: [{ path: '/answer', message: 'must be one of red, green' }] });
+    q('resume-submit')!.click();
+    await settle();
+    expect(backend.calls).toEqual([{ method: 'resume', args: [item.id, item.fingerprint, { answer: 'blue' }] }]);
+    expect(form.querySelector('[data-testid="field-error"][data-path="/answer"]')!.textContent).toContain('must be one of red, green');
+  });
+
+  it('falls back to a raw JSON textarea and reports parse errors before sending', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ kind: 'suspend', resumeSchema: { type: 'object', properties: { nested: { type: 'object' } } } });
+    backend.add(item);
+    const { q } = render(item, backend);
+    const raw = q('resume-raw') as HTMLTextAreaElement;
+    expect(raw).not.toBeNull();
+    raw.value = '{not json';
+    raw.dispatchEvent(new Event('input', { bubbles: true }));
+    q('resume-submit')!.click();
+    await settle();
+    expect(backend.calls).toEqual([]);
+    expect(q('resume-form')!.textContent).toMatch(/Not valid JSON/);
+    raw.value = '{"nested": {"a": 1}}';
+    raw.dispatchEvent(new Event('input', { bubbles: true }));
+    q('resume-submit')!.click();
+    await settle();
+    expect(backend.calls).toEqual([{ method: 'resume', args: [item.id, item.fingerprint, { nested: { a: 1 } }] }]);
+  });
+
+  it('shows the decision instead of the controls once decided', () => {
+    const item = makeItem({
+      state: 'delivered',
+      decision: { kind: 'decline', reason: 'not today', data: null, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'delivered', outcome: { ok: true } },
+    });
+    const { q } = render(item, new FakeBackend());
+    expect(q('approve')).toBeNull();
+    expect(q('decision-result')!.textContent).toContain('Declined');
+    expect(q('decision-result')!.textContent).toContain('not today');
+    expect(q('decision-result')!.dataset.delivery).toBe('delivered');
+  });
+});

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import JsonTree from './JsonTree.svelte';
+
+let target: HTMLElement;
+let app: Record<string, unknown> | null = null;
+
+function render(value: unknown) {
+  target = document.createElement('div');
+  document.body.appendChild(target);
+  app = mount(JsonTree, { target, props: { value, label: 'Arguments', testid: 'args-tree' } });
+  flushSync();
+  return target;
+}
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  target?.remove();
+});
+
+function deep(n: number): unknown {
+  let root: Record<string, unknown> = { leaf: 'bottom' };
+  for (let i = 0; i < n; i++) root = { next: root };
+  return root;
+}
+
+describe('JsonTree', () => {
+  it('renders hostile strings and keys as text, never as markup', () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const el = render({ id: hostile, [hostile]: ['<script>alert(2)</script>'], nested: { href: 'javascript:alert(3)' } });
+    expect(el.querySelector('img')).toBeNull();
+    expect(el.querySelector('script')).toBeNull();
+    expect(el.querySelector('a')).toBeNull();
+    expect(el.textContent).toContain(hostile);
+    expect(el.textContent).toContain('<script>alert(2)</script>');
+    expect(el.textContent).toContain('javascript:alert(3)');
+  });
+
+  it('mounts a 10,000-level deep object without throwing, rendering only the first levels', () => {
+    const el = render(deep(10_000));
+    const tree = el.querySelector('[data-testid="args-tree"]')!;
+    expect(tree).not.toBeNull();
+    // Root and depth 1 are open, depth 2 is a closed toggle: a handful of nodes, not 10,000.
+    expect(tree.querySelectorAll('.node').length).toBeLessThan(10);
+    const toggles = tree.querySelectorAll('button[aria-expanded]');
+    expect([...toggles].map((t) => t.getAttribute('aria-expanded'))).toEqual(['true', 'true', 'false']);
+  });
+
+  it('opens a collapsed node on click, one level at a time', () => {
+    const el = render(deep(50));
+    const closed = el.querySelector('button[aria-expanded="false"]') as HTMLButtonElement;
+    closed.click();
+    flushSync();
+    expect(closed.getAttribute('aria-expanded')).toBe('true');
+    expect(el.querySelectorAll('button[aria-expanded="false"]').length).toBe(1);
+  });
+
+  it('folds long strings with their length and expands them on request', () => {
+    const long = 'x'.repeat(1000) + 'END';
+    const el = render({ s: long });
+    expect(el.textContent).not.toContain('END');
+    const btn = [...el.querySelectorAll('button')].find((b) => b.textContent?.includes('1,003'))!;
+    expect(btn).toBeTruthy();
+    btn.click();
+    flushSync();
+    expect(el.textContent).toContain(long);
+  });
+
+  it('shows the first 100 children of a huge array and more on request', () => {
+    const el = render({ list: Array.from({ length: 250 }, (_, i) => `v${i}`) });
+    const items = () => el.querySelectorAll('ul ul > li').length;
+    expect(items()).toBe(100);
+    const more = [...el.querySelectorAll('button')].find((b) => b.textContent?.includes('show 100 more'))!;
+    more.click();
+    flushSync();
+    expect(items()).toBe(200);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Helpers for showing untrusted JSON values as text. Nothing here produces HTML: the results are
+ * put into the page with Svelte text interpolation only.
+ */
+
+/** Strings longer than this are folded until the operator expands them. */
+export const FOLD_STRING_AT = 200;
+/** Children of an object or array shown at once; more on request. */
+export const CHILD_PAGE = 100;
+/** The raw JSON view is cut past this many characters. */
+export const RAW_LIMIT = 200 * 1024;
+
+export type TextPart = { text: string; escaped: boolean };
+
+// Characters that are invisible or reorder text (control chars, bidi overrides, zero-width): an
+// operator must see them, since they can make `rm -rf /` look like something else.
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb]/g;
+
+/** Splits a string into plain runs and visible `\u{…}` escapes for hidden characters. */
+export function visibleParts(s: string): TextPart[] {
+  const parts: TextPart[] = [];
+  let last = 0;
+  for (const m of s.matchAll(HIDDEN)) {
+    const i = m.index ?? 0;
+    if (i > last) parts.push({ text: s.slice(last, i), escaped: false });
+    parts.push({ text: `\\u{${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`, escaped: true });
+    last = i + m[0].length;
+  }
+  if (last < s.length || parts.length === 0) parts.push({ text: s.slice(last), escaped: false });
+  return parts;
+}
+
+export type ValueKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null' | 'other';
+
+export function kindOf(v: unknown): ValueKind {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'object':
+      return 'object';
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * `JSON.stringify(value, null, 2)`, cut after `limit` characters. Written as a loop with its own
+ * stack because the built-in recursion overflows at a few thousand levels, and arguments may be
+ * 10,000 deep; it also stops early instead of building a huge string only to cut it.
+ */
+export function rawJson(value: unknown, limit = RAW_LIMIT): { text: string; truncated: boolean } {
+  type Frame = { obj: unknown[] | Record<string, unknown>; keys: string[] | null; i: number; depth: number };
+  const stack: Frame[] = [];
+  const out: string[] = [];
+  let size = 0;
+  const emit = (piece: string): boolean => {
+    out.push(piece);
+    size += piece.length;
+    return size < limit;
+  };
+  const indent = (depth: number) => '\n' + '  '.repeat(depth);
+
+  let pending: unknown = value;
+  let pendingDepth = 0;
+  let havePending = true;
+  for (;;) {
+    if (havePending) {
+      havePending = false;
+      const v = pending;
+      let piece: string;
+      if (Array.isArray(v)) {
+        if (v.length === 0) piece = '[]';
+        else {
+          stack.push({ obj: v, keys: null, i: 0, depth: pendingDepth });
+          piece = '[';
+        }
+      } else if (v !== null && typeof v === 'object') {
+        const obj = v as Record<string, unknown>;
+        const keys = Object.keys(obj).filter((k) => isJsonValue(obj[k]));
+        if (keys.length === 0) piece = '{}';
+        else {
+          stack.push({ obj, keys, i: 0, depth: pendingDepth });
+          piece = '{';
+        }
+      } else {
+        piece = isJsonValue(v) ? (JSON.stringify(v) ?? 'null') : 'null';
+      }
+      if (!emit(piece)) break;
+      continue;
+    }
+    const top = stack[stack.length - 1];
+    if (!top) break;
+    const n = top.keys ? top.keys.length : (top.obj as unknown[]).length;
+    if (top.i < n) {
+      const sep = (top.i > 0 ? ',' : '') + indent(top.depth + 1);
+      if (top.keys) {
+        const k = top.keys[top.i];
+        if (!emit(sep + JSON.stringify(k) + ': ')) break;
+        pending = (top.obj as Record<string, unknown>)[k];
+      } else {
+        if (!emit(sep)) break;
+        pending = (top.obj as unknown[])[top.i];
+      }
+      pendingDepth = top.depth + 1;
+      top.i++;
+      havePending = true;
+    } else {
+      stack.pop();
+      if (!emit(indent(top.depth) + (top.keys ? '}' : ']'))) break;
+    }
+  }
+  const text = out.join('');
+  const done = stack.length === 0 && !havePending;
+  if (text.length > limit || !done) return { text: text.slice(0, limit), truncated: true };
+  return { text, truncated: false };
+}
+
+function isJsonValue(v: unknown): boolean {
+  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+}
+
+export function formatSize(chars: number): string {
+  if (chars < 1024) return `${chars} characters`;
+  if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
+  return `${(chars / 1024 / 1024).toFixed(1)} MB`;
+}

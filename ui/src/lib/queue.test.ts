@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { QueueModel } from './queue.svelte';
+import { FakeBackend, makeItem } from './testing/fake-backend';
+
+function setup() {
+  const backend = new FakeBackend();
+  const errors: string[] = [];
+  const queue = new QueueModel(backend, { onError: (e) => errors.push(e.code) });
+  return { backend, queue, errors };
+}
+
+describe('QueueModel live updates', () => {
+  it('puts a newly added call at the top of the list', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'old', pausedAt: '2025-01-01T10:00:00Z' }));
+    await queue.reload();
+    backend.add(makeItem({ id: 'new', pausedAt: '2025-01-01T11:00:00Z' }));
+    await queue.apply({ kind: 'queue', type: 'added', id: 'new' });
+    expect(queue.items.map((i) => i.id)).toEqual(['new', 'old']);
+    expect(queue.pendingCount).toBe(2);
+  });
+
+  it('drops a decided call from the pending list but keeps it under "all"', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'a' }), makeItem({ id: 'b', pausedAt: '2025-01-01T09:00:00Z' }));
+    await queue.reload();
+    backend.add(makeItem({ id: 'a', state: 'decided' }));
+    await queue.apply({ kind: 'queue', type: 'updated', id: 'a' });
+    expect(queue.items.map((i) => i.id)).toEqual(['b']);
+    expect(queue.pendingCount).toBe(1);
+
+    await queue.setFilter({ state: 'all' });
+    expect(queue.items.map((i) => i.id)).toEqual(['a', 'b']);
+    expect(queue.pendingCount).toBe(1);
+  });
+
+  it('does not add a call that does not match the filter', async () => {
+    const { backend, queue } = setup();
+    await queue.setFilter({ state: 'pending', kind: 'suspend' });
+    backend.add(makeItem({ id: 'x', kind: 'approval' }));
+    await queue.apply({ kind: 'queue', type: 'added', id: 'x' });
+    expect(queue.items).toEqual([]);
+  });
+
+  it('reloads on resync and removes calls that vanished', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'a' }));
+    await queue.reload();
+    backend.items.clear();
+    await queue.apply({ kind: 'resync' });
+    expect(queue.items).toEqual([]);
+    backend.add(makeItem({ id: 'b' }));
+    await queue.reload();
+    backend.items.clear();
+    await queue.apply({ kind: 'queue', type: 'updated', id: 'b' }); // getItem → not_found
+    expect(queue.items).toEqual([]);
+  });
+});
