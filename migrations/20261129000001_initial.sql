@@ -43,6 +43,7 @@ CREATE INDEX queue_items_engine ON queue_items (state, engine, seq);
 CREATE INDEX queue_items_agent ON queue_items (state, agent_id, seq);
 CREATE INDEX queue_items_tool ON queue_items (state, tool_name, seq);
 CREATE INDEX queue_items_kind ON queue_items (state, kind, seq);
+CREATE INDEX queue_items_thread ON queue_items (state, thread_id, seq);
 CREATE INDEX queue_items_run ON queue_items (run_id);
 
 -- Decisions and their delivery to the engine (the outbox, C5). One decision per queue entry, ever.

@@ -2,7 +2,7 @@
 
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::ApiState;
-use crate::console::QueueEvent;
+use crate::console::{Change, QueueEvent};
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Fingerprint, ItemId, ItemState, Verdict,
 };
@@ -41,8 +41,11 @@ pub struct QueueItem {
     pub id: String,
     pub engine: String,
     pub agent_id: String,
+    #[schema(required = true)]
     pub agent_name: Option<String>,
+    #[schema(required = true)]
     pub thread_id: Option<String>,
+    #[schema(required = true)]
     pub resource_id: Option<String>,
     pub run_id: String,
     pub tool_call_id: String,
@@ -51,8 +54,10 @@ pub struct QueueItem {
     pub args: Value,
     pub fingerprint: Fingerprint,
     pub kind: CallKind,
+    #[schema(required = true)]
     pub suspend_payload: Option<Value>,
     /// JSON Schema of the resume data (kind `suspend`).
+    #[schema(required = true)]
     pub resume_schema: Option<Value>,
     /// Supervisor path, outermost first (S13); empty for a direct call.
     pub chain: Vec<ChainLink>,
@@ -60,6 +65,7 @@ pub struct QueueItem {
     pub paused_at: DateTime<Utc>,
     /// The decisions this call allows.
     pub allowed: Vec<DecisionKind>,
+    #[schema(required = true)]
     pub decision: Option<DecisionView>,
 }
 
@@ -68,13 +74,16 @@ pub struct QueueItem {
 #[serde(rename_all = "camelCase")]
 pub struct DecisionView {
     pub kind: DecisionKind,
+    #[schema(required = true)]
     pub reason: Option<String>,
+    #[schema(required = true)]
     pub data: Option<Value>,
     pub fingerprint: Fingerprint,
     pub operator: String,
     pub decided_at: DateTime<Utc>,
     pub delivery: Delivery,
     /// What the engine answered (the tool's result, a decline, a block, an error).
+    #[schema(required = true)]
     pub outcome: Option<Value>,
 }
 
@@ -129,6 +138,7 @@ impl QueueItem {
 pub struct QueuePage {
     pub items: Vec<QueueItem>,
     /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
@@ -145,7 +155,9 @@ pub struct QueueQuery {
     thread: Option<String>,
     run: Option<String>,
     /// 1–500, default 50.
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
+    /// `nextCursor` of the previous page.
     cursor: Option<String>,
 }
 
@@ -156,13 +168,20 @@ fn parse_cursor(cursor: Option<&str>) -> ApiResult<Option<i64>> {
         .transpose()
 }
 
-#[utoipa::path(get, path = "/api/health", responses((status = 200, description = "The server is up")))]
-async fn health() -> Json<Value> {
-    Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+/// `{status: "ok", version}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Health {
+    pub status: &'static str,
+    pub version: &'static str,
+}
+
+#[utoipa::path(get, path = "/api/health", security(()), responses((status = 200, description = "The server is up", body = Health)))]
+async fn health() -> Json<Health> {
+    Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION") })
 }
 
 #[utoipa::path(get, path = "/api/queue", params(QueueQuery),
-    responses((status = 200, body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+    responses((status = 200, description = "Newest first", body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list_queue(State(state): State<ApiState>, Query(q): Query<QueueQuery>) -> ApiResult<Json<QueuePage>> {
     let item_state = match q.state.as_deref().unwrap_or("pending") {
         "all" => None,
@@ -194,7 +213,7 @@ async fn list_queue(State(state): State<ApiState>, Query(q): Query<QueueQuery>) 
 }
 
 #[utoipa::path(get, path = "/api/queue/{id}", params(("id" = String, Path)),
-    responses((status = 200, body = QueueItem), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The call", body = QueueItem), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn get_item(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<QueueItem>> {
     let entry = state.app.console.item(&ItemId::new(id)).await?;
     Ok(Json(QueueItem::from_entry(entry, &state)))
@@ -230,14 +249,18 @@ async fn decide(state: &ApiState, id: String, verdict: Verdict, fingerprint: &st
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve", params(("id" = String, Path)), request_body = ApproveBody,
-    responses((status = 200, body = QueueItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
+        (status = 503, description = "storage_busy", body = ErrorBody)))]
 async fn approve(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ApproveBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, id, Verdict::Approve, &body.fingerprint).await
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/decline", params(("id" = String, Path)), request_body = DeclineBody,
-    responses((status = 200, body = QueueItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
+        (status = 503, description = "storage_busy", body = ErrorBody)))]
 async fn decline(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<DeclineBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     let reason = body.reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
@@ -245,7 +268,9 @@ async fn decline(State(state): State<ApiState>, Path(id): Path<String>, body: Re
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/resume", params(("id" = String, Path)), request_body = ResumeBody,
-    responses((status = 200, body = QueueItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
+        (status = 422, description = "invalid_resume_data, with the failing JSON paths", body = ErrorBody), (status = 503, description = "storage_busy", body = ErrorBody)))]
 async fn resume(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ResumeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, id, Verdict::Resume { data: body.data }, &body.fingerprint).await
@@ -253,7 +278,9 @@ async fn resume(State(state): State<ApiState>, Path(id): Path<String>, body: Res
 
 /// Server-Sent Events: `queue` events `{type: added|updated, id}`; `resync` when this listener fell
 /// behind and should reload. Ends when the server stops.
-#[utoipa::path(get, path = "/api/events", responses((status = 200, description = "text/event-stream of QueueEvent", body = QueueEvent)))]
+#[utoipa::path(get, path = "/api/events", responses(
+    (status = 200, description = "Server-Sent Events. `event: ready` (data `{}`) once connected; `event: queue` with a QueueEvent as data; `event: resync` (data `{}`) when this listener fell behind and must reload.", content_type = "text/event-stream", body = QueueEvent),
+    (status = 401, body = ErrorBody)))]
 async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = state.app.events.subscribe();
     let stop = super::stopped(state.shutdown.clone());
@@ -279,7 +306,10 @@ async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<
 pub struct AuditQuery {
     /// Only entries of this queue item.
     item: Option<String>,
+    /// 1–500, default 50.
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
+    /// `nextCursor` of the previous page.
     cursor: Option<String>,
 }
 
@@ -287,10 +317,11 @@ pub struct AuditQuery {
 #[serde(rename_all = "camelCase")]
 pub struct AuditPage {
     pub entries: Vec<audit::Entry>,
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
-#[utoipa::path(get, path = "/api/audit", params(AuditQuery), responses((status = 200, body = AuditPage)))]
+#[utoipa::path(get, path = "/api/audit", params(AuditQuery), responses((status = 200, description = "Newest first", body = AuditPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list_audit(State(state): State<ApiState>, Query(q): Query<AuditQuery>) -> ApiResult<Json<AuditPage>> {
     let cursor = parse_cursor(q.cursor.as_deref())?;
     let mut conn = state.app.db.pool().acquire().await.map_err(crate::domain::Error::from)?;
@@ -298,18 +329,31 @@ async fn list_audit(State(state): State<ApiState>, Query(q): Query<AuditQuery>) 
     Ok(Json(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) }))
 }
 
-#[utoipa::path(get, path = "/api/audit/verify", responses((status = 200, body = audit::Verification)))]
+#[utoipa::path(get, path = "/api/audit/verify", responses((status = 200, description = "The result of walking the whole chain", body = audit::Verification), (status = 401, body = ErrorBody)))]
 async fn verify_audit(State(state): State<ApiState>) -> ApiResult<Json<audit::Verification>> {
     let mut conn = state.app.db.pool().acquire().await.map_err(crate::domain::Error::from)?;
     Ok(Json(audit::verify(&mut conn).await?))
 }
 
+/// Declares the bearer token scheme and requires it everywhere (health opts out).
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+        doc.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+    }
+}
+
 #[derive(OpenApi)]
 #[openapi(
+    modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`. Errors are `{code, message, details?}`."),
-    paths(health, list_queue, get_item, approve, decline, resume, events, list_audit, verify_audit),
-    components(schemas(QueueItem, QueuePage, DecisionView, ErrorBody, ApproveBody, DeclineBody, ResumeBody, AuditPage,
-        audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
+    paths(health, openapi, list_queue, get_item, approve, decline, resume, events, list_audit, verify_audit),
+    components(schemas(Health, QueueItem, QueuePage, DecisionView, ErrorBody, ApproveBody, DeclineBody, ResumeBody, AuditPage,
+        audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]
 pub struct ApiDoc;
 
@@ -318,7 +362,7 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
 }
 
-#[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "This document")))]
+#[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "This document", content_type = "application/json"), (status = 401, body = ErrorBody)))]
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(openapi_document())
 }

@@ -4,13 +4,22 @@ use crate::domain::ItemId;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
+/// What happened to a queue entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// A call paused.
+    Added,
+    /// Its state changed: decided, delivered, failed, interrupted, gone.
+    Updated,
+}
+
 /// What changed.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QueueEvent {
-    /// `added` (a call paused) or `updated` (its state changed: decided, delivered, …).
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: Change,
     #[schema(value_type = String)]
     pub id: ItemId,
 }
@@ -29,11 +38,11 @@ impl Default for Events {
 
 impl Events {
     pub fn added(&self, id: &ItemId) {
-        let _ = self.tx.send(QueueEvent { kind: "added", id: id.clone() });
+        let _ = self.tx.send(QueueEvent { kind: Change::Added, id: id.clone() });
     }
 
     pub fn updated(&self, id: &ItemId) {
-        let _ = self.tx.send(QueueEvent { kind: "updated", id: id.clone() });
+        let _ = self.tx.send(QueueEvent { kind: Change::Updated, id: id.clone() });
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<QueueEvent> {

@@ -5,7 +5,7 @@
 mod events;
 pub mod outbox;
 
-pub use events::{Events, QueueEvent};
+pub use events::{Change, Events, QueueEvent};
 
 use crate::domain::{
     Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, PathError, Verdict,

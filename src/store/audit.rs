@@ -28,13 +28,19 @@ pub struct Record<'a> {
 /// A stored entry.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = AuditEntry)]
 pub struct Entry {
     pub seq: i64,
+    /// RFC 3339, UTC.
+    #[schema(format = DateTime)]
     pub at: String,
     pub actor: String,
     pub action: String,
+    #[schema(required = true)]
     pub queue_item_id: Option<String>,
+    #[schema(required = true)]
     pub tool_name: Option<String>,
+    #[schema(required = true)]
     pub fingerprint: Option<String>,
     pub details: Value,
     pub prev_hash: String,
@@ -144,7 +150,8 @@ pub struct Verification {
     pub ok: bool,
     /// Entries checked.
     pub checked: i64,
-    /// The first entry found edited, removed, inserted or reordered.
+    /// The first entry found edited, removed, inserted or reordered; null when the chain holds.
+    #[schema(required = true)]
     pub first_bad: Option<BadEntry>,
 }
 

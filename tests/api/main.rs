@@ -2,6 +2,7 @@
 
 mod audit;
 mod bad_input;
+mod cli;
 mod concurrency;
 mod helpers;
 mod restart;

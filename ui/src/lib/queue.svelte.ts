@@ -45,7 +45,7 @@ export class QueueModel {
       const page = await this.backend.listQueue({ ...this.filter, limit: this.pageSize, cursor: null });
       if (gen !== this.generation) return;
       this.items = page.items;
-      this.nextCursor = page.nextCursor;
+      this.nextCursor = page.nextCursor ?? null;
       this.loaded = true;
     } catch (e) {
       if (gen === this.generation) this.hooks.onError(ApiError.from(e));
@@ -63,7 +63,7 @@ export class QueueModel {
       if (gen !== this.generation) return;
       const seen = new Set(this.items.map((i) => i.id));
       this.items = [...this.items, ...page.items.filter((i) => !seen.has(i.id))];
-      this.nextCursor = page.nextCursor;
+      this.nextCursor = page.nextCursor ?? null;
     } catch (e) {
       if (gen === this.generation) this.hooks.onError(ApiError.from(e));
     } finally {

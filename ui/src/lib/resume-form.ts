@@ -32,9 +32,11 @@ export type ResumeFormModel =
 
 const PRIMITIVE_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
-export function buildResumeForm(schema: JsonSchema | null | undefined): ResumeFormModel {
+/** `resumeSchema` is untrusted engine data of any JSON type; anything but an object gets the raw form. */
+export function buildResumeForm(input: unknown): ResumeFormModel {
+  const schema = isPlainObject(input) ? (input as JsonSchema) : null;
   const raw = (reason: string): ResumeFormModel => ({ mode: 'raw', reason, initial: rawInitial(schema) });
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return raw('No resume schema was given.');
+  if (!schema) return raw('No resume schema was given.');
   const type = singleType(schema.type);
   if (type !== 'object' && !(type === null && isPlainObject(schema.properties))) {
     return raw('The resume schema is not an object with properties.');
@@ -108,7 +110,7 @@ function initialValue(field: Field, def: unknown): FieldValue {
   }
 }
 
-function rawInitial(schema: JsonSchema | null | undefined): string {
+function rawInitial(schema: JsonSchema | null): string {
   if (schema && isPlainObject(schema.default)) return JSON.stringify(schema.default, null, 2);
   return '{}';
 }

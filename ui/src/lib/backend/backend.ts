@@ -4,7 +4,52 @@
  * later, Tauri IPC. Only `main.ts` chooses the implementation.
  */
 
-/** A JSON Schema as the engine sends it for `resumeSchema`; only the parts the form reads are typed. */
+import type { components } from './api.gen';
+
+/**
+ * The wire types, generated from the server's OpenAPI document (`ui/openapi.json`, made by
+ * `approval-console openapi`; `npm run gen:api` rewrites `api.gen.ts`). Never copy a field by hand
+ * here: alias the generated schema, so a server change shows up as a type error, not at run time.
+ *
+ * Fields the server writes as `null` may be typed `?: T | null` (optional) by the generator; read
+ * them with `== null` / `?? null`, never `=== null`.
+ */
+type Schemas = components['schemas'];
+
+export type ItemKind = Schemas['CallKind'];
+export type ItemState = Schemas['ItemState'];
+export type DecisionKind = Schemas['DecisionKind'];
+export type DeliveryState = Schemas['Delivery'];
+export type ChainLink = Schemas['ChainLink'];
+export type DecisionView = Schemas['DecisionView'];
+/** The decision taken on an item (the server's `DecisionView`). */
+export type Decision = DecisionView;
+
+/**
+ * One paused tool call. `args`, `suspendPayload` and `resumeSchema` are untrusted engine data,
+ * typed `unknown`, and may be huge or deep.
+ */
+export type QueueItem = Schemas['QueueItem'];
+export type QueuePage = Schemas['QueuePage'];
+
+export type AuditEntry = Schemas['AuditEntry'];
+export type AuditPage = Schemas['AuditPage'];
+export type BadEntry = Schemas['BadEntry'];
+export type AuditVerification = Schemas['Verification'];
+
+/** The body of every error answer; `ApiError` carries it to the UI. */
+export type ErrorBody = Schemas['ErrorBody'];
+/** The `data` of an SSE `queue` event. */
+export type QueueEvent = Schemas['QueueEvent'];
+
+export type ApproveBody = Schemas['ApproveBody'];
+export type DeclineBody = Schemas['DeclineBody'];
+export type ResumeBody = Schemas['ResumeBody'];
+
+/**
+ * A JSON Schema as the engine sends it for `resumeSchema` (the API types it as any JSON value);
+ * only the parts the form reads are typed. Check the value is an object before treating it as one.
+ */
 export type JsonSchema = {
   type?: string | string[];
   title?: string;
@@ -14,46 +59,6 @@ export type JsonSchema = {
   enum?: unknown[];
   default?: unknown;
   [key: string]: unknown;
-};
-
-export type ItemKind = 'approval' | 'suspend';
-export type ItemState = 'pending' | 'decided' | 'delivered' | 'failed' | 'interrupted' | 'gone';
-export type DecisionKind = 'approve' | 'decline' | 'resume';
-export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'failed';
-
-export type Decision = {
-  kind: DecisionKind;
-  reason: string | null;
-  data: unknown | null;
-  operator: string;
-  decidedAt: string;
-  delivery: DeliveryState;
-  outcome: unknown | null;
-};
-
-export type ChainLink = { agentId: string; toolCallId: string; toolName: string };
-
-/** One paused tool call. `args` and `suspendPayload` are untrusted and may be huge or deep. */
-export type QueueItem = {
-  id: string;
-  engine: string;
-  agentId: string;
-  agentName: string | null;
-  threadId: string | null;
-  resourceId: string | null;
-  runId: string;
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-  /** `"sha256:" + 64 hex`; the value shown on screen is the one sent with a decision (rule C3). */
-  fingerprint: string;
-  kind: ItemKind;
-  suspendPayload: unknown | null;
-  resumeSchema: JsonSchema | null;
-  chain: ChainLink[];
-  state: ItemState;
-  pausedAt: string;
-  decision: Decision | null;
 };
 
 export type QueueFilter = {
@@ -67,31 +72,10 @@ export type QueueFilter = {
   cursor?: string | null;
 };
 
-export type Page<T> = { items: T[]; nextCursor: string | null };
-
-export type AuditEntry = {
-  seq: number;
-  at: string;
-  actor: string;
-  action: string;
-  queueItemId: string | null;
-  toolName: string | null;
-  fingerprint: string | null;
-  details: unknown;
-  hash: string;
-};
-
-export type AuditPage = { entries: AuditEntry[]; nextCursor: string | null };
-
-export type AuditVerification = {
-  ok: boolean;
-  checked: number;
-  firstBad: null | { seq: number; problem: string };
-};
-
 /** A change pushed by the server. `resync` means: reload whatever list you show. */
 export type BackendEvent =
-  | { kind: 'queue'; type: 'added' | 'updated' | 'removed'; id: string }
+  // The schema types `type` as a string; these are the values the UI acts on (others are ignored).
+  | { kind: 'queue'; type: 'added' | 'updated' | 'removed'; id: QueueEvent['id'] }
   | { kind: 'resync' };
 
 /**
@@ -110,7 +94,7 @@ export type Subscriber = {
 };
 
 export interface Backend {
-  listQueue(filter?: QueueFilter): Promise<Page<QueueItem>>;
+  listQueue(filter?: QueueFilter): Promise<QueuePage>;
   getItem(id: string): Promise<QueueItem>;
   /** `fingerprint` must be the one displayed for the item, never a re-fetched one (rule C3). */
   approve(id: string, fingerprint: string): Promise<QueueItem>;
@@ -122,7 +106,10 @@ export interface Backend {
   verifyAudit(): Promise<AuditVerification>;
 }
 
-/** Error codes the server documents; the UI branches on these, never on message text. */
+/**
+ * Error codes the server documents; the UI branches on these, never on message text.
+ * Hand-written: the schema types `ErrorBody.code` as a plain string (its list is in prose).
+ */
 export type KnownErrorCode =
   | 'unauthorized'
   | 'not_found'

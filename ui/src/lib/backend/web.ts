@@ -4,13 +4,18 @@
  */
 import {
   ApiError,
+  type ApproveBody,
   type AuditPage,
   type AuditVerification,
   type Backend,
   type BackendEvent,
-  type Page,
+  type DeclineBody,
+  type ErrorBody,
+  type QueueEvent,
   type QueueFilter,
   type QueueItem,
+  type QueuePage,
+  type ResumeBody,
   type Subscriber,
 } from './backend';
 import { SseParser, type SseMessage } from './sse';
@@ -42,7 +47,7 @@ export class WebBackend implements Backend {
     this.maxRetryMs = opts.maxRetryMs ?? 30000;
   }
 
-  listQueue(filter: QueueFilter = {}): Promise<Page<QueueItem>> {
+  listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
     const q = new URLSearchParams();
     q.set('state', filter.state ?? 'pending');
     if (filter.engine) q.set('engine', filter.engine);
@@ -60,17 +65,19 @@ export class WebBackend implements Backend {
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve`, { fingerprint });
+    const body: ApproveBody = { fingerprint };
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve`, body);
   }
 
   decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
-    const body: { fingerprint: string; reason?: string } = { fingerprint };
+    const body: DeclineBody = { fingerprint };
     if (reason !== undefined && reason !== '') body.reason = reason;
     return this.request('POST', `/api/queue/${encodeURIComponent(id)}/decline`, body);
   }
 
   resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resume`, { fingerprint, data });
+    const body: ResumeBody = { fingerprint, data };
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resume`, body);
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
@@ -187,7 +194,8 @@ export function toBackendEvent(m: SseMessage): BackendEvent | null {
     return null;
   }
   if (!data || typeof data !== 'object') return null;
-  const { type, id } = data as { type?: unknown; id?: unknown };
+  // Untrusted until checked: every field of the schema's shape, typed `unknown`.
+  const { type, id } = data as { [K in keyof QueueEvent]?: unknown };
   if ((type === 'added' || type === 'updated' || type === 'removed') && typeof id === 'string') {
     return { kind: 'queue', type, id };
   }
@@ -202,7 +210,7 @@ async function errorFromResponse(res: Response): Promise<ApiError> {
     // fall through with an empty body
   }
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
+    const body = JSON.parse(text) as { [K in keyof ErrorBody]?: unknown } | null;
     if (body && typeof body.code === 'string') {
       return new ApiError(body.code, typeof body.message === 'string' ? body.message : '', body.details, res.status);
     }

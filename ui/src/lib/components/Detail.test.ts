@@ -135,7 +135,17 @@ describe('Detail', () => {
   it('shows the decision instead of the controls once decided', () => {
     const item = makeItem({
       state: 'delivered',
-      decision: { kind: 'decline', reason: 'not today', data: null, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'delivered', outcome: { ok: true } },
+      allowed: [],
+      decision: {
+        kind: 'decline',
+        reason: 'not today',
+        data: null,
+        fingerprint: 'sha256:' + 'ab'.repeat(32),
+        operator: 'web',
+        decidedAt: '2025-01-01T10:01:00Z',
+        delivery: 'delivered',
+        outcome: { ok: true },
+      },
     });
     const { q } = render(item, new FakeBackend());
     expect(q('approve')).toBeNull();

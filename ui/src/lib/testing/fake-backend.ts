@@ -1,5 +1,5 @@
 /** An in-memory `Backend` for unit tests: records calls, answers from a map of items. */
-import { ApiError, type Backend, type QueueItem, type Subscriber } from '../backend/backend';
+import { ApiError, type Backend, type Decision, type DecisionKind, type QueueItem, type Subscriber } from '../backend/backend';
 
 export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   const id = over.id ?? 'q1';
@@ -21,6 +21,8 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     chain: [],
     state: 'pending',
     pausedAt: '2025-01-01T10:00:00Z',
+    // What the server answers for a pending call of that kind; `[]` once it is no longer pending.
+    allowed: (over.kind ?? 'approval') === 'suspend' ? ['resume'] : ['approve', 'decline'],
     decision: null,
     ...over,
   };
@@ -57,19 +59,19 @@ export class FakeBackend implements Backend {
     const err = this.failNext;
     this.failNext = null;
     if (err) return Promise.reject(err);
-    const item = { ...this.items.get(id)!, state: 'decided' as const, decision };
+    const item = { ...this.items.get(id)!, state: 'decided' as const, allowed: [], decision };
     this.items.set(id, item);
     return Promise.resolve(item);
   }
 
   approve(id: string, fingerprint: string) {
-    return this.decide('approve', id, fingerprint, decision('approve', null, null), []);
+    return this.decide('approve', id, fingerprint, decision('approve', fingerprint, null, null), []);
   }
   decline(id: string, fingerprint: string, reason?: string) {
-    return this.decide('decline', id, fingerprint, decision('decline', reason ?? null, null), [reason]);
+    return this.decide('decline', id, fingerprint, decision('decline', fingerprint, reason ?? null, null), [reason]);
   }
   resume(id: string, fingerprint: string, data: unknown) {
-    return this.decide('resume', id, fingerprint, decision('resume', null, data), [data]);
+    return this.decide('resume', id, fingerprint, decision('resume', fingerprint, null, data), [data]);
   }
 
   subscribe(s: Subscriber) {
@@ -88,6 +90,6 @@ export class FakeBackend implements Backend {
   }
 }
 
-function decision(kind: 'approve' | 'decline' | 'resume', reason: string | null, data: unknown): QueueItem['decision'] {
-  return { kind, reason, data, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null };
+function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null };
 }

@@ -1,0 +1,77 @@
+//! The CLI works the queue on the data directory: it shows what it decides, asks, and binds the
+//! decision to the fingerprint it showed.
+
+use crate::helpers::*;
+use std::process::{Command, Output, Stdio};
+
+fn cli(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[tokio::test]
+async fn cli_lists_the_queue_and_approves_with_yes_showing_the_fingerprint() {
+    let t = spawn_app().await;
+    t.generate("delete rec-\u{202E}gnp.exe").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    let (dir, tmp, _) = t.stop().await;
+
+    let listed = cli(&dir, &["queue"]);
+    assert!(listed.status.success(), "{}", text(&listed));
+    let out = text(&listed);
+    assert!(out.contains(id) && out.contains("delete_record"), "{out}");
+    assert!(out.contains("\\u{202E}") && !out.contains('\u{202E}'), "a bidi override is shown escaped: {out}");
+
+    let approved = cli(&dir, &["approve", id, "--yes"]);
+    assert!(approved.status.success(), "{}", text(&approved));
+    let out = text(&approved);
+    assert!(out.contains(item["fingerprint"].as_str().unwrap()), "the full fingerprint is shown: {out}");
+    assert!(out.contains("deleted"), "the outcome is shown: {out}");
+
+    let again = cli(&dir, &["approve", id, "--yes"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again).contains("already_decided"), "{}", text(&again));
+    assert!(text(&cli(&dir, &["queue"])).contains("The queue is empty."));
+    drop(tmp);
+}
+
+#[tokio::test]
+async fn cli_without_a_terminal_and_without_yes_decides_nothing() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let (dir, tmp, counters) = t.stop().await;
+    let refused = cli(&dir, &["decline", item["id"].as_str().unwrap(), "--reason", "no"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).contains("--yes"), "{}", text(&refused));
+    let t = spawn_app_in(&dir, counters).await;
+    assert_eq!(t.pending().await.len(), 1);
+    drop(tmp);
+}
+
+#[tokio::test]
+async fn cli_resume_checks_the_data_against_the_schema() {
+    let t = spawn_app().await;
+    t.generate("ask which region?").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap().to_owned();
+    let (dir, tmp, _) = t.stop().await;
+    let bad = cli(&dir, &["resume", &id, "--data", r#"{"answer": 3}"#, "--yes"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("invalid_resume_data") && text(&bad).contains("/answer"), "{}", text(&bad));
+    let good = cli(&dir, &["resume", &id, "--data", r#"{"answer": "eu-west"}"#, "--yes"]);
+    assert!(good.status.success(), "{}", text(&good));
+    assert!(text(&good).contains("eu-west"));
+    drop(tmp);
+}
