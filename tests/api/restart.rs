@@ -79,3 +79,89 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
     assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "delivery.interrupted"), "{audit}");
     drop(tmp);
 }
+
+/// The real binary, killed with SIGKILL (no graceful shutdown), restarted on the same data directory.
+#[tokio::test]
+async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let start = || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+            .args(["--data-dir", tmp.path().to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
+            .env("APPROVAL_CONSOLE_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        let at = line.find("http://").expect("URL printed");
+        let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+        (child, base)
+    };
+    let http = reqwest::Client::new();
+    let (mut first, base) = start();
+    let answer: serde_json::Value = http
+        .post(format!("{base}/api/agents/demo/generate"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"messages": "delete rec-kill"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["finishReason"], "suspended");
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert!(first.try_wait().unwrap().is_some());
+
+    let (mut second, base) = start();
+    let page: serde_json::Value = http.get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let item = &page["items"][0];
+    assert_eq!(item["runId"], answer["runId"], "{page}");
+    let after: serde_json::Value = http
+        .post(format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap()))
+        .bearer_auth(TOKEN)
+        .json(&json!({"fingerprint": item["fingerprint"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-kill"}), "{after}");
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[tokio::test]
+async fn serve_keeps_running_when_its_stdout_is_closed() {
+    use std::process::Command;
+    let tmp = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Nobody reads what serve prints (as with `serve | true`): its first write gets EPIPE.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", tmp.path().to_str().unwrap(), "serve", "--port", &port.to_string(), "--token", TOKEN])
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(writer)
+        .spawn()
+        .unwrap();
+    let http = reqwest::Client::new();
+    let mut healthy = false;
+    for _ in 0..100 {
+        assert!(child.try_wait().unwrap().is_none(), "serve exited when its stdout was closed");
+        if let Ok(r) = http.get(format!("http://127.0.0.1:{port}/api/health")).send().await {
+            healthy = r.status().is_success();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(healthy, "serve never answered");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(child.try_wait().unwrap().is_none(), "serve exited when its stdout was closed");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

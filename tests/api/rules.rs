@@ -213,6 +213,15 @@ async fn s09_generate_returns_suspended_at_once_and_approve_generate_returns_the
     assert_eq!(done["finishReason"], "stop");
     assert!(done["text"].as_str().unwrap().contains(r#"delete_record: {"deleted":"rec-9"}"#), "{done}");
     assert_eq!(t.counters.deletes(), 1);
+    // The Mastra-shaped route took the console's path: decision audited, consumed once.
+    let (_, audit) = t.get("/api/audit?limit=10").await;
+    let decision = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "decision.approve").expect("audited");
+    assert!(decision["actor"].as_str().unwrap().ends_with("(mastra-api)"), "{decision}");
+    assert_eq!(decision["fingerprint"], approval_console::domain::Fingerprint::of("delete_record", &json!({"id": "rec-9"})).unwrap().as_str());
+    let (status, again) = t
+        .post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": payload["toolCallId"]}))
+        .await;
+    assert_eq!((status, again["code"].as_str()), (StatusCode::CONFLICT, Some("already_decided")));
 }
 
 #[tokio::test]
