@@ -41,8 +41,9 @@ impl App {
     /// C5 at start-up: interrupted deliveries are marked (never re-run), stored decisions delivered,
     /// runs left half-advanced continue from their snapshots.
     pub async fn recover(&self) -> Result<(), Error> {
-        let (interrupted, delivered) = self.console.recover().await?;
+        // Runs first: a decision cannot be delivered to a run still marked `running`.
         let runs = self.local.recover().await?;
+        let (interrupted, delivered) = self.console.recover().await?;
         if interrupted + delivered + runs > 0 {
             tracing::info!(interrupted, delivered, runs, "recovered work left by the previous process");
         }

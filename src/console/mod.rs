@@ -143,9 +143,10 @@ impl Console {
             Err(e) => {
                 let outcome = json!({ "status": "failed", "code": e.code(), "error": e.to_string() });
                 let mut tx = self.db.begin_write().await?;
-                outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await?;
-                tx.commit().await?;
-                self.events.updated(&decision.item_id);
+                if outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await? {
+                    tx.commit().await?;
+                    self.events.updated(&decision.item_id);
+                }
                 Err(e)
             }
         }
@@ -175,7 +176,9 @@ impl Console {
             let entry = self.item(&d.item_id).await?;
             let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
             let mut tx = self.db.begin_write().await?;
-            decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await?;
+            if !decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await? {
+                continue;
+            }
             queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
             audit::append(&mut tx, audit::Record {
                 actor: "console",

@@ -7,18 +7,21 @@ use sqlx::SqliteConnection;
 
 /// Marks a claimed decision `delivered` (or `failed`), moves its queue entry on from `decided`, and
 /// appends the audit entry with the engine's answer. Call inside the engine's own transaction.
+/// Returns false, recording nothing, if the decision's delivery was already recorded.
 pub async fn record(
     conn: &mut SqliteConnection,
     decision: &Decision,
     item: &QueuedCall,
     outcome: &Value,
     error: Option<&str>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let (delivery, state, action) = match error {
         None => (Delivery::Delivered, ItemState::Delivered, "delivery.delivered"),
         Some(_) => (Delivery::Failed, ItemState::Failed, "delivery.failed"),
     };
-    decisions::finish(conn, &decision.id, delivery, outcome, error).await?;
+    if !decisions::finish(conn, &decision.id, delivery, outcome, error).await? {
+        return Ok(false);
+    }
     queue::transition(conn, &item.id, ItemState::Decided, state).await?;
     audit::append(
         conn,
@@ -32,5 +35,5 @@ pub async fn record(
         },
     )
     .await?;
-    Ok(())
+    Ok(true)
 }

@@ -64,14 +64,15 @@ pub async fn claim(conn: &mut SqliteConnection, id: &DecisionId) -> Result<bool,
 }
 
 /// Records the end of a delivery: `delivering → delivered | failed`, with the engine's answer.
+/// Returns false (and changes nothing) if the decision was not `delivering`.
 pub async fn finish(
     conn: &mut SqliteConnection,
     id: &DecisionId,
     delivery: Delivery,
     outcome: &Value,
     error: Option<&str>,
-) -> Result<(), Error> {
-    sqlx::query(
+) -> Result<bool, Error> {
+    let done = sqlx::query(
         "UPDATE decisions SET delivery = ?, outcome = ?, last_error = ?, delivered_at = ? WHERE id = ? AND delivery = 'delivering'",
     )
     .bind(delivery_str(delivery))
@@ -81,7 +82,7 @@ pub async fn finish(
     .bind(id.as_str())
     .execute(&mut *conn)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
 }
 
 /// Decisions in a delivery state, oldest first.

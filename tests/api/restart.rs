@@ -165,3 +165,25 @@ async fn serve_keeps_running_when_its_stdout_is_closed() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[tokio::test]
+async fn c05_a_run_left_running_is_put_back_before_stored_decisions_are_delivered() {
+    let t = spawn_app().await;
+    let answer = t.generate_with(json!({"messages": "both rec-4", "requireToolApproval": true})).await;
+    let run_id = answer["runId"].as_str().unwrap().to_owned();
+    let lookup = t.pending_call(&run_id, "call_1").await;
+    let delete = t.pending_call(&run_id, "call_2").await;
+    assert_eq!(t.approve(&lookup).await.0, StatusCode::OK);
+    let (id, request) = approve_request(&delete);
+    t.app.console.decide(&id, request).await.unwrap();
+    // The process died while it was advancing the run.
+    sqlx::query("UPDATE snapshots SET state = 'running'").execute(t.app.db.pool()).await.unwrap();
+    let (dir, tmp, counters) = t.stop().await;
+
+    let t = spawn_app_in(&dir, counters.clone()).await;
+    let after = t.item(id.as_str()).await;
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!((counters.lookups(), counters.deletes()), (1, 1));
+    assert_eq!(t.count("SELECT COUNT(*) FROM snapshots").await, 0, "the run finished");
+    drop(tmp);
+}

@@ -464,7 +464,11 @@ impl LocalEngine {
             _ => {}
         }
         if all_done {
-            self.drive(&agent, &mut state, emit).await?;
+            // The decision is delivered and recorded; what the run does next (a model error, say) is
+            // the run's business, reported on the stream, not a failed delivery.
+            if let Err(e) = self.drive(&agent, &mut state, emit).await {
+                tracing::warn!(run_id = %run_id, "run failed after a delivered decision: {e}");
+            }
         } else {
             // Still waiting for other calls of this step (S14): say which, as a Mastra stream would.
             for c in state.calls.iter().filter(|c| c.paused()) {
