@@ -34,7 +34,10 @@ CREATE TABLE queue_items (
     chain           TEXT NOT NULL DEFAULT '[]',
     state           TEXT NOT NULL CHECK (state IN ('pending', 'decided', 'delivered', 'failed', 'interrupted', 'gone')),
     paused_at       TEXT NOT NULL,
-    updated_at      TEXT NOT NULL
+    updated_at      TEXT NOT NULL,
+    -- Position in the change feed: set by the triggers below on insert and on every state change, from
+    -- any process. `serve` tails it to publish events, so changes made by the CLI show up live too.
+    change_seq      INTEGER NOT NULL DEFAULT 0
 );
 -- One pending entry per call; a call that suspends again after a resume gets a new entry.
 CREATE UNIQUE INDEX queue_items_one_pending ON queue_items (engine, run_id, tool_call_id) WHERE state = 'pending';
@@ -45,6 +48,11 @@ CREATE INDEX queue_items_tool ON queue_items (state, tool_name, seq);
 CREATE INDEX queue_items_kind ON queue_items (state, kind, seq);
 CREATE INDEX queue_items_thread ON queue_items (state, thread_id, seq);
 CREATE INDEX queue_items_run ON queue_items (run_id);
+CREATE INDEX queue_items_change ON queue_items (change_seq);
+CREATE TRIGGER queue_items_feed_insert AFTER INSERT ON queue_items
+BEGIN UPDATE queue_items SET change_seq = (SELECT MAX(change_seq) FROM queue_items) + 1 WHERE seq = NEW.seq; END;
+CREATE TRIGGER queue_items_feed_update AFTER UPDATE OF state ON queue_items
+BEGIN UPDATE queue_items SET change_seq = (SELECT MAX(change_seq) FROM queue_items) + 1 WHERE seq = NEW.seq; END;
 
 -- Decisions and their delivery to the engine (the outbox, C5). One decision per queue entry, ever.
 CREATE TABLE decisions (

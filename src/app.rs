@@ -26,6 +26,7 @@ impl App {
     pub async fn open(data_dir: &Path, agents: Vec<Agent>) -> Result<Self, Error> {
         let db = Db::open(data_dir).await?;
         let events = Events::default();
+        events.watch(db.clone());
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
         let local = LocalEngine::new(db.clone(), events.clone(), agents);
         let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);

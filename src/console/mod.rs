@@ -122,7 +122,7 @@ impl Console {
         })
         .await?;
         tx.commit().await?;
-        self.events.updated(&item.id);
+        self.events.changed();
         Ok(decision)
     }
 
@@ -145,7 +145,7 @@ impl Console {
                 let mut tx = self.db.begin_write().await?;
                 if outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await? {
                     tx.commit().await?;
-                    self.events.updated(&decision.item_id);
+                    self.events.changed();
                 }
                 Err(e)
             }
@@ -190,6 +190,7 @@ impl Console {
             })
             .await?;
             tx.commit().await?;
+            self.events.changed();
             tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
         }
         let mut delivered = 0;

@@ -15,7 +15,7 @@ fn cli(dir: &std::path::Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(o: &Output) -> String {
+fn text_of(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
@@ -28,21 +28,21 @@ async fn cli_lists_the_queue_and_approves_with_yes_showing_the_fingerprint() {
     let (dir, tmp, _) = t.stop().await;
 
     let listed = cli(&dir, &["queue"]);
-    assert!(listed.status.success(), "{}", text(&listed));
-    let out = text(&listed);
+    assert!(listed.status.success(), "{}", text_of(&listed));
+    let out = text_of(&listed);
     assert!(out.contains(id) && out.contains("delete_record"), "{out}");
     assert!(out.contains("\\u{202E}") && !out.contains('\u{202E}'), "a bidi override is shown escaped: {out}");
 
     let approved = cli(&dir, &["approve", id, "--yes"]);
-    assert!(approved.status.success(), "{}", text(&approved));
-    let out = text(&approved);
+    assert!(approved.status.success(), "{}", text_of(&approved));
+    let out = text_of(&approved);
     assert!(out.contains(item["fingerprint"].as_str().unwrap()), "the full fingerprint is shown: {out}");
     assert!(out.contains("deleted"), "the outcome is shown: {out}");
 
     let again = cli(&dir, &["approve", id, "--yes"]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(text(&again).contains("already_decided"), "{}", text(&again));
-    assert!(text(&cli(&dir, &["queue"])).contains("The queue is empty."));
+    assert!(text_of(&again).contains("already_decided"), "{}", text_of(&again));
+    assert!(text_of(&cli(&dir, &["queue"])).contains("The queue is empty."));
     drop(tmp);
 }
 
@@ -54,7 +54,7 @@ async fn cli_without_a_terminal_and_without_yes_decides_nothing() {
     let (dir, tmp, counters) = t.stop().await;
     let refused = cli(&dir, &["decline", item["id"].as_str().unwrap(), "--reason", "no"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(text(&refused).contains("--yes"), "{}", text(&refused));
+    assert!(text_of(&refused).contains("--yes"), "{}", text_of(&refused));
     let t = spawn_app_in(&dir, counters).await;
     assert_eq!(t.pending().await.len(), 1);
     drop(tmp);
@@ -69,9 +69,28 @@ async fn cli_resume_checks_the_data_against_the_schema() {
     let (dir, tmp, _) = t.stop().await;
     let bad = cli(&dir, &["resume", &id, "--data", r#"{"answer": 3}"#, "--yes"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad).contains("invalid_resume_data") && text(&bad).contains("/answer"), "{}", text(&bad));
+    assert!(text_of(&bad).contains("invalid_resume_data") && text_of(&bad).contains("/answer"), "{}", text_of(&bad));
     let good = cli(&dir, &["resume", &id, "--data", r#"{"answer": "eu-west"}"#, "--yes"]);
-    assert!(good.status.success(), "{}", text(&good));
-    assert!(text(&good).contains("eu-west"));
+    assert!(good.status.success(), "{}", text_of(&good));
+    assert!(text_of(&good).contains("eu-west"));
     drop(tmp);
+}
+
+#[tokio::test]
+async fn a_decision_made_by_the_cli_while_serve_runs_reaches_the_event_stream() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    let r = t.http.get(format!("{}/api/events", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    let mut stream = r.bytes_stream();
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "event: ready").await;
+
+    let dir = t.dir.clone();
+    let id_owned = id.to_owned();
+    let out = tokio::task::spawn_blocking(move || cli(&dir, &["approve", &id_owned, "--yes"])).await.unwrap();
+    assert!(out.status.success(), "{}", text_of(&out));
+    read_until(&mut stream, &mut text, &format!(r#"{{"type":"updated","id":"{id}"}}"#)).await;
+    assert_eq!(t.item(id).await["state"], "delivered");
 }

@@ -82,21 +82,6 @@ async fn the_openapi_document_describes_the_console_routes() {
     assert!(doc["components"]["schemas"]["QueueItem"]["properties"]["fingerprint"].is_object());
 }
 
-/// Reads an SSE body until `needle` has arrived (10 s at most).
-async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)
-where
-    S: futures::Stream<Item = Result<B, E>> + Unpin,
-    B: AsRef<[u8]>,
-    E: std::fmt::Debug,
-{
-    use futures::StreamExt;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !text.contains(needle) {
-        let chunk = tokio::time::timeout_at(deadline, stream.next()).await.expect("event in time").expect("stream open").unwrap();
-        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
-    }
-}
-
 #[tokio::test]
 async fn events_announce_new_and_decided_calls_live() {
     let t = spawn_app().await;

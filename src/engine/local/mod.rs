@@ -263,7 +263,9 @@ impl LocalEngine {
         snapshots::delete(&mut tx, run_id).await?;
         let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
         tx.commit().await?;
-        gone.iter().for_each(|id| self.inner.events.updated(id));
+        if !gone.is_empty() {
+            self.inner.events.changed();
+        }
         Ok(())
     }
 
@@ -294,8 +296,8 @@ impl LocalEngine {
             added.push((item.id, paused));
         }
         tx.commit().await?;
-        for (id, paused) in &added {
-            self.inner.events.added(id);
+        self.inner.events.changed();
+        for (_, paused) in &added {
             emit.send(pause_chunk(paused));
         }
         Ok(())
@@ -446,7 +448,8 @@ impl LocalEngine {
         if resuspended {
             state.calls[index].queued = true;
             let paused = self.paused_call(&agent, &state, &state.calls[index])?;
-            new_item = Some((queue::insert_pending(&mut tx, &paused).await?.id, paused));
+            queue::insert_pending(&mut tx, &paused).await?;
+            new_item = Some(paused);
         }
         let body = serde_json::to_value(&state).expect("run state serializes");
         snapshots::update_body(&mut tx, run_id, &body).await?;
@@ -454,13 +457,10 @@ impl LocalEngine {
             snapshots::claim_running(&mut tx, run_id).await?;
         }
         tx.commit().await?;
-        self.inner.events.updated(&item.id);
+        self.inner.events.changed();
         match (&status, new_item) {
             (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),
-            (_, Some((id, paused))) => {
-                self.inner.events.added(&id);
-                emit.send(pause_chunk(&paused));
-            }
+            (_, Some(paused)) => emit.send(pause_chunk(&paused)),
             _ => {}
         }
         if all_done {
