@@ -23,6 +23,10 @@ struct Cli {
     #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
 
+    /// The local engine's agents [default: agents.toml in the data directory; without it, the demo agent]
+    #[arg(long, global = true, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
+    agents: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -125,7 +129,12 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         println!("{}", serde_json::to_string_pretty(&api::openapi_document())?);
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let app = App::open(&data_dir, vec![]).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    let agents_file = cli.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
+    let agents = approval_console::config::load_agents(&agents_file)?;
+    if !agents.is_empty() {
+        tracing::info!(file = %agents_file.display(), count = agents.len(), "loaded agents");
+    }
+    let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
     match cli.command {
         Command::Serve { port, token } => {
             app.recover().await?;

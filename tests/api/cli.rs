@@ -94,3 +94,52 @@ async fn a_decision_made_by_the_cli_while_serve_runs_reaches_the_event_stream() 
     read_until(&mut stream, &mut text, &format!(r#"{{"type":"updated","id":"{id}"}}"#)).await;
     assert_eq!(t.item(id).await["state"], "delivered");
 }
+
+#[test]
+fn agents_toml_in_the_data_dir_defines_the_local_agents_and_a_bad_one_is_refused_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("agents.toml"),
+        "[[agents]]\nid = \"ops\"\ntools = [\"lookup_record\"]\n[agents.approval]\ntools = { lookup_record = true }\n",
+    )
+    .unwrap();
+    // `queue` opens the engine with the configured agents; a good file passes silently.
+    let ok = cli(tmp.path(), &["queue"]);
+    assert!(ok.status.success(), "{}", text_of(&ok));
+
+    std::fs::write(tmp.path().join("agents.toml"), "[[agents]]\nid = \"ops\"\ntools = [\n  \"lookup_recrod\"]\n").unwrap();
+    let bad = cli(tmp.path(), &["queue"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let out = text_of(&bad);
+    assert!(out.contains("agents.toml:4:3: agents[0].tools[0]: unknown tool \"lookup_recrod\""), "{out}");
+
+    let elsewhere = tmp.path().join("other.toml");
+    std::fs::write(&elsewhere, "[[agents]]\nid = \"x\"\n").unwrap();
+    let ok = cli(tmp.path(), &["--agents", elsewhere.to_str().unwrap(), "queue"]);
+    assert!(ok.status.success(), "--agents overrides the file in the data dir: {}", text_of(&ok));
+}
+
+#[tokio::test]
+async fn serve_lists_the_agents_of_agents_toml() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("agents.toml"), "[[agents]]\nid = \"ops\"\nname = \"Ops\"\ntools = [\"delete_record\"]\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", tmp.path().to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let at = line.find("http://").unwrap();
+    let base = &line[at..line[at..].find("/#").unwrap() + at];
+    let agents: serde_json::Value =
+        reqwest::Client::new().get(format!("{base}/api/agents")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(agents.as_object().unwrap().keys().collect::<Vec<_>>(), ["ops"], "{agents}");
+    assert_eq!(agents["ops"]["name"], "Ops");
+    assert_eq!(agents["ops"]["tools"]["delete_record"]["requireApproval"], true);
+    assert!(agents["ops"]["tools"]["ask_operator"].is_object(), "ask_operator is available to every agent");
+}

@@ -101,3 +101,14 @@ impl Agent {
             .collect()
     }
 }
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("model", &self.model.id())
+            .field("tools", &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>())
+            .finish()
+    }
+}

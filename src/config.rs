@@ -1,0 +1,252 @@
+//! `agents.toml`: the local engine's agents, validated at load with errors that name the file, the
+//! line and the field. Without the file the demo agent runs.
+//!
+//! ```toml
+//! [[agents]]
+//! id = "ops"                              # required; letters, digits, `-`, `_`; unique
+//! name = "Ops assistant"                  # default: the id
+//! instructions = "You help with operations."
+//! tools = ["lookup_record", "delete_record"]   # built-in tools; ask_operator is always there
+//!
+//! [agents.model]
+//! provider = "demo"                       # the scripted demo model (no API key)
+//!
+//! [agents.approval]
+//! tools = { lookup_record = true }        # per-tool require_approval (S1), overrides the default
+//! ```
+
+use crate::domain::AgentId;
+use crate::engine::local::agent::{Agent, Tool, ToolOutput};
+use crate::engine::local::demo;
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The file name looked for in the data directory.
+pub const AGENTS_FILE: &str = "agents.toml";
+
+/// A configuration problem, located.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {field}: {message}", file.display(), line.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based line and column, when known.
+    pub line: Option<(usize, usize)>,
+    /// Where in the document: `agents[1].tools[2]`.
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    agents: Vec<AgentSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentSpec {
+    id: toml::Spanned<String>,
+    name: Option<String>,
+    #[serde(default)]
+    instructions: String,
+    #[serde(default)]
+    tools: Vec<toml::Spanned<String>>,
+    model: Option<ModelSpec>,
+    approval: Option<ApprovalSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "provider", rename_all = "kebab-case", deny_unknown_fields)]
+enum ModelSpec {
+    Demo,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalSpec {
+    #[serde(default)]
+    tools: BTreeMap<String, toml::Spanned<bool>>,
+}
+
+/// The built-in tools, by name.
+fn builtin(name: &str) -> Option<Arc<dyn Tool>> {
+    match name {
+        "delete_record" => Some(Arc::new(demo::DeleteRecord)),
+        "lookup_record" => Some(Arc::new(demo::LookupRecord)),
+        "ask_operator" => Some(Arc::new(demo::AskOperator)),
+        _ => None,
+    }
+}
+
+const BUILTIN_NAMES: &str = "ask_operator, delete_record, lookup_record";
+
+/// A tool with its approval flag set by configuration (S1).
+struct Flagged {
+    inner: Arc<dyn Tool>,
+    require_approval: bool,
+}
+
+#[async_trait]
+impl Tool for Flagged {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+    fn input_schema(&self) -> Value {
+        self.inner.input_schema()
+    }
+    fn require_approval(&self) -> bool {
+        self.require_approval
+    }
+    fn suspend_schema(&self) -> Option<Value> {
+        self.inner.suspend_schema()
+    }
+    fn resume_schema(&self) -> Option<Value> {
+        self.inner.resume_schema()
+    }
+    async fn execute(&self, args: &Value, resume: Option<&Value>) -> Result<ToolOutput, String> {
+        self.inner.execute(args, resume).await
+    }
+}
+
+/// Loads the agents of `path`. A missing file is not an error: it gives no agents (the caller runs
+/// the demo agent).
+pub fn load_agents(path: &Path) -> Result<Vec<Agent>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(ConfigError { file: path.into(), line: None, field: "(file)".into(), message: e.to_string() }),
+    };
+    parse_agents(path, &text)
+}
+
+/// 1-based line and column of a byte offset.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, column)
+}
+
+/// Parses and validates an agents file's text (`path` is only for messages).
+pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> {
+    let err = |span: Option<std::ops::Range<usize>>, field: String, message: String| ConfigError {
+        file: path.into(),
+        line: span.map(|s| position(text, s.start)),
+        field,
+        message,
+    };
+    let file: File = toml::from_str(text).map_err(|e| {
+        let message = e.message().to_owned();
+        err(e.span(), "(syntax)".into(), message)
+    })?;
+    let mut seen = HashSet::new();
+    let mut agents = Vec::new();
+    for (i, spec) in file.agents.into_iter().enumerate() {
+        let id = spec.id.get_ref().clone();
+        let at = |field: &str| format!("agents[{i}].{field}");
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(err(Some(spec.id.span()), at("id"), format!("{id:?} is not a valid id (letters, digits, `-`, `_`)")));
+        }
+        if !seen.insert(id.clone()) {
+            return Err(err(Some(spec.id.span()), at("id"), format!("agent id {id:?} is used twice")));
+        }
+        let overrides: BTreeMap<&str, &toml::Spanned<bool>> = spec.approval.as_ref().map(|a| a.tools.iter().map(|(k, v)| (k.as_str(), v)).collect()).unwrap_or_default();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut names = HashSet::new();
+        for (j, name) in spec.tools.iter().enumerate() {
+            let tool = builtin(name.get_ref()).ok_or_else(|| {
+                err(Some(name.span()), at(&format!("tools[{j}]")), format!("unknown tool {:?} (built-in tools: {BUILTIN_NAMES})", name.get_ref()))
+            })?;
+            if names.insert(name.get_ref().clone()) {
+                tools.push(tool);
+            }
+        }
+        if names.insert("ask_operator".into()) {
+            tools.push(builtin("ask_operator").expect("built in"));
+        }
+        for (name, flag) in &overrides {
+            if !names.contains(*name) {
+                return Err(err(Some(flag.span()), at(&format!("approval.tools.{name}")), format!("{name:?} is not one of this agent's tools")));
+            }
+        }
+        let tools = tools
+            .into_iter()
+            .map(|t| match overrides.get(t.name()) {
+                Some(flag) => Arc::new(Flagged { require_approval: *flag.get_ref(), inner: t }) as Arc<dyn Tool>,
+                None => t,
+            })
+            .collect();
+        let model: Arc<dyn crate::engine::local::agent::Model> = match spec.model {
+            None | Some(ModelSpec::Demo) => Arc::new(demo::DemoModel),
+        };
+        agents.push(Agent {
+            name: spec.name.unwrap_or_else(|| id.clone()),
+            id: AgentId::new(id),
+            instructions: spec.instructions,
+            model,
+            tools,
+        });
+    }
+    Ok(agents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<Agent>, ConfigError> {
+        parse_agents(Path::new("agents.toml"), text)
+    }
+
+    #[test]
+    fn a_valid_file_defines_agents_with_their_tools_and_flags() {
+        let agents = parse(
+            r#"
+[[agents]]
+id = "ops"
+name = "Ops"
+tools = ["lookup_record", "delete_record"]
+[agents.approval]
+tools = { lookup_record = true, delete_record = false }
+"#,
+        )
+        .unwrap();
+        assert_eq!(agents.len(), 1);
+        let ops = &agents[0];
+        assert_eq!((ops.id.as_str(), ops.name.as_str()), ("ops", "Ops"));
+        let flags: Vec<(&str, bool)> = ops.tools.iter().map(|t| (t.name(), t.require_approval())).collect();
+        assert_eq!(flags, [("lookup_record", true), ("delete_record", false), ("ask_operator", false)]);
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_field() {
+        let e = parse("[[agents]]\nid = \"ops\"\ntools = [\"lookup_record\",\n  \"delet_record\"]\n").unwrap_err();
+        assert_eq!(e.to_string(), "agents.toml:4:3: agents[0].tools[1]: unknown tool \"delet_record\" (built-in tools: ask_operator, delete_record, lookup_record)");
+        let e = parse("[[agents]]\nid = \"a\"\n[[agents]]\nid = \"a\"\n").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (Some((4, 6)), "agents[1].id"));
+        let e = parse("[[agents]]\nid = \"a b\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("agents.toml:2:6: agents[0].id:"), "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\ncolour = 3\n").unwrap_err();
+        assert_eq!(e.line.map(|l| l.0), Some(3), "{e}");
+        assert!(e.message.contains("colour"), "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\n[agents.model]\nprovider = \"gpt\"\n").unwrap_err();
+        assert!(e.message.contains("gpt"), "{e}");
+        let e = parse("[[agents]\n").unwrap_err();
+        assert_eq!(e.line.map(|l| l.0), Some(1), "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\n[agents.approval]\ntools = { nope = true }\n").unwrap_err();
+        assert!(e.to_string().contains("agents[0].approval.tools.nope"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_file_gives_no_agents() {
+        assert!(load_agents(Path::new("/nonexistent/agents.toml")).unwrap().is_empty());
+    }
+}
