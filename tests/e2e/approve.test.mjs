@@ -1,35 +1,24 @@
 // Scenario (a): a call paused by the engine appears live, shows its fingerprint, is approved from
 // the UI, leaves the pending list, and is in the audit log.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, openConsole, row, startServer, waitFor } from './helpers.mjs';
+import { test } from 'node:test';
+import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = serverAndBrowser();
 
 test('a paused call appears without reload, is approved, leaves the list and is audited', async () => {
-  const { page, problems, close } = await newPage(browser);
+  const { page, problems, close } = await newPage(ctx.browser);
   try {
-    await openConsole(page, server);
+    await openConsole(page, ctx.server);
     // The token left the address bar.
     assert.equal(await page.evaluate(() => location.hash), '');
     assert.equal(await page.locator('[data-testid="pending-count"]').textContent(), '0');
     await page.evaluate(() => (window.__sameDocument = true));
 
-    const gen = await server.generate('delete rec-1');
+    const gen = await ctx.server.generate('delete rec-1');
     assert.equal(gen.finishReason, 'suspended');
     assert.equal(gen.suspendPayload.toolName, 'delete_record');
-    const item = await server.waitForItem(gen);
+    const item = await ctx.server.waitForItem(gen);
 
     const r = row(page, item.id);
     await r.waitFor({ timeout: 15_000 });
@@ -41,7 +30,7 @@ test('a paused call appears without reload, is approved, leaves the list and is 
     await r.click();
     const detail = page.locator('[data-testid="detail"]');
     await detail.waitFor();
-    const fromApi = (await server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+    const fromApi = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
     assert.match(fromApi.fingerprint, /^sha256:[0-9a-f]{64}$/);
     assert.equal(await detail.locator('[data-testid="fingerprint-full"]').textContent(), fromApi.fingerprint);
     assert.equal(await detail.locator('[data-testid="fingerprint-short"]').textContent(), fromApi.fingerprint.slice(7, 19));
@@ -56,7 +45,7 @@ test('a paused call appears without reload, is approved, leaves the list and is 
     await waitFor(async () => (await r.count()) === 0, 'the approved row to leave the pending list');
     assert.equal(await page.locator('[data-testid="pending-count"]').textContent(), '0');
 
-    const decided = (await server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+    const decided = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
     assert.equal(decided.decision.kind, 'approve');
     assert.equal(decided.decision.fingerprint ?? fromApi.fingerprint, fromApi.fingerprint);
 
@@ -82,13 +71,13 @@ test('a paused call appears without reload, is approved, leaves the list and is 
 });
 
 test('without a token the page asks for one, and a pasted token opens the console', async () => {
-  const { page, close } = await newPage(browser);
+  const { page, close } = await newPage(ctx.browser);
   try {
-    await page.goto(server.base + '/');
+    await page.goto(ctx.server.base + '/');
     const screen = page.locator('[data-testid="token-screen"]');
     await screen.waitFor();
     assert.match(await screen.textContent(), /approval-console serve/);
-    await page.locator('#token-input').fill(server.url);
+    await page.locator('#token-input').fill(ctx.server.url);
     await page.getByRole('button', { name: 'Open console' }).click();
     await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
     assert.equal(await screen.count(), 0);
@@ -98,9 +87,9 @@ test('without a token the page asks for one, and a pasted token opens the consol
 });
 
 test('a wrong token shows the unauthorized banner', async () => {
-  const { page, close } = await newPage(browser);
+  const { page, close } = await newPage(ctx.browser);
   try {
-    await page.goto(`${server.base}/#token=wrong-${server.token}`);
+    await page.goto(`${ctx.server.base}/#token=wrong-${ctx.server.token}`);
     const banner = page.locator('[data-testid="error-banner"][data-code="unauthorized"]');
     await banner.first().waitFor({ timeout: 15_000 });
     assert.equal(await banner.first().getAttribute('role'), 'alert');

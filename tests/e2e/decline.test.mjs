@@ -1,26 +1,15 @@
 // Scenario (b): declining with a reason records the decline and the reason.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, openConsole, row, startServer, waitFor } from './helpers.mjs';
+import { test } from 'node:test';
+import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = serverAndBrowser();
 
 test('declining with a reason sends the reason and the audit log records the decline', async () => {
-  const { page, problems, close } = await newPage(browser);
+  const { page, problems, close } = await newPage(ctx.browser);
   try {
-    await openConsole(page, server);
-    const item = await server.waitForItem(await server.generate('delete rec-2'));
+    await openConsole(page, ctx.server);
+    const item = await ctx.server.waitForItem(await ctx.server.generate('delete rec-2'));
     const r = row(page, item.id);
     await r.waitFor({ timeout: 15_000 });
     await r.click();
@@ -32,7 +21,7 @@ test('declining with a reason sends the reason and the audit log records the dec
     assert.match(await page.locator('[data-testid="decision-result"]').textContent(), /Declined[\s\S]*not today/);
     await waitFor(async () => (await r.count()) === 0, 'the declined row to leave the pending list');
 
-    const decided = (await server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+    const decided = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
     assert.equal(decided.decision.kind, 'decline');
     assert.equal(decided.decision.reason, 'not today');
 
@@ -42,7 +31,7 @@ test('declining with a reason sends the reason and the audit log records the dec
     const actions = await entries.evaluateAll((els) => els.map((e) => e.getAttribute('data-action')));
     assert.ok(actions.some((a) => /decline/.test(a)), `audit actions ${JSON.stringify(actions)} include a decline`);
 
-    const audit = (await server.api('GET', '/api/audit?limit=50')).body;
+    const audit = (await ctx.server.api('GET', '/api/audit?limit=50')).body;
     const declineEntry = audit.entries.find((e) => e.queueItemId === item.id && /decline/.test(e.action));
     assert.ok(declineEntry, 'the API audit log has the decline');
     assert.match(JSON.stringify(declineEntry.details), /not today/);

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -165,3 +166,20 @@ export async function openConsole(page, server) {
 }
 
 export const row = (page, id) => page.locator(`[data-testid="queue-item"][data-id="${id}"]`);
+
+/**
+ * One server and one browser for the tests of a file: started before them, stopped after them.
+ * @returns {{server: Awaited<ReturnType<typeof startServer>>, browser: import('playwright-core').Browser}}
+ */
+export function serverAndBrowser() {
+  const ctx = { server: undefined, browser: undefined };
+  before(async () => {
+    ctx.server = await startServer();
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    await ctx.server?.stop();
+  });
+  return ctx;
+}

@@ -1,29 +1,18 @@
 // Scenario (d): arguments crafted as HTML are shown as text and never run.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, openConsole, row, startServer } from './helpers.mjs';
+import { test } from 'node:test';
+import { newPage, openConsole, row, serverAndBrowser } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = serverAndBrowser();
 
 test('a hostile argument renders as text and its script never runs', async () => {
-  const { page, problems, close } = await newPage(browser);
+  const { page, problems, close } = await newPage(ctx.browser);
   try {
-    await openConsole(page, server);
+    await openConsole(page, ctx.server);
     const hostile = '<img src=x onerror="window.__pwned=1">';
-    const gen = await server.generate(`delete ${hostile}`);
+    const gen = await ctx.server.generate(`delete ${hostile}`);
     assert.equal(gen.suspendPayload.args.id, hostile);
-    const item = await server.waitForItem(gen);
+    const item = await ctx.server.waitForItem(gen);
 
     const r = row(page, item.id);
     await r.waitFor({ timeout: 15_000 });

@@ -1,28 +1,17 @@
 // Scenario (c): a suspend() call is answered through the form generated from its resume schema.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, openConsole, row, startServer, waitFor } from './helpers.mjs';
+import { test } from 'node:test';
+import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = serverAndBrowser();
 
 test('answering ask_operator through the generated form resumes with {answer}', async () => {
-  const { page, problems, close } = await newPage(browser);
+  const { page, problems, close } = await newPage(ctx.browser);
   try {
-    await openConsole(page, server);
-    const gen = await server.generate('ask what colour?');
+    await openConsole(page, ctx.server);
+    const gen = await ctx.server.generate('ask what colour?');
     assert.equal(gen.suspendPayload.toolName, 'ask_operator');
-    const item = await server.waitForItem(gen);
+    const item = await ctx.server.waitForItem(gen);
     assert.equal(item.kind, 'suspend');
 
     const r = row(page, item.id);
@@ -35,7 +24,7 @@ test('answering ask_operator through the generated form resumes with {answer}', 
     // Required field left empty: the client refuses before sending anything.
     await form.locator('[data-testid="resume-submit"]').click();
     await form.locator('[data-testid="field-error"][data-path="/answer"]').waitFor();
-    assert.equal((await server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body.decision, null);
+    assert.equal((await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body.decision, null);
 
     const answer = form.locator('input[name="answer"]');
     // The field has a visible label.
@@ -46,7 +35,7 @@ test('answering ask_operator through the generated form resumes with {answer}', 
 
     await page.locator('[data-testid="decision-result"]').waitFor();
     await waitFor(async () => (await r.count()) === 0, 'the answered row to leave the pending list');
-    const decided = (await server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+    const decided = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
     assert.equal(decided.decision.kind, 'resume');
     assert.deepEqual(decided.decision.data, { answer: 'blue' });
     assert.deepEqual(problems, []);
