@@ -8,7 +8,7 @@ use crate::domain::{
     AgentId, CallKind, DecisionRequest, EngineId, Error, RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, Folded};
-use crate::engine::local::{agent::Message, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
+use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
 use crate::store::queue;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
@@ -110,7 +110,8 @@ async fn get_agent(State(state): State<ApiState>, Path(agent): Path<String>) -> 
     Ok(Json(agent_json(&a)))
 }
 
-/// `{messages, memory?: {thread, resource}, runId?, requireToolApproval?, maxSteps?}`.
+/// `{messages, memory?: {thread, resource}, runId?, requireToolApproval?, maxSteps?}`;
+/// `requireToolApproval` is a boolean or approval rules (see [`crate::engine::local::policy`]).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GenerateBody {
@@ -165,9 +166,8 @@ fn memory_ids(body: &GenerateBody) -> (Option<String>, Option<String>) {
 
 fn run_request(agent: &str, body: &GenerateBody) -> Result<RunRequest, ApiError> {
     let require_tool_approval = match &body.require_tool_approval {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(ApiError::invalid("requireToolApproval must be a boolean over HTTP (predicates are Rust closures or config rules)")),
+        None => RequireToolApproval::Never,
+        Some(value) => RequireToolApproval::from_json(value).map_err(|e| ApiError::invalid(format!("requireToolApproval: {e}")))?,
     };
     let (thread_id, resource_id) = memory_ids(body);
     Ok(RunRequest {
@@ -175,7 +175,7 @@ fn run_request(agent: &str, body: &GenerateBody) -> Result<RunRequest, ApiError>
         messages: parse_messages(&body.messages)?,
         thread_id,
         resource_id,
-        options: RunOptions { require_tool_approval, max_steps: body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100) },
+        options: RunOptions::new(require_tool_approval, body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100)),
         run_id: Some(body.run_id.clone().map(RunId::new).unwrap_or_else(RunId::generate)),
     })
 }

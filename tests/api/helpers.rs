@@ -98,9 +98,25 @@ pub async fn spawn_app() -> TestApp {
     app
 }
 
+/// Like [`spawn_app`], with more agents beside the counting demo agent (built with the app's counters).
+pub async fn spawn_app_with(extra: fn(&Counters) -> Vec<Agent>) -> TestApp {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().to_owned();
+    let mut app = spawn_app_in_with(&dir, Counters::default(), extra).await;
+    app._tmp = Some(tmp);
+    app
+}
+
 /// A server over an existing data directory (a restart), recovering like `serve` does.
 pub async fn spawn_app_in(dir: &Path, counters: Counters) -> TestApp {
-    let app = App::open(dir, vec![counting_demo(&counters)]).await.expect("open app");
+    spawn_app_in_with(dir, counters, |_| vec![]).await
+}
+
+/// [`spawn_app_in`] with more agents beside the counting demo agent.
+pub async fn spawn_app_in_with(dir: &Path, counters: Counters, extra: fn(&Counters) -> Vec<Agent>) -> TestApp {
+    let mut agents = vec![counting_demo(&counters)];
+    agents.extend(extra(&counters));
+    let app = App::open(dir, agents).await.expect("open app");
     app.recover().await.expect("recover");
     let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
     let base = format!("http://{}", server.addr);

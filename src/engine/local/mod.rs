@@ -1,9 +1,11 @@
-//! The local engine: runs agents in-process, pauses before sensitive tool calls (S1, S2), suspends
-//! tools (S8), keeps a snapshot of each suspended run (S11) and resumes from it, also after a restart
-//! (S12). A snapshot and its queue entries are written in one transaction.
+//! The local engine: runs agents in-process, pauses before sensitive tool calls (S1–S3, decided by
+//! [`policy`]), suspends tools (S8), keeps a snapshot of each suspended run (S11) and resumes from it,
+//! also after a restart (S12). A snapshot and its queue entries are written in one transaction.
 
 pub mod agent;
 pub mod demo;
+pub mod policy;
+pub mod model;
 
 use crate::console::{outbox, Events};
 use crate::domain::{
@@ -15,6 +17,7 @@ use crate::engine::{ChunkSink, Engine};
 use crate::store::{audit, queue, snapshots, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
 use async_trait::async_trait;
+use policy::{PersistedPolicy, Predicate, RequireToolApproval};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -26,13 +29,61 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Default of `maxSteps`.
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
-/// Options of one run, persisted in its snapshot (S4: only data, never a function).
+/// Options of one run, persisted in its snapshot — only data, never a function (S4).
+///
+/// Built with [`RunOptions::new`] from a [`RequireToolApproval`]. A predicate is kept in memory and
+/// decides the calls of the run while this process drives it from its start; the serialized form
+/// holds `requireToolApproval: true` ("approval required for every call") in its place, plus
+/// `predicateNotPersisted: true` saying why. A run driven from its snapshot — after a decision is
+/// delivered, or after a restart — therefore pauses every later call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunOptions {
-    /// S2: pause every tool call of this run.
-    pub require_tool_approval: bool,
+    /// The request policy as stored: `false`, `true` or rules (S2, S3); `true` in place of a predicate.
+    require_tool_approval: PersistedPolicy,
     pub max_steps: u32,
+    /// The run was started with a predicate and `require_tool_approval` is its fallback (S4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    predicate_not_persisted: bool,
+    /// The predicate, for this process only; never serialized.
+    #[serde(skip)]
+    predicate: Option<Predicate>,
+}
+
+impl RunOptions {
+    pub fn new(require_tool_approval: RequireToolApproval, max_steps: u32) -> Self {
+        let persisted = require_tool_approval.persisted();
+        let predicate = match require_tool_approval {
+            RequireToolApproval::Predicate(p) => Some(p),
+            _ => None,
+        };
+        Self { require_tool_approval: persisted, max_steps, predicate_not_persisted: predicate.is_some(), predicate }
+    }
+
+    /// The policy deciding this run's calls now: the in-memory predicate if there is one, else the
+    /// persisted policy.
+    pub fn policy(&self) -> RequireToolApproval {
+        match &self.predicate {
+            Some(p) => RequireToolApproval::Predicate(p.clone()),
+            None => self.require_tool_approval.clone().into(),
+        }
+    }
+
+    /// What the snapshot keeps.
+    pub fn persisted_policy(&self) -> &PersistedPolicy {
+        &self.require_tool_approval
+    }
+
+    /// Whether the run was started with a predicate that storage replaced by `Always` (S4).
+    pub fn predicate_not_persisted(&self) -> bool {
+        self.predicate_not_persisted
+    }
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self::new(RequireToolApproval::Never, DEFAULT_MAX_STEPS)
+    }
 }
 
 /// Where one call of the current step stands.
@@ -54,6 +105,9 @@ struct StepCall {
     status: CallStatus,
     /// Whether its current pause has a queue entry.
     queued: bool,
+    /// Why it needs approval (S1–S3), for the audit trail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    approval_reason: Option<String>,
 }
 
 impl StepCall {
@@ -185,6 +239,9 @@ impl LocalEngine {
     /// Model steps and tool calls until the run finishes or a call pauses.
     async fn drive(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<(), Error> {
         let run_id = state.run_id.clone();
+        let policy = state.options.policy();
+        // The request context a predicate sees (S3).
+        let context = json!({"runId": run_id, "agentId": state.agent_id, "threadId": state.thread_id, "resourceId": state.resource_id});
         loop {
             if !state.calls.is_empty() {
                 if state.calls.iter().any(StepCall::paused) {
@@ -219,17 +276,25 @@ impl LocalEngine {
                 emit.send(chunk("tool-call", &run_id, json!({
                     "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
                 })));
+                let mut approval_reason = None;
                 let status = match agent.tool(&proposed.tool_name) {
                     None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
-                    // S1 and S2, OR-ed.
-                    Some(tool) if tool.require_approval() || state.options.require_tool_approval => CallStatus::AwaitingApproval,
-                    Some(tool) => run_tool(tool, &proposed.args, None).await,
+                    Some(tool) => {
+                        let need = policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context).await;
+                        tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
+                        if need.required {
+                            approval_reason = Some(need.reason);
+                            CallStatus::AwaitingApproval
+                        } else {
+                            run_tool(tool, &proposed.args, None).await
+                        }
+                    }
                 };
                 if let CallStatus::Done { result } = &status {
                     emit.send(tool_result_chunk(&run_id, &proposed, result));
                 }
                 let ProposedCall { tool_call_id, tool_name, args } = proposed;
-                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false });
+                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason });
             }
         }
     }
@@ -276,6 +341,12 @@ impl LocalEngine {
         for &i in &fresh {
             state.calls[i].queued = true;
         }
+        if state.options.predicate.is_some() {
+            tracing::warn!(
+                run_id = %state.run_id,
+                "run was started with an approval predicate, which cannot be stored: its snapshot requires approval for every later call (S4)"
+            );
+        }
         let body = serde_json::to_value(&*state).expect("run state serializes");
         let mut tx = self.inner.db.begin_write().await?;
         snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, state.thread_id.as_deref(), state.resource_id.as_deref(), &body)
@@ -290,7 +361,10 @@ impl LocalEngine {
                 queue_item_id: Some(item.id.as_str()),
                 tool_name: Some(&paused.tool_name),
                 fingerprint: Some(paused.fingerprint.as_str()),
-                details: json!({"runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind, "args": paused.args}),
+                details: json!({
+                    "runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind, "args": paused.args,
+                    "approvalReason": state.calls[i].approval_reason,
+                }),
             })
             .await?;
             added.push((item.id, paused));

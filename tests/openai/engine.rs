@@ -1,0 +1,100 @@
+//! End to end: an agent on the OpenAI-compatible model runs in the local engine, pauses before
+//! `delete_record`, is approved through the console, and finishes once the model has the result.
+
+use crate::fake_server::{approval_cycle, FakeOpenAi, Reply};
+use crate::{model, KEY};
+use approval_console::app::App;
+use approval_console::domain::{AgentId, CallKind, DecisionRequest, ItemState, Verdict};
+use approval_console::engine::local::agent::{Agent, Message};
+use approval_console::engine::local::demo::{DeleteRecord, LookupRecord};
+use approval_console::engine::local::model::OpenAiCompatible;
+use approval_console::engine::local::{RunOptions, RunRequest};
+use serde_json::json;
+use std::sync::Arc;
+
+fn agent(model: OpenAiCompatible) -> Agent {
+    Agent {
+        id: AgentId::new("assistant"),
+        name: "Assistant on an OpenAI-compatible model".into(),
+        instructions: "You manage records. Deleting needs the operator's approval.".into(),
+        model: Arc::new(model),
+        tools: vec![Arc::new(DeleteRecord), Arc::new(LookupRecord)],
+    }
+}
+
+fn request(text: &str) -> RunRequest {
+    RunRequest {
+        agent_id: AgentId::new("assistant"),
+        messages: vec![Message::User { content: text.into() }],
+        thread_id: Some("thread-1".into()),
+        resource_id: None,
+        options: RunOptions::default(),
+        run_id: None,
+    }
+}
+
+async fn snapshots(app: &App) -> i64 {
+    sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.db.pool()).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
+    for stream in [false, true] {
+        let fake = FakeOpenAi::answering(approval_cycle(stream)).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let app = App::open(tmp.path(), vec![agent(model(&fake, stream))]).await.unwrap();
+
+        let run_id = app.local.start(request("delete rec-7"), None).await.unwrap();
+        let pending = app.local.pending_items(&run_id).await.unwrap();
+        assert_eq!(pending.len(), 1, "the delete waits for approval");
+        let entry = app.console.item(&pending[0]).await.unwrap();
+        assert_eq!(entry.queued.call.kind, CallKind::Approval);
+        assert_eq!(entry.queued.call.tool_name, "delete_record");
+        assert_eq!(entry.queued.call.tool_call_id.as_str(), "call_0");
+        assert_eq!(entry.queued.call.args, json!({"id": "rec-7"}));
+        assert_eq!(snapshots(&app).await, 1);
+        let first = fake.requests();
+        assert_eq!(first.len(), 1);
+        let tools: Vec<&str> = first[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        assert_eq!(tools, ["delete_record", "lookup_record"]);
+
+        let decided = app
+            .console
+            .decide_and_deliver(&pending[0], DecisionRequest {
+                verdict: Verdict::Approve,
+                fingerprint: entry.queued.call.fingerprint.clone(),
+                operator: "test".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(decided.queued.state, ItemState::Delivered);
+        assert_eq!(decided.decision.unwrap().outcome.unwrap()["result"], json!({"deleted": "rec-7"}));
+
+        let log = fake.requests();
+        assert_eq!(log.len(), 2, "the model is asked once more, with the result");
+        assert_eq!(log[1].authorization.as_deref(), Some(format!("Bearer {KEY}").as_str()));
+        let messages = log[1].body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert_eq!(messages[0]["role"], "system");
+        assert_eq!(messages[1], json!({"role": "user", "content": "delete rec-7"}));
+        assert_eq!(messages[2], json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "delete_record", "arguments": "{\"id\":\"rec-7\"}"}}
+        ]}));
+        assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "call_0", "content": "{\"deleted\":\"rec-7\"}"}));
+        assert_eq!(snapshots(&app).await, 0, "the run finished (stream: {stream})");
+        assert!(app.local.pending_items(&run_id).await.unwrap().is_empty());
+        app.db.pool().close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_provider_failure_at_the_start_of_a_run_is_the_runs_error_and_leaves_nothing_behind() {
+    let fake = FakeOpenAi::scripted(vec![Reply::error(401, "Incorrect API key provided", Some("invalid_api_key"))]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![agent(model(&fake, true))]).await.unwrap();
+    let e = app.local.start(request("delete rec-7"), None).await.unwrap_err();
+    assert_eq!(e.code(), "engine_error");
+    assert!(e.to_string().contains("refused the API key (HTTP 401)"), "{e}");
+    assert_eq!(snapshots(&app).await, 0);
+    assert_eq!(fake.request_count(), 1);
+}
