@@ -40,6 +40,8 @@ fn agent_on(model: Arc<dyn Model>) -> Agent {
         instructions: "Say `delete <id>`.".into(),
         model,
         tools: vec![Arc::new(DeleteRecord), Arc::new(LookupRecord)],
+        approval_rules: None,
+        memory: false,
     }
 }
 

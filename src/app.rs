@@ -2,9 +2,9 @@
 //! the CLI, the tests and (later) the desktop shell.
 
 use crate::console::{Console, Events};
-use crate::domain::Error;
-use crate::engine::local::{agent::Agent, demo, LocalEngine};
-use crate::engine::Engine;
+use crate::domain::{DecisionRequest, Error, RunId, Verdict};
+use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
+use crate::engine::{ChunkSink, Engine};
 use crate::store::Db;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,6 +32,27 @@ impl App {
         let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);
         let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
         Ok(Self { db, events, local, console, operator })
+    }
+
+    /// Sends a user's messages to a local agent: with `auto_resume` (S10), a `suspend()` pause of the
+    /// same thread and resource is resumed with data the model takes from the message — through the
+    /// console, audited like any decision — else a new run starts. Returns the run's id.
+    pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>) -> Result<RunId, Error> {
+        if auto_resume {
+            if let Some((entry, data)) = self.local.auto_resume_target(&request).await? {
+                let call = &entry.queued.call;
+                let decision = self
+                    .console
+                    .decide(
+                        &entry.queued.id,
+                        DecisionRequest { verdict: Verdict::Resume { data }, fingerprint: call.fingerprint.clone(), operator: "auto-resume (model)".into() },
+                    )
+                    .await?;
+                self.console.deliver(&decision, sink).await?;
+                return Ok(call.run_id.clone());
+            }
+        }
+        self.local.start(request, sink).await
     }
 
     /// The audit actor for a decision taken through `channel` (`web`, `cli`, `mastra-api`).

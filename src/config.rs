@@ -7,17 +7,26 @@
 //! name = "Ops assistant"                  # default: the id
 //! instructions = "You help with operations."
 //! tools = ["lookup_record", "delete_record"]   # built-in tools; ask_operator is always there
+//! memory = true                           # keep conversations per thread (default false)
 //!
 //! [agents.model]
-//! provider = "demo"                       # the scripted demo model (no API key)
+//! api = "openai-compatible"               # or "demo" (the scripted demo model, the default)
+//! provider = "ollama"                     # a label, shown as provider/model
+//! base_url = "http://127.0.0.1:11434/v1"
+//! model = "llama3.1"
+//! api_key_ref = "ollama"                  # the OS keyring entry holding the key, never the key
 //!
 //! [agents.approval]
 //! tools = { lookup_record = true }        # per-tool require_approval (S1), overrides the default
+//! rules = [{ tool = "delete_*", when = [{ pointer = "/id", matches = "^prod-" }] }]  # policy.rs
 //! ```
 
 use crate::domain::AgentId;
-use crate::engine::local::agent::{Agent, Tool, ToolOutput};
+use crate::engine::local::agent::{Agent, Model, Tool, ToolOutput};
 use crate::engine::local::demo;
+use crate::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
+use crate::engine::local::policy::Rules;
+use std::future::Future;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::Value;
@@ -56,14 +65,17 @@ struct AgentSpec {
     instructions: String,
     #[serde(default)]
     tools: Vec<toml::Spanned<String>>,
-    model: Option<ModelSpec>,
+    #[serde(default)]
+    memory: bool,
+    model: Option<toml::Spanned<ModelSpec>>,
     approval: Option<ApprovalSpec>,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(tag = "provider", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "api", rename_all = "kebab-case")]
 enum ModelSpec {
     Demo,
+    OpenaiCompatible(OpenAiConfig),
 }
 
 #[derive(Debug, Deserialize)]
@@ -71,6 +83,7 @@ enum ModelSpec {
 struct ApprovalSpec {
     #[serde(default)]
     tools: BTreeMap<String, toml::Spanned<bool>>,
+    rules: Option<toml::Spanned<toml::Value>>,
 }
 
 /// The built-in tools, by name.
@@ -116,15 +129,15 @@ impl Tool for Flagged {
     }
 }
 
-/// Loads the agents of `path`. A missing file is not an error: it gives no agents (the caller runs
-/// the demo agent).
-pub fn load_agents(path: &Path) -> Result<Vec<Agent>, ConfigError> {
+/// Loads the agents of `path`, reading model API keys from the OS keyring. A missing file is not an
+/// error: it gives no agents (the caller runs the demo agent).
+pub async fn load_agents(path: &Path) -> Result<Vec<Agent>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
         Err(e) => return Err(ConfigError { file: path.into(), line: None, field: "(file)".into(), message: e.to_string() }),
     };
-    parse_agents(path, &text)
+    parse_agents(path, &text, |name| async move { crate::secrets::get(&name).await.map_err(|e| e.to_string()) }).await
 }
 
 /// 1-based line and column of a byte offset.
@@ -135,8 +148,13 @@ fn position(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Parses and validates an agents file's text (`path` is only for messages).
-pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> {
+/// Parses and validates an agents file's text (`path` is only for messages); `secret` reads a key
+/// by its keyring name.
+pub async fn parse_agents<F, Fut>(path: &Path, text: &str, secret: F) -> Result<Vec<Agent>, ConfigError>
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = Result<ApiKey, String>>,
+{
     let err = |span: Option<std::ops::Range<usize>>, field: String, message: String| ConfigError {
         file: path.into(),
         line: span.map(|s| position(text, s.start)),
@@ -145,7 +163,7 @@ pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> 
     };
     let file: File = toml::from_str(text).map_err(|e| {
         let message = e.message().to_owned();
-        err(e.span(), "(syntax)".into(), message)
+        err(e.span(), "(document)".into(), message)
     })?;
     let mut seen = HashSet::new();
     let mut agents = Vec::new();
@@ -158,7 +176,7 @@ pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> 
         if !seen.insert(id.clone()) {
             return Err(err(Some(spec.id.span()), at("id"), format!("agent id {id:?} is used twice")));
         }
-        let overrides: BTreeMap<&str, &toml::Spanned<bool>> = spec.approval.as_ref().map(|a| a.tools.iter().map(|(k, v)| (k.as_str(), v)).collect()).unwrap_or_default();
+        let overrides: BTreeMap<String, toml::Spanned<bool>> = spec.approval.as_ref().map(|a| a.tools.clone()).unwrap_or_default();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         let mut names = HashSet::new();
         for (j, name) in spec.tools.iter().enumerate() {
@@ -173,7 +191,7 @@ pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> 
             tools.push(builtin("ask_operator").expect("built in"));
         }
         for (name, flag) in &overrides {
-            if !names.contains(*name) {
+            if !names.contains(name.as_str()) {
                 return Err(err(Some(flag.span()), at(&format!("approval.tools.{name}")), format!("{name:?} is not one of this agent's tools")));
             }
         }
@@ -184,8 +202,29 @@ pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> 
                 None => t,
             })
             .collect();
-        let model: Arc<dyn crate::engine::local::agent::Model> = match spec.model {
-            None | Some(ModelSpec::Demo) => Arc::new(demo::DemoModel),
+        let model: Arc<dyn Model> = match spec.model {
+            None => Arc::new(demo::DemoModel),
+            Some(spanned) => {
+                let span = spanned.span();
+                match spanned.into_inner() {
+                    ModelSpec::Demo => Arc::new(demo::DemoModel),
+                    ModelSpec::OpenaiCompatible(config) => {
+                        let key = match &config.api_key_ref {
+                            None => None,
+                            Some(name) => Some(secret(name.clone()).await.map_err(|m| err(Some(span.clone()), at("model.api_key_ref"), m))?),
+                        };
+                        Arc::new(OpenAiCompatible::new(config, key).map_err(|e| err(Some(span.clone()), at("model"), e.to_string()))?)
+                    }
+                }
+            }
+        };
+        let approval_rules = match spec.approval.and_then(|a| a.rules) {
+            None => None,
+            Some(rules) => {
+                let span = rules.span();
+                let json = serde_json::to_value(rules.into_inner()).map_err(|e| err(Some(span.clone()), at("approval.rules"), e.to_string()))?;
+                Some(Rules::parse(&json).map_err(|e| err(Some(span), at("approval.rules"), e.to_string()))?)
+            }
         };
         agents.push(Agent {
             name: spec.name.unwrap_or_else(|| id.clone()),
@@ -193,6 +232,8 @@ pub fn parse_agents(path: &Path, text: &str) -> Result<Vec<Agent>, ConfigError> 
             instructions: spec.instructions,
             model,
             tools,
+            approval_rules,
+            memory: spec.memory,
         });
     }
     Ok(agents)
@@ -203,7 +244,10 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Vec<Agent>, ConfigError> {
-        parse_agents(Path::new("agents.toml"), text)
+        let secrets = |name: String| async move {
+            if name == "good" { Ok(ApiKey::new("sk-test")) } else { Err(format!("no secret named {name} in the OS keyring")) }
+        };
+        futures::executor::block_on(parse_agents(Path::new("agents.toml"), text, secrets))
     }
 
     #[test]
@@ -237,7 +281,7 @@ tools = { lookup_record = true, delete_record = false }
         let e = parse("[[agents]]\nid = \"a\"\ncolour = 3\n").unwrap_err();
         assert_eq!(e.line.map(|l| l.0), Some(3), "{e}");
         assert!(e.message.contains("colour"), "{e}");
-        let e = parse("[[agents]]\nid = \"a\"\n[agents.model]\nprovider = \"gpt\"\n").unwrap_err();
+        let e = parse("[[agents]]\nid = \"a\"\n[agents.model]\napi = \"gpt\"\n").unwrap_err();
         assert!(e.message.contains("gpt"), "{e}");
         let e = parse("[[agents]\n").unwrap_err();
         assert_eq!(e.line.map(|l| l.0), Some(1), "{e}");
@@ -245,8 +289,49 @@ tools = { lookup_record = true, delete_record = false }
         assert!(e.to_string().contains("agents[0].approval.tools.nope"), "{e}");
     }
 
+    #[tokio::test]
+    async fn a_missing_file_gives_no_agents() {
+        assert!(load_agents(Path::new("/nonexistent/agents.toml")).await.unwrap().is_empty());
+    }
+
     #[test]
-    fn a_missing_file_gives_no_agents() {
-        assert!(load_agents(Path::new("/nonexistent/agents.toml")).unwrap().is_empty());
+    fn an_openai_compatible_model_with_a_keyring_reference_and_agent_rules() {
+        let agents = parse(
+            r#"
+[[agents]]
+id = "ops"
+memory = true
+tools = ["delete_record"]
+[agents.model]
+api = "openai-compatible"
+provider = "ollama"
+base_url = "http://127.0.0.1:11434/v1"
+model = "llama3.1"
+api_key_ref = "good"
+[agents.approval]
+rules = [{ tool = "ask_*", when = [{ pointer = "/question", matches = "prod" }] }]
+"#,
+        )
+        .unwrap();
+        assert_eq!(agents[0].model.id(), "ollama/llama3.1");
+        assert!(agents[0].memory);
+        let rules = agents[0].approval_rules.as_ref().unwrap();
+        assert_eq!(rules.first_match("ask_operator", &serde_json::json!({"question": "wipe prod?"})), Some(0));
+        assert_eq!(rules.first_match("ask_operator", &serde_json::json!({"question": "lunch?"})), None);
+    }
+
+    #[test]
+    fn model_and_rule_mistakes_are_located() {
+        let model = |extra: &str| format!("[[agents]]\nid = \"a\"\n[agents.model]\napi = \"openai-compatible\"\nbase_url = \"http://x/v1\"\nmodel = \"m\"\n{extra}");
+        let e = parse(&model("api_key_ref = \"missing\"\n")).unwrap_err();
+        assert_eq!(e.field, "agents[0].model.api_key_ref");
+        assert!(e.message.contains("no secret named missing"), "{e}");
+        assert_eq!(e.line.map(|l| l.0), Some(3), "{e}");
+        let e = parse(&model("api_key = \"sk-live-123\"\n")).unwrap_err();
+        assert!(!e.to_string().contains("sk-live-123"), "a key written into the file is never echoed: {e}");
+        let e = parse(&model("").replace("http://x/v1", "ftp://x")).unwrap_err();
+        assert_eq!(e.field, "agents[0].model", "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\n[agents.approval]\nrules = [{ tool = \"x\", when = [{ pointer = \"/a\", matches = \"(\" }] }]\n").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].approval.rules", Some(4)), "{e}");
     }
 }

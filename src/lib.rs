@@ -8,4 +8,5 @@ pub mod config;
 pub mod console;
 pub mod domain;
 pub mod engine;
+pub mod secrets;
 pub mod store;

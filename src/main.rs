@@ -5,7 +5,8 @@ use anyhow::{bail, Context, Result};
 use approval_console::app::{default_data_dir, App};
 use approval_console::domain::{DecisionRequest, Error, ItemId, Verdict};
 use approval_console::store::{audit, queue};
-use approval_console::{api, domain};
+use approval_console::engine::local::model::ApiKey;
+use approval_console::{api, domain, secrets};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
@@ -94,6 +95,11 @@ enum Command {
     },
     /// Print the console API's OpenAPI document.
     Openapi,
+    /// Secrets (model API keys) in the OS keyring: never in the database, a config file or a log.
+    Secret {
+        #[command(subcommand)]
+        command: SecretCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -105,6 +111,18 @@ enum AuditCommand {
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
+}
+
+#[derive(Subcommand)]
+enum SecretCommand {
+    /// Store a secret: reads one line from standard input (on a terminal: asks, without echo).
+    ///
+    /// E.g. `approval-console secret set openai < key.txt`; replaces any value it had.
+    Set { name: String },
+    /// Say whether a secret is stored, and its length (never its value). Exit code 2 if not.
+    Check { name: String },
+    /// Remove a secret from the OS keyring.
+    Delete { name: String },
 }
 
 #[tokio::main]
@@ -129,8 +147,12 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         println!("{}", serde_json::to_string_pretty(&api::openapi_document())?);
         return Ok(std::process::ExitCode::SUCCESS);
     }
+    if let Command::Secret { command } = &cli.command {
+        secret(command).await?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     let agents_file = cli.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
-    let agents = approval_console::config::load_agents(&agents_file)?;
+    let agents = approval_console::config::load_agents(&agents_file).await?;
     if !agents.is_empty() {
         tracing::info!(file = %agents_file.display(), count = agents.len(), "loaded agents");
     }
@@ -216,7 +238,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 );
             }
         }
-        Command::Openapi => unreachable!(),
+        Command::Openapi | Command::Secret { .. } => unreachable!(),
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -252,6 +274,47 @@ async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> 
     let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
     println!("{verb}d: {}; state {:?}; outcome {}", id, after.queued.state, visible(&outcome.to_string()));
     Ok(())
+}
+
+/// `secret set|check|delete`: needs no data directory. Prints names and lengths, never a value.
+async fn secret(command: &SecretCommand) -> Result<()> {
+    match command {
+        SecretCommand::Set { name } => {
+            let value = read_secret(name)?;
+            secrets::set(name, &value).await?;
+            println!("stored secret {name} in the OS keyring ({} characters)", value.expose().chars().count());
+        }
+        SecretCommand::Check { name } => {
+            let value = secrets::get(name).await?;
+            println!("secret {name} is in the OS keyring ({} characters)", value.expose().chars().count());
+        }
+        SecretCommand::Delete { name } => {
+            secrets::delete(name).await?;
+            println!("deleted secret {name} from the OS keyring");
+        }
+    }
+    Ok(())
+}
+
+/// The secret's value: one line of standard input without its line ending, or, on a terminal, typed
+/// without echo after a prompt on stderr (rpassword reads the terminal with echo off).
+fn read_secret(name: &str) -> Result<ApiKey> {
+    let mut line = if std::io::stdin().is_terminal() {
+        eprint!("value of secret {} (input hidden): ", visible(name));
+        std::io::stderr().flush()?;
+        rpassword::read_password().context("cannot read the secret from the terminal")?
+    } else {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).context("cannot read the secret from standard input")?;
+        line
+    };
+    if line.ends_with('\n') {
+        line.pop();
+        if line.ends_with('\r') {
+            line.pop();
+        }
+    }
+    Ok(ApiKey::new(line))
 }
 
 fn entry_json(e: &queue::Entry) -> Value {

@@ -124,6 +124,9 @@ struct GenerateBody {
     #[serde(default)]
     require_tool_approval: Option<Value>,
     max_steps: Option<u32>,
+    /// S10: let this message answer the thread's suspended tool.
+    #[serde(default)]
+    auto_resume_suspended_tools: bool,
 }
 
 fn text_of(content: &Value) -> String {
@@ -217,8 +220,8 @@ async fn generate(State(state): State<ApiState>, Path(agent): Path<String>, body
     let Json(body) = body?;
     let request = run_request(&agent, &body)?;
     let run_id = request.run_id.clone().expect("set above");
-    let local = state.app.local.clone();
-    generate_of(run_id, move |tx| Box::pin(async move { local.start(request, Some(tx)).await.map(|_| ()) })).await
+    let (app, auto) = (state.app.clone(), body.auto_resume_suspended_tools);
+    generate_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx)).await.map(|_| ()) })).await
 }
 
 async fn stream(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Response> {
@@ -226,8 +229,8 @@ async fn stream(State(state): State<ApiState>, Path(agent): Path<String>, body: 
     let request = run_request(&agent, &body)?;
     state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
     let run_id = request.run_id.clone().expect("set above");
-    let local = state.app.local.clone();
-    Ok(sse_of(run_id, move |tx| Box::pin(async move { local.start(request, Some(tx)).await.map(|_| ()) })))
+    let (app, auto) = (state.app.clone(), body.auto_resume_suspended_tools);
+    Ok(sse_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx)).await.map(|_| ()) })))
 }
 
 #[derive(Debug, Deserialize)]

@@ -14,6 +14,8 @@ pub fn chunk(kind: &str, run_id: &RunId, payload: Value) -> Value {
 /// What a `/generate`-style answer holds, folded from the chunks of a run.
 #[derive(Debug, Default, Clone)]
 pub struct Folded {
+    /// The run the chunks are of (the first chunk's `runId`).
+    pub run_id: Option<String>,
     pub text: String,
     pub finish_reason: Option<String>,
     pub suspend_payload: Option<Value>,
@@ -25,6 +27,9 @@ pub struct Folded {
 impl Folded {
     /// Adds one chunk.
     pub fn push(&mut self, chunk: &Value) {
+        if self.run_id.is_none() {
+            self.run_id = chunk["runId"].as_str().map(str::to_owned);
+        }
         let payload = &chunk["payload"];
         match chunk["type"].as_str().unwrap_or_default() {
             "text-delta" => self.text.push_str(payload["text"].as_str().unwrap_or_default()),
@@ -47,7 +52,7 @@ impl Folded {
         let mut answer = json!({
             "text": self.text,
             "finishReason": self.finish_reason.unwrap_or_else(|| "stop".into()),
-            "runId": run_id,
+            "runId": self.run_id.as_deref().unwrap_or(run_id.as_str()),
             "toolCalls": self.tool_calls,
             "toolResults": self.tool_results,
             "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},

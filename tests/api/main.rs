@@ -5,6 +5,7 @@ mod bad_input;
 mod cli;
 mod concurrency;
 mod helpers;
+mod memory;
 mod policy;
 mod restart;
 mod rules;

@@ -19,6 +19,8 @@ fn agent(model: OpenAiCompatible) -> Agent {
         instructions: "You manage records. Deleting needs the operator's approval.".into(),
         model: Arc::new(model),
         tools: vec![Arc::new(DeleteRecord), Arc::new(LookupRecord)],
+        approval_rules: None,
+        memory: false,
     }
 }
 

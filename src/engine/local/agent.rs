@@ -47,6 +47,13 @@ pub trait Model: Send + Sync {
     /// `provider/model`, shown in the agent listing.
     fn id(&self) -> String;
     async fn step(&self, messages: &[Message], tools: &[ToolSpec]) -> Result<ModelTurn, Error>;
+
+    /// Structured output: data fitting `schema`, taken from the conversation (used by auto-resume,
+    /// S10, to turn the user's next message into resume data). The caller validates the answer.
+    async fn extract(&self, messages: &[Message], schema: &Value) -> Result<Value, Error> {
+        let _ = (messages, schema);
+        Err(Error::Engine(format!("model {} cannot extract structured data", self.id())))
+    }
 }
 
 /// What a tool's execution gives.
@@ -87,6 +94,12 @@ pub struct Agent {
     pub instructions: String,
     pub model: Arc<dyn Model>,
     pub tools: Vec<Arc<dyn Tool>>,
+    /// The agent's own approval rules (from its definition): a call they match pauses, whatever the
+    /// request asks; OR-ed with the tool flags (S1) and the request's policy (S2, S3).
+    pub approval_rules: Option<super::policy::Rules>,
+    /// Keep conversations: with a thread and a resource, a run starts from the thread's earlier
+    /// messages and adds its own when it finishes.
+    pub memory: bool,
 }
 
 impl Agent {

@@ -17,6 +17,8 @@ pub fn agent() -> Agent {
             .into(),
         model: Arc::new(DemoModel),
         tools: vec![Arc::new(DeleteRecord), Arc::new(AskOperator), Arc::new(LookupRecord)],
+        approval_rules: None,
+        memory: true,
     }
 }
 
@@ -77,6 +79,18 @@ impl Model for DemoModel {
             }
         };
         Ok(ModelTurn { text: String::new(), tool_calls })
+    }
+
+    /// Fills a schema's one required string property with the last user message, trimmed.
+    async fn extract(&self, messages: &[Message], schema: &Value) -> Result<Value, Error> {
+        let Some(Message::User { content }) = messages.iter().rev().find(|m| matches!(m, Message::User { .. })) else {
+            return Err(Error::Engine("no user message to take the data from".into()));
+        };
+        let required = schema["required"].as_array().map(Vec::as_slice).unwrap_or_default();
+        match required {
+            [Value::String(field)] if schema["properties"][field]["type"] == "string" => Ok(json!({ field.as_str(): content.trim() })),
+            _ => Err(Error::Engine("the demo model only fills a schema with one required string property".into())),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::domain::{
 };
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::{ChunkSink, Engine};
-use crate::store::{audit, queue, snapshots, Db};
+use crate::store::{audit, memory, queue, snapshots, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
 use async_trait::async_trait;
 use policy::{PersistedPolicy, Predicate, RequireToolApproval};
@@ -126,10 +126,17 @@ struct RunState {
     resource_id: Option<String>,
     options: RunOptions,
     messages: Vec<Message>,
+    /// How many of `messages` (after the system message) came from the thread's memory: the rest is
+    /// this run's, added to the thread when it finishes.
+    #[serde(default)]
+    history: usize,
     step: u32,
     /// The calls of the step in progress.
     calls: Vec<StepCall>,
 }
+
+/// How many earlier messages of a thread a run starts with.
+const MEMORY_MESSAGES: u32 = 40;
 
 /// A request to start a run.
 #[derive(Clone, Debug)]
@@ -213,6 +220,9 @@ impl LocalEngine {
         let agent = self.require_agent(request.agent_id.as_str())?;
         let run_id = request.run_id.unwrap_or_else(RunId::generate);
         let mut messages = vec![Message::System { content: agent.instructions.clone() }];
+        let history = self.remembered(&agent, request.thread_id.as_deref(), request.resource_id.as_deref()).await?;
+        let history_len = history.len();
+        messages.extend(history);
         messages.extend(request.messages);
         let mut state = RunState {
             run_id: run_id.clone(),
@@ -221,6 +231,7 @@ impl LocalEngine {
             resource_id: request.resource_id,
             options: request.options,
             messages,
+            history: history_len,
             step: 0,
             calls: vec![],
         };
@@ -234,6 +245,21 @@ impl LocalEngine {
         .await
         .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
         Ok(run_id)
+    }
+
+    /// With memory, a thread and a resource: the thread's earlier messages (the thread is created, and
+    /// must belong to that resource).
+    async fn remembered(&self, agent: &Agent, thread: Option<&str>, resource: Option<&str>) -> Result<Vec<Message>, Error> {
+        let (true, Some(thread), Some(resource)) = (agent.memory, thread, resource) else { return Ok(vec![]) };
+        let mut tx = self.inner.db.begin_write().await?;
+        memory::ensure_thread(&mut tx, thread, resource, &agent.id).await?;
+        let earlier = memory::recent(&mut tx, thread, MEMORY_MESSAGES).await?;
+        tx.commit().await?;
+        Ok(earlier
+            .into_iter()
+            .filter_map(|m| serde_json::from_value::<Message>(m).ok())
+            .filter(|m| !matches!(m, Message::System { .. }))
+            .collect())
     }
 
     /// Model steps and tool calls until the run finishes or a call pauses.
@@ -280,7 +306,13 @@ impl LocalEngine {
                 let status = match agent.tool(&proposed.tool_name) {
                     None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
                     Some(tool) => {
-                        let need = policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context).await;
+                        let agent_rule = agent.approval_rules.as_ref().and_then(|r| r.first_match(&proposed.tool_name, &proposed.args));
+                        let need = match agent_rule {
+                            Some(i) if !tool.require_approval() => {
+                                policy::Decision { required: true, reason: format!("agent {} approval rule {i} matched", agent.id) }
+                            }
+                            _ => policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context).await,
+                        };
                         tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
                         if need.required {
                             approval_reason = Some(need.reason);
@@ -312,7 +344,16 @@ impl LocalEngine {
     async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<(), Error> {
         let run_id = &state.run_id;
         Self::emit_text(emit, run_id, text);
-        self.end_run(run_id).await?;
+        let mut own: Vec<Message> = state.messages.iter().skip(1 + state.history).cloned().collect();
+        if !text.is_empty() {
+            own.push(Message::Assistant { content: text.to_owned(), tool_calls: vec![] });
+        }
+        let agent = self.agent(state.agent_id.as_str());
+        let remember = match (agent.map(|a| a.memory), &state.thread_id, &state.resource_id) {
+            (Some(true), Some(thread), Some(_)) => Some((thread.as_str(), own)),
+            _ => None,
+        };
+        self.end_run_remembering(run_id, remember).await?;
         emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
         emit.send(chunk("finish", run_id, json!({
             "stepResult": {"reason": reason},
@@ -324,7 +365,16 @@ impl LocalEngine {
 
     /// The run is over: its snapshot goes (S11); entries still pending are retired.
     async fn end_run(&self, run_id: &RunId) -> Result<(), Error> {
+        self.end_run_remembering(run_id, None).await
+    }
+
+    /// [`Self::end_run`], adding the run's own messages to its thread in the same transaction.
+    async fn end_run_remembering(&self, run_id: &RunId, remember: Option<(&str, Vec<Message>)>) -> Result<(), Error> {
         let mut tx = self.inner.db.begin_write().await?;
+        if let Some((thread, messages)) = remember {
+            let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
+            memory::append(&mut tx, thread, run_id, &bodies).await?;
+        }
         snapshots::delete(&mut tx, run_id).await?;
         let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
         tx.commit().await?;
@@ -552,6 +602,36 @@ impl LocalEngine {
             }
         }
         Ok(outcome)
+    }
+
+    /// S10: the suspended tool that the user's next message answers — with memory, in the same thread
+    /// and resource — and the resume data the model extracts from that message, checked against the
+    /// tool's resume schema. Only `suspend()` pauses qualify: an approval is never given by a model.
+    /// `Ok(None)`: nothing to resume (start a new run).
+    pub async fn auto_resume_target(&self, request: &RunRequest) -> Result<Option<(queue::Entry, Value)>, Error> {
+        let agent = self.require_agent(request.agent_id.as_str())?;
+        let (true, Some(thread), Some(resource)) = (agent.memory, &request.thread_id, &request.resource_id) else { return Ok(None) };
+        let filter = queue::Filter {
+            state: Some(crate::domain::ItemState::Pending),
+            engine: Some(EngineId::local().to_string()),
+            agent: Some(agent.id.to_string()),
+            kind: Some(CallKind::Suspend),
+            thread: Some(thread.clone()),
+            ..Default::default()
+        };
+        let page = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            queue::list(&mut conn, &filter, None, 50).await?
+        };
+        let Some(entry) = page.entries.into_iter().find(|e| e.queued.call.resource_id.as_deref() == Some(resource.as_str())) else {
+            return Ok(None);
+        };
+        let schema = entry.queued.call.resume_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
+        let data = agent.model.extract(&request.messages, &schema).await.map_err(|e| {
+            Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: String::new(), message: format!("no resume data could be taken from the message: {e}") }] }
+        })?;
+        crate::console::validate_resume(&schema, &data)?;
+        Ok(Some((entry, data)))
     }
 
     /// The queue entry ids still pending in a run, most recently paused last.

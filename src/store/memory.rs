@@ -1,0 +1,52 @@
+//! Threads and their messages (the local engine's memory). Bodies are the engine's own JSON; this
+//! module only stores them, in order.
+
+use super::{now, parse_json, ts};
+use crate::domain::{AgentId, Error, RunId};
+use serde_json::Value;
+use sqlx::{Row, SqliteConnection};
+
+/// Makes sure a thread exists and belongs to `resource_id`; a thread of another resource is refused
+/// (one user's conversation is never continued under another's name).
+pub async fn ensure_thread(conn: &mut SqliteConnection, thread_id: &str, resource_id: &str, agent_id: &AgentId) -> Result<(), Error> {
+    let at = ts(now());
+    sqlx::query("INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+        .bind(thread_id)
+        .bind(resource_id)
+        .bind(agent_id.as_str())
+        .bind(&at)
+        .bind(&at)
+        .execute(&mut *conn)
+        .await?;
+    let owner: String = sqlx::query_scalar("SELECT resource_id FROM threads WHERE id = ?").bind(thread_id).fetch_one(&mut *conn).await?;
+    if owner != resource_id {
+        return Err(Error::InvalidRequest(format!("thread {thread_id:?} belongs to another resource")));
+    }
+    Ok(())
+}
+
+/// Appends messages to a thread, in order.
+pub async fn append(conn: &mut SqliteConnection, thread_id: &str, run_id: &RunId, messages: &[Value]) -> Result<(), Error> {
+    let at = ts(now());
+    for m in messages {
+        sqlx::query("INSERT INTO messages (thread_id, run_id, body, created_at) VALUES (?, ?, ?, ?)")
+            .bind(thread_id)
+            .bind(run_id.as_str())
+            .bind(m.to_string())
+            .bind(&at)
+            .execute(&mut *conn)
+            .await?;
+    }
+    sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(&at).bind(thread_id).execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// The last `limit` messages of a thread, oldest first.
+pub async fn recent(conn: &mut SqliteConnection, thread_id: &str, limit: u32) -> Result<Vec<Value>, Error> {
+    let rows = sqlx::query("SELECT body FROM (SELECT seq, body FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq")
+        .bind(thread_id)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter().map(|r| parse_json(&r.get::<String, _>(0))).collect()
+}

@@ -1,0 +1,243 @@
+//! Secrets in a REAL OS keyring (SPEC C7): gnome-keyring's Secret Service in a throwaway D-Bus
+//! session, the real binary in fresh processes, `secret-tool` (libsecret) as an independent reader.
+//!
+//!     scripts/with-keyring cargo test --test keyring
+//!
+//! Tests that need the keyring skip themselves, saying so on stderr, unless
+//! `APPROVAL_CONSOLE_KEYRING_TESTS=1` (which `scripts/with-keyring` sets): a plain `cargo test` must
+//! never touch the developer's own keyring nor fail for want of a D-Bus session. Every test uses its
+//! own secret names, so they run in parallel on one keyring.
+
+use approval_console::engine::local::model::ApiKey;
+use approval_console::secrets::{self, SecretError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_approval-console");
+
+/// True if the keyring tests may run; otherwise says on stderr (uncaptured, so it shows in
+/// `cargo test` output) that `test` was skipped and how to run it.
+fn keyring_tests_enabled(test: &str) -> bool {
+    if std::env::var("APPROVAL_CONSOLE_KEYRING_TESTS").as_deref() == Ok("1") {
+        return true;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED keyring test {test}: needs a real Secret Service; run `scripts/with-keyring cargo test --test keyring`"
+    );
+    false
+}
+
+/// A secret name no other test (or earlier run) uses.
+fn unique_name(label: &str) -> String {
+    format!("test-{label}-{}", uuid::Uuid::now_v7().simple())
+}
+
+/// A recognisable value to search for in outputs and files.
+fn unique_value() -> String {
+    format!("sk-keyring-test-{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>())
+}
+
+/// Runs the real binary with `args`, writing `stdin` (if any) to its standard input. Trace logging is
+/// on, so a secret that reached a log line would show in stderr.
+fn binary(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env("APPROVAL_CONSOLE_LOG", "trace")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("start the binary");
+    if let Some(text) = stdin {
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    child.wait_with_output().expect("run the binary")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Asserts the binary exited with `code` and that `secret` is nowhere in its stdout or stderr.
+fn assert_exit(output: &Output, code: i32, secret: &str) {
+    let (out, err) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(code), "stdout: {out}\nstderr: {err}");
+    assert!(!out.contains(secret) && !err.contains(secret), "the secret was printed:\nstdout: {out}\nstderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn secret_tool() -> Option<PathBuf> {
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|dir| Path::new(dir).join("secret-tool")).find(|p| p.is_file())
+}
+
+#[tokio::test]
+async fn a_secret_set_in_process_is_seen_by_a_fresh_process_and_deleted_by_one() {
+    if !keyring_tests_enabled("a_secret_set_in_process_is_seen_by_a_fresh_process_and_deleted_by_one") {
+        return;
+    }
+    let (name, value) = (unique_name("lib-set"), unique_value());
+    secrets::set(&name, &ApiKey::new(value.clone())).await.unwrap();
+
+    let check = binary(&["secret", "check", &name], None, &[]);
+    assert_exit(&check, 0, &value);
+    assert_eq!(text(&check.stdout).trim(), format!("secret {name} is in the OS keyring ({} characters)", value.len()));
+
+    assert_exit(&binary(&["secret", "delete", &name], None, &[]), 0, &value);
+    let gone = secrets::get(&name).await.unwrap_err();
+    assert!(matches!(&gone, SecretError::NotFound { name: n } if *n == name), "{gone:?}");
+    let check = binary(&["secret", "check", &name], None, &[]);
+    assert_exit(&check, 2, &value);
+    assert!(text(&check.stderr).contains(&format!("no secret named {name} in the OS keyring")), "{}", text(&check.stderr));
+}
+
+// A multi-threaded runtime too: keyring's blocking calls must never run on a runtime thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_set_by_the_binary_from_stdin_is_read_back_in_process() {
+    if !keyring_tests_enabled("a_secret_set_by_the_binary_from_stdin_is_read_back_in_process") {
+        return;
+    }
+    let (name, value) = (unique_name("cli-set"), unique_value());
+    let set = binary(&["secret", "set", &name], Some(&format!("{value}\n")), &[]);
+    assert_exit(&set, 0, &value);
+    assert_eq!(text(&set.stdout).trim(), format!("stored secret {name} in the OS keyring ({} characters)", value.len()));
+    assert_eq!(secrets::get(&name).await.unwrap().expose(), value, "the line ending is not part of the secret");
+
+    // Setting again replaces the value (one entry, not two that would make the name ambiguous);
+    // a Windows line ending is stripped too.
+    let newer = unique_value();
+    assert_exit(&binary(&["secret", "set", &name], Some(&format!("{newer}\r\n")), &[]), 0, &newer);
+    assert_eq!(secrets::get(&name).await.unwrap().expose(), newer);
+
+    secrets::delete(&name).await.unwrap();
+}
+
+#[tokio::test]
+async fn secret_tool_finds_the_entry_under_service_and_username_and_we_read_its_entries() {
+    if !keyring_tests_enabled("secret_tool_finds_the_entry_under_service_and_username_and_we_read_its_entries") {
+        return;
+    }
+    let Some(secret_tool) = secret_tool() else {
+        let _ = writeln!(std::io::stderr(), "SKIPPED secret-tool cross-check: secret-tool is missing (apt-get install libsecret-tools)");
+        return;
+    };
+    // Ours, read by libsecret: keyring 3 stores `service` and `username` attributes (plus `target`).
+    let (name, value) = (unique_name("secret-tool"), unique_value());
+    secrets::set(&name, &ApiKey::new(value.clone())).await.unwrap();
+    let lookup = Command::new(&secret_tool).args(["lookup", "service", secrets::SERVICE, "username", &name]).output().unwrap();
+    assert!(lookup.status.success(), "{}", text(&lookup.stderr));
+    assert_eq!(text(&lookup.stdout), value);
+    secrets::delete(&name).await.unwrap();
+    let lookup = Command::new(&secret_tool).args(["lookup", "service", secrets::SERVICE, "username", &name]).output().unwrap();
+    assert!(!lookup.status.success() && lookup.stdout.is_empty(), "deleted, yet secret-tool still finds it");
+
+    // Stored by libsecret (no `target` attribute): found by keyring's fallback search.
+    let (name, value) = (unique_name("stored-by-secret-tool"), unique_value());
+    let mut store = Command::new(&secret_tool)
+        .args(["store", "--label=stored by secret-tool", "service", secrets::SERVICE, "username", &name])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    store.stdin.take().unwrap().write_all(value.as_bytes()).unwrap();
+    assert!(store.wait().unwrap().success());
+    assert_eq!(secrets::get(&name).await.unwrap().expose(), value);
+    secrets::delete(&name).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_value_never_reaches_any_output_error_or_the_database() {
+    if !keyring_tests_enabled("the_value_never_reaches_any_output_error_or_the_database") {
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    let (name, value) = (unique_name("leak"), unique_value());
+
+    // Every secret command, with the data directory given and trace logging on.
+    assert_exit(&binary(&["--data-dir", data_dir, "secret", "set", &name], Some(&format!("{value}\n")), &[]), 0, &value);
+    assert_exit(&binary(&["--data-dir", data_dir, "secret", "check", &name], None, &[]), 0, &value);
+    let queue = binary(&["--data-dir", data_dir, "queue"], None, &[]);
+    assert_exit(&queue, 0, &value);
+
+    // The database the queue command opened (db, WAL, shm): not one byte sequence of the value.
+    let mut files = 0;
+    for entry in std::fs::read_dir(data.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            files += 1;
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!bytes.windows(value.len()).any(|w| w == value.as_bytes()), "the secret is in {}", path.display());
+        }
+    }
+    assert!(files > 0, "the queue command created no database in {data_dir}");
+
+    // Errors about this secret, Display and Debug alike.
+    assert_exit(&binary(&["secret", "delete", &name], None, &[]), 0, &value);
+    let errors = [
+        secrets::get(&name).await.unwrap_err(),
+        secrets::delete(&name).await.unwrap_err(),
+        secrets::set(&name, &ApiKey::new("")).await.unwrap_err(),
+    ];
+    for e in &errors {
+        let shown = format!("{e} {e:?}");
+        assert!(!shown.contains(&value), "{shown}");
+    }
+    assert_exit(&binary(&["secret", "check", &name], None, &[]), 2, &value);
+    assert_exit(&binary(&["secret", "delete", &name], None, &[]), 2, &value);
+}
+
+#[tokio::test]
+async fn a_missing_secret_is_not_found_and_says_how_to_store_it() {
+    if !keyring_tests_enabled("a_missing_secret_is_not_found_and_says_how_to_store_it") {
+        return;
+    }
+    let name = unique_name("missing");
+    let e = secrets::get(&name).await.unwrap_err();
+    assert_eq!(e.to_string(), format!("no secret named {name} in the OS keyring: store it with `approval-console secret set {name}`"));
+    assert_eq!(e.code(), "secret_not_found");
+    assert!(matches!(secrets::delete(&name).await.unwrap_err(), SecretError::NotFound { .. }));
+}
+
+#[test]
+fn a_locked_keyring_is_reported_as_locked_at_once() {
+    if !keyring_tests_enabled("a_locked_keyring_is_reported_as_locked_at_once") {
+        return;
+    }
+    // Its own session and keyring (a nested scripts/with-keyring): locking the shared one would fail
+    // the tests running beside this one. No display, so gnome-keyring's unlock prompt cannot show
+    // up anywhere and is dismissed.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/with-keyring");
+    let lock_then_check = format!(
+        "set -e; echo value-before-lock | '{BIN}' secret set locked-test >/dev/null; \
+         dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+           org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null; \
+         exec '{BIN}' secret check locked-test"
+    );
+    let output = Command::new(script)
+        .args(["bash", "-c", &lock_then_check])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stdout: {}\nstderr: {err}", text(&output.stdout));
+    assert!(err.contains("error: the OS keyring is locked or refused access"), "{err}");
+    assert!(!err.contains("value-before-lock"), "{err}");
+}
+
+// Runs everywhere: no keyring needed to prove the binary fails cleanly without one.
+#[test]
+fn without_a_session_bus_the_binary_says_the_keyring_is_not_available() {
+    let output = binary(&["secret", "check", "openai"], None, &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")]);
+    assert_exit(&output, 2, &unique_value());
+    let err = text(&output.stderr);
+    assert!(
+        err.contains("error: the OS keyring (Secret Service) is not available:")
+            && err.contains("start a keyring (e.g. gnome-keyring) in your session"),
+        "{err}"
+    );
+}
