@@ -3,6 +3,7 @@
 mod audit;
 mod bad_input;
 mod cli;
+mod failures;
 mod concurrency;
 mod helpers;
 mod memory;

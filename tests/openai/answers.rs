@@ -114,3 +114,24 @@ async fn tool_arguments_that_are_not_json_are_a_run_error_naming_the_tool_and_qu
     assert!(whole.contains("tool lookup_record") && whole.contains("{id: r1}"), "{whole}");
     assert_eq!(fake.request_count(), 2, "a bad answer is not asked again");
 }
+
+#[tokio::test]
+async fn s10_structured_output_asks_for_the_schema_and_parses_the_json_answer() {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]});
+    let fake = FakeOpenAi::scripted(vec![
+        Reply::Json(text_completion(r#"{"answer": "eu-west"}"#)),
+        Reply::Json(text_completion("```json\n{\"answer\": \"us-east\"}\n```")),
+        Reply::Json(text_completion("I think eu-west")),
+    ])
+    .await;
+    let m = model(&fake, false);
+    assert_eq!(m.extract(&user("eu-west please"), &schema).await.unwrap(), json!({"answer": "eu-west"}));
+    let sent = &fake.requests()[0].body;
+    assert_eq!(sent["response_format"]["type"], "json_schema");
+    assert_eq!(sent["response_format"]["json_schema"]["schema"], schema);
+    assert!(sent["tools"].is_null(), "no tools offered while extracting: {sent}");
+    assert_eq!(sent["messages"].as_array().unwrap().last().unwrap()["content"], "eu-west please");
+    assert_eq!(m.extract(&user("us-east"), &schema).await.unwrap(), json!({"answer": "us-east"}), "a fenced answer is accepted");
+    let e = error_text(&m.extract(&user("?"), &schema).await.unwrap_err());
+    assert!(e.contains("structured output is not JSON") && e.contains("I think eu-west"), "{e}");
+}

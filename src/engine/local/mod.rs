@@ -288,8 +288,8 @@ impl LocalEngine {
             let turn = match agent.model.step(&state.messages, &agent.tool_specs()).await {
                 Ok(turn) => turn,
                 Err(e) => {
-                    emit.send(chunk("error", &run_id, json!({"error": {"message": e.to_string()}})));
-                    self.end_run(&run_id).await?;
+                    emit.send(chunk("error", &run_id, json!({"error": {"message": e.to_string(), "code": e.code()}})));
+                    self.fail_run(state, &e).await?;
                     return Err(e);
                 }
             };
@@ -366,6 +366,23 @@ impl LocalEngine {
     /// The run is over: its snapshot goes (S11); entries still pending are retired.
     async fn end_run(&self, run_id: &RunId) -> Result<(), Error> {
         self.end_run_remembering(run_id, None).await
+    }
+
+    /// The run failed (its model could not answer): it ends, and the cause goes into the audit log.
+    async fn fail_run(&self, state: &RunState, cause: &Error) -> Result<(), Error> {
+        self.end_run(&state.run_id).await?;
+        let mut tx = self.inner.db.begin_write().await?;
+        audit::append(&mut tx, audit::Record {
+            actor: "engine:local",
+            action: "run.failed",
+            queue_item_id: None,
+            tool_name: None,
+            fingerprint: None,
+            details: json!({"runId": state.run_id, "agentId": state.agent_id, "step": state.step, "code": cause.code(), "error": cause.to_string()}),
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// [`Self::end_run`], adding the run's own messages to its thread in the same transaction.
@@ -653,12 +670,17 @@ fn executed(status: CallStatus) -> (CallStatus, Value) {
 /// Runs a tool in its own task with a time limit: a panic or a hang becomes a tool error handed to the
 /// model, never a stuck or crashed run.
 async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) -> CallStatus {
+    let suspend_schema = tool.suspend_schema();
     let (tool, args, resume) = (tool.clone(), args.clone(), resume.cloned());
     let name = tool.name().to_owned();
     let task = tokio::spawn(async move { tool.execute(&args, resume.as_ref()).await });
     match tokio::time::timeout(TOOL_TIMEOUT, task).await {
         Ok(Ok(Ok(ToolOutput::Done(result)))) => CallStatus::Done { result },
-        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => CallStatus::Suspended { payload },
+        // S8: the payload shown to the operator must be what the tool declared.
+        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => match suspend_schema.map(|s| crate::console::validate_resume(&s, &payload)) {
+            Some(Err(e)) => CallStatus::Done { result: json!(format!("Tool {name} suspended with a payload that does not match its suspend schema: {}", e.details().map(|d| d.to_string()).unwrap_or_default())) },
+            _ => CallStatus::Suspended { payload },
+        },
         Ok(Ok(Err(message))) => CallStatus::Done { result: json!(format!("Tool {name} failed: {message}")) },
         Ok(Err(join)) => CallStatus::Done { result: json!(format!("Tool {name} crashed: {join}")) },
         Err(_) => CallStatus::Done { result: json!(format!("Tool {name} timed out after {}s", TOOL_TIMEOUT.as_secs())) },

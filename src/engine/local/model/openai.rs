@@ -336,10 +336,37 @@ impl Model for OpenAiCompatible {
     }
 
     async fn step(&self, messages: &[Message], tools: &[ToolSpec]) -> Result<ModelTurn, Error> {
-        let body = self.request_body(messages, tools);
+        self.complete(&self.request_body(messages, tools)).await
+    }
+
+    /// Structured output (`response_format: json_schema`): the data the schema asks for, taken from
+    /// the conversation. Servers that ignore `response_format` still usually answer JSON when told to
+    /// by the instruction; a fenced answer (```json … ```) is accepted too.
+    async fn extract(&self, messages: &[Message], schema: &Value) -> Result<Value, Error> {
+        let mut with_instruction = vec![Message::System {
+            content: format!(
+                "Extract from the user's last message the data described by this JSON Schema and answer with that JSON only, nothing else:\n{schema}"
+            ),
+        }];
+        with_instruction.extend(messages.iter().filter(|m| !matches!(m, Message::System { .. })).cloned());
+        let mut body = self.request_body(&with_instruction, &[]);
+        body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": "data", "schema": schema, "strict": false}});
+        let turn = self.complete(&body).await?;
+        let text = turn.text.trim();
+        let text = text.strip_prefix("```json").or_else(|| text.strip_prefix("```")).map(|t| t.trim_end().trim_end_matches("```")).unwrap_or(text);
+        serde_json::from_str(text.trim()).map_err(|e| {
+            let quoted: String = turn.text.chars().take(QUOTE).collect();
+            self.error(&format!("structured output is not JSON ({e}): {quoted:?}"))
+        })
+    }
+}
+
+impl OpenAiCompatible {
+    /// One completion, with retries on 429 / 5xx / connection failures.
+    async fn complete(&self, body: &Value) -> Result<ModelTurn, Error> {
         let mut retry = 0;
         loop {
-            match self.attempt(&body).await {
+            match self.attempt(body).await {
                 Ok(turn) => return Ok(turn),
                 Err(Failure::Fatal(message)) if retry == 0 => return Err(self.error(&message)),
                 Err(Failure::Fatal(message)) => return Err(self.error(&format!("{message} (attempt {} of {})", retry + 1, self.config.max_retries + 1))),
