@@ -6,6 +6,7 @@ mod engine;
 mod failures;
 mod fake_server;
 mod requests;
+mod serve;
 
 use approval_console::domain::Error;
 use approval_console::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};

@@ -1,0 +1,58 @@
+//! The README's way: `agents.toml` names an OpenAI-compatible server, `approval-console serve` runs
+//! the agent on it, a call pauses, the operator approves through the console API, the run finishes.
+
+use crate::fake_server::{approval_cycle, FakeOpenAi};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+#[tokio::test]
+async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_finishes_after_approval() {
+    let fake = FakeOpenAi::answering(approval_cycle(true)).await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        format!(
+            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
+            fake.base_url
+        ),
+    )
+    .unwrap();
+    let token = "serve-test-token";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", dir.path().to_str().unwrap(), "serve", "--port", "0", "--token", token])
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let at = line.find("http://").expect("URL printed");
+    let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+    let http = reqwest::Client::new();
+    let post = |path: String, body: Value| http.post(format!("{base}{path}")).bearer_auth(token).json(&body).send();
+
+    let agents: Value = http.get(format!("{base}/api/agents")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(agents["ops"]["provider"], "fake");
+    assert_eq!(agents["ops"]["modelId"], "fake-model");
+
+    let paused: Value = post("/api/agents/ops/generate".into(), json!({"messages": "delete rec-42"})).await.unwrap().json().await.unwrap();
+    assert_eq!(paused["finishReason"], "suspended", "{paused}");
+    assert_eq!(paused["suspendPayload"]["args"], json!({"id": "rec-42"}));
+    let page: Value = http.get(format!("{base}/api/queue")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let item = &page["items"][0];
+    let after: Value = post(format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]}))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-42"}));
+    // The model got the tool result and answered: the run is over.
+    assert_eq!(fake.request_count(), 2);
+    let runs: Value = http.get(format!("{base}/api/agents/ops/suspended-runs")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(runs["total"], 0);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
