@@ -19,11 +19,23 @@
 //! [agents.approval]
 //! tools = { lookup_record = true }        # per-tool require_approval (S1), overrides the default
 //! rules = [{ tool = "delete_*", when = [{ pointer = "/id", matches = "^prod-" }] }]  # policy.rs
+//!
+//! [[agents.mcp]]                          # an MCP server over stdio; its tools join the agent's
+//! name = "fs"                             # letters, digits, `-`, `_`; unique in the agent
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/shared"]
+//! env = { LOG_LEVEL = "warn" }            # added to the console's environment
+//! env_refs = { API_TOKEN = "fs-token" }   # values read from OS keyring entries, never written here
+//! timeout_secs = 60                       # each request: start, list, call (default 60)
 //! ```
+//!
+//! MCP servers start while the file loads (see [`crate::engine::local::mcp`] for names, results and
+//! failures); one that does not start stops the load with its agent, name and stderr.
 
 use crate::domain::AgentId;
 use crate::engine::local::agent::{Agent, Model, Tool, ToolOutput};
 use crate::engine::local::demo;
+use crate::engine::local::mcp::{self, McpServer, McpTool};
 use crate::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
 use crate::engine::local::policy::Rules;
 use std::future::Future;
@@ -69,6 +81,23 @@ struct AgentSpec {
     memory: bool,
     model: Option<toml::Spanned<ModelSpec>>,
     approval: Option<ApprovalSpec>,
+    #[serde(default)]
+    mcp: Vec<McpSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpSpec {
+    name: toml::Spanned<String>,
+    command: toml::Spanned<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// Environment variables whose values are OS keyring entries (by name), like `api_key_ref`.
+    #[serde(default)]
+    env_refs: BTreeMap<String, toml::Spanned<String>>,
+    timeout_secs: Option<toml::Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -190,9 +219,50 @@ where
         if names.insert("ask_operator".into()) {
             tools.push(builtin("ask_operator").expect("built in"));
         }
+        // Every server's settings are checked before the first one starts.
+        let mut servers: HashSet<String> = HashSet::new();
+        let mut configs = Vec::new();
+        for (j, server) in spec.mcp.into_iter().enumerate() {
+            let at = |field: &str| at(&format!("mcp[{j}].{field}"));
+            let name = server.name.get_ref().clone();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                return Err(err(Some(server.name.span()), at("name"), format!("{name:?} is not a valid MCP server name (letters, digits, `-`, `_`)")));
+            }
+            if !servers.insert(name.clone()) {
+                return Err(err(Some(server.name.span()), at("name"), format!("MCP server name {name:?} is used twice in agent {id:?}")));
+            }
+            if server.command.get_ref().trim().is_empty() {
+                return Err(err(Some(server.command.span()), at("command"), "the command is empty".into()));
+            }
+            let mut config = mcp::ServerConfig::new(name.clone(), server.command.get_ref().clone(), server.args);
+            config.env = server.env;
+            if let Some(secs) = &server.timeout_secs {
+                if *secs.get_ref() == 0 {
+                    return Err(err(Some(secs.span()), at("timeout_secs"), "must be at least 1".into()));
+                }
+                config.timeout = std::time::Duration::from_secs(*secs.get_ref());
+            }
+            for (var, entry) in &server.env_refs {
+                let value = secret(entry.get_ref().clone()).await.map_err(|m| err(Some(entry.span()), at(&format!("env_refs.{var}")), m))?;
+                config.env.insert(var.clone(), value.expose().to_owned());
+            }
+            configs.push((j, server.name, server.command, config));
+        }
+        for (j, name_at, command_at, config) in configs {
+            let at = |field: &str| at(&format!("mcp[{j}].{field}"));
+            let name = config.name.clone();
+            let (started, listed) = McpServer::start(&id, config)
+                .await
+                .map_err(|e| err(Some(command_at.span()), at("command"), format!("MCP server {name:?} of agent {id:?} did not start: {e}")))?;
+            let named = McpTool::named(&started, listed, &mut names).map_err(|e| err(Some(name_at.span()), at("name"), e))?;
+            tools.extend(named.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+        }
         for (name, flag) in &overrides {
             if !names.contains(name.as_str()) {
-                return Err(err(Some(flag.span()), at(&format!("approval.tools.{name}")), format!("{name:?} is not one of this agent's tools")));
+                let mut known: Vec<&str> = names.iter().map(String::as_str).collect();
+                known.sort_unstable();
+                let known = known.join(", ");
+                return Err(err(Some(flag.span()), at(&format!("approval.tools.{name}")), format!("{name:?} is not one of this agent's tools ({known})")));
             }
         }
         let tools = tools
@@ -287,6 +357,39 @@ tools = { lookup_record = true, delete_record = false }
         assert_eq!(e.line.map(|l| l.0), Some(1), "{e}");
         let e = parse("[[agents]]\nid = \"a\"\n[agents.approval]\ntools = { nope = true }\n").unwrap_err();
         assert!(e.to_string().contains("agents[0].approval.tools.nope"), "{e}");
+    }
+
+    async fn parse_async(text: &str) -> Result<Vec<Agent>, ConfigError> {
+        let secrets = |name: String| async move {
+            if name == "good" { Ok(ApiKey::new("sk-test")) } else { Err(format!("no secret named {name} in the OS keyring")) }
+        };
+        parse_agents(Path::new("agents.toml"), text, secrets).await
+    }
+
+    #[tokio::test]
+    async fn mcp_server_mistakes_are_located_and_name_the_agent_and_server() {
+        let server = |body: &str| format!("[[agents]]\nid = \"ops\"\n[[agents.mcp]]\n{body}");
+        let e = parse_async(&server("name = \"f s\"\ncommand = \"x\"\n")).await.unwrap_err();
+        assert!(e.to_string().starts_with("agents.toml:4:8: agents[0].mcp[0].name:"), "{e}");
+        let e = parse_async(&server("name = \"fs\"\n")).await.unwrap_err();
+        assert!(e.message.contains("command"), "{e}");
+        let e = parse_async(&server("name = \"fs\"\ncommand = \"x\"\ntimeout_secs = 0\n")).await.unwrap_err();
+        assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].mcp[0].timeout_secs", Some(6)), "{e}");
+        let e = parse_async(&server("name = \"fs\"\ncommand = \"x\"\nenv_refs = { TOKEN = \"missing\" }\n")).await.unwrap_err();
+        assert_eq!(e.field, "agents[0].mcp[0].env_refs.TOKEN", "{e}");
+        assert!(e.message.contains("no secret named missing"), "{e}");
+        let e = parse_async(&server("name = \"fs\"\ncommand = \"x\"\nport = 3\n")).await.unwrap_err();
+        assert!(e.message.contains("port"), "{e}");
+
+        let e = parse_async(&server("name = \"fs\"\ncommand = \"/nonexistent/mcp-server\"\nargs = [\"--root\", \"/tmp\"]\n")).await.unwrap_err();
+        assert_eq!(e.field, "agents[0].mcp[0].command", "{e}");
+        assert_eq!(e.line.map(|l| l.0), Some(5), "{e}");
+        assert!(e.message.starts_with("MCP server \"fs\" of agent \"ops\" did not start: could not run \"/nonexistent/mcp-server\""), "{e}");
+        assert!(e.message.contains("No such file"), "{e}");
+
+        let two = "[[agents]]\nid = \"ops\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/a\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/b\"\n";
+        let e = parse_async(two).await.unwrap_err();
+        assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].mcp[1].name", Some(7)), "checked before any server starts: {e}");
     }
 
     #[tokio::test]

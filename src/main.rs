@@ -93,6 +93,8 @@ enum Command {
         #[command(subcommand)]
         command: AuditCommand,
     },
+    /// Check agents.toml and list the local engine's agents, their tools and approval settings.
+    Agents,
     /// Print the console API's OpenAPI document.
     Openapi,
     /// Secrets (model API keys) in the OS keyring: never in the database, a config file or a log.
@@ -152,9 +154,27 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let agents_file = cli.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
-    let agents = approval_console::config::load_agents(&agents_file).await?;
+    // Only commands that run agents load them (and start their MCP servers): serve, and the decisions,
+    // which deliver, i.e. run the tool, in this process.
+    let runs_agents = matches!(cli.command, Command::Serve { .. } | Command::Approve { .. } | Command::Decline { .. } | Command::Resume { .. } | Command::Agents);
+    let agents = if runs_agents { approval_console::config::load_agents(&agents_file).await? } else { vec![] };
     if !agents.is_empty() {
         tracing::info!(file = %agents_file.display(), count = agents.len(), "loaded agents");
+    }
+    if let Command::Agents = cli.command {
+        if agents.is_empty() {
+            println!("No {} (looked for {}): the demo agent runs.", approval_console::config::AGENTS_FILE, agents_file.display());
+        }
+        for a in &agents {
+            println!("{}  ({})  model {}", visible(a.id.as_str()), visible(&a.name), visible(&a.model.id()));
+            for t in &a.tools {
+                println!("    {:<32} {}", visible(t.name()), if t.require_approval() { "requires approval" } else { "" });
+            }
+            if let Some(rules) = &a.approval_rules {
+                println!("    approval rules: {}", visible(&rules.to_json().to_string()));
+            }
+        }
+        return Ok(std::process::ExitCode::SUCCESS);
     }
     let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
     match cli.command {
@@ -238,7 +258,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 );
             }
         }
-        Command::Openapi | Command::Secret { .. } => unreachable!(),
+        Command::Openapi | Command::Agents | Command::Secret { .. } => unreachable!("handled above"),
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -103,20 +103,26 @@ fn agents_toml_in_the_data_dir_defines_the_local_agents_and_a_bad_one_is_refused
         "[[agents]]\nid = \"ops\"\ntools = [\"lookup_record\"]\n[agents.approval]\ntools = { lookup_record = true }\n",
     )
     .unwrap();
-    // `queue` opens the engine with the configured agents; a good file passes silently.
-    let ok = cli(tmp.path(), &["queue"]);
+    let ok = cli(tmp.path(), &["agents"]);
     assert!(ok.status.success(), "{}", text_of(&ok));
+    let out = text_of(&ok);
+    assert!(out.contains("ops") && out.contains("lookup_record") && out.contains("requires approval"), "{out}");
 
     std::fs::write(tmp.path().join("agents.toml"), "[[agents]]\nid = \"ops\"\ntools = [\n  \"lookup_recrod\"]\n").unwrap();
-    let bad = cli(tmp.path(), &["queue"]);
+    let bad = cli(tmp.path(), &["agents"]);
     assert_eq!(bad.status.code(), Some(2));
     let out = text_of(&bad);
     assert!(out.contains("agents.toml:4:3: agents[0].tools[0]: unknown tool \"lookup_recrod\""), "{out}");
 
     let elsewhere = tmp.path().join("other.toml");
     std::fs::write(&elsewhere, "[[agents]]\nid = \"x\"\n").unwrap();
-    let ok = cli(tmp.path(), &["--agents", elsewhere.to_str().unwrap(), "queue"]);
+    let ok = cli(tmp.path(), &["--agents", elsewhere.to_str().unwrap(), "agents"]);
     assert!(ok.status.success(), "--agents overrides the file in the data dir: {}", text_of(&ok));
+    // Commands that run no agent do not read the file, so a broken one does not lock the queue away.
+    let listed = cli(tmp.path(), &["queue"]);
+    assert!(listed.status.success(), "{}", text_of(&listed));
+    let refused = cli(tmp.path(), &["approve", "q_none", "--yes"]);
+    assert!(text_of(&refused).contains("agents.toml:4:3"), "deciding runs tools, so it needs valid agents: {}", text_of(&refused));
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod demo;
 pub mod policy;
 pub mod model;
+pub mod mcp;
 
 use crate::console::{outbox, Events};
 use crate::domain::{

@@ -1,0 +1,47 @@
+// A tiny MCP server over stdio (no dependencies) that misbehaves on purpose, for the Rust tests in
+// tests/mcp. One tool, `echo {text}`.
+//   node misbehaving-server.mjs ok                         behaves (echo answers `$ECHO_PREFIX: text`)
+//   node misbehaving-server.mjs hang                       never answers tools/call
+//   node misbehaving-server.mjs crash-on-call              exits with status 3 on tools/call
+//   node misbehaving-server.mjs exit-at-start              exits with status 2 before reading anything
+//   node misbehaving-server.mjs crash-then-refuse MARKER   crashes like crash-on-call (creating MARKER);
+//                                                          once MARKER exists, refuses to start (status 4)
+import { existsSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+const [mode, marker] = process.argv.slice(2);
+if (mode === "exit-at-start" || (mode === "crash-then-refuse" && existsSync(marker))) {
+  process.stderr.write(`misbehaving-server: refusing to start (${mode})\n`);
+  process.exit(mode === "exit-at-start" ? 2 : 4);
+}
+
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+const echo = {
+  name: "echo",
+  description: "Echoes its text (when it does not misbehave).",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+};
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.id === undefined) return; // a notification
+  switch (message.method) {
+    case "initialize":
+      return send({
+        id: message.id,
+        result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "misbehaving", version: "1.0.0" } },
+      });
+    case "tools/list":
+      return send({ id: message.id, result: { tools: [echo] } });
+    case "tools/call":
+      if (mode === "hang") return;
+      if (mode === "crash-on-call" || mode === "crash-then-refuse") {
+        if (marker) writeFileSync(marker, "crashed\n");
+        process.stderr.write("misbehaving-server: crashing on tools/call\n");
+        process.exit(3);
+      }
+      return send({ id: message.id, result: { content: [{ type: "text", text: `${process.env.ECHO_PREFIX ?? "echo"}: ${message.params.arguments.text}` }] } });
+    default:
+      return send({ id: message.id, error: { code: -32601, message: `method not found: ${message.method}` } });
+  }
+});
