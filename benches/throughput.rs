@@ -11,8 +11,6 @@
 use approval_console::domain::{AgentId, CallKind, EngineId, Fingerprint, PausedCall, RunId, ToolCallId};
 use approval_console::store::{queue, Db};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-token";
@@ -32,30 +30,12 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-struct ServerProcess {
-    child: Child,
-    base: String,
-}
+#[path = "../tests/support/serve_process.rs"]
+mod serve_process;
+use serve_process::ServeProcess;
 
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(dir: &std::path::Path) -> ServerProcess {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", dir.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start approval-console serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-    let start = line.find("http://").expect("URL printed");
-    let end = line[start..].find("/#").unwrap() + start;
-    ServerProcess { base: line[start..end].to_owned(), child }
+fn start_server(dir: &std::path::Path) -> ServeProcess {
+    ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
 }
 
 async fn fill(dir: &std::path::Path, n: usize) -> f64 {

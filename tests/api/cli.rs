@@ -127,23 +127,12 @@ fn agents_toml_in_the_data_dir_defines_the_local_agents_and_a_bad_one_is_refused
 
 #[tokio::test]
 async fn serve_lists_the_agents_of_agents_toml() {
-    use std::io::{BufRead, BufReader};
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("agents.toml"), "[[agents]]\nid = \"ops\"\nname = \"Ops\"\ntools = [\"delete_record\"]\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", tmp.path().to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-    let at = line.find("http://").unwrap();
-    let base = &line[at..line[at..].find("/#").unwrap() + at];
+    let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
     let agents: serde_json::Value =
-        reqwest::Client::new().get(format!("{base}/api/agents")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+        reqwest::Client::new().get(format!("{}/api/agents", server.base)).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    drop(server);
     assert_eq!(agents.as_object().unwrap().keys().collect::<Vec<_>>(), ["ops"], "{agents}");
     assert_eq!(agents["ops"]["name"], "Ops");
     assert_eq!(agents["ops"]["tools"]["delete_record"]["requireApproval"], true);

@@ -12,6 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[path = "../support/serve_process.rs"]
+pub mod serve_process;
+pub use serve_process::ServeProcess;
+
 pub const TOKEN: &str = "test-token-0123456789";
 
 /// How many times each counting tool ran.

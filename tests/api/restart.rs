@@ -83,24 +83,11 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
 /// The real binary, killed with SIGKILL (no graceful shutdown), restarted on the same data directory.
 #[tokio::test]
 async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
     let tmp = tempfile::tempdir().unwrap();
-    let start = || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
-            .args(["--data-dir", tmp.path().to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN])
-            .env("APPROVAL_CONSOLE_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-        let at = line.find("http://").expect("URL printed");
-        let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
-        (child, base)
-    };
+    let start = || ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
     let http = reqwest::Client::new();
-    let (mut first, base) = start();
+    let mut first = start();
+    let base = first.base.clone();
     let answer: serde_json::Value = http
         .post(format!("{base}/api/agents/demo/generate"))
         .bearer_auth(TOKEN)
@@ -112,11 +99,11 @@ async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved
         .await
         .unwrap();
     assert_eq!(answer["finishReason"], "suspended");
-    first.kill().unwrap(); // SIGKILL
-    first.wait().unwrap();
-    assert!(first.try_wait().unwrap().is_some());
+    first.kill(); // SIGKILL
+    assert!(first.child.try_wait().unwrap().is_some());
 
-    let (mut second, base) = start();
+    let second = start();
+    let base = second.base.clone();
     let page: serde_json::Value = http.get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
     let item = &page["items"][0];
     assert_eq!(item["runId"], answer["runId"], "{page}");
@@ -131,8 +118,7 @@ async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved
         .await
         .unwrap();
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-kill"}), "{after}");
-    second.kill().unwrap();
-    second.wait().unwrap();
+    drop(second);
 }
 
 #[tokio::test]

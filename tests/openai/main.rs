@@ -7,6 +7,9 @@ mod failures;
 mod fake_server;
 mod requests;
 mod serve;
+#[path = "../support/serve_process.rs"]
+mod serve_process;
+pub use serve_process::ServeProcess;
 
 use approval_console::domain::Error;
 use approval_console::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};

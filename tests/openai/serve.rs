@@ -3,8 +3,7 @@
 
 use crate::fake_server::{approval_cycle, FakeOpenAi};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use crate::ServeProcess;
 
 #[tokio::test]
 async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_finishes_after_approval() {
@@ -19,16 +18,8 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     )
     .unwrap();
     let token = "serve-test-token";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", dir.path().to_str().unwrap(), "serve", "--port", "0", "--token", token])
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-    let at = line.find("http://").expect("URL printed");
-    let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+    let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), token);
+    let base = server.base.clone();
     let http = reqwest::Client::new();
     let post = |path: String, body: Value| http.post(format!("{base}{path}")).bearer_auth(token).json(&body).send();
 
@@ -53,6 +44,4 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     assert_eq!(fake.request_count(), 2);
     let runs: Value = http.get(format!("{base}/api/agents/ops/suspended-runs")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
     assert_eq!(runs["total"], 0);
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
