@@ -153,6 +153,9 @@ impl Tool for Flagged {
     fn resume_schema(&self) -> Option<Value> {
         self.inner.resume_schema()
     }
+    fn sub_agent(&self) -> Option<&AgentId> {
+        self.inner.sub_agent()
+    }
     async fn execute(&self, args: &Value, resume: Option<&Value>) -> Result<ToolOutput, String> {
         self.inner.execute(args, resume).await
     }

@@ -71,6 +71,17 @@ pub async fn delete(conn: &mut SqliteConnection, run_id: &RunId) -> Result<(), E
     Ok(())
 }
 
+/// Removes a run's snapshot and those of its sub-agents' runs (`<run>/…`, S13).
+pub async fn delete_tree(conn: &mut SqliteConnection, run_id: &RunId) -> Result<(), Error> {
+    let children = format!("{}/%", run_id.as_str().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    sqlx::query("DELETE FROM snapshots WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\'")
+        .bind(run_id.as_str())
+        .bind(children)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, Error> {
     Ok(Stored {
         run_id: RunId::new(row.get::<String, _>("run_id")),

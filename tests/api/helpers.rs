@@ -169,6 +169,13 @@ impl TestApp {
         self.generate_with(json!({ "messages": [{ "role": "user", "content": text }] })).await
     }
 
+    /// `generate` on another agent; asserts 200.
+    pub async fn generate_with_agent(&self, agent: &str, body: Value) -> Value {
+        let (status, answer) = self.post(&format!("/api/agents/{agent}/generate"), body).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        answer
+    }
+
     pub async fn generate_with(&self, body: Value) -> Value {
         let (status, answer) = self.post("/api/agents/demo/generate", body).await;
         assert_eq!(status, StatusCode::OK, "{answer}");

@@ -11,3 +11,4 @@ mod policy;
 mod restart;
 mod rules;
 mod security;
+mod supervisors;

@@ -84,6 +84,44 @@ pub trait Tool: Send + Sync {
     /// Runs the tool. `resume` is the operator's resume data after a suspend (S8). An `Err` is a tool
     /// error, handed to the model as the result.
     async fn execute(&self, args: &Value, resume: Option<&Value>) -> Result<ToolOutput, String>;
+
+    /// S13: `Some(agent)` if this tool is that sub-agent (`agent-<key>`); the engine runs it as a
+    /// child run instead of calling [`Tool::execute`].
+    fn sub_agent(&self) -> Option<&AgentId> {
+        None
+    }
+}
+
+/// A sub-agent as its supervisor's tool `agent-<key>` (as in Mastra), taking `{prompt}`.
+pub struct SubAgent {
+    key: AgentId,
+    name: String,
+    description: String,
+}
+
+impl SubAgent {
+    pub fn new(key: AgentId, description: impl Into<String>) -> Self {
+        Self { name: format!("agent-{key}"), key, description: description.into() }
+    }
+}
+
+#[async_trait]
+impl Tool for SubAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> Value {
+        serde_json::json!({"type": "object", "properties": {"prompt": {"type": "string", "description": "What the sub-agent should do"}}, "required": ["prompt"]})
+    }
+    fn sub_agent(&self) -> Option<&AgentId> {
+        Some(&self.key)
+    }
+    async fn execute(&self, _args: &Value, _resume: Option<&Value>) -> Result<ToolOutput, String> {
+        Err(format!("{} is a sub-agent: the engine runs it", self.name))
+    }
 }
 
 /// An agent of the local engine.

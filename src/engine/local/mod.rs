@@ -10,7 +10,7 @@ pub mod mcp;
 
 use crate::console::{outbox, Events};
 use crate::domain::{
-    AgentId, CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PausedCall, QueuedCall, RunId,
+    AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PausedCall, QueuedCall, RunId,
     ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
@@ -94,6 +94,8 @@ enum CallStatus {
     Done { result: Value },
     AwaitingApproval,
     Suspended { payload: Value },
+    /// S13: a sub-agent call whose child run (`<this run>/<call id>`) is paused somewhere below.
+    Delegated { child: RunId },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -134,7 +136,29 @@ struct RunState {
     step: u32,
     /// The calls of the step in progress.
     calls: Vec<StepCall>,
+    /// S13: set on a sub-agent's run; only the top-level run has queue entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parent: Option<ParentLink>,
 }
+
+/// Where a sub-agent's run hangs in its supervisor's run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ParentLink {
+    run_id: RunId,
+    tool_call_id: String,
+    /// The top-level run, whose id every pause of the chain is surfaced under.
+    top: RunId,
+}
+
+/// How far a run got.
+enum Outcome {
+    Finished(String),
+    Paused,
+}
+
+/// Deepest supervisor chain (a cycle of sub-agents stops here).
+const MAX_DEPTH: usize = 8;
 
 /// How many earlier messages of a thread a run starts with.
 const MEMORY_MESSAGES: u32 = 40;
@@ -235,13 +259,14 @@ impl LocalEngine {
             history: history_len,
             step: 0,
             calls: vec![],
+            parent: None,
         };
         let this = self.clone();
         tokio::spawn(async move {
             let _guard = this.lock_run(&state.run_id).await;
             let emit = Emit(sink);
             emit.send(chunk("start", &state.run_id, json!({})));
-            this.drive(&agent, &mut state, &emit).await
+            this.drive(&agent, &mut state, &emit).await.map(|_| ())
         })
         .await
         .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
@@ -264,7 +289,7 @@ impl LocalEngine {
     }
 
     /// Model steps and tool calls until the run finishes or a call pauses.
-    async fn drive(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<(), Error> {
+    async fn drive(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<Outcome, Error> {
         let run_id = state.run_id.clone();
         let policy = state.options.policy();
         // The request context a predicate sees (S3).
@@ -319,7 +344,7 @@ impl LocalEngine {
                             approval_reason = Some(need.reason);
                             CallStatus::AwaitingApproval
                         } else {
-                            run_tool(tool, &proposed.args, None).await
+                            self.execute(tool, state, &proposed.tool_call_id, &proposed.args, None).await
                         }
                     }
                 };
@@ -342,8 +367,13 @@ impl LocalEngine {
         emit.send(chunk("text-end", run_id, json!({"id": id})));
     }
 
-    async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<(), Error> {
+    async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<Outcome, Error> {
         let run_id = &state.run_id;
+        if state.parent.is_some() {
+            // A sub-agent's answer is its supervisor's tool result; its snapshot goes.
+            self.end_run(run_id).await?;
+            return Ok(Outcome::Finished(text.to_owned()));
+        }
         Self::emit_text(emit, run_id, text);
         let mut own: Vec<Message> = state.messages.iter().skip(1 + state.history).cloned().collect();
         if !text.is_empty() {
@@ -361,7 +391,7 @@ impl LocalEngine {
             "output": {"text": text, "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}},
             "metadata": {},
         })));
-        Ok(())
+        Ok(Outcome::Finished(text.to_owned()))
     }
 
     /// The run is over: its snapshot goes (S11); entries still pending are retired.
@@ -393,7 +423,7 @@ impl LocalEngine {
             let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
             memory::append(&mut tx, thread, run_id, &bodies).await?;
         }
-        snapshots::delete(&mut tx, run_id).await?;
+        snapshots::delete_tree(&mut tx, run_id).await?;
         let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
         tx.commit().await?;
         if !gone.is_empty() {
@@ -404,7 +434,15 @@ impl LocalEngine {
 
     /// Writes the snapshot and a queue entry for each newly paused call, in one transaction; only then
     /// tells listeners (so a client reacting to the chunk finds the entry).
-    async fn suspend(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<(), Error> {
+    async fn suspend(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<Outcome, Error> {
+        if state.parent.is_some() {
+            // A sub-agent's pause surfaces on the top-level run, which writes the queue entry.
+            let body = serde_json::to_value(&*state).expect("run state serializes");
+            let mut tx = self.inner.db.begin_write().await?;
+            snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, None, None, &body).await?;
+            tx.commit().await?;
+            return Ok(Outcome::Paused);
+        }
         let fresh: Vec<usize> = (0..state.calls.len()).filter(|&i| state.calls[i].paused() && !state.calls[i].queued).collect();
         for &i in &fresh {
             state.calls[i].queued = true;
@@ -419,9 +457,12 @@ impl LocalEngine {
         let mut tx = self.inner.db.begin_write().await?;
         snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, state.thread_id.as_deref(), state.resource_id.as_deref(), &body)
             .await?;
-        let mut added = Vec::new();
+        let mut surfaced = Vec::new();
         for &i in &fresh {
-            let paused = self.paused_call(agent, state, &state.calls[i])?;
+            surfaced.push(self.surface(agent, state, i).await?);
+        }
+        let mut added = Vec::new();
+        for (&i, paused) in fresh.iter().zip(surfaced) {
             let item = queue::insert_pending(&mut tx, &paused).await?;
             audit::append(&mut tx, audit::Record {
                 actor: "engine:local",
@@ -442,7 +483,80 @@ impl LocalEngine {
         for (_, paused) in &added {
             emit.send(pause_chunk(paused));
         }
-        Ok(())
+        Ok(Outcome::Paused)
+    }
+
+    /// Runs a tool, or (S13) a sub-agent in a child run of `parent`.
+    async fn execute(&self, tool: &Arc<dyn Tool>, parent: &RunState, call_id: &str, args: &Value, resume: Option<&Value>) -> CallStatus {
+        match tool.sub_agent() {
+            Some(key) => self.delegate(parent, call_id, key, args).await,
+            None => run_tool(tool, args, resume).await,
+        }
+    }
+
+    /// S13: drives sub-agent `key` on the call's prompt in a child run; its answer is the call's result,
+    /// or the call waits on the child's pause.
+    async fn delegate(&self, parent: &RunState, call_id: &str, key: &AgentId, args: &Value) -> CallStatus {
+        let Some(child_agent) = self.agent(key.as_str()) else {
+            return CallStatus::Done { result: json!(format!("Sub-agent {key} not found")) };
+        };
+        if parent.run_id.as_str().matches('/').count() >= MAX_DEPTH {
+            return CallStatus::Done { result: json!(format!("Sub-agent {key} not run: the supervisor chain is deeper than {MAX_DEPTH}")) };
+        }
+        let prompt = args["prompt"].as_str().map(str::to_owned).unwrap_or_else(|| args.to_string());
+        let child_id = RunId::new(format!("{}/{call_id}", parent.run_id));
+        let top = parent.parent.as_ref().map(|p| p.top.clone()).unwrap_or_else(|| parent.run_id.clone());
+        let mut child = RunState {
+            run_id: child_id.clone(),
+            agent_id: child_agent.id.clone(),
+            thread_id: None,
+            resource_id: None,
+            options: parent.options.clone(),
+            messages: vec![Message::System { content: child_agent.instructions.clone() }, Message::User { content: prompt }],
+            history: 0,
+            step: 0,
+            calls: vec![],
+            parent: Some(ParentLink { run_id: parent.run_id.clone(), tool_call_id: call_id.to_owned(), top }),
+        };
+        match Box::pin(self.drive(&child_agent, &mut child, &Emit::default())).await {
+            Ok(Outcome::Finished(text)) => CallStatus::Done { result: json!(text) },
+            Ok(Outcome::Paused) => CallStatus::Delegated { child: child_id },
+            Err(e) => CallStatus::Done { result: json!(format!("Sub-agent {key} failed: {e}")) },
+        }
+    }
+
+    /// The chain from a paused call down to the call that really waits (itself, unless delegated):
+    /// each level's agent, run state and call index, top first.
+    async fn chain_of(&self, agent: &Agent, state: &RunState, index: usize) -> Result<Vec<(Arc<Agent>, RunState, usize)>, Error> {
+        let mut path = vec![(self.require_agent(agent.id.as_str())?, state.clone(), index)];
+        while let CallStatus::Delegated { child } = &path.last().expect("not empty").1.calls[path.last().expect("not empty").2].status {
+            let (child_state, _) = self.load(child).await?;
+            let child_agent = self.require_agent(child_state.agent_id.as_str())?;
+            let i = child_state.calls.iter().position(StepCall::paused).ok_or_else(|| Error::Storage(format!("run {child} is delegated to but waits on nothing")))?;
+            path.push((child_agent, child_state, i));
+        }
+        Ok(path)
+    }
+
+    /// A paused call as the queue shows it. A pause inside sub-agents (S13) is surfaced on the
+    /// top-level run, under the top call's id, with the inner tool's name and arguments and the chain.
+    async fn surface(&self, agent: &Agent, state: &RunState, index: usize) -> Result<PausedCall, Error> {
+        let path = self.chain_of(agent, state, index).await?;
+        let (leaf_agent, leaf_state, leaf_index) = path.last().expect("not empty");
+        let mut paused = self.paused_call(leaf_agent, leaf_state, &leaf_state.calls[*leaf_index])?;
+        if path.len() > 1 {
+            paused.chain = path
+                .iter()
+                .map(|(a, s, i)| ChainLink { agent_id: a.id.clone(), tool_call_id: ToolCallId::new(&s.calls[*i].tool_call_id), tool_name: s.calls[*i].tool_name.clone() })
+                .collect();
+            paused.run_id = state.run_id.clone();
+            paused.tool_call_id = ToolCallId::new(&state.calls[index].tool_call_id);
+            paused.agent_id = agent.id.clone();
+            paused.agent_name = Some(agent.name.clone());
+            paused.thread_id = state.thread_id.clone();
+            paused.resource_id = state.resource_id.clone();
+        }
+        Ok(paused)
     }
 
     fn paused_call(&self, agent: &Agent, state: &RunState, call: &StepCall) -> Result<PausedCall, Error> {
@@ -482,28 +596,32 @@ impl LocalEngine {
         let agent = self.require_agent(agent_id.as_str())?;
         let mut conn = self.inner.db.pool().acquire().await?;
         let stored = snapshots::list(&mut conn, agent_id, thread_id, resource_id).await?;
+        drop(conn);
         let mut runs = Vec::new();
         for s in stored {
             let Ok(state) = serde_json::from_value::<RunState>(s.body) else { continue };
-            let tool_calls = state
-                .calls
-                .iter()
-                .filter(|c| c.paused())
-                .map(|c| {
-                    let mut v = json!({"toolCallId": c.tool_call_id, "toolName": c.tool_name, "args": c.args});
-                    match &c.status {
-                        CallStatus::Suspended { payload } => {
-                            v["requiresApproval"] = json!(false);
-                            v["suspendPayload"] = payload.clone();
-                            if let Some(schema) = agent.tool(&c.tool_name).and_then(|t| t.resume_schema()) {
-                                v["resumeSchema"] = json!(schema.to_string());
-                            }
+            if state.parent.is_some() {
+                continue; // a sub-agent's pause is listed once, on its top-level run (S13)
+            }
+            let mut tool_calls = Vec::new();
+            for i in (0..state.calls.len()).filter(|&i| state.calls[i].paused()) {
+                let Ok(p) = self.surface(&agent, &state, i).await else { continue };
+                let mut v = json!({"toolCallId": p.tool_call_id, "toolName": p.tool_name, "args": p.args});
+                match p.kind {
+                    CallKind::Suspend => {
+                        v["requiresApproval"] = json!(false);
+                        v["suspendPayload"] = p.suspend_payload.unwrap_or(Value::Null);
+                        if let Some(schema) = p.resume_schema {
+                            v["resumeSchema"] = json!(schema.to_string());
                         }
-                        _ => v["requiresApproval"] = json!(true),
                     }
-                    v
-                })
-                .collect();
+                    CallKind::Approval => v["requiresApproval"] = json!(true),
+                }
+                if !p.chain.is_empty() {
+                    v["chain"] = json!(p.chain);
+                }
+                tool_calls.push(v);
+            }
             runs.push(SuspendedRun {
                 run_id: s.run_id,
                 status: if s.running { "running" } else { "suspended" },
@@ -526,6 +644,9 @@ impl LocalEngine {
         let count = running.len();
         for s in running {
             let (mut state, _) = self.load(&s.run_id).await?;
+            if state.parent.is_some() {
+                continue; // advanced through its top-level run
+            }
             let agent = self.require_agent(state.agent_id.as_str())?;
             tracing::warn!(run_id = %s.run_id, "run was interrupted while advancing; continuing from its snapshot");
             let this = self.clone();
@@ -550,36 +671,13 @@ impl LocalEngine {
             .iter()
             .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
             .ok_or_else(|| Error::not_found(format!("tool call {} pending in run {run_id}", item.call.tool_call_id)))?;
+        if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
+            return self.deliver_nested(decision, item, &agent, state, index, emit).await;
+        }
         let call = state.calls[index].clone();
         let proposed = ProposedCall { tool_call_id: call.tool_call_id.clone(), tool_name: call.tool_name.clone(), args: call.args.clone() };
-        let tool = agent.tool(&call.tool_name);
-        let (status, outcome) = match (&decision.verdict, tool) {
-            (Verdict::Decline { reason }, _) => {
-                let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));
-                (CallStatus::Done { result: json!(text) }, json!({"status": "declined", "result": text}))
-            }
-            (_, None) => {
-                let text = format!("Tool not found: {}", call.tool_name);
-                (CallStatus::Done { result: json!(text) }, json!({"status": "tool-error", "result": text}))
-            }
-            (Verdict::Approve, Some(tool)) => {
-                // S7: the before-tool-call hook, always on: the args about to run must be the ones approved.
-                let now = Fingerprint::of(&call.tool_name, &call.args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-                if now != decision.fingerprint {
-                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
-                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
-                } else {
-                    executed(run_tool(tool, &call.args, None).await)
-                }
-            }
-            (Verdict::Resume { data }, Some(tool)) => {
-                if let Some(schema) = tool.resume_schema() {
-                    crate::console::validate_resume(&schema, data)?;
-                }
-                executed(run_tool(tool, &call.args, Some(data)).await)
-            }
-        };
-        let resuspended = matches!(status, CallStatus::Suspended { .. });
+        let (status, outcome) = self.apply(decision, &agent, &state, &call).await?;
+        let repaused = matches!(status, CallStatus::Suspended { .. } | CallStatus::Delegated { .. });
         state.calls[index].status = status.clone();
         state.calls[index].queued = false;
         let all_done = !state.calls.iter().any(StepCall::paused);
@@ -587,9 +685,9 @@ impl LocalEngine {
         let mut tx = self.inner.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
         let mut new_item = None;
-        if resuspended {
+        if repaused {
+            let paused = self.surface(&agent, &state, index).await?;
             state.calls[index].queued = true;
-            let paused = self.paused_call(&agent, &state, &state.calls[index])?;
             queue::insert_pending(&mut tx, &paused).await?;
             new_item = Some(paused);
         }
@@ -605,20 +703,125 @@ impl LocalEngine {
             (_, Some(paused)) => emit.send(pause_chunk(&paused)),
             _ => {}
         }
+        self.continue_after_delivery(&agent, &mut state, all_done, emit).await;
+        Ok(outcome)
+    }
+
+    /// After a delivery: a run whose step is fully answered goes on; else say which calls still wait.
+    async fn continue_after_delivery(&self, agent: &Agent, state: &mut RunState, all_done: bool, emit: &Emit) {
         if all_done {
             // The decision is delivered and recorded; what the run does next (a model error, say) is
             // the run's business, reported on the stream, not a failed delivery.
-            if let Err(e) = self.drive(&agent, &mut state, emit).await {
-                tracing::warn!(run_id = %run_id, "run failed after a delivered decision: {e}");
+            if let Err(e) = self.drive(agent, state, emit).await {
+                tracing::warn!(run_id = %state.run_id, "run failed after a delivered decision: {e}");
             }
         } else {
             // Still waiting for other calls of this step (S14): say which, as a Mastra stream would.
-            for c in state.calls.iter().filter(|c| c.paused()) {
-                if let Ok(p) = self.paused_call(&agent, &state, c) {
+            for i in (0..state.calls.len()).filter(|&i| state.calls[i].paused()) {
+                if let Ok(p) = self.surface(agent, state, i).await {
                     emit.send(pause_chunk(&p));
                 }
             }
         }
+    }
+
+    /// A verdict applied to one waiting call of `state`: what the call becomes, and the outcome to record.
+    async fn apply(&self, decision: &Decision, agent: &Agent, state: &RunState, call: &StepCall) -> Result<(CallStatus, Value), Error> {
+        Ok(match (&decision.verdict, agent.tool(&call.tool_name)) {
+            (Verdict::Decline { reason }, _) => {
+                let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));
+                (CallStatus::Done { result: json!(text) }, json!({"status": "declined", "result": text}))
+            }
+            (_, None) => {
+                let text = format!("Tool not found: {}", call.tool_name);
+                (CallStatus::Done { result: json!(text) }, json!({"status": "tool-error", "result": text}))
+            }
+            (Verdict::Approve, Some(tool)) => {
+                // S7: the before-tool-call hook, always on: the args about to run must be the ones approved.
+                let now = Fingerprint::of(&call.tool_name, &call.args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+                if now != decision.fingerprint {
+                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
+                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
+                } else {
+                    executed(self.execute(tool, state, &call.tool_call_id, &call.args, None).await)
+                }
+            }
+            (Verdict::Resume { data }, Some(tool)) => {
+                if let Some(schema) = tool.resume_schema() {
+                    crate::console::validate_resume(&schema, data)?;
+                }
+                executed(self.execute(tool, state, &call.tool_call_id, &call.args, Some(data)).await)
+            }
+        })
+    }
+
+    /// S13: a decision on a pause inside sub-agents travels down the chain to the waiting call, then
+    /// each finished child's answer travels up as its supervisor's tool result, up to the top run.
+    async fn deliver_nested(&self, decision: &Decision, item: &QueuedCall, agent: &Arc<Agent>, state: RunState, index: usize, emit: &Emit) -> Result<Value, Error> {
+        let mut path = self.chain_of(agent, &state, index).await?;
+        let last = path.len() - 1;
+        let (status, outcome) = {
+            let (leaf_agent, leaf_state, leaf_index) = &path[last];
+            self.apply(decision, leaf_agent, leaf_state, &leaf_state.calls[*leaf_index]).await?
+        };
+        {
+            let (_, leaf_state, leaf_index) = &mut path[last];
+            leaf_state.calls[*leaf_index].status = status;
+        }
+        let mut tx = self.inner.db.begin_write().await?;
+        outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        let leaf_body = serde_json::to_value(&path[last].1).expect("run state serializes");
+        snapshots::update_body(&mut tx, &path[last].1.run_id, &leaf_body).await?;
+        tx.commit().await?;
+        self.inner.events.changed();
+
+        // Up the chain, as far as runs can go on.
+        let mut level = last;
+        loop {
+            if path[level].1.calls.iter().any(StepCall::paused) {
+                if level != last {
+                    let body = serde_json::to_value(&path[level].1).expect("run state serializes");
+                    let mut tx = self.inner.db.begin_write().await?;
+                    snapshots::update_body(&mut tx, &path[level].1.run_id, &body).await?;
+                    tx.commit().await?;
+                }
+                break;
+            }
+            if level == 0 {
+                let (top_agent, top_state, _) = &mut path[0];
+                let mut tx = self.inner.db.begin_write().await?;
+                snapshots::claim_running(&mut tx, &top_state.run_id).await?;
+                tx.commit().await?;
+                let agent = top_agent.clone();
+                self.continue_after_delivery(&agent, top_state, true, emit).await;
+                return Ok(outcome);
+            }
+            let (child_agent, child_state, _) = &mut path[level];
+            let child_agent = child_agent.clone();
+            match Box::pin(self.drive(&child_agent, child_state, &Emit::default())).await {
+                Ok(Outcome::Finished(text)) => {
+                    let (_, parent_state, parent_index) = &mut path[level - 1];
+                    parent_state.calls[*parent_index].status = CallStatus::Done { result: json!(text) };
+                    if level - 1 == 0 {
+                        let c = &parent_state.calls[*parent_index];
+                        let proposed = ProposedCall { tool_call_id: c.tool_call_id.clone(), tool_name: c.tool_name.clone(), args: c.args.clone() };
+                        emit.send(tool_result_chunk(&parent_state.run_id, &proposed, &json!(text)));
+                    }
+                    level -= 1;
+                }
+                Ok(Outcome::Paused) => break,
+                Err(e) => {
+                    let (_, parent_state, parent_index) = &mut path[level - 1];
+                    parent_state.calls[*parent_index].status = CallStatus::Done { result: json!(format!("Sub-agent failed: {e}")) };
+                    level -= 1;
+                }
+            }
+        }
+        // The chain still waits somewhere below the top: surface what waits now.
+        let (top_agent, top_state, top_index) = &mut path[0];
+        top_state.calls[*top_index].queued = false;
+        let agent = top_agent.clone();
+        self.suspend(&agent, top_state, emit).await?;
         Ok(outcome)
     }
 
@@ -663,6 +866,7 @@ fn executed(status: CallStatus) -> (CallStatus, Value) {
     let outcome = match &status {
         CallStatus::Done { result } => json!({"status": "executed", "result": result}),
         CallStatus::Suspended { payload } => json!({"status": "suspended", "suspendPayload": payload}),
+        CallStatus::Delegated { child } => json!({"status": "delegated", "childRunId": child}),
         CallStatus::AwaitingApproval => unreachable!("a tool execution never asks for approval"),
     };
     (status, outcome)
@@ -726,12 +930,10 @@ impl Engine for LocalEngine {
         // No snapshot: S11's clear `snapshot_not_found`, not a silent "gone".
         let (state, _) = self.load(&call.run_id).await?;
         let Some(agent) = self.agent(state.agent_id.as_str()) else { return Ok(None) };
-        state
-            .calls
-            .iter()
-            .find(|c| c.tool_call_id == call.tool_call_id.as_str() && c.paused())
-            .map(|c| self.paused_call(&agent, &state, c))
-            .transpose()
+        match state.calls.iter().position(|c| c.tool_call_id == call.tool_call_id.as_str() && c.paused()) {
+            Some(i) => self.surface(&agent, &state, i).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
