@@ -33,7 +33,7 @@
 //! failures); one that does not start stops the load with its agent, name and stderr.
 
 use crate::domain::AgentId;
-use crate::engine::local::agent::{Agent, Model, Tool, ToolOutput};
+use crate::engine::local::agent::{Agent, Model, SubAgent, Tool, ToolOutput};
 use crate::engine::local::demo;
 use crate::engine::local::mcp::{self, McpServer, McpTool};
 use crate::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
@@ -83,6 +83,9 @@ struct AgentSpec {
     approval: Option<ApprovalSpec>,
     #[serde(default)]
     mcp: Vec<McpSpec>,
+    /// Agents this one may delegate to, as tools `agent-<id>` (S13).
+    #[serde(default)]
+    sub_agents: Vec<toml::Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +200,8 @@ where
         let message = e.message().to_owned();
         err(e.span(), "(document)".into(), message)
     })?;
+    let all_ids: HashSet<String> = file.agents.iter().map(|a| a.id.get_ref().clone()).collect();
+    let mut delegations: Vec<(String, String, std::ops::Range<usize>)> = Vec::new();
     let mut seen = HashSet::new();
     let mut agents = Vec::new();
     for (i, spec) in file.agents.into_iter().enumerate() {
@@ -218,6 +223,17 @@ where
             if names.insert(name.get_ref().clone()) {
                 tools.push(tool);
             }
+        }
+        for (j, key) in spec.sub_agents.iter().enumerate() {
+            let k = key.get_ref();
+            if !all_ids.contains(k.as_str()) || k == &id {
+                let why = if k == &id { "an agent cannot be its own sub-agent".to_owned() } else { format!("no agent has the id {k:?}") };
+                return Err(err(Some(key.span()), at(&format!("sub_agents[{j}]")), why));
+            }
+            if names.insert(format!("agent-{k}")) {
+                tools.push(Arc::new(SubAgent::new(AgentId::new(k.clone()), format!("Delegate a task to agent {k}: give it a prompt, get its answer"))));
+            }
+            delegations.push((id.clone(), k.clone(), key.span()));
         }
         if names.insert("ask_operator".into()) {
             tools.push(builtin("ask_operator").expect("built in"));
@@ -309,6 +325,19 @@ where
             memory: spec.memory,
         });
     }
+    // A cycle of sub-agents would delegate forever.
+    for (from, to, span) in &delegations {
+        let mut stack = vec![to.clone()];
+        let mut visited = HashSet::new();
+        while let Some(next) = stack.pop() {
+            if &next == from {
+                return Err(err(Some(span.clone()), format!("agents[{}].sub_agents", agents.iter().position(|a| a.id.as_str() == from).unwrap_or(0)), format!("delegating from {from:?} to {to:?} makes a cycle")));
+            }
+            if visited.insert(next.clone()) {
+                stack.extend(delegations.iter().filter(|(f, _, _)| f == &next).map(|(_, t, _)| t.clone()));
+            }
+        }
+    }
     Ok(agents)
 }
 
@@ -393,6 +422,21 @@ tools = { lookup_record = true, delete_record = false }
         let two = "[[agents]]\nid = \"ops\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/a\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/b\"\n";
         let e = parse_async(two).await.unwrap_err();
         assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].mcp[1].name", Some(7)), "checked before any server starts: {e}");
+    }
+
+    #[test]
+    fn sub_agents_become_tools_and_bad_or_cyclic_ones_are_refused() {
+        let agents = parse("[[agents]]\nid = \"boss\"\nsub_agents = [\"worker\"]\n[agents.approval]\ntools = { agent-worker = true }\n[[agents]]\nid = \"worker\"\ntools = [\"delete_record\"]\n").unwrap();
+        let boss = &agents[0];
+        let delegate = boss.tool("agent-worker").expect("agent-worker tool");
+        assert_eq!(delegate.sub_agent().map(|a| a.as_str()), Some("worker"));
+        assert!(delegate.require_approval(), "flags work on sub-agent tools too");
+        let e = parse("[[agents]]\nid = \"boss\"\nsub_agents = [\"nobody\"]\n").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].sub_agents[0]", Some(3)), "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\nsub_agents = [\"a\"]\n").unwrap_err();
+        assert!(e.message.contains("its own sub-agent"), "{e}");
+        let e = parse("[[agents]]\nid = \"a\"\nsub_agents = [\"b\"]\n[[agents]]\nid = \"b\"\nsub_agents = [\"c\"]\n[[agents]]\nid = \"c\"\nsub_agents = [\"a\"]\n").unwrap_err();
+        assert!(e.message.contains("cycle"), "{e}");
     }
 
     #[tokio::test]
