@@ -34,6 +34,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/agents/{agent}/approve-tool-call-generate", post(approve_generate))
         .route("/api/agents/{agent}/decline-tool-call-generate", post(decline_generate))
         .route("/api/agents/{agent}/resume-stream", post(resume_stream))
+        .route("/api/agents/{agent}/send-tool-approval", post(send_tool_approval))
 }
 
 /// Mastra answers errors as `{error}`; the console's `{code, message}` ride along.
@@ -349,4 +350,59 @@ async fn resume_stream(State(state): State<ApiState>, Path(_a): Path<String>, bo
         },
     };
     Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))))
+}
+
+/// `{threadId, resourceId, toolCallId?, approved, resumeData?, reason?}` (S12).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SendToolApprovalBody {
+    thread_id: String,
+    resource_id: String,
+    tool_call_id: Option<String>,
+    approved: bool,
+    resume_data: Option<Value>,
+    reason: Option<String>,
+}
+
+/// S12 `send_tool_approval`: finds the thread's suspended call (in storage), decides it through the
+/// console, and answers at once (`{accepted: true, runId, toolCallId}`); the run goes on in the
+/// background. When several calls of the thread wait, `toolCallId` must say which.
+async fn send_tool_approval(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<SendToolApprovalBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+    let Json(body) = body?;
+    let filter = queue::Filter {
+        state: Some(crate::domain::ItemState::Pending),
+        engine: Some(EngineId::local().to_string()),
+        agent: Some(agent.clone()),
+        thread: Some(body.thread_id.clone()),
+        ..Default::default()
+    };
+    let page = {
+        let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
+        queue::list(&mut conn, &filter, None, 500).await?
+    };
+    let mut waiting: Vec<queue::Entry> = page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(body.resource_id.as_str())).collect();
+    if let Some(id) = &body.tool_call_id {
+        waiting.retain(|e| e.queued.call.tool_call_id.as_str() == id);
+    }
+    let entry = match waiting.len() {
+        0 => return Err(ApiError::from(Error::not_found(format!("a suspended call in thread {:?} of resource {:?}", body.thread_id, body.resource_id))).into()),
+        1 => waiting.remove(0),
+        n => return Err(ApiError::invalid(format!("{n} calls wait in this thread: say which with toolCallId")).into()),
+    };
+    let verdict = match (body.approved, entry.queued.call.kind, body.resume_data) {
+        (false, _, _) => Verdict::Decline { reason: body.reason },
+        (true, CallKind::Approval, _) => Verdict::Approve,
+        (true, CallKind::Suspend, Some(data)) => Verdict::Resume { data },
+        (true, CallKind::Suspend, None) => return Err(ApiError::invalid("resumeData is required to answer a suspended tool").into()),
+    };
+    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: state.app.operator("mastra-api") };
+    let decision = state.app.console.decide(&entry.queued.id, request).await?;
+    let console = state.app.console.clone();
+    tokio::spawn(async move {
+        if let Err(e) = console.deliver(&decision, None).await {
+            tracing::warn!("send-tool-approval delivery failed: {e}");
+        }
+    });
+    let call = &entry.queued.call;
+    Ok(Json(json!({ "accepted": true, "runId": call.run_id, "toolCallId": call.tool_call_id })))
 }

@@ -318,3 +318,29 @@ async fn s14_without_the_request_flag_the_plain_call_runs_and_only_the_flagged_o
     assert_eq!(after["state"], "delivered");
     assert_eq!(t.counters.deletes(), 1);
 }
+
+#[tokio::test]
+async fn s12_send_tool_approval_finds_the_threads_suspended_call_in_storage() {
+    let t = spawn_app().await;
+    let body = |thread: &str| json!({"messages": "delete rec-7", "memory": {"thread": thread, "resource": "user-1"}});
+    let paused = t.generate_with(body("t-send")).await;
+    t.generate_with(body("t-other")).await;
+    let (dir, tmp, counters) = t.stop().await;
+    let t = spawn_app_in(&dir, counters).await; // only in storage now
+
+    let (status, wrong) = t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-2", "approved": true})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "another resource's thread: {wrong}");
+    let (status, accepted) = t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-1", "approved": true})).await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!(accepted["accepted"], true);
+    assert_eq!(accepted["runId"], paused["runId"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while t.count("SELECT COUNT(*) FROM snapshots").await != 1 {
+        assert!(std::time::Instant::now() < deadline, "the run did not finish in the background");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(t.counters.deletes(), 1);
+    let (_, other) = t.get("/api/queue?thread=t-other").await;
+    assert_eq!(other["items"].as_array().unwrap().len(), 1, "the other thread's call still waits");
+    drop(tmp);
+}

@@ -128,3 +128,13 @@ test('approving a call twice is refused', async () => {
     (e) => e.status === 409 && e.body?.code === 'already_decided',
   );
 });
+
+test('sendToolApproval answers a thread\'s suspended call by thread and resource', async () => {
+  const first = await agent.generate('delete rec-8', { memory: { thread: 't-send', resource: 'user-9' } });
+  assert.equal(first.finishReason, 'suspended');
+  const accepted = await agent.sendToolApproval({ threadId: 't-send', resourceId: 'user-9', toolCallId: first.suspendPayload.toolCallId, approved: false });
+  assert.equal(accepted.accepted, true);
+  assert.equal(accepted.runId, first.runId);
+  const item = (await server.api('GET', `/api/queue?state=all&run=${first.runId}`)).body.items[0];
+  assert.equal(item.decision.kind, 'decline');
+});
