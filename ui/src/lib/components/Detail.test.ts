@@ -42,6 +42,23 @@ describe('Detail', () => {
     expect(q('detail-tool')!.textContent).toBe('delete_record');
   });
 
+  it('shows the supervisor chain of a nested pause, as text (S13)', () => {
+    const chain = [
+      { agentId: 'boss', toolCallId: 'call_1', toolName: 'agent-worker' },
+      { agentId: 'worker', toolCallId: 'call_1', toolName: 'agent-clerk' },
+      { agentId: '<b>clerk</b>', toolCallId: 'call_2', toolName: 'delete_record' },
+    ];
+    const { q } = render(makeItem({ agentId: 'boss', chain }), new FakeBackend());
+    const steps = [...q('detail')!.querySelectorAll('ol.chain li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
+    expect(steps).toEqual(['boss → agent-worker (call_1)', 'worker → agent-clerk (call_1)', '<b>clerk</b> → delete_record (call_2)']);
+    expect(q('detail')!.querySelector('ol.chain b')).toBeNull();
+  });
+
+  it('shows no chain for a direct call', () => {
+    const { q } = render(makeItem(), new FakeBackend());
+    expect(q('detail')!.querySelector('ol.chain')).toBeNull();
+  });
+
   it('approves with the fingerprint on screen', async () => {
     const backend = new FakeBackend();
     const item = makeItem();
