@@ -789,7 +789,10 @@ impl LocalEngine {
             }
             if level == 0 {
                 let (top_agent, top_state, _) = &mut path[0];
+                // The top call's answer is stored with the claim: its children's snapshots are gone.
+                let body = serde_json::to_value(&*top_state).expect("run state serializes");
                 let mut tx = self.inner.db.begin_write().await?;
+                snapshots::update_body(&mut tx, &top_state.run_id, &body).await?;
                 snapshots::claim_running(&mut tx, &top_state.run_id).await?;
                 tx.commit().await?;
                 let agent = top_agent.clone();
