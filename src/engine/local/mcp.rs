@@ -49,8 +49,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(1000);
 const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 const SIGTERM: i32 = 15;
 
-/// One stdio MCP server as an agent declares it.
-#[derive(Clone, Debug, PartialEq)]
+/// One stdio MCP server as an agent declares it. Its `Debug` shows the environment's names only:
+/// values may come from the OS keyring (`env_refs`, C7).
+#[derive(Clone, PartialEq)]
 pub struct ServerConfig {
     /// Letters, digits, `-`, `_`; unique within the agent. Names the server in errors and prefixes
     /// its tools' names when they clash.
@@ -62,6 +63,18 @@ pub struct ServerConfig {
     pub env: BTreeMap<String, String>,
     /// Limit of each request: starting (initialize, tool list) and every call.
     pub timeout: Duration,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 impl ServerConfig {
@@ -423,6 +436,19 @@ async fn watch_process(server: String, mut child: Box<dyn ChildWrapper>, exit: w
     };
     tracing::debug!(server = %server, "MCP server process ended: {status}");
     let _ = exit.send(Some(status));
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+
+    #[test]
+    fn a_server_configs_debug_shows_env_names_not_values() {
+        let mut config = ServerConfig::new("fs", "npx", Vec::<String>::new());
+        config.env.insert("API_TOKEN".into(), "s3cr3t-value".into());
+        let shown = format!("{config:?}");
+        assert!(shown.contains("API_TOKEN") && !shown.contains("s3cr3t-value"), "{shown}");
+    }
 }
 
 #[cfg(test)]
