@@ -32,7 +32,7 @@ fn rss_kib(pid: u32) -> u64 {
 
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;
-use serve_process::ServeProcess;
+use serve_process::{get_json, post_json, ServeProcess};
 
 fn start_server(dir: &std::path::Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
@@ -89,29 +89,12 @@ async fn list_latency(http: &reqwest::Client, base: &str, query: &str, rounds: u
 }
 
 async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
-    let answer: Value = http
-        .post(format!("{base}/api/agents/demo/generate"))
-        .bearer_auth(TOKEN)
-        .json(&json!({ "messages": format!("delete cycle-{i}") }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer = post_json(http, &format!("{base}/api/agents/demo/generate"), TOKEN, &json!({ "messages": format!("delete cycle-{i}") })).await;
     let run = answer["runId"].as_str().unwrap();
-    let page: Value = http.get(format!("{base}/api/queue?run={run}")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let page = get_json(http, &format!("{base}/api/queue?run={run}"), TOKEN).await;
     let item = &page["items"][0];
-    let after: Value = http
-        .post(format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap()))
-        .bearer_auth(TOKEN)
-        .json(&json!({ "fingerprint": item["fingerprint"] }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let approve = format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap());
+    let after = post_json(http, &approve, TOKEN, &json!({ "fingerprint": item["fingerprint"] })).await;
     assert_eq!(after["state"], "delivered", "{after}");
 }
 

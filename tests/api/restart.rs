@@ -85,38 +85,17 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
 async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved() {
     let tmp = tempfile::tempdir().unwrap();
     let start = || ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
-    let http = reqwest::Client::new();
     let mut first = start();
-    let base = first.base.clone();
-    let answer: serde_json::Value = http
-        .post(format!("{base}/api/agents/demo/generate"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"messages": "delete rec-kill"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer = first.post("/api/agents/demo/generate", json!({"messages": "delete rec-kill"})).await;
     assert_eq!(answer["finishReason"], "suspended");
     first.kill(); // SIGKILL
     assert!(first.child.try_wait().unwrap().is_some());
 
     let second = start();
-    let base = second.base.clone();
-    let page: serde_json::Value = http.get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let page = second.get("/api/queue").await;
     let item = &page["items"][0];
     assert_eq!(item["runId"], answer["runId"], "{page}");
-    let after: serde_json::Value = http
-        .post(format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap()))
-        .bearer_auth(TOKEN)
-        .json(&json!({"fingerprint": item["fingerprint"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let after = second.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-kill"}), "{after}");
     drop(second);
 }

@@ -2,7 +2,7 @@
 //! the agent on it, a call pauses, the operator approves through the console API, the run finishes.
 
 use crate::fake_server::{approval_cycle, FakeOpenAi};
-use serde_json::{json, Value};
+use serde_json::json;
 use crate::ServeProcess;
 
 #[tokio::test]
@@ -19,29 +19,20 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     .unwrap();
     let token = "serve-test-token";
     let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), token);
-    let base = server.base.clone();
-    let http = reqwest::Client::new();
-    let post = |path: String, body: Value| http.post(format!("{base}{path}")).bearer_auth(token).json(&body).send();
-
-    let agents: Value = http.get(format!("{base}/api/agents")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let agents = server.get("/api/agents").await;
     assert_eq!(agents["ops"]["provider"], "fake");
     assert_eq!(agents["ops"]["modelId"], "fake-model");
 
-    let paused: Value = post("/api/agents/ops/generate".into(), json!({"messages": "delete rec-42"})).await.unwrap().json().await.unwrap();
+    let paused = server.post("/api/agents/ops/generate", json!({"messages": "delete rec-42"})).await;
     assert_eq!(paused["finishReason"], "suspended", "{paused}");
     assert_eq!(paused["suspendPayload"]["args"], json!({"id": "rec-42"}));
-    let page: Value = http.get(format!("{base}/api/queue")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let page = server.get("/api/queue").await;
     let item = &page["items"][0];
-    let after: Value = post(format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]}))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let after = server.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-42"}));
     // The model got the tool result and answered: the run is over.
     assert_eq!(fake.request_count(), 2);
-    let runs: Value = http.get(format!("{base}/api/agents/ops/suspended-runs")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let runs = server.get("/api/agents/ops/suspended-runs").await;
     assert_eq!(runs["total"], 0);
 }

@@ -1,5 +1,7 @@
 //! The real `approval-console serve` binary as a child process, for tests and benchmarks that need a
-//! separate process (kill -9, restarts, the CLI beside a server). Included with `#[path]`.
+//! separate process (kill -9, restarts, the CLI beside a server). Included with `#[path]`; each
+//! includer uses a part of it.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -10,6 +12,18 @@ pub struct ServeProcess {
     pub child: Child,
     /// `http://127.0.0.1:<port>`
     pub base: String,
+    token: String,
+    http: reqwest::Client,
+}
+
+/// GET with the bearer token; the answer's JSON (`Null` if it is not JSON).
+pub async fn get_json(http: &reqwest::Client, url: &str, token: &str) -> serde_json::Value {
+    http.get(url).bearer_auth(token).send().await.expect("GET").json().await.unwrap_or(serde_json::Value::Null)
+}
+
+/// POST JSON with the bearer token; the answer's JSON (`Null` if it is not JSON).
+pub async fn post_json(http: &reqwest::Client, url: &str, token: &str, body: &serde_json::Value) -> serde_json::Value {
+    http.post(url).bearer_auth(token).json(body).send().await.expect("POST").json().await.unwrap_or(serde_json::Value::Null)
 }
 
 impl ServeProcess {
@@ -26,7 +40,17 @@ impl ServeProcess {
         BufReader::new(child.stdout.as_mut().expect("piped stdout")).read_line(&mut line).expect("read the URL line");
         let at = line.find("http://").unwrap_or_else(|| panic!("no URL printed: {line:?}"));
         let end = line[at..].find("/#").expect("URL with a fragment") + at;
-        Self { base: line[at..end].to_owned(), child }
+        Self { base: line[at..end].to_owned(), child, token: token.to_owned(), http: reqwest::Client::new() }
+    }
+
+    /// GET `path` (`/api/…`) with this server's token.
+    pub async fn get(&self, path: &str) -> serde_json::Value {
+        get_json(&self.http, &format!("{}{path}", self.base), &self.token).await
+    }
+
+    /// POST JSON to `path` with this server's token.
+    pub async fn post(&self, path: &str, body: serde_json::Value) -> serde_json::Value {
+        post_json(&self.http, &format!("{}{path}", self.base), &self.token, &body).await
     }
 
     /// SIGKILL, no graceful shutdown; waits for the process to be gone.
