@@ -4,6 +4,7 @@
 use crate::console::{Console, Events};
 use crate::domain::{DecisionRequest, Error, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
+use crate::engine::remotes::Remotes;
 use crate::engine::{ChunkSink, Engine};
 use crate::store::Db;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,8 @@ pub struct App {
     pub events: Events,
     pub local: LocalEngine,
     pub console: Console,
+    /// The remote engines (Mastra servers) of the `engines` table.
+    pub remotes: Remotes,
     /// Who decides, as written in the audit log: the OS user running the console.
     pub operator: String,
 }
@@ -30,8 +33,19 @@ impl App {
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
         let local = LocalEngine::new(db.clone(), events.clone(), agents);
         let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);
+        let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
+        remotes.load().await?;
         let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
-        Ok(Self { db, events, local, console, operator })
+        Ok(Self { db, events, local, console, remotes, operator })
+    }
+
+    /// Starts the background work of a serving console: each remote engine's sync loop and the
+    /// outbox worker. They stop when the returned guard is dropped.
+    pub fn start(&self) -> Background {
+        let (stop, rx) = tokio::sync::watch::channel(false);
+        self.remotes.start(rx.clone());
+        self.console.spawn_outbox(rx);
+        Background { stop }
     }
 
     /// Sends a user's messages to a local agent: with `auto_resume` (S10), a `suspend()` pause of the
@@ -70,6 +84,17 @@ impl App {
             tracing::info!(interrupted, delivered, runs, "recovered work left by the previous process");
         }
         Ok(())
+    }
+}
+
+/// Keeps the background work of [`App::start`] running; stops it when dropped.
+pub struct Background {
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
     }
 }
 

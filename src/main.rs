@@ -97,6 +97,13 @@ enum Command {
     Agents,
     /// Print the console API's OpenAPI document.
     Openapi,
+    /// Remote engines: Mastra servers whose suspended runs are queued here.
+    ///
+    /// A running `serve` picks up changes within two seconds. Tokens go to the OS keyring only.
+    Engines {
+        #[command(subcommand)]
+        command: EnginesCommand,
+    },
     /// Secrets (model API keys) in the OS keyring: never in the database, a config file or a log.
     Secret {
         #[command(subcommand)]
@@ -113,6 +120,50 @@ enum AuditCommand {
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
+}
+
+#[derive(Subcommand)]
+enum EnginesCommand {
+    /// List remote engines with their health and queue counts.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a Mastra server, e.g. `approval-console engines add prod http://127.0.0.1:4111`.
+    ///
+    /// With --token, the bearer token is read from standard input (on a terminal: asked, without
+    /// echo) and stored in the OS keyring; it never appears in the database, a file or a log.
+    Add {
+        /// A name (letters, digits, '.', '_', '-'): the engine's id in the queue.
+        name: String,
+        /// The server's base URL (its API is under /api).
+        url: String,
+        /// Ask for a bearer token (or read one line from standard input).
+        #[arg(long)]
+        token: bool,
+        /// How often to look for suspended runs, in milliseconds.
+        #[arg(long, default_value_t = approval_console::engine::remotes::DEFAULT_POLL_MS)]
+        poll_ms: u32,
+    },
+    /// Change an engine's URL, token or poll interval.
+    Edit {
+        name: String,
+        #[arg(long)]
+        url: Option<String>,
+        /// Ask for a new bearer token (or read one line from standard input).
+        #[arg(long, conflicts_with = "clear_token")]
+        token: bool,
+        /// Forget the stored token.
+        #[arg(long)]
+        clear_token: bool,
+        #[arg(long)]
+        poll_ms: Option<u32>,
+    },
+    /// Remove an engine and its token. Its queue entries stay as history.
+    Remove { name: String },
+    /// Sync an engine now (complete listing) and print what changed. Exit code 1 if it failed.
+    Sync { name: String },
 }
 
 #[derive(Subcommand)]
@@ -180,6 +231,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
     match cli.command {
         Command::Serve { port, token } => {
             app.recover().await?;
+            let _background = app.start();
             let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
             let server = api::serve(app.clone(), port, &token)
                 .await
@@ -258,6 +310,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 );
             }
         }
+        Command::Engines { command } => return engines(&app, command).await,
         Command::Openapi | Command::Agents | Command::Secret { .. } => unreachable!("handled above"),
     }
     Ok(std::process::ExitCode::SUCCESS)
@@ -294,6 +347,69 @@ async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> 
     let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
     println!("{verb}d: {}; state {:?}; outcome {}", id, after.queued.state, visible(&outcome.to_string()));
     Ok(())
+}
+
+/// `engines list|add|edit|remove|sync`.
+async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::ExitCode> {
+    use approval_console::engine::remotes::EngineSettings;
+    let ok = std::process::ExitCode::SUCCESS;
+    match command {
+        EnginesCommand::List { json } => {
+            let rows = app.remotes.list().await?;
+            let mut conn = app.db.pool().acquire().await.map_err(Error::from)?;
+            let counts = queue::counts_by_engine(&mut conn).await?;
+            let views: Vec<Value> = rows
+                .iter()
+                .map(|(r, _)| {
+                    let (pending, awaiting) = counts.get(&r.name).copied().unwrap_or((0, 0));
+                    serde_json::json!({
+                        "name": r.name, "baseUrl": r.base_url, "hasToken": r.token_ref.is_some(), "pollMs": r.poll_ms,
+                        "health": r.health, "pending": pending, "awaitingDelivery": awaiting,
+                    })
+                })
+                .collect();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&views)?);
+            } else if views.is_empty() {
+                println!("No remote engines. Add one: approval-console engines add <name> <url> [--token]");
+            } else {
+                for (r, _) in &rows {
+                    let (pending, awaiting) = counts.get(&r.name).copied().unwrap_or((0, 0));
+                    let health = serde_json::to_value(r.health.state)?.as_str().unwrap_or_default().to_owned();
+                    println!("{:<20} {:<40} {:<12} token:{:<3} pending:{pending} awaiting delivery:{awaiting}", visible(&r.name), visible(&r.base_url), health, if r.token_ref.is_some() { "yes" } else { "no" });
+                    if let Some(e) = &r.health.last_error {
+                        println!("{:<20} last error: {}", "", visible(e));
+                    }
+                }
+            }
+        }
+        EnginesCommand::Add { name, url, token, poll_ms } => {
+            let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
+            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, poll_ms: Some(poll_ms) }).await?;
+            println!("added engine {} at {}{}", visible(&row.name), visible(&row.base_url), if row.token_ref.is_some() { " (token in the OS keyring)" } else { "" });
+            match app.remotes.sync_now(&row.name).await {
+                Ok(r) => println!("reachable: {} agents, {} waiting calls queued", r.agents, r.added + r.changed),
+                Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
+            }
+        }
+        EnginesCommand::Edit { name, url, token, clear_token, poll_ms } => {
+            let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
+            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, poll_ms }).await?;
+            println!("changed engine {}: {} poll {} ms{}", visible(&row.name), visible(&row.base_url), row.poll_ms, if row.token_ref.is_some() { ", token in the OS keyring" } else { ", no token" });
+        }
+        EnginesCommand::Remove { name } => {
+            app.remotes.remove(&name).await?;
+            println!("removed engine {}", visible(&name));
+        }
+        EnginesCommand::Sync { name } => match app.remotes.sync_now(&name).await {
+            Ok(r) => println!("{}: {} agents, {} calls waiting there; {} added, {} changed, {} gone, {} skipped", visible(&name), r.agents, r.listed, r.added, r.changed, r.gone, r.skipped),
+            Err(e) => {
+                eprintln!("error[{}]: {e}", e.code());
+                return Ok(std::process::ExitCode::from(1));
+            }
+        },
+    }
+    Ok(ok)
 }
 
 /// `secret set|check|delete`: needs no data directory. Prints names and lengths, never a value.

@@ -85,6 +85,14 @@ pub struct DecisionView {
     /// What the engine answered (the tool's result, a decline, a block, an error).
     #[schema(required = true)]
     pub outcome: Option<Value>,
+    /// Delivery attempts so far.
+    pub attempts: u32,
+    /// Why the last delivery attempt failed (the engine was unreachable, …).
+    #[schema(required = true)]
+    pub last_error: Option<String>,
+    /// When a deferred delivery is tried next.
+    #[schema(required = true)]
+    pub next_attempt_at: Option<DateTime<Utc>>,
 }
 
 impl QueueItem {
@@ -106,6 +114,9 @@ impl QueueItem {
                 decided_at: d.decided_at,
                 delivery: d.delivery,
                 outcome: d.outcome,
+                attempts: d.attempts,
+                last_error: d.last_error,
+                next_attempt_at: d.next_attempt_at,
             }
         });
         let c = q.call;
@@ -359,7 +370,9 @@ pub struct ApiDoc;
 
 /// The OpenAPI document of the console API, derived from the Rust types.
 pub fn openapi_document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    let mut doc = ApiDoc::openapi();
+    doc.merge(<super::engines::EnginesDoc as OpenApi>::openapi());
+    doc
 }
 
 #[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "This document", content_type = "application/json"), (status = 401, body = ErrorBody)))]

@@ -13,7 +13,8 @@ use serde_json::Value;
 pub struct ErrorBody {
     /// Stable, machine-readable: `unauthorized`, `not_found`, `fingerprint_mismatch`, `already_decided`,
     /// `decision_not_allowed`, `invalid_resume_data`, `invalid_request`, `payload_too_large`,
-    /// `forbidden`, `snapshot_not_found`, `engine_error`, `storage_busy`, `internal`.
+    /// `forbidden`, `snapshot_not_found`, `engine_error`, `engine_unreachable`, `keyring_unavailable`,
+    /// `keyring_locked`, `keyring_error`, `secret_not_found`, `storage_busy`, `internal`.
     pub code: String,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +50,10 @@ impl From<Error> for ApiError {
             Error::InvalidResumeData { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Error::Engine(_) => StatusCode::BAD_GATEWAY,
+            Error::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Secret { code: "invalid_request", .. } => StatusCode::BAD_REQUEST,
+            Error::Secret { code: "secret_not_found", .. } => StatusCode::NOT_FOUND,
+            Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
             Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

@@ -2,6 +2,7 @@
 //! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
 
 mod console;
+mod engines;
 mod error;
 mod guard;
 mod mastra;
@@ -41,6 +42,7 @@ impl ApiState {
 pub fn router(state: ApiState) -> Router {
     Router::new()
         .merge(console::routes())
+        .merge(engines::routes())
         .merge(mastra::routes())
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -14,20 +14,40 @@ use crate::engine::{ChunkSink, Engine};
 use crate::store::{audit, decisions, queue, Db};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+/// How long a stored decision is left to the process that took it before the outbox worker delivers it.
+const OUTBOX_GRACE: chrono::Duration = chrono::Duration::seconds(10);
+/// How often the outbox worker looks for due deliveries when nothing woke it.
+const OUTBOX_TICK: Duration = Duration::from_secs(1);
+/// Longest wait between two delivery attempts of one decision.
+const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// Cheap to clone.
 #[derive(Clone)]
 pub struct Console {
     db: Db,
     events: Events,
-    engines: Arc<HashMap<EngineId, Arc<dyn Engine>>>,
+    engines: Arc<RwLock<HashMap<EngineId, Arc<dyn Engine>>>>,
+    outbox_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Console {
     pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>) -> Self {
         let engines = engines.into_iter().map(|e| (e.id(), e)).collect();
-        Self { db, events, engines: Arc::new(engines) }
+        Self { db, events, engines: Arc::new(RwLock::new(engines)), outbox_wake: Arc::default() }
+    }
+
+    /// Connects an engine (replacing one with the same id).
+    pub fn register(&self, engine: Arc<dyn Engine>) {
+        self.engines.write().expect("engines lock").insert(engine.id(), engine);
+        self.outbox_wake.notify_one();
+    }
+
+    /// Disconnects an engine; its entries stay, undecidable until it is connected again.
+    pub fn unregister(&self, id: &EngineId) {
+        self.engines.write().expect("engines lock").remove(id);
     }
 
     pub fn db(&self) -> &Db {
@@ -38,13 +58,13 @@ impl Console {
         &self.events
     }
 
-    fn engine(&self, id: &EngineId) -> Result<&Arc<dyn Engine>, Error> {
-        self.engines.get(id).ok_or_else(|| Error::Engine(format!("engine {id} is not connected")))
+    fn engine(&self, id: &EngineId) -> Result<Arc<dyn Engine>, Error> {
+        self.engines.read().expect("engines lock").get(id).cloned().ok_or_else(|| Error::Engine(format!("engine {id} is not connected")))
     }
 
     /// The decision kinds a call allows (none if its engine is not connected).
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
-        self.engines.get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default()
+        self.engines.read().expect("engines lock").get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default()
     }
 
     /// One queue entry with its decision.
@@ -64,6 +84,15 @@ impl Console {
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
+        if item.state == ItemState::Gone {
+            // The engine changed the call's arguments: the entry was replaced by one with the new fingerprint.
+            let mut conn = self.db.pool().acquire().await?;
+            if let Some(now) = queue::find_pending(&mut conn, &item.call.engine, &item.call.run_id, &item.call.tool_call_id).await? {
+                if now.queued.call.fingerprint != request.fingerprint {
+                    return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.queued.call.fingerprint });
+                }
+            }
+        }
         if item.state != ItemState::Pending {
             return Err(Error::AlreadyDecided { state: item.state });
         }
@@ -76,7 +105,15 @@ impl Console {
         if request.fingerprint != item.call.fingerprint {
             return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
         }
-        match engine.reread(&item.call).await? {
+        match engine.reread(&item.call).await.or_else(|e| match e {
+            // Cannot re-read now: the decision is stored and the engine re-reads the call before it
+            // is sent (C3), whenever it is back.
+            Error::Unreachable(why) => {
+                tracing::info!(item = %item.id, "engine unreachable while deciding ({why}); the decision waits in the outbox");
+                Ok(Some(item.call.clone()))
+            }
+            other => Err(other),
+        })? {
             None => return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine))),
             Some(now) if now.fingerprint != request.fingerprint => {
                 return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.fingerprint })
@@ -96,6 +133,9 @@ impl Console {
             decided_at: crate::store::now(),
             delivery: Delivery::Pending,
             outcome: None,
+            attempts: 0,
+            last_error: None,
+            next_attempt_at: None,
         };
         let mut tx = self.db.begin_write().await?;
         if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
@@ -131,7 +171,7 @@ impl Console {
     /// Returns the engine's outcome; `Ok(None)` if someone else had claimed it.
     pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
         let entry = self.item(&decision.item_id).await?;
-        let engine = self.engine(&entry.queued.call.engine)?.clone();
+        let engine = self.engine(&entry.queued.call.engine)?;
         {
             let mut conn = self.db.pool().acquire().await?;
             if !decisions::claim(&mut conn, &decision.id).await? {
@@ -140,6 +180,10 @@ impl Console {
         }
         match engine.deliver(decision, &entry.queued, sink).await {
             Ok(outcome) => Ok(Some(outcome)),
+            Err(Error::Unreachable(why)) => {
+                self.defer(decision, &entry.queued, &why).await?;
+                Err(Error::Unreachable(why))
+            }
             Err(e) => {
                 let outcome = json!({ "status": "failed", "code": e.code(), "error": e.to_string() });
                 let mut tx = self.db.begin_write().await?;
@@ -150,6 +194,80 @@ impl Console {
                 Err(e)
             }
         }
+    }
+
+    /// Gives a claimed decision back to the outbox, to be tried again after a backoff (C5). The first
+    /// deferral is audited; later attempts only update the decision row.
+    async fn defer(&self, decision: &Decision, item: &crate::domain::QueuedCall, why: &str) -> Result<(), Error> {
+        let mut tx = self.db.begin_write().await?;
+        let attempts = decisions::attempts(&mut tx, &decision.id).await?.map(|a| a.attempts).unwrap_or(1);
+        let wait = retry_delay(attempts);
+        let next = crate::store::now() + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
+        if !decisions::defer(&mut tx, &decision.id, why, next).await? {
+            return Ok(());
+        }
+        if attempts <= 1 {
+            audit::append(&mut tx, audit::Record {
+                actor: "console",
+                action: "delivery.deferred",
+                queue_item_id: Some(item.id.as_str()),
+                tool_name: Some(&item.call.tool_name),
+                fingerprint: Some(decision.fingerprint.as_str()),
+                details: json!({ "decisionId": decision.id, "engine": item.call.engine, "error": why, "nextAttemptAt": next }),
+            })
+            .await?;
+        }
+        tx.commit().await?;
+        self.events.changed();
+        tracing::warn!(item = %item.id, attempts, "engine unreachable, delivery deferred {}s: {why}", wait.as_secs());
+        Ok(())
+    }
+
+    /// Delivers decisions that wait in the outbox: deferred ones when their retry is due, and ones
+    /// their deciding process did not deliver. Runs until `stop` flips.
+    pub fn spawn_outbox(&self, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match this.deliver_due().await {
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("outbox: {e}"),
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(OUTBOX_TICK) => {}
+                    _ = this.outbox_wake.notified() => {}
+                    _ = stop.changed() => return,
+                }
+                if *stop.borrow() {
+                    return;
+                }
+            }
+        })
+    }
+
+    /// One pass of the outbox worker; returns how many were delivered.
+    pub async fn deliver_due(&self) -> Result<usize, Error> {
+        let due = {
+            let mut conn = self.db.pool().acquire().await?;
+            decisions::due(&mut conn, OUTBOX_GRACE).await?
+        };
+        let mut delivered = 0;
+        for d in due {
+            let engine_id = match self.item(&d.item_id).await {
+                Ok(e) => e.queued.call.engine,
+                Err(_) => continue,
+            };
+            if self.engine(&engine_id).is_err() {
+                continue;
+            }
+            match self.deliver(&d, None).await {
+                Ok(Some(_)) => delivered += 1,
+                Ok(None) => {}
+                Err(Error::Unreachable(_)) => {}
+                Err(e) => tracing::warn!(item = %d.item_id, "delivery failed: {e}"),
+            }
+        }
+        Ok(delivered)
     }
 
     /// Decide, then deliver; answers the entry as it is afterwards.
@@ -174,6 +292,24 @@ impl Console {
         };
         for d in &stuck {
             let entry = self.item(&d.item_id).await?;
+            if self.engine(&entry.queued.call.engine).is_ok_and(|e| e.refuses_repeats()) {
+                // The engine will not act twice on one call: send it again (it re-reads the call first).
+                let mut tx = self.db.begin_write().await?;
+                let why = "the console stopped while this decision was being sent; sending it again";
+                if decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
+                    audit::append(&mut tx, audit::Record {
+                        actor: "console",
+                        action: "delivery.retry",
+                        queue_item_id: Some(d.item_id.as_str()),
+                        tool_name: Some(&entry.queued.call.tool_name),
+                        fingerprint: Some(d.fingerprint.as_str()),
+                        details: json!({ "decisionId": d.id, "why": why }),
+                    })
+                    .await?;
+                    tx.commit().await?;
+                }
+                continue;
+            }
             let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
             let mut tx = self.db.begin_write().await?;
             if !decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await? {
@@ -195,13 +331,27 @@ impl Console {
         }
         let mut delivered = 0;
         for d in &waiting {
+            let remote = match self.item(&d.item_id).await {
+                Ok(e) => self.engine(&e.queued.call.engine).is_ok_and(|e| e.refuses_repeats()),
+                Err(_) => false,
+            };
+            if remote {
+                // Remote deliveries wait for the outbox worker: the engine may be down, and start-up must not.
+                continue;
+            }
             match self.deliver(d, None).await {
                 Ok(_) => delivered += 1,
                 Err(e) => tracing::warn!(item = %d.item_id, "could not deliver stored decision: {e}"),
             }
         }
+        self.outbox_wake.notify_one();
         Ok((stuck.len(), delivered))
     }
+}
+
+/// Wait before the next delivery attempt after `attempts` failed ones: 1 s, 2 s, 4 s … up to a minute.
+fn retry_delay(attempts: u32) -> Duration {
+    Duration::from_secs(1u64 << attempts.saturating_sub(1).min(6)).min(MAX_RETRY)
 }
 
 /// Validates resume data against a JSON Schema; the error names every failing JSON path (S8).

@@ -72,4 +72,10 @@ pub struct Decision {
     pub decided_at: DateTime<Utc>,
     pub delivery: Delivery,
     pub outcome: Option<Value>,
+    /// Delivery attempts so far (the outbox, C5).
+    pub attempts: u32,
+    /// Why the last attempt failed, if it did.
+    pub last_error: Option<String>,
+    /// When a deferred delivery is tried next.
+    pub next_attempt_at: Option<DateTime<Utc>>,
 }

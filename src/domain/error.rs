@@ -31,6 +31,13 @@ pub enum Error {
     SnapshotNotFound { run_id: String },
     #[error("engine error: {0}")]
     Engine(String),
+    /// The engine could not be reached (connection refused, timeout, 5xx, auth refused): worth trying
+    /// again later. A decision that meets it stays in the outbox.
+    #[error("engine unreachable: {0}")]
+    Unreachable(String),
+    /// A secret could not be read or stored (the keyring's own code: `keyring_unavailable`, …).
+    #[error("{message}")]
+    Secret { code: &'static str, message: String },
     #[error("the database is busy (locked by another process); nothing was changed, try again")]
     StorageBusy,
     #[error("storage error: {0}")]
@@ -49,6 +56,8 @@ impl Error {
             Self::InvalidRequest(_) => "invalid_request",
             Self::SnapshotNotFound { .. } => "snapshot_not_found",
             Self::Engine(_) => "engine_error",
+            Self::Unreachable(_) => "engine_unreachable",
+            Self::Secret { code, .. } => code,
             Self::StorageBusy => "storage_busy",
             Self::Storage(_) => "internal",
         }
@@ -88,5 +97,11 @@ impl From<sqlx::Error> for Error {
 impl From<sqlx::migrate::MigrateError> for Error {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         Self::Storage(format!("migration failed: {e}"))
+    }
+}
+
+impl From<crate::secrets::SecretError> for Error {
+    fn from(e: crate::secrets::SecretError) -> Self {
+        Self::Secret { code: e.code(), message: e.to_string() }
     }
 }

@@ -3,6 +3,8 @@
 
 pub mod chunk;
 pub mod local;
+pub mod mastra;
+pub mod remotes;
 
 use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use async_trait::async_trait;
@@ -29,4 +31,11 @@ pub trait Engine: Send + Sync {
     /// (through [`crate::console::outbox::record`]) in the same transaction as its own state change,
     /// and streams what the run does next into `sink`.
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
+
+    /// Whether the engine itself refuses to act twice on one call, so that a delivery cut short by a
+    /// crash may be sent again (a remote server that answers "not suspended" the second time). The
+    /// local engine runs tools itself: for it a cut delivery is `interrupted`, never repeated.
+    fn refuses_repeats(&self) -> bool {
+        false
+    }
 }

@@ -90,7 +90,7 @@ pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> R
     let rows = sqlx::query(
         "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
                 data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
-                outcome AS d_outcome
+                outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
          FROM decisions WHERE delivery = ? ORDER BY decided_at",
     )
     .bind(delivery_str(delivery))
@@ -127,5 +127,68 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
         decided_at: parse_ts(&row.get::<String, _>("d_decided_at"))?,
         delivery: parse_delivery(&row.get::<String, _>("d_delivery"))?,
         outcome: row.get::<Option<String>, _>("d_outcome").map(|t| parse_json(&t)).transpose()?,
+        attempts: row.get::<Option<i64>, _>("d_attempts").unwrap_or(0).max(0) as u32,
+        last_error: row.get("d_last_error"),
+        next_attempt_at: row.get::<Option<String>, _>("d_next_attempt_at").map(|t| parse_ts(&t)).transpose()?,
     }))
+}
+
+/// Gives a claimed decision back to the outbox after a failed attempt (the engine was unreachable):
+/// `delivering → pending`, with the error and when to try again. False if it was not `delivering`.
+pub async fn defer(conn: &mut SqliteConnection, id: &DecisionId, error: &str, next_attempt_at: chrono::DateTime<chrono::Utc>) -> Result<bool, Error> {
+    let done = sqlx::query(
+        "UPDATE decisions SET delivery = 'pending', last_error = ?, next_attempt_at = ? WHERE id = ? AND delivery = 'delivering'",
+    )
+    .bind(error)
+    .bind(ts(next_attempt_at))
+    .bind(id.as_str())
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// How a waiting decision stands in the outbox.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempts {
+    pub attempts: u32,
+    pub last_error: Option<String>,
+    pub next_attempt_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Option<Attempts>, Error> {
+    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    row.map(|r| {
+        Ok(Attempts {
+            attempts: r.get::<i64, _>("attempts").max(0) as u32,
+            last_error: r.get("last_error"),
+            next_attempt_at: r.get::<Option<String>, _>("next_attempt_at").map(|t| parse_ts(&t)).transpose()?,
+        })
+    })
+    .transpose()
+}
+
+/// Pending decisions the outbox worker should deliver now: deferred ones whose next attempt is due,
+/// and ones nobody delivered although they were decided more than `grace` ago (the deciding process
+/// delivers at once; the worker is the fallback). Oldest first.
+pub async fn due(conn: &mut SqliteConnection, grace: chrono::Duration) -> Result<Vec<Decision>, Error> {
+    let at = now();
+    let rows = sqlx::query(
+        "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
+                data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
+                outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
+         FROM decisions
+         WHERE delivery = 'pending'
+           AND ((next_attempt_at IS NOT NULL AND next_attempt_at <= ?) OR (next_attempt_at IS NULL AND decided_at <= ?))
+         ORDER BY decided_at LIMIT 100",
+    )
+    .bind(ts(at))
+    .bind(ts(at - grace))
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let item = ItemId::new(r.get::<String, _>("queue_item_id"));
+            from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
+        })
+        .collect()
 }

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod decisions;
+pub mod engines;
 pub mod memory;
 pub mod queue;
 pub mod snapshots;

@@ -124,7 +124,8 @@ const SELECT: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.
     q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain,
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
-    d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome
+    d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome,
+    d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at
     FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id";
 
 fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
@@ -237,4 +238,45 @@ pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i
 /// How many entries are pending.
 pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, Error> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").fetch_one(&mut *conn).await?)
+}
+
+/// Every pending entry of an engine, oldest first.
+pub async fn pending_of_engine(conn: &mut SqliteConnection, engine: &EngineId) -> Result<Vec<Entry>, Error> {
+    let rows = sqlx::query(&format!("{SELECT} WHERE q.state = 'pending' AND q.engine = ? ORDER BY q.seq"))
+        .bind(engine.as_str())
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter().map(entry_from_row).collect()
+}
+
+/// The state of the newest entry of one call that is not `gone`, if any.
+pub async fn live_state(conn: &mut SqliteConnection, engine: &EngineId, run_id: &RunId, tool_call_id: &ToolCallId) -> Result<Option<ItemState>, Error> {
+    let state: Option<String> = sqlx::query_scalar(
+        "SELECT state FROM queue_items WHERE run_id = ? AND engine = ? AND tool_call_id = ? AND state <> 'gone' ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(run_id.as_str())
+    .bind(engine.as_str())
+    .bind(tool_call_id.as_str())
+    .fetch_optional(&mut *conn)
+    .await?;
+    state.map(|s| parse_state(&s)).transpose()
+}
+
+/// Per engine: (pending entries, decisions waiting for delivery).
+pub async fn counts_by_engine(conn: &mut SqliteConnection) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
+    let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
+    let rows = sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
+    for r in rows {
+        out.entry(r.get("engine")).or_default().0 = r.get("n");
+    }
+    let rows = sqlx::query(
+        "SELECT q.engine, COUNT(*) AS n FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery IN ('pending', 'delivering') GROUP BY q.engine",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    for r in rows {
+        out.entry(r.get("engine")).or_default().1 = r.get("n");
+    }
+    Ok(out)
 }

@@ -7,7 +7,7 @@
 //! [`ApiKey`] deliberately has no `Deserialize`, so no config struct can carry one.
 
 pub mod openai;
-mod sse;
+pub(crate) mod sse;
 
 pub use openai::{OpenAiCompatible, OpenAiConfig};
 

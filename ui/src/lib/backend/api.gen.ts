@@ -36,6 +36,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/engines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["list"];
+        put?: never;
+        post: operations["add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/engines/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["remove"];
+        options?: never;
+        head?: never;
+        patch: operations["edit"];
+        trace?: never;
+    };
+    "/api/engines/{name}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["agents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/engines/{name}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -228,12 +292,24 @@ export interface components {
         DecisionKind: "approve" | "decline" | "resume";
         /** @description The decision taken on an entry, with its delivery. */
         DecisionView: {
+            /**
+             * Format: int32
+             * @description Delivery attempts so far.
+             */
+            attempts: number;
             data: unknown;
             /** Format: date-time */
             decidedAt: string;
             delivery: components["schemas"]["Delivery"];
             fingerprint: components["schemas"]["Fingerprint"];
             kind: components["schemas"]["DecisionKind"];
+            /** @description Why the last delivery attempt failed (the engine was unreachable, …). */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When a deferred delivery is tried next.
+             */
+            nextAttemptAt: string | null;
             operator: string;
             /** @description What the engine answered (the tool's result, a decline, a block, an error). */
             outcome: unknown;
@@ -248,12 +324,48 @@ export interface components {
          * @enum {string}
          */
         Delivery: "pending" | "delivering" | "delivered" | "failed";
+        /** @description Changes to a remote engine; absent fields stay as they are. */
+        EngineChanges: {
+            baseUrl?: string | null;
+            /** @description Forget the stored token. */
+            clearToken?: boolean;
+            /** Format: int32 */
+            pollMs?: number | null;
+            /** @description A new bearer token (to the OS keyring). */
+            token?: string | null;
+        };
+        /** @description A remote engine as the API shows it. The token itself is never shown: only whether there is one. */
+        EngineView: {
+            /**
+             * Format: int64
+             * @description Decisions taken but not yet delivered to it (the outbox).
+             */
+            awaitingDelivery: number;
+            baseUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            hasToken: boolean;
+            health: components["schemas"]["HealthReport"];
+            /** @description Always `mastra` for now. */
+            kind: string;
+            name: string;
+            /**
+             * Format: int64
+             * @description Calls of this engine waiting for a decision.
+             */
+            pending: number;
+            /** Format: int32 */
+            pollMs: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description The body of every error answer. */
         ErrorBody: {
             /**
              * @description Stable, machine-readable: `unauthorized`, `not_found`, `fingerprint_mismatch`, `already_decided`,
              *     `decision_not_allowed`, `invalid_resume_data`, `invalid_request`, `payload_too_large`,
-             *     `forbidden`, `snapshot_not_found`, `engine_error`, `storage_busy`, `internal`.
+             *     `forbidden`, `snapshot_not_found`, `engine_error`, `engine_unreachable`, `keyring_unavailable`,
+             *     `keyring_locked`, `keyring_error`, `secret_not_found`, `storage_busy`, `internal`.
              */
             code: string;
             details?: unknown;
@@ -271,6 +383,18 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description Health with its evidence. */
+        HealthReport: {
+            lastError: string | null;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the engine last answered as expected.
+             */
+            lastOkAt: string | null;
+            state: components["schemas"]["Health"];
+        };
         /**
          * @description Where a queue entry is in its life.
          *
@@ -279,6 +403,20 @@ export interface components {
          * @enum {string}
          */
         ItemState: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone";
+        /** @description A new remote engine. */
+        NewEngine: {
+            /** @description The server's base URL, e.g. `http://127.0.0.1:4111`. */
+            baseUrl: string;
+            /** @description 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue. */
+            name: string;
+            /**
+             * Format: int32
+             * @description Poll interval, 100 ms – 1 h (default 1000).
+             */
+            pollMs?: number | null;
+            /** @description Bearer token; stored in the OS keyring, never shown again. */
+            token?: string | null;
+        };
         /** @description What changed. */
         QueueEvent: {
             id: string;
@@ -320,6 +458,26 @@ export interface components {
             /** @description Validated against the call's resume schema. */
             data: unknown;
             fingerprint: string;
+        };
+        /** @description What a sync now did, and the engine after it. */
+        SyncAnswer: {
+            engine: components["schemas"]["EngineView"];
+            report: components["schemas"]["SyncReport"];
+        };
+        /** @description What one sync did. */
+        SyncReport: {
+            added: number;
+            agents: number;
+            /** @description Calls whose arguments changed since they were queued (old entry `gone`, new one pending). */
+            changed: number;
+            /** @description Whether the listing was complete (else only recent runs were asked for). */
+            full: boolean;
+            /** @description Pending entries whose run no longer waits at the engine. */
+            gone: number;
+            /** @description Calls the engine lists as waiting (after merging nested approvals). */
+            listed: number;
+            /** @description Listed entries that could not be queued (malformed, or arguments too deeply nested). */
+            skipped: number;
         };
         /** @description One tool call inside a run (Mastra's `toolCallId`). */
         ToolCallId: string;
@@ -404,6 +562,269 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remote engines by name, with live health */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineView"][];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewEngine"];
+            };
+        };
+        responses: {
+            /** @description Added; syncing starts at once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description keyring_unavailable / keyring_locked: the token could not be stored, nothing was added */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, with its keyring entry; its queue entries stay as history */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    edit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EngineChanges"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The engine's agents as last listed: tools with approval flags and schemas (JSON Schema), sub-agents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncAnswer"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description engine_error: the engine answered something unexpected */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description engine_unreachable (also when its token is refused) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

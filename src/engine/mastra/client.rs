@@ -1,0 +1,262 @@
+//! HTTP client for one Mastra server: the routes the console needs, each failure classified.
+
+use crate::engine::local::model::sse::SseDecoder;
+use crate::engine::local::model::ApiKey;
+use crate::engine::ChunkSink;
+use futures::StreamExt;
+use reqwest::{Method, StatusCode, Url};
+use serde_json::Value;
+use std::time::Duration;
+
+/// Largest answer read from a server (a listing of many runs with big arguments included).
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Limit for a plain request, and for the gap between two chunks of a stream.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a request failed, as far as the console must tell apart.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RemoteError {
+    /// No answer: connection refused, timeout, reset; or a 5xx that is not one of the known answers.
+    #[error("{0}")]
+    Unreachable(String),
+    /// 401 / 403.
+    #[error("{0}")]
+    Auth(String),
+    /// An answer, but not one a supported Mastra server gives (404 on a known route, malformed JSON, …).
+    #[error("{0}")]
+    Incompatible(String),
+    /// 500 "could not find a suspended run": the run is not suspended there (finished, or unknown).
+    #[error("{0}")]
+    RunNotSuspended(String),
+    /// 500 "… cannot resume tool call … because it is not suspended": this call is not the one waiting.
+    #[error("{0}")]
+    CallNotSuspended(String),
+    /// Any other 4xx: the server refused the request as such.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// A server at `base` (e.g. `http://127.0.0.1:4111`), with an optional bearer token.
+#[derive(Clone)]
+pub struct Client {
+    base: Url,
+    http: reqwest::Client,
+}
+
+impl Client {
+    pub fn new(base: &str) -> Result<Self, String> {
+        let base = parse_base_url(base)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(REQUEST_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("approval-console/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(Self { base, http })
+    }
+
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// `<base>/api/<segments…>`, each segment percent-encoded (agent ids come from the server).
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        {
+            let mut path = url.path_segments_mut().expect("http(s) URLs have paths");
+            path.pop_if_empty().push("api");
+            for s in segments {
+                path.push(s);
+            }
+        }
+        url
+    }
+
+    /// `GET /api/agents`: agents by id.
+    pub async fn agents(&self, token: Option<&ApiKey>) -> Result<Value, RemoteError> {
+        let v = self.json(Method::GET, self.url(&["agents"]), token, None).await?;
+        if !v.is_object() {
+            return Err(RemoteError::Incompatible("GET /api/agents did not answer a JSON object of agents".into()));
+        }
+        Ok(v)
+    }
+
+    /// `GET /api/agents/:id/suspended-runs[?fromDate=]`: the `runs` array.
+    pub async fn suspended_runs(&self, agent: &str, token: Option<&ApiKey>, from: Option<chrono::DateTime<chrono::Utc>>) -> Result<Vec<Value>, RemoteError> {
+        let mut url = self.url(&["agents", agent, "suspended-runs"]);
+        if let Some(from) = from {
+            url.query_pairs_mut().append_pair("fromDate", &from.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        }
+        let v = self.json(Method::GET, url, token, None).await?;
+        match v.get("runs") {
+            Some(Value::Array(runs)) => Ok(runs.clone()),
+            _ => Err(RemoteError::Incompatible(format!("GET suspended-runs of {agent:?} answered without a `runs` array"))),
+        }
+    }
+
+    /// POSTs to a streaming route (`approve-tool-call`, `decline-tool-call`, `resume-stream`) and reads
+    /// the whole stream, forwarding each chunk to `sink`. Returns the chunks.
+    ///
+    /// Once the server answered 2xx it has taken the decision: a stream cut short after that is not an
+    /// error (the chunks read so far are returned), since sending again could act twice.
+    pub async fn post_stream(&self, agent: &str, route: &str, body: &Value, token: Option<&ApiKey>, sink: Option<&ChunkSink>) -> Result<Vec<Value>, RemoteError> {
+        let response = self.send(Method::POST, self.url(&["agents", agent, route]), token, Some(body)).await?;
+        let mut chunks = Vec::new();
+        let mut decoder = SseDecoder::default();
+        let mut bytes = response.bytes_stream();
+        let mut read = 0usize;
+        let push = |data: String, chunks: &mut Vec<Value>| {
+            let data = data.trim();
+            if data.is_empty() || data == "[DONE]" {
+                return;
+            }
+            match serde_json::from_str::<Value>(data) {
+                Ok(chunk) => {
+                    if let Some(sink) = sink {
+                        let _ = sink.send(chunk.clone());
+                    }
+                    chunks.push(chunk);
+                }
+                Err(e) => tracing::warn!(route, "skipping a malformed chunk from the engine: {e}"),
+            }
+        };
+        while let Some(piece) = bytes.next().await {
+            let piece = match piece {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::warn!(route, "the engine's stream ended early: {e}");
+                    break;
+                }
+            };
+            read += piece.len();
+            if read > MAX_BODY {
+                tracing::warn!(route, "the engine's stream is longer than {MAX_BODY} bytes; stopped reading");
+                break;
+            }
+            match decoder.push(&piece) {
+                Ok(events) => events.into_iter().for_each(|d| push(d, &mut chunks)),
+                Err(e) => {
+                    tracing::warn!(route, "the engine's stream is malformed: {e}");
+                    break;
+                }
+            }
+        }
+        if let Ok(Some(last)) = decoder.finish() {
+            push(last, &mut chunks);
+        }
+        Ok(chunks)
+    }
+
+    async fn json(&self, method: Method, url: Url, token: Option<&ApiKey>, body: Option<&Value>) -> Result<Value, RemoteError> {
+        let what = format!("{method} {}", url.path());
+        let response = self.send(method, url, token, body).await?;
+        let body = read_limited(response).await.map_err(|e| RemoteError::Unreachable(format!("{what}: {e}")))?;
+        serde_json::from_slice(&body).map_err(|e| RemoteError::Incompatible(format!("{what} answered malformed JSON: {e}")))
+    }
+
+    /// Sends; a non-2xx answer becomes the matching [`RemoteError`].
+    async fn send(&self, method: Method, url: Url, token: Option<&ApiKey>, body: Option<&Value>) -> Result<reqwest::Response, RemoteError> {
+        let what = format!("{method} {}", url.path());
+        let mut request = self.http.request(method, url).timeout(REQUEST_TIMEOUT);
+        if let Some(token) = token {
+            request = request.bearer_auth(token.expose());
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.map_err(|e| RemoteError::Unreachable(format!("{what}: {}", describe(&e))))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let text = read_limited(response).await.map(|b| String::from_utf8_lossy(&b[..b.len().min(4096)]).into_owned()).unwrap_or_default();
+        let message = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("error").or_else(|| v.get("message")).and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or(text);
+        let message = format!("{what}: {status}: {message}");
+        Err(match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RemoteError::Auth(message),
+            StatusCode::NOT_FOUND if message.contains("gent") => RemoteError::Refused(message),
+            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => RemoteError::Incompatible(message),
+            s if s.is_server_error() && message.contains("could not find a suspended run") => RemoteError::RunNotSuspended(message),
+            s if s.is_server_error() && message.contains("not suspended") => RemoteError::CallNotSuspended(message),
+            s if s.is_server_error() => RemoteError::Unreachable(message),
+            _ => RemoteError::Refused(message),
+        })
+    }
+}
+
+/// Checks an engine's base URL: http or https, a host, no query, fragment or credentials.
+pub fn parse_base_url(text: &str) -> Result<Url, String> {
+    let url = Url::parse(text.trim()).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("{text:?}: only http and https URLs are supported"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{text:?} has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!("{text:?} contains credentials: give the token separately (it goes to the OS keyring)"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("{text:?} has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:4111"));
+    }
+    Ok(url)
+}
+
+async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut bytes = response.bytes_stream();
+    while let Some(piece) = bytes.next().await {
+        let piece = piece.map_err(|e| describe(&e))?;
+        if out.len() + piece.len() > MAX_BODY {
+            return Err(format!("answer larger than {MAX_BODY} bytes"));
+        }
+        out.extend_from_slice(&piece);
+    }
+    Ok(out)
+}
+
+/// A reqwest error with its causes, without the URL's query (no tokens are ever in it, but keep it short).
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "cannot connect".to_owned()
+    } else {
+        "request failed".to_owned()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_checked() {
+        assert!(parse_base_url("http://127.0.0.1:4111").is_ok());
+        assert!(parse_base_url("https://mastra.example.com/").is_ok());
+        assert!(parse_base_url("ftp://x").unwrap_err().contains("http"));
+        assert!(parse_base_url("http://user:pw@x").unwrap_err().contains("credentials"));
+        assert!(parse_base_url("http://x/?apiKey=1").unwrap_err().contains("query"));
+        assert!(parse_base_url("nonsense").is_err());
+    }
+
+    #[test]
+    fn urls_escape_agent_ids() {
+        let c = Client::new("http://127.0.0.1:4111/").unwrap();
+        assert_eq!(c.url(&["agents", "a/b?c", "suspended-runs"]).as_str(), "http://127.0.0.1:4111/api/agents/a%2Fb%3Fc/suspended-runs");
+        let c = Client::new("http://127.0.0.1:4111/prefix").unwrap();
+        assert_eq!(c.url(&["agents"]).as_str(), "http://127.0.0.1:4111/prefix/api/agents");
+    }
+}

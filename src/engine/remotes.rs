@@ -1,0 +1,259 @@
+//! The remote engines of the `engines` table, connected to the console: added, changed and removed
+//! from the CLI, the API or the UI (through the table, so another process's changes are picked up),
+//! each with its sync loop while the console serves.
+
+use super::mastra::{self, MastraEngine, SyncReport};
+use super::Engine;
+use crate::console::{Console, Events};
+use crate::domain::{EngineId, Error};
+use crate::engine::local::model::ApiKey;
+use crate::secrets;
+use crate::store::engines::{self as store, EngineRow};
+use crate::store::Db;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{watch, Notify};
+
+/// How often the table is re-read for changes made by another process.
+const RELOAD: Duration = Duration::from_secs(2);
+
+/// Settings of a remote engine, as given by the operator.
+#[derive(Clone, Debug)]
+pub struct EngineSettings {
+    pub name: String,
+    pub base_url: String,
+    /// `Some(token)`: store it in the keyring; `None` on add: no token; `None` on edit: keep it.
+    pub token: Option<ApiKey>,
+    /// On edit: forget the stored token.
+    pub clear_token: bool,
+    pub poll_ms: Option<u32>,
+}
+
+/// Default poll interval.
+pub const DEFAULT_POLL_MS: u32 = 1000;
+
+struct Running {
+    row: EngineRow,
+    engine: MastraEngine,
+    stop: Option<watch::Sender<bool>>,
+}
+
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Remotes {
+    db: Db,
+    events: Events,
+    console: Console,
+    running: Arc<Mutex<HashMap<String, Running>>>,
+    /// Set once `start` ran: engines then get a sync loop.
+    syncing: Arc<Mutex<Option<watch::Receiver<bool>>>>,
+    wake: Arc<Notify>,
+}
+
+impl Remotes {
+    pub fn new(db: Db, events: Events, console: Console) -> Self {
+        Self { db, events, console, running: Arc::default(), syncing: Arc::default(), wake: Arc::default() }
+    }
+
+    /// Connects the engines of the table to the console (without syncing: see [`Remotes::start`]).
+    pub async fn load(&self) -> Result<(), Error> {
+        self.reload().await
+    }
+
+    /// Starts syncing every engine, now and as engines are added, until `stop` flips.
+    pub fn start(&self, stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+        *self.syncing.lock().expect("remotes lock") = Some(stop.clone());
+        let this = self.clone();
+        let mut stop = stop;
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = this.reload().await {
+                    tracing::warn!("reading the engines table failed: {e}");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(RELOAD) => {}
+                    _ = this.wake.notified() => {}
+                    _ = stop.changed() => break,
+                }
+                if *stop.borrow() {
+                    break;
+                }
+            }
+            let all: Vec<String> = this.running.lock().expect("remotes lock").keys().cloned().collect();
+            for name in all {
+                this.disconnect(&name);
+            }
+        })
+    }
+
+    /// Brings the connected engines in line with the table.
+    async fn reload(&self) -> Result<(), Error> {
+        let rows = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::list(&mut conn).await?
+        };
+        let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
+        let stale: Vec<String> = self.running.lock().expect("remotes lock").keys().filter(|n| !names.contains(n)).cloned().collect();
+        for name in stale {
+            self.disconnect(&name);
+        }
+        for row in rows {
+            let same = self.running.lock().expect("remotes lock").get(&row.name).is_some_and(|r| settings_equal(&r.row, &row));
+            if !same {
+                self.disconnect(&row.name);
+                self.connect(row)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn connect(&self, row: EngineRow) -> Result<(), Error> {
+        let engine = MastraEngine::new(self.db.clone(), self.events.clone(), &row)?;
+        self.console.register(Arc::new(engine.clone()) as Arc<dyn Engine>);
+        let stop = self.syncing.lock().expect("remotes lock").clone().map(|outer| {
+            let (tx, rx) = watch::channel(false);
+            let mut outer = outer;
+            let inner = tx.clone();
+            tokio::spawn(async move {
+                // The engine's loop stops with the server, or when the engine is disconnected.
+                tokio::select! {
+                    _ = outer.changed() => { let _ = inner.send(true); }
+                    _ = inner.closed() => {}
+                }
+            });
+            engine.spawn_sync(rx);
+            tx
+        });
+        tracing::debug!(engine = %row.name, url = %row.base_url, "remote engine connected");
+        self.running.lock().expect("remotes lock").insert(row.name.clone(), Running { row, engine, stop });
+        Ok(())
+    }
+
+    fn disconnect(&self, name: &str) {
+        if let Some(r) = self.running.lock().expect("remotes lock").remove(name) {
+            if let Some(stop) = r.stop {
+                let _ = stop.send(true);
+            }
+            self.console.unregister(&EngineId::new(name));
+        }
+    }
+
+    /// The connected engine `name`.
+    pub fn get(&self, name: &str) -> Option<MastraEngine> {
+        self.running.lock().expect("remotes lock").get(name).map(|r| r.engine.clone())
+    }
+
+    /// Every configured engine with its live health.
+    pub async fn list(&self) -> Result<Vec<(EngineRow, Option<MastraEngine>)>, Error> {
+        let rows = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::list(&mut conn).await?
+        };
+        Ok(rows.into_iter().map(|row| {
+            let engine = self.get(&row.name);
+            (row, engine)
+        }).collect())
+    }
+
+    /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).
+    pub async fn add(&self, s: EngineSettings) -> Result<EngineRow, Error> {
+        mastra::check_name(&s.name)?;
+        mastra::client::parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
+        let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
+        {
+            let mut conn = self.db.pool().acquire().await?;
+            if store::get(&mut conn, &s.name).await?.is_some() {
+                return Err(Error::InvalidRequest(format!("an engine named {:?} already exists", s.name)));
+            }
+        }
+        let token_ref = match &s.token {
+            Some(token) => {
+                let name = store::token_ref(&s.name);
+                secrets::set(&name, token).await?;
+                Some(name)
+            }
+            None => None,
+        };
+        let row = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::insert(&mut conn, &s.name, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?
+        };
+        self.reload().await?;
+        self.wake.notify_one();
+        Ok(row)
+    }
+
+    /// Changes an engine's URL, token or poll interval.
+    pub async fn edit(&self, s: EngineSettings) -> Result<EngineRow, Error> {
+        let current = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::get(&mut conn, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?
+        };
+        let base_url = if s.base_url.trim().is_empty() { current.base_url.clone() } else { s.base_url.trim().to_owned() };
+        mastra::client::parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
+        let poll_ms = check_poll(s.poll_ms.unwrap_or(current.poll_ms))?;
+        let token_ref = if let Some(token) = &s.token {
+            let name = store::token_ref(&s.name);
+            secrets::set(&name, token).await?;
+            Some(name)
+        } else if s.clear_token {
+            if let Some(name) = &current.token_ref {
+                match secrets::delete(name).await {
+                    Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            None
+        } else {
+            current.token_ref.clone()
+        };
+        let row = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::update(&mut conn, &s.name, &base_url, token_ref.as_deref(), poll_ms).await?
+        };
+        // A new token under the same keyring name: reconnect so the cached one is dropped.
+        if s.token.is_some() || s.clear_token {
+            self.disconnect(&s.name);
+        }
+        self.reload().await?;
+        Ok(row)
+    }
+
+    /// Removes an engine and its keyring entry. Its queue entries stay as history (undecidable).
+    pub async fn remove(&self, name: &str) -> Result<(), Error> {
+        let row = {
+            let mut conn = self.db.pool().acquire().await?;
+            store::get(&mut conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?
+        };
+        if let Some(token_ref) = &row.token_ref {
+            match secrets::delete(token_ref).await {
+                Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
+                Err(e) => tracing::warn!(engine = name, "could not delete the engine's token from the keyring: {e}"),
+            }
+        }
+        {
+            let mut conn = self.db.pool().acquire().await?;
+            store::delete(&mut conn, name).await?;
+        }
+        self.disconnect(name);
+        Ok(())
+    }
+
+    /// A complete sync of one engine now.
+    pub async fn sync_now(&self, name: &str) -> Result<SyncReport, Error> {
+        let engine = self.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
+        engine.sync(true).await
+    }
+}
+
+fn settings_equal(a: &EngineRow, b: &EngineRow) -> bool {
+    a.base_url == b.base_url && a.token_ref == b.token_ref && a.poll_ms == b.poll_ms && a.updated_at == b.updated_at
+}
+
+fn check_poll(ms: u32) -> Result<u32, Error> {
+    if !(100..=3_600_000).contains(&ms) {
+        return Err(Error::InvalidRequest(format!("poll interval {ms} ms: use 100 ms to 1 hour")));
+    }
+    Ok(ms)
+}

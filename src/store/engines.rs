@@ -1,0 +1,201 @@
+//! Remote engines as configured (`engines`), their last known health, and what they said about their
+//! tools (`remote_tools`). Tokens are never stored here (C7): a row names its keyring entry.
+
+use super::{now, parse_json, parse_ts, ts};
+use crate::domain::Error;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+
+/// How an engine answered last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    /// Not asked yet.
+    Unknown,
+    Reachable,
+    /// No connection, a timeout, or a server error.
+    Unreachable,
+    /// 401 / 403: the token is missing, wrong or expired.
+    AuthFailed,
+    /// It answers, but not as a supported Mastra server does (missing routes, unexpected shapes).
+    Incompatible,
+}
+
+impl Health {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Unknown => "unknown",
+            Self::Reachable => "reachable",
+            Self::Unreachable => "unreachable",
+            Self::AuthFailed => "auth_failed",
+            Self::Incompatible => "incompatible",
+        }
+    }
+
+    fn parse(text: &str) -> Self {
+        match text {
+            "reachable" => Self::Reachable,
+            "unreachable" => Self::Unreachable,
+            "auth_failed" => Self::AuthFailed,
+            "incompatible" => Self::Incompatible,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// Health with its evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthReport {
+    pub state: Health,
+    #[schema(required = true)]
+    pub last_error: Option<String>,
+    #[schema(required = true)]
+    pub last_error_at: Option<DateTime<Utc>>,
+    /// When the engine last answered as expected.
+    #[schema(required = true)]
+    pub last_ok_at: Option<DateTime<Utc>>,
+}
+
+impl Default for HealthReport {
+    fn default() -> Self {
+        Self { state: Health::Unknown, last_error: None, last_error_at: None, last_ok_at: None }
+    }
+}
+
+/// A configured remote engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineRow {
+    /// Also its engine id in the queue.
+    pub name: String,
+    pub base_url: String,
+    /// The keyring entry holding its bearer token, if it has one.
+    pub token_ref: Option<String>,
+    pub poll_ms: u32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub health: HealthReport,
+}
+
+/// The keyring entry name of an engine's token.
+pub fn token_ref(name: &str) -> String {
+    format!("engine.{name}.token")
+}
+
+fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
+    let opt_ts = |col: &str| row.get::<Option<String>, _>(col).map(|t| parse_ts(&t)).transpose();
+    Ok(EngineRow {
+        name: row.get("name"),
+        base_url: row.get("base_url"),
+        token_ref: row.get("token_ref"),
+        poll_ms: row.get::<i64, _>("poll_ms").clamp(100, i64::from(u32::MAX)) as u32,
+        created_at: parse_ts(&row.get::<String, _>("created_at"))?,
+        updated_at: parse_ts(&row.get::<String, _>("updated_at"))?,
+        health: HealthReport {
+            state: Health::parse(&row.get::<String, _>("health")),
+            last_error: row.get("last_error"),
+            last_error_at: opt_ts("last_error_at")?,
+            last_ok_at: opt_ts("last_ok_at")?,
+        },
+    })
+}
+
+const SELECT: &str = "SELECT name, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
+
+pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<EngineRow>, Error> {
+    let rows = sqlx::query(&format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
+    rows.iter().map(from_row).collect()
+}
+
+pub async fn get(conn: &mut SqliteConnection, name: &str) -> Result<Option<EngineRow>, Error> {
+    let row = sqlx::query(&format!("{SELECT} WHERE name = ?")).bind(name).fetch_optional(&mut *conn).await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// Adds an engine; `InvalidRequest` if the name is taken.
+pub async fn insert(conn: &mut SqliteConnection, name: &str, base_url: &str, token_ref: Option<&str>, poll_ms: u32) -> Result<EngineRow, Error> {
+    let at = ts(now());
+    let done = sqlx::query(
+        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES (?, 'mastra', ?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(name)
+    .bind(base_url)
+    .bind(token_ref)
+    .bind(i64::from(poll_ms))
+    .bind(&at)
+    .bind(&at)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::InvalidRequest(format!("an engine named {name:?} already exists")));
+    }
+    get(conn, name).await?.ok_or_else(|| Error::Storage("engine vanished after insert".into()))
+}
+
+/// Changes an engine's settings; `NotFound` if there is none. Health starts over when the URL changes.
+pub async fn update(conn: &mut SqliteConnection, name: &str, base_url: &str, token_ref: Option<&str>, poll_ms: u32) -> Result<EngineRow, Error> {
+    let done = sqlx::query(
+        "UPDATE engines SET
+            health = CASE WHEN base_url = ? THEN health ELSE 'unknown' END,
+            base_url = ?, token_ref = ?, poll_ms = ?, updated_at = ?
+         WHERE name = ?",
+    )
+    .bind(base_url)
+    .bind(base_url)
+    .bind(token_ref)
+    .bind(i64::from(poll_ms))
+    .bind(ts(now()))
+    .bind(name)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::not_found(format!("engine {name:?}")));
+    }
+    get(conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))
+}
+
+/// Removes an engine and its tool cache; its queue entries stay (history). False if there was none.
+pub async fn delete(conn: &mut SqliteConnection, name: &str) -> Result<bool, Error> {
+    sqlx::query("DELETE FROM remote_tools WHERE engine = ?").bind(name).execute(&mut *conn).await?;
+    let done = sqlx::query("DELETE FROM engines WHERE name = ?").bind(name).execute(&mut *conn).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Stores an engine's health (called when it changes, not on every poll).
+pub async fn set_health(conn: &mut SqliteConnection, name: &str, health: &HealthReport) -> Result<(), Error> {
+    sqlx::query("UPDATE engines SET health = ?, last_error = ?, last_error_at = ?, last_ok_at = ? WHERE name = ?")
+        .bind(health.state.as_str())
+        .bind(health.last_error.as_deref())
+        .bind(health.last_error_at.map(ts))
+        .bind(health.last_ok_at.map(ts))
+        .bind(name)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Remembers what an engine said about one of its agents' tools.
+pub async fn put_tool(conn: &mut SqliteConnection, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (engine, agent_id, tool_name) DO UPDATE SET body = excluded.body, seen_at = excluded.seen_at
+         WHERE body <> excluded.body",
+    )
+    .bind(engine)
+    .bind(agent_id)
+    .bind(tool_name)
+    .bind(body.to_string())
+    .bind(ts(now()))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Every remembered tool of an engine: (agent, tool, body).
+pub async fn tools(conn: &mut SqliteConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
+    let rows = sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = ?").bind(engine).fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| Ok((r.get("agent_id"), r.get("tool_name"), parse_json(&r.get::<String, _>("body"))?))).collect()
+}
