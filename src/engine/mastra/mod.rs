@@ -140,6 +140,14 @@ impl MastraEngine {
         }
     }
 
+    /// The token; failing to read it is recorded as the engine's health (it cannot be asked without it).
+    async fn token_or_health(&self) -> Result<Option<ApiKey>, Error> {
+        match self.token().await {
+            Ok(token) => Ok(token),
+            Err(e) => Err(remote_to_error(self.observe::<()>(Err(e)).await.expect_err("an error stays an error"))),
+        }
+    }
+
     /// Records how a request went; health is written to the database only when it changes.
     async fn observe<T>(&self, result: Result<T, RemoteError>) -> Result<T, RemoteError> {
         let now = crate::store::now();
@@ -217,7 +225,7 @@ impl MastraEngine {
     /// Lists what waits at the engine and brings the queue in line: new calls added, changed ones
     /// replaced, and (when `full`) calls no longer waiting marked `gone`.
     pub async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
-        let token = self.observe(self.token().await).await.map_err(remote_to_error)?;
+        let token = self.token_or_health().await?;
         let agents = self.list_agents(token.as_ref()).await.map_err(remote_to_error)?;
         let from = (!full).then(|| crate::store::now() - RECENT);
         let mut listed = Vec::new();
@@ -461,7 +469,7 @@ impl Engine for MastraEngine {
     }
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        let token = self.observe(self.token().await).await.map_err(remote_to_error)?;
+        let token = self.token_or_health().await?;
         self.find(call, token.as_ref()).await.map_err(remote_to_error)
     }
 
@@ -472,7 +480,7 @@ impl Engine for MastraEngine {
 
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let call = &item.call;
-        let token = self.observe(self.token().await).await.map_err(remote_to_error)?;
+        let token = self.token_or_health().await?;
         // C3, again just before sending: the decision may have waited in the outbox.
         match self.find(call, token.as_ref()).await.map_err(remote_to_error)? {
             None => return Err(Error::not_found(format!("call {} (no longer waiting at engine {})", call.tool_call_id, call.engine))),

@@ -1,0 +1,150 @@
+//! Decisions sent to the Mastra server: approve, decline with reason, resume with data; C3's re-read.
+
+use super::*;
+
+#[tokio::test]
+async fn approve_runs_the_tool_once_and_the_run_finishes() {
+    let (_tmp, mastra, console) = setup(None).await;
+    mastra.generate("ops", "delete rec-a", Some(("t-a", "u-a"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    assert!(ran(&mastra, "deleteRecord").is_empty(), "nothing runs before the decision");
+
+    let (status, after) = console.approve(&items[0]).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["delivery"], "delivered");
+    let outcome = &after["decision"]["outcome"];
+    assert_eq!(outcome["route"], "approve-tool-call");
+    assert!(outcome["text"].as_str().unwrap().contains("deleteRecord: {\"deleted\":\"rec-a\"}"), "{outcome}");
+    assert_eq!(ran(&mastra, "deleteRecord"), vec![json!({ "tool": "deleteRecord", "input": { "id": "rec-a" } })]);
+    assert_eq!(mastra.suspended_runs("ops").await["runs"], json!([]));
+
+    // The audit holds the decision and the server's answer.
+    let (_, audit) = console.get(&format!("/api/audit?item={}", items[0]["id"].as_str().unwrap())).await;
+    let actions: Vec<&str> = audit["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, vec!["delivery.delivered", "decision.approve", "call.paused"], "newest first");
+    // A second approval is refused, and nothing runs again.
+    let (status, body) = console.approve(&items[0]).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("already_decided")));
+    assert_eq!(ran(&mastra, "deleteRecord").len(), 1);
+}
+
+#[tokio::test]
+async fn decline_with_reason_never_runs_the_tool_and_the_model_hears_the_reason() {
+    let (_tmp, mastra, console) = setup(None).await;
+    mastra.generate("ops", "delete rec-d", Some(("t-d", "u-d"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let (status, after) = console
+        .post(&format!("/api/queue/{}/decline", items[0]["id"].as_str().unwrap()), json!({ "fingerprint": items[0]["fingerprint"], "reason": "not on a Friday" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["outcome"]["route"], "decline-tool-call");
+    assert!(after["decision"]["outcome"]["text"].as_str().unwrap().contains("not on a Friday"), "the reason reached the model: {after}");
+    assert!(ran(&mastra, "deleteRecord").is_empty(), "a declined tool never runs");
+    assert_eq!(mastra.suspended_runs("ops").await["runs"], json!([]));
+}
+
+#[tokio::test]
+async fn s08_resume_data_is_checked_against_the_schema_before_it_is_sent() {
+    let (_tmp, mastra, console) = setup(None).await;
+    mastra.generate("ops", "ask which table?", Some(("t-r", "u-r"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let path = format!("/api/queue/{}/resume", items[0]["id"].as_str().unwrap());
+
+    let (status, body) = console.post(&path, json!({ "fingerprint": items[0]["fingerprint"], "data": { "answer": 42 } })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["code"], "invalid_resume_data");
+    assert_eq!(body["details"]["errors"][0]["path"], "/answer");
+    let (status, body) = console.post(&path, json!({ "fingerprint": items[0]["fingerprint"], "data": {} })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["details"]["errors"][0]["path"], "/answer");
+    assert!(ran(&mastra, "askOperator").is_empty(), "invalid data is never sent");
+    assert_eq!(console.item(items[0]["id"].as_str().unwrap()).await["state"], "pending");
+
+    let (status, after) = console.post(&path, json!({ "fingerprint": items[0]["fingerprint"], "data": { "answer": "orders" } })).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["outcome"]["route"], "resume-stream");
+    assert_eq!(ran(&mastra, "askOperator"), vec![json!({ "tool": "askOperator", "input": { "question": "which table?", "answer": "orders" } })]);
+    assert!(after["decision"]["outcome"]["text"].as_str().unwrap().contains("orders"), "{after}");
+}
+
+#[tokio::test]
+async fn c3_arguments_changed_at_the_engine_are_refused_with_both_fingerprints() {
+    let (_tmp, mastra, console) = setup(None).await;
+    let answer = mastra.generate("ops", "delete rec-1", Some(("t-c", "u-c"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let shown = items[0].clone();
+
+    // Behind the operator's back, the stored run now deletes another record.
+    let changed = mastra.tamper_args(answer["runId"].as_str().unwrap(), "rec-1", "rec-666").await;
+    assert!(changed > 0);
+
+    let (status, body) = console.approve(&shown).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "fingerprint_mismatch");
+    assert_eq!(body["details"]["expected"], shown["fingerprint"]);
+    let new_fp = approval_console::domain::Fingerprint::of("deleteRecord", &json!({ "id": "rec-666" })).unwrap();
+    assert_eq!(body["details"]["actual"], new_fp.as_str());
+    assert!(ran(&mastra, "deleteRecord").is_empty(), "nothing ran");
+
+    // The sync replaces the entry with the call as it is now, recording both.
+    let now = console.wait_pending(1, |i| i["engine"] == "m" && i["args"]["id"] == "rec-666").await;
+    assert_eq!(now[0]["fingerprint"], new_fp.as_str());
+    assert_eq!(console.item(shown["id"].as_str().unwrap()).await["state"], "gone");
+    let (_, audit) = console.get(&format!("/api/audit?item={}", shown["id"].as_str().unwrap())).await;
+    let change = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "call.changed").expect("call.changed audited").clone();
+    assert_eq!(change["details"]["before"]["args"], json!({ "id": "rec-1" }));
+    assert_eq!(change["details"]["after"]["args"], json!({ "id": "rec-666" }));
+    // The old entry stays refused for what it showed.
+    let (status, body) = console.approve(&shown).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{body}");
+}
+
+#[tokio::test]
+async fn two_approvals_in_one_step_surface_one_after_another() {
+    let (_tmp, mastra, console) = setup(None).await;
+    mastra.generate("ops", "both rec-2", Some(("t-2", "u-2"))).await;
+    let first = console.wait_pending(1, |i| i["engine"] == "m").await;
+    assert_eq!(first[0]["args"], json!({ "id": "rec-2" }));
+
+    let (status, after) = console.approve(&first[0]).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["decision"]["outcome"]["nextPause"]["toolName"], "deleteRecord", "{after}");
+    // The approve stream ended on the second approval: it is queued at once, on the same run.
+    let second = console.queue("engine=m").await;
+    assert_eq!(second.len(), 1, "{second:#?}");
+    assert_eq!(second[0]["args"], json!({ "id": "rec-2-b" }));
+    assert_eq!(second[0]["runId"], first[0]["runId"]);
+    assert_ne!(second[0]["toolCallId"], first[0]["toolCallId"]);
+
+    let (status, after) = console.approve(&second[0]).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered");
+    let ran = ran(&mastra, "deleteRecord");
+    assert_eq!(ran.iter().map(|r| r["input"]["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["rec-2", "rec-2-b"]);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(console.queue("engine=m").await.is_empty(), "nothing queued twice");
+}
+
+#[tokio::test]
+async fn a_call_decided_elsewhere_meanwhile_is_refused_as_not_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra = MastraServer::start(&tmp.path().join("mastra"), None);
+    let console = Console::start(&tmp.path().join("console")).await;
+    // Slow polling: the console will not notice on its own before the decision.
+    console.add_engine("m", &mastra, 3_600_000).await;
+    let answer = mastra.generate("ops", "delete rec-e", Some(("t-e", "u-e"))).await;
+    let (status, _) = console.post("/api/engines/m/sync", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    mastra
+        .post("/api/agents/ops/approve-tool-call-generate", &json!({ "runId": answer["runId"], "toolCallId": answer["suspendPayload"]["toolCallId"] }))
+        .await;
+    let (status, body) = console.approve(&items[0]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["code"], "not_found");
+    assert_eq!(ran(&mastra, "deleteRecord").len(), 1, "only the direct approval ran it");
+    assert_eq!(console.item(items[0]["id"].as_str().unwrap()).await["state"], "pending", "nothing recorded for a refused decision");
+}

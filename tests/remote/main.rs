@@ -1,0 +1,144 @@
+//! Remote engines against a REAL Mastra server (issue 4): `tests/mastra-server` (pinned @mastra/core on
+//! Node 22 from npm, LibSQL storage, a scripted network-free model) started per test on 127.0.0.1,
+//! and the console in-process over a real SQLite file, serving its API on 127.0.0.1:0 with its
+//! background work (sync loops, outbox) running as under `serve`.
+//!
+//! Needs `npm ci --prefix tests/mastra-server` (scripts/test does it).
+
+mod engines;
+mod sync;
+mod decisions;
+mod outbox;
+
+#[path = "../support/mastra_server.rs"]
+mod mastra_server;
+
+use approval_console::api::{self, Server};
+use approval_console::app::{App, Background};
+use mastra_server::MastraServer;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub const TOKEN: &str = "remote-test-token";
+
+/// The console: app, HTTP API, background work.
+pub struct Console {
+    pub dir: PathBuf,
+    pub app: App,
+    pub server: Server,
+    pub base: String,
+    pub http: reqwest::Client,
+    background: Option<Background>,
+}
+
+impl Console {
+    /// A console over `dir` (fresh or existing), recovering and starting its background work like `serve`.
+    pub async fn start(dir: &Path) -> Self {
+        let app = App::open(dir, vec![]).await.expect("open app");
+        app.recover().await.expect("recover");
+        let background = app.start();
+        let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
+        let base = format!("http://{}", server.addr);
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+        Self { dir: dir.to_owned(), app, server, base, http, background: Some(background) }
+    }
+
+    /// Stops everything (as a process exit would) and closes the database.
+    pub async fn stop(mut self) {
+        drop(self.background.take());
+        self.server.stop().await;
+        self.app.db.pool().close().await;
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let r = self.http.get(format!("{}{path}", self.base)).bearer_auth(TOKEN).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Value) -> (StatusCode, Value) {
+        let r = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.send(reqwest::Method::POST, path, body).await
+    }
+
+    /// Adds the Mastra server as engine `name`, polling every `poll_ms`.
+    pub async fn add_engine(&self, name: &str, mastra: &MastraServer, poll_ms: u32) -> Value {
+        let (status, body) = self.post("/api/engines", json!({ "name": name, "baseUrl": mastra.base, "pollMs": poll_ms })).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body
+    }
+
+    /// Queue entries (state `pending` unless given), newest first.
+    pub async fn queue(&self, query: &str) -> Vec<Value> {
+        let (status, body) = self.get(&format!("/api/queue?limit=500&{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["items"].as_array().cloned().unwrap_or_default()
+    }
+
+    pub async fn engine(&self, name: &str) -> Value {
+        let (_, list) = self.get("/api/engines").await;
+        list.as_array().unwrap().iter().find(|e| e["name"] == name).cloned().unwrap_or(Value::Null)
+    }
+
+    /// Waits until exactly `n` pending entries match `pred`, and returns them.
+    pub async fn wait_pending(&self, n: usize, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut last = vec![];
+        for _ in 0..300 {
+            last = self.queue("").await.into_iter().filter(|i| pred(i)).collect();
+            if last.len() == n {
+                return last;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("expected {n} matching pending entries, have {}: {last:#?}", last.len());
+    }
+
+    pub async fn approve(&self, item: &Value) -> (StatusCode, Value) {
+        self.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] })).await
+    }
+
+    pub async fn item(&self, id: &str) -> Value {
+        let (status, body) = self.get(&format!("/api/queue/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+}
+
+/// Polls `check` every 100 ms for up to 30 s; panics with `what` if it never holds.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    for _ in 0..300 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting: {what}");
+}
+
+/// A Mastra server and a console with it added as engine `m` (polling every 200 ms).
+pub async fn setup(token: Option<&str>) -> (tempfile::TempDir, MastraServer, Console) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra_dir = tmp.path().join("mastra");
+    std::fs::create_dir_all(&mastra_dir).unwrap();
+    let mastra = MastraServer::start(&mastra_dir, token);
+    let console = Console::start(&tmp.path().join("console")).await;
+    console.add_engine("m", &mastra, 200).await;
+    (tmp, mastra, console)
+}
+
+/// The entries of tool `tool` in the server's execution log.
+pub fn ran(mastra: &MastraServer, tool: &str) -> Vec<Value> {
+    mastra.tools_ran().into_iter().filter(|t| t["tool"] == tool).collect()
+}
