@@ -241,3 +241,54 @@ fn without_a_session_bus_the_binary_says_the_keyring_is_not_available() {
         "{err}"
     );
 }
+
+#[path = "../support/mastra_server.rs"]
+mod mastra_server;
+
+/// C7 for remote engines: a Mastra server's bearer token goes from the operator to the keyring, is
+/// read back by fresh processes, and is nowhere else (database, outputs, trace logs).
+#[tokio::test]
+async fn a_remote_engines_token_lives_in_the_keyring_only() {
+    if !keyring_tests_enabled("a_remote_engines_token_lives_in_the_keyring_only") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let right = unique_value();
+    let wrong = unique_value();
+    let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), Some(&right));
+    mastra.generate("ops", "delete rec-key", Some(("t-key", "u-key"))).await;
+    let data = tmp.path().join("console");
+    let data_dir = data.to_str().unwrap();
+    let name = unique_name("engine");
+
+    // Added with a wrong token: stored, and the server refuses it.
+    let added = binary(&["--data-dir", data_dir, "engines", "add", &name, &mastra.base, "--token"], Some(&format!("{wrong}\n")), &[]);
+    assert_exit(&added, 0, &wrong);
+    assert!(text(&added.stdout).contains("token in the OS keyring") && text(&added.stdout).contains("401"), "{}", text(&added.stdout));
+    let list = binary(&["--data-dir", data_dir, "engines", "list", "--json"], None, &[]);
+    assert_exit(&list, 0, &wrong);
+    let listed: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!((listed[0]["hasToken"].as_bool(), listed[0]["health"]["state"].as_str()), (Some(true), Some("auth_failed")), "{listed}");
+
+    // The right token replaces it; a fresh process reads it from the keyring and is let in.
+    assert_exit(&binary(&["--data-dir", data_dir, "engines", "edit", &name, "--token"], Some(&format!("{right}\n")), &[]), 0, &right);
+    let synced = binary(&["--data-dir", data_dir, "engines", "sync", &name], None, &[]);
+    assert_exit(&synced, 0, &right);
+    assert!(text(&synced.stdout).contains("1 added"), "{}", text(&synced.stdout));
+    assert_eq!(secrets::get(&format!("engine.{name}.token")).await.unwrap().expose(), right);
+    let queue = binary(&["--data-dir", data_dir, "queue", "--json"], None, &[]);
+    assert_exit(&queue, 0, &right);
+
+    // Neither token is in any file of the data directory.
+    for entry in std::fs::read_dir(&data).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        for token in [&right, &wrong] {
+            assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()), "a token is in {}", path.display());
+        }
+    }
+
+    // Removing the engine removes its token from the keyring.
+    assert_exit(&binary(&["--data-dir", data_dir, "engines", "remove", &name], None, &[]), 0, &right);
+    assert!(matches!(secrets::get(&format!("engine.{name}.token")).await, Err(SecretError::NotFound { .. })));
+}
