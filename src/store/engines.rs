@@ -11,6 +11,7 @@ use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
 /// How an engine answered last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EngineHealth)]
 pub enum Health {
     /// Not asked yet.
     Unknown,

@@ -11,6 +11,11 @@ export const KNOWN_CODES = [
   'storage_busy',
   'payload_too_large',
   'engine_error',
+  'engine_unreachable',
+  'keyring_unavailable',
+  'keyring_locked',
+  'keyring_error',
+  'secret_not_found',
   'internal',
   'network',
   'bad_response',
@@ -42,6 +47,16 @@ export function bannerTitle(code: string): string {
       return 'The server rejected the request as invalid.';
     case 'engine_error':
       return 'The engine reported an error.';
+    case 'engine_unreachable':
+      return 'The engine cannot be reached (or refused the token).';
+    case 'keyring_unavailable':
+      return 'The OS keyring is not available, so the token could not be stored. Nothing was saved.';
+    case 'keyring_locked':
+      return 'The OS keyring is locked. Unlock it and try again; nothing was saved.';
+    case 'keyring_error':
+      return 'The OS keyring reported an error.';
+    case 'secret_not_found':
+      return 'The stored token was not found in the OS keyring.';
     case 'internal':
       return 'The console server hit an internal error.';
     case 'network':

@@ -122,7 +122,9 @@ export class QueueModel {
   /** Whether an item belongs in the list under the current filter (exact match on each set field). */
   matches(item: QueueItem): boolean {
     const f = this.filter;
-    if ((f.state ?? 'pending') === 'pending' && item.state !== 'pending') return false;
+    const state = f.state ?? 'pending';
+    if (state === 'pending' && item.state !== 'pending') return false;
+    if (state === 'decided' && item.state !== 'decided') return false;
     if (f.engine && item.engine !== f.engine) return false;
     if (f.agent && item.agentId !== f.agent) return false;
     if (f.tool && item.toolName !== f.tool) return false;

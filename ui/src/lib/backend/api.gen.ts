@@ -334,6 +334,11 @@ export interface components {
             /** @description A new bearer token (to the OS keyring). */
             token?: string | null;
         };
+        /**
+         * @description How an engine answered last.
+         * @enum {string}
+         */
+        EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "incompatible";
         /** @description A remote engine as the API shows it. The token itself is never shown: only whether there is one. */
         EngineView: {
             /**
@@ -393,7 +398,7 @@ export interface components {
              * @description When the engine last answered as expected.
              */
             lastOkAt: string | null;
-            state: components["schemas"]["Health"];
+            state: components["schemas"]["EngineHealth"];
         };
         /**
          * @description Where a queue entry is in its life.

@@ -46,6 +46,20 @@ export type ApproveBody = Schemas['ApproveBody'];
 export type DeclineBody = Schemas['DeclineBody'];
 export type ResumeBody = Schemas['ResumeBody'];
 
+/** A new remote engine (`POST /api/engines`). The token goes to the OS keyring and is never answered back. */
+export type NewEngine = Schemas['NewEngine'];
+/** Changes to a remote engine (`PATCH /api/engines/:name`); absent fields stay as they are. */
+export type EngineChanges = Schemas['EngineChanges'];
+/** What one "sync now" did. */
+export type SyncReport = Schemas['SyncReport'];
+
+/** How a remote engine answered last. */
+export type EngineHealth = Schemas['EngineHealth'];
+export type HealthReport = Schemas['HealthReport'];
+/** A remote engine with its live health. Only `hasToken` says whether a token is stored; its value is never sent. */
+export type EngineView = Schemas['EngineView'];
+export type SyncAnswer = Schemas['SyncAnswer'];
+
 /**
  * A JSON Schema as the engine sends it for `resumeSchema` (the API types it as any JSON value);
  * only the parts the form reads are typed. Check the value is an object before treating it as one.
@@ -62,7 +76,8 @@ export type JsonSchema = {
 };
 
 export type QueueFilter = {
-  state?: 'pending' | 'all';
+  /** `decided`: decisions taken but not delivered yet (the outbox). */
+  state?: 'pending' | 'decided' | 'all';
   engine?: string;
   agent?: string;
   tool?: string;
@@ -104,6 +119,17 @@ export interface Backend {
   subscribe(subscriber: Subscriber): () => void;
   listAudit(opts?: { limit?: number; cursor?: string | null }): Promise<AuditPage>;
   verifyAudit(): Promise<AuditVerification>;
+  /** Remote engines by name, with live health (not pushed as events: poll). */
+  listEngines(): Promise<EngineView[]>;
+  /** Adds a remote engine; a token goes to the OS keyring (`keyring_unavailable` / `keyring_locked` if it cannot). */
+  addEngine(engine: NewEngine): Promise<EngineView>;
+  editEngine(name: string, changes: EngineChanges): Promise<EngineView>;
+  /** Removes the engine and its keyring entry; its queue entries stay as history. */
+  removeEngine(name: string): Promise<void>;
+  /** Syncs now: `engine_unreachable` / `engine_error` when the engine cannot be listed. */
+  syncEngine(name: string): Promise<SyncAnswer>;
+  /** The engine's agents as last listed (untrusted engine data). */
+  engineAgents(name: string): Promise<unknown>;
 }
 
 /**
@@ -118,6 +144,12 @@ export type KnownErrorCode =
   | 'invalid_resume_data'
   | 'invalid_request'
   | 'engine_error'
+  | 'engine_unreachable'
+  | 'keyring_unavailable'
+  | 'keyring_locked'
+  | 'keyring_error'
+  | 'secret_not_found'
+  | 'storage_busy'
   | 'internal'
   /** Client side: the server could not be reached at all. */
   | 'network'

@@ -90,4 +90,33 @@ describe('WebBackend', () => {
     const last = states[states.length - 1];
     expect(last.state === 'stopped' && last.error.code).toBe('unauthorized');
   });
+
+  it('calls the engine routes with encoded names, and accepts the empty 204 of a removal', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (init!.method === 'DELETE') return new Response(null, { status: 204 });
+        if (String(url).endsWith('/sync')) return jsonResponse(503, { code: 'engine_unreachable', message: 'connection refused' });
+        return jsonResponse(200, init!.method === 'GET' && String(url) === '/api/engines' ? [] : { name: 'a b' });
+      },
+    });
+    await backend.listEngines();
+    await backend.addEngine({ name: 'a b', baseUrl: 'http://127.0.0.1:9', token: 'secret' });
+    await backend.editEngine('a b', { clearToken: true });
+    await backend.engineAgents('a b');
+    expect(await backend.removeEngine('a b')).toBeUndefined();
+    const err = await backend.syncEngine('a/b').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('engine_unreachable');
+    expect(seen).toEqual([
+      { url: '/api/engines', method: 'GET', body: undefined },
+      { url: '/api/engines', method: 'POST', body: { name: 'a b', baseUrl: 'http://127.0.0.1:9', token: 'secret' } },
+      { url: '/api/engines/a%20b', method: 'PATCH', body: { clearToken: true } },
+      { url: '/api/engines/a%20b/agents', method: 'GET', body: undefined },
+      { url: '/api/engines/a%20b', method: 'DELETE', body: undefined },
+      { url: '/api/engines/a%2Fb/sync', method: 'POST', body: undefined },
+    ]);
+  });
 });

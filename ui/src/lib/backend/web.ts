@@ -10,13 +10,17 @@ import {
   type Backend,
   type BackendEvent,
   type DeclineBody,
+  type EngineChanges,
+  type EngineView,
   type ErrorBody,
+  type NewEngine,
   type QueueEvent,
   type QueueFilter,
   type QueueItem,
   type QueuePage,
   type ResumeBody,
   type Subscriber,
+  type SyncAnswer,
 } from './backend';
 import { SseParser, type SseMessage } from './sse';
 
@@ -91,6 +95,30 @@ export class WebBackend implements Backend {
     return this.request('GET', '/api/audit/verify');
   }
 
+  listEngines(): Promise<EngineView[]> {
+    return this.request('GET', '/api/engines');
+  }
+
+  addEngine(engine: NewEngine): Promise<EngineView> {
+    return this.request('POST', '/api/engines', engine);
+  }
+
+  editEngine(name: string, changes: EngineChanges): Promise<EngineView> {
+    return this.request('PATCH', `/api/engines/${encodeURIComponent(name)}`, changes);
+  }
+
+  async removeEngine(name: string): Promise<void> {
+    await this.request<void>('DELETE', `/api/engines/${encodeURIComponent(name)}`);
+  }
+
+  syncEngine(name: string): Promise<SyncAnswer> {
+    return this.request('POST', `/api/engines/${encodeURIComponent(name)}/sync`);
+  }
+
+  engineAgents(name: string): Promise<unknown> {
+    return this.request('GET', `/api/engines/${encodeURIComponent(name)}/agents`);
+  }
+
   subscribe(subscriber: Subscriber): () => void {
     const abort = new AbortController();
     void this.streamLoop(subscriber, abort.signal);
@@ -117,6 +145,7 @@ export class WebBackend implements Backend {
       throw new ApiError('network', `The console server could not be reached (${errorText(e)}).`);
     }
     if (!res.ok) throw await errorFromResponse(res);
+    if (res.status === 204) return undefined as T;
     try {
       return (await res.json()) as T;
     } catch (e) {

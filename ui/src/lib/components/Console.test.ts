@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, tick, unmount } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
-import { FakeBackend, makeItem } from '../testing/fake-backend';
+import { FakeBackend, makeAwaitingDecision, makeEngine, makeItem } from '../testing/fake-backend';
 import Console from './Console.svelte';
 
 let target: HTMLElement;
@@ -22,10 +22,10 @@ async function settle() {
   flushSync();
 }
 
-async function render(backend: FakeBackend) {
+async function render(backend: FakeBackend, props: { refreshMs?: number } = {}) {
   target = document.createElement('div');
   document.body.appendChild(target);
-  app = mount(Console, { target, props: {}, context: backendContext(backend) });
+  app = mount(Console, { target, props, context: backendContext(backend) });
   await settle();
   const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
   const all = (sel: string) => [...target.querySelectorAll(sel)] as HTMLElement[];
@@ -92,5 +92,52 @@ describe('Console', () => {
     const banner = q('[data-testid="error-banner"][data-code="teapot"]')!;
     expect(banner.textContent).toContain('teapot');
     expect(banner.textContent).toContain('short and stout');
+  });
+
+  it('reaches the Engines view from the tabs, by click and by arrow keys', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1', health: { state: 'unreachable', lastError: 'connection refused', lastErrorAt: null, lastOkAt: null } }));
+    const { q } = await render(backend);
+    expect(q('[data-testid="engines-view"]')).toBeNull();
+
+    q('[data-testid="engines-tab"]')!.click();
+    await settle();
+    expect(q('[data-testid="engines-tab"]')!.getAttribute('aria-selected')).toBe('true');
+    expect(q('#panel-engines')!.getAttribute('role')).toBe('tabpanel');
+    expect(q('[data-testid="engine"][data-name="r1"] [data-testid="engine-health"]')!.textContent).toBe('unreachable');
+
+    // Keyboard: Right from Engines wraps to Queue, Left goes back to Engines through Audit.
+    const tabs = q('[role="tablist"]')!;
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    await settle();
+    expect(document.activeElement).toBe(q('[data-testid="queue-tab"]'));
+    expect(q('[data-testid="engines-view"]')).toBeNull();
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    await settle();
+    expect(document.activeElement).toBe(q('[data-testid="engines-tab"]'));
+    expect(q('[data-testid="engines-view"]')).not.toBeNull();
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    await settle();
+    expect(document.activeElement).toBe(q('[data-testid="audit-tab"]'));
+  });
+
+  it('fetches a selected call awaiting delivery again, since retries send no event', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ id: 'q1' });
+    backend.add(item);
+    const { q, all } = await render(backend, { refreshMs: 20 });
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    backend.add({ ...item, state: 'decided', allowed: [], decision: makeAwaitingDecision({ attempts: 1, lastError: 'first failure' }) });
+    backend.subscriber!.onEvent({ kind: 'queue', type: 'updated', id: 'q1' });
+    await settle();
+    expect(q('[data-testid="delivery-last-error"]')!.textContent).toBe('first failure');
+
+    backend.add({ ...item, state: 'decided', allowed: [], decision: makeAwaitingDecision({ attempts: 2, lastError: 'second failure' }) });
+    await vi.waitFor(() => {
+      flushSync();
+      expect(q('[data-testid="delivery-attempts"]')!.textContent).toBe('2');
+      expect(q('[data-testid="delivery-last-error"]')!.textContent).toBe('second failure');
+    });
   });
 });

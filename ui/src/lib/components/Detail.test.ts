@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, tick, unmount } from 'svelte';
 import { ApiError, type QueueItem } from '../backend/backend';
 import { backendContext } from '../backend/context';
-import { FakeBackend, makeItem } from '../testing/fake-backend';
+import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
 import Detail from './Detail.svelte';
 
 let target: HTMLElement;
@@ -162,6 +162,9 @@ describe('Detail', () => {
         decidedAt: '2025-01-01T10:01:00Z',
         delivery: 'delivered',
         outcome: { ok: true },
+        attempts: 1,
+        lastError: null,
+        nextAttemptAt: null,
       },
     });
     const { q } = render(item, new FakeBackend());
@@ -169,5 +172,51 @@ describe('Detail', () => {
     expect(q('decision-result')!.textContent).toContain('Declined');
     expect(q('decision-result')!.textContent).toContain('not today');
     expect(q('decision-result')!.dataset.delivery).toBe('delivered');
+  });
+
+  it('shows a decision the engine has not received yet as awaiting delivery, with attempts, last error and next attempt', () => {
+    const item = makeItem({
+      engine: 'prod-mastra',
+      state: 'decided',
+      allowed: [],
+      decision: makeAwaitingDecision({ attempts: 4, lastError: '<b>connect</b> ECONNREFUSED 127.0.0.1:4111', nextAttemptAt: '2025-01-01T10:07:30Z' }),
+    });
+    const { q } = render(item, new FakeBackend());
+    expect(q('approve')).toBeNull();
+    const box = q('awaiting-delivery')!;
+    expect(box).not.toBeNull();
+    expect(box.getAttribute('role')).toBe('status');
+    expect(box.textContent).toContain('Awaiting delivery');
+    expect(box.textContent).toContain('prod-mastra');
+    expect(q('delivery-attempts')!.textContent).toBe('4');
+    expect(q('delivery-last-error')!.textContent).toBe('<b>connect</b> ECONNREFUSED 127.0.0.1:4111');
+    expect(q('delivery-last-error')!.querySelector('b')).toBeNull();
+    expect(q('delivery-next-attempt')!.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:07:30Z');
+    expect(q('detail')!.textContent).toContain('prod-mastra');
+  });
+
+  it('says awaiting delivery while the decision is being sent, without retry details it does not have', () => {
+    const item = makeItem({
+      state: 'decided',
+      allowed: [],
+      decision: makeAwaitingDecision({ delivery: 'delivering', attempts: 0, lastError: null, nextAttemptAt: null }),
+    });
+    const { q } = render(item, new FakeBackend());
+    expect(q('awaiting-delivery')!.textContent).toContain('being sent');
+    expect(q('delivery-attempts')!.textContent).toBe('0');
+    expect(q('delivery-last-error')).toBeNull();
+    expect(q('delivery-next-attempt')).toBeNull();
+  });
+
+  it('does not say awaiting delivery once delivered or failed', () => {
+    for (const delivery of ['delivered', 'failed'] as const) {
+      const item = makeItem({ state: delivery, allowed: [], decision: makeAwaitingDecision({ delivery, lastError: 'old error' }) });
+      const { q } = render(item, new FakeBackend());
+      expect(q('decision-result')!.dataset.delivery).toBe(delivery);
+      expect(q('awaiting-delivery')).toBeNull();
+      unmount(app!);
+      app = null;
+      target.remove();
+    }
   });
 });

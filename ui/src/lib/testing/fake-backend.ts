@@ -1,5 +1,16 @@
-/** An in-memory `Backend` for unit tests: records calls, answers from a map of items. */
-import { ApiError, type Backend, type Decision, type DecisionKind, type QueueItem, type Subscriber } from '../backend/backend';
+/** An in-memory `Backend` for unit tests: records calls, answers from a map of items and engines. */
+import {
+  ApiError,
+  type Backend,
+  type Decision,
+  type DecisionKind,
+  type EngineChanges,
+  type EngineView,
+  type NewEngine,
+  type QueueItem,
+  type Subscriber,
+  type SyncReport,
+} from '../backend/backend';
 
 export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   const id = over.id ?? 'q1';
@@ -28,12 +39,44 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   };
 }
 
+export function makeEngine(over: Partial<EngineView> = {}): EngineView {
+  return {
+    name: 'remote',
+    kind: 'mastra',
+    baseUrl: 'http://127.0.0.1:4111',
+    hasToken: false,
+    pollMs: 1000,
+    health: { state: 'unknown', lastError: null, lastErrorAt: null, lastOkAt: null },
+    pending: 0,
+    awaitingDelivery: 0,
+    createdAt: '2025-01-01T09:00:00Z',
+    updatedAt: '2025-01-01T09:00:00Z',
+    ...over,
+  };
+}
+
+/** A decision waiting in the outbox: the engine could not be reached yet. */
+export function makeAwaitingDecision(over: Partial<Decision> = {}): Decision {
+  return {
+    ...decision('approve', 'sha256:' + 'ab'.repeat(32), null, null),
+    attempts: 3,
+    lastError: 'engine unreachable: connection refused (127.0.0.1:4111)',
+    nextAttemptAt: '2025-01-01T10:05:00Z',
+    ...over,
+  };
+}
+
 export class FakeBackend implements Backend {
   items = new Map<string, QueueItem>();
   calls: { method: string; args: unknown[] }[] = [];
   /** When set, the next decision call fails with it. */
   failNext: ApiError | null = null;
   subscriber: Subscriber | null = null;
+  engines = new Map<string, EngineView>();
+  /** What the next successful `syncEngine` reports. */
+  syncReport: SyncReport = { full: true, agents: 1, listed: 2, added: 2, changed: 0, gone: 0, skipped: 0 };
+  /** When set, `listEngines` fails with it (every time, until cleared). */
+  failList: ApiError | null = null;
 
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
@@ -41,8 +84,9 @@ export class FakeBackend implements Backend {
 
   async listQueue(filter: { state?: string } = {}) {
     this.calls.push({ method: 'listQueue', args: [filter] });
+    const state = filter.state ?? 'pending';
     const items = [...this.items.values()]
-      .filter((i) => (filter.state ?? 'pending') === 'all' || i.state === 'pending')
+      .filter((i) => state === 'all' || i.state === state)
       .sort((a, b) => Date.parse(b.pausedAt) - Date.parse(a.pausedAt));
     return { items, nextCursor: null };
   }
@@ -88,8 +132,67 @@ export class FakeBackend implements Backend {
   async verifyAudit() {
     return { ok: true, checked: 0, firstBad: null };
   }
+
+  addEngines(...engines: EngineView[]) {
+    for (const e of engines) this.engines.set(e.name, e);
+  }
+
+  /** Records the call, then fails with `failNext` if set. Used by the engine changes. */
+  private engineCall(method: string, args: unknown[]): void {
+    this.calls.push({ method, args });
+    const err = this.failNext;
+    this.failNext = null;
+    if (err) throw err;
+  }
+
+  private engine(name: string): EngineView {
+    const e = this.engines.get(name);
+    if (!e) throw new ApiError('not_found', `engine ${JSON.stringify(name)} not found`);
+    return e;
+  }
+
+  async listEngines() {
+    this.calls.push({ method: 'listEngines', args: [] });
+    if (this.failList) throw this.failList;
+    return [...this.engines.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async addEngine(engine: NewEngine) {
+    this.engineCall('addEngine', [engine]);
+    if (this.engines.has(engine.name)) throw new ApiError('invalid_request', `an engine named ${JSON.stringify(engine.name)} already exists`);
+    // Like the server: the token is kept elsewhere and only `hasToken` is answered.
+    const e = makeEngine({ name: engine.name, baseUrl: engine.baseUrl, hasToken: !!engine.token?.trim(), pollMs: engine.pollMs ?? 1000 });
+    this.engines.set(e.name, e);
+    return e;
+  }
+
+  async editEngine(name: string, changes: EngineChanges) {
+    this.engineCall('editEngine', [name, changes]);
+    const cur = this.engine(name);
+    const hasToken = changes.token?.trim() ? true : changes.clearToken ? false : cur.hasToken;
+    const e = { ...cur, baseUrl: changes.baseUrl || cur.baseUrl, pollMs: changes.pollMs ?? cur.pollMs, hasToken };
+    this.engines.set(name, e);
+    return e;
+  }
+
+  async removeEngine(name: string) {
+    this.engineCall('removeEngine', [name]);
+    this.engine(name);
+    this.engines.delete(name);
+  }
+
+  async syncEngine(name: string) {
+    this.engineCall('syncEngine', [name]);
+    return { report: { ...this.syncReport }, engine: this.engine(name) };
+  }
+
+  async engineAgents(name: string) {
+    this.calls.push({ method: 'engineAgents', args: [name] });
+    this.engine(name);
+    return [{ id: 'ops', name: 'Ops', tools: [{ name: 'deleteRecord', requireApproval: true }] }];
+  }
 }
 
 function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
-  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null };
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null };
 }

@@ -1,0 +1,322 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import { ApiError } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend, makeEngine } from '../testing/fake-backend';
+import EnginesView from './EnginesView.svelte';
+
+let target: HTMLElement;
+let app: Record<string, unknown> | null = null;
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  target?.remove();
+});
+
+async function settle() {
+  for (let i = 0; i < 10; i++) {
+    await tick();
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  flushSync();
+}
+
+async function render(backend: FakeBackend, refreshMs = 60_000) {
+  target = document.createElement('div');
+  document.body.appendChild(target);
+  const onerror = vi.fn();
+  app = mount(EnginesView, { target, props: { onerror, refreshMs }, context: backendContext(backend) });
+  await settle();
+  const q = (sel: string, root: ParentNode = target) => root.querySelector(sel) as HTMLElement | null;
+  const tid = (id: string, root: ParentNode = target) => q(`[data-testid="${id}"]`, root);
+  const card = (name: string) => q(`[data-testid="engine"][data-name="${name}"]`);
+  return { q, tid, card, onerror };
+}
+
+function type(el: HTMLElement | null, value: string) {
+  const input = el as HTMLInputElement;
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+function check(el: HTMLElement | null, checked: boolean) {
+  const input = el as HTMLInputElement;
+  input.checked = checked;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/** Every place a value could be rendered: the markup, all text, and the live value of every field. */
+function everythingShown(root: HTMLElement): string {
+  const values = [...root.querySelectorAll('input, textarea, select')].map((el) => (el as HTMLInputElement).value);
+  return [root.innerHTML, root.textContent ?? '', ...values].join('\n');
+}
+
+const SECRET = 'tok-7f3a9c-very-secret';
+
+describe('EnginesView', () => {
+  it('lists each engine with its health, last error as text, counts and whether a token is stored', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(
+      makeEngine({
+        name: 'prod',
+        baseUrl: 'http://10.0.0.5:4111',
+        hasToken: true,
+        pending: 4,
+        awaitingDelivery: 2,
+        health: {
+          state: 'unreachable',
+          lastError: '<img src=x onerror=alert(1)> connection refused',
+          lastErrorAt: '2025-01-01T10:00:00Z',
+          lastOkAt: '2025-01-01T09:00:00Z',
+        },
+      }),
+      makeEngine({ name: 'staging', health: { state: 'auth_failed', lastError: 'HTTP 401', lastErrorAt: null, lastOkAt: null } }),
+      makeEngine({ name: 'ok', health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T09:30:00Z' } }),
+    );
+    const { tid, card } = await render(backend);
+
+    const prod = card('prod')!;
+    expect(prod.dataset.health).toBe('unreachable');
+    expect(tid('engine-health', prod)!.textContent).toBe('unreachable');
+    expect(tid('engine-url', prod)!.textContent).toBe('http://10.0.0.5:4111');
+    expect(tid('engine-last-error', prod)!.textContent).toBe('<img src=x onerror=alert(1)> connection refused');
+    expect(prod.querySelector('img')).toBeNull();
+    expect(tid('engine-last-error-at', prod)!.getAttribute('datetime')).toBe('2025-01-01T10:00:00Z');
+    expect(tid('engine-last-ok', prod)!.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T09:00:00Z');
+    expect(tid('engine-pending', prod)!.textContent).toBe('4');
+    expect(tid('engine-awaiting', prod)!.textContent).toBe('2');
+    expect(tid('engine-token', prod)!.textContent).toBe('token stored');
+
+    expect(tid('engine-health', card('staging')!)!.textContent).toBe('auth failed');
+    expect(tid('engine-last-ok', card('staging')!)!.textContent).toContain('never');
+    expect(tid('engine-token', card('staging')!)!.textContent).toBe('no token');
+    expect(tid('engine-health', card('ok')!)!.textContent).toBe('reachable');
+    expect(tid('engine-last-error', card('ok')!)).toBeNull();
+  });
+
+  it('adds an engine: sends the token once, then never renders it anywhere', async () => {
+    const backend = new FakeBackend();
+    const { tid, card } = await render(backend);
+    expect(tid('engines-empty')).not.toBeNull();
+
+    const tokenInput = tid('add-engine-token') as HTMLInputElement;
+    expect(tokenInput.type).toBe('password');
+    expect(tokenInput.getAttribute('autocomplete')).toBe('off');
+    expect((tid('add-engine-poll') as HTMLInputElement).value).toBe('1000');
+
+    type(tid('add-engine-name'), 'remote-1');
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    type(tokenInput, SECRET);
+    tid('add-engine-submit')!.click();
+    await settle();
+
+    expect(backend.calls.filter((c) => c.method === 'addEngine')).toEqual([
+      { method: 'addEngine', args: [{ name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 }] },
+    ]);
+    const added = card('remote-1')!;
+    expect(added).not.toBeNull();
+    expect(tid('engine-token', added)!.textContent).toBe('token stored');
+    expect(tid('add-engine-done')!.textContent).toContain('remote-1');
+    // The form is cleared, and the token is nowhere on the page.
+    expect(tokenInput.value).toBe('');
+    expect((tid('add-engine-name') as HTMLInputElement).value).toBe('');
+    expect(everythingShown(target)).not.toContain(SECRET);
+  });
+
+  it('leaves the token out of the request when the field is empty', async () => {
+    const backend = new FakeBackend();
+    const { tid } = await render(backend);
+    type(tid('add-engine-name'), 'plain');
+    type(tid('add-engine-url'), 'http://127.0.0.1:9');
+    type(tid('add-engine-poll'), '250');
+    tid('add-engine-submit')!.click();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'addEngine')!.args[0]).toEqual({ name: 'plain', baseUrl: 'http://127.0.0.1:9', pollMs: 250 });
+  });
+
+  it.each([
+    ['keyring_unavailable', 'no Secret Service on the session bus'],
+    ['keyring_locked', 'the default collection is locked'],
+    ['invalid_request', 'base URL: relative URL without a base'],
+  ])('shows a refused add by code (%s) with the server message', async (code, message) => {
+    const backend = new FakeBackend();
+    const { tid, card } = await render(backend);
+    type(tid('add-engine-name'), 'x');
+    type(tid('add-engine-url'), 'nope');
+    backend.failNext = new ApiError(code, message);
+    tid('add-engine-submit')!.click();
+    await settle();
+    const err = tid('add-engine-error')!;
+    expect(err.dataset.code).toBe(code);
+    expect(err.getAttribute('role')).toBe('alert');
+    expect(tid('add-engine-error-message')!.textContent).toBe(message);
+    expect(err.textContent).toContain(code);
+    expect(card('x')).toBeNull();
+    // What was typed stays, to correct it.
+    expect((tid('add-engine-url') as HTMLInputElement).value).toBe('nope');
+  });
+
+  it('Sync now shows the report', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    backend.syncReport = { full: true, agents: 2, listed: 5, added: 3, changed: 1, gone: 2, skipped: 1 };
+    const { tid, card } = await render(backend);
+    tid('engine-sync', card('r1')!)!.click();
+    await settle();
+    const report = tid('engine-sync-report', card('r1')!)!;
+    expect(tid('sync-added', report)!.textContent).toBe('3');
+    expect(tid('sync-changed', report)!.textContent).toBe('1');
+    expect(tid('sync-gone', report)!.textContent).toBe('2');
+    expect(tid('sync-skipped', report)!.textContent).toBe('1');
+    expect(tid('engine-sync-error', card('r1')!)).toBeNull();
+  });
+
+  it('a failed sync shows the code and message, and reloads the list to show the new health', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    const { tid, card } = await render(backend);
+    const listsBefore = backend.calls.filter((c) => c.method === 'listEngines').length;
+    backend.failNext = new ApiError('engine_unreachable', 'GET http://127.0.0.1:9/api/agents: connection refused');
+    backend.engines.set('r1', makeEngine({ name: 'r1', health: { state: 'unreachable', lastError: 'connection refused', lastErrorAt: '2025-01-01T10:00:00Z', lastOkAt: null } }));
+    tid('engine-sync', card('r1')!)!.click();
+    await settle();
+    const err = tid('engine-sync-error', card('r1')!)!;
+    expect(err.dataset.code).toBe('engine_unreachable');
+    expect(err.textContent).toContain('GET http://127.0.0.1:9/api/agents: connection refused');
+    expect(tid('engine-sync-report', card('r1')!)).toBeNull();
+    expect(backend.calls.filter((c) => c.method === 'listEngines').length).toBe(listsBefore + 1);
+    expect(tid('engine-health', card('r1')!)!.textContent).toBe('unreachable');
+  });
+
+  it('edits URL, poll interval and token; the new token is never rendered after saving', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1', baseUrl: 'http://127.0.0.1:4111', pollMs: 1000 }));
+    const { tid, card } = await render(backend);
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    const form = tid('engine-edit-form', c)!;
+    expect(document.activeElement).toBe(tid('engine-edit-url', form));
+    expect((tid('engine-edit-url', form) as HTMLInputElement).value).toBe('http://127.0.0.1:4111');
+    expect((tid('engine-edit-token', form) as HTMLInputElement).type).toBe('password');
+    // No token stored yet: nothing to forget.
+    expect(tid('engine-edit-forget', form)).toBeNull();
+
+    type(tid('engine-edit-url', form), 'http://127.0.0.1:4222');
+    type(tid('engine-edit-poll', form), '2000');
+    type(tid('engine-edit-token', form), SECRET);
+    tid('engine-edit-save', form)!.click();
+    await settle();
+
+    expect(backend.calls.filter((c) => c.method === 'editEngine')).toEqual([
+      { method: 'editEngine', args: ['r1', { baseUrl: 'http://127.0.0.1:4222', pollMs: 2000, token: SECRET }] },
+    ]);
+    expect(tid('engine-edit-form', c)).toBeNull();
+    expect(tid('engine-url', c)!.textContent).toBe('http://127.0.0.1:4222');
+    expect(tid('engine-poll', c)!.textContent).toBe('2000 ms');
+    expect(tid('engine-token', c)!.textContent).toBe('token stored');
+    expect(document.activeElement).toBe(tid('engine-edit', c));
+    expect(everythingShown(target)).not.toContain(SECRET);
+
+    // Opening the form again starts with an empty token field.
+    tid('engine-edit', c)!.click();
+    await settle();
+    expect((tid('engine-edit-token', c) as HTMLInputElement).value).toBe('');
+  });
+
+  it('forget token sends clearToken and nothing else that did not change', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1', hasToken: true }));
+    const { tid, card } = await render(backend);
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    check(tid('engine-edit-forget', c), true);
+    flushSync();
+    expect((tid('engine-edit-token', c) as HTMLInputElement).disabled).toBe(true);
+    tid('engine-edit-save', c)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine')).toEqual([{ method: 'editEngine', args: ['r1', { clearToken: true }] }]);
+    expect(tid('engine-token', c)!.textContent).toBe('no token');
+  });
+
+  it('shows a refused edit by code and keeps the form open', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    const { tid, card } = await render(backend);
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    type(tid('engine-edit-token', c), SECRET);
+    backend.failNext = new ApiError('keyring_locked', 'the keyring is locked');
+    tid('engine-edit-save', c)!.click();
+    await settle();
+    expect(tid('engine-edit-error', c)!.dataset.code).toBe('keyring_locked');
+    expect(tid('engine-edit-error', c)!.textContent).toContain('the keyring is locked');
+    expect(tid('engine-edit-form', c)).not.toBeNull();
+    // Cancel drops the typed token.
+    tid('engine-edit-cancel', c)!.click();
+    await settle();
+    expect(everythingShown(target)).not.toContain(SECRET);
+  });
+
+  it('removes only after the confirm step', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }), makeEngine({ name: 'r2' }));
+    const { tid, card } = await render(backend);
+
+    tid('engine-remove', card('r1')!)!.click();
+    await settle();
+    expect(backend.calls.some((c) => c.method === 'removeEngine')).toBe(false);
+    expect(document.activeElement).toBe(tid('engine-remove-confirm', card('r1')!));
+    tid('engine-remove-cancel', card('r1')!)!.click();
+    await settle();
+    expect(tid('engine-remove-confirm', card('r1')!)).toBeNull();
+    expect(document.activeElement).toBe(tid('engine-remove', card('r1')!));
+    expect(backend.calls.some((c) => c.method === 'removeEngine')).toBe(false);
+
+    tid('engine-remove', card('r1')!)!.click();
+    await settle();
+    tid('engine-remove-confirm', card('r1')!)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'removeEngine')).toEqual([{ method: 'removeEngine', args: ['r1'] }]);
+    expect(card('r1')).toBeNull();
+    expect(card('r2')).not.toBeNull();
+  });
+
+  it('refreshes the list while open, and stops when closed', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    const { tid, card } = await render(backend, 20);
+    expect(tid('engine-health', card('r1')!)!.textContent).toBe('unknown');
+    backend.engines.set('r1', makeEngine({ name: 'r1', health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T10:00:00Z' } }));
+    await vi.waitFor(() => {
+      flushSync();
+      expect(tid('engine-health', card('r1')!)!.textContent).toBe('reachable');
+    });
+    unmount(app!);
+    app = null;
+    const n = backend.calls.filter((c) => c.method === 'listEngines').length;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(backend.calls.filter((c) => c.method === 'listEngines').length).toBe(n);
+  });
+
+  it('reports a failing list to the console banners', async () => {
+    const backend = new FakeBackend();
+    backend.failList = new ApiError('unauthorized', 'bad token');
+    const { onerror } = await render(backend);
+    expect(onerror).toHaveBeenCalled();
+    expect(onerror.mock.calls[0][0].code).toBe('unauthorized');
+  });
+
+  it('shows the engine agents as text', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    const { tid, card } = await render(backend);
+    tid('engine-agents', card('r1')!)!.click();
+    await settle();
+    expect(tid('engine-agents-tree', card('r1')!)!.textContent).toContain('"ops"');
+    expect(backend.calls.filter((c) => c.method === 'engineAgents')).toEqual([{ method: 'engineAgents', args: ['r1'] }]);
+  });
+});

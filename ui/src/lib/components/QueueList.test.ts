@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import { backendContext } from '../backend/context';
+import { QueueModel } from '../queue.svelte';
+import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
+import QueueList from './QueueList.svelte';
+
+let target: HTMLElement;
+let app: Record<string, unknown> | null = null;
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  target?.remove();
+});
+
+async function render(backend: FakeBackend, state: 'pending' | 'decided' | 'all') {
+  const queue = new QueueModel(backend, { onError: (e) => { throw e; } });
+  await queue.setFilter({ state });
+  target = document.createElement('div');
+  document.body.appendChild(target);
+  app = mount(QueueList, { target, props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
+  flushSync();
+  const row = (id: string) => target.querySelector(`[data-testid="queue-item"][data-id="${id}"]`) as HTMLElement | null;
+  return { row, queue };
+}
+
+describe('QueueList', () => {
+  it('marks decided calls waiting in the outbox as awaiting delivery, with attempts, next attempt and last error', async () => {
+    const backend = new FakeBackend();
+    backend.add(
+      makeItem({
+        id: 'out',
+        engine: 'prod-mastra',
+        state: 'decided',
+        allowed: [],
+        decision: makeAwaitingDecision({ attempts: 2, lastError: 'connection refused', nextAttemptAt: '2025-01-01T10:05:00Z' }),
+      }),
+      makeItem({ id: 'done', state: 'delivered', allowed: [], decision: makeAwaitingDecision({ delivery: 'delivered', lastError: null, nextAttemptAt: null }) }),
+      makeItem({ id: 'wait', engine: 'local' }),
+    );
+    const { row } = await render(backend, 'all');
+
+    const out = row('out')!;
+    expect(out.dataset.awaitingDelivery).toBe('true');
+    expect(out.querySelector('[data-testid="awaiting-delivery"]')!.textContent).toBe('awaiting delivery');
+    const summary = out.querySelector('[data-testid="delivery-summary"]')!;
+    expect(summary.textContent).toContain('2 attempts');
+    expect(summary.textContent).toContain('connection refused');
+    expect(summary.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:05:00Z');
+    expect(out.querySelector('[data-testid="queue-item-engine"]')!.textContent).toBe('prod-mastra');
+
+    expect(row('done')!.querySelector('[data-testid="awaiting-delivery"]')).toBeNull();
+    expect(row('done')!.dataset.awaitingDelivery).toBeUndefined();
+    expect(row('done')!.textContent).toContain('delivered');
+    expect(row('wait')!.querySelector('[data-testid="awaiting-delivery"]')).toBeNull();
+    expect(row('wait')!.querySelector('[data-testid="queue-item-engine"]')!.textContent).toBe('local');
+  });
+
+  it('the "decided, not delivered" filter lists only the outbox', async () => {
+    const backend = new FakeBackend();
+    backend.add(
+      makeItem({ id: 'out', state: 'decided', allowed: [], decision: makeAwaitingDecision() }),
+      makeItem({ id: 'wait' }),
+    );
+    const { row, queue } = await render(backend, 'decided');
+    expect(row('out')).not.toBeNull();
+    expect(row('wait')).toBeNull();
+    expect(queue.matches(makeItem({ id: 'x', state: 'pending' }))).toBe(false);
+    expect(backend.calls[0]).toEqual({ method: 'listQueue', args: [expect.objectContaining({ state: 'decided' })] });
+  });
+});
