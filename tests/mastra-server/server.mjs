@@ -54,6 +54,12 @@ const askOperator = createTool({
   resumeSchema: z.object({ answer: z.string() }),
   execute: async ({ question }, context) => {
     const resumeData = context?.resumeData ?? context?.agent?.resumeData;
+    // Answering "again" makes the tool ask once more (a call that suspends a second time).
+    if (resumeData && resumeData.answer === "again") {
+      const suspend = context?.suspend ?? context?.agent?.suspend;
+      await suspend({ question: `${question} (asked again)` });
+      return undefined;
+    }
     if (resumeData && typeof resumeData.answer === "string") {
       ran("askOperator", { question, answer: resumeData.answer });
       return { answer: resumeData.answer };

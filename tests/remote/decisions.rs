@@ -148,3 +148,35 @@ async fn a_call_decided_elsewhere_meanwhile_is_refused_as_not_found() {
     assert_eq!(ran(&mastra, "deleteRecord").len(), 1, "only the direct approval ran it");
     assert_eq!(console.item(items[0]["id"].as_str().unwrap()).await["state"], "pending", "nothing recorded for a refused decision");
 }
+
+#[tokio::test]
+async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
+    let (_tmp, mastra, console) = setup(None).await;
+    mastra.generate("ops", "ask colour?", Some(("t-again", "u-again"))).await;
+    let first = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let (status, after) = console
+        .post(&format!("/api/queue/{}/resume", first[0]["id"].as_str().unwrap()), json!({ "fingerprint": first[0]["fingerprint"], "data": { "answer": "again" } }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered");
+    // The resume stream ended on the same call suspending again: a new entry, same ids, new question.
+    let again = console.queue("engine=m").await;
+    assert_eq!(again.len(), 1, "{again:#?}");
+    assert_eq!(again[0]["toolCallId"], first[0]["toolCallId"]);
+    assert_ne!(again[0]["id"], first[0]["id"]);
+    assert_eq!(again[0]["suspendPayload"], json!({ "question": "colour? (asked again)" }));
+    // The stream told its arguments; the listing does not. Polls must not take that for a change.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let (status, _) = console.post("/api/engines/m/sync", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let still = console.queue("engine=m").await;
+    assert_eq!((still.len(), &still[0]["id"]), (1, &again[0]["id"]), "{still:#?}");
+
+    let (status, after) = console
+        .post(&format!("/api/queue/{}/resume", again[0]["id"].as_str().unwrap()), json!({ "fingerprint": again[0]["fingerprint"], "data": { "answer": "blue" } }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(ran(&mastra, "askOperator").len(), 1, "answered once for real");
+    assert!(console.queue("engine=m").await.is_empty());
+}

@@ -280,7 +280,7 @@ impl MastraEngine {
         let changed: Vec<(&queue::Entry, &PausedCall)> = pending
             .iter()
             .filter_map(|e| listed.get(&(e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())).map(|c| (e, *c)))
-            .filter(|(e, c)| e.queued.call.fingerprint != c.fingerprint)
+            .filter(|(e, c)| !unchanged(&e.queued.call, c))
             .collect();
         let gone: Vec<&queue::Entry> = if full {
             pending.iter().filter(|e| !listed.contains_key(&(e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str()))).collect()
@@ -388,8 +388,21 @@ impl MastraEngine {
             agents = self.remembered_agents().await.unwrap_or_default();
         }
         let surfaced = listing::surface(&self.inner.id, &agents, &runs);
-        Ok(surfaced.calls.into_iter().chain(surfaced.unmatched_children).find(|c| c.tool_call_id == call.tool_call_id))
+        let now = surfaced.calls.into_iter().chain(surfaced.unmatched_children).find(|c| c.tool_call_id == call.tool_call_id);
+        Ok(now.map(|now| if unchanged(call, &now) { call.clone() } else { now }))
     }
+}
+
+/// Whether a listed call is the stored one, unchanged. Mastra lists no arguments for a suspended
+/// call, while its stream does: a call stored with the arguments from a stream is unchanged if the
+/// tool and the suspend payload are. A suspended call's payload is compared too (the fingerprint
+/// covers only the tool and the arguments).
+fn unchanged(stored: &PausedCall, listed: &PausedCall) -> bool {
+    let payload_same = listed.kind != CallKind::Suspend || stored.suspend_payload == listed.suspend_payload;
+    if stored.fingerprint == listed.fingerprint {
+        return payload_same;
+    }
+    listed.kind == CallKind::Suspend && listed.args.is_null() && stored.tool_name == listed.tool_name && payload_same
 }
 
 /// The audit entry of a call entering the queue.
@@ -526,10 +539,23 @@ impl Engine for MastraEngine {
         if let Some(n) = &next {
             outcome["nextPause"] = json!({ "toolCallId": n.tool_call_id, "toolName": n.tool_name });
         }
+        // Guard against an engine resuming another call than the one named (mastra #19633): the
+        // results it streams back must include the named call's.
+        let results: Vec<&str> = chunks.iter().filter(|c| c["type"] == "tool-result").filter_map(|c| c["payload"]["toolCallId"].as_str()).collect();
+        if !results.is_empty() && !results.contains(&call.tool_call_id.as_str()) {
+            let warning = format!("the engine answered with results for {results:?}, not for the call decided ({})", call.tool_call_id);
+            tracing::warn!(engine = %self.inner.id, item = %item.id, "{warning}");
+            outcome["warning"] = json!(warning);
+        }
         let mut tx = self.inner.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
         if let Some(n) = next {
-            if queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_none() {
+            // The stream is the engine's own word that this call waits now: also when it is the call
+            // just resumed, suspending again.
+            let same_call = n.run_id == call.run_id && n.tool_call_id == call.tool_call_id;
+            let blocked = queue::find_pending(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some()
+                || (!same_call && queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some());
+            if !blocked {
                 let added = queue::insert_pending(&mut tx, &n).await?;
                 paused_audit(&mut tx, &format!("engine:{}", self.inner.id), &added.id, &n).await?;
             }
