@@ -85,23 +85,28 @@ pub async fn finish(
     Ok(done.rows_affected() == 1)
 }
 
-/// Decisions in a delivery state, oldest first.
-pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
-    let rows = sqlx::query(
-        "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
-                data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
-                outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
-         FROM decisions WHERE delivery = ? ORDER BY decided_at",
-    )
-    .bind(delivery_str(delivery))
-    .fetch_all(&mut *conn)
-    .await?;
+/// The columns [`from_joined_row`] reads, selected from the decisions table alone.
+const DECISION_COLUMNS: &str = "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
+    data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
+    outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
+    FROM decisions";
+
+fn decisions_from_rows(rows: &[SqliteRow]) -> Result<Vec<Decision>, Error> {
     rows.iter()
         .map(|r| {
             let item = ItemId::new(r.get::<String, _>("queue_item_id"));
             from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
         })
         .collect()
+}
+
+/// Decisions in a delivery state, oldest first.
+pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
+    let rows = sqlx::query(&format!("{DECISION_COLUMNS} WHERE delivery = ? ORDER BY decided_at"))
+        .bind(delivery_str(delivery))
+        .fetch_all(&mut *conn)
+        .await?;
+    decisions_from_rows(&rows)
 }
 
 /// Reads the `d_*` columns of a row (a queue row LEFT JOIN decisions, or a decisions row).
@@ -172,23 +177,14 @@ pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Op
 /// delivers at once; the worker is the fallback). Oldest first.
 pub async fn due(conn: &mut SqliteConnection, grace: chrono::Duration) -> Result<Vec<Decision>, Error> {
     let at = now();
-    let rows = sqlx::query(
-        "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
-                data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
-                outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
-         FROM decisions
-         WHERE delivery = 'pending'
+    let rows = sqlx::query(&format!(
+        "{DECISION_COLUMNS} WHERE delivery = 'pending'
            AND ((next_attempt_at IS NOT NULL AND next_attempt_at <= ?) OR (next_attempt_at IS NULL AND decided_at <= ?))
-         ORDER BY decided_at LIMIT 100",
-    )
+         ORDER BY decided_at LIMIT 100"
+    ))
     .bind(ts(at))
     .bind(ts(at - grace))
     .fetch_all(&mut *conn)
     .await?;
-    rows.iter()
-        .map(|r| {
-            let item = ItemId::new(r.get::<String, _>("queue_item_id"));
-            from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
-        })
-        .collect()
+    decisions_from_rows(&rows)
 }

@@ -217,14 +217,17 @@ impl MastraServer {
 
     /// POST JSON to `path` with this server's token (if any): status and JSON (`Null` if not JSON).
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        let res = self
-            .authed(self.http.post(format!("{}{path}", self.base)))
+        let res = self.send_post(path, body).await;
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn send_post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.authed(self.http.post(format!("{}{path}", self.base)))
             .json(body)
             .send()
             .await
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
-        let status = res.status().as_u16();
-        (status, res.json().await.unwrap_or(Value::Null))
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"))
     }
 
     /// `POST /api/agents/:agent/generate` with one user message; `thread` = `(thread id, resource id)`
@@ -247,12 +250,7 @@ impl MastraServer {
     /// chunks up to `data: [DONE]` or the end. Panics unless 200.
     pub async fn post_sse(&self, path: &str, body: &Value) -> Vec<Value> {
         use futures::StreamExt;
-        let res = self
-            .authed(self.http.post(format!("{}{path}", self.base)))
-            .json(body)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+        let res = self.send_post(path, body).await;
         let status = res.status().as_u16();
         if status != 200 {
             panic!("POST {path}: {status} {}", res.text().await.unwrap_or_default());

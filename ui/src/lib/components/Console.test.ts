@@ -1,31 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeAwaitingDecision, makeEngine, makeItem } from '../testing/fake-backend';
+import { mountInBody, settle } from '../testing/mount';
 import Console from './Console.svelte';
 
-let target: HTMLElement;
-let app: Record<string, unknown> | null = null;
-
-afterEach(() => {
-  if (app) unmount(app);
-  app = null;
-  target?.remove();
-});
-
-async function settle() {
-  for (let i = 0; i < 10; i++) {
-    await tick();
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  flushSync();
-}
-
 async function render(backend: FakeBackend, props: { refreshMs?: number } = {}) {
-  target = document.createElement('div');
-  document.body.appendChild(target);
-  app = mount(Console, { target, props, context: backendContext(backend) });
+  const { target } = mountInBody(Console, { props, context: backendContext(backend) });
   await settle();
   const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
   const all = (sel: string) => [...target.querySelectorAll(sel)] as HTMLElement[];

@@ -1,37 +1,22 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { flushSync } from 'svelte';
 import { ApiError, type QueueItem } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
+import { mountInBody, settle as settleAll } from '../testing/mount';
 import Detail from './Detail.svelte';
 
-let target: HTMLElement;
-let app: Record<string, unknown> | null = null;
-
-afterEach(() => {
-  if (app) unmount(app);
-  app = null;
-  target?.remove();
-});
-
 function render(item: QueueItem, backend: FakeBackend) {
-  target = document.createElement('div');
-  document.body.appendChild(target);
   const ondecided = vi.fn();
   const onerror = vi.fn();
-  app = mount(Detail, { target, props: { item, ondecided, onerror }, context: backendContext(backend) });
+  const { target, unmount } = mountInBody(Detail, { props: { item, ondecided, onerror }, context: backendContext(backend) });
   flushSync();
   const q = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
-  return { q, ondecided, onerror };
+  return { q, unmount, ondecided, onerror };
 }
 
-async function settle() {
-  for (let i = 0; i < 5; i++) {
-    await tick();
-    await Promise.resolve();
-  }
-  flushSync();
-}
+// Microtasks only, fewer rounds: these tests need no timers to run.
+const settle = () => settleAll({ rounds: 5, macrotasks: false });
 
 describe('Detail', () => {
   it('shows the fingerprint short and full', () => {
@@ -211,12 +196,10 @@ describe('Detail', () => {
   it('does not say awaiting delivery once delivered or failed', () => {
     for (const delivery of ['delivered', 'failed'] as const) {
       const item = makeItem({ state: delivery, allowed: [], decision: makeAwaitingDecision({ delivery, lastError: 'old error' }) });
-      const { q } = render(item, new FakeBackend());
+      const { q, unmount } = render(item, new FakeBackend());
       expect(q('decision-result')!.dataset.delivery).toBe(delivery);
       expect(q('awaiting-delivery')).toBeNull();
-      unmount(app!);
-      app = null;
-      target.remove();
+      unmount();
     }
   });
 });

@@ -1,37 +1,19 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeEngine } from '../testing/fake-backend';
+import { mountInBody, settle } from '../testing/mount';
 import EnginesView from './EnginesView.svelte';
 
-let target: HTMLElement;
-let app: Record<string, unknown> | null = null;
-
-afterEach(() => {
-  if (app) unmount(app);
-  app = null;
-  target?.remove();
-});
-
-async function settle() {
-  for (let i = 0; i < 10; i++) {
-    await tick();
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  flushSync();
-}
-
 async function render(backend: FakeBackend, refreshMs = 60_000) {
-  target = document.createElement('div');
-  document.body.appendChild(target);
   const onerror = vi.fn();
-  app = mount(EnginesView, { target, props: { onerror, refreshMs }, context: backendContext(backend) });
+  const { target, unmount } = mountInBody(EnginesView, { props: { onerror, refreshMs }, context: backendContext(backend) });
   await settle();
   const q = (sel: string, root: ParentNode = target) => root.querySelector(sel) as HTMLElement | null;
   const tid = (id: string, root: ParentNode = target) => q(`[data-testid="${id}"]`, root);
   const card = (name: string) => q(`[data-testid="engine"][data-name="${name}"]`);
-  return { q, tid, card, onerror };
+  return { target, unmount, q, tid, card, onerror };
 }
 
 function type(el: HTMLElement | null, value: string) {
@@ -97,7 +79,7 @@ describe('EnginesView', () => {
 
   it('adds an engine: sends the token once, then never renders it anywhere', async () => {
     const backend = new FakeBackend();
-    const { tid, card } = await render(backend);
+    const { target, tid, card } = await render(backend);
     expect(tid('engines-empty')).not.toBeNull();
 
     const tokenInput = tid('add-engine-token') as HTMLInputElement;
@@ -192,7 +174,7 @@ describe('EnginesView', () => {
   it('edits URL, poll interval and token; the new token is never rendered after saving', async () => {
     const backend = new FakeBackend();
     backend.addEngines(makeEngine({ name: 'r1', baseUrl: 'http://127.0.0.1:4111', pollMs: 1000 }));
-    const { tid, card } = await render(backend);
+    const { target, tid, card } = await render(backend);
     const c = card('r1')!;
     tid('engine-edit', c)!.click();
     await settle();
@@ -244,7 +226,7 @@ describe('EnginesView', () => {
   it('shows a refused edit by code and keeps the form open', async () => {
     const backend = new FakeBackend();
     backend.addEngines(makeEngine({ name: 'r1' }));
-    const { tid, card } = await render(backend);
+    const { target, tid, card } = await render(backend);
     const c = card('r1')!;
     tid('engine-edit', c)!.click();
     await settle();
@@ -288,15 +270,14 @@ describe('EnginesView', () => {
   it('refreshes the list while open, and stops when closed', async () => {
     const backend = new FakeBackend();
     backend.addEngines(makeEngine({ name: 'r1' }));
-    const { tid, card } = await render(backend, 20);
+    const { unmount, tid, card } = await render(backend, 20);
     expect(tid('engine-health', card('r1')!)!.textContent).toBe('unknown');
     backend.engines.set('r1', makeEngine({ name: 'r1', health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T10:00:00Z' } }));
     await vi.waitFor(() => {
       flushSync();
       expect(tid('engine-health', card('r1')!)!.textContent).toBe('reachable');
     });
-    unmount(app!);
-    app = null;
+    unmount();
     const n = backend.calls.filter((c) => c.method === 'listEngines').length;
     await new Promise((r) => setTimeout(r, 80));
     expect(backend.calls.filter((c) => c.method === 'listEngines').length).toBe(n);

@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import { mountInBody } from '../testing/mount';
 import JsonTree from './JsonTree.svelte';
 
-let target: HTMLElement;
-let app: Record<string, unknown> | null = null;
-
 function render(value: unknown) {
-  target = document.createElement('div');
-  document.body.appendChild(target);
-  app = mount(JsonTree, { target, props: { value, label: 'Arguments', testid: 'args-tree' } });
+  const { target } = mountInBody(JsonTree, { props: { value, label: 'Arguments', testid: 'args-tree' } });
   flushSync();
   return target;
 }
-
-afterEach(() => {
-  if (app) unmount(app);
-  app = null;
-  target?.remove();
-});
 
 function deep(n: number): unknown {
   let root: Record<string, unknown> = { leaf: 'bottom' };

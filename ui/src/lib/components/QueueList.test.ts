@@ -1,25 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
 import { backendContext } from '../backend/context';
 import { QueueModel } from '../queue.svelte';
 import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
+import { mountInBody } from '../testing/mount';
 import QueueList from './QueueList.svelte';
-
-let target: HTMLElement;
-let app: Record<string, unknown> | null = null;
-
-afterEach(() => {
-  if (app) unmount(app);
-  app = null;
-  target?.remove();
-});
 
 async function render(backend: FakeBackend, state: 'pending' | 'decided' | 'all') {
   const queue = new QueueModel(backend, { onError: (e) => { throw e; } });
   await queue.setFilter({ state });
-  target = document.createElement('div');
-  document.body.appendChild(target);
-  app = mount(QueueList, { target, props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
+  const { target } = mountInBody(QueueList, { props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
   flushSync();
   const row = (id: string) => target.querySelector(`[data-testid="queue-item"][data-id="${id}"]`) as HTMLElement | null;
   return { row, queue };
