@@ -43,7 +43,7 @@ async fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let mastra = Arc::new(MastraServer::start(&tmp.path().join("mastra"), None));
     let app = App::open(&tmp.path().join("console"), vec![]).await.unwrap();
-    let _background = app.start();
+    let _background = app.start(None);
     let server = api::serve(app.clone(), 0, TOKEN).await.unwrap();
     let base = format!("http://{}", server.addr);
     let http = reqwest::Client::new();

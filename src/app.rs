@@ -5,6 +5,7 @@ use crate::console::{Console, Events};
 use crate::domain::{DecisionRequest, Error, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::remotes::Remotes;
+use crate::notify::{Notifications, Notifier};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::Db;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ pub struct App {
     pub console: Console,
     /// The remote engines (Mastra servers) of the `engines` table.
     pub remotes: Remotes,
+    /// Desktop notifications (running once started with a notifier).
+    pub notifications: Notifications,
     /// Who decides, as written in the audit log: the OS user running the console.
     pub operator: String,
 }
@@ -36,15 +39,19 @@ impl App {
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
-        Ok(Self { db, events, local, console, remotes, operator })
+        Ok(Self { db, events, local, console, remotes, notifications: Notifications::default(), operator })
     }
 
-    /// Starts the background work of a serving console: each remote engine's sync loop and the
-    /// outbox worker. They stop when the returned guard is dropped.
-    pub fn start(&self) -> Background {
+    /// Starts the background work of a serving console: each remote engine's sync loop, the
+    /// outbox worker, and (with a notifier) desktop notifications of new calls. They stop when the
+    /// returned guard is dropped.
+    pub fn start(&self, notifier: Option<Arc<dyn Notifier>>) -> Background {
         let (stop, rx) = tokio::sync::watch::channel(false);
         self.remotes.start(rx.clone());
-        self.console.spawn_outbox(rx);
+        self.console.spawn_outbox(rx.clone());
+        if let Some(notifier) = notifier {
+            self.notifications.start(self.console.clone(), notifier, self.operator.clone(), rx);
+        }
         Background { stop }
     }
 

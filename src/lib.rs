@@ -8,5 +8,6 @@ pub mod config;
 pub mod console;
 pub mod domain;
 pub mod engine;
+pub mod notify;
 pub mod secrets;
 pub mod store;

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use approval_console::app::{default_data_dir, App};
+use approval_console::domain::text::visible;
 use approval_console::domain::{DecisionRequest, Error, ItemId, Verdict};
 use approval_console::store::{audit, queue};
 use approval_console::engine::local::model::ApiKey;
@@ -45,6 +46,10 @@ enum Command {
         /// Session token for the API [default: a new random one]
         #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// Raise a desktop notification for each new pending call (needs a notification service on
+        /// the session bus; without one the console keeps working and says so once).
+        #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
+        notify: bool,
     },
     /// List the queue, newest first.
     Queue {
@@ -229,9 +234,10 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
     }
     let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
     match cli.command {
-        Command::Serve { port, token } => {
+        Command::Serve { port, token, notify } => {
             app.recover().await?;
-            let _background = app.start();
+            let notifier = notify.then(|| std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier) as std::sync::Arc<dyn approval_console::notify::Notifier>);
+            let _background = app.start(notifier);
             let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
             let server = api::serve(app.clone(), port, &token)
                 .await
@@ -466,15 +472,3 @@ fn entry_json(e: &queue::Entry) -> Value {
     })
 }
 
-/// Escapes characters that could deceive on a terminal: controls (escape sequences), bidi overrides,
-/// zero-width and other invisible format characters.
-fn visible(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            let hidden = c.is_control()
-                || matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-                    | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
-            if hidden && c != '\n' { format!("\\u{{{:04X}}}", c as u32) } else { c.to_string() }
-        })
-        .collect()
-}

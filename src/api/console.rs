@@ -372,6 +372,7 @@ pub struct ApiDoc;
 pub fn openapi_document() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.merge(<super::engines::EnginesDoc as OpenApi>::openapi());
+    doc.merge(<super::notifications::NotificationsDoc as OpenApi>::openapi());
     doc
 }
 

@@ -6,6 +6,7 @@ mod engines;
 mod error;
 mod guard;
 mod mastra;
+mod notifications;
 mod ui;
 
 pub use console::{openapi_document, DecisionView, QueueItem};
@@ -43,6 +44,7 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .merge(console::routes())
         .merge(engines::routes())
+        .merge(notifications::routes())
         .merge(mastra::routes())
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -5,6 +5,7 @@ mod decision;
 mod error;
 mod fingerprint;
 mod ids;
+pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PausedCall, QueuedCall};
 pub use decision::{Decision, DecisionKind, DecisionRequest, Delivery, Verdict};

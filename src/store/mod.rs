@@ -8,6 +8,7 @@ pub mod decisions;
 pub mod engines;
 pub mod memory;
 pub mod queue;
+pub mod settings;
 pub mod snapshots;
 
 use crate::domain::Error;

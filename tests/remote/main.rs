@@ -39,7 +39,7 @@ impl Console {
     pub async fn start(dir: &Path) -> Self {
         let app = App::open(dir, vec![]).await.expect("open app");
         app.recover().await.expect("recover");
-        let background = app.start();
+        let background = app.start(None);
         let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
         let base = format!("http://{}", server.addr);
         let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();

@@ -136,6 +136,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -226,6 +242,22 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_settings"];
+        put: operations["put_settings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -422,6 +454,34 @@ export interface components {
             /** @description Bearer token; stored in the OS keyring, never shown again. */
             token?: string | null;
         };
+        /** @description Notification settings. Absent lists mean "all". */
+        NotificationSettings: {
+            /** @description Only calls of these agents; `null`: all. */
+            agents?: string[] | null;
+            enabled: boolean;
+            /** @description Only calls of these engines (`local`, or a remote engine's name); `null`: all. */
+            engines?: string[] | null;
+            /** @description Tools never offered an Approve action from a notification (the window must be used). */
+            highRiskTools?: string[];
+            quietHours?: null | components["schemas"]["QuietHours"];
+        };
+        /** @description Whether notifications work, for the UI's one-time warning. */
+        NotifyStatus: {
+            /** @description `false` once showing failed (no notification service); `true` once one was shown. */
+            available: boolean | null;
+            lastError: string | null;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+            /**
+             * Format: int64
+             * @description Calls not told because notifications were failing.
+             */
+            missed: number;
+            /** @description Notifications are on in this process (`serve --notify`, or the desktop app). */
+            running: boolean;
+            /** Format: int64 */
+            shown: number;
+        };
         /** @description What changed. */
         QueueEvent: {
             id: string;
@@ -458,6 +518,12 @@ export interface components {
             items: components["schemas"]["QueueItem"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        QuietHours: {
+            /** @description `HH:MM`, local time. */
+            end: string;
+            /** @description `HH:MM`, local time. */
+            start: string;
         };
         ResumeBody: {
             /** @description Validated against the call's resume schema. */
@@ -887,6 +953,34 @@ export interface operations {
             };
         };
     };
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether this process shows desktop notifications and whether they work */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     openapi: {
         parameters: {
             query?: never;
@@ -1207,6 +1301,73 @@ export interface operations {
             };
             /** @description storage_busy */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettings"];
+            };
+        };
+        responses: {
+            /** @description Stored; applies to the next new call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

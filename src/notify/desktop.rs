@@ -1,0 +1,46 @@
+//! Desktop notifications through the freedesktop notification service (notify-rust, over D-Bus).
+
+use super::{Choice, Notice, Notifier};
+
+/// The application name notifications carry.
+pub const APP_NAME: &str = "Approval Console";
+
+/// Shows notices on the session bus's notification service (dunst, GNOME Shell, KDE, …).
+#[derive(Clone, Debug, Default)]
+pub struct DesktopNotifier;
+
+impl Notifier for DesktopNotifier {
+    fn show(&self, notice: Notice, answer: Box<dyn FnOnce(Option<Choice>) + Send>) -> Result<(), String> {
+        // notify-rust's zbus calls block (their own executor): a thread of their own, which then
+        // waits for the operator's answer (or the notification closing) and hands it over.
+        let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
+        std::thread::Builder::new()
+            .name("notification".into())
+            .spawn(move || {
+                let mut n = notify_rust::Notification::new();
+                n.appname(APP_NAME).summary(&notice.summary).body(&notice.body);
+                for choice in &notice.actions {
+                    n.action(choice.key(), choice.label());
+                }
+                match n.show() {
+                    Ok(handle) => {
+                        let _ = tx.send(Ok(()));
+                        if notice.actions.is_empty() {
+                            return answer(None);
+                        }
+                        let mut answer = Some(answer);
+                        handle.wait_for_action(|action| {
+                            if let Some(answer) = answer.take() {
+                                answer(Choice::from_key(action));
+                            }
+                        });
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e.to_string()));
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start a notification thread: {e}"))?;
+        rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap_or_else(|_| Err("the notification service did not answer within 10 s".into()))
+    }
+}

@@ -1,0 +1,298 @@
+//! Desktop notifications for new pending calls (C4), with Approve / Decline / Open actions bound to
+//! the fingerprint they showed (C3). Used by `serve --notify` and the desktop app alike.
+//!
+//! New calls arriving within [`GATHER`] of each other are told together ("7 calls waiting").
+//! Without a notification service the console keeps working: the failure is logged once, shown in
+//! [`NotifyStatus`], and showing is tried again after [`RETRY`].
+
+pub mod desktop;
+pub mod settings;
+
+use crate::console::{Change, Console};
+use crate::domain::text::{notification_text, shorten};
+use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+pub use settings::NotificationSettings;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, watch};
+
+/// How long the first new call waits for others to be told with it.
+pub const GATHER: Duration = Duration::from_millis(300);
+/// After a failure to show, how long before showing is tried again.
+pub const RETRY: Duration = Duration::from_secs(60);
+
+/// What the operator can do from a notification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Choice {
+    Approve,
+    Decline,
+    Open,
+}
+
+impl Choice {
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::Decline => "decline",
+            // "default": what a click on the notification body invokes.
+            Self::Open => "default",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Approve => "Approve",
+            Self::Decline => "Decline",
+            Self::Open => "Open",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Self> {
+        match key {
+            "approve" => Some(Self::Approve),
+            "decline" => Some(Self::Decline),
+            "default" | "open" => Some(Self::Open),
+            _ => None,
+        }
+    }
+}
+
+/// One notification: text already escaped for notification markup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub summary: String,
+    pub body: String,
+    pub actions: Vec<Choice>,
+    /// The call it is about and the fingerprint it showed; `None` for a group.
+    pub call: Option<(ItemId, Fingerprint)>,
+}
+
+/// Something that can show notices.
+pub trait Notifier: Send + Sync + 'static {
+    /// Shows `notice`; `answer` later gets the operator's choice (`None`: dismissed or expired).
+    /// Blocking; errors say why nothing was shown (no notification service, …).
+    fn show(&self, notice: Notice, answer: Box<dyn FnOnce(Option<Choice>) + Send>) -> Result<(), String>;
+}
+
+/// A request to show the console on a call (or the queue), e.g. after an action that could not be
+/// taken from the notification. The desktop shell focuses its window on it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRequest {
+    pub item: Option<ItemId>,
+    /// Why the window opens instead, if an action was refused.
+    pub reason: Option<String>,
+}
+
+/// Whether notifications work, for the UI's one-time warning.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotifyStatus {
+    /// Notifications are on in this process (`serve --notify`, or the desktop app).
+    pub running: bool,
+    /// `false` once showing failed (no notification service); `true` once one was shown.
+    #[schema(required = true)]
+    pub available: Option<bool>,
+    #[schema(required = true)]
+    pub last_error: Option<String>,
+    #[schema(required = true)]
+    pub last_error_at: Option<DateTime<Utc>>,
+    pub shown: u64,
+    /// Calls not told because notifications were failing.
+    pub missed: u64,
+}
+
+/// The running notification service. Cheap to clone.
+#[derive(Clone)]
+pub struct Notifications {
+    status: Arc<Mutex<NotifyStatus>>,
+    open: broadcast::Sender<OpenRequest>,
+}
+
+impl Default for Notifications {
+    fn default() -> Self {
+        Self { status: Arc::default(), open: broadcast::channel(64).0 }
+    }
+}
+
+impl Notifications {
+    pub fn status(&self) -> NotifyStatus {
+        self.status.lock().expect("status lock").clone()
+    }
+
+    /// Requests to show a call, from notification actions.
+    pub fn open_requests(&self) -> broadcast::Receiver<OpenRequest> {
+        self.open.subscribe()
+    }
+
+    /// Tells of new pending calls until `stop` flips. `operator` is the audit name of whoever acts
+    /// on a notification.
+    pub fn start(&self, console: Console, notifier: Arc<dyn Notifier>, operator: String, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+        self.status.lock().expect("status lock").running = true;
+        let this = self.clone();
+        let mut events = console.events().subscribe();
+        tokio::spawn(async move {
+            let mut retry_at: Option<tokio::time::Instant> = None;
+            loop {
+                let first = tokio::select! {
+                    e = events.recv() => e,
+                    _ = stop.changed() => return,
+                };
+                let mut added = Vec::new();
+                match first {
+                    Ok(e) if e.kind == Change::Added => added.push(e.id),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+                let deadline = tokio::time::Instant::now() + GATHER;
+                while let Ok(Ok(e)) = tokio::time::timeout_at(deadline, events.recv()).await {
+                    if e.kind == Change::Added {
+                        added.push(e.id);
+                    }
+                }
+                if retry_at.is_some_and(|t| tokio::time::Instant::now() < t) {
+                    this.status.lock().expect("status lock").missed += added.len() as u64;
+                    continue;
+                }
+                match this.tell(&console, &notifier, &operator, &added).await {
+                    Ok(()) => retry_at = None,
+                    Err(e) => {
+                        retry_at = Some(tokio::time::Instant::now() + RETRY);
+                        tracing::debug!("notification not shown: {e}");
+                    }
+                }
+            }
+        })
+    }
+
+    /// Shows the notice for these new calls (those still pending and wanted by the settings).
+    async fn tell(&self, console: &Console, notifier: &Arc<dyn Notifier>, operator: &str, ids: &[ItemId]) -> Result<(), String> {
+        let settings = NotificationSettings::load(console.db()).await.unwrap_or_else(|e| {
+            tracing::warn!("{e}; using default notification settings");
+            NotificationSettings::default()
+        });
+        let now = chrono::Local::now().time();
+        let mut calls = Vec::new();
+        for id in ids {
+            if let Ok(entry) = console.item(id).await {
+                if entry.queued.state == ItemState::Pending && settings.wants(&entry.queued, now) {
+                    calls.push(entry.queued);
+                }
+            }
+        }
+        let Some(notice) = notice_for(&calls, &settings, console) else { return Ok(()) };
+        let (this, console, operator) = (self.clone(), console.clone(), operator.to_owned());
+        let runtime = tokio::runtime::Handle::current();
+        let call = notice.call.clone();
+        let answer: Box<dyn FnOnce(Option<Choice>) + Send> = Box::new(move |choice| {
+            if let Some(choice) = choice {
+                runtime.spawn(async move { this.act(&console, &operator, call, choice).await });
+            }
+        });
+        let notifier = notifier.clone();
+        let shown = tokio::task::spawn_blocking(move || notifier.show(notice, answer)).await.unwrap_or_else(|e| Err(e.to_string()));
+        let mut status = self.status.lock().expect("status lock");
+        match shown {
+            Ok(()) => {
+                if status.available == Some(false) {
+                    tracing::info!("desktop notifications work again");
+                }
+                status.available = Some(true);
+                status.shown += 1;
+                Ok(())
+            }
+            Err(e) => {
+                if status.available != Some(false) {
+                    tracing::warn!("desktop notifications are not available ({e}); the console keeps working, new calls show in its window; trying again in {} s", RETRY.as_secs());
+                }
+                status.available = Some(false);
+                status.last_error = Some(e.clone());
+                status.last_error_at = Some(Utc::now());
+                status.missed += calls.len() as u64;
+                Err(e)
+            }
+        }
+    }
+
+    /// Carries out a choice made on a notification. Approve and Decline are decided with the
+    /// fingerprint the notification showed: if the call changed or was decided meanwhile, nothing is
+    /// sent and the window is asked to open on the call instead.
+    pub async fn act(&self, console: &Console, operator: &str, call: Option<(ItemId, Fingerprint)>, choice: Choice) {
+        let Some((id, fingerprint)) = call else {
+            let _ = self.open.send(OpenRequest { item: None, reason: None });
+            return;
+        };
+        let verdict = match choice {
+            Choice::Open => {
+                let _ = self.open.send(OpenRequest { item: Some(id), reason: None });
+                return;
+            }
+            Choice::Approve => Verdict::Approve,
+            Choice::Decline => Verdict::Decline { reason: Some("declined from a desktop notification".into()) },
+        };
+        let request = DecisionRequest { verdict, fingerprint, operator: format!("{operator} (notification)") };
+        match console.decide(&id, request).await {
+            Ok(decision) => {
+                if let Err(e) = console.deliver(&decision, None).await {
+                    tracing::warn!(item = %id, "delivery after a notification action failed: {e}");
+                }
+            }
+            Err(e) => {
+                tracing::info!(item = %id, "notification action refused: {e}");
+                let reason = match &e {
+                    Error::FingerprintMismatch { .. } => "the call changed since the notification showed it; nothing was sent".to_owned(),
+                    other => format!("{other}; nothing was sent"),
+                };
+                let _ = self.open.send(OpenRequest { item: Some(id), reason: Some(reason) });
+            }
+        }
+    }
+}
+
+/// The notice for new calls: one call in detail, several as a group.
+pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console: &Console) -> Option<Notice> {
+    match calls {
+        [] => None,
+        [one] => {
+            let c = &one.call;
+            let agent = c.agent_name.as_deref().unwrap_or(c.agent_id.as_str());
+            let short = c.fingerprint.as_str().trim_start_matches("sha256:").chars().take(12).collect::<String>();
+            let (summary, detail) = match c.kind {
+                CallKind::Approval => (format!("{agent} wants to run {}", c.tool_name), shorten(&c.args.to_string(), 160)),
+                CallKind::Suspend => (format!("{agent}: {} waits for an answer", c.tool_name), shorten(&c.suspend_payload.clone().unwrap_or_default().to_string(), 160)),
+            };
+            let allowed = console.allowed(c);
+            let mut actions = Vec::new();
+            if allowed.contains(&crate::domain::DecisionKind::Approve) && !settings.high_risk(&c.tool_name) {
+                actions.push(Choice::Approve);
+            }
+            if allowed.contains(&crate::domain::DecisionKind::Decline) {
+                actions.push(Choice::Decline);
+            }
+            actions.push(Choice::Open);
+            Some(Notice {
+                summary: notification_text(&shorten(&summary, 120)),
+                body: notification_text(&format!("{detail}\nengine {} · fingerprint {short}", c.engine)),
+                actions,
+                call: Some((one.id.clone(), c.fingerprint.clone())),
+            })
+        }
+        many => {
+            let lines: Vec<String> = many
+                .iter()
+                .take(3)
+                .map(|q| format!("{}: {}", q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str()), q.call.tool_name))
+                .collect();
+            let more = if many.len() > 3 { format!("\n… and {} more", many.len() - 3) } else { String::new() };
+            Some(Notice {
+                summary: format!("{} calls waiting", many.len()),
+                body: notification_text(&format!("{}{more}", lines.join("\n"))),
+                actions: vec![Choice::Open],
+                call: None,
+            })
+        }
+    }
+}

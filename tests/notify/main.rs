@@ -1,0 +1,357 @@
+//! Desktop notifications (C4) against a REAL notification service: dunst under Xvfb in a private
+//! D-Bus session, started by `scripts/with-desktop`:
+//!
+//!     scripts/with-desktop cargo test --test notify -- --test-threads=1
+//!
+//! dunst prints every notification it shows (`-print`, to `$DUNST_PRINT_LOG`); `dunstctl action 0`
+//! acts on the newest one through dunst's context menu, whose picker answers the action named in
+//! `$DUNST_CHOICE_FILE`. Tests that need dunst skip themselves (saying so) without
+//! `APPROVAL_CONSOLE_DESKTOP_TESTS=1`; they share one dunst, so they run one at a time.
+
+#[path = "../support/mastra_server.rs"]
+mod mastra_server;
+
+use approval_console::api::{self, Server};
+use approval_console::app::{App, Background};
+use approval_console::notify::desktop::DesktopNotifier;
+use approval_console::notify::{Notifier, NotificationSettings};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+const TOKEN: &str = "notify-test-token";
+const BIN: &str = env!("CARGO_BIN_EXE_approval-console");
+
+fn desktop_tests_enabled(test: &str) -> bool {
+    if std::env::var("APPROVAL_CONSOLE_DESKTOP_TESTS").as_deref() == Ok("1") {
+        return true;
+    }
+    let _ = writeln!(std::io::stderr(), "SKIPPED desktop test {test}: needs a notification service; run `scripts/with-desktop cargo test --test notify -- --test-threads=1`");
+    false
+}
+
+/// One notification as dunst printed it.
+#[derive(Debug, Default, Clone)]
+struct Shown {
+    appname: String,
+    summary: String,
+    body: String,
+    actions: Vec<String>,
+}
+
+/// Every notification dunst showed so far.
+fn shown() -> Vec<Shown> {
+    let text = std::fs::read_to_string(std::env::var("DUNST_PRINT_LOG").expect("DUNST_PRINT_LOG")).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut current: Option<Shown> = None;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line == "{" {
+            current = Some(Shown::default());
+            continue;
+        }
+        if line == "}" {
+            out.extend(current.take());
+            continue;
+        }
+        let Some(n) = current.as_mut() else { continue };
+        if line == "\tactions: {" {
+            for action in lines.by_ref() {
+                if action == "\t}" {
+                    break;
+                }
+                if let Some(key) = action.trim().strip_prefix('"').and_then(|a| a.split('"').next()) {
+                    n.actions.push(key.to_owned());
+                }
+            }
+            continue;
+        }
+        // `\tkey: 'value'`, the value possibly spanning lines.
+        let Some((key, rest)) = line.strip_prefix('\t').and_then(|l| l.split_once(": '")) else { continue };
+        let mut value = rest.to_owned();
+        while !value.ends_with('\'') {
+            match lines.next() {
+                Some(more) => {
+                    value.push('\n');
+                    value.push_str(more);
+                }
+                None => break,
+            }
+        }
+        value.pop();
+        match key {
+            "appname" => n.appname = value,
+            "summary" => n.summary = value,
+            "body" => n.body = value,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Waits for the `n`-th notification (counting from 1) and returns it.
+async fn nth_shown(n: usize) -> Shown {
+    for _ in 0..100 {
+        let all = shown();
+        if all.len() >= n {
+            return all[n - 1].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("notification {n} never shown; shown so far: {:#?}", shown());
+}
+
+/// Picks `choice` ("Approve", "Decline", "Open") in dunst's context menu of the notifications shown
+/// (one at a time here: every test starts by closing all).
+fn act(choice: &str) {
+    std::fs::write(std::env::var("DUNST_CHOICE_FILE").expect("DUNST_CHOICE_FILE"), format!("{choice}\n")).unwrap();
+    let status = std::process::Command::new("dunstctl").arg("context").status().expect("dunstctl");
+    assert!(status.success());
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+fn close_all() {
+    let _ = std::process::Command::new("dunstctl").arg("close-all").status();
+}
+
+struct Console {
+    _tmp: tempfile::TempDir,
+    app: App,
+    server: Server,
+    base: String,
+    http: reqwest::Client,
+    _background: Background,
+}
+
+impl Console {
+    async fn start() -> Self {
+        close_all();
+        let tmp = tempfile::tempdir().unwrap();
+        let app = App::open(tmp.path(), vec![]).await.unwrap();
+        let background = app.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
+        let server = api::serve(app.clone(), 0, TOKEN).await.unwrap();
+        let base = format!("http://{}", server.addr);
+        Self { _tmp: tmp, app, server, base, http: reqwest::Client::new(), _background: background }
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str, body: Value) -> (StatusCode, Value) {
+        let r = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn generate(&self, text: &str) -> Value {
+        let (status, body) = self.send(reqwest::Method::POST, "/api/agents/demo/generate", json!({ "messages": text })).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+
+    async fn pending(&self) -> Vec<Value> {
+        self.send(reqwest::Method::GET, "/api/queue", json!(null)).await.1["items"].as_array().cloned().unwrap_or_default()
+    }
+
+    async fn item(&self, id: &str) -> Value {
+        self.send(reqwest::Method::GET, &format!("/api/queue/{id}"), json!(null)).await.1
+    }
+
+    async fn wait_state(&self, id: &str, state: &str) -> Value {
+        for _ in 0..100 {
+            let item = self.item(id).await;
+            if item["state"] == state {
+                return item;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("item {id} never reached {state}: {}", self.item(id).await);
+    }
+}
+
+#[tokio::test]
+async fn c4_a_new_call_raises_a_notification_whose_approve_completes_the_run() {
+    if !desktop_tests_enabled("c4_a_new_call_raises_a_notification_whose_approve_completes_the_run") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    let answer = console.generate("delete rec-n1").await;
+    assert_eq!(answer["finishReason"], "suspended");
+    let item = console.pending().await.remove(0);
+    let n = nth_shown(before + 1).await;
+    assert_eq!(n.appname, "Approval Console");
+    assert!(n.summary.contains("wants to run delete_record"), "{n:?}");
+    assert!(n.summary.contains("Demo agent"), "{n:?}");
+    let fp12 = &item["fingerprint"].as_str().unwrap()[7..19];
+    assert!(n.body.contains(fp12), "the short fingerprint is shown: {n:?}");
+    assert!(n.body.contains("rec-n1"), "{n:?}");
+    assert_eq!(sorted(n.actions.clone()), vec!["approve", "decline", "default"], "{n:?}");
+
+    act("Approve");
+    let after = console.wait_state(item["id"].as_str().unwrap(), "delivered").await;
+    assert_eq!(after["decision"]["kind"], "approve");
+    assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(notification)"), "{after}");
+    assert_eq!(after["decision"]["fingerprint"], item["fingerprint"], "bound to the fingerprint the notification showed");
+    assert_eq!(console.app.notifications.status().available, Some(true));
+    console.server.stop().await;
+}
+
+#[tokio::test]
+async fn c4_decline_from_a_notification_never_runs_the_tool() {
+    if !desktop_tests_enabled("c4_decline_from_a_notification_never_runs_the_tool") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    console.generate("delete rec-n2").await;
+    let item = console.pending().await.remove(0);
+    nth_shown(before + 1).await;
+    act("Decline");
+    let after = console.wait_state(item["id"].as_str().unwrap(), "delivered").await;
+    assert_eq!(after["decision"]["kind"], "decline");
+    assert_eq!(after["decision"]["reason"], "declined from a desktop notification");
+    assert_eq!(after["decision"]["outcome"]["status"], "declined", "{after}");
+}
+
+#[tokio::test]
+async fn many_calls_at_once_are_told_in_one_notification_and_high_risk_tools_never_offer_approve() {
+    if !desktop_tests_enabled("many_calls_at_once_are_told_in_one_notification_and_high_risk_tools_never_offer_approve") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    let texts: Vec<String> = (0..5).map(|i| format!("delete rec-g{i}")).collect();
+    futures::future::join_all(texts.iter().map(|t| console.generate(t))).await;
+    let n = nth_shown(before + 1).await;
+    assert_eq!(n.summary, "5 calls waiting", "{n:?}");
+    assert_eq!(n.actions, vec!["default"], "a group only opens the window: {n:?}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(shown().len(), before + 1, "one notification for the five");
+
+    let settings = NotificationSettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
+    let (status, _) = console.send(reqwest::Method::PUT, "/api/settings/notifications", serde_json::to_value(&settings).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    console.generate("delete rec-risky").await;
+    let n = nth_shown(before + 2).await;
+    assert!(n.summary.contains("delete_record"), "{n:?}");
+    assert_eq!(sorted(n.actions.clone()), vec!["decline", "default"], "no Approve for a high-risk tool: {n:?}");
+}
+
+#[tokio::test]
+async fn markup_and_hidden_characters_in_arguments_are_shown_not_obeyed() {
+    if !desktop_tests_enabled("markup_and_hidden_characters_in_arguments_are_shown_not_obeyed") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    console.generate("delete <b>x</b><a href='javascript:alert(1)'>y</a>\u{202E}z\u{200B}").await;
+    let n = nth_shown(before + 1).await;
+    assert!(!n.body.contains("<b>") && !n.body.contains("<a "), "markup reached the notification: {n:?}");
+    assert!(n.body.contains("&lt;b&gt;x&lt;/b&gt;"), "{n:?}");
+    assert!(n.body.contains("\\u{202E}") && n.body.contains("\\u{200B}"), "hidden characters shown: {n:?}");
+    assert!(!n.body.contains('\u{202E}') && !n.body.contains('\u{200B}'));
+}
+
+#[tokio::test]
+async fn disabled_or_filtered_notifications_stay_silent() {
+    if !desktop_tests_enabled("disabled_or_filtered_notifications_stay_silent") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    for settings in [
+        NotificationSettings { enabled: false, ..Default::default() },
+        NotificationSettings { agents: Some(vec!["someone-else".into()]), ..Default::default() },
+        NotificationSettings { engines: Some(vec!["prod".into()]), ..Default::default() },
+    ] {
+        let (status, _) = console.send(reqwest::Method::PUT, "/api/settings/notifications", serde_json::to_value(&settings).unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        console.generate("delete rec-quiet").await;
+        // Settings apply when the call is told, after the gathering window.
+        tokio::time::sleep(approval_console::notify::GATHER * 3).await;
+    }
+    // The pipeline works: with the settings back to all, the next call is told.
+    let (status, _) = console.send(reqwest::Method::PUT, "/api/settings/notifications", json!({ "enabled": true })).await;
+    assert_eq!(status, StatusCode::OK);
+    console.generate("delete rec-loud").await;
+    let n = nth_shown(before + 1).await;
+    assert!(n.body.contains("rec-loud"), "the first notification is the one after the settings allowed it: {n:?}");
+    assert_eq!(shown().len(), before + 1);
+    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/notifications", json!({ "enabled": true, "quietHours": { "start": "25:00", "end": "07:00" } })).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+}
+
+#[tokio::test]
+async fn c3_an_approve_from_a_notification_after_the_arguments_changed_sends_nothing_and_opens_the_call() {
+    if !desktop_tests_enabled("c3_an_approve_from_a_notification_after_the_arguments_changed_sends_nothing_and_opens_the_call") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    let mut opened = console.app.notifications.open_requests();
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
+    let (status, body) = console.send(reqwest::Method::POST, "/api/engines", json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let answer = mastra.generate("ops", "delete rec-1", Some(("t-n", "u-n"))).await;
+    let n = nth_shown(before + 1).await;
+    assert!(n.summary.contains("deleteRecord") && n.body.contains("rec-1"), "{n:?}");
+    let item = console.pending().await.into_iter().find(|i| i["engine"] == "m").expect("queued");
+
+    // Behind the operator's back the run now deletes another record; then Approve on the notification.
+    assert!(mastra.tamper_args(answer["runId"].as_str().unwrap(), "rec-1", "rec-666").await > 0);
+    act("Approve");
+    let request = tokio::time::timeout(Duration::from_secs(15), opened.recv()).await.expect("the window is asked to open").unwrap();
+    assert_eq!(request.item.as_ref().map(|i| i.as_str()), item["id"].as_str());
+    assert!(request.reason.unwrap().contains("changed"), "says why");
+    assert!(mastra.tools_ran().is_empty(), "nothing ran at the server");
+    let now = console.item(item["id"].as_str().unwrap()).await;
+    assert!(now["decision"].is_null(), "no decision stored: {now}");
+}
+
+/// No notification service at all: the console keeps working and says so once (a plain `cargo test`
+/// runs this one; it needs no desktop).
+#[tokio::test]
+async fn c4_without_a_notification_service_the_console_keeps_working_and_says_so_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut child = std::process::Command::new(BIN)
+        .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN, "--notify"])
+        .env("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}", tmp.path().join("no-bus").display()))
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(tmp.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let at = line.find("http://").unwrap();
+    let base = &line[at..line[at..].find("/#").unwrap() + at];
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| http.post(format!("{base}{path}")).bearer_auth(TOKEN).json(&body).send();
+    for text in ["delete rec-a", "delete rec-b"] {
+        let r = post("/api/agents/demo/generate", json!({ "messages": text })).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    let status: Value = http.get(format!("{base}/api/notifications/status")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    assert_eq!((status["running"].as_bool(), status["available"].as_bool()), (Some(true), Some(false)), "{status}");
+    assert!(status["lastError"].is_string() && status["lastErrorAt"].is_string(), "{status}");
+    assert_eq!(status["missed"], 2, "the first failed, the second waited for the retry: {status}");
+    // The queue works as ever.
+    let queue: Value = http.get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let items = queue["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    let r = post(&format!("/api/queue/{}/approve", items[0]["id"].as_str().unwrap()), json!({ "fingerprint": items[0]["fingerprint"] })).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let _ = child.kill();
+    let _ = child.wait();
+    let stderr = std::fs::read_to_string(tmp.path().join("stderr")).unwrap();
+    assert_eq!(stderr.matches("desktop notifications are not available").count(), 1, "said once: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
