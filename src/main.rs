@@ -361,30 +361,17 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
     let ok = std::process::ExitCode::SUCCESS;
     match command {
         EnginesCommand::List { json } => {
-            let rows = app.remotes.list().await?;
-            let mut conn = app.db.pool().acquire().await.map_err(Error::from)?;
-            let counts = queue::counts_by_engine(&mut conn).await?;
-            let views: Vec<Value> = rows
-                .iter()
-                .map(|(r, _)| {
-                    let (pending, awaiting) = counts.get(&r.name).copied().unwrap_or((0, 0));
-                    serde_json::json!({
-                        "name": r.name, "baseUrl": r.base_url, "hasToken": r.token_ref.is_some(), "pollMs": r.poll_ms,
-                        "health": r.health, "pending": pending, "awaitingDelivery": awaiting,
-                    })
-                })
-                .collect();
+            let engines = app.engines().await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&views)?);
-            } else if views.is_empty() {
+                println!("{}", serde_json::to_string_pretty(&engines)?);
+            } else if engines.is_empty() {
                 println!("No remote engines. Add one: approval-console engines add <name> <url> [--token]");
             } else {
-                for (r, _) in &rows {
-                    let (pending, awaiting) = counts.get(&r.name).copied().unwrap_or((0, 0));
-                    let health = serde_json::to_value(r.health.state)?.as_str().unwrap_or_default().to_owned();
-                    println!("{:<20} {:<40} {:<12} token:{:<3} pending:{pending} awaiting delivery:{awaiting}", visible(&r.name), visible(&r.base_url), health, if r.token_ref.is_some() { "yes" } else { "no" });
-                    if let Some(e) = &r.health.last_error {
-                        println!("{:<20} last error: {}", "", visible(e));
+                for e in &engines {
+                    let health = serde_json::to_value(e.health.state)?.as_str().unwrap_or_default().to_owned();
+                    println!("{:<20} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}", visible(&e.name), visible(&e.base_url), health, if e.has_token { "yes" } else { "no" }, e.pending, e.awaiting_delivery);
+                    if let Some(err) = &e.health.last_error {
+                        println!("{:<20} last error: {}", "", visible(err));
                     }
                 }
             }

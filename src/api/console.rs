@@ -1,18 +1,18 @@
 //! The console API: the queue, decisions, live events, the audit log, health, and its OpenAPI document.
 
-use super::error::{ApiError, ApiResult, ErrorBody};
+use super::error::{ApiResult, ErrorBody};
 use super::ApiState;
+use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueItem, QueuePage, QueueQuery};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
-    CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Fingerprint, ItemId, ItemState, Verdict,
+    CallKind, ChainLink, DecisionKind, Delivery, ItemState, Verdict,
 };
-use crate::store::{audit, queue};
+use crate::store::audit;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use chrono::{DateTime, Utc};
 use futures::Stream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -34,151 +34,6 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/audit/verify", get(verify_audit))
 }
 
-/// A queue entry as the API shows it (C2).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct QueueItem {
-    pub id: String,
-    pub engine: String,
-    pub agent_id: String,
-    #[schema(required = true)]
-    pub agent_name: Option<String>,
-    #[schema(required = true)]
-    pub thread_id: Option<String>,
-    #[schema(required = true)]
-    pub resource_id: Option<String>,
-    pub run_id: String,
-    pub tool_call_id: String,
-    pub tool_name: String,
-    /// The arguments exactly as stored; untrusted data.
-    pub args: Value,
-    pub fingerprint: Fingerprint,
-    pub kind: CallKind,
-    #[schema(required = true)]
-    pub suspend_payload: Option<Value>,
-    /// JSON Schema of the resume data (kind `suspend`).
-    #[schema(required = true)]
-    pub resume_schema: Option<Value>,
-    /// Supervisor path, outermost first (S13); empty for a direct call.
-    pub chain: Vec<ChainLink>,
-    pub state: ItemState,
-    pub paused_at: DateTime<Utc>,
-    /// The decisions this call allows.
-    pub allowed: Vec<DecisionKind>,
-    #[schema(required = true)]
-    pub decision: Option<DecisionView>,
-}
-
-/// The decision taken on an entry, with its delivery.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DecisionView {
-    pub kind: DecisionKind,
-    #[schema(required = true)]
-    pub reason: Option<String>,
-    #[schema(required = true)]
-    pub data: Option<Value>,
-    pub fingerprint: Fingerprint,
-    pub operator: String,
-    pub decided_at: DateTime<Utc>,
-    pub delivery: Delivery,
-    /// What the engine answered (the tool's result, a decline, a block, an error).
-    #[schema(required = true)]
-    pub outcome: Option<Value>,
-    /// Delivery attempts so far.
-    pub attempts: u32,
-    /// Why the last delivery attempt failed (the engine was unreachable, …).
-    #[schema(required = true)]
-    pub last_error: Option<String>,
-    /// When a deferred delivery is tried next.
-    #[schema(required = true)]
-    pub next_attempt_at: Option<DateTime<Utc>>,
-}
-
-impl QueueItem {
-    fn from_entry(e: queue::Entry, state: &ApiState) -> Self {
-        let q = e.queued;
-        let allowed = if q.state == ItemState::Pending { state.app.console.allowed(&q.call) } else { vec![] };
-        let decision = e.decision.map(|d| {
-            let (kind, reason, data) = match d.verdict {
-                Verdict::Approve => (DecisionKind::Approve, None, None),
-                Verdict::Decline { reason } => (DecisionKind::Decline, reason, None),
-                Verdict::Resume { data } => (DecisionKind::Resume, None, Some(data)),
-            };
-            DecisionView {
-                kind,
-                reason,
-                data,
-                fingerprint: d.fingerprint,
-                operator: d.operator,
-                decided_at: d.decided_at,
-                delivery: d.delivery,
-                outcome: d.outcome,
-                attempts: d.attempts,
-                last_error: d.last_error,
-                next_attempt_at: d.next_attempt_at,
-            }
-        });
-        let c = q.call;
-        Self {
-            id: q.id.to_string(),
-            engine: c.engine.to_string(),
-            agent_id: c.agent_id.to_string(),
-            agent_name: c.agent_name,
-            thread_id: c.thread_id,
-            resource_id: c.resource_id,
-            run_id: c.run_id.to_string(),
-            tool_call_id: c.tool_call_id.to_string(),
-            tool_name: c.tool_name,
-            args: c.args,
-            fingerprint: c.fingerprint,
-            kind: c.kind,
-            suspend_payload: c.suspend_payload,
-            resume_schema: c.resume_schema,
-            chain: c.chain,
-            state: q.state,
-            paused_at: q.paused_at,
-            allowed,
-            decision,
-        }
-    }
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct QueuePage {
-    pub items: Vec<QueueItem>,
-    /// Pass as `cursor` for the next page; null on the last page.
-    #[schema(required = true)]
-    pub next_cursor: Option<String>,
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct QueueQuery {
-    /// `pending` (default), `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
-    state: Option<String>,
-    engine: Option<String>,
-    agent: Option<String>,
-    tool: Option<String>,
-    /// `approval` or `suspend`.
-    kind: Option<String>,
-    thread: Option<String>,
-    run: Option<String>,
-    /// 1–500, default 50.
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<u32>,
-    /// `nextCursor` of the previous page.
-    cursor: Option<String>,
-}
-
-fn parse_cursor(cursor: Option<&str>) -> ApiResult<Option<i64>> {
-    cursor
-        .filter(|c| !c.is_empty())
-        .map(|c| c.parse::<i64>().map_err(|_| ApiError::invalid(format!("bad cursor {c:?}"))))
-        .transpose()
-}
-
 /// `{status: "ok", version}`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Health {
@@ -194,40 +49,13 @@ async fn health() -> Json<Health> {
 #[utoipa::path(get, path = "/api/queue", params(QueueQuery),
     responses((status = 200, description = "Newest first", body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list_queue(State(state): State<ApiState>, Query(q): Query<QueueQuery>) -> ApiResult<Json<QueuePage>> {
-    let item_state = match q.state.as_deref().unwrap_or("pending") {
-        "all" => None,
-        s => Some(serde_json::from_value::<ItemState>(Value::String(s.into())).map_err(|_| ApiError::invalid(format!("unknown state {s:?}")))?),
-    };
-    let kind = q
-        .kind
-        .as_deref()
-        .filter(|k| !k.is_empty())
-        .map(|k| serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| ApiError::invalid(format!("unknown kind {k:?}"))))
-        .transpose()?;
-    let nonempty = |v: Option<String>| v.filter(|s| !s.is_empty());
-    let filter = queue::Filter {
-        state: item_state,
-        engine: nonempty(q.engine),
-        agent: nonempty(q.agent),
-        tool: nonempty(q.tool),
-        kind,
-        run: nonempty(q.run),
-        thread: nonempty(q.thread),
-    };
-    let cursor = parse_cursor(q.cursor.as_deref())?;
-    let mut conn = state.app.db.pool().acquire().await.map_err(crate::domain::Error::from)?;
-    let page = queue::list(&mut conn, &filter, cursor, q.limit.unwrap_or(50)).await?;
-    Ok(Json(QueuePage {
-        items: page.entries.into_iter().map(|e| QueueItem::from_entry(e, &state)).collect(),
-        next_cursor: page.next_cursor.map(|c| c.to_string()),
-    }))
+    Ok(Json(state.app.queue_page(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/{id}", params(("id" = String, Path)),
     responses((status = 200, description = "The call", body = QueueItem), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn get_item(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<QueueItem>> {
-    let entry = state.app.console.item(&ItemId::new(id)).await?;
-    Ok(Json(QueueItem::from_entry(entry, &state)))
+    Ok(Json(state.app.queue_item(&id).await?))
 }
 
 /// `{fingerprint}`: the fingerprint that was on screen (C3).
@@ -249,14 +77,8 @@ pub struct ResumeBody {
     data: Value,
 }
 
-fn parse_fingerprint(text: &str) -> ApiResult<Fingerprint> {
-    Fingerprint::parse(text).ok_or_else(|| ApiError::invalid("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits"))
-}
-
 async fn decide(state: &ApiState, id: String, verdict: Verdict, fingerprint: &str) -> ApiResult<Json<QueueItem>> {
-    let request = DecisionRequest { verdict, fingerprint: parse_fingerprint(fingerprint)?, operator: state.app.operator("web") };
-    let entry = state.app.console.decide_and_deliver(&ItemId::new(id), request).await?;
-    Ok(Json(QueueItem::from_entry(entry, state)))
+    Ok(Json(state.app.decide_shown(&id, verdict, fingerprint, "web").await?))
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve", params(("id" = String, Path)), request_body = ApproveBody,
@@ -312,38 +134,14 @@ async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct AuditQuery {
-    /// Only entries of this queue item.
-    item: Option<String>,
-    /// 1–500, default 50.
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<u32>,
-    /// `nextCursor` of the previous page.
-    cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AuditPage {
-    pub entries: Vec<audit::Entry>,
-    #[schema(required = true)]
-    pub next_cursor: Option<String>,
-}
-
 #[utoipa::path(get, path = "/api/audit", params(AuditQuery), responses((status = 200, description = "Newest first", body = AuditPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list_audit(State(state): State<ApiState>, Query(q): Query<AuditQuery>) -> ApiResult<Json<AuditPage>> {
-    let cursor = parse_cursor(q.cursor.as_deref())?;
-    let mut conn = state.app.db.pool().acquire().await.map_err(crate::domain::Error::from)?;
-    let (entries, next) = audit::list(&mut conn, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
-    Ok(Json(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) }))
+    Ok(Json(state.app.audit_page(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/audit/verify", responses((status = 200, description = "The result of walking the whole chain", body = audit::Verification), (status = 401, body = ErrorBody)))]
 async fn verify_audit(State(state): State<ApiState>) -> ApiResult<Json<audit::Verification>> {
-    let mut conn = state.app.db.pool().acquire().await.map_err(crate::domain::Error::from)?;
-    Ok(Json(audit::verify(&mut conn).await?))
+    Ok(Json(state.app.verify_audit().await?))
 }
 
 /// Declares the bearer token scheme and requires it everywhere (health opts out).

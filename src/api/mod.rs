@@ -9,7 +9,8 @@ mod mastra;
 mod notifications;
 mod ui;
 
-pub use console::{openapi_document, DecisionView, QueueItem};
+pub use crate::app::queue::{DecisionView, QueueItem};
+pub use console::openapi_document;
 pub use error::{ApiError, ErrorBody};
 
 use crate::app::App;

@@ -1,6 +1,9 @@
 //! The running core: database, events, engines and the console, wired once and shared by `serve`,
 //! the CLI, the tests and (later) the desktop shell.
 
+pub mod engines;
+pub mod queue;
+
 use crate::console::{Console, Events};
 use crate::domain::{DecisionRequest, Error, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};

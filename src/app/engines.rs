@@ -1,0 +1,130 @@
+//! Remote engines as every shell shows them: with live health and queue counts; tokens accepted
+//! (to the OS keyring) and never shown back (C7).
+
+use super::App;
+use crate::domain::Error;
+use crate::engine::local::model::ApiKey;
+use crate::engine::mastra::{self, SyncReport};
+use crate::engine::remotes::EngineSettings;
+use crate::store::engines::{EngineRow, HealthReport};
+use crate::store::queue;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A remote engine as the API shows it. The token itself is never shown: only whether there is one.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineView {
+    pub name: String,
+    /// Always `mastra` for now.
+    pub kind: &'static str,
+    pub base_url: String,
+    pub has_token: bool,
+    pub poll_ms: u32,
+    pub health: HealthReport,
+    /// Calls of this engine waiting for a decision.
+    pub pending: i64,
+    /// Decisions taken but not yet delivered to it (the outbox).
+    pub awaiting_delivery: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String, (i64, i64)>) -> EngineView {
+    let health = app.remotes.get(&row.name).map(|e| e.health()).unwrap_or(row.health);
+    let (pending, awaiting_delivery) = counts.get(&row.name).copied().unwrap_or((0, 0));
+    EngineView {
+        kind: "mastra",
+        has_token: row.token_ref.is_some(),
+        poll_ms: row.poll_ms,
+        health,
+        pending,
+        awaiting_delivery,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        base_url: row.base_url,
+        name: row.name,
+    }
+}
+
+/// A new remote engine.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewEngine {
+    /// 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue.
+    pub name: String,
+    /// The server's base URL, e.g. `http://127.0.0.1:4111`.
+    pub base_url: String,
+    /// Bearer token; stored in the OS keyring, never shown again.
+    pub token: Option<String>,
+    /// Poll interval, 100 ms – 1 h (default 1000).
+    pub poll_ms: Option<u32>,
+}
+
+/// Changes to a remote engine; absent fields stay as they are.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EngineChanges {
+    pub base_url: Option<String>,
+    /// A new bearer token (to the OS keyring).
+    pub token: Option<String>,
+    /// Forget the stored token.
+    #[serde(default)]
+    pub clear_token: bool,
+    pub poll_ms: Option<u32>,
+}
+
+fn token(text: Option<String>) -> Option<ApiKey> {
+    text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).map(ApiKey::new)
+}
+
+/// What a sync now did, and the engine after it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SyncAnswer {
+    pub report: SyncReport,
+    pub engine: EngineView,
+}
+
+
+impl App {
+    async fn engine_view(&self, row: EngineRow) -> Result<EngineView, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        let counts = queue::counts_by_engine(&mut conn).await?;
+        Ok(to_view(row, self, &counts))
+    }
+
+    /// Every remote engine with its live health and counts.
+    pub async fn engines(&self) -> Result<Vec<EngineView>, Error> {
+        let rows = self.remotes.list().await?;
+        let mut conn = self.db.pool().acquire().await?;
+        let counts = queue::counts_by_engine(&mut conn).await?;
+        Ok(rows.into_iter().map(|(row, _)| to_view(row, self, &counts)).collect())
+    }
+
+    pub async fn add_engine(&self, e: NewEngine) -> Result<EngineView, Error> {
+        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, poll_ms: e.poll_ms }).await?;
+        self.engine_view(row).await
+    }
+
+    pub async fn edit_engine(&self, name: &str, c: EngineChanges) -> Result<EngineView, Error> {
+        let row = self
+            .remotes
+            .edit(EngineSettings { name: name.to_owned(), base_url: c.base_url.unwrap_or_default(), token: token(c.token), clear_token: c.clear_token, poll_ms: c.poll_ms })
+            .await?;
+        self.engine_view(row).await
+    }
+
+    /// A complete sync now, and the engine after it.
+    pub async fn sync_engine(&self, name: &str) -> Result<SyncAnswer, Error> {
+        let report = self.remotes.sync_now(name).await?;
+        let row = self.remotes.list().await?.into_iter().map(|(r, _)| r).find(|r| r.name == name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
+        Ok(SyncAnswer { report, engine: self.engine_view(row).await? })
+    }
+
+    /// The engine's agents as last listed.
+    pub fn engine_agents(&self, name: &str) -> Result<Value, Error> {
+        let engine = self.remotes.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
+        Ok(mastra::agents_view(&engine.agents()))
+    }
+}
