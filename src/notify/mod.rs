@@ -110,15 +110,26 @@ pub struct NotifyStatus {
 pub struct Notifications {
     status: Arc<Mutex<NotifyStatus>>,
     open: broadcast::Sender<OpenRequest>,
+    /// Paused from the tray: new calls are not told until resumed (they still queue).
+    paused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Default for Notifications {
     fn default() -> Self {
-        Self { status: Arc::default(), open: broadcast::channel(64).0 }
+        Self { status: Arc::default(), open: broadcast::channel(64).0, paused: Arc::default() }
     }
 }
 
 impl Notifications {
+    /// Pauses or resumes notifications in this process (the settings stay as they are).
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn paused(&self) -> bool {
+        self.paused.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub fn status(&self) -> NotifyStatus {
         self.status.lock().expect("status lock").clone()
     }
@@ -152,6 +163,9 @@ impl Notifications {
                     if e.kind == Change::Added {
                         added.push(e.id);
                     }
+                }
+                if this.paused() {
+                    continue;
                 }
                 if retry_at.is_some_and(|t| tokio::time::Instant::now() < t) {
                     this.status.lock().expect("status lock").missed += added.len() as u64;

@@ -61,6 +61,16 @@ export type EngineView = Schemas['EngineView'];
 export type SyncAnswer = Schemas['SyncAnswer'];
 
 /**
+ * Whether this process shows desktop notifications (`running`: `serve --notify` or the desktop app)
+ * and whether they work (`available`: `null` until one was tried, `false` once showing failed).
+ */
+export type NotifyStatus = Schemas['NotifyStatus'];
+/** What to be told about: on/off, quiet hours, engine and agent filters (`null`: all), high-risk tools. */
+export type NotificationSettings = Schemas['NotificationSettings'];
+/** `HH:MM` local times; may wrap midnight (`22:00`–`07:00`). */
+export type QuietHours = Schemas['QuietHours'];
+
+/**
  * A JSON Schema as the engine sends it for `resumeSchema` (the API types it as any JSON value);
  * only the parts the form reads are typed. Check the value is an object before treating it as one.
  */
@@ -130,6 +140,11 @@ export interface Backend {
   syncEngine(name: string): Promise<SyncAnswer>;
   /** The engine's agents as last listed (untrusted engine data). */
   engineAgents(name: string): Promise<unknown>;
+  /** Whether desktop notifications run in this process and work (not pushed as events: poll). */
+  notificationStatus(): Promise<NotifyStatus>;
+  notificationSettings(): Promise<NotificationSettings>;
+  /** Stores the settings (they apply to the next new call); `invalid_request` for a time that is not `HH:MM`. */
+  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings>;
 }
 
 /**

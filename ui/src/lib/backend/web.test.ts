@@ -119,4 +119,31 @@ describe('WebBackend', () => {
       { url: '/api/engines/a%2Fb/sync', method: 'POST', body: undefined },
     ]);
   });
+
+  it('calls the notification routes, and turns a refused save into ApiError by code', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const settings = { enabled: true, quietHours: { start: '25:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (init!.method === 'PUT') return jsonResponse(400, { code: 'invalid_request', message: 'quiet hours: "25:00" is not a HH:MM time' });
+        if (String(url) === '/api/notifications/status') return jsonResponse(200, { running: false, available: null, lastError: null, lastErrorAt: null, shown: 0, missed: 0 });
+        return jsonResponse(200, { ...settings, quietHours: null });
+      },
+    });
+    expect((await backend.notificationStatus()).running).toBe(false);
+    expect((await backend.notificationSettings()).agents).toEqual(['ops']);
+    const err = await backend.saveNotificationSettings(settings).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('invalid_request');
+    expect(err.message).toBe('quiet hours: "25:00" is not a HH:MM time');
+    expect(err.status).toBe(400);
+    expect(seen).toEqual([
+      { url: '/api/notifications/status', method: 'GET', body: undefined },
+      { url: '/api/settings/notifications', method: 'GET', body: undefined },
+      // `null` filters are sent as `null` (all), not left out.
+      { url: '/api/settings/notifications', method: 'PUT', body: settings },
+    ]);
+  });
 });

@@ -14,6 +14,8 @@ import {
   type EngineView,
   type ErrorBody,
   type NewEngine,
+  type NotificationSettings,
+  type NotifyStatus,
   type QueueEvent,
   type QueueFilter,
   type QueueItem,
@@ -117,6 +119,18 @@ export class WebBackend implements Backend {
 
   engineAgents(name: string): Promise<unknown> {
     return this.request('GET', `/api/engines/${encodeURIComponent(name)}/agents`);
+  }
+
+  notificationStatus(): Promise<NotifyStatus> {
+    return this.request('GET', '/api/notifications/status');
+  }
+
+  notificationSettings(): Promise<NotificationSettings> {
+    return this.request('GET', '/api/settings/notifications');
+  }
+
+  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
+    return this.request('PUT', '/api/settings/notifications', settings);
   }
 
   subscribe(subscriber: Subscriber): () => void {

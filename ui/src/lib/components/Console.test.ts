@@ -2,12 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
-import { FakeBackend, makeAwaitingDecision, makeEngine, makeItem } from '../testing/fake-backend';
+import { NotifyWarning } from '../notify-warning.svelte';
+import { FakeBackend, makeAwaitingDecision, makeEngine, makeItem, makeNotifyStatus } from '../testing/fake-backend';
 import { mountInBody, settle } from '../testing/mount';
 import Console from './Console.svelte';
 
-async function render(backend: FakeBackend, props: { refreshMs?: number } = {}) {
-  const { target } = mountInBody(Console, { props, context: backendContext(backend) });
+async function render(backend: FakeBackend, props: { refreshMs?: number; notifyCheckMs?: number; notifyWarning?: NotifyWarning } = {}) {
+  // A warning of its own per test: the page's one would carry a dismissal from test to test.
+  const { target } = mountInBody(Console, { props: { notifyWarning: new NotifyWarning(), ...props }, context: backendContext(backend) });
   await settle();
   const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
   const all = (sel: string) => [...target.querySelectorAll(sel)] as HTMLElement[];
@@ -88,12 +90,19 @@ describe('Console', () => {
     expect(q('#panel-engines')!.getAttribute('role')).toBe('tabpanel');
     expect(q('[data-testid="engine"][data-name="r1"] [data-testid="engine-health"]')!.textContent).toBe('unreachable');
 
-    // Keyboard: Right from Engines wraps to Queue, Left goes back to Engines through Audit.
+    // Keyboard: Right from Engines goes to Settings, then wraps to Queue; Left goes back to Engines through Settings.
     const tabs = q('[role="tablist"]')!;
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    await settle();
+    expect(document.activeElement).toBe(q('[data-testid="settings-tab"]'));
+    expect(q('#panel-settings [data-testid="settings-view"]')).not.toBeNull();
     tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await settle();
     expect(document.activeElement).toBe(q('[data-testid="queue-tab"]'));
     expect(q('[data-testid="engines-view"]')).toBeNull();
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    await settle();
+    expect(document.activeElement).toBe(q('[data-testid="settings-tab"]'));
     tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
     await settle();
     expect(document.activeElement).toBe(q('[data-testid="engines-tab"]'));
@@ -120,6 +129,97 @@ describe('Console', () => {
       flushSync();
       expect(q('[data-testid="delivery-attempts"]')!.textContent).toBe('2');
       expect(q('[data-testid="delivery-last-error"]')!.textContent).toBe('second failure');
+    });
+  });
+
+  describe('notifications warning', () => {
+    const broken = makeNotifyStatus({ available: false, lastError: 'org.freedesktop.Notifications was not provided.', lastErrorAt: '2025-01-01T10:00:00Z', missed: 2 });
+
+    it.each([
+      ['off in this process, even after failing', makeNotifyStatus({ running: false, available: false, lastError: 'no bus' })],
+      ['on and working', makeNotifyStatus({ available: true, shown: 3 })],
+      ['on, nothing tried yet', makeNotifyStatus({ available: null })],
+    ])('is not shown when %s', async (_what, status) => {
+      const backend = new FakeBackend();
+      backend.notifyStatus = status;
+      const { q } = await render(backend);
+      expect(backend.calls.some((c) => c.method === 'notificationStatus')).toBe(true);
+      expect(q('[data-testid="notify-warning"]')).toBeNull();
+    });
+
+    it('is shown on load when running and unavailable, with the error as text', async () => {
+      const backend = new FakeBackend();
+      backend.notifyStatus = { ...broken, lastError: '<img src=x onerror=alert(1)>' };
+      const { q } = await render(backend);
+      const banner = q('[data-testid="notify-warning"]')!;
+      expect(banner).not.toBeNull();
+      expect(banner.textContent!.replace(/\s+/g, ' ').trim()).toBe(
+        'Desktop notifications are not available: <img src=x onerror=alert(1)>. New calls still appear here. ×',
+      );
+      expect(banner.querySelector('img')).toBeNull();
+    });
+
+    it('is checked again every interval, goes away when they work again', async () => {
+      const backend = new FakeBackend();
+      backend.notifyStatus = makeNotifyStatus({ available: true });
+      const { q } = await render(backend, { notifyCheckMs: 20 });
+      expect(q('[data-testid="notify-warning"]')).toBeNull();
+      backend.notifyStatus = broken;
+      await vi.waitFor(() => {
+        flushSync();
+        expect(q('[data-testid="notify-warning-error"]')!.textContent).toBe('org.freedesktop.Notifications was not provided');
+      });
+      backend.notifyStatus = makeNotifyStatus({ available: true, shown: 1 });
+      await vi.waitFor(() => {
+        flushSync();
+        expect(q('[data-testid="notify-warning"]')).toBeNull();
+      });
+    });
+
+    it('once dismissed stays away, even across a new console, until the error text changes', async () => {
+      const backend = new FakeBackend();
+      backend.notifyStatus = broken;
+      const warning = new NotifyWarning();
+      const first = mountInBody(Console, { props: { notifyWarning: warning, notifyCheckMs: 20 }, context: backendContext(backend) });
+      await settle();
+      const q = (sel: string) => document.body.querySelector(sel) as HTMLElement | null;
+      const dismiss = q('[data-testid="notify-warning-dismiss"]')!;
+      expect(dismiss.getAttribute('aria-label')).toBe('Dismiss the notifications warning');
+      dismiss.click();
+      flushSync();
+      expect(q('[data-testid="notify-warning"]')).toBeNull();
+      // Focus is not lost with the button.
+      expect(document.activeElement).toBe(q('[data-testid="queue-tab"]'));
+
+      // Checks go on with the same error: still hidden, also in a console mounted again (a new token).
+      const checks = () => backend.calls.filter((c) => c.method === 'notificationStatus').length;
+      const before = checks();
+      await vi.waitFor(() => expect(checks()).toBeGreaterThan(before + 1));
+      flushSync();
+      expect(q('[data-testid="notify-warning"]')).toBeNull();
+      first.unmount();
+      mountInBody(Console, { props: { notifyWarning: warning, notifyCheckMs: 20 }, context: backendContext(backend) });
+      await settle();
+      expect(q('[data-testid="notify-warning"]')).toBeNull();
+
+      backend.notifyStatus = { ...broken, lastError: 'dbus: connection closed' };
+      await vi.waitFor(() => {
+        flushSync();
+        expect(q('[data-testid="notify-warning-error"]')!.textContent).toBe('dbus: connection closed');
+      });
+    });
+
+    it('a failed check keeps the last status', async () => {
+      const backend = new FakeBackend();
+      backend.notifyStatus = broken;
+      const { q } = await render(backend, { notifyCheckMs: 20 });
+      expect(q('[data-testid="notify-warning"]')).not.toBeNull();
+      backend.failStatus = new ApiError('network', 'down');
+      const before = backend.calls.length;
+      await vi.waitFor(() => expect(backend.calls.length).toBeGreaterThan(before + 1));
+      flushSync();
+      expect(q('[data-testid="notify-warning"]')).not.toBeNull();
+      expect(q('[data-testid="error-banner"]')).toBeNull();
     });
   });
 });

@@ -7,6 +7,8 @@ import {
   type EngineChanges,
   type EngineView,
   type NewEngine,
+  type NotificationSettings,
+  type NotifyStatus,
   type QueueItem,
   type Subscriber,
   type SyncReport,
@@ -66,6 +68,25 @@ export function makeAwaitingDecision(over: Partial<Decision> = {}): Decision {
   };
 }
 
+export function makeNotifyStatus(over: Partial<NotifyStatus> = {}): NotifyStatus {
+  return { running: true, available: true, lastError: null, lastErrorAt: null, shown: 0, missed: 0, ...over };
+}
+
+/** The server's defaults: on, no quiet hours, every engine and agent, no high-risk tools. */
+export function defaultNotificationSettings(): NotificationSettings {
+  return { enabled: true, quietHours: null, engines: null, agents: null, highRiskTools: [] };
+}
+
+/** The server's check (chrono `%H:%M`): `invalid_request` naming the first time that does not parse. */
+function checkQuietHours(s: NotificationSettings): void {
+  const q = s.quietHours;
+  if (!q) return;
+  for (const t of [q.start, q.end]) {
+    const m = /^(\d{1,2}):(\d{1,2})$/.exec(t);
+    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new ApiError('invalid_request', `quiet hours: ${JSON.stringify(t)} is not a HH:MM time`, null, 400);
+  }
+}
+
 export class FakeBackend implements Backend {
   items = new Map<string, QueueItem>();
   calls: { method: string; args: unknown[] }[] = [];
@@ -77,6 +98,14 @@ export class FakeBackend implements Backend {
   syncReport: SyncReport = { full: true, agents: 1, listed: 2, added: 2, changed: 0, gone: 0, skipped: 0 };
   /** When set, `listEngines` fails with it (every time, until cleared). */
   failList: ApiError | null = null;
+  /** What `notificationStatus` answers (a copy each time). */
+  notifyStatus: NotifyStatus = makeNotifyStatus({ running: false, available: null });
+  /** When set, `notificationStatus` fails with it (every time, until cleared). */
+  failStatus: ApiError | null = null;
+  /** The stored notification settings; reads and writes go through JSON, like the wire. */
+  notifySettings: NotificationSettings = defaultNotificationSettings();
+  /** When set, `notificationSettings` fails with it (every time, until cleared). */
+  failSettings: ApiError | null = null;
 
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
@@ -191,6 +220,31 @@ export class FakeBackend implements Backend {
     this.engine(name);
     return [{ id: 'ops', name: 'Ops', tools: [{ name: 'deleteRecord', requireApproval: true }] }];
   }
+
+  async notificationStatus() {
+    this.calls.push({ method: 'notificationStatus', args: [] });
+    if (this.failStatus) throw this.failStatus;
+    return { ...this.notifyStatus };
+  }
+
+  async notificationSettings() {
+    this.calls.push({ method: 'notificationSettings', args: [] });
+    if (this.failSettings) throw this.failSettings;
+    return wire(this.notifySettings);
+  }
+
+  /** Like the server: checks the times, stores the settings as sent, answers them back. */
+  async saveNotificationSettings(settings: NotificationSettings) {
+    this.engineCall('saveNotificationSettings', [wire(settings)]);
+    checkQuietHours(settings);
+    this.notifySettings = wire(settings);
+    return wire(this.notifySettings);
+  }
+}
+
+/** A deep copy as it would cross the wire, so the UI never shares objects with the fake's store. */
+function wire<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {

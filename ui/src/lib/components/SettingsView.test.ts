@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import { ApiError } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend, makeNotifyStatus } from '../testing/fake-backend';
+import { mountInBody, settle } from '../testing/mount';
+import SettingsView from './SettingsView.svelte';
+
+async function render(backend: FakeBackend, refreshMs = 60_000) {
+  const { target, unmount } = mountInBody(SettingsView, { props: { refreshMs }, context: backendContext(backend) });
+  await settle();
+  const tid = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+  const input = (id: string) => tid(id) as HTMLInputElement;
+  return { target, unmount, tid, input };
+}
+
+function type(el: HTMLElement | null, value: string) {
+  const input = el as HTMLInputElement;
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+function check(el: HTMLElement | null, checked: boolean) {
+  const input = el as HTMLInputElement;
+  input.checked = checked;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+const text = (el: HTMLElement | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+async function save(tid: (id: string) => HTMLElement | null) {
+  tid('notify-save')!.click();
+  await settle();
+}
+
+describe('SettingsView', () => {
+  it('shows the stored settings, each control labelled', async () => {
+    const backend = new FakeBackend();
+    backend.notifySettings = {
+      enabled: false,
+      quietHours: { start: '22:30', end: '06:45' },
+      engines: ['local', 'prod'],
+      agents: null,
+      highRiskTools: ['delete_record', 'send_email'],
+    };
+    const { target, input } = await render(backend);
+    expect(input('notify-enabled').checked).toBe(false);
+    expect(input('notify-quiet').checked).toBe(true);
+    expect(input('notify-quiet-start').value).toBe('22:30');
+    expect(input('notify-quiet-end').value).toBe('06:45');
+    expect(input('notify-engines').value).toBe('local, prod');
+    expect(input('notify-agents').value).toBe('');
+    expect(input('notify-agents').placeholder).toBe('all');
+    expect(input('notify-high-risk').value).toBe('delete_record\nsend_email');
+    expect(text(target.querySelector('#' + input('notify-high-risk').getAttribute('aria-describedby')))).toContain(
+      'never offered Approve from a notification',
+    );
+    // Every field has a label (wrapping, or `for` its id).
+    for (const el of target.querySelectorAll('input, textarea')) {
+      const labelled = el.closest('label') ?? (el.id && target.querySelector(`label[for="${el.id}"]`));
+      expect(labelled, `label for ${el.getAttribute('data-testid')}`).toBeTruthy();
+    }
+  });
+
+  it('saves through the backend, and a fresh view loads what was saved', async () => {
+    const backend = new FakeBackend();
+    const first = await render(backend);
+    const { tid, input } = first;
+    expect(input('notify-quiet-start').disabled).toBe(true);
+    check(tid('notify-quiet'), true);
+    flushSync();
+    expect(input('notify-quiet-start').disabled).toBe(false);
+    type(tid('notify-quiet-start'), '23:00');
+    type(tid('notify-quiet-end'), '06:00');
+    type(tid('notify-agents'), 'ops, billing ,ops');
+    type(tid('notify-high-risk'), 'delete_record\n\nsend_email, wire_money');
+    await save(tid);
+
+    const sent = { enabled: true, quietHours: { start: '23:00', end: '06:00' }, engines: null, agents: ['ops', 'billing'], highRiskTools: ['delete_record', 'send_email', 'wire_money'] };
+    expect(backend.calls.filter((c) => c.method === 'saveNotificationSettings')).toEqual([{ method: 'saveNotificationSettings', args: [sent] }]);
+    expect(backend.notifySettings).toEqual(sent);
+    expect(tid('notify-saved')).not.toBeNull();
+    // The form shows the answer, normalised.
+    expect(input('notify-agents').value).toBe('ops, billing');
+    first.unmount();
+
+    const again = await render(backend);
+    expect(again.input('notify-quiet').checked).toBe(true);
+    expect(again.input('notify-quiet-start').value).toBe('23:00');
+    expect(again.input('notify-quiet-end').value).toBe('06:00');
+    expect(again.input('notify-engines').value).toBe('');
+    expect(again.input('notify-agents').value).toBe('ops, billing');
+    expect(again.input('notify-high-risk').value).toBe('delete_record\nsend_email\nwire_money');
+
+    // Emptied filters go back to null (all), emptied high-risk tools to [], quiet hours off to null.
+    type(again.tid('notify-agents'), '');
+    type(again.tid('notify-high-risk'), '');
+    check(again.tid('notify-quiet'), false);
+    check(again.tid('notify-enabled'), false);
+    await save(again.tid);
+    expect(backend.notifySettings).toEqual({ enabled: false, quietHours: null, engines: null, agents: null, highRiskTools: [] });
+  });
+
+  it('shows a refused save by code with the server message, and keeps what was typed', async () => {
+    const backend = new FakeBackend();
+    const { tid, input } = await render(backend);
+    check(tid('notify-quiet'), true);
+    type(tid('notify-quiet-start'), '');
+    type(tid('notify-high-risk'), 'delete_record');
+    await save(tid);
+
+    const err = tid('settings-save-error')!;
+    expect(err.dataset.code).toBe('invalid_request');
+    expect(err.getAttribute('role')).toBe('alert');
+    expect(text(err)).toContain('The server rejected the request as invalid.');
+    expect(text(tid('settings-save-error-message'))).toBe('quiet hours: "" is not a HH:MM time');
+    expect(tid('notify-saved')).toBeNull();
+    expect(input('notify-high-risk').value).toBe('delete_record');
+    // Nothing was stored.
+    expect(backend.notifySettings.highRiskTools).toEqual([]);
+
+    // Another code gets its own title; fixing the time and saving again clears the error.
+    backend.failNext = new ApiError('storage_busy', 'database is locked');
+    type(tid('notify-quiet-start'), '21:00');
+    await save(tid);
+    expect(tid('settings-save-error')!.dataset.code).toBe('storage_busy');
+    expect(text(tid('settings-save-error-message'))).toBe('database is locked');
+    await save(tid);
+    expect(tid('settings-save-error')).toBeNull();
+    expect(backend.notifySettings).toMatchObject({ quietHours: { start: '21:00', end: '07:00' }, highRiskTools: ['delete_record'] });
+  });
+
+  it('a failed load says why and can be tried again', async () => {
+    const backend = new FakeBackend();
+    backend.failSettings = new ApiError('internal', 'stored notification settings are unreadable');
+    const { tid } = await render(backend);
+    expect(tid('settings-load-error')!.dataset.code).toBe('internal');
+    expect(tid('notify-settings-form')).toBeNull();
+    backend.failSettings = null;
+    tid('settings-retry')!.click();
+    await settle();
+    expect(tid('settings-load-error')).toBeNull();
+    expect(tid('notify-settings-form')).not.toBeNull();
+  });
+
+  it.each([
+    [makeNotifyStatus({ available: true, shown: 7 }), 'working', 'Desktop notifications: on, working (7 shown)'],
+    [makeNotifyStatus({ available: null }), 'untried', 'Desktop notifications: on, none shown yet'],
+    [makeNotifyStatus({ running: false, available: null }), 'off', 'Desktop notifications: off in this process (start with serve --notify or use the desktop app)'],
+  ])('status %#: %s', async (status, state, line) => {
+    const backend = new FakeBackend();
+    backend.notifyStatus = status;
+    const { tid } = await render(backend);
+    expect(tid('notify-status')!.dataset.state).toBe(state);
+    expect(text(tid('notify-status'))).toBe(line);
+  });
+
+  it('status when unavailable: the error as text, since when, and how many calls were not told; fetched again while open', async () => {
+    const backend = new FakeBackend();
+    backend.notifyStatus = makeNotifyStatus({
+      available: false,
+      lastError: '<b>org.freedesktop.Notifications</b> was not provided',
+      lastErrorAt: '2025-01-01T10:00:00Z',
+      missed: 3,
+    });
+    const { tid } = await render(backend, 20);
+    const line = tid('notify-status')!;
+    expect(line.dataset.state).toBe('unavailable');
+    expect(line.querySelector('b')).toBeNull();
+    expect(text(line)).toMatch(
+      /^Desktop notifications: on, but not available: <b>org\.freedesktop\.Notifications<\/b> was not provided \(since .+\); 3 calls not told$/,
+    );
+    expect(line.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:00:00Z');
+
+    backend.notifyStatus = makeNotifyStatus({ available: true, shown: 1 });
+    await new Promise((r) => setTimeout(r, 60));
+    await settle();
+    expect(text(tid('notify-status'))).toBe('Desktop notifications: on, working (1 shown)');
+  });
+});
