@@ -1,10 +1,12 @@
-// The only place that chooses the Backend implementation. A Tauri build will pick its IPC
-// backend here; components never know which one they have.
+// The only place that chooses the Backend implementation: Tauri IPC inside the desktop window, HTTP +
+// SSE (with a bearer token) in a browser. Components never know which one they have.
 import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
-import { TokenStore } from './lib/token.svelte';
+import type { Backend } from './lib/backend/backend';
+import { TauriBackend } from './lib/backend/tauri';
 import { WebBackend } from './lib/backend/web';
+import { TokenStore } from './lib/token.svelte';
 
 function sessionStore(): Storage | null {
   try {
@@ -14,8 +16,16 @@ function sessionStore(): Storage | null {
   }
 }
 
-const auth = new TokenStore(sessionStore(), window.location, window.history);
-auth.captureFromLocation();
-const backend = new WebBackend({ getToken: () => auth.token });
+let backend: Backend;
+let auth: TokenStore | null = null;
+if ('__TAURI_INTERNALS__' in window) {
+  // The desktop app: commands run in-process, no token to ask for.
+  backend = new TauriBackend();
+} else {
+  const store = new TokenStore(sessionStore(), window.location, window.history);
+  store.captureFromLocation();
+  auth = store;
+  backend = new WebBackend({ getToken: () => store.token });
+}
 
 mount(App, { target: document.getElementById('app')!, props: { backend, auth } });

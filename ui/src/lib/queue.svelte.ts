@@ -74,6 +74,7 @@ export class QueueModel {
   /** Applies one live event: fetches the item it names and puts it in or out of the list. */
   async apply(ev: BackendEvent): Promise<void> {
     if (ev.kind === 'resync') return this.reload();
+    if (ev.kind !== 'queue') return;
     if (ev.type === 'removed') {
       this.remove(ev.id);
       this.hooks.onRemoved?.(ev.id);

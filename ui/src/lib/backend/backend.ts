@@ -1,7 +1,7 @@
 /**
  * The one surface the UI talks to. Components get a `Backend` from context
- * (see `context.ts`) and never know whether it is HTTP + SSE (`web.ts`) or,
- * later, Tauri IPC. Only `main.ts` chooses the implementation.
+ * (see `context.ts`) and never know whether it is HTTP + SSE (`web.ts`) or
+ * Tauri IPC (`tauri.ts`). Only `main.ts` chooses the implementation.
  */
 
 import type { components } from './api.gen';
@@ -97,11 +97,27 @@ export type QueueFilter = {
   cursor?: string | null;
 };
 
-/** A change pushed by the server. `resync` means: reload whatever list you show. */
+/**
+ * A change pushed by the server. `resync` means: reload whatever list you show. `open` asks to show
+ * a call (`item`, or just the queue when `null`), with why if an action elsewhere was refused: the
+ * desktop app sends it when a notification is clicked; the web backend never does.
+ */
 export type BackendEvent =
   // The schema types `type` as a string; these are the values the UI acts on (others are ignored).
   | { kind: 'queue'; type: 'added' | 'updated' | 'removed'; id: QueueEvent['id'] }
-  | { kind: 'resync' };
+  | { kind: 'resync' }
+  | { kind: 'open'; item: string | null; reason: string | null };
+
+/** A `queue` event's payload (parsed JSON, untrusted) as a `BackendEvent`; `null` if malformed or of an unknown type. */
+export function queueEventFrom(data: unknown): BackendEvent | null {
+  if (!data || typeof data !== 'object') return null;
+  // Untrusted until checked: every field of the schema's shape, typed `unknown`.
+  const { type, id } = data as { [K in keyof QueueEvent]?: unknown };
+  if ((type === 'added' || type === 'updated' || type === 'removed') && typeof id === 'string') {
+    return { kind: 'queue', type, id };
+  }
+  return null;
+}
 
 /**
  * State of the live event connection. `open` is reported on every (re)connect; since events may

@@ -16,13 +16,13 @@ import {
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
-  type QueueEvent,
   type QueueFilter,
   type QueueItem,
   type QueuePage,
   type ResumeBody,
   type Subscriber,
   type SyncAnswer,
+  queueEventFrom,
 } from './backend';
 import { SseParser, type SseMessage } from './sse';
 
@@ -236,13 +236,7 @@ export function toBackendEvent(m: SseMessage): BackendEvent | null {
   } catch {
     return null;
   }
-  if (!data || typeof data !== 'object') return null;
-  // Untrusted until checked: every field of the schema's shape, typed `unknown`.
-  const { type, id } = data as { [K in keyof QueueEvent]?: unknown };
-  if ((type === 'added' || type === 'updated' || type === 'removed') && typeof id === 'string') {
-    return { kind: 'queue', type, id };
-  }
-  return null;
+  return queueEventFrom(data);
 }
 
 async function errorFromResponse(res: Response): Promise<ApiError> {

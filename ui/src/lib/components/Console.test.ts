@@ -222,4 +222,72 @@ describe('Console', () => {
       expect(q('[data-testid="error-banner"]')).toBeNull();
     });
   });
+
+  describe('a request from the desktop app to show a call (open event)', () => {
+    it('selects the call, fetched fresh, from any tab, and shows the reason as text', async () => {
+      const backend = new FakeBackend();
+      backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T09:00:00Z' }), makeItem({ id: 'b', pausedAt: '2025-01-01T10:00:00Z' }));
+      const { q, all } = await render(backend);
+      q('[data-testid="audit-tab"]')!.click();
+      flushSync();
+
+      const changed = 'sha256:' + 'ef'.repeat(32);
+      backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T09:00:00Z', args: { id: 'rec-9' }, fingerprint: changed }));
+      const reason = 'Approve was refused: the call changed since the notification. <b>Review it</b>.';
+      backend.subscriber!.onEvent({ kind: 'open', item: 'a', reason });
+      await settle();
+
+      expect(q('[data-testid="queue-tab"]')!.getAttribute('aria-selected')).toBe('true');
+      expect(q('#panel-queue')!.hidden).toBe(false);
+      expect(q('[data-testid="detail"]')!.dataset.id).toBe('a');
+      expect(all('[data-testid="queue-item"][aria-current="true"]').map((e) => e.dataset.id)).toEqual(['a']);
+      expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(changed);
+      expect(q('[data-testid="args-tree"]')!.textContent).toContain('rec-9');
+      const notice = q('[data-testid="open-notice"]')!;
+      expect(notice.getAttribute('role')).toBe('status');
+      expect(q('[data-testid="open-notice-reason"]')!.textContent).toBe(reason);
+      expect(notice.querySelector('b')).toBeNull();
+
+      q('[data-testid="open-notice-dismiss"]')!.click();
+      flushSync();
+      expect(q('[data-testid="open-notice"]')).toBeNull();
+      expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(changed);
+    });
+
+    it('shows a call the list does not hold, and no notice without a reason', async () => {
+      const backend = new FakeBackend();
+      backend.add(makeItem({ id: 'p' }));
+      const { q, all } = await render(backend);
+      // Decided: not in the pending list.
+      backend.add(makeItem({ id: 'd', state: 'decided', allowed: [] }));
+      backend.subscriber!.onEvent({ kind: 'open', item: 'd', reason: null });
+      await settle();
+      expect(all('[data-testid="queue-item"]').map((e) => e.dataset.id)).toEqual(['p']);
+      expect(q('[data-testid="detail"]')!.dataset.id).toBe('d');
+      expect(q('[data-testid="detail-state"]')!.textContent).toBe('decided');
+      expect(q('[data-testid="open-notice"]')).toBeNull();
+    });
+
+    it('says so when the call no longer exists, keeping the reason', async () => {
+      const backend = new FakeBackend();
+      const { q } = await render(backend);
+      backend.subscriber!.onEvent({ kind: 'open', item: 'gone', reason: 'Approve was refused.' });
+      await settle();
+      expect(q('[data-testid="error-banner"][data-code="not_found"]')).not.toBeNull();
+      expect(q('[data-testid="open-notice-reason"]')!.textContent).toBe('Approve was refused.');
+      expect(q('[data-testid="detail"]')).toBeNull();
+    });
+
+    it('drops the notice when the operator selects another call', async () => {
+      const backend = new FakeBackend();
+      backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T09:00:00Z' }), makeItem({ id: 'b', pausedAt: '2025-01-01T10:00:00Z' }));
+      const { q, all } = await render(backend);
+      backend.subscriber!.onEvent({ kind: 'open', item: 'a', reason: 'Approve was refused.' });
+      await settle();
+      expect(q('[data-testid="open-notice"]')).not.toBeNull();
+      all('[data-testid="queue-item"]').find((e) => e.dataset.id === 'b')!.click();
+      flushSync();
+      expect(q('[data-testid="open-notice"]')).toBeNull();
+    });
+  });
 });

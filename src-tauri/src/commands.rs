@@ -1,0 +1,113 @@
+//! The window's commands: thin adapters over the core's one surface (`approval_console::app::App`).
+//! Each takes the core from state, calls it, and turns its error into `{code, message, details}`.
+
+use approval_console::app::engines::{EngineChanges, EngineView, NewEngine, SyncAnswer};
+use approval_console::app::queue::{AuditPage, AuditQuery, QueueItem, QueuePage, QueueQuery};
+use approval_console::app::App;
+use approval_console::domain::{Error, Verdict};
+use approval_console::notify::{NotificationSettings, NotifyStatus};
+use approval_console::store::audit::Verification;
+use serde::Serialize;
+use serde_json::Value;
+use tauri::State;
+
+/// The one error shape of the window, as of the HTTP API.
+#[derive(Debug, Serialize)]
+pub struct CommandError {
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl From<Error> for CommandError {
+    fn from(e: Error) -> Self {
+        Self { code: e.code().into(), message: e.to_string(), details: e.details() }
+    }
+}
+
+type Answer<T> = Result<T, CommandError>;
+
+/// The audit name of decisions taken in the window.
+const CHANNEL: &str = "desktop";
+
+#[tauri::command]
+pub async fn queue_page(app: State<'_, App>, query: QueueQuery) -> Answer<QueuePage> {
+    Ok(app.queue_page(&query).await?)
+}
+
+#[tauri::command]
+pub async fn queue_item(app: State<'_, App>, id: String) -> Answer<QueueItem> {
+    Ok(app.queue_item(&id).await?)
+}
+
+#[tauri::command]
+pub async fn approve(app: State<'_, App>, id: String, fingerprint: String) -> Answer<QueueItem> {
+    Ok(app.decide_shown(&id, Verdict::Approve, &fingerprint, CHANNEL).await?)
+}
+
+#[tauri::command]
+pub async fn decline(app: State<'_, App>, id: String, fingerprint: String, reason: Option<String>) -> Answer<QueueItem> {
+    Ok(app.decide_shown(&id, Verdict::Decline { reason }, &fingerprint, CHANNEL).await?)
+}
+
+#[tauri::command]
+pub async fn resume(app: State<'_, App>, id: String, fingerprint: String, data: Value) -> Answer<QueueItem> {
+    Ok(app.decide_shown(&id, Verdict::Resume { data }, &fingerprint, CHANNEL).await?)
+}
+
+#[tauri::command]
+pub async fn audit_page(app: State<'_, App>, query: AuditQuery) -> Answer<AuditPage> {
+    Ok(app.audit_page(&query).await?)
+}
+
+#[tauri::command]
+pub async fn verify_audit(app: State<'_, App>) -> Answer<Verification> {
+    Ok(app.verify_audit().await?)
+}
+
+#[tauri::command]
+pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
+    Ok(app.engines().await?)
+}
+
+#[tauri::command]
+pub async fn add_engine(app: State<'_, App>, engine: NewEngine) -> Answer<EngineView> {
+    Ok(app.add_engine(engine).await?)
+}
+
+#[tauri::command]
+pub async fn edit_engine(app: State<'_, App>, name: String, changes: EngineChanges) -> Answer<EngineView> {
+    Ok(app.edit_engine(&name, changes).await?)
+}
+
+#[tauri::command]
+pub async fn remove_engine(app: State<'_, App>, name: String) -> Answer<()> {
+    Ok(app.remotes.remove(&name).await?)
+}
+
+#[tauri::command]
+pub async fn sync_engine(app: State<'_, App>, name: String) -> Answer<SyncAnswer> {
+    Ok(app.sync_engine(&name).await?)
+}
+
+#[tauri::command]
+pub async fn engine_agents(app: State<'_, App>, name: String) -> Answer<Value> {
+    Ok(app.engine_agents(&name)?)
+}
+
+#[tauri::command]
+pub fn notification_status(app: State<'_, App>) -> NotifyStatus {
+    app.notifications.status()
+}
+
+#[tauri::command]
+pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSettings> {
+    Ok(NotificationSettings::load(&app.db).await?)
+}
+
+#[tauri::command]
+pub async fn save_notification_settings(app: State<'_, App>, settings: NotificationSettings) -> Answer<NotificationSettings> {
+    settings.save(&app.db).await?;
+    Ok(settings)
+}

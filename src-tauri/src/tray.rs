@@ -1,0 +1,47 @@
+//! The tray icon: the pending count, and a menu to open the window, pause notifications, or quit.
+
+use approval_console::app::App;
+use approval_console::store::queue;
+use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::{TrayIcon, TrayIconBuilder};
+use tauri::{Manager, Runtime};
+
+const TRAY: &str = "main";
+
+/// Creates the tray icon with its menu.
+pub fn create<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
+    let open = MenuItem::with_id(app, "open", "Open Approval Console", true, None::<&str>)?;
+    let pause = CheckMenuItem::with_id(app, "pause", "Pause notifications", true, false, None::<&str>)?;
+    let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+    let menu = Menu::with_items(app, &[&open, &pause, &PredefinedMenuItem::separator(app)?, &quit])?;
+    let mut builder = TrayIconBuilder::with_id(TRAY).menu(&menu).tooltip("Approval Console");
+    if let Some(icon) = app.default_window_icon() {
+        builder = builder.icon(icon.clone());
+    }
+    builder
+        .on_menu_event(move |app, event| match event.id().as_ref() {
+            "open" => crate::show_main_window(app),
+            "pause" => {
+                let core = app.state::<App>();
+                let paused = !core.notifications.paused();
+                core.notifications.set_paused(paused);
+                let _ = pause.set_checked(paused);
+            }
+            "quit" => app.exit(0),
+            _ => {}
+        })
+        .build(app)
+}
+
+/// Shows the pending count on the tray icon (title where the desktop shows one, and the tooltip).
+pub async fn refresh<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let Some(tray) = app.tray_by_id(TRAY) else { return };
+    let core = app.state::<App>().inner().clone();
+    let count = match core.db.pool().acquire().await {
+        Ok(mut conn) => queue::count_pending(&mut conn).await.unwrap_or(0),
+        Err(_) => return,
+    };
+    let text = if count == 0 { "Approval Console: nothing waiting".to_owned() } else { format!("Approval Console: {count} waiting") };
+    let _ = tray.set_tooltip(Some(&text));
+    let _ = tray.set_title(Some(if count == 0 { String::new() } else { count.to_string() }));
+}

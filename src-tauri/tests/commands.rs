@@ -1,0 +1,199 @@
+//! Every window command through Tauri's IPC, with `tauri::test::mock_builder()` (no display): the
+//! real core over a real SQLite file, the demo agent pausing for real.
+
+use approval_console::app::App;
+use approval_console::domain::AgentId;
+use approval_console::engine::local::agent::Message;
+use approval_console::engine::local::RunRequest;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::WebviewWindowBuilder;
+
+struct Desktop {
+    _tmp: tempfile::TempDir,
+    core: App,
+    _app: tauri::App<tauri::test::MockRuntime>,
+    webview: tauri::WebviewWindow<tauri::test::MockRuntime>,
+}
+
+fn desktop() -> Desktop {
+    let tmp = tempfile::tempdir().unwrap();
+    let core = tauri::async_runtime::block_on(App::open(tmp.path(), vec![])).unwrap();
+    // The real context (config, capabilities, app manifest), so the window's ACL applies as in the app.
+    let app = approval_console_desktop::build(mock_builder(), core.clone()).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
+    let webview = WebviewWindowBuilder::new(&app, approval_console_desktop::MAIN_WINDOW, Default::default()).build().unwrap();
+    Desktop { _tmp: tmp, core, _app: app, webview }
+}
+
+impl Desktop {
+    /// Calls `cmd` as the window would; `Ok(answer)` or `Err({code, message, details?})`.
+    fn invoke(&self, cmd: &str, body: Value) -> Result<Value, Value> {
+        get_ipc_response(
+            &self.webview,
+            InvokeRequest {
+                cmd: cmd.into(),
+                callback: CallbackFn(0),
+                error: CallbackFn(1),
+                url: "tauri://localhost".parse().unwrap(),
+                body: InvokeBody::Json(body),
+                headers: Default::default(),
+                invoke_key: INVOKE_KEY.to_string(),
+            },
+        )
+        .map(|b| b.deserialize::<Value>().unwrap())
+    }
+
+    /// The demo agent pauses on `delete <id>`; returns the queue entry.
+    fn pause(&self, text: &str) -> Value {
+        let request = RunRequest {
+            agent_id: AgentId::new("demo"),
+            messages: vec![Message::User { content: text.into() }],
+            thread_id: None,
+            resource_id: None,
+            options: Default::default(),
+            run_id: None,
+        };
+        let run = tauri::async_runtime::block_on(self.core.send(request, false, None)).unwrap();
+        let page = self.invoke("queue_page", json!({ "query": { "run": run.as_str() } })).unwrap();
+        page["items"][0].clone()
+    }
+}
+
+#[test]
+fn queue_page_and_queue_item_show_the_paused_call_with_its_fingerprint() {
+    let d = desktop();
+    let item = d.pause("delete rec-1");
+    assert_eq!(item["toolName"], "delete_record");
+    assert!(item["fingerprint"].as_str().unwrap().starts_with("sha256:"));
+    let page = d.invoke("queue_page", json!({ "query": {} })).unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let one = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();
+    assert_eq!(one["args"], json!({ "id": "rec-1" }));
+    let err = d.invoke("queue_page", json!({ "query": { "state": "nonsense" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+    let err = d.invoke("queue_item", json!({ "id": "q_nope" })).unwrap_err();
+    assert_eq!(err["code"], "not_found");
+}
+
+#[test]
+fn approve_runs_the_tool_and_is_audited_as_a_desktop_decision() {
+    let d = desktop();
+    let item = d.pause("delete rec-2");
+    let after = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap();
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(desktop)"));
+    let again = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap_err();
+    assert_eq!(again["code"], "already_decided");
+    let audit = d.invoke("audit_page", json!({ "query": { "item": item["id"] } })).unwrap();
+    assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "decision.approve"));
+    let verified = d.invoke("verify_audit", json!({})).unwrap();
+    assert_eq!(verified["ok"], true, "{verified}");
+}
+
+#[test]
+fn approve_with_another_fingerprint_is_refused_and_nothing_runs() {
+    let d = desktop();
+    let item = d.pause("delete rec-3");
+    let other = format!("sha256:{}", "0".repeat(64));
+    let err = d.invoke("approve", json!({ "id": item["id"], "fingerprint": other })).unwrap_err();
+    assert_eq!(err["code"], "fingerprint_mismatch");
+    assert_eq!(err["details"]["actual"], item["fingerprint"]);
+    let err = d.invoke("approve", json!({ "id": item["id"], "fingerprint": "not-a-fingerprint" })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request");
+    assert_eq!(d.invoke("queue_item", json!({ "id": item["id"] })).unwrap()["state"], "pending");
+}
+
+#[test]
+fn decline_with_a_reason_and_resume_with_checked_data() {
+    let d = desktop();
+    let item = d.pause("delete rec-4");
+    let after = d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "  wrong record  " })).unwrap();
+    assert_eq!(after["decision"]["reason"], "wrong record");
+    assert_eq!(after["state"], "delivered");
+
+    let ask = d.pause("ask which region?");
+    assert_eq!(ask["kind"], "suspend");
+    let err = d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": {} })).unwrap_err();
+    assert_eq!(err["code"], "invalid_resume_data");
+    assert_eq!(err["details"]["errors"][0]["path"], "/answer");
+    let after = d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": { "answer": "eu-west" } })).unwrap();
+    assert_eq!(after["state"], "delivered", "{after}");
+}
+
+#[test]
+fn engines_are_added_edited_synced_listed_and_removed() {
+    let d = desktop();
+    assert_eq!(d.invoke("engines", json!({})).unwrap(), json!([]));
+    let err = d.invoke("add_engine", json!({ "engine": { "name": "x", "baseUrl": "ftp://nope" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request");
+    let added = d.invoke("add_engine", json!({ "engine": { "name": "prod", "baseUrl": "http://127.0.0.1:9", "pollMs": 3600000 } })).unwrap();
+    assert_eq!((added["name"].as_str(), added["hasToken"].as_bool()), (Some("prod"), Some(false)));
+    let edited = d.invoke("edit_engine", json!({ "name": "prod", "changes": { "pollMs": 5000 } })).unwrap();
+    assert_eq!(edited["pollMs"], 5000);
+    let err = d.invoke("sync_engine", json!({ "name": "prod" })).unwrap_err();
+    assert_eq!(err["code"], "engine_unreachable", "{err}");
+    assert_eq!(d.invoke("engine_agents", json!({ "name": "prod" })).unwrap(), json!([]));
+    assert_eq!(d.invoke("engines", json!({})).unwrap()[0]["health"]["state"], "unreachable");
+    d.invoke("remove_engine", json!({ "name": "prod" })).unwrap();
+    assert_eq!(d.invoke("remove_engine", json!({ "name": "prod" })).unwrap_err()["code"], "not_found");
+    assert_eq!(d.invoke("engine_agents", json!({ "name": "prod" })).unwrap_err()["code"], "not_found");
+}
+
+#[test]
+fn notification_status_and_settings_round_trip() {
+    let d = desktop();
+    let status = d.invoke("notification_status", json!({})).unwrap();
+    assert_eq!(status["running"], false, "not started in this test: {status}");
+    let settings = d.invoke("notification_settings", json!({})).unwrap();
+    assert_eq!(settings["enabled"], true);
+    let wanted = json!({ "enabled": true, "quietHours": { "start": "22:00", "end": "07:00" }, "engines": null, "agents": ["demo"], "highRiskTools": ["delete_record"] });
+    assert_eq!(d.invoke("save_notification_settings", json!({ "settings": wanted })).unwrap(), wanted);
+    assert_eq!(d.invoke("notification_settings", json!({})).unwrap(), wanted);
+    let err = d.invoke("save_notification_settings", json!({ "settings": { "enabled": true, "quietHours": { "start": "nope", "end": "07:00" } } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request");
+}
+
+#[test]
+fn the_window_may_call_exactly_the_declared_commands() {
+    // capabilities/main-window.json grants each command by name; build.rs declares the same list.
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../capabilities/main-window.json")).unwrap();
+    let capability: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(capability["windows"], json!([approval_console_desktop::MAIN_WINDOW]));
+    let mut granted: Vec<String> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .filter(|p| !p.starts_with("core:event:"))
+        .collect();
+    granted.sort();
+    let mut declared: Vec<String> = approval_console_desktop::COMMANDS.iter().map(|c| format!("allow-{}", c.replace('_', "-"))).collect();
+    declared.sort();
+    assert_eq!(granted, declared);
+    let others: Vec<&str> = capability["permissions"].as_array().unwrap().iter().filter_map(|p| p.as_str()).filter(|p| p.starts_with("core:")).collect();
+    assert_eq!(others, vec!["core:event:allow-listen", "core:event:allow-unlisten"], "no other core permission (no shell, fs, http, …)");
+}
+
+#[test]
+fn a_window_without_the_capability_can_call_nothing() {
+    let d = desktop();
+    let other = WebviewWindowBuilder::new(&d._app, "other", Default::default()).build().unwrap();
+    let answer = get_ipc_response(
+        &other,
+        InvokeRequest {
+            cmd: "queue_page".into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(json!({ "query": {} })),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    );
+    let err = answer.expect_err("refused by the ACL");
+    assert!(err.to_string().contains("not allowed"), "{err}");
+    // The main window may.
+    assert!(d.invoke("queue_page", json!({ "query": {} })).is_ok());
+}

@@ -1,0 +1,238 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
+import { emit } from '@tauri-apps/api/event';
+import { ApiError, type Backend, type BackendEvent, type ConnectionStatus } from './backend';
+import { TauriBackend, toApiError } from './tauri';
+
+/** The commands the desktop app registers, spelled as in `src-tauri/src/command_names.rs`. */
+const COMMANDS = [
+  'queue_page',
+  'queue_item',
+  'approve',
+  'decline',
+  'resume',
+  'audit_page',
+  'verify_audit',
+  'engines',
+  'add_engine',
+  'edit_engine',
+  'remove_engine',
+  'sync_engine',
+  'engine_agents',
+  'notification_status',
+  'notification_settings',
+  'save_notification_settings',
+];
+
+type Invoked = { cmd: string; args: unknown };
+
+/** Answers like the app: known commands with `answer(cmd)`, anything else the way Tauri refuses an unknown command. */
+function mockApp(answer: (cmd: string, args: unknown) => unknown = () => ({ ok: true }), opts: { events?: boolean } = {}): Invoked[] {
+  const invoked: Invoked[] = [];
+  mockIPC(
+    (cmd, args) => {
+      invoked.push({ cmd, args });
+      if (!COMMANDS.includes(cmd)) throw `command ${cmd} not found`;
+      return answer(cmd, args);
+    },
+    { shouldMockEvents: opts.events ?? false },
+  );
+  return invoked;
+}
+
+async function until(cond: () => boolean, ms = 2000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Callbacks registered with the (mocked) IPC: one per attached event listener. */
+function liveCallbacks(): number {
+  return (window as unknown as { __TAURI_INTERNALS__: { callbacks: Map<number, unknown> } }).__TAURI_INTERNALS__.callbacks.size;
+}
+
+beforeEach(() => clearMocks());
+afterEach(() => clearMocks());
+
+describe('TauriBackend commands', () => {
+  const engine = { name: 'remote', baseUrl: 'http://127.0.0.1:4111', token: 'secret', pollMs: 500 };
+  const settings = { enabled: true, quietHours: { start: '22:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };
+  const cases: { name: string; run: (b: Backend) => Promise<unknown>; cmd: string; args: unknown }[] = [
+    { name: 'listQueue (defaults)', run: (b) => b.listQueue(), cmd: 'queue_page', args: { query: { state: 'pending', limit: 50 } } },
+    {
+      name: 'listQueue (every filter)',
+      run: (b) => b.listQueue({ state: 'decided', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', limit: 10, cursor: 'c2' }),
+      cmd: 'queue_page',
+      args: { query: { state: 'decided', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', limit: 10, cursor: 'c2' } },
+    },
+    {
+      name: 'listQueue (empty fields left out)',
+      run: (b) => b.listQueue({ state: 'all', engine: '', agent: '', tool: '', kind: '', thread: '', cursor: null }),
+      cmd: 'queue_page',
+      args: { query: { state: 'all', limit: 50 } },
+    },
+    { name: 'getItem', run: (b) => b.getItem('q 1/é'), cmd: 'queue_item', args: { id: 'q 1/é' } },
+    { name: 'approve', run: (b) => b.approve('q1', 'sha256:aa'), cmd: 'approve', args: { id: 'q1', fingerprint: 'sha256:aa' } },
+    { name: 'decline', run: (b) => b.decline('q1', 'sha256:aa'), cmd: 'decline', args: { id: 'q1', fingerprint: 'sha256:aa' } },
+    { name: 'decline (empty reason)', run: (b) => b.decline('q1', 'sha256:aa', ''), cmd: 'decline', args: { id: 'q1', fingerprint: 'sha256:aa' } },
+    {
+      name: 'decline (reason)',
+      run: (b) => b.decline('q1', 'sha256:aa', 'too risky'),
+      cmd: 'decline',
+      args: { id: 'q1', fingerprint: 'sha256:aa', reason: 'too risky' },
+    },
+    {
+      name: 'resume',
+      run: (b) => b.resume('q1', 'sha256:aa', { ok: [1, null] }),
+      cmd: 'resume',
+      args: { id: 'q1', fingerprint: 'sha256:aa', data: { ok: [1, null] } },
+    },
+    { name: 'listAudit (defaults)', run: (b) => b.listAudit(), cmd: 'audit_page', args: { query: { limit: 50 } } },
+    { name: 'listAudit (page)', run: (b) => b.listAudit({ limit: 20, cursor: 'c9' }), cmd: 'audit_page', args: { query: { limit: 20, cursor: 'c9' } } },
+    { name: 'verifyAudit', run: (b) => b.verifyAudit(), cmd: 'verify_audit', args: {} },
+    { name: 'listEngines', run: (b) => b.listEngines(), cmd: 'engines', args: {} },
+    { name: 'addEngine', run: (b) => b.addEngine(engine), cmd: 'add_engine', args: { engine } },
+    {
+      name: 'editEngine',
+      run: (b) => b.editEngine('remote', { baseUrl: 'http://h:1', clearToken: true }),
+      cmd: 'edit_engine',
+      args: { name: 'remote', changes: { baseUrl: 'http://h:1', clearToken: true } },
+    },
+    { name: 'removeEngine', run: (b) => b.removeEngine('remote'), cmd: 'remove_engine', args: { name: 'remote' } },
+    { name: 'syncEngine', run: (b) => b.syncEngine('remote'), cmd: 'sync_engine', args: { name: 'remote' } },
+    { name: 'engineAgents', run: (b) => b.engineAgents('remote'), cmd: 'engine_agents', args: { name: 'remote' } },
+    { name: 'notificationStatus', run: (b) => b.notificationStatus(), cmd: 'notification_status', args: {} },
+    { name: 'notificationSettings', run: (b) => b.notificationSettings(), cmd: 'notification_settings', args: {} },
+    { name: 'saveNotificationSettings', run: (b) => b.saveNotificationSettings(settings), cmd: 'save_notification_settings', args: { settings } },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name} invokes ${c.cmd} with exactly its arguments and answers what it returns`, async () => {
+      const answer = { answered: c.cmd };
+      const invoked = mockApp((cmd) => (cmd === 'remove_engine' ? null : answer));
+      const got = await c.run(new TauriBackend());
+      expect(invoked).toEqual([{ cmd: c.cmd, args: c.args }]);
+      expect(got).toEqual(c.cmd === 'remove_engine' ? undefined : answer);
+    });
+  }
+
+  it('uses every command of the app, and only those', () => {
+    expect(new Set(cases.map((c) => c.cmd))).toEqual(new Set(COMMANDS));
+  });
+
+});
+
+describe('TauriBackend errors', () => {
+  it("turns the app's {code, message, details} into an ApiError with that code and no status", async () => {
+    mockApp(() => {
+      throw { code: 'fingerprint_mismatch', message: 'the call changed', details: { expected: 'a', actual: 'b' } };
+    });
+    const err = await new TauriBackend().approve('q1', 'sha256:aa').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('fingerprint_mismatch');
+    expect(err.message).toBe('the call changed');
+    expect(err.details).toEqual({ expected: 'a', actual: 'b' });
+    expect(err.status).toBeNull();
+  });
+
+  it('keeps codes it does not know, and a missing details as null', async () => {
+    mockApp(() => Promise.reject({ code: 'keyring_locked', message: 'locked' }));
+    const err = await new TauriBackend().addEngine({ name: 'x', baseUrl: 'http://h' }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'keyring_locked', message: 'locked', details: null, status: null });
+  });
+
+  it("maps Tauri's own string errors (an unknown command, bad arguments) to internal", async () => {
+    mockApp(() => {
+      throw 'invalid args `query` for command `queue_page`: invalid type: string "x", expected u32';
+    });
+    const err = await new TauriBackend().listQueue().catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('internal');
+    expect(err.message).toContain('invalid args');
+  });
+
+  it('maps a thrown Error and odd values to internal', () => {
+    expect(toApiError(new TypeError('no IPC'))).toMatchObject({ code: 'internal', message: 'no IPC' });
+    expect(toApiError(null)).toMatchObject({ code: 'internal', message: 'null' });
+    expect(toApiError({ code: 7 })).toMatchObject({ code: 'internal', message: '{"code":7}' });
+    expect(toApiError(undefined).code).toBe('internal');
+  });
+});
+
+describe('TauriBackend events', () => {
+  function subscribe() {
+    const events: BackendEvent[] = [];
+    const states: ConnectionStatus[] = [];
+    const stop = new TauriBackend().subscribe({ onEvent: (e) => events.push(e), onStatus: (s) => states.push(s) });
+    return { events, states, stop };
+  }
+
+  it('reports open once the listeners are attached and maps queue, resync and open events', async () => {
+    mockApp(undefined, { events: true });
+    const { events, states, stop } = subscribe();
+    await until(() => states.some((s) => s.state === 'open'));
+    expect(states).toEqual([{ state: 'connecting' }, { state: 'open' }]);
+    expect(liveCallbacks()).toBe(3);
+
+    await emit('queue', { type: 'added', id: 'a' });
+    await emit('queue', { type: 'updated', id: 'a' });
+    await emit('queue', { type: 'exploded', id: 'a' }); // unknown type: ignored
+    await emit('queue', 'not an object'); // ignored
+    await emit('resync');
+    await emit('open', { item: 'q1', reason: 'The call changed; review it before deciding.' });
+    await emit('open', { item: null, reason: null });
+    await emit('open', { item: 42, reason: { html: '<b>' } }); // not strings: null
+    await emit('something-else', { item: 'x' }); // not listened to
+    expect(events).toEqual([
+      { kind: 'queue', type: 'added', id: 'a' },
+      { kind: 'queue', type: 'updated', id: 'a' },
+      { kind: 'resync' },
+      { kind: 'open', item: 'q1', reason: 'The call changed; review it before deciding.' },
+      { kind: 'open', item: null, reason: null },
+      { kind: 'open', item: null, reason: null },
+    ]);
+    stop();
+  });
+
+  it('stops delivering and detaches its listeners when unsubscribed', async () => {
+    mockApp(undefined, { events: true });
+    const { events, states, stop } = subscribe();
+    await until(() => states.some((s) => s.state === 'open'));
+    await emit('queue', { type: 'added', id: 'a' });
+    stop();
+    await emit('queue', { type: 'added', id: 'b' });
+    await emit('resync');
+    await emit('open', { item: 'b', reason: null });
+    expect(events).toEqual([{ kind: 'queue', type: 'added', id: 'a' }]);
+    await until(() => liveCallbacks() === 0);
+    stop(); // twice is harmless
+  });
+
+  it('detaches listeners that attach only after it was unsubscribed, and never reports open', async () => {
+    mockApp(undefined, { events: true });
+    const { events, states, stop } = subscribe();
+    stop(); // before `listen` resolved
+    await until(() => liveCallbacks() === 0);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(liveCallbacks()).toBe(0);
+    await emit('queue', { type: 'added', id: 'a' });
+    expect(events).toEqual([]);
+    expect(states).toEqual([{ state: 'connecting' }]);
+  });
+
+  it('reports stopped when the events cannot be listened to', async () => {
+    mockIPC((cmd) => {
+      if (cmd === 'plugin:event|listen') throw 'event.listen not allowed';
+      return null;
+    });
+    const { states } = subscribe();
+    await until(() => states.length === 2);
+    expect(states[1].state).toBe('stopped');
+    const err = (states[1] as { error: ApiError }).error;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('internal');
+    expect(err.message).toContain('event.listen not allowed');
+  });
+});

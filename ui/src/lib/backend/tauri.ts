@@ -1,0 +1,233 @@
+/**
+ * `Backend` over Tauri IPC, for the desktop window: each method invokes one Rust command, and the
+ * core's changes arrive as Tauri events (`queue`, `resync`, `open`).
+ * Only `main.ts` imports this file; components receive the `Backend` from context and never import Tauri.
+ */
+import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import {
+  ApiError,
+  type AuditPage,
+  type AuditVerification,
+  type Backend,
+  type BackendEvent,
+  type EngineChanges,
+  type EngineView,
+  type ErrorBody,
+  type NewEngine,
+  type NotificationSettings,
+  type NotifyStatus,
+  type QueueFilter,
+  type QueueItem,
+  type QueuePage,
+  type Subscriber,
+  type SyncAnswer,
+  queueEventFrom,
+} from './backend';
+
+/** The commands the desktop app registers (`src-tauri/src/command_names.rs`); nothing else is invoked. */
+export type TauriCommand =
+  | 'queue_page'
+  | 'queue_item'
+  | 'approve'
+  | 'decline'
+  | 'resume'
+  | 'audit_page'
+  | 'verify_audit'
+  | 'engines'
+  | 'add_engine'
+  | 'edit_engine'
+  | 'remove_engine'
+  | 'sync_engine'
+  | 'engine_agents'
+  | 'notification_status'
+  | 'notification_settings'
+  | 'save_notification_settings';
+
+/** The events the desktop app emits to the window. */
+export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
+
+/** The `query` of `queue_page`: the same fields `WebBackend` sends as URL parameters. */
+type QueueQuery = {
+  state: string;
+  engine?: string;
+  agent?: string;
+  tool?: string;
+  kind?: string;
+  thread?: string;
+  limit: number;
+  cursor?: string;
+};
+
+export class TauriBackend implements Backend {
+  listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
+    const query: QueueQuery = { state: filter.state ?? 'pending', limit: filter.limit ?? 50 };
+    if (filter.engine) query.engine = filter.engine;
+    if (filter.agent) query.agent = filter.agent;
+    if (filter.tool) query.tool = filter.tool;
+    if (filter.kind) query.kind = filter.kind;
+    if (filter.thread) query.thread = filter.thread;
+    if (filter.cursor) query.cursor = filter.cursor;
+    return call('queue_page', { query });
+  }
+
+  getItem(id: string): Promise<QueueItem> {
+    return call('queue_item', { id });
+  }
+
+  approve(id: string, fingerprint: string): Promise<QueueItem> {
+    return call('approve', { id, fingerprint });
+  }
+
+  decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
+    const args: { id: string; fingerprint: string; reason?: string } = { id, fingerprint };
+    if (reason !== undefined && reason !== '') args.reason = reason;
+    return call('decline', args);
+  }
+
+  resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
+    return call('resume', { id, fingerprint, data });
+  }
+
+  listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
+    const query: { limit: number; cursor?: string } = { limit: opts.limit ?? 50 };
+    if (opts.cursor) query.cursor = opts.cursor;
+    return call('audit_page', { query });
+  }
+
+  verifyAudit(): Promise<AuditVerification> {
+    return call('verify_audit');
+  }
+
+  listEngines(): Promise<EngineView[]> {
+    return call('engines');
+  }
+
+  addEngine(engine: NewEngine): Promise<EngineView> {
+    return call('add_engine', { engine });
+  }
+
+  editEngine(name: string, changes: EngineChanges): Promise<EngineView> {
+    return call('edit_engine', { name, changes });
+  }
+
+  async removeEngine(name: string): Promise<void> {
+    await call<null>('remove_engine', { name });
+  }
+
+  syncEngine(name: string): Promise<SyncAnswer> {
+    return call('sync_engine', { name });
+  }
+
+  engineAgents(name: string): Promise<unknown> {
+    return call('engine_agents', { name });
+  }
+
+  notificationStatus(): Promise<NotifyStatus> {
+    return call('notification_status');
+  }
+
+  notificationSettings(): Promise<NotificationSettings> {
+    return call('notification_settings');
+  }
+
+  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
+    return call('save_notification_settings', { settings });
+  }
+
+  /**
+   * Listens to the app's events. There is no connection to lose: `open` is reported once, when all
+   * listeners are attached (the consumer reloads then, covering anything emitted before), or
+   * `stopped` if attaching failed. Stopping before the listeners are attached detaches them as
+   * soon as they are; no event is delivered after stopping either way.
+   */
+  subscribe(sub: Subscriber): () => void {
+    let stopped = false;
+    const unlisteners: UnlistenFn[] = [];
+    const deliver = (ev: BackendEvent | null) => {
+      if (!stopped && ev) sub.onEvent(ev);
+    };
+    const handlers: Record<(typeof TAURI_EVENTS)[number], (payload: unknown) => void> = {
+      queue: (payload) => deliver(queueEventFrom(payload)),
+      resync: () => deliver({ kind: 'resync' }),
+      open: (payload) => deliver(openEventFrom(payload)),
+    };
+
+    sub.onStatus?.({ state: 'connecting' });
+    void Promise.allSettled(TAURI_EVENTS.map((name) => listen<unknown>(name, (e) => handlers[name](e.payload)))).then((results) => {
+      let failure: unknown = null;
+      for (const r of results) {
+        if (r.status === 'fulfilled') unlisteners.push(r.value);
+        else failure ??= r.reason;
+      }
+      if (stopped || failure !== null) detach(unlisteners);
+      if (stopped) return;
+      if (failure !== null) {
+        stopped = true;
+        const err = toApiError(failure);
+        sub.onStatus?.({ state: 'stopped', error: new ApiError(err.code, `Cannot listen to the app's events (${err.message}).`, err.details) });
+        return;
+      }
+      sub.onStatus?.({ state: 'open' });
+    });
+
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      detach(unlisteners);
+    };
+  }
+}
+
+/** Invokes one command; a rejection always becomes an `ApiError`. */
+async function call<T>(cmd: TauriCommand, args?: InvokeArgs): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    throw toApiError(e);
+  }
+}
+
+/**
+ * What a rejected `invoke` carries, as an `ApiError` (no HTTP status): the app's `{code, message,
+ * details?}` as is; anything else (Tauri's own string errors such as an unknown command or bad
+ * arguments, a thrown `Error`) is `internal`.
+ */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e && typeof e === 'object' && !(e instanceof Error)) {
+    const body = e as { [K in keyof ErrorBody]?: unknown };
+    if (typeof body.code === 'string' && body.code !== '') {
+      return new ApiError(body.code, typeof body.message === 'string' ? body.message : '', body.details);
+    }
+  }
+  if (e instanceof Error) return new ApiError('internal', e.message);
+  if (typeof e === 'string') return new ApiError('internal', e);
+  let text: string;
+  try {
+    text = JSON.stringify(e) ?? String(e);
+  } catch {
+    text = String(e);
+  }
+  return new ApiError('internal', text);
+}
+
+/** An `open` payload `{item, reason}` (untrusted) as a `BackendEvent`; fields that are not strings count as `null`. */
+export function openEventFrom(payload: unknown): BackendEvent | null {
+  if (!payload || typeof payload !== 'object') return null;
+  const { item, reason } = payload as { item?: unknown; reason?: unknown };
+  return {
+    kind: 'open',
+    item: typeof item === 'string' && item !== '' ? item : null,
+    reason: typeof reason === 'string' && reason.trim() !== '' ? reason : null,
+  };
+}
+
+function detach(unlisteners: UnlistenFn[]): void {
+  for (const un of unlisteners.splice(0)) {
+    // Unlistening is itself an IPC call; a failure leaves a listener whose handler is muted anyway.
+    void Promise.resolve()
+      .then(un)
+      .catch(() => {});
+  }
+}
