@@ -21,9 +21,14 @@ pub const QUEUE_EVENT: &str = "queue";
 pub const RESYNC_EVENT: &str = "resync";
 pub const OPEN_EVENT: &str = "open";
 
-/// Everything but the platform bits (tray, single instance): the core as state, the commands, and
-/// the core's events forwarded to the window. Tests drive it with `tauri::test::mock_builder()`.
-pub fn build<R: Runtime>(builder: tauri::Builder<R>, core: App) -> tauri::Builder<R> {
+/// Everything but the platform bits: the core as state, the commands, and the core's events
+/// forwarded to the window; `platform` runs at setup after that (the app creates its tray and
+/// window there; tests pass nothing). Tests drive it with `tauri::test::mock_builder()`.
+pub fn build<R: Runtime>(
+    builder: tauri::Builder<R>,
+    core: App,
+    platform: impl FnOnce(&tauri::AppHandle<R>) -> tauri::Result<()> + Send + 'static,
+) -> tauri::Builder<R> {
     builder
         .manage(core)
         .invoke_handler(tauri::generate_handler![
@@ -44,8 +49,9 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>, core: App) -> tauri::Builde
             commands::notification_settings,
             commands::save_notification_settings,
         ])
-        .setup(|app| {
+        .setup(move |app| {
             forward_events(app.handle().clone());
+            platform(app.handle())?;
             Ok(())
         })
 }

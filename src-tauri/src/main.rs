@@ -4,6 +4,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 use anyhow::Context;
+use approval_console::api;
 use approval_console::app::{default_data_dir, App};
 use approval_console::notify::{desktop::DesktopNotifier, Notifier};
 use std::sync::Arc;
@@ -18,31 +19,44 @@ fn main() -> anyhow::Result<()> {
 
     // The core first, on Tauri's async runtime: open, recover what the last run left, start the
     // background work (remote sync, outbox, notifications).
-    let (core, background) = tauri::async_runtime::block_on(async {
+    let port: u16 = std::env::var("APPROVAL_CONSOLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(4319);
+    let token = std::env::var("APPROVAL_CONSOLE_TOKEN").ok().filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
+    let (core, background, server) = tauri::async_runtime::block_on(async {
         let agents = approval_console::config::load_agents(&agents_file).await?;
         let core = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
         core.recover().await?;
         let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
-        anyhow::Ok((core, background))
+        // The same HTTP API as `serve` on 127.0.0.1 (agents reach the local engine there; a browser
+        // may open the console too). A port in use (a `serve` already running) is not fatal.
+        let server = match api::serve(core.clone(), port, &token).await {
+            Ok(server) => {
+                println!("Approval Console is running. Local engine API: http://{}/api/agents   Browser: {}", server.addr, server.ui_url(&token));
+                Some(server)
+            }
+            Err(e) => {
+                tracing::warn!("the HTTP API is not served (127.0.0.1:{port}: {e}); the window works without it");
+                None
+            }
+        };
+        anyhow::Ok((core, background, server))
     })?;
 
     let builder = tauri::Builder::default()
         // A second launch focuses the first instance's window instead.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| approval_console_desktop::show_main_window(app)));
-    let app = approval_console_desktop::build(builder, core)
-        .setup(|app| {
-            approval_console_desktop::tray::create(app.handle())?;
-            approval_console_desktop::create_main_window(app.handle())?;
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move { approval_console_desktop::tray::refresh(&handle).await });
-            Ok(())
-        })
-        .build(tauri::generate_context!("../tauri.conf.json"))
+    let app = approval_console_desktop::build(builder, core, |handle| {
+        approval_console_desktop::tray::create(handle)?;
+        approval_console_desktop::create_main_window(handle)?;
+        let handle = handle.clone();
+        tauri::async_runtime::spawn(async move { approval_console_desktop::tray::refresh(&handle).await });
+        Ok(())
+    })
+    .build(tauri::generate_context!("../tauri.conf.json"))
         .context("starting the desktop app")?;
     app.run(move |_, event| {
         if let tauri::RunEvent::Exit = event {
-            // Stops remote sync, the outbox worker and notifications.
-            let _ = &background;
+            // Stops remote sync, the outbox worker, notifications and the HTTP API.
+            let _ = (&background, &server);
         }
     });
     Ok(())

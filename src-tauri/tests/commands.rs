@@ -22,7 +22,7 @@ fn desktop() -> Desktop {
     let tmp = tempfile::tempdir().unwrap();
     let core = tauri::async_runtime::block_on(App::open(tmp.path(), vec![])).unwrap();
     // The real context (config, capabilities, app manifest), so the window's ACL applies as in the app.
-    let app = approval_console_desktop::build(mock_builder(), core.clone()).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
+    let app = approval_console_desktop::build(mock_builder(), core.clone(), |_| Ok(())).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
     let webview = WebviewWindowBuilder::new(&app, approval_console_desktop::MAIN_WINDOW, Default::default()).build().unwrap();
     Desktop { _tmp: tmp, core, _app: app, webview }
 }
