@@ -59,3 +59,15 @@ build_ui() {
   say "building the web UI"
   (cd "$ROOT/ui" && npm run --silent build >/dev/null)
 }
+
+# Debian packages the desktop app (Tauri: WebKitGTK, GTK, the tray's appindicator) builds against.
+DESKTOP_BUILD_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  libssl-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
+
+# tauri-driver (WebDriver for the desktop window), pinned, into .tools/bin.
+need_tauri_driver() {
+  local bin="$ROOT/.tools/bin/tauri-driver"
+  if [ -x "$bin" ] && "$bin" --help 2>/dev/null | grep -q -- '--native-driver'; then return 0; fi
+  say "installing tauri-driver 2.1.0 into .tools/"
+  cargo install --quiet --locked tauri-driver --version 2.1.0 --root "$ROOT/.tools"
+}
