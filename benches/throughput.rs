@@ -8,8 +8,7 @@
 //!    finished), every write fsync-durable (WAL, synchronous=FULL);
 //! 4. bytes stored per pending call, and the server's RSS with N pending.
 
-use approval_console::domain::{AgentId, CallKind, EngineId, Fingerprint, PausedCall, RunId, ToolCallId};
-use approval_console::store::{queue, Db};
+use approval_console::store::Db;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -32,46 +31,13 @@ fn rss_kib(pid: u32) -> u64 {
 
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;
+#[path = "../tests/support/fill.rs"]
+mod fill;
+use fill::fill;
 use serve_process::{get_json, post_json, ServeProcess};
 
 fn start_server(dir: &std::path::Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
-}
-
-async fn fill(dir: &std::path::Path, n: usize) -> f64 {
-    let db = Db::open(dir).await.unwrap();
-    let started = Instant::now();
-    let mut i = 0;
-    while i < n {
-        let mut tx = db.begin_write().await.unwrap();
-        for _ in 0..1000.min(n - i) {
-            let (tool, kind) = if i % 10 == 0 { ("ask_operator", CallKind::Suspend) } else { ("delete_record", CallKind::Approval) };
-            let args = json!({ "id": format!("rec-{i}"), "reason": "cleanup of stale customer records" });
-            let call = PausedCall {
-                engine: EngineId::local(),
-                agent_id: AgentId::new(if i % 2 == 0 { "demo" } else { "billing" }),
-                agent_name: Some("Bench agent".into()),
-                thread_id: Some(format!("t-{}", i % 100)),
-                resource_id: Some("user-1".into()),
-                run_id: RunId::new(format!("bench-run-{i}")),
-                tool_call_id: ToolCallId::new("call_1"),
-                tool_name: tool.into(),
-                fingerprint: Fingerprint::of(tool, &args).unwrap(),
-                args,
-                kind,
-                suspend_payload: (kind == CallKind::Suspend).then(|| json!({"question": "which one?"})),
-                resume_schema: None,
-                chain: vec![],
-            };
-            queue::insert_pending(&mut tx, &call).await.unwrap();
-            i += 1;
-        }
-        tx.commit().await.unwrap();
-    }
-    let rate = n as f64 / started.elapsed().as_secs_f64();
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(db.pool()).await.unwrap();
-    db.pool().close().await;
-    rate
 }
 
 async fn list_latency(http: &reqwest::Client, base: &str, query: &str, rounds: usize) -> (Duration, Duration) {

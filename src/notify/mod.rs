@@ -1,7 +1,8 @@
 //! Desktop notifications for new pending calls (C4), with Approve / Decline / Open actions bound to
 //! the fingerprint they showed (C3). Used by `serve --notify` and the desktop app alike.
 //!
-//! New calls arriving within [`GATHER`] of each other are told together ("7 calls waiting").
+//! New calls arriving less than [`QUIET`] apart are told together ("7 calls waiting"), waiting at
+//! most [`GATHER`] in all; a lone call is told [`QUIET`] after it paused.
 //! Without a notification service the console keeps working: the failure is logged once, shown in
 //! [`NotifyStatus`], and showing is tried again after [`RETRY`].
 
@@ -18,8 +19,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 
-/// How long the first new call waits for others to be told with it.
-pub const GATHER: Duration = Duration::from_millis(300);
+/// How long after a new call the notice waits for another to tell with it.
+pub const QUIET: Duration = Duration::from_millis(50);
+/// The longest a burst of new calls is gathered before it is told.
+pub const GATHER: Duration = Duration::from_millis(500);
 /// After a failure to show, how long before showing is tried again.
 pub const RETRY: Duration = Duration::from_secs(60);
 
@@ -158,10 +161,12 @@ impl Notifications {
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return,
                 }
-                let deadline = tokio::time::Instant::now() + GATHER;
+                let cap = tokio::time::Instant::now() + GATHER;
+                let mut deadline = (tokio::time::Instant::now() + QUIET).min(cap);
                 while let Ok(Ok(e)) = tokio::time::timeout_at(deadline, events.recv()).await {
                     if e.kind == Change::Added {
                         added.push(e.id);
+                        deadline = (tokio::time::Instant::now() + QUIET).min(cap);
                     }
                 }
                 if this.paused() {

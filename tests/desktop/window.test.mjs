@@ -3,127 +3,25 @@
 //
 //   scripts/with-desktop node --test tests/desktop/window.test.mjs
 //
-// Env: APPROVAL_CONSOLE_DESKTOP_BIN (the built binary), TAURI_DRIVER (tauri-driver), and the
-// variables scripts/with-desktop sets (DISPLAY, DUNST_PRINT_LOG, DUNST_CHOICE_FILE).
+// Env: see driver.mjs, and the variables scripts/with-desktop sets (DUNST_PRINT_LOG, DUNST_CHOICE_FILE).
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { openDesktop, waitFor } from './driver.mjs';
 
-const BIN = process.env.APPROVAL_CONSOLE_DESKTOP_BIN;
-const DRIVER = process.env.TAURI_DRIVER;
-const TOKEN = 'desktop-e2e-token';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(check, what, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
-let dir, driver, driverUrl, apiUrl, session;
-
-/** One WebDriver command; throws with the driver's message on an error answer. */
-async function wd(method, path, body) {
-  const r = await fetch(`${driverUrl}/session/${session}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json.value)}`);
-  return json.value;
-}
-
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf'; // the W3C WebDriver element key
-async function find(css) {
-  const found = await wd('POST', '/elements', { using: 'css selector', value: css });
-  return found.length ? found[0][ELEMENT] : null;
-}
-async function text(css) {
-  const el = await find(css);
-  return el ? await wd('GET', `/element/${el}/text`) : null;
-}
-async function click(css) {
-  const el = await waitFor(() => find(css), css);
-  await wd('POST', `/element/${el}/click`, {});
-}
-
-async function api(method, path, body) {
-  const r = await fetch(`${apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: r.status, body: await r.json().catch(() => null) };
-}
-
-async function pause(text) {
-  const gen = await api('POST', '/api/agents/demo/generate', { messages: text });
-  assert.equal(gen.body.finishReason, 'suspended', JSON.stringify(gen.body));
-  const page = await api('GET', `/api/queue?run=${encodeURIComponent(gen.body.runId)}`);
-  return page.body.items[0];
-}
-
+let desktop;
 before(async () => {
-  assert.ok(BIN, 'APPROVAL_CONSOLE_DESKTOP_BIN must name the built approval-console-desktop');
-  assert.ok(DRIVER, 'TAURI_DRIVER must name tauri-driver');
-  assert.ok(process.env.DISPLAY, 'run under scripts/with-desktop');
-  dir = mkdtempSync(join(tmpdir(), 'desktop-e2e-'));
-  const driverPort = await freePort();
-  const apiPort = await freePort();
-  driverUrl = `http://127.0.0.1:${driverPort}`;
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  // WebKitWebDriver starts the app with tauri-driver's environment.
-  driver = spawn(DRIVER, ['--port', String(driverPort), '--native-driver', '/usr/bin/WebKitWebDriver'], {
-    env: {
-      ...process.env,
-      APPROVAL_CONSOLE_DATA_DIR: join(dir, 'data'),
-      APPROVAL_CONSOLE_PORT: String(apiPort),
-      APPROVAL_CONSOLE_TOKEN: TOKEN,
-      APPROVAL_CONSOLE_LOG: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitFor(async () => (await fetch(`${driverUrl}/status`)).ok, 'tauri-driver');
-  const created = await fetch(`${driverUrl}/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application: BIN } } } }),
-  });
-  const json = await created.json();
-  assert.ok(created.ok, `WebDriver session: ${JSON.stringify(json)}`);
-  session = json.value.sessionId;
-  await waitFor(async () => (await fetch(`${apiUrl}/api/health`)).ok, "the app's HTTP API");
+  desktop = await openDesktop();
 });
-
 after(async () => {
-  if (session) await fetch(`${driverUrl}/session/${session}`, { method: 'DELETE' }).catch(() => {});
-  driver?.kill('SIGTERM');
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await desktop?.close();
 });
+const find = (css) => desktop.find(css);
+const text = (css) => desktop.text(css);
+const click = (css) => desktop.click(css);
+const api = (method, path, body) => desktop.api(method, path, body);
+const pause = (t) => desktop.pause(t);
 
 test('a paused call shows in the window with its fingerprint, is approved there, and the run finishes', async () => {
   await waitFor(() => find('[data-testid="queue-tab"]'), 'the console in the window');

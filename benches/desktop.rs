@@ -1,0 +1,123 @@
+//! Prints figures, asserts nothing. Needs a notification service for part 1:
+//!     scripts/with-desktop cargo bench --bench desktop
+//! (env: BENCH_PAUSES, default 50; BENCH_PENDING, default 100000).
+//!
+//! 1. notification latency: from a local run pausing (the demo agent's `generate` answered
+//!    `suspended`) to the desktop notification being accepted on the session bus (the
+//!    notification server answered Notify), p50/p99 (target < 100 ms p99);
+//! 2. start-up with BENCH_PENDING pending calls: opening the data directory and recovering (what the
+//!    desktop app does before its window shows), then the first page of the queue (what the window
+//!    shows first) — the target is < 1 s to a visible queue;
+//! 3. the RSS of this process (the core as the desktop app embeds it) with BENCH_PENDING pending.
+//! The window's own processes (WebKit) are not measured here: see the closing notes.
+
+#[path = "../tests/support/fill.rs"]
+mod fill;
+
+use approval_console::app::queue::QueueQuery;
+use approval_console::app::App;
+use approval_console::domain::AgentId;
+use approval_console::engine::local::agent::Message;
+use approval_console::engine::local::RunRequest;
+use approval_console::notify::desktop::DesktopNotifier;
+use approval_console::notify::{Choice, Notice, Notifier};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The real desktop notifier, noting when each notice was accepted by the server.
+struct Timed {
+    shown: Mutex<Vec<Instant>>,
+}
+
+impl Notifier for Timed {
+    fn show(&self, notice: Notice, answer: Box<dyn FnOnce(Option<Choice>) + Send>) -> Result<(), String> {
+        DesktopNotifier.show(notice, answer)?;
+        self.shown.lock().unwrap().push(Instant::now());
+        Ok(())
+    }
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let pauses = env_usize("BENCH_PAUSES", 50);
+    let pending = env_usize("BENCH_PENDING", 100_000);
+
+    // 1. notification latency.
+    if std::env::var("APPROVAL_CONSOLE_DESKTOP_TESTS").as_deref() == Ok("1") {
+        let tmp = tempfile::tempdir().unwrap();
+        let app = App::open(tmp.path(), vec![]).await.unwrap();
+        let timed = Arc::new(Timed { shown: Mutex::new(vec![]) });
+        let _bg = app.start(Some(timed.clone() as Arc<dyn Notifier>));
+        let mut latencies = Vec::new();
+        for i in 0..pauses {
+            let request = RunRequest {
+                agent_id: AgentId::new("demo"),
+                messages: vec![Message::User { content: format!("delete rec-{i}") }],
+                thread_id: None,
+                resource_id: None,
+                options: Default::default(),
+                run_id: None,
+            };
+            app.send(request, false, None).await.unwrap();
+            let paused = Instant::now();
+            let deadline = paused + Duration::from_secs(10);
+            loop {
+                if timed.shown.lock().unwrap().len() > i {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "notification {i} not shown within 10 s");
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            latencies.push(timed.shown.lock().unwrap()[i].saturating_duration_since(paused));
+            // Apart enough that each call is told alone.
+            tokio::time::sleep(Duration::from_millis(700)).await;
+        }
+        latencies.sort();
+        println!(
+            "pause → notification on the bus ({pauses} pauses, real dunst): p50 {:.1} ms  p99 {:.1} ms  max {:.1} ms   (target p99 < 100 ms)",
+            ms(percentile(&latencies, 0.5)),
+            ms(percentile(&latencies, 0.99)),
+            ms(*latencies.last().unwrap())
+        );
+    } else {
+        println!("notification latency: skipped (run under scripts/with-desktop)");
+    }
+
+    // 2. start-up with many pending calls, 3. RSS.
+    let tmp = tempfile::tempdir().unwrap();
+    let rate = fill::fill(tmp.path(), pending).await;
+    println!("filled {pending} pending calls ({rate:.0}/s)");
+    let before = rss_kib();
+    let t = Instant::now();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    app.recover().await.unwrap();
+    let opened = t.elapsed();
+    let page = app.queue_page(&QueueQuery { state: None, engine: None, agent: None, tool: None, kind: None, thread: None, run: None, limit: Some(50), cursor: None }).await.unwrap();
+    let first_page = t.elapsed();
+    assert_eq!(page.items.len(), 50);
+    println!(
+        "start with {pending} pending: open + recover {:.0} ms, first page of 50 at {:.0} ms   (target < 1000 ms to a visible queue, window start not included)",
+        ms(opened),
+        ms(first_page)
+    );
+    println!("RSS of the core with {pending} pending: {:.1} MiB (process before opening: {:.1} MiB)", rss_kib() as f64 / 1024.0, before as f64 / 1024.0);
+}
