@@ -378,7 +378,7 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         }
         EnginesCommand::Add { name, url, token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, poll_ms: Some(poll_ms) }).await?;
+            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, session_only: false, poll_ms: Some(poll_ms) }).await?;
             println!("added engine {} at {}{}", visible(&row.name), visible(&row.base_url), if row.token_ref.is_some() { " (token in the OS keyring)" } else { "" });
             match app.remotes.sync_now(&row.name).await {
                 Ok(r) => println!("reachable: {} agents, {} waiting calls queued", r.agents, r.added + r.changed),
@@ -387,7 +387,7 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         }
         EnginesCommand::Edit { name, url, token, clear_token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, poll_ms }).await?;
+            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, session_only: false, poll_ms }).await?;
             println!("changed engine {}: {} poll {} ms{}", visible(&row.name), visible(&row.base_url), row.poll_ms, if row.token_ref.is_some() { ", token in the OS keyring" } else { ", no token" });
         }
         EnginesCommand::Remove { name } => {

@@ -21,6 +21,9 @@ pub struct EngineView {
     pub kind: &'static str,
     pub base_url: String,
     pub has_token: bool,
+    /// The token was given for this session only (the keyring could not hold it): it is asked for
+    /// again after a restart.
+    pub session_token: bool,
     pub poll_ms: u32,
     pub health: HealthReport,
     /// Calls of this engine waiting for a decision.
@@ -37,6 +40,7 @@ fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String,
     EngineView {
         kind: "mastra",
         has_token: row.token_ref.is_some(),
+        session_token: row.token_ref.as_deref() == Some(crate::store::engines::SESSION_TOKEN),
         poll_ms: row.poll_ms,
         health,
         pending,
@@ -60,6 +64,10 @@ pub struct NewEngine {
     pub token: Option<String>,
     /// Poll interval, 100 ms – 1 h (default 1000).
     pub poll_ms: Option<u32>,
+    /// Keep the token in memory for this session only instead of the OS keyring (when the keyring is
+    /// missing or locked); it must be given again after a restart.
+    #[serde(default)]
+    pub session_only: bool,
 }
 
 /// Changes to a remote engine; absent fields stay as they are.
@@ -73,6 +81,9 @@ pub struct EngineChanges {
     #[serde(default)]
     pub clear_token: bool,
     pub poll_ms: Option<u32>,
+    /// With `token`: keep it for this session only (see [`NewEngine::session_only`]).
+    #[serde(default)]
+    pub session_only: bool,
 }
 
 fn token(text: Option<String>) -> Option<ApiKey> {
@@ -103,14 +114,14 @@ impl App {
     }
 
     pub async fn add_engine(&self, e: NewEngine) -> Result<EngineView, Error> {
-        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, poll_ms: e.poll_ms }).await?;
+        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, session_only: e.session_only, poll_ms: e.poll_ms }).await?;
         self.engine_view(row).await
     }
 
     pub async fn edit_engine(&self, name: &str, c: EngineChanges) -> Result<EngineView, Error> {
         let row = self
             .remotes
-            .edit(EngineSettings { name: name.to_owned(), base_url: c.base_url.unwrap_or_default(), token: token(c.token), clear_token: c.clear_token, poll_ms: c.poll_ms })
+            .edit(EngineSettings { name: name.to_owned(), base_url: c.base_url.unwrap_or_default(), token: token(c.token), clear_token: c.clear_token, session_only: c.session_only, poll_ms: c.poll_ms })
             .await?;
         self.engine_view(row).await
     }

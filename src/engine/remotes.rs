@@ -27,6 +27,9 @@ pub struct EngineSettings {
     pub token: Option<ApiKey>,
     /// On edit: forget the stored token.
     pub clear_token: bool,
+    /// Keep `token` in this process's memory only, not in the keyring (when the keyring is missing
+    /// or locked); it is asked for again after a restart.
+    pub session_only: bool,
     pub poll_ms: Option<u32>,
 }
 
@@ -46,6 +49,8 @@ pub struct Remotes {
     events: Events,
     console: Console,
     running: Arc<Mutex<HashMap<String, Running>>>,
+    /// Tokens given for this session only, by engine name; handed to the engine on every (re)connect.
+    session_tokens: Arc<Mutex<HashMap<String, ApiKey>>>,
     /// Set once `start` ran: engines then get a sync loop.
     syncing: Arc<Mutex<Option<watch::Receiver<bool>>>>,
     wake: Arc<Notify>,
@@ -53,7 +58,7 @@ pub struct Remotes {
 
 impl Remotes {
     pub fn new(db: Db, events: Events, console: Console) -> Self {
-        Self { db, events, console, running: Arc::default(), syncing: Arc::default(), wake: Arc::default() }
+        Self { db, events, console, running: Arc::default(), session_tokens: Arc::default(), syncing: Arc::default(), wake: Arc::default() }
     }
 
     /// Connects the engines of the table to the console (without syncing: see [`Remotes::start`]).
@@ -110,6 +115,11 @@ impl Remotes {
 
     fn connect(&self, row: EngineRow) -> Result<(), Error> {
         let engine = MastraEngine::new(self.db.clone(), self.events.clone(), &row)?;
+        if row.token_ref.as_deref() == Some(store::SESSION_TOKEN) {
+            if let Some(token) = self.session_tokens.lock().expect("remotes lock").get(&row.name) {
+                engine.set_session_token_now(token.clone());
+            }
+        }
         self.console.register(Arc::new(engine.clone()) as Arc<dyn Engine>);
         let stop = self.syncing.lock().expect("remotes lock").clone().map(|outer| {
             let (tx, rx) = watch::channel(false);
@@ -168,6 +178,10 @@ impl Remotes {
             }
         }
         let token_ref = match &s.token {
+            Some(token) if s.session_only => {
+                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), token.clone());
+                Some(store::SESSION_TOKEN.to_owned())
+            }
             Some(token) => {
                 let name = store::token_ref(&s.name);
                 secrets::set(&name, token).await?;
@@ -194,11 +208,18 @@ impl Remotes {
         mastra::client::parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(current.poll_ms))?;
         let token_ref = if let Some(token) = &s.token {
-            let name = store::token_ref(&s.name);
-            secrets::set(&name, token).await?;
-            Some(name)
+            if s.session_only {
+                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), token.clone());
+                Some(store::SESSION_TOKEN.to_owned())
+            } else {
+                let name = store::token_ref(&s.name);
+                secrets::set(&name, token).await?;
+                self.session_tokens.lock().expect("remotes lock").remove(&s.name);
+                Some(name)
+            }
         } else if s.clear_token {
-            if let Some(name) = &current.token_ref {
+            self.session_tokens.lock().expect("remotes lock").remove(&s.name);
+            if let Some(name) = current.token_ref.as_ref().filter(|n| n.as_str() != store::SESSION_TOKEN) {
                 match secrets::delete(name).await {
                     Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
                     Err(e) => return Err(e.into()),
@@ -226,7 +247,8 @@ impl Remotes {
             let mut conn = self.db.pool().acquire().await?;
             store::get(&mut conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?
         };
-        if let Some(token_ref) = &row.token_ref {
+        self.session_tokens.lock().expect("remotes lock").remove(name);
+        if let Some(token_ref) = row.token_ref.as_ref().filter(|n| n.as_str() != store::SESSION_TOKEN) {
             match secrets::delete(token_ref).await {
                 Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
                 Err(e) => tracing::warn!(engine = name, "could not delete the engine's token from the keyring: {e}"),

@@ -85,6 +85,10 @@ pub fn token_ref(name: &str) -> String {
     format!("engine.{name}.token")
 }
 
+/// The `token_ref` of an engine whose token was given for one session only (the keyring could not
+/// hold it): the token lives in that process's memory and is asked for again after a restart.
+pub const SESSION_TOKEN: &str = "session";
+
 fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
     let opt_ts = |col: &str| row.get::<Option<String>, _>(col).map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {

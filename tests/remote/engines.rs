@@ -160,3 +160,33 @@ async fn the_cli_adds_lists_syncs_and_removes_an_engine() {
     let (_, out, _) = run(&["engines", "list"]);
     assert!(out.contains("No remote engines"), "{out}");
 }
+
+#[tokio::test]
+async fn a_token_for_this_session_only_skips_the_keyring_and_is_asked_for_again_after_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra = MastraServer::start(&tmp.path().join("mastra"), Some("session-token-1"));
+    mastra.generate("ops", "delete rec-s", Some(("t-s", "u-s"))).await;
+    let dir = tmp.path().join("console");
+    let console = Console::start(&dir).await;
+    let (status, added) = console
+        .post("/api/engines", json!({ "name": "m", "baseUrl": mastra.base, "token": "session-token-1", "sessionOnly": true, "pollMs": 200 }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{added}");
+    assert_eq!((added["hasToken"].as_bool(), added["sessionToken"].as_bool()), (Some(true), Some(true)));
+    console.wait_pending(1, |i| i["engine"] == "m").await;
+    assert!(!std::fs::read(dir.join("approval-console.db")).unwrap().windows(15).any(|w| w == b"session-token-1"), "not in the database");
+
+    // A restart forgets it, and says what to do.
+    console.stop().await;
+    let console = Console::start(&dir).await;
+    let (status, body) = console.post("/api/engines/m/sync", json!({})).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("enter it again"), "{body}");
+    assert_eq!(console.engine("m").await["health"]["state"], "auth_failed");
+
+    let (status, body) = console.send(Method::PATCH, "/api/engines/m", json!({ "token": "session-token-1", "sessionOnly": true })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = console.post("/api/engines/m/sync", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(console.engine("m").await["health"]["state"], "reachable");
+}

@@ -100,9 +100,12 @@ impl MastraEngine {
         })
     }
 
-    /// Uses `token` for this process only (when the keyring cannot hold it).
-    pub async fn set_session_token(&self, token: ApiKey) {
-        *self.inner.token.lock().await = Some(token);
+    /// Uses `token` for this process only (when the keyring cannot hold it). Call on a new engine.
+    pub fn set_session_token_now(&self, token: ApiKey) {
+        match self.inner.token.try_lock() {
+            Ok(mut slot) => *slot = Some(token),
+            Err(_) => tracing::warn!(engine = %self.inner.id, "the session token could not be set: the engine is busy"),
+        }
     }
 
     pub fn health(&self) -> HealthReport {
@@ -129,6 +132,11 @@ impl MastraEngine {
         let mut cached = self.inner.token.lock().await;
         if let Some(t) = &*cached {
             return Ok(Some(t.clone()));
+        }
+        if name == store::SESSION_TOKEN {
+            return Err(RemoteError::Auth(
+                "this engine's token was kept for one session only (the keyring could not hold it): enter it again".into(),
+            ));
         }
         match secrets::get(name).await {
             Ok(t) => {

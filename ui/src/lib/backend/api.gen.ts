@@ -363,6 +363,8 @@ export interface components {
             clearToken?: boolean;
             /** Format: int32 */
             pollMs?: number | null;
+            /** @description With `token`: keep it for this session only (see [`NewEngine::session_only`]). */
+            sessionOnly?: boolean;
             /** @description A new bearer token (to the OS keyring). */
             token?: string | null;
         };
@@ -393,6 +395,11 @@ export interface components {
             pending: number;
             /** Format: int32 */
             pollMs: number;
+            /**
+             * @description The token was given for this session only (the keyring could not hold it): it is asked for
+             *     again after a restart.
+             */
+            sessionToken: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -451,6 +458,11 @@ export interface components {
              * @description Poll interval, 100 ms – 1 h (default 1000).
              */
             pollMs?: number | null;
+            /**
+             * @description Keep the token in memory for this session only instead of the OS keyring (when the keyring is
+             *     missing or locked); it must be given again after a restart.
+             */
+            sessionOnly?: boolean;
             /** @description Bearer token; stored in the OS keyring, never shown again. */
             token?: string | null;
         };

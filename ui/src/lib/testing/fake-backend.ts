@@ -47,6 +47,7 @@ export function makeEngine(over: Partial<EngineView> = {}): EngineView {
     kind: 'mastra',
     baseUrl: 'http://127.0.0.1:4111',
     hasToken: false,
+    sessionToken: false,
     pollMs: 1000,
     health: { state: 'unknown', lastError: null, lastErrorAt: null, lastOkAt: null },
     pending: 0,
