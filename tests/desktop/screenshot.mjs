@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const desktop = await openDesktop();
 try {
   await desktop.waitFor(() => desktop.find('[data-testid="queue-tab"]'), 'the console');
-  await desktop.pause('lookup rec-7');
+  await desktop.pause('delete rec-7');
   await desktop.pause('ask which region should the report cover?');
   const item = await desktop.pause('delete rec-42');
   const row = `[data-testid="queue-item"][data-id="${item.id}"]`;
