@@ -22,6 +22,14 @@ export const KNOWN_CODES = [
   'args_changed',
 ];
 
+/**
+ * The keyring could not take a token (missing, or locked): the form that sent it keeps the typed
+ * token and offers to keep it for this session only (`sessionOnly: true`) instead.
+ */
+export function keyringCannotHold(code: string): boolean {
+  return code === 'keyring_unavailable' || code === 'keyring_locked';
+}
+
 /** What a banner says for each error code. Chosen by `code` only; the server's message is shown below it as text. */
 export function bannerTitle(code: string): string {
   switch (code) {

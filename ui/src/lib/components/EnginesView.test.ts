@@ -243,6 +243,158 @@ describe('EnginesView', () => {
     expect(everythingShown(target)).not.toContain(SECRET);
   });
 
+  it('offers "this session only" after the keyring refuses a new token, and sends sessionOnly when chosen', async () => {
+    const backend = new FakeBackend();
+    backend.keyring = 'unavailable';
+    const { target, tid, card } = await render(backend);
+    // Not offered before the keyring said no.
+    expect(tid('add-engine-session-only')).toBeNull();
+    expect(target.textContent).not.toContain('this session only');
+
+    type(tid('add-engine-name'), 'remote-1');
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    type(tid('add-engine-token'), SECRET);
+    tid('add-engine-submit')!.click();
+    await settle();
+
+    expect(tid('add-engine-error')!.dataset.code).toBe('keyring_unavailable');
+    expect(card('remote-1')).toBeNull();
+    // The typed token is kept, and the choice is offered next to the error: a labelled, unchecked checkbox.
+    expect((tid('add-engine-token') as HTMLInputElement).value).toBe(SECRET);
+    const box = tid('add-engine-session-only') as HTMLInputElement;
+    expect(box.type).toBe('checkbox');
+    expect(box.checked).toBe(false);
+    expect(box.disabled).toBe(false);
+    expect(box.tabIndex).toBe(0);
+    expect(box.labels![0].textContent).toBe('Keep this token for this session only (not stored; you will be asked again after a restart)');
+
+    // Saving again without choosing it tries the keyring again.
+    tid('add-engine-submit')!.click();
+    await settle();
+    expect(tid('add-engine-error')!.dataset.code).toBe('keyring_unavailable');
+    expect(tid('add-engine-session-only')).not.toBeNull();
+
+    check(tid('add-engine-session-only'), true);
+    tid('add-engine-submit')!.click();
+    await settle();
+
+    expect(backend.calls.filter((c) => c.method === 'addEngine').map((c) => c.args[0])).toEqual([
+      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
+      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
+      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000, sessionOnly: true },
+    ]);
+    const added = card('remote-1')!;
+    expect(tid('engine-token', added)!.textContent).toBe('token for this session only');
+    expect(tid('add-engine-error')).toBeNull();
+    // The form starts over: no error, no offer, no token anywhere.
+    expect(tid('add-engine-session-only')).toBeNull();
+    expect(everythingShown(target)).not.toContain(SECRET);
+  });
+
+  it('does not offer "this session only" after other refusals, nor send sessionOnly without a token', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'taken' }));
+    const { tid } = await render(backend);
+    type(tid('add-engine-name'), 'taken');
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    type(tid('add-engine-token'), SECRET);
+    tid('add-engine-submit')!.click();
+    await settle();
+    expect(tid('add-engine-error')!.dataset.code).toBe('invalid_request');
+    expect(tid('add-engine-session-only')).toBeNull();
+
+    // A keyring refusal, then the token is emptied: the checkbox means nothing without one.
+    backend.keyring = 'locked';
+    type(tid('add-engine-name'), 'fresh');
+    tid('add-engine-submit')!.click();
+    await settle();
+    expect(tid('add-engine-error')!.dataset.code).toBe('keyring_locked');
+    check(tid('add-engine-session-only'), true);
+    type(tid('add-engine-token'), '');
+    tid('add-engine-submit')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'addEngine').at(-1)!.args[0]).toEqual({ name: 'fresh', baseUrl: 'http://127.0.0.1:4111', pollMs: 1000 });
+  });
+
+  it('edit: offers "this session only" after the keyring is locked, sends sessionOnly, shows the badge', async () => {
+    const backend = new FakeBackend();
+    backend.keyring = 'locked';
+    backend.addEngines(makeEngine({ name: 'r1' }));
+    const { target, tid, card } = await render(backend);
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    expect(tid('engine-edit-session-only', c)).toBeNull();
+    type(tid('engine-edit-token', c), SECRET);
+    tid('engine-edit-save', c)!.click();
+    await settle();
+
+    expect(tid('engine-edit-error', c)!.dataset.code).toBe('keyring_locked');
+    expect((tid('engine-edit-token', c) as HTMLInputElement).value).toBe(SECRET);
+    const box = tid('engine-edit-session-only', c) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(box.labels![0].textContent).toBe('Keep this token for this session only (not stored; you will be asked again after a restart)');
+    check(box, true);
+    tid('engine-edit-save', c)!.click();
+    await settle();
+
+    expect(backend.calls.filter((c) => c.method === 'editEngine')).toEqual([
+      { method: 'editEngine', args: ['r1', { token: SECRET }] },
+      { method: 'editEngine', args: ['r1', { token: SECRET, sessionOnly: true }] },
+    ]);
+    expect(tid('engine-edit-form', c)).toBeNull();
+    expect(tid('engine-token', c)!.textContent).toBe('token for this session only');
+    expect(document.activeElement).toBe(tid('engine-edit', c));
+    expect(everythingShown(target)).not.toContain(SECRET);
+
+    // Opening the form again: no offer until the keyring refuses again.
+    tid('engine-edit', c)!.click();
+    await settle();
+    expect(tid('engine-edit-session-only', c)).toBeNull();
+  });
+
+  it('a session token lost in a restart: "Enter token again" opens the edit form at the token field', async () => {
+    const backend = new FakeBackend();
+    const lost = 'this engine\'s token was kept for one session only (the keyring could not hold it): enter it again';
+    backend.addEngines(
+      makeEngine({ name: 'lost', hasToken: true, sessionToken: true, health: { state: 'auth_failed', lastError: lost, lastErrorAt: null, lastOkAt: null } }),
+      makeEngine({ name: 'live', hasToken: true, sessionToken: true, health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T09:30:00Z' } }),
+      makeEngine({ name: 'denied', hasToken: true, health: { state: 'auth_failed', lastError: 'HTTP 401', lastErrorAt: null, lastOkAt: null } }),
+    );
+    const { target, tid, card } = await render(backend);
+    expect(tid('engine-token', card('live')!)!.textContent).toBe('token for this session only');
+    expect(tid('engine-reenter-token', card('live')!)).toBeNull();
+    expect(tid('engine-token', card('denied')!)!.textContent).toBe('token stored');
+    expect(tid('engine-reenter-token', card('denied')!)).toBeNull();
+
+    const c = card('lost')!;
+    expect(tid('engine-token', c)!.textContent).toBe('token for this session only');
+    expect(tid('engine-last-error', c)!.textContent).toBe(lost);
+    const again = tid('engine-reenter-token', c) as HTMLButtonElement;
+    expect(again.tagName).toBe('BUTTON');
+    expect(again.textContent).toBe('Enter token again');
+    expect(document.getElementById(again.getAttribute('aria-describedby')!)!.textContent).toBe(lost);
+    again.click();
+    await settle();
+    const form = tid('engine-edit-form', c)!;
+    expect(again.getAttribute('aria-controls')).toBe(form.id);
+    expect(document.activeElement).toBe(tid('engine-edit-token', form));
+    expect(form.textContent).toContain('enter it again');
+
+    // The keyring still cannot hold it: the offer appears, and the token goes in for this session.
+    backend.keyring = 'unavailable';
+    type(tid('engine-edit-token', form), SECRET);
+    tid('engine-edit-save', form)!.click();
+    await settle();
+    expect(tid('engine-edit-error', c)!.dataset.code).toBe('keyring_unavailable');
+    check(tid('engine-edit-session-only', c), true);
+    tid('engine-edit-save', c)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine').at(-1)!.args).toEqual(['lost', { token: SECRET, sessionOnly: true }]);
+    expect(tid('engine-edit-form', c)).toBeNull();
+    expect(everythingShown(target)).not.toContain(SECRET);
+  });
+
   it('removes only after the confirm step', async () => {
     const backend = new FakeBackend();
     backend.addEngines(makeEngine({ name: 'r1' }), makeEngine({ name: 'r2' }));

@@ -107,6 +107,11 @@ export class FakeBackend implements Backend {
   notifySettings: NotificationSettings = defaultNotificationSettings();
   /** When set, `notificationSettings` fails with it (every time, until cleared). */
   failSettings: ApiError | null = null;
+  /**
+   * The OS keyring as the server finds it: unless `ok`, an add or edit with a token and without
+   * `sessionOnly` fails with `keyring_unavailable` / `keyring_locked` (503) and nothing is saved.
+   */
+  keyring: 'ok' | 'unavailable' | 'locked' = 'ok';
 
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
@@ -175,6 +180,13 @@ export class FakeBackend implements Backend {
     if (err) throw err;
   }
 
+  /** Like the server: a token goes to the keyring unless it is for this session only. */
+  private storeToken(token: string | null | undefined, sessionOnly: boolean | undefined): void {
+    if (!token?.trim() || sessionOnly || this.keyring === 'ok') return;
+    if (this.keyring === 'locked') throw new ApiError('keyring_locked', 'the OS keyring is locked', null, 503);
+    throw new ApiError('keyring_unavailable', 'no OS keyring: org.freedesktop.secrets is not provided', null, 503);
+  }
+
   private engine(name: string): EngineView {
     const e = this.engines.get(name);
     if (!e) throw new ApiError('not_found', `engine ${JSON.stringify(name)} not found`);
@@ -190,8 +202,10 @@ export class FakeBackend implements Backend {
   async addEngine(engine: NewEngine) {
     this.engineCall('addEngine', [engine]);
     if (this.engines.has(engine.name)) throw new ApiError('invalid_request', `an engine named ${JSON.stringify(engine.name)} already exists`);
-    // Like the server: the token is kept elsewhere and only `hasToken` is answered.
-    const e = makeEngine({ name: engine.name, baseUrl: engine.baseUrl, hasToken: !!engine.token?.trim(), pollMs: engine.pollMs ?? 1000 });
+    this.storeToken(engine.token, engine.sessionOnly);
+    // Like the server: the token is kept elsewhere and only `hasToken` / `sessionToken` are answered.
+    const hasToken = !!engine.token?.trim();
+    const e = makeEngine({ name: engine.name, baseUrl: engine.baseUrl, hasToken, sessionToken: hasToken && !!engine.sessionOnly, pollMs: engine.pollMs ?? 1000 });
     this.engines.set(e.name, e);
     return e;
   }
@@ -199,8 +213,11 @@ export class FakeBackend implements Backend {
   async editEngine(name: string, changes: EngineChanges) {
     this.engineCall('editEngine', [name, changes]);
     const cur = this.engine(name);
-    const hasToken = changes.token?.trim() ? true : changes.clearToken ? false : cur.hasToken;
-    const e = { ...cur, baseUrl: changes.baseUrl || cur.baseUrl, pollMs: changes.pollMs ?? cur.pollMs, hasToken };
+    this.storeToken(changes.token, changes.sessionOnly);
+    const token = !!changes.token?.trim();
+    const hasToken = token ? true : changes.clearToken ? false : cur.hasToken;
+    const sessionToken = token ? !!changes.sessionOnly : changes.clearToken ? false : cur.sessionToken;
+    const e = { ...cur, baseUrl: changes.baseUrl || cur.baseUrl, pollMs: changes.pollMs ?? cur.pollMs, hasToken, sessionToken };
     this.engines.set(name, e);
     return e;
   }
