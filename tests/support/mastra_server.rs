@@ -345,26 +345,6 @@ impl MastraServer {
         changed
     }
 
-    /// The run's snapshots as JSON, keyed by workflow name (`agentic-loop`, `executionWorkflow`).
-    pub async fn snapshots(&self, run_id: &str) -> Value {
-        use sqlx::sqlite::SqliteConnectOptions;
-        use sqlx::{ConnectOptions, Connection};
-        let mut conn = SqliteConnectOptions::new()
-            .filename(&self.db)
-            .create_if_missing(false)
-            .busy_timeout(Duration::from_secs(10))
-            .connect()
-            .await
-            .unwrap_or_else(|e| panic!("open {}: {e}", self.db.display()));
-        let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT workflow_name, json(snapshot) FROM mastra_workflow_snapshot WHERE run_id = ?")
-                .bind(run_id)
-                .fetch_all(&mut conn)
-                .await
-                .expect("read the run's snapshots");
-        let _ = conn.close().await;
-        Value::Object(rows.into_iter().map(|(w, s)| (w, serde_json::from_str(&s).expect("snapshot is JSON"))).collect())
-    }
 }
 
 impl Drop for MastraServer {
