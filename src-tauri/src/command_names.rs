@@ -16,4 +16,6 @@ pub const COMMANDS: &[&str] = &[
     "notification_status",
     "notification_settings",
     "save_notification_settings",
+    "autostart",
+    "set_autostart",
 ];

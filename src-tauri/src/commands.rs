@@ -111,3 +111,20 @@ pub async fn save_notification_settings(app: State<'_, App>, settings: Notificat
     settings.save(&app.db).await?;
     Ok(settings)
 }
+
+/// Whether the app starts at login (an XDG autostart entry on Linux).
+#[tauri::command]
+pub fn autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
+    use tauri_plugin_autostart::ManagerExt;
+    app.autolaunch().is_enabled().map_err(|e| CommandError { code: "internal".into(), message: format!("cannot read the autostart setting: {e}"), details: None })
+}
+
+/// Starts the app at login, or stops doing so.
+#[tauri::command]
+pub fn set_autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>, enabled: bool) -> Answer<bool> {
+    use tauri_plugin_autostart::ManagerExt;
+    let launcher = app.autolaunch();
+    let done = if enabled { launcher.enable() } else { launcher.disable() };
+    done.map_err(|e| CommandError { code: "internal".into(), message: format!("cannot change the autostart setting: {e}"), details: None })?;
+    Ok(enabled)
+}

@@ -30,6 +30,8 @@ pub fn build<R: Runtime>(
     platform: impl FnOnce(&tauri::AppHandle<R>) -> tauri::Result<()> + Send + 'static,
 ) -> tauri::Builder<R> {
     builder
+        // Start at login: an XDG autostart entry (~/.config/autostart) on Linux.
+        .plugin(tauri_plugin_autostart::init(tauri_plugin_autostart::MacosLauncher::LaunchAgent, None))
         .manage(core)
         .invoke_handler(tauri::generate_handler![
             commands::queue_page,
@@ -48,6 +50,8 @@ pub fn build<R: Runtime>(
             commands::notification_status,
             commands::notification_settings,
             commands::save_notification_settings,
+            commands::autostart,
+            commands::set_autostart,
         ])
         .setup(move |app| {
             forward_events(app.handle().clone());
