@@ -161,6 +161,13 @@ export interface Backend {
   notificationSettings(): Promise<NotificationSettings>;
   /** Stores the settings (they apply to the next new call); `invalid_request` for a time that is not `HH:MM`. */
   saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings>;
+  /** Whether the desktop app starts at login; `null` where that is not available (the web build). */
+  autostart(): Promise<boolean | null>;
+  /**
+   * Starts the desktop app at login, or stops doing so; answers the setting now in effect.
+   * `invalid_request` where `autostart()` is `null`.
+   */
+  setAutostart(enabled: boolean): Promise<boolean>;
 }
 
 /**

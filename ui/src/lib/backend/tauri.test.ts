@@ -22,6 +22,8 @@ const COMMANDS = [
   'notification_status',
   'notification_settings',
   'save_notification_settings',
+  'autostart',
+  'set_autostart',
 ];
 
 type Invoked = { cmd: string; args: unknown };
@@ -106,6 +108,9 @@ describe('TauriBackend commands', () => {
     { name: 'notificationStatus', run: (b) => b.notificationStatus(), cmd: 'notification_status', args: {} },
     { name: 'notificationSettings', run: (b) => b.notificationSettings(), cmd: 'notification_settings', args: {} },
     { name: 'saveNotificationSettings', run: (b) => b.saveNotificationSettings(settings), cmd: 'save_notification_settings', args: { settings } },
+    { name: 'autostart', run: (b) => b.autostart(), cmd: 'autostart', args: {} },
+    { name: 'setAutostart (on)', run: (b) => b.setAutostart(true), cmd: 'set_autostart', args: { enabled: true } },
+    { name: 'setAutostart (off)', run: (b) => b.setAutostart(false), cmd: 'set_autostart', args: { enabled: false } },
   ];
 
   for (const c of cases) {
@@ -120,6 +125,19 @@ describe('TauriBackend commands', () => {
 
   it('uses every command of the app, and only those', () => {
     expect(new Set(cases.map((c) => c.cmd))).toEqual(new Set(COMMANDS));
+  });
+
+  it('answers the booleans of autostart and set_autostart as they are', async () => {
+    let on = false;
+    mockApp((cmd, args) => {
+      if (cmd === 'set_autostart') on = (args as { enabled: boolean }).enabled;
+      return on;
+    });
+    const b = new TauriBackend();
+    expect(await b.autostart()).toBe(false);
+    expect(await b.setAutostart(true)).toBe(true);
+    expect(await b.autostart()).toBe(true);
+    expect(await b.setAutostart(false)).toBe(false);
   });
 
 });
@@ -151,6 +169,15 @@ describe('TauriBackend errors', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('internal');
     expect(err.message).toContain('invalid args');
+  });
+
+  it("turns a refused set_autostart into an ApiError with the app's code", async () => {
+    mockApp(() => {
+      throw { code: 'internal', message: 'cannot change the autostart setting: permission denied' };
+    });
+    const err = await new TauriBackend().setAutostart(true).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'internal', message: 'cannot change the autostart setting: permission denied', status: null });
   });
 
   it('maps a thrown Error and odd values to internal', () => {

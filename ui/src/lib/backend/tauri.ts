@@ -42,7 +42,9 @@ export type TauriCommand =
   | 'engine_agents'
   | 'notification_status'
   | 'notification_settings'
-  | 'save_notification_settings';
+  | 'save_notification_settings'
+  | 'autostart'
+  | 'set_autostart';
 
 /** The events the desktop app emits to the window. */
 export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
@@ -133,6 +135,14 @@ export class TauriBackend implements Backend {
 
   saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
     return call('save_notification_settings', { settings });
+  }
+
+  autostart(): Promise<boolean | null> {
+    return call('autostart');
+  }
+
+  setAutostart(enabled: boolean): Promise<boolean> {
+    return call('set_autostart', { enabled });
   }
 
   /**

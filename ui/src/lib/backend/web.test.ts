@@ -146,4 +146,21 @@ describe('WebBackend', () => {
       { url: '/api/settings/notifications', method: 'PUT', body: settings },
     ]);
   });
+
+  it('has no autostart: null, and a refused setAutostart without asking the server', async () => {
+    let fetched = 0;
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async () => {
+        fetched++;
+        return jsonResponse(200, {});
+      },
+    });
+    expect(await backend.autostart()).toBeNull();
+    const err = await backend.setAutostart(true).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('invalid_request');
+    expect(err.message).toBe('only the desktop app can start at login');
+    expect(fetched).toBe(0);
+  });
 });

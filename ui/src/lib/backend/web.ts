@@ -133,6 +133,15 @@ export class WebBackend implements Backend {
     return this.request('PUT', '/api/settings/notifications', settings);
   }
 
+  /** Only the desktop app can start at login: not available over HTTP. */
+  async autostart(): Promise<boolean | null> {
+    return null;
+  }
+
+  async setAutostart(_enabled: boolean): Promise<boolean> {
+    throw new ApiError('invalid_request', 'only the desktop app can start at login');
+  }
+
   subscribe(subscriber: Subscriber): () => void {
     const abort = new AbortController();
     void this.streamLoop(subscriber, abort.signal);

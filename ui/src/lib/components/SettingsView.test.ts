@@ -179,3 +179,146 @@ describe('SettingsView', () => {
     expect(text(tid('notify-status'))).toBe('Desktop notifications: on, working (1 shown)');
   });
 });
+
+describe('SettingsView: start at login', () => {
+  /** Ticks the box the way a click does: `checked` flips, then `change` fires. */
+  function toggle(el: HTMLElement | null) {
+    const input = el as HTMLInputElement;
+    input.checked = !input.checked;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  it('is hidden where the backend cannot start the app at login (autostart() is null)', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = null;
+    const { target, tid } = await render(backend);
+    expect(backend.calls.some((c) => c.method === 'autostart')).toBe(true);
+    expect(tid('notify-settings-form')).not.toBeNull();
+    expect(tid('desktop-settings')).toBeNull();
+    expect(tid('autostart')).toBeNull();
+    expect(text(target)).not.toContain('log in');
+  });
+
+  it('shows the current setting as a labelled, focusable checkbox in a Desktop section', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = true;
+    const { target, tid, input } = await render(backend);
+    const section = tid('desktop-settings')!;
+    expect(text(section.querySelector('h3'))).toBe('Desktop');
+    expect(section.getAttribute('aria-labelledby')).toBe(section.querySelector('h3')!.id);
+    const box = input('autostart');
+    expect(box.type).toBe('checkbox');
+    expect(box.checked).toBe(true);
+    expect(box.disabled).toBe(false);
+    expect(box.tabIndex).toBe(0);
+    expect(text(box.closest('label'))).toBe('Start Approval Console when I log in');
+    box.focus();
+    expect(document.activeElement).toBe(box);
+    // Text only: nothing but the heading, the label and an (empty) live region.
+    expect(section.querySelectorAll('img, svg, a, [style]')).toHaveLength(0);
+    expect(target.contains(box)).toBe(true);
+  });
+
+  it('saves each change at once: setAutostart(true), then setAutostart(false), and shows what was answered', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = false;
+    let release!: () => void;
+    backend.autostartGate = new Promise<void>((r) => (release = r));
+    const { tid, input } = await render(backend);
+    expect(input('autostart').checked).toBe(false);
+
+    toggle(tid('autostart'));
+    flushSync();
+    // While it is being saved: ticked, disabled, and saying so.
+    expect(input('autostart').checked).toBe(true);
+    expect(input('autostart').disabled).toBe(true);
+    expect(text(tid('autostart-saving'))).toBe('Saving…');
+    release();
+    await settle();
+    expect(input('autostart').checked).toBe(true);
+    expect(input('autostart').disabled).toBe(false);
+    expect(tid('autostart-saving')).toBeNull();
+    expect(backend.autostartEnabled).toBe(true);
+
+    backend.autostartGate = null;
+    toggle(tid('autostart'));
+    await settle();
+    expect(input('autostart').checked).toBe(false);
+    expect(backend.autostartEnabled).toBe(false);
+    expect(backend.calls.filter((c) => c.method === 'setAutostart')).toEqual([
+      { method: 'setAutostart', args: [true] },
+      { method: 'setAutostart', args: [false] },
+    ]);
+    // The notification settings were not saved along the way.
+    expect(backend.calls.some((c) => c.method === 'saveNotificationSettings')).toBe(false);
+  });
+
+  it('shows the setting the backend answers, even if it is not the one asked for', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = false;
+    backend.setAutostart = async (enabled: boolean) => {
+      backend.calls.push({ method: 'setAutostart', args: [enabled] });
+      return false;
+    };
+    const { tid, input } = await render(backend);
+    toggle(tid('autostart'));
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'setAutostart')).toEqual([{ method: 'setAutostart', args: [true] }]);
+    expect(input('autostart').checked).toBe(false);
+    expect(tid('autostart-error')).toBeNull();
+  });
+
+  it('a refused change puts the box back and shows the error by code; the next change clears it', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = false;
+    backend.failAutostart = new ApiError('internal', 'cannot change the autostart setting: <b>read-only</b> file system');
+    const { tid, input } = await render(backend);
+
+    toggle(tid('autostart'));
+    await settle();
+    expect(input('autostart').checked).toBe(false);
+    expect(input('autostart').disabled).toBe(false);
+    expect(backend.autostartEnabled).toBe(false);
+    const err = tid('autostart-error')!;
+    expect(err.dataset.code).toBe('internal');
+    expect(err.getAttribute('role')).toBe('alert');
+    expect(text(err)).toContain('code: internal');
+    expect(text(tid('autostart-error-message'))).toBe('cannot change the autostart setting: <b>read-only</b> file system');
+    expect(err.querySelector('b')).toBeNull();
+    expect(input('autostart').getAttribute('aria-describedby')).toBe(err.id);
+
+    // Ticking again works and clears the error.
+    toggle(tid('autostart'));
+    await settle();
+    expect(tid('autostart-error')).toBeNull();
+    expect(input('autostart').checked).toBe(true);
+    expect(input('autostart').getAttribute('aria-describedby')).toBeNull();
+    // Unticking a box that was on, refused: it goes back on.
+    backend.failAutostart = new ApiError('invalid_request', 'only the desktop app can start at login');
+    toggle(tid('autostart'));
+    await settle();
+    expect(input('autostart').checked).toBe(true);
+    expect(tid('autostart-error')!.dataset.code).toBe('invalid_request');
+    expect(backend.autostartEnabled).toBe(true);
+  });
+
+  it('a failed read says why in the Desktop section and can be tried again', async () => {
+    const backend = new FakeBackend();
+    backend.autostartEnabled = true;
+    const real = backend.autostart.bind(backend);
+    let fail = true;
+    backend.autostart = async () => {
+      if (fail) throw new ApiError('internal', 'cannot read the autostart setting: no such file');
+      return real();
+    };
+    const { tid, input } = await render(backend);
+    expect(tid('desktop-settings')).not.toBeNull();
+    expect(tid('autostart-load-error')!.dataset.code).toBe('internal');
+    expect(tid('autostart')).toBeNull();
+    fail = false;
+    tid('autostart-retry')!.click();
+    await settle();
+    expect(tid('autostart-load-error')).toBeNull();
+    expect(input('autostart').checked).toBe(true);
+  });
+});

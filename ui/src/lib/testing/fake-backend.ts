@@ -112,6 +112,12 @@ export class FakeBackend implements Backend {
    * `sessionOnly` fails with `keyring_unavailable` / `keyring_locked` (503) and nothing is saved.
    */
   keyring: 'ok' | 'unavailable' | 'locked' = 'ok';
+  /** Whether the app starts at login; `null`: not available here (the web build). */
+  autostartEnabled: boolean | null = false;
+  /** When set, the next `setAutostart` fails with it (and changes nothing). */
+  failAutostart: ApiError | null = null;
+  /** When set, `setAutostart` waits for this promise before answering (to see the saving state). */
+  autostartGate: Promise<void> | null = null;
 
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
@@ -257,6 +263,23 @@ export class FakeBackend implements Backend {
     checkQuietHours(settings);
     this.notifySettings = wire(settings);
     return wire(this.notifySettings);
+  }
+
+  async autostart() {
+    this.calls.push({ method: 'autostart', args: [] });
+    return this.autostartEnabled;
+  }
+
+  /** Like the apps: the web build refuses (`invalid_request`); otherwise stores and answers the setting. */
+  async setAutostart(enabled: boolean) {
+    this.calls.push({ method: 'setAutostart', args: [enabled] });
+    if (this.autostartGate) await this.autostartGate;
+    const err = this.failAutostart;
+    this.failAutostart = null;
+    if (err) throw err;
+    if (this.autostartEnabled === null) throw new ApiError('invalid_request', 'only the desktop app can start at login', null, 400);
+    this.autostartEnabled = enabled;
+    return enabled;
   }
 }
 
