@@ -2,27 +2,14 @@
 //! binary of its own, because it points HOME at a temporary directory for the whole process.
 
 use approval_console::app::App;
-use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
+use serde_json::json;
+use tauri::test::mock_builder;
 use tauri::WebviewWindowBuilder;
 
-fn invoke(webview: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, body: Value) -> Result<Value, Value> {
-    get_ipc_response(
-        webview,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(body),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|b| b.deserialize::<Value>().unwrap())
-}
+#[path = "support/ipc.rs"]
+mod ipc;
+use ipc::invoke;
+
 
 #[test]
 fn autostart_writes_and_removes_the_xdg_autostart_entry() {

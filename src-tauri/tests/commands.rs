@@ -6,10 +6,11 @@ use approval_console::domain::AgentId;
 use approval_console::engine::local::agent::Message;
 use approval_console::engine::local::RunRequest;
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
+use tauri::test::mock_builder;
 use tauri::WebviewWindowBuilder;
+
+#[path = "support/ipc.rs"]
+mod ipc;
 
 struct Desktop {
     _tmp: tempfile::TempDir,
@@ -30,19 +31,7 @@ fn desktop() -> Desktop {
 impl Desktop {
     /// Calls `cmd` as the window would; `Ok(answer)` or `Err({code, message, details?})`.
     fn invoke(&self, cmd: &str, body: Value) -> Result<Value, Value> {
-        get_ipc_response(
-            &self.webview,
-            InvokeRequest {
-                cmd: cmd.into(),
-                callback: CallbackFn(0),
-                error: CallbackFn(1),
-                url: "tauri://localhost".parse().unwrap(),
-                body: InvokeBody::Json(body),
-                headers: Default::default(),
-                invoke_key: INVOKE_KEY.to_string(),
-            },
-        )
-        .map(|b| b.deserialize::<Value>().unwrap())
+        ipc::invoke(&self.webview, cmd, body)
     }
 
     /// The demo agent pauses on `delete <id>`; returns the queue entry.
@@ -180,18 +169,8 @@ fn the_window_may_call_exactly_the_declared_commands() {
 fn a_window_without_the_capability_can_call_nothing() {
     let d = desktop();
     let other = WebviewWindowBuilder::new(&d._app, "other", Default::default()).build().unwrap();
-    let answer = get_ipc_response(
-        &other,
-        InvokeRequest {
-            cmd: "queue_page".into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(json!({ "query": {} })),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    );
+    let answer = ipc::invoke(&other, "queue_page", json!({ "query": {} }));
+
     let err = answer.expect_err("refused by the ACL");
     assert!(err.to_string().contains("not allowed"), "{err}");
     // The main window may.
