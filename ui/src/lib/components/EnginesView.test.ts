@@ -3,7 +3,7 @@ import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeEngine } from '../testing/fake-backend';
-import { mountInBody, settle } from '../testing/mount';
+import { mountInBody, settle, type, check } from '../testing/mount';
 import EnginesView from './EnginesView.svelte';
 
 async function render(backend: FakeBackend, refreshMs = 60_000) {
@@ -16,17 +16,7 @@ async function render(backend: FakeBackend, refreshMs = 60_000) {
   return { target, unmount, q, tid, card, onerror };
 }
 
-function type(el: HTMLElement | null, value: string) {
-  const input = el as HTMLInputElement;
-  input.value = value;
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
 
-function check(el: HTMLElement | null, checked: boolean) {
-  const input = el as HTMLInputElement;
-  input.checked = checked;
-  input.dispatchEvent(new Event('change', { bubbles: true }));
-}
 
 /** Every place a value could be rendered: the markup, all text, and the live value of every field. */
 function everythingShown(root: HTMLElement): string {

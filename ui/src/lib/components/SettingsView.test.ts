@@ -3,7 +3,7 @@ import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeNotifyStatus } from '../testing/fake-backend';
-import { mountInBody, settle } from '../testing/mount';
+import { mountInBody, settle, type, check } from '../testing/mount';
 import SettingsView from './SettingsView.svelte';
 
 async function render(backend: FakeBackend, refreshMs = 60_000) {
@@ -14,18 +14,7 @@ async function render(backend: FakeBackend, refreshMs = 60_000) {
   return { target, unmount, tid, input };
 }
 
-function type(el: HTMLElement | null, value: string) {
-  const input = el as HTMLInputElement;
-  input.value = value;
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
 
-function check(el: HTMLElement | null, checked: boolean) {
-  const input = el as HTMLInputElement;
-  input.checked = checked;
-  input.dispatchEvent(new Event('change', { bubbles: true }));
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
 
 const text = (el: HTMLElement | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 

@@ -41,3 +41,18 @@ export async function settle({ rounds = 10, macrotasks = true }: { rounds?: numb
   }
   flushSync();
 }
+
+/** Types `value` into an input as a user would (sets it, fires `input`). */
+export function type(el: HTMLElement | null, value: string) {
+  const input = el as HTMLInputElement;
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/** Ticks or unticks a checkbox as a user would (fires `change`, then `input`). */
+export function check(el: HTMLElement | null, checked: boolean) {
+  const input = el as HTMLInputElement;
+  input.checked = checked;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
