@@ -109,7 +109,7 @@ async fn main() {
     let before = rss_kib();
     let t = Instant::now();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
-    app.recover().await.unwrap();
+    let _serving = app.recover().await.unwrap();
     let opened = t.elapsed();
     let page = app.queue_page(&QueueQuery { state: None, engine: None, agent: None, tool: None, kind: None, thread: None, run: None, limit: Some(50), cursor: None }).await.unwrap();
     let first_page = t.elapsed();

@@ -21,11 +21,11 @@ apt_install() {
 
 need_rust() {
   if ! command -v cargo >/dev/null 2>&1; then
-    say "cargo is missing: install Rust 1.88 or newer (rustup), then run this again"; exit 1
+    say "cargo is missing: install Rust 1.89 or newer (rustup), then run this again"; exit 1
   fi
   local v; v=$(rustc --version | awk '{print $2}')
-  if [ "$(printf '%s\n1.88.0\n' "$v" | sort -V | head -1)" != "1.88.0" ]; then
-    say "rustc $v is too old: 1.88 or newer is needed"; exit 1
+  if [ "$(printf '%s\n1.89.0\n' "$v" | sort -V | head -1)" != "1.89.0" ]; then
+    say "rustc $v is too old: 1.89 or newer is needed"; exit 1
   fi
 }
 

@@ -235,7 +235,8 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
     match cli.command {
         Command::Serve { port, token, notify } => {
-            app.recover().await?;
+            // Held until the server stops: a second `serve` or the desktop app on this data directory is refused.
+            let _serving = app.recover().await?;
             let notifier = notify.then(|| std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier) as std::sync::Arc<dyn approval_console::notify::Notifier>);
             let _background = app.start(notifier);
             let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);

@@ -7,44 +7,75 @@ use anyhow::Context;
 use approval_console::api;
 use approval_console::app::{default_data_dir, App};
 use approval_console::notify::{desktop::DesktopNotifier, Notifier};
+use clap::Parser;
+use std::path::PathBuf;
 use std::sync::Arc;
+use tauri::Manager;
+
+/// Approval Console's desktop window: the queue of tool calls AI agents wait on, desktop notifications
+/// for new ones, a tray icon with the pending count.
+///
+/// Also serves the HTTP API on 127.0.0.1 (agents reach the local engine there; a browser may open the
+/// console too). A second launch focuses the running window. Closing the window keeps the app in the
+/// tray; quit from the tray menu.
+#[derive(Parser)]
+#[command(name = "approval-console-desktop", version)]
+struct Options {
+    /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
+    #[arg(long, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The local engine's agents [default: agents.toml in the data directory; without it, the demo agent]
+    #[arg(long, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
+    agents: Option<PathBuf>,
+    /// Port of the HTTP API on 127.0.0.1 (0: any free port). A port in use is not fatal: the window works without it.
+    #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
+    port: u16,
+    /// Session token for the HTTP API [default: a new random one]
+    #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+/// What runs beside the window for as long as the app does (dropped at exit).
+struct Serving {
+    _lock: approval_console::app::ServeLock,
+    _background: approval_console::app::Background,
+    _server: Option<api::Server>,
+}
 
 fn main() -> anyhow::Result<()> {
+    let options = Options::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("APPROVAL_CONSOLE_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
-    let data_dir = std::env::var_os("APPROVAL_CONSOLE_DATA_DIR").map(Into::into).unwrap_or_else(default_data_dir);
-    let agents_file = std::env::var_os("APPROVAL_CONSOLE_AGENTS").map(std::path::PathBuf::from).unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
+    let data_dir = options.data_dir.unwrap_or_else(default_data_dir);
+    let agents_file = options.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
+    let (port, token) = (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token));
 
-    // The core first, on Tauri's async runtime: open, recover what the last run left, start the
-    // background work (remote sync, outbox, notifications).
-    let port: u16 = std::env::var("APPROVAL_CONSOLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(4319);
-    let token = std::env::var("APPROVAL_CONSOLE_TOKEN").ok().filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
-    let (core, background, server) = tauri::async_runtime::block_on(async {
+    // Open the core (no recovery yet: a second launch must not touch the first one's work).
+    let core = tauri::async_runtime::block_on(async {
         let agents = approval_console::config::load_agents(&agents_file).await?;
-        let core = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
-        core.recover().await?;
-        let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
-        // The same HTTP API as `serve` on 127.0.0.1 (agents reach the local engine there; a browser
-        // may open the console too). A port in use (a `serve` already running) is not fatal.
-        let server = match api::serve(core.clone(), port, &token).await {
-            Ok(server) => {
-                println!("Approval Console is running. Local engine API: http://{}/api/agents   Browser: {}", server.addr, server.ui_url(&token));
-                Some(server)
-            }
-            Err(e) => {
-                tracing::warn!("the HTTP API is not served (127.0.0.1:{port}: {e}); the window works without it");
-                None
-            }
-        };
-        anyhow::Ok((core, background, server))
+        App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))
     })?;
 
     let builder = tauri::Builder::default()
-        // A second launch focuses the first instance's window instead.
+        // A second launch focuses the first instance's window and exits here, before setup.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| approval_console_desktop::show_main_window(app)));
-    let app = approval_console_desktop::build(builder, core, |handle| {
+    let app = approval_console_desktop::build(builder, core, move |handle| {
+        // The only instance: recover what the last run left (under the data directory's lock) and
+        // start the background work (remote sync, outbox, notifications) and the HTTP API.
+        let core = handle.state::<App>().inner().clone();
+        let serving = match tauri::async_runtime::block_on(start_serving(core, port, &token)) {
+            Ok(serving) => serving,
+            Err(e) => {
+                // E.g. a `serve` on the same data directory. Said on stderr and as a notification (a
+                // launch from a menu has no terminal), then out: Tauri would panic on a setup error.
+                eprintln!("approval-console-desktop: {e:#}");
+                let _ = DesktopNotifier.tell("Approval Console cannot start", &format!("{e:#}"));
+                std::process::exit(1);
+            }
+        };
+        handle.manage(serving);
         approval_console_desktop::tray::create(handle)?;
         approval_console_desktop::create_main_window(handle)?;
         let handle = handle.clone();
@@ -52,12 +83,24 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     })
     .build(tauri::generate_context!("../tauri.conf.json"))
-        .context("starting the desktop app")?;
-    app.run(move |_, event| {
-        if let tauri::RunEvent::Exit = event {
-            // Stops remote sync, the outbox worker, notifications and the HTTP API.
-            let _ = (&background, &server);
-        }
-    });
+    .context("starting the desktop app")?;
+    app.run(|_, _| {});
     Ok(())
+}
+
+async fn start_serving(core: App, port: u16, token: &str) -> anyhow::Result<Serving> {
+    let lock = core.recover().await?;
+    let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
+    // The same HTTP API as `serve`. A port in use (another program) is not fatal.
+    let server = match api::serve(core.clone(), port, token).await {
+        Ok(server) => {
+            println!("Approval Console is running. Local engine API: http://{}/api/agents   Browser: {}", server.addr, server.ui_url(token));
+            Some(server)
+        }
+        Err(e) => {
+            tracing::warn!("the HTTP API is not served (127.0.0.1:{port}: {e}); the window works without it");
+            None
+        }
+    };
+    Ok(Serving { _lock: lock, _background: background, _server: server })
 }

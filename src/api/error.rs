@@ -55,6 +55,7 @@ impl From<Error> for ApiError {
             Error::Secret { code: "secret_not_found", .. } => StatusCode::NOT_FOUND,
             Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
+            Error::AlreadyServing { .. } => StatusCode::CONFLICT,
             Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

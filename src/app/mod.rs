@@ -2,6 +2,7 @@
 //! the CLI, the tests and (later) the desktop shell.
 
 pub mod engines;
+pub mod lock;
 pub mod queue;
 
 use crate::console::{Console, Events};
@@ -11,6 +12,7 @@ use crate::engine::remotes::Remotes;
 use crate::notify::{Notifications, Notifier};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::Db;
+pub use lock::ServeLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -85,15 +87,19 @@ impl App {
     }
 
     /// C5 at start-up: interrupted deliveries are marked (never re-run), stored decisions delivered,
-    /// runs left half-advanced continue from their snapshots.
-    pub async fn recover(&self) -> Result<(), Error> {
+    /// runs left half-advanced continue from their snapshots. Only the process that serves may do
+    /// this: it first takes the data directory's [`ServeLock`] (refused with `already_serving` while
+    /// another process serves), and must keep it for as long as it serves.
+    pub async fn recover(&self) -> Result<ServeLock, Error> {
+        let data_dir = self.db.path().parent().unwrap_or(Path::new("."));
+        let lock = ServeLock::acquire(data_dir)?;
         // Runs first: a decision cannot be delivered to a run still marked `running`.
         let runs = self.local.recover().await?;
         let (interrupted, delivered) = self.console.recover().await?;
         if interrupted + delivered + runs > 0 {
             tracing::info!(interrupted, delivered, runs, "recovered work left by the previous process");
         }
-        Ok(())
+        Ok(lock)
     }
 }
 

@@ -40,6 +40,9 @@ pub enum Error {
     Secret { code: &'static str, message: String },
     #[error("the database is busy (locked by another process); nothing was changed, try again")]
     StorageBusy,
+    /// Another process (the desktop app or `serve`) already serves this data directory.
+    #[error("another Approval Console is already serving {data_dir} ({holder}); stop it, or use another data directory")]
+    AlreadyServing { data_dir: String, holder: String },
     #[error("storage error: {0}")]
     Storage(String),
 }
@@ -59,6 +62,7 @@ impl Error {
             Self::Unreachable(_) => "engine_unreachable",
             Self::Secret { code, .. } => code,
             Self::StorageBusy => "storage_busy",
+            Self::AlreadyServing { .. } => "already_serving",
             Self::Storage(_) => "internal",
         }
     }

@@ -9,6 +9,20 @@ pub const APP_NAME: &str = "Approval Console";
 #[derive(Clone, Debug, Default)]
 pub struct DesktopNotifier;
 
+impl DesktopNotifier {
+    /// A plain notification without actions (e.g. why the app cannot start), text escaped like any notice.
+    pub fn tell(&self, summary: &str, body: &str) -> Result<(), String> {
+        use crate::domain::text::notification_text;
+        notify_rust::Notification::new()
+            .appname(APP_NAME)
+            .summary(&notification_text(summary))
+            .body(&notification_text(body))
+            .show()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl Notifier for DesktopNotifier {
     fn show(&self, notice: Notice, answer: Box<dyn FnOnce(Option<Choice>) + Send>) -> Result<(), String> {
         // notify-rust's zbus calls block (their own executor): a thread of their own, which then

@@ -138,3 +138,20 @@ async fn serve_lists_the_agents_of_agents_toml() {
     assert_eq!(agents["ops"]["tools"]["delete_record"]["requireApproval"], true);
     assert!(agents["ops"]["tools"]["ask_operator"].is_object(), "ask_operator is available to every agent");
 }
+
+#[tokio::test]
+async fn c05_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_keeps_serving() {
+    // Both would recover at start, each taking the other's in-flight deliveries and runs for
+    // interrupted ones and running them again: only one process may serve a data directory.
+    let tmp = tempfile::tempdir().unwrap();
+    let first = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
+    let second = cli(tmp.path(), &["serve", "--port", "0", "--token", TOKEN]);
+    assert!(!second.status.success(), "{}", text_of(&second));
+    let said = text_of(&second);
+    assert!(said.contains("already serving") && said.contains(&format!("pid {}", first.child.id())), "{said}");
+    assert_eq!(first.get("/api/health").await["status"], "ok", "the first server is untouched");
+    drop(first);
+    // Its lock goes with the process (also on kill -9: ServeProcess kills its child).
+    let third = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
+    assert_eq!(third.get("/api/health").await["status"], "ok");
+}

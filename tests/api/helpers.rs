@@ -91,6 +91,8 @@ pub struct TestApp {
     pub base: String,
     pub http: reqwest::Client,
     pub counters: Counters,
+    /// This "process" serves `dir` (see `App::recover`); released by `stop`.
+    serving: Option<approval_console::app::ServeLock>,
 }
 
 /// A fresh data directory, the counting demo agent, a server on a free port.
@@ -121,11 +123,11 @@ pub async fn spawn_app_in_with(dir: &Path, counters: Counters, extra: fn(&Counte
     let mut agents = vec![counting_demo(&counters)];
     agents.extend(extra(&counters));
     let app = App::open(dir, agents).await.expect("open app");
-    app.recover().await.expect("recover");
+    let serving = Some(app.recover().await.expect("recover"));
     let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
     let base = format!("http://{}", server.addr);
     let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
-    TestApp { dir: dir.to_owned(), _tmp: None, app, server, base, http, counters }
+    TestApp { dir: dir.to_owned(), _tmp: None, app, server, base, http, counters, serving }
 }
 
 impl TestApp {
@@ -133,6 +135,7 @@ impl TestApp {
     pub async fn stop(self) -> (PathBuf, Option<tempfile::TempDir>, Counters) {
         self.server.stop().await;
         self.app.db.pool().close().await;
+        drop(self.serving);
         (self.dir, self._tmp, self.counters)
     }
 

@@ -40,7 +40,13 @@ export async function waitFor(check, what, ms = 30_000) {
   throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
 
-export async function openDesktop() {
+/**
+ * Starts tauri-driver and a WebDriver session of the app over a fresh data directory.
+ * `log`: the app's APPROVAL_CONSOLE_LOG (default `warn`). Everything the app and the drivers write to
+ * stderr is kept (`stderr()`), so a test can check what reached the logs, and passed through unless
+ * `quiet`.
+ */
+export async function openDesktop({ log = 'warn', quiet = false } = {}) {
   const bin = process.env.APPROVAL_CONSOLE_DESKTOP_BIN;
   const driverBin = process.env.TAURI_DRIVER;
   assert.ok(bin, 'APPROVAL_CONSOLE_DESKTOP_BIN must name the built approval-console-desktop');
@@ -56,9 +62,14 @@ export async function openDesktop() {
       APPROVAL_CONSOLE_DATA_DIR: join(dir, 'data'),
       APPROVAL_CONSOLE_PORT: new URL(apiUrl).port,
       APPROVAL_CONSOLE_TOKEN: TOKEN,
-      APPROVAL_CONSOLE_LOG: 'warn',
+      APPROVAL_CONSOLE_LOG: log,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const errText = [];
+  driver.stderr.on('data', (chunk) => {
+    errText.push(chunk.toString());
+    if (!quiet) process.stderr.write(chunk);
   });
   let session;
   const close = async () => {
@@ -121,5 +132,17 @@ export async function openDesktop() {
     const page = await api('GET', `/api/queue?run=${encodeURIComponent(gen.body.runId)}`);
     return page.body.items[0];
   }
-  return { wd, find, text, click, api, pause, waitFor, close };
+  /** Types `value` into the element at `css` (after clearing it). */
+  async function type(css, value) {
+    const el = await waitFor(() => find(css), css);
+    await wd('POST', `/element/${el}/clear`, {});
+    await wd('POST', `/element/${el}/value`, { text: value });
+  }
+  return {
+    wd, find, text, click, type, api, pause, waitFor, close,
+    /** The app's data directory. */
+    dataDir: join(dir, 'data'),
+    /** What the app and the drivers wrote to stderr so far. */
+    stderr: () => errText.join(''),
+  };
 }

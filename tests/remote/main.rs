@@ -32,18 +32,19 @@ pub struct Console {
     pub base: String,
     pub http: reqwest::Client,
     background: Option<Background>,
+    serving: Option<approval_console::app::ServeLock>,
 }
 
 impl Console {
     /// A console over `dir` (fresh or existing), recovering and starting its background work like `serve`.
     pub async fn start(dir: &Path) -> Self {
         let app = App::open(dir, vec![]).await.expect("open app");
-        app.recover().await.expect("recover");
+        let serving = Some(app.recover().await.expect("recover"));
         let background = app.start(None);
         let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
         let base = format!("http://{}", server.addr);
         let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
-        Self { dir: dir.to_owned(), app, server, base, http, background: Some(background) }
+        Self { dir: dir.to_owned(), app, server, base, http, background: Some(background), serving }
     }
 
     /// Stops everything (as a process exit would) and closes the database.
@@ -51,6 +52,7 @@ impl Console {
         drop(self.background.take());
         self.server.stop().await;
         self.app.db.pool().close().await;
+        drop(self.serving.take());
     }
 
     pub async fn get(&self, path: &str) -> (StatusCode, Value) {

@@ -22,7 +22,10 @@ const READY_TIMEOUT: Duration = Duration::from_secs(60);
 const LOG_TAIL_BYTES: u64 = 6_000;
 
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mastra-server")
+    // Included by the core's tests (manifest at the root) and by the desktop crate's (src-tauri/).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if manifest.ends_with("src-tauri") { manifest.parent().expect("repository root") } else { manifest };
+    root.join("tests/mastra-server")
 }
 
 fn node_bin() -> PathBuf {
