@@ -18,5 +18,7 @@ export default defineConfig(({ mode }) => ({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
+    // CSS is stubbed out in tests, except app.css: the palette test reads it (`?raw`).
+    css: { include: [/\/app\.css/] },
   },
 }));

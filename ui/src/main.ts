@@ -6,7 +6,11 @@ import App from './App.svelte';
 import type { Backend } from './lib/backend/backend';
 import { TauriBackend } from './lib/backend/tauri';
 import { WebBackend } from './lib/backend/web';
+import { pageTheme } from './lib/theme.svelte';
 import { TokenStore } from './lib/token.svelte';
+
+// The stored theme goes on <html> before anything is mounted, so the first paint has its colours.
+pageTheme.start();
 
 function sessionStore(): Storage | null {
   try {

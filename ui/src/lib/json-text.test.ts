@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawJson, visibleParts } from './json-text';
+import { rawJson, walkJson } from './json-text';
 
 function deep(n: number): unknown {
   let root: Record<string, unknown> = {};
@@ -34,18 +34,25 @@ describe('rawJson', () => {
   });
 });
 
-describe('visibleParts', () => {
-  it('shows bidi overrides and control characters as escapes', () => {
-    const parts = visibleParts('rm\u202e -rf\u0007');
-    expect(parts).toEqual([
-      { text: 'rm', escaped: false },
-      { text: '\\u{202E}', escaped: true },
-      { text: ' -rf', escaped: false },
-      { text: '\\u{0007}', escaped: true },
+describe('walkJson', () => {
+  it('visits every value in document order with its JSON Pointer', () => {
+    const seen: [unknown, string][] = [];
+    walkJson({ a: [1, { 'b/c': 'x' }], 'd~': null }, (v, pointer) => {
+      if (v === null || typeof v !== 'object') seen.push([v, pointer()]);
+    });
+    expect(seen).toEqual([
+      [1, '/a/0'],
+      ['x', '/a/1/b~1c'],
+      [null, '/d~0'],
     ]);
   });
 
-  it('keeps ordinary text, newlines and tabs as they are', () => {
-    expect(visibleParts('a\nb\tc <img>')).toEqual([{ text: 'a\nb\tc <img>', escaped: false }]);
+  it('walks 10,000 levels without recursion and stops when told', () => {
+    let visits = 0;
+    walkJson(deep(10_000), () => void visits++);
+    expect(visits).toBe(10_001);
+    let stoppedAt = 0;
+    walkJson(deep(10_000), () => ++stoppedAt < 5);
+    expect(stoppedAt).toBe(5);
   });
 });

@@ -10,25 +10,18 @@ export const CHILD_PAGE = 100;
 /** The raw JSON view is cut past this many characters. */
 export const RAW_LIMIT = 200 * 1024;
 
-export type TextPart = { text: string; escaped: boolean };
-
-// Characters that are invisible or reorder text (control chars, bidi overrides, zero-width): an
-// operator must see them, since they can make `rm -rf /` look like something else.
+/**
+ * One character that is invisible or reorders text (control chars, bidi overrides, zero-width, tag
+ * characters and the supplementary variation selectors that can smuggle text past a reader): an
+ * operator must see them, since they can make `rm -rf /` look like something else. Shown as
+ * `escapeHidden` escapes (see `confusables.ts`).
+ */
 // eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb]/g;
+export const HIDDEN_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
 
-/** Splits a string into plain runs and visible `\u{…}` escapes for hidden characters. */
-export function visibleParts(s: string): TextPart[] {
-  const parts: TextPart[] = [];
-  let last = 0;
-  for (const m of s.matchAll(HIDDEN)) {
-    const i = m.index ?? 0;
-    if (i > last) parts.push({ text: s.slice(last, i), escaped: false });
-    parts.push({ text: `\\u{${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`, escaped: true });
-    last = i + m[0].length;
-  }
-  if (last < s.length || parts.length === 0) parts.push({ text: s.slice(last), escaped: false });
-  return parts;
+/** How a hidden character is shown: `\u{202E}`. */
+export function escapeHidden(cp: number): string {
+  return `\\u{${cp.toString(16).toUpperCase().padStart(4, '0')}}`;
 }
 
 export type ValueKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null' | 'other';
@@ -130,4 +123,42 @@ export function formatSize(chars: number): string {
   if (chars < 1024) return `${chars} characters`;
   if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
   return `${(chars / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A JSON Pointer (RFC 6901) segment: `~` → `~0`, `/` → `~1`. */
+function pointerSegment(k: string | number): string {
+  return '/' + String(k).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/**
+ * Visits every value inside `value` (itself first), depth-first in document order, as a loop with its
+ * own stack (no recursion: 10,000 levels are fine). `pointer()` builds the visited value's JSON
+ * Pointer on demand (it costs the depth). Returning `false` from `visit` stops the walk.
+ */
+export function walkJson(value: unknown, visit: (v: unknown, pointer: () => string) => boolean | void): void {
+  type Frame = { obj: unknown[] | Record<string, unknown>; keys: string[] | null; i: number };
+  const stack: Frame[] = [];
+  const pointer = () => stack.map((f) => pointerSegment(f.keys ? f.keys[f.i - 1] : f.i - 1)).join('');
+  const enter = (v: unknown): boolean => {
+    if (visit(v, pointer) === false) return false;
+    if (Array.isArray(v)) {
+      if (v.length > 0) stack.push({ obj: v, keys: null, i: 0 });
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      if (keys.length > 0) stack.push({ obj: v as Record<string, unknown>, keys, i: 0 });
+    }
+    return true;
+  };
+  if (!enter(value)) return;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    const n = top.keys ? top.keys.length : (top.obj as unknown[]).length;
+    if (top.i >= n) {
+      stack.pop();
+      continue;
+    }
+    const child = top.keys ? (top.obj as Record<string, unknown>)[top.keys[top.i]] : (top.obj as unknown[])[top.i];
+    top.i++;
+    if (!enter(child)) return;
+  }
 }

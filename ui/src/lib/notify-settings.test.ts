@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationSettings } from './backend/backend';
-import { fromForm, notifyState, parseList, toForm } from './notify-settings';
+import { fromForm, isHighRisk, notifyState, parseList, toForm } from './notify-settings';
 import { makeNotifyStatus } from './testing/fake-backend';
 
 const base: NotificationSettings = { enabled: true, quietHours: null, engines: null, agents: null, highRiskTools: [] };
@@ -46,5 +46,12 @@ describe('notification settings form', () => {
     expect(notifyState(makeNotifyStatus({ available: false }))).toBe('unavailable');
     expect(notifyState(makeNotifyStatus({ available: true }))).toBe('working');
     expect(notifyState(makeNotifyStatus({ available: null }))).toBe('untried');
+  });
+
+  it('high-risk tools are exact names, as the server compares them', () => {
+    expect(isHighRisk(['delete_record', 'send_email'], 'delete_record')).toBe(true);
+    expect(isHighRisk(['delete_record'], 'Delete_record')).toBe(false);
+    expect(isHighRisk(['delete_record'], 'delete')).toBe(false);
+    expect(isHighRisk(null, 'delete_record')).toBe(false);
   });
 });

@@ -80,3 +80,11 @@ export function notifyState(s: NotifyStatus): NotifyState {
   if (s.available === false) return 'unavailable';
   return s.available === true ? 'working' : 'untried';
 }
+
+/**
+ * Whether `tool` is one of the high-risk tools: exact names, as the server compares them. Never
+ * offered Approve from a notification; in the console, Approve asks to confirm first.
+ */
+export function isHighRisk(highRiskTools: readonly string[] | null | undefined, tool: string): boolean {
+  return (highRiskTools ?? []).includes(tool);
+}

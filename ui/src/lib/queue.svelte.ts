@@ -4,6 +4,7 @@
  * `args` may be megabytes or thousands of levels deep.
  */
 import { ApiError, type Backend, type BackendEvent, type QueueFilter, type QueueItem } from './backend/backend';
+import { filterBySearch } from './search';
 
 export type QueueHooks = {
   onError: (e: ApiError) => void;
@@ -19,6 +20,14 @@ export class QueueModel {
   filter = $state.raw<QueueFilter>({ state: 'pending' });
   loading = $state(false);
   loaded = $state(false);
+
+  /**
+   * The search box: filters the loaded items on this side for now (see `search.ts`); a server-side
+   * search will send it with the filter instead.
+   */
+  search = $state('');
+  /** The items the list shows: those loaded that match `search`, newest first. */
+  shown = $derived(filterBySearch(this.items, this.search));
 
   /** Pending items among those loaded; `more` when further pages may hold others. */
   pendingCount = $derived(this.items.filter((i) => i.state === 'pending').length);

@@ -240,7 +240,7 @@ describe('Console', () => {
       expect(q('[data-testid="queue-tab"]')!.getAttribute('aria-selected')).toBe('true');
       expect(q('#panel-queue')!.hidden).toBe(false);
       expect(q('[data-testid="detail"]')!.dataset.id).toBe('a');
-      expect(all('[data-testid="queue-item"][aria-current="true"]').map((e) => e.dataset.id)).toEqual(['a']);
+      expect(all('[data-testid="queue-item"][aria-selected="true"]').map((e) => e.dataset.id)).toEqual(['a']);
       expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(changed);
       expect(q('[data-testid="args-tree"]')!.textContent).toContain('rec-9');
       const notice = q('[data-testid="open-notice"]')!;

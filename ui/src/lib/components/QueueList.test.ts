@@ -3,7 +3,7 @@ import { flushSync } from 'svelte';
 import { backendContext } from '../backend/context';
 import { QueueModel } from '../queue.svelte';
 import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
-import { mountInBody } from '../testing/mount';
+import { mountInBody, type } from '../testing/mount';
 import QueueList from './QueueList.svelte';
 
 async function render(backend: FakeBackend, state: 'pending' | 'decided' | 'all') {
@@ -58,5 +58,39 @@ describe('QueueList', () => {
     expect(row('wait')).toBeNull();
     expect(queue.matches(makeItem({ id: 'x', state: 'pending' }))).toBe(false);
     expect(backend.calls[0]).toEqual({ method: 'listQueue', args: [expect.objectContaining({ state: 'decided' })] });
+  });
+
+  it('is a listbox: the selected call is the one option Tab reaches, Space selects, the search filters', async () => {
+    const backend = new FakeBackend();
+    backend.add(
+      makeItem({ id: 'a', toolName: 'send_email', pausedAt: '2025-01-01T12:00:00Z' }),
+      makeItem({ id: 'b', toolName: 'delete_record', pausedAt: '2025-01-01T11:00:00Z' }),
+    );
+    const queue = new QueueModel(backend, { onError: (e) => { throw e; } });
+    await queue.reload();
+    const selected: string[] = [];
+    const { target } = mountInBody(QueueList, { props: { queue, selectedId: 'b', onselect: (id: string) => selected.push(id) }, context: backendContext(backend) });
+    flushSync();
+    const list = target.querySelector('[role="listbox"]')!;
+    expect(list.getAttribute('aria-label')).toBe('Calls, newest first');
+    const options = [...list.querySelectorAll<HTMLElement>('[role="option"]')];
+    expect(options.map((o) => [o.dataset.id, o.getAttribute('aria-selected'), o.tabIndex])).toEqual([
+      ['a', 'false', -1],
+      ['b', 'true', 0],
+    ]);
+    // Options hold no controls of their own.
+    expect(list.querySelector('button, a, input')).toBeNull();
+
+    options[0].dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true, cancelable: true }));
+    options[0].click();
+    expect(selected).toEqual(['a', 'a']);
+
+    const search = target.querySelector('[data-testid="queue-search"]') as HTMLInputElement;
+    expect(target.querySelector(`label[for="${search.id}"]`)!.textContent).toBe('Search');
+    type(search, 'send');
+    flushSync();
+    // The selected call is filtered out: the first one listed takes Tab.
+    expect([...list.querySelectorAll<HTMLElement>('[role="option"]')].map((o) => [o.dataset.id, o.tabIndex])).toEqual([['a', 0]]);
+    expect(queue.pendingCount).toBe(2);
   });
 });

@@ -4,6 +4,8 @@ import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeNotifyStatus } from '../testing/fake-backend';
 import { mountInBody, settle, type, check } from '../testing/mount';
+import { memoryStorage } from '../testing/storage';
+import { THEME_STORAGE_KEY, ThemeSetting } from '../theme.svelte';
 import SettingsView from './SettingsView.svelte';
 
 async function render(backend: FakeBackend, refreshMs = 60_000) {
@@ -309,5 +311,39 @@ describe('SettingsView: start at login', () => {
     await settle();
     expect(tid('autostart-load-error')).toBeNull();
     expect(input('autostart').checked).toBe(true);
+  });
+});
+
+describe('SettingsView: appearance', () => {
+  it('offers system, light and dark, applies a choice at once and keeps it for the next start', async () => {
+    const backend = new FakeBackend();
+    const storage = memoryStorage();
+    const root = document.createElement('html');
+    const theme = new ThemeSetting(storage, root, { matches: true, addEventListener: () => {}, removeEventListener: () => {} });
+    theme.start();
+    const { target, unmount } = mountInBody(SettingsView, { props: { refreshMs: 60_000, theme }, context: backendContext(backend) });
+    await settle();
+    const radio = (c: string) => target.querySelector(`[data-testid="theme-${c}"]`) as HTMLInputElement;
+    const section = target.querySelector('[data-testid="appearance-settings"]')!;
+    expect(section.querySelector('legend')!.textContent).toBe('Theme');
+    expect(text(radio('system').closest('label'))).toBe('System (follows this computer: dark now)');
+    expect(radio('system').checked).toBe(true);
+    expect(root.dataset.theme).toBe('dark');
+    // The other sections are still there.
+    expect(target.querySelector('[data-testid="notify-settings-form"]')).not.toBeNull();
+
+    radio('light').checked = true;
+    radio('light').dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    expect(root.dataset.theme).toBe('light');
+    expect(storage.getItem(THEME_STORAGE_KEY)).toBe('light');
+    expect(radio('system').checked).toBe(false);
+    unmount();
+
+    // The next start (a reload) reads it back.
+    const again = new ThemeSetting(storage, document.createElement('html'), null);
+    again.start();
+    expect(again.choice).toBe('light');
+    theme.dispose();
   });
 });

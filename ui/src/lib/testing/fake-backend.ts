@@ -1,4 +1,6 @@
 /** An in-memory `Backend` for unit tests: records calls, answers from a map of items and engines. */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical';
 import {
   ApiError,
   type Backend,
@@ -14,8 +16,16 @@ import {
   type SyncReport,
 } from '../backend/backend';
 
+/** The server's fingerprint of a call (S7), computed with Node's SHA-256 over our canonical JSON. */
+export function fingerprintOf(toolName: string, args: unknown): string {
+  return 'sha256:' + createHash('sha256').update(canonicalJson({ toolName, args }), 'utf8').digest('hex');
+}
+
+/** A pending call; its fingerprint is the true one of its tool name and arguments unless given. */
 export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   const id = over.id ?? 'q1';
+  const toolName = over.toolName ?? 'delete_record';
+  const args = 'args' in over ? over.args : { id: 'rec-1' };
   return {
     id,
     engine: 'local',
@@ -27,7 +37,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     toolCallId: `call-${id}`,
     toolName: 'delete_record',
     args: { id: 'rec-1' },
-    fingerprint: 'sha256:' + 'ab'.repeat(32),
+    fingerprint: over.fingerprint ?? fingerprintOf(toolName, args),
     kind: 'approval',
     suspendPayload: null,
     resumeSchema: null,

@@ -1,0 +1,294 @@
+// Keyboard triage through the whole console: every step by key presses only (keys.ts, triage.ts).
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { NotifyWarning } from '../notify-warning.svelte';
+import { FakeBackend, fingerprintOf, makeItem } from '../testing/fake-backend';
+import { mountInBody, settle, type } from '../testing/mount';
+import Console from './Console.svelte';
+
+/** The true fingerprint of call n (`makeItem` computes it from the tool name and arguments). */
+const fp = (n: number) => fingerprintOf('delete_record', { id: `rec-${n}` });
+
+/** Five pending calls, listed c1 (newest) to c5. */
+function fiveCalls(backend: FakeBackend) {
+  for (let n = 1; n <= 5; n++) {
+    backend.add(makeItem({ id: `c${n}`, args: { id: `rec-${n}` }, pausedAt: `2025-01-01T1${9 - n}:00:00Z` }));
+  }
+}
+
+async function render(backend: FakeBackend) {
+  const { target } = mountInBody(Console, { props: { notifyWarning: new NotifyWarning() }, context: backendContext(backend) });
+  await settle();
+  const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
+  const tid = (id: string) => q(`[data-testid="${id}"]`);
+  const rows = () => [...target.querySelectorAll<HTMLElement>('[data-testid="queue-item"]')].map((e) => e.dataset.id);
+  const option = (id: string) => q(`[data-testid="queue-item"][data-id="${id}"]`);
+  const shown = () => tid('detail')?.dataset.id ?? null;
+  const decisions = () => backend.calls.filter((c) => ['approve', 'decline', 'resume'].includes(c.method));
+  return { q, tid, rows, option, shown, decisions };
+}
+
+/** A key pressed where the focus is, as a browser would send it. */
+async function press(key: string, init: KeyboardEventInit = {}) {
+  const target = document.activeElement ?? document.body;
+  target.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true, ...init }));
+  await settle({ rounds: 3 });
+}
+
+describe('Console keyboard triage', () => {
+  it('clears a queue by keyboard alone: j, a, d with a reason and Enter, a…', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { tid, rows, option, shown, decisions } = await render(backend);
+    expect(rows()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(shown()).toBeNull();
+
+    await press('j');
+    expect(shown()).toBe('c1');
+    expect(document.activeElement).toBe(option('c1'));
+    expect(option('c1')!.getAttribute('aria-selected')).toBe('true');
+    expect(option('c1')!.tabIndex).toBe(0);
+    expect(option('c2')!.tabIndex).toBe(-1);
+
+    await press('a');
+    expect(decisions()).toEqual([{ method: 'approve', args: ['c1', fp(1)] }]);
+    // The next call is shown and has the focus, in the list.
+    expect(shown()).toBe('c2');
+    expect(document.activeElement).toBe(option('c2'));
+    expect(tid('triage-note')!.textContent).toBe('Approved delete_record. Showing the next call.');
+    expect(tid('pending-count')!.textContent).toBe('4');
+
+    await press('d');
+    const reason = tid('decline-reason') as HTMLInputElement;
+    expect(document.activeElement).toBe(reason);
+    // Letters typed into the reason are text, not shortcuts.
+    for (const k of ['a', 'j', 'd', '/', '?']) await press(k);
+    expect(shown()).toBe('c2');
+    expect(tid('shortcut-help')).toBeNull();
+    type(reason, 'not today');
+    await press('Enter');
+    expect(decisions()[1]).toEqual({ method: 'decline', args: ['c2', fp(2), 'not today'] });
+    expect(shown()).toBe('c3');
+    expect(document.activeElement).toBe(option('c3'));
+
+    await press('a');
+    await press('a');
+    expect(shown()).toBe('c5');
+    await press('a');
+    expect(decisions().map((c) => [c.method, c.args[0]])).toEqual([
+      ['approve', 'c1'],
+      ['decline', 'c2'],
+      ['approve', 'c3'],
+      ['approve', 'c4'],
+      ['approve', 'c5'],
+    ]);
+    expect(rows()).toEqual([]);
+    expect(tid('pending-count')!.textContent).toBe('0');
+    // None left: the last call stays, with its result.
+    expect(shown()).toBe('c5');
+    expect(tid('decision-kind')!.textContent).toBe('Approved');
+    // Nothing more to approve.
+    await press('a');
+    expect(decisions()).toHaveLength(5);
+    expect(tid('triage-note')!.textContent).toBe('This call cannot be approved.');
+  });
+
+  it('does not decline on the Enter that ends an IME composition in the reason', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { tid, decisions } = await render(backend);
+    await press('j');
+    await press('d');
+    type(tid('decline-reason'), '却下');
+    await press('Enter', { isComposing: true });
+    expect(decisions()).toEqual([]);
+    await press('Enter');
+    expect(decisions()).toEqual([{ method: 'decline', args: ['c1', fp(1), '却下'] }]);
+  });
+
+  it('moves with j/k anywhere and with the arrows, Home and End in the list; Enter moves to the details', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { shown, option, tid } = await render(backend);
+    await press('k');
+    expect(shown()).toBe('c5');
+    await press('k');
+    expect(shown()).toBe('c4');
+    await press('ArrowUp');
+    expect(shown()).toBe('c3');
+    await press('Home');
+    expect(shown()).toBe('c1');
+    await press('End');
+    expect(shown()).toBe('c5');
+    await press('ArrowDown');
+    expect(shown()).toBe('c5');
+
+    await press('Enter');
+    expect(document.activeElement).toBe(tid('detail-tool'));
+    // Out of the list, the arrows scroll the page and select nothing.
+    await press('ArrowUp');
+    expect(shown()).toBe('c5');
+    await press('j', { repeat: true }); // held down: keeps moving, clamped at the end
+    expect(shown()).toBe('c5');
+    expect(document.activeElement).toBe(option('c5'));
+    // Keys with Ctrl, Alt or Meta belong to the browser.
+    await press('k', { ctrlKey: true });
+    await press('a', { metaKey: true });
+    expect(shown()).toBe('c5');
+    expect(backend.calls.filter((c) => c.method === 'approve')).toEqual([]);
+  });
+
+  it('asks to confirm a high-risk tool: nothing sent until Enter, nothing at all after Esc', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    backend.add(makeItem({ id: 'safe', toolName: 'read_record', pausedAt: '2025-01-01T20:00:00Z' }));
+    backend.notifySettings = { ...backend.notifySettings, highRiskTools: ['delete_record'] };
+    const { tid, option, shown, decisions } = await render(backend);
+
+    // A tool that is not high-risk is approved at once.
+    await press('j');
+    expect(shown()).toBe('safe');
+    expect(tid('approve')!.dataset.highRisk).toBeUndefined();
+    await press('a');
+    expect(decisions().map((c) => c.args[0])).toEqual(['safe']);
+    expect(shown()).toBe('c1');
+    expect(tid('approve')!.dataset.highRisk).toBe('true');
+
+    await press('a');
+    const confirm = tid('approve-confirm')!;
+    expect(confirm.textContent!.trim()).toBe('Approve delete_record?');
+    expect(document.activeElement).toBe(confirm);
+    expect(tid('approve-confirm-step')!.textContent).toContain('Enter to confirm, Esc to cancel');
+    expect(decisions()).toHaveLength(1);
+
+    await press('Escape');
+    expect(tid('approve-confirm')).toBeNull();
+    expect(decisions()).toHaveLength(1);
+    // Back where the operator was.
+    expect(document.activeElement).toBe(option('c1'));
+
+    await press('a');
+    // A held-down Enter confirms nothing; a fresh one does.
+    await press('Enter', { repeat: true });
+    expect(decisions()).toHaveLength(1);
+    await press('Enter');
+    expect(decisions()[1]).toEqual({ method: 'approve', args: ['c1', fp(1)] });
+    expect(shown()).toBe('c2');
+  });
+
+  it('asks to confirm a click on Approve for a high-risk tool too', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    backend.notifySettings = { ...backend.notifySettings, highRiskTools: ['delete_record'] };
+    const { tid, option, shown, decisions } = await render(backend);
+    option('c3')!.click();
+    await settle();
+    tid('approve')!.click();
+    await settle();
+    expect(decisions()).toEqual([]);
+    expect(document.activeElement).toBe(tid('approve-confirm'));
+    tid('approve-cancel')!.click();
+    await settle();
+    expect(tid('approve-confirm')).toBeNull();
+    expect(document.activeElement).toBe(tid('approve'));
+    expect(decisions()).toEqual([]);
+
+    tid('approve')!.click();
+    await settle();
+    tid('approve-confirm')!.click();
+    await settle();
+    expect(decisions()).toEqual([{ method: 'approve', args: ['c3', fp(3)] }]);
+    expect(shown()).toBe('c4');
+  });
+
+  it('confirms every approval while the high-risk tools cannot be read', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    backend.failSettings = new ApiError('network', 'down');
+    const { tid, decisions } = await render(backend);
+    await press('j');
+    await press('a');
+    expect(tid('approve-confirm')).not.toBeNull();
+    expect(decisions()).toEqual([]);
+  });
+
+  it('opens and closes the shortcut help with ? and Esc, giving the focus back', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { tid, option, shown } = await render(backend);
+    await press('j');
+    await press('?');
+    const help = tid('shortcut-help')!;
+    expect(help.tagName).toBe('DIALOG');
+    expect(help.hasAttribute('open')).toBe(true);
+    expect(help.getAttribute('aria-modal')).toBe('true');
+    expect(help.textContent).toContain('Approve the open call');
+    expect(document.activeElement).toBe(tid('shortcut-help-close'));
+    // While it is open, the other shortcuts do nothing.
+    await press('j');
+    expect(shown()).toBe('c1');
+    await press('Escape');
+    expect(tid('shortcut-help')).toBeNull();
+    expect(document.activeElement).toBe(option('c1'));
+
+    await press('?');
+    expect(tid('shortcut-help')).not.toBeNull();
+    await press('?');
+    expect(tid('shortcut-help')).toBeNull();
+
+    // The header button opens it for mouse users.
+    tid('shortcut-help-open')!.click();
+    await settle();
+    expect(tid('shortcut-help')).not.toBeNull();
+    tid('shortcut-help-close')!.click();
+    await settle();
+    expect(tid('shortcut-help')).toBeNull();
+  });
+
+  it('/ focuses the search, which filters the loaded calls; Esc goes back to the list', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { tid, rows, option, shown } = await render(backend);
+    await press('/');
+    const search = tid('queue-search') as HTMLInputElement;
+    expect(document.activeElement).toBe(search);
+    expect(search.labels![0].textContent).toBe('Search');
+    type(search, 'REC-3');
+    await settle();
+    expect(rows()).toEqual(['c3']);
+    await press('Escape');
+    expect(document.activeElement).toBe(option('c3'));
+    await press('Enter');
+    expect(shown()).toBe('c3');
+
+    await press('/');
+    type(search, 'no such thing');
+    await settle();
+    expect(rows()).toEqual([]);
+    expect(tid('search-empty')).not.toBeNull();
+    expect(tid('pending-count')!.textContent).toBe('5');
+  });
+
+  it('r goes to the first field of a suspended call\'s form; a and d do nothing there', async () => {
+    const backend = new FakeBackend();
+    backend.add(
+      makeItem({
+        id: 's1',
+        kind: 'suspend',
+        toolName: 'ask_operator',
+        resumeSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+      }),
+    );
+    const { tid, q, decisions } = await render(backend);
+    await press('j');
+    await press('a');
+    await press('d');
+    expect(decisions()).toEqual([]);
+    expect(tid('triage-note')!.textContent).toBe('This call cannot be declined.');
+    await press('r');
+    expect(document.activeElement).toBe(q('[data-testid="resume-form"] input[name="answer"]'));
+    await press('Escape');
+    expect(document.activeElement).toBe(q('[data-testid="queue-item"][data-id="s1"]'));
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Keyboard triage: which action a key press asks for. Pure: the console decides what each action
+ * does with the calls it shows. A shortcut never fires while the operator types in a field (except
+ * Esc, which leaves it), nor with Ctrl, Alt or Meta held (those belong to the browser and the
+ * desktop), nor when something else already handled the key.
+ */
+
+export type KeyAction =
+  | 'next'
+  | 'prev'
+  | 'first'
+  | 'last'
+  | 'open'
+  | 'approve'
+  | 'decline'
+  | 'resume'
+  | 'search'
+  | 'help'
+  | 'escape';
+
+/** What `keyAction` reads of a `KeyboardEvent`. */
+export type KeyPress = Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'target' | 'defaultPrevented' | 'repeat' | 'isComposing'>;
+
+/** The shortcuts as the help dialog lists them, in this order. */
+export const SHORTCUTS: readonly { keys: readonly string[]; what: string }[] = [
+  { keys: ['j', '↓'], what: 'Next call (↓ in the list)' },
+  { keys: ['k', '↑'], what: 'Previous call (↑ in the list)' },
+  { keys: ['Home', 'End'], what: 'First / last call (in the list)' },
+  { keys: ['Enter'], what: 'Open the selected call: move to its details' },
+  { keys: ['a'], what: 'Approve the open call (a high-risk tool asks first: Enter confirms, Esc cancels)' },
+  { keys: ['d'], what: 'Decline: type the reason, Enter sends' },
+  { keys: ['r'], what: 'Answer a suspended call: to the first field of its form' },
+  { keys: ['/'], what: 'Search the loaded calls' },
+  { keys: ['?'], what: 'Show or hide these shortcuts' },
+  { keys: ['Esc'], what: 'Leave a field, cancel a confirmation, close this help' },
+];
+
+/** Letters that act on a call: held down, they must not act again on the next call shown. */
+const ONCE: Partial<Record<string, KeyAction>> = { a: 'approve', d: 'decline', r: 'resume', '/': 'search', '?': 'help' };
+
+/** Keys that move the selection anywhere on the page (the arrows, Home and End only in the list: elsewhere they scroll). */
+const MOVE: Partial<Record<string, KeyAction>> = { j: 'next', k: 'prev' };
+const LIST_MOVE: Partial<Record<string, KeyAction>> = { ArrowDown: 'next', ArrowUp: 'prev', Home: 'first', End: 'last' };
+
+export function keyAction(e: KeyPress): KeyAction | null {
+  if (e.defaultPrevented || e.isComposing || e.ctrlKey || e.altKey || e.metaKey) return null;
+  if (e.key === 'Escape') return e.repeat ? null : 'escape';
+  const target = e.target instanceof Element ? e.target : null;
+  if (isTyping(target)) return null;
+  if (MOVE[e.key]) return MOVE[e.key]!;
+  if (LIST_MOVE[e.key]) return inList(target) ? LIST_MOVE[e.key]! : null;
+  // Enter activates buttons, links and summaries itself; it opens the call from the list or from nowhere in particular.
+  if (e.key === 'Enter') return !e.repeat && (inList(target) || isPageLevel(target)) ? 'open' : null;
+  const once = ONCE[e.key];
+  return once && !e.repeat ? once : null;
+}
+
+/** Whether keys pressed in `el` are typed text: text fields, selects, editable content. */
+export function isTyping(el: Element | null): boolean {
+  if (!el) return false;
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) return true;
+  // `isContentEditable` is not implemented everywhere (jsdom): read the attribute too.
+  return (el instanceof HTMLElement && el.isContentEditable) || !!el.closest('[contenteditable]:not([contenteditable="false"])');
+}
+
+function inList(el: Element | null): boolean {
+  return !!el?.closest('[role="listbox"]');
+}
+
+/** No control has the focus: the page itself, or an element focused only to be read (a heading). */
+function isPageLevel(el: Element | null): boolean {
+  if (!el || el === document.body || el === document.documentElement) return true;
+  return el.getAttribute('tabindex') === '-1' && !el.matches('button, a[href], summary, [role="button"], [role="tab"]');
+}
