@@ -1,33 +1,94 @@
 import { describe, expect, it } from 'vitest';
-import { assignServerErrors, buildResumeForm, collectResumeData, parseRawResumeData } from './resume-form';
+import {
+  MAX_FORM_DEPTH,
+  buildResumeForm,
+  checkForm,
+  checkRaw,
+  draftToRaw,
+  fieldPaths,
+  loadData,
+  newItem,
+  optionText,
+  parseRawResumeData,
+  placeErrors,
+  serverErrors,
+  type ArrayDraft,
+  type ChoiceDraft,
+  type Draft,
+  type FormNode,
+  type ObjectDraft,
+  type ResumeFormModel,
+} from './resume-form';
 
-describe('buildResumeForm', () => {
-  it('makes one field per property with the right input type', () => {
-    const m = buildResumeForm({
+type FormModel = Extract<ResumeFormModel, { mode: 'form' }>;
+
+function form(schema: unknown): FormModel {
+  const m = buildResumeForm(schema);
+  if (m.mode !== 'form') throw new Error(`expected a form, got raw: ${m.reason}`);
+  return m;
+}
+
+/** The node and draft of a top-level field. */
+function field(m: FormModel, draft: ObjectDraft, name: string): { node: FormNode; draft: Draft } {
+  const i = m.root.fields.findIndex((f) => f.name === name);
+  if (i === -1) throw new Error(`no field ${name}`);
+  return { node: m.root.fields[i].node, draft: draft.fields[i] };
+}
+
+/** A fresh draft (a deep copy of the initial one), as the component starts with. */
+const fresh = (m: FormModel) => structuredClone(m.initial);
+
+/** The errors of `checkForm`, as { path: [messages] }. */
+function errorsOf(m: FormModel, d: ObjectDraft): Record<string, string[]> {
+  const r = checkForm(m, d);
+  const out: Record<string, string[]> = {};
+  if (!r.ok) for (const e of r.errors) (out[e.path] ??= []).push(e.message);
+  return out;
+}
+
+function dataOf(m: FormModel, d: ObjectDraft): unknown {
+  const r = checkForm(m, d);
+  if (!r.ok) throw new Error(`not valid: ${JSON.stringify(r.errors)}`);
+  return r.data;
+}
+
+describe('buildResumeForm: one node per property', () => {
+  it('gives each property the right kind and input type', () => {
+    const m = form({
       type: 'object',
       properties: {
         answer: { type: 'string' },
         count: { type: 'integer' },
         ratio: { type: 'number' },
         sure: { type: 'boolean' },
-        colour: { type: 'string', enum: ['red', 'blue'] },
+        colour: { type: 'string', enum: ['red', 'green', 'blue', 'black'] },
+        size: { enum: ['s', 'm'] },
+        kind: { const: 'reply' },
+        day: { type: 'string', format: 'date' },
+        at: { type: 'string', format: 'date-time' },
+        mail: { type: 'string', format: 'email' },
+        link: { type: 'string', format: 'uri' },
       },
     });
-    expect(m.mode).toBe('fields');
-    if (m.mode !== 'fields') return;
-    expect(m.fields.map((f) => [f.name, f.type])).toEqual([
-      ['answer', 'string'],
-      ['count', 'integer'],
-      ['ratio', 'number'],
-      ['sure', 'boolean'],
-      ['colour', 'enum'],
+    const kinds = m.root.fields.map((f) => [f.name, f.node.kind, f.node.kind === 'text' ? f.node.input : f.node.kind === 'enum' ? f.node.widget : '']);
+    expect(kinds).toEqual([
+      ['answer', 'text', 'text'],
+      ['count', 'number', ''],
+      ['ratio', 'number', ''],
+      ['sure', 'boolean', ''],
+      ['colour', 'enum', 'select'],
+      ['size', 'enum', 'radio'],
+      ['kind', 'const', ''],
+      ['day', 'text', 'date'],
+      // The browser's datetime-local input has no zone: a text input with the format as hint.
+      ['at', 'text', 'text'],
+      ['mail', 'text', 'email'],
+      ['link', 'text', 'url'],
     ]);
-    expect(m.fields.find((f) => f.name === 'colour')!.options).toEqual(['red', 'blue']);
-    expect(m.fields[0].path).toBe('/answer');
   });
 
   it('marks required fields and uses title/description as label text', () => {
-    const m = buildResumeForm({
+    const m = form({
       type: 'object',
       properties: {
         answer: { type: 'string', description: 'Your answer' },
@@ -36,8 +97,7 @@ describe('buildResumeForm', () => {
       },
       required: ['answer'],
     });
-    if (m.mode !== 'fields') throw new Error('expected fields');
-    const [answer, note, plain] = m.fields;
+    const [answer, note, plain] = m.root.fields.map((f) => f.node);
     expect(answer.required).toBe(true);
     expect(note.required).toBe(false);
     expect(answer.label).toBe('Your answer');
@@ -46,8 +106,26 @@ describe('buildResumeForm', () => {
     expect(plain.label).toBe('plain');
   });
 
-  it('pre-fills defaults by type', () => {
-    const m = buildResumeForm({
+  it('describes the constraints in words for the hint', () => {
+    const m = form({
+      type: 'object',
+      properties: {
+        code: { type: 'string', minLength: 3, maxLength: 8, pattern: '^[A-Z]+$' },
+        n: { type: 'integer', minimum: 1, maximum: 10, multipleOf: 2 },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 3, uniqueItems: true },
+      },
+    });
+    expect(m.root.fields.map((f) => f.node.hints)).toEqual([
+      ['3 to 8 characters', 'matching ^[A-Z]+$'],
+      ['a whole number', 'at least 1 and at most 10', 'a multiple of 2'],
+      ['at most 3 items', 'all different'],
+    ]);
+  });
+});
+
+describe('defaults', () => {
+  it('pre-fills defaults where they fit and ignores the rest', () => {
+    const m = form({
       type: 'object',
       properties: {
         s: { type: 'string', default: 'hello' },
@@ -55,37 +133,23 @@ describe('buildResumeForm', () => {
         b: { type: 'boolean', default: true },
         e: { enum: ['a', 'b', 'c'], default: 'c' },
         wrong: { type: 'string', default: 42 },
+        inner: { type: 'object', properties: { x: { type: 'integer', default: 7 }, y: { type: 'string' } }, default: { y: 'from parent' } },
+        list: { type: 'array', items: { type: 'string' }, default: ['one', 'two'] },
+        either: { anyOf: [{ type: 'string' }, { type: 'number' }], default: 3 },
       },
     });
-    if (m.mode !== 'fields') throw new Error('expected fields');
-    expect(m.initial).toEqual({ s: 'hello', n: '2.5', b: true, e: '2', wrong: '' });
+    expect(dataOf(m, fresh(m))).toEqual({ s: 'hello', n: 2.5, b: true, e: 'c', inner: { x: 7, y: 'from parent' }, list: ['one', 'two'], either: 3 });
   });
 
-  it('accepts a nullable primitive type', () => {
-    const m = buildResumeForm({ type: 'object', properties: { a: { type: ['string', 'null'] } } });
-    expect(m.mode).toBe('fields');
-  });
-
-  it.each([
-    ['no schema', null],
-    ['a non-object schema', { type: 'string' }],
-    ['an object without properties', { type: 'object' }],
-    ['a nested object', { type: 'object', properties: { inner: { type: 'object', properties: { x: { type: 'string' } } } } }],
-    ['an array property', { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } }],
-    ['a combinator', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }],
-    ['a required name without a property', { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] }],
-  ])('falls back to raw JSON for %s', (_name, schema) => {
-    const m = buildResumeForm(schema as never);
+  it('takes the raw editor default from the schema when there is no form', () => {
+    const m = buildResumeForm({ type: 'object', properties: { a: { $ref: '#/x' } }, default: { a: 1 } });
     expect(m.mode).toBe('raw');
-    if (m.mode === 'raw') {
-      expect(m.reason).not.toBe('');
-      expect(JSON.parse(m.initial)).toEqual({});
-    }
+    if (m.mode === 'raw') expect(JSON.parse(m.initial)).toEqual({ a: 1 });
   });
 });
 
-describe('collectResumeData', () => {
-  const model = buildResumeForm({
+describe('checkForm: validation by path', () => {
+  const m = form({
     type: 'object',
     properties: {
       answer: { type: 'string' },
@@ -97,47 +161,380 @@ describe('collectResumeData', () => {
     },
     required: ['answer', 'count', 'level'],
   });
-  if (model.mode !== 'fields') throw new Error('expected fields');
 
   it('refuses missing required fields, naming each by path', () => {
-    const r = collectResumeData(model.fields, { ...model.initial });
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(Object.keys(r.errors).sort()).toEqual(['/answer', '/count', '/level']);
+    expect(Object.keys(errorsOf(m, fresh(m))).sort()).toEqual(['/answer', '/count', '/level']);
   });
 
   it('builds typed data and leaves out empty optional fields', () => {
-    const r = collectResumeData(model.fields, { ...model.initial, answer: 'blue', count: '3', ratio: 0.5, level: '1', sure: true });
-    expect(r).toEqual({ ok: true, data: { answer: 'blue', count: 3, ratio: 0.5, sure: true, level: 2 } });
+    const d = fresh(m);
+    (field(m, d, 'answer').draft as { text: string }).text = 'blue';
+    (field(m, d, 'count').draft as { value: number }).value = 3;
+    (field(m, d, 'ratio').draft as { value: number }).value = 0.5;
+    (field(m, d, 'sure').draft as { value: boolean }).value = true;
+    (field(m, d, 'level').draft as { index: string }).index = '1';
+    expect(checkForm(m, d)).toEqual({ ok: true, data: { answer: 'blue', count: 3, ratio: 0.5, sure: true, level: 2 } });
   });
 
-  it('refuses a fraction for an integer', () => {
-    const r = collectResumeData(model.fields, { ...model.initial, answer: 'x', count: '1.5', level: '0' });
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors['/count']).toMatch(/whole/);
+  it('refuses a fraction for an integer, and text the browser could not read as a number', () => {
+    const d = fresh(m);
+    (field(m, d, 'answer').draft as { text: string }).text = 'x';
+    (field(m, d, 'count').draft as { value: number }).value = 1.5;
+    (field(m, d, 'level').draft as { index: string }).index = '0';
+    Object.assign(field(m, d, 'ratio').draft, { value: null, badInput: true });
+    const errs = errorsOf(m, d);
+    expect(errs['/count']).toEqual(['Must be a whole number.']);
+    expect(errs['/ratio']).toEqual(['Enter a number.']);
+  });
+
+  it('checks number minimum, maximum and multipleOf', () => {
+    const n = form({ type: 'object', properties: { n: { type: 'number', minimum: 0, exclusiveMaximum: 10, multipleOf: 0.5 } } });
+    const at = (v: number) => {
+      const d = fresh(n);
+      (d.fields[0] as { value: number }).value = v;
+      return errorsOf(n, d)['/n'] ?? [];
+    };
+    // Like the server (the jsonschema crate), a value below a fractional divisor is never a multiple of it.
+    expect(at(-1)).toEqual(['Must be at least 0.', 'Must be a multiple of 0.5.']);
+    expect(at(10)).toEqual(['Must be less than 10.']);
+    expect(at(0.3)).toEqual(['Must be a multiple of 0.5.']);
+    expect(at(9.5)).toEqual([]);
+  });
+
+  it('checks string minLength, maxLength and pattern, and survives a pattern JS cannot compile', () => {
+    const s = form({
+      type: 'object',
+      properties: { code: { type: 'string', minLength: 2, maxLength: 4, pattern: '^[a-z]+$' }, odd: { type: 'string', pattern: '(?<!oops' } },
+    });
+    const at = (code: string, odd = 'whatever') => {
+      const d = fresh(s);
+      (d.fields[0] as { text: string }).text = code;
+      (d.fields[1] as { text: string }).text = odd;
+      return errorsOf(s, d);
+    };
+    expect(at('a')['/code']).toEqual(['Needs at least 2 characters.']);
+    expect(at('abcde')['/code']).toEqual(['Takes at most 4 characters.']);
+    expect(at('AB')['/code']).toEqual(['Must match the pattern ^[a-z]+$.']);
+    // The odd pattern is left to the server: no local error, no crash.
+    expect(at('abc')).toEqual({});
+  });
+
+  it('checks formats as the server does: asserted under draft-07, not under 2020-12', () => {
+    const props = { mail: { type: 'string', format: 'email' }, day: { type: 'string', format: 'date' }, link: { type: 'string', format: 'uri' }, at: { type: 'string', format: 'date-time' } };
+    const d7 = form({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: props });
+    const fill = (m: FormModel, values: string[]) => {
+      const d = fresh(m);
+      values.forEach((v, i) => ((d.fields[i] as { text: string }).text = v));
+      return errorsOf(m, d);
+    };
+    expect(Object.keys(fill(d7, ['nope', '2025-02-30', 'not a uri', '2025-01-01 10:00']))).toEqual(['/mail', '/day', '/link', '/at']);
+    expect(fill(d7, ['ops@example.com', '2024-02-29', 'https://example.com', '2025-01-01T10:00:00Z'])).toEqual({});
+    const d2020 = form({ type: 'object', properties: props });
+    expect(fill(d2020, ['nope', '2025-02-30', 'not a uri', 'soon'])).toEqual({});
   });
 });
 
-describe('raw JSON and server errors', () => {
+describe('nested objects and lists', () => {
+  const m = form({
+    type: 'object',
+    properties: {
+      target: {
+        type: 'object',
+        title: 'Target',
+        properties: { host: { type: 'string' }, port: { type: 'integer', minimum: 1 } },
+        required: ['host'],
+      },
+      extra: { type: 'object', properties: { note: { type: 'string' }, tag: { const: 'x' } }, required: ['note'] },
+      people: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    },
+    required: ['target', 'people'],
+  });
+
+  it('starts a required list with minItems items and reports nested errors at their paths', () => {
+    const d = fresh(m);
+    expect((field(m, d, 'people').draft as ArrayDraft).items).toHaveLength(1);
+    expect(Object.keys(errorsOf(m, d)).sort()).toEqual(['/people/0/name', '/target/host']);
+  });
+
+  it('builds nested data, leaving out an optional object nobody filled in (fixed values aside)', () => {
+    const d = fresh(m);
+    const target = field(m, d, 'target').draft as ObjectDraft;
+    (target.fields[0] as { text: string }).text = 'db1';
+    const people = field(m, d, 'people');
+    const list = people.draft as ArrayDraft;
+    ((list.items[0].draft as ObjectDraft).fields[0] as { text: string }).text = 'Ann';
+    expect(dataOf(m, d)).toEqual({ target: { host: 'db1' }, people: [{ name: 'Ann' }] });
+  });
+
+  it('adds and removes items, and checks minItems and maxItems', () => {
+    const d = fresh(m);
+    (((field(m, d, 'target').draft as ObjectDraft).fields[0]) as { text: string }).text = 'db1';
+    const { node, draft } = field(m, d, 'people');
+    const list = draft as ArrayDraft;
+    if (node.kind !== 'array') throw new Error('array expected');
+    for (const n of ['Ann', 'Bob', 'Cy']) {
+      const item = newItem(node);
+      ((item.draft as ObjectDraft).fields[0] as { text: string }).text = n;
+      list.items.push(item);
+    }
+    list.items.shift();
+    expect(errorsOf(m, d)['/people']).toEqual(['Takes at most 2 items.']);
+    list.items.splice(0, 3);
+    list.present = true;
+    expect(errorsOf(m, d)['/people']).toEqual(['Needs at least 1 item.']);
+  });
+
+  it('has a place for errors at every field and list item', () => {
+    const d = fresh(m);
+    expect([...fieldPaths(m.root, d)].sort()).toEqual([
+      '/extra',
+      '/extra/note',
+      '/extra/tag',
+      '/people',
+      '/people/0',
+      '/people/0/name',
+      '/target',
+      '/target/host',
+      '/target/port',
+    ]);
+  });
+});
+
+describe('enums, const and nullable', () => {
+  it('sends the enum value chosen, of any JSON type', () => {
+    const m = form({ type: 'object', properties: { v: { enum: ['a', 2, null, { k: 1 }] } }, required: ['v'] });
+    const d = fresh(m);
+    (d.fields[0] as { index: string }).index = '3';
+    expect(dataOf(m, d)).toEqual({ v: { k: 1 } });
+    (d.fields[0] as { index: string }).index = '2';
+    expect(dataOf(m, d)).toEqual({ v: null });
+  });
+
+  it('always sends a const value', () => {
+    const m = form({ type: 'object', properties: { kind: { const: 'reply' }, text: { type: 'string' } } });
+    expect(dataOf(m, fresh(m))).toEqual({ kind: 'reply' });
+  });
+
+  it('offers null for "type": [T, "null"] and for anyOf [T, {"type": "null"}]', () => {
+    const m = form({
+      type: 'object',
+      properties: {
+        a: { type: ['string', 'null'] },
+        b: { anyOf: [{ type: 'string', maxLength: 2 }, { type: 'null' }], title: 'B' },
+      },
+      required: ['a', 'b'],
+    });
+    expect(m.root.fields.map((f) => [f.node.kind, f.node.nullable, f.node.label])).toEqual([
+      ['text', true, 'a'],
+      ['text', true, 'B'],
+    ]);
+    const d = fresh(m);
+    d.fields[0].isNull = true;
+    d.fields[1].isNull = true;
+    expect(dataOf(m, d)).toEqual({ a: null, b: null });
+    // The server would only say "matches none" for b: the form says why.
+    d.fields[1].isNull = false;
+    (d.fields[1] as { text: string }).text = 'long';
+    expect(errorsOf(m, d)).toEqual({ '/b': ['Takes at most 2 characters.'] });
+  });
+});
+
+describe('oneOf / anyOf of simple shapes', () => {
+  const m = form({
+    type: 'object',
+    properties: {
+      answer: {
+        title: 'Answer',
+        oneOf: [
+          { type: 'object', properties: { kind: { const: 'yes' }, when: { type: 'string', minLength: 1 } }, required: ['kind', 'when'] },
+          { type: 'object', properties: { kind: { const: 'no' }, why: { type: 'string' } }, required: ['kind'] },
+        ],
+      },
+      amount: { type: ['integer', 'string'] },
+    },
+    required: ['answer'],
+  });
+
+  it('names the shapes by their fixed field, or their type', () => {
+    const [answer, amount] = m.root.fields.map((f) => f.node);
+    if (answer.kind !== 'choice' || amount.kind !== 'choice') throw new Error('choices expected');
+    expect(answer.variants.map((v) => v.label)).toEqual(['yes', 'no']);
+    expect(amount.variants.map((v) => v.label)).toEqual(['Whole number', 'Text']);
+  });
+
+  it('sends the chosen shape and explains its errors at their own paths', () => {
+    const d = fresh(m);
+    const choice = d.fields[0] as ChoiceDraft;
+    expect(choice.index).toBe('0');
+    expect(errorsOf(m, d)).toEqual({ '/answer/when': ['This field is required.'] });
+    choice.index = '1';
+    expect(dataOf(m, d)).toEqual({ answer: { kind: 'no' } });
+  });
+
+  it('picks the shape that fits when data comes from the raw editor', () => {
+    const r = loadData(m.root, { answer: { kind: 'no', why: 'later' }, amount: 'ten' });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect((r.draft.fields[0] as ChoiceDraft).index).toBe('1');
+    expect((r.draft.fields[1] as ChoiceDraft).index).toBe('1');
+    expect(dataOf(m, r.draft)).toEqual({ answer: { kind: 'no', why: 'later' }, amount: 'ten' });
+  });
+});
+
+describe('raw JSON fallback', () => {
+  it.each([
+    ['no schema', null],
+    ['a non-object schema', { type: 'string' }],
+    ['an object without properties', { type: 'object' }],
+    ['a nested object without properties', { type: 'object', properties: { inner: { type: 'object' } } }],
+    ['a property of any value', { type: 'object', properties: { a: {} } }],
+    ['a $ref', { type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { type: 'string' } } }],
+    ['allOf', { type: 'object', properties: { a: { allOf: [{ type: 'string' }, { minLength: 1 }] } } }],
+    ['if/then', { type: 'object', properties: { a: { type: 'string' } }, if: { required: ['a'] }, then: { required: ['b'] } }],
+    ['a tuple', { type: 'object', properties: { a: { type: 'array', items: [{ type: 'string' }] } } }],
+    ['a list of any values', { type: 'object', properties: { a: { type: 'array' } } }],
+    ['a combinator mixed with other keywords', { type: 'object', properties: { a: { type: 'object', oneOf: [{ required: ['x'] }, { required: ['y'] }] } } }],
+    ['a required name without a property', { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] }],
+    ['an empty enum', { type: 'object', properties: { a: { enum: [] } } }],
+    ['too many fields', { type: 'object', properties: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`f${i}`, { type: 'string' }])) }],
+  ])('falls back to raw JSON for %s, saying why', (_name, schema) => {
+    const m = buildResumeForm(schema as never);
+    expect(m.mode).toBe('raw');
+    if (m.mode === 'raw') {
+      expect(m.reason).not.toBe('');
+      expect(JSON.parse(m.initial)).toEqual({});
+    }
+  });
+
+  it('falls back for a schema 1,000 levels deep, at once', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 1000; i++) schema = { type: 'object', properties: { next: schema }, required: ['next'] };
+    const started = performance.now();
+    const m = buildResumeForm(schema);
+    expect(m.mode).toBe('raw');
+    if (m.mode === 'raw') expect(m.reason).toContain(`more than ${MAX_FORM_DEPTH} levels`);
+    // The raw editor's check of data against it is bounded too.
+    const r = checkRaw(schema, '{"next": {"next": 1}}');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(r.ok).toBe(false);
+  });
+
+  it('checks the raw editor the same way as the form', () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string', maxLength: 3 } }, required: ['answer'] };
+    expect(checkRaw(schema, '{}')).toEqual({ ok: false, errors: [{ path: '/answer', message: 'This field is required.', keyword: 'required' }] });
+    expect(checkRaw(schema, '{"answer": "long"}')).toEqual({ ok: false, errors: [{ path: '/answer', message: 'Takes at most 3 characters.' }] });
+    expect(checkRaw(schema, '{"answer": "ok"}')).toEqual({ ok: true, data: { answer: 'ok' } });
+    const bad = checkRaw(schema, '{answer: 1}');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors[0].message).toMatch(/Not valid JSON/);
+  });
+
   it('parses raw JSON or says why not', () => {
     expect(parseRawResumeData('{"a":1}')).toEqual({ ok: true, data: { a: 1 } });
     const bad = parseRawResumeData('{a:1}');
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/JSON/);
   });
+});
 
-  it('puts invalid_resume_data errors next to the field at their JSON pointer', () => {
-    const m = buildResumeForm({ type: 'object', properties: { answer: { type: 'string' }, 'a/b': { type: 'string' } } });
-    if (m.mode !== 'fields') throw new Error('expected fields');
-    const { byPath, other } = assignServerErrors(m.fields, {
-      errors: [
-        { path: '/answer', message: 'must be a colour' },
-        { path: '/a~1b', message: 'too long' },
-        { path: '', message: 'unknown property "x"' },
-      ],
-    });
+describe('form ↔ raw round trip', () => {
+  const m = form({
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      n: { type: ['number', 'null'] },
+      tags: { type: 'array', items: { enum: ['a', 'b'] } },
+      inner: { type: 'object', properties: { ok: { type: 'boolean' }, when: { type: 'string', format: 'date' } } },
+      pick: { anyOf: [{ type: 'string' }, { type: 'object', properties: { id: { type: 'integer' } } }] },
+      ['__proto__']: { type: 'string' },
+    },
+  });
+
+  it('keeps the data both ways', () => {
+    // As typed in the raw editor; `__proto__` is an own field there, and must stay one.
+    const text = '{"title": "T", "n": null, "tags": ["b", "a"], "inner": {"ok": false, "when": "2025-01-02"}, "pick": {"id": 4}, "__proto__": "p"}';
+    const loaded = loadData(m.root, JSON.parse(text));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    const back = draftToRaw(m.root, loaded.draft);
+    expect(back.leftOut).toEqual([]);
+    expect(JSON.parse(back.text)).toEqual(JSON.parse(text));
+    expect(Object.keys(JSON.parse(back.text))).toContain('__proto__');
+    expect(dataOf(m, loaded.draft)).toEqual(JSON.parse(text));
+  });
+
+  it('keeps an empty list or object that was in the data', () => {
+    const loaded = loadData(m.root, { tags: [], inner: {} });
+    if (!loaded.ok) throw new Error('expected to load');
+    expect(JSON.parse(draftToRaw(m.root, loaded.draft).text)).toEqual({ tags: [], inner: {} });
+  });
+
+  it('refuses to go back to the form when that would lose data, and says where', () => {
+    const r = loadData(m.root, { title: 5, extra: true, tags: ['c'] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.map((p) => p.path).sort()).toEqual(['/extra', '/tags/0', '/title']);
+  });
+
+  it('says which values it left out going to the raw editor', () => {
+    const d = fresh(m);
+    Object.assign(d.fields[1], { badInput: true });
+    (d.fields[0] as { text: string }).text = 'T';
+    expect(draftToRaw(m.root, d)).toEqual({ text: '{\n  "title": "T"\n}', leftOut: ['/n'] });
+  });
+});
+
+describe('errors next to fields', () => {
+  const m = form({
+    type: 'object',
+    properties: {
+      answer: { type: 'string' },
+      'a/b': { type: 'string' },
+      people: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+    },
+  });
+
+  it('puts invalid_resume_data errors at the field of their JSON pointer, or the nearest one above', () => {
+    const d = fresh(m);
+    const people = field(m, d, 'people');
+    if (people.node.kind !== 'array') throw new Error('array expected');
+    (people.draft as ArrayDraft).items.push(newItem(people.node), newItem(people.node));
+    const { byPath, other } = placeErrors(
+      fieldPaths(m.root, d),
+      serverErrors({
+        errors: [
+          { path: '/answer', message: 'must be a colour' },
+          { path: '/a~1b', message: 'too long' },
+          { path: '/people/1/name', message: 'is not a known person' },
+          { path: '/people/1/age', message: 'unknown' },
+          { path: '', message: 'unknown property "x"' },
+          { path: '/nowhere', message: 'lost' },
+        ],
+      }),
+    );
     expect(byPath['/answer']).toEqual(['must be a colour']);
     expect(byPath['/a~1b']).toEqual(['too long']);
-    expect(other).toEqual([{ path: '', message: 'unknown property "x"' }]);
+    expect(byPath['/people/1/name']).toEqual(['is not a known person']);
+    expect(byPath['/people/1']).toEqual(['age: unknown']);
+    expect(other).toEqual([
+      { path: '', message: 'unknown property "x"' },
+      { path: '/nowhere', message: 'lost' },
+    ]);
+  });
+
+  it('reads details.errors defensively', () => {
+    expect(serverErrors(null)).toEqual([]);
+    expect(serverErrors({ errors: 'nope' })).toEqual([]);
+    expect(serverErrors({ errors: [{ path: 3, message: 4 }, 'x'] })).toEqual([{ path: '', message: '4' }]);
+  });
+});
+
+describe('untrusted text', () => {
+  it('writes hidden characters in option text as escapes', () => {
+    expect(optionText('pick \u202Eeno')).toBe('pick \\u{202E}eno');
+    expect(optionText(42)).toBe('42');
+    expect(optionText(null)).toBe('null');
   });
 });

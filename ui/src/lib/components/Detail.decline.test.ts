@@ -1,0 +1,75 @@
+// Declining with a reason: preset reasons fill the field, which stays editable; Enter sends.
+import { describe, expect, it, vi } from 'vitest';
+import { flushSync } from 'svelte';
+import { backendContext } from '../backend/context';
+import { DECLINE_PRESETS } from '../decline-presets';
+import { FakeBackend, makeItem } from '../testing/fake-backend';
+import { mountInBody, settle as settleAll, type } from '../testing/mount';
+import Detail from './Detail.svelte';
+
+const settle = () => settleAll({ rounds: 5, macrotasks: false });
+
+function render() {
+  const backend = new FakeBackend();
+  const item = makeItem();
+  backend.add(item);
+  const ondecided = vi.fn();
+  const { target } = mountInBody(Detail, { props: { item, ondecided, onerror: vi.fn() }, context: backendContext(backend) });
+  flushSync();
+  const reason = target.querySelector('[data-testid="decline-reason"]') as HTMLInputElement;
+  const presets = [...target.querySelectorAll<HTMLButtonElement>('[data-testid="decline-preset"]')];
+  const decisions = () => backend.calls.filter((c) => c.method === 'decline');
+  return { item, reason, presets, decisions, ondecided };
+}
+
+/** Enter pressed in the focused element, as a browser sends it. */
+async function pressEnter() {
+  (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+  await settle();
+}
+
+describe('Decline presets', () => {
+  it('offers each preset as a button that can be reached with the keyboard', () => {
+    const { presets } = render();
+    expect(presets.map((b) => b.textContent)).toEqual([...DECLINE_PRESETS]);
+    expect(DECLINE_PRESETS).toEqual(expect.arrayContaining(['Not authorised', 'Wrong target', 'Too risky', 'Ask me again later']));
+    for (const b of presets) {
+      expect(b.type).toBe('button');
+      expect(b.disabled).toBe(false);
+      expect(b.tabIndex).toBe(0);
+    }
+  });
+
+  it('fills the reason, focuses it, and Enter sends the decline with that reason', async () => {
+    const { item, reason, presets, decisions } = render();
+    const tooRisky = presets.find((b) => b.textContent === 'Too risky')!;
+    tooRisky.click();
+    await settle();
+    expect(reason.value).toBe('Too risky');
+    expect(document.activeElement).toBe(reason);
+    expect(tooRisky.dataset.chosen).toBe('true');
+    // Choosing a preset sends nothing by itself.
+    expect(decisions()).toEqual([]);
+    await pressEnter();
+    expect(decisions()).toEqual([{ method: 'decline', args: [item.id, item.fingerprint, 'Too risky'] }]);
+  });
+
+  it('lets the operator edit a preset before sending', async () => {
+    const { item, reason, presets, decisions } = render();
+    presets[0].click();
+    await settle();
+    type(reason, `${reason.value}: ask the on-call lead`);
+    await settle();
+    expect(presets[0].dataset.chosen).toBeUndefined();
+    await pressEnter();
+    expect(decisions()).toEqual([{ method: 'decline', args: [item.id, item.fingerprint, `${DECLINE_PRESETS[0]}: ask the on-call lead`] }]);
+  });
+
+  it('replaces one preset with another', async () => {
+    const { reason, presets } = render();
+    presets[0].click();
+    presets[1].click();
+    await settle();
+    expect(reason.value).toBe(DECLINE_PRESETS[1]);
+  });
+});
