@@ -8,8 +8,11 @@
 //! 2. start-up with BENCH_PENDING pending calls: opening the data directory and recovering (what the
 //!    desktop app does before its window shows), then the first page of the queue (what the window
 //!    shows first) — the target is < 1 s to a visible queue;
-//! 3. the RSS of this process (the core as the desktop app embeds it) with BENCH_PENDING pending.
-//! The window's own processes (WebKit) are not measured here: see the closing notes.
+//! 3. the RSS of this process (the core as the desktop app embeds it) with BENCH_PENDING pending;
+//! 4. with APPROVAL_CONSOLE_DESKTOP_BIN, TAURI_BASELINE_BIN and TAURI_DRIVER set (`scripts/bench-desktop`
+//!    builds and sets them): the real app's start to a visible queue over the same data directory,
+//!    and the idle memory of its processes (WebKit's included) against a minimal Tauri app — see
+//!    bench/desktop-window.mjs.
 
 #[path = "../tests/support/fill.rs"]
 mod fill;
@@ -120,4 +123,18 @@ async fn main() {
         ms(first_page)
     );
     println!("RSS of the core with {pending} pending: {:.1} MiB (process before opening: {:.1} MiB)", rss_kib() as f64 / 1024.0, before as f64 / 1024.0);
+
+    // 4. The window, over the same data directory (released first: one serving process per directory).
+    drop(_serving);
+    app.db.pool().close().await;
+    let window_env = ["APPROVAL_CONSOLE_DESKTOP_BIN", "TAURI_BASELINE_BIN", "TAURI_DRIVER"];
+    if window_env.iter().all(|v| std::env::var_os(v).is_some()) && std::env::var_os("DISPLAY").is_some() {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/desktop-window.mjs");
+        let status = std::process::Command::new("node").arg(script).arg(tmp.path()).arg(pending.to_string()).status();
+        if !matches!(status, Ok(s) if s.success()) {
+            println!("window start and memory: the script failed ({status:?})");
+        }
+    } else {
+        println!("window start and memory: skipped (run scripts/bench-desktop, which builds the app and the baseline and sets {window_env:?})");
+    }
 }
