@@ -114,7 +114,7 @@ async fn main() {
     let app = App::open(tmp.path(), vec![]).await.unwrap();
     let _serving = app.recover().await.unwrap();
     let opened = t.elapsed();
-    let page = app.queue_page(&QueueQuery { state: None, engine: None, agent: None, tool: None, kind: None, thread: None, run: None, limit: Some(50), cursor: None }).await.unwrap();
+    let page = app.queue_page(&QueueQuery { limit: Some(50), ..Default::default() }).await.unwrap();
     let first_page = t.elapsed();
     assert_eq!(page.items.len(), 50);
     println!(

@@ -125,6 +125,12 @@ enum AuditCommand {
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
+    /// Print the whole log, oldest first: JSON Lines (the entries as the API answers them, hashes
+    /// checkable) or CSV (cells a spreadsheet would run as formulas are prefixed with ').
+    Export {
+        #[arg(long, value_parser = ["jsonl", "csv"], default_value = "jsonl")]
+        format: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -316,6 +322,16 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
                     e.fingerprint.as_deref().map(|f| &f[..f.len().min(19)]).unwrap_or("-")
                 );
             }
+        }
+        Command::Audit { command: AuditCommand::Export { format } } => {
+            use futures::StreamExt;
+            let format = approval_console::app::audit::ExportFormat::parse(&format)?;
+            let mut out = std::io::stdout().lock();
+            let mut chunks = std::pin::pin!(app.export_audit(format));
+            while let Some(chunk) = chunks.next().await {
+                out.write_all(chunk?.as_bytes())?;
+            }
+            out.flush()?;
         }
         Command::Engines { command } => return engines(&app, command).await,
         Command::Openapi | Command::Agents | Command::Secret { .. } => unreachable!("handled above"),

@@ -1,9 +1,12 @@
 //! The window's commands: thin adapters over the core's one surface (`approval_console::app::App`).
 //! Each takes the core from state, calls it, and turns its error into `{code, message, details}`.
 
-use approval_console::app::engines::{EngineChanges, EngineView, NewEngine, SyncAnswer};
-use approval_console::app::queue::{AuditPage, AuditQuery, QueueItem, QueuePage, QueueQuery};
+use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
+use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
+use approval_console::app::queue::{AuditPage, AuditQuery, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery};
 use approval_console::app::App;
+use approval_console::console::expiry::ExpirySettings;
+use approval_console::console::grants::{Grant, NewGrant};
 use approval_console::domain::{Error, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
@@ -37,6 +40,11 @@ pub async fn queue_page(app: State<'_, App>, query: QueueQuery) -> Answer<QueueP
 }
 
 #[tauri::command]
+pub async fn queue_counts(app: State<'_, App>, query: QueueCountsQuery) -> Answer<QueueCounts> {
+    Ok(app.queue_counts(&query).await?)
+}
+
+#[tauri::command]
 pub async fn queue_item(app: State<'_, App>, id: String) -> Answer<QueueItem> {
     Ok(app.queue_item(&id).await?)
 }
@@ -67,6 +75,17 @@ pub async fn verify_audit(app: State<'_, App>) -> Answer<Verification> {
 }
 
 #[tauri::command]
+pub async fn decision_history(app: State<'_, App>, query: HistoryQuery) -> Answer<DecisionHistory> {
+    Ok(app.decision_history(&query).await?)
+}
+
+/// The whole audit log as text (`jsonl` or `csv`); the window saves it as a download.
+#[tauri::command]
+pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String> {
+    Ok(app.export_audit_text(ExportFormat::parse(&format)?).await?)
+}
+
+#[tauri::command]
 pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
     Ok(app.engines().await?)
 }
@@ -84,6 +103,12 @@ pub async fn edit_engine(app: State<'_, App>, name: String, changes: EngineChang
 #[tauri::command]
 pub async fn remove_engine(app: State<'_, App>, name: String) -> Answer<()> {
     Ok(app.remotes.remove(&name).await?)
+}
+
+/// Tries a server before it is added; nothing is stored.
+#[tauri::command]
+pub async fn test_engine(app: State<'_, App>, test: EngineTest) -> Answer<EngineTestResult> {
+    Ok(app.test_engine(test).await?)
 }
 
 #[tauri::command]
@@ -110,6 +135,36 @@ pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSe
 pub async fn save_notification_settings(app: State<'_, App>, settings: NotificationSettings) -> Answer<NotificationSettings> {
     settings.save(&app.db).await?;
     Ok(settings)
+}
+
+#[tauri::command]
+pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
+    Ok(app.expiry_settings().await?)
+}
+
+#[tauri::command]
+pub async fn save_expiry_settings(app: State<'_, App>, settings: ExpirySettings) -> Answer<ExpirySettings> {
+    Ok(app.save_expiry_settings(&settings).await?)
+}
+
+#[tauri::command]
+pub async fn snooze(app: State<'_, App>, id: String, secs: u64) -> Answer<QueueItem> {
+    Ok(app.snooze(&id, secs, CHANNEL).await?)
+}
+
+#[tauri::command]
+pub async fn grants(app: State<'_, App>) -> Answer<Vec<Grant>> {
+    Ok(app.grants().await?)
+}
+
+#[tauri::command]
+pub async fn create_grant(app: State<'_, App>, grant: NewGrant) -> Answer<Grant> {
+    Ok(app.create_grant(&grant, CHANNEL).await?)
+}
+
+#[tauri::command]
+pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
+    Ok(app.revoke_grant(&id, CHANNEL).await?)
 }
 
 /// Whether the app starts at login (an XDG autostart entry on Linux).

@@ -112,6 +112,58 @@ fn decline_with_a_reason_and_resume_with_checked_data() {
 }
 
 #[test]
+fn queue_counts_page_tabs_and_search_work_from_the_window() {
+    let d = desktop();
+    let first = d.pause("delete invoice-7");
+    d.pause("delete rec-8");
+    d.invoke("approve", json!({ "id": first["id"], "fingerprint": first["fingerprint"] })).unwrap();
+    let counts = d.invoke("queue_counts", json!({ "query": {} })).unwrap();
+    assert_eq!((counts["pending"].as_i64(), counts["decided"].as_i64(), counts["all"].as_i64(), counts["pendingTotal"].as_i64()), (Some(1), Some(1), Some(2), Some(1)), "{counts}");
+    let searched = d.invoke("queue_counts", json!({ "query": { "q": "INVOICE" } })).unwrap();
+    assert_eq!((searched["all"].as_i64(), searched["decided"].as_i64()), (Some(1), Some(1)), "{searched}");
+    let page = d.invoke("queue_page", json!({ "query": { "tab": "decided", "q": "invoice", "sort": "oldest" } })).unwrap();
+    assert_eq!(page["items"][0]["id"], first["id"]);
+    assert_eq!(page["items"][0]["tab"], "decided");
+    let err = d.invoke("queue_page", json!({ "query": { "tab": "pending", "state": "pending" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request");
+}
+
+#[test]
+fn decision_history_and_the_audit_export_from_the_window() {
+    let d = desktop();
+    let item = d.pause("delete rec-9");
+    d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "=1+1" })).unwrap();
+    let history = d.invoke("decision_history", json!({ "query": {} })).unwrap();
+    let record = &history["items"][0];
+    assert_eq!(record["decision"]["action"], "decision.decline");
+    assert!(record["decision"]["actor"].as_str().unwrap().ends_with("(desktop)"));
+    assert_eq!(record["delivery"]["action"], "delivery.delivered", "{history}");
+
+    let jsonl = d.invoke("export_audit", json!({ "format": "jsonl" })).unwrap();
+    let lines: Vec<Value> = jsonl.as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let page = d.invoke("audit_page", json!({ "query": { "limit": 500 } })).unwrap();
+    let mut entries = page["entries"].as_array().unwrap().clone();
+    entries.reverse();
+    assert_eq!(lines, entries);
+    let csv = d.invoke("export_audit", json!({ "format": "csv" })).unwrap();
+    let csv = csv.as_str().unwrap();
+    assert!(csv.starts_with("seq,at,actor,action,queueItemId,toolName,fingerprint,details,prevHash,hash\r\n"), "{csv}");
+    assert_eq!(csv.matches("\r\n").count(), entries.len() + 1);
+    assert_eq!(d.invoke("export_audit", json!({ "format": "xlsx" })).unwrap_err()["code"], "invalid_request");
+}
+
+#[test]
+fn test_engine_reports_an_unreachable_server_and_stores_nothing() {
+    let d = desktop();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let answer = d.invoke("test_engine", json!({ "test": { "baseUrl": format!("http://127.0.0.1:{port}"), "token": "secret" } })).unwrap();
+    assert_eq!(answer["result"], "unreachable", "{answer}");
+    assert!(answer["agents"].is_null());
+    assert_eq!(d.invoke("test_engine", json!({ "test": { "baseUrl": "nonsense" } })).unwrap_err()["code"], "invalid_request");
+    assert_eq!(d.invoke("engines", json!({})).unwrap(), json!([]));
+}
+
+#[test]
 fn engines_are_added_edited_synced_listed_and_removed() {
     let d = desktop();
     assert_eq!(d.invoke("engines", json!({})).unwrap(), json!([]));
@@ -142,6 +194,38 @@ fn notification_status_and_settings_round_trip() {
     assert_eq!(d.invoke("notification_settings", json!({})).unwrap(), wanted);
     let err = d.invoke("save_notification_settings", json!({ "settings": { "enabled": true, "quietHours": { "start": "nope", "end": "07:00" } } })).unwrap_err();
     assert_eq!(err["code"], "invalid_request");
+}
+
+#[test]
+fn expiry_settings_and_a_snooze_from_the_window() {
+    let d = desktop();
+    let item = d.pause("delete rec-1");
+    let err = d.invoke("snooze", json!({ "id": item["id"], "secs": 600 })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "no limit, nothing to snooze: {err}");
+    let wanted = json!({ "rules": [{ "tool": "delete_record", "afterSecs": 3600 }], "warnBeforeSecs": 300 });
+    assert_eq!(d.invoke("save_expiry_settings", json!({ "settings": wanted })).unwrap(), wanted);
+    assert_eq!(d.invoke("expiry_settings", json!({})).unwrap(), wanted);
+    let before = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();
+    assert!(before["expiresAt"].is_string(), "{before}");
+    let snoozed = d.invoke("snooze", json!({ "id": item["id"], "secs": 7200 })).unwrap();
+    assert!(snoozed["expiresAt"].as_str().unwrap() > before["expiresAt"].as_str().unwrap(), "{snoozed}");
+    let err = d.invoke("save_expiry_settings", json!({ "settings": { "rules": [{ "tool": "x", "afterSecs": 0 }] } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request");
+}
+
+#[test]
+fn grants_are_made_listed_and_revoked_from_the_window() {
+    let d = desktop();
+    let item = d.pause("delete rec-1");
+    let grant = d
+        .invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 } }))
+        .unwrap();
+    assert_eq!((grant["toolName"].as_str(), grant["createdBy"].as_str().map(|s| s.ends_with("(desktop)"))), (Some("delete_record"), Some(true)), "{grant}");
+    assert_eq!(d.invoke("grants", json!({})).unwrap()[0]["id"], grant["id"]);
+    let revoked = d.invoke("revoke_grant", json!({ "id": grant["id"] })).unwrap();
+    assert!(revoked["revokedAt"].is_string());
+    let err = d.invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "fingerprint": "sha256:00", "scope": "agent", "expiresInSecs": 3600 } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
 }
 
 #[test]

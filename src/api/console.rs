@@ -2,7 +2,8 @@
 
 use super::error::{ApiResult, ErrorBody};
 use super::ApiState;
-use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueItem, QueuePage, QueueQuery};
+use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
+use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery, QueueTab};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, Verdict,
@@ -25,6 +26,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi))
         .route("/api/queue", get(list_queue))
+        .route("/api/queue/counts", get(queue_counts))
         .route("/api/queue/{id}", get(get_item))
         .route("/api/queue/{id}/approve", post(approve))
         .route("/api/queue/{id}/decline", post(decline))
@@ -32,6 +34,8 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/events", get(events))
         .route("/api/audit", get(list_audit))
         .route("/api/audit/verify", get(verify_audit))
+        .route("/api/audit/decisions", get(decision_history))
+        .route("/api/audit/export", get(export_audit))
 }
 
 /// `{status: "ok", version}`.
@@ -50,6 +54,12 @@ async fn health() -> Json<Health> {
     responses((status = 200, description = "Newest first", body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list_queue(State(state): State<ApiState>, Query(q): Query<QueueQuery>) -> ApiResult<Json<QueuePage>> {
     Ok(Json(state.app.queue_page(&q).await?))
+}
+
+#[utoipa::path(get, path = "/api/queue/counts", params(QueueCountsQuery),
+    responses((status = 200, description = "Calls per tab of the queue view under these filters and search", body = QueueCounts), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn queue_counts(State(state): State<ApiState>, Query(q): Query<QueueCountsQuery>) -> ApiResult<Json<QueueCounts>> {
+    Ok(Json(state.app.queue_counts(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/{id}", params(("id" = String, Path)),
@@ -144,6 +154,39 @@ async fn verify_audit(State(state): State<ApiState>) -> ApiResult<Json<audit::Ve
     Ok(Json(state.app.verify_audit().await?))
 }
 
+#[utoipa::path(get, path = "/api/audit/decisions", params(HistoryQuery),
+    responses((status = 200, description = "Decisions from the audit log, newest first, each with its newest delivery entry", body = DecisionHistory), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn decision_history(State(state): State<ApiState>, Query(q): Query<HistoryQuery>) -> ApiResult<Json<DecisionHistory>> {
+    Ok(Json(state.app.decision_history(&q).await?))
+}
+
+/// `?format=jsonl|csv`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ExportQuery {
+    /// `jsonl` (the entries as `GET /api/audit` answers them, one per line) or `csv`.
+    #[param(required = true)]
+    format: Option<String>,
+}
+
+#[utoipa::path(get, path = "/api/audit/export", params(ExportQuery), responses(
+    (status = 200, description = "The whole audit log, oldest first, as it stood when the export started; streamed, as an attachment. JSON Lines: one AuditEntry per line. CSV (RFC 4180, CRLF): a header, then seq, at, actor, action, queueItemId, toolName, fingerprint, details (JSON), prevHash, hash; cells starting with = + - @ tab or CR are prefixed with ' so a spreadsheet shows them as text (check hashes on the JSON Lines export).",
+        content((String = "application/x-ndjson"), (String = "text/csv"))),
+    (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn export_audit(State(state): State<ApiState>, Query(q): Query<ExportQuery>) -> ApiResult<axum::response::Response> {
+    use axum::http::header;
+    use futures::StreamExt;
+    let format = ExportFormat::parse(q.format.as_deref().unwrap_or_default())?;
+    let stream = state.app.export_audit(format).map(|chunk| chunk.map(axum::body::Bytes::from).map_err(std::io::Error::other));
+    let disposition = format!("attachment; filename=\"{}\"", format.file_name());
+    Ok(axum::response::Response::builder()
+        .header(header::CONTENT_TYPE, format.content_type())
+        .header(header::CONTENT_DISPOSITION, disposition)
+        .header(header::CACHE_CONTROL, "no-store")
+        .body(axum::body::Body::from_stream(stream))
+        .expect("static headers are valid"))
+}
+
 /// Declares the bearer token scheme and requires it everywhere (health opts out).
 struct BearerAuth;
 
@@ -160,8 +203,9 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`. Errors are `{code, message, details?}`."),
-    paths(health, openapi, list_queue, get_item, approve, decline, resume, events, list_audit, verify_audit),
-    components(schemas(Health, QueueItem, QueuePage, DecisionView, ErrorBody, ApproveBody, DeclineBody, ResumeBody, AuditPage,
+    paths(health, openapi, list_queue, queue_counts, get_item, approve, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
+    components(schemas(Health, QueueItem, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, DeclineBody, ResumeBody, AuditPage,
+        DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]
 pub struct ApiDoc;
@@ -171,6 +215,8 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.merge(<super::engines::EnginesDoc as OpenApi>::openapi());
     doc.merge(<super::notifications::NotificationsDoc as OpenApi>::openapi());
+    doc.merge(<super::expiry::ExpiryDoc as OpenApi>::openapi());
+    doc.merge(<super::grants::GrantsDoc as OpenApi>::openapi());
     doc
 }
 

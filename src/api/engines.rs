@@ -3,7 +3,7 @@
 
 use super::error::{ApiResult, ErrorBody};
 use super::ApiState;
-use crate::app::engines::{EngineChanges, EngineView, NewEngine, SyncAnswer};
+use crate::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
 use crate::engine::mastra::SyncReport;
 use crate::store::engines::HealthReport;
 use axum::extract::rejection::JsonRejection;
@@ -18,6 +18,9 @@ pub fn routes() -> Router<ApiState> {
     Router::new()
         .route("/api/engines", get(list).post(add))
         .route("/api/engines/{name}", axum::routing::patch(edit).delete(remove))
+        // A static segment wins over `{name}` for every method, so an engine named "test" is edited
+        // and removed through this route too.
+        .route("/api/engines/test", post(test).patch(edit_named_test).delete(remove_named_test))
         .route("/api/engines/{name}/sync", post(sync))
         .route("/api/engines/{name}/agents", get(agents))
 }
@@ -49,6 +52,22 @@ async fn remove(State(state): State<ApiState>, Path(name): Path<String>) -> ApiR
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(post, path = "/api/engines/test", request_body = EngineTest, responses(
+    (status = 200, description = "How the server answered (reachable, auth_failed, unreachable or incompatible); nothing is stored", body = EngineTestResult),
+    (status = 400, description = "invalid_request: not an http(s) base URL", body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn test(State(state): State<ApiState>, body: Result<Json<EngineTest>, JsonRejection>) -> ApiResult<Json<EngineTestResult>> {
+    let Json(body) = body?;
+    Ok(Json(state.app.test_engine(body).await?))
+}
+
+async fn edit_named_test(state: State<ApiState>, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
+    edit(state, Path("test".into()), body).await
+}
+
+async fn remove_named_test(state: State<ApiState>) -> ApiResult<StatusCode> {
+    remove(state, Path("test".into())).await
+}
+
 #[utoipa::path(post, path = "/api/engines/{name}/sync", params(("name" = String, Path)), responses(
     (status = 200, body = SyncAnswer), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody),
     (status = 502, description = "engine_error: the engine answered something unexpected", body = ErrorBody),
@@ -66,7 +85,7 @@ async fn agents(State(state): State<ApiState>, Path(name): Path<String>) -> ApiR
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(list, add, edit, remove, sync, agents),
-    components(schemas(EngineView, NewEngine, EngineChanges, SyncAnswer, SyncReport, HealthReport, crate::store::engines::Health))
+    paths(list, add, edit, remove, test, sync, agents),
+    components(schemas(EngineView, NewEngine, EngineChanges, EngineTest, EngineTestResult, SyncAnswer, SyncReport, HealthReport, crate::store::engines::Health))
 )]
 pub struct EnginesDoc;

@@ -56,6 +56,7 @@ impl From<Error> for ApiError {
             Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
             Error::AlreadyServing { .. } => StatusCode::CONFLICT,
+            Error::HighRiskTool { .. } => StatusCode::CONFLICT,
             Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

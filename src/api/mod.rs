@@ -3,6 +3,8 @@
 
 mod console;
 mod engines;
+mod expiry;
+mod grants;
 mod error;
 mod guard;
 mod mastra;
@@ -46,6 +48,8 @@ pub fn router(state: ApiState) -> Router {
         .merge(console::routes())
         .merge(engines::routes())
         .merge(notifications::routes())
+        .merge(expiry::routes())
+        .merge(grants::routes())
         .merge(mastra::routes())
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -6,7 +6,8 @@ use crate::domain::Error;
 use crate::engine::local::model::ApiKey;
 use crate::engine::mastra::{self, SyncReport};
 use crate::engine::remotes::EngineSettings;
-use crate::store::engines::{EngineRow, HealthReport};
+use crate::engine::mastra::client::{Client, RemoteError};
+use crate::store::engines::{EngineRow, Health, HealthReport};
 use crate::store::queue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -90,6 +91,28 @@ fn token(text: Option<String>) -> Option<ApiKey> {
     text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).map(ApiKey::new)
 }
 
+/// A server to try before adding it (`POST /api/engines/test`): nothing is stored.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EngineTest {
+    pub base_url: String,
+    /// Bearer token to try; used for these requests only, never stored or logged.
+    pub token: Option<String>,
+}
+
+/// How a server answered a test: `reachable`, `auth_failed`, `unreachable` or `incompatible`
+/// (never `unknown`), with what it said.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineTestResult {
+    pub result: Health,
+    /// What was found, for people: the agent count, or the error.
+    pub message: String,
+    /// The server's agents, when it listed them.
+    #[schema(required = true)]
+    pub agents: Option<usize>,
+}
+
 /// What a sync now did, and the engine after it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SyncAnswer {
@@ -131,6 +154,35 @@ impl App {
         let report = self.remotes.sync_now(name).await?;
         let row = self.remotes.list().await?.into_iter().map(|(r, _)| r).find(|r| r.name == name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         Ok(SyncAnswer { report, engine: self.engine_view(row).await? })
+    }
+
+    /// Tries a Mastra server as the sync would, storing nothing: lists its agents, then asks one
+    /// agent for its suspended runs (of the last minute: a small answer) to see that the route the
+    /// sync depends on is there. `invalid_request` only for a base URL that is not one.
+    pub async fn test_engine(&self, t: EngineTest) -> Result<EngineTestResult, Error> {
+        let client = Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
+        let token = token(t.token);
+        let failed = |e: RemoteError| {
+            let result = match e {
+                RemoteError::Auth(_) => Health::AuthFailed,
+                RemoteError::Unreachable(_) => Health::Unreachable,
+                _ => Health::Incompatible,
+            };
+            EngineTestResult { result, message: e.to_string(), agents: None }
+        };
+        let agents = match client.agents(token.as_ref()).await {
+            Ok(agents) => agents,
+            Err(e) => return Ok(failed(e)),
+        };
+        let ids: Vec<&String> = agents.as_object().map(|a| a.keys().collect()).unwrap_or_default();
+        if let Some(first) = ids.first() {
+            let since = chrono::Utc::now() - chrono::Duration::minutes(1);
+            if let Err(e) = client.suspended_runs(first, token.as_ref(), Some(since)).await {
+                return Ok(failed(e));
+            }
+        }
+        let n = ids.len();
+        Ok(EngineTestResult { result: Health::Reachable, message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }), agents: Some(n) })
     }
 
     /// The engine's agents as last listed.

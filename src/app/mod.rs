@@ -1,7 +1,10 @@
 //! The running core: database, events, engines and the console, wired once and shared by `serve`,
 //! the CLI, the tests and (later) the desktop shell.
 
+pub mod audit;
 pub mod engines;
+pub mod expiry;
+pub mod grants;
 pub mod lock;
 pub mod queue;
 
@@ -48,12 +51,14 @@ impl App {
     }
 
     /// Starts the background work of a serving console: each remote engine's sync loop, the
-    /// outbox worker, and (with a notifier) desktop notifications of new calls. They stop when the
+    /// outbox worker, the expiry and grants workers, and (with a notifier) desktop notifications of new calls. They stop when the
     /// returned guard is dropped.
     pub fn start(&self, notifier: Option<Arc<dyn Notifier>>) -> Background {
         let (stop, rx) = tokio::sync::watch::channel(false);
         self.remotes.start(rx.clone());
         self.console.spawn_outbox(rx.clone());
+        self.console.spawn_expiry(rx.clone());
+        self.console.spawn_grants(rx.clone());
         if let Some(notifier) = notifier {
             self.notifications.start(self.console.clone(), notifier, self.operator.clone(), rx);
         }

@@ -10,6 +10,67 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The tabs of the queue view: each call is under exactly one, by its state and whether its
+/// decision was an expiry.
+///
+/// | tab | states | |
+/// |---|---|---|
+/// | `pending` | `pending` | waiting for a decision |
+/// | `awaiting_delivery` | `decided` | decided (by an operator or by its time limit); the decision waits in the outbox: about to be delivered, being delivered, or deferred to a retry because the engine could not be reached (C5) |
+/// | `decided` | `delivered`, `failed`, `interrupted` | decided by an operator, and the delivery is over: the engine took it, answered with an error, or the process died while the tool ran (never re-run) |
+/// | `expired` | `delivered`, `failed`, `interrupted` | declined because nobody decided within its time limit, and that decline's delivery is over |
+/// | `gone` | `gone` | the run ended elsewhere before anyone decided here |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueTab {
+    Pending,
+    AwaitingDelivery,
+    Decided,
+    Expired,
+    Gone,
+}
+
+impl QueueTab {
+    /// The tab of a call in `state` whose decision was (`expired`) or was not an expiry.
+    pub fn of(state: ItemState, expired: bool) -> Self {
+        match state {
+            ItemState::Pending => Self::Pending,
+            ItemState::Decided => Self::AwaitingDelivery,
+            ItemState::Delivered | ItemState::Failed | ItemState::Interrupted if expired => Self::Expired,
+            ItemState::Delivered | ItemState::Failed | ItemState::Interrupted => Self::Decided,
+            ItemState::Gone => Self::Gone,
+        }
+    }
+
+    /// What this tab lists, as a store filter: the states (as stored), and whether the decision
+    /// must (`Some(true)`) or must not (`Some(false)`) be an expiry.
+    pub fn scope(self) -> (&'static [&'static str], Option<bool>) {
+        const OVER: &[&str] = &["delivered", "failed", "interrupted"];
+        match self {
+            Self::Pending => (&["pending"], None),
+            Self::AwaitingDelivery => (&["decided"], None),
+            Self::Decided => (OVER, Some(false)),
+            Self::Expired => (OVER, Some(true)),
+            Self::Gone => (&["gone"], None),
+        }
+    }
+
+    /// Whether a call counted as `(state as stored, expired)` is under this tab.
+    fn holds(self, state: &str, expired: bool) -> bool {
+        let (states, exp) = self.scope();
+        states.contains(&state) && exp.is_none_or(|e| e == expired)
+    }
+
+    fn parse(text: &str) -> Result<Option<Self>, Error> {
+        if text == "all" {
+            return Ok(None);
+        }
+        serde_json::from_value::<Self>(Value::String(text.into()))
+            .map(Some)
+            .map_err(|_| Error::InvalidRequest(format!("unknown tab {text:?}: pending, awaiting_delivery, decided, expired, gone or all")))
+    }
+}
+
 /// A queue entry as the API shows it (C2).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -38,11 +99,17 @@ pub struct QueueItem {
     /// Supervisor path, outermost first (S13); empty for a direct call.
     pub chain: Vec<ChainLink>,
     pub state: ItemState,
+    /// The tab of the queue view this call is listed under (follows from `state`).
+    pub tab: QueueTab,
     pub paused_at: DateTime<Utc>,
     /// The decisions this call allows.
     pub allowed: Vec<DecisionKind>,
     #[schema(required = true)]
     pub decision: Option<DecisionView>,
+    /// When a pending call is declined as expired if nobody decides (its tool's time limit, or a
+    /// snooze); null without a limit.
+    #[schema(required = true)]
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// The decision taken on an entry, with its delivery.
@@ -69,6 +136,9 @@ pub struct DecisionView {
     /// When a deferred delivery is tried next.
     #[schema(required = true)]
     pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Set when nobody decided in time and the console declined the call as expired: the limit that ran out.
+    #[schema(required = true)]
+    pub expired_after_secs: Option<u64>,
 }
 
 impl QueueItem {
@@ -76,10 +146,15 @@ impl QueueItem {
         let q = e.queued;
         let allowed = if q.state == ItemState::Pending { console.allowed(&q.call) } else { vec![] };
         let decision = e.decision.map(|d| {
+            let expired_after_secs = match d.verdict {
+                Verdict::Expire { after_secs } => Some(after_secs),
+                _ => None,
+            };
             let (kind, reason, data) = match d.verdict {
                 Verdict::Approve => (DecisionKind::Approve, None, None),
                 Verdict::Decline { reason } => (DecisionKind::Decline, reason, None),
                 Verdict::Resume { data } => (DecisionKind::Resume, None, Some(data)),
+                Verdict::Expire { after_secs } => (DecisionKind::Decline, Some(Verdict::expiry_text(after_secs)), None),
             };
             DecisionView {
                 kind,
@@ -93,6 +168,7 @@ impl QueueItem {
                 attempts: d.attempts,
                 last_error: d.last_error,
                 next_attempt_at: d.next_attempt_at,
+                expired_after_secs,
             }
         });
         let c = q.call;
@@ -113,9 +189,11 @@ impl QueueItem {
             resume_schema: c.resume_schema,
             chain: c.chain,
             state: q.state,
+            tab: QueueTab::of(q.state, decision.as_ref().is_some_and(|d| d.expired_after_secs.is_some())),
             paused_at: q.paused_at,
             allowed,
             decision,
+            expires_at: None,
         }
     }
 }
@@ -129,11 +207,15 @@ pub struct QueuePage {
     pub next_cursor: Option<String>,
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct QueueQuery {
-    /// `pending` (default), `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
+    /// One state: `pending`, `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
+    /// Not with `tab`. Without both: `pending`.
     pub state: Option<String>,
+    /// A tab of the queue view (see `QueueTab`): `pending`, `awaiting_delivery`, `decided`,
+    /// `expired`, `gone`, or `all`. Not with `state`.
+    pub tab: Option<String>,
     pub engine: Option<String>,
     pub agent: Option<String>,
     pub tool: Option<String>,
@@ -141,11 +223,68 @@ pub struct QueueQuery {
     pub kind: Option<String>,
     pub thread: Option<String>,
     pub run: Option<String>,
+    /// Search: up to 8 words (256 characters), each of which must occur, case-insensitively, in the
+    /// call's tool name, agent id or name, or the JSON text of its arguments (compact, as stored).
+    /// Words of 3+ characters use an FTS5 trigram index; shorter ones are matched with SQL `LIKE`
+    /// (ASCII case folding only) over the rows the others left.
+    pub q: Option<String>,
+    /// `newest` (default) or `oldest` first. A cursor continues in the order it was made for.
+    pub sort: Option<String>,
     /// 1–500, default 50.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// `nextCursor` of the previous page.
     pub cursor: Option<String>,
+}
+
+/// The filters of [`QueueQuery`] that the tab counts apply.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct QueueCountsQuery {
+    pub engine: Option<String>,
+    pub agent: Option<String>,
+    pub tool: Option<String>,
+    /// `approval` or `suspend`.
+    pub kind: Option<String>,
+    pub thread: Option<String>,
+    pub run: Option<String>,
+    /// The search, as in `GET /api/queue`.
+    pub q: Option<String>,
+}
+
+/// How many calls each tab of the queue view holds under the filters and search given.
+#[derive(Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueCounts {
+    pub pending: i64,
+    pub awaiting_delivery: i64,
+    pub decided: i64,
+    pub expired: i64,
+    pub gone: i64,
+    /// Every call matching, whatever its state.
+    pub all: i64,
+    /// Pending calls under no filter and no search (the window title, the tray).
+    pub pending_total: i64,
+}
+
+/// The filter fields common to a page and the counts; empty strings mean "any".
+fn base_filter(engine: &Option<String>, agent: &Option<String>, tool: &Option<String>, kind: &Option<String>, thread: &Option<String>, run: &Option<String>, q: &Option<String>) -> Result<queue::Filter, Error> {
+    let kind = kind
+        .as_deref()
+        .filter(|k| !k.is_empty())
+        .map(|k| serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| Error::InvalidRequest(format!("unknown kind {k:?}"))))
+        .transpose()?;
+    let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    Ok(queue::Filter {
+        engine: nonempty(engine),
+        agent: nonempty(agent),
+        tool: nonempty(tool),
+        kind,
+        run: nonempty(run),
+        thread: nonempty(thread),
+        search: q.as_deref().map(queue::Search::parse).transpose()?.flatten(),
+        ..Default::default()
+    })
 }
 
 fn parse_cursor(cursor: Option<&str>) -> Result<Option<i64>, Error> {
@@ -178,41 +317,66 @@ pub struct AuditPage {
 
 
 impl App {
-    /// A page of the queue, newest first.
+    /// A page of the queue, newest first unless `sort=oldest`.
     pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
-        let item_state = match q.state.as_deref().unwrap_or("pending") {
-            "all" => None,
-            s => Some(serde_json::from_value::<ItemState>(Value::String(s.into())).map_err(|_| Error::InvalidRequest(format!("unknown state {s:?}")))?),
-        };
-        let kind = q
-            .kind
-            .as_deref()
-            .filter(|k| !k.is_empty())
-            .map(|k| serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| Error::InvalidRequest(format!("unknown kind {k:?}"))))
-            .transpose()?;
-        let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
-        let filter = queue::Filter {
-            state: item_state,
-            engine: nonempty(&q.engine),
-            agent: nonempty(&q.agent),
-            tool: nonempty(&q.tool),
-            kind,
-            run: nonempty(&q.run),
-            thread: nonempty(&q.thread),
+        let mut filter = base_filter(&q.engine, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let state = q.state.as_deref().filter(|s| !s.is_empty());
+        let tab = q.tab.as_deref().filter(|t| !t.is_empty());
+        match (state, tab) {
+            (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
+            (None, Some(tab)) => {
+                if let Some((states, expired)) = QueueTab::parse(tab)?.map(QueueTab::scope) {
+                    filter.states = states.to_vec();
+                    filter.expired = expired;
+                }
+            }
+            (state, None) => {
+                filter.state = match state.unwrap_or("pending") {
+                    "all" => None,
+                    s => Some(serde_json::from_value::<ItemState>(Value::String(s.into())).map_err(|_| Error::InvalidRequest(format!("unknown state {s:?}")))?),
+                }
+            }
+        }
+        filter.oldest_first = match q.sort.as_deref().unwrap_or("newest") {
+            "newest" | "" => false,
+            "oldest" => true,
+            other => return Err(Error::InvalidRequest(format!("unknown sort {other:?}: newest or oldest"))),
         };
         let cursor = parse_cursor(q.cursor.as_deref())?;
         let mut conn = self.db.pool().acquire().await?;
         let page = queue::list(&mut conn, &filter, cursor, q.limit.unwrap_or(50)).await?;
-        Ok(QueuePage {
-            items: page.entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect(),
-            next_cursor: page.next_cursor.map(|c| c.to_string()),
+        drop(conn);
+        let mut items: Vec<QueueItem> = page.entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
+        self.fill_deadlines(&mut items).await?;
+        Ok(QueuePage { items, next_cursor: page.next_cursor.map(|c| c.to_string()) })
+    }
+
+    /// How many calls each tab holds under the filters and search (one query), and how many are
+    /// pending under none.
+    pub async fn queue_counts(&self, q: &QueueCountsQuery) -> Result<QueueCounts, Error> {
+        let filter = base_filter(&q.engine, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let mut conn = self.db.pool().acquire().await?;
+        let by_state = queue::count_by_state(&mut conn, &filter).await?;
+        let pending_total = queue::count_pending(&mut conn).await?;
+        let tab = |t: QueueTab| by_state.iter().filter(|(s, expired, _)| t.holds(s, *expired)).map(|(_, _, n)| n).sum::<i64>();
+        Ok(QueueCounts {
+            pending: tab(QueueTab::Pending),
+            awaiting_delivery: tab(QueueTab::AwaitingDelivery),
+            decided: tab(QueueTab::Decided),
+            expired: tab(QueueTab::Expired),
+            gone: tab(QueueTab::Gone),
+            all: by_state.iter().map(|(_, _, n)| n).sum(),
+            pending_total,
         })
     }
 
     /// One entry.
     pub async fn queue_item(&self, id: &str) -> Result<QueueItem, Error> {
         let entry = self.console.item(&ItemId::new(id)).await?;
-        Ok(QueueItem::from_entry(entry, &self.console))
+        let mut item = [QueueItem::from_entry(entry, &self.console)];
+        self.fill_deadlines(&mut item).await?;
+        let [item] = item;
+        Ok(item)
     }
 
     /// Decides with the fingerprint that was on screen (C3) and delivers; `channel` names the shell
@@ -241,5 +405,22 @@ impl App {
     pub async fn verify_audit(&self) -> Result<audit::Verification, Error> {
         let mut conn = self.db.pool().acquire().await?;
         audit::verify(&mut conn).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_call_is_listed_under_exactly_the_tab_it_belongs_to() {
+        let tabs = [QueueTab::Pending, QueueTab::AwaitingDelivery, QueueTab::Decided, QueueTab::Expired, QueueTab::Gone];
+        for state in [ItemState::Pending, ItemState::Decided, ItemState::Delivered, ItemState::Failed, ItemState::Interrupted, ItemState::Gone] {
+            for expired in [false, true] {
+                let text = queue::state_str(state);
+                let under: Vec<QueueTab> = tabs.into_iter().filter(|t| t.holds(text, expired)).collect();
+                assert_eq!(under, vec![QueueTab::of(state, expired)], "{text}, expired: {expired}");
+            }
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! entry in one transaction), then delivered to the engine.
 
 mod events;
+pub mod expiry;
+pub mod grants;
 pub mod outbox;
 
 pub use events::{Change, Events, QueueEvent};
@@ -31,12 +33,16 @@ pub struct Console {
     events: Events,
     engines: Arc<RwLock<HashMap<EngineId, Arc<dyn Engine>>>>,
     outbox_wake: Arc<tokio::sync::Notify>,
+    /// Calls about to expire (see [`expiry`]).
+    expiring: tokio::sync::broadcast::Sender<expiry::ExpiringSoon>,
+    /// Wakes the grants worker for a sweep (a new grant).
+    grants_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Console {
     pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>) -> Self {
         let engines = engines.into_iter().map(|e| (e.id(), e)).collect();
-        Self { db, events, engines: Arc::new(RwLock::new(engines)), outbox_wake: Arc::default() }
+        Self { db, events, engines: Arc::new(RwLock::new(engines)), outbox_wake: Arc::default(), expiring: tokio::sync::broadcast::channel(256).0, grants_wake: Arc::default() }
     }
 
     /// Connects an engine (replacing one with the same id).
@@ -147,10 +153,11 @@ impl Console {
             Verdict::Approve => json!({}),
             Verdict::Decline { reason } => json!({ "reason": reason }),
             Verdict::Resume { data } => json!({ "data": data }),
+            Verdict::Expire { after_secs } => json!({ "afterSecs": after_secs, "reason": Verdict::expiry_text(*after_secs) }),
         };
         audit::append(&mut tx, audit::Record {
             actor: &decision.operator,
-            action: &format!("decision.{}", kind.as_str()),
+            action: &format!("decision.{}", decision.verdict.name()),
             queue_item_id: Some(item.id.as_str()),
             tool_name: Some(&item.call.tool_name),
             fingerprint: Some(decision.fingerprint.as_str()),

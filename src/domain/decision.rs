@@ -30,15 +30,43 @@ pub enum Verdict {
     Approve,
     Decline { reason: Option<String> },
     Resume { data: Value },
+    /// Nobody decided within the tool's time limit: the console declines the call, and says so — to
+    /// the model, in the audit and in the decision — as an expiry, not an operator's decline.
+    Expire { after_secs: u64 },
 }
 
 impl Verdict {
+    /// What an engine is asked to do: an expiry is a decline to the engine.
     pub fn kind(&self) -> DecisionKind {
         match self {
             Self::Approve => DecisionKind::Approve,
-            Self::Decline { .. } => DecisionKind::Decline,
+            Self::Decline { .. } | Self::Expire { .. } => DecisionKind::Decline,
             Self::Resume { .. } => DecisionKind::Resume,
         }
+    }
+
+    /// The name in the audit log (`decision.<name>`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Expire { .. } => "expire",
+            other => other.kind().as_str(),
+        }
+    }
+
+    /// What an expired call tells the model and the engine in place of a reason.
+    pub fn expiry_text(after_secs: u64) -> String {
+        format!("No operator decided on this call within {}: it expired and was not run. This is not a refusal; the user may ask again.", human_secs(after_secs))
+    }
+}
+
+/// `45 s`, `30 min`, `2 h`, `1 h 30 min`, `3 d`.
+pub fn human_secs(secs: u64) -> String {
+    match secs {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s if s < 86_400 && s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s < 86_400 => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+        s => format!("{} d", s / 86_400),
     }
 }
 

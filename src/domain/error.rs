@@ -40,6 +40,9 @@ pub enum Error {
     Secret { code: &'static str, message: String },
     #[error("the database is busy (locked by another process); nothing was changed, try again")]
     StorageBusy,
+    /// The tool is high-risk (settings): every call of it needs an operator, so no grant may cover it.
+    #[error("{tool} is a high-risk tool: it cannot be allowed always; decide each call")]
+    HighRiskTool { tool: String },
     /// Another process (the desktop app or `serve`) already serves this data directory.
     #[error("another Approval Console is already serving {data_dir} ({holder}); stop it, or use another data directory")]
     AlreadyServing { data_dir: String, holder: String },
@@ -63,6 +66,7 @@ impl Error {
             Self::Secret { code, .. } => code,
             Self::StorageBusy => "storage_busy",
             Self::AlreadyServing { .. } => "already_serving",
+            Self::HighRiskTool { .. } => "high_risk_tool",
             Self::Storage(_) => "internal",
         }
     }

@@ -53,6 +53,17 @@ id_type!(
     DecisionId
 );
 
+id_type!(
+    /// One "always allow" grant.
+    GrantId
+);
+
+impl GrantId {
+    pub fn generate() -> Self {
+        Self(format!("g_{}", uuid::Uuid::now_v7().simple()))
+    }
+}
+
 impl RunId {
     /// A fresh, time-ordered run id.
     pub fn generate() -> Self {

@@ -8,7 +8,7 @@ mod ids;
 pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PausedCall, QueuedCall};
-pub use decision::{Decision, DecisionKind, DecisionRequest, Delivery, Verdict};
+pub use decision::{human_secs, Decision, DecisionKind, DecisionRequest, Delivery, Verdict};
 pub use error::{Error, PathError};
 pub use fingerprint::{canonical_json, CanonicalizeError, Fingerprint};
-pub use ids::{AgentId, DecisionId, EngineId, ItemId, RunId, ToolCallId};
+pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};

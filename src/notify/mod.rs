@@ -146,6 +146,7 @@ impl Notifications {
     /// on a notification.
     pub fn start(&self, console: Console, notifier: Arc<dyn Notifier>, operator: String, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
         self.status.lock().expect("status lock").running = true;
+        self.spawn_expiry_warnings(console.clone(), notifier.clone(), operator.clone(), stop.clone());
         let this = self.clone();
         let mut events = console.events().subscribe();
         tokio::spawn(async move {
@@ -185,6 +186,47 @@ impl Notifications {
                 }
             }
         })
+    }
+
+    /// Tells of calls about to expire (the console's expiry worker finds them), one notice each,
+    /// under the same settings as new calls; its actions are those of a new call's notice.
+    fn spawn_expiry_warnings(&self, console: Console, notifier: Arc<dyn Notifier>, operator: String, mut stop: watch::Receiver<bool>) {
+        let this = self.clone();
+        let mut expiring = console.expiring();
+        tokio::spawn(async move {
+            loop {
+                let soon = tokio::select! {
+                    s = expiring.recv() => s,
+                    _ = stop.changed() => return,
+                };
+                let soon = match soon {
+                    Ok(s) => s,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let settings = NotificationSettings::load(console.db()).await.unwrap_or_default();
+                if this.paused() || !settings.wants(&soon.item, chrono::Local::now().time()) {
+                    continue;
+                }
+                let Some(mut notice) = notice_for(std::slice::from_ref(&soon.item), &settings, &console) else { continue };
+                let left = (soon.expires_at - Utc::now()).num_seconds().max(0) as u64;
+                let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M");
+                notice.summary = notification_text(&shorten(&format!("Expires in {}: {}", crate::domain::human_secs(left), soon.item.call.tool_name), 120));
+                notice.body = format!("{}\n{}", notification_text(&format!("Nobody decided; at {at} it is declined as expired.")), notice.body);
+                let (actor, console2, call) = (this.clone(), console.clone(), notice.call.clone());
+                let operator = operator.clone();
+                let runtime = tokio::runtime::Handle::current();
+                let answer: Box<dyn FnOnce(Option<Choice>) + Send> = Box::new(move |choice| {
+                    if let Some(choice) = choice {
+                        runtime.spawn(async move { actor.act(&console2, &operator, call, choice).await });
+                    }
+                });
+                let notifier = notifier.clone();
+                if let Ok(Err(e)) = tokio::task::spawn_blocking(move || notifier.show(notice, answer)).await {
+                    tracing::debug!("expiry warning not shown: {e}");
+                }
+            }
+        });
     }
 
     /// Shows the notice for these new calls (those still pending and wanted by the settings).

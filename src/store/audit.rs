@@ -143,6 +143,62 @@ pub async fn list(
     Ok((entries, next))
 }
 
+/// A page of decision entries (`decision.*`), newest first, before `before`.
+pub async fn decisions(conn: &mut SqliteConnection, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
+    let limit = i64::from(limit.clamp(1, 500));
+    let rows = sqlx::query(
+        "SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND (?1 IS NULL OR seq < ?1) ORDER BY seq DESC LIMIT ?2",
+    )
+    .bind(before)
+    .bind(limit + 1)
+    .fetch_all(&mut *conn)
+    .await?;
+    let more = rows.len() as i64 > limit;
+    let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
+    let next = if more { entries.last().map(|e| e.seq) } else { None };
+    Ok((entries, next))
+}
+
+/// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
+/// of these queue entries that has one, by queue entry id.
+pub async fn latest_deliveries(conn: &mut SqliteConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
+    let mut out = std::collections::HashMap::new();
+    if items.is_empty() {
+        return Ok(out);
+    }
+    let sql = format!(
+        "SELECT * FROM audit_log WHERE queue_item_id IN ({}) AND action LIKE 'delivery.%' ORDER BY seq",
+        vec!["?"; items.len()].join(", ")
+    );
+    let mut query = sqlx::query(&sql);
+    for item in items {
+        query = query.bind(*item);
+    }
+    for row in query.fetch_all(&mut *conn).await? {
+        let entry = from_row(&row)?;
+        if let Some(item) = entry.queue_item_id.clone() {
+            out.insert(item, entry);
+        }
+    }
+    Ok(out)
+}
+
+/// The seq of the newest entry (0 for an empty log).
+pub async fn head_seq(conn: &mut SqliteConnection) -> Result<i64, Error> {
+    Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await?)
+}
+
+/// Up to `limit` entries after `after` and at most `up_to`, oldest first (for exports).
+pub async fn range(conn: &mut SqliteConnection, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
+    let rows = sqlx::query("SELECT * FROM audit_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
+        .bind(after)
+        .bind(up_to)
+        .bind(i64::from(limit.max(1)))
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter().map(from_row).collect()
+}
+
 /// The result of walking the chain.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

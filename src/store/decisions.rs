@@ -31,6 +31,8 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
         Verdict::Approve => (None, None),
         Verdict::Decline { reason } => (reason.clone(), None),
         Verdict::Resume { data } => (None, Some(data.to_string())),
+        // Stored as the decline it is to the engine; `data` (unused by declines) marks the expiry.
+        Verdict::Expire { after_secs } => (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string())),
     };
     sqlx::query(
         "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery)
@@ -115,7 +117,10 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
     let kind: String = row.get("d_kind");
     let verdict = match kind.as_str() {
         "approve" => Verdict::Approve,
-        "decline" => Verdict::Decline { reason: row.get("d_reason") },
+        "decline" => match row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
+            Some(after_secs) => Verdict::Expire { after_secs },
+            None => Verdict::Decline { reason: row.get("d_reason") },
+        },
         "resume" => Verdict::Resume {
             data: row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null),
         },

@@ -4,8 +4,10 @@
 //! the module that reads them and are converted to domain types there.
 
 pub mod audit;
+pub mod deadlines;
 pub mod decisions;
 pub mod engines;
+pub mod grants;
 pub mod memory;
 pub mod queue;
 pub mod settings;

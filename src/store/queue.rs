@@ -19,15 +19,72 @@ pub struct Entry {
 pub struct Filter {
     /// `None`: every state.
     pub state: Option<ItemState>,
+    /// When not empty: only entries in one of these states (as stored, so a state the code does not
+    /// know yet simply matches nothing). Applies together with `state`.
+    pub states: Vec<&'static str>,
+    /// `Some(true)`: only entries whose decision was an expiry (declined because nobody decided in
+    /// time); `Some(false)`: only entries without such a decision.
+    pub expired: Option<bool>,
     pub engine: Option<String>,
     pub agent: Option<String>,
     pub tool: Option<String>,
     pub kind: Option<CallKind>,
     pub run: Option<String>,
     pub thread: Option<String>,
+    /// Search words: see [`Search`].
+    pub search: Option<Search>,
+    /// Oldest first instead of newest first.
+    pub oldest_first: bool,
 }
 
-/// One page, newest first; `next_cursor` continues after the last entry.
+/// Words an entry must all contain, case-insensitively, in its tool name, agent id, agent name or
+/// the JSON text of its arguments (as stored: compact, keys in their order).
+///
+/// Words of three characters or more are looked up in the `queue_search` FTS5 trigram index (fast
+/// at any queue size; Unicode case folding). Shorter words cannot use trigrams: they are matched
+/// with `LIKE` (ASCII case folding only) on the rows the long words left, or on every row if there
+/// are none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Search {
+    words: Vec<String>,
+}
+
+impl Search {
+    /// Most words in one search.
+    pub const MAX_WORDS: usize = 8;
+    /// Longest search text, in characters.
+    pub const MAX_CHARS: usize = 256;
+
+    /// The words of `text` (split on whitespace); `Ok(None)` when there are none.
+    pub fn parse(text: &str) -> Result<Option<Self>, Error> {
+        if text.chars().count() > Self::MAX_CHARS {
+            return Err(Error::InvalidRequest(format!("the search is longer than {} characters", Self::MAX_CHARS)));
+        }
+        let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        if words.len() > Self::MAX_WORDS {
+            return Err(Error::InvalidRequest(format!("a search has at most {} words", Self::MAX_WORDS)));
+        }
+        Ok((!words.is_empty()).then_some(Self { words }))
+    }
+
+    /// The FTS5 query of the long words (each a quoted phrase, so nothing in it is query syntax).
+    fn fts_query(&self) -> Option<String> {
+        let phrases: Vec<String> =
+            self.words.iter().filter(|w| w.chars().count() >= 3).map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
+        (!phrases.is_empty()).then(|| phrases.join(" AND "))
+    }
+
+    /// `LIKE` patterns of the short words, `\` escaping the wildcards.
+    fn like_patterns(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|w| w.chars().count() < 3)
+            .map(|w| format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")))
+            .collect()
+    }
+}
+
+/// One page, in the filter's order; `next_cursor` continues after the last entry.
 #[derive(Clone, Debug)]
 pub struct Page {
     pub entries: Vec<Entry>,
@@ -64,7 +121,8 @@ pub(crate) fn kind_str(kind: CallKind) -> &'static str {
     }
 }
 
-/// Adds a paused call as a pending entry. Fails if the same call is already pending.
+/// Adds a paused call as a pending entry (a trigger adds it to the search index). Fails if the
+/// same call is already pending.
 pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> Result<QueuedCall, Error> {
     let id = ItemId::generate();
     let at = now();
@@ -120,13 +178,15 @@ pub async fn retire_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: 
     Ok(rows.iter().map(|r| ItemId::new(r.get::<String, _>(0))).collect())
 }
 
-const SELECT: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
+/// The columns [`entry_from_row`] reads: a queue row and the decision taken on it (`d`).
+const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
     q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain,
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
     d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome,
-    d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at
-    FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id";
+    d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at";
+/// The rows of [`COLUMNS`]: every queue entry, with its decision if any.
+const FROM: &str = " FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id";
 
 fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
     let opt_json = |col: &str| -> Result<Option<serde_json::Value>, Error> {
@@ -166,7 +226,7 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
 
 /// One entry by id.
 pub async fn get(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{SELECT} WHERE q.id = ?")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.id = ?")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(entry_from_row).transpose()
 }
 
@@ -178,7 +238,7 @@ pub async fn find_pending(
     tool_call_id: &ToolCallId,
 ) -> Result<Option<Entry>, Error> {
     let row = sqlx::query(&format!(
-        "{SELECT} WHERE q.engine = ? AND q.run_id = ? AND q.tool_call_id = ? AND q.state = 'pending'"
+        "{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.tool_call_id = ? AND q.state = 'pending'"
     ))
     .bind(engine.as_str())
     .bind(run_id.as_str())
@@ -190,7 +250,7 @@ pub async fn find_pending(
 
 /// The pending entries of a run, oldest first.
 pub async fn pending_of_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{SELECT} WHERE q.engine = ? AND q.run_id = ? AND q.state = 'pending' ORDER BY q.seq"))
+    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.state = 'pending' ORDER BY q.seq"))
         .bind(engine.as_str())
         .bind(run_id.as_str())
         .fetch_all(&mut *conn)
@@ -198,41 +258,138 @@ pub async fn pending_of_run(conn: &mut SqliteConnection, engine: &EngineId, run_
     rows.iter().map(entry_from_row).collect()
 }
 
-/// A page of entries, newest first, after `cursor` (a `seq` from an earlier page).
-pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i64>, limit: u32) -> Result<Page, Error> {
-    let mut sql = format!("{SELECT} WHERE 1 = 1");
-    let mut binds: Vec<String> = Vec::new();
+/// Whether the decision joined as `d` is an expiry: a decline stored with `expiredAfterSecs` in its
+/// data (see `decisions::insert`); NULL (false) without a decision.
+const EXPIRED: &str = "(d.kind = 'decline' AND json_extract(d.data, '$.expiredAfterSecs') IS NOT NULL)";
+
+/// A value bound to a query built at run time.
+enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// How the rows of a listing are reached.
+#[derive(Clone, Copy, PartialEq)]
+enum Drive {
+    /// Pages: queue rows (through the search index when searching, which hands them over in
+    /// `seq` order so a page stops early), each with its decision if any (`d`).
+    Entries,
+    /// Counting every entry: queue rows only, so the state indexes answer.
+    Counts,
+    /// Counting expired entries: from the decisions (few are expiries), each to its queue row; the
+    /// search is checked per row.
+    Expired,
+}
+
+/// The `FROM` and `WHERE` of a listing under `filter` (its state conditions only for
+/// [`Drive::Entries`]), the column that orders it (`seq`, or the search index's rowid, the same
+/// number), and the values to bind.
+fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind>) {
+    let mut binds = Vec::new();
+    let fts = filter.search.as_ref().and_then(Search::fts_query);
+    let (mut sql, order_col) = match (drive, fts) {
+        (Drive::Expired, fts) => {
+            let mut sql = format!(" FROM decisions d CROSS JOIN queue_items q ON q.id = d.queue_item_id WHERE d.kind = 'decline' AND d.data IS NOT NULL AND {EXPIRED}");
+            if let Some(query) = fts {
+                sql.push_str(" AND EXISTS (SELECT 1 FROM queue_search WHERE queue_search MATCH ? AND rowid = q.seq)");
+                binds.push(Bind::Text(query));
+            }
+            (sql, "q.seq")
+        }
+        (drive, Some(query)) => {
+            binds.push(Bind::Text(query));
+            let decisions = if drive == Drive::Entries { " LEFT JOIN decisions d ON d.queue_item_id = q.id" } else { "" };
+            (format!(" FROM queue_search s JOIN queue_items q ON q.seq = s.rowid{decisions} WHERE queue_search MATCH ?"), "s.rowid")
+        }
+        (Drive::Entries, None) => (" FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id WHERE 1 = 1".to_owned(), "q.seq"),
+        (Drive::Counts, None) => (" FROM queue_items q WHERE 1 = 1".to_owned(), "q.seq"),
+    };
+    let with_state = drive == Drive::Entries;
     let mut add = |clause: &str, value: Option<String>| {
         if let Some(v) = value {
             sql.push_str(clause);
-            binds.push(v);
+            binds.push(Bind::Text(v));
         }
     };
-    add(" AND q.state = ?", filter.state.map(|s| state_str(s).to_owned()));
+    if with_state {
+        add(" AND q.state = ?", filter.state.map(|s| state_str(s).to_owned()));
+    }
     add(" AND q.engine = ?", filter.engine.clone());
     add(" AND q.agent_id = ?", filter.agent.clone());
     add(" AND q.tool_name = ?", filter.tool.clone());
     add(" AND q.kind = ?", filter.kind.map(|k| kind_str(k).to_owned()));
     add(" AND q.run_id = ?", filter.run.clone());
     add(" AND q.thread_id = ?", filter.thread.clone());
-    if cursor.is_some() {
-        sql.push_str(" AND q.seq < ?");
+    if with_state && !filter.states.is_empty() {
+        sql.push_str(&format!(" AND q.state IN ({})", vec!["?"; filter.states.len()].join(", ")));
+        binds.extend(filter.states.iter().map(|s| Bind::Text((*s).to_owned())));
     }
-    sql.push_str(" ORDER BY q.seq DESC LIMIT ?");
-    let mut query = sqlx::query(&sql);
-    for b in &binds {
-        query = query.bind(b);
+    match filter.expired {
+        Some(true) if with_state => sql.push_str(&format!(" AND {EXPIRED}")),
+        Some(false) if with_state => sql.push_str(&format!(" AND NOT COALESCE({EXPIRED}, 0)")),
+        _ => {}
     }
+    for pattern in filter.search.as_ref().map(Search::like_patterns).unwrap_or_default() {
+        sql.push_str(
+            " AND (q.tool_name LIKE ? ESCAPE '\\' OR q.agent_id LIKE ? ESCAPE '\\' OR COALESCE(q.agent_name, '') LIKE ? ESCAPE '\\' OR q.args LIKE ? ESCAPE '\\')",
+        );
+        binds.extend((0..4).map(|_| Bind::Text(pattern.clone())));
+    }
+    (sql, order_col, binds)
+}
+
+fn bind_all<'q>(mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>, binds: &'q [Bind]) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
+    for b in binds {
+        query = match b {
+            Bind::Text(t) => query.bind(t.as_str()),
+            Bind::Int(i) => query.bind(*i),
+        };
+    }
+    query
+}
+
+/// A page of entries, newest first (oldest first with `filter.oldest_first`), after `cursor` (a
+/// `seq` from an earlier page of the same order).
+pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i64>, limit: u32) -> Result<Page, Error> {
+    let (from, order_col, mut binds) = select_from(filter, Drive::Entries);
+    let (cmp, dir) = if filter.oldest_first { (">", "ASC") } else { ("<", "DESC") };
+    let mut sql = format!("{COLUMNS}{from}");
     if let Some(c) = cursor {
-        query = query.bind(c);
+        sql.push_str(&format!(" AND {order_col} {cmp} ?"));
+        binds.push(Bind::Int(c));
     }
+    sql.push_str(&format!(" ORDER BY {order_col} {dir} LIMIT ?"));
     let limit = limit.clamp(1, 500);
-    let rows = query.bind(i64::from(limit) + 1).fetch_all(&mut *conn).await?;
+    binds.push(Bind::Int(i64::from(limit) + 1));
+    let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
     let more = rows.len() > limit as usize;
     let rows = &rows[..rows.len().min(limit as usize)];
     let next_cursor = if more { rows.last().map(|r| r.get::<i64, _>("seq")) } else { None };
     let entries = rows.iter().map(entry_from_row).collect::<Result<_, _>>()?;
     Ok(Page { entries, next_cursor })
+}
+
+/// How many entries match `filter` (its `state`, `states` and `expired` ignored) in each state, and
+/// whether their decision was an expiry: `(state as stored, expired, count)`; empty groups left out.
+///
+/// Two queries: every entry by state (on the state indexes, without the decisions), then the
+/// expired ones by state (from the decisions: declines with data), taken out of the first counts.
+pub async fn count_by_state(conn: &mut SqliteConnection, filter: &Filter) -> Result<Vec<(String, bool, i64)>, Error> {
+    let (from, _, binds) = select_from(filter, Drive::Counts);
+    let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
+    let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
+    let mut counts: Vec<(String, bool, i64)> = rows.iter().map(|r| (r.get("state"), false, r.get("n"))).collect();
+    let (from, _, binds) = select_from(filter, Drive::Expired);
+    let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
+    for row in bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await? {
+        let (state, n): (String, i64) = (row.get("state"), row.get("n"));
+        if let Some(all) = counts.iter_mut().find(|(s, _, _)| *s == state) {
+            all.2 -= n;
+        }
+        counts.push((state, true, n));
+    }
+    counts.retain(|(_, _, n)| *n > 0);
+    Ok(counts)
 }
 
 /// How many entries are pending.
@@ -242,7 +399,7 @@ pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, Error> {
 
 /// Every pending entry of an engine, oldest first.
 pub async fn pending_of_engine(conn: &mut SqliteConnection, engine: &EngineId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{SELECT} WHERE q.state = 'pending' AND q.engine = ? ORDER BY q.seq"))
+    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = ? ORDER BY q.seq"))
         .bind(engine.as_str())
         .fetch_all(&mut *conn)
         .await?;

@@ -152,6 +152,18 @@ impl TestApp {
         (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let r = self.http.put(format!("{}{path}", self.base)).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// The audit actions of one queue entry, oldest first.
+    pub async fn actions_of(&self, id: &str) -> Vec<String> {
+        let (_, audit) = self.get(&format!("/api/audit?item={id}")).await;
+        audit["entries"].as_array().unwrap().iter().rev().map(|e| e["action"].as_str().unwrap().to_owned()).collect()
+    }
+
     /// POST with a raw body.
     pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> (StatusCode, Value) {
         let r = self

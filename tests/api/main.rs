@@ -1,13 +1,17 @@
 //! Integration tests of the core through its real HTTP server: one binary, one module per area.
 
 mod audit;
+mod audit_export;
 mod bad_input;
 mod cli;
 mod failures;
+mod grants;
 mod concurrency;
+mod expiry;
 mod helpers;
 mod memory;
 mod policy;
+mod queue_view;
 mod restart;
 mod rules;
 mod security;

@@ -17,14 +17,17 @@ export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const URL_LINE = /http:\/\/127\.0\.0\.1:(\d+)\/#token=([^\s]+)/;
 
 /**
- * Starts the server and resolves once it printed its UI URL.
- * @returns {Promise<{port: number, token: string, url: string, base: string, api: Function, generate: Function, waitForItem: Function, stop: Function, logs: () => string}>}
+ * Starts the server and resolves once it printed its UI URL. With `dataDir` it serves that directory
+ * and leaves it in place when stopped (to restart on the same database); else it makes a temporary
+ * one and removes it.
+ * @param {{dataDir?: string}} [options]
+ * @returns {Promise<{port: number, token: string, dataDir: string, url: string, base: string, api: Function, generate: Function, waitForItem: Function, stop: Function, logs: () => string}>}
  */
-export async function startServer() {
+export async function startServer({ dataDir: givenDataDir } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found at ${serverBin}: build it (cargo build --bin approval-console) or set APPROVAL_CONSOLE_BIN`);
   }
-  const dataDir = await mkdtemp(join(tmpdir(), 'approval-console-e2e-'));
+  const dataDir = givenDataDir ?? (await mkdtemp(join(tmpdir(), 'approval-console-e2e-')));
   const token = randomBytes(24).toString('hex');
   const child = spawn(serverBin, ['serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -97,7 +100,7 @@ export async function startServer() {
       await exited;
       clearTimeout(timer);
     }
-    await rm(dataDir, { recursive: true, force: true });
+    if (!givenDataDir) await rm(dataDir, { recursive: true, force: true });
   }
 
   // The binary embeds ui/dist as it was when it was compiled; without it the server shows a placeholder.
@@ -107,7 +110,7 @@ export async function startServer() {
     throw new Error('the server binary has no web UI built in: run `npm ci && npm run build` in ui/, then rebuild the server');
   }
 
-  return { port, token, url: `${base}/#token=${token}`, base, api, generate, waitForItem, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
+  return { port, token, dataDir, url: `${base}/#token=${token}`, base, api, generate, waitForItem, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
 }
 
 /** Debian's chromium, headless, with nothing that reaches the network on its own. */
@@ -129,10 +132,11 @@ export function launchBrowser() {
 
 /**
  * A new page that records console errors, CSP violations and uncaught exceptions, so a test can
- * assert the UI ran cleanly under the server's Content-Security-Policy.
+ * assert the UI ran cleanly under the server's Content-Security-Policy. `contextOptions` go to
+ * playwright's `browser.newContext` (viewport, colorScheme, …).
  */
-export async function newPage(browser) {
-  const context = await browser.newContext();
+export async function newPage(browser, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

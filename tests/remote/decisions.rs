@@ -180,3 +180,20 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     assert_eq!(ran(&mastra, "askOperator").len(), 1, "answered once for real");
     assert!(console.queue("engine=m").await.is_empty());
 }
+
+#[tokio::test]
+async fn an_expired_remote_call_is_declined_at_the_server_with_the_expiry_told_to_the_model() {
+    let (_tmp, mastra, console) = setup(None).await;
+    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "deleteRecord", "afterSecs": 1 }] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    mastra.generate("ops", "delete rec-slow", Some(("t-x", "u-x"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let id = items[0]["id"].as_str().unwrap();
+    // The console's own expiry worker (started like `serve` does) acts: nobody decides here.
+    eventually("expired and delivered", || async { console.item(id).await["state"] == "delivered" }).await;
+    let after = console.item(id).await;
+    assert_eq!(after["decision"]["expiredAfterSecs"], 1, "{after}");
+    assert_eq!(after["decision"]["outcome"]["route"], "decline-tool-call", "Mastra has no expiry: a decline carries it");
+    assert!(after["decision"]["outcome"]["text"].as_str().unwrap().contains("expired"), "the model heard it expired: {after}");
+    assert!(ran(&mastra, "deleteRecord").is_empty(), "never ran");
+}

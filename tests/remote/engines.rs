@@ -190,3 +190,57 @@ async fn a_token_for_this_session_only_skips_the_keyring_and_is_asked_for_again_
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(console.engine("m").await["health"]["state"], "reachable");
 }
+
+#[tokio::test]
+async fn testing_a_connection_says_how_the_server_answers_and_stores_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra = MastraServer::start(&tmp.path().join("mastra"), Some("the-right-token"));
+    let console = Console::start(&tmp.path().join("console")).await;
+    let test = |body: Value| console.post("/api/engines/test", body);
+
+    let (status, ok) = test(json!({ "baseUrl": mastra.base, "token": "the-right-token" })).await;
+    assert_eq!(status, StatusCode::OK, "{ok}");
+    assert_eq!((ok["result"].as_str(), ok["agents"].as_u64()), (Some("reachable"), Some(2)), "{ok}");
+    assert_eq!(ok["message"], "reachable: 2 agents");
+
+    for body in [json!({ "baseUrl": mastra.base }), json!({ "baseUrl": mastra.base, "token": "wrong" })] {
+        let (status, answer) = test(body.clone()).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert_eq!(answer["result"], "auth_failed", "{body} → {answer}");
+        assert!(answer["message"].as_str().unwrap().contains("401"), "{answer}");
+        assert!(answer["agents"].is_null());
+    }
+
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_, answer) = test(json!({ "baseUrl": format!("http://127.0.0.1:{port}") })).await;
+    assert_eq!(answer["result"], "unreachable", "{answer}");
+    assert!(answer["message"].as_str().unwrap().contains("cannot connect"), "{answer}");
+
+    // Something that answers, but not as Mastra does: agents listed, no suspended-runs route shape.
+    let url = answering("[1, 2, 3]".to_owned()).await;
+    let (_, answer) = test(json!({ "baseUrl": url })).await;
+    assert_eq!(answer["result"], "incompatible", "{answer}");
+    let url = answering("{\"ops\": {\"id\": \"ops\"}}".to_owned()).await;
+    let (_, answer) = test(json!({ "baseUrl": url })).await;
+    assert_eq!(answer["result"], "incompatible", "{answer}");
+    assert!(answer["message"].as_str().unwrap().contains("runs"), "{answer}");
+
+    let (status, answer) = test(json!({ "baseUrl": "ftp://x" })).await;
+    assert_eq!((status, answer["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{answer}");
+
+    // Nothing was stored: no engine, and the token is nowhere in the database.
+    assert_eq!(console.get("/api/engines").await.1, json!([]));
+    assert!(!std::fs::read(tmp.path().join("console/approval-console.db")).unwrap().windows(15).any(|w| w == b"the-right-token"));
+    let r = console.http.post(format!("{}/api/engines/test", console.base)).json(&json!({ "baseUrl": mastra.base })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "the session token is needed");
+
+    // The route does not take the name "test" away from engines.
+    let (status, added) = console.post("/api/engines", json!({ "name": "test", "baseUrl": mastra.base, "token": "the-right-token", "sessionOnly": true, "pollMs": 3_600_000 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{added}");
+    let (status, edited) = console.send(Method::PATCH, "/api/engines/test", json!({ "pollMs": 5000 })).await;
+    assert_eq!((status, edited["pollMs"].as_u64()), (StatusCode::OK, Some(5000)), "{edited}");
+    assert_eq!(console.post("/api/engines/test/sync", json!({})).await.0, StatusCode::OK);
+    assert_eq!(console.send(Method::DELETE, "/api/engines/test", json!(null)).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(console.get("/api/engines").await.1, json!([]));
+}

@@ -732,6 +732,10 @@ impl LocalEngine {
                 let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));
                 (CallStatus::Done { result: json!(text) }, json!({"status": "declined", "result": text}))
             }
+            (Verdict::Expire { after_secs }, _) => {
+                let text = Verdict::expiry_text(*after_secs);
+                (CallStatus::Done { result: json!(text) }, json!({"status": "expired", "result": text}))
+            }
             (_, None) => {
                 let text = format!("Tool not found: {}", call.tool_name);
                 (CallStatus::Done { result: json!(text) }, json!({"status": "tool-error", "result": text}))

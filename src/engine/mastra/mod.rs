@@ -525,6 +525,12 @@ impl Engine for MastraEngine {
                 body["resumeData"] = data.clone();
                 ("resume-stream", body)
             }
+            // Mastra knows no expiry: a decline whose reason says what happened.
+            (Verdict::Expire { after_secs }, _) => {
+                let mut body = ids;
+                body["reason"] = json!(Verdict::expiry_text(*after_secs));
+                ("decline-tool-call", body)
+            }
         };
         let chunks = self
             .observe(self.inner.client.post_stream(call.agent_id.as_str(), route, &body, token.as_ref(), sink.as_ref()).await)

@@ -1,10 +1,13 @@
 /**
- * The queue list as the operator sees it: one page or more of items, kept current by backend
- * events without reloading the page. Server data is held in `$state.raw` (never proxied) because
- * `args` may be megabytes or thousands of levels deep.
+ * The queue list as the operator sees it: one tab of the queue (pending, awaiting delivery, …),
+ * filtered and searched on the server, loaded page by page as the list scrolls, kept current by
+ * backend events without reloading the page, with the count of every tab. Server data is held in
+ * `$state.raw` (never proxied) because `args` may be megabytes or thousands of levels deep, and the
+ * list may hold 100,000 calls.
  */
-import { ApiError, type Backend, type BackendEvent, type QueueFilter, type QueueItem } from './backend/backend';
-import { filterBySearch } from './search';
+import { ApiError, type Backend, type BackendEvent, type QueueCounts, type QueueFilter, type QueueItem } from './backend/backend';
+import { groupByRun } from './run-groups';
+import { filterBySearch, matchesSearch } from './search';
 
 export type QueueHooks = {
   onError: (e: ApiError) => void;
@@ -14,48 +17,98 @@ export type QueueHooks = {
   onRemoved?: (id: string) => void;
 };
 
+export type QueueOptions = {
+  /** Calls per page (the server allows up to 500). */
+  pageSize?: number;
+  /** How long typing must pause before the search goes to the server. */
+  searchDelayMs?: number;
+};
+
 export class QueueModel {
   items = $state.raw<QueueItem[]>([]);
   nextCursor = $state<string | null>(null);
-  filter = $state.raw<QueueFilter>({ state: 'pending' });
+  /** What the loaded items were fetched for; `q` is the search last sent. */
+  filter = $state.raw<QueueFilter>({ tab: 'pending' });
   loading = $state(false);
   loaded = $state(false);
+  /** The last `loadMore` failed: the list stops asking by itself until the operator asks again. */
+  moreFailed = $state(false);
+  /** Calls per tab under the current filters and search (`null` until the server said). */
+  counts = $state.raw<QueueCounts | null>(null);
 
-  /**
-   * The search box: filters the loaded items on this side for now (see `search.ts`); a server-side
-   * search will send it with the filter instead.
-   */
+  /** The search box: sent to the server as `filter.q` once typing pauses (`setSearch`). */
   search = $state('');
-  /** The items the list shows: those loaded that match `search`, newest first. */
-  shown = $derived(filterBySearch(this.items, this.search));
+  /** Whether the box holds a search the loaded calls were not fetched for (its answer is on the way). */
+  searchPending = $derived(this.search.trim() !== (this.filter.q ?? ''));
+  /**
+   * The calls the list shows, in its order: each run's calls together. While a new search is on its
+   * way, the loaded calls that match it (`search.ts`), so typing shows something at once.
+   */
+  grouped = $derived(groupByRun(this.searchPending ? filterBySearch(this.items, this.search) : this.items));
+  shown = $derived(this.grouped.order);
 
-  /** Pending items among those loaded; `more` when further pages may hold others. */
+  /** Pending calls among those loaded; `hasMore` when further pages may hold others. */
   pendingCount = $derived(this.items.filter((i) => i.state === 'pending').length);
+  /** Pending calls in the whole queue, under no filter (the server's count; the loaded ones until it answered). */
+  pendingTotal = $derived(this.counts?.pendingTotal ?? this.pendingCount);
   hasMore = $derived(this.nextCursor !== null);
 
   private generation = 0;
+  private readonly pageSize: number;
+  private readonly searchDelayMs: number;
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private countsInFlight = false;
+  private countsAgain = false;
 
   constructor(
     private readonly backend: Backend,
     private readonly hooks: QueueHooks,
-    private readonly pageSize = 50,
-  ) {}
+    options: QueueOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 200;
+    this.searchDelayMs = options.searchDelayMs ?? 250;
+  }
 
+  /** Shows another tab, filters or order; the search stays the box's. */
   setFilter(filter: QueueFilter): Promise<void> {
-    this.filter = { ...filter };
+    const q = this.search.trim();
+    this.filter = { ...filter, q: q === '' ? undefined : q };
     return this.reload();
   }
 
-  /** Loads the first page again; answers to older loads are dropped. */
+  /** The search box changed: filter what is loaded at once, ask the server once typing pauses (at once with `now`). */
+  setSearch(text: string, now = false): void {
+    this.search = text;
+    if (this.searchTimer !== null) clearTimeout(this.searchTimer);
+    this.searchTimer = null;
+    if (now || this.searchDelayMs <= 0) void this.sendSearch();
+    else this.searchTimer = setTimeout(() => void this.sendSearch(), this.searchDelayMs);
+  }
+
+  private sendSearch(): Promise<void> {
+    this.searchTimer = null;
+    if (!this.searchPending) return Promise.resolve();
+    return this.setFilter(this.filter);
+  }
+
+  /** Stops the search timer (the list is going away). */
+  dispose(): void {
+    if (this.searchTimer !== null) clearTimeout(this.searchTimer);
+    this.searchTimer = null;
+  }
+
+  /** Loads the first page again, and the counts; answers to older loads are dropped. */
   async reload(): Promise<void> {
     const gen = ++this.generation;
     this.loading = true;
+    this.refreshCounts();
     try {
       const page = await this.backend.listQueue({ ...this.filter, limit: this.pageSize, cursor: null });
       if (gen !== this.generation) return;
       this.items = page.items;
       this.nextCursor = page.nextCursor ?? null;
       this.loaded = true;
+      this.moreFailed = false;
     } catch (e) {
       if (gen === this.generation) this.hooks.onError(ApiError.from(e));
     } finally {
@@ -63,8 +116,9 @@ export class QueueModel {
     }
   }
 
+  /** Loads the next page (once at a time: the list asks again as it scrolls). */
   async loadMore(): Promise<void> {
-    if (!this.nextCursor) return;
+    if (!this.nextCursor || this.loading) return;
     const gen = this.generation;
     this.loading = true;
     try {
@@ -73,11 +127,44 @@ export class QueueModel {
       const seen = new Set(this.items.map((i) => i.id));
       this.items = [...this.items, ...page.items.filter((i) => !seen.has(i.id))];
       this.nextCursor = page.nextCursor ?? null;
+      this.moreFailed = false;
     } catch (e) {
-      if (gen === this.generation) this.hooks.onError(ApiError.from(e));
+      if (gen !== this.generation) return;
+      this.moreFailed = true;
+      this.hooks.onError(ApiError.from(e));
     } finally {
       if (gen === this.generation) this.loading = false;
     }
+  }
+
+  /**
+   * Asks for the tab counts under the current filters. One request at a time: asked again while
+   * one is out, it asks once more when that one is back, so a burst of events costs two requests.
+   * A failure keeps the last counts (the list's own errors say what is wrong).
+   */
+  refreshCounts(): void {
+    if (this.countsInFlight) {
+      this.countsAgain = true;
+      return;
+    }
+    this.countsInFlight = true;
+    const filter = this.filter;
+    void this.backend
+      .queueCounts(filter)
+      .then(
+        (counts) => {
+          if (filter === this.filter) this.counts = counts;
+          else this.countsAgain = true;
+        },
+        () => {},
+      )
+      .finally(() => {
+        this.countsInFlight = false;
+        if (this.countsAgain) {
+          this.countsAgain = false;
+          this.refreshCounts();
+        }
+      });
   }
 
   /** Applies one live event: fetches the item it names and puts it in or out of the list. */
@@ -86,6 +173,7 @@ export class QueueModel {
     if (ev.kind !== 'queue') return;
     if (ev.type === 'removed') {
       this.remove(ev.id);
+      this.refreshCounts();
       this.hooks.onRemoved?.(ev.id);
       return;
     }
@@ -96,6 +184,7 @@ export class QueueModel {
       const err = ApiError.from(e);
       if (err.code === 'not_found') {
         this.remove(ev.id);
+        this.refreshCounts();
         this.hooks.onRemoved?.(ev.id);
       } else this.hooks.onError(err);
       return;
@@ -104,8 +193,12 @@ export class QueueModel {
     this.hooks.onItem?.(item);
   }
 
-  /** Puts a fresh copy of an item where it belongs: replaced, inserted newest-first, or removed when it no longer matches. */
+  /**
+   * Puts a fresh copy of an item where it belongs: replaced, inserted in order, or removed when it
+   * no longer matches; the counts are asked for again, since it may have moved between tabs.
+   */
   upsert(item: QueueItem): void {
+    this.refreshCounts();
     const i = this.items.findIndex((x) => x.id === item.id);
     if (!this.matches(item)) {
       if (i !== -1) this.remove(item.id);
@@ -117,11 +210,12 @@ export class QueueModel {
       this.items = next;
       return;
     }
-    // An item older than the last loaded one belongs to a page not loaded yet.
+    const compare = this.filter.sort === 'oldest' ? compareOldestFirst : compareNewestFirst;
+    // An item beyond the last loaded one belongs to a page not loaded yet.
     const last = this.items[this.items.length - 1];
-    if (this.nextCursor !== null && last && compareNewestFirst(item, last) > 0) return;
+    if (this.nextCursor !== null && last && compare(item, last) > 0) return;
     const next = [...this.items, item];
-    next.sort(compareNewestFirst);
+    next.sort(compare);
     this.items = next;
   }
 
@@ -129,18 +223,18 @@ export class QueueModel {
     if (this.items.some((x) => x.id === id)) this.items = this.items.filter((x) => x.id !== id);
   }
 
-  /** Whether an item belongs in the list under the current filter (exact match on each set field). */
+  /** Whether an item belongs in the list under the current tab, filters and search. */
   matches(item: QueueItem): boolean {
     const f = this.filter;
-    const state = f.state ?? 'pending';
-    if (state === 'pending' && item.state !== 'pending') return false;
-    if (state === 'decided' && item.state !== 'decided') return false;
+    const tab = f.tab ?? 'pending';
+    if (tab !== 'all' && item.tab !== tab) return false;
     if (f.engine && item.engine !== f.engine) return false;
     if (f.agent && item.agentId !== f.agent) return false;
     if (f.tool && item.toolName !== f.tool) return false;
     if (f.kind && item.kind !== f.kind) return false;
     if (f.thread && item.threadId !== f.thread) return false;
-    return true;
+    if (f.run && item.runId !== f.run) return false;
+    return !f.q || matchesSearch(item, f.q);
   }
 }
 
@@ -150,4 +244,8 @@ export function compareNewestFirst(a: QueueItem, b: QueueItem): number {
   const tb = Date.parse(b.pausedAt);
   if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return tb - ta;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export function compareOldestFirst(a: QueueItem, b: QueueItem): number {
+  return compareNewestFirst(b, a);
 }

@@ -29,14 +29,14 @@ describe('QueueModel live updates', () => {
     expect(queue.items.map((i) => i.id)).toEqual(['b']);
     expect(queue.pendingCount).toBe(1);
 
-    await queue.setFilter({ state: 'all' });
+    await queue.setFilter({ tab: 'all' });
     expect(queue.items.map((i) => i.id)).toEqual(['a', 'b']);
     expect(queue.pendingCount).toBe(1);
   });
 
   it('does not add a call that does not match the filter', async () => {
     const { backend, queue } = setup();
-    await queue.setFilter({ state: 'pending', kind: 'suspend' });
+    await queue.setFilter({ tab: 'pending', kind: 'suspend' });
     backend.add(makeItem({ id: 'x', kind: 'approval' }));
     await queue.apply({ kind: 'queue', type: 'added', id: 'x' });
     expect(queue.items).toEqual([]);
@@ -54,5 +54,20 @@ describe('QueueModel live updates', () => {
     backend.items.clear();
     await queue.apply({ kind: 'queue', type: 'updated', id: 'b' }); // getItem → not_found
     expect(queue.items).toEqual([]);
+  });
+
+  it('asks for the tab counts one request at a time: a burst of events costs two', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'a' }));
+    await queue.reload();
+    await new Promise((r) => setTimeout(r, 0));
+    const counted = () => backend.calls.filter((c) => c.method === 'queueCounts').length;
+    expect(counted()).toBe(1);
+    expect(queue.counts).toMatchObject({ pending: 1, all: 1, pendingTotal: 1 });
+    for (let i = 0; i < 20; i++) queue.refreshCounts();
+    backend.add(makeItem({ id: 'b' }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(counted()).toBe(3);
+    expect(queue.counts).toMatchObject({ pending: 2, pendingTotal: 2 });
   });
 });

@@ -1,23 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { filterBySearch, matchesSearch, searchText } from './search';
+import { filterBySearch, jsonText, matchesSearch, searchWords } from './search';
 import { makeItem } from './testing/fake-backend';
 
-describe('searchText', () => {
-  it('holds keys and values in document order', () => {
-    expect(searchText({ path: '/etc/passwd', opts: { force: true, n: 3, list: ['x', null, 'y'] } })).toBe('path /etc/passwd opts force true n 3 list x y');
-    expect(searchText('plain')).toBe('plain');
+describe('jsonText', () => {
+  it('is the compact JSON of the arguments, as the server indexes them', () => {
+    expect(jsonText({ path: '/etc/passwd', opts: { force: true, list: ['x', null] } })).toBe('{"path":"/etc/passwd","opts":{"force":true,"list":["x",null]}}');
   });
 
-  it('walks arguments nested 100,000 levels deep without overflowing the stack', () => {
-    let deep: unknown = 'needle';
-    for (let i = 0; i < 100_000; i++) deep = { d: deep };
-    expect(searchText(deep, 1_000_000)).toMatch(/ needle$/);
-  });
-
-  it('stops at the limit', () => {
-    const text = searchText({ a: 'x'.repeat(100), b: 'never seen' }, 50);
-    expect(text.length).toBeLessThanOrEqual(50);
-    expect(text).not.toContain('never');
+  it('stops at the limit, and gives nothing for what JSON cannot hold', () => {
+    expect(jsonText({ a: 'x'.repeat(100) }, 20)).toHaveLength(20);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(jsonText(cyclic)).toBe('');
   });
 });
 
@@ -25,8 +19,12 @@ describe('matchesSearch', () => {
   const item = makeItem({ toolName: 'delete_record', agentId: 'ops', agentName: 'Operations Bot', args: { id: 'REC-42', reason: 'cleanup' } });
 
   it('finds tool, agent id and name, and argument text, case-insensitively, every word', () => {
-    for (const q of ['delete', 'OPS', 'operations bot', 'rec-42', 'reason', 'cleanup delete', '  ']) expect(matchesSearch(item, q), q).toBe(true);
-    for (const q of ['rec-43', 'delete nope', 'local']) expect(matchesSearch(item, q), q).toBe(false);
+    for (const q of ['delete', 'OPS', 'operations bot', 'rec-42', '"id":"rec-42"', 'reason', 'cleanup delete', '42', '  ']) expect(matchesSearch(item, q), q).toBe(true);
+    for (const q of ['rec-43', 'delete nope', 'local', 'record_ops']) expect(matchesSearch(item, q), q).toBe(false);
+  });
+
+  it('splits words on whitespace as the server does', () => {
+    expect(searchWords('  a\tb  c ')).toEqual(['a', 'b', 'c']);
   });
 
   it('filters a list, keeping its order; an empty query keeps all', () => {

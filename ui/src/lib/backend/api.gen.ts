@@ -20,6 +20,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["decision_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["export_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/verify": {
         parameters: {
             query?: never;
@@ -46,6 +78,22 @@ export interface paths {
         get: operations["list"];
         put?: never;
         post: operations["add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/engines/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -120,6 +168,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["list_grants"];
+        put?: never;
+        post: operations["create_grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/grants/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["revoke_grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -176,6 +256,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["list_queue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["queue_counts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -242,6 +338,38 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["snooze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/expiry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_expiry_settings"];
+        put: operations["put_expiry_settings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -317,11 +445,33 @@ export interface components {
          * @enum {string}
          */
         Change: "added" | "updated";
+        /** @description One condition on the arguments: the value at a JSON Pointer (`/to/account`). */
+        Condition: {
+            op: components["schemas"]["ConditionOp"];
+            pointer: string;
+            value: unknown;
+        };
+        /** @enum {string} */
+        ConditionOp: "equals" | "prefix" | "atMost" | "atLeast";
+        /** @description A page of decisions, newest first. */
+        DecisionHistory: {
+            items: components["schemas"]["DecisionRecord"][];
+            nextCursor: string | null;
+        };
         /**
          * @description The decision kinds an engine may accept (engines say which ones a call allows).
          * @enum {string}
          */
         DecisionKind: "approve" | "decline" | "resume";
+        /** @description A decision as the audit log recorded it, with what became of it. */
+        DecisionRecord: {
+            /**
+             * @description The `decision.*` entry: operator (`actor`), time, tool, fingerprint, and in `details` the
+             *     arguments decided on and the verdict (reason, resume data).
+             */
+            decision: components["schemas"]["AuditEntry"];
+            delivery: null | components["schemas"]["AuditEntry"];
+        };
         /** @description The decision taken on an entry, with its delivery. */
         DecisionView: {
             /**
@@ -333,6 +483,11 @@ export interface components {
             /** Format: date-time */
             decidedAt: string;
             delivery: components["schemas"]["Delivery"];
+            /**
+             * Format: int64
+             * @description Set when nobody decided in time and the console declined the call as expired: the limit that ran out.
+             */
+            expiredAfterSecs: number | null;
             fingerprint: components["schemas"]["Fingerprint"];
             kind: components["schemas"]["DecisionKind"];
             /** @description Why the last delivery attempt failed (the engine was unreachable, …). */
@@ -373,6 +528,23 @@ export interface components {
          * @enum {string}
          */
         EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "incompatible";
+        /** @description A server to try before adding it (`POST /api/engines/test`): nothing is stored. */
+        EngineTest: {
+            baseUrl: string;
+            /** @description Bearer token to try; used for these requests only, never stored or logged. */
+            token?: string | null;
+        };
+        /**
+         * @description How a server answered a test: `reachable`, `auth_failed`, `unreachable` or `incompatible`
+         *     (never `unknown`), with what it said.
+         */
+        EngineTestResult: {
+            /** @description The server's agents, when it listed them. */
+            agents: number | null;
+            /** @description What was found, for people: the agent count, or the error. */
+            message: string;
+            result: components["schemas"]["EngineHealth"];
+        };
         /** @description A remote engine as the API shows it. The token itself is never shown: only whether there is one. */
         EngineView: {
             /**
@@ -415,6 +587,29 @@ export interface components {
             details?: unknown;
             message: string;
         };
+        ExpiryRule: {
+            /**
+             * Format: int64
+             * @description Seconds from the pause after which the call expires (1 s – 30 days).
+             */
+            afterSecs: number;
+            /** @description A tool name, or `"*"` for every other tool. */
+            tool: string;
+        };
+        /** @description Time limits. `tool` `"*"` applies to every tool without a rule of its own. */
+        ExpirySettings: {
+            rules?: components["schemas"]["ExpiryRule"][];
+            /**
+             * Format: int64
+             * @description How long before its deadline a call is announced as about to expire (seconds, default 300).
+             */
+            warnBeforeSecs?: number;
+        };
+        /**
+         * @description The formats the audit log is exported in.
+         * @enum {string}
+         */
+        ExportFormat: "jsonl" | "csv";
         /**
          * @description `"sha256:" + hex(SHA-256(JCS({"toolName": name, "args": args})))`, RFC 8785 canonical form.
          *
@@ -422,6 +617,37 @@ export interface components {
          * @example sha256:3f1c…
          */
         Fingerprint: string;
+        /** @description A grant as stored. */
+        Grant: {
+            /** @description Set unless the scope is the engine. */
+            agentId: string | null;
+            conditions: components["schemas"]["Condition"][];
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            engine: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The call it was made from. */
+            fromItem: string | null;
+            id: components["schemas"]["GrantId"];
+            /** Format: date-time */
+            revokedAt: string | null;
+            revokedBy: string | null;
+            /** @description Set for a run's grant. */
+            runId: string | null;
+            scope: components["schemas"]["GrantScope"];
+            toolName: string;
+            /**
+             * Format: int64
+             * @description Calls it approved.
+             */
+            uses: number;
+        };
+        /** @description One "always allow" grant. */
+        GrantId: string;
+        /** @enum {string} */
+        GrantScope: "run" | "agent" | "engine";
         /** @description `{status: "ok", version}`. */
         Health: {
             status: string;
@@ -466,6 +692,21 @@ export interface components {
             /** @description Bearer token; stored in the OS keyring, never shown again. */
             token?: string | null;
         };
+        /** @description A grant to make from a call the operator sees. */
+        NewGrant: {
+            /** @description Conditions on later calls' arguments; each must hold for the call it is made from. */
+            conditions?: components["schemas"]["Condition"][];
+            /**
+             * Format: int64
+             * @description Lifetime in seconds (60 s – 30 days).
+             */
+            expiresInSecs: number;
+            /** @description The fingerprint of that call as shown: the grant is refused if the call changed (C3). */
+            fingerprint: string;
+            /** @description The queue entry it is made from: its tool, engine, agent and run set the scope. */
+            fromItem: string;
+            scope: components["schemas"]["GrantScope"];
+        };
         /** @description Notification settings. Absent lists mean "all". */
         NotificationSettings: {
             /** @description Only calls of these agents; `null`: all. */
@@ -494,6 +735,29 @@ export interface components {
             /** Format: int64 */
             shown: number;
         };
+        /** @description How many calls each tab of the queue view holds under the filters and search given. */
+        QueueCounts: {
+            /**
+             * Format: int64
+             * @description Every call matching, whatever its state.
+             */
+            all: number;
+            /** Format: int64 */
+            awaitingDelivery: number;
+            /** Format: int64 */
+            decided: number;
+            /** Format: int64 */
+            expired: number;
+            /** Format: int64 */
+            gone: number;
+            /** Format: int64 */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Pending calls under no filter and no search (the window title, the tray).
+             */
+            pendingTotal: number;
+        };
         /** @description What changed. */
         QueueEvent: {
             id: string;
@@ -511,6 +775,12 @@ export interface components {
             chain: components["schemas"]["ChainLink"][];
             decision: null | components["schemas"]["DecisionView"];
             engine: string;
+            /**
+             * Format: date-time
+             * @description When a pending call is declined as expired if nobody decides (its tool's time limit, or a
+             *     snooze); null without a limit.
+             */
+            expiresAt: string | null;
             fingerprint: components["schemas"]["Fingerprint"];
             id: string;
             kind: components["schemas"]["CallKind"];
@@ -522,6 +792,8 @@ export interface components {
             runId: string;
             state: components["schemas"]["ItemState"];
             suspendPayload: unknown;
+            /** @description The tab of the queue view this call is listed under (follows from `state`). */
+            tab: components["schemas"]["QueueTab"];
             threadId: string | null;
             toolCallId: string;
             toolName: string;
@@ -531,6 +803,20 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The tabs of the queue view: each call is under exactly one, by its state and whether its
+         *     decision was an expiry.
+         *
+         *     | tab | states | |
+         *     |---|---|---|
+         *     | `pending` | `pending` | waiting for a decision |
+         *     | `awaiting_delivery` | `decided` | decided (by an operator or by its time limit); the decision waits in the outbox: about to be delivered, being delivered, or deferred to a retry because the engine could not be reached (C5) |
+         *     | `decided` | `delivered`, `failed`, `interrupted` | decided by an operator, and the delivery is over: the engine took it, answered with an error, or the process died while the tool ran (never re-run) |
+         *     | `expired` | `delivered`, `failed`, `interrupted` | declined because nobody decided within its time limit, and that decline's delivery is over |
+         *     | `gone` | `gone` | the run ended elsewhere before anyone decided here |
+         * @enum {string}
+         */
+        QueueTab: "pending" | "awaiting_delivery" | "decided" | "expired" | "gone";
         QuietHours: {
             /** @description `HH:MM`, local time. */
             end: string;
@@ -541,6 +827,13 @@ export interface components {
             /** @description Validated against the call's resume schema. */
             data: unknown;
             fingerprint: string;
+        };
+        SnoozeBody: {
+            /**
+             * Format: int64
+             * @description The new deadline, in seconds from now (60 s – 30 days); never earlier than the current one.
+             */
+            secs: number;
         };
         /** @description What a sync now did, and the engine after it. */
         SyncAnswer: {
@@ -606,6 +899,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    decision_history: {
+        parameters: {
+            query?: {
+                /** @description 1–500, default 50. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Decisions from the audit log, newest first, each with its newest delivery entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionHistory"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_audit: {
+        parameters: {
+            query: {
+                /** @description `jsonl` (the entries as `GET /api/audit` answers them, one per line) or `csv`. */
+                format: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole audit log, oldest first, as it stood when the export started; streamed, as an attachment. JSON Lines: one AuditEntry per line. CSV (RFC 4180, CRLF): a header, then seq, at, actor, action, queueItemId, toolName, fingerprint, details (JSON), prevHash, hash; cells starting with = + - @ tab or CR are prefixed with ' so a spreadsheet shows them as text (check hashes on the JSON Lines export). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
             400: {
@@ -722,6 +1096,47 @@ export interface operations {
             };
             /** @description keyring_unavailable / keyring_locked: the token could not be stored, nothing was added */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EngineTest"];
+            };
+        };
+        responses: {
+            /** @description How the server answered (reachable, auth_failed, unreachable or incompatible); nothing is stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineTestResult"];
+                };
+            };
+            /** @description invalid_request: not an http(s) base URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -945,6 +1360,138 @@ export interface operations {
             };
         };
     };
+    list_grants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every grant, newest first (revoked and expired ones too) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"][];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGrant"];
+            };
+        };
+        responses: {
+            /** @description Made; it applies at once, also to calls already waiting */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            /** @description invalid_request: lifetime, conditions, a suspend call */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description high_risk_tool or fingerprint_mismatch */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            /** @description already revoked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -1024,8 +1571,16 @@ export interface operations {
     list_queue: {
         parameters: {
             query?: {
-                /** @description `pending` (default), `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`. */
+                /**
+                 * @description One state: `pending`, `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
+                 *     Not with `tab`. Without both: `pending`.
+                 */
                 state?: string;
+                /**
+                 * @description A tab of the queue view (see `QueueTab`): `pending`, `awaiting_delivery`, `decided`,
+                 *     `expired`, `gone`, or `all`. Not with `state`.
+                 */
+                tab?: string;
                 engine?: string;
                 agent?: string;
                 tool?: string;
@@ -1033,6 +1588,15 @@ export interface operations {
                 kind?: string;
                 thread?: string;
                 run?: string;
+                /**
+                 * @description Search: up to 8 words (256 characters), each of which must occur, case-insensitively, in the
+                 *     call's tool name, agent id or name, or the JSON text of its arguments (compact, as stored).
+                 *     Words of 3+ characters use an FTS5 trigram index; shorter ones are matched with SQL `LIKE`
+                 *     (ASCII case folding only) over the rows the others left.
+                 */
+                q?: string;
+                /** @description `newest` (default) or `oldest` first. A cursor continues in the order it was made for. */
+                sort?: string;
                 /** @description 1–500, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page. */
@@ -1051,6 +1615,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueuePage"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    queue_counts: {
+        parameters: {
+            query?: {
+                engine?: string;
+                agent?: string;
+                tool?: string;
+                /** @description `approval` or `suspend`. */
+                kind?: string;
+                thread?: string;
+                run?: string;
+                /** @description The search, as in `GET /api/queue`. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Calls per tab of the queue view under these filters and search */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueCounts"];
                 };
             };
             400: {
@@ -1313,6 +1923,133 @@ export interface operations {
             };
             /** @description storage_busy */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    snooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeBody"];
+            };
+        };
+        responses: {
+            /** @description The call with its new deadline (`expiresAt`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueItem"];
+                };
+            };
+            /** @description invalid_request: no time limit applies to this call, or secs out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description already_decided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_expiry_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpirySettings"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_expiry_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpirySettings"];
+            };
+        };
+        responses: {
+            /** @description Stored; the expiry worker applies it within seconds, also to calls already waiting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpirySettings"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

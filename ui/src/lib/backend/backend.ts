@@ -31,11 +31,24 @@ export type Decision = DecisionView;
  */
 export type QueueItem = Schemas['QueueItem'];
 export type QueuePage = Schemas['QueuePage'];
+/**
+ * The tab of the queue view a call is under (its `tab`): `pending`, `awaiting_delivery` (decided,
+ * in the outbox), `decided` (by an operator, delivery over), `expired` (declined by its time limit,
+ * delivery over), `gone` (ended elsewhere). The server decides; see `QueueTab` in the API.
+ */
+export type QueueTab = Schemas['QueueTab'];
+/** Calls per tab under the current filters and search, and pending ones under none. */
+export type QueueCounts = Schemas['QueueCounts'];
 
 export type AuditEntry = Schemas['AuditEntry'];
 export type AuditPage = Schemas['AuditPage'];
 export type BadEntry = Schemas['BadEntry'];
 export type AuditVerification = Schemas['Verification'];
+/** A decision as the audit log recorded it, with its newest delivery entry (`null` while none). */
+export type DecisionRecord = Schemas['DecisionRecord'];
+export type DecisionHistory = Schemas['DecisionHistory'];
+/** `jsonl`: the entries themselves, one per line (hashes checkable); `csv`: for spreadsheets, formulas defused. */
+export type ExportFormat = Schemas['ExportFormat'];
 
 /** The body of every error answer; `ApiError` carries it to the UI. */
 export type ErrorBody = Schemas['ErrorBody'];
@@ -52,6 +65,10 @@ export type NewEngine = Schemas['NewEngine'];
 export type EngineChanges = Schemas['EngineChanges'];
 /** What one "sync now" did. */
 export type SyncReport = Schemas['SyncReport'];
+/** A server to try before adding it; the token is used for the test only. */
+export type EngineTest = Schemas['EngineTest'];
+/** How the server answered a test (`reachable`, `auth_failed`, `unreachable`, `incompatible`), with its agent count. */
+export type EngineTestResult = Schemas['EngineTestResult'];
 
 /** How a remote engine answered last. */
 export type EngineHealth = Schemas['EngineHealth'];
@@ -86,13 +103,18 @@ export type JsonSchema = {
 };
 
 export type QueueFilter = {
-  /** `decided`: decisions taken but not delivered yet (the outbox). */
-  state?: 'pending' | 'decided' | 'all';
+  /** The tab (default `pending`), or `all`. */
+  tab?: QueueTab | 'all';
   engine?: string;
   agent?: string;
   tool?: string;
   kind?: ItemKind | '';
   thread?: string;
+  run?: string;
+  /** Search words, all of which must occur in the tool name, agent, or the arguments' JSON text (server-side). */
+  q?: string;
+  /** `newest` (default) or `oldest` first; a cursor continues in the order it was made for. */
+  sort?: 'newest' | 'oldest';
   limit?: number;
   cursor?: string | null;
 };
@@ -136,6 +158,8 @@ export type Subscriber = {
 
 export interface Backend {
   listQueue(filter?: QueueFilter): Promise<QueuePage>;
+  /** Calls per tab under the filter's filters and search (its tab, sort, limit and cursor are ignored). */
+  queueCounts(filter?: QueueFilter): Promise<QueueCounts>;
   getItem(id: string): Promise<QueueItem>;
   /** `fingerprint` must be the one displayed for the item, never a re-fetched one (rule C3). */
   approve(id: string, fingerprint: string): Promise<QueueItem>;
@@ -145,6 +169,10 @@ export interface Backend {
   subscribe(subscriber: Subscriber): () => void;
   listAudit(opts?: { limit?: number; cursor?: string | null }): Promise<AuditPage>;
   verifyAudit(): Promise<AuditVerification>;
+  /** Decisions from the audit log, newest first, each with its newest delivery entry. */
+  decisionHistory(opts?: { limit?: number; cursor?: string | null }): Promise<DecisionHistory>;
+  /** The whole audit log as text, oldest first. */
+  exportAudit(format: ExportFormat): Promise<string>;
   /** Remote engines by name, with live health (not pushed as events: poll). */
   listEngines(): Promise<EngineView[]>;
   /** Adds a remote engine; a token goes to the OS keyring (`keyring_unavailable` / `keyring_locked` if it cannot). */
@@ -152,6 +180,8 @@ export interface Backend {
   editEngine(name: string, changes: EngineChanges): Promise<EngineView>;
   /** Removes the engine and its keyring entry; its queue entries stay as history. */
   removeEngine(name: string): Promise<void>;
+  /** Tries a server before adding it; stores nothing. `invalid_request` for a base URL that is not one. */
+  testEngine(test: EngineTest): Promise<EngineTestResult>;
   /** Syncs now: `engine_unreachable` / `engine_error` when the engine cannot be listed. */
   syncEngine(name: string): Promise<SyncAnswer>;
   /** The engine's agents as last listed (untrusted engine data). */

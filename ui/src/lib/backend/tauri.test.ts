@@ -7,16 +7,20 @@ import { TauriBackend, toApiError } from './tauri';
 /** The commands the desktop app registers, spelled as in `src-tauri/src/command_names.rs`. */
 const COMMANDS = [
   'queue_page',
+  'queue_counts',
   'queue_item',
   'approve',
   'decline',
   'resume',
   'audit_page',
   'verify_audit',
+  'decision_history',
+  'export_audit',
   'engines',
   'add_engine',
   'edit_engine',
   'remove_engine',
+  'test_engine',
   'sync_engine',
   'engine_agents',
   'notification_status',
@@ -62,18 +66,33 @@ describe('TauriBackend commands', () => {
   const engine = { name: 'remote', baseUrl: 'http://127.0.0.1:4111', token: 'secret', pollMs: 500 };
   const settings = { enabled: true, quietHours: { start: '22:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };
   const cases: { name: string; run: (b: Backend) => Promise<unknown>; cmd: string; args: unknown }[] = [
-    { name: 'listQueue (defaults)', run: (b) => b.listQueue(), cmd: 'queue_page', args: { query: { state: 'pending', limit: 50 } } },
+    { name: 'listQueue (defaults)', run: (b) => b.listQueue(), cmd: 'queue_page', args: { query: { tab: 'pending', limit: 50 } } },
     {
       name: 'listQueue (every filter)',
-      run: (b) => b.listQueue({ state: 'decided', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', limit: 10, cursor: 'c2' }),
+      run: (b) =>
+        b.listQueue({ tab: 'awaiting_delivery', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: ' rec 42 ', sort: 'oldest', limit: 10, cursor: 'c2' }),
       cmd: 'queue_page',
-      args: { query: { state: 'decided', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', limit: 10, cursor: 'c2' } },
+      args: { query: { tab: 'awaiting_delivery', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: 'rec 42', sort: 'oldest', limit: 10, cursor: 'c2' } },
     },
     {
       name: 'listQueue (empty fields left out)',
-      run: (b) => b.listQueue({ state: 'all', engine: '', agent: '', tool: '', kind: '', thread: '', cursor: null }),
+      run: (b) => b.listQueue({ tab: 'all', engine: '', agent: '', tool: '', kind: '', thread: '', q: '  ', sort: 'newest', cursor: null }),
       cmd: 'queue_page',
-      args: { query: { state: 'all', limit: 50 } },
+      args: { query: { tab: 'all', limit: 50 } },
+    },
+    {
+      name: 'queueCounts (filters and search only)',
+      run: (b) => b.queueCounts({ tab: 'decided', agent: 'ops', q: 'rm', sort: 'oldest', limit: 5, cursor: 'c' }),
+      cmd: 'queue_counts',
+      args: { query: { agent: 'ops', q: 'rm' } },
+    },
+    { name: 'decisionHistory', run: (b) => b.decisionHistory({ cursor: '7' }), cmd: 'decision_history', args: { query: { limit: 50, cursor: '7' } } },
+    { name: 'exportAudit', run: (b) => b.exportAudit('csv'), cmd: 'export_audit', args: { format: 'csv' } },
+    {
+      name: 'testEngine',
+      run: (b) => b.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' }),
+      cmd: 'test_engine',
+      args: { test: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
     },
     { name: 'getItem', run: (b) => b.getItem('q 1/é'), cmd: 'queue_item', args: { id: 'q 1/é' } },
     { name: 'approve', run: (b) => b.approve('q1', 'sha256:aa'), cmd: 'approve', args: { id: 'q1', fingerprint: 'sha256:aa' } },

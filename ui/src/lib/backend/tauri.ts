@@ -11,12 +11,17 @@ import {
   type AuditVerification,
   type Backend,
   type BackendEvent,
+  type DecisionHistory,
   type EngineChanges,
+  type EngineTest,
+  type EngineTestResult,
   type EngineView,
+  type ExportFormat,
   type ErrorBody,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type QueueCounts,
   type QueueFilter,
   type QueueItem,
   type QueuePage,
@@ -28,16 +33,20 @@ import {
 /** The commands the desktop app registers (`src-tauri/src/command_names.rs`); nothing else is invoked. */
 export type TauriCommand =
   | 'queue_page'
+  | 'queue_counts'
   | 'queue_item'
   | 'approve'
   | 'decline'
   | 'resume'
   | 'audit_page'
   | 'verify_audit'
+  | 'decision_history'
+  | 'export_audit'
   | 'engines'
   | 'add_engine'
   | 'edit_engine'
   | 'remove_engine'
+  | 'test_engine'
   | 'sync_engine'
   | 'engine_agents'
   | 'notification_status'
@@ -49,28 +58,47 @@ export type TauriCommand =
 /** The events the desktop app emits to the window. */
 export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
 
-/** The `query` of `queue_page`: the same fields `WebBackend` sends as URL parameters. */
-type QueueQuery = {
-  state: string;
+/** The filters and search of `queue_page` and `queue_counts`: the fields `WebBackend` sends as URL parameters. */
+type FilterQuery = {
   engine?: string;
   agent?: string;
   tool?: string;
   kind?: string;
   thread?: string;
+  run?: string;
+  q?: string;
+};
+
+/** The `query` of `queue_page`. */
+type QueueQuery = FilterQuery & {
+  tab: string;
+  sort?: string;
   limit: number;
   cursor?: string;
 };
 
+function filterQuery(filter: QueueFilter): FilterQuery {
+  const query: FilterQuery = {};
+  if (filter.engine) query.engine = filter.engine;
+  if (filter.agent) query.agent = filter.agent;
+  if (filter.tool) query.tool = filter.tool;
+  if (filter.kind) query.kind = filter.kind;
+  if (filter.thread) query.thread = filter.thread;
+  if (filter.run) query.run = filter.run;
+  if (filter.q?.trim()) query.q = filter.q.trim();
+  return query;
+}
+
 export class TauriBackend implements Backend {
   listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
-    const query: QueueQuery = { state: filter.state ?? 'pending', limit: filter.limit ?? 50 };
-    if (filter.engine) query.engine = filter.engine;
-    if (filter.agent) query.agent = filter.agent;
-    if (filter.tool) query.tool = filter.tool;
-    if (filter.kind) query.kind = filter.kind;
-    if (filter.thread) query.thread = filter.thread;
+    const query: QueueQuery = { ...filterQuery(filter), tab: filter.tab ?? 'pending', limit: filter.limit ?? 50 };
+    if (filter.sort === 'oldest') query.sort = 'oldest';
     if (filter.cursor) query.cursor = filter.cursor;
     return call('queue_page', { query });
+  }
+
+  queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
+    return call('queue_counts', { query: filterQuery(filter) });
   }
 
   getItem(id: string): Promise<QueueItem> {
@@ -101,6 +129,17 @@ export class TauriBackend implements Backend {
     return call('verify_audit');
   }
 
+  decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
+    const query: { limit: number; cursor?: string } = { limit: opts.limit ?? 50 };
+    if (opts.cursor) query.cursor = opts.cursor;
+    return call('decision_history', { query });
+  }
+
+  /** The whole export through IPC (the window has no HTTP of its own); the caller saves it. */
+  exportAudit(format: ExportFormat): Promise<string> {
+    return call('export_audit', { format });
+  }
+
   listEngines(): Promise<EngineView[]> {
     return call('engines');
   }
@@ -115,6 +154,10 @@ export class TauriBackend implements Backend {
 
   async removeEngine(name: string): Promise<void> {
     await call<null>('remove_engine', { name });
+  }
+
+  testEngine(test: EngineTest): Promise<EngineTestResult> {
+    return call('test_engine', { test });
   }
 
   syncEngine(name: string): Promise<SyncAnswer> {

@@ -120,6 +120,42 @@ describe('WebBackend', () => {
     ]);
   });
 
+  it('sends the tab, filters, search and order of the queue, the counts with filters only, and reads the export as text', async () => {
+    const seen: { url: string; method: string; body: unknown; accept: string }[] = [];
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        const headers = init!.headers as Record<string, string>;
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined, accept: headers.Accept });
+        if (String(url).startsWith('/api/audit/export')) {
+          return String(url).endsWith('xlsx')
+            ? jsonResponse(400, { code: 'invalid_request', message: 'unknown export format' })
+            : new Response('{"seq":1}\n{"seq":2}\n', { status: 200, headers: { 'Content-Type': 'application/x-ndjson' } });
+        }
+        return jsonResponse(200, {});
+      },
+    });
+    await backend.listQueue({ tab: 'awaiting_delivery', agent: 'ops', run: 'r 1', q: '  rec-4 "id" ', sort: 'oldest', limit: 100, cursor: '9' });
+    await backend.listQueue({ q: ' ', sort: 'newest' });
+    await backend.queueCounts({ tab: 'decided', kind: 'suspend', q: 'rm', cursor: '3' });
+    await backend.decisionHistory({ limit: 20 });
+    await backend.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' });
+    expect(await backend.exportAudit('jsonl')).toBe('{"seq":1}\n{"seq":2}\n');
+    const err = await backend.exportAudit('xlsx' as 'csv').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('invalid_request');
+    expect(seen.map(({ url, method, body }) => ({ url, method, body }))).toEqual([
+      { url: '/api/queue?agent=ops&run=r+1&q=rec-4+%22id%22&tab=awaiting_delivery&sort=oldest&limit=100&cursor=9', method: 'GET', body: undefined },
+      { url: '/api/queue?tab=pending&limit=50', method: 'GET', body: undefined },
+      { url: '/api/queue/counts?kind=suspend&q=rm', method: 'GET', body: undefined },
+      { url: '/api/audit/decisions?limit=20', method: 'GET', body: undefined },
+      { url: '/api/engines/test', method: 'POST', body: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
+      { url: '/api/audit/export?format=jsonl', method: 'GET', body: undefined },
+      { url: '/api/audit/export?format=xlsx', method: 'GET', body: undefined },
+    ]);
+    expect(seen[5].accept).not.toBe('application/json');
+  });
+
   it('calls the notification routes, and turns a refused save into ApiError by code', async () => {
     const seen: { url: string; method: string; body: unknown }[] = [];
     const settings = { enabled: true, quietHours: { start: '25:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };

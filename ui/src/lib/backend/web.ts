@@ -10,12 +10,17 @@ import {
   type Backend,
   type BackendEvent,
   type DeclineBody,
+  type DecisionHistory,
   type EngineChanges,
+  type EngineTest,
+  type EngineTestResult,
   type EngineView,
   type ErrorBody,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type ExportFormat,
+  type QueueCounts,
   type QueueFilter,
   type QueueItem,
   type QueuePage,
@@ -54,16 +59,16 @@ export class WebBackend implements Backend {
   }
 
   listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
-    const q = new URLSearchParams();
-    q.set('state', filter.state ?? 'pending');
-    if (filter.engine) q.set('engine', filter.engine);
-    if (filter.agent) q.set('agent', filter.agent);
-    if (filter.tool) q.set('tool', filter.tool);
-    if (filter.kind) q.set('kind', filter.kind);
-    if (filter.thread) q.set('thread', filter.thread);
+    const q = filterParams(filter);
+    q.set('tab', filter.tab ?? 'pending');
+    if (filter.sort === 'oldest') q.set('sort', 'oldest');
     q.set('limit', String(filter.limit ?? 50));
     if (filter.cursor) q.set('cursor', filter.cursor);
     return this.request('GET', `/api/queue?${q}`);
+  }
+
+  queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
+    return this.request('GET', `/api/queue/counts?${filterParams(filter)}`);
   }
 
   getItem(id: string): Promise<QueueItem> {
@@ -97,6 +102,22 @@ export class WebBackend implements Backend {
     return this.request('GET', '/api/audit/verify');
   }
 
+  decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
+    const q = new URLSearchParams();
+    q.set('limit', String(opts.limit ?? 50));
+    if (opts.cursor) q.set('cursor', opts.cursor);
+    return this.request('GET', `/api/audit/decisions?${q}`);
+  }
+
+  async exportAudit(format: ExportFormat): Promise<string> {
+    const res = await this.send('GET', `/api/audit/export?format=${encodeURIComponent(format)}`, undefined, 'text/plain, */*');
+    try {
+      return await res.text();
+    } catch (e) {
+      throw new ApiError('network', `The export stopped before it ended (${errorText(e)}).`, null, res.status);
+    }
+  }
+
   listEngines(): Promise<EngineView[]> {
     return this.request('GET', '/api/engines');
   }
@@ -111,6 +132,10 @@ export class WebBackend implements Backend {
 
   async removeEngine(name: string): Promise<void> {
     await this.request<void>('DELETE', `/api/engines/${encodeURIComponent(name)}`);
+  }
+
+  testEngine(test: EngineTest): Promise<EngineTestResult> {
+    return this.request('POST', '/api/engines/test', test);
   }
 
   syncEngine(name: string): Promise<SyncAnswer> {
@@ -155,12 +180,13 @@ export class WebBackend implements Backend {
     return h;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** Sends a request; a failed one (no answer, or not 2xx) becomes an `ApiError`. */
+  private async send(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
     let res: Response;
     try {
       res = await this.fetchFn(this.baseUrl + path, {
         method,
-        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        headers: this.headers({ Accept: accept, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
       });
@@ -168,6 +194,11 @@ export class WebBackend implements Backend {
       throw new ApiError('network', `The console server could not be reached (${errorText(e)}).`);
     }
     if (!res.ok) throw await errorFromResponse(res);
+    return res;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.send(method, path, body);
     if (res.status === 204) return undefined as T;
     try {
       return (await res.json()) as T;
@@ -216,6 +247,19 @@ export class WebBackend implements Backend {
       delay = Math.min(delay * 2, this.maxRetryMs);
     }
   }
+}
+
+/** The filters and search of `filter` as URL parameters (the tab, sort and paging are the caller's). */
+function filterParams(filter: QueueFilter): URLSearchParams {
+  const q = new URLSearchParams();
+  if (filter.engine) q.set('engine', filter.engine);
+  if (filter.agent) q.set('agent', filter.agent);
+  if (filter.tool) q.set('tool', filter.tool);
+  if (filter.kind) q.set('kind', filter.kind);
+  if (filter.thread) q.set('thread', filter.thread);
+  if (filter.run) q.set('run', filter.run);
+  if (filter.q?.trim()) q.set('q', filter.q.trim());
+  return q;
 }
 
 /** Reads a byte stream as SSE, calling `onMessage` for each complete event. */

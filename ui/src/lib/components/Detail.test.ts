@@ -148,6 +148,7 @@ describe('Detail', () => {
         delivery: 'delivered',
         outcome: { ok: true },
         attempts: 1,
+        expiredAfterSecs: null,
         lastError: null,
         nextAttemptAt: null,
       },

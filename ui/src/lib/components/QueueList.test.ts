@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { flushSync } from 'svelte';
 import { backendContext } from '../backend/context';
+import type { QueueTab } from '../backend/backend';
 import { QueueModel } from '../queue.svelte';
 import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
 import { mountInBody, type } from '../testing/mount';
 import QueueList from './QueueList.svelte';
 
-async function render(backend: FakeBackend, state: 'pending' | 'decided' | 'all') {
+async function render(backend: FakeBackend, tab: QueueTab | 'all') {
   const queue = new QueueModel(backend, { onError: (e) => { throw e; } });
-  await queue.setFilter({ state });
+  await queue.setFilter({ tab });
   const { target } = mountInBody(QueueList, { props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
   flushSync();
   const row = (id: string) => target.querySelector(`[data-testid="queue-item"][data-id="${id}"]`) as HTMLElement | null;
@@ -47,17 +48,17 @@ describe('QueueList', () => {
     expect(row('wait')!.querySelector('[data-testid="queue-item-engine"]')!.textContent).toBe('local');
   });
 
-  it('the "decided, not delivered" filter lists only the outbox', async () => {
+  it('the "awaiting delivery" tab lists only the outbox', async () => {
     const backend = new FakeBackend();
     backend.add(
       makeItem({ id: 'out', state: 'decided', allowed: [], decision: makeAwaitingDecision() }),
       makeItem({ id: 'wait' }),
     );
-    const { row, queue } = await render(backend, 'decided');
+    const { row, queue } = await render(backend, 'awaiting_delivery');
     expect(row('out')).not.toBeNull();
     expect(row('wait')).toBeNull();
     expect(queue.matches(makeItem({ id: 'x', state: 'pending' }))).toBe(false);
-    expect(backend.calls[0]).toEqual({ method: 'listQueue', args: [expect.objectContaining({ state: 'decided' })] });
+    expect(backend.calls.find((c) => c.method === 'listQueue')).toEqual({ method: 'listQueue', args: [expect.objectContaining({ tab: 'awaiting_delivery' })] });
   });
 
   it('is a listbox: the selected call is the one option Tab reaches, Space selects, the search filters', async () => {

@@ -3,30 +3,56 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical';
 import {
   ApiError,
+  type AuditEntry,
+  type AuditVerification,
   type Backend,
   type Decision,
   type DecisionKind,
+  type DecisionRecord,
   type EngineChanges,
+  type EngineTest,
+  type EngineTestResult,
   type EngineView,
+  type ExportFormat,
+  type ItemState,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type QueueCounts,
+  type QueueFilter,
   type QueueItem,
+  type QueuePage,
+  type QueueTab,
   type Subscriber,
   type SyncReport,
 } from '../backend/backend';
+import { matchesSearch } from '../search';
 
 /** The server's fingerprint of a call (S7), computed with Node's SHA-256 over our canonical JSON. */
 export function fingerprintOf(toolName: string, args: unknown): string {
   return 'sha256:' + createHash('sha256').update(canonicalJson({ toolName, args }), 'utf8').digest('hex');
 }
 
-/** A pending call; its fingerprint is the true one of its tool name and arguments unless given. */
+/** The tab the server lists a call under (`QueueTab::of`). */
+export function tabOf(state: ItemState, decision: Decision | null | undefined): QueueTab {
+  switch (state) {
+    case 'pending':
+      return 'pending';
+    case 'decided':
+      return 'awaiting_delivery';
+    case 'gone':
+      return 'gone';
+    default:
+      return decision?.expiredAfterSecs != null ? 'expired' : 'decided';
+  }
+}
+
+/** A pending call; its fingerprint is the true one of its tool name and arguments unless given, its tab follows from its state. */
 export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   const id = over.id ?? 'q1';
   const toolName = over.toolName ?? 'delete_record';
   const args = 'args' in over ? over.args : { id: 'rec-1' };
-  return {
+  const item: QueueItem = {
     id,
     engine: 'local',
     agentId: 'demo',
@@ -47,8 +73,11 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     // What the server answers for a pending call of that kind; `[]` once it is no longer pending.
     allowed: (over.kind ?? 'approval') === 'suspend' ? ['resume'] : ['approve', 'decline'],
     decision: null,
+    expiresAt: null,
+    tab: 'pending',
     ...over,
   };
+  return { ...item, tab: over.tab ?? tabOf(item.state, item.decision) };
 }
 
 export function makeEngine(over: Partial<EngineView> = {}): EngineView {
@@ -129,17 +158,67 @@ export class FakeBackend implements Backend {
   /** When set, `setAutostart` waits for this promise before answering (to see the saving state). */
   autostartGate: Promise<void> | null = null;
 
+  /** When set, `listQueue` fails with it (every time, until cleared). */
+  failListQueue: ApiError | null = null;
+  /** The audit log, oldest first. */
+  audit: AuditEntry[] = [];
+  /** What `verifyAudit` answers. */
+  verification: AuditVerification = { ok: true, checked: 0, firstBad: null };
+  /** What `decisionHistory` pages through, newest first. */
+  history: DecisionRecord[] = [];
+  /** When set, `exportAudit` fails with it. */
+  failExport: ApiError | null = null;
+  /** What `testEngine` answers. */
+  testResult: EngineTestResult = { result: 'reachable', message: 'reachable: 2 agents', agents: 2 };
+  /** When set, `testEngine` waits for it before answering. */
+  testGate: Promise<void> | null = null;
+
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
   }
 
-  async listQueue(filter: { state?: string } = {}) {
+  /** Like the server: the tab, filters and search, newest (or oldest) first, `limit` per page; the cursor is an offset. */
+  async listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
     this.calls.push({ method: 'listQueue', args: [filter] });
-    const state = filter.state ?? 'pending';
-    const items = [...this.items.values()]
-      .filter((i) => state === 'all' || i.state === state)
-      .sort((a, b) => Date.parse(b.pausedAt) - Date.parse(a.pausedAt));
-    return { items, nextCursor: null };
+    if (this.failListQueue) throw this.failListQueue;
+    const tab = filter.tab ?? 'pending';
+    const items = this.matching(filter)
+      .filter((i) => tab === 'all' || i.tab === tab)
+      .sort((a, b) => Date.parse(b.pausedAt) - Date.parse(a.pausedAt) || (a.id < b.id ? 1 : -1));
+    if (filter.sort === 'oldest') items.reverse();
+    const from = Number(filter.cursor ?? 0);
+    const limit = filter.limit ?? 50;
+    const end = from + limit;
+    return { items: items.slice(from, end), nextCursor: end < items.length ? String(end) : null };
+  }
+
+  /** The calls under the filter's filters and search (any tab). */
+  private matching(f: QueueFilter): QueueItem[] {
+    return [...this.items.values()].filter(
+      (i) =>
+        (!f.engine || i.engine === f.engine) &&
+        (!f.agent || i.agentId === f.agent) &&
+        (!f.tool || i.toolName === f.tool) &&
+        (!f.kind || i.kind === f.kind) &&
+        (!f.thread || i.threadId === f.thread) &&
+        (!f.run || i.runId === f.run) &&
+        (!f.q || matchesSearch(i, f.q)),
+    );
+  }
+
+  async queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
+    this.calls.push({ method: 'queueCounts', args: [filter] });
+    const items = this.matching(filter);
+    const n = (tab: QueueTab) => items.filter((i) => i.tab === tab).length;
+    return {
+      pending: n('pending'),
+      awaitingDelivery: n('awaiting_delivery'),
+      decided: n('decided'),
+      expired: n('expired'),
+      gone: n('gone'),
+      all: items.length,
+      pendingTotal: [...this.items.values()].filter((i) => i.tab === 'pending').length,
+    };
   }
 
   async getItem(id: string) {
@@ -154,7 +233,7 @@ export class FakeBackend implements Backend {
     const err = this.failNext;
     this.failNext = null;
     if (err) return Promise.reject(err);
-    const item = { ...this.items.get(id)!, state: 'decided' as const, allowed: [], decision };
+    const item = { ...this.items.get(id)!, state: 'decided' as const, tab: 'awaiting_delivery' as const, allowed: [], decision };
     this.items.set(id, item);
     return Promise.resolve(item);
   }
@@ -176,12 +255,40 @@ export class FakeBackend implements Backend {
     };
   }
 
-  async listAudit() {
-    return { entries: [], nextCursor: null };
+  async listAudit(opts: { limit?: number; cursor?: string | null } = {}) {
+    this.calls.push({ method: 'listAudit', args: [opts] });
+    const entries = [...this.audit].reverse();
+    const from = Number(opts.cursor ?? 0);
+    const end = from + (opts.limit ?? 50);
+    return { entries: entries.slice(from, end), nextCursor: end < entries.length ? String(end) : null };
   }
 
   async verifyAudit() {
-    return { ok: true, checked: 0, firstBad: null };
+    this.calls.push({ method: 'verifyAudit', args: [] });
+    return { ...this.verification };
+  }
+
+  async decisionHistory(opts: { limit?: number; cursor?: string | null } = {}) {
+    this.calls.push({ method: 'decisionHistory', args: [opts] });
+    const from = Number(opts.cursor ?? 0);
+    const end = from + (opts.limit ?? 50);
+    return { items: this.history.slice(from, end), nextCursor: end < this.history.length ? String(end) : null };
+  }
+
+  /** Like the server's JSON Lines export (a CSV export here is only a header and the lines' count). */
+  async exportAudit(format: ExportFormat) {
+    this.calls.push({ method: 'exportAudit', args: [format] });
+    if (this.failExport) throw this.failExport;
+    if (format === 'jsonl') return this.audit.map((e) => JSON.stringify(e) + '\n').join('');
+    return `seq,at,actor,action\r\n${this.audit.map((e) => `${e.seq},${e.at},${e.actor},${e.action}\r\n`).join('')}`;
+  }
+
+  /** Answers `testResult`, or fails like the server on a base URL that is not http(s). */
+  async testEngine(test: EngineTest): Promise<EngineTestResult> {
+    this.calls.push({ method: 'testEngine', args: [test] });
+    if (this.testGate) await this.testGate;
+    if (!/^https?:\/\//.test(test.baseUrl.trim())) throw new ApiError('invalid_request', `${JSON.stringify(test.baseUrl)}: only http and https URLs are supported`, null, 400);
+    return { ...this.testResult };
   }
 
   addEngines(...engines: EngineView[]) {
@@ -299,5 +406,5 @@ function wire<T>(value: T): T {
 }
 
 function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
-  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null };
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null };
 }

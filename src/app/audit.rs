@@ -1,0 +1,197 @@
+//! The audit log as the history view and the exports show it (C6): each decision with its delivery,
+//! and the whole log as JSON Lines or CSV. Read-only; the log itself is `store::audit`.
+
+use super::App;
+use crate::domain::Error;
+use crate::store::audit;
+use futures::Stream;
+use serde::{Deserialize, Serialize};
+
+/// A decision as the audit log recorded it, with what became of it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord {
+    /// The `decision.*` entry: operator (`actor`), time, tool, fingerprint, and in `details` the
+    /// arguments decided on and the verdict (reason, resume data).
+    pub decision: audit::Entry,
+    /// The newest `delivery.*` entry of the same call (`delivered`, `failed`, `deferred`, `retry`,
+    /// `interrupted`), whose `details` hold the engine's answer (`outcome`) or the `error`; null
+    /// while nothing was delivered.
+    #[schema(required = true)]
+    pub delivery: Option<audit::Entry>,
+}
+
+/// A page of decisions, newest first.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionHistory {
+    pub items: Vec<DecisionRecord>,
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryQuery {
+    /// 1–500, default 50.
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+    /// `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// The formats the audit log is exported in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// One JSON object per line, exactly the entries `GET /api/audit` answers (hashes verifiable).
+    Jsonl,
+    /// RFC 4180, one row per entry, `details` as JSON text; cells that a spreadsheet would run as a
+    /// formula are prefixed with `'` (so this copy is for reading, the JSON Lines one for checking).
+    Csv,
+}
+
+impl ExportFormat {
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        match text {
+            "jsonl" => Ok(Self::Jsonl),
+            "csv" => Ok(Self::Csv),
+            other => Err(Error::InvalidRequest(format!("unknown export format {other:?}: jsonl or csv"))),
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Jsonl => "application/x-ndjson; charset=utf-8",
+            Self::Csv => "text/csv; charset=utf-8",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Csv => "csv",
+        }
+    }
+
+    /// `approval-console-audit-<UTC time>.<ext>`.
+    pub fn file_name(self) -> String {
+        format!("approval-console-audit-{}.{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), self.extension())
+    }
+}
+
+/// Entries read per database round trip while exporting.
+const EXPORT_BATCH: u32 = 1000;
+
+const CSV_COLUMNS: [&str; 10] = ["seq", "at", "actor", "action", "queueItemId", "toolName", "fingerprint", "details", "prevHash", "hash"];
+
+/// One CSV cell: text a spreadsheet would evaluate (starting with `=`, `+`, `-`, `@`, tab or CR)
+/// gets a leading `'`; a cell holding a comma, quote, CR or LF is quoted, quotes doubled (RFC 4180).
+pub fn csv_cell(text: &str) -> String {
+    let guarded = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{text}") } else { text.to_owned() };
+    if guarded.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", guarded.replace('"', "\"\""))
+    } else {
+        guarded
+    }
+}
+
+fn csv_row(cells: &[&str]) -> String {
+    let mut line = cells.iter().map(|c| csv_cell(c)).collect::<Vec<_>>().join(",");
+    line.push_str("\r\n");
+    line
+}
+
+fn export_line(format: ExportFormat, e: &audit::Entry) -> String {
+    match format {
+        ExportFormat::Jsonl => {
+            let mut line = serde_json::to_string(e).expect("audit entries serialize");
+            line.push('\n');
+            line
+        }
+        ExportFormat::Csv => {
+            let (seq, details) = (e.seq.to_string(), e.details.to_string());
+            let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+            let (item, tool, fingerprint) = (opt(&e.queue_item_id), opt(&e.tool_name), opt(&e.fingerprint));
+            csv_row(&[&seq, &e.at, &e.actor, &e.action, &item, &tool, &fingerprint, &details, &e.prev_hash, &e.hash])
+        }
+    }
+}
+
+impl App {
+    /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
+    pub async fn decision_history(&self, q: &HistoryQuery) -> Result<DecisionHistory, Error> {
+        let cursor = q
+            .cursor
+            .as_deref()
+            .filter(|c| !c.is_empty())
+            .map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}"))))
+            .transpose()?;
+        let mut conn = self.db.pool().acquire().await?;
+        let (decisions, next) = audit::decisions(&mut conn, cursor, q.limit.unwrap_or(50)).await?;
+        let ids: Vec<&str> = decisions.iter().filter_map(|d| d.queue_item_id.as_deref()).collect();
+        let mut deliveries = audit::latest_deliveries(&mut conn, &ids).await?;
+        let items = decisions
+            .into_iter()
+            .map(|decision| {
+                // One decision per queue entry, ever (decisions.queue_item_id is unique): its deliveries are this decision's.
+                let delivery = decision.queue_item_id.as_deref().and_then(|id| deliveries.remove(id));
+                DecisionRecord { decision, delivery }
+            })
+            .collect();
+        Ok(DecisionHistory { items, next_cursor: next.map(|n| n.to_string()) })
+    }
+
+    /// The audit log, oldest first, in `format`, as chunks of text (a header first for CSV). It
+    /// holds the entries that existed when it started: entries appended meanwhile are left out, so
+    /// the export ends on an entry whose hash `audit_head` recorded at some point. Reads in batches,
+    /// taking a connection for each, so a long export does not hold the database.
+    pub fn export_audit(&self, format: ExportFormat) -> impl Stream<Item = Result<String, Error>> + Send + 'static {
+        let db = self.db.clone();
+        async_stream::try_stream! {
+            if format == ExportFormat::Csv {
+                yield csv_row(&CSV_COLUMNS);
+            }
+            let head = {
+                let mut conn = db.pool().acquire().await?;
+                audit::head_seq(&mut conn).await?
+            };
+            let mut after = 0;
+            while after < head {
+                let batch = {
+                    let mut conn = db.pool().acquire().await?;
+                    audit::range(&mut conn, after, head, EXPORT_BATCH).await?
+                };
+                let Some(last) = batch.last() else { break };
+                after = last.seq;
+                yield batch.iter().map(|e| export_line(format, e)).collect::<String>();
+            }
+        }
+    }
+
+    /// The whole export as one text (the desktop window and the CLI's tests; HTTP streams it).
+    pub async fn export_audit_text(&self, format: ExportFormat) -> Result<String, Error> {
+        use futures::TryStreamExt;
+        self.export_audit(format).try_collect::<Vec<String>>().await.map(|chunks| chunks.concat())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_are_quoted_and_guarded_against_formulas() {
+        assert_eq!(csv_cell("plain"), "plain");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("two\nlines"), "\"two\nlines\"");
+        for (cell, want) in [("=1+2", "'=1+2"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx")] {
+            assert_eq!(csv_cell(cell), want, "{cell:?}");
+        }
+        assert_eq!(csv_cell("\rx"), "\"'\rx\"");
+        assert_eq!(csv_cell("=HYPERLINK(\"http://x\",\"y\")"), "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+        assert_eq!(csv_cell("a=b"), "a=b", "only a leading sign is a formula");
+        assert_eq!(csv_cell(""), "");
+    }
+}

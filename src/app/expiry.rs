@@ -1,0 +1,42 @@
+//! Time limits and snoozes (see [`crate::console::expiry`]) on the app's one surface.
+
+use super::queue::QueueItem;
+use super::App;
+use crate::console::expiry::ExpirySettings;
+use crate::domain::{Error, ItemId, ItemState};
+use crate::store::deadlines;
+
+impl App {
+    pub async fn expiry_settings(&self) -> Result<ExpirySettings, Error> {
+        ExpirySettings::load(&self.db).await
+    }
+
+    pub async fn save_expiry_settings(&self, settings: &ExpirySettings) -> Result<ExpirySettings, Error> {
+        settings.save(&self.db).await?;
+        Ok(settings.clone())
+    }
+
+    /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
+    pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem]) -> Result<(), Error> {
+        let settings = ExpirySettings::load(&self.db).await?;
+        if settings.rules.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.db.pool().acquire().await?;
+        for item in items.iter_mut().filter(|i| i.state == ItemState::Pending) {
+            let Some(limit) = settings.limit_for(&item.tool_name) else { continue };
+            item.expires_at = Some(match deadlines::snoozed_until(&mut conn, &ItemId::new(&item.id)).await? {
+                Some(until) => until,
+                None => item.paused_at + chrono::Duration::seconds(limit as i64),
+            });
+        }
+        Ok(())
+    }
+
+    /// Moves a pending call's deadline to `secs` from now (see [`crate::console::Console::snooze`]);
+    /// answers the call as it is then. `channel` as in [`App::operator`].
+    pub async fn snooze(&self, id: &str, secs: u64, channel: &str) -> Result<QueueItem, Error> {
+        self.console.snooze(&ItemId::new(id), secs, &self.operator(channel)).await?;
+        self.queue_item(id).await
+    }
+}

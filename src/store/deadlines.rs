@@ -1,0 +1,101 @@
+//! Per-call expiry state (see [`crate::console::expiry`]): deadlines moved by a snooze, and the
+//! warnings sent. The time limits themselves are settings.
+
+use super::{parse_ts, ts};
+use crate::domain::{Error, ItemId};
+use chrono::{DateTime, Utc};
+use sqlx::{Row, SqliteConnection};
+
+/// Which calls a query asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Past their deadline.
+    Due,
+    /// Past their warning time and not yet warned.
+    Unwarned,
+}
+
+/// A tool's limit as a cutoff: its pending calls paused at or before `cutoff` are past it. `tool`
+/// `None` stands for every tool not named in `named`.
+pub struct Cutoff<'a> {
+    pub tool: Option<&'a str>,
+    pub cutoff: DateTime<Utc>,
+}
+
+/// Pending calls past a cutoff of their tool's limit (unless snoozed), or whose snoozed deadline is
+/// at or before `snoozed_cutoff`; at most `limit`, oldest first.
+pub async fn pending_past(
+    conn: &mut SqliteConnection,
+    cutoffs: &[Cutoff<'_>],
+    named: &[String],
+    snoozed_cutoff: DateTime<Utc>,
+    ask: Ask,
+    limit: i64,
+) -> Result<Vec<ItemId>, Error> {
+    let unwarned = if ask == Ask::Unwarned { " AND d.warned_at IS NULL" } else { "" };
+    let mut parts = vec![format!(
+        "SELECT q.id, q.paused_at FROM deadlines d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE q.state = 'pending' AND d.expires_at IS NOT NULL AND d.expires_at <= ?{unwarned}"
+    )];
+    let untouched = if ask == Ask::Unwarned {
+        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND (d.expires_at IS NOT NULL OR d.warned_at IS NOT NULL))"
+    } else {
+        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND d.expires_at IS NOT NULL)"
+    };
+    for c in cutoffs {
+        let tool = match c.tool {
+            Some(_) => "q.tool_name = ?".to_owned(),
+            None if named.is_empty() => "1".to_owned(),
+            None => format!("q.tool_name NOT IN ({})", vec!["?"; named.len()].join(", ")),
+        };
+        parts.push(format!("SELECT q.id, q.paused_at FROM queue_items q WHERE q.state = 'pending' AND {tool} AND q.paused_at <= ? AND {untouched}"));
+    }
+    let sql = format!("SELECT id FROM ({}) ORDER BY paused_at LIMIT ?", parts.join(" UNION "));
+    let mut query = sqlx::query(&sql).bind(ts(snoozed_cutoff));
+    for c in cutoffs {
+        match c.tool {
+            Some(tool) => query = query.bind(tool),
+            None => {
+                for t in named {
+                    query = query.bind(t);
+                }
+            }
+        }
+        query = query.bind(ts(c.cutoff));
+    }
+    let rows = query.bind(limit).fetch_all(&mut *conn).await?;
+    Ok(rows.iter().map(|r| ItemId::new(r.get::<String, _>("id"))).collect())
+}
+
+/// The deadline a snooze set for this call, if any.
+pub async fn snoozed_until(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<DateTime<Utc>>, Error> {
+    let text: Option<Option<String>> =
+        sqlx::query_scalar("SELECT expires_at FROM deadlines WHERE queue_item_id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    text.flatten().map(|t| parse_ts(&t)).transpose()
+}
+
+/// Moves the call's deadline to `until`; a warning will be sent again before it.
+pub async fn snooze(conn: &mut SqliteConnection, id: &ItemId, until: DateTime<Utc>) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES (?, ?, NULL)
+         ON CONFLICT (queue_item_id) DO UPDATE SET expires_at = excluded.expires_at, warned_at = NULL",
+    )
+    .bind(id.as_str())
+    .bind(ts(until))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Notes that the call's "about to expire" warning went out.
+pub async fn mark_warned(conn: &mut SqliteConnection, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES (?, NULL, ?)
+         ON CONFLICT (queue_item_id) DO UPDATE SET warned_at = excluded.warned_at",
+    )
+    .bind(id.as_str())
+    .bind(ts(at))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! "Always allow" grants (see [`crate::console::grants`]).
+
+use super::{parse_json, parse_ts, ts};
+use crate::console::grants::{Condition, Grant, GrantScope};
+use crate::domain::{EngineId, Error, GrantId};
+use chrono::{DateTime, Utc};
+use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+
+const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
+    expires_at, revoked_at, revoked_by, uses FROM grants";
+
+fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
+    let scope = match r.get::<String, _>("scope").as_str() {
+        "run" => GrantScope::Run,
+        "agent" => GrantScope::Agent,
+        "engine" => GrantScope::Engine,
+        other => return Err(Error::Storage(format!("unknown grant scope {other:?}"))),
+    };
+    let conditions: Vec<Condition> = serde_json::from_value(parse_json(&r.get::<String, _>("conditions"))?)
+        .map_err(|e| Error::Storage(format!("unreadable grant conditions: {e}")))?;
+    let opt_ts = |c: &str| r.get::<Option<String>, _>(c).map(|t| parse_ts(&t)).transpose();
+    Ok(Grant {
+        id: GrantId::new(r.get::<String, _>("id")),
+        tool_name: r.get("tool_name"),
+        scope,
+        engine: r.get("engine"),
+        agent_id: r.get("agent_id"),
+        run_id: r.get("run_id"),
+        conditions,
+        from_item: r.get("from_item"),
+        created_at: parse_ts(&r.get::<String, _>("created_at"))?,
+        created_by: r.get("created_by"),
+        expires_at: parse_ts(&r.get::<String, _>("expires_at"))?,
+        revoked_at: opt_ts("revoked_at")?,
+        revoked_by: r.get("revoked_by"),
+        uses: r.get::<i64, _>("uses") as u64,
+    })
+}
+
+pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(g.id.as_str())
+    .bind(&g.tool_name)
+    .bind(g.scope.as_str())
+    .bind(&g.engine)
+    .bind(&g.agent_id)
+    .bind(&g.run_id)
+    .bind(serde_json::to_string(&g.conditions).expect("conditions serialize"))
+    .bind(&g.from_item)
+    .bind(ts(g.created_at))
+    .bind(&g.created_by)
+    .bind(ts(g.expires_at))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Every grant, newest first.
+pub async fn all(conn: &mut SqliteConnection) -> Result<Vec<Grant>, Error> {
+    let rows = sqlx::query(&format!("{COLUMNS} ORDER BY created_at DESC, id DESC")).fetch_all(&mut *conn).await?;
+    rows.iter().map(from_row).collect()
+}
+
+pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Grant>, Error> {
+    let row = sqlx::query(&format!("{COLUMNS} WHERE id = ?")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// Grants of `tool` at `engine` neither revoked nor expired at `now`.
+pub async fn live_for(conn: &mut SqliteConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+    let rows = sqlx::query(&format!("{COLUMNS} WHERE tool_name = ? AND engine = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at"))
+        .bind(tool)
+        .bind(engine.as_str())
+        .bind(ts(now))
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter().map(from_row).collect()
+}
+
+/// The tool names with a live grant.
+pub async fn live_tools(conn: &mut SqliteConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
+    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > ?").bind(ts(now)).fetch_all(&mut *conn).await?)
+}
+
+/// Revokes a live grant; false if it was already revoked.
+pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE grants SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL")
+        .bind(ts(at))
+        .bind(by)
+        .bind(id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+pub async fn count_use(conn: &mut SqliteConnection, id: &GrantId) -> Result<(), Error> {
+    sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = ?").bind(id.as_str()).execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Pending approval calls of `tool`, oldest first, at most `limit` (a sweep after missed events).
+pub async fn pending_of_tool(conn: &mut SqliteConnection, tool: &str, limit: i64) -> Result<Vec<crate::domain::ItemId>, Error> {
+    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? ORDER BY seq LIMIT ?")
+        .bind(tool)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(ids.into_iter().map(crate::domain::ItemId::new).collect())
+}

@@ -1,0 +1,85 @@
+// "Test connection" in the add-engine form: the URL and token as typed, tried without saving.
+import { describe, expect, it } from 'vitest';
+import { backendContext } from '../backend/context';
+import { FakeBackend } from '../testing/fake-backend';
+import { mountInBody, settle, type } from '../testing/mount';
+import AddEngineForm from './AddEngineForm.svelte';
+
+async function render(backend: FakeBackend) {
+  const added: string[] = [];
+  const { target } = mountInBody(AddEngineForm, { props: { onadded: (e: { name: string }) => added.push(e.name) }, context: backendContext(backend) });
+  await settle();
+  const tid = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+  return { tid, added };
+}
+
+describe('AddEngineForm: test connection', () => {
+  it('tries the URL and token as typed, says how the server answered, and stores nothing', async () => {
+    const backend = new FakeBackend();
+    const { tid, added } = await render(backend);
+    expect((tid('add-engine-test') as HTMLButtonElement).disabled).toBe(true);
+    type(tid('add-engine-url'), ' http://127.0.0.1:4111 ');
+    type(tid('add-engine-token'), 'secret');
+    await settle();
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'testEngine')).toEqual([{ method: 'testEngine', args: [{ baseUrl: 'http://127.0.0.1:4111', token: 'secret' }] }]);
+    const result = tid('add-engine-test-result')!;
+    expect(result.dataset.result).toBe('reachable');
+    expect(result.textContent).toContain('reachable: 2 agents');
+    expect(result.textContent).toContain('Nothing was saved.');
+    expect(backend.engines.size).toBe(0);
+    expect(added).toEqual([]);
+    // The token stays in the field for the save that may follow.
+    expect((tid('add-engine-token') as HTMLInputElement).value).toBe('secret');
+
+    // Another token: the old result no longer applies.
+    type(tid('add-engine-token'), 'other');
+    await settle();
+    expect(tid('add-engine-test-result')).toBeNull();
+  });
+
+  it('shows a refused token or an unreachable server with the server\'s message, and a bad URL as an error', async () => {
+    const backend = new FakeBackend();
+    const { tid } = await render(backend);
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    await settle();
+    backend.testResult = { result: 'auth_failed', message: 'GET /api/agents: 401 Unauthorized: bad token', agents: null };
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(tid('add-engine-test-result')!.dataset.result).toBe('auth_failed');
+    expect(tid('add-engine-test-result')!.textContent).toContain('auth failed');
+    expect(tid('add-engine-test-result')!.textContent).toContain('401 Unauthorized: bad token');
+    expect(backend.calls.at(-1)!.args).toEqual([{ baseUrl: 'http://127.0.0.1:4111', token: null }]);
+
+    backend.testResult = { result: 'unreachable', message: 'GET /api/agents: cannot connect: Connection refused', agents: null };
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(tid('add-engine-test-result')!.dataset.result).toBe('unreachable');
+
+    type(tid('add-engine-url'), 'ftp://x');
+    await settle();
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(tid('add-engine-test-result')).toBeNull();
+    expect(tid('add-engine-test-error')!.dataset.code).toBe('invalid_request');
+  });
+
+  it('says it is testing, and tests once at a time', async () => {
+    const backend = new FakeBackend();
+    let open!: () => void;
+    backend.testGate = new Promise<void>((r) => (open = r));
+    const { tid } = await render(backend);
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    await settle();
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(tid('add-engine-test')!.textContent).toBe('Testing…');
+    expect((tid('add-engine-test') as HTMLButtonElement).disabled).toBe(true);
+    tid('add-engine-test')!.click();
+    open();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'testEngine')).toHaveLength(1);
+    expect(tid('add-engine-test-result')!.dataset.result).toBe('reachable');
+  });
+});

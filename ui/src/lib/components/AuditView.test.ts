@@ -1,0 +1,135 @@
+// History and audit (C6): each decision with operator, time, fingerprint, arguments, outcome and
+// the engine's answer; the chain checked on opening; the log exported as JSON Lines or CSV.
+import { describe, expect, it } from 'vitest';
+import { ApiError, type AuditEntry, type DecisionRecord } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend } from '../testing/fake-backend';
+import { mountInBody, settle } from '../testing/mount';
+import AuditView from './AuditView.svelte';
+
+const FP = 'sha256:' + '3c'.repeat(32);
+
+function entry(seq: number, action: string, details: unknown, over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    seq,
+    at: `2025-01-01T10:0${seq}:00Z`,
+    actor: 'alice (web)',
+    action,
+    queueItemId: 'q1',
+    toolName: 'delete_record',
+    fingerprint: FP,
+    details,
+    prevHash: 'sha256:' + String(seq - 1).repeat(64).slice(0, 64),
+    hash: 'sha256:' + String(seq).repeat(64).slice(0, 64),
+    ...over,
+  };
+}
+
+function history(): DecisionRecord[] {
+  return [
+    {
+      decision: entry(4, 'decision.decline', { args: { id: 'rec-2' }, verdict: { reason: '<b>not</b> today' } }, { queueItemId: 'q2', actor: 'bob (desktop)' }),
+      delivery: null,
+    },
+    {
+      decision: entry(2, 'decision.approve', { args: { id: 'rec-1', note: 'x'.repeat(500) }, verdict: {} }),
+      delivery: entry(3, 'delivery.delivered', { outcome: { status: 'executed', result: { deleted: 'rec-1' } }, error: null }, { actor: 'engine:local' }),
+    },
+  ];
+}
+
+async function render(backend: FakeBackend) {
+  const errors: ApiError[] = [];
+  const saved: { text: string; name: string; type: string }[] = [];
+  const { target } = mountInBody(AuditView, {
+    props: { onerror: (e: ApiError) => errors.push(e), save: (text: string, name: string, type: string) => saved.push({ text, name, type }) },
+    context: backendContext(backend),
+  });
+  await settle();
+  const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
+  const all = (sel: string) => [...target.querySelectorAll<HTMLElement>(sel)];
+  return { q, all, errors, saved };
+}
+
+describe('AuditView', () => {
+  it('lists each decision with operator, time, verdict, fingerprint, arguments, delivery and the engine\'s answer', async () => {
+    const backend = new FakeBackend();
+    backend.history = history();
+    const { q, all } = await render(backend);
+    const rows = all('[data-testid="audit-entry"][data-kind="decision"]');
+    expect(rows.map((r) => [r.dataset.itemId, r.dataset.action, r.dataset.delivery])).toEqual([
+      ['q2', 'decision.decline', ''],
+      ['q1', 'decision.approve', 'delivered'],
+    ]);
+    const [decline, approve] = rows;
+    expect(decline.querySelector('[data-testid="history-operator"]')!.textContent).toBe('bob (desktop)');
+    // Untrusted text stays text.
+    expect(decline.querySelector('[data-testid="history-verdict"]')!.textContent).toContain('<b>not</b> today');
+    expect(decline.querySelector('b')).toBeNull();
+    expect(decline.querySelector('[data-testid="history-delivery"]')!.textContent).toContain('not delivered yet');
+    expect(approve.querySelector('[data-testid="history-verdict"]')!.textContent).toContain('approved');
+    expect(approve.querySelector('[data-testid="history-fingerprint"]')!.getAttribute('title')).toBe(FP);
+    const args = approve.querySelector('[data-testid="history-args"]')!.textContent!;
+    expect(args.startsWith('{"id":"rec-1","note":"xxx')).toBe(true);
+    expect(args.length).toBeLessThanOrEqual(120);
+    expect(approve.querySelector('[data-testid="history-outcome"]')!.textContent).toBe('{"status":"executed","result":{"deleted":"rec-1"}}');
+    expect(approve.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:02:00Z');
+
+    approve.querySelector('button')!.click();
+    await settle();
+    expect(q('[data-testid="history-args-tree"]')!.textContent).toContain('rec-1');
+    expect(q('[data-testid="history-outcome-tree"]')!.textContent).toContain('executed');
+  });
+
+  it('checks the hash chain on opening and again on request, saying where it breaks', async () => {
+    const backend = new FakeBackend();
+    backend.verification = { ok: true, checked: 12, firstBad: null };
+    const { q } = await render(backend);
+    expect(q('[data-testid="verify-result"]')!.dataset.ok).toBe('true');
+    expect(q('[data-testid="verify-result"]')!.textContent).toContain('12 entries checked');
+    backend.verification = { ok: false, checked: 4, firstBad: { seq: 5, problem: 'its content does not match its hash (edited)' } };
+    q('[data-testid="verify-audit"]')!.click();
+    await settle();
+    expect(q('[data-testid="verify-result"]')!.dataset.ok).toBe('false');
+    expect(q('[data-testid="verify-result"]')!.textContent).toContain('at entry 5: its content does not match its hash (edited)');
+    expect(backend.calls.filter((c) => c.method === 'verifyAudit')).toHaveLength(2);
+  });
+
+  it('shows every entry of the log on request', async () => {
+    const backend = new FakeBackend();
+    backend.audit = [entry(1, 'call.paused', { args: { id: 'rec-1' } }), entry(2, 'decision.approve', {})];
+    const { q, all } = await render(backend);
+    expect(all('[data-testid="audit-entry"][data-kind="entry"]')).toEqual([]);
+    q('[data-testid="audit-mode-entries"]')!.click();
+    await settle();
+    expect(all('[data-testid="audit-entry"]').map((e) => [e.dataset.kind, e.dataset.seq, e.dataset.action])).toEqual([
+      ['entry', '2', 'decision.approve'],
+      ['entry', '1', 'call.paused'],
+    ]);
+    expect(q('[data-testid="audit-mode-entries"]')!.getAttribute('aria-pressed')).toBe('true');
+  });
+
+  it('exports the whole log as JSON Lines or CSV, saved as a file', async () => {
+    const backend = new FakeBackend();
+    backend.audit = [entry(1, 'call.paused', {}), entry(2, 'decision.approve', {})];
+    const { q, saved, errors } = await render(backend);
+    q('[data-testid="export-jsonl"]')!.click();
+    await settle();
+    expect(saved).toHaveLength(1);
+    expect(saved[0].name).toMatch(/^approval-console-audit-\d{8}T\d{6}Z\.jsonl$/);
+    expect(saved[0].type).toContain('application/x-ndjson');
+    expect(saved[0].text.trimEnd().split('\n').map((l) => JSON.parse(l).seq)).toEqual([1, 2]);
+    expect(q('[data-testid="export-done"]')!.textContent).toContain(saved[0].name);
+
+    q('[data-testid="export-csv"]')!.click();
+    await settle();
+    expect(saved[1].name).toMatch(/\.csv$/);
+    expect(saved[1].type).toContain('text/csv');
+
+    backend.failExport = new ApiError('storage_busy', 'busy');
+    q('[data-testid="export-jsonl"]')!.click();
+    await settle();
+    expect(saved).toHaveLength(2);
+    expect(errors.map((e) => e.code)).toEqual(['storage_busy']);
+  });
+});
