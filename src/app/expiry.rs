@@ -25,10 +25,10 @@ impl App {
         let mut conn = self.db.pool().acquire().await?;
         for item in items.iter_mut().filter(|i| i.state == ItemState::Pending) {
             let Some(limit) = settings.limit_for(&item.tool_name) else { continue };
-            item.expires_at = Some(match deadlines::snoozed_until(&mut conn, &ItemId::new(&item.id)).await? {
-                Some(until) => until,
-                None => item.paused_at + chrono::Duration::seconds(limit as i64),
-            });
+            let stored = deadlines::stored(&mut conn, &ItemId::new(&item.id)).await?;
+            if stored.never.is_none() {
+                item.expires_at = Some(stored.snoozed_until.unwrap_or(item.paused_at + chrono::Duration::seconds(limit as i64)));
+            }
         }
         Ok(())
     }

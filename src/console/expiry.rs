@@ -116,7 +116,8 @@ impl ExpirySettings {
 
 impl Console {
     /// When this call expires: a snoozed deadline, else its tool's limit from the pause; `None` if
-    /// no limit applies to its tool (a snooze alone never makes a call expire) or it is no longer pending.
+    /// no limit applies to its tool (a snooze alone never makes a call expire), it cannot expire (its
+    /// engine cannot decline it), or it is no longer pending.
     pub async fn deadline(&self, item: &QueuedCall, settings: &ExpirySettings) -> Result<Option<DateTime<Utc>>, Error> {
         // No limit (any more): no deadline, whatever a snooze once set.
         let Some(limit) = settings.limit_for(&item.call.tool_name) else { return Ok(None) };
@@ -124,10 +125,28 @@ impl Console {
             return Ok(None);
         }
         let mut conn = self.db.pool().acquire().await?;
-        if let Some(until) = deadlines::snoozed_until(&mut conn, &item.id).await? {
-            return Ok(Some(until));
+        let stored = deadlines::stored(&mut conn, &item.id).await?;
+        if stored.never.is_some() {
+            return Ok(None);
         }
-        Ok(Some(item.paused_at + chrono::Duration::seconds(limit as i64)))
+        Ok(Some(stored.snoozed_until.unwrap_or(item.paused_at + chrono::Duration::seconds(limit as i64))))
+    }
+
+    /// Whether the call's engine can decline it (a Mastra suspend() call it cannot; nor a call of an
+    /// engine no longer connected). If not, that is stored and the worker leaves the call alone.
+    async fn can_expire(&self, item: &QueuedCall) -> Result<bool, Error> {
+        if self.allowed(&item.call).contains(&crate::domain::DecisionKind::Decline) {
+            return Ok(true);
+        }
+        let reason = if self.engine(&item.call.engine).is_ok() {
+            format!("engine {} cannot decline this {:?} call", item.call.engine, item.call.kind)
+        } else {
+            format!("engine {} is not connected", item.call.engine)
+        };
+        tracing::info!(item = %item.id, "{reason}: it will not expire");
+        let mut conn = self.db.pool().acquire().await?;
+        deadlines::mark_never(&mut conn, &item.id, &reason).await?;
+        Ok(false)
     }
 
     /// Moves a pending call's deadline to `secs` from now (never earlier than it was); audited.
@@ -180,6 +199,9 @@ impl Console {
             // The limit that ran out, as told to the model (a snoozed call: its tool's limit all the
             // same). A snoozed call whose tool has no limit any more does not expire.
             let Some(after_secs) = settings.limit_for(&call.tool_name) else { continue };
+            if !self.can_expire(&entry.queued).await? {
+                continue;
+            }
             let request = DecisionRequest { verdict: Verdict::Expire { after_secs }, fingerprint: call.fingerprint.clone(), operator: EXPIRY_ACTOR.into() };
             let decision = match self.decide(&id, request).await {
                 Ok(d) => d,
@@ -217,6 +239,9 @@ impl Console {
         let mut soon = vec![];
         for id in ids {
             let Ok(entry) = self.item(&id).await else { continue };
+            if !self.can_expire(&entry.queued).await? {
+                continue;
+            }
             let Some(expires_at) = self.deadline(&entry.queued, &settings).await? else { continue };
             let mut conn = self.db.pool().acquire().await?;
             deadlines::mark_warned(&mut conn, &id, now).await?;

@@ -35,12 +35,12 @@ pub async fn pending_past(
     let unwarned = if ask == Ask::Unwarned { " AND d.warned_at IS NULL" } else { "" };
     let mut parts = vec![format!(
         "SELECT q.id, q.paused_at FROM deadlines d JOIN queue_items q ON q.id = d.queue_item_id
-         WHERE q.state = 'pending' AND d.expires_at IS NOT NULL AND d.expires_at <= ?{unwarned}"
+         WHERE q.state = 'pending' AND d.never_reason IS NULL AND d.expires_at IS NOT NULL AND d.expires_at <= ?{unwarned}"
     )];
     let untouched = if ask == Ask::Unwarned {
-        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND (d.expires_at IS NOT NULL OR d.warned_at IS NOT NULL))"
+        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND (d.expires_at IS NOT NULL OR d.warned_at IS NOT NULL OR d.never_reason IS NOT NULL))"
     } else {
-        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND d.expires_at IS NOT NULL)"
+        "NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.queue_item_id = q.id AND (d.expires_at IS NOT NULL OR d.never_reason IS NOT NULL))"
     };
     for c in cutoffs {
         let tool = match c.tool {
@@ -67,11 +67,33 @@ pub async fn pending_past(
     Ok(rows.iter().map(|r| ItemId::new(r.get::<String, _>("id"))).collect())
 }
 
-/// The deadline a snooze set for this call, if any.
-pub async fn snoozed_until(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<DateTime<Utc>>, Error> {
-    let text: Option<Option<String>> =
-        sqlx::query_scalar("SELECT expires_at FROM deadlines WHERE queue_item_id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
-    text.flatten().map(|t| parse_ts(&t)).transpose()
+/// What is stored for one call.
+#[derive(Debug, Default, PartialEq)]
+pub struct Stored {
+    /// A deadline set by a snooze.
+    pub snoozed_until: Option<DateTime<Utc>>,
+    /// Why it can never expire.
+    pub never: Option<String>,
+}
+
+pub async fn stored(conn: &mut SqliteConnection, id: &ItemId) -> Result<Stored, Error> {
+    let row: Option<(Option<String>, Option<String>)> =
+        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    let Some((until, never)) = row else { return Ok(Stored::default()) };
+    Ok(Stored { snoozed_until: until.map(|t| parse_ts(&t)).transpose()?, never })
+}
+
+/// Notes that this call can never expire, and why; the expiry worker leaves it alone from now on.
+pub async fn mark_never(conn: &mut SqliteConnection, id: &ItemId, reason: &str) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO deadlines (queue_item_id, never_reason) VALUES (?, ?)
+         ON CONFLICT (queue_item_id) DO UPDATE SET never_reason = excluded.never_reason",
+    )
+    .bind(id.as_str())
+    .bind(reason)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Moves the call's deadline to `until`; a warning will be sent again before it.

@@ -197,3 +197,22 @@ async fn an_expired_remote_call_is_declined_at_the_server_with_the_expiry_told_t
     assert!(after["decision"]["outcome"]["text"].as_str().unwrap().contains("expired"), "the model heard it expired: {after}");
     assert!(ran(&mastra, "deleteRecord").is_empty(), "never ran");
 }
+
+#[tokio::test]
+async fn a_remote_suspend_call_that_its_server_cannot_decline_never_expires_and_shows_no_deadline() {
+    let (_tmp, mastra, console) = setup(None).await;
+    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "*", "afterSecs": 1 }] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    mastra.generate("ops", "ask which table?", Some(("t-n", "u-n"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let id = items[0]["id"].as_str().unwrap();
+    assert_eq!(items[0]["allowed"], json!(["resume"]), "Mastra answers a suspend() only with resume data");
+    // Past its limit, a pass looks at it, finds it cannot be declined, and leaves it alone for good.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(console.app.console.expire_due().await.unwrap(), 0);
+    let item = console.item(id).await;
+    assert_eq!(item["state"], "pending", "{item}");
+    assert!(item["expiresAt"].is_null(), "no deadline is shown for it: {item}");
+    let (status, body) = console.post(&format!("/api/queue/{id}/snooze"), json!({ "secs": 600 })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "nothing to snooze: {body}");
+}
