@@ -4,6 +4,7 @@ pub const COMMANDS: &[&str] = &[
     "queue_counts",
     "queue_item",
     "approve",
+    "approve_edited",
     "decline",
     "resume",
     "audit_page",

@@ -54,6 +54,12 @@ pub async fn approve(app: State<'_, App>, id: String, fingerprint: String) -> An
     Ok(app.decide_shown(&id, Verdict::Approve, &fingerprint, CHANNEL).await?)
 }
 
+/// Approve with edited arguments (local engine), bound to the fingerprint shown.
+#[tauri::command]
+pub async fn approve_edited(app: State<'_, App>, id: String, fingerprint: String, args: Value) -> Answer<QueueItem> {
+    Ok(app.approve_edited(&id, &fingerprint, args, CHANNEL).await?)
+}
+
 #[tauri::command]
 pub async fn decline(app: State<'_, App>, id: String, fingerprint: String, reason: Option<String>) -> Answer<QueueItem> {
     Ok(app.decide_shown(&id, Verdict::Decline { reason }, &fingerprint, CHANNEL).await?)

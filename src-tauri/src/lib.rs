@@ -38,6 +38,7 @@ pub fn build<R: Runtime>(
             commands::queue_counts,
             commands::queue_item,
             commands::approve,
+            commands::approve_edited,
             commands::decline,
             commands::resume,
             commands::audit_page,

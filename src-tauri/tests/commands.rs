@@ -197,6 +197,18 @@ fn notification_status_and_settings_round_trip() {
 }
 
 #[test]
+fn approve_edited_runs_the_edited_arguments_bound_to_the_fingerprint_shown() {
+    let d = desktop();
+    let item = d.pause("delete rec-1");
+    let after = d.invoke("approve_edited", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "args": { "id": "rec-7" } })).unwrap();
+    assert_eq!((after["decision"]["kind"].as_str(), &after["decision"]["outcome"]["result"]), (Some("edit"), &json!({ "deleted": "rec-7" })), "{after}");
+    assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(desktop)"));
+    let other = d.pause("delete rec-2");
+    let err = d.invoke("approve_edited", json!({ "id": other["id"], "fingerprint": other["fingerprint"], "args": { "id": 1 } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_arguments", "{err}");
+}
+
+#[test]
 fn expiry_settings_and_a_snooze_from_the_window() {
     let d = desktop();
     let item = d.pause("delete rec-1");

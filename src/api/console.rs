@@ -31,6 +31,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/queue/{id}/approve", post(approve))
         .route("/api/queue/{id}/decline", post(decline))
         .route("/api/queue/{id}/resume", post(resume))
+        .route("/api/queue/{id}/approve-edited", post(approve_edited))
         .route("/api/events", get(events))
         .route("/api/audit", get(list_audit))
         .route("/api/audit/verify", get(verify_audit))
@@ -74,6 +75,14 @@ pub struct ApproveBody {
     fingerprint: String,
 }
 
+/// `{fingerprint, args}`: the fingerprint that was on screen (C3) and the arguments as edited.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveEditedBody {
+    fingerprint: String,
+    args: Value,
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct DeclineBody {
     fingerprint: String,
@@ -98,6 +107,15 @@ async fn decide(state: &ApiState, id: String, verdict: Verdict, fingerprint: &st
 async fn approve(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ApproveBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, id, Verdict::Approve, &body.fingerprint).await
+}
+
+#[utoipa::path(post, path = "/api/queue/{id}/approve-edited", params(("id" = String, Path)), request_body = ApproveEditedBody,
+    responses((status = 200, description = "Approved with the edited arguments (local engine); the decision holds both fingerprints", body = QueueItem),
+        (status = 400, description = "invalid_request", body = ErrorBody), (status = 422, description = "invalid_arguments: the edited arguments fail the tool's input schema (errors by path)", body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments)", body = ErrorBody)))]
+async fn approve_edited(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ApproveEditedBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+    let Json(body) = body?;
+    Ok(Json(state.app.approve_edited(&id, &body.fingerprint, body.args, "web").await?))
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/decline", params(("id" = String, Path)), request_body = DeclineBody,
@@ -203,8 +221,8 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`. Errors are `{code, message, details?}`."),
-    paths(health, openapi, list_queue, queue_counts, get_item, approve, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, QueueItem, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, DeclineBody, ResumeBody, AuditPage,
+    paths(health, openapi, list_queue, queue_counts, get_item, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
+    components(schemas(Health, QueueItem, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

@@ -48,6 +48,7 @@ impl From<Error> for ApiError {
             Error::NotFound { .. } | Error::SnapshotNotFound { .. } => StatusCode::NOT_FOUND,
             Error::FingerprintMismatch { .. } | Error::AlreadyDecided { .. } | Error::DecisionNotAllowed { .. } => StatusCode::CONFLICT,
             Error::InvalidResumeData { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::InvalidArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Error::Engine(_) => StatusCode::BAD_GATEWAY,
             Error::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -139,6 +139,10 @@ pub struct DecisionView {
     /// Set when nobody decided in time and the console declined the call as expired: the limit that ran out.
     #[schema(required = true)]
     pub expired_after_secs: Option<u64>,
+    /// For `edit`: the fingerprint of the edited arguments (in `data`) the tool ran with; `fingerprint`
+    /// stays the one of the call as shown.
+    #[schema(required = true)]
+    pub edited_fingerprint: Option<Fingerprint>,
 }
 
 impl QueueItem {
@@ -150,11 +154,16 @@ impl QueueItem {
                 Verdict::Expire { after_secs } => Some(after_secs),
                 _ => None,
             };
+            let edited_fingerprint = match &d.verdict {
+                Verdict::ApproveEdited { fingerprint, .. } => Some(fingerprint.clone()),
+                _ => None,
+            };
             let (kind, reason, data) = match d.verdict {
                 Verdict::Approve => (DecisionKind::Approve, None, None),
                 Verdict::Decline { reason } => (DecisionKind::Decline, reason, None),
                 Verdict::Resume { data } => (DecisionKind::Resume, None, Some(data)),
                 Verdict::Expire { after_secs } => (DecisionKind::Decline, Some(Verdict::expiry_text(after_secs)), None),
+                Verdict::ApproveEdited { args, .. } => (DecisionKind::Edit, None, Some(args)),
             };
             DecisionView {
                 kind,
@@ -169,6 +178,7 @@ impl QueueItem {
                 last_error: d.last_error,
                 next_attempt_at: d.next_attempt_at,
                 expired_after_secs,
+                edited_fingerprint,
             }
         });
         let c = q.call;
@@ -391,6 +401,14 @@ impl App {
         let request = DecisionRequest { verdict, fingerprint, operator: self.operator(channel) };
         let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
         Ok(QueueItem::from_entry(entry, &self.console))
+    }
+
+    /// Approves with edited arguments (engines that allow `edit`: the local one), bound to the
+    /// fingerprint that was on screen (C3); the edited arguments' fingerprint is computed here.
+    pub async fn approve_edited(&self, id: &str, shown: &str, args: Value, channel: &str) -> Result<QueueItem, Error> {
+        let entry = self.console.item(&ItemId::new(id)).await?;
+        let fingerprint = Fingerprint::of(&entry.queued.call.tool_name, &args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        self.decide_shown(id, Verdict::ApproveEdited { args, fingerprint }, shown, channel).await
     }
 
     /// A page of the audit log, newest first.

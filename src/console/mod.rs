@@ -129,6 +129,14 @@ impl Console {
         if let (Verdict::Resume { data }, Some(schema)) = (&request.verdict, &item.call.resume_schema) {
             validate_resume(schema, data)?;
         }
+        if let Verdict::ApproveEdited { args, fingerprint } = &request.verdict {
+            // The edited arguments' own fingerprint, computed here: never taken from the client.
+            let own = crate::domain::Fingerprint::of(&item.call.tool_name, args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+            if &own != fingerprint {
+                return Err(Error::InvalidRequest("the edited arguments' fingerprint is the console's to compute".into()));
+            }
+            engine.check_edit(&item.call, args)?;
+        }
 
         let decision = Decision {
             id: DecisionId::generate(),
@@ -154,6 +162,7 @@ impl Console {
             Verdict::Decline { reason } => json!({ "reason": reason }),
             Verdict::Resume { data } => json!({ "data": data }),
             Verdict::Expire { after_secs } => json!({ "afterSecs": after_secs, "reason": Verdict::expiry_text(*after_secs) }),
+            Verdict::ApproveEdited { args, fingerprint } => json!({ "editedArgs": args, "editedFingerprint": fingerprint }),
         };
         audit::append(&mut tx, audit::Record {
             actor: &decision.operator,

@@ -12,6 +12,8 @@ pub enum DecisionKind {
     Approve,
     Decline,
     Resume,
+    /// Approve with arguments the operator edited (engines that run tools themselves: the local one).
+    Edit,
 }
 
 impl DecisionKind {
@@ -20,6 +22,7 @@ impl DecisionKind {
             Self::Approve => "approve",
             Self::Decline => "decline",
             Self::Resume => "resume",
+            Self::Edit => "edit",
         }
     }
 }
@@ -30,6 +33,10 @@ pub enum Verdict {
     Approve,
     Decline { reason: Option<String> },
     Resume { data: Value },
+    /// Approve, running the call with `args` (edited by the operator) instead of the ones it was
+    /// paused with. The decision stays bound to the fingerprint shown (C3); `fingerprint` is the
+    /// edited arguments' own, which the engine checks just before the tool runs (S7).
+    ApproveEdited { args: Value, fingerprint: Fingerprint },
     /// Nobody decided within the tool's time limit: the console declines the call, and says so — to
     /// the model, in the audit and in the decision — as an expiry, not an operator's decline.
     Expire { after_secs: u64 },
@@ -42,6 +49,7 @@ impl Verdict {
             Self::Approve => DecisionKind::Approve,
             Self::Decline { .. } | Self::Expire { .. } => DecisionKind::Decline,
             Self::Resume { .. } => DecisionKind::Resume,
+            Self::ApproveEdited { .. } => DecisionKind::Edit,
         }
     }
 

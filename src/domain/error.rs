@@ -25,6 +25,8 @@ pub enum Error {
     DecisionNotAllowed { kind: DecisionKind, allowed: Vec<DecisionKind> },
     #[error("resume data does not match the tool's resume schema: {}", .errors.iter().map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message)).collect::<Vec<_>>().join("; "))]
     InvalidResumeData { errors: Vec<PathError> },
+    #[error("the edited arguments do not match the tool's input schema: {}", .errors.iter().map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message)).collect::<Vec<_>>().join("; "))]
+    InvalidArguments { errors: Vec<PathError> },
     #[error("{0}")]
     InvalidRequest(String),
     #[error("snapshot not found for run {run_id}: it finished, or it was never stored")]
@@ -59,6 +61,7 @@ impl Error {
             Self::AlreadyDecided { .. } => "already_decided",
             Self::DecisionNotAllowed { .. } => "decision_not_allowed",
             Self::InvalidResumeData { .. } => "invalid_resume_data",
+            Self::InvalidArguments { .. } => "invalid_arguments",
             Self::InvalidRequest(_) => "invalid_request",
             Self::SnapshotNotFound { .. } => "snapshot_not_found",
             Self::Engine(_) => "engine_error",
@@ -77,7 +80,7 @@ impl Error {
             Self::FingerprintMismatch { shown, current } => Some(json!({ "expected": shown, "actual": current })),
             Self::AlreadyDecided { state } => Some(json!({ "state": state })),
             Self::DecisionNotAllowed { allowed, .. } => Some(json!({ "allowed": allowed })),
-            Self::InvalidResumeData { errors } => Some(json!({ "errors": errors })),
+            Self::InvalidResumeData { errors } | Self::InvalidArguments { errors } => Some(json!({ "errors": errors })),
             _ => None,
         }
     }

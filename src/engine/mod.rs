@@ -32,6 +32,12 @@ pub trait Engine: Send + Sync {
     /// and streams what the run does next into `sink`.
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
 
+    /// Checks arguments an operator edited before approving (`DecisionKind::Edit`, for engines that
+    /// allow it): against the tool's input schema. Engines that cannot run edited arguments refuse.
+    fn check_edit(&self, call: &PausedCall, _args: &Value) -> Result<(), Error> {
+        Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) })
+    }
+
     /// Whether the engine itself refuses to act twice on one call, so that a delivery cut short by a
     /// crash may be sent again (a remote server that answers "not suspended" the second time). The
     /// local engine runs tools itself: for it a cut delivery is `interrupted`, never repeated.

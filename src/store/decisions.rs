@@ -31,6 +31,8 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
         Verdict::Approve => (None, None),
         Verdict::Decline { reason } => (reason.clone(), None),
         Verdict::Resume { data } => (None, Some(data.to_string())),
+        // Stored as the approval it is; `data` (unused by approvals) holds the edited arguments.
+        Verdict::ApproveEdited { args, fingerprint } => (None, Some(serde_json::json!({ "editedArgs": args, "editedFingerprint": fingerprint }).to_string())),
         // Stored as the decline it is to the engine; `data` (unused by declines) marks the expiry.
         Verdict::Expire { after_secs } => (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string())),
     };
@@ -40,7 +42,11 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
     )
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
-    .bind(d.verdict.kind().as_str())
+    // The table knows approve/decline/resume: an edited approval is an approval (its data says more).
+    .bind(match d.verdict.kind() {
+        crate::domain::DecisionKind::Edit => "approve",
+        kind => kind.as_str(),
+    })
     .bind(d.fingerprint.as_str())
     .bind(reason)
     .bind(data)
@@ -116,7 +122,13 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
     let Some(id) = row.get::<Option<String>, _>("d_id") else { return Ok(None) };
     let kind: String = row.get("d_kind");
     let verdict = match kind.as_str() {
-        "approve" => Verdict::Approve,
+        "approve" => match row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()? {
+            Some(mut d) if d.get("editedArgs").is_some() => Verdict::ApproveEdited {
+                args: d["editedArgs"].take(),
+                fingerprint: d["editedFingerprint"].as_str().and_then(Fingerprint::parse).ok_or_else(|| Error::Storage("edited approval without its fingerprint".into()))?,
+            },
+            _ => Verdict::Approve,
+        },
         "decline" => match row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
             Some(after_secs) => Verdict::Expire { after_secs },
             None => Verdict::Decline { reason: row.get("d_reason") },

@@ -7,6 +7,7 @@ mod cli;
 mod failures;
 mod grants;
 mod concurrency;
+mod edit;
 mod expiry;
 mod helpers;
 mod memory;

@@ -680,6 +680,10 @@ impl LocalEngine {
         let repaused = matches!(status, CallStatus::Suspended { .. } | CallStatus::Delegated { .. });
         state.calls[index].status = status.clone();
         state.calls[index].queued = false;
+        if let Verdict::ApproveEdited { args, .. } = &decision.verdict {
+            // The run's history shows the call as it ran; the queue entry and the audit keep both.
+            state.calls[index].args = args.clone();
+        }
         let all_done = !state.calls.iter().any(StepCall::paused);
 
         let mut tx = self.inner.db.begin_write().await?;
@@ -750,6 +754,18 @@ impl LocalEngine {
                     executed(self.execute(tool, state, &call.tool_call_id, &call.args, None).await)
                 }
             }
+            (Verdict::ApproveEdited { args, fingerprint }, Some(tool)) => {
+                // S7 for edited arguments: what runs must be what the operator approved, edited.
+                let now = Fingerprint::of(&call.tool_name, args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+                if &now != fingerprint {
+                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
+                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
+                } else {
+                    let (status, mut outcome) = executed(self.execute(tool, state, &call.tool_call_id, args, None).await);
+                    outcome["editedArgs"] = args.clone();
+                    (status, outcome)
+                }
+            }
             (Verdict::Resume { data }, Some(tool)) => {
                 if let Some(schema) = tool.resume_schema() {
                     crate::console::validate_resume(&schema, data)?;
@@ -771,6 +787,9 @@ impl LocalEngine {
         {
             let (_, leaf_state, leaf_index) = &mut path[last];
             leaf_state.calls[*leaf_index].status = status;
+            if let Verdict::ApproveEdited { args, .. } = &decision.verdict {
+                leaf_state.calls[*leaf_index].args = args.clone();
+            }
         }
         let mut tx = self.inner.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
@@ -928,9 +947,23 @@ impl Engine for LocalEngine {
 
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
         match call.kind {
-            CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline],
+            CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline, DecisionKind::Edit],
             CallKind::Suspend => vec![DecisionKind::Resume, DecisionKind::Decline],
         }
+    }
+
+    fn check_edit(&self, call: &PausedCall, args: &Value) -> Result<(), Error> {
+        if call.kind != CallKind::Approval {
+            return Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) });
+        }
+        let agent = self.require_agent(call.agent_id.as_str())?;
+        let tool = agent.tool(&call.tool_name).ok_or_else(|| Error::not_found(format!("tool {}", call.tool_name)))?;
+        // The edited arguments must be ones the tool accepts (its input schema; the same checks as
+        // resume data, answered as `invalid_arguments`).
+        crate::console::validate_resume(&tool.input_schema(), args).map_err(|e| match e {
+            Error::InvalidResumeData { errors } => Error::InvalidArguments { errors },
+            other => other,
+        })
     }
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {

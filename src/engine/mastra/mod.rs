@@ -525,6 +525,8 @@ impl Engine for MastraEngine {
                 body["resumeData"] = data.clone();
                 ("resume-stream", body)
             }
+            // Never decided for a Mastra call (it allows no edit; `check_edit` refuses).
+            (Verdict::ApproveEdited { .. }, _) => return Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) }),
             // Mastra knows no expiry: a decline whose reason says what happened.
             (Verdict::Expire { after_secs }, _) => {
                 let mut body = ids;
