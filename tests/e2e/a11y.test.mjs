@@ -1,9 +1,11 @@
 // Accessibility (issue 6, item 10): axe-core over the console's main views, in the light and the dark
 // theme, against the real server: the queue with calls and an approval's detail, a suspend() call's
 // detail with its resume form, a decided call's result, the audit log, the engines view (with an
-// unreachable engine's card), settings, and the shortcut help dialog. No serious or critical
-// violation may remain; colour contrast is among axe's rules and stays on. Moderate and minor
-// findings are printed as diagnostics (`# …` lines), not failed on.
+// unreachable engine's card), an approval's "always allow" form, the grants view, settings with time
+// limits, and the shortcut help dialog. No serious or critical violation may remain; colour contrast
+// is among axe's rules and stays on. Of the moderate rules, the landmark ones (`landmark-one-main`,
+// `region`) must pass too; other moderate and minor findings are printed as diagnostics (`# …`
+// lines), not failed on.
 //
 // How axe gets in: the app's Content-Security-Policy is `script-src 'self'`, so an inline <script>
 // (page.addScriptTag({content})) is refused; axe's source is evaluated through the DevTools protocol
@@ -19,6 +21,8 @@ const ctx = serverAndBrowser();
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const THEME_STORAGE_KEY = 'approval-console.theme';
 const BLOCKING = new Set(['serious', 'critical']);
+/** Moderate rules that must pass all the same: every view's content sits in landmarks, under one <main>. */
+const REQUIRED = new Set(['landmark-one-main', 'region']);
 
 /** A console page in `theme`, chosen the way the operator's choice is stored, before the app starts. */
 async function themedConsole(theme) {
@@ -50,10 +54,11 @@ async function audit(page, view) {
       .slice(0, 8)
       .map((n) => `    - ${n.target.join(' ')}${n.failureSummary ? `\n      ${n.failureSummary.replace(/\n/g, '\n      ')}` : ''}`)
       .join('\n');
-  const blocking = result.violations.filter((v) => BLOCKING.has(v.impact));
-  const other = result.violations.filter((v) => !BLOCKING.has(v.impact));
+  const blocks = (v) => BLOCKING.has(v.impact) || REQUIRED.has(v.id);
+  const blocking = result.violations.filter(blocks);
+  const other = result.violations.filter((v) => !blocks(v));
   for (const v of other) console.log(`# ${view}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  assert.deepEqual(blocking.map(describe), [], `${view}: serious or critical accessibility violations`);
+  assert.deepEqual(blocking.map(describe), [], `${view}: serious or critical accessibility violations (or landmarks missing)`);
   // axe really ran its rules, colour contrast among them.
   assert.ok(result.testEngine?.name === 'axe-core' && result.testRunner, `${view}: axe ran`);
   return other;
@@ -105,6 +110,19 @@ test('the console has no serious or critical axe violations, in the light and th
   // An engine where nothing listens, so the engines view has a card with its error.
   const added = await server.api('POST', '/api/engines', { name: 'nowhere', baseUrl: 'http://127.0.0.1:9' });
   assert.ok(added.status < 300, JSON.stringify(added.body));
+  // A grant for the grants view: for its own run and id only, so it approves no other call here.
+  const granted = await server.waitForItem(await server.generate('delete rec-granted'));
+  const grant = await server.api('POST', '/api/grants', {
+    fromItem: granted.id,
+    fingerprint: granted.fingerprint,
+    scope: 'run',
+    conditions: [{ pointer: '/id', op: 'equals', value: 'rec-granted' }],
+    expiresInSecs: 3600,
+  });
+  assert.equal(grant.status, 201, JSON.stringify(grant.body));
+  // Time limits for the settings view's editor (long enough never to expire a call of this test).
+  const limits = await server.api('PUT', '/api/settings/expiry', { rules: [{ tool: 'ask_operator', afterSecs: 86_400 }], warnBeforeSecs: 300 });
+  assert.equal(limits.status, 200, JSON.stringify(limits.body));
 
   const timings = [];
   for (const theme of ['light', 'dark']) {
@@ -115,6 +133,9 @@ test('the console has no serious or critical axe violations, in the light and th
       await row(page, approval.id).click();
       await page.locator(`[data-testid="detail"][data-id="${approval.id}"] [data-testid="fingerprint-check"][data-status="verified"]`).waitFor();
       await audit(page, `${theme}: queue and an approval's detail`);
+      await page.locator(`[data-testid="detail"][data-id="${approval.id}"] [data-testid="grant-open"]`).click();
+      await page.locator('[data-testid="grant-form"]').waitFor();
+      await audit(page, `${theme}: an approval's "always allow" form`);
 
       await row(page, suspend.id).click();
       await page.locator(`[data-testid="detail"][data-id="${suspend.id}"] [data-testid="resume-form"]`).waitFor();
@@ -140,6 +161,10 @@ test('the console has no serious or critical axe violations, in the light and th
       await page.locator('[data-testid="verify-result"]').waitFor();
       await audit(page, `${theme}: audit log`);
 
+      await page.locator('[data-testid="grants-tab"]').click();
+      await page.locator(`[data-testid="grant-row"][data-id="${grant.body.id}"]`).waitFor({ timeout: 15_000 });
+      await audit(page, `${theme}: grants`);
+
       await page.locator('[data-testid="engines-tab"]').click();
       const card = page.locator('[data-testid="engine"][data-name="nowhere"]');
       await card.waitFor({ timeout: 15_000 });
@@ -148,11 +173,12 @@ test('the console has no serious or critical axe violations, in the light and th
 
       await page.locator('[data-testid="settings-tab"]').click();
       await page.locator('[data-testid="notify-settings-form"]').waitFor({ timeout: 15_000 });
-      await audit(page, `${theme}: settings`);
+      await page.locator('[data-testid="expiry-rule"]').first().waitFor({ timeout: 15_000 });
+      await audit(page, `${theme}: settings with time limits`);
     } finally {
       timings.push(`${theme} ${Date.now() - t0} ms`);
       await close();
     }
   }
-  console.log(`# axe over 7 views: ${timings.join(', ')}`);
+  console.log(`# axe over 9 views: ${timings.join(', ')}`);
 });

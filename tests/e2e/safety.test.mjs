@@ -442,7 +442,9 @@ test('seeded: a resume form whose schema titles, descriptions, enum values, defa
     // The default fills the input as a value, not markup.
     assert.equal(await form.locator('input[name="answer"]').inputValue(), props.answer.default);
     const options = await form.locator('select[name="colour"] option').allTextContents();
-    assert.deepEqual(options.slice(1), [`<img src=x onerror="${PWN}">`, 'j\u0430vascript:alert(1)', '42', 'null']);
+    // An option holds text only: its look-alike is named in its text, and marked next to the select.
+    assert.deepEqual(options.slice(1), [`<img src=x onerror="${PWN}">`, 'j\u0430vascript:alert(1) ⚠ look-alike U+0430', '42', 'null']);
+    assert.deepEqual((await marks(form.locator('[data-testid="option-lookalikes"]'), 'lookalike')).map((m) => m.text), ['\u0430']);
     // Each label is tied to its input (the hostile key is a valid name and id).
     const hostileKey = `"><img src=x onerror="${PWN}">`;
     const numberInput = form.locator(`input[type="number"]`);
@@ -460,17 +462,10 @@ test('seeded: a resume form whose schema titles, descriptions, enum values, defa
   }
 });
 
-// The two tests below record protections the UI does not have yet (node's `todo`: they run and report,
-// but do not fail the suite). Each lists every place it found wanting, not only the first.
+// The two tests below list every place they find wanting, not only the first.
 
 test(
   'hidden characters outside the arguments and payload are shown as escapes too',
-  {
-    todo:
-      'plain text today: tool name, agent, thread, resource, run, call ids and chain (QueueList.svelte row, Detail.svelte ' +
-      'header, meta and decide row), the decline reason (DecisionResult.svelte); a look-alike in a resume form option ' +
-      'is not marked (an <option> holds text only: it needs the escapes in its text)',
-  },
   async () => {
     const { page, close } = await trappedConsole();
     await oldestFirst(page);
@@ -492,6 +487,8 @@ test(
 
       const reason = 'not \u202Enow\u202C';
       const del = await server.waitForItem(await server.generate('delete rec-bidi'));
+      // The newest call: first when listed newest first (oldest first, it may be below the rendered rows).
+      await page.locator('[data-testid="filter-sort"]').selectOption('newest');
       detail = await openItem(page, del.id);
       await detail.locator('[data-testid="decline-reason"]').fill(reason);
       await detail.locator('[data-testid="decline"]').click();
@@ -514,12 +511,6 @@ test(
 
 test(
   'a 600-character tool name and the open filter panel do not make the page scroll sideways',
-  {
-    todo:
-      'Detail.svelte: the "runs <code>{toolName}</code> with the arguments above" line next to Approve does not wrap ' +
-      '(the h2 does: overflow-wrap: anywhere); QueueList.svelte: with Filter open, the two-column filter form is wider ' +
-      'than the list column at 1280 px',
-  },
   async () => {
     const { page, close } = await trappedConsole();
     await oldestFirst(page);

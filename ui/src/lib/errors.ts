@@ -53,6 +53,8 @@ export function bannerTitle(code: string): string {
       return 'The request was too large for the server.';
     case 'invalid_request':
       return 'The server rejected the request as invalid.';
+    case 'high_risk_tool':
+      return 'This tool is high-risk: it cannot be always allowed. Decide each call.';
     case 'engine_error':
       return 'The engine reported an error.';
     case 'engine_unreachable':

@@ -536,5 +536,7 @@ describe('untrusted text', () => {
     expect(optionText('pick \u202Eeno')).toBe('pick \\u{202E}eno');
     expect(optionText(42)).toBe('42');
     expect(optionText(null)).toBe('null');
+    // An option cannot mark a look-alike: it is named in the text.
+    expect(optionText('j\u0430vascript:alert(1)')).toBe('j\u0430vascript:alert(1) ⚠ look-alike U+0430');
   });
 });

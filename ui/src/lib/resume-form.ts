@@ -14,6 +14,7 @@
  */
 import { checkJson, hasOwn, isObject, jsonEqual, pointerToken, type PathError } from './json-schema';
 import { escapeHidden, HIDDEN_CHARS } from './json-text';
+import { markedParts } from './confusables';
 
 export type { PathError } from './json-schema';
 
@@ -591,10 +592,23 @@ const HIDDEN_GLOBAL = new RegExp(HIDDEN_CHARS.source, 'gu');
 
 /**
  * A value as the text of an `<option>` (which can hold no markup): hidden characters written as
- * `\u{…}` escapes so they cannot reorder or hide what the operator reads.
+ * `\u{…}` escapes so they cannot reorder or hide what the operator reads, and look-alikes named
+ * after the text (` ⚠ look-alike U+0430`), since an option cannot highlight them.
  */
 export function optionText(v: unknown): string {
-  return display(v).replace(HIDDEN_GLOBAL, (c) => escapeHidden(c.codePointAt(0)!));
+  const text = display(v);
+  const escaped = text.replace(HIDDEN_GLOBAL, (c) => escapeHidden(c.codePointAt(0)!));
+  const codes = lookalikesIn(text);
+  return codes.length ? `${escaped} ⚠ look-alike ${codes.join(' ')}` : escaped;
+}
+
+/** The look-alike characters of `s`, each once, as `U+0430`. */
+export function lookalikesIn(s: string): string[] {
+  const codes = new Set<string>();
+  for (const part of markedParts(s)) {
+    if (part.kind === 'lookalike') codes.add('U+' + part.text.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0'));
+  }
+  return [...codes];
 }
 
 /**

@@ -312,6 +312,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/approve-edited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["approve_edited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/queue/{id}/decline": {
         parameters: {
             query?: never;
@@ -402,6 +418,11 @@ export interface components {
         ApproveBody: {
             fingerprint: string;
         };
+        /** @description `{fingerprint, args}`: the fingerprint that was on screen (C3) and the arguments as edited. */
+        ApproveEditedBody: {
+            args: unknown;
+            fingerprint: string;
+        };
         /** @description A stored entry. */
         AuditEntry: {
             action: string;
@@ -462,7 +483,7 @@ export interface components {
          * @description The decision kinds an engine may accept (engines say which ones a call allows).
          * @enum {string}
          */
-        DecisionKind: "approve" | "decline" | "resume";
+        DecisionKind: "approve" | "decline" | "resume" | "edit";
         /** @description A decision as the audit log recorded it, with what became of it. */
         DecisionRecord: {
             /**
@@ -483,6 +504,7 @@ export interface components {
             /** Format: date-time */
             decidedAt: string;
             delivery: components["schemas"]["Delivery"];
+            editedFingerprint: null | components["schemas"]["Fingerprint"];
             /**
              * Format: int64
              * @description Set when nobody decided in time and the console declined the call as expired: the limit that ran out.
@@ -1778,6 +1800,75 @@ export interface operations {
             };
             /** @description storage_busy */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approve_edited: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveEditedBody"];
+            };
+        };
+        responses: {
+            /** @description Approved with the edited arguments (local engine); the decision holds both fingerprints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueItem"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_arguments: the edited arguments fail the tool's input schema (errors by path) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -58,6 +58,7 @@ export type QueueEvent = Schemas['QueueEvent'];
 export type ApproveBody = Schemas['ApproveBody'];
 export type DeclineBody = Schemas['DeclineBody'];
 export type ResumeBody = Schemas['ResumeBody'];
+export type SnoozeBody = Schemas['SnoozeBody'];
 
 /** A new remote engine (`POST /api/engines`). The token goes to the OS keyring and is never answered back. */
 export type NewEngine = Schemas['NewEngine'];
@@ -86,6 +87,18 @@ export type NotifyStatus = Schemas['NotifyStatus'];
 export type NotificationSettings = Schemas['NotificationSettings'];
 /** `HH:MM` local times; may wrap midnight (`22:00`–`07:00`). */
 export type QuietHours = Schemas['QuietHours'];
+
+/** Time limits: `rules` (`tool`, or `"*"` for every tool without a rule of its own; `afterSecs` 1 s – 30 days) and `warnBeforeSecs`. */
+export type ExpirySettings = Schemas['ExpirySettings'];
+export type ExpiryRule = Schemas['ExpiryRule'];
+/** An "always allow" grant as stored (`revokedAt`, `expiresAt` and `uses` say whether and how much it applied). */
+export type Grant = Schemas['Grant'];
+/** A grant to make from a call on screen; `fingerprint` is the one shown (C3). */
+export type NewGrant = Schemas['NewGrant'];
+export type GrantScope = Schemas['GrantScope'];
+/** A condition on a later call's arguments: the value at a JSON Pointer `equals`, starts with (`prefix`), is `atMost` / `atLeast` a value. */
+export type GrantCondition = Schemas['Condition'];
+export type ConditionOp = Schemas['ConditionOp'];
 
 /**
  * A JSON Schema as the engine sends it for `resumeSchema` (the API types it as any JSON value);
@@ -191,6 +204,24 @@ export interface Backend {
   notificationSettings(): Promise<NotificationSettings>;
   /** Stores the settings (they apply to the next new call); `invalid_request` for a time that is not `HH:MM`. */
   saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings>;
+  /** The time limits (`expiresAt` of pending calls follows from them). */
+  expirySettings(): Promise<ExpirySettings>;
+  /** Stores the time limits (applied within seconds, also to calls already waiting); `invalid_request` for a limit out of range. */
+  saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings>;
+  /**
+   * Moves a pending call's deadline to `secs` from now (60 s – 30 days, never earlier than it was);
+   * answers the call with its new `expiresAt`. `invalid_request` when no time limit applies.
+   */
+  snooze(id: string, secs: number): Promise<QueueItem>;
+  /** Every grant, newest first (revoked and expired ones too). */
+  listGrants(): Promise<Grant[]>;
+  /**
+   * Makes a grant from a call: `high_risk_tool`, `fingerprint_mismatch` (the call changed since it
+   * was shown), `invalid_request` (conditions the call does not meet, a lifetime out of 60 s – 30 days, a suspend call).
+   */
+  createGrant(grant: NewGrant): Promise<Grant>;
+  /** Revokes a grant; answers it revoked (`invalid_request` if it already was). */
+  revokeGrant(id: string): Promise<Grant>;
   /** Whether the desktop app starts at login; `null` where that is not available (the web build). */
   autostart(): Promise<boolean | null>;
   /**
@@ -211,6 +242,7 @@ export type KnownErrorCode =
   | 'already_decided'
   | 'invalid_resume_data'
   | 'invalid_request'
+  | 'high_risk_tool'
   | 'engine_error'
   | 'engine_unreachable'
   | 'keyring_unavailable'

@@ -26,6 +26,12 @@ const COMMANDS = [
   'notification_status',
   'notification_settings',
   'save_notification_settings',
+  'expiry_settings',
+  'save_expiry_settings',
+  'snooze',
+  'grants',
+  'create_grant',
+  'revoke_grant',
   'autostart',
   'set_autostart',
 ];
@@ -65,6 +71,14 @@ afterEach(() => clearMocks());
 describe('TauriBackend commands', () => {
   const engine = { name: 'remote', baseUrl: 'http://127.0.0.1:4111', token: 'secret', pollMs: 500 };
   const settings = { enabled: true, quietHours: { start: '22:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };
+  const expiry = { rules: [{ tool: 'delete_record', afterSecs: 3600 }, { tool: '*', afterSecs: 86400 }], warnBeforeSecs: 300 };
+  const grant = {
+    fromItem: 'q1',
+    fingerprint: 'sha256:aa',
+    scope: 'agent' as const,
+    conditions: [{ pointer: '/id', op: 'prefix' as const, value: 'rec-' }],
+    expiresInSecs: 3600,
+  };
   const cases: { name: string; run: (b: Backend) => Promise<unknown>; cmd: string; args: unknown }[] = [
     { name: 'listQueue (defaults)', run: (b) => b.listQueue(), cmd: 'queue_page', args: { query: { tab: 'pending', limit: 50 } } },
     {
@@ -127,6 +141,12 @@ describe('TauriBackend commands', () => {
     { name: 'notificationStatus', run: (b) => b.notificationStatus(), cmd: 'notification_status', args: {} },
     { name: 'notificationSettings', run: (b) => b.notificationSettings(), cmd: 'notification_settings', args: {} },
     { name: 'saveNotificationSettings', run: (b) => b.saveNotificationSettings(settings), cmd: 'save_notification_settings', args: { settings } },
+    { name: 'expirySettings', run: (b) => b.expirySettings(), cmd: 'expiry_settings', args: {} },
+    { name: 'saveExpirySettings', run: (b) => b.saveExpirySettings(expiry), cmd: 'save_expiry_settings', args: { settings: expiry } },
+    { name: 'snooze', run: (b) => b.snooze('q 1', 3600), cmd: 'snooze', args: { id: 'q 1', secs: 3600 } },
+    { name: 'listGrants', run: (b) => b.listGrants(), cmd: 'grants', args: {} },
+    { name: 'createGrant', run: (b) => b.createGrant(grant), cmd: 'create_grant', args: { grant } },
+    { name: 'revokeGrant', run: (b) => b.revokeGrant('g1'), cmd: 'revoke_grant', args: { id: 'g1' } },
     { name: 'autostart', run: (b) => b.autostart(), cmd: 'autostart', args: {} },
     { name: 'setAutostart (on)', run: (b) => b.setAutostart(true), cmd: 'set_autostart', args: { enabled: true } },
     { name: 'setAutostart (off)', run: (b) => b.setAutostart(false), cmd: 'set_autostart', args: { enabled: false } },

@@ -18,6 +18,9 @@ import {
   type EngineView,
   type ExportFormat,
   type ErrorBody,
+  type ExpirySettings,
+  type Grant,
+  type NewGrant,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
@@ -52,6 +55,12 @@ export type TauriCommand =
   | 'notification_status'
   | 'notification_settings'
   | 'save_notification_settings'
+  | 'expiry_settings'
+  | 'save_expiry_settings'
+  | 'snooze'
+  | 'grants'
+  | 'create_grant'
+  | 'revoke_grant'
   | 'autostart'
   | 'set_autostart';
 
@@ -178,6 +187,30 @@ export class TauriBackend implements Backend {
 
   saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
     return call('save_notification_settings', { settings });
+  }
+
+  expirySettings(): Promise<ExpirySettings> {
+    return call('expiry_settings');
+  }
+
+  saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings> {
+    return call('save_expiry_settings', { settings });
+  }
+
+  snooze(id: string, secs: number): Promise<QueueItem> {
+    return call('snooze', { id, secs });
+  }
+
+  listGrants(): Promise<Grant[]> {
+    return call('grants');
+  }
+
+  createGrant(grant: NewGrant): Promise<Grant> {
+    return call('create_grant', { grant });
+  }
+
+  revokeGrant(id: string): Promise<Grant> {
+    return call('revoke_grant', { id });
   }
 
   autostart(): Promise<boolean | null> {

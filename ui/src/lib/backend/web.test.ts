@@ -183,6 +183,39 @@ describe('WebBackend', () => {
     ]);
   });
 
+  it('calls the expiry and grant routes with encoded ids, and turns refusals into ApiError by code', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const expiry = { rules: [{ tool: '*', afterSecs: 0 }], warnBeforeSecs: 300 };
+    const grant = { fromItem: 'q/1', fingerprint: 'sha256:aa', scope: 'run' as const, conditions: [{ pointer: '/id', op: 'equals' as const, value: 'rec-1' }], expiresInSecs: 3600 };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (String(url) === '/api/settings/expiry' && init!.method === 'PUT') return jsonResponse(400, { code: 'invalid_request', message: '*: afterSecs must be 1 to 2592000 (30 days), not 0' });
+        if (String(url) === '/api/grants' && init!.method === 'POST') return jsonResponse(409, { code: 'high_risk_tool', message: 'delete_record is high-risk' });
+        if (String(url) === '/api/grants') return jsonResponse(200, []);
+        return jsonResponse(200, { id: 'x' });
+      },
+    });
+    await backend.expirySettings();
+    const bad = await backend.saveExpirySettings(expiry).catch((e) => e);
+    expect(bad).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(await backend.snooze('q/1', 900)).toEqual({ id: 'x' });
+    expect(await backend.listGrants()).toEqual([]);
+    const refused = await backend.createGrant(grant).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ code: 'high_risk_tool', status: 409 });
+    await backend.revokeGrant('g 1');
+    expect(seen).toEqual([
+      { url: '/api/settings/expiry', method: 'GET', body: undefined },
+      { url: '/api/settings/expiry', method: 'PUT', body: expiry },
+      { url: '/api/queue/q%2F1/snooze', method: 'POST', body: { secs: 900 } },
+      { url: '/api/grants', method: 'GET', body: undefined },
+      { url: '/api/grants', method: 'POST', body: grant },
+      { url: '/api/grants/g%201/revoke', method: 'POST', body: undefined },
+    ]);
+  });
+
   it('has no autostart: null, and a refused setAutostart without asking the server', async () => {
     let fetched = 0;
     const backend = new WebBackend({

@@ -16,6 +16,9 @@ import {
   type EngineTestResult,
   type EngineView,
   type ErrorBody,
+  type ExpirySettings,
+  type Grant,
+  type NewGrant,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
@@ -25,6 +28,7 @@ import {
   type QueueItem,
   type QueuePage,
   type ResumeBody,
+  type SnoozeBody,
   type Subscriber,
   type SyncAnswer,
   queueEventFrom,
@@ -159,6 +163,31 @@ export class WebBackend implements Backend {
   }
 
   /** Only the desktop app can start at login: not available over HTTP. */
+  expirySettings(): Promise<ExpirySettings> {
+    return this.request('GET', '/api/settings/expiry');
+  }
+
+  saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings> {
+    return this.request('PUT', '/api/settings/expiry', settings);
+  }
+
+  snooze(id: string, secs: number): Promise<QueueItem> {
+    const body: SnoozeBody = { secs };
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/snooze`, body);
+  }
+
+  listGrants(): Promise<Grant[]> {
+    return this.request('GET', '/api/grants');
+  }
+
+  createGrant(grant: NewGrant): Promise<Grant> {
+    return this.request('POST', '/api/grants', grant);
+  }
+
+  revokeGrant(id: string): Promise<Grant> {
+    return this.request('POST', `/api/grants/${encodeURIComponent(id)}/revoke`);
+  }
+
   async autostart(): Promise<boolean | null> {
     return null;
   }

@@ -109,7 +109,22 @@ describe('Console', () => {
     expect(q('[data-testid="engines-view"]')).not.toBeNull();
     tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
     await settle();
+    expect(document.activeElement).toBe(q('[data-testid="grants-tab"]'));
+    expect(q('#panel-grants [data-testid="grants-view"]')).not.toBeNull();
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    await settle();
     expect(document.activeElement).toBe(q('[data-testid="audit-tab"]'));
+  });
+
+  it('puts every view inside the one <main> landmark', async () => {
+    const { q } = await render(new FakeBackend());
+    for (const tab of ['queue', 'audit', 'grants', 'engines', 'settings']) {
+      q(`[data-testid="${tab}-tab"]`)!.click();
+      await settle();
+      expect(document.querySelectorAll('main').length).toBe(1);
+      expect(q(`#panel-${tab}`)!.closest('main')).not.toBeNull();
+    }
+    expect(document.querySelector('aside, main main')).toBeNull();
   });
 
   it('fetches a selected call awaiting delivery again, since retries send no event', async () => {

@@ -149,6 +149,7 @@ describe('Detail', () => {
         outcome: { ok: true },
         attempts: 1,
         expiredAfterSecs: null,
+        editedFingerprint: null,
         lastError: null,
         nextAttemptAt: null,
       },

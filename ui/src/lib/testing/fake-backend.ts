@@ -14,6 +14,9 @@ import {
   type EngineTestResult,
   type EngineView,
   type ExportFormat,
+  type ExpirySettings,
+  type Grant,
+  type NewGrant,
   type ItemState,
   type NewEngine,
   type NotificationSettings,
@@ -172,6 +175,13 @@ export class FakeBackend implements Backend {
   testResult: EngineTestResult = { result: 'reachable', message: 'reachable: 2 agents', agents: 2 };
   /** When set, `testEngine` waits for it before answering. */
   testGate: Promise<void> | null = null;
+
+  /** The stored time limits; reads and writes go through JSON, like the wire. */
+  expiry: ExpirySettings = { rules: [], warnBeforeSecs: 300 };
+  /** The grants, newest first. */
+  grants: Grant[] = [];
+  /** When set, the next `createGrant` / `revokeGrant` / `snooze` fails with it. */
+  failGrant: ApiError | null = null;
 
   add(...items: QueueItem[]) {
     for (const i of items) this.items.set(i.id, i);
@@ -382,6 +392,72 @@ export class FakeBackend implements Backend {
     return wire(this.notifySettings);
   }
 
+  async expirySettings() {
+    this.calls.push({ method: 'expirySettings', args: [] });
+    return wire(this.expiry);
+  }
+
+  /** Like the server: each limit 1 s – 30 days, the warn window at most 30 days; `invalid_request` naming the rule. */
+  async saveExpirySettings(settings: ExpirySettings) {
+    this.calls.push({ method: 'saveExpirySettings', args: [wire(settings)] });
+    for (const r of settings.rules ?? []) {
+      if (!(r.afterSecs >= 1 && r.afterSecs <= MAX_SECS)) throw new ApiError('invalid_request', `${r.tool}: afterSecs must be 1 to ${MAX_SECS} (30 days), not ${r.afterSecs}`, null, 400);
+    }
+    if ((settings.warnBeforeSecs ?? 300) > MAX_SECS) throw new ApiError('invalid_request', `warnBeforeSecs must be at most ${MAX_SECS}`, null, 400);
+    this.expiry = wire({ rules: settings.rules ?? [], warnBeforeSecs: settings.warnBeforeSecs ?? 300 });
+    return wire(this.expiry);
+  }
+
+  /** Like the server: 60 s – 30 days from now, never earlier than the current deadline; refused without a time limit. */
+  async snooze(id: string, secs: number) {
+    this.engineCall('snooze', [id, secs]);
+    const item = this.items.get(id);
+    if (!item) throw new ApiError('not_found', `no item ${id}`, null, 404);
+    if (!item.expiresAt) throw new ApiError('invalid_request', 'no time limit applies to this call', null, 400);
+    if (secs < 60 || secs > MAX_SECS) throw new ApiError('invalid_request', `a snooze lasts 60 s to ${MAX_SECS} s (30 days), not ${secs}`, null, 400);
+    const until = Math.max(Date.parse(item.expiresAt), Date.now() + secs * 1000);
+    const updated = { ...item, expiresAt: new Date(until).toISOString() };
+    this.items.set(id, updated);
+    return updated;
+  }
+
+  async listGrants() {
+    this.calls.push({ method: 'listGrants', args: [] });
+    return wire(this.grants);
+  }
+
+  /** Like the server: refuses high-risk tools (`highRiskTools` of the notification settings), suspend calls and a changed call. */
+  async createGrant(grant: NewGrant) {
+    this.engineCall('createGrant', [wire(grant)]);
+    const item = this.items.get(grant.fromItem);
+    if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
+    if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
+    if (item.kind !== 'approval') throw new ApiError('invalid_request', 'a suspend call cannot be always allowed', null, 400);
+    if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
+    const made = makeGrant({
+      id: `g${this.grants.length + 1}`,
+      scope: grant.scope,
+      engine: item.engine,
+      agentId: grant.scope === 'engine' ? null : item.agentId,
+      runId: grant.scope === 'run' ? item.runId : null,
+      toolName: item.toolName,
+      conditions: grant.conditions ?? [],
+      fromItem: item.id,
+      expiresAt: new Date(Date.now() + grant.expiresInSecs * 1000).toISOString(),
+    });
+    this.grants.unshift(made);
+    return wire(made);
+  }
+
+  async revokeGrant(id: string) {
+    this.engineCall('revokeGrant', [id]);
+    const i = this.grants.findIndex((g) => g.id === id);
+    if (i < 0) throw new ApiError('not_found', `grant ${id}`, null, 404);
+    if (this.grants[i].revokedAt) throw new ApiError('invalid_request', `grant ${id} is already revoked`, null, 400);
+    this.grants[i] = { ...this.grants[i], revokedAt: '2025-01-01T11:00:00Z', revokedBy: 'web' };
+    return wire(this.grants[i]);
+  }
+
   async autostart() {
     this.calls.push({ method: 'autostart', args: [] });
     return this.autostartEnabled;
@@ -400,11 +476,33 @@ export class FakeBackend implements Backend {
   }
 }
 
+const MAX_SECS = 30 * 86_400;
+
+export function makeGrant(over: Partial<Grant> = {}): Grant {
+  return {
+    id: 'g1',
+    scope: 'agent',
+    engine: 'local',
+    agentId: 'demo',
+    runId: null,
+    toolName: 'delete_record',
+    conditions: [],
+    fromItem: 'q1',
+    createdAt: '2025-01-01T10:00:00Z',
+    createdBy: 'web',
+    expiresAt: '2999-01-01T10:00:00Z',
+    revokedAt: null,
+    revokedBy: null,
+    uses: 0,
+    ...over,
+  };
+}
+
 /** A deep copy as it would cross the wire, so the UI never shares objects with the fake's store. */
 function wire<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
-  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null };
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null };
 }

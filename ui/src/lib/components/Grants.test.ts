@@ -1,0 +1,177 @@
+import { describe, expect, it, vi } from 'vitest';
+import { flushSync } from 'svelte';
+import type { QueueItem } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { FakeBackend, makeGrant, makeItem } from '../testing/fake-backend';
+import { check, mountInBody, settle, type } from '../testing/mount';
+import Detail from './Detail.svelte';
+import GrantsView from './GrantsView.svelte';
+
+const text = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+function renderDetail(item: QueueItem, backend: FakeBackend, highRisk = false) {
+  const onerror = vi.fn();
+  const { target } = mountInBody(Detail, { props: { item, ondecided: vi.fn(), onerror, highRisk }, context: backendContext(backend) });
+  flushSync();
+  const q = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+  const all = (id: string) => [...target.querySelectorAll<HTMLElement>(`[data-testid="${id}"]`)];
+  return { target, q, all, onerror };
+}
+
+function choose(el: HTMLElement | null, value: string) {
+  const select = el as HTMLSelectElement;
+  select.value = value;
+  select.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+describe('Always allow… in the detail', () => {
+  it('previews the scope in plain words and sends the scope, conditions, lifetime and the fingerprint on screen', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ args: { id: 'rec-1', limit: 5, deep: { x: 1 } } });
+    backend.add(item);
+    const { q, all } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of agent demo on engine local, without asking.');
+    (q('grant-scope-run') as HTMLInputElement).click();
+    flushSync();
+    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of run run-1 (agent demo on engine local), without asking.');
+    (q('grant-scope-engine') as HTMLInputElement).click();
+    flushSync();
+    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of any agent on engine local, without asking.');
+    (q('grant-scope-agent') as HTMLInputElement).click();
+    flushSync();
+    // Conditions from the top-level scalars only, each off until ticked.
+    expect(all('grant-condition').map((c) => c.dataset.key)).toEqual(['id', 'limit']);
+    const [idCond, limitCond] = all('grant-condition');
+    check(idCond.querySelector('[data-testid="grant-condition-on"]'), true);
+    flushSync();
+    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of agent demo on engine local when id equals rec-1, without asking.');
+    choose(idCond.querySelector('[data-testid="grant-condition-op"]'), 'prefix');
+    flushSync();
+    type(idCond.querySelector('[data-testid="grant-condition-prefix"]'), 'rec-');
+    check(limitCond.querySelector('[data-testid="grant-condition-on"]'), true);
+    choose(limitCond.querySelector('[data-testid="grant-condition-op"]'), 'atMost');
+    flushSync();
+    expect(text(q('grant-preview'))).toBe(
+      'Approves every delete_record call of agent demo on engine local when id starts with rec- and limit is at most 5, without asking.',
+    );
+    choose(q('grant-lifetime'), '86400');
+    expect(text(q('grant-fingerprint'))).toBe(item.fingerprint);
+    // The call changes on the server after it was shown: the fingerprint on screen is the one sent.
+    backend.add({ ...item, fingerprint: 'sha256:' + 'ff'.repeat(32) });
+    q('grant-save')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'createGrant').map((c) => c.args[0])).toEqual([
+      {
+        fromItem: item.id,
+        fingerprint: item.fingerprint,
+        scope: 'agent',
+        conditions: [
+          { pointer: '/id', op: 'prefix', value: 'rec-' },
+          { pointer: '/limit', op: 'atMost', value: 5 },
+        ],
+        expiresInSecs: 86_400,
+      },
+    ]);
+    expect(q('grant-error')!.dataset.code).toBe('fingerprint_mismatch');
+  });
+
+  it('reports the grant made, and sends no conditions unless ticked', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem();
+    backend.add(item);
+    const { q } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    q('grant-save')!.click();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ scope: 'agent', conditions: [], expiresInSecs: 3600 });
+    expect(q('grant-form')).toBeNull();
+    expect(text(q('grant-made'))).toContain('every delete_record call of agent demo on engine local');
+  });
+
+  it('shows untrusted names and values as text with hidden characters escaped', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ toolName: 'del\u202Eete', agentId: '<b>x</b>', args: { 'k\u200By': 'p\u0430y' } });
+    backend.add(item);
+    const { q, target } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    expect(text(q('grant-preview'))).toContain('every del\\u{202E}ete call of agent <b>x</b>');
+    expect(q('grant-form')!.querySelector('b')).toBeNull();
+    check(q('grant-condition-on'), true);
+    flushSync();
+    expect(text(q('grant-preview'))).toContain('k\\u{200B}y equals pаy');
+    expect(target.querySelector('[data-testid="grant-preview"] [data-mark="lookalike"]')).not.toBeNull();
+  });
+
+  it('is not offered for a high-risk tool or a suspend call', () => {
+    const backend = new FakeBackend();
+    expect(renderDetail(makeItem(), backend, true).q('grant-open')).toBeNull();
+    const suspend = makeItem({ id: 'q2', kind: 'suspend', resumeSchema: { type: 'object', properties: {} } });
+    expect(renderDetail(suspend, backend).q('grant-open')).toBeNull();
+  });
+
+  it('shows high_risk_tool when the server refuses the grant', async () => {
+    const backend = new FakeBackend();
+    backend.notifySettings = { ...backend.notifySettings, highRiskTools: ['delete_record'] };
+    const item = makeItem();
+    backend.add(item);
+    const { q, onerror } = renderDetail(item, backend); // the console had not read the list yet
+    q('grant-open')!.click();
+    await settle();
+    q('grant-save')!.click();
+    await settle();
+    expect(q('grant-error')!.dataset.code).toBe('high_risk_tool');
+    expect(text(q('grant-error'))).toContain('high-risk');
+    expect(onerror).not.toHaveBeenCalled();
+    expect(backend.grants).toEqual([]);
+  });
+});
+
+describe('GrantsView', () => {
+  it('lists grants with scope, conditions, uses, expiry and state, and revokes after a confirm step', async () => {
+    const backend = new FakeBackend();
+    backend.grants = [
+      makeGrant({ id: 'g3', uses: 2, conditions: [{ pointer: '/id', op: 'prefix', value: 'rec-' }] }),
+      makeGrant({ id: 'g2', scope: 'run', runId: 'run-9', expiresAt: '2020-01-01T00:00:00Z' }),
+      makeGrant({ id: 'g1', scope: 'engine', agentId: null, revokedAt: '2025-01-01T10:30:00Z', revokedBy: 'web' }),
+    ];
+    const { target } = mountInBody(GrantsView, { props: { refreshMs: 60_000 }, context: backendContext(backend) });
+    await settle();
+    const rows = [...target.querySelectorAll<HTMLElement>('[data-testid="grant-row"]')];
+    expect(rows.map((r) => [r.dataset.id, r.dataset.state])).toEqual([
+      ['g3', 'live'],
+      ['g2', 'expired'],
+      ['g1', 'revoked'],
+    ]);
+    const cell = (r: HTMLElement, id: string) => text(r.querySelector(`[data-testid="${id}"]`));
+    expect(cell(rows[0], 'grant-scope')).toBe('every delete_record call of agent demo on engine local');
+    expect(cell(rows[0], 'grant-conditions')).toBe('id starts with rec-');
+    expect(cell(rows[0], 'grant-uses')).toBe('2');
+    expect(cell(rows[1], 'grant-scope')).toBe('every delete_record call of run run-9 (agent demo on engine local)');
+    expect(cell(rows[1], 'grant-conditions')).toBe('none: every call in scope');
+    expect(cell(rows[2], 'grant-scope')).toBe('every delete_record call of any agent on engine local');
+    // Only a live grant can be revoked.
+    expect(rows.map((r) => !!r.querySelector('[data-testid="revoke"]'))).toEqual([true, false, false]);
+
+    (rows[0].querySelector('[data-testid="revoke"]') as HTMLElement).click();
+    await settle();
+    expect(backend.calls.some((c) => c.method === 'revokeGrant')).toBe(false);
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('revoke-confirm-yes');
+    (rows[0].querySelector('[data-testid="revoke-cancel"]') as HTMLElement).click();
+    await settle();
+    expect(backend.calls.some((c) => c.method === 'revokeGrant')).toBe(false);
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('revoke');
+
+    (rows[0].querySelector('[data-testid="revoke"]') as HTMLElement).click();
+    await settle();
+    (rows[0].querySelector('[data-testid="revoke-confirm-yes"]') as HTMLElement).click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'revokeGrant').map((c) => c.args)).toEqual([['g3']]);
+    const after = target.querySelector<HTMLElement>('[data-testid="grant-row"][data-id="g3"]')!;
+    expect(after.dataset.state).toBe('revoked');
+    expect(after.querySelector('[data-testid="revoke"]')).toBeNull();
+  });
+});
