@@ -1,24 +1,43 @@
-// Takes the README's screenshot: a real server with a few paused demo calls, the console in Debian
-// chromium, one call open. Not a test: `node tests/e2e/screenshot.mjs [out.png] [light|dark]`.
+// Takes the README's screenshots: a real server with paused and decided demo calls, the console in
+// Debian chromium, in the light and the dark theme: the queue with a call open, a call whose
+// arguments hide characters (flagged), and the audit view. Not a test:
+//   node tests/e2e/screenshot.mjs [out-dir]      (default docs/)
 import { join } from 'node:path';
 import { launchBrowser, openConsole, repoRoot, row, startServer } from './helpers.mjs';
 
-const out = process.argv[2] ?? join(repoRoot, 'docs/screenshot.png');
-const scheme = process.argv[3] ?? 'light';
+const outDir = process.argv[2] ?? join(repoRoot, 'docs');
 const server = await startServer();
 const browser = await launchBrowser();
 try {
   await server.generate('lookup rec-1');
   await server.generate('ask Which region should the backup go to?');
-  await server.api('POST', '/api/agents/demo/generate', { messages: 'both cust-7731', requireToolApproval: true });
+  // Decided calls for the audit view.
+  for (const [id, verdict] of [['cust-11', 'approve'], ['cust-12', 'decline']]) {
+    const it = await server.waitForItem(await server.generate(`delete ${id}`));
+    const body = verdict === 'approve' ? { fingerprint: it.fingerprint } : { fingerprint: it.fingerprint, reason: 'wrong customer' };
+    await server.api('POST', `/api/queue/${it.id}/${verdict}`, body);
+  }
+  // A right-to-left override and a Cyrillic "а" in an argument: what the operator must not miss.
+  const hidden = await server.waitForItem(await server.generate('delete invoice-\u202E2400-\u0430dmin'));
   const item = await server.waitForItem(await server.generate('delete invoice-2024-0042'));
-  const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: scheme });
-  const page = await context.newPage();
-  await openConsole(page, server);
-  await row(page, item.id).click();
-  await page.locator('[data-testid="detail"]').waitFor();
-  await page.screenshot({ path: out });
-  console.log(`wrote ${out}`);
+
+  for (const theme of ['light', 'dark']) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: theme });
+    await context.addInitScript((t) => localStorage.setItem('approval-console.theme', t), theme);
+    const page = await context.newPage();
+    await openConsole(page, server);
+    await row(page, item.id).click();
+    await page.locator(`[data-testid="detail"][data-id="${item.id}"]`).waitFor();
+    await page.screenshot({ path: join(outDir, `queue-${theme}.png`) });
+    await row(page, hidden.id).click();
+    await page.locator(`[data-testid="detail"][data-id="${hidden.id}"] [data-testid="args-warnings"]`).waitFor();
+    await page.screenshot({ path: join(outDir, `hidden-${theme}.png`) });
+    await page.locator('[data-testid="audit-tab"]').click();
+    await page.locator('[data-testid="audit-entry"]').first().waitFor();
+    await page.screenshot({ path: join(outDir, `audit-${theme}.png`) });
+    await context.close();
+  }
+  console.log(`wrote queue-, hidden- and audit-{light,dark}.png in ${outDir}`);
 } finally {
   await browser.close();
   await server.stop();
