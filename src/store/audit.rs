@@ -137,6 +137,11 @@ pub async fn list(
     .bind(limit + 1)
     .fetch_all(&mut *conn)
     .await?;
+    page(&rows, limit)
+}
+
+/// Rows fetched with `LIMIT limit + 1` as a page of at most `limit` entries and the next cursor.
+fn page(rows: &[sqlx::sqlite::SqliteRow], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let more = rows.len() as i64 > limit;
     let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
     let next = if more { entries.last().map(|e| e.seq) } else { None };
@@ -153,10 +158,7 @@ pub async fn decisions(conn: &mut SqliteConnection, before: Option<i64>, limit: 
     .bind(limit + 1)
     .fetch_all(&mut *conn)
     .await?;
-    let more = rows.len() as i64 > limit;
-    let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
-    let next = if more { entries.last().map(|e| e.seq) } else { None };
-    Ok((entries, next))
+    page(&rows, limit)
 }
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
