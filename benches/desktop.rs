@@ -12,7 +12,10 @@
 //! 4. with APPROVAL_CONSOLE_DESKTOP_BIN, TAURI_BASELINE_BIN and TAURI_DRIVER set (`scripts/bench-desktop`
 //!    builds and sets them): the real app's start to a visible queue over the same data directory,
 //!    and the idle memory of its processes (WebKit's included) against a minimal Tauri app — see
-//!    bench/desktop-window.mjs.
+//!    bench/desktop-window.mjs;
+//! 5. with APPROVAL_CONSOLE_BIN set (also by `scripts/bench-desktop`): the web UI over the same data
+//!    directory in headless chromium — first render after the data arrived, frame times while
+//!    scrolling, a paused call to its row on screen — see bench/ui-queue.mjs.
 
 #[path = "../tests/support/fill.rs"]
 mod fill;
@@ -136,5 +139,16 @@ async fn main() {
         }
     } else {
         println!("window start and memory: skipped (run scripts/bench-desktop, which builds the app and the baseline and sets {window_env:?})");
+    }
+
+    // 5. The web UI over the same data directory.
+    if std::env::var_os("APPROVAL_CONSOLE_BIN").is_some() {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/ui-queue.mjs");
+        let status = std::process::Command::new("node").arg(script).arg(tmp.path()).arg(pending.to_string()).status();
+        if !matches!(status, Ok(s) if s.success()) {
+            println!("web UI: the script failed ({status:?})");
+        }
+    } else {
+        println!("web UI with {pending} pending: skipped (set APPROVAL_CONSOLE_BIN, or run scripts/bench-desktop)");
     }
 }
