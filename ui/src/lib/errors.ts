@@ -6,6 +6,7 @@ export const KNOWN_CODES = [
   'already_decided',
   'decision_not_allowed',
   'invalid_resume_data',
+  'invalid_arguments',
   'invalid_request',
   'snapshot_not_found',
   'storage_busy',
@@ -43,6 +44,8 @@ export function bannerTitle(code: string): string {
       return 'Someone else already decided this call. It has been reloaded.';
     case 'invalid_resume_data':
       return 'The resume data was rejected. See the marked fields.';
+    case 'invalid_arguments':
+      return 'The edited arguments were rejected by the tool\'s input schema. Nothing was approved.';
     case 'decision_not_allowed':
       return 'This decision is not allowed for this call. It has been reloaded.';
     case 'snapshot_not_found':

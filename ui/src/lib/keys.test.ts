@@ -19,10 +19,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 
 describe('keyAction', () => {
   it('maps the letters to their actions from the page', () => {
-    expect(['j', 'k', 'a', 'd', 'r', '/', '?'].map((k) => keyAction(press(k)))).toEqual([
+    expect(['j', 'k', 'a', 'e', 'd', 'r', '/', '?'].map((k) => keyAction(press(k)))).toEqual([
       'next',
       'prev',
       'approve',
+      'edit',
       'decline',
       'resume',
       'search',
@@ -39,7 +40,7 @@ describe('keyAction', () => {
     const editable = el('div', { contenteditable: 'true' });
     const inside = el('span', {}, editable);
     for (const target of [...fields, editable, inside]) {
-      for (const key of ['a', 'd', 'r', 'j', 'k', '/', '?', 'Enter', 'ArrowDown']) {
+      for (const key of ['a', 'e', 'd', 'r', 'j', 'k', '/', '?', 'Enter', 'ArrowDown']) {
         expect(keyAction(press(key, target)), `${key} in ${target.outerHTML}`).toBeNull();
       }
       expect(keyAction(press('Escape', target))).toBe('escape');
@@ -57,7 +58,7 @@ describe('keyAction', () => {
   });
 
   it('acts once for a held-down letter that decides, but moves for a held-down j', () => {
-    for (const k of ['a', 'd', 'r', '/', '?', 'Enter', 'Escape']) expect(keyAction(press(k, document.body, { repeat: true })), k).toBeNull();
+    for (const k of ['a', 'e', 'd', 'r', '/', '?', 'Enter', 'Escape']) expect(keyAction(press(k, document.body, { repeat: true })), k).toBeNull();
     expect(keyAction(press('j', document.body, { repeat: true }))).toBe('next');
   });
 

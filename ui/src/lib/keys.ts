@@ -12,6 +12,7 @@ export type KeyAction =
   | 'last'
   | 'open'
   | 'approve'
+  | 'edit'
   | 'decline'
   | 'resume'
   | 'search'
@@ -28,6 +29,7 @@ export const SHORTCUTS: readonly { keys: readonly string[]; what: string }[] = [
   { keys: ['Home', 'End'], what: 'First / last call (in the list)' },
   { keys: ['Enter'], what: 'Open the selected call: move to its details' },
   { keys: ['a'], what: 'Approve the open call (a high-risk tool asks first: Enter confirms, Esc cancels)' },
+  { keys: ['e'], what: 'Edit the arguments of the open call, then approve them (where its engine allows it)' },
   { keys: ['d'], what: 'Decline: type the reason, Enter sends' },
   { keys: ['r'], what: 'Answer a suspended call: to the first field of its form' },
   { keys: ['/'], what: 'Search the loaded calls' },
@@ -36,7 +38,7 @@ export const SHORTCUTS: readonly { keys: readonly string[]; what: string }[] = [
 ];
 
 /** Letters that act on a call: held down, they must not act again on the next call shown. */
-const ONCE: Partial<Record<string, KeyAction>> = { a: 'approve', d: 'decline', r: 'resume', '/': 'search', '?': 'help' };
+const ONCE: Partial<Record<string, KeyAction>> = { a: 'approve', e: 'edit', d: 'decline', r: 'resume', '/': 'search', '?': 'help' };
 
 /** Keys that move the selection anywhere on the page (the arrows, Home and End only in the list: elsewhere they scroll). */
 const MOVE: Partial<Record<string, KeyAction>> = { j: 'next', k: 'prev' };

@@ -56,6 +56,7 @@ export type ErrorBody = Schemas['ErrorBody'];
 export type QueueEvent = Schemas['QueueEvent'];
 
 export type ApproveBody = Schemas['ApproveBody'];
+export type ApproveEditedBody = Schemas['ApproveEditedBody'];
 export type DeclineBody = Schemas['DeclineBody'];
 export type ResumeBody = Schemas['ResumeBody'];
 export type SnoozeBody = Schemas['SnoozeBody'];
@@ -178,6 +179,13 @@ export interface Backend {
   approve(id: string, fingerprint: string): Promise<QueueItem>;
   decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem>;
   resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem>;
+  /**
+   * Approves with edited arguments (offered where `item.allowed` has `edit`: the local engine). The
+   * `fingerprint` is the one on screen for the call as shown (C3); the decision then holds it and
+   * `editedFingerprint`, the one of `args`. `invalid_arguments` (details `{errors: [{path, message}]}`)
+   * when `args` fail the tool's input schema, `decision_not_allowed` where edits cannot run.
+   */
+  approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem>;
   /** Starts listening for live changes; returns a function that stops it. */
   subscribe(subscriber: Subscriber): () => void;
   listAudit(opts?: { limit?: number; cursor?: string | null }): Promise<AuditPage>;
@@ -241,6 +249,8 @@ export type KnownErrorCode =
   | 'fingerprint_mismatch'
   | 'already_decided'
   | 'invalid_resume_data'
+  | 'invalid_arguments'
+  | 'decision_not_allowed'
   | 'invalid_request'
   | 'high_risk_tool'
   | 'engine_error'

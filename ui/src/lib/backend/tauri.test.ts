@@ -10,6 +10,7 @@ const COMMANDS = [
   'queue_counts',
   'queue_item',
   'approve',
+  'approve_edited',
   'decline',
   'resume',
   'audit_page',
@@ -117,6 +118,12 @@ describe('TauriBackend commands', () => {
       run: (b) => b.decline('q1', 'sha256:aa', 'too risky'),
       cmd: 'decline',
       args: { id: 'q1', fingerprint: 'sha256:aa', reason: 'too risky' },
+    },
+    {
+      name: 'approveEdited',
+      run: (b) => b.approveEdited('q1', 'sha256:aa', { id: 'rec-9', n: [1, null] }),
+      cmd: 'approve_edited',
+      args: { id: 'q1', fingerprint: 'sha256:aa', args: { id: 'rec-9', n: [1, null] } },
     },
     {
       name: 'resume',

@@ -39,6 +39,7 @@ export type TauriCommand =
   | 'queue_counts'
   | 'queue_item'
   | 'approve'
+  | 'approve_edited'
   | 'decline'
   | 'resume'
   | 'audit_page'
@@ -126,6 +127,10 @@ export class TauriBackend implements Backend {
 
   resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
     return call('resume', { id, fingerprint, data });
+  }
+
+  approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
+    return call('approve_edited', { id, fingerprint, args });
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {

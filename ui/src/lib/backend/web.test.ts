@@ -46,6 +46,30 @@ describe('WebBackend', () => {
     expect(JSON.parse(seen[0].body as string)).toEqual({ fingerprint: 'sha256:aa' });
   });
 
+  it('posts an edited approval with the shown fingerprint and the edited arguments, and keeps invalid_arguments details', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    let answer: Response = jsonResponse(200, { id: 'q 1' });
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), init: init! });
+        return answer;
+      },
+    });
+    await backend.approveEdited('q 1', 'sha256:aa', { id: 'rec-9', tags: ['a', null] });
+    expect(seen[0].url).toBe('/api/queue/q%201/approve-edited');
+    expect(seen[0].init.method).toBe('POST');
+    expect(JSON.parse(seen[0].init.body as string)).toEqual({ fingerprint: 'sha256:aa', args: { id: 'rec-9', tags: ['a', null] } });
+
+    const errors = [{ path: '/id', message: 'expected string' }];
+    answer = jsonResponse(422, { code: 'invalid_arguments', message: 'bad args', details: { errors } });
+    const err = await backend.approveEdited('q1', 'sha256:aa', { id: 9 }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('invalid_arguments');
+    expect(err.status).toBe(422);
+    expect(err.details).toEqual({ errors });
+  });
+
   it('reconnects when the event stream drops and reports each (re)open', async () => {
     let n = 0;
     const backend = new WebBackend({

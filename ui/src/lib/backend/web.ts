@@ -5,6 +5,7 @@
 import {
   ApiError,
   type ApproveBody,
+  type ApproveEditedBody,
   type AuditPage,
   type AuditVerification,
   type Backend,
@@ -93,6 +94,11 @@ export class WebBackend implements Backend {
   resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
     const body: ResumeBody = { fingerprint, data };
     return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resume`, body);
+  }
+
+  approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
+    const body: ApproveEditedBody = { fingerprint, args };
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve-edited`, body);
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {

@@ -291,4 +291,25 @@ describe('Console keyboard triage', () => {
     await press('Escape');
     expect(document.activeElement).toBe(q('[data-testid="queue-item"][data-id="s1"]'));
   });
+
+  it('e opens the argument editor of a call that allows edits, where letters are typed, not shortcuts', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'e1', args: { id: 'rec-1' }, allowed: ['approve', 'decline', 'edit'] }));
+    backend.add(makeItem({ id: 'n1', args: { id: 'rec-2' }, pausedAt: '2024-12-31T10:00:00Z' }));
+    const { tid, shown, decisions } = await render(backend);
+    await press('j');
+    expect(shown()).toBe('e1');
+    // The fingerprint check runs first (Web Crypto): wait for it, as an operator would see it.
+    await expect.poll(async () => (await settle({ rounds: 1 }), tid('fingerprint-check')?.dataset.status), { timeout: 5000 }).toBe('verified');
+    await press('e');
+    expect(document.activeElement).toBe(tid('edit-text'));
+    await press('a');
+    expect(decisions()).toEqual([]);
+    await press('Escape');
+    await press('j');
+    expect(shown()).toBe('n1');
+    await press('e');
+    expect(tid('edit-args')).toBeNull();
+    expect(tid('triage-note')!.textContent).toBe('The arguments of this call cannot be edited.');
+  });
 });

@@ -257,6 +257,12 @@ export class FakeBackend implements Backend {
   resume(id: string, fingerprint: string, data: unknown) {
     return this.decide('resume', id, fingerprint, decision('resume', fingerprint, null, data), [data]);
   }
+  /** Like the server: the decision holds the edited arguments and both fingerprints. */
+  approveEdited(id: string, fingerprint: string, args: unknown) {
+    const toolName = this.items.get(id)?.toolName ?? '';
+    const d = { ...decision('edit', fingerprint, null, args), editedFingerprint: fingerprintOf(toolName, args) };
+    return this.decide('approveEdited', id, fingerprint, d, [args]);
+  }
 
   subscribe(s: Subscriber) {
     this.subscriber = s;
