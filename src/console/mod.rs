@@ -120,7 +120,15 @@ impl Console {
             }
             other => Err(other),
         })? {
-            None => return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine))),
+            None => {
+                // Another decision may have won meanwhile and its delivery ended the pause: that is
+                // `already_decided`, not a call the engine lost.
+                let now = self.item(id).await?.queued.state;
+                if now != ItemState::Pending {
+                    return Err(Error::AlreadyDecided { state: now });
+                }
+                return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine)));
+            }
             Some(now) if now.fingerprint != request.fingerprint => {
                 return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.fingerprint })
             }
