@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { endGroup } from '../tests/desktop/driver.mjs';
 
 const [dataDir, pending] = process.argv.slice(2);
 const { APPROVAL_CONSOLE_DESKTOP_BIN: app, TAURI_BASELINE_BIN: baseline, TAURI_DRIVER: driverBin } = process.env;
@@ -54,6 +55,7 @@ async function windowStart() {
   const driver = spawn(driverBin, ['--port', String(port), '--native-driver', '/usr/bin/WebKitWebDriver'], {
     env: { ...process.env, APPROVAL_CONSOLE_DATA_DIR: dataDir, APPROVAL_CONSOLE_PORT: '0', APPROVAL_CONSOLE_LOG: 'error' },
     stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true, // its own process group, ended with the app in it
   });
   const base = `http://127.0.0.1:${port}`;
   let session;
@@ -83,8 +85,7 @@ async function windowStart() {
     return { total: performance.now() - t0, session: tSession - t0 };
   } finally {
     if (session) await fetch(`${base}/session/${session}`, { method: 'DELETE' }).catch(() => {});
-    driver.kill('SIGTERM');
-    await sleep(1500); // the app exits and releases the data directory
+    await endGroup(driver.pid); // tauri-driver, WebKitWebDriver and the app: the data directory is free again
   }
 }
 

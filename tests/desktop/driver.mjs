@@ -46,6 +46,27 @@ export async function waitFor(check, what, ms = 30_000) {
  * stderr is kept (`stderr()`), so a test can check what reached the logs, and passed through unless
  * `quiet`.
  */
+/** SIGTERM to the process group `pgid`, SIGKILL after 10 s; resolves once no process of it is left. */
+export async function endGroup(pgid) {
+  const signal = (sig) => {
+    try {
+      process.kill(-pgid, sig);
+      return true;
+    } catch {
+      return false; // ESRCH: none left
+    }
+  };
+  if (!signal('SIGTERM')) return;
+  const deadline = Date.now() + 10_000;
+  while (signal(0)) {
+    if (Date.now() > deadline) {
+      signal('SIGKILL');
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function openDesktop({ log = 'warn', quiet = false } = {}) {
   const bin = process.env.APPROVAL_CONSOLE_DESKTOP_BIN;
   const driverBin = process.env.TAURI_DRIVER;
@@ -65,6 +86,10 @@ export async function openDesktop({ log = 'warn', quiet = false } = {}) {
       APPROVAL_CONSOLE_LOG: log,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group: close() ends tauri-driver, WebKitWebDriver and the app together (the
+    // app can outlive its WebDriver session, holding the stderr pipe open and, through the
+    // single-instance plugin, turning the next test's launch into a focus request).
+    detached: true,
   });
   const errText = [];
   driver.stderr.on('data', (chunk) => {
@@ -74,7 +99,8 @@ export async function openDesktop({ log = 'warn', quiet = false } = {}) {
   let session;
   const close = async () => {
     if (session) await fetch(`${driverUrl}/session/${session}`, { method: 'DELETE' }).catch(() => {});
-    driver.kill('SIGTERM');
+    await endGroup(driver.pid);
+    driver.stderr.destroy();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
