@@ -18,7 +18,13 @@ test('a queue of 50 mixed calls is cleared by keyboard alone', async () => {
     await openConsole(page, ctx.server);
     const pending = async () => Number(await page.locator('[data-testid="pending-count"]').textContent());
     await waitFor(async () => (await pending()) === 50, 'all 50 calls pending');
-    await page.keyboard.press('j'); // select and show the first call
+    // The list's rows are loaded apart from the count: j selects nothing before they are there.
+    await page.locator('[data-testid="queue-item"]').first().waitFor();
+    await waitFor(async () => {
+      if (await page.locator('[data-testid="detail"]').count()) return true;
+      await page.keyboard.press('j'); // select and show the first call
+      return false;
+    }, 'j to open the first call');
     let declined = 0;
     for (let left = 50; left > 0; left--) {
       const detail = page.locator('[data-testid="detail"]');
