@@ -14,8 +14,7 @@
 //    pages between the processes that map them, so PSS sums are the fairer total.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { endGroup } from '../tests/desktop/driver.mjs';
+import { endGroup, freePort } from '../tests/desktop/driver.mjs';
 
 const [dataDir, pending] = process.argv.slice(2);
 const { APPROVAL_CONSOLE_DESKTOP_BIN: app, TAURI_BASELINE_BIN: baseline, TAURI_DRIVER: driverBin } = process.env;
@@ -23,17 +22,6 @@ const RUNS = Number(process.env.BENCH_WINDOW_RUNS ?? 3);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 15);
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(check, what, ms = 60_000) {
   const deadline = Date.now() + ms;

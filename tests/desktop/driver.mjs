@@ -13,7 +13,8 @@ const TOKEN = 'desktop-e2e-token';
 /** The W3C WebDriver element key. */
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
-function freePort() {
+/** A port on 127.0.0.1 that nothing listens on right now. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
