@@ -6,11 +6,14 @@ import App from './App.svelte';
 import type { Backend } from './lib/backend/backend';
 import { TauriBackend } from './lib/backend/tauri';
 import { WebBackend } from './lib/backend/web';
+import { i18n } from './lib/i18n/index.svelte';
 import { pageTheme } from './lib/theme.svelte';
 import { TokenStore } from './lib/token.svelte';
 
 // The stored theme goes on <html> before anything is mounted, so the first paint has its colours.
 pageTheme.start();
+// The language too (<html lang>, and the words of the first render).
+i18n.start();
 
 function sessionStore(): Storage | null {
   try {

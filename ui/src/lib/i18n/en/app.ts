@@ -1,0 +1,3 @@
+/** English words of the `app` section (see ../index.svelte.ts). */
+export const app = {
+};

@@ -1,0 +1,3 @@
+/** English words of the `args` section (see ../index.svelte.ts). */
+export const args = {
+};

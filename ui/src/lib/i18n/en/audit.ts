@@ -1,0 +1,3 @@
+/** English words of the `audit` section (see ../index.svelte.ts). */
+export const audit = {
+};

@@ -1,0 +1,3 @@
+/** English words of the `detail` section (see ../index.svelte.ts). */
+export const detail = {
+};

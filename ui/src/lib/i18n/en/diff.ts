@@ -1,0 +1,3 @@
+/** English words of the `diff` section (see ../index.svelte.ts). */
+export const diff = {
+};

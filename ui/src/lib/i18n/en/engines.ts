@@ -1,0 +1,3 @@
+/** English words of the `engines` section (see ../index.svelte.ts). */
+export const engines = {
+};

@@ -1,0 +1,3 @@
+/** English words of the `errors` section (see ../index.svelte.ts). */
+export const errors = {
+};

@@ -1,0 +1,3 @@
+/** English words of the `queue` section (see ../index.svelte.ts). */
+export const queue = {
+};

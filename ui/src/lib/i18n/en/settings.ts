@@ -1,0 +1,3 @@
+/** English words of the `settings` section (see ../index.svelte.ts). */
+export const settings = {
+};

@@ -1,0 +1,15 @@
+import type { Messages } from '../en';
+import { common } from './common';
+import { app } from './app';
+import { queue } from './queue';
+import { detail } from './detail';
+import { args } from './args';
+import { resume } from './resume';
+import { engines } from './engines';
+import { settings } from './settings';
+import { audit } from './audit';
+import { grants } from './grants';
+import { errors } from './errors';
+import { diff } from './diff';
+
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, audit, grants, errors, diff };
