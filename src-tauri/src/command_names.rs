@@ -3,6 +3,7 @@ pub const COMMANDS: &[&str] = &[
     "queue_page",
     "queue_counts",
     "queue_item",
+    "previous_call",
     "approve",
     "approve_edited",
     "decline",

@@ -3,7 +3,7 @@
 
 use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
 use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
-use approval_console::app::queue::{AuditPage, AuditQuery, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery};
+use approval_console::app::queue::{AuditPage, AuditQuery, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery};
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
 use approval_console::console::grants::{Grant, NewGrant};
@@ -47,6 +47,11 @@ pub async fn queue_counts(app: State<'_, App>, query: QueueCountsQuery) -> Answe
 #[tauri::command]
 pub async fn queue_item(app: State<'_, App>, id: String) -> Answer<QueueItem> {
     Ok(app.queue_item(&id).await?)
+}
+
+#[tauri::command]
+pub async fn previous_call(app: State<'_, App>, id: String) -> Answer<PreviousCall> {
+    Ok(app.previous_call(&id).await?)
 }
 
 #[tauri::command]

@@ -37,6 +37,7 @@ pub fn build<R: Runtime>(
             commands::queue_page,
             commands::queue_counts,
             commands::queue_item,
+            commands::previous_call,
             commands::approve,
             commands::approve_edited,
             commands::decline,

@@ -64,6 +64,9 @@ fn queue_page_and_queue_item_show_the_paused_call_with_its_fingerprint() {
     assert_eq!(err["code"], "invalid_request", "{err}");
     let err = d.invoke("queue_item", json!({ "id": "q_nope" })).unwrap_err();
     assert_eq!(err["code"], "not_found");
+    // No thread, so no earlier decision to compare with; an unknown call is not found.
+    assert_eq!(d.invoke("previous_call", json!({ "id": item["id"] })).unwrap(), json!({ "item": null }));
+    assert_eq!(d.invoke("previous_call", json!({ "id": "q_nope" })).unwrap_err()["code"], "not_found");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use super::error::{ApiResult, ErrorBody};
 use super::ApiState;
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
-use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery, QueueTab};
+use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueCounts, QueueCountsQuery, PreviousCall, QueueItem, QueuePage, QueueQuery, QueueTab};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, Verdict,
@@ -28,6 +28,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/queue", get(list_queue))
         .route("/api/queue/counts", get(queue_counts))
         .route("/api/queue/{id}", get(get_item))
+        .route("/api/queue/{id}/previous", get(previous_call))
         .route("/api/queue/{id}/approve", post(approve))
         .route("/api/queue/{id}/decline", post(decline))
         .route("/api/queue/{id}/resume", post(resume))
@@ -67,6 +68,13 @@ async fn queue_counts(State(state): State<ApiState>, Query(q): Query<QueueCounts
     responses((status = 200, description = "The call", body = QueueItem), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn get_item(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<QueueItem>> {
     Ok(Json(state.app.queue_item(&id).await?))
+}
+
+#[utoipa::path(get, path = "/api/queue/{id}/previous", params(("id" = String, Path)), operation_id = "previous_call",
+    responses((status = 200, description = "The call of the same tool in the same thread decided last before this one (null if none), to show what changed", body = PreviousCall),
+        (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn previous_call(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<PreviousCall>> {
+    Ok(Json(state.app.previous_call(&id).await?))
 }
 
 /// `{fingerprint}`: the fingerprint that was on screen (C3).
@@ -221,8 +229,8 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`. Errors are `{code, message, details?}`."),
-    paths(health, openapi, list_queue, queue_counts, get_item, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, QueueItem, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    paths(health, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
+    components(schemas(Health, QueueItem, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

@@ -145,6 +145,14 @@ pub struct DecisionView {
     pub edited_fingerprint: Option<Fingerprint>,
 }
 
+/// `{item}`: the call decided last by an operator before a given one, of the same engine, thread
+/// and tool, with its decision; null when there is none (no thread, or the first of its kind).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PreviousCall {
+    #[schema(required = true)]
+    pub item: Option<QueueItem>,
+}
+
 impl QueueItem {
     pub fn from_entry(e: queue::Entry, console: &Console) -> Self {
         let q = e.queued;
@@ -387,6 +395,19 @@ impl App {
         self.fill_deadlines(&mut item).await?;
         let [item] = item;
         Ok(item)
+    }
+
+    /// The call decided last by an operator before `id`, of the same engine, thread and tool, so
+    /// the operator sees what changed since (null when there is none). `not_found` for an unknown id.
+    pub async fn previous_call(&self, id: &str) -> Result<PreviousCall, Error> {
+        let id = ItemId::new(id);
+        let mut conn = self.db.pool().acquire().await?;
+        if queue::get(&mut conn, &id).await?.is_none() {
+            return Err(Error::not_found(format!("queue item {id}")));
+        }
+        let previous = queue::previous_decided(&mut conn, &id).await?;
+        drop(conn);
+        Ok(PreviousCall { item: previous.map(|e| QueueItem::from_entry(e, &self.console)) })
     }
 
     /// Decides with the fingerprint that was on screen (C3) and delivers; `channel` names the shell

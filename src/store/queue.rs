@@ -258,6 +258,23 @@ pub async fn pending_of_run(conn: &mut SqliteConnection, engine: &EngineId, run_
     rows.iter().map(entry_from_row).collect()
 }
 
+/// The call an operator decided last before `id` of the same engine, thread and tool (a call
+/// without a thread has none): approved, declined, answered or approved with edits — an expiry is
+/// nobody's decision and is skipped. With its decision.
+pub async fn previous_decided(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
+    let row = sqlx::query(&format!(
+        "{COLUMNS} FROM queue_items cur
+         JOIN queue_items q ON q.thread_id = cur.thread_id AND q.tool_name = cur.tool_name AND q.engine = cur.engine AND q.seq < cur.seq
+         JOIN decisions d ON d.queue_item_id = q.id
+         WHERE cur.id = ? AND NOT {EXPIRED}
+         ORDER BY q.seq DESC LIMIT 1"
+    ))
+    .bind(id.as_str())
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.as_ref().map(entry_from_row).transpose()
+}
+
 /// Whether the decision joined as `d` is an expiry: a decline stored with `expiredAfterSecs` in its
 /// data (see `decisions::insert`); NULL (false) without a decision.
 const EXPIRED: &str = "(d.kind = 'decline' AND json_extract(d.data, '$.expiredAfterSecs') IS NOT NULL)";

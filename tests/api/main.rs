@@ -12,6 +12,7 @@ mod expiry;
 mod helpers;
 mod memory;
 mod policy;
+mod previous;
 mod queue_view;
 mod restart;
 mod rules;

@@ -344,6 +344,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/previous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["previous_call"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/queue/{id}/resume": {
         parameters: {
             query?: never;
@@ -756,6 +772,13 @@ export interface components {
             running: boolean;
             /** Format: int64 */
             shown: number;
+        };
+        /**
+         * @description `{item}`: the call decided last by an operator before a given one, of the same engine, thread
+         *     and tool, with its decision; null when there is none (no thread, or the first of its kind).
+         */
+        PreviousCall: {
+            item: null | components["schemas"]["QueueItem"];
         };
         /** @description How many calls each tab of the queue view holds under the filters and search given. */
         QueueCounts: {
@@ -1937,6 +1960,44 @@ export interface operations {
             };
             /** @description storage_busy */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    previous_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call of the same tool in the same thread decided last before this one (null if none), to show what changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviousCall"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,8 @@ export type Decision = DecisionView;
  */
 export type QueueItem = Schemas['QueueItem'];
 export type QueuePage = Schemas['QueuePage'];
+/** `{item}`: the call of the same tool in the same thread decided last before a given one (`null`: none). */
+export type PreviousCall = Schemas['PreviousCall'];
 /**
  * The tab of the queue view a call is under (its `tab`): `pending`, `awaiting_delivery` (decided,
  * in the outbox), `decided` (by an operator, delivery over), `expired` (declined by its time limit,
@@ -175,6 +177,11 @@ export interface Backend {
   /** Calls per tab under the filter's filters and search (its tab, sort, limit and cursor are ignored). */
   queueCounts(filter?: QueueFilter): Promise<QueueCounts>;
   getItem(id: string): Promise<QueueItem>;
+  /**
+   * The call an operator decided last before this one, of the same engine, thread and tool, with its
+   * decision (`item: null` when there is none: no thread, or the first such call), to show what changed.
+   */
+  previousCall(id: string): Promise<PreviousCall>;
   /** `fingerprint` must be the one displayed for the item, never a re-fetched one (rule C3). */
   approve(id: string, fingerprint: string): Promise<QueueItem>;
   decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem>;

@@ -27,6 +27,7 @@ import {
   type QueueCounts,
   type QueueFilter,
   type QueueItem,
+  type PreviousCall,
   type QueuePage,
   type Subscriber,
   type SyncAnswer,
@@ -38,6 +39,7 @@ export type TauriCommand =
   | 'queue_page'
   | 'queue_counts'
   | 'queue_item'
+  | 'previous_call'
   | 'approve'
   | 'approve_edited'
   | 'decline'
@@ -113,6 +115,10 @@ export class TauriBackend implements Backend {
 
   getItem(id: string): Promise<QueueItem> {
     return call('queue_item', { id });
+  }
+
+  previousCall(id: string): Promise<PreviousCall> {
+    return call('previous_call', { id });
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {

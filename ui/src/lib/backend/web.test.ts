@@ -163,6 +163,7 @@ describe('WebBackend', () => {
     await backend.listQueue({ q: ' ', sort: 'newest' });
     await backend.queueCounts({ tab: 'decided', kind: 'suspend', q: 'rm', cursor: '3' });
     await backend.decisionHistory({ limit: 20 });
+    await backend.previousCall('q 1/é');
     await backend.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' });
     expect(await backend.exportAudit('jsonl')).toBe('{"seq":1}\n{"seq":2}\n');
     const err = await backend.exportAudit('xlsx' as 'csv').catch((e) => e);
@@ -173,11 +174,12 @@ describe('WebBackend', () => {
       { url: '/api/queue?tab=pending&limit=50', method: 'GET', body: undefined },
       { url: '/api/queue/counts?kind=suspend&q=rm', method: 'GET', body: undefined },
       { url: '/api/audit/decisions?limit=20', method: 'GET', body: undefined },
+      { url: '/api/queue/q%201%2F%C3%A9/previous', method: 'GET', body: undefined },
       { url: '/api/engines/test', method: 'POST', body: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
       { url: '/api/audit/export?format=jsonl', method: 'GET', body: undefined },
       { url: '/api/audit/export?format=xlsx', method: 'GET', body: undefined },
     ]);
-    expect(seen[5].accept).not.toBe('application/json');
+    expect(seen[6].accept).not.toBe('application/json');
   });
 
   it('calls the notification routes, and turns a refused save into ApiError by code', async () => {

@@ -27,6 +27,7 @@ import {
   type QueueCounts,
   type QueueFilter,
   type QueueItem,
+  type PreviousCall,
   type QueuePage,
   type ResumeBody,
   type SnoozeBody,
@@ -78,6 +79,10 @@ export class WebBackend implements Backend {
 
   getItem(id: string): Promise<QueueItem> {
     return this.request('GET', `/api/queue/${encodeURIComponent(id)}`);
+  }
+
+  previousCall(id: string): Promise<PreviousCall> {
+    return this.request('GET', `/api/queue/${encodeURIComponent(id)}/previous`);
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {

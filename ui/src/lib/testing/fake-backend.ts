@@ -238,6 +238,21 @@ export class FakeBackend implements Backend {
     return i;
   }
 
+  /** Like the server: the last decided call (not an expiry) before `id`, same engine, thread and tool; order as inserted. */
+  async previousCall(id: string) {
+    this.calls.push({ method: 'previousCall', args: [id] });
+    const all = [...this.items.values()];
+    const at = all.findIndex((i) => i.id === id);
+    if (at < 0) throw new ApiError('not_found', `no item ${id}`);
+    const cur = all[at];
+    if (cur.threadId == null) return { item: null };
+    for (let k = at - 1; k >= 0; k--) {
+      const p = all[k];
+      if (p.engine === cur.engine && p.threadId === cur.threadId && p.toolName === cur.toolName && p.decision && p.decision.expiredAfterSecs == null) return { item: p };
+    }
+    return { item: null };
+  }
+
   private decide(method: string, id: string, fingerprint: string, decision: QueueItem['decision'], extra: unknown[]) {
     this.calls.push({ method, args: [id, fingerprint, ...extra] });
     const err = this.failNext;
@@ -509,6 +524,7 @@ function wire<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
+/** A decision as the server shows it, by `web`, delivery pending. */
+export function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
   return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null };
 }
