@@ -1,6 +1,7 @@
 //! The tray icon: the pending count, and a menu to open the window, pause notifications, or quit.
 
 use approval_console::app::App;
+use approval_console::notify::Lang;
 use approval_console::store::queue;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -10,9 +11,11 @@ const TRAY: &str = "main";
 
 /// Creates the tray icon with its menu.
 pub fn create<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
-    let open = MenuItem::with_id(app, "open", "Open Approval Console", true, None::<&str>)?;
-    let pause = CheckMenuItem::with_id(app, "pause", "Pause notifications", true, false, None::<&str>)?;
-    let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+    // In the desktop locale's language, like the notifications.
+    let lang = Lang::current();
+    let open = MenuItem::with_id(app, "open", lang.tray_open(), true, None::<&str>)?;
+    let pause = CheckMenuItem::with_id(app, "pause", lang.tray_pause(), true, false, None::<&str>)?;
+    let quit = MenuItem::with_id(app, "quit", lang.tray_quit(), true, None::<&str>)?;
     let menu = Menu::with_items(app, &[&open, &pause, &PredefinedMenuItem::separator(app)?, &quit])?;
     let mut builder = TrayIconBuilder::with_id(TRAY).menu(&menu).tooltip("Approval Console");
     if let Some(icon) = app.default_window_icon() {
@@ -41,7 +44,7 @@ pub async fn refresh<R: Runtime>(app: &tauri::AppHandle<R>) {
         Ok(mut conn) => queue::count_pending(&mut conn).await.unwrap_or(0),
         Err(_) => return,
     };
-    let text = if count == 0 { "Approval Console: nothing waiting".to_owned() } else { format!("Approval Console: {count} waiting") };
+    let text = Lang::current().tray_waiting(usize::try_from(count).unwrap_or(0));
     let _ = tray.set_tooltip(Some(&text));
     let _ = tray.set_title(Some(if count == 0 { String::new() } else { count.to_string() }));
 }

@@ -34,7 +34,7 @@ impl Notifier for DesktopNotifier {
                 let mut n = notify_rust::Notification::new();
                 n.appname(APP_NAME).summary(&notice.summary).body(&notice.body);
                 for choice in &notice.actions {
-                    n.action(choice.key(), choice.label());
+                    n.action(choice.key(), choice.label(crate::notify::Lang::current()));
                 }
                 match n.show() {
                     Ok(handle) => {

@@ -8,6 +8,7 @@
 
 pub mod desktop;
 pub mod settings;
+pub mod words;
 
 use crate::console::{Change, Console};
 use crate::domain::text::{notification_text, shorten};
@@ -15,6 +16,7 @@ use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, ItemId, ItemS
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 pub use settings::NotificationSettings;
+pub use words::Lang;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, watch};
@@ -45,11 +47,12 @@ impl Choice {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    /// The button's words in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            Self::Approve => "Approve",
-            Self::Decline => "Decline",
-            Self::Open => "Open",
+            Self::Approve => lang.approve(),
+            Self::Decline => lang.decline(),
+            Self::Open => lang.open(),
         }
     }
 
@@ -208,11 +211,12 @@ impl Notifications {
                 if this.paused() || !settings.wants(&soon.item, chrono::Local::now().time()) {
                     continue;
                 }
-                let Some(mut notice) = notice_for(std::slice::from_ref(&soon.item), &settings, &console) else { continue };
+                let lang = Lang::current();
+                let Some(mut notice) = notice_for(std::slice::from_ref(&soon.item), &settings, &console, lang) else { continue };
                 let left = (soon.expires_at - Utc::now()).num_seconds().max(0) as u64;
                 let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M");
-                notice.summary = notification_text(&shorten(&format!("Expires in {}: {}", crate::domain::human_secs(left), soon.item.call.tool_name), 120));
-                notice.body = format!("{}\n{}", notification_text(&format!("Nobody decided; at {at} it is declined as expired.")), notice.body);
+                notice.summary = notification_text(&shorten(&lang.expires_in(left, &soon.item.call.tool_name), 120));
+                notice.body = format!("{}\n{}", notification_text(&lang.expiry_body(&at.to_string())), notice.body);
                 let (actor, console2, call) = (this.clone(), console.clone(), notice.call.clone());
                 let operator = operator.clone();
                 let runtime = tokio::runtime::Handle::current();
@@ -244,7 +248,7 @@ impl Notifications {
                 }
             }
         }
-        let Some(notice) = notice_for(&calls, &settings, console) else { return Ok(()) };
+        let Some(notice) = notice_for(&calls, &settings, console, Lang::current()) else { return Ok(()) };
         let (this, console, operator) = (self.clone(), console.clone(), operator.to_owned());
         let runtime = tokio::runtime::Handle::current();
         let call = notice.call.clone();
@@ -313,8 +317,8 @@ impl Notifications {
     }
 }
 
-/// The notice for new calls: one call in detail, several as a group.
-pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console: &Console) -> Option<Notice> {
+/// The notice for new calls, in `lang`: one call in detail, several as a group.
+pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console: &Console, lang: Lang) -> Option<Notice> {
     match calls {
         [] => None,
         [one] => {
@@ -322,8 +326,8 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
             let agent = c.agent_name.as_deref().unwrap_or(c.agent_id.as_str());
             let short = c.fingerprint.as_str().trim_start_matches("sha256:").chars().take(12).collect::<String>();
             let (summary, detail) = match c.kind {
-                CallKind::Approval => (format!("{agent} wants to run {}", c.tool_name), shorten(&c.args.to_string(), 160)),
-                CallKind::Suspend => (format!("{agent}: {} waits for an answer", c.tool_name), shorten(&c.suspend_payload.clone().unwrap_or_default().to_string(), 160)),
+                CallKind::Approval => (lang.wants_to_run(agent, &c.tool_name), shorten(&c.args.to_string(), 160)),
+                CallKind::Suspend => (lang.waits_for_answer(agent, &c.tool_name), shorten(&c.suspend_payload.clone().unwrap_or_default().to_string(), 160)),
             };
             let allowed = console.allowed(c);
             let mut actions = Vec::new();
@@ -336,7 +340,7 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
             actions.push(Choice::Open);
             Some(Notice {
                 summary: notification_text(&shorten(&summary, 120)),
-                body: notification_text(&format!("{detail}\nengine {} · fingerprint {short}", c.engine)),
+                body: notification_text(&format!("{detail}\n{}", lang.engine_line(c.engine.as_str(), &short))),
                 actions,
                 call: Some((one.id.clone(), c.fingerprint.clone())),
             })
@@ -347,9 +351,9 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
                 .take(3)
                 .map(|q| format!("{}: {}", q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str()), q.call.tool_name))
                 .collect();
-            let more = if many.len() > 3 { format!("\n… and {} more", many.len() - 3) } else { String::new() };
+            let more = if many.len() > 3 { format!("\n{}", lang.and_more(many.len() - 3)) } else { String::new() };
             Some(Notice {
-                summary: format!("{} calls waiting", many.len()),
+                summary: lang.calls_waiting(many.len()),
                 body: notification_text(&format!("{}{more}", lines.join("\n"))),
                 actions: vec![Choice::Open],
                 call: None,

@@ -38,7 +38,9 @@ struct Shown {
     appname: String,
     summary: String,
     body: String,
+    /// Action keys (`approve`, `default`, …) and, in the same order, their button labels.
     actions: Vec<String>,
+    labels: Vec<String>,
 }
 
 /// Every notification dunst showed so far.
@@ -62,8 +64,11 @@ fn shown() -> Vec<Shown> {
                 if action == "\t}" {
                     break;
                 }
-                if let Some(key) = action.trim().strip_prefix('"').and_then(|a| a.split('"').next()) {
+                // `"key": "label"`
+                let mut quoted = action.split('"').skip(1).step_by(2);
+                if let Some(key) = quoted.next() {
                     n.actions.push(key.to_owned());
+                    n.labels.extend(quoted.next().map(str::to_owned));
                 }
             }
             continue;
@@ -354,4 +359,54 @@ async fn c4_without_a_notification_service_the_console_keeps_working_and_says_so
     let stderr = std::fs::read_to_string(tmp.path().join("stderr")).unwrap();
     assert_eq!(stderr.matches("desktop notifications are not available").count(), 1, "said once: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Under a Japanese desktop locale the notifications speak Japanese, buttons included, and a
+/// Japanese "承認" approves like "Approve" does (the locale is read once per process: its own `serve`).
+#[tokio::test]
+async fn notifications_follow_a_japanese_locale() {
+    if !desktop_tests_enabled("notifications_follow_a_japanese_locale") {
+        return;
+    }
+    close_all();
+    let before = shown().len();
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut child = std::process::Command::new(BIN)
+        .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN, "--notify"])
+        .env("LANG", "ja_JP.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("LANGUAGE")
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(tmp.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let at = line.find("http://").unwrap();
+    let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+    let http = reqwest::Client::new();
+    let r = http.post(format!("{base}/api/agents/demo/generate")).bearer_auth(TOKEN).json(&json!({ "messages": "delete rec-ja" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let n = nth_shown(before + 1).await;
+    assert!(n.summary.contains("delete_record の実行を求めています"), "{n:?}");
+    assert!(n.body.contains("フィンガープリント") && n.body.contains("rec-ja"), "{n:?}");
+    assert_eq!(sorted(n.labels.clone()), sorted(vec!["承認".into(), "拒否".into(), "開く".into()]), "{n:?}");
+
+    act("承認");
+    let mut state = Value::Null;
+    for _ in 0..100 {
+        let queue: Value = http.get(format!("{base}/api/queue?tab=all")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+        state = queue["items"][0]["state"].clone();
+        if state == "delivered" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(state, "delivered", "承認 on the notification approved the call");
 }
