@@ -234,10 +234,9 @@ impl Console {
         Ok(revoked)
     }
 
-    /// Approves `id` if a live grant covers it and its tool is not high-risk; returns the grant used.
-    pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
-        let entry = self.item(id).await?;
-        let q = &entry.queued;
+    /// The live grant that covers this pending approval, unless its tool is high-risk now. The
+    /// notifications ask too: a call a grant is about to approve is not told to the operator.
+    pub async fn grant_for(&self, q: &QueuedCall) -> Result<Option<Grant>, Error> {
         if q.state != ItemState::Pending || q.call.kind != CallKind::Approval {
             return Ok(None);
         }
@@ -247,9 +246,17 @@ impl Console {
         };
         let Some(grant) = live.into_iter().find(|g| g.covers(q)) else { return Ok(None) };
         if NotificationSettings::load(&self.db).await?.high_risk(&q.call.tool_name) {
-            tracing::info!(grant = %grant.id, item = %id, "grant not used: {} is high-risk now", q.call.tool_name);
+            tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} is high-risk now", q.call.tool_name);
             return Ok(None);
         }
+        Ok(Some(grant))
+    }
+
+    /// Approves `id` if a live grant covers it and its tool is not high-risk; returns the grant used.
+    pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
+        let entry = self.item(id).await?;
+        let q = &entry.queued;
+        let Some(grant) = self.grant_for(q).await? else { return Ok(None) };
         let request = DecisionRequest {
             verdict: Verdict::Approve,
             fingerprint: q.call.fingerprint.clone(),

@@ -233,7 +233,8 @@ impl Notifications {
         });
     }
 
-    /// Shows the notice for these new calls (those still pending and wanted by the settings).
+    /// Shows the notice for these new calls (those still pending, wanted by the settings, and not
+    /// about to be approved by a grant).
     async fn tell(&self, console: &Console, notifier: &Arc<dyn Notifier>, operator: &str, ids: &[ItemId]) -> Result<(), String> {
         let settings = NotificationSettings::load(console.db()).await.unwrap_or_else(|e| {
             tracing::warn!("{e}; using default notification settings");
@@ -243,7 +244,9 @@ impl Notifications {
         let mut calls = Vec::new();
         for id in ids {
             if let Ok(entry) = console.item(id).await {
-                if entry.queued.state == ItemState::Pending && settings.wants(&entry.queued, now) {
+                // A call a grant covers is approved by the grants worker: nothing to tell.
+                let granted = matches!(console.grant_for(&entry.queued).await, Ok(Some(_)));
+                if entry.queued.state == ItemState::Pending && settings.wants(&entry.queued, now) && !granted {
                     calls.push(entry.queued);
                 }
             }

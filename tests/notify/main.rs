@@ -410,3 +410,75 @@ async fn notifications_follow_a_japanese_locale() {
     let _ = child.wait();
     assert_eq!(state, "delivered", "承認 on the notification approved the call");
 }
+
+/// Records what would be shown (no notification service needed).
+#[derive(Default, Clone)]
+struct Recorder(Arc<std::sync::Mutex<Vec<approval_console::notify::Notice>>>);
+
+impl Notifier for Recorder {
+    fn show(&self, notice: approval_console::notify::Notice, answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>) -> Result<(), String> {
+        self.0.lock().unwrap().push(notice);
+        answer(None);
+        Ok(())
+    }
+}
+
+/// A call an "always allow" grant covers is never told, however late the grant's approval comes:
+/// here the grants worker does not run at all, so the call stays pending — and still no notice. A
+/// call the grant does not cover is told. (Plain `cargo test`: a recording notifier.)
+#[tokio::test]
+async fn a_call_a_grant_covers_raises_no_notification() {
+    use approval_console::console::grants::{Condition, ConditionOp, GrantScope, NewGrant};
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    let first = pause(&app, "delete rec-ok1").await;
+    app.console
+        .create_grant(
+            &NewGrant {
+                from_item: first.id.to_string(),
+                fingerprint: first.call.fingerprint.as_str().to_owned(),
+                scope: GrantScope::Agent,
+                conditions: vec![Condition { pointer: "/id".into(), op: ConditionOp::Prefix, value: json!("rec-ok") }],
+                expires_in_secs: 3600,
+            },
+            "op",
+        )
+        .await
+        .unwrap();
+    let recorder = Recorder::default();
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    app.notifications.start(app.console.clone(), Arc::new(recorder.clone()), "op".into(), rx);
+
+    let covered = pause(&app, "delete rec-ok2").await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let uncovered = pause(&app, "delete rec-other").await;
+    for _ in 0..50 {
+        if !recorder.0.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let told: Vec<_> = recorder.0.lock().unwrap().iter().map(|n| n.call.as_ref().map(|(id, _)| id.clone())).collect();
+    assert_eq!(told, vec![Some(uncovered.id.clone())], "only the uncovered call is told");
+    let still = app.console.item(&covered.id).await.unwrap();
+    assert_eq!(still.queued.state, approval_console::domain::ItemState::Pending, "no grants worker here: still pending, yet not told");
+}
+
+/// The demo agent pauses on `delete <id>`; the queued call.
+async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
+    use approval_console::engine::local::agent::Message;
+    use approval_console::engine::local::RunRequest;
+    let request = RunRequest {
+        agent_id: approval_console::domain::AgentId::new("demo"),
+        messages: vec![Message::User { content: text.into() }],
+        thread_id: None,
+        resource_id: None,
+        options: Default::default(),
+        run_id: None,
+    };
+    let run = app.send(request, false, None).await.unwrap();
+    let mut conn = app.db.pool().acquire().await.unwrap();
+    let entries = approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
+    entries.into_iter().next().expect("paused").queued
+}
