@@ -12,6 +12,7 @@ pub const COMMANDS: &[&str] = &[
     "verify_audit",
     "decision_history",
     "export_audit",
+    "save_audit_export",
     "engines",
     "add_engine",
     "edit_engine",

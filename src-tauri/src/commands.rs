@@ -96,6 +96,28 @@ pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String>
     Ok(app.export_audit_text(ExportFormat::parse(&format)?).await?)
 }
 
+/// `{path}`: where the window's audit export was saved.
+#[derive(Debug, serde::Serialize)]
+pub struct SavedFile {
+    path: String,
+}
+
+/// Saves the whole audit log as a new file in the user's Downloads folder (the home folder where
+/// there is none) and answers its path: the window's export buttons. The folder is not the
+/// window's to choose.
+#[tauri::command]
+pub async fn save_audit_export<R: tauri::Runtime>(handle: tauri::AppHandle<R>, app: State<'_, App>, format: String) -> Answer<SavedFile> {
+    use tauri::Manager;
+    let format = ExportFormat::parse(&format)?;
+    let dir = handle.path().download_dir().or_else(|_| handle.path().home_dir()).map_err(|e| CommandError {
+        code: "internal".into(),
+        message: format!("no Downloads or home folder to save the export in: {e}"),
+        details: None,
+    })?;
+    let path = app.export_audit_to(&dir, format).await?;
+    Ok(SavedFile { path: path.display().to_string() })
+}
+
 #[tauri::command]
 pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
     Ok(app.engines().await?)

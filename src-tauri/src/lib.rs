@@ -46,6 +46,7 @@ pub fn build<R: Runtime>(
             commands::verify_audit,
             commands::decision_history,
             commands::export_audit,
+            commands::save_audit_export,
             commands::engines,
             commands::add_engine,
             commands::edit_engine,

@@ -153,6 +153,15 @@ fn decision_history_and_the_audit_export_from_the_window() {
     assert!(csv.starts_with("seq,at,actor,action,queueItemId,toolName,fingerprint,details,prevHash,hash\r\n"), "{csv}");
     assert_eq!(csv.matches("\r\n").count(), entries.len() + 1);
     assert_eq!(d.invoke("export_audit", json!({ "format": "xlsx" })).unwrap_err()["code"], "invalid_request");
+
+    // The window's export buttons: a file in the Downloads (or home) folder, its path answered.
+    let saved = d.invoke("save_audit_export", json!({ "format": "csv" })).unwrap();
+    let path = std::path::PathBuf::from(saved["path"].as_str().unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(text, csv);
+    assert!(path.file_name().unwrap().to_str().unwrap().starts_with("approval-console-audit-"), "{path:?}");
+    assert_eq!(d.invoke("save_audit_export", json!({ "format": "xlsx" })).unwrap_err()["code"], "invalid_request");
 }
 
 #[test]

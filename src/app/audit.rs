@@ -169,6 +169,43 @@ impl App {
         }
     }
 
+    /// Writes the whole export as a new file in `dir` (named by [`ExportFormat::file_name`], `-2`,
+    /// `-3`, … added rather than overwriting a file) and answers its path. The desktop window's
+    /// export: a download inside WebKitGTK is not something the operator can find reliably.
+    pub async fn export_audit_to(&self, dir: &std::path::Path, format: ExportFormat) -> Result<std::path::PathBuf, Error> {
+        use futures::TryStreamExt;
+        use tokio::io::AsyncWriteExt;
+        let io = |what: &str, path: &std::path::Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", path.display()));
+        tokio::fs::create_dir_all(dir).await.map_err(|e| io("create", dir, e))?;
+        let name = format.file_name();
+        let (stem, ext) = name.rsplit_once('.').unwrap_or((&name, ""));
+        let mut n = 1;
+        let (path, file) = loop {
+            let path = dir.join(if n == 1 { name.clone() } else { format!("{stem}-{n}.{ext}") });
+            match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
+                Ok(file) => break (path, file),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+                Err(e) => return Err(io("create", &path, e)),
+            }
+        };
+        let mut out = tokio::io::BufWriter::new(file);
+        let mut chunks = std::pin::pin!(self.export_audit(format));
+        let written: Result<(), Error> = async {
+            while let Some(chunk) = chunks.try_next().await? {
+                out.write_all(chunk.as_bytes()).await.map_err(|e| io("write", &path, e))?;
+            }
+            out.flush().await.map_err(|e| io("write", &path, e))?;
+            out.get_ref().sync_all().await.map_err(|e| io("write", &path, e))
+        }
+        .await;
+        if let Err(e) = written {
+            // No half-written export left behind to be mistaken for a whole one.
+            let _ = tokio::fs::remove_file(&path).await;
+            return Err(e);
+        }
+        Ok(path)
+    }
+
     /// The whole export as one text (the desktop window and the CLI's tests; HTTP streams it).
     pub async fn export_audit_text(&self, format: ExportFormat) -> Result<String, Error> {
         use futures::TryStreamExt;

@@ -147,6 +147,23 @@ async fn c06_jsonl_export_is_every_audit_entry_one_per_line() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), body);
+
+    // The desktop window's export: a new file in a folder (made if missing), never overwriting one.
+    let folder = tempfile::tempdir().unwrap();
+    let dir = folder.path().join("Downloads");
+    let format = approval_console::app::audit::ExportFormat::Jsonl;
+    let first = t.app.export_audit_to(&dir, format).await.unwrap();
+    let second = t.app.export_audit_to(&dir, format).await.unwrap();
+    assert_ne!(first, second);
+    let name = first.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(name.starts_with("approval-console-audit-") && name.ends_with(".jsonl"), "{name}");
+    for path in [&first, &second] {
+        assert_eq!(std::fs::read_to_string(path).unwrap(), body, "{}", path.display());
+    }
+    let blocked = folder.path().join("a-file");
+    std::fs::write(&blocked, "x").unwrap();
+    let err = t.app.export_audit_to(&blocked, format).await.unwrap_err();
+    assert!(err.to_string().contains("cannot create"), "a clear error: {err}");
 }
 
 #[tokio::test]

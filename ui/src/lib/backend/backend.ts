@@ -51,6 +51,8 @@ export type DecisionRecord = Schemas['DecisionRecord'];
 export type DecisionHistory = Schemas['DecisionHistory'];
 /** `jsonl`: the entries themselves, one per line (hashes checkable); `csv`: for spreadsheets, formulas defused. */
 export type ExportFormat = Schemas['ExportFormat'];
+/** Where the desktop app saved a file (`save_audit_export`; not an HTTP route). */
+export type SavedFile = { path: string };
 
 /** The body of every error answer; `ApiError` carries it to the UI. */
 export type ErrorBody = Schemas['ErrorBody'];
@@ -201,6 +203,11 @@ export interface Backend {
   decisionHistory(opts?: { limit?: number; cursor?: string | null }): Promise<DecisionHistory>;
   /** The whole audit log as text, oldest first. */
   exportAudit(format: ExportFormat): Promise<string>;
+  /**
+   * Only where the backend saves files itself (the desktop app, whose webview has no usable
+   * downloads): writes the export as a new file in the Downloads folder and answers its path.
+   */
+  saveAuditExport?(format: ExportFormat): Promise<SavedFile>;
   /** Remote engines by name, with live health (not pushed as events: poll). */
   listEngines(): Promise<EngineView[]>;
   /** Adds a remote engine; a token goes to the OS keyring (`keyring_unavailable` / `keyring_locked` if it cannot). */

@@ -9,6 +9,7 @@ const COMMANDS = [
   'queue_page',
   'queue_counts',
   'queue_item',
+  'save_audit_export',
   'previous_call',
   'approve',
   'approve_edited',
@@ -104,6 +105,7 @@ describe('TauriBackend commands', () => {
     },
     { name: 'decisionHistory', run: (b) => b.decisionHistory({ cursor: '7' }), cmd: 'decision_history', args: { query: { limit: 50, cursor: '7' } } },
     { name: 'exportAudit', run: (b) => b.exportAudit('csv'), cmd: 'export_audit', args: { format: 'csv' } },
+    { name: 'saveAuditExport', run: (b) => b.saveAuditExport!('jsonl'), cmd: 'save_audit_export', args: { format: 'jsonl' } },
     {
       name: 'testEngine',
       run: (b) => b.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' }),

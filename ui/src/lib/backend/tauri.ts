@@ -29,6 +29,7 @@ import {
   type QueueItem,
   type PreviousCall,
   type QueuePage,
+  type SavedFile,
   type Subscriber,
   type SyncAnswer,
   queueEventFrom,
@@ -39,6 +40,7 @@ export type TauriCommand =
   | 'queue_page'
   | 'queue_counts'
   | 'queue_item'
+  | 'save_audit_export'
   | 'previous_call'
   | 'approve'
   | 'approve_edited'
@@ -158,6 +160,11 @@ export class TauriBackend implements Backend {
   /** The whole export through IPC (the window has no HTTP of its own); the caller saves it. */
   exportAudit(format: ExportFormat): Promise<string> {
     return call('export_audit', { format });
+  }
+
+  /** The window's export: saved by the app in the Downloads folder (a download inside WebKitGTK goes nowhere reliable). */
+  saveAuditExport(format: ExportFormat): Promise<SavedFile> {
+    return call('save_audit_export', { format });
   }
 
   listEngines(): Promise<EngineView[]> {
