@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::time::Duration;
 
-const KEY: &str = "expiry";
 /// How often the worker looks for calls past (or near) their deadline.
 pub const EXPIRY_TICK: Duration = Duration::from_secs(2);
 /// Calls expired per pass, at most (the rest in the next pass).
@@ -58,6 +57,15 @@ pub struct ExpiringSoon {
     pub expires_at: DateTime<Utc>,
 }
 
+impl settings::Document for ExpirySettings {
+    const KEY: &'static str = "expiry";
+    const NAME: &'static str = "expiry settings";
+
+    fn check(&self) -> Result<(), Error> {
+        ExpirySettings::check(self)
+    }
+}
+
 impl ExpirySettings {
     pub fn check(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::InvalidRequest(format!("expiry: {m}")));
@@ -85,17 +93,11 @@ impl ExpirySettings {
     }
 
     pub async fn load(db: &Db) -> Result<Self, Error> {
-        let mut conn = db.pool().acquire().await?;
-        match settings::get(&mut conn, KEY).await? {
-            Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored expiry settings are unreadable: {e}"))),
-            None => Ok(Self::default()),
-        }
+        settings::load(db).await
     }
 
     pub async fn save(&self, db: &Db) -> Result<(), Error> {
-        self.check()?;
-        let mut conn = db.pool().acquire().await?;
-        settings::put(&mut conn, KEY, &serde_json::to_value(self).expect("settings serialize")).await
+        settings::save(db, self).await
     }
 
     /// Cutoffs on `paused_at` for calls whose deadline (shifted by `ahead`) is at or before `now`.

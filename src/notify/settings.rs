@@ -5,7 +5,6 @@ use crate::store::{settings, Db};
 use chrono::{NaiveTime, Timelike};
 use serde::{Deserialize, Serialize};
 
-const KEY: &str = "notifications";
 
 /// Notification settings. Absent lists mean "all".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -76,17 +75,20 @@ impl NotificationSettings {
     }
 
     pub async fn load(db: &Db) -> Result<Self, Error> {
-        let mut conn = db.pool().acquire().await?;
-        match settings::get(&mut conn, KEY).await? {
-            Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored notification settings are unreadable: {e}"))),
-            None => Ok(Self::default()),
-        }
+        settings::load(db).await
     }
 
     pub async fn save(&self, db: &Db) -> Result<(), Error> {
-        self.check()?;
-        let mut conn = db.pool().acquire().await?;
-        settings::put(&mut conn, KEY, &serde_json::to_value(self).expect("settings serialize")).await
+        settings::save(db, self).await
+    }
+}
+
+impl settings::Document for NotificationSettings {
+    const KEY: &'static str = "notifications";
+    const NAME: &'static str = "notification settings";
+
+    fn check(&self) -> Result<(), Error> {
+        NotificationSettings::check(self)
     }
 }
 
