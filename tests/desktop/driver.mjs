@@ -85,6 +85,12 @@ export async function openDesktop({ log = 'warn', quiet = false } = {}) {
       APPROVAL_CONSOLE_PORT: new URL(apiUrl).port,
       APPROVAL_CONSOLE_TOKEN: TOKEN,
       APPROVAL_CONSOLE_LOG: log,
+      // The window (and its notifications) follow the desktop locale: English here, whatever the
+      // machine's, since the tests read English words.
+      LANG: 'C.UTF-8',
+      LC_ALL: '',
+      LC_MESSAGES: '',
+      LANGUAGE: '',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
     // Its own process group: close() ends tauri-driver, WebKitWebDriver and the app together (the

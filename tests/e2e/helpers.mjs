@@ -136,7 +136,9 @@ export function launchBrowser() {
  * playwright's `browser.newContext` (viewport, colorScheme, …).
  */
 export async function newPage(browser, contextOptions = {}) {
-  const context = await browser.newContext(contextOptions);
+  // English unless a test asks otherwise: the console follows the browser's language, and the
+  // machine's LANG must not change what the tests read.
+  const context = await browser.newContext({ locale: 'en-US', ...contextOptions });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
