@@ -6,7 +6,7 @@
 // Env: see driver.mjs, and the variables scripts/with-desktop sets (DUNST_PRINT_LOG, DUNST_CHOICE_FILE).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { openDesktop, waitFor } from './driver.mjs';
 
@@ -59,4 +59,20 @@ test('a notification tells of a new call and its Approve action approves it', as
   }, 'the call approved from the notification');
   assert.match(after.decision.operator, /\(notification\)$/);
   await waitFor(async () => !(await find(`[data-testid="queue-item"][data-id="${item.id}"]`)), 'the window to drop the row');
+});
+
+test('the audit export buttons save a file the operator can find, and the window says where', async () => {
+  await click('[data-testid="audit-tab"]');
+  await click('[data-testid="export-csv"]');
+  const done = await waitFor(() => text('[data-testid="export-done"]'), 'the export saved');
+  const path = done.match(/(\/\S+\.csv)/)?.[1];
+  assert.ok(path, `a path in ${JSON.stringify(done)}`);
+  try {
+    const csv = readFileSync(path, 'utf8');
+    assert.ok(csv.startsWith('seq,at,actor,action,'), csv.slice(0, 80));
+    assert.match(csv, /decision\.approve/, 'the approvals above are in it');
+  } finally {
+    unlinkSync(path);
+  }
+  await click('[data-testid="queue-tab"]');
 });

@@ -10,6 +10,8 @@
  * built-in recursion (and `JSON.stringify`) overflows at a few thousand.
  */
 
+import { i18n } from './i18n/index.svelte';
+
 /** The value is not I-JSON: a non-finite number, a cycle, or something JSON cannot hold. */
 export class CanonicalizeError extends Error {
   override name = 'CanonicalizeError';
@@ -45,7 +47,7 @@ export function canonicalJsonCut(value: unknown, limit: number): { text: string;
       const v = pending;
       let piece: string;
       if (v !== null && typeof v === 'object') {
-        if (path.has(v)) throw new CanonicalizeError('the value contains a cycle');
+        if (path.has(v)) throw new CanonicalizeError(i18n.m.args.cycle);
         if (Array.isArray(v)) {
           if (v.length === 0) piece = '[]';
           else {
@@ -101,13 +103,13 @@ function scalar(v: unknown): string {
     case 'string':
       return JSON.stringify(v);
     case 'number':
-      if (!Number.isFinite(v)) throw new CanonicalizeError(`${v} is not a JSON number`);
+      if (!Number.isFinite(v)) throw new CanonicalizeError(i18n.m.args.notJsonNumber(String(v)));
       // Number-to-String is exactly RFC 8785's number form; String(-0) is already "0".
       return String(v);
     case 'boolean':
       return v ? 'true' : 'false';
     default:
       if (v === null) return 'null';
-      throw new CanonicalizeError(`a ${typeof v} is not a JSON value`);
+      throw new CanonicalizeError(i18n.m.args.notJsonValue(typeof v));
   }
 }

@@ -8,6 +8,7 @@
  * full confusables.txt (thousands of entries, mostly rare scripts); it aims at the tricks seen in
  * practice, and says nothing about a string it does not flag.
  */
+import { i18n, type Language } from './i18n/index.svelte';
 import { HIDDEN_CHARS, escapeHidden, walkJson } from './json-text';
 
 export type MarkKind = 'hidden' | 'lookalike';
@@ -215,22 +216,31 @@ function codePointLabel(cp: number): string {
   return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-function hiddenName(cp: number): string {
-  if (cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f)) return 'control character';
-  if (cp >= 0xe0000 && cp <= 0xe007f) return 'TAG character';
+/** A hidden character's Unicode name, or the kind of character it is when it has none here. */
+function hiddenName(cp: number): string | 'controlCharacter' | 'tagCharacter' | 'formatCharacter' {
+  if (cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f)) return 'controlCharacter';
+  if (cp >= 0xe0000 && cp <= 0xe007f) return 'tagCharacter';
   if (cp >= 0xe0100) return `VARIATION SELECTOR-${cp - 0xe0100 + 17}`;
-  return HIDDEN_NAMES[cp] ?? 'invisible format character';
+  return HIDDEN_NAMES[cp] ?? 'formatCharacter';
 }
 
-/** The title shown for a hidden character: `U+202E RIGHT-TO-LEFT OVERRIDE (invisible)`. */
-function describeHidden(cp: number): string {
-  return `${codePointLabel(cp)} ${hiddenName(cp)} (invisible)`;
-}
-
-/** The title shown for a look-alike: `U+0430 CYRILLIC SMALL LETTER A looks like 'a'`. */
-function describeLookalike(cp: number, l: LookAlike): string {
-  const like = l.looksLike === ' ' ? 'a space' : `'${l.looksLike}'`;
-  return `${codePointLabel(cp)} ${l.name} looks like ${like}`;
+/**
+ * The title shown for a mark, in the console's language (made once per language):
+ * `U+202E RIGHT-TO-LEFT OVERRIDE (invisible)`, `U+0430 CYRILLIC SMALL LETTER A looks like 'a'`.
+ */
+function titleOf(c: Class): string {
+  const language = i18n.language;
+  const made = c.titles[language];
+  if (made !== undefined) return made;
+  const m = i18n.m.args;
+  const code = codePointLabel(c.cp);
+  let title: string;
+  if (c.kind === 'hidden') {
+    const name = c.name === 'controlCharacter' || c.name === 'tagCharacter' || c.name === 'formatCharacter' ? m[c.name] : c.name;
+    title = m.hiddenTitle(code, name);
+  } else title = c.looksLike === ' ' ? m.lookalikeSpaceTitle(code, c.name) : m.lookalikeTitle(code, c.name, c.looksLike);
+  c.titles[language] = title;
+  return title;
 }
 
 const codes = (t: Record<number, unknown>) =>
@@ -250,25 +260,35 @@ const LATIN = /\p{Script=Latin}/u;
 const OTHER_LETTER = new RegExp(`(?![${codes(SCRIPT_LETTERS)}])(?!\\p{Script=Latin})\\p{L}`, 'u');
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-/** What a candidate character is: how to mark it, and when. */
-type Class = { kind: MarkKind; title: string; rule: 'always' | 'not-in-cjk' | 'in-latin-context' };
+/** What a candidate character is: how to mark it, and when; its title made on demand (`titleOf`). */
+type Class = {
+  kind: MarkKind;
+  cp: number;
+  /** The Unicode name (for a hidden character without one here, which kind it is). */
+  name: string;
+  /** What a look-alike imitates. */
+  looksLike: string;
+  rule: 'always' | 'not-in-cjk' | 'in-latin-context';
+  titles: Partial<Record<Language, string>>;
+};
 const classes = new Map<number, Class | null>();
 
 function classify(cp: number): Class | null {
   let c = classes.get(cp);
   if (c !== undefined) return c;
   c = null;
-  if (HIDDEN_ONE.test(String.fromCodePoint(cp))) c = { kind: 'hidden', title: describeHidden(cp), rule: 'always' };
+  const lookalike = (l: LookAlike, rule: Class['rule']): Class => ({ kind: 'lookalike', cp, name: l.name, looksLike: l.looksLike, rule, titles: {} });
+  if (HIDDEN_ONE.test(String.fromCodePoint(cp))) c = { kind: 'hidden', cp, name: hiddenName(cp), looksLike: '', rule: 'always', titles: {} };
   else if (ALWAYS[cp]) {
     const [name, looksLike] = ALWAYS[cp];
-    c = { kind: 'lookalike', title: describeLookalike(cp, { name, looksLike }), rule: cp === 0x3000 ? 'not-in-cjk' : 'always' };
+    c = lookalike({ name, looksLike }, cp === 0x3000 ? 'not-in-cjk' : 'always');
   } else if (SCRIPT_LETTERS[cp]) {
     const [name, looksLike] = SCRIPT_LETTERS[cp];
-    c = { kind: 'lookalike', title: describeLookalike(cp, { name, looksLike }), rule: 'in-latin-context' };
+    c = lookalike({ name, looksLike }, 'in-latin-context');
   } else {
     const compat = compatLookalike(cp);
     const punct = cp >= 0xff01 && cp <= 0xff5e && !/^[A-Za-z0-9]$/.test(compat?.looksLike ?? '');
-    if (compat) c = { kind: 'lookalike', title: describeLookalike(cp, compat), rule: punct ? 'not-in-cjk' : 'always' };
+    if (compat) c = lookalike(compat, punct ? 'not-in-cjk' : 'always');
   }
   classes.set(cp, c);
   return c;
@@ -340,9 +360,9 @@ const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 export function markedParts(s: string, from = 0, to = s.length): MarkedPart[] {
   const parts: MarkedPart[] = [];
   let last = from;
-  scan(s, from, to, (i, len, { kind, title }) => {
+  scan(s, from, to, (i, len, c) => {
     if (i > last) parts.push({ kind: 'plain', text: s.slice(last, i) });
-    parts.push({ kind, text: kind === 'hidden' ? escapeHidden(s.codePointAt(i)!) : s.slice(i, i + len), title });
+    parts.push({ kind: c.kind, text: c.kind === 'hidden' ? escapeHidden(s.codePointAt(i)!) : s.slice(i, i + len), title: titleOf(c) });
     last = i + len;
   });
   if (last < to || parts.length === 0) parts.push({ kind: 'plain', text: s.slice(last, to) });
@@ -376,7 +396,7 @@ export function flagsIn(value: unknown, maxFindings = 8): Flags {
       const f = byClass.get(c);
       if (f) f.count++;
       else if (byClass.size < maxFindings) {
-        const found: Finding = { kind: c.kind, title: c.title, count: 1, pointer: pointer(), inKey };
+        const found: Finding = { kind: c.kind, title: titleOf(c), count: 1, pointer: pointer(), inKey };
         byClass.set(c, found);
         flags.findings.push(found);
       } else flags.moreFindings = true;

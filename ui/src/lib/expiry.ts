@@ -4,6 +4,7 @@
  * amount + unit fields.
  */
 import type { ExpiryRule, ExpirySettings } from './backend/backend';
+import { i18n } from './i18n/index.svelte';
 
 /** The server's default warn window (seconds) until the settings are read. */
 export const DEFAULT_WARN_BEFORE_SECS = 300;
@@ -11,33 +12,35 @@ export const DEFAULT_WARN_BEFORE_SECS = 300;
 export type DurationUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECS: Record<DurationUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
 
-/** `3600` → `1 h`, `900` → `15 min`, `86400` → `1 day`, `90` → `1 min 30 s`; two units at most. */
+/** `3600` → `1 h`, `900` → `15 min`, `86400` → `1 day`, `90` → `1 min 30 s`; two units at most. In the console's language. */
 export function formatDuration(secs: number): string {
+  const w = i18n.m.detail;
   const s = Math.max(0, Math.round(secs));
   const parts: string[] = [];
   const d = Math.floor(s / 86_400);
   const h = Math.floor((s % 86_400) / 3600);
   const m = Math.floor((s % 3600) / 60);
   const r = s % 60;
-  if (d) parts.push(d === 1 ? '1 day' : `${d} days`);
-  if (h) parts.push(`${h} h`);
-  if (m) parts.push(`${m} min`);
-  if (r || parts.length === 0) parts.push(`${r} s`);
+  if (d) parts.push(w.days(d));
+  if (h) parts.push(w.hours(h));
+  if (m) parts.push(w.minutes(m));
+  if (r || parts.length === 0) parts.push(w.seconds(r));
   return parts.slice(0, 2).join(' ');
 }
 
 /** A countdown rounded to what is worth reading: seconds under a minute, then minutes, hours, days. */
 export function formatRemaining(secs: number): string {
-  if (secs < 60) return `${Math.max(0, Math.ceil(secs))} s`;
-  if (secs < 3600) return `${Math.ceil(secs / 60)} min`;
+  const w = i18n.m.detail;
+  if (secs < 60) return w.seconds(Math.max(0, Math.ceil(secs)));
+  if (secs < 3600) return w.minutes(Math.ceil(secs / 60));
   if (secs < 86_400) {
     const h = Math.floor(secs / 3600);
     const m = Math.round((secs % 3600) / 60);
-    return m ? `${h} h ${m} min` : `${h} h`;
+    return m ? `${w.hours(h)} ${w.minutes(m)}` : w.hours(h);
   }
   const d = Math.floor(secs / 86_400);
   const h = Math.round((secs % 86_400) / 3600);
-  return `${d === 1 ? '1 day' : `${d} days`}${h ? ` ${h} h` : ''}`;
+  return h ? `${w.days(d)} ${w.hours(h)}` : w.days(d);
 }
 
 export type Countdown = { text: string; remainingSecs: number; warn: boolean; over: boolean };
@@ -47,16 +50,17 @@ export function countdown(expiresAt: string, now: number, warnBeforeSecs: number
   const at = Date.parse(expiresAt);
   if (Number.isNaN(at)) return null;
   const remainingSecs = (at - now) / 1000;
-  if (remainingSecs <= 0) return { text: 'expiring now', remainingSecs, warn: true, over: true };
-  return { text: `expires in ${formatRemaining(remainingSecs)}`, remainingSecs, warn: remainingSecs <= warnBeforeSecs, over: false };
+  if (remainingSecs <= 0) return { text: i18n.m.detail.expiringNow, remainingSecs, warn: true, over: true };
+  return { text: i18n.m.detail.expiresIn(formatRemaining(remainingSecs)), remainingSecs, warn: remainingSecs <= warnBeforeSecs, over: false };
 }
 
 /** The snooze buttons: each moves the deadline later by this much. */
-export const SNOOZES: { label: string; secs: number }[] = [
-  { label: '+15 min', secs: 900 },
-  { label: '+1 h', secs: 3600 },
-  { label: '+1 day', secs: 86_400 },
-];
+export const SNOOZES: readonly { secs: number }[] = [{ secs: 900 }, { secs: 3600 }, { secs: 86_400 }];
+
+/** A snooze button's label: `+15 min`. */
+export function snoozeLabel(secs: number): string {
+  return `+${formatDuration(secs)}`;
+}
 
 /** The server's snooze range (seconds from now). */
 const SNOOZE_MIN = 60;

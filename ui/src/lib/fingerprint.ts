@@ -4,13 +4,15 @@
  * the approval to: `"sha256:" + hex(SHA-256(JCS({"toolName": name, "args": args})))`.
  */
 import { CanonicalizeError, canonicalJson } from './canonical';
+import { i18n } from './i18n/index.svelte';
 import { walkJson } from './json-text';
 
 /**
  * What the check found:
  * - `verified`: the recomputed fingerprint equals the server's;
  * - `mismatch`: it does not: the arguments shown are not the ones the approval would be bound to;
- * - `unverifiable`: this window cannot tell, and `reason` says why.
+ * - `unverifiable`: this window cannot tell, and `reason` says why (in the console's language as it
+ *   is read: a result kept on screen follows a change of language).
  */
 export type FingerprintCheck =
   | { status: 'verified'; computed: string }
@@ -25,7 +27,7 @@ export function fingerprintInput(toolName: string, args: unknown): string {
 /** `"sha256:<hex>"` of `fingerprintInput`, with Web Crypto. Throws where Web Crypto is missing. */
 export async function computeFingerprint(toolName: string, args: unknown): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
-  if (!subtle) throw new Error('Web Crypto is not available here');
+  if (!subtle) throw new Error(i18n.m.args.webCryptoMissing);
   const bytes = new TextEncoder().encode(fingerprintInput(toolName, args));
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
   return 'sha256:' + Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -39,11 +41,17 @@ export async function computeFingerprint(toolName: string, args: unknown): Promi
  * sends their shortest round-trip form, which parses back to the same double.
  */
 export function inexactNumbers(value: unknown, max = 3): { count: number; pointers: string[] } {
+  const found = inexactPointers(value, max);
+  return { count: found.count, pointers: found.pointers.map((p) => p || i18n.m.args.topLevel) };
+}
+
+/** `inexactNumbers` with the whole value's pointer as it is (empty). */
+function inexactPointers(value: unknown, max: number): { count: number; pointers: string[] } {
   const found = { count: 0, pointers: [] as string[] };
   walkJson(value, (v, pointer) => {
     if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
       found.count++;
-      if (found.pointers.length < max) found.pointers.push(pointer() || '(top level)');
+      if (found.pointers.length < max) found.pointers.push(pointer());
     }
   });
   return found;
@@ -52,24 +60,33 @@ export function inexactNumbers(value: unknown, max = 3): { count: number; pointe
 /** Recomputes the fingerprint of `toolName` + `args` and compares it with the server's `fingerprint`. */
 export async function checkFingerprint(toolName: string, args: unknown, fingerprint: string): Promise<FingerprintCheck> {
   if (!fingerprint.startsWith('sha256:')) {
-    return { status: 'unverifiable', reason: 'the fingerprint is not a SHA-256 one this console knows how to compute' };
+    return unverifiable(() => i18n.m.args.notSha256);
   }
   let computed: string;
   try {
     computed = await computeFingerprint(toolName, args);
   } catch (e) {
-    const reason = e instanceof CanonicalizeError ? `the arguments are not plain JSON (${e.message})` : 'this window has no Web Crypto';
-    return { status: 'unverifiable', reason };
+    const problem = e instanceof CanonicalizeError ? e.message : null;
+    return unverifiable(() => (problem !== null ? i18n.m.args.notPlainJson(problem) : i18n.m.args.noWebCrypto));
   }
-  const inexact = inexactNumbers(args);
+  const inexact = inexactPointers(args, 3);
   if (inexact.count > 0) {
-    const where = inexact.pointers.join(', ') + (inexact.count > inexact.pointers.length ? ', …' : '');
-    const n = inexact.count === 1 ? '1 whole number is' : `${inexact.count} whole numbers are`;
-    return {
-      status: 'unverifiable',
-      reason: `${n} beyond 2^53 (at ${where}): the browser rounds such numbers, so the tool may receive other digits than shown`,
-      computed,
-    };
+    return unverifiable(() => {
+      const where = inexact.pointers.map((p) => p || i18n.m.args.topLevel).join(', ') + (inexact.count > inexact.pointers.length ? ', …' : '');
+      return i18n.m.args.inexactReason(inexact.count, where);
+    }, computed);
   }
   return computed === fingerprint.toLowerCase() ? { status: 'verified', computed } : { status: 'mismatch', computed };
+}
+
+/** An `unverifiable` result whose reason is put in words when it is read. */
+function unverifiable(reason: () => string, computed?: string): FingerprintCheck {
+  const result: Extract<FingerprintCheck, { status: 'unverifiable' }> = {
+    status: 'unverifiable',
+    get reason() {
+      return reason();
+    },
+  };
+  if (computed !== undefined) result.computed = computed;
+  return result;
 }

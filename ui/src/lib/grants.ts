@@ -1,9 +1,12 @@
 /**
- * "Always allow" grants in words: the scope a grant made from a call covers, the conditions that can
- * be made from the call's top-level scalar arguments, lifetimes, and a stored grant's state.
+ * "Always allow" grants in words (in the console's language, read at each call): the scope a grant
+ * made from a call covers, the conditions that can be made from the call's top-level scalar
+ * arguments, lifetimes, and a stored grant's state.
  * Names and values here are untrusted: callers render the `value` parts through `MarkedText`.
  */
 import type { ConditionOp, Grant, GrantCondition, GrantScope, QueueItem } from './backend/backend';
+import { i18n } from './i18n/index.svelte';
+import { slots } from './i18n/words';
 import { pointerToken } from './json-schema';
 
 /** A piece of a sentence: fixed words, or a name/value from the engine (render it marked). */
@@ -12,23 +15,24 @@ export type Part = { text: string; untrusted?: boolean };
 const u = (text: string): Part => ({ text, untrusted: true });
 const w = (text: string): Part => ({ text });
 
-export const SCOPES: { scope: GrantScope; label: string }[] = [
-  { scope: 'run', label: 'This run' },
-  { scope: 'agent', label: 'This agent' },
-  { scope: 'engine', label: 'Every agent of this engine' },
-];
+export const SCOPES: readonly GrantScope[] = ['run', 'agent', 'engine'];
+
+/**
+ * A message with `{places}` as parts: its words fixed, each place filled with the parts given for it
+ * (a place without any is left out).
+ */
+export function fillParts(template: string, places: Record<string, Part[]>): Part[] {
+  return slots(template).flatMap((s) => (s.slot === undefined ? [w(s.text)] : (places[s.slot] ?? [])));
+}
 
 /** What a grant of `scope` made from `item` covers: "every delete_record call of agent demo on engine local". */
 export function scopePreview(item: Pick<QueueItem, 'toolName' | 'agentId' | 'engine' | 'runId'>, scope: GrantScope): Part[] {
-  const head = [w('every '), u(item.toolName), w(' call ')];
-  switch (scope) {
-    case 'run':
-      return [...head, w('of run '), u(item.runId), w(' (agent '), u(item.agentId), w(' on engine '), u(item.engine), w(')')];
-    case 'agent':
-      return [...head, w('of agent '), u(item.agentId), w(' on engine '), u(item.engine)];
-    case 'engine':
-      return [...head, w('of any agent on engine '), u(item.engine)];
-  }
+  return fillParts(i18n.m.grants.scopeText[scope], {
+    tool: [u(item.toolName)],
+    run: [u(item.runId)],
+    agent: [u(item.agentId)],
+    engine: [u(item.engine)],
+  });
 }
 
 /** The same for a stored grant. */
@@ -36,7 +40,10 @@ export function grantScopeParts(g: Grant): Part[] {
   return scopePreview({ toolName: g.toolName, agentId: g.agentId ?? '', engine: g.engine, runId: g.runId ?? '' }, g.scope);
 }
 
-export const OP_WORDS: Record<ConditionOp, string> = { equals: 'equals', prefix: 'starts with', atMost: 'is at most', atLeast: 'is at least' };
+/** How a comparison reads as a choice of the form: "starts with". */
+export function opWord(op: ConditionOp): string {
+  return i18n.m.grants.ops[op];
+}
 
 /** A top-level scalar argument of a call, as a possible condition. */
 export type Candidate = { key: string; pointer: string; value: string | number | boolean; ops: ConditionOp[] };
@@ -70,15 +77,28 @@ export function valueText(v: unknown): string {
 
 /** "id equals rec-1" as parts. */
 export function conditionParts(c: GrantCondition): Part[] {
-  return [u(pointerLabel(c.pointer)), w(` ${OP_WORDS[c.op]} `), u(valueText(c.value))];
+  return fillParts(i18n.m.grants.conditionText[c.op], { key: [u(pointerLabel(c.pointer))], value: [u(valueText(c.value))] });
 }
 
-export const LIFETIMES: { label: string; secs: number }[] = [
-  { label: '1 hour', secs: 3600 },
-  { label: '8 hours', secs: 8 * 3600 },
-  { label: '1 day', secs: 86_400 },
-  { label: '7 days', secs: 7 * 86_400 },
-];
+/** Conditions joined: "id equals rec-1 and amount is at most 100". */
+export function conditionsParts(conditions: readonly GrantCondition[]): Part[] {
+  return conditions.flatMap((c, i) => (i > 0 ? [w(i18n.m.grants.and), ...conditionParts(c)] : conditionParts(c)));
+}
+
+/** "Approves every … call … [when …], without asking." */
+export function grantPreview(item: Pick<QueueItem, 'toolName' | 'agentId' | 'engine' | 'runId'>, scope: GrantScope, conditions: readonly GrantCondition[]): Part[] {
+  const m = i18n.m.grants;
+  return fillParts(conditions.length ? m.previewWhen : m.preview, { scope: scopePreview(item, scope), conditions: conditionsParts(conditions) });
+}
+
+/** How long a grant lasts, in seconds. */
+export const LIFETIMES: readonly number[] = [3600, 8 * 3600, 86_400, 7 * 86_400];
+
+/** A lifetime in words: "8 hours", "1 day". */
+export function lifetimeLabel(secs: number): string {
+  const m = i18n.m.grants;
+  return secs % 86_400 === 0 ? m.days(secs / 86_400) : m.hours(secs / 3600);
+}
 
 export type GrantState = 'live' | 'expired' | 'revoked';
 

@@ -2,7 +2,8 @@
  * Checks a JSON value against a JSON Schema in the browser, the way the server does before it
  * accepts resume data (the `jsonschema` crate, 0.33, default options): the same keywords, the same
  * JSON pointers in `path` (a missing property is reported at the property itself, as
- * `console::validate_resume` does), friendlier messages.
+ * `console::validate_resume` does), friendlier messages (in the console's language, `i18n`
+ * `resume`, as of the check).
  *
  * Never stricter than the server. What is not checked here is left to it, and the result says so
  * (`exact: false`): keywords this module does not implement (`$ref`, `if`, tuples, …), formats it
@@ -11,6 +12,8 @@
  * the page). `not` and `oneOf` are only judged on exact sub-results, since a skipped keyword could
  * turn their answer around.
  */
+
+import { i18n, type Messages } from './i18n/index.svelte';
 
 /**
  * One failure, at the JSON pointer of the offending value. `keyword`: the schema keyword that
@@ -70,13 +73,13 @@ const SERVER_FORMATS = new Set([
  */
 export function checkJson(schema: unknown, value: unknown, opts: { rootSchema?: unknown; path?: string } = {}): CheckResult {
   const root = opts.rootSchema ?? schema;
-  const ctx: Ctx = { draft: schemaDraft(root), formats: formatAsserted(root), steps: 0, exact: true, errorCount: 0 };
+  const ctx: Ctx = { draft: schemaDraft(root), formats: formatAsserted(root), steps: 0, exact: true, errorCount: 0, m: i18n.m.resume };
   const errors: PathError[] = [];
   check(ctx, schema, value, opts.path ?? '', 0, errors);
   return { errors, exact: ctx.exact };
 }
 
-type Ctx = { draft: Draft; formats: boolean; steps: number; exact: boolean; errorCount: number };
+type Ctx = { draft: Draft; formats: boolean; steps: number; exact: boolean; errorCount: number; m: Messages['resume'] };
 
 function check(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: number, out: PathError[]): void {
   if (++ctx.steps > MAX_STEPS || depth > MAX_CHECK_DEPTH || ctx.errorCount >= MAX_ERRORS) {
@@ -92,7 +95,8 @@ function check(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: n
     out.push(keyword ? { path: p, message, keyword } : { path: p, message });
   };
   if (schema === true) return;
-  if (schema === false) return add(path, 'No value is allowed here.');
+  const m = ctx.m;
+  if (schema === false) return add(path, m.noValueAllowed);
   if (!isObject(schema)) return; // The server would refuse the schema itself; nothing to say about the value.
   // Before 2019-09, `$ref` replaces the whole schema it sits in: nothing else in it applies.
   if ('$ref' in schema && ctx.draft <= 7) {
@@ -107,24 +111,24 @@ function check(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: n
   if ('type' in schema) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!types.some((t) => typeof t === 'string' && hasType(value, t))) {
-      const names = types.filter((t): t is string => typeof t === 'string').map(typeName);
-      add(path, `Must be ${names.length > 1 ? names.slice(0, -1).join(', ') + ' or ' + names[names.length - 1] : names[0] ?? 'of another type'}.`);
+      const names = types.filter((t): t is string => typeof t === 'string').map((t) => typeName(m, t));
+      add(path, m.mustBeType(names.length > 1 ? m.or(names.slice(0, -1).join(m.listSeparator), names[names.length - 1]) : (names[0] ?? m.otherType)));
     }
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
-    add(path, `Must be one of ${schema.enum.slice(0, 10).map(show).join(', ')}${schema.enum.length > 10 ? ', …' : ''}.`);
+    add(path, m.mustBeOneOf(`${schema.enum.slice(0, 10).map(show).join(', ')}${schema.enum.length > 10 ? ', …' : ''}`));
   }
-  if ('const' in schema && !jsonEqual(schema.const, value)) add(path, `Must be ${show(schema.const)}.`);
+  if ('const' in schema && !jsonEqual(schema.const, value)) add(path, m.mustEqual(show(schema.const)));
 
   if (typeof value === 'string') checkString(ctx, schema, value, path, add);
   if (typeof value === 'number') checkNumber(ctx, schema, value, path, add);
   if (Array.isArray(value)) {
-    if (isNumber(schema.minItems) && value.length < schema.minItems) add(path, `Needs at least ${plural(schema.minItems, 'item')}.`);
-    if (isNumber(schema.maxItems) && value.length > schema.maxItems) add(path, `Takes at most ${plural(schema.maxItems, 'item')}.`);
+    if (isNumber(schema.minItems) && value.length < schema.minItems) add(path, m.minItems(schema.minItems));
+    if (isNumber(schema.maxItems) && value.length > schema.maxItems) add(path, m.maxItems(schema.maxItems));
     if (schema.uniqueItems === true) {
       // Quadratic: a very long list is left to the server.
       if (value.length > 2000) ctx.exact = false;
-      else if (!allUnique(value)) add(path, 'The items must all be different.');
+      else if (!allUnique(value)) add(path, m.uniqueItems);
     }
     // `items` as one schema applies to every item; as an array (a tuple, before 2020-12) it is skipped above.
     if ('items' in schema && !Array.isArray(schema.items) && !('prefixItems' in schema)) {
@@ -135,37 +139,37 @@ function check(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: n
     const props = isObject(schema.properties) ? schema.properties : {};
     if (Array.isArray(schema.required)) {
       for (const name of schema.required) {
-        if (typeof name === 'string' && !hasOwn(value, name)) add(`${path}/${pointerToken(name)}`, 'This field is required.', 'required');
+        if (typeof name === 'string' && !hasOwn(value, name)) add(`${path}/${pointerToken(name)}`, m.requiredField, 'required');
       }
     }
     for (const name of Object.keys(value)) {
       if (hasOwn(props, name)) check(ctx, props[name], value[name], `${path}/${pointerToken(name)}`, depth + 1, out);
       else if ('additionalProperties' in schema && !('patternProperties' in schema)) {
-        if (schema.additionalProperties === false) add(path, `Unknown field ${show(name)}.`);
+        if (schema.additionalProperties === false) add(path, m.unknownField(show(name)));
         else check(ctx, schema.additionalProperties, value[name], `${path}/${pointerToken(name)}`, depth + 1, out);
       }
     }
     const n = Object.keys(value).length;
-    if (isNumber(schema.minProperties) && n < schema.minProperties) add(path, `Needs at least ${plural(schema.minProperties, 'field')}.`);
-    if (isNumber(schema.maxProperties) && n > schema.maxProperties) add(path, `Takes at most ${plural(schema.maxProperties, 'field')}.`);
+    if (isNumber(schema.minProperties) && n < schema.minProperties) add(path, m.minFields(schema.minProperties));
+    if (isNumber(schema.maxProperties) && n > schema.maxProperties) add(path, m.maxFields(schema.maxProperties));
   }
 
   if (Array.isArray(schema.allOf)) for (const s of schema.allOf) check(ctx, s, value, path, depth + 1, out);
   if (Array.isArray(schema.anyOf)) {
     // Valid under one is enough; a skipped keyword only makes a branch look valid (never stricter).
-    if (!schema.anyOf.some((s) => sub(ctx, s, value, path, depth).errors.length === 0)) add(path, 'Matches none of the allowed shapes.', 'anyOf');
+    if (!schema.anyOf.some((s) => sub(ctx, s, value, path, depth).errors.length === 0)) add(path, m.matchesNone, 'anyOf');
   }
   if (Array.isArray(schema.oneOf)) {
     const results = schema.oneOf.map((s) => sub(ctx, s, value, path, depth));
     const valid = results.filter((r) => r.errors.length === 0);
-    if (valid.length === 0) add(path, 'Matches none of the allowed shapes.', 'oneOf');
+    if (valid.length === 0) add(path, m.matchesNone, 'oneOf');
     // "More than one" is only sure when the branches were checked in full.
-    else if (valid.length > 1 && valid.every((r) => r.exact)) add(path, 'Matches more than one of the allowed shapes; it must match exactly one.', 'oneOf');
+    else if (valid.length > 1 && valid.every((r) => r.exact)) add(path, m.matchesMany, 'oneOf');
     else if (valid.length > 1) ctx.exact = false;
   }
   if ('not' in schema) {
     const r = sub(ctx, schema.not, value, path, depth);
-    if (r.errors.length === 0 && r.exact) add(path, 'This value is not allowed.');
+    if (r.errors.length === 0 && r.exact) add(path, m.notAllowed);
     else if (r.errors.length === 0) ctx.exact = false;
   }
 }
@@ -183,33 +187,35 @@ function sub(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: num
 function checkString(ctx: Ctx, schema: Record<string, unknown>, value: string, path: string, add: (p: string, m: string) => void) {
   // The crate counts characters (Unicode scalar values), not UTF-16 units.
   const len = isNumber(schema.minLength) || isNumber(schema.maxLength) ? [...value].length : 0;
-  if (isNumber(schema.minLength) && len < schema.minLength) add(path, `Needs at least ${plural(schema.minLength, 'character')}.`);
-  if (isNumber(schema.maxLength) && len > schema.maxLength) add(path, `Takes at most ${plural(schema.maxLength, 'character')}.`);
+  const m = ctx.m;
+  if (isNumber(schema.minLength) && len < schema.minLength) add(path, m.minLength(schema.minLength));
+  if (isNumber(schema.maxLength) && len > schema.maxLength) add(path, m.maxLength(schema.maxLength));
   if (typeof schema.pattern === 'string') {
     const re = compilePattern(schema.pattern);
     if (!re) ctx.exact = false;
-    else if (!re.test(value)) add(path, `Must match the pattern ${schema.pattern}.`);
+    else if (!re.test(value)) add(path, m.pattern(schema.pattern));
   }
   if (typeof schema.format === 'string' && ctx.formats && SERVER_FORMATS.has(schema.format)) {
     const f = FORMATS[schema.format];
     if (!f) ctx.exact = false;
-    else if (!f.test(value)) add(path, f.message);
+    else if (!f.test(value)) add(path, m.formats[f.message]);
   }
 }
 
 function checkNumber(ctx: Ctx, schema: Record<string, unknown>, value: number, path: string, add: (p: string, m: string) => void) {
+  const m = ctx.m;
   const draft4 = ctx.draft === 4;
   if (isNumber(schema.minimum)) {
     const exclusive = draft4 && schema.exclusiveMinimum === true;
-    if (exclusive ? value <= schema.minimum : value < schema.minimum) add(path, exclusive ? `Must be more than ${schema.minimum}.` : `Must be at least ${schema.minimum}.`);
+    if (exclusive ? value <= schema.minimum : value < schema.minimum) add(path, exclusive ? m.moreThan(schema.minimum) : m.atLeast(schema.minimum));
   }
   if (isNumber(schema.maximum)) {
     const exclusive = draft4 && schema.exclusiveMaximum === true;
-    if (exclusive ? value >= schema.maximum : value > schema.maximum) add(path, exclusive ? `Must be less than ${schema.maximum}.` : `Must be at most ${schema.maximum}.`);
+    if (exclusive ? value >= schema.maximum : value > schema.maximum) add(path, exclusive ? m.lessThan(schema.maximum) : m.atMost(schema.maximum));
   }
-  if (!draft4 && isNumber(schema.exclusiveMinimum) && value <= schema.exclusiveMinimum) add(path, `Must be more than ${schema.exclusiveMinimum}.`);
-  if (!draft4 && isNumber(schema.exclusiveMaximum) && value >= schema.exclusiveMaximum) add(path, `Must be less than ${schema.exclusiveMaximum}.`);
-  if (isNumber(schema.multipleOf) && schema.multipleOf > 0 && !isMultipleOf(value, schema.multipleOf)) add(path, `Must be a multiple of ${schema.multipleOf}.`);
+  if (!draft4 && isNumber(schema.exclusiveMinimum) && value <= schema.exclusiveMinimum) add(path, m.moreThan(schema.exclusiveMinimum));
+  if (!draft4 && isNumber(schema.exclusiveMaximum) && value >= schema.exclusiveMaximum) add(path, m.lessThan(schema.exclusiveMaximum));
+  if (isNumber(schema.multipleOf) && schema.multipleOf > 0 && !isMultipleOf(value, schema.multipleOf)) add(path, m.multipleOf(schema.multipleOf));
 }
 
 /**
@@ -304,14 +310,15 @@ function mayBacktrackForAges(pattern: string): boolean {
   return false;
 }
 
-const FORMATS: Record<string, { test: (s: string) => boolean; message: string }> = {
-  date: { test: isDate, message: 'Must be a date: YYYY-MM-DD.' },
-  'date-time': { test: isDateTime, message: 'Must be a date and time with a zone, like 2025-01-31T09:30:00Z.' },
-  time: { test: isTime, message: 'Must be a time with a zone, like 09:30:00Z.' },
-  email: { test: isEmail, message: 'Must be an email address.' },
-  'idn-email': { test: isEmail, message: 'Must be an email address.' },
-  uri: { test: isUri, message: 'Must be an absolute URI, like https://example.com/.' },
-  ipv4: { test: isIpv4, message: 'Must be an IPv4 address, like 192.0.2.1.' },
+/** Formats checked here; `message` names the words (`i18n` `resume.formats`). */
+const FORMATS: Record<string, { test: (s: string) => boolean; message: keyof Messages['resume']['formats'] }> = {
+  date: { test: isDate, message: 'date' },
+  'date-time': { test: isDateTime, message: 'date-time' },
+  time: { test: isTime, message: 'time' },
+  email: { test: isEmail, message: 'email' },
+  'idn-email': { test: isEmail, message: 'email' },
+  uri: { test: isUri, message: 'uri' },
+  ipv4: { test: isIpv4, message: 'ipv4' },
 };
 
 /** RFC 3339 full-date, as the crate checks it (the day must exist in that month). */
@@ -375,25 +382,8 @@ function hasType(v: unknown, t: string): boolean {
   }
 }
 
-function typeName(t: string): string {
-  switch (t) {
-    case 'string':
-      return 'text';
-    case 'number':
-      return 'a number';
-    case 'integer':
-      return 'a whole number';
-    case 'boolean':
-      return 'true or false';
-    case 'null':
-      return 'null';
-    case 'array':
-      return 'a list';
-    case 'object':
-      return 'an object';
-    default:
-      return t;
-  }
+function typeName(m: Messages['resume'], t: string): string {
+  return Object.hasOwn(m.types, t) ? m.types[t as keyof Messages['resume']['types']] : t;
 }
 
 /** JSON equality: key order does not matter, `1` and `1.0` are one number. */
@@ -417,10 +407,6 @@ function allUnique(items: unknown[]): boolean {
 function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 60 ? s.slice(0, 57) + '…' : s;
-}
-
-function plural(n: number, what: string): string {
-  return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
 /** One segment of a JSON pointer (RFC 6901). */

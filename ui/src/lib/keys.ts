@@ -5,6 +5,8 @@
  * desktop), nor when something else already handled the key.
  */
 
+import type { Messages } from './i18n/index.svelte';
+
 export type KeyAction =
   | 'next'
   | 'prev'
@@ -22,20 +24,20 @@ export type KeyAction =
 /** What `keyAction` reads of a `KeyboardEvent`. */
 export type KeyPress = Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'target' | 'defaultPrevented' | 'repeat' | 'isComposing'>;
 
-/** The shortcuts as the help dialog lists them, in this order. */
-export const SHORTCUTS: readonly { keys: readonly string[]; what: string }[] = [
-  { keys: ['j', '↓'], what: 'Next call (↓ in the list)' },
-  { keys: ['k', '↑'], what: 'Previous call (↑ in the list)' },
-  { keys: ['Home', 'End'], what: 'First / last call (in the list)' },
-  { keys: ['Enter'], what: 'Open the selected call: move to its details' },
-  { keys: ['a'], what: 'Approve the open call (a high-risk tool asks first: Enter confirms, Esc cancels)' },
-  { keys: ['e'], what: 'Edit the arguments of the open call, then approve them (where its engine allows it)' },
-  { keys: ['d'], what: 'Decline: type the reason, Enter sends' },
-  { keys: ['r'], what: 'Answer a suspended call: to the first field of its form' },
-  { keys: ['/'], what: 'Search the loaded calls' },
-  { keys: ['?'], what: 'Show or hide these shortcuts' },
-  { keys: ['Esc'], what: 'Leave a field, cancel a confirmation, close this help' },
-];
+/** The shortcuts as the help dialog lists them, in this order; `what` names their words (`i18n` `queue.shortcuts`). */
+export const SHORTCUTS = [
+  { keys: ['j', '↓'], what: 'next' },
+  { keys: ['k', '↑'], what: 'prev' },
+  { keys: ['Home', 'End'], what: 'ends' },
+  { keys: ['Enter'], what: 'open' },
+  { keys: ['a'], what: 'approve' },
+  { keys: ['e'], what: 'edit' },
+  { keys: ['d'], what: 'decline' },
+  { keys: ['r'], what: 'resume' },
+  { keys: ['/'], what: 'search' },
+  { keys: ['?'], what: 'help' },
+  { keys: ['Esc'], what: 'escape' },
+] as const satisfies readonly { keys: readonly string[]; what: keyof Messages['queue']['shortcuts'] }[];
 
 /** Letters that act on a call: held down, they must not act again on the next call shown. */
 const ONCE: Partial<Record<string, KeyAction>> = { a: 'approve', e: 'edit', d: 'decline', r: 'resume', '/': 'search', '?': 'help' };

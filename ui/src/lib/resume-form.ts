@@ -11,10 +11,15 @@
  *
  * Titles, descriptions, property names and enum values are untrusted engine data: they are only
  * ever put on the page as text.
+ *
+ * The words this module makes (hints, names of shapes, why the raw editor is shown, errors) are in
+ * the console's language when it runs (`i18n` `resume`): the same schema built again in another
+ * language gives the same form, in other words.
  */
 import { checkJson, hasOwn, isObject, jsonEqual, pointerToken, type PathError } from './json-schema';
 import { escapeHidden, HIDDEN_CHARS } from './json-text';
 import { markedParts } from './confusables';
+import { i18n, type Messages } from './i18n/index.svelte';
 
 export type { PathError } from './json-schema';
 
@@ -105,14 +110,15 @@ class Unrepresentable extends Error {}
 
 /** `resumeSchema` is untrusted engine data of any JSON type; anything the form can't show gets the raw editor. */
 export function buildResumeForm(input: unknown): ResumeFormModel {
+  const m = i18n.m.resume;
   const raw = (reason: string): ResumeFormModel => ({ mode: 'raw', schema: input, reason, initial: rawInitial(input) });
-  if (!isObject(input)) return raw('No resume schema was given.');
+  if (!isObject(input)) return raw(m.noSchema);
   const type = input.type;
-  if (!(type === 'object' || (type === undefined && isObject(input.properties)))) return raw('The resume schema is not an object with properties.');
-  if (!isObject(input.properties) || Object.keys(input.properties).length === 0) return raw('The resume schema has no properties.');
+  if (!(type === 'object' || (type === undefined && isObject(input.properties)))) return raw(m.notObjectSchema);
+  if (!isObject(input.properties) || Object.keys(input.properties).length === 0) return raw(m.noProperties);
   try {
-    const root = build(input, '', { required: true, depth: 0, budget: { nodes: 0 }, where: 'the resume data' });
-    if (root.kind !== 'object') return raw('The resume schema is not an object with properties.');
+    const root = build(input, '', { required: true, depth: 0, budget: { nodes: 0 }, where: m.whereRoot });
+    if (root.kind !== 'object') return raw(m.notObjectSchema);
     return { mode: 'form', schema: input, root, initial: initialDraft(root) as ObjectDraft };
   } catch (e) {
     if (e instanceof Unrepresentable) return raw(e.message);
@@ -123,11 +129,12 @@ export function buildResumeForm(input: unknown): ResumeFormModel {
 type BuildCtx = { required: boolean; depth: number; budget: { nodes: number }; where: string };
 
 function build(schema: unknown, name: string, ctx: BuildCtx): FormNode {
-  if (++ctx.budget.nodes > MAX_FORM_NODES) throw new Unrepresentable(`The resume schema has more than ${MAX_FORM_NODES} fields.`);
-  if (ctx.depth > MAX_FORM_DEPTH) throw new Unrepresentable(`The resume schema nests more than ${MAX_FORM_DEPTH} levels deep.`);
-  if (!isObject(schema)) throw new Unrepresentable(`${cap(ctx.where)} accepts any value.`);
+  const m = i18n.m.resume;
+  if (++ctx.budget.nodes > MAX_FORM_NODES) throw new Unrepresentable(m.tooManyFields(MAX_FORM_NODES));
+  if (ctx.depth > MAX_FORM_DEPTH) throw new Unrepresentable(m.tooDeep(MAX_FORM_DEPTH));
+  if (!isObject(schema)) throw new Unrepresentable(m.acceptsAnything(ctx.where));
   for (const k of UNREPRESENTABLE) {
-    if (k in schema) throw new Unrepresentable(`${cap(ctx.where)} uses "${k}", which the form cannot show.`);
+    if (k in schema) throw new Unrepresentable(m.usesKeyword(ctx.where, k));
   }
   const title = typeof schema.title === 'string' && schema.title ? schema.title : null;
   const desc = typeof schema.description === 'string' && schema.description ? schema.description : null;
@@ -146,18 +153,18 @@ function build(schema: unknown, name: string, ctx: BuildCtx): FormNode {
 
   if ('const' in schema) return { ...common, kind: 'const', value: schema.const };
   if (Array.isArray(schema.enum)) {
-    if (schema.enum.length === 0) throw new Unrepresentable(`${cap(ctx.where)} allows no value at all.`);
-    if (schema.enum.length > MAX_ENUM_OPTIONS) throw new Unrepresentable(`${cap(ctx.where)} has more than ${MAX_ENUM_OPTIONS} values to choose from.`);
+    if (schema.enum.length === 0) throw new Unrepresentable(m.allowsNothing(ctx.where));
+    if (schema.enum.length > MAX_ENUM_OPTIONS) throw new Unrepresentable(m.tooManyValues(ctx.where, MAX_ENUM_OPTIONS));
     return { ...common, kind: 'enum', options: schema.enum, widget: schema.enum.length <= RADIO_MAX ? 'radio' : 'select' };
   }
 
   const combinator = 'anyOf' in schema ? 'anyOf' : 'oneOf' in schema ? 'oneOf' : null;
   if (combinator) {
     const branches = schema[combinator];
-    if ('anyOf' in schema && 'oneOf' in schema) throw new Unrepresentable(`${cap(ctx.where)} uses both "anyOf" and "oneOf".`);
-    if (!Array.isArray(branches) || branches.length === 0) throw new Unrepresentable(`${cap(ctx.where)} has an empty "${combinator}".`);
+    if ('anyOf' in schema && 'oneOf' in schema) throw new Unrepresentable(m.bothCombinators(ctx.where));
+    if (!Array.isArray(branches) || branches.length === 0) throw new Unrepresentable(m.emptyCombinator(ctx.where, combinator));
     const other = Object.keys(schema).find((k) => k !== combinator && !ANNOTATIONS.has(k));
-    if (other) throw new Unrepresentable(`${cap(ctx.where)} uses "${combinator}" together with "${other}".`);
+    if (other) throw new Unrepresentable(m.combinatorWith(ctx.where, combinator, other));
     const nonNull = branches.filter((b) => !isNullSchema(b));
     const nullable = nonNull.length < branches.length;
     if (nonNull.length === 0) return { ...common, kind: 'const', value: null };
@@ -173,13 +180,13 @@ function build(schema: unknown, name: string, ctx: BuildCtx): FormNode {
         default: 'default' in schema ? schema.default : inner.default,
       };
     }
-    const variants = nonNull.map((b, i) => ({ node: { ...child(b, '', true, `${ctx.where}, shape ${i + 1}`), branch: true }, label: '' }));
+    const variants = nonNull.map((b, i) => ({ node: { ...child(b, '', true, m.whereShape(ctx.where, i + 1)), branch: true }, label: '' }));
     labelVariants(variants);
     return { ...common, kind: 'choice', variants, nullable, widget: variants.length <= RADIO_MAX ? 'radio' : 'select' };
   }
 
   const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
-  if (!types.every((t) => typeof t === 'string')) throw new Unrepresentable(`${cap(ctx.where)} has a "type" that is not a type name.`);
+  if (!types.every((t) => typeof t === 'string')) throw new Unrepresentable(m.typeNotName(ctx.where));
   const nonNull = (types as string[]).filter((t) => t !== 'null');
   const nullable = nonNull.length < types.length;
   if (types.length > 0 && nonNull.length === 0) return { ...common, kind: 'const', value: null };
@@ -198,12 +205,12 @@ function build(schema: unknown, name: string, ctx: BuildCtx): FormNode {
       const hints: string[] = [];
       const minL = num(schema.minLength);
       const maxL = num(schema.maxLength);
-      if (minL !== null && maxL !== null) hints.push(`${minL} to ${maxL} characters`);
-      else if (minL !== null && minL > 0) hints.push(`at least ${plural(minL, 'character')}`);
-      else if (maxL !== null) hints.push(`at most ${plural(maxL, 'character')}`);
-      if (typeof schema.pattern === 'string') hints.push(`matching ${schema.pattern}`);
-      const f = format ? FORMAT_INPUTS[format] : undefined;
-      if (format) hints.push(f?.hint ?? `format: ${format}`);
+      if (minL !== null && maxL !== null) hints.push(m.lengthRange(minL, maxL));
+      else if (minL !== null && minL > 0) hints.push(m.minChars(minL));
+      else if (maxL !== null) hints.push(m.maxChars(maxL));
+      if (typeof schema.pattern === 'string') hints.push(m.matching(schema.pattern));
+      const f = format && Object.hasOwn(FORMAT_INPUTS, format) ? FORMAT_INPUTS[format] : undefined;
+      if (format) hints.push(f ? m.formatHints[f.hint] : m.format(format));
       return { ...base, kind: 'text', format, input: f?.input ?? 'text', placeholder: f?.placeholder ?? null, hints };
     }
     case 'number':
@@ -213,58 +220,61 @@ function build(schema: unknown, name: string, ctx: BuildCtx): FormNode {
       const max = num(schema.maximum) ?? (typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : null);
       const multipleOf = num(schema.multipleOf);
       const hints: string[] = [];
-      if (integer) hints.push('a whole number');
-      const lo = num(schema.minimum) !== null ? `at least ${schema.minimum}` : min !== null ? `more than ${min}` : null;
-      const hi = num(schema.maximum) !== null ? `at most ${schema.maximum}` : max !== null ? `less than ${max}` : null;
+      if (integer) hints.push(m.wholeNumber);
+      const minimum = num(schema.minimum);
+      const maximum = num(schema.maximum);
+      const lo = minimum !== null ? m.atLeastHint(minimum) : min !== null ? m.moreThanHint(min) : null;
+      const hi = maximum !== null ? m.atMostHint(maximum) : max !== null ? m.lessThanHint(max) : null;
       // Draft 4 spells "exclusive" as a boolean next to minimum/maximum; the check handles it, the hint stays simple.
-      if (lo && hi) hints.push(`${lo} and ${hi}`);
+      if (lo && hi) hints.push(m.between(lo, hi));
       else if (lo ?? hi) hints.push((lo ?? hi)!);
-      if (multipleOf !== null) hints.push(`a multiple of ${multipleOf}`);
+      if (multipleOf !== null) hints.push(m.multipleOfHint(multipleOf));
       return { ...base, kind: 'number', integer, min, max, step: multipleOf !== null ? String(multipleOf) : integer ? '1' : 'any', hints };
     }
     case 'boolean':
       return { ...base, kind: 'boolean' };
     case 'object': {
       if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) {
-        throw new Unrepresentable(`${cap(ctx.where)} is an object without listed properties.`);
+        throw new Unrepresentable(m.objectWithoutProperties(ctx.where));
       }
       const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
       for (const r of required) {
-        if (!hasOwn(schema.properties, r)) throw new Unrepresentable(`The required field "${r}" is not described by the schema.`);
+        if (!hasOwn(schema.properties, r)) throw new Unrepresentable(m.requiredNotDescribed(r));
       }
       const fields = Object.keys(schema.properties).map((n) => ({
         name: n,
-        node: child((schema.properties as Record<string, unknown>)[n], n, required.has(n), `the field "${n}"`),
+        node: child((schema.properties as Record<string, unknown>)[n], n, required.has(n), m.whereField(n)),
       }));
       return { ...base, kind: 'object', fields };
     }
     case 'array': {
       if (!isObject(schema.items)) {
-        throw new Unrepresentable(`${cap(ctx.where)} is a list ${Array.isArray(schema.items) ? 'of fixed positions' : 'of any values'}.`);
+        throw new Unrepresentable(Array.isArray(schema.items) ? m.fixedPositions(ctx.where) : m.listOfAnything(ctx.where));
       }
       const minItems = num(schema.minItems) ?? 0;
       const maxItems = num(schema.maxItems);
-      const items = child(schema.items, '', true, `the items of ${ctx.where}`);
+      const items = child(schema.items, '', true, m.whereItems(ctx.where));
       const hints: string[] = [];
-      if (minItems > 0 && maxItems !== null) hints.push(`${minItems} to ${plural(maxItems, 'item')}`);
-      else if (minItems > 0) hints.push(`at least ${plural(minItems, 'item')}`);
-      else if (maxItems !== null) hints.push(`at most ${plural(maxItems, 'item')}`);
-      if (schema.uniqueItems === true) hints.push('all different');
+      if (minItems > 0 && maxItems !== null) hints.push(m.itemsRange(minItems, maxItems));
+      else if (minItems > 0) hints.push(m.minItemsHint(minItems));
+      else if (maxItems !== null) hints.push(m.maxItemsHint(maxItems));
+      if (schema.uniqueItems === true) hints.push(m.allDifferent);
       return { ...base, kind: 'array', items, minItems, maxItems, hints };
     }
     default:
-      throw new Unrepresentable(`${cap(ctx.where)} accepts ${t ? `values of type "${t}"` : 'any value'}, which the form cannot show.`);
+      throw new Unrepresentable(t ? m.typeNotShown(ctx.where, t) : m.anythingNotShown(ctx.where));
   }
 }
 
-const FORMAT_INPUTS: Record<string, { input: TextNode['input']; placeholder: string | null; hint: string }> = {
-  date: { input: 'date', placeholder: 'YYYY-MM-DD', hint: 'a date (YYYY-MM-DD)' },
-  'date-time': { input: 'text', placeholder: '2025-01-31T09:30:00Z', hint: 'a date and time with a zone (2025-01-31T09:30:00Z)' },
-  time: { input: 'text', placeholder: '09:30:00Z', hint: 'a time with a zone (09:30:00Z)' },
-  email: { input: 'email', placeholder: null, hint: 'an email address' },
-  'idn-email': { input: 'email', placeholder: null, hint: 'an email address' },
-  uri: { input: 'url', placeholder: 'https://', hint: 'an absolute URI' },
-  iri: { input: 'url', placeholder: 'https://', hint: 'an absolute IRI' },
+/** Formats with an input of their own; `hint` names the words (`i18n` `resume.formatHints`). */
+const FORMAT_INPUTS: Record<string, { input: TextNode['input']; placeholder: string | null; hint: keyof Messages['resume']['formatHints'] }> = {
+  date: { input: 'date', placeholder: 'YYYY-MM-DD', hint: 'date' },
+  'date-time': { input: 'text', placeholder: '2025-01-31T09:30:00Z', hint: 'date-time' },
+  time: { input: 'text', placeholder: '09:30:00Z', hint: 'time' },
+  email: { input: 'email', placeholder: null, hint: 'email' },
+  'idn-email': { input: 'email', placeholder: null, hint: 'email' },
+  uri: { input: 'url', placeholder: 'https://', hint: 'uri' },
+  iri: { input: 'url', placeholder: 'https://', hint: 'iri' },
 };
 
 /** `{"type": "null"}`, `{"const": null}` or `{"enum": [null]}`, with annotations at most. */
@@ -277,6 +287,7 @@ function isNullSchema(s: unknown): boolean {
 
 /** Names the shapes of a choice: their title, else what tells them apart (a fixed field value, the type). */
 function labelVariants(variants: { label: string; node: FormNode }[]): void {
+  const m = i18n.m.resume;
   variants.forEach((v, i) => {
     const n = v.node;
     const title = typeof n.schema.title === 'string' && n.schema.title ? n.schema.title : null;
@@ -287,8 +298,8 @@ function labelVariants(variants: { label: string; node: FormNode }[]): void {
       if (tag && tag.node.kind === 'const') label = display(tag.node.value);
     }
     if (!label && n.kind === 'enum') label = n.options.slice(0, 3).map(display).join(' / ') + (n.options.length > 3 ? ' / …' : '');
-    if (!label) label = KIND_LABELS[n.kind] ?? `Shape ${i + 1}`;
-    if (n.kind === 'number' && n.integer && !title) label = 'Whole number';
+    if (!label) label = (Object.hasOwn(m.shapeKinds, n.kind) ? m.shapeKinds[n.kind as keyof typeof m.shapeKinds] : null) ?? m.shape(i + 1);
+    if (n.kind === 'number' && n.integer && !title) label = m.wholeNumberShape;
     v.label = label;
   });
   // Same name twice: number them so the operator can tell them apart.
@@ -303,15 +314,6 @@ function labelVariants(variants: { label: string; node: FormNode }[]): void {
     }
   }
 }
-
-const KIND_LABELS: Partial<Record<FormNode['kind'], string>> = {
-  text: 'Text',
-  number: 'Number',
-  boolean: 'Yes / no',
-  object: 'Object',
-  array: 'List',
-  choice: 'Choice',
-};
 
 /** A JSON value as the operator reads it: strings as they are, the rest as JSON. */
 export function display(v: unknown): string {
@@ -355,36 +357,37 @@ function load(node: FormNode, value: unknown, path: string, problems: PathError[
   const strict = problems !== null;
   if (!strict && ownDefault && value === undefined) value = node.default;
   // A value that does not fit: in strict mode a problem; either way an empty draft (a default that does not fit is ignored).
+  const m = i18n.m.resume;
   const bad = (what: string): Draft => {
-    if (strict) problems.push({ path, message: `The form cannot show this value: ${what}.` });
+    if (strict) problems.push({ path, message: m.cannotShowValue(what) });
     return load(node, undefined, path, strict ? [] : null, false);
   };
   if (value === null && node.nullable) return { ...load(node, undefined, path, strict ? [] : null, false), isNull: true };
   switch (node.kind) {
     case 'text':
       if (value === undefined) return { kind: 'text', isNull: false, text: '' };
-      return typeof value === 'string' ? { kind: 'text', isNull: false, text: value } : bad('it is not text');
+      return typeof value === 'string' ? { kind: 'text', isNull: false, text: value } : bad(m.notText);
     case 'number':
       if (value === undefined) return { kind: 'number', isNull: false, value: null, badInput: false };
-      return typeof value === 'number' ? { kind: 'number', isNull: false, value, badInput: false } : bad('it is not a number');
+      return typeof value === 'number' ? { kind: 'number', isNull: false, value, badInput: false } : bad(m.notNumber);
     case 'boolean':
       // A required box starts unticked (false is sent); an optional one is not sent until it is used.
       if (value === undefined) return { kind: 'boolean', isNull: false, value: !strict && node.required ? false : null };
-      return typeof value === 'boolean' ? { kind: 'boolean', isNull: false, value } : bad('it is not true or false');
+      return typeof value === 'boolean' ? { kind: 'boolean', isNull: false, value } : bad(m.notBoolean);
     case 'enum': {
       if (value === undefined) return { kind: 'enum', isNull: false, index: '' };
       const i = node.options.findIndex((o) => jsonEqual(o, value));
-      return i === -1 ? bad('it is not one of the values offered') : { kind: 'enum', isNull: false, index: String(i) };
+      return i === -1 ? bad(m.notOffered) : { kind: 'enum', isNull: false, index: String(i) };
     }
     case 'const':
-      if (value !== undefined && !jsonEqual(value, node.value)) return bad(`it is not ${display(node.value)}`);
+      if (value !== undefined && !jsonEqual(value, node.value)) return bad(m.notConst(display(node.value)));
       return { kind: 'const', isNull: false };
     case 'object': {
-      if (value !== undefined && !isObject(value)) return bad('it is not an object');
+      if (value !== undefined && !isObject(value)) return bad(m.notObject);
       const obj = value as Record<string, unknown> | undefined;
       if (obj && strict) {
         for (const k of Object.keys(obj)) {
-          if (!node.fields.some((f) => f.name === k)) problems.push({ path: `${path}/${pointerToken(k)}`, message: 'The form has no field for this.' });
+          if (!node.fields.some((f) => f.name === k)) problems.push({ path: `${path}/${pointerToken(k)}`, message: m.noFieldForThis });
         }
       }
       const fields = node.fields.map((f) =>
@@ -393,7 +396,7 @@ function load(node: FormNode, value: unknown, path: string, problems: PathError[
       return { kind: 'object', isNull: false, present: obj !== undefined, fields };
     }
     case 'array': {
-      if (value !== undefined && !Array.isArray(value)) return bad('it is not a list');
+      if (value !== undefined && !Array.isArray(value)) return bad(m.notList);
       if (value === undefined) {
         const n = !strict && node.required ? node.minItems : 0;
         return { kind: 'array', isNull: false, present: false, items: Array.from({ length: n }, () => newItem(node)) };
@@ -416,7 +419,7 @@ function load(node: FormNode, value: unknown, path: string, problems: PathError[
           return { kind: 'choice', isNull: false, index: String(i), variants: empty };
         }
       }
-      if (fallback === -1) return bad('it matches none of the shapes offered');
+      if (fallback === -1) return bad(m.noShape);
       empty[fallback] = load(node.variants[fallback].node, value, path, []);
       return { kind: 'choice', isNull: false, index: String(fallback), variants: empty };
     }
@@ -439,11 +442,11 @@ function toData(node: FormNode, draft: Draft, path: string, mustExist: boolean, 
     case 'number': {
       const d = draft as NumberDraft;
       if (d.badInput || (d.value !== null && !Number.isFinite(d.value))) {
-        errors.push({ path, message: 'Enter a number.' });
+        errors.push({ path, message: i18n.m.resume.enterNumber });
         return undefined;
       }
       if (d.value === null) {
-        if (mustExist) errors.push({ path, message: 'Enter a number.' });
+        if (mustExist) errors.push({ path, message: i18n.m.resume.enterNumber });
         return undefined;
       }
       return d.value;
@@ -456,7 +459,7 @@ function toData(node: FormNode, draft: Draft, path: string, mustExist: boolean, 
       const d = draft as EnumDraft;
       const i = d.index === '' ? -1 : Number(d.index);
       if (!Number.isInteger(i) || i < 0 || i >= node.options.length) {
-        if (mustExist) errors.push({ path, message: 'Choose a value.' });
+        if (mustExist) errors.push({ path, message: i18n.m.resume.chooseValue });
         return undefined;
       }
       return node.options[i];
@@ -486,7 +489,7 @@ function toData(node: FormNode, draft: Draft, path: string, mustExist: boolean, 
       const d = draft as ChoiceDraft;
       const i = d.index === '' ? -1 : Number(d.index);
       if (!Number.isInteger(i) || i < 0 || i >= node.variants.length) {
-        if (mustExist) errors.push({ path, message: 'Choose one.' });
+        if (mustExist) errors.push({ path, message: i18n.m.resume.chooseOne });
         return undefined;
       }
       return toData(node.variants[i].node, d.variants[i], path, mustExist, errors);
@@ -521,7 +524,8 @@ function refineBranches(
   errors: PathError[],
 ): PathError[] {
   if (value === undefined || (value === null && node.nullable && draft.isNull)) return errors;
-  if (node.branch && errors.some((e) => e.path === path && (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.message.startsWith('Matches none'))) {
+  const none = i18n.m.resume.matchesNone;
+  if (node.branch && errors.some((e) => e.path === path && (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.message === none)) {
     const own = checkJson(node.schema, value, { rootSchema: model.schema, path }).errors;
     if (own.length) errors = [...errors.filter((e) => !(e.path === path && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))), ...own];
   }
@@ -565,11 +569,11 @@ export type ParseResult = { ok: true; data: unknown } | { ok: false; error: stri
 
 /** Parses the raw JSON textarea. */
 export function parseRawResumeData(text: string): ParseResult {
-  if (!text.trim()) return { ok: false, error: 'Enter the resume data as JSON.' };
+  if (!text.trim()) return { ok: false, error: i18n.m.resume.enterJson };
   try {
     return { ok: true, data: JSON.parse(text) };
   } catch (e) {
-    return { ok: false, error: `Not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+    return { ok: false, error: i18n.m.resume.notValidJson(e instanceof Error ? e.message : String(e)) };
   }
 }
 
@@ -599,7 +603,7 @@ export function optionText(v: unknown): string {
   const text = display(v);
   const escaped = text.replace(HIDDEN_GLOBAL, (c) => escapeHidden(c.codePointAt(0)!));
   const codes = lookalikesIn(text);
-  return codes.length ? `${escaped} ⚠ look-alike ${codes.join(' ')}` : escaped;
+  return codes.length ? `${escaped} ${i18n.m.args.lookalikeMark(codes.join(' '))}` : escaped;
 }
 
 /** The look-alike characters of `s`, each once, as `U+0430`. */
@@ -692,10 +696,3 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-function plural(n: number, what: string): string {
-  return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
-function cap(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}

@@ -6,6 +6,7 @@
  */
 import { ApiError, type Backend, type QueueItem } from './backend/backend';
 import { checkFingerprint, type FingerprintCheck } from './fingerprint';
+import { i18n } from './i18n/index.svelte';
 import { awaitsDecision } from './triage';
 
 export type BatchKind = 'approve' | 'decline';
@@ -42,7 +43,7 @@ export async function decideAll(
     const base = { id: shown.id, toolName: shown.toolName, fingerprint: shown.fingerprint };
     let result: BatchResult;
     if ((await check(shown)) === 'mismatch') {
-      result = { ...base, ok: false, sent: false, error: new ApiError('fingerprint_mismatch_shown', 'Not sent: the fingerprint does not match the arguments shown.') };
+      result = { ...base, ok: false, sent: false, error: new ApiError('fingerprint_mismatch_shown', i18n.m.queue.notSentMismatch) };
     } else {
       try {
         const item = kind === 'approve' ? await backend.approve(shown.id, shown.fingerprint) : await backend.decline(shown.id, shown.fingerprint, opts.reason);

@@ -132,4 +132,19 @@ describe('AuditView', () => {
     expect(saved).toHaveLength(2);
     expect(errors.map((e) => e.code)).toEqual(['storage_busy']);
   });
+
+  it('lets a backend that saves files itself (the desktop app) save the export, and says where', async () => {
+    const backend = new FakeBackend();
+    const asked: string[] = [];
+    backend.saveAuditExport = async (format) => {
+      asked.push(format);
+      return { path: `/home/op/Downloads/approval-console-audit-20250101T100000Z.${format}` };
+    };
+    const { q, saved } = await render(backend);
+    q('[data-testid="export-csv"]')!.click();
+    await settle();
+    expect(asked).toEqual(['csv']);
+    expect(saved).toEqual([]);
+    expect(q('[data-testid="export-done"]')!.textContent).toContain('/home/op/Downloads/approval-console-audit-20250101T100000Z.csv');
+  });
 });

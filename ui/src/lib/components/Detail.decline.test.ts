@@ -2,12 +2,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { backendContext } from '../backend/context';
-import { DECLINE_PRESETS } from '../decline-presets';
+import { declinePresets } from '../decline-presets';
 import { FakeBackend, makeItem } from '../testing/fake-backend';
 import { mountInBody, settle as settleAll, type } from '../testing/mount';
 import Detail from './Detail.svelte';
 
 const settle = () => settleAll({ rounds: 5, macrotasks: false });
+/** The presets' words in the console's language (English here). */
+const DECLINE_PRESETS = declinePresets().map((p) => p.text);
 
 function render() {
   const backend = new FakeBackend();

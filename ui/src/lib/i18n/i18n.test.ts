@@ -45,7 +45,10 @@ function sample(f: (...a: never[]) => unknown): unknown {
 }
 
 /** Keys whose Japanese text is rightly the English one (a format name, a product name). Keep it short. */
-const SAME_IN_BOTH = new Set<string>([]);
+const SAME_IN_BOTH = new Set<string>([
+  'settings.languageNames.en', // each language is named in its own language in every table
+  'resume.types.null', // the JSON literal `null`, as the schema's type is named
+]);
 
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;
 

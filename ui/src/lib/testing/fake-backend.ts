@@ -136,6 +136,8 @@ export class FakeBackend implements Backend {
   /** When set, the next decision call fails with it. */
   failNext: ApiError | null = null;
   subscriber: Subscriber | null = null;
+  /** Unset, like the web backend's; a test sets it to act as the desktop app, which saves exports itself. */
+  saveAuditExport?: Backend['saveAuditExport'];
   engines = new Map<string, EngineView>();
   /** What the next successful `syncEngine` reports. */
   syncReport: SyncReport = { full: true, agents: 1, listed: 2, added: 2, changed: 0, gone: 0, skipped: 0 };

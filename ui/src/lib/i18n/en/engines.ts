@@ -1,3 +1,58 @@
-/** English words of the `engines` section (see ../index.svelte.ts). */
+/** English words of the `engines` section (see ../index.svelte.ts): remote engines, their cards and the add form. */
 export const engines = {
+  title: 'Remote engines',
+  refresh: 'Refresh',
+  refreshNote: (secs: number) => `Health is checked again every ${secs} s while this view is open.`,
+  intro:
+    'Mastra servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
+  empty: 'No remote engines yet. Add one below.',
+  /** An engine's health state; an unknown state is shown as it came. */
+  health: { unknown: 'unknown', reachable: 'reachable', unreachable: 'unreachable', auth_failed: 'auth failed', incompatible: 'incompatible' },
+  tokenSession: 'token for this session only',
+  tokenStored: 'token stored',
+  tokenNone: 'no token',
+  baseUrl: 'Base URL',
+  healthTitle: 'Health',
+  /** `{time}`: when the last error was seen. */
+  lastErrorSeen: 'seen {time}',
+  lastOk: 'Last OK',
+  never: 'never',
+  pending: 'Pending calls',
+  awaitingDelivery: 'Awaiting delivery',
+  pollInterval: 'Poll interval',
+  reenterToken: 'Enter token again',
+  sync: 'Sync now',
+  syncing: 'Syncing…',
+  agents: 'Agents',
+  agentsOf: (name: string) => `Agents of ${name}`,
+  /** Each place is a count. */
+  synced: 'Synced: {added} added, {changed} changed, {gone} gone, {skipped} skipped',
+  syncedFrom: (listed: number, agents: number, full: boolean) =>
+    `(${listed} listed from ${agents} ${agents === 1 ? 'agent' : 'agents'}${full ? '' : ', recent runs only'})`,
+  confirmRemoval: (name: string) => `Confirm removal of ${name}`,
+  /** `{name}`: the engine's name. */
+  removeSession: 'Remove engine {name}? Its token for this session is dropped; its calls stay in the queue as history.',
+  removeStored: 'Remove engine {name}? Its stored token is deleted from the keyring; its calls stay in the queue as history.',
+  removeNamed: (name: string) => `Remove ${name}`,
+  editNamed: (name: string) => `Edit ${name}`,
+  pollIntervalMs: 'Poll interval (ms)',
+  newToken: 'New token',
+  newTokenLost: '(the one given for the last session is gone: enter it again)',
+  newTokenKeep: '(optional; leave empty to keep the current one)',
+  newTokenNone: '(optional; leave empty for none)',
+  forgetToken: 'Forget the token',
+  sessionOnly: 'Keep this token for this session only (not stored; you will be asked again after a restart)',
+
+  addTitle: 'Add engine',
+  adding: 'Adding…',
+  name: 'Name',
+  nameHint: '(letters, digits, . _ -; also the engine id in the queue)',
+  baseUrlHint: '(e.g. http://127.0.0.1:4111)',
+  token: 'Token',
+  tokenHint: '(optional; stored in the OS keyring, never shown again)',
+  test: 'Test connection',
+  testing: 'Testing…',
+  added: (name: string) => `Added engine ${name}; it is being synced.`,
+  agentCount: (n: number) => (n === 1 ? '1 agent' : `${n.toLocaleString('en')} agents`),
+  nothingSaved: 'Nothing was saved.',
 };

@@ -1,3 +1,62 @@
-/** English words of the `grants` section (see ../index.svelte.ts). */
+/**
+ * English words of the `grants` section (see ../index.svelte.ts): the grants view and the
+ * "Always allow…" form. Places in `{braces}` are names and values from the engine, shown marked.
+ */
 export const grants = {
+  title: 'Grants',
+  intro:
+    '"Always allow" rules made from a call: a later call of the same tool in the grant\'s scope, meeting its conditions, is approved by the console without asking, until the grant expires or is revoked. High-risk tools are never always allowed.',
+  revokedNote: (tool: string) => `Revoked the grant for ${tool}.`,
+  empty: 'No grants. Make one from a waiting call\'s details: "Always allow…".',
+  states: { live: 'live', expired: 'expired', revoked: 'revoked' },
+  conditions: 'Conditions',
+  noConditions: 'none: every call in scope',
+  /** Between two conditions. */
+  and: ' and ',
+  uses: 'Uses',
+  expires: 'Expires',
+  expired: 'Expired',
+  made: 'Made',
+  madeBy: '{time} by {who}',
+  revoked: 'Revoked',
+  revokedBy: '{time} by {who}',
+  confirmRevoke: 'Confirm revoking this grant',
+  revokeQuestion: 'Revoke it? Later calls will wait for a decision again.',
+  revoke: 'Revoke',
+  revokeAsk: 'Revoke…',
+  revokeFor: (tool: string) => `Revoke the grant for ${tool}`,
+
+  open: 'Always allow…',
+  heading: 'Always allow {tool}',
+  scope: 'Scope',
+  scopes: { run: 'This run', agent: 'This agent', engine: 'Every agent of this engine' },
+  /** What a grant of each scope covers. */
+  scopeText: {
+    run: 'every {tool} call of run {run} (agent {agent} on engine {engine})',
+    agent: 'every {tool} call of agent {agent} on engine {engine}',
+    engine: 'every {tool} call of any agent on engine {engine}',
+  },
+  /** The comparisons, as the form's choices. */
+  ops: { equals: 'equals', prefix: 'starts with', atMost: 'is at most', atLeast: 'is at least' },
+  /** A condition as a clause. */
+  conditionText: {
+    equals: '{key} equals {value}',
+    prefix: '{key} starts with {value}',
+    atMost: '{key} is at most {value}',
+    atLeast: '{key} is at least {value}',
+  },
+  preview: 'Approves {scope}, without asking.',
+  previewWhen: 'Approves {scope} when {conditions}, without asking.',
+  madeText: 'Always allowed until {time}: {scope}. Revoke it under Grants.',
+  madeWhen: 'Always allowed until {time}: {scope} when {conditions}. Revoke it under Grants.',
+  onlyWhen: 'Only when',
+  optional: '(optional)',
+  howCompared: (key: string) => `How ${key} is compared`,
+  startsWithWhat: (key: string) => `What ${key} starts with`,
+  lifetime: 'For',
+  hours: (n: number) => (n === 1 ? '1 hour' : `${n} hours`),
+  days: (n: number) => (n === 1 ? '1 day' : `${n} days`),
+  boundTo: 'Bound to this call as shown: fingerprint {fingerprint}',
+  saving: 'Saving…',
+  save: 'Always allow',
 };

@@ -1,3 +1,104 @@
-/** English words of the `queue` section (see ../index.svelte.ts). */
+/** English words of the `queue` section (see ../index.svelte.ts): the console's queue, its list, and the keyboard. */
 export const queue = {
+  selectPrompt: 'Select a call to review it.',
+
+  // What the last keyboard action or decision did (a polite live region).
+  /** `kind`: the decision's kind (approve, edit, decline, resume). */
+  decidedNext: (kind: string, tool: string) =>
+    `${kind === 'decline' ? 'Declined' : kind === 'resume' ? 'Answered' : kind === 'edit' ? 'Approved (edited)' : 'Approved'} ${tool}. Showing the next call.`,
+  cannotApprove: 'This call cannot be approved.',
+  cannotEdit: 'The arguments of this call cannot be edited.',
+  cannotDecline: 'This call cannot be declined.',
+  noAnswerWaited: 'This call does not wait for an answer.',
+  selectFirst: 'Select a call first.',
+  /** The banner when the selected call's fingerprint changed under the operator's eyes. */
+  fingerprintChanged: (was: string, now: string) => `Fingerprint was ${was}, now ${now}.`,
+
+  // The list.
+  heading: 'Calls',
+  refresh: 'Refresh',
+  stagesLabel: 'Calls by stage',
+  /** The list's tabs, by stage. */
+  tabs: { pending: 'Pending', awaiting_delivery: 'Awaiting delivery', decided: 'Decided', expired: 'Expired', gone: 'Gone', all: 'All' },
+  /** An empty tab. */
+  empty: {
+    pending: 'Nothing waiting for a decision.',
+    awaiting_delivery: 'No decision waiting for delivery.',
+    decided: 'No decided calls.',
+    expired: 'No call expired.',
+    gone: 'No call ended elsewhere.',
+    all: 'No calls.',
+  },
+  search: 'Search',
+  searchPlaceholder: 'tool, agent, arguments',
+  searchHint: 'Searches every call of this tab on the server: each word in the tool name, agent, or arguments.',
+  noSearchMatch: 'No call of this tab matches the search.',
+  noLoadedMatch: 'No loaded call matches the search.',
+  noLoadedMatchSearching: 'No loaded call matches the search (searching…).',
+  filters: 'Filters',
+  filterEngine: 'Engine',
+  filterAgent: 'Agent',
+  filterTool: 'Tool',
+  filterThread: 'Thread',
+  filterKind: 'Kind',
+  filterOrder: 'Order',
+  anyKind: 'any',
+  newestFirst: 'newest first',
+  oldestFirst: 'oldest first',
+  clearFilters: 'Clear filters',
+  listNewestFirst: 'Calls, newest first',
+  listOldestFirst: 'Calls, oldest first',
+  /** A call's kind, as its badge reads. */
+  kinds: { approval: 'approval', suspend: 'suspend' },
+  /** A call's state, as its badge reads. */
+  states: { pending: 'pending', decided: 'decided', delivered: 'delivered', failed: 'failed', interrupted: 'interrupted', gone: 'gone' },
+  awaitingDelivery: 'awaiting delivery',
+  expired: 'expired',
+  engineTitle: 'engine',
+  attempts: (n: number) => (n === 1 ? '1 attempt' : `${n.toLocaleString('en')} attempts`),
+  /** `{time}`: when the next delivery attempt is due. */
+  nextAttempt: 'next {time}',
+  loadingMore: 'Loading more…',
+
+  // Runs and their "approve all / decline all".
+  /** `{run}`: the run's id (shortened). */
+  runLabel: (n: number) => `Run {run} · ${n === 1 ? '1 call' : `${n.toLocaleString('en')} calls`}`,
+  runTitle: (run: string, engine: string) => `run ${run} on ${engine}`,
+  approveAll: 'Approve all',
+  declineAll: 'Decline all',
+  approveAllLabel: (n: number, run: string) => `Approve all ${n.toLocaleString('en')} waiting calls of run ${run}`,
+  declineAllLabel: (n: number, run: string) => `Decline all ${n.toLocaleString('en')} waiting calls of run ${run}`,
+  /** `{run}`: the run's id. */
+  batchApproveAsk: (n: number) => `Approve ${n.toLocaleString('en')} ${n === 1 ? 'call' : 'calls'} of run {run}? Each decision is bound to the fingerprint shown:`,
+  batchDeclineAsk: (n: number) => `Decline ${n.toLocaleString('en')} ${n === 1 ? 'call' : 'calls'} of run {run}? Each decision is bound to the fingerprint shown:`,
+  batchReason: 'Reason (optional, told to the agent)',
+  sending: 'Sending…',
+  batchApprove: (n: number) => `Approve ${n.toLocaleString('en')}`,
+  batchDecline: (n: number) => `Decline ${n.toLocaleString('en')}`,
+  /** `{run}`: the run's id (shortened). */
+  batchApproved: (ok: number, total: number) => `Approved ${ok.toLocaleString('en')} of ${total.toLocaleString('en')} in run {run}.`,
+  batchDeclined: (ok: number, total: number) => `Declined ${ok.toLocaleString('en')} of ${total.toLocaleString('en')} in run {run}.`,
+  dismiss: 'Dismiss',
+  /** A call of a batch whose fingerprint no longer matches its arguments as shown. */
+  notSentMismatch: 'Not sent: the fingerprint does not match the arguments shown.',
+
+  // The keyboard shortcuts' help.
+  shortcutsTitle: 'Keyboard shortcuts',
+  shortcutsWhen: 'In the queue, when no field has the focus.',
+  /** Between two keys of one shortcut. */
+  or: 'or',
+  /** What each shortcut does (`keys.ts` lists the keys). */
+  shortcuts: {
+    next: 'Next call (↓ in the list)',
+    prev: 'Previous call (↑ in the list)',
+    ends: 'First / last call (in the list)',
+    open: 'Open the selected call: move to its details',
+    approve: 'Approve the open call (a high-risk tool asks first: Enter confirms, Esc cancels)',
+    edit: 'Edit the arguments of the open call, then approve them (where its engine allows it)',
+    decline: 'Decline: type the reason, Enter sends',
+    resume: 'Answer a suspended call: to the first field of its form',
+    search: 'Search the loaded calls',
+    help: 'Show or hide these shortcuts',
+    escape: 'Leave a field, cancel a confirmation, close this help',
+  },
 };

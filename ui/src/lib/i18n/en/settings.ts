@@ -1,3 +1,73 @@
-/** English words of the `settings` section (see ../index.svelte.ts). */
+/** English words of the `settings` section (see ../index.svelte.ts): notifications, time limits, desktop, appearance. */
 export const settings = {
+  title: 'Settings',
+  notifications: 'Notifications',
+  notifyIntro:
+    'A desktop notification for each new call waiting for a decision, with Approve, Decline and Open. Changes apply to the next new call.',
+  notifyOffNote: 'They are turned off in the settings below.',
+  notifyEnabled: 'Show a desktop notification for new calls',
+  quietHours: 'Quiet hours',
+  quiet: 'No notifications between these times',
+  from: 'From',
+  until: 'Until',
+  quietHint: 'Local time of this computer; may span midnight (e.g. from 22:00 until 07:00).',
+  engines: 'Engines',
+  /** The placeholder of an empty filter. */
+  all: 'all',
+  /** `{local}`: the word `local` as code. */
+  enginesHint: "Only calls of these engines, comma-separated: {local} or a remote engine's name. Empty: all engines.",
+  agents: 'Agents',
+  agentsHint: 'Only calls of these agent ids, comma-separated. Empty: all agents.',
+  highRisk: 'High-risk tools',
+  highRiskHint:
+    'One tool name per line. Calls of these tools are never offered Approve from a notification (only Decline and Open): approve them here, in the console, where Approve asks to confirm first.',
+  saving: 'Saving…',
+  notifySaved: 'Saved. Applies to the next new call.',
+  desktop: 'Desktop',
+  autostart: 'Start Approval Console when I log in',
+
+  appearance: 'Appearance',
+  theme: 'Theme',
+  themes: { system: 'System', light: 'Light', dark: 'Dark' },
+  themeNow: (dark: boolean) => `(follows this computer: ${dark ? 'dark' : 'light'} now)`,
+  language: 'Language',
+  languageSystem: 'System',
+  /** `name`: the language the system resolves to, by its own name. */
+  languageNow: (name: string) => `(follows this computer: ${name} now)`,
+  /** Each language by its own name: the same in every table. */
+  languageNames: { en: 'English', ja: '日本語' },
+  appearanceHint: 'For this browser (or the desktop window) only; applies at once.',
+
+  timeLimits: 'Time limits',
+  timeLimitsIntro:
+    "A call nobody decides within its tool's time limit is declined as expired, and the agent is told so. Snooze a call from its details to give it longer.",
+  noTimeLimits: 'No time limits: calls wait until someone decides.',
+  tool: 'Tool',
+  toolPlaceholder: 'tool name, or * for every other tool',
+  expiresAfter: 'Expires after',
+  unit: 'Unit',
+  units: { seconds: 'seconds', minutes: 'minutes', hours: 'hours', days: 'days' },
+  removeLimit: (tool: string) => `Remove the time limit of ${tool}`,
+  thisRule: 'this rule',
+  addLimit: 'Add a time limit',
+  warnBefore: 'Warn before the deadline',
+  amount: 'Amount',
+  warnHint: "Inside this window a call's countdown is shown as a warning.",
+  saveLimits: 'Save time limits',
+  limitsSavedNone: 'Saved. No time limits.',
+  /** `rules`: the `limitRule`s joined by `limitSeparator`. */
+  limitsSaved: (rules: string) => `Saved. ${rules}.`,
+  limitRule: (tool: string, after: string) => `${tool} after ${after}`,
+  limitSeparator: ', ',
+
+  notifyStatus: 'Desktop notifications:',
+  /** `{cmd}`: `serve --notify` as code. */
+  statusOff: 'off in this process (start with {cmd} or use the desktop app)',
+  /** `{error}`: the reason; `{since}`: `statusSince` or nothing; `{missed}`: the count. */
+  statusUnavailable: (missed: number) => `on, but not available: {error}{since}; {missed} ${missed === 1 ? 'call' : 'calls'} not told`,
+  statusSince: ' (since {time})',
+  noReason: 'no reason given',
+  /** `{shown}`: the count. */
+  statusWorking: 'on, working ({shown} shown)',
+  statusUntried: 'on, none shown yet',
 };
