@@ -1,6 +1,6 @@
 // Takes the README's screenshots: a real server with paused and decided demo calls, the console in
 // Debian chromium, in the light and the dark theme: the queue with a call open, a call whose
-// arguments hide characters (flagged), and the audit view. Not a test:
+// arguments hide characters (flagged), and the audit view; and the queue in Japanese. Not a test:
 //   node tests/e2e/screenshot.mjs [out-dir]      (default docs/)
 import { join } from 'node:path';
 import { launchBrowser, openConsole, repoRoot, row, startServer } from './helpers.mjs';
@@ -37,7 +37,14 @@ try {
     await page.screenshot({ path: join(outDir, `audit-${theme}.png`) });
     await context.close();
   }
-  console.log(`wrote queue-, hidden- and audit-{light,dark}.png in ${outDir}`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'light', locale: 'ja-JP' });
+  const page = await context.newPage();
+  await openConsole(page, server);
+  await row(page, item.id).click();
+  await page.locator(`[data-testid="detail"][data-id="${item.id}"]`).waitFor();
+  await page.screenshot({ path: join(outDir, 'queue-ja.png') });
+  await context.close();
+  console.log(`wrote queue-, hidden- and audit-{light,dark}.png and queue-ja.png in ${outDir}`);
 } finally {
   await browser.close();
   await server.stop();

@@ -44,7 +44,7 @@ export const queue: Messages['queue'] = {
   clearFilters: '絞り込みを解除',
   listNewestFirst: '呼び出し（新しい順）',
   listOldestFirst: '呼び出し（古い順）',
-  kinds: { approval: '承認', suspend: '一時停止' },
+  kinds: { approval: '要承認', suspend: '一時停止' },
   states: { pending: '保留中', decided: '決定済み', delivered: '配信済み', failed: '失敗', interrupted: '中断', gone: '消失' },
   awaitingDelivery: '配信待ち',
   expired: '期限切れ',
