@@ -70,7 +70,7 @@ test('日本語 chosen in Settings applies at once, survives a reload, and passe
     assert.equal(await htmlLang(page), 'ja');
     assert.equal(await textOf(page.locator('#settings-h')), '設定');
     assert.equal(await textOf(page.locator('[data-testid="language-settings"] legend')), '言語');
-    assert.equal(await textOf(page.locator('[data-testid="notify-settings"] h3')), '通知');
+    assert.equal(await textOf(page.locator('[data-testid="notify-settings"] h3')), '通知と高リスクのツール');
     assert.equal(await textOf(page.locator('[data-testid="expiry-settings"] h3')), '制限時間');
     assert.equal(await textOf(page.locator('[data-testid="appearance-settings"] h3')), '外観');
     assert.equal(await stored(page), 'ja');

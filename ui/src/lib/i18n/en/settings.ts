@@ -1,7 +1,7 @@
 /** English words of the `settings` section (see ../index.svelte.ts): notifications, time limits, desktop, appearance. */
 export const settings = {
   title: 'Settings',
-  notifications: 'Notifications',
+  notifications: 'Notifications and high-risk tools',
   notifyIntro:
     'A desktop notification for each new call waiting for a decision, with Approve, Decline and Open. Changes apply to the next new call.',
   notifyOffNote: 'They are turned off in the settings below.',
@@ -20,7 +20,7 @@ export const settings = {
   agentsHint: 'Only calls of these agent ids, comma-separated. Empty: all agents.',
   highRisk: 'High-risk tools',
   highRiskHint:
-    'One tool name per line. Calls of these tools are never offered Approve from a notification (only Decline and Open): approve them here, in the console, where Approve asks to confirm first.',
+    'One tool name per line. Every call of these tools needs an operator: Approve asks to confirm first, a notification offers only Decline and Open, and no "always allow" grant applies to them.',
   saving: 'Saving…',
   notifySaved: 'Saved. Applies to the next new call.',
   desktop: 'Desktop',

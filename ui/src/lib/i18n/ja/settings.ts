@@ -3,7 +3,7 @@ import type { Messages } from '../en';
 /** Japanese words of the `settings` section (see ../index.svelte.ts and ../GLOSSARY.md). */
 export const settings: Messages['settings'] = {
   title: '設定',
-  notifications: '通知',
+  notifications: '通知と高リスクのツール',
   notifyIntro:
     '決定を待つ新しい呼び出しごとに、承認・拒否・開くのボタン付きでデスクトップ通知を表示します。変更は次の新しい呼び出しから適用されます。',
   notifyOffNote: '下の設定で通知はオフになっています。',
@@ -20,7 +20,7 @@ export const settings: Messages['settings'] = {
   agentsHint: 'これらのエージェント ID の呼び出しのみ（カンマ区切り）。空欄ならすべてのエージェントです。',
   highRisk: '高リスクのツール',
   highRiskHint:
-    '1 行に 1 つのツール名を書きます。これらのツールの呼び出しは通知から承認できません（拒否と開くのみ）。承認はこのコンソールで行ってください。コンソールでは承認の前に確認を求めます。',
+    '1 行に 1 つのツール名を書きます。これらのツールの呼び出しは毎回オペレーターの判断が必要です。承認の前に確認を求め、通知からは拒否と開くのみ、「常に許可」ルールも適用されません。',
   saving: '保存中…',
   notifySaved: '保存しました。次の新しい呼び出しから適用されます。',
   desktop: 'デスクトップ',
