@@ -45,7 +45,7 @@ describe('SettingsView', () => {
     expect(input('notify-agents').placeholder).toBe('all');
     expect(input('notify-high-risk').value).toBe('delete_record\nsend_email');
     expect(text(target.querySelector('#' + input('notify-high-risk').getAttribute('aria-describedby')))).toContain(
-      'never offered Approve from a notification',
+      'a notification offers only Decline and Open',
     );
     // Every field has a label (wrapping, or `for` its id).
     for (const el of target.querySelectorAll('input, textarea')) {
