@@ -97,8 +97,37 @@ export class QueueModel {
     this.searchTimer = null;
   }
 
+  /**
+   * The event stream (re)opened, so events may have been missed: loads the first page again. A
+   * first page already on its way for the same view is shown when it comes, not dropped (at start
+   * the list and the stream open together: the first rows need not wait for the stream), and the
+   * reload follows it.
+   */
+  async catchUp(): Promise<void> {
+    const underWay = this.reloading;
+    if (underWay) {
+      const gen = this.generation;
+      await underWay;
+      // Another view was asked for meanwhile: its own load is the newer one.
+      if (gen !== this.generation) return;
+    }
+    return this.reload();
+  }
+
+  /** The reload under way, if any. */
+  private reloading: Promise<void> | null = null;
+
   /** Loads the first page again, and the counts; answers to older loads are dropped. */
-  async reload(): Promise<void> {
+  reload(): Promise<void> {
+    const load = this.load();
+    this.reloading = load;
+    void load.finally(() => {
+      if (this.reloading === load) this.reloading = null;
+    });
+    return load;
+  }
+
+  private async load(): Promise<void> {
     const gen = ++this.generation;
     this.loading = true;
     this.refreshCounts();

@@ -71,3 +71,53 @@ describe('QueueModel live updates', () => {
     expect(queue.counts).toMatchObject({ pending: 2, pendingTotal: 2 });
   });
 });
+
+describe('QueueModel catching up after the event stream opened', () => {
+  /** listQueue answers only when the test releases it, in order. */
+  function gated(backend: FakeBackend) {
+    const release: (() => void)[] = [];
+    const list = backend.listQueue.bind(backend);
+    backend.listQueue = async (filter) => {
+      await new Promise<void>((r) => release.push(r));
+      return list(filter);
+    };
+    return release;
+  }
+
+  it('shows the first page as soon as it comes, then loads it again', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'a' }));
+    const release = gated(backend);
+    const first = queue.reload();
+    const caught = queue.catchUp();
+    await Promise.resolve();
+    expect(release).toHaveLength(1);
+    release[0]();
+    await first;
+    expect(queue.items.map((i) => i.id)).toEqual(['a']);
+    // A call paused before the stream opened: the reload that follows brings it.
+    backend.add(makeItem({ id: 'b', pausedAt: '2025-01-01T11:00:00Z' }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(release).toHaveLength(2);
+    release[1]();
+    await caught;
+    expect(queue.items.map((i) => i.id)).toEqual(['b', 'a']);
+  });
+
+  it('does not reload over a view asked for meanwhile', async () => {
+    const { backend, queue } = setup();
+    const release = gated(backend);
+    void queue.reload();
+    const caught = queue.catchUp();
+    await Promise.resolve();
+    const other = queue.setFilter({ tab: 'all' });
+    release[0]();
+    await new Promise((r) => setTimeout(r, 0));
+    release[1]();
+    await other;
+    await caught;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(release).toHaveLength(2);
+    expect(queue.filter.tab).toBe('all');
+  });
+});
