@@ -318,25 +318,38 @@ async fn c3_an_approve_from_a_notification_after_the_arguments_changed_sends_not
     assert!(now["decision"].is_null(), "no decision stored: {now}");
 }
 
+/// `approval-console serve --notify` on a fresh data directory in `tmp`, with these environment
+/// variables set (`None`: removed); its stderr goes to `tmp/stderr`. The child and its base URL.
+fn serve_notify(tmp: &tempfile::TempDir, env: &[(&str, Option<&str>)]) -> (std::process::Child, String) {
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut command = std::process::Command::new(BIN);
+    command
+        .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN, "--notify"])
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(tmp.path().join("stderr")).unwrap());
+    for (name, value) in env {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let at = line.find("http://").unwrap();
+    let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+    (child, base)
+}
+
 /// No notification service at all: the console keeps working and says so once (a plain `cargo test`
 /// runs this one; it needs no desktop).
 #[tokio::test]
 async fn c4_without_a_notification_service_the_console_keeps_working_and_says_so_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let mut child = std::process::Command::new(BIN)
-        .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN, "--notify"])
-        .env("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}", tmp.path().join("no-bus").display()))
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::fs::File::create(tmp.path().join("stderr")).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let at = line.find("http://").unwrap();
-    let base = &line[at..line[at..].find("/#").unwrap() + at];
+    let bus = format!("unix:path={}", tmp.path().join("no-bus").display());
+    let (mut child, base) = serve_notify(&tmp, &[("DBUS_SESSION_BUS_ADDRESS", Some(bus.as_str()))]);
     let http = reqwest::Client::new();
     let post = |path: &str, body: Value| http.post(format!("{base}{path}")).bearer_auth(TOKEN).json(&body).send();
     for text in ["delete rec-a", "delete rec-b"] {
@@ -371,23 +384,7 @@ async fn notifications_follow_a_japanese_locale() {
     close_all();
     let before = shown().len();
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let mut child = std::process::Command::new(BIN)
-        .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0", "--token", TOKEN, "--notify"])
-        .env("LANG", "ja_JP.UTF-8")
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env_remove("LANGUAGE")
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::fs::File::create(tmp.path().join("stderr")).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let at = line.find("http://").unwrap();
-    let base = line[at..line[at..].find("/#").unwrap() + at].to_owned();
+    let (mut child, base) = serve_notify(&tmp, &[("LANG", Some("ja_JP.UTF-8")), ("LC_ALL", None), ("LC_MESSAGES", None), ("LANGUAGE", None)]);
     let http = reqwest::Client::new();
     let r = http.post(format!("{base}/api/agents/demo/generate")).bearer_auth(TOKEN).json(&json!({ "messages": "delete rec-ja" })).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);

@@ -4,6 +4,8 @@
  * `app.css` holds both palettes. With "system", the attribute follows `prefers-color-scheme` live.
  */
 
+import { pageStorage, readStored, writeStored } from './stored';
+
 export type ThemeChoice = 'system' | 'light' | 'dark';
 export type Theme = 'light' | 'dark';
 
@@ -46,7 +48,7 @@ export class ThemeSetting {
    */
   start(): void {
     if (this.stop) return;
-    this.choice = parseThemeChoice(this.read());
+    this.choice = parseThemeChoice(readStored(this.storage, THEME_STORAGE_KEY));
     this.systemDark = this.dark?.matches ?? false;
     this.apply();
     const onChange = (e: MediaQueryListEvent) => {
@@ -66,32 +68,12 @@ export class ThemeSetting {
   /** Stores and applies a choice. A storage that refuses (private mode, quota) only loses it for the next start. */
   set(choice: ThemeChoice): void {
     this.choice = choice;
-    try {
-      this.storage?.setItem(THEME_STORAGE_KEY, choice);
-    } catch {
-      // applied for this page all the same
-    }
+    writeStored(this.storage, THEME_STORAGE_KEY, choice);
     this.apply();
-  }
-
-  private read(): string | null {
-    try {
-      return this.storage?.getItem(THEME_STORAGE_KEY) ?? null;
-    } catch {
-      return null;
-    }
   }
 
   private apply(): void {
     this.root.dataset.theme = this.theme;
-  }
-}
-
-function pageStorage(): Storage | null {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
   }
 }
 

@@ -12,6 +12,7 @@
 
 import { en, type Messages } from './en';
 import { ja } from './ja';
+import { pageStorage, readStored, writeStored } from '../stored';
 
 export type { Messages };
 export type LanguageChoice = 'system' | 'en' | 'ja';
@@ -71,7 +72,7 @@ export class LanguageSetting {
   /** Reads the stored choice, applies it, and follows the system's changes. Again: a no-op. */
   start(): void {
     if (this.stop) return;
-    this.choice = parseLanguageChoice(this.read());
+    this.choice = parseLanguageChoice(readStored(this.storage, LANGUAGE_STORAGE_KEY));
     this.preferred = this.source?.languages() ?? [];
     this.apply();
     const off = this.source?.onChange(() => {
@@ -90,32 +91,12 @@ export class LanguageSetting {
   /** Stores and applies a choice. A storage that refuses only loses it for the next start. */
   set(choice: LanguageChoice): void {
     this.choice = choice;
-    try {
-      this.storage?.setItem(LANGUAGE_STORAGE_KEY, choice);
-    } catch {
-      // applied for this page all the same
-    }
+    writeStored(this.storage, LANGUAGE_STORAGE_KEY, choice);
     this.apply();
-  }
-
-  private read(): string | null {
-    try {
-      return this.storage?.getItem(LANGUAGE_STORAGE_KEY) ?? null;
-    } catch {
-      return null;
-    }
   }
 
   private apply(): void {
     if (this.root) this.root.lang = this.language;
-  }
-}
-
-function pageStorage(): Storage | null {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
   }
 }
 
