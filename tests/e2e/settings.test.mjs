@@ -26,11 +26,11 @@ test('notification settings survive a reload; a bad time is refused with invalid
     assert.equal(await page.locator('[data-testid="notify-warning"]').count(), 0);
 
     // The server's defaults.
-    assert.equal(await page.getByLabel('High-risk tools').inputValue(), '');
+    assert.equal(await page.getByLabel('High-risk tools', { exact: true }).inputValue(), '');
     assert.equal(await page.getByLabel('No notifications between these times').isChecked(), false);
     assert.equal(await page.getByLabel('From').isDisabled(), true);
 
-    await page.getByLabel('High-risk tools').fill('delete_record\nsend_email');
+    await page.getByLabel('High-risk tools', { exact: true }).fill('delete_record\nsend_email');
     await page.getByLabel('No notifications between these times').check();
     await page.getByLabel('From').fill('22:30');
     await page.getByLabel('Until').fill('06:45');
@@ -51,7 +51,7 @@ test('notification settings survive a reload; a bad time is refused with invalid
     await page.reload();
     await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
     await openSettings(page);
-    assert.equal(await page.getByLabel('High-risk tools').inputValue(), 'delete_record\nsend_email');
+    assert.equal(await page.getByLabel('High-risk tools', { exact: true }).inputValue(), 'delete_record\nsend_email');
     assert.equal(await page.getByLabel('No notifications between these times').isChecked(), true);
     assert.equal(await page.getByLabel('From').inputValue(), '22:30');
     assert.equal(await page.getByLabel('Until').inputValue(), '06:45');
@@ -60,7 +60,7 @@ test('notification settings survive a reload; a bad time is refused with invalid
 
     // A time left incomplete is sent as it is, and the server refuses it; nothing changes there.
     await page.getByLabel('From').fill('');
-    await page.getByLabel('High-risk tools').fill('wire_money');
+    await page.getByLabel('High-risk tools', { exact: true }).fill('wire_money');
     await page.locator('[data-testid="notify-save"]').click();
     const err = page.locator('[data-testid="settings-save-error"]');
     await err.waitFor();
