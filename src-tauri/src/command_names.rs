@@ -13,6 +13,7 @@ pub const COMMANDS: &[&str] = &[
     "decision_history",
     "export_audit",
     "save_audit_export",
+    "set_language",
     "engines",
     "add_engine",
     "edit_engine",

@@ -96,6 +96,20 @@ pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String>
     Ok(app.export_audit_text(ExportFormat::parse(&format)?).await?)
 }
 
+/// The language chosen in the window (`en`, `ja`, or `system`: the desktop's locale): the app's
+/// notifications and tray speak it too.
+#[tauri::command]
+pub async fn set_language<R: tauri::Runtime>(handle: tauri::AppHandle<R>, language: String) -> Answer<()> {
+    let choice = approval_console::notify::Lang::parse_choice(&language).ok_or_else(|| CommandError {
+        code: "invalid_request".into(),
+        message: format!("unknown language {language:?}: en, ja or system"),
+        details: None,
+    })?;
+    approval_console::notify::Lang::choose(choice);
+    crate::tray::relabel(&handle).await;
+    Ok(())
+}
+
 /// `{path}`: where the window's audit export was saved.
 #[derive(Debug, serde::Serialize)]
 pub struct SavedFile {

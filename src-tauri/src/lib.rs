@@ -47,6 +47,7 @@ pub fn build<R: Runtime>(
             commands::decision_history,
             commands::export_audit,
             commands::save_audit_export,
+            commands::set_language,
             commands::engines,
             commands::add_engine,
             commands::edit_engine,

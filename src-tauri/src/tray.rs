@@ -17,6 +17,7 @@ pub fn create<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<TrayIcon<R
     let pause = CheckMenuItem::with_id(app, "pause", lang.tray_pause(), true, false, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", lang.tray_quit(), true, None::<&str>)?;
     let menu = Menu::with_items(app, &[&open, &pause, &PredefinedMenuItem::separator(app)?, &quit])?;
+    app.manage(TrayItems { open: open.clone(), pause: pause.clone(), quit: quit.clone() });
     let mut builder = TrayIconBuilder::with_id(TRAY).menu(&menu).tooltip("Approval Console");
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
@@ -34,6 +35,24 @@ pub fn create<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<TrayIcon<R
             _ => {}
         })
         .build(app)
+}
+
+/// The tray menu's items, to say them again in another language.
+struct TrayItems<R: Runtime> {
+    open: MenuItem<R>,
+    pause: CheckMenuItem<R>,
+    quit: MenuItem<R>,
+}
+
+/// Says the tray's menu and tooltip in the language now current (after a choice in the window).
+pub async fn relabel<R: Runtime>(app: &tauri::AppHandle<R>) {
+    if let Some(items) = app.try_state::<TrayItems<R>>() {
+        let lang = Lang::current();
+        let _ = items.open.set_text(lang.tray_open());
+        let _ = items.pause.set_text(lang.tray_pause());
+        let _ = items.quit.set_text(lang.tray_quit());
+    }
+    refresh(app).await;
 }
 
 /// Shows the pending count on the tray icon (title where the desktop shows one, and the tooltip).

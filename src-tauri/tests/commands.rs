@@ -284,3 +284,16 @@ fn a_window_without_the_capability_can_call_nothing() {
     // The main window may.
     assert!(d.invoke("queue_page", json!({ "query": {} })).is_ok());
 }
+
+#[test]
+fn the_windows_language_choice_reaches_the_apps_notifications() {
+    use approval_console::notify::Lang;
+    let d = desktop();
+    d.invoke("set_language", json!({ "language": "ja" })).unwrap();
+    assert_eq!(Lang::current(), Lang::Ja);
+    assert_eq!(Lang::current().wants_to_run("demo", "delete_record"), "demo が delete_record の実行を求めています");
+    assert_eq!(d.invoke("set_language", json!({ "language": "fr" })).unwrap_err()["code"], "invalid_request");
+    assert_eq!(Lang::current(), Lang::Ja, "a refused choice changes nothing");
+    d.invoke("set_language", json!({ "language": "system" })).unwrap();
+    assert_eq!(Lang::current(), Lang::of_locale());
+}

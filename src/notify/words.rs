@@ -1,9 +1,14 @@
 //! The words of desktop notifications and the tray, in English or Japanese. They follow the
 //! operator's desktop locale (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`, as gettext reads them),
-//! like the window's "system" language does through WebKitGTK; the window's own language choice is
-//! a browser setting the notifying process does not see.
+//! like the window's "system" language does through WebKitGTK — unless the window says the
+//! operator chose a language there ([`Lang::choose`], the desktop app); a browser on `serve
+//! --notify` keeps its choice to itself.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
+
+/// The language chosen in the window: 0 none (the locale's), 1 English, 2 Japanese.
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// A language the console speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,10 +31,42 @@ impl Lang {
         })
     }
 
-    /// The language of this process's locale, read from the environment once; English by default.
+    /// The language chosen in the window if any, else the one of this process's locale (read from
+    /// the environment once; English by default).
     pub fn current() -> Self {
+        match CHOSEN.load(Ordering::Relaxed) {
+            1 => Self::En,
+            2 => Self::Ja,
+            _ => Self::of_locale(),
+        }
+    }
+
+    /// The language of this process's locale.
+    pub fn of_locale() -> Self {
         static LANG: OnceLock<Lang> = OnceLock::new();
         *LANG.get_or_init(|| Self::from_env(|name| std::env::var(name).ok()))
+    }
+
+    /// The operator chose a language in the window (`None`: the system's, i.e. the locale's).
+    pub fn choose(lang: Option<Self>) {
+        CHOSEN.store(
+            match lang {
+                None => 0,
+                Some(Self::En) => 1,
+                Some(Self::Ja) => 2,
+            },
+            Ordering::Relaxed,
+        );
+    }
+
+    /// `en`, `ja`, or `system` (`None`), as the window names its choices.
+    pub fn parse_choice(text: &str) -> Option<Option<Self>> {
+        match text {
+            "system" => Some(None),
+            "en" => Some(Some(Self::En)),
+            "ja" => Some(Some(Self::Ja)),
+            _ => None,
+        }
     }
 
     /// As gettext looks: `LANGUAGE` (unless the locale is `C`), then `LC_ALL`, `LC_MESSAGES`, `LANG`.
@@ -177,6 +214,19 @@ mod tests {
         assert_eq!(env(&[("LANG", "C"), ("LANGUAGE", "ja")]), Lang::En, "gettext ignores LANGUAGE under the C locale");
         assert_eq!(env(&[("LANG", "de_DE.UTF-8")]), Lang::En, "a language the console does not speak");
         assert_eq!(env(&[("LANG", ""), ("LC_ALL", ""), ("LC_MESSAGES", "ja_JP")]), Lang::Ja, "empty variables are unset");
+    }
+
+    #[test]
+    fn a_language_chosen_in_the_window_wins_over_the_locale_until_system_is_chosen_again() {
+        assert_eq!(Lang::parse_choice("ja"), Some(Some(Lang::Ja)));
+        assert_eq!(Lang::parse_choice("system"), Some(None));
+        assert_eq!(Lang::parse_choice("fr"), None);
+        let locale = Lang::of_locale();
+        let other = if locale == Lang::En { Lang::Ja } else { Lang::En };
+        Lang::choose(Some(other));
+        assert_eq!(Lang::current(), other);
+        Lang::choose(None);
+        assert_eq!(Lang::current(), locale);
     }
 
     #[test]

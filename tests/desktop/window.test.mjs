@@ -76,3 +76,21 @@ test('the audit export buttons save a file the operator can find, and the window
   }
   await click('[data-testid="queue-tab"]');
 });
+
+test("日本語 chosen in the window: the app's next notification is in Japanese too", async () => {
+  const log = process.env.DUNST_PRINT_LOG;
+  await click('[data-testid="settings-tab"]');
+  await click('[data-testid="language-ja"]');
+  await waitFor(async () => (await text('[data-testid="settings-tab"]')) === '設定', 'the window in Japanese');
+  try {
+    const before = (readFileSync(log, 'utf8').match(/summary: /g) || []).length;
+    execFileSync('dunstctl', ['close-all']);
+    await pause('delete rec-ja-window');
+    await waitFor(() => (readFileSync(log, 'utf8').match(/summary: /g) || []).length > before, 'the notification');
+    const shown = readFileSync(log, 'utf8').split('summary: ').slice(before + 1).join('');
+    assert.match(shown, /delete_record の実行を求めています/);
+  } finally {
+    await click('[data-testid="language-system"]');
+    await click('[data-testid="queue-tab"]');
+  }
+});

@@ -208,6 +208,8 @@ export interface Backend {
    * downloads): writes the export as a new file in the Downloads folder and answers its path.
    */
   saveAuditExport?(format: ExportFormat): Promise<SavedFile>;
+  /** Only the desktop app: the language chosen in the window, for its notifications and tray too. */
+  setLanguage?(choice: 'system' | 'en' | 'ja'): Promise<void>;
   /** Remote engines by name, with live health (not pushed as events: poll). */
   listEngines(): Promise<EngineView[]>;
   /** Adds a remote engine; a token goes to the OS keyring (`keyring_unavailable` / `keyring_locked` if it cannot). */

@@ -10,6 +10,7 @@ const COMMANDS = [
   'queue_counts',
   'queue_item',
   'save_audit_export',
+  'set_language',
   'previous_call',
   'approve',
   'approve_edited',
@@ -105,6 +106,7 @@ describe('TauriBackend commands', () => {
     },
     { name: 'decisionHistory', run: (b) => b.decisionHistory({ cursor: '7' }), cmd: 'decision_history', args: { query: { limit: 50, cursor: '7' } } },
     { name: 'exportAudit', run: (b) => b.exportAudit('csv'), cmd: 'export_audit', args: { format: 'csv' } },
+    { name: 'setLanguage', run: (b) => b.setLanguage!('ja'), cmd: 'set_language', args: { language: 'ja' } },
     { name: 'saveAuditExport', run: (b) => b.saveAuditExport!('jsonl'), cmd: 'save_audit_export', args: { format: 'jsonl' } },
     {
       name: 'testEngine',

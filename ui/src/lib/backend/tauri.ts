@@ -41,6 +41,7 @@ export type TauriCommand =
   | 'queue_counts'
   | 'queue_item'
   | 'save_audit_export'
+  | 'set_language'
   | 'previous_call'
   | 'approve'
   | 'approve_edited'
@@ -165,6 +166,11 @@ export class TauriBackend implements Backend {
   /** The window's export: saved by the app in the Downloads folder (a download inside WebKitGTK goes nowhere reliable). */
   saveAuditExport(format: ExportFormat): Promise<SavedFile> {
     return call('save_audit_export', { format });
+  }
+
+  /** The app's notifications and tray follow the window's language choice. */
+  setLanguage(choice: 'system' | 'en' | 'ja'): Promise<void> {
+    return call('set_language', { language: choice });
   }
 
   listEngines(): Promise<EngineView[]> {

@@ -138,6 +138,8 @@ export class FakeBackend implements Backend {
   subscriber: Subscriber | null = null;
   /** Unset, like the web backend's; a test sets it to act as the desktop app, which saves exports itself. */
   saveAuditExport?: Backend['saveAuditExport'];
+  /** Unset, like the web backend's; a test sets it to act as the desktop app. */
+  setLanguage?: Backend['setLanguage'];
   engines = new Map<string, EngineView>();
   /** What the next successful `syncEngine` reports. */
   syncReport: SyncReport = { full: true, agents: 1, listed: 2, added: 2, changed: 0, gone: 0, skipped: 0 };
