@@ -82,8 +82,9 @@ async fn main() {
                 resource_id: None,
                 options: Default::default(),
                 run_id: None,
+                started_by: None,
             };
-            app.send(request, false, None).await.unwrap();
+            app.send(request, false, None, &app.local_actor("bench")).await.unwrap();
             let paused = Instant::now();
             let deadline = paused + Duration::from_secs(10);
             loop {

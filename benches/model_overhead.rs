@@ -56,6 +56,7 @@ async fn one_cycle(app: &App, i: usize) {
                 resource_id: None,
                 options: RunOptions::default(),
                 run_id: None,
+                started_by: None,
             },
             None,
         )

@@ -114,6 +114,41 @@ enum Command {
         #[command(subcommand)]
         command: SecretCommand,
     },
+    /// Credentials for the HTTP API, each with a role: `agent` (start runs, list its own suspended
+    /// runs; never decide), `operator` (the console and decisions), `admin` (also grants, settings,
+    /// engines).
+    ///
+    /// Only a hash of each token is stored: a token is shown once, when it is made. The token that
+    /// `serve` prints (or `--token`) is the local admin's and is not listed here.
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokensCommand {
+    /// Make a credential and print its token, alone, on the last line of standard output.
+    ///
+    /// E.g. `TOKEN=$(approval-console tokens add ci-bot --role agent | tail -1)`.
+    Add {
+        /// A name for the audit log: 1–64 letters, digits, '.', '_', '-'.
+        name: String,
+        /// What the token may do.
+        #[arg(long, value_parser = ["agent", "operator", "admin"])]
+        role: String,
+    },
+    /// The credentials: name, role, when made and last used (never a token).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a credential: its token stops working at once, also in a running `serve`.
+    Revoke {
+        /// The credential's name.
+        name: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -168,6 +203,10 @@ enum EnginesCommand {
         /// Forget the stored token.
         #[arg(long)]
         clear_token: bool,
+        /// With --url: send the stored token to the new URL too. Without it, changing the URL of an
+        /// engine that has a token needs --token or --clear-token.
+        #[arg(long, requires = "url", conflicts_with_all = ["token", "clear_token"])]
+        keep_token: bool,
         #[arg(long)]
         poll_ms: Option<u32>,
     },
@@ -334,6 +373,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
             out.flush()?;
         }
         Command::Engines { command } => return engines(&app, command).await,
+        Command::Tokens { command } => tokens(&app, command).await?,
         Command::Openapi | Command::Agents | Command::Secret { .. } => unreachable!("handled above"),
     }
     Ok(std::process::ExitCode::SUCCESS)
@@ -365,7 +405,7 @@ async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> 
             return Ok(());
         }
     }
-    let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: app.operator("cli") };
+    let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: app.local_actor("cli").audit_name() };
     let after = app.console.decide_and_deliver(&id, request).await?;
     let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
     println!("{verb}d: {}; state {:?}; outcome {}", id, after.queued.state, visible(&outcome.to_string()));
@@ -395,16 +435,16 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         }
         EnginesCommand::Add { name, url, token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, session_only: false, poll_ms: Some(poll_ms) }).await?;
+            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, keep_token: false, session_only: false, poll_ms: Some(poll_ms) }).await?;
             println!("added engine {} at {}{}", visible(&row.name), visible(&row.base_url), if row.token_ref.is_some() { " (token in the OS keyring)" } else { "" });
             match app.remotes.sync_now(&row.name).await {
                 Ok(r) => println!("reachable: {} agents, {} waiting calls queued", r.agents, r.added + r.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
             }
         }
-        EnginesCommand::Edit { name, url, token, clear_token, poll_ms } => {
+        EnginesCommand::Edit { name, url, token, clear_token, keep_token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, session_only: false, poll_ms }).await?;
+            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, keep_token, session_only: false, poll_ms }).await?;
             println!("changed engine {}: {} poll {} ms{}", visible(&row.name), visible(&row.base_url), row.poll_ms, if row.token_ref.is_some() { ", token in the OS keyring" } else { ", no token" });
         }
         EnginesCommand::Remove { name } => {
@@ -420,6 +460,38 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         },
     }
     Ok(ok)
+}
+
+/// `tokens add|list|revoke`, as the local admin.
+async fn tokens(app: &App, command: TokensCommand) -> Result<()> {
+    let by = app.local_actor("cli");
+    match command {
+        TokensCommand::Add { name, role } => {
+            let role = approval_console::domain::Role::parse(&role).expect("clap checked it");
+            let made = app.add_token(&name, role, &by).await?;
+            println!("made credential {} with role {role}; its token (shown only now):", visible(&made.credential.name));
+            println!("{}", made.secret);
+        }
+        TokensCommand::List { json } => {
+            let list = app.tokens(&by).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else if list.is_empty() {
+                println!("No credentials. Make one: approval-console tokens add <name> --role agent|operator|admin");
+            } else {
+                println!("{:<24} {:<9} {:<26} LAST USED", "NAME", "ROLE", "CREATED");
+                for c in &list {
+                    let used = c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
+                    println!("{:<24} {:<9} {:<26} {used}", visible(&c.name), c.role, c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+                }
+            }
+        }
+        TokensCommand::Revoke { name } => {
+            let role = app.revoke_token(&name, &by).await?;
+            println!("revoked credential {} ({role}): its token no longer works", visible(&name));
+        }
+    }
+    Ok(())
 }
 
 /// `secret set|check|delete`: needs no data directory. Prints names and lengths, never a value.

@@ -29,6 +29,7 @@ pub const COMMANDS: &[&str] = &[
     "snooze",
     "grants",
     "create_grant",
+    "preview_grant",
     "revoke_grant",
     "autostart",
     "set_autostart",

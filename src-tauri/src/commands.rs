@@ -6,7 +6,7 @@ use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult
 use approval_console::app::queue::{AuditPage, AuditQuery, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery};
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
-use approval_console::console::grants::{Grant, NewGrant};
+use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
 use approval_console::domain::{Error, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
@@ -56,23 +56,23 @@ pub async fn previous_call(app: State<'_, App>, id: String) -> Answer<PreviousCa
 
 #[tauri::command]
 pub async fn approve(app: State<'_, App>, id: String, fingerprint: String) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Approve, &fingerprint, CHANNEL).await?)
+    Ok(app.decide_shown(&id, Verdict::Approve, &fingerprint, &app.local_actor(CHANNEL)).await?)
 }
 
 /// Approve with edited arguments (local engine), bound to the fingerprint shown.
 #[tauri::command]
 pub async fn approve_edited(app: State<'_, App>, id: String, fingerprint: String, args: Value) -> Answer<QueueItem> {
-    Ok(app.approve_edited(&id, &fingerprint, args, CHANNEL).await?)
+    Ok(app.approve_edited(&id, &fingerprint, args, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn decline(app: State<'_, App>, id: String, fingerprint: String, reason: Option<String>) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Decline { reason }, &fingerprint, CHANNEL).await?)
+    Ok(app.decide_shown(&id, Verdict::Decline { reason }, &fingerprint, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn resume(app: State<'_, App>, id: String, fingerprint: String, data: Value) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Resume { data }, &fingerprint, CHANNEL).await?)
+    Ok(app.decide_shown(&id, Verdict::Resume { data }, &fingerprint, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -139,23 +139,23 @@ pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
 
 #[tauri::command]
 pub async fn add_engine(app: State<'_, App>, engine: NewEngine) -> Answer<EngineView> {
-    Ok(app.add_engine(engine).await?)
+    Ok(app.add_engine(engine, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn edit_engine(app: State<'_, App>, name: String, changes: EngineChanges) -> Answer<EngineView> {
-    Ok(app.edit_engine(&name, changes).await?)
+    Ok(app.edit_engine(&name, changes, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn remove_engine(app: State<'_, App>, name: String) -> Answer<()> {
-    Ok(app.remotes.remove(&name).await?)
+    Ok(app.remove_engine(&name, &app.local_actor(CHANNEL)).await?)
 }
 
 /// Tries a server before it is added; nothing is stored.
 #[tauri::command]
 pub async fn test_engine(app: State<'_, App>, test: EngineTest) -> Answer<EngineTestResult> {
-    Ok(app.test_engine(test).await?)
+    Ok(app.test_engine(test, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -180,8 +180,7 @@ pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSe
 
 #[tauri::command]
 pub async fn save_notification_settings(app: State<'_, App>, settings: NotificationSettings) -> Answer<NotificationSettings> {
-    settings.save(&app.db).await?;
-    Ok(settings)
+    Ok(app.save_notification_settings(settings, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -191,12 +190,12 @@ pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
 
 #[tauri::command]
 pub async fn save_expiry_settings(app: State<'_, App>, settings: ExpirySettings) -> Answer<ExpirySettings> {
-    Ok(app.save_expiry_settings(&settings).await?)
+    Ok(app.save_expiry_settings(&settings, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn snooze(app: State<'_, App>, id: String, secs: u64) -> Answer<QueueItem> {
-    Ok(app.snooze(&id, secs, CHANNEL).await?)
+    Ok(app.snooze(&id, secs, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -205,13 +204,19 @@ pub async fn grants(app: State<'_, App>) -> Answer<Vec<Grant>> {
 }
 
 #[tauri::command]
-pub async fn create_grant(app: State<'_, App>, grant: NewGrant) -> Answer<Grant> {
-    Ok(app.create_grant(&grant, CHANNEL).await?)
+pub async fn create_grant(app: State<'_, App>, grant: NewGrant) -> Answer<CreatedGrant> {
+    Ok(app.create_grant(&grant, &app.local_actor(CHANNEL)).await?)
+}
+
+/// How many waiting calls a grant would approve now; nothing is stored.
+#[tauri::command]
+pub async fn preview_grant(app: State<'_, App>, grant: NewGrant) -> Answer<GrantPreview> {
+    Ok(app.preview_grant(&grant, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
-    Ok(app.revoke_grant(&id, CHANNEL).await?)
+    Ok(app.revoke_grant(&id, &app.local_actor(CHANNEL)).await?)
 }
 
 /// Whether the app starts at login (an XDG autostart entry on Linux).

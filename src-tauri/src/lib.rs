@@ -63,6 +63,7 @@ pub fn build<R: Runtime>(
             commands::snooze,
             commands::grants,
             commands::create_grant,
+            commands::preview_grant,
             commands::revoke_grant,
             commands::autostart,
             commands::set_autostart,

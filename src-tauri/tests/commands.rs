@@ -43,8 +43,9 @@ impl Desktop {
             resource_id: None,
             options: Default::default(),
             run_id: None,
+            started_by: None,
         };
-        let run = tauri::async_runtime::block_on(self.core.send(request, false, None)).unwrap();
+        let run = tauri::async_runtime::block_on(self.core.send(request, false, None, &self.core.local_actor("test"))).unwrap();
         let page = self.invoke("queue_page", json!({ "query": { "run": run.as_str() } })).unwrap();
         page["items"][0].clone()
     }
@@ -241,9 +242,12 @@ fn expiry_settings_and_a_snooze_from_the_window() {
 fn grants_are_made_listed_and_revoked_from_the_window() {
     let d = desktop();
     let item = d.pause("delete rec-1");
-    let grant = d
-        .invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 } }))
-        .unwrap();
+    let new = json!({ "fromItem": item["id"], "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 });
+    let preview = d.invoke("preview_grant", json!({ "grant": new })).unwrap();
+    assert_eq!(preview, json!({ "approvesWaiting": 1, "includesFromItem": true }));
+    let made = d.invoke("create_grant", json!({ "grant": new })).unwrap();
+    assert_eq!(made["approvesWaiting"], 1, "{made}");
+    let grant = made["grant"].clone();
     assert_eq!((grant["toolName"].as_str(), grant["createdBy"].as_str().map(|s| s.ends_with("(desktop)"))), (Some("delete_record"), Some(true)), "{grant}");
     assert_eq!(d.invoke("grants", json!({})).unwrap()[0]["id"], grant["id"]);
     let revoked = d.invoke("revoke_grant", json!({ "id": grant["id"] })).unwrap();

@@ -1,12 +1,12 @@
 //! The console API: the queue, decisions, live events, the audit log, health, and its OpenAPI document.
 
 use super::error::{ApiResult, ErrorBody};
-use super::ApiState;
+use super::{ApiState, Caller};
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
 use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueCounts, QueueCountsQuery, PreviousCall, QueueItem, QueuePage, QueueQuery, QueueTab};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
-    CallKind, ChainLink, DecisionKind, Delivery, ItemState, Verdict,
+    CallKind, ChainLink, DecisionKind, Delivery, ItemState, Principal, PrincipalKind, Role, Verdict,
 };
 use crate::store::audit;
 use axum::extract::rejection::JsonRejection;
@@ -24,6 +24,7 @@ use utoipa::OpenApi;
 pub fn routes() -> Router<ApiState> {
     Router::new()
         .route("/api/health", get(health))
+        .route("/api/session", get(session))
         .route("/api/openapi.json", get(openapi))
         .route("/api/queue", get(list_queue))
         .route("/api/queue/counts", get(queue_counts))
@@ -50,6 +51,12 @@ pub struct Health {
 #[utoipa::path(get, path = "/api/health", security(()), responses((status = 200, description = "The server is up", body = Health)))]
 async fn health() -> Json<Health> {
     Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION") })
+}
+
+/// Who the presented token stands for: its name and role (the UI offers only what the role may do).
+#[utoipa::path(get, path = "/api/session", responses((status = 200, description = "The caller", body = Principal), (status = 401, body = ErrorBody)))]
+async fn session(caller: Caller) -> Json<Principal> {
+    Json(caller.0)
 }
 
 #[utoipa::path(get, path = "/api/queue", params(QueueQuery),
@@ -104,45 +111,45 @@ pub struct ResumeBody {
     data: Value,
 }
 
-async fn decide(state: &ApiState, id: String, verdict: Verdict, fingerprint: &str) -> ApiResult<Json<QueueItem>> {
-    Ok(Json(state.app.decide_shown(&id, verdict, fingerprint, "web").await?))
+async fn decide(state: &ApiState, caller: &Caller, id: String, verdict: Verdict, fingerprint: &str) -> ApiResult<Json<QueueItem>> {
+    Ok(Json(state.app.decide_shown(&id, verdict, fingerprint, &caller.web()).await?))
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve", params(("id" = String, Path)), request_body = ApproveBody,
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn approve(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ApproveBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn approve(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ApproveBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
-    decide(&state, id, Verdict::Approve, &body.fingerprint).await
+    decide(&state, &caller, id, Verdict::Approve, &body.fingerprint).await
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve-edited", params(("id" = String, Path)), request_body = ApproveEditedBody,
     responses((status = 200, description = "Approved with the edited arguments (local engine); the decision holds both fingerprints", body = QueueItem),
         (status = 400, description = "invalid_request", body = ErrorBody), (status = 422, description = "invalid_arguments: the edited arguments fail the tool's input schema (errors by path)", body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments)", body = ErrorBody)))]
-async fn approve_edited(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ApproveEditedBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn approve_edited(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ApproveEditedBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
-    Ok(Json(state.app.approve_edited(&id, &body.fingerprint, body.args, "web").await?))
+    Ok(Json(state.app.approve_edited(&id, &body.fingerprint, body.args, &caller.web()).await?))
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/decline", params(("id" = String, Path)), request_body = DeclineBody,
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn decline(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<DeclineBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn decline(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<DeclineBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     let reason = body.reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
-    decide(&state, id, Verdict::Decline { reason }, &body.fingerprint).await
+    decide(&state, &caller, id, Verdict::Decline { reason }, &body.fingerprint).await
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/resume", params(("id" = String, Path)), request_body = ResumeBody,
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 422, description = "invalid_resume_data, with the failing JSON paths", body = ErrorBody), (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn resume(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<ResumeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn resume(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ResumeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
-    decide(&state, id, Verdict::Resume { data: body.data }, &body.fingerprint).await
+    decide(&state, &caller, id, Verdict::Resume { data: body.data }, &body.fingerprint).await
 }
 
 /// Server-Sent Events: `queue` events `{type: added|updated, id}`; `resync` when this listener fell
@@ -228,9 +235,9 @@ impl utoipa::Modify for BearerAuth {
 #[derive(OpenApi)]
 #[openapi(
     modifiers(&BearerAuth),
-    info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`. Errors are `{code, message, details?}`."),
-    paths(health, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, QueueItem, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
+    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

@@ -2,7 +2,7 @@
 //! Tokens are accepted (and go to the OS keyring) but never answered back (C7).
 
 use super::error::{ApiResult, ErrorBody};
-use super::ApiState;
+use super::{ApiState, Caller};
 use crate::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
 use crate::engine::mastra::SyncReport;
 use crate::store::engines::HealthReport;
@@ -33,39 +33,39 @@ async fn list(State(state): State<ApiState>) -> ApiResult<Json<Vec<EngineView>>>
 #[utoipa::path(post, path = "/api/engines", request_body = NewEngine, responses(
     (status = 201, description = "Added; syncing starts at once", body = EngineView), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
     (status = 503, description = "keyring_unavailable / keyring_locked: the token could not be stored, nothing was added", body = ErrorBody)))]
-async fn add(State(state): State<ApiState>, body: Result<Json<NewEngine>, JsonRejection>) -> ApiResult<(StatusCode, Json<EngineView>)> {
+async fn add(State(state): State<ApiState>, caller: Caller, body: Result<Json<NewEngine>, JsonRejection>) -> ApiResult<(StatusCode, Json<EngineView>)> {
     let Json(body) = body?;
-    Ok((StatusCode::CREATED, Json(state.app.add_engine(body).await?)))
+    Ok((StatusCode::CREATED, Json(state.app.add_engine(body, &caller.web()).await?)))
 }
 
 #[utoipa::path(patch, path = "/api/engines/{name}", params(("name" = String, Path)), request_body = EngineChanges, responses(
     (status = 200, body = EngineView), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
-async fn edit(State(state): State<ApiState>, Path(name): Path<String>, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
+async fn edit(State(state): State<ApiState>, caller: Caller, Path(name): Path<String>, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
     let Json(body) = body?;
-    Ok(Json(state.app.edit_engine(&name, body).await?))
+    Ok(Json(state.app.edit_engine(&name, body, &caller.web()).await?))
 }
 
 #[utoipa::path(delete, path = "/api/engines/{name}", params(("name" = String, Path)), responses(
     (status = 204, description = "Removed, with its keyring entry; its queue entries stay as history"), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn remove(State(state): State<ApiState>, Path(name): Path<String>) -> ApiResult<StatusCode> {
-    state.app.remotes.remove(&name).await?;
+async fn remove(State(state): State<ApiState>, caller: Caller, Path(name): Path<String>) -> ApiResult<StatusCode> {
+    state.app.remove_engine(&name, &caller.web()).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 #[utoipa::path(post, path = "/api/engines/test", request_body = EngineTest, responses(
     (status = 200, description = "How the server answered (reachable, auth_failed, unreachable or incompatible); nothing is stored", body = EngineTestResult),
     (status = 400, description = "invalid_request: not an http(s) base URL", body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn test(State(state): State<ApiState>, body: Result<Json<EngineTest>, JsonRejection>) -> ApiResult<Json<EngineTestResult>> {
+async fn test(State(state): State<ApiState>, caller: Caller, body: Result<Json<EngineTest>, JsonRejection>) -> ApiResult<Json<EngineTestResult>> {
     let Json(body) = body?;
-    Ok(Json(state.app.test_engine(body).await?))
+    Ok(Json(state.app.test_engine(body, &caller.web()).await?))
 }
 
-async fn edit_named_test(state: State<ApiState>, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
-    edit(state, Path("test".into()), body).await
+async fn edit_named_test(state: State<ApiState>, caller: Caller, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
+    edit(state, caller, Path("test".into()), body).await
 }
 
-async fn remove_named_test(state: State<ApiState>) -> ApiResult<StatusCode> {
-    remove(state, Path("test".into())).await
+async fn remove_named_test(state: State<ApiState>, caller: Caller) -> ApiResult<StatusCode> {
+    remove(state, caller, Path("test".into())).await
 }
 
 #[utoipa::path(post, path = "/api/engines/{name}/sync", params(("name" = String, Path)), responses(

@@ -57,7 +57,13 @@ impl From<Error> for ApiError {
             Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
             Error::AlreadyServing { .. } => StatusCode::CONFLICT,
-            Error::HighRiskTool { .. } => StatusCode::CONFLICT,
+            Error::HighRiskTool { .. } | Error::HighRiskNeedsConsole { .. } => StatusCode::CONFLICT,
+            Error::Forbidden { .. } => StatusCode::FORBIDDEN,
+            Error::RunExists { .. } => StatusCode::CONFLICT,
+            Error::MissingArguments => StatusCode::CONFLICT,
+            Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::TokenRequired { .. } => StatusCode::BAD_REQUEST,
+            Error::UnsafePermissions { .. } => StatusCode::INTERNAL_SERVER_ERROR,
             Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -1,7 +1,7 @@
 //! Time limits for undecided calls, and snoozes, over HTTP.
 
 use super::error::{ApiResult, ErrorBody};
-use super::ApiState;
+use super::{ApiState, Caller};
 use crate::app::queue::QueueItem;
 use crate::console::expiry::{ExpiryRule, ExpirySettings};
 use axum::extract::rejection::JsonRejection;
@@ -24,9 +24,9 @@ async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<ExpirySet
 #[utoipa::path(put, path = "/api/settings/expiry", operation_id = "put_expiry_settings", request_body = ExpirySettings, responses(
     (status = 200, description = "Stored; the expiry worker applies it within seconds, also to calls already waiting", body = ExpirySettings),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn put_settings(State(state): State<ApiState>, body: Result<Json<ExpirySettings>, JsonRejection>) -> ApiResult<Json<ExpirySettings>> {
+async fn put_settings(State(state): State<ApiState>, caller: Caller, body: Result<Json<ExpirySettings>, JsonRejection>) -> ApiResult<Json<ExpirySettings>> {
     let Json(settings) = body?;
-    Ok(Json(state.app.save_expiry_settings(&settings).await?))
+    Ok(Json(state.app.save_expiry_settings(&settings, &caller.web()).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -40,9 +40,9 @@ pub struct SnoozeBody {
     (status = 200, description = "The call with its new deadline (`expiresAt`)", body = QueueItem),
     (status = 400, description = "invalid_request: no time limit applies to this call, or secs out of range", body = ErrorBody),
     (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, description = "already_decided", body = ErrorBody)))]
-async fn snooze(State(state): State<ApiState>, Path(id): Path<String>, body: Result<Json<SnoozeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn snooze(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<SnoozeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
-    Ok(Json(state.app.snooze(&id, body.secs, "web").await?))
+    Ok(Json(state.app.snooze(&id, body.secs, &caller.web()).await?))
 }
 
 #[derive(utoipa::OpenApi)]

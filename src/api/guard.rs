@@ -1,31 +1,103 @@
 //! Every request: Host must be loopback (DNS rebinding), Origin, when sent, must be this server's own
-//! (CSRF), and every `/api` route but health needs the bearer token.
+//! (CSRF), and every `/api` route but health needs a credential ([`guard`]); then the route's role
+//! ([`authorize`], from the one table [`ROLES`]: a route missing from it is refused to everyone).
 
 use super::error::ApiError;
 use super::ApiState;
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use crate::domain::{Principal, Role};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+/// Who may call each route: `None` is public. The roles include each other (agent < operator < admin).
+/// A route that is not listed here is refused to everyone ([`authorize`]), and a test checks that
+/// every route of the router is listed.
+pub const ROLES: &[(Method, &str, Option<Role>)] = &[
+    (Method::GET, "/api/health", None),
+    (Method::GET, "/api/session", Some(Role::Agent)),
+    // The engine API of the local engine (Mastra's shapes): what agent clients need.
+    (Method::GET, "/api/agents", Some(Role::Agent)),
+    (Method::GET, "/api/agents/{agent}", Some(Role::Agent)),
+    (Method::POST, "/api/agents/{agent}/generate", Some(Role::Agent)),
+    (Method::POST, "/api/agents/{agent}/stream", Some(Role::Agent)),
+    (Method::GET, "/api/agents/{agent}/suspended-runs", Some(Role::Agent)),
+    // Decisions through the Mastra-shaped routes: an app with its own approval screen is an operator.
+    (Method::POST, "/api/agents/{agent}/approve-tool-call", Some(Role::Operator)),
+    (Method::POST, "/api/agents/{agent}/decline-tool-call", Some(Role::Operator)),
+    (Method::POST, "/api/agents/{agent}/approve-tool-call-generate", Some(Role::Operator)),
+    (Method::POST, "/api/agents/{agent}/decline-tool-call-generate", Some(Role::Operator)),
+    (Method::POST, "/api/agents/{agent}/resume-stream", Some(Role::Operator)),
+    (Method::POST, "/api/agents/{agent}/send-tool-approval", Some(Role::Operator)),
+    // The console.
+    (Method::GET, "/api/openapi.json", Some(Role::Operator)),
+    (Method::GET, "/api/queue", Some(Role::Operator)),
+    (Method::GET, "/api/queue/counts", Some(Role::Operator)),
+    (Method::GET, "/api/queue/{id}", Some(Role::Operator)),
+    (Method::GET, "/api/queue/{id}/previous", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/approve", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/decline", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/resume", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/approve-edited", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/snooze", Some(Role::Operator)),
+    (Method::GET, "/api/events", Some(Role::Operator)),
+    (Method::GET, "/api/audit", Some(Role::Operator)),
+    (Method::GET, "/api/audit/verify", Some(Role::Operator)),
+    (Method::GET, "/api/audit/decisions", Some(Role::Operator)),
+    (Method::GET, "/api/audit/export", Some(Role::Operator)),
+    (Method::GET, "/api/notifications/status", Some(Role::Operator)),
+    (Method::GET, "/api/settings/notifications", Some(Role::Operator)),
+    (Method::PUT, "/api/settings/notifications", Some(Role::Admin)),
+    (Method::GET, "/api/settings/expiry", Some(Role::Operator)),
+    (Method::PUT, "/api/settings/expiry", Some(Role::Admin)),
+    (Method::GET, "/api/grants", Some(Role::Operator)),
+    (Method::POST, "/api/grants", Some(Role::Admin)),
+    (Method::POST, "/api/grants/preview", Some(Role::Admin)),
+    // Revoking only takes automation away: any operator who sees a bad grant may stop it.
+    (Method::POST, "/api/grants/{id}/revoke", Some(Role::Operator)),
+    (Method::GET, "/api/engines", Some(Role::Operator)),
+    (Method::POST, "/api/engines", Some(Role::Admin)),
+    (Method::PATCH, "/api/engines/{name}", Some(Role::Admin)),
+    (Method::DELETE, "/api/engines/{name}", Some(Role::Admin)),
+    (Method::POST, "/api/engines/test", Some(Role::Admin)),
+    (Method::PATCH, "/api/engines/test", Some(Role::Admin)),
+    (Method::DELETE, "/api/engines/test", Some(Role::Admin)),
+    // A sync reads from the engine and changes no setting.
+    (Method::POST, "/api/engines/{name}/sync", Some(Role::Operator)),
+    (Method::GET, "/api/engines/{name}/agents", Some(Role::Operator)),
+];
+
+/// The role a route needs: `Some(None)` public, `Some(Some(role))`, or `None` for a route not in [`ROLES`].
+pub fn required_role(method: &Method, route: &str) -> Option<Option<Role>> {
+    ROLES.iter().find(|(m, r, _)| m == method && *r == route).map(|(_, _, role)| *role)
+}
+
+/// `host` or `host:port` naming this machine: 127.0.0.1, localhost or [::1], with a port of 1–5
+/// digits up to 65535 when one is given.
 fn loopback_host(host: &str) -> bool {
-    let name = match host.rsplit_once(':') {
-        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) && !name.ends_with(':') => name,
-        _ => host,
+    let (name, port) = match host.strip_prefix("[::1]") {
+        Some(rest) => ("[::1]", rest),
+        None => host.find(':').map_or((host, ""), |i| (&host[..i], &host[i..])),
     };
-    matches!(name, "127.0.0.1" | "localhost" | "[::1]")
+    let port_ok = match port.strip_prefix(':') {
+        None => port.is_empty(),
+        Some(p) => (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| (1..=65535).contains(&n)),
+    };
+    port_ok && matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
 
 fn allowed_origin(origin: &str, port: u16) -> bool {
     ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| origin == format!("http://{h}:{port}"))
 }
 
-/// Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+/// Constant-time comparison, so the session token cannot be guessed byte by byte from timings.
 fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-pub async fn guard(State(state): State<ApiState>, request: Request, next: Next) -> Response {
+/// Host, Origin, then the credential: the session token (the local admin), else a stored token.
+/// The principal found goes into the request's extensions for [`authorize`] and the handlers.
+pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !loopback_host(host) {
@@ -44,11 +116,41 @@ pub async fn guard(State(state): State<ApiState>, request: Request, next: Next) 
             .and_then(|h| h.to_str().ok())
             .and_then(|h| h.strip_prefix("Bearer "))
             .unwrap_or("");
-        if !same_secret(presented.as_bytes(), state.token.as_bytes()) {
-            return ApiError::unauthorized().into_response();
+        let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
+            Some(Principal::local(&state.app.operator))
+        } else {
+            match state.app.authenticate(presented).await {
+                Ok(found) => found,
+                Err(e) => return ApiError::from(e).into_response(),
+            }
+        };
+        match principal {
+            Some(p) => {
+                request.extensions_mut().insert(p);
+            }
+            None => return ApiError::unauthorized().into_response(),
         }
     }
     next.run(request).await
+}
+
+/// The route's role from [`ROLES`], checked against the principal [`guard`] found: 403 `forbidden`
+/// (and nothing done) when it falls short, or when the route is not in the table.
+pub async fn authorize(request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_default();
+    let needed = match required_role(request.method(), &route) {
+        Some(None) => return next.run(request).await,
+        Some(Some(role)) => role,
+        None => {
+            tracing::error!(%route, method = %request.method(), "route missing from api::guard::ROLES: refused");
+            return ApiError::new(StatusCode::FORBIDDEN, "forbidden", "this route has no role assigned; refused").into_response();
+        }
+    };
+    match request.extensions().get::<Principal>() {
+        Some(p) if p.role >= needed => next.run(request).await,
+        Some(p) => ApiError::from(crate::domain::Error::Forbidden { needed, principal: p.name.clone(), role: p.role }).into_response(),
+        None => ApiError::unauthorized().into_response(),
+    }
 }
 
 #[cfg(test)]
@@ -56,11 +158,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_loopback_hosts_pass() {
-        for ok in ["127.0.0.1:8080", "localhost:1", "[::1]:99", "localhost", "127.0.0.1"] {
+    fn only_loopback_hosts_with_sane_ports_pass() {
+        for ok in ["127.0.0.1:8080", "localhost:1", "[::1]:99", "localhost", "127.0.0.1", "[::1]", "localhost:65535"] {
             assert!(loopback_host(ok), "{ok}");
         }
-        for bad in ["evil.example:8080", "127.0.0.1.evil.example", "10.0.0.1:80", "", "localhost.evil:1"] {
+        for bad in [
+            "evil.example:8080", "127.0.0.1.evil.example", "10.0.0.1:80", "", "localhost.evil:1", "localhost:abc", "localhost:",
+            "localhost:65536", "localhost:123456", "127.0.0.1:80:80", "[::1]:", "[::1]x", "[::1", "localhost:+80", "localhost: 80",
+            "[::2]:80", "[::1]:8a",
+        ] {
             assert!(!loopback_host(bad), "{bad}");
         }
     }
@@ -71,5 +177,36 @@ mod tests {
         assert!(!allowed_origin("http://127.0.0.1:4001", 4000));
         assert!(!allowed_origin("https://evil.example", 4000));
         assert!(!allowed_origin("null", 4000));
+    }
+
+    #[test]
+    fn a_secret_differing_anywhere_does_not_match() {
+        let good = b"0123456789abcdef";
+        assert!(same_secret(good, good));
+        for i in 0..good.len() {
+            let mut one = *good;
+            one[i] ^= 0x01;
+            assert!(!same_secret(&one, good), "byte {i} changed");
+        }
+        // Two changes whose differences cancel in a sum (+1 and -1) or in an xor of the bytes.
+        let mut swapped = *good;
+        swapped.swap(0, 1);
+        assert!(!same_secret(&swapped, good));
+        let mut cancel = *good;
+        cancel[2] += 1;
+        cancel[3] -= 1;
+        assert!(!same_secret(&cancel, good));
+        assert!(!same_secret(b"", good));
+        assert!(!same_secret(&good[..15], good));
+    }
+
+    #[test]
+    fn every_route_has_one_role() {
+        for (i, (m, r, _)) in ROLES.iter().enumerate() {
+            assert!(ROLES[..i].iter().all(|(m2, r2, _)| !(m2 == m && r2 == r)), "{m} {r} listed twice");
+        }
+        assert_eq!(required_role(&Method::GET, "/api/health"), Some(None));
+        assert_eq!(required_role(&Method::POST, "/api/queue/{id}/approve"), Some(Some(Role::Operator)));
+        assert_eq!(required_role(&Method::POST, "/api/no-such"), None);
     }
 }

@@ -3,9 +3,9 @@
 //! audited, consumed once): there is no side door to the engine.
 
 use super::error::ApiError;
-use super::ApiState;
+use super::{ApiState, Caller};
 use crate::domain::{
-    AgentId, CallKind, DecisionRequest, EngineId, Error, RunId, ToolCallId, Verdict,
+    Actor, AgentId, CallKind, DecisionRequest, EngineId, Error, Role, RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
@@ -168,7 +168,7 @@ fn memory_ids(body: &GenerateBody) -> (Option<String>, Option<String>) {
     (thread, resource)
 }
 
-fn run_request(agent: &str, body: &GenerateBody) -> Result<RunRequest, ApiError> {
+fn run_request(agent: &str, body: &GenerateBody, caller: &Caller) -> Result<RunRequest, ApiError> {
     let require_tool_approval = match &body.require_tool_approval {
         None => RequireToolApproval::Never,
         Some(value) => RequireToolApproval::from_json(value).map_err(|e| ApiError::invalid(format!("requireToolApproval: {e}")))?,
@@ -181,6 +181,7 @@ fn run_request(agent: &str, body: &GenerateBody) -> Result<RunRequest, ApiError>
         resource_id,
         options: RunOptions::new(require_tool_approval, body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100)),
         run_id: Some(body.run_id.clone().map(RunId::new).unwrap_or_else(RunId::generate)),
+        started_by: Some(caller.0.key()),
     })
 }
 
@@ -217,21 +218,23 @@ where
     Ok(Json(folded.into_generate_answer(&run_id)))
 }
 
-async fn generate(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+async fn generate(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Json<Value>> {
     let Json(body) = body?;
-    let request = run_request(&agent, &body)?;
+    let request = run_request(&agent, &body, &caller)?;
     let run_id = request.run_id.clone().expect("set above");
-    let (app, auto) = (state.app.clone(), body.auto_resume_suspended_tools);
-    generate_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx)).await.map(|_| ()) })).await
+    let (app, auto, by) = (state.app.clone(), body.auto_resume_suspended_tools, caller.via("mastra-api"));
+    generate_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })).await
 }
 
-async fn stream(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Response> {
+async fn stream(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Response> {
     let Json(body) = body?;
-    let request = run_request(&agent, &body)?;
+    let request = run_request(&agent, &body, &caller)?;
     state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    // A taken run id is answered as an error before the stream starts (nothing is run).
+    state.app.local.check_new_run_id(request.run_id.as_ref().expect("set above")).await?;
     let run_id = request.run_id.clone().expect("set above");
-    let (app, auto) = (state.app.clone(), body.auto_resume_suspended_tools);
-    Ok(sse_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx)).await.map(|_| ()) })))
+    let (app, auto, by) = (state.app.clone(), body.auto_resume_suspended_tools, caller.via("mastra-api"));
+    Ok(sse_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })))
 }
 
 #[derive(Debug, Deserialize)]
@@ -245,10 +248,13 @@ struct SuspendedQuery {
     page: Option<usize>,
 }
 
-async fn suspended_runs(State(state): State<ApiState>, Path(agent): Path<String>, Query(q): Query<SuspendedQuery>) -> MastraResult<Json<Value>> {
+/// An agent credential lists only the runs it started; operators list every run.
+async fn suspended_runs(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, Query(q): Query<SuspendedQuery>) -> MastraResult<Json<Value>> {
     let runs = state.app.local.suspended_runs(&AgentId::new(&agent), q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
     let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);
-    let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at)).collect();
+    let own = caller.0.key();
+    let mine = |r: &crate::engine::local::SuspendedRun| caller.0.role >= Role::Operator || r.started_by.as_deref() == Some(own.as_str());
+    let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at) && mine(r)).collect();
     let total = runs.len();
     let runs: Vec<_> = match (q.per_page, q.page) {
         (Some(per), Some(page)) => runs.into_iter().skip(per * page).take(per).collect(),
@@ -267,8 +273,9 @@ struct DecisionBody {
     resume_data: Option<Value>,
 }
 
-/// The pending queue entry for a run's call, or why there is none (S6: never another call).
-async fn pending_entry(state: &ApiState, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, ApiError> {
+/// The pending queue entry for a run's call of `agent`, or why there is none (S6: never another
+/// call; a call of another agent than the one in the path is not found).
+async fn pending_entry(state: &ApiState, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, ApiError> {
     let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
     let local = EngineId::local();
     let found = match tool_call_id {
@@ -276,10 +283,11 @@ async fn pending_entry(state: &ApiState, run_id: &RunId, tool_call_id: Option<&s
         // Without a call id: the most recently suspended call of the run.
         None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
     };
-    if let Some(entry) = found {
+    if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
         return Ok(entry);
     }
-    let any = queue::list(&mut conn, &queue::Filter { run: Some(run_id.to_string()), ..Default::default() }, None, 500).await?;
+    let filter = queue::Filter { run: Some(run_id.to_string()), engine: Some(local.to_string()), agent: Some(agent.to_owned()), ..Default::default() };
+    let any = queue::list(&mut conn, &filter, None, 500).await?;
     let decided = any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id));
     Err(match decided {
         Some(e) => Error::AlreadyDecided { state: e.queued.state }.into(),
@@ -295,52 +303,68 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
     Ok(RunId::new(run_id))
 }
 
-/// Decides through the console, then delivers with `tx` as the chunk sink.
-async fn decide_and_stream(state: ApiState, entry: queue::Entry, verdict: Verdict, tx: mpsc::UnboundedSender<Value>) -> Result<(), Error> {
-    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: state.app.operator("mastra-api") };
+/// What a Mastra-shaped route may decide, before anything is decided: an operator; never an approval
+/// of a high-risk tool (it needs the console's confirm step).
+async fn check_decision(state: &ApiState, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
+    by.require(Role::Operator)?;
+    if matches!(verdict, Verdict::Approve) && crate::notify::NotificationSettings::load(&state.app.db).await?.high_risk(&entry.queued.call.tool_name) {
+        return Err(Error::HighRiskNeedsConsole { tool: entry.queued.call.tool_name.clone() });
+    }
+    Ok(())
+}
+
+/// Decides through the console, then delivers with `tx` as the chunk sink. The stored fingerprint is
+/// the one decided on: a client of these routes shows the call itself (an operator's own screen).
+async fn decide_and_stream(state: ApiState, by: Actor, entry: queue::Entry, verdict: Verdict, tx: mpsc::UnboundedSender<Value>) -> Result<(), Error> {
+    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: by.audit_name() };
     let decision = state.app.console.decide(&entry.queued.id, request).await?;
     state.app.console.deliver(&decision, Some(tx)).await?;
     Ok(())
 }
 
-async fn decision_route(state: ApiState, body: DecisionBody, approve: bool, as_stream: bool) -> MastraResult<Response> {
+async fn decision_route(state: ApiState, caller: Caller, agent: String, body: DecisionBody, approve: bool, as_stream: bool) -> MastraResult<Response> {
+    let by = caller.via("mastra-api");
+    by.require(Role::Operator)?;
     let run_id = decision_ids(&body, true)?;
-    let entry = pending_entry(&state, &run_id, body.tool_call_id.as_deref()).await?;
+    let entry = pending_entry(&state, &agent, &run_id, body.tool_call_id.as_deref()).await?;
     if entry.queued.call.kind != CallKind::Approval && approve {
         return Err(ApiError::from(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: state.app.console.allowed(&entry.queued.call) }).into());
     }
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
+    check_decision(&state, &by, &entry, &verdict).await?;
     if as_stream {
-        Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))))
+        Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
     } else {
-        let answer = generate_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))).await?;
+        let answer = generate_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))).await?;
         Ok(answer.into_response())
     }
 }
 
-async fn approve_stream(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
-    decision_route(s, body?.0, true, true).await
+async fn approve_stream(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, c, a, body?.0, true, true).await
 }
 
-async fn decline_stream(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
-    decision_route(s, body?.0, false, true).await
+async fn decline_stream(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, c, a, body?.0, false, true).await
 }
 
-async fn approve_generate(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
-    decision_route(s, body?.0, true, false).await
+async fn approve_generate(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, c, a, body?.0, true, false).await
 }
 
-async fn decline_generate(State(s): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
-    decision_route(s, body?.0, false, false).await
+async fn decline_generate(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    decision_route(s, c, a, body?.0, false, false).await
 }
 
 /// `{runId, resumeData, toolCallId?}`: resume data for a suspend() call; for an approval pause,
 /// `{approved: bool, reason?}` approves or declines it (Mastra's approval resume schema).
-async fn resume_stream(State(state): State<ApiState>, Path(_a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn resume_stream(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+    let by = caller.via("mastra-api");
+    by.require(Role::Operator)?;
     let Json(body) = body?;
     let run_id = decision_ids(&body, false)?;
     let data = body.resume_data.clone().ok_or_else(|| ApiError::invalid("resumeData is required"))?;
-    let entry = pending_entry(&state, &run_id, body.tool_call_id.as_deref()).await?;
+    let entry = pending_entry(&state, &agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = match entry.queued.call.kind {
         CallKind::Suspend => Verdict::Resume { data },
         CallKind::Approval => match data["approved"].as_bool() {
@@ -349,7 +373,8 @@ async fn resume_stream(State(state): State<ApiState>, Path(_a): Path<String>, bo
             None => return Err(ApiError::from(Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: "/approved".into(), message: "an approval is resumed with {approved: boolean, reason?: string}".into() }] }).into()),
         },
     };
-    Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, entry, verdict, tx))))
+    check_decision(&state, &by, &entry, &verdict).await?;
+    Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
 }
 
 /// `{threadId, resourceId, toolCallId?, approved, resumeData?, reason?}` (S12).
@@ -367,7 +392,9 @@ struct SendToolApprovalBody {
 /// S12 `send_tool_approval`: finds the thread's suspended call (in storage), decides it through the
 /// console, and answers at once (`{accepted: true, runId, toolCallId}`); the run goes on in the
 /// background. When several calls of the thread wait, `toolCallId` must say which.
-async fn send_tool_approval(State(state): State<ApiState>, Path(agent): Path<String>, body: Result<Json<SendToolApprovalBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+async fn send_tool_approval(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<SendToolApprovalBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+    let by = caller.via("mastra-api");
+    by.require(Role::Operator)?;
     let Json(body) = body?;
     let filter = queue::Filter {
         state: Some(crate::domain::ItemState::Pending),
@@ -395,7 +422,8 @@ async fn send_tool_approval(State(state): State<ApiState>, Path(agent): Path<Str
         (true, CallKind::Suspend, Some(data)) => Verdict::Resume { data },
         (true, CallKind::Suspend, None) => return Err(ApiError::invalid("resumeData is required to answer a suspended tool").into()),
     };
-    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: state.app.operator("mastra-api") };
+    check_decision(&state, &by, &entry, &verdict).await?;
+    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: by.audit_name() };
     let decision = state.app.console.decide(&entry.queued.id, request).await?;
     let console = state.app.console.clone();
     tokio::spawn(async move {

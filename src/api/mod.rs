@@ -6,7 +6,7 @@ mod engines;
 mod expiry;
 mod grants;
 mod error;
-mod guard;
+pub mod guard;
 mod mastra;
 mod notifications;
 mod ui;
@@ -16,7 +16,9 @@ pub use console::openapi_document;
 pub use error::{ApiError, ErrorBody};
 
 use crate::app::App;
-use axum::extract::DefaultBodyLimit;
+use crate::domain::{Actor, Principal};
+use axum::extract::{DefaultBodyLimit, FromRequestParts};
+use axum::http::request::Parts;
 use axum::Router;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -51,10 +53,33 @@ pub fn router(state: ApiState) -> Router {
         .merge(expiry::routes())
         .merge(grants::routes())
         .merge(mastra::routes())
+        .route_layer(axum::middleware::from_fn(guard::authorize))
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .with_state(state)
+}
+
+/// The principal [`guard::guard`] found for this request, acting through the HTTP API.
+pub struct Caller(pub Principal);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts.extensions.get::<Principal>().cloned().map(Caller).ok_or_else(ApiError::unauthorized)
+    }
+}
+
+impl Caller {
+    /// As the web UI and other console API clients act: channel `web`.
+    pub fn web(&self) -> Actor {
+        Actor::new(self.0.clone(), "web")
+    }
+
+    pub fn via(&self, channel: &'static str) -> Actor {
+        Actor::new(self.0.clone(), channel)
+    }
 }
 
 /// A running server.

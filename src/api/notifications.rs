@@ -1,7 +1,7 @@
 //! Notification status and settings over HTTP.
 
 use super::error::{ApiResult, ErrorBody};
-use super::ApiState;
+use super::{ApiState, Caller};
 use crate::notify::settings::{NotificationSettings, QuietHours};
 use crate::notify::NotifyStatus;
 use axum::extract::rejection::JsonRejection;
@@ -28,10 +28,9 @@ async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<Notificat
 
 #[utoipa::path(put, path = "/api/settings/notifications", request_body = NotificationSettings, responses(
     (status = 200, description = "Stored; applies to the next new call", body = NotificationSettings), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn put_settings(State(state): State<ApiState>, body: Result<Json<NotificationSettings>, JsonRejection>) -> ApiResult<Json<NotificationSettings>> {
+async fn put_settings(State(state): State<ApiState>, caller: Caller, body: Result<Json<NotificationSettings>, JsonRejection>) -> ApiResult<Json<NotificationSettings>> {
     let Json(settings) = body?;
-    settings.save(&state.app.db).await?;
-    Ok(Json(settings))
+    Ok(Json(state.app.save_notification_settings(settings, &caller.web()).await?))
 }
 
 #[derive(utoipa::OpenApi)]

@@ -2,7 +2,7 @@
 //! (to the OS keyring) and never shown back (C7).
 
 use super::App;
-use crate::domain::Error;
+use crate::domain::{Actor, Error, Role};
 use crate::engine::local::model::ApiKey;
 use crate::engine::mastra::{self, SyncReport};
 use crate::engine::remotes::EngineSettings;
@@ -81,6 +81,11 @@ pub struct EngineChanges {
     /// Forget the stored token.
     #[serde(default)]
     pub clear_token: bool,
+    /// With a new `baseUrl` and no `token`: send the stored token to the new host too. Without it
+    /// (or a new token, or `clearToken`), a changed URL is refused with `token_required`: a token
+    /// must never follow a URL to another host by accident.
+    #[serde(default)]
+    pub keep_token: bool,
     pub poll_ms: Option<u32>,
     /// With `token`: keep it for this session only (see [`NewEngine::session_only`]).
     #[serde(default)]
@@ -136,15 +141,26 @@ impl App {
         Ok(rows.into_iter().map(|(row, _)| to_view(row, self, &counts)).collect())
     }
 
-    pub async fn add_engine(&self, e: NewEngine) -> Result<EngineView, Error> {
-        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, session_only: e.session_only, poll_ms: e.poll_ms }).await?;
+    /// Admins only, like every change to engines.
+    pub async fn add_engine(&self, e: NewEngine, by: &Actor) -> Result<EngineView, Error> {
+        by.require(Role::Admin)?;
+        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, keep_token: false, session_only: e.session_only, poll_ms: e.poll_ms }).await?;
         self.engine_view(row).await
     }
 
-    pub async fn edit_engine(&self, name: &str, c: EngineChanges) -> Result<EngineView, Error> {
+    pub async fn edit_engine(&self, name: &str, c: EngineChanges, by: &Actor) -> Result<EngineView, Error> {
+        by.require(Role::Admin)?;
         let row = self
             .remotes
-            .edit(EngineSettings { name: name.to_owned(), base_url: c.base_url.unwrap_or_default(), token: token(c.token), clear_token: c.clear_token, session_only: c.session_only, poll_ms: c.poll_ms })
+            .edit(EngineSettings {
+                name: name.to_owned(),
+                base_url: c.base_url.unwrap_or_default(),
+                token: token(c.token),
+                clear_token: c.clear_token,
+                keep_token: c.keep_token,
+                session_only: c.session_only,
+                poll_ms: c.poll_ms,
+            })
             .await?;
         self.engine_view(row).await
     }
@@ -159,7 +175,8 @@ impl App {
     /// Tries a Mastra server as the sync would, storing nothing: lists its agents, then asks one
     /// agent for its suspended runs (of the last minute: a small answer) to see that the route the
     /// sync depends on is there. `invalid_request` only for a base URL that is not one.
-    pub async fn test_engine(&self, t: EngineTest) -> Result<EngineTestResult, Error> {
+    pub async fn test_engine(&self, t: EngineTest, by: &Actor) -> Result<EngineTestResult, Error> {
+        by.require(Role::Admin)?;
         let client = Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
         let token = token(t.token);
         let failed = |e: RemoteError| {
@@ -183,6 +200,12 @@ impl App {
         }
         let n = ids.len();
         Ok(EngineTestResult { result: Health::Reachable, message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }), agents: Some(n) })
+    }
+
+    /// Removes an engine and its token (admins only); its entries stay as history.
+    pub async fn remove_engine(&self, name: &str, by: &Actor) -> Result<(), Error> {
+        by.require(Role::Admin)?;
+        self.remotes.remove(name).await
     }
 
     /// The engine's agents as last listed.

@@ -3,7 +3,7 @@
 use super::queue::QueueItem;
 use super::App;
 use crate::console::expiry::ExpirySettings;
-use crate::domain::{Error, ItemId, ItemState};
+use crate::domain::{Actor, Error, ItemId, ItemState, Role};
 use crate::store::deadlines;
 
 impl App {
@@ -11,9 +11,18 @@ impl App {
         ExpirySettings::load(&self.db).await
     }
 
-    pub async fn save_expiry_settings(&self, settings: &ExpirySettings) -> Result<ExpirySettings, Error> {
+    /// Admins only.
+    pub async fn save_expiry_settings(&self, settings: &ExpirySettings, by: &Actor) -> Result<ExpirySettings, Error> {
+        by.require(Role::Admin)?;
         settings.save(&self.db).await?;
         Ok(settings.clone())
+    }
+
+    /// Stores the notification settings (and with them the high-risk tools); admins only.
+    pub async fn save_notification_settings(&self, settings: crate::notify::NotificationSettings, by: &Actor) -> Result<crate::notify::NotificationSettings, Error> {
+        by.require(Role::Admin)?;
+        settings.save(&self.db).await?;
+        Ok(settings)
     }
 
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
@@ -34,9 +43,10 @@ impl App {
     }
 
     /// Moves a pending call's deadline to `secs` from now (see [`crate::console::Console::snooze`]);
-    /// answers the call as it is then. `channel` as in [`App::operator`].
-    pub async fn snooze(&self, id: &str, secs: u64, channel: &str) -> Result<QueueItem, Error> {
-        self.console.snooze(&ItemId::new(id), secs, &self.operator(channel)).await?;
+    /// answers the call as it is then. Any operator.
+    pub async fn snooze(&self, id: &str, secs: u64, by: &Actor) -> Result<QueueItem, Error> {
+        by.require(Role::Operator)?;
+        self.console.snooze(&ItemId::new(id), secs, &by.audit_name()).await?;
         self.queue_item(id).await
     }
 }

@@ -1,20 +1,29 @@
 //! "Always allow" grants (see [`crate::console::grants`]) on the app's one surface.
 
 use super::App;
-use crate::console::grants::{Grant, NewGrant};
-use crate::domain::{Error, GrantId};
+use crate::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
+use crate::domain::{Actor, Error, GrantId, Role};
 
 impl App {
     pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
         self.console.grants().await
     }
 
-    /// `channel` as in [`App::operator`].
-    pub async fn create_grant(&self, new: &NewGrant, channel: &str) -> Result<Grant, Error> {
-        self.console.create_grant(new, &self.operator(channel)).await
+    /// Admins only: a grant decides calls in the operators' place.
+    pub async fn create_grant(&self, new: &NewGrant, by: &Actor) -> Result<CreatedGrant, Error> {
+        by.require(Role::Admin)?;
+        self.console.create_grant(new, &by.audit_name()).await
     }
 
-    pub async fn revoke_grant(&self, id: &str, channel: &str) -> Result<Grant, Error> {
-        self.console.revoke_grant(&GrantId::new(id), &self.operator(channel)).await
+    /// How many waiting calls the grant would approve now (admins only, as making it).
+    pub async fn preview_grant(&self, new: &NewGrant, by: &Actor) -> Result<GrantPreview, Error> {
+        by.require(Role::Admin)?;
+        self.console.preview_grant(new).await
+    }
+
+    /// Any operator: revoking only takes automation away.
+    pub async fn revoke_grant(&self, id: &str, by: &Actor) -> Result<Grant, Error> {
+        by.require(Role::Operator)?;
+        self.console.revoke_grant(&GrantId::new(id), &by.audit_name()).await
     }
 }

@@ -7,9 +7,10 @@ pub mod expiry;
 pub mod grants;
 pub mod lock;
 pub mod queue;
+pub mod tokens;
 
 use crate::console::{Console, Events};
-use crate::domain::{DecisionRequest, Error, RunId, Verdict};
+use crate::domain::{Actor, DecisionRequest, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::remotes::Remotes;
 use crate::notify::{Notifications, Notifier};
@@ -68,15 +69,24 @@ impl App {
     /// Sends a user's messages to a local agent: with `auto_resume` (S10), a `suspend()` pause of the
     /// same thread and resource is resumed with data the model takes from the message — through the
     /// console, audited like any decision — else a new run starts. Returns the run's id.
-    pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>) -> Result<RunId, Error> {
+    ///
+    /// An agent credential (`by`) auto-resumes only runs it started itself; operators any of the
+    /// thread's. Either way only `suspend()` data, never an approval (S10).
+    pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>, by: &Actor) -> Result<RunId, Error> {
         if auto_resume {
-            if let Some((entry, data)) = self.local.auto_resume_target(&request).await? {
+            let key = by.principal.key();
+            let only_of = (by.principal.role < crate::domain::Role::Operator).then_some(key.as_str());
+            if let Some((entry, data)) = self.local.auto_resume_target(&request, only_of).await? {
                 let call = &entry.queued.call;
                 let decision = self
                     .console
                     .decide(
                         &entry.queued.id,
-                        DecisionRequest { verdict: Verdict::Resume { data }, fingerprint: call.fingerprint.clone(), operator: "auto-resume (model)".into() },
+                        DecisionRequest {
+                            verdict: Verdict::Resume { data },
+                            fingerprint: call.fingerprint.clone(),
+                            operator: format!("auto-resume (model) for {}", by.audit_name()),
+                        },
                     )
                     .await?;
                 self.console.deliver(&decision, sink).await?;
@@ -86,9 +96,10 @@ impl App {
         self.local.start(request, sink).await
     }
 
-    /// The audit actor for a decision taken through `channel` (`web`, `cli`, `mastra-api`).
-    pub fn operator(&self, channel: &str) -> String {
-        format!("{} ({channel})", self.operator)
+    /// The local admin (the OS user running the console) acting through `channel` (`cli`, `desktop`,
+    /// `notification`, …): the window, the CLI and notifications act as the data directory's owner.
+    pub fn local_actor(&self, channel: &'static str) -> Actor {
+        Actor::new(Principal::local(&self.operator), channel)
     }
 
     /// C5 at start-up: interrupted deliveries are marked (never re-run), stored decisions delivered,

@@ -4,7 +4,7 @@
 
 use super::App;
 use crate::console::Console;
-use crate::domain::{CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, Verdict};
+use crate::domain::{Actor, Role, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, Verdict};
 use crate::store::{audit, queue};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -410,26 +410,28 @@ impl App {
         Ok(PreviousCall { item: previous.map(|e| QueueItem::from_entry(e, &self.console)) })
     }
 
-    /// Decides with the fingerprint that was on screen (C3) and delivers; `channel` names the shell
-    /// in the audit log (`web`, `desktop`, …). Answers the entry as it is afterwards.
-    pub async fn decide_shown(&self, id: &str, verdict: Verdict, fingerprint: &str, channel: &str) -> Result<QueueItem, Error> {
+    /// Decides with the fingerprint that was on screen (C3) and delivers, as `by` (an operator; the
+    /// audit log names it). Answers the entry as it is afterwards.
+    pub async fn decide_shown(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<QueueItem, Error> {
+        by.require(Role::Operator)?;
         let fingerprint = Fingerprint::parse(fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
         let verdict = match verdict {
             Verdict::Decline { reason } => Verdict::Decline { reason: reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) },
             other => other,
         };
-        let request = DecisionRequest { verdict, fingerprint, operator: self.operator(channel) };
+        let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name() };
         let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
         Ok(QueueItem::from_entry(entry, &self.console))
     }
 
     /// Approves with edited arguments (engines that allow `edit`: the local one), bound to the
     /// fingerprint that was on screen (C3); the edited arguments' fingerprint is computed here.
-    pub async fn approve_edited(&self, id: &str, shown: &str, args: Value, channel: &str) -> Result<QueueItem, Error> {
+    pub async fn approve_edited(&self, id: &str, shown: &str, args: Value, by: &Actor) -> Result<QueueItem, Error> {
+        by.require(Role::Operator)?;
         let entry = self.console.item(&ItemId::new(id)).await?;
         let fingerprint = Fingerprint::of(&entry.queued.call.tool_name, &args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        self.decide_shown(id, Verdict::ApproveEdited { args, fingerprint }, shown, channel).await
+        self.decide_shown(id, Verdict::ApproveEdited { args, fingerprint }, shown, by).await
     }
 
     /// A page of the audit log, newest first.

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 /// The longest a grant lives: 30 days.
 const MAX_SECS: u64 = 30 * 86_400;
-/// Calls looked at per tool in a sweep.
+/// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -44,7 +44,9 @@ impl GrantScope {
 pub enum ConditionOp {
     /// The value at `pointer` equals `value` (JSON equality).
     Equals,
-    /// A string starting with `value`.
+    /// A string starting with `value`. When `value` contains `/` it is a path: both are compared as
+    /// normalized paths, segment by segment (`/shared` covers `/shared/x`, not `/shared-x`), and a
+    /// value with a `..` segment never matches.
     Prefix,
     /// A number ≤ `value`.
     AtMost,
@@ -80,10 +82,31 @@ impl Condition {
         let Some(v) = args.pointer(&self.pointer) else { return false };
         match self.op {
             ConditionOp::Equals => v == &self.value,
-            ConditionOp::Prefix => matches!((v.as_str(), self.value.as_str()), (Some(s), Some(p)) if s.starts_with(p)),
+            ConditionOp::Prefix => match (v.as_str(), self.value.as_str()) {
+                (Some(s), Some(p)) if p.contains('/') => path_under(s, p),
+                (Some(s), Some(p)) => s.starts_with(p),
+                _ => false,
+            },
             ConditionOp::AtMost => matches!((v.as_f64(), self.value.as_f64()), (Some(n), Some(m)) if n <= m),
             ConditionOp::AtLeast => matches!((v.as_f64(), self.value.as_f64()), (Some(n), Some(m)) if n >= m),
         }
+    }
+}
+
+/// Whether `path` lies under `prefix` as paths: `.` and empty segments ignored, and a `..` segment in
+/// either never matches (it could climb out of the folder granted). An absolute prefix needs an
+/// absolute path, and a relative one a relative path.
+fn path_under(path: &str, prefix: &str) -> bool {
+    fn segments(p: &str) -> Option<Vec<&str>> {
+        let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+        (!parts.contains(&"..")).then_some(parts)
+    }
+    if path.starts_with('/') != prefix.starts_with('/') {
+        return false;
+    }
+    match (segments(path), segments(prefix)) {
+        (Some(path), Some(prefix)) => path.len() >= prefix.len() && path[..prefix.len()] == prefix[..],
+        _ => false,
     }
 }
 
@@ -114,6 +137,10 @@ pub struct Grant {
     pub revoked_by: Option<String>,
     /// Calls it approved.
     pub uses: u64,
+    /// Set when the grant was told not to touch the calls already waiting: it covers only calls
+    /// paused from then on.
+    #[schema(required = true)]
+    pub applies_from: Option<DateTime<Utc>>,
 }
 
 impl Grant {
@@ -129,6 +156,7 @@ impl Grant {
             && c.engine.as_str() == self.engine
             && self.agent_id.as_deref().is_none_or(|a| a == c.agent_id.as_str())
             && self.run_id.as_deref().is_none_or(|r| r == c.run_id.as_str())
+            && self.applies_from.is_none_or(|from| q.paused_at >= from)
             && self.conditions.iter().all(|cond| cond.holds(&c.args))
     }
 }
@@ -147,12 +175,95 @@ pub struct NewGrant {
     pub conditions: Vec<Condition>,
     /// Lifetime in seconds (60 s – 30 days).
     pub expires_in_secs: u64,
+    /// Whether it also approves the calls it covers that are already waiting — the call it is made
+    /// from included (default). `false`: only calls paused after it is made; the waiting ones stay
+    /// for the operator.
+    #[serde(default = "default_true")]
+    #[schema(required = false)]
+    pub apply_to_waiting: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A grant just made, and how many waiting calls it approves now.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedGrant {
+    pub grant: Grant,
+    /// Calls waiting now that it covers: the console approves them at once (0 with
+    /// `applyToWaiting: false`).
+    pub approves_waiting: u64,
+}
+
+/// What a grant would do if it were made now (nothing is stored).
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantPreview {
+    /// Calls waiting now that it would approve at once, the one it is made from included.
+    pub approves_waiting: u64,
+    /// Whether the call it is made from is among them.
+    pub includes_from_item: bool,
 }
 
 impl Console {
     /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a suspend call, a
-    /// changed call (`fingerprint_mismatch`), or conditions the call itself does not meet. Audited.
-    pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<Grant, Error> {
+    /// changed call (`fingerprint_mismatch`), or conditions the call itself does not meet. Audited,
+    /// with the number of waiting calls it approves at once.
+    pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<CreatedGrant, Error> {
+        let grant = self.grant_from(new, operator).await?;
+        let approves_waiting = self.waiting_covered(&grant).await?.len() as u64;
+        let q_id = grant.from_item.clone().unwrap_or_default();
+        let mut tx = self.db.begin_write().await?;
+        grants::insert(&mut tx, &grant).await?;
+        audit::append(&mut tx, audit::Record {
+            actor: operator,
+            action: "grant.created",
+            queue_item_id: Some(&q_id),
+            tool_name: Some(&grant.tool_name),
+            fingerprint: Some(&new.fingerprint),
+            details: json!({ "grant": grant, "approvesWaiting": approves_waiting }),
+        })
+        .await?;
+        tx.commit().await?;
+        self.grants_wake.notify_one();
+        Ok(CreatedGrant { grant, approves_waiting })
+    }
+
+    /// How many waiting calls a grant would approve if it were made now; checked like
+    /// [`Console::create_grant`], nothing stored.
+    pub async fn preview_grant(&self, new: &NewGrant) -> Result<GrantPreview, Error> {
+        let grant = self.grant_from(new, "preview").await?;
+        let covered = self.waiting_covered(&grant).await?;
+        let from = grant.from_item.as_deref().unwrap_or_default();
+        Ok(GrantPreview { approves_waiting: covered.len() as u64, includes_from_item: covered.iter().any(|id| id.as_str() == from) })
+    }
+
+    /// The waiting calls a live grant covers now (all of them, however many).
+    async fn waiting_covered(&self, grant: &Grant) -> Result<Vec<ItemId>, Error> {
+        let mut covered = Vec::new();
+        let mut after = 0;
+        loop {
+            let batch = {
+                let mut conn = self.db.pool().acquire().await?;
+                grants::pending_of_tool(&mut conn, &grant.tool_name, after, SWEEP).await?
+            };
+            let Some(&(last, _)) = batch.last() else { break };
+            after = last;
+            for (_, id) in batch {
+                if let Ok(entry) = self.item(&id).await {
+                    if grant.covers(&entry.queued) {
+                        covered.push(id);
+                    }
+                }
+            }
+        }
+        Ok(covered)
+    }
+
+    /// The grant `new` describes, checked; not stored.
+    async fn grant_from(&self, new: &NewGrant, operator: &str) -> Result<Grant, Error> {
         if !(60..=MAX_SECS).contains(&new.expires_in_secs) {
             return Err(Error::InvalidRequest(format!("a grant lives 60 s to {MAX_SECS} s (30 days), not {}", new.expires_in_secs)));
         }
@@ -176,7 +287,7 @@ impl Console {
             }
         }
         let now = crate::store::now();
-        let grant = Grant {
+        Ok(Grant {
             id: GrantId::generate(),
             tool_name: c.tool_name.clone(),
             scope: new.scope,
@@ -191,21 +302,8 @@ impl Console {
             revoked_at: None,
             revoked_by: None,
             uses: 0,
-        };
-        let mut tx = self.db.begin_write().await?;
-        grants::insert(&mut tx, &grant).await?;
-        audit::append(&mut tx, audit::Record {
-            actor: operator,
-            action: "grant.created",
-            queue_item_id: Some(q.id.as_str()),
-            tool_name: Some(&c.tool_name),
-            fingerprint: Some(c.fingerprint.as_str()),
-            details: json!({ "grant": grant }),
+            applies_from: (!new.apply_to_waiting).then_some(now),
         })
-        .await?;
-        tx.commit().await?;
-        self.grants_wake.notify_one();
-        Ok(grant)
     }
 
     pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
@@ -289,7 +387,8 @@ impl Console {
         Ok(Some(grant.id))
     }
 
-    /// Pending calls of tools with a live grant, looked at again (after missed events, a new grant).
+    /// Pending calls of tools with a live grant, every one looked at again (after missed events, a
+    /// new grant), in batches of [`SWEEP`].
     pub async fn sweep_grants(&self) -> Result<usize, Error> {
         let tools = {
             let mut conn = self.db.pool().acquire().await?;
@@ -297,13 +396,18 @@ impl Console {
         };
         let mut used = 0;
         for tool in tools {
-            let ids = {
-                let mut conn = self.db.pool().acquire().await?;
-                grants::pending_of_tool(&mut conn, &tool, SWEEP).await?
-            };
-            for id in ids {
-                if self.apply_grants(&id).await?.is_some() {
-                    used += 1;
+            let mut after = 0;
+            loop {
+                let batch = {
+                    let mut conn = self.db.pool().acquire().await?;
+                    grants::pending_of_tool(&mut conn, &tool, after, SWEEP).await?
+                };
+                let Some(&(last, _)) = batch.last() else { break };
+                after = last;
+                for (_, id) in batch {
+                    if self.apply_grants(&id).await?.is_some() {
+                        used += 1;
+                    }
                 }
             }
         }
@@ -362,5 +466,22 @@ mod tests {
         assert!(!c("/note", ConditionOp::AtMost, json!(5)).holds(&args), "a string is no number");
         assert!(c("bad", ConditionOp::Equals, json!(1)).check().is_err());
         assert!(c("/x", ConditionOp::Prefix, json!("")).check().is_err());
+    }
+
+    #[test]
+    fn a_path_prefix_compares_normalized_paths_and_never_lets_dot_dot_climb_out() {
+        let under = |path: &str| Condition { pointer: "/path".into(), op: ConditionOp::Prefix, value: json!("/shared") }.holds(&json!({ "path": path }));
+        for ok in ["/shared", "/shared/a.txt", "/shared//a/./b", "/shared/"] {
+            assert!(under(ok), "{ok}");
+        }
+        for bad in ["/shared/../.ssh/id_rsa", "/shared/a/../../etc", "/shared-secret/x", "/sharedx", "shared/a", "/", "/etc/shared", "/shared/.."] {
+            assert!(!under(bad), "{bad}");
+        }
+        let relative = Condition { pointer: "/p".into(), op: ConditionOp::Prefix, value: json!("docs/") };
+        assert!(relative.holds(&json!({ "p": "docs/a.md" })));
+        assert!(!relative.holds(&json!({ "p": "docs/../secret" })));
+        assert!(!relative.holds(&json!({ "p": "/docs/a.md" })));
+        let dotted = Condition { pointer: "/p".into(), op: ConditionOp::Prefix, value: json!("/a/../b") };
+        assert!(!dotted.holds(&json!({ "p": "/b/x" })), "a prefix with .. matches nothing");
     }
 }

@@ -1,7 +1,7 @@
 //! The one error type of the core. Every variant has a stable `code` that crosses HTTP, IPC and the CLI;
 //! clients branch on the code, never on the message.
 
-use super::{DecisionKind, Fingerprint, ItemState};
+use super::{DecisionKind, Fingerprint, ItemState, Role};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -48,6 +48,28 @@ pub enum Error {
     /// Another process (the desktop app or `serve`) already serves this data directory.
     #[error("another Approval Console is already serving {data_dir} ({holder}); stop it, or use another data directory")]
     AlreadyServing { data_dir: String, holder: String },
+    /// The principal's role does not allow this (see [`super::principal`]).
+    #[error("this needs the {needed} role; {principal} is {role}")]
+    Forbidden { needed: Role, principal: String, role: Role },
+    /// A run id given by a client names a run that exists and has not finished.
+    #[error("run {run_id} exists and has not finished: choose another run id, or leave it out")]
+    RunExists { run_id: String },
+    /// The engine did not say with which arguments the call would run: it can only be declined.
+    #[error("the engine did not list this call's arguments, so nobody can see what would run: it can only be declined")]
+    MissingArguments,
+    /// Numbers in the arguments that an IEEE double cannot hold exactly: the fingerprint cannot tell
+    /// them from their neighbours, so the call cannot be approved as it is.
+    #[error("the arguments hold integers an IEEE double cannot represent exactly ({}): the fingerprint cannot bind them, so the call cannot be approved as it is; decline it, or approve it with edited arguments", .paths.join(", "))]
+    AmbiguousArguments { paths: Vec<String> },
+    /// A high-risk tool approved through a route without the console's confirm step.
+    #[error("{tool} is a high-risk tool: approve it in the console, where its confirm step is")]
+    HighRiskNeedsConsole { tool: String },
+    /// A remote engine's URL changed without its token being given again (or kept on purpose).
+    #[error("the URL of engine {engine} changes: give its token again (or say to keep the stored token for the new host, or to clear it); nothing was changed")]
+    TokenRequired { engine: String },
+    /// A file or directory another user could change (or a symlink where none belongs).
+    #[error("{path} is not safe to use: {why}")]
+    UnsafePermissions { path: String, why: String },
     #[error("storage error: {0}")]
     Storage(String),
 }
@@ -69,7 +91,13 @@ impl Error {
             Self::Secret { code, .. } => code,
             Self::StorageBusy => "storage_busy",
             Self::AlreadyServing { .. } => "already_serving",
-            Self::HighRiskTool { .. } => "high_risk_tool",
+            Self::HighRiskTool { .. } | Self::HighRiskNeedsConsole { .. } => "high_risk_tool",
+            Self::Forbidden { .. } => "forbidden",
+            Self::RunExists { .. } => "run_exists",
+            Self::MissingArguments => "missing_arguments",
+            Self::AmbiguousArguments { .. } => "ambiguous_arguments",
+            Self::TokenRequired { .. } => "token_required",
+            Self::UnsafePermissions { .. } => "unsafe_permissions",
             Self::Storage(_) => "internal",
         }
     }
@@ -81,6 +109,9 @@ impl Error {
             Self::AlreadyDecided { state } => Some(json!({ "state": state })),
             Self::DecisionNotAllowed { allowed, .. } => Some(json!({ "allowed": allowed })),
             Self::InvalidResumeData { errors } | Self::InvalidArguments { errors } => Some(json!({ "errors": errors })),
+            Self::Forbidden { needed, role, .. } => Some(json!({ "needed": needed, "role": role })),
+            Self::AmbiguousArguments { paths } => Some(json!({ "paths": paths })),
+            Self::UnsafePermissions { path, .. } => Some(json!({ "path": path })),
             _ => None,
         }
     }

@@ -5,6 +5,7 @@ mod decision;
 mod error;
 mod fingerprint;
 mod ids;
+pub mod principal;
 pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PausedCall, QueuedCall};
@@ -12,3 +13,4 @@ pub use decision::{human_secs, Decision, DecisionKind, DecisionRequest, Delivery
 pub use error::{Error, PathError};
 pub use fingerprint::{canonical_json, CanonicalizeError, Fingerprint};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};
+pub use principal::{Actor, Principal, PrincipalKind, Role};

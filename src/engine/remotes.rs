@@ -27,6 +27,9 @@ pub struct EngineSettings {
     pub token: Option<ApiKey>,
     /// On edit: forget the stored token.
     pub clear_token: bool,
+    /// On edit with a new URL and no `token`: keep sending the stored token, to the new host. Without
+    /// it, a URL change of an engine with a token needs `token` or `clear_token` (`token_required`).
+    pub keep_token: bool,
     /// Keep `token` in this process's memory only, not in the keyring (when the keyring is missing
     /// or locked); it is asked for again after a restart.
     pub session_only: bool,
@@ -205,7 +208,11 @@ impl Remotes {
             store::get(&mut conn, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?
         };
         let base_url = if s.base_url.trim().is_empty() { current.base_url.clone() } else { s.base_url.trim().to_owned() };
-        mastra::client::parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
+        let new_url = mastra::client::parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
+        let moved = mastra::client::parse_base_url(&current.base_url).map_or(true, |old| old != new_url);
+        if moved && current.token_ref.is_some() && s.token.is_none() && !s.clear_token && !s.keep_token {
+            return Err(Error::TokenRequired { engine: s.name.clone() });
+        }
         let poll_ms = check_poll(s.poll_ms.unwrap_or(current.poll_ms))?;
         let token_ref = if let Some(token) = &s.token {
             if s.session_only {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
-    expires_at, revoked_at, revoked_by, uses FROM grants";
+    expires_at, revoked_at, revoked_by, uses, applies_from FROM grants";
 
 fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
     let scope = match r.get::<String, _>("scope").as_str() {
@@ -34,13 +34,14 @@ fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
         revoked_at: opt_ts("revoked_at")?,
         revoked_by: r.get("revoked_by"),
         uses: r.get::<i64, _>("uses") as u64,
+        applies_from: opt_ts("applies_from")?,
     })
 }
 
 pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(g.id.as_str())
     .bind(&g.tool_name)
@@ -53,6 +54,7 @@ pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), Error>
     .bind(ts(g.created_at))
     .bind(&g.created_by)
     .bind(ts(g.expires_at))
+    .bind(g.applies_from.map(ts))
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -96,17 +98,31 @@ pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, by: &str, at: Dat
     Ok(done.rows_affected() == 1)
 }
 
+/// Ends the live grants scoped to a run that ended (revoked by `console (run ended)`); how many.
+pub async fn end_for_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: &crate::domain::RunId, at: DateTime<Utc>) -> Result<u64, Error> {
+    let done = sqlx::query("UPDATE grants SET revoked_at = ?, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = ? AND run_id = ? AND revoked_at IS NULL")
+        .bind(ts(at))
+        .bind(engine.as_str())
+        .bind(run_id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected())
+}
+
 pub async fn count_use(conn: &mut SqliteConnection, id: &GrantId) -> Result<(), Error> {
     sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = ?").bind(id.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
-/// Pending approval calls of `tool`, oldest first, at most `limit` (a sweep after missed events).
-pub async fn pending_of_tool(conn: &mut SqliteConnection, tool: &str, limit: i64) -> Result<Vec<crate::domain::ItemId>, Error> {
-    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? ORDER BY seq LIMIT ?")
-        .bind(tool)
-        .bind(limit)
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok(ids.into_iter().map(crate::domain::ItemId::new).collect())
+/// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
+/// with their positions (a sweep pages through them all).
+pub async fn pending_of_tool(conn: &mut SqliteConnection, tool: &str, after_seq: i64, limit: i64) -> Result<Vec<(i64, crate::domain::ItemId)>, Error> {
+    let rows: Vec<(i64, String)> =
+        sqlx::query_as("SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? AND seq > ? ORDER BY seq LIMIT ?")
+            .bind(tool)
+            .bind(after_seq)
+            .bind(limit)
+            .fetch_all(&mut *conn)
+            .await?;
+    Ok(rows.into_iter().map(|(seq, id)| (seq, crate::domain::ItemId::new(id))).collect())
 }

@@ -4,11 +4,13 @@
 //! the module that reads them and are converted to domain types there.
 
 pub mod audit;
+pub mod credentials;
 pub mod deadlines;
 pub mod decisions;
 pub mod engines;
 pub mod grants;
 pub mod memory;
+pub mod private;
 pub mod queue;
 pub mod settings;
 pub mod snapshots;

@@ -12,8 +12,14 @@ async fn paused(t: &TestApp, text: &str) -> Value {
     t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await
 }
 
+/// Makes a grant; answers the grant itself (the answer's `grant`) when it was made.
 async fn grant(t: &TestApp, from: &Value, scope: &str, conditions: Value) -> (StatusCode, Value) {
-    t.post("/api/grants", json!({ "fromItem": from["id"], "fingerprint": from["fingerprint"], "scope": scope, "conditions": conditions, "expiresInSecs": 3600 })).await
+    let (status, made) = t.post("/api/grants", json!({ "fromItem": from["id"], "fingerprint": from["fingerprint"], "scope": scope, "conditions": conditions, "expiresInSecs": 3600 })).await;
+    if status == StatusCode::CREATED {
+        assert!(made["approvesWaiting"].is_u64(), "{made}");
+        return (status, made["grant"].clone());
+    }
+    (status, made)
 }
 
 async fn state_of(t: &TestApp, item: &Value) -> String {
@@ -125,4 +131,75 @@ async fn a_grant_is_refused_for_a_changed_call_a_suspend_call_or_conditions_its_
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (_, list) = t.get("/api/grants").await;
     assert_eq!(list, json!([]), "nothing was made");
+}
+
+#[tokio::test]
+async fn a_new_grant_says_how_many_waiting_calls_it_approves_and_can_leave_them_waiting() {
+    let t = spawn_app().await;
+    let mut waiting = vec![];
+    for i in 0..3 {
+        waiting.push(paused(&t, &format!("delete rec-{i}")).await);
+    }
+    let new = json!({ "fromItem": waiting[0]["id"], "fingerprint": waiting[0]["fingerprint"], "scope": "agent", "expiresInSecs": 3600 });
+    let (status, preview) = t.post("/api/grants/preview", new.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview, json!({ "approvesWaiting": 3, "includesFromItem": true }));
+    assert_eq!(t.count("SELECT COUNT(*) FROM grants").await, 0, "a preview stores nothing");
+
+    let mut leave = new.clone();
+    leave["applyToWaiting"] = json!(false);
+    let (status, made) = t.post("/api/grants", leave).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(made["approvesWaiting"], 0, "{made}");
+    assert!(made["grant"]["appliesFrom"].is_string(), "{made}");
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0, "the waiting calls are left to the operator");
+    for w in &waiting {
+        assert_eq!(state_of(&t, w).await, "pending");
+    }
+    let later = paused(&t, "delete rec-later").await;
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 1, "a call paused after the grant is covered");
+    assert_eq!(state_of(&t, &later).await, "delivered");
+
+    let (status, made) = t.post("/api/grants", new).await;
+    assert_eq!((status, made["approvesWaiting"].as_u64()), (StatusCode::CREATED, Some(3)), "{made}");
+    let created = t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'grant.created' AND json_extract(details, '$.approvesWaiting') = 3").await;
+    assert_eq!(created, 1, "the audit says how many waiting calls it approved");
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 3);
+}
+
+#[tokio::test]
+async fn a_grant_counts_and_approves_every_waiting_call_not_only_the_first_five_hundred() {
+    let t = spawn_app().await;
+    let first = paused(&t, "delete rec-0").await;
+    for i in 1..520 {
+        t.generate(&format!("delete rec-{i}")).await;
+    }
+    let new = json!({ "fromItem": first["id"], "fingerprint": first["fingerprint"], "scope": "agent", "expiresInSecs": 3600 });
+    let (_, preview) = t.post("/api/grants/preview", new.clone()).await;
+    assert_eq!(preview["approvesWaiting"], 520, "{preview}");
+    let (_, made) = t.post("/api/grants", new).await;
+    assert_eq!(made["approvesWaiting"], 520);
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 520);
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").await, 0);
+}
+
+#[tokio::test]
+async fn a_run_grant_ends_with_its_run_and_never_covers_a_later_run_that_reuses_the_id() {
+    let t = spawn_app().await;
+    let answer = t.generate_with(json!({ "messages": "delete rec-1", "runId": "v1" })).await;
+    assert_eq!(answer["finishReason"], "suspended");
+    let first = t.pending_call("v1", "call_1").await;
+    let (status, g) = grant(&t, &first, "run", json!([])).await;
+    assert_eq!(status, StatusCode::CREATED, "{g}");
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 1);
+    assert_eq!(state_of(&t, &first).await, "delivered");
+    let (_, list) = t.get("/api/grants").await;
+    assert_eq!(list[0]["revokedBy"], "console (run ended)", "the run finished, so did its grant: {list}");
+
+    let again = t.generate_with(json!({ "messages": "delete rec-2", "runId": "v1" })).await;
+    assert_eq!(again["finishReason"], "suspended", "the id is free once its run finished: {again}");
+    let second = t.pending_call("v1", "call_1").await;
+    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0);
+    assert_eq!(state_of(&t, &second).await, "pending", "another run under the same name is not covered");
+    assert_eq!(t.counters.deletes(), 1);
 }

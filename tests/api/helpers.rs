@@ -259,6 +259,23 @@ impl TestApp {
         chunks
     }
 
+    /// A stored credential with `role`; returns its token.
+    pub async fn token(&self, name: &str, role: approval_console::domain::Role) -> String {
+        self.app.add_token(name, role, &self.app.local_actor("test")).await.expect("add token").secret
+    }
+
+    /// A request with another bearer token: `(status, body)`.
+    pub async fn call_as(&self, token: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut r = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(token);
+        if let Some(body) = body {
+            r = r.json(&body);
+        }
+        let r = r.send().await.unwrap();
+        let status = r.status();
+        let text = r.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
     /// Rows of a SQL count on the app's database.
     pub async fn count(&self, sql: &str) -> i64 {
         sqlx::query_scalar(sql).fetch_one(self.app.db.pool()).await.unwrap()

@@ -49,7 +49,8 @@ async fn s10_the_next_message_on_the_thread_resumes_the_suspended_tool() {
     let decision = &page["items"][0]["decision"];
     assert_eq!(decision["kind"], "resume");
     assert_eq!(decision["data"], json!({"answer": "eu-west"}));
-    assert_eq!(decision["operator"], "auto-resume (model)");
+    let by = decision["operator"].as_str().unwrap();
+    assert!(by.starts_with("auto-resume (model) for ") && by.ends_with("(mastra-api)"), "the model's resume names the principal it acted for: {by}");
 }
 
 #[tokio::test]

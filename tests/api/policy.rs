@@ -54,6 +54,7 @@ async fn start(t: &TestApp, agent: &str, text: &str, policy: RequireToolApproval
         resource_id: None,
         options: RunOptions::new(policy, DEFAULT_MAX_STEPS),
         run_id: None,
+        started_by: None,
     };
     t.app.local.start(request, None).await.expect("run starts").to_string()
 }

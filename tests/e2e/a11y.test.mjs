@@ -162,7 +162,7 @@ test('the console has no serious or critical axe violations, in the light and th
       await audit(page, `${theme}: audit log`);
 
       await page.locator('[data-testid="grants-tab"]').click();
-      await page.locator(`[data-testid="grant-row"][data-id="${grant.body.id}"]`).waitFor({ timeout: 15_000 });
+      await page.locator(`[data-testid="grant-row"][data-id="${grant.body.grant.id}"]`).waitFor({ timeout: 15_000 });
       await audit(page, `${theme}: grants`);
 
       await page.locator('[data-testid="engines-tab"]').click();

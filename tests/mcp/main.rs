@@ -147,6 +147,7 @@ pub fn request(text: &str) -> RunRequest {
         resource_id: None,
         options: RunOptions::default(),
         run_id: None,
+        started_by: None,
     }
 }
 

@@ -437,6 +437,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
                 scope: GrantScope::Agent,
                 conditions: vec![Condition { pointer: "/id".into(), op: ConditionOp::Prefix, value: json!("rec-ok") }],
                 expires_in_secs: 3600,
+                apply_to_waiting: true,
             },
             "op",
         )
@@ -473,8 +474,9 @@ async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
         resource_id: None,
         options: Default::default(),
         run_id: None,
+        started_by: None,
     };
-    let run = app.send(request, false, None).await.unwrap();
+    let run = app.send(request, false, None, &app.local_actor("test")).await.unwrap();
     let mut conn = app.db.pool().acquire().await.unwrap();
     let entries = approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
     entries.into_iter().next().expect("paused").queued

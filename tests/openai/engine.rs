@@ -32,6 +32,7 @@ fn request(text: &str) -> RunRequest {
         resource_id: None,
         options: RunOptions::default(),
         run_id: None,
+        started_by: None,
     }
 }
 

@@ -139,6 +139,10 @@ struct RunState {
     /// S13: set on a sub-agent's run; only the top-level run has queue entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parent: Option<ParentLink>,
+    /// The principal that started the run ([`crate::domain::Principal::key`]): an agent credential
+    /// lists only its own suspended runs, and auto-resumes only them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    started_by: Option<String>,
 }
 
 /// Where a sub-agent's run hangs in its supervisor's run.
@@ -171,7 +175,10 @@ pub struct RunRequest {
     pub thread_id: Option<String>,
     pub resource_id: Option<String>,
     pub options: RunOptions,
+    /// A run id chosen by the client; refused (`run_exists`) while a run of that id exists.
     pub run_id: Option<RunId>,
+    /// The principal starting it ([`crate::domain::Principal::key`]); `None` for in-process callers.
+    pub started_by: Option<String>,
 }
 
 /// A suspended run as `suspended-runs` lists it (S12).
@@ -184,6 +191,9 @@ pub struct SuspendedRun {
     pub resource_id: Option<String>,
     pub suspended_at: String,
     pub tool_calls: Vec<Value>,
+    /// Who started it (not part of Mastra's shape).
+    #[serde(skip)]
+    pub started_by: Option<String>,
 }
 
 /// Sends chunks to whoever listens; a listener that went away does not stop the run.
@@ -210,12 +220,30 @@ struct Inner {
     agents: BTreeMap<String, Arc<Agent>>,
     /// One async lock per run: decisions on one run are applied one at a time.
     run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
+    /// Runs being started and driven by [`LocalEngine::start`] in this process (before their first
+    /// snapshot, a run exists only here).
+    starting: Mutex<std::collections::HashSet<RunId>>,
 }
+
+/// Takes a run id out of [`Inner::starting`] when its start is over.
+struct Starting {
+    engine: LocalEngine,
+    run_id: RunId,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        self.engine.inner.starting.lock().expect("starting runs poisoned").remove(&self.run_id);
+    }
+}
+
+/// The longest run id a client may choose.
+const MAX_RUN_ID: usize = 200;
 
 impl LocalEngine {
     pub fn new(db: Db, events: Events, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
-        Self { inner: Arc::new(Inner { db, events, agents, run_locks: Mutex::default() }) }
+        Self { inner: Arc::new(Inner { db, events, agents, run_locks: Mutex::default(), starting: Mutex::default() }) }
     }
 
     pub fn agents(&self) -> impl Iterator<Item = &Arc<Agent>> {
@@ -241,9 +269,19 @@ impl LocalEngine {
 
     /// Starts a run and drives it until it finishes or pauses. The work runs in its own task, so a
     /// caller that goes away (a closed HTTP connection) does not cut a run in half.
+    ///
+    /// A run id chosen by the client must not name a run that exists and has not finished (one with a
+    /// snapshot, or one being started here): that is `run_exists`, and nothing changes. It must not
+    /// contain `/` either (sub-agents' runs are `<run>/<call>`).
     pub async fn start(&self, request: RunRequest, sink: Option<ChunkSink>) -> Result<RunId, Error> {
         let agent = self.require_agent(request.agent_id.as_str())?;
         let run_id = request.run_id.unwrap_or_else(RunId::generate);
+        check_run_id(&run_id)?;
+        if !self.inner.starting.lock().expect("starting runs poisoned").insert(run_id.clone()) {
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        let starting = Starting { engine: self.clone(), run_id: run_id.clone() };
+        self.check_new_run_id(&run_id).await?;
         let mut messages = vec![Message::System { content: agent.instructions.clone() }];
         let history = self.remembered(&agent, request.thread_id.as_deref(), request.resource_id.as_deref()).await?;
         let history_len = history.len();
@@ -260,9 +298,11 @@ impl LocalEngine {
             step: 0,
             calls: vec![],
             parent: None,
+            started_by: request.started_by,
         };
         let this = self.clone();
         tokio::spawn(async move {
+            let _starting = starting;
             let _guard = this.lock_run(&state.run_id).await;
             let emit = Emit(sink);
             emit.send(chunk("start", &state.run_id, json!({})));
@@ -271,6 +311,21 @@ impl LocalEngine {
         .await
         .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
         Ok(run_id)
+    }
+
+    /// Refuses a run id a new run cannot take: malformed (`invalid_request`), or naming a run that
+    /// exists and has not finished (`run_exists`). [`LocalEngine::start`] checks again, atomically.
+    pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+        check_run_id(run_id)?;
+        let taken = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            snapshots::get(&mut conn, run_id).await?.is_some()
+        };
+        // `start` has put the id in `starting` itself before asking: only a snapshot counts then.
+        if taken {
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        Ok(())
     }
 
     /// With memory, a thread and a resource: the thread's earlier messages (the thread is created, and
@@ -425,6 +480,8 @@ impl LocalEngine {
         }
         snapshots::delete_tree(&mut tx, run_id).await?;
         let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
+        // A grant for "this run" ends with the run: a later run reusing the id is another run.
+        crate::store::grants::end_for_run(&mut tx, &EngineId::local(), run_id, crate::store::now()).await?;
         tx.commit().await?;
         if !gone.is_empty() {
             self.inner.events.changed();
@@ -472,7 +529,7 @@ impl LocalEngine {
                 fingerprint: Some(paused.fingerprint.as_str()),
                 details: json!({
                     "runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind, "args": paused.args,
-                    "approvalReason": state.calls[i].approval_reason,
+                    "approvalReason": state.calls[i].approval_reason, "startedBy": state.started_by,
                 }),
             })
             .await?;
@@ -517,6 +574,7 @@ impl LocalEngine {
             step: 0,
             calls: vec![],
             parent: Some(ParentLink { run_id: parent.run_id.clone(), tool_call_id: call_id.to_owned(), top }),
+            started_by: parent.started_by.clone(),
         };
         match Box::pin(self.drive(&child_agent, &mut child, &Emit::default())).await {
             Ok(Outcome::Finished(text)) => CallStatus::Done { result: json!(text) },
@@ -629,6 +687,7 @@ impl LocalEngine {
                 resource_id: s.resource_id,
                 suspended_at: s.updated_at,
                 tool_calls,
+                started_by: state.started_by.clone(),
             });
         }
         Ok(runs)
@@ -854,8 +913,9 @@ impl LocalEngine {
     /// S10: the suspended tool that the user's next message answers — with memory, in the same thread
     /// and resource — and the resume data the model extracts from that message, checked against the
     /// tool's resume schema. Only `suspend()` pauses qualify: an approval is never given by a model.
-    /// `Ok(None)`: nothing to resume (start a new run).
-    pub async fn auto_resume_target(&self, request: &RunRequest) -> Result<Option<(queue::Entry, Value)>, Error> {
+    /// `Ok(None)`: nothing to resume (start a new run). With `only_of`, only a run started by that
+    /// principal ([`crate::domain::Principal::key`]) qualifies.
+    pub async fn auto_resume_target(&self, request: &RunRequest, only_of: Option<&str>) -> Result<Option<(queue::Entry, Value)>, Error> {
         let agent = self.require_agent(request.agent_id.as_str())?;
         let (true, Some(thread), Some(resource)) = (agent.memory, &request.thread_id, &request.resource_id) else { return Ok(None) };
         let filter = queue::Filter {
@@ -870,9 +930,18 @@ impl LocalEngine {
             let mut conn = self.inner.db.pool().acquire().await?;
             queue::list(&mut conn, &filter, None, 50).await?
         };
-        let Some(entry) = page.entries.into_iter().find(|e| e.queued.call.resource_id.as_deref() == Some(resource.as_str())) else {
-            return Ok(None);
-        };
+        let mut found = None;
+        for e in page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(resource.as_str())) {
+            let ok = match only_of {
+                None => true,
+                Some(key) => self.load(&e.queued.call.run_id).await.is_ok_and(|(s, _)| s.started_by.as_deref() == Some(key)),
+            };
+            if ok {
+                found = Some(e);
+                break;
+            }
+        }
+        let Some(entry) = found else { return Ok(None) };
         let schema = entry.queued.call.resume_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
         let data = agent.model.extract(&request.messages, &schema).await.map_err(|e| {
             Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: String::new(), message: format!("no resume data could be taken from the message: {e}") }] }
@@ -886,6 +955,15 @@ impl LocalEngine {
         let mut conn = self.inner.db.pool().acquire().await?;
         Ok(queue::pending_of_run(&mut conn, &EngineId::local(), run_id).await?.into_iter().map(|e| e.queued.id).collect())
     }
+}
+
+/// 1–[`MAX_RUN_ID`] characters, no `/` (sub-agents' runs are `<run>/<call>`), no control characters.
+fn check_run_id(run_id: &RunId) -> Result<(), Error> {
+    let id = run_id.as_str();
+    if id.is_empty() || id.len() > MAX_RUN_ID || id.contains('/') || id.chars().any(char::is_control) {
+        return Err(Error::InvalidRequest(format!("runId must be 1–{MAX_RUN_ID} characters without '/' or control characters")));
+    }
+    Ok(())
 }
 
 fn executed(status: CallStatus) -> (CallStatus, Value) {

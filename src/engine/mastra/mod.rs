@@ -312,6 +312,10 @@ impl MastraEngine {
                     details: json!({ "runId": e.queued.call.run_id, "toolCallId": e.queued.call.tool_call_id, "why": "the engine no longer lists this call as waiting (finished, resumed or declined elsewhere)" }),
                 })
                 .await?;
+                // The run went on without the console, which can no longer tell whether a later call
+                // under this run id belongs to the same run: its run grants end (fail safe: the
+                // operator is asked again).
+                crate::store::grants::end_for_run(&mut tx, id, &e.queued.call.run_id, crate::store::now()).await?;
                 report.gone += 1;
             }
         }
@@ -565,6 +569,11 @@ impl Engine for MastraEngine {
         }
         let mut tx = self.inner.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        if next.is_none() && folded.finish_reason.as_deref().is_some_and(|r| r != "suspended") {
+            // The run finished: a grant for "this run" ends with it, so a later run that reuses the
+            // id at the engine is not covered.
+            crate::store::grants::end_for_run(&mut tx, &call.engine, &call.run_id, crate::store::now()).await?;
+        }
         if let Some(n) = next {
             // The stream is the engine's own word that this call waits now: also when it is the call
             // just resumed, suspending again.

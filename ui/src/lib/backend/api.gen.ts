@@ -184,6 +184,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/grants/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["preview_grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/grants/{id}/revoke": {
         parameters: {
             query?: never;
@@ -392,6 +408,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the presented token stands for: its name and role (the UI offers only what the role may do). */
+        get: operations["session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/expiry": {
         parameters: {
             query?: never;
@@ -490,6 +523,16 @@ export interface components {
         };
         /** @enum {string} */
         ConditionOp: "equals" | "prefix" | "atMost" | "atLeast";
+        /** @description A grant just made, and how many waiting calls it approves now. */
+        CreatedGrant: {
+            /**
+             * Format: int64
+             * @description Calls waiting now that it covers: the console approves them at once (0 with
+             *     `applyToWaiting: false`).
+             */
+            approvesWaiting: number;
+            grant: components["schemas"]["Grant"];
+        };
         /** @description A page of decisions, newest first. */
         DecisionHistory: {
             items: components["schemas"]["DecisionRecord"][];
@@ -554,6 +597,12 @@ export interface components {
             baseUrl?: string | null;
             /** @description Forget the stored token. */
             clearToken?: boolean;
+            /**
+             * @description With a new `baseUrl` and no `token`: send the stored token to the new host too. Without it
+             *     (or a new token, or `clearToken`), a changed URL is refused with `token_required`: a token
+             *     must never follow a URL to another host by accident.
+             */
+            keepToken?: boolean;
             /** Format: int32 */
             pollMs?: number | null;
             /** @description With `token`: keep it for this session only (see [`NewEngine::session_only`]). */
@@ -659,6 +708,12 @@ export interface components {
         Grant: {
             /** @description Set unless the scope is the engine. */
             agentId: string | null;
+            /**
+             * Format: date-time
+             * @description Set when the grant was told not to touch the calls already waiting: it covers only calls
+             *     paused from then on.
+             */
+            appliesFrom: string | null;
             conditions: components["schemas"]["Condition"][];
             /** Format: date-time */
             createdAt: string;
@@ -684,6 +739,16 @@ export interface components {
         };
         /** @description One "always allow" grant. */
         GrantId: string;
+        /** @description What a grant would do if it were made now (nothing is stored). */
+        GrantPreview: {
+            /**
+             * Format: int64
+             * @description Calls waiting now that it would approve at once, the one it is made from included.
+             */
+            approvesWaiting: number;
+            /** @description Whether the call it is made from is among them. */
+            includesFromItem: boolean;
+        };
         /** @enum {string} */
         GrantScope: "run" | "agent" | "engine";
         /** @description `{status: "ok", version}`. */
@@ -732,6 +797,12 @@ export interface components {
         };
         /** @description A grant to make from a call the operator sees. */
         NewGrant: {
+            /**
+             * @description Whether it also approves the calls it covers that are already waiting — the call it is made
+             *     from included (default). `false`: only calls paused after it is made; the waiting ones stay
+             *     for the operator.
+             */
+            applyToWaiting?: boolean;
             /** @description Conditions on later calls' arguments; each must hold for the call it is made from. */
             conditions?: components["schemas"]["Condition"][];
             /**
@@ -780,6 +851,18 @@ export interface components {
         PreviousCall: {
             item: null | components["schemas"]["QueueItem"];
         };
+        /** @description An authenticated caller. */
+        Principal: {
+            kind: components["schemas"]["PrincipalKind"];
+            /** @description The credential's name, or the OS user for the local admin. */
+            name: string;
+            role: components["schemas"]["Role"];
+        };
+        /**
+         * @description Where a principal comes from.
+         * @enum {string}
+         */
+        PrincipalKind: "local" | "token";
         /** @description How many calls each tab of the queue view holds under the filters and search given. */
         QueueCounts: {
             /**
@@ -873,6 +956,11 @@ export interface components {
             data: unknown;
             fingerprint: string;
         };
+        /**
+         * @description What a principal may do; ordered, each role includes the ones before it.
+         * @enum {string}
+         */
+        Role: "agent" | "operator" | "admin";
         SnoozeBody: {
             /**
              * Format: int64
@@ -1446,13 +1534,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Made; it applies at once, also to calls already waiting */
+            /** @description Made; it applies at once, also to the calls already waiting unless `applyToWaiting` is false: `approvesWaiting` says how many */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Grant"];
+                    "application/json": components["schemas"]["CreatedGrant"];
                 };
             };
             /** @description invalid_request: lifetime, conditions, a suspend call */
@@ -1465,6 +1553,71 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description high_risk_tool or fingerprint_mismatch */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGrant"];
+            };
+        };
+        responses: {
+            /** @description What the grant would do if it were made now: how many waiting calls it would approve at once; nothing is stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantPreview"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2135,6 +2288,34 @@ export interface operations {
             };
             /** @description already_decided */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Principal"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

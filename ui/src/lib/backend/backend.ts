@@ -100,6 +100,12 @@ export type ExpiryRule = Schemas['ExpiryRule'];
 export type Grant = Schemas['Grant'];
 /** A grant to make from a call on screen; `fingerprint` is the one shown (C3). */
 export type NewGrant = Schemas['NewGrant'];
+/** A grant just made, with how many waiting calls it approves at once. */
+export type CreatedGrant = Schemas['CreatedGrant'];
+/** What a grant would do if made now: how many waiting calls it would approve. */
+export type GrantPreview = Schemas['GrantPreview'];
+/** Who the console's credential stands for (`role`: agent < operator < admin). */
+export type Principal = Schemas['Principal'];
 export type GrantScope = Schemas['GrantScope'];
 /** A condition on a later call's arguments: the value at a JSON Pointer `equals`, starts with (`prefix`), is `atMost` / `atLeast` a value. */
 export type GrantCondition = Schemas['Condition'];
@@ -243,7 +249,9 @@ export interface Backend {
    * Makes a grant from a call: `high_risk_tool`, `fingerprint_mismatch` (the call changed since it
    * was shown), `invalid_request` (conditions the call does not meet, a lifetime out of 60 s – 30 days, a suspend call).
    */
-  createGrant(grant: NewGrant): Promise<Grant>;
+  createGrant(grant: NewGrant): Promise<CreatedGrant>;
+  /** How many waiting calls `grant` would approve if made now (checked like `createGrant`; nothing stored). */
+  previewGrant(grant: NewGrant): Promise<GrantPreview>;
   /** Revokes a grant; answers it revoked (`invalid_request` if it already was). */
   revokeGrant(id: string): Promise<Grant>;
   /** Whether the desktop app starts at login; `null` where that is not available (the web build). */

@@ -21,6 +21,8 @@ import {
   type ExpirySettings,
   type Grant,
   type NewGrant,
+  type CreatedGrant,
+  type GrantPreview,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
@@ -66,6 +68,7 @@ export type TauriCommand =
   | 'snooze'
   | 'grants'
   | 'create_grant'
+  | 'preview_grant'
   | 'revoke_grant'
   | 'autostart'
   | 'set_autostart';
@@ -229,8 +232,12 @@ export class TauriBackend implements Backend {
     return call('grants');
   }
 
-  createGrant(grant: NewGrant): Promise<Grant> {
+  createGrant(grant: NewGrant): Promise<CreatedGrant> {
     return call('create_grant', { grant });
+  }
+
+  previewGrant(grant: NewGrant): Promise<GrantPreview> {
+    return call('preview_grant', { grant });
   }
 
   revokeGrant(id: string): Promise<Grant> {

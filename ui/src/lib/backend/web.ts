@@ -20,6 +20,8 @@ import {
   type ExpirySettings,
   type Grant,
   type NewGrant,
+  type CreatedGrant,
+  type GrantPreview,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
@@ -191,8 +193,12 @@ export class WebBackend implements Backend {
     return this.request('GET', '/api/grants');
   }
 
-  createGrant(grant: NewGrant): Promise<Grant> {
+  createGrant(grant: NewGrant): Promise<CreatedGrant> {
     return this.request('POST', '/api/grants', grant);
+  }
+
+  previewGrant(grant: NewGrant): Promise<GrantPreview> {
+    return this.request('POST', '/api/grants/preview', grant);
   }
 
   revokeGrant(id: string): Promise<Grant> {

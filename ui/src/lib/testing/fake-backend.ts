@@ -470,8 +470,25 @@ export class FakeBackend implements Backend {
       fromItem: item.id,
       expiresAt: new Date(Date.now() + grant.expiresInSecs * 1000).toISOString(),
     });
+    const approvesWaiting = grant.applyToWaiting === false ? 0 : this.waitingCovered(made).length;
     this.grants.unshift(made);
-    return wire(made);
+    return wire({ grant: made, approvesWaiting });
+  }
+
+  /** Like the server: the pending approvals of the grant's tool and scope (conditions aside). */
+  private waitingCovered(g: Grant): QueueItem[] {
+    return [...this.items.values()].filter(
+      (i) => i.state === 'pending' && i.kind === 'approval' && i.toolName === g.toolName && i.engine === g.engine && (g.agentId === null || i.agentId === g.agentId) && (g.runId === null || i.runId === g.runId),
+    );
+  }
+
+  async previewGrant(grant: NewGrant) {
+    this.engineCall('previewGrant', [wire(grant)]);
+    const item = this.items.get(grant.fromItem);
+    if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
+    const g = makeGrant({ scope: grant.scope, engine: item.engine, agentId: grant.scope === 'engine' ? null : item.agentId, runId: grant.scope === 'run' ? item.runId : null, toolName: item.toolName });
+    const covered = this.waitingCovered(g);
+    return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id) });
   }
 
   async revokeGrant(id: string) {
@@ -519,6 +536,7 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
     revokedAt: null,
     revokedBy: null,
     uses: 0,
+    appliesFrom: null,
     ...over,
   };
 }

@@ -1,0 +1,127 @@
+//! Credentials with roles (see [`crate::domain::principal`]): made, listed, revoked, and checked on
+//! every request that does not carry the session token.
+//!
+//! A token is `ac_` + 64 hex digits (32 random bytes). The database keeps only its SHA-256, so a
+//! copy of the database gives no usable token; a token that is lost is revoked and made anew. Tokens
+//! are looked up by their hash: nothing is compared byte by byte with a stored secret.
+
+use super::App;
+use crate::domain::principal::valid_credential_name;
+use crate::domain::{Actor, Error, Principal, Role};
+use crate::store::{audit, credentials, credentials::Credential};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+/// What every stored token starts with (the session token of `serve` is plain hex, or chosen).
+pub const TOKEN_PREFIX: &str = "ac_";
+
+/// How stale `last used` may get before a use writes it again.
+const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
+
+/// A token made by [`App::add_token`]: shown once, never stored.
+pub struct NewToken {
+    pub credential: Credential,
+    pub secret: String,
+}
+
+fn secret_hash(secret: &str) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(secret.as_bytes())))
+}
+
+impl App {
+    /// Makes a credential `name` with `role` (admin only). Audited `credential.created` (never the
+    /// secret). Refused when a live credential has that name (`invalid_request`).
+    pub async fn add_token(&self, name: &str, role: Role, by: &Actor) -> Result<NewToken, Error> {
+        by.require(Role::Admin)?;
+        if !valid_credential_name(name) {
+            return Err(Error::InvalidRequest(format!(
+                "{name:?} is not a credential name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )));
+        }
+        let secret = format!("{TOKEN_PREFIX}{}", crate::api::random_token());
+        let at = crate::store::now();
+        let mut tx = self.db.begin_write().await?;
+        let id = uuid::Uuid::now_v7().to_string();
+        if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &by.audit_name(), at).await? {
+            return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
+        }
+        audit::append(&mut tx, audit::Record {
+            actor: &by.audit_name(),
+            action: "credential.created",
+            queue_item_id: None,
+            tool_name: None,
+            fingerprint: None,
+            details: json!({ "name": name, "role": role }),
+        })
+        .await?;
+        tx.commit().await?;
+        let credential = Credential { name: name.to_owned(), role, created_at: at, created_by: by.audit_name(), last_used_at: None };
+        Ok(NewToken { credential, secret })
+    }
+
+    /// The live credentials, by name (admin only).
+    pub async fn tokens(&self, by: &Actor) -> Result<Vec<Credential>, Error> {
+        by.require(Role::Admin)?;
+        let mut conn = self.db.pool().acquire().await?;
+        credentials::live(&mut conn).await
+    }
+
+    /// Revokes a credential (admin only): its token stops working at once, in every process.
+    /// Audited `credential.revoked`.
+    pub async fn revoke_token(&self, name: &str, by: &Actor) -> Result<Role, Error> {
+        by.require(Role::Admin)?;
+        let mut tx = self.db.begin_write().await?;
+        let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
+            .await?
+            .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
+        audit::append(&mut tx, audit::Record {
+            actor: &by.audit_name(),
+            action: "credential.revoked",
+            queue_item_id: None,
+            tool_name: None,
+            fingerprint: None,
+            details: json!({ "name": name, "role": role }),
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(role)
+    }
+
+    /// The principal a stored token stands for, or `None` for a token that is unknown or revoked.
+    /// Notes the use (at most once a minute per credential, after answering).
+    pub async fn authenticate(&self, secret: &str) -> Result<Option<Principal>, Error> {
+        if !secret.starts_with(TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        let found = {
+            let mut conn = self.db.pool().acquire().await?;
+            credentials::by_hash(&mut conn, &secret_hash(secret)).await?
+        };
+        let Some(c) = found else { return Ok(None) };
+        let now = crate::store::now();
+        if c.last_used_at.is_none_or(|t| now - t > TOUCH_EVERY) {
+            let (db, name) = (self.db.clone(), c.name.clone());
+            tokio::spawn(async move {
+                let result = async {
+                    let mut conn = db.pool().acquire().await?;
+                    credentials::touch(&mut conn, &name, now).await
+                };
+                if let Err(e) = result.await {
+                    tracing::debug!(credential = %name, "could not note the credential's use: {e}");
+                }
+            });
+        }
+        Ok(Some(Principal::token(&c.name, c.role)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_of_the_whole_token() {
+        assert_ne!(secret_hash("ac_1"), secret_hash("ac_2"));
+        assert!(secret_hash("ac_1").starts_with("sha256:") && secret_hash("ac_1").len() == 71);
+    }
+}

@@ -1,0 +1,160 @@
+//! Who is asking: the principals of the console and what each may do.
+//!
+//! Three roles, each including the one before it:
+//! - `agent`: the engine API — start runs, stream them, list the suspended runs it started. It can
+//!   never decide: the agent being reviewed must not approve its own call.
+//! - `operator`: the console API and decisions (the queue, the audit log, approving, declining,
+//!   answering, also through the Mastra-shaped routes), and everything an agent may do.
+//! - `admin`: an operator who may also change grants, settings, engines and tokens.
+//!
+//! A principal is the local user (the token `serve` prints, the desktop window, the CLI run by the
+//! owner of the data directory: always `admin`) or a stored credential (`tokens add`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a principal may do; ordered, each role includes the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Agent,
+    Operator,
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Operator => "operator",
+            Self::Admin => "admin",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "agent" => Some(Self::Agent),
+            "operator" => Some(Self::Operator),
+            "admin" => Some(Self::Admin),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a principal comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PrincipalKind {
+    /// The local user: the session token `serve` printed (or `--token`), the desktop window, the CLI.
+    Local,
+    /// A stored credential (`approval-console tokens add`).
+    Token,
+}
+
+/// An authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Principal {
+    /// The credential's name, or the OS user for the local admin.
+    pub name: String,
+    pub role: Role,
+    pub kind: PrincipalKind,
+}
+
+impl Principal {
+    /// The local admin, named after the OS user.
+    pub fn local(user: &str) -> Self {
+        Self { name: user.to_owned(), role: Role::Admin, kind: PrincipalKind::Local }
+    }
+
+    /// A stored credential.
+    pub fn token(name: &str, role: Role) -> Self {
+        Self { name: name.to_owned(), role, kind: PrincipalKind::Token }
+    }
+
+    /// Stable and unique across kinds (`local:alice`, `token:ci-bot`): what a run records as the
+    /// principal that started it.
+    pub fn key(&self) -> String {
+        let kind = match self.kind {
+            PrincipalKind::Local => "local",
+            PrincipalKind::Token => "token",
+        };
+        format!("{kind}:{}", self.name)
+    }
+
+    /// `Ok` if this principal has at least `needed`, else `forbidden` naming both.
+    pub fn require(&self, needed: Role) -> Result<(), super::Error> {
+        if self.role >= needed {
+            Ok(())
+        } else {
+            Err(super::Error::Forbidden { needed, principal: self.name.clone(), role: self.role })
+        }
+    }
+}
+
+/// A principal acting through one shell (`web`, `cli`, `desktop`, `mastra-api`, `notification`):
+/// what the audit log names as the actor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub principal: Principal,
+    pub channel: &'static str,
+}
+
+impl Actor {
+    pub fn new(principal: Principal, channel: &'static str) -> Self {
+        Self { principal, channel }
+    }
+
+    /// `alice (web)`: the actor as the audit log and the decision record it.
+    pub fn audit_name(&self) -> String {
+        format!("{} ({})", self.principal.name, self.channel)
+    }
+
+    pub fn require(&self, needed: Role) -> Result<(), super::Error> {
+        self.principal.require(needed)
+    }
+}
+
+/// A credential name: 1–64 letters, digits, `.`, `_`, `-`, starting with a letter or digit.
+pub fn valid_credential_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_role_includes_the_ones_before_it_and_no_more() {
+        let p = |role| Principal::token("t", role);
+        assert!(p(Role::Admin).require(Role::Operator).is_ok());
+        assert!(p(Role::Operator).require(Role::Agent).is_ok());
+        assert!(p(Role::Operator).require(Role::Operator).is_ok());
+        let e = p(Role::Agent).require(Role::Operator).unwrap_err();
+        assert_eq!(e.code(), "forbidden");
+        assert!(p(Role::Operator).require(Role::Admin).is_err());
+        assert_eq!(Principal::local("alice").role, Role::Admin);
+    }
+
+    #[test]
+    fn keys_tell_a_token_from_the_local_user_of_the_same_name() {
+        assert_ne!(Principal::local("alice").key(), Principal::token("alice", Role::Admin).key());
+    }
+
+    #[test]
+    fn credential_names_are_short_plain_words() {
+        for ok in ["ci-bot", "alice", "a.b_c-1", "9"] {
+            assert!(valid_credential_name(ok), "{ok}");
+        }
+        for bad in ["", "-x", "a b", "alice (web)", "ä", &"x".repeat(65)] {
+            assert!(!valid_credential_name(bad), "{bad}");
+        }
+    }
+}

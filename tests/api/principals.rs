@@ -1,0 +1,235 @@
+//! Credentials with roles (issue 12): an agent can start runs but never decide; an operator decides;
+//! only an admin changes grants, settings and engines. Every route checks the role.
+
+use crate::helpers::*;
+use approval_console::api::guard::ROLES;
+use approval_console::domain::Role;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+fn delete(text: &str) -> Value {
+    json!({ "messages": [{ "role": "user", "content": text }] })
+}
+
+/// Every route of the OpenAPI document and of the Mastra-shaped API, with a concrete path.
+fn concrete(route: &str) -> String {
+    route.replace("{id}", "q_none").replace("{agent}", "demo").replace("{name}", "prod")
+}
+
+#[tokio::test]
+async fn agent_token_cannot_approve() {
+    let t = spawn_app().await;
+    let agent = t.token("support-bot", Role::Agent).await;
+    let (status, answer) = t.call_as(&agent, Method::POST, "/api/agents/demo/generate", Some(delete("delete rec-1"))).await;
+    assert_eq!(status, StatusCode::OK, "an agent starts runs: {answer}");
+    let run = answer["runId"].as_str().unwrap().to_owned();
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    let call = item["toolCallId"].as_str().unwrap();
+    let ids = json!({ "runId": run, "toolCallId": call });
+    for (path, body) in [
+        (format!("/api/queue/{id}/approve"), json!({ "fingerprint": item["fingerprint"] })),
+        (format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": "rec-2" } })),
+        (format!("/api/queue/{id}/decline"), json!({ "fingerprint": item["fingerprint"] })),
+        ("/api/agents/demo/approve-tool-call-generate".into(), ids.clone()),
+        ("/api/agents/demo/approve-tool-call".into(), ids.clone()),
+        ("/api/agents/no-such-agent/approve-tool-call-generate".into(), ids.clone()),
+        ("/api/agents/demo/resume-stream".into(), json!({ "runId": run, "resumeData": { "approved": true } })),
+        ("/api/agents/demo/send-tool-approval".into(), json!({ "threadId": "t", "resourceId": "r", "approved": true })),
+        ("/api/grants".into(), json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 })),
+    ] {
+        let (status, body) = t.call_as(&agent, Method::POST, &path, Some(body)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {body}");
+        assert_eq!(body["code"], "forbidden", "{path}: {body}");
+    }
+    let (status, _) = t.call_as(&agent, Method::PUT, "/api/settings/notifications", Some(json!({ "enabled": true, "highRiskTools": [] }))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "the high-risk list cannot be emptied by an agent");
+    for path in ["/api/queue", "/api/events", "/api/audit", "/api/grants"] {
+        let (status, _) = t.call_as(&agent, Method::GET, path, None).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: the console API is not an agent's");
+    }
+    assert_eq!(t.counters.deletes(), 0, "nothing ran");
+    assert_eq!(t.item(id).await["state"], "pending");
+    assert_eq!(t.count("SELECT COUNT(*) FROM grants").await, 0);
+    assert_eq!(t.count("SELECT COUNT(*) FROM decisions").await, 0);
+    // The session's view: who started it is on record.
+    let paused = t.count(&format!("SELECT COUNT(*) FROM audit_log WHERE action = 'call.paused' AND json_extract(details, '$.startedBy') = 'token:support-bot' AND queue_item_id = '{id}'")).await;
+    assert_eq!(paused, 1);
+}
+
+#[tokio::test]
+async fn an_operator_token_decides_and_the_audit_names_it_but_it_cannot_change_grants_settings_or_engines() {
+    let t = spawn_app().await;
+    let operator = t.token("alice", Role::Operator).await;
+    t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    let (status, body) = t.call_as(&operator, Method::POST, "/api/grants", Some(json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 }))).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")), "{body}");
+    assert_eq!(body["details"], json!({ "needed": "admin", "role": "operator" }));
+    for (method, path, body) in [
+        (Method::PUT, "/api/settings/notifications", json!({ "enabled": true })),
+        (Method::PUT, "/api/settings/expiry", json!({ "rules": [] })),
+        (Method::POST, "/api/engines", json!({ "name": "prod", "baseUrl": "http://127.0.0.1:9" })),
+        (Method::POST, "/api/engines/test", json!({ "baseUrl": "http://127.0.0.1:9" })),
+    ] {
+        let (status, answer) = t.call_as(&operator, method, path, Some(body)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {answer}");
+    }
+    assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
+    let (status, decided) = t.call_as(&operator, Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": item["fingerprint"] }))).await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    assert_eq!(decided["decision"]["operator"], "alice (web)");
+    assert_eq!(t.counters.deletes(), 1);
+    let actor = t.count(&format!("SELECT COUNT(*) FROM audit_log WHERE action = 'decision.approve' AND actor = 'alice (web)' AND queue_item_id = '{id}'")).await;
+    assert_eq!(actor, 1, "the decision is audited under the credential's name");
+    let (status, me) = t.call_as(&operator, Method::GET, "/api/session", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(me, json!({ "name": "alice", "role": "operator", "kind": "token" }));
+    let (_, me) = t.get("/api/session").await;
+    assert_eq!(me["role"], "admin", "the session token is the local admin's: {me}");
+    assert_eq!(me["kind"], "local");
+}
+
+#[tokio::test]
+async fn an_agent_lists_only_the_suspended_runs_it_started() {
+    let t = spawn_app().await;
+    let (a, b) = (t.token("bot-a", Role::Agent).await, t.token("bot-b", Role::Agent).await);
+    let (_, run_a) = t.call_as(&a, Method::POST, "/api/agents/demo/generate", Some(delete("delete rec-a"))).await;
+    let (_, run_b) = t.call_as(&b, Method::POST, "/api/agents/demo/generate", Some(delete("delete rec-b"))).await;
+    let runs_of = |v: &Value| v["runs"].as_array().unwrap().iter().map(|r| r["runId"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    let (status, listed) = t.call_as(&a, Method::GET, "/api/agents/demo/suspended-runs", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(runs_of(&listed), vec![run_a["runId"].as_str().unwrap().to_owned()]);
+    assert_eq!(listed["total"], 1);
+    let (_, listed) = t.call_as(&b, Method::GET, "/api/agents/demo/suspended-runs", None).await;
+    assert_eq!(runs_of(&listed), vec![run_b["runId"].as_str().unwrap().to_owned()]);
+    let (_, all) = t.get("/api/agents/demo/suspended-runs").await;
+    assert_eq!(runs_of(&all).len(), 2, "an operator sees every run");
+}
+
+#[tokio::test]
+async fn mastra_routes_refuse_a_call_of_another_agent_and_a_high_risk_approval() {
+    let t = spawn_app().await;
+    let operator = t.token("approver-app", Role::Operator).await;
+    let answer = t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let ids = json!({ "runId": answer["runId"], "toolCallId": item["toolCallId"] });
+    let (status, body) = t.call_as(&operator, Method::POST, "/api/agents/no-such-agent/approve-tool-call-generate", Some(ids.clone())).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "the agent in the path must be the call's: {body}");
+
+    let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": true, "highRiskTools": ["delete_record"] })).await;
+    assert_eq!(status, StatusCode::OK);
+    for path in ["/api/agents/demo/approve-tool-call-generate", "/api/agents/demo/approve-tool-call"] {
+        let (status, body) = t.call_as(&operator, Method::POST, path, Some(ids.clone())).await;
+        assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("high_risk_tool")), "{path}: {body}");
+    }
+    let (status, body) = t.call_as(&operator, Method::POST, "/api/agents/demo/resume-stream", Some(json!({ "runId": answer["runId"], "resumeData": { "approved": true } }))).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("high_risk_tool")), "{body}");
+    assert_eq!(t.counters.deletes(), 0);
+    assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
+    let (status, body) = t.call_as(&operator, Method::POST, "/api/agents/demo/decline-tool-call-generate", Some(ids)).await;
+    assert_eq!(status, StatusCode::OK, "declining a high-risk call is fine: {body}");
+    assert_eq!(t.item(item["id"].as_str().unwrap()).await["decision"]["operator"], "approver-app (mastra-api)");
+}
+
+#[tokio::test]
+async fn every_route_refuses_a_role_below_its_own_and_changes_nothing() {
+    let t = spawn_app().await;
+    let agent = t.token("a", Role::Agent).await;
+    let operator = t.token("o", Role::Operator).await;
+    let mut checked = 0;
+    for (method, route, needed) in ROLES {
+        let Some(needed) = needed else { continue };
+        for (token, role) in [(&agent, Role::Agent), (&operator, Role::Operator)] {
+            if role >= *needed {
+                continue;
+            }
+            let body = (method != Method::GET).then(|| json!({}));
+            let (status, answer) = t.call_as(token, method.clone(), &concrete(route), body).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{method} {route} as {role}: {answer}");
+            assert_eq!(answer["code"], "forbidden", "{method} {route} as {role}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} refusals checked");
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 0);
+    assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
+    assert_eq!(t.count("SELECT COUNT(*) FROM settings").await, 0);
+}
+
+#[tokio::test]
+async fn every_route_of_the_api_is_in_the_role_table() {
+    let t = spawn_app().await;
+    let (_, doc) = t.get("/api/openapi.json").await;
+    let mut missing = vec![];
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for method in ops.as_object().unwrap().keys() {
+            let m = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            if approval_console::api::guard::required_role(&m, path).is_none() {
+                missing.push(format!("{method} {path}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "routes without a role: {missing:?}");
+    // The Mastra-shaped routes are not in the document: every one of them answers, with a role.
+    for (method, route, _) in ROLES.iter().filter(|(_, r, _)| r.starts_with("/api/agents")) {
+        let (status, _) = t.call_as(TOKEN, method.clone(), &concrete(route), (method != Method::GET).then(|| json!({}))).await;
+        assert_ne!(status, StatusCode::FORBIDDEN, "{method} {route} is routed and allowed for the admin");
+    }
+}
+
+#[tokio::test]
+async fn a_revoked_token_stops_working_at_once_and_a_changed_byte_never_works() {
+    let t = spawn_app().await;
+    let token = t.token("ci", Role::Operator).await;
+    assert_eq!(t.call_as(&token, Method::GET, "/api/queue", None).await.0, StatusCode::OK);
+    let mut bytes = token.clone().into_bytes();
+    let last = bytes.len() - 1;
+    bytes[last] = if bytes[last] == b'0' { b'1' } else { b'0' };
+    let changed = String::from_utf8(bytes).unwrap();
+    assert_eq!(t.call_as(&changed, Method::GET, "/api/queue", None).await.0, StatusCode::UNAUTHORIZED);
+    t.app.revoke_token("ci", &t.app.local_actor("test")).await.unwrap();
+    let (status, body) = t.call_as(&token, Method::GET, "/api/queue", None).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
+    let stored: i64 = t.count(&format!("SELECT COUNT(*) FROM credentials WHERE secret_hash LIKE '%{}%'", &token[3..])).await;
+    assert_eq!(stored, 0, "the token itself is not in the database");
+    let audited = t.count("SELECT COUNT(*) FROM audit_log WHERE action IN ('credential.created', 'credential.revoked')").await;
+    assert_eq!(audited, 2);
+}
+
+#[tokio::test]
+async fn a_session_token_with_one_byte_changed_or_two_changes_that_cancel_is_refused() {
+    let t = spawn_app().await;
+    let good = TOKEN.as_bytes().to_vec();
+    let mut variants = vec![];
+    for i in [0, good.len() / 2, good.len() - 1] {
+        let mut one = good.clone();
+        one[i] ^= 0x01;
+        variants.push(one);
+    }
+    // Differences that cancel: +1 and -1 on neighbouring bytes, and two bytes swapped.
+    let mut cancel = good.clone();
+    cancel[5] += 1;
+    cancel[6] -= 1;
+    variants.push(cancel);
+    let mut swapped = good.clone();
+    swapped.swap(0, 1);
+    variants.push(swapped);
+    for v in variants {
+        let token = String::from_utf8(v).unwrap();
+        assert_ne!(token, TOKEN);
+        let (status, _) = t.call_as(&token, Method::GET, "/api/queue", None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{token:?}");
+    }
+    assert_eq!(t.call_as(TOKEN, Method::GET, "/api/queue", None).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_host_header_with_a_malformed_port_is_refused() {
+    let t = spawn_app().await;
+    for host in ["localhost:abc", "localhost:", "127.0.0.1:99999", "localhost:80:80", "[::1]x", "localhost:+1"] {
+        let r = t.http.get(format!("{}/api/queue", t.base)).bearer_auth(TOKEN).header("host", host).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{host}");
+    }
+}
