@@ -166,12 +166,18 @@ impl Tool for Flagged {
 
 /// Loads the agents of `path`, reading model API keys from the OS keyring. A missing file is not an
 /// error: it gives no agents (the caller runs the demo agent).
+///
+/// The file starts programs (MCP servers) with secrets in their environment, so it is refused when
+/// another user could have changed it (or its directory), see [`crate::store::private::trusted_config`].
 pub async fn load_agents(path: &Path) -> Result<Vec<Agent>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
         Err(e) => return Err(ConfigError { file: path.into(), line: None, field: "(file)".into(), message: e.to_string() }),
     };
+    if let Err(e) = crate::store::private::trusted_config(path) {
+        return Err(ConfigError { file: path.into(), line: None, field: "(file)".into(), message: e.to_string() });
+    }
     parse_agents(path, &text, |name| async move { crate::secrets::get(&name).await.map_err(|e| e.to_string()) }).await
 }
 

@@ -33,6 +33,10 @@ struct Options {
     /// Session token for the HTTP API [default: a new random one]
     #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Also print the browser URL with the session token in it. Off by default: an app started at
+    /// login writes its standard output to the session's journal, which other programs may read.
+    #[arg(long)]
+    print_url: bool,
 }
 
 /// What runs beside the window for as long as the app does (dropped at exit).
@@ -50,7 +54,7 @@ fn main() -> anyhow::Result<()> {
         .init();
     let data_dir = options.data_dir.unwrap_or_else(default_data_dir);
     let agents_file = options.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
-    let (port, token) = (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token));
+    let (port, token, print_url) = (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token), options.print_url);
 
     // Open the core (no recovery yet: a second launch must not touch the first one's work).
     let core = tauri::async_runtime::block_on(async {
@@ -65,7 +69,7 @@ fn main() -> anyhow::Result<()> {
         // The only instance: recover what the last run left (under the data directory's lock) and
         // start the background work (remote sync, outbox, notifications) and the HTTP API.
         let core = handle.state::<App>().inner().clone();
-        let serving = match tauri::async_runtime::block_on(start_serving(core, port, &token)) {
+        let serving = match tauri::async_runtime::block_on(start_serving(core, port, &token, print_url)) {
             Ok(serving) => serving,
             Err(e) => {
                 // E.g. a `serve` on the same data directory. Said on stderr and as a notification (a
@@ -88,13 +92,15 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn start_serving(core: App, port: u16, token: &str) -> anyhow::Result<Serving> {
+async fn start_serving(core: App, port: u16, token: &str, print_url: bool) -> anyhow::Result<Serving> {
     let lock = core.recover().await?;
     let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
     // The same HTTP API as `serve`. A port in use (another program) is not fatal.
     let server = match api::serve(core.clone(), port, token).await {
         Ok(server) => {
-            println!("Approval Console is running. Local engine API: http://{}/api/agents   Browser: {}", server.addr, server.ui_url(token));
+            // The API's address is no secret; the URL with the token only when asked (`--print-url`).
+            let browser = if print_url { format!("   Browser: {}", server.ui_url(token)) } else { String::new() };
+            println!("Approval Console is running. Local engine API: http://{}/api/agents{browser}", server.addr);
             Some(server)
         }
         Err(e) => {

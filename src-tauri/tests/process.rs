@@ -37,9 +37,15 @@ struct Desktop {
 impl Desktop {
     /// Its stderr (GTK, D-Bus and the app's warnings) goes to `<data_dir>.log`, appended across restarts.
     fn start(data_dir: &Path) -> Self {
+        Self::start_with(data_dir, &[]).0
+    }
+
+    /// [`Desktop::start`] with more options; also answers the line it printed.
+    fn start_with(data_dir: &Path, more: &[&str]) -> (Self, String) {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(data_dir.with_extension("log")).unwrap();
         let mut child = Command::new(BIN)
             .args(["--data-dir", data_dir.to_str().unwrap(), "--port", "0", "--token", TOKEN])
+            .args(more)
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(log)
@@ -52,7 +58,7 @@ impl Desktop {
             panic!("no API address printed: {line:?}; stderr: {}", std::fs::read_to_string(data_dir.with_extension("log")).unwrap_or_default())
         });
         let end = line[at..].find("/api/agents").expect("API address") + at;
-        Self { child, base: line[at..end].to_owned(), http: reqwest::Client::new() }
+        (Self { child, base: line[at..end].to_owned(), http: reqwest::Client::new() }, line)
     }
 
     async fn get(&self, path: &str) -> Value {
@@ -127,6 +133,20 @@ async fn c05_killed_with_a_decision_in_the_outbox_the_app_delivers_it_once_after
     let audit = desktop.get(&format!("/api/audit?item={id}")).await;
     let actions: Vec<&str> = audit["entries"].as_array().unwrap().iter().rev().map(|e| e["action"].as_str().unwrap()).collect();
     assert_eq!(actions, ["call.paused", "decision.approve", "delivery.deferred", "delivery.delivered"]);
+}
+
+#[tokio::test]
+async fn the_token_url_is_printed_only_when_asked() {
+    if !enabled("the_token_url_is_printed_only_when_asked") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (quiet, line) = Desktop::start_with(&tmp.path().join("a"), &[]);
+    assert!(!line.contains(TOKEN) && !line.contains("#token="), "the token is not printed by default: {line:?}");
+    assert_eq!(quiet.get("/api/health").await["status"], "ok");
+    drop(quiet);
+    let (_asked, line) = Desktop::start_with(&tmp.path().join("b"), &["--print-url"]);
+    assert!(line.contains(&format!("#token={TOKEN}")), "{line:?}");
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiState, Caller};
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
-use crate::app::queue::{AuditPage, AuditQuery, DecisionView, QueueCounts, QueueCountsQuery, PreviousCall, QueueItem, QueuePage, QueueQuery, QueueTab};
+use crate::app::queue::{AuditPage, AuditQuery, Blocked, DecisionView, QueueCounts, QueueCountsQuery, PreviousCall, QueueItem, QueuePage, QueueQuery, QueueTab};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, Principal, PrincipalKind, Role, Verdict,
@@ -237,7 +237,7 @@ impl utoipa::Modify for BearerAuth {
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
     paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

@@ -9,7 +9,7 @@
 //! the database like any other.
 
 use crate::domain::Error;
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ impl ServeLock {
     pub fn acquire(data_dir: &Path) -> Result<Self, Error> {
         let path = data_dir.join(LOCK_FILE);
         let storage = |e: std::io::Error| Error::Storage(format!("cannot lock {}: {e}", path.display()));
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(storage)?;
+        let mut file = crate::store::private::open_lock_file(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {

@@ -110,6 +110,19 @@ pub struct QueueItem {
     /// snooze); null without a limit.
     #[schema(required = true)]
     pub expires_at: Option<DateTime<Utc>>,
+    /// Why a pending call cannot be approved as it is (`missing_arguments`, `ambiguous_arguments`),
+    /// so `allowed` has no `approve`; null when it can be.
+    #[schema(required = true)]
+    pub approve_blocked: Option<Blocked>,
+}
+
+/// Why a decision is not offered: the error code and message it would get.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Blocked {
+    pub code: String,
+    pub message: String,
+    #[schema(required = true)]
+    pub details: Option<Value>,
 }
 
 /// The decision taken on an entry, with its delivery.
@@ -157,6 +170,10 @@ impl QueueItem {
     pub fn from_entry(e: queue::Entry, console: &Console) -> Self {
         let q = e.queued;
         let allowed = if q.state == ItemState::Pending { console.allowed(&q.call) } else { vec![] };
+        let approve_blocked = (q.state == ItemState::Pending)
+            .then(|| crate::console::approve_block(&q.call))
+            .flatten()
+            .map(|e| Blocked { code: e.code().to_owned(), message: e.to_string(), details: e.details() });
         let decision = e.decision.map(|d| {
             let expired_after_secs = match d.verdict {
                 Verdict::Expire { after_secs } => Some(after_secs),
@@ -212,6 +229,7 @@ impl QueueItem {
             allowed,
             decision,
             expires_at: None,
+            approve_blocked,
         }
     }
 }

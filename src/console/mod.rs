@@ -68,9 +68,17 @@ impl Console {
         self.engines.read().expect("engines lock").get(id).cloned().ok_or_else(|| Error::Engine(format!("engine {id} is not connected")))
     }
 
-    /// The decision kinds a call allows (none if its engine is not connected).
+    /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
+    /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
-        self.engines.read().expect("engines lock").get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default()
+        use crate::domain::DecisionKind;
+        let mut kinds = self.engines.read().expect("engines lock").get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default();
+        match approve_block(call) {
+            Some(Error::MissingArguments) => kinds.retain(|k| !matches!(k, DecisionKind::Approve | DecisionKind::Edit)),
+            Some(_) => kinds.retain(|k| *k != DecisionKind::Approve),
+            None => {}
+        }
+        kinds
     }
 
     /// One queue entry with its decision.
@@ -87,6 +95,9 @@ impl Console {
     /// resume schema (`invalid_resume_data`). Two concurrent decisions on one entry: exactly one wins,
     /// the other gets `already_decided` (the transaction moves the entry out of `pending`, and the
     /// decisions table holds one row per entry).
+    ///
+    /// An approval is also refused when the call's arguments cannot be bound by its fingerprint
+    /// ([`approve_block`]: `missing_arguments`, `ambiguous_arguments`), whoever asks.
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
@@ -101,6 +112,16 @@ impl Console {
         }
         if item.state != ItemState::Pending {
             return Err(Error::AlreadyDecided { state: item.state });
+        }
+        match (&request.verdict, approve_block(&item.call)) {
+            (Verdict::Approve, Some(why)) | (Verdict::ApproveEdited { .. }, Some(why @ Error::MissingArguments)) => return Err(why),
+            (Verdict::ApproveEdited { args, .. }, _) => {
+                let paths = crate::domain::inexact_numbers(args);
+                if !paths.is_empty() {
+                    return Err(Error::AmbiguousArguments { paths });
+                }
+            }
+            _ => {}
         }
         let engine = self.engine(&item.call.engine)?;
         let kind = request.verdict.kind();
@@ -373,6 +394,21 @@ impl Console {
     }
 }
 
+/// Why a call cannot be approved as it is, if it cannot: its engine did not list its arguments
+/// (`missing_arguments`: nobody saw what would run; it can only be declined), or they hold integers
+/// the fingerprint cannot tell from their neighbours (`ambiguous_arguments`; decline or
+/// edit-then-approve remain).
+pub fn approve_block(call: &crate::domain::PausedCall) -> Option<Error> {
+    if call.kind != crate::domain::CallKind::Approval {
+        return None;
+    }
+    if call.args.is_null() {
+        return Some(Error::MissingArguments);
+    }
+    let paths = crate::domain::inexact_numbers(&call.args);
+    (!paths.is_empty()).then_some(Error::AmbiguousArguments { paths })
+}
+
 /// Wait before the next delivery attempt after `attempts` failed ones: 1 s, 2 s, 4 s … up to a minute.
 fn retry_delay(attempts: u32) -> Duration {
     Duration::from_secs(1u64 << attempts.saturating_sub(1).min(6)).min(MAX_RETRY)
@@ -397,5 +433,40 @@ pub fn validate_resume(schema: &Value, data: &Value) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::InvalidResumeData { errors })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{AgentId, CallKind, Fingerprint, PausedCall, RunId, ToolCallId};
+
+    fn call(kind: CallKind, args: Value) -> PausedCall {
+        PausedCall {
+            engine: EngineId::new("prod"),
+            agent_id: AgentId::new("a"),
+            agent_name: None,
+            thread_id: None,
+            resource_id: None,
+            run_id: RunId::new("r"),
+            tool_call_id: ToolCallId::new("c"),
+            tool_name: "t".into(),
+            fingerprint: Fingerprint::of("t", &args).unwrap(),
+            args,
+            kind,
+            suspend_payload: None,
+            resume_schema: None,
+            chain: vec![],
+        }
+    }
+
+    #[test]
+    fn an_approval_listed_without_arguments_or_with_inexact_integers_cannot_be_approved() {
+        // A remote engine's listing without `args` becomes null arguments.
+        assert_eq!(approve_block(&call(CallKind::Approval, Value::Null)).map(|e| e.code()), Some("missing_arguments"));
+        assert_eq!(approve_block(&call(CallKind::Approval, json!({ "n": 9_007_199_254_740_993u64 }))).map(|e| e.code()), Some("ambiguous_arguments"));
+        assert!(approve_block(&call(CallKind::Approval, json!({ "n": 1 }))).is_none());
+        // A suspended call is answered, not approved: Mastra never lists a suspended call's arguments.
+        assert!(approve_block(&call(CallKind::Suspend, Value::Null)).is_none());
     }
 }

@@ -24,6 +24,47 @@ pub fn canonical_json(value: &Value) -> Result<String, CanonicalizeError> {
     serde_json_canonicalizer::to_string(value).map_err(|e| CanonicalizeError(e.to_string()))
 }
 
+/// JSON Pointers to the integers in `value` that an IEEE double cannot hold exactly (beyond ±2^53
+/// and not a double's value). RFC 8785 writes numbers as doubles, so such an integer has the same
+/// fingerprint as its neighbours: an approval of it would not be bound to the value that runs.
+pub fn inexact_numbers(value: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &mut String, out: &mut Vec<String>) {
+        match v {
+            Value::Number(n) => {
+                let exact = match (n.as_i64(), n.as_u64()) {
+                    (Some(i), _) => (i as f64) as i128 == i as i128 && (i as f64) >= -(2f64.powi(63)),
+                    (None, Some(u)) => (u as f64) < 18_446_744_073_709_551_616.0 && (u as f64) as u64 == u,
+                    (None, None) => true, // already a double
+                };
+                if !exact {
+                    out.push(at.clone());
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = at.len();
+                    at.push_str(&format!("/{i}"));
+                    walk(item, at, out);
+                    at.truncate(len);
+                }
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                    walk(item, at, out);
+                    at.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut String::new(), &mut out);
+    out
+}
+
 impl Fingerprint {
     /// Fingerprint of a tool call (S7).
     pub fn of(tool_name: &str, args: &Value) -> Result<Self, CanonicalizeError> {
@@ -83,5 +124,37 @@ mod tests {
         assert_eq!(fp.short(), &expected[..12]);
         assert_eq!(Fingerprint::parse(fp.as_str()), Some(fp));
         assert_eq!(Fingerprint::parse("sha256:XYZ"), None);
+    }
+
+    #[test]
+    fn a_fingerprint_has_exactly_the_sha256_shape() {
+        let ok = format!("sha256:{}", "a".repeat(64));
+        assert!(Fingerprint::parse(&ok).is_some());
+        for bad in [
+            format!("sha256:{}", "g".repeat(64)),
+            format!("sha256:{}", "A".repeat(64)),
+            format!("sha256:{}", "z".repeat(64)),
+            format!("sha256:{} ", "a".repeat(64)),
+            format!("sha256:{}", "a".repeat(63)),
+            format!("sha256:{}", "a".repeat(65)),
+            format!("sha1:{}", "a".repeat(64)),
+            format!("SHA256:{}", "a".repeat(64)),
+            "a".repeat(64),
+            format!("sha256:{}é", "a".repeat(63)),
+            String::new(),
+        ] {
+            assert_eq!(Fingerprint::parse(&bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn integers_beyond_two_to_the_53_that_a_double_cannot_hold_are_found() {
+        let args: Value = serde_json::from_str(r#"{"ok": 9007199254740992, "small": 42, "neg": -9007199254740993, "list": [1, 9007199254740993], "f": 1.5, "u": 18446744073709551615, "a/b": 9007199254740995}"#).unwrap();
+        assert_eq!(inexact_numbers(&args), vec!["/neg", "/list/1", "/u", "/a~1b"]);
+        // The reason: neighbours share a fingerprint.
+        let a = Fingerprint::of("t", &serde_json::from_str(r#"{"n": 9007199254740993}"#).unwrap()).unwrap();
+        let b = Fingerprint::of("t", &serde_json::from_str(r#"{"n": 9007199254740992}"#).unwrap()).unwrap();
+        assert_eq!(a, b);
+        assert!(inexact_numbers(&json!({"n": 2_i64.pow(53), "m": -(2_i64.pow(53)), "big": 2_u64.pow(60)})).is_empty(), "doubles' own values are exact");
     }
 }

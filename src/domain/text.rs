@@ -19,6 +19,30 @@ pub fn notification_text(text: &str) -> String {
     visible(text).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// What stands in for a secret taken out of a text.
+pub const REDACTED: &str = "[redacted]";
+
+/// `text` with secrets taken out, before it is stored or shown (an engine's error body may echo the
+/// request): every occurrence of each of `secrets` (of 4 characters or more), the credential after
+/// `Bearer ` and after an `Authorization` header name (`Basic …` included), and this console's own
+/// tokens (`ac_` + 64 hex digits).
+pub fn redact(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.to_owned();
+    for s in secrets.iter().filter(|s| s.chars().count() >= 4) {
+        out = out.replace(s, REDACTED);
+    }
+    static PATTERNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?i)(bearer\s+|authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic)\s+)?)[^\s"',;}]+|\bac_[0-9a-f]{64}\b"#)
+            .expect("a valid pattern")
+    });
+    PATTERNS
+        .replace_all(&out, |c: &regex::Captures| match c.get(1) {
+            Some(prefix) => format!("{}{REDACTED}", prefix.as_str()),
+            None => REDACTED.to_owned(),
+        })
+        .into_owned()
+}
+
 /// At most `max` characters, with `…` when cut.
 pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -39,5 +63,17 @@ mod tests {
         assert_eq!(notification_text("<b>x</b> & \u{200B}"), "&lt;b&gt;x&lt;/b&gt; &amp; \\u{200B}");
         assert_eq!(shorten("abcdef", 4), "abc…");
         assert_eq!(shorten("abc", 4), "abc");
+    }
+
+    #[test]
+    fn secrets_are_taken_out_of_error_texts() {
+        let echoed = r#"401: {"error":"bad token s3cret-value","headers":{"authorization":"Bearer s3cret-value"}} Authorization: Basic dXNlcjpwdw=="#;
+        let out = redact(echoed, &["s3cret-value"]);
+        assert!(!out.contains("s3cret-value") && !out.contains("dXNlcjpwdw"), "{out}");
+        assert!(out.contains("Bearer [redacted]") && out.contains("bad token [redacted]"), "{out}");
+        let own = format!("token ac_{} leaked", "0a".repeat(32));
+        assert_eq!(redact(&own, &[]), "token [redacted] leaked");
+        assert_eq!(redact("nothing secret here", &["abc"]), "nothing secret here", "short values are not taken out of every word");
+        assert_eq!(redact("authorization=xyz123", &[]), "authorization=[redacted]");
     }
 }

@@ -36,10 +36,20 @@ impl Db {
     ///
     /// WAL journal, `synchronous = FULL` (a commit is on disk when it returns), foreign keys on, and a
     /// busy timeout so that a second process waits instead of failing at once.
+    ///
+    /// The data directory is made owner-only (0700) and the database file 0600 before SQLite opens it
+    /// (its -wal and -shm files take the database file's mode); a data directory another user could
+    /// write is refused (`unsafe_permissions`), naming the path.
     pub async fn open(data_dir: &Path) -> Result<Self, Error> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| Error::Storage(format!("cannot create data directory {}: {e}", data_dir.display())))?;
+        private::data_dir(data_dir)?;
         let path = data_dir.join(DB_FILE);
+        private::owner_only_file(&path)?;
+        for side in ["-wal", "-shm"] {
+            let side = data_dir.join(format!("{DB_FILE}{side}"));
+            if side.exists() {
+                private::owner_only_file(&side)?;
+            }
+        }
         let options = SqliteConnectOptions::new()
             .filename(&path)
             .create_if_missing(true)

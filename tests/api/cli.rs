@@ -155,3 +155,86 @@ async fn c05_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_
     let third = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
     assert_eq!(third.get("/api/health").await["status"], "ok");
 }
+
+#[tokio::test]
+async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let made = cli(dir, &["tokens", "add", "ci-bot", "--role", "agent"]);
+    assert!(made.status.success(), "{}", text_of(&made));
+    let stdout = String::from_utf8_lossy(&made.stdout).to_string();
+    let token = stdout.lines().last().unwrap().to_owned();
+    assert!(token.starts_with("ac_") && token.len() == 67 && !token.contains(' '), "{stdout}");
+    let listed = text_of(&cli(dir, &["tokens", "list"]));
+    assert!(listed.contains("ci-bot") && listed.contains("agent") && !listed.contains(&token[3..]), "{listed}");
+    let json: serde_json::Value = serde_json::from_slice(&cli(dir, &["tokens", "list", "--json"]).stdout).unwrap();
+    assert_eq!(json[0]["name"], "ci-bot");
+    assert!(!json.to_string().contains(&token[3..]));
+    assert_eq!(cli(dir, &["tokens", "add", "ci-bot", "--role", "agent"]).status.code(), Some(2), "a live name is not reused");
+    assert_eq!(cli(dir, &["tokens", "add", "x", "--role", "root"]).status.code(), Some(2));
+
+    let t = spawn_app_in(dir, Counters::default()).await;
+    let (status, _) = t.call_as(&token, reqwest::Method::POST, "/api/agents/demo/generate", Some(serde_json::json!({ "messages": "delete rec-1" }))).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let (status, _) = t.call_as(&token, reqwest::Method::GET, "/api/queue", None).await;
+    assert_eq!(status, reqwest::StatusCode::FORBIDDEN);
+    // Revoked by the CLI while `serve` runs: refused at once.
+    let revoked = cli(dir, &["tokens", "revoke", "ci-bot"]);
+    assert!(revoked.status.success(), "{}", text_of(&revoked));
+    let (status, _) = t.call_as(&token, reqwest::Method::GET, "/api/agents", None).await;
+    assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED);
+    assert_eq!(cli(dir, &["tokens", "revoke", "ci-bot"]).status.code(), Some(2), "revoked already: not found");
+    drop(t);
+}
+
+#[tokio::test]
+async fn the_data_directory_is_made_owner_only_and_the_database_and_lock_files_0600() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("fresh");
+    let served = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &dir, TOKEN);
+    served.post("/api/agents/demo/generate", serde_json::json!({ "messages": "delete rec-1" })).await;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    for file in ["approval-console.db", "approval-console.db-wal", "approval-console.db-shm", "serve.lock"] {
+        assert_eq!(mode(&dir.join(file)), 0o600, "{file}");
+    }
+}
+
+#[tokio::test]
+async fn serve_refuses_a_data_directory_or_an_agents_file_another_user_could_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("shared");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let refused = cli(&dir, &["serve", "--port", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let said = text_of(&refused);
+    assert!(said.contains("unsafe_permissions") && said.contains(&dir.display().to_string()), "{said}");
+    assert!(!dir.join("approval-console.db").exists(), "nothing was created in it");
+
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let agents = dir.join("agents.toml");
+    std::fs::write(&agents, "[[agents]]\nid = \"a\"\nname = \"A\"\ninstructions = \"x\"\n[agents.model]\nprovider = \"demo\"\n").unwrap();
+    std::fs::set_permissions(&agents, std::fs::Permissions::from_mode(0o666)).unwrap();
+    for args in [&["serve", "--port", "0"][..], &["agents"][..]] {
+        let refused = cli(&dir, args);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        let said = text_of(&refused);
+        assert!(said.contains("agents.toml") && said.contains("another user"), "{args:?}: {said}");
+    }
+}
+
+#[tokio::test]
+async fn the_lock_file_is_never_opened_through_a_symlink() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let target = tmp.path().join("victim");
+    std::os::unix::fs::symlink(&target, dir.join("serve.lock")).unwrap();
+    let refused = cli(&dir, &["serve", "--port", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text_of(&refused).contains("symbolic link"), "{}", text_of(&refused));
+    assert!(!target.exists(), "nothing was written through the link");
+}

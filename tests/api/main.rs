@@ -10,6 +10,7 @@ mod concurrency;
 mod edit;
 mod expiry;
 mod helpers;
+mod integrity;
 mod memory;
 mod policy;
 mod previous;

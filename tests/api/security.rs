@@ -98,3 +98,88 @@ async fn events_announce_new_and_decided_calls_live() {
     t.approve(&item).await;
     read_until(&mut stream, &mut text, &format!(r#"{{"type":"updated","id":"{id}"}}"#)).await;
 }
+
+/// A plain HTTP server on 127.0.0.1 that answers every request `{}` and keeps each request's
+/// Authorization header (or "" without one).
+async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    answering_server(|_| (200, "{}".to_owned())).await
+}
+
+/// Like [`recording_server`], answering each request with `answer(its Authorization header)`.
+async fn answering_server(answer: fn(&str) -> (u16, String)) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).to_string();
+                let auth = text.lines().find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: "))).unwrap_or("").to_owned();
+                let (status, body) = answer(&auth);
+                log.lock().unwrap().push(auth);
+                let reply = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (base, seen)
+}
+
+#[tokio::test]
+async fn a_changed_engine_url_needs_its_token_again_and_the_token_never_follows_by_itself() {
+    let t = spawn_app().await;
+    let (a, seen_a) = recording_server().await;
+    let (b, seen_b) = recording_server().await;
+    let (status, body) = t.post("/api/engines", serde_json::json!({ "name": "prod", "baseUrl": a, "token": "s3cret-token", "sessionOnly": true })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    t.post("/api/engines/prod/sync", serde_json::json!({})).await;
+    assert!(seen_a.lock().unwrap().iter().any(|h| h == "Bearer s3cret-token"), "{:?}", seen_a.lock().unwrap());
+
+    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let refused: Value = r.json().await.unwrap();
+    assert_eq!(refused["code"], "token_required", "{refused}");
+    let (_, engines) = t.get("/api/engines").await;
+    assert_eq!(engines[0]["baseUrl"].as_str().map(|u| u.trim_end_matches('/')), Some(a.as_str()), "nothing changed: {engines}");
+    t.post("/api/engines/prod/sync", serde_json::json!({})).await;
+    assert!(seen_b.lock().unwrap().is_empty(), "the new host heard nothing");
+
+    // Said on purpose: the stored token goes to the new host.
+    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b, "keepToken": true })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    t.post("/api/engines/prod/sync", serde_json::json!({})).await;
+    assert!(seen_b.lock().unwrap().iter().any(|h| h == "Bearer s3cret-token"));
+    // A poll interval alone, or the same URL, needs nothing.
+    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b, "pollMs": 500 })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn an_engine_that_echoes_the_token_in_its_error_never_gets_it_stored_or_shown() {
+    let t = spawn_app().await;
+    let (base, seen) = answering_server(|auth| (401, serde_json::json!({ "error": format!("token refused: {auth}") }).to_string())).await;
+    let (status, body) = t.post("/api/engines", serde_json::json!({ "name": "leaky", "baseUrl": base, "token": "tok-very-secret-123", "sessionOnly": true })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (_, synced) = t.post("/api/engines/leaky/sync", serde_json::json!({})).await;
+    assert!(seen.lock().unwrap().iter().any(|h| h.contains("tok-very-secret-123")), "the server did get it");
+    let (_, engines) = t.get("/api/engines").await;
+    let shown = format!("{synced}{engines}");
+    assert!(shown.contains("token refused") && shown.contains("[redacted]"), "{shown}");
+    assert!(!shown.contains("tok-very-secret-123"), "{shown}");
+    let stored = t.count("SELECT COUNT(*) FROM engines WHERE last_error LIKE '%tok-very-secret-123%'").await;
+    let audited = t.count("SELECT COUNT(*) FROM audit_log WHERE details LIKE '%tok-very-secret-123%'").await;
+    assert_eq!((stored, audited), (0, 0));
+    assert_eq!(t.count("SELECT COUNT(*) FROM engines WHERE last_error LIKE '%[redacted]%'").await, 1);
+}

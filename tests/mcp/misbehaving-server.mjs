@@ -1,6 +1,7 @@
 // A tiny MCP server over stdio (no dependencies) that misbehaves on purpose, for the Rust tests in
 // tests/mcp. One tool, `echo {text}`.
 //   node misbehaving-server.mjs ok                         behaves (echo answers `$ECHO_PREFIX: text`)
+//   node misbehaving-server.mjs env                        echo answers the names of its environment, sorted
 //   node misbehaving-server.mjs hang                       never answers tools/call
 //   node misbehaving-server.mjs crash-on-call              exits with status 3 on tools/call
 //   node misbehaving-server.mjs exit-at-start              exits with status 2 before reading anything
@@ -40,6 +41,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         process.stderr.write("misbehaving-server: crashing on tools/call\n");
         process.exit(3);
       }
+      if (mode === "env") return send({ id: message.id, result: { content: [{ type: "text", text: Object.keys(process.env).sort().join(",") }] } });
       return send({ id: message.id, result: { content: [{ type: "text", text: `${process.env.ECHO_PREFIX ?? "echo"}: ${message.params.arguments.text}` }] } });
     default:
       return send({ id: message.id, error: { code: -32601, message: `method not found: ${message.method}` } });

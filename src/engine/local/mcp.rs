@@ -49,6 +49,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(1000);
 const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 const SIGTERM: i32 = 15;
 
+/// What a server gets of the console's own environment (its config adds the rest).
+const PASSED_ON: [&str; 3] = ["PATH", "HOME", "LANG"];
+
 /// One stdio MCP server as an agent declares it. Its `Debug` shows the environment's names only:
 /// values may come from the OS keyring (`env_refs`, C7).
 #[derive(Clone, PartialEq)]
@@ -59,7 +62,8 @@ pub struct ServerConfig {
     /// The program, found on `PATH` like a shell would.
     pub command: String,
     pub args: Vec<String>,
-    /// Added to (or replacing in) the console's own environment.
+    /// The server's environment, with `PATH`, `HOME` and `LANG` passed on from the console's own:
+    /// nothing else of the console's environment (tokens included) reaches a server.
     pub env: BTreeMap<String, String>,
     /// Limit of each request: starting (initialize, tool list) and every call.
     pub timeout: Duration,
@@ -345,6 +349,12 @@ impl Signs {
 impl Process {
     async fn start(config: &ServerConfig) -> Result<(Self, Vec<rmcp::model::Tool>), String> {
         let mut command = tokio::process::Command::new(&config.command);
+        command.env_clear();
+        for name in PASSED_ON {
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
+            }
+        }
         command.args(&config.args).envs(&config.env);
         command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
         let mut wrap = CommandWrap::from(command);

@@ -176,7 +176,9 @@ impl Client {
             .ok()
             .and_then(|v| v.get("error").or_else(|| v.get("message")).and_then(Value::as_str).map(str::to_owned))
             .unwrap_or(text);
-        let message = format!("{what}: {status}: {message}");
+        // The body may echo the request, token included: never stored, logged or shown as it came.
+        let secrets: Vec<&str> = token.map(|t| t.expose()).into_iter().collect();
+        let message = crate::domain::text::redact(&format!("{what}: {status}: {message}"), &secrets);
         Err(match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RemoteError::Auth(message),
             StatusCode::NOT_FOUND if message.contains("gent") => RemoteError::Refused(message),

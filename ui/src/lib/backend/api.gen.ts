@@ -499,6 +499,12 @@ export interface components {
             /** Format: int64 */
             seq: number;
         };
+        /** @description Why a decision is not offered: the error code and message it would get. */
+        Blocked: {
+            code: string;
+            details: unknown;
+            message: string;
+        };
         /**
          * @description Why the call is paused: it needs an approval (S1–S3), or the tool suspended itself (S8).
          * @enum {string}
@@ -897,6 +903,7 @@ export interface components {
             agentName: string | null;
             /** @description The decisions this call allows. */
             allowed: components["schemas"]["DecisionKind"][];
+            approveBlocked: null | components["schemas"]["Blocked"];
             /** @description The arguments exactly as stored; untrusted data. */
             args: unknown;
             /** @description Supervisor path, outermost first (S13); empty for a direct call. */

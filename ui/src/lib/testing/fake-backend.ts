@@ -77,6 +77,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     allowed: (over.kind ?? 'approval') === 'suspend' ? ['resume'] : ['approve', 'decline'],
     decision: null,
     expiresAt: null,
+    approveBlocked: null,
     tab: 'pending',
     ...over,
   };
