@@ -43,9 +43,21 @@ impl Notifier for DesktopNotifier {
                             return answer(None);
                         }
                         let mut answer = Some(answer);
+                        let offered = notice.actions.clone();
                         handle.wait_for_action(|action| {
+                            // Any process of the session can emit `ActionInvoked` for this id: an
+                            // action the notice did not offer (an "approve" on a high-risk or cut
+                            // call) is never carried out; the call is opened in the window instead.
+                            let choice = Choice::from_key(action).map(|c| {
+                                if offered.contains(&c) {
+                                    c
+                                } else {
+                                    tracing::warn!(action, "an action this notification did not offer: opening the call instead");
+                                    Choice::Open
+                                }
+                            });
                             if let Some(answer) = answer.take() {
-                                answer(Choice::from_key(action));
+                                answer(choice);
                             }
                         });
                     }

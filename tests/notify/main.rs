@@ -41,6 +41,8 @@ struct Shown {
     /// Action keys (`approve`, `default`, …) and, in the same order, their button labels.
     actions: Vec<String>,
     labels: Vec<String>,
+    /// The notification's id on the bus.
+    id: u32,
 }
 
 /// Every notification dunst showed so far.
@@ -71,6 +73,10 @@ fn shown() -> Vec<Shown> {
                     n.labels.extend(quoted.next().map(str::to_owned));
                 }
             }
+            continue;
+        }
+        if let Some(id) = line.strip_prefix("\tid: ") {
+            n.id = id.trim().parse().unwrap_or_default();
             continue;
         }
         // `\tkey: 'value'`, the value possibly spanning lines.
@@ -480,4 +486,32 @@ async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
     let mut conn = app.db.pool().acquire().await.unwrap();
     let entries = approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
     entries.into_iter().next().expect("paused").queued
+}
+
+#[tokio::test]
+async fn a_forged_approve_on_a_notification_that_offered_none_opens_the_call_and_approves_nothing() {
+    if !desktop_tests_enabled("a_forged_approve_on_a_notification_that_offered_none_opens_the_call_and_approves_nothing") {
+        return;
+    }
+    let before = shown().len();
+    let console = Console::start().await;
+    let mut opens = console.app.notifications.open_requests();
+    let settings = NotificationSettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
+    let (status, _) = console.send(reqwest::Method::PUT, "/api/settings/notifications", serde_json::to_value(&settings).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    console.generate("delete rec-forged").await;
+    let n = nth_shown(before + 1).await;
+    assert!(!n.actions.contains(&"approve".to_owned()) && n.id > 0, "{n:?}");
+    let item = console.pending().await.remove(0);
+    // Any process of the session can send this signal (docs/security.md says so).
+    let sent = std::process::Command::new("dbus-send")
+        .args(["--session", "--type=signal", "/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked"])
+        .arg(format!("uint32:{}", n.id))
+        .arg("string:approve")
+        .status()
+        .expect("dbus-send");
+    assert!(sent.success());
+    let open = tokio::time::timeout(Duration::from_secs(10), opens.recv()).await.expect("the call is opened instead").unwrap();
+    assert_eq!(open.item.as_ref().map(|i| i.as_str()), item["id"].as_str());
+    assert_eq!(console.item(item["id"].as_str().unwrap()).await["state"], "pending", "nothing was approved");
 }
