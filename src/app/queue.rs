@@ -4,7 +4,7 @@
 
 use super::App;
 use crate::console::Console;
-use crate::domain::{Actor, Role, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, Verdict};
+use crate::domain::{Actor, PauseReason, Role, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, Verdict};
 use crate::store::{audit, queue};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -114,6 +114,12 @@ pub struct QueueItem {
     /// so `allowed` has no `approve`; null when it can be.
     #[schema(required = true)]
     pub approve_blocked: Option<Blocked>,
+    /// Why it paused, when its engine says (the tool's flag, the request, a rule, a question…).
+    #[schema(required = true)]
+    pub pause_reason: Option<PauseReason>,
+    /// Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
+    /// notification Approve, no grant, no approval through the Mastra-shaped routes.
+    pub high_risk: bool,
 }
 
 /// Why a decision is not offered: the error code and message it would get.
@@ -230,6 +236,8 @@ impl QueueItem {
             decision,
             expires_at: None,
             approve_blocked,
+            pause_reason: c.pause_reason,
+            high_risk: false,
         }
     }
 }
@@ -382,8 +390,7 @@ impl App {
         let mut conn = self.db.pool().acquire().await?;
         let page = queue::list(&mut conn, &filter, cursor, q.limit.unwrap_or(50)).await?;
         drop(conn);
-        let mut items: Vec<QueueItem> = page.entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
-        self.fill_deadlines(&mut items).await?;
+        let items = self.items_now(page.entries).await?;
         Ok(QueuePage { items, next_cursor: page.next_cursor.map(|c| c.to_string()) })
     }
 
@@ -409,10 +416,23 @@ impl App {
     /// One entry.
     pub async fn queue_item(&self, id: &str) -> Result<QueueItem, Error> {
         let entry = self.console.item(&ItemId::new(id)).await?;
-        let mut item = [QueueItem::from_entry(entry, &self.console)];
-        self.fill_deadlines(&mut item).await?;
-        let [item] = item;
-        Ok(item)
+        self.item_now(entry).await
+    }
+
+    /// Entries as the API shows them now: with their deadlines and whether their tool is high-risk
+    /// (both from the settings as they are).
+    async fn items_now(&self, entries: Vec<queue::Entry>) -> Result<Vec<QueueItem>, Error> {
+        let mut items: Vec<QueueItem> = entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
+        self.fill_deadlines(&mut items).await?;
+        let settings = crate::notify::NotificationSettings::load(&self.db).await?;
+        for item in &mut items {
+            item.high_risk = settings.high_risk(&item.tool_name);
+        }
+        Ok(items)
+    }
+
+    async fn item_now(&self, entry: queue::Entry) -> Result<QueueItem, Error> {
+        Ok(self.items_now(vec![entry]).await?.remove(0))
     }
 
     /// The call decided last by an operator before `id`, of the same engine, thread and tool, so
@@ -425,7 +445,11 @@ impl App {
         }
         let previous = queue::previous_decided(&mut conn, &id).await?;
         drop(conn);
-        Ok(PreviousCall { item: previous.map(|e| QueueItem::from_entry(e, &self.console)) })
+        let item = match previous {
+            Some(e) => Some(self.item_now(e).await?),
+            None => None,
+        };
+        Ok(PreviousCall { item })
     }
 
     /// Decides with the fingerprint that was on screen (C3) and delivers, as `by` (an operator; the
@@ -440,7 +464,7 @@ impl App {
         };
         let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name() };
         let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
-        Ok(QueueItem::from_entry(entry, &self.console))
+        self.item_now(entry).await
     }
 
     /// Approves with edited arguments (engines that allow `edit`: the local one), bound to the

@@ -457,6 +457,7 @@ mod tests {
             suspend_payload: None,
             resume_schema: None,
             chain: vec![],
+            pause_reason: None,
         }
     }
 

@@ -37,6 +37,50 @@ pub struct ChainLink {
     pub tool_name: String,
 }
 
+/// Why a call paused, for the operator (the local engine knows; a remote engine does not say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PauseKind {
+    /// The tool always requires approval (S1).
+    Tool,
+    /// The request asked to approve every call (S2).
+    Request,
+    /// One of the request's approval rules matched (S3).
+    RequestRule,
+    /// One of the agent's own approval rules matched.
+    AgentRule,
+    /// The request's predicate said so (S3).
+    Predicate,
+    /// The request's predicate failed (error, panic, timeout): approval required, fail safe (S3).
+    PredicateFailed,
+    /// The tool stopped to ask for data (S8).
+    Suspended,
+    /// A remote engine paused it; it does not say why.
+    Remote,
+}
+
+/// [`PauseKind`] with what it refers to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PauseReason {
+    pub kind: PauseKind,
+    /// For a rule: its position in its list, counting from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<u32>,
+    /// For an agent's rule: the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// For a failed predicate: how it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl PauseReason {
+    pub fn of(kind: PauseKind) -> Self {
+        Self { kind, rule: None, agent: None, detail: None }
+    }
+}
+
 /// What an engine reports when a call pauses; the queue adds its id, state and times.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PausedCall {
@@ -55,6 +99,9 @@ pub struct PausedCall {
     pub suspend_payload: Option<Value>,
     pub resume_schema: Option<Value>,
     pub chain: Vec<ChainLink>,
+    /// Why it paused, when the engine knows.
+    #[serde(default)]
+    pub pause_reason: Option<PauseReason>,
 }
 
 /// A queue entry.

@@ -8,7 +8,7 @@ mod ids;
 pub mod principal;
 pub mod text;
 
-pub use call::{CallKind, ChainLink, ItemState, PausedCall, QueuedCall};
+pub use call::{CallKind, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
 pub use decision::{human_secs, Decision, DecisionKind, DecisionRequest, Delivery, Verdict};
 pub use error::{Error, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};

@@ -128,8 +128,8 @@ pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> R
     let at = now();
     sqlx::query(
         "INSERT INTO queue_items (id, engine, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
-            tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, state, paused_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+            tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, state, paused_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
     )
     .bind(id.as_str())
     .bind(call.engine.as_str())
@@ -146,6 +146,7 @@ pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> R
     .bind(call.suspend_payload.as_ref().map(|v| v.to_string()))
     .bind(call.resume_schema.as_ref().map(|v| v.to_string()))
     .bind(serde_json::to_string(&call.chain).expect("chain serializes"))
+    .bind(call.pause_reason.as_ref().map(|r| serde_json::to_string(r).expect("pause reason serializes")))
     .bind(ts(at))
     .bind(ts(at))
     .execute(&mut *conn)
@@ -180,7 +181,7 @@ pub async fn retire_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: 
 
 /// The columns [`entry_from_row`] reads: a queue row and the decision taken on it (`d`).
 const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
-    q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain,
+    q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain, q.pause_reason,
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
     d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome,
@@ -205,14 +206,17 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
         args: parse_json(&row.get::<String, _>("args"))?,
         fingerprint: Fingerprint::parse(&fingerprint)
             .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
-        kind: match row.get::<String, _>("kind").as_str() {
+        kind: match row.try_get::<String, _>("kind")?.as_str() {
             "approval" => CallKind::Approval,
-            _ => CallKind::Suspend,
+            "suspend" => CallKind::Suspend,
+            other => return Err(Error::Storage(format!("unknown call kind {other:?} in database"))),
         },
         suspend_payload: opt_json("suspend_payload")?,
         resume_schema: opt_json("resume_schema")?,
         chain: serde_json::from_str(&row.get::<String, _>("chain"))
             .map_err(|e| Error::Storage(format!("bad chain in database: {e}")))?,
+        // An unreadable reason is only a missing explanation, never a broken entry.
+        pause_reason: row.try_get::<Option<String>, _>("pause_reason")?.and_then(|t| serde_json::from_str(&t).ok()),
     };
     let queued = QueuedCall {
         id: ItemId::new(row.get::<String, _>("id")),

@@ -298,3 +298,33 @@ async fn s04_rules_persist_across_a_restart() {
     assert_eq!(counters.lookups(), 1, "only the plain lookup ran");
     drop(tmp);
 }
+
+#[tokio::test]
+async fn the_queue_says_why_each_call_paused_and_whether_its_tool_is_high_risk() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    t.generate_with(json!({ "messages": "lookup rec-2", "requireToolApproval": true })).await;
+    t.generate_with(json!({ "messages": "lookup vip-3", "requireToolApproval": [{ "tool": "delete_*" }, vip_lookups()] })).await;
+    t.generate("ask which region?").await;
+    let reasons: Vec<(String, Value, bool)> = t
+        .pending()
+        .await
+        .iter()
+        .rev()
+        .map(|i| (i["toolName"].as_str().unwrap().to_owned(), i["pauseReason"].clone(), i["highRisk"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            ("delete_record".into(), json!({ "kind": "tool" }), false),
+            ("lookup_record".into(), json!({ "kind": "request" }), false),
+            ("lookup_record".into(), json!({ "kind": "requestRule", "rule": 2 }), false),
+            ("ask_operator".into(), json!({ "kind": "suspended" }), false),
+        ]
+    );
+    let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": true, "highRiskTools": ["delete_record"] })).await;
+    assert_eq!(status, StatusCode::OK);
+    let delete = t.pending().await.into_iter().find(|i| i["toolName"] == "delete_record").unwrap();
+    assert_eq!(delete["highRisk"], true);
+    assert_eq!(t.item(delete["id"].as_str().unwrap()).await["highRisk"], true);
+}

@@ -31,6 +31,7 @@ pub async fn fill(dir: &std::path::Path, n: usize) -> f64 {
                 suspend_payload: (kind == CallKind::Suspend).then(|| json!({"question": "which one?"})),
                 resume_schema: None,
                 chain: vec![],
+                pause_reason: None,
             };
             queue::insert_pending(&mut tx, &call).await.unwrap();
             i += 1;

@@ -10,8 +10,8 @@ pub mod mcp;
 
 use crate::console::{outbox, Events};
 use crate::domain::{
-    AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PausedCall, QueuedCall, RunId,
-    ToolCallId, Verdict,
+    AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PauseKind, PauseReason, PausedCall, QueuedCall,
+    RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::{ChunkSink, Engine};
@@ -111,6 +111,9 @@ struct StepCall {
     /// Why it needs approval (S1–S3), for the audit trail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     approval_reason: Option<String>,
+    /// The same, for the operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pause_reason: Option<PauseReason>,
 }
 
 impl StepCall {
@@ -384,19 +387,22 @@ impl LocalEngine {
                     "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
                 })));
                 let mut approval_reason = None;
+                let mut pause_reason = None;
                 let status = match agent.tool(&proposed.tool_name) {
                     None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
                     Some(tool) => {
                         let agent_rule = agent.approval_rules.as_ref().and_then(|r| r.first_match(&proposed.tool_name, &proposed.args));
                         let need = match agent_rule {
-                            Some(i) if !tool.require_approval() => {
-                                policy::Decision { required: true, reason: format!("agent {} approval rule {i} matched", agent.id) }
-                            }
+                            Some(i) if !tool.require_approval() => policy::Decision::required(
+                                format!("agent {} approval rule {i} matched", agent.id),
+                                PauseReason { rule: Some(i as u32 + 1), agent: Some(agent.id.to_string()), ..PauseReason::of(PauseKind::AgentRule) },
+                            ),
                             _ => policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context).await,
                         };
                         tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
                         if need.required {
                             approval_reason = Some(need.reason);
+                            pause_reason = need.cause;
                             CallStatus::AwaitingApproval
                         } else {
                             self.execute(tool, state, &proposed.tool_call_id, &proposed.args, None).await
@@ -407,7 +413,7 @@ impl LocalEngine {
                     emit.send(tool_result_chunk(&run_id, &proposed, result));
                 }
                 let ProposedCall { tool_call_id, tool_name, args } = proposed;
-                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason });
+                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason, pause_reason });
             }
         }
     }
@@ -619,9 +625,9 @@ impl LocalEngine {
 
     fn paused_call(&self, agent: &Agent, state: &RunState, call: &StepCall) -> Result<PausedCall, Error> {
         let tool = agent.tool(&call.tool_name);
-        let (kind, suspend_payload, resume_schema) = match &call.status {
-            CallStatus::Suspended { payload } => (CallKind::Suspend, Some(payload.clone()), tool.and_then(|t| t.resume_schema())),
-            _ => (CallKind::Approval, None, None),
+        let (kind, suspend_payload, resume_schema, pause_reason) = match &call.status {
+            CallStatus::Suspended { payload } => (CallKind::Suspend, Some(payload.clone()), tool.and_then(|t| t.resume_schema()), Some(PauseReason::of(PauseKind::Suspended))),
+            _ => (CallKind::Approval, None, None, call.pause_reason.clone()),
         };
         Ok(PausedCall {
             engine: EngineId::local(),
@@ -638,6 +644,7 @@ impl LocalEngine {
             suspend_payload,
             resume_schema,
             chain: vec![],
+            pause_reason,
         })
     }
 

@@ -48,7 +48,7 @@
 //! Rules are data and persist with a run ([`PersistedPolicy`]); a predicate is a function and cannot:
 //! a run started with one keeps `Always` ("approval required for every call") in its snapshot.
 
-use crate::domain::Error;
+use crate::domain::{Error, PauseKind, PauseReason};
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Number, Value};
@@ -479,20 +479,22 @@ impl<'de> Deserialize<'de> for PersistedPolicy {
     }
 }
 
-/// Whether one call needs approval, and why (for logs and the audit trail).
+/// Whether one call needs approval, and why: in words (for logs and the audit trail) and, when it
+/// does, as a [`PauseReason`] (for the operator).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub required: bool,
     pub reason: String,
+    pub cause: Option<PauseReason>,
 }
 
 impl Decision {
-    fn required(reason: impl Into<String>) -> Self {
-        Self { required: true, reason: reason.into() }
+    pub fn required(reason: impl Into<String>, cause: PauseReason) -> Self {
+        Self { required: true, reason: reason.into(), cause: Some(cause) }
     }
 
     fn not_required(reason: impl Into<String>) -> Self {
-        Self { required: false, reason: reason.into() }
+        Self { required: false, reason: reason.into(), cause: None }
     }
 }
 
@@ -506,13 +508,13 @@ pub async fn needs_approval(tool_flag: bool, policy: &RequireToolApproval, tool_
 
 async fn decide(limit: Duration, tool_flag: bool, policy: &RequireToolApproval, tool_name: &str, args: &Value, ctx: &Value) -> Decision {
     if tool_flag {
-        return Decision::required(format!("tool {tool_name} always requires approval (S1)"));
+        return Decision::required(format!("tool {tool_name} always requires approval (S1)"), PauseReason::of(PauseKind::Tool));
     }
     match policy {
         RequireToolApproval::Never => Decision::not_required("no approval asked by the tool or the request"),
-        RequireToolApproval::Always => Decision::required("the request requires approval of every call (S2)"),
+        RequireToolApproval::Always => Decision::required("the request requires approval of every call (S2)", PauseReason::of(PauseKind::Request)),
         RequireToolApproval::Rules(rules) => match rules.first_match(tool_name, args) {
-            Some(i) => Decision::required(format!("approval rule {i} matched (S3)")),
+            Some(i) => Decision::required(format!("approval rule {i} matched (S3)"), PauseReason { rule: Some(i as u32 + 1), ..PauseReason::of(PauseKind::RequestRule) }),
             None => Decision::not_required("no approval rule matched"),
         },
         RequireToolApproval::Predicate(p) => run_predicate(limit, p, tool_name, args, ctx).await,
@@ -525,7 +527,7 @@ async fn run_predicate(limit: Duration, p: &Predicate, tool_name: &str, args: &V
     // comes back as a JoinError instead of unwinding through the run.
     let task = tokio::task::spawn_blocking(move || f(&tool, &a, &c));
     let failure = match tokio::time::timeout(limit, task).await {
-        Ok(Ok(Ok(true))) => return Decision::required("the request's predicate requires approval (S3)"),
+        Ok(Ok(Ok(true))) => return Decision::required("the request's predicate requires approval (S3)", PauseReason::of(PauseKind::Predicate)),
         Ok(Ok(Ok(false))) => return Decision::not_required("the request's predicate allows the call"),
         Ok(Ok(Err(message))) => format!("failed: {message}"),
         Ok(Err(join)) if join.is_panic() => format!("panicked: {}", panic_message(join.into_panic())),
@@ -534,7 +536,10 @@ async fn run_predicate(limit: Duration, p: &Predicate, tool_name: &str, args: &V
         Err(_) => format!("took longer than {} ms", limit.as_millis()),
     };
     tracing::warn!(tool = tool_name, "approval predicate {failure}; approval is required (fail safe)");
-    Decision::required(format!("the request's predicate {failure}; approval required (S3 fail safe)"))
+    Decision::required(
+        format!("the request's predicate {failure}; approval required (S3 fail safe)"),
+        PauseReason { detail: Some(failure), ..PauseReason::of(PauseKind::PredicateFailed) },
+    )
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

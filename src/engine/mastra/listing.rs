@@ -167,7 +167,17 @@ fn paused(engine: &EngineId, agent: Option<&AgentInfo>, run: &ListedRun, call: &
         suspend_payload,
         resume_schema,
         chain,
+        pause_reason: Some(crate::domain::PauseReason::of(remote_pause(kind))),
     })
+}
+
+/// Why a remote call paused, as far as the console can tell: a suspended tool asks; an approval is
+/// the engine's own (Mastra does not list the policy that asked for it).
+pub fn remote_pause(kind: CallKind) -> crate::domain::PauseKind {
+    match kind {
+        CallKind::Approval => crate::domain::PauseKind::Remote,
+        CallKind::Suspend => crate::domain::PauseKind::Suspended,
+    }
 }
 
 /// Turns every agent's listed runs into queue calls: one per waiting call, nested approvals once.

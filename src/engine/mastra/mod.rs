@@ -477,6 +477,7 @@ fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInfo]) -> Opti
         suspend_payload: (!approval).then(|| p.get("suspendPayload").cloned()).flatten(),
         resume_schema,
         chain: vec![],
+        pause_reason: Some(crate::domain::PauseReason::of(listing::remote_pause(if approval { CallKind::Approval } else { CallKind::Suspend }))),
     })
 }
 

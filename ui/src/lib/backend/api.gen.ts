@@ -851,6 +851,24 @@ export interface components {
             shown: number;
         };
         /**
+         * @description Why a call paused, for the operator (the local engine knows; a remote engine does not say).
+         * @enum {string}
+         */
+        PauseKind: "tool" | "request" | "requestRule" | "agentRule" | "predicate" | "predicateFailed" | "suspended" | "remote";
+        /** @description [`PauseKind`] with what it refers to. */
+        PauseReason: {
+            /** @description For an agent's rule: the agent. */
+            agent?: string | null;
+            /** @description For a failed predicate: how it failed. */
+            detail?: string | null;
+            kind: components["schemas"]["PauseKind"];
+            /**
+             * Format: int32
+             * @description For a rule: its position in its list, counting from 1.
+             */
+            rule?: number | null;
+        };
+        /**
          * @description `{item}`: the call decided last by an operator before a given one, of the same engine, thread
          *     and tool, with its decision; null when there is none (no thread, or the first of its kind).
          */
@@ -917,8 +935,14 @@ export interface components {
              */
             expiresAt: string | null;
             fingerprint: components["schemas"]["Fingerprint"];
+            /**
+             * @description Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
+             *     notification Approve, no grant, no approval through the Mastra-shaped routes.
+             */
+            highRisk: boolean;
             id: string;
             kind: components["schemas"]["CallKind"];
+            pauseReason: null | components["schemas"]["PauseReason"];
             /** Format: date-time */
             pausedAt: string;
             resourceId: string | null;

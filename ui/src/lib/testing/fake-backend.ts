@@ -78,6 +78,8 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     decision: null,
     expiresAt: null,
     approveBlocked: null,
+    pauseReason: null,
+    highRisk: false,
     tab: 'pending',
     ...over,
   };
