@@ -19,27 +19,40 @@ use std::path::PathBuf;
 /// directory) with its arguments and fingerprint until an operator approves, declines or answers it.
 /// Start with `approval-console serve` and open the printed URL.
 #[derive(Parser)]
-#[command(name = "approval-console", version, propagate_version = true)]
+#[command(
+    name = "approval-console",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 done; 1 a check failed (audit verify, engines sync); 2 an error (bad input, refused,                   already decided, …); 3 not found (a call, a secret, a credential); 4 unavailable (the keyring, an engine,                   a busy database): try again later."
+)]
 struct Cli {
     /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
     #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
 
-    /// The local engine's agents [default: agents.toml in the data directory; without it, the demo agent]
-    #[arg(long, global = true, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
-    agents: Option<PathBuf>,
-
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--agents`, for the commands that run agents (and so start their MCP servers).
+#[derive(clap::Args, Clone, Default)]
+struct AgentsFile {
+    /// The local engine's agents [default: agents.toml in the data directory; without it, the demo
+    /// agent]. A file named here must exist.
+    #[arg(long, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
+    agents: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Serve the web UI, the console API and the local engine's API on 127.0.0.1.
     ///
-    /// Prints the UI's URL once, with the session token in the URL fragment. Every /api route but
-    /// /api/health needs `Authorization: Bearer <token>`.
+    /// Prints the UI's URL once, with the session token (the local admin's) in the URL fragment.
+    /// Every /api route but /api/health needs `Authorization: Bearer <token>`; give agents and
+    /// other people tokens of their own (`approval-console tokens add`).
     Serve {
+        #[command(flatten)]
+        agents: AgentsFile,
         /// Port on 127.0.0.1 (0: any free port).
         #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
         port: u16,
@@ -51,14 +64,16 @@ enum Command {
         #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
         notify: bool,
     },
-    /// List the queue, newest first.
+    /// List the queue, newest first: pending calls, or every call with its outcome (--all).
     Queue {
-        /// Show every state, not only pending calls.
+        /// Show every call (decided, delivered, expired, gone…), not only the pending ones.
         #[arg(long)]
         all: bool,
-        #[arg(long)]
+        /// Only calls of this agent (its id).
+        #[arg(long, value_name = "AGENT_ID")]
         agent: Option<String>,
-        #[arg(long)]
+        /// Only calls of this tool.
+        #[arg(long, value_name = "TOOL")]
         tool: Option<String>,
         /// Most rows shown.
         #[arg(long, default_value_t = 50)]
@@ -67,40 +82,59 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Show one call in full.
-    Show { id: String },
+    /// Show one call in full (JSON).
+    Show {
+        /// The call's id as `queue` lists it, or any unique start of it.
+        id: String,
+    },
     /// Approve a call: shows tool, arguments and fingerprint, and asks.
     Approve {
+        /// The call's id as `queue` lists it, or any unique start of it.
         id: String,
-        /// Do not ask (for scripts).
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
         #[arg(long, short)]
         yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
     },
-    /// Decline a call, optionally with a reason the agent is told.
+    /// Decline a call, optionally with a reason the agent is told: shows the call, and asks.
     Decline {
+        /// The call's id as `queue` lists it, or any unique start of it.
         id: String,
+        /// Told to the agent (and kept in the audit log), e.g. "wrong customer".
         #[arg(long, short)]
         reason: Option<String>,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
         #[arg(long, short)]
         yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
     },
-    /// Answer a suspended call with resume data (JSON, checked against the tool's resume schema).
+    /// Answer a suspended call with resume data (JSON, checked against the tool's resume schema):
+    /// shows the call and its question, and asks.
     Resume {
+        /// The call's id as `queue` lists it, or any unique start of it.
         id: String,
         /// The resume data, e.g. '{"answer":"blue"}'.
         #[arg(long, short)]
         data: String,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
         #[arg(long, short)]
         yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
     },
-    /// The audit log.
+    /// The audit log: verify its hash chain, list or export it.
     Audit {
         #[command(subcommand)]
         command: AuditCommand,
     },
     /// Check agents.toml and list the local engine's agents, their tools and approval settings.
-    Agents,
-    /// Print the console API's OpenAPI document.
+    Agents {
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// Print the console API's OpenAPI document (JSON).
     Openapi,
     /// Remote engines: Mastra servers whose suspended runs are queued here.
     ///
@@ -155,14 +189,16 @@ enum TokensCommand {
 enum AuditCommand {
     /// Walk the hash chain; name the first entry edited, removed or reordered. Exit code 1 if broken.
     Verify,
-    /// The newest entries.
+    /// The newest entries, newest first.
     List {
+        /// How many entries.
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
     /// Print the whole log, oldest first: JSON Lines (the entries as the API answers them, hashes
     /// checkable) or CSV (cells a spreadsheet would run as formulas are prefixed with ').
     Export {
+        /// `jsonl` (JSON Lines) or `csv`.
         #[arg(long, value_parser = ["jsonl", "csv"], default_value = "jsonl")]
         format: String,
     },
@@ -194,7 +230,9 @@ enum EnginesCommand {
     },
     /// Change an engine's URL, token or poll interval.
     Edit {
+        /// The engine's name, as `engines list` shows it.
         name: String,
+        /// A new base URL. An engine with a token needs --token (or --keep-token, or --clear-token) too.
         #[arg(long)]
         url: Option<String>,
         /// Ask for a new bearer token (or read one line from standard input).
@@ -207,13 +245,20 @@ enum EnginesCommand {
         /// engine that has a token needs --token or --clear-token.
         #[arg(long, requires = "url", conflicts_with_all = ["token", "clear_token"])]
         keep_token: bool,
+        /// How often to look for suspended runs, in milliseconds.
         #[arg(long)]
         poll_ms: Option<u32>,
     },
     /// Remove an engine and its token. Its queue entries stay as history.
-    Remove { name: String },
+    Remove {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
     /// Sync an engine now (complete listing) and print what changed. Exit code 1 if it failed.
-    Sync { name: String },
+    Sync {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -221,27 +266,69 @@ enum SecretCommand {
     /// Store a secret: reads one line from standard input (on a terminal: asks, without echo).
     ///
     /// E.g. `approval-console secret set openai < key.txt`; replaces any value it had.
-    Set { name: String },
-    /// Say whether a secret is stored, and its length (never its value). Exit code 2 if not.
-    Check { name: String },
+    Set {
+        /// The secret's name, as an agent's `api_key_ref` or an MCP server's `env_refs` names it.
+        name: String,
+    },
+    /// Say whether a secret is stored, and its length (never its value). Exit code 3 if it is not
+    /// stored, 4 if the keyring is not available.
+    Check {
+        /// The secret's name.
+        name: String,
+    },
     /// Remove a secret from the OS keyring.
-    Delete { name: String },
+    Delete {
+        /// The secret's name.
+        name: String,
+    },
 }
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve { .. }) {
+        // A one-shot command whose output is cut (`openapi | head`) ends quietly, as Unix tools do,
+        // instead of panicking on the closed pipe. `serve` keeps serving when its stdout goes away.
+        // SAFETY: restoring the default action of SIGPIPE; nothing else handles it in this process.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("APPROVAL_CONSOLE_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
-    match run(Cli::parse()).await {
+    match run(cli).await {
         Ok(code) => code,
         Err(e) => {
-            let code = e.downcast_ref::<Error>().map(|e| format!(" [{}]", e.code())).unwrap_or_default();
+            let domain = e.downcast_ref::<Error>();
+            let code = domain.map(|e| format!(" [{}]", e.code())).unwrap_or_default();
             eprintln!("error{code}: {e:#}");
-            std::process::ExitCode::from(2)
+            std::process::ExitCode::from(domain.map_or(2, exit_code))
         }
     }
+}
+
+/// The documented exit codes (see `--help`): 3 not found, 4 unavailable, 2 any other error.
+fn exit_code(e: &Error) -> u8 {
+    match e.code() {
+        "not_found" | "secret_not_found" | "snapshot_not_found" => 3,
+        "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "storage_busy" => 4,
+        _ => 2,
+    }
+}
+
+/// The agents a command runs: `--agents FILE` (which must exist), else `agents.toml` in the data
+/// directory if there is one, else none (the demo agent).
+async fn agents_of(given: &AgentsFile, data_dir: &std::path::Path) -> Result<(Vec<approval_console::engine::local::agent::Agent>, PathBuf)> {
+    let file = given.agents.clone().unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
+    if given.agents.is_some() && !file.exists() {
+        bail!("--agents {}: no such file (without --agents, agents.toml in the data directory is used if it exists, else the demo agent)", file.display());
+    }
+    let agents = approval_console::config::load_agents(&file).await?;
+    if !agents.is_empty() {
+        tracing::info!(file = %file.display(), count = agents.len(), "loaded agents");
+    }
+    Ok((agents, file))
 }
 
 async fn run(cli: Cli) -> Result<std::process::ExitCode> {
@@ -254,15 +341,15 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         secret(command).await?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let agents_file = cli.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
     // Only commands that run agents load them (and start their MCP servers): serve, and the decisions,
     // which deliver, i.e. run the tool, in this process.
-    let runs_agents = matches!(cli.command, Command::Serve { .. } | Command::Approve { .. } | Command::Decline { .. } | Command::Resume { .. } | Command::Agents);
-    let agents = if runs_agents { approval_console::config::load_agents(&agents_file).await? } else { vec![] };
-    if !agents.is_empty() {
-        tracing::info!(file = %agents_file.display(), count = agents.len(), "loaded agents");
-    }
-    if let Command::Agents = cli.command {
+    let (agents, agents_file) = match &cli.command {
+        Command::Serve { agents, .. } | Command::Approve { agents, .. } | Command::Decline { agents, .. } | Command::Resume { agents, .. } | Command::Agents { agents } => {
+            agents_of(agents, &data_dir).await?
+        }
+        _ => (vec![], PathBuf::new()),
+    };
+    if let Command::Agents { .. } = cli.command {
         if agents.is_empty() {
             println!("No {} (looked for {}): the demo agent runs.", approval_console::config::AGENTS_FILE, agents_file.display());
         }
@@ -279,7 +366,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
     }
     let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
     match cli.command {
-        Command::Serve { port, token, notify } => {
+        Command::Serve { port, token, notify, .. } => {
             // Held until the server stops: a second `serve` or the desktop app on this data directory is refused.
             let _serving = app.recover().await?;
             let notifier = notify.then(|| std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier) as std::sync::Arc<dyn approval_console::notify::Notifier>);
@@ -314,12 +401,16 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
                     println!(
                         "{:<35} {:<11} {:<9} {:<16} {:<20} {:<12} {args}",
                         e.queued.id.as_str(),
-                        format!("{:?}", e.queued.state).to_lowercase(),
+                        state_word(e.queued.state),
                         format!("{:?}", c.kind).to_lowercase(),
                         visible(c.agent_id.as_str()),
                         visible(&c.tool_name),
                         c.fingerprint.short(),
                     );
+                    let outcome = outcome_of(e);
+                    if !outcome.is_empty() {
+                        println!("{:<35} {outcome}", "");
+                    }
                 }
                 if page.next_cursor.is_some() {
                     println!("(more: use --limit)");
@@ -327,12 +418,12 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
             }
         }
         Command::Show { id } => {
-            let entry = app.console.item(&ItemId::new(id)).await?;
+            let entry = app.console.item(&resolve_id(&app, &id).await?).await?;
             println!("{}", serde_json::to_string_pretty(&entry_json(&entry))?);
         }
-        Command::Approve { id, yes } => decide(&app, &id, Verdict::Approve, yes).await?,
-        Command::Decline { id, reason, yes } => decide(&app, &id, Verdict::Decline { reason }, yes).await?,
-        Command::Resume { id, data, yes } => {
+        Command::Approve { id, yes, .. } => decide(&app, &id, Verdict::Approve, yes).await?,
+        Command::Decline { id, reason, yes, .. } => decide(&app, &id, Verdict::Decline { reason }, yes).await?,
+        Command::Resume { id, data, yes, .. } => {
             let data: Value = serde_json::from_str(&data).context("--data is not valid JSON")?;
             decide(&app, &id, Verdict::Resume { data }, yes).await?
         }
@@ -374,14 +465,63 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         }
         Command::Engines { command } => return engines(&app, command).await,
         Command::Tokens { command } => tokens(&app, command).await?,
-        Command::Openapi | Command::Agents | Command::Secret { .. } => unreachable!("handled above"),
+        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } => unreachable!("handled above"),
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// The id of the call `given` names: the id itself, or the one id that starts with it. Several →
+/// `invalid_request` listing them; none → `not_found`.
+async fn resolve_id(app: &App, given: &str) -> Result<ItemId, Error> {
+    let mut conn = app.db.pool().acquire().await?;
+    let found = queue::ids_starting_with(&mut conn, given, 11).await?;
+    match found.as_slice() {
+        [] => Err(Error::not_found(format!("queue item {given}"))),
+        [one] => Ok(one.clone()),
+        _ if found.iter().any(|id| id.as_str() == given) => Ok(ItemId::new(given)),
+        many => {
+            let shown: Vec<&str> = many.iter().take(10).map(|id| id.as_str()).collect();
+            let more = if many.len() > 10 { ", …" } else { "" };
+            Err(Error::InvalidRequest(format!("{given:?} is the start of several ids: {}{more}; give more of it", shown.join(", "))))
+        }
+    }
+}
+
+/// A call's outcome in a few words: `approved by alice (cli), delivered`, `declined …`, `expired`, `gone`.
+fn outcome_of(e: &queue::Entry) -> String {
+    let Some(d) = &e.decision else {
+        return match e.queued.state {
+            domain::ItemState::Gone => "gone (ended at the engine)".into(),
+            _ => String::new(),
+        };
+    };
+    let what = match &d.verdict {
+        Verdict::Approve => "approved",
+        Verdict::ApproveEdited { .. } => "approved with edits",
+        Verdict::Decline { .. } => "declined",
+        Verdict::Resume { .. } => "answered",
+        Verdict::Expire { .. } => return format!("expired, {}", delivery_word(d.delivery)),
+    };
+    format!("{what} by {}, {}", visible(&d.operator), delivery_word(d.delivery))
+}
+
+fn delivery_word(d: domain::Delivery) -> &'static str {
+    match d {
+        domain::Delivery::Pending => "to deliver",
+        domain::Delivery::Delivering => "delivering",
+        domain::Delivery::Delivered => "delivered",
+        domain::Delivery::Failed => "delivery failed",
+    }
+}
+
+/// A state as the API spells it (`delivered`).
+fn state_word(s: domain::ItemState) -> String {
+    serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
 /// Shows a call, asks, and decides with the fingerprint that was shown (C3).
 async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> {
-    let id = ItemId::new(id);
+    let id = resolve_id(app, id).await?;
     let entry = app.console.item(&id).await?;
     let call = &entry.queued.call;
     let verb = verdict.kind().as_str();
@@ -408,7 +548,7 @@ async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> 
     let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: app.local_actor("cli").audit_name() };
     let after = app.console.decide_and_deliver(&id, request).await?;
     let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
-    println!("{verb}d: {}; state {:?}; outcome {}", id, after.queued.state, visible(&outcome.to_string()));
+    println!("{verb}d: {}; state {}; outcome {}", id, state_word(after.queued.state), visible(&outcome.to_string()));
     Ok(())
 }
 
@@ -428,7 +568,10 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
                     let health = serde_json::to_value(e.health.state)?.as_str().unwrap_or_default().to_owned();
                     println!("{:<20} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}", visible(&e.name), visible(&e.base_url), health, if e.has_token { "yes" } else { "no" }, e.pending, e.awaiting_delivery);
                     if let Some(err) = &e.health.last_error {
-                        println!("{:<20} last error: {}", "", visible(err));
+                        let at = e.health.last_error_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
+                        // A reachable engine's error is history: dated, and said to be earlier.
+                        let when = if health == "reachable" { format!("earlier error, at {at}") } else { format!("last error, at {at}") };
+                        println!("{:<20} {when}: {}", "", visible(err));
                     }
                 }
             }
@@ -499,15 +642,15 @@ async fn secret(command: &SecretCommand) -> Result<()> {
     match command {
         SecretCommand::Set { name } => {
             let value = read_secret(name)?;
-            secrets::set(name, &value).await?;
+            secrets::set(name, &value).await.map_err(Error::from)?;
             println!("stored secret {name} in the OS keyring ({} characters)", value.expose().chars().count());
         }
         SecretCommand::Check { name } => {
-            let value = secrets::get(name).await?;
+            let value = secrets::get(name).await.map_err(Error::from)?;
             println!("secret {name} is in the OS keyring ({} characters)", value.expose().chars().count());
         }
         SecretCommand::Delete { name } => {
-            secrets::delete(name).await?;
+            secrets::delete(name).await.map_err(Error::from)?;
             println!("deleted secret {name} from the OS keyring");
         }
     }

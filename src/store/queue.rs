@@ -154,6 +154,17 @@ pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> R
     Ok(QueuedCall { id, call: call.clone(), state: ItemState::Pending, paused_at: at })
 }
 
+/// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
+pub async fn ids_starting_with(conn: &mut SqliteConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
+    let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?")
+        .bind(format!("{escaped}%"))
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(ids.into_iter().map(ItemId::new).collect())
+}
+
 /// Moves an entry from `from` to `to`; returns false (and changes nothing) if it was not in `from`.
 pub async fn transition(conn: &mut SqliteConnection, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
     let done = sqlx::query("UPDATE queue_items SET state = ?, updated_at = ? WHERE id = ? AND state = ?")

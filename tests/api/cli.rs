@@ -116,7 +116,7 @@ fn agents_toml_in_the_data_dir_defines_the_local_agents_and_a_bad_one_is_refused
 
     let elsewhere = tmp.path().join("other.toml");
     std::fs::write(&elsewhere, "[[agents]]\nid = \"x\"\n").unwrap();
-    let ok = cli(tmp.path(), &["--agents", elsewhere.to_str().unwrap(), "agents"]);
+    let ok = cli(tmp.path(), &["agents", "--agents", elsewhere.to_str().unwrap()]);
     assert!(ok.status.success(), "--agents overrides the file in the data dir: {}", text_of(&ok));
     // Commands that run no agent do not read the file, so a broken one does not lock the queue away.
     let listed = cli(tmp.path(), &["queue"]);
@@ -183,7 +183,7 @@ async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows
     assert!(revoked.status.success(), "{}", text_of(&revoked));
     let (status, _) = t.call_as(&token, reqwest::Method::GET, "/api/agents", None).await;
     assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED);
-    assert_eq!(cli(dir, &["tokens", "revoke", "ci-bot"]).status.code(), Some(2), "revoked already: not found");
+    assert_eq!(cli(dir, &["tokens", "revoke", "ci-bot"]).status.code(), Some(3), "revoked already: not found (exit code 3)");
     drop(t);
 }
 
@@ -237,4 +237,108 @@ async fn the_lock_file_is_never_opened_through_a_symlink() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(text_of(&refused).contains("symbolic link"), "{}", text_of(&refused));
     assert!(!target.exists(), "nothing was written through the link");
+}
+
+#[tokio::test]
+async fn a_missing_agents_file_named_on_the_command_line_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope.toml");
+    for args in [&["serve", "--port", "0", "--agents", missing.to_str().unwrap()][..], &["agents", "--agents", missing.to_str().unwrap()][..]] {
+        let out = cli(tmp.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text_of(&out).contains(&format!("--agents {}: no such file", missing.display())), "{}", text_of(&out));
+    }
+    // Without --agents, a missing agents.toml is the demo agent, as before.
+    let demo = cli(tmp.path(), &["agents"]);
+    assert!(demo.status.success() && text_of(&demo).contains("the demo agent runs"), "{}", text_of(&demo));
+}
+
+#[tokio::test]
+async fn output_cut_short_by_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", tmp.path().to_str().unwrap(), "openapi"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap(); // the reader is dropped: the pipe closes
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(first.trim(), "{");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && out.status.code() != Some(101), "status {:?}: {err}", out.status);
+}
+
+#[tokio::test]
+async fn every_option_and_argument_of_every_command_has_a_description() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = text_of(&cli(tmp.path(), &["--help"]));
+    let mut commands: Vec<Vec<String>> = vec![vec![]];
+    let mut undescribed = vec![];
+    while let Some(path) = commands.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("-h");
+        let help = text_of(&cli(tmp.path(), &args));
+        let mut section = "";
+        for line in help.lines() {
+            if !line.starts_with(' ') && line.ends_with(':') {
+                section = line;
+                continue;
+            }
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            // An entry: a command at two spaces, an option or argument starting with `-`, `<` or `[`;
+            // deeper lines continue the description above.
+            let entry = match section {
+                "Commands:" => indent == 2,
+                _ => indent <= 6 && trimmed.starts_with(['-', '<', '[']),
+            };
+            if !entry {
+                continue;
+            }
+            let (name, description) = trimmed.split_once("  ").map(|(n, d)| (n, d.trim())).unwrap_or((trimmed, ""));
+            match section {
+                "Commands:" if name != "help" => {
+                    let mut sub = path.clone();
+                    sub.push(name.to_owned());
+                    commands.push(sub);
+                    if description.is_empty() {
+                        undescribed.push(format!("{} {name}", path.join(" ")));
+                    }
+                }
+                "Options:" | "Arguments:" if description.is_empty() => undescribed.push(format!("{}: {name}", path.join(" "))),
+                _ => {}
+            }
+        }
+    }
+    assert!(top.contains("Exit codes:"), "{top}");
+    assert!(undescribed.is_empty(), "without a description: {undescribed:#?}");
+}
+
+#[tokio::test]
+async fn a_unique_start_of_an_id_is_enough_and_an_ambiguous_one_lists_the_candidates() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    t.generate("delete rec-2").await;
+    let items = t.pending().await;
+    let (a, b) = (items[0]["id"].as_str().unwrap().to_owned(), items[1]["id"].as_str().unwrap().to_owned());
+    let (dir, tmp, _) = t.stop().await;
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let unique = &a[..common + 1];
+    let shown = cli(&dir, &["show", unique]);
+    assert!(shown.status.success(), "{}", text_of(&shown));
+    assert!(text_of(&shown).contains(&a));
+    let ambiguous = cli(&dir, &["show", &a[..common]]);
+    assert_eq!(ambiguous.status.code(), Some(2));
+    assert!(text_of(&ambiguous).contains(&a) && text_of(&ambiguous).contains(&b), "{}", text_of(&ambiguous));
+    let none = cli(&dir, &["approve", "q_zzz", "--yes"]);
+    assert_eq!(none.status.code(), Some(3), "not found: {}", text_of(&none));
+    let declined = cli(&dir, &["decline", unique, "--reason", "no", "--yes"]);
+    assert!(declined.status.success(), "{}", text_of(&declined));
+    assert!(text_of(&declined).contains("state delivered"), "lower case, as the API spells it: {}", text_of(&declined));
+    let all = text_of(&cli(&dir, &["queue", "--all"]));
+    assert!(all.contains("declined by ") && all.contains("(cli), delivered"), "{all}");
+    drop(tmp);
 }

@@ -91,7 +91,7 @@ async fn a_secret_set_in_process_is_seen_by_a_fresh_process_and_deleted_by_one()
     let gone = secrets::get(&name).await.unwrap_err();
     assert!(matches!(&gone, SecretError::NotFound { name: n } if *n == name), "{gone:?}");
     let check = binary(&["secret", "check", &name], None, &[]);
-    assert_exit(&check, 2, &value);
+    assert_exit(&check, 3, &value);
     assert!(text(&check.stderr).contains(&format!("no secret named {name} in the OS keyring")), "{}", text(&check.stderr));
 }
 
@@ -186,8 +186,8 @@ async fn the_value_never_reaches_any_output_error_or_the_database() {
         let shown = format!("{e} {e:?}");
         assert!(!shown.contains(&value), "{shown}");
     }
-    assert_exit(&binary(&["secret", "check", &name], None, &[]), 2, &value);
-    assert_exit(&binary(&["secret", "delete", &name], None, &[]), 2, &value);
+    assert_exit(&binary(&["secret", "check", &name], None, &[]), 3, &value);
+    assert_exit(&binary(&["secret", "delete", &name], None, &[]), 3, &value);
 }
 
 #[tokio::test]
@@ -224,8 +224,8 @@ fn a_locked_keyring_is_reported_as_locked_at_once() {
         .output()
         .unwrap();
     let err = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stdout: {}\nstderr: {err}", text(&output.stdout));
-    assert!(err.contains("error: the OS keyring is locked or refused access"), "{err}");
+    assert_eq!(output.status.code(), Some(4), "unavailable: stdout: {}\nstderr: {err}", text(&output.stdout));
+    assert!(err.contains("error [keyring_locked]: the OS keyring is locked or refused access"), "{err}");
     assert!(!err.contains("value-before-lock"), "{err}");
 }
 
@@ -233,10 +233,10 @@ fn a_locked_keyring_is_reported_as_locked_at_once() {
 #[test]
 fn without_a_session_bus_the_binary_says_the_keyring_is_not_available() {
     let output = binary(&["secret", "check", "openai"], None, &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")]);
-    assert_exit(&output, 2, &unique_value());
+    assert_exit(&output, 4, &unique_value());
     let err = text(&output.stderr);
     assert!(
-        err.contains("error: the OS keyring (Secret Service) is not available:")
+        err.contains("error [keyring_unavailable]: the OS keyring (Secret Service) is not available:")
             && err.contains("start a keyring (e.g. gnome-keyring) in your session"),
         "{err}"
     );

@@ -149,7 +149,7 @@ async fn the_cli_adds_lists_syncs_and_removes_an_engine() {
     let id = queue[0]["id"].as_str().unwrap();
     let (code, out, err) = run(&["approve", id, "--yes"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("Delivered"), "{out}");
+    assert!(out.contains("state delivered"), "{out}");
     assert_eq!(ran(&mastra, "deleteRecord").len(), 1);
 
     let (code, out, err) = run(&["engines", "sync", "nope"]);

@@ -159,6 +159,11 @@ impl Client {
     /// Sends; a non-2xx answer becomes the matching [`RemoteError`].
     async fn send(&self, method: Method, url: Url, token: Option<&ApiKey>, body: Option<&Value>) -> Result<reqwest::Response, RemoteError> {
         let what = format!("{method} {}", url.path());
+        // `/api/agents/<id>/…`: a route of one agent (as opposed to the agent listing itself).
+        let one_agent = url.path_segments().is_some_and(|s| {
+            let s: Vec<&str> = s.collect();
+            s.windows(3).any(|w| w[0] == "api" && w[1] == "agents" && !w[2].is_empty())
+        });
         let mut request = self.http.request(method, url).timeout(REQUEST_TIMEOUT);
         if let Some(token) = token {
             request = request.bearer_auth(token.expose());
@@ -172,16 +177,20 @@ impl Client {
             return Ok(response);
         }
         let text = read_limited(response).await.map(|b| String::from_utf8_lossy(&b[..b.len().min(4096)]).into_owned()).unwrap_or_default();
-        let message = serde_json::from_str::<Value>(&text)
+        // The error shape of a Mastra server: a JSON object with an `error` (or `message`) string.
+        let json_error = serde_json::from_str::<Value>(&text)
             .ok()
-            .and_then(|v| v.get("error").or_else(|| v.get("message")).and_then(Value::as_str).map(str::to_owned))
-            .unwrap_or(text);
+            .and_then(|v| v.get("error").or_else(|| v.get("message")).and_then(Value::as_str).map(str::to_owned));
+        let mastra_shaped = json_error.is_some();
+        let message = json_error.unwrap_or(text);
         // The body may echo the request, token included: never stored, logged or shown as it came.
         let secrets: Vec<&str> = token.map(|t| t.expose()).into_iter().collect();
         let message = crate::domain::text::redact(&format!("{what}: {status}: {message}"), &secrets);
         Err(match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RemoteError::Auth(message),
-            StatusCode::NOT_FOUND if message.contains("gent") => RemoteError::Refused(message),
+            // An unknown agent, said the way Mastra says it: the server is there and speaks its API.
+            // Any other 404 (the agent listing missing, an HTML page) is not a Mastra server's answer.
+            StatusCode::NOT_FOUND if one_agent && mastra_shaped => RemoteError::Refused(message),
             StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => RemoteError::Incompatible(message),
             s if s.is_server_error() && message.contains("could not find a suspended run") => RemoteError::RunNotSuspended(message),
             s if s.is_server_error() && message.contains("not suspended") => RemoteError::CallNotSuspended(message),
