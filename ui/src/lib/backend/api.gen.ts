@@ -827,8 +827,10 @@ export interface components {
              */
             expiresAt: string | null;
             fingerprint: components["schemas"]["Fingerprint"];
+            highRisk?: boolean;
             id: string;
             kind: components["schemas"]["CallKind"];
+            pauseReason?: { kind: "tool" | "request" | "requestRule" | "agentRule" | "predicate" | "predicateFailed" | "suspended" | "remote"; rule?: number | null; agent?: string | null; detail?: string | null } | null;
             /** Format: date-time */
             pausedAt: string;
             resourceId: string | null;

@@ -55,6 +55,25 @@ export const queue = {
   awaitingDelivery: 'awaiting delivery',
   expired: 'expired',
   engineTitle: 'engine',
+  /** `{question}`: the question a suspended call asks (its row's one line). */
+  rowAsks: 'Asks: {question}',
+  /** The mark on a row whose call holds hidden or look-alike characters (anywhere in it, also past the cut). */
+  rowMarked: (n: number) =>
+    n === 1 ? '1 hidden or look-alike character: see the details' : `${n.toLocaleString('en')} hidden or look-alike characters: see the details`,
+  /** What became of a decided call, on its row. `{operator}`: who decided (`alice (web)`). */
+  outcomes: {
+    approved: 'Approved by {operator}',
+    edited: 'Approved with edits by {operator}',
+    declined: 'Declined by {operator}',
+    answered: 'Answered by {operator}',
+  },
+  /** `duration`: the time limit that ran out ("15 min"). */
+  outcomeExpired: (duration: string) => `Expired after ${duration}, nobody decided`,
+  /** After an outcome, the reason given: `{reason}`. */
+  outcomeReason: ' — {reason}',
+  pausedAtTitle: 'Paused at',
+  /** The button that shows or hides the filters; `n`: how many are set. */
+  filtersToggle: (n: number) => (n === 0 ? 'Filters' : `Filters (${n.toLocaleString('en')} active)`),
   attempts: (n: number) => (n === 1 ? '1 attempt' : `${n.toLocaleString('en')} attempts`),
   /** `{time}`: when the next delivery attempt is due. */
   nextAttempt: 'next {time}',
