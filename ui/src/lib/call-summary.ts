@@ -151,3 +151,57 @@ export function outcomeKind(d: Pick<Decision, 'kind' | 'expiredAfterSecs'>): Out
       return 'answered';
   }
 }
+
+/** Why a call waits, as the server says (`pauseReason`; absent from older servers). */
+export type PauseReason = NonNullable<QueueItem['pauseReason']>;
+
+/** The words of `detail.pauseReasons`, by name. */
+export type PauseReasonWords = Record<
+  | 'tool'
+  | 'request'
+  | 'requestRule'
+  | 'requestRuleAny'
+  | 'agentRule'
+  | 'agentRuleAny'
+  | 'agentRuleUnnamed'
+  | 'agentRuleUnnamedAny'
+  | 'predicate'
+  | 'predicateFailed'
+  | 'predicateFailedNoDetail'
+  | 'suspended'
+  | 'remote',
+  string
+>;
+
+/**
+ * Why a call paused, as a message with places (`{rule}`, `{agent}`, `{detail}`) and what fills them;
+ * `null` when the server did not say (or said something this console does not know: then the kind
+ * as it came, in `unknown`). `rule` is read as the rule's index in its list (0 for the first) and
+ * shown counted from 1.
+ */
+export function pauseReasonText(
+  reason: QueueItem['pauseReason'],
+  words: PauseReasonWords,
+): { text: string; rule?: string; agent?: string; detail?: string } | { unknown: string } | null {
+  if (reason == null || typeof reason !== 'object') return null;
+  const rule = typeof reason.rule === 'number' && Number.isFinite(reason.rule) ? String(reason.rule + 1) : undefined;
+  const agent = typeof reason.agent === 'string' && reason.agent !== '' ? reason.agent : undefined;
+  const detail = typeof reason.detail === 'string' && reason.detail.trim() !== '' ? reason.detail : undefined;
+  switch (reason.kind) {
+    case 'tool':
+    case 'request':
+    case 'predicate':
+    case 'suspended':
+    case 'remote':
+      return { text: words[reason.kind] };
+    case 'requestRule':
+      return { text: rule ? words.requestRule : words.requestRuleAny, rule };
+    case 'agentRule':
+      if (agent) return { text: rule ? words.agentRule : words.agentRuleAny, rule, agent };
+      return { text: rule ? words.agentRuleUnnamed : words.agentRuleUnnamedAny, rule };
+    case 'predicateFailed':
+      return detail ? { text: words.predicateFailed, detail } : { text: words.predicateFailedNoDetail };
+    default:
+      return typeof reason.kind === 'string' && reason.kind !== '' ? { unknown: reason.kind } : null;
+  }
+}
