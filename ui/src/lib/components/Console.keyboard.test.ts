@@ -314,6 +314,13 @@ describe('Console keyboard triage', () => {
     expect(note()).toBe('The letter keys are paused: press Esc first.');
     expect((q('[data-testid="resume-form"] input[name="answer"]') as HTMLInputElement).value).toBe('');
     expect(document.activeElement).toBe(q('[data-testid="queue-item"][data-id="s1"]'));
+    // The help opens even so, and closes with Esc; the letters stay paused until the next Esc.
+    await press('?');
+    expect(tid('shortcut-help')).not.toBeNull();
+    await press('Escape');
+    expect(tid('shortcut-help')).toBeNull();
+    await press('j');
+    expect(shown()).toBe('s1');
     await press('Escape');
     expect(note()).toBe('The keys work again.');
 
