@@ -33,6 +33,9 @@ test('a paused call shows in the window with its fingerprint, is approved there,
   assert.equal(await text('[data-testid="fingerprint-full"]'), item.fingerprint);
   assert.equal(await text('[data-testid="fingerprint-short"]'), item.fingerprint.slice(7, 19));
   await click('[data-testid="approve"]');
+  // Every approval asks first: the confirm step's button sends it.
+  await waitFor(() => find('[data-testid="approve-confirm"]'), 'the confirm step');
+  await click('[data-testid="approve-confirm"]');
   const result = await waitFor(() => text('[data-testid="decision-result"]'), 'the decision result');
   assert.match(result, /Approved/);
   const after = (await api('GET', `/api/queue/${item.id}`)).body;

@@ -172,7 +172,7 @@ test('the console has no serious or critical axe violations, in the light and th
       await audit(page, `${theme}: engines with an unreachable engine`);
 
       await page.locator('[data-testid="settings-tab"]').click();
-      await page.locator('[data-testid="notify-settings-form"]').waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="notify-fields"]').waitFor({ timeout: 15_000 });
       await page.locator('[data-testid="expiry-rule"]').first().waitFor({ timeout: 15_000 });
       await audit(page, `${theme}: settings with time limits`);
     } finally {

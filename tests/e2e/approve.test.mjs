@@ -39,7 +39,11 @@ test('a paused call appears without reload, is approved, leaves the list and is 
     // The row shows the same short fingerprint.
     assert.match(await r.textContent(), new RegExp(fromApi.fingerprint.slice(7, 19)));
 
+    // Approve asks first (every tool): nothing is sent until the confirm step's button.
     await detail.locator('[data-testid="approve"]').click();
+    await detail.locator('[data-testid="approve-confirm"]').waitFor();
+    assert.equal((await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body.state, 'pending');
+    await detail.locator('[data-testid="approve-confirm"]').click();
     await page.locator('[data-testid="decision-result"]').waitFor();
     assert.match(await page.locator('[data-testid="decision-result"]').textContent(), /Approved/);
     await waitFor(async () => (await r.count()) === 0, 'the approved row to leave the pending list');
@@ -81,6 +85,31 @@ test('without a token the page asks for one, and a pasted token opens the consol
     await page.getByRole('button', { name: 'Open console' }).click();
     await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
     assert.equal(await screen.count(), 0);
+  } finally {
+    await close();
+  }
+});
+
+test('the printed URL pasted into a tab open on the bare address (only the fragment changes) opens the console and leaves the address bar', async () => {
+  const { page, problems, close } = await newPage(ctx.browser);
+  try {
+    await page.goto(ctx.server.base + '/');
+    const screen = page.locator('[data-testid="token-screen"]');
+    await screen.waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    // What the address bar does with a pasted URL that differs only in its fragment: no new load, a hashchange.
+    await page.goto(ctx.server.url);
+    await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
+    assert.equal(await screen.count(), 0);
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was not loaded again');
+    assert.equal(await page.evaluate(() => location.hash), '', 'the token left the address bar');
+    assert.equal(page.url(), ctx.server.base + '/');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('approval-console.token')), ctx.server.token);
+    // A reload of the tab keeps it (sessionStorage), the address still without it.
+    await page.reload();
+    await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate(() => location.hash), '');
+    assert.deepEqual(problems, []);
   } finally {
     await close();
   }

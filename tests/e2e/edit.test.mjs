@@ -34,6 +34,8 @@ test('a call approved with edited arguments runs with them and records both fing
     assert.match(await detail.locator('[data-testid="edit-diff"]').textContent(), /changed\s*\/id/);
 
     await detail.locator('[data-testid="approve-edited"]').click();
+    // Asked first, like Approve.
+    await detail.locator('[data-testid="approve-confirm"]').click();
     const result = page.locator('[data-testid="decision-result"]');
     await result.waitFor();
     assert.match(await result.locator('[data-testid="decision-kind"]').textContent(), /Approved with edited arguments/);

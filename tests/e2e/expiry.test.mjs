@@ -12,15 +12,16 @@ test('a 1 s time limit set in Settings expires a paused call, shown under Expire
   try {
     await openConsole(page, server);
     await page.locator('[data-testid="settings-tab"]').click();
-    const limits = page.locator('[data-testid="expiry-form"]');
+    const limits = page.locator('[data-testid="expiry-fields"]');
     await limits.waitFor({ timeout: 15_000 });
     await limits.locator('[data-testid="expiry-add-rule"]').click();
     const rule = limits.locator('[data-testid="expiry-rule"]').last();
     await rule.locator('[data-testid="expiry-rule-tool"]').fill('delete_record');
     await rule.locator('[data-testid="expiry-rule-amount"]').fill('1');
     await rule.locator('[data-testid="expiry-rule-unit"]').selectOption('seconds');
-    await limits.locator('[data-testid="expiry-save"]').click();
-    await limits.locator('[data-testid="expiry-saved"]').waitFor();
+    // One Save for every setting the console keeps.
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
     assert.deepEqual((await server.api('GET', '/api/settings/expiry')).body.rules, [{ tool: 'delete_record', afterSecs: 1 }]);
 
     const item = await server.waitForItem(await server.generate('delete rec-5'));

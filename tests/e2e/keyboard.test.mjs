@@ -1,6 +1,6 @@
 // Issue 6's "done when": an operator clears a queue of 50 mixed calls by keyboard alone — approvals
-// approved or declined with a reason, suspended calls answered through their form — in the real UI
-// against the real server. No click after the page opened.
+// approved (a, then Enter on the confirm step) or declined with a reason, suspended calls answered
+// through their form — in the real UI against the real server. No click after the page opened.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newPage, openConsole, serverAndBrowser, waitFor } from './helpers.mjs';
@@ -40,7 +40,9 @@ test('a queue of 50 mixed calls is cleared by keyboard alone', async () => {
         await page.keyboard.press('Enter');
         declined++;
       } else {
-        await page.keyboard.press('a');
+        await page.keyboard.press('a'); // the confirm step: nothing is sent before Enter
+        await page.locator('[data-testid="approve-confirm"]').waitFor();
+        await page.keyboard.press('Enter');
       }
       await waitFor(async () => (await pending()) === left - 1, `${left - 1} calls left`);
     }

@@ -29,7 +29,7 @@ async function openView(page, tab, ready) {
 }
 
 async function openSettings(page) {
-  await openView(page, 'settings', '[data-testid="notify-settings-form"]');
+  await openView(page, 'settings', '[data-testid="notify-fields"]');
   await page.locator('[data-testid="language-settings"]').waitFor();
 }
 

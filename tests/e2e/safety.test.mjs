@@ -30,7 +30,7 @@ import { seedQueue } from './seed.mjs';
 import { assertNothingRan, installTrap, selfCheckTrap } from './trap.mjs';
 
 const VIEWPORT = { width: 1280, height: 800 };
-/** A queue row is a two-line summary: whatever the call holds, it must not grow past this. */
+/** A queue row is a few lines of summary: whatever the call holds, it must not grow past this. */
 const MAX_ROW_HEIGHT = 120;
 
 // The invisible characters the corpus uses, and how the UI shows them (`\u{202E}`).
@@ -521,6 +521,8 @@ test(
       await layout('long tool name row');
       await openItem(page, seeded.longTool);
       await layout('long tool name detail');
+      // The filters fold away: opened here, their panel must fit too.
+      await page.locator('[data-testid="filters-toggle"]').click();
       await page.locator('[data-testid="queue-filters"]').waitFor();
       await layout('filter bar');
       assert.deepEqual(gaps, [], gaps.join('\n'));

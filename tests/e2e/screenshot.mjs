@@ -1,6 +1,7 @@
 // Takes the README's screenshots: a real server with paused and decided demo calls, the console in
 // Debian chromium, in the light and the dark theme: the queue with a call open, a call whose
-// arguments hide characters (flagged), and the audit view; and the queue in Japanese. Not a test:
+// arguments hide characters (flagged), and the audit view; and the queue in Japanese (which needs a
+// CJK font in chromium's reach, e.g. Debian's fonts-noto-cjk). Not a test:
 //   node tests/e2e/screenshot.mjs [out-dir]      (default docs/)
 import { join } from 'node:path';
 import { launchBrowser, openConsole, repoRoot, row, startServer } from './helpers.mjs';
@@ -11,6 +12,8 @@ const browser = await launchBrowser();
 try {
   await server.generate('lookup rec-1');
   await server.generate('ask Which region should the backup go to?');
+  // Calls of one tool told apart by their rows' arguments.
+  for (const id of ['cust-7', 'rec-12']) await server.waitForItem(await server.generate(`delete ${id}`));
   // Decided calls for the audit view.
   for (const [id, verdict] of [['cust-11', 'approve'], ['cust-12', 'decline']]) {
     const it = await server.waitForItem(await server.generate(`delete ${id}`));

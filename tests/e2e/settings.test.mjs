@@ -10,7 +10,7 @@ const ctx = serverAndBrowser();
 
 async function openSettings(page) {
   await page.locator('[data-testid="settings-tab"]').click();
-  await page.locator('[data-testid="notify-settings-form"]').waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid="notify-fields"]').waitFor({ timeout: 15_000 });
 }
 
 test('notification settings survive a reload; a bad time is refused with invalid_request', async () => {
@@ -25,6 +25,16 @@ test('notification settings survive a reload; a bad time is refused with invalid
     assert.match((await status.textContent()).replace(/\s+/g, ' '), /off in this process \(start with serve --notify or use the desktop app\)/);
     assert.equal(await page.locator('[data-testid="notify-warning"]').count(), 0);
 
+    // Off in this process: "show a notification" is not shown ticked (nor changed from here), and
+    // the stored choice (on) is kept as it is by the saves below.
+    const enabled = page.locator('[data-testid="notify-enabled"]');
+    assert.equal(await enabled.isChecked(), false);
+    assert.equal(await enabled.isDisabled(), true);
+    assert.match(await page.locator('[data-testid="notify-enabled-note"]').textContent(), /^\s*Not in effect here: this process shows no notifications/);
+    // One Save for everything the console keeps; nothing unsaved yet.
+    assert.equal(await page.locator('button[type="submit"]').count(), 1);
+    assert.equal(await page.locator('[data-testid="settings-unsaved"]').count(), 0);
+
     // The server's defaults.
     assert.equal(await page.getByLabel('High-risk tools', { exact: true }).inputValue(), '');
     assert.equal(await page.getByLabel('No notifications between these times').isChecked(), false);
@@ -35,8 +45,9 @@ test('notification settings survive a reload; a bad time is refused with invalid
     await page.getByLabel('From').fill('22:30');
     await page.getByLabel('Until').fill('06:45');
     await page.getByLabel('Agents').fill('demo');
-    await page.locator('[data-testid="notify-save"]').click();
-    await page.locator('[data-testid="notify-saved"]').waitFor();
+    await page.locator('[data-testid="settings-unsaved"]').waitFor();
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
 
     const stored = {
       enabled: true,
@@ -61,18 +72,18 @@ test('notification settings survive a reload; a bad time is refused with invalid
     // A time left incomplete is sent as it is, and the server refuses it; nothing changes there.
     await page.getByLabel('From').fill('');
     await page.getByLabel('High-risk tools', { exact: true }).fill('wire_money');
-    await page.locator('[data-testid="notify-save"]').click();
+    await page.locator('[data-testid="settings-save"]').click();
     const err = page.locator('[data-testid="settings-save-error"]');
     await err.waitFor();
     assert.equal(await err.getAttribute('data-code'), 'invalid_request');
     assert.match(await page.locator('[data-testid="settings-save-error-message"]').textContent(), /is not a HH:MM time/);
-    assert.equal(await page.locator('[data-testid="notify-saved"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="settings-saved"]').count(), 0);
     assert.deepEqual((await ctx.server.api('GET', '/api/settings/notifications')).body, stored);
 
     // Fixed, it saves; the error goes away.
     await page.getByLabel('From').fill('23:00');
-    await page.locator('[data-testid="notify-save"]').click();
-    await page.locator('[data-testid="notify-saved"]').waitFor();
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
     assert.equal(await err.count(), 0);
     assert.deepEqual((await ctx.server.api('GET', '/api/settings/notifications')).body, {
       ...stored,

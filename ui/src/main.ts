@@ -31,6 +31,8 @@ if ('__TAURI_INTERNALS__' in window) {
 } else {
   const store = new TokenStore(sessionStore(), window.location, window.history);
   store.captureFromLocation();
+  // The printed URL pasted into a tab already open on the bare address: only the fragment changes.
+  store.watch(window);
   auth = store;
   backend = new WebBackend({ getToken: () => store.token });
 }

@@ -2,11 +2,12 @@
  * Reasons offered as one-click buttons next to the decline reason: a click fills the field (still
  * editable), Enter there sends. Told to the agent as typed, so write them for the model to read; the
  * words are the operator's language (`i18n` `detail.presets`), and that is the text sent. The ids
- * stay the same in every language. To change the offer, change this list and the words.
+ * stay the same in every language. To change the offer, change this list and the words. "Ask me
+ * again later" is not a reason: it is the snooze control (the call stays undecided).
  */
 import { i18n } from './i18n/index.svelte';
 
-export const DECLINE_PRESET_IDS = ['notAuthorised', 'wrongTarget', 'tooRisky', 'askLater'] as const;
+export const DECLINE_PRESET_IDS = ['notAuthorised', 'wrongTarget', 'tooRisky'] as const;
 export type DeclinePresetId = (typeof DECLINE_PRESET_IDS)[number];
 
 /** The presets in the console's language, in order. */

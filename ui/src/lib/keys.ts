@@ -29,6 +29,7 @@ export const SHORTCUTS = [
   { keys: ['j', '↓'], what: 'next' },
   { keys: ['k', '↑'], what: 'prev' },
   { keys: ['Home', 'End'], what: 'ends' },
+  { keys: ['Space'], what: 'select' },
   { keys: ['Enter'], what: 'open' },
   { keys: ['a'], what: 'approve' },
   { keys: ['e'], what: 'edit' },
@@ -37,6 +38,7 @@ export const SHORTCUTS = [
   { keys: ['/'], what: 'search' },
   { keys: ['?'], what: 'help' },
   { keys: ['Esc'], what: 'escape' },
+  { keys: ['a', 'e', 'd', 'r'], what: 'refused' },
 ] as const satisfies readonly { keys: readonly string[]; what: keyof Messages['queue']['shortcuts'] }[];
 
 /** Letters that act on a call: held down, they must not act again on the next call shown. */

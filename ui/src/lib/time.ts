@@ -7,3 +7,20 @@ export function formatTime(iso: string, now: Date = new Date()): string {
   const sameDay = d.toDateString() === now.toDateString();
   return sameDay ? d.toLocaleTimeString(i18n.language) : d.toLocaleString(i18n.language);
 }
+
+/**
+ * Local date and time for an RFC 3339 string, always with the date (`Jan 1, 10:02`; the year too when
+ * it is not this one), in the console's language; the input unchanged when it does not parse.
+ */
+export function formatDateTime(iso: string, now: Date = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const sameYear = d.getFullYear() === now.getFullYear();
+  return d.toLocaleString(i18n.language, {
+    ...(sameYear ? {} : { year: 'numeric' }),
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}

@@ -1,7 +1,9 @@
 /**
  * The web build's bearer token. `approval-console serve` prints `http://127.0.0.1:PORT/#token=TOKEN`;
  * on start the token is taken from the fragment, kept in sessionStorage (this tab only), and the
- * fragment is removed from the address bar so it is not left in history or screenshots.
+ * fragment is removed from the address bar so it is not left in history or screenshots. The same
+ * happens when the fragment changes later (`watch`): pasting the printed URL into a tab that opened
+ * the bare address changes only the fragment, and the page is not loaded again.
  */
 
 const STORAGE_KEY = 'approval-console.token';
@@ -33,6 +35,16 @@ export class TokenStore {
     }
     if (token) this.set(token);
     return token !== null;
+  }
+
+  /**
+   * Takes the token from the fragment whenever it changes (`hashchange`), as at start; returns a
+   * function that stops it.
+   */
+  watch(target: Pick<Window, 'addEventListener' | 'removeEventListener'>): () => void {
+    const onChange = () => void this.captureFromLocation();
+    target.addEventListener('hashchange', onChange);
+    return () => target.removeEventListener('hashchange', onChange);
   }
 
   /** Accepts a bare token or a whole URL printed by `approval-console serve`. */

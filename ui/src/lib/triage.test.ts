@@ -37,4 +37,18 @@ describe('nextAfterDecision', () => {
   it('starts from the top when the decided call is not listed', () => {
     expect(nextAfterDecision(list, 'gone')).toBe('a');
   });
+
+  it('goes below the decided call as it was shown, though the call already left the list', () => {
+    const shown = ['a', 'b', 'c', 'd'].map((id) => makeItem({ id }));
+    // The decision's event came first: c is out of the list when its answer arrives.
+    const now = shown.filter((x) => x.id !== 'c');
+    expect(nextAfterDecision(shown, 'c', now)).toBe('d');
+    expect(nextAfterDecision(now, 'c')).toBe('a');
+    // Whether a call still waits is as it is now: d was decided elsewhere meanwhile, b left the list.
+    const later = [makeItem({ id: 'a' }), makeItem({ id: 'd', state: 'decided', allowed: [], decision: makeAwaitingDecision() })];
+    expect(nextAfterDecision(shown, 'c', later)).toBe('a');
+    // None of those left: a call that arrived meanwhile.
+    expect(nextAfterDecision(shown, 'c', [makeItem({ id: 'new' })])).toBe('new');
+    expect(nextAfterDecision(shown, 'c', [])).toBeNull();
+  });
 });

@@ -30,13 +30,22 @@ export function awaitsDecision(item: QueueItem): boolean {
 /**
  * After `decidedId` was decided: the first call below it in `list` that still awaits a decision,
  * else the nearest one above it; `null` when none is left. `list` is the list as it was shown
- * when the decision was taken (the decided call may already have left it: then from the top).
+ * with the decided call in it (the call may have left the list since: its event can arrive before
+ * the decision's answer); whether a call still waits is read from `current`, the list as it is now
+ * (a call no longer in it does not wait here). With the decided call not in `list`, from the top;
+ * with none left there, the first waiting call of `current` (one that arrived meanwhile).
  */
-export function nextAfterDecision(list: readonly QueueItem[], decidedId: string): string | null {
+export function nextAfterDecision(list: readonly QueueItem[], decidedId: string, current: readonly QueueItem[] = list): string | null {
+  const now = list === current ? null : new Map(current.map((x) => [x.id, x]));
+  const waiting = (x: QueueItem) => {
+    if (x.id === decidedId) return false;
+    const fresh = now ? now.get(x.id) : x;
+    return fresh !== undefined && awaitsDecision(fresh);
+  };
   const i = list.findIndex((x) => x.id === decidedId);
-  const waiting = (x: QueueItem) => x.id !== decidedId && awaitsDecision(x);
   const below = list.slice(i + 1).find(waiting);
   if (below) return below.id;
   const above = list.slice(0, Math.max(i, 0)).reverse().find(waiting);
-  return above?.id ?? null;
+  if (above) return above.id;
+  return current.find((x) => x.id !== decidedId && awaitsDecision(x))?.id ?? null;
 }

@@ -37,7 +37,7 @@ async function press(key: string, init: KeyboardEventInit = {}) {
 }
 
 describe('Console keyboard triage', () => {
-  it('clears a queue by keyboard alone: j, a, d with a reason and Enter, a…', async () => {
+  it('clears a queue by keyboard alone: j, a Enter, d with a reason and Enter, a Enter…', async () => {
     const backend = new FakeBackend();
     fiveCalls(backend);
     const { tid, rows, option, shown, decisions } = await render(backend);
@@ -52,6 +52,10 @@ describe('Console keyboard triage', () => {
     expect(option('c2')!.tabIndex).toBe(-1);
 
     await press('a');
+    // Nothing sent yet: the confirm step has the focus.
+    expect(decisions()).toEqual([]);
+    expect(document.activeElement).toBe(tid('approve-confirm'));
+    await press('Enter');
     expect(decisions()).toEqual([{ method: 'approve', args: ['c1', fp(1)] }]);
     // The next call is shown and has the focus, in the list.
     expect(shown()).toBe('c2');
@@ -72,10 +76,10 @@ describe('Console keyboard triage', () => {
     expect(shown()).toBe('c3');
     expect(document.activeElement).toBe(option('c3'));
 
-    await press('a');
-    await press('a');
-    expect(shown()).toBe('c5');
-    await press('a');
+    for (let n = 0; n < 3; n++) {
+      await press('a');
+      await press('Enter');
+    }
     expect(decisions().map((c) => [c.method, c.args[0]])).toEqual([
       ['approve', 'c1'],
       ['decline', 'c2'],
@@ -88,10 +92,12 @@ describe('Console keyboard triage', () => {
     // None left: the last call stays, with its result.
     expect(shown()).toBe('c5');
     expect(tid('decision-kind')!.textContent).toBe('Approved');
-    // Nothing more to approve.
+    // Nothing more to approve: a says so, and the letter keys pause until Esc.
     await press('a');
     expect(decisions()).toHaveLength(5);
-    expect(tid('triage-note')!.textContent).toBe('This call cannot be approved.');
+    expect(tid('triage-note')!.textContent).toBe(
+      'a does nothing here: this call is already decided. The letter keys are paused until you press Esc, so what you type next does nothing.',
+    );
   });
 
   it('does not decline on the Enter that ends an IME composition in the reason', async () => {
@@ -139,32 +145,47 @@ describe('Console keyboard triage', () => {
     expect(backend.calls.filter((c) => c.method === 'approve')).toEqual([]);
   });
 
-  it('asks to confirm a high-risk tool: nothing sent until Enter, nothing at all after Esc', async () => {
+  it('asks to confirm every tool, saying so for a high-risk one: nothing sent until Enter, nothing at all after Esc', async () => {
     const backend = new FakeBackend();
     fiveCalls(backend);
     backend.add(makeItem({ id: 'safe', toolName: 'read_record', pausedAt: '2025-01-01T20:00:00Z' }));
     backend.notifySettings = { ...backend.notifySettings, highRiskTools: ['delete_record'] };
     const { tid, option, shown, decisions } = await render(backend);
 
-    // A tool that is not high-risk is approved at once.
+    // A tool that is not high-risk asks too.
     await press('j');
     expect(shown()).toBe('safe');
     expect(tid('approve')!.dataset.highRisk).toBeUndefined();
+    expect(tid('detail-high-risk')).toBeNull();
     await press('a');
+    expect(decisions()).toEqual([]);
+    expect(tid('approve-confirm')!.textContent!.trim()).toBe('Approve read_record?');
+    expect(tid('approve-confirm-step')!.textContent).toContain('Enter to confirm, Esc to cancel.');
+    expect(tid('approve-confirm-step')!.textContent).not.toContain('High-risk');
+    // Typed letters and Space (a button's own activation) confirm nothing and do nothing else.
+    for (const k of ['k', 'b', ' ', 'd', 'a', 'j']) await press(k);
+    document.activeElement!.dispatchEvent(new KeyboardEvent('keyup', { key: ' ', bubbles: true, cancelable: true }));
+    await settle({ rounds: 2 });
+    expect(decisions()).toEqual([]);
+    expect(shown()).toBe('safe');
+    expect(document.activeElement).toBe(tid('approve-confirm'));
+    await press('Enter');
     expect(decisions().map((c) => c.args[0])).toEqual(['safe']);
     expect(shown()).toBe('c1');
     expect(tid('approve')!.dataset.highRisk).toBe('true');
+    expect(tid('detail-high-risk')!.textContent).toContain('high-risk tool');
 
     await press('a');
     const confirm = tid('approve-confirm')!;
     expect(confirm.textContent!.trim()).toBe('Approve delete_record?');
     expect(document.activeElement).toBe(confirm);
-    expect(tid('approve-confirm-step')!.textContent).toContain('Enter to confirm, Esc to cancel');
+    expect(tid('approve-confirm-step')!.textContent).toContain('High-risk tool. Enter to confirm, Esc to cancel');
     expect(decisions()).toHaveLength(1);
 
     await press('Escape');
     expect(tid('approve-confirm')).toBeNull();
     expect(decisions()).toHaveLength(1);
+    expect(tid('triage-note')!.textContent).toBe('Cancelled: nothing was decided.');
     // Back where the operator was.
     expect(document.activeElement).toBe(option('c1'));
 
@@ -270,26 +291,68 @@ describe('Console keyboard triage', () => {
     expect(tid('pending-count')!.textContent).toBe('5');
   });
 
-  it('r goes to the first field of a suspended call\'s form; a and d do nothing there', async () => {
+  it("r goes to the first field of a suspended call's form; a says it does not apply and pauses the keys until Esc", async () => {
     const backend = new FakeBackend();
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
     backend.add(
-      makeItem({
-        id: 's1',
-        kind: 'suspend',
-        toolName: 'ask_operator',
-        resumeSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-      }),
+      makeItem({ id: 's1', kind: 'suspend', toolName: 'ask_operator', resumeSchema: schema, suspendPayload: { question: 'Which region?' }, allowed: ['resume', 'decline'] }),
     );
-    const { tid, q, decisions } = await render(backend);
+    // A remote engine's suspended call: it cannot be declined.
+    backend.add(makeItem({ id: 's2', kind: 'suspend', toolName: 'ask_operator', resumeSchema: schema, engine: 'prod', pausedAt: '2024-12-31T10:00:00Z' }));
+    const { tid, q, shown, decisions } = await render(backend);
+    const note = () => tid('triage-note')!.textContent;
     await press('j');
     await press('a');
-    await press('d');
+    expect(note()).toBe(
+      'a does nothing here: this call asks a question, it is answered (r), not approved. The letter keys are paused until you press Esc, so what you type next does nothing.',
+    );
+    // What is typed next, as if into a field: it moves nothing, opens nothing, lands nowhere.
+    for (const k of [...'kbd reason and more']) await press(k);
+    await press('Enter');
     expect(decisions()).toEqual([]);
-    expect(tid('triage-note')!.textContent).toBe('This call cannot be declined.');
-    await press('r');
-    expect(document.activeElement).toBe(q('[data-testid="resume-form"] input[name="answer"]'));
-    await press('Escape');
+    expect(shown()).toBe('s1');
+    expect(note()).toBe('The letter keys are paused: press Esc first.');
+    expect((q('[data-testid="resume-form"] input[name="answer"]') as HTMLInputElement).value).toBe('');
     expect(document.activeElement).toBe(q('[data-testid="queue-item"][data-id="s1"]'));
+    // The help opens even so, and closes with Esc; the letters stay paused until the next Esc.
+    await press('?');
+    expect(tid('shortcut-help')).not.toBeNull();
+    await press('Escape');
+    expect(tid('shortcut-help')).toBeNull();
+    await press('j');
+    expect(shown()).toBe('s1');
+    await press('Escape');
+    expect(note()).toBe('The keys work again.');
+
+    await press('r');
+    const answer = q('[data-testid="resume-form"] input[name="answer"]') as HTMLInputElement;
+    expect(document.activeElement).toBe(answer);
+    type(answer, 'eu-west');
+    // Esc backs out of the answer: nothing sent, nothing kept for later.
+    await press('Escape');
+    expect(decisions()).toEqual([]);
+    expect(note()).toBe('Cancelled: nothing was decided.');
+    expect(document.activeElement).toBe(q('[data-testid="queue-item"][data-id="s1"]'));
+    expect((q('[data-testid="resume-form"] input[name="answer"]') as HTMLInputElement).value).toBe('');
+
+    // The local engine's suspended call can be declined: d goes to its reason; Esc empties it.
+    await press('d');
+    const reason = tid('decline-reason') as HTMLInputElement;
+    expect(document.activeElement).toBe(reason);
+    type(reason, 'not now');
+    await press('Escape');
+    expect(reason.value).toBe('');
+    expect(decisions()).toEqual([]);
+    await press('d');
+    type(reason, 'cannot say');
+    await press('Enter');
+    expect(decisions()).toEqual([{ method: 'decline', args: ['s1', fingerprintOf('ask_operator', { id: 'rec-1' }), 'cannot say'] }]);
+
+    // The remote one cannot: d says so.
+    expect(shown()).toBe('s2');
+    await press('d');
+    expect(note()).toMatch(/^d does nothing here: the engine of this call cannot decline it\./);
+    expect(decisions()).toHaveLength(1);
   });
 
   it('e opens the argument editor of a call that allows edits, where letters are typed, not shortcuts', async () => {
@@ -305,11 +368,60 @@ describe('Console keyboard triage', () => {
     expect(document.activeElement).toBe(tid('edit-text'));
     await press('a');
     expect(decisions()).toEqual([]);
+    // Esc backs out of the edit: the editor closes, nothing sent.
     await press('Escape');
+    expect(tid('edit-args')).toBeNull();
+    expect(tid('triage-note')!.textContent).toBe('Cancelled: nothing was decided.');
     await press('j');
     expect(shown()).toBe('n1');
     await press('e');
     expect(tid('edit-args')).toBeNull();
-    expect(tid('triage-note')!.textContent).toBe('The arguments of this call cannot be edited.');
+    expect(tid('triage-note')!.textContent).toMatch(/^e does nothing here: the engine of this call cannot run it with edited arguments\./);
+    await press('r');
+    expect(tid('triage-note')!.textContent).toBe('The letter keys are paused: press Esc first.');
+    await press('Escape');
+    await press('r');
+    expect(tid('triage-note')!.textContent).toMatch(/^r does nothing here: this call asks for approval \(a\), not for an answer\./);
+    // A click is deliberate: it ends the pause.
+    window.dispatchEvent(new Event('pointerdown'));
+    await settle({ rounds: 2 });
+    await press('k');
+    expect(shown()).toBe('e1');
+  });
+
+  it('after a decision opens the next call below the decided one, even when its event came first', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    // The server tells the change before it answers the decision: the call leaves the list first.
+    backend.beforeAnswer = async (item) => {
+      backend.subscriber?.onEvent({ kind: 'queue', type: 'updated', id: item.id });
+      await settle({ rounds: 3 });
+    };
+    const { rows, shown, option, decisions } = await render(backend);
+    option('c3')!.click();
+    await settle();
+    expect(shown()).toBe('c3');
+    await press('a');
+    await press('Enter');
+    expect(decisions().map((c) => c.args[0])).toEqual(['c3']);
+    expect(rows()).toEqual(['c1', 'c2', 'c4', 'c5']);
+    expect(shown()).toBe('c4');
+    await press('d');
+    await press('Enter');
+    expect(shown()).toBe('c5');
+    // The last one: the nearest above.
+    await press('a');
+    await press('Enter');
+    expect(shown()).toBe('c2');
+  });
+
+  it('lists every key in the help', async () => {
+    const backend = new FakeBackend();
+    fiveCalls(backend);
+    const { tid } = await render(backend);
+    await press('?');
+    const keys = [...tid('shortcut-help')!.querySelectorAll('kbd')].map((k) => k.textContent);
+    for (const k of ['j', '↓', 'k', '↑', 'Home', 'End', 'Space', 'Enter', 'a', 'e', 'd', 'r', '/', '?', 'Esc']) expect(keys).toContain(k);
+    expect(tid('shortcut-help')!.textContent).toContain('Nothing is decided without Enter (or a click) at the end.');
   });
 });

@@ -49,6 +49,8 @@ describe('Console', () => {
     backend.failNext = new ApiError('fingerprint_mismatch', 'the call changed', { expected: shown.fingerprint, actual: changed });
     q('[data-testid="approve"]')!.click();
     await settle();
+    q('[data-testid="approve-confirm"]')!.click();
+    await settle();
 
     const banner = q('[data-testid="error-banner"][data-code="fingerprint_mismatch"]')!;
     expect(banner).not.toBeNull();
@@ -72,6 +74,8 @@ describe('Console', () => {
     flushSync();
     backend.failNext = new ApiError('teapot', 'short and stout');
     q('[data-testid="approve"]')!.click();
+    await settle();
+    q('[data-testid="approve-confirm"]')!.click();
     await settle();
     const banner = q('[data-testid="error-banner"][data-code="teapot"]')!;
     expect(banner.textContent).toContain('teapot');

@@ -58,6 +58,12 @@ async function openEditor(q: (id: string) => HTMLElement | null) {
   return q('edit-text') as HTMLTextAreaElement;
 }
 
+/** The confirm step every approval asks for: its button. */
+async function confirmEdited(q: (id: string) => HTMLElement | null) {
+  flushSync();
+  (q('edit-args')!.querySelector('[data-testid="approve-confirm"]') as HTMLButtonElement).click();
+}
+
 describe('Detail: edit the arguments, then approve', () => {
   it('is not offered when the call does not allow edits', async () => {
     const { q } = render(makeItem({ args: { id: 'rec-1' }, fingerprint: SHOWN_FP }));
@@ -125,6 +131,7 @@ describe('Detail: edit the arguments, then approve', () => {
     const textarea = await openEditor(q);
     type(textarea, '{"id": "rec-9"}');
     q('approve-edited')!.click();
+    await confirmEdited(q);
     await settle({ rounds: 5, macrotasks: false });
     const call = backend.calls.find((c) => c.method === 'approveEdited')!;
     expect(call.args).toEqual(['q1', SHOWN_FP, { id: 'rec-9' }]);
@@ -133,12 +140,13 @@ describe('Detail: edit the arguments, then approve', () => {
     expect(ondecided.mock.calls[0][0].decision.kind).toBe('edit');
   });
 
-  it('asks to confirm first for a high-risk tool, like Approve', async () => {
+  it('asks to confirm first, like Approve, saying so for a high-risk tool', async () => {
     const { q, backend } = render(editable(), { highRisk: true });
     const textarea = await openEditor(q);
     type(textarea, '{"id": "rec-9"}');
     q('approve-edited')!.click();
     flushSync();
+    expect(q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]')!.textContent).toContain('High-risk tool.');
     expect(backend.calls.some((c) => c.method === 'approveEdited')).toBe(false);
     expect(q('edit-args')!.querySelector('[data-testid="approve-confirm"]')).not.toBeNull();
     expect(textarea.readOnly).toBe(true);
@@ -153,6 +161,7 @@ describe('Detail: edit the arguments, then approve', () => {
     type(textarea, '{"id": 9}');
     backend.failNext = new ApiError('invalid_arguments', 'the arguments do not match the input schema', { errors: [{ path: '/id', message: 'expected string, got <number>' }] }, 422);
     q('approve-edited')!.click();
+    await confirmEdited(q);
     await settle({ rounds: 5, macrotasks: false });
     flushSync();
     expect(onerror).not.toHaveBeenCalled();
@@ -170,6 +179,7 @@ describe('Detail: edit the arguments, then approve', () => {
     type(textarea, '{"id": "rec-9"}');
     backend.failNext = new ApiError('fingerprint_mismatch', 'changed', null, 409);
     q('approve-edited')!.click();
+    await confirmEdited(q);
     await settle({ rounds: 5, macrotasks: false });
     expect(onerror).toHaveBeenCalledTimes(1);
     expect(onerror.mock.calls[0][0].code).toBe('fingerprint_mismatch');

@@ -53,6 +53,8 @@ describe('Detail', () => {
     backend.add({ ...item, fingerprint: 'sha256:' + 'ff'.repeat(32) });
     q('approve')!.click();
     await settle();
+    q('approve-confirm')!.click();
+    await settle();
     expect(backend.calls).toEqual([{ method: 'approve', args: [item.id, item.fingerprint] }]);
     expect(ondecided).toHaveBeenCalledOnce();
     expect(ondecided.mock.calls[0][0].decision.kind).toBe('approve');
@@ -78,6 +80,8 @@ describe('Detail', () => {
     backend.failNext = new ApiError('fingerprint_mismatch', 'changed', { expected: item.fingerprint, actual: 'sha256:' + 'cd'.repeat(32) });
     const { q, onerror, ondecided } = render(item, backend);
     q('approve')!.click();
+    await settle();
+    q('approve-confirm')!.click();
     await settle();
     expect(ondecided).not.toHaveBeenCalled();
     expect(onerror.mock.calls[0][0].code).toBe('fingerprint_mismatch');

@@ -6,7 +6,7 @@ import { FakeBackend, makeItem } from '../testing/fake-backend';
 import { mountInBody, settle, type } from '../testing/mount';
 import DecisionResult from './DecisionResult.svelte';
 import Detail from './Detail.svelte';
-import TimeLimits from './TimeLimits.svelte';
+import SettingsView from './SettingsView.svelte';
 
 const text = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
@@ -105,8 +105,9 @@ describe('an expired call', () => {
 });
 
 describe('Settings → Time limits', () => {
+  // Saved with the rest of the settings, by the view's one Save.
   async function render(backend: FakeBackend) {
-    const { target } = mountInBody(TimeLimits, { props: {}, context: backendContext(backend) });
+    const { target } = mountInBody(SettingsView, { props: { refreshMs: 60_000 }, context: backendContext(backend) });
     await settle();
     const q = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
     const all = (id: string) => [...target.querySelectorAll<HTMLInputElement>(`[data-testid="${id}"]`)];
@@ -133,13 +134,13 @@ describe('Settings → Time limits', () => {
     const unit0 = all('expiry-rule-unit')[0] as unknown as HTMLSelectElement;
     unit0.value = 'minutes';
     unit0.dispatchEvent(new Event('change', { bubbles: true }));
-    q('expiry-save')!.click();
+    q('settings-save')!.click();
     await settle();
     expect(backend.calls.filter((c) => c.method === 'saveExpirySettings').map((c) => c.args[0])).toEqual([
       { rules: [{ tool: 'delete_record', afterSecs: 1800 }, { tool: '*', afterSecs: 172_800 }], warnBeforeSecs: 300 },
     ]);
     expect(backend.expiry.rules).toEqual([{ tool: 'delete_record', afterSecs: 1800 }, { tool: '*', afterSecs: 172_800 }]);
-    expect(text(q('expiry-saved'))).toBe('Saved. delete_record after 30 min, * after 2 days.');
+    expect(text(q('settings-saved'))).toBe('Saved. Notifications and high-risk tools apply to the next new call. Time limits: delete_record after 30 min, * after 2 days.');
   });
 
   it("shows the server's refusal inline and marks the rule it names", async () => {
@@ -147,16 +148,18 @@ describe('Settings → Time limits', () => {
     backend.expiry = { rules: [{ tool: 'delete_record', afterSecs: 3600 }], warnBeforeSecs: 300 };
     const { q, all, target } = await render(backend);
     type(all('expiry-rule-amount')[0], '0');
-    q('expiry-save')!.click();
+    q('settings-save')!.click();
     await settle();
     expect(q('expiry-save-error')!.dataset.code).toBe('invalid_request');
     expect(text(q('expiry-save-error-message'))).toBe('delete_record: afterSecs must be 1 to 2592000 (30 days), not 0');
     expect(all('expiry-rule-amount')[0].getAttribute('aria-invalid')).toBe('true');
-    expect(q('expiry-form')!.getAttribute('aria-describedby')).toBe(q('expiry-save-error')!.id);
+    expect(q('expiry-fields')!.getAttribute('aria-describedby')).toBe(q('expiry-save-error')!.id);
+    expect(text(q('settings-not-saved'))).toBe('Not everything was saved: see the errors above.');
+    expect(q('settings-saved')).toBeNull();
     expect(backend.expiry.rules).toEqual([{ tool: 'delete_record', afterSecs: 3600 }]);
     // Removing the rule and saving clears it.
     q('expiry-rule-remove')!.click();
-    q('expiry-save')!.click();
+    q('settings-save')!.click();
     await settle();
     expect(q('expiry-save-error')).toBeNull();
     expect(backend.expiry.rules).toEqual([]);

@@ -222,10 +222,10 @@ describe('in Japanese', () => {
     const { target } = mountInBody(GrantForm, { props: { item }, context: backendContext(backend) });
     flushSync();
     const q = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
-    expect(text(q('grant-open'))).toBe('常に許可…');
+    expect(text(q('grant-open'))).toBe('承認して常に許可…');
     q('grant-open')!.click();
     await settle();
-    expect(text(target.querySelector('h4'))).toBe('delete_record を常に許可');
+    expect(text(target.querySelector('h4'))).toBe('delete_record を今すぐ承認し、常に許可');
     expect(text(q('grant-preview'))).toBe('エンジン local のエージェント demo による delete_record の呼び出しすべてを確認なしで承認します。');
     pick(q('grant-condition-on'));
     const box = q('grant-condition-on') as HTMLInputElement;

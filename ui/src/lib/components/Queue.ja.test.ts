@@ -43,7 +43,7 @@ function englishLeft(root: HTMLElement, wire: string[]): string[] {
 }
 
 /** What the fake backend's calls carry from the wire, and the keys' names on the keyboard. */
-const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End'];
+const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End', 'Space'];
 const wireOf = (...items: { fingerprint: string; toolCallId: string }[]) => [...WIRE, ...items.flatMap((i) => [i.fingerprint, shortFingerprint(i.fingerprint), i.toolCallId])];
 
 describe('the queue in Japanese', () => {
@@ -80,7 +80,9 @@ describe('the queue in Japanese', () => {
 
     const detail = q('[data-testid="detail"]')!;
     const labels = [...detail.querySelectorAll('.meta dt')].map((dt) => dt.textContent);
-    expect(labels).toEqual(['エージェント', 'エンジン', 'スレッド', 'リソース', '実行', 'ツール呼び出し', '一時停止日時', '期限', 'フィンガープリント']);
+    expect(labels).toEqual(['エージェント', 'エンジン', '一時停止日時', 'スレッド', 'リソース', '実行', 'ツール呼び出し', 'フィンガープリント']);
+    expect(text(q('[data-testid="detail-expiry"]'))).toMatch(/^期限 残り 21 分/);
+    expect(text(detail.querySelector('.snooze-label'))).toBe('後でもう一度確認:');
     expect(text(q('[data-testid="detail-state"]'))).toBe('保留中');
     expect(text(q('[data-testid="detail-countdown"]'))).toBe('残り 21 分');
     expect(all('[data-testid="snooze"]').map((b) => b.textContent)).toEqual(['+15 分', '+1 時間', '+1 日']);
@@ -90,7 +92,7 @@ describe('the queue in Japanese', () => {
     expect(text(detail.querySelector('.runs'))).toMatch(/^上記の引数で delete_record を実行します（フィンガープリント \S+）$/);
     const presets = all('[data-testid="decline-preset"]');
     expect(presets.map((b) => b.textContent)).toEqual(Object.values(ja.detail.presets));
-    expect(presets.map((b) => b.dataset.preset)).toEqual(['notAuthorised', 'wrongTarget', 'tooRisky', 'askLater']);
+    expect(presets.map((b) => b.dataset.preset)).toEqual(['notAuthorised', 'wrongTarget', 'tooRisky']);
 
     const words = text(target);
     for (const english of ['Agent', 'Arguments', 'Fingerprint', 'Approve', 'Decline', 'Reason', 'Not authorised', 'expires in', 'Copy']) {
@@ -161,7 +163,8 @@ describe('the queue in Japanese', () => {
     flushSync();
     const result = target.querySelector('[data-testid="decision-result"]')!;
     expect(result.getAttribute('aria-label')).toBe('決定');
-    expect(text(result.querySelector('[data-testid="decision-delivery"]'))).toMatch(/^配信: /);
+    expect(text(result.querySelector('[data-testid="decision-summary"]'))).toMatch(/^承認済み（web、.+） — 理由: too late・エンジンへはまだ配信されていません$/);
+    expect(text(result.querySelector('[data-testid="decision-delivery"]'))).toBe('エンジンへはまだ配信されていません');
     expect(text(result.querySelector('[data-testid="awaiting-delivery"]'))).toContain('配信待ちです。');
     expect(text(result.querySelector('[data-testid="decision-reason"]'))).toBe('too late');
     expect(text(result)).not.toMatch(/Awaiting delivery|Attempts|Declined|Reason/);
@@ -222,10 +225,14 @@ describe('the queue in Japanese', () => {
     // A note left by the keyboard follows too.
     window.dispatchEvent(new KeyboardEvent('keydown', { key: 'r', bubbles: true, cancelable: true }));
     flushSync();
-    expect(text(q('[data-testid="triage-note"]'))).toBe('この呼び出しは応答を待っていません。');
+    expect(text(q('[data-testid="triage-note"]'))).toBe(
+      'r はここでは使えません: この呼び出しは応答ではなく承認（a）を求めています。Esc を押すまで文字キーを一時停止します。続けて入力した文字は何もしません。',
+    );
     i18n.set('en');
     flushSync();
-    expect(text(q('[data-testid="triage-note"]'))).toBe('This call does not wait for an answer.');
+    expect(text(q('[data-testid="triage-note"]'))).toBe(
+      'r does nothing here: this call asks for approval (a), not for an answer. The letter keys are paused until you press Esc, so what you type next does nothing.',
+    );
     expect(text(q('[data-testid="approve"]'))).toBe('Approve');
   });
 });

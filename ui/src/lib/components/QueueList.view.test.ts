@@ -76,6 +76,16 @@ describe('QueueList tabs, counts, filters, search and order', () => {
     const backend = new FakeBackend();
     backend.add(call('a', 1, { engine: 'prod', agentId: 'ops', threadId: 't1' }), call('b', 2, { engine: 'local', kind: 'suspend', allowed: ['resume'] }));
     const { q, rows, listCalls, tab } = await render(backend);
+    // The filters are folded away at first.
+    const toggle = q('[data-testid="filters-toggle"]')!;
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(toggle.textContent!.trim()).toBe('▸ Filters');
+    expect((q('[data-testid="queue-filters"]') as HTMLFormElement).hidden).toBe(true);
+    toggle.click();
+    await settle();
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect((q('[data-testid="queue-filters"]') as HTMLFormElement).hidden).toBe(false);
+    expect(q(`#${toggle.getAttribute('aria-controls')}`)).toBe(q('[data-testid="queue-filters"]'));
     const engine = q('[data-testid="filter-engine"]') as HTMLInputElement;
     type(engine, 'prod');
     engine.dispatchEvent(new Event('change', { bubbles: true }));
@@ -93,12 +103,20 @@ describe('QueueList tabs, counts, filters, search and order', () => {
     expect(listCalls().at(-1)).toMatchObject({ engine: 'prod', kind: 'suspend' });
     expect(rows()).toEqual([]);
     expect(q('[data-testid="queue-empty"]')!.textContent).toBe('Nothing waiting for a decision.');
+    expect(toggle.textContent!.trim()).toBe('▾ Filters (2 active)');
+    // Folded, the toggle still says how many are set, and they can be cleared from there.
+    toggle.click();
+    await settle();
+    expect((q('[data-testid="queue-filters"]') as HTMLFormElement).hidden).toBe(true);
+    expect(toggle.textContent!.trim()).toBe('▸ Filters (2 active)');
+    expect(toggle.dataset.active).toBe('2');
 
     q('[data-testid="filter-clear"]')!.click();
     await settle();
     expect(listCalls().at(-1)).toMatchObject({ engine: '', kind: '' });
     expect(rows()).toEqual(['b', 'a']);
     expect(q('[data-testid="filter-clear"]')).toBeNull();
+    expect(toggle.textContent!.trim()).toBe('▸ Filters');
   });
 
   it('searches on the server once typing pauses (at once on Enter), showing the loaded matches meanwhile', async () => {

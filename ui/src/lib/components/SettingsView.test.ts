@@ -21,7 +21,7 @@ async function render(backend: FakeBackend, refreshMs = 60_000) {
 const text = (el: HTMLElement | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 
 async function save(tid: (id: string) => HTMLElement | null) {
-  tid('notify-save')!.click();
+  tid('settings-save')!.click();
   await settle();
 }
 
@@ -71,7 +71,7 @@ describe('SettingsView', () => {
     const sent = { enabled: true, quietHours: { start: '23:00', end: '06:00' }, engines: null, agents: ['ops', 'billing'], highRiskTools: ['delete_record', 'send_email', 'wire_money'] };
     expect(backend.calls.filter((c) => c.method === 'saveNotificationSettings')).toEqual([{ method: 'saveNotificationSettings', args: [sent] }]);
     expect(backend.notifySettings).toEqual(sent);
-    expect(tid('notify-saved')).not.toBeNull();
+    expect(tid('settings-saved')).not.toBeNull();
     // The form shows the answer, normalised.
     expect(input('notify-agents').value).toBe('ops, billing');
     first.unmount();
@@ -106,7 +106,7 @@ describe('SettingsView', () => {
     expect(err.getAttribute('role')).toBe('alert');
     expect(text(err)).toContain('The server rejected the request as invalid.');
     expect(text(tid('settings-save-error-message'))).toBe('quiet hours: "" is not a HH:MM time');
-    expect(tid('notify-saved')).toBeNull();
+    expect(tid('settings-saved')).toBeNull();
     expect(input('notify-high-risk').value).toBe('delete_record');
     // Nothing was stored.
     expect(backend.notifySettings.highRiskTools).toEqual([]);
@@ -127,12 +127,12 @@ describe('SettingsView', () => {
     backend.failSettings = new ApiError('internal', 'stored notification settings are unreadable');
     const { tid } = await render(backend);
     expect(tid('settings-load-error')!.dataset.code).toBe('internal');
-    expect(tid('notify-settings-form')).toBeNull();
+    expect(tid('notify-fields')).toBeNull();
     backend.failSettings = null;
     tid('settings-retry')!.click();
     await settle();
     expect(tid('settings-load-error')).toBeNull();
-    expect(tid('notify-settings-form')).not.toBeNull();
+    expect(tid('notify-fields')).not.toBeNull();
   });
 
   it.each([
@@ -171,6 +171,78 @@ describe('SettingsView', () => {
   });
 });
 
+describe('SettingsView: one way to save, each field saying what it governs', () => {
+  it('saves notifications and time limits with one Save, saying what is unsaved until then', async () => {
+    const backend = new FakeBackend();
+    const { target, tid, input } = await render(backend);
+    // One Save for all the settings the console keeps; none in a section of its own.
+    expect([...target.querySelectorAll('button[type="submit"]')].map((b) => b.getAttribute('data-testid'))).toEqual(['settings-save']);
+    expect(text(tid('settings-save'))).toBe('Save settings');
+    expect(text(target.querySelector('.intro'))).toContain('save them all with Save settings below');
+    expect(tid('settings-unsaved')).toBeNull();
+
+    type(tid('notify-high-risk'), 'delete_record');
+    flushSync();
+    expect(text(tid('settings-unsaved'))).toBe('Unsaved changes');
+    tid('expiry-add-rule')!.click();
+    await settle();
+    type(target.querySelector('[data-testid="expiry-rule-tool"]') as HTMLElement, 'delete_record');
+    await save(tid);
+    expect(backend.notifySettings.highRiskTools).toEqual(['delete_record']);
+    expect(backend.expiry.rules).toEqual([{ tool: 'delete_record', afterSecs: 3600 }]);
+    expect(text(tid('settings-saved'))).toBe('Saved. Notifications and high-risk tools apply to the next new call. Time limits: delete_record after 1 h.');
+    expect(tid('settings-unsaved')).toBeNull();
+    // Editing again: the saved note goes, "unsaved" comes back.
+    type(tid('notify-agents'), 'ops');
+    flushSync();
+    expect(tid('settings-saved')).toBeNull();
+    expect(text(tid('settings-unsaved'))).toBe('Unsaved changes');
+    expect(input('notify-agents').value).toBe('ops');
+    // Appearance applies at once and says so.
+    expect(text(tid('appearance-settings'))).toContain('applies at once, nothing to save');
+  });
+
+  it('says the engine and agent fields filter only what is notified, not what is queued', async () => {
+    const { target, input } = await render(new FakeBackend());
+    for (const id of ['notify-engines', 'notify-agents']) {
+      const hint = text(target.querySelector('#' + input(id).getAttribute('aria-describedby')));
+      expect(hint, id).toContain('This filters notifications only: every call is still queued and listed here.');
+    }
+  });
+
+  it('does not show "show a desktop notification" ticked while this process shows none, and keeps the stored choice', async () => {
+    const backend = new FakeBackend();
+    backend.notifyStatus = makeNotifyStatus({ running: false, available: null });
+    const { tid, input } = await render(backend);
+    const box = input('notify-enabled');
+    expect(box.checked).toBe(false);
+    expect(box.disabled).toBe(true);
+    expect(box.dataset.stored).toBe('on');
+    const note = tid('notify-enabled-note')!;
+    expect(box.getAttribute('aria-describedby')).toBe(note.id);
+    expect(text(note)).toBe('Not in effect here: this process shows no notifications. It applies to serve --notify and to the desktop app, and is kept as it is.');
+    type(tid('notify-agents'), 'ops');
+    await save(tid);
+    // Saved as it was stored: on.
+    expect(backend.notifySettings).toMatchObject({ enabled: true, agents: ['ops'] });
+  });
+
+  it('says a ticked box does not work here while notifications fail', async () => {
+    const backend = new FakeBackend();
+    backend.notifyStatus = makeNotifyStatus({ available: false, lastError: 'no notification service' });
+    const { tid, input } = await render(backend);
+    expect(input('notify-enabled').checked).toBe(true);
+    expect(input('notify-enabled').disabled).toBe(false);
+    expect(tid('notify-enabled-note')!.dataset.state).toBe('unavailable');
+    expect(text(tid('notify-enabled-note'))).toBe('On, but notifications do not work here: see the status above.');
+    // Working: no note.
+    backend.notifyStatus = makeNotifyStatus({ available: true, shown: 2 });
+    const ok = await render(backend);
+    expect(ok.input('notify-enabled').checked).toBe(true);
+    expect(ok.tid('notify-enabled-note')).toBeNull();
+  });
+});
+
 describe('SettingsView: start at login', () => {
   /** Ticks the box the way a click does: `checked` flips, then `change` fires. */
   function toggle(el: HTMLElement | null) {
@@ -184,7 +256,7 @@ describe('SettingsView: start at login', () => {
     backend.autostartEnabled = null;
     const { target, tid } = await render(backend);
     expect(backend.calls.some((c) => c.method === 'autostart')).toBe(true);
-    expect(tid('notify-settings-form')).not.toBeNull();
+    expect(tid('notify-fields')).not.toBeNull();
     expect(tid('desktop-settings')).toBeNull();
     expect(tid('autostart')).toBeNull();
     expect(text(target)).not.toContain('log in');
@@ -283,7 +355,7 @@ describe('SettingsView: start at login', () => {
     await settle();
     expect(tid('autostart-error')).toBeNull();
     expect(input('autostart').checked).toBe(true);
-    expect(input('autostart').getAttribute('aria-describedby')).toBeNull();
+    expect(input('autostart').getAttribute('aria-describedby')).toMatch(/^autostart-hint-/);
     // Unticking a box that was on, refused: it goes back on.
     backend.failAutostart = new ApiError('invalid_request', 'only the desktop app can start at login');
     toggle(tid('autostart'));
@@ -330,7 +402,7 @@ describe('SettingsView: appearance', () => {
     expect(radio('system').checked).toBe(true);
     expect(root.dataset.theme).toBe('dark');
     // The other sections are still there.
-    expect(target.querySelector('[data-testid="notify-settings-form"]')).not.toBeNull();
+    expect(target.querySelector('[data-testid="notify-fields"]')).not.toBeNull();
 
     radio('light').checked = true;
     radio('light').dispatchEvent(new Event('change', { bubbles: true }));

@@ -260,14 +260,18 @@ export class FakeBackend implements Backend {
     return { item: null };
   }
 
-  private decide(method: string, id: string, fingerprint: string, decision: QueueItem['decision'], extra: unknown[]) {
+  /** When set, a decision runs it once stored and before answering (e.g. to deliver the call's event first, as the server may). */
+  beforeAnswer: ((item: QueueItem) => Promise<void>) | null = null;
+
+  private async decide(method: string, id: string, fingerprint: string, decision: QueueItem['decision'], extra: unknown[]) {
     this.calls.push({ method, args: [id, fingerprint, ...extra] });
     const err = this.failNext;
     this.failNext = null;
-    if (err) return Promise.reject(err);
+    if (err) throw err;
     const item = { ...this.items.get(id)!, state: 'decided' as const, tab: 'awaiting_delivery' as const, allowed: [], decision };
     this.items.set(id, item);
-    return Promise.resolve(item);
+    if (this.beforeAnswer) await this.beforeAnswer(item);
+    return item;
   }
 
   approve(id: string, fingerprint: string) {

@@ -1,6 +1,35 @@
 /** English words of the `detail` section (see ../index.svelte.ts): one call in full, its decision, its time limit. */
 export const detail = {
   gone: 'gone',
+  /** The mark of a tool in the high-risk list (Settings). */
+  highRisk: 'high-risk tool',
+  highRiskTitle: 'In the high-risk list (Settings): never always allowed, never approved from a notification',
+  /** `{question}`: what a suspended call asks, as the agent wrote it. */
+  asks: 'The agent asks: {question}',
+  /** A suspended call's arguments and payload, folded under its question. */
+  argsAndPayload: 'Arguments and suspend payload',
+  whyPaused: 'Why it paused:',
+  /**
+   * Why the call waits (the server's `pauseReason`). `{rule}`: the rule's number (1 for the first);
+   * `{agent}`: the agent's id; `{detail}`: what went wrong.
+   */
+  pauseReasons: {
+    tool: 'The tool always requires approval',
+    request: 'The request asked to approve every call',
+    requestRule: 'Approval rule {rule} of the request matched',
+    requestRuleAny: 'An approval rule of the request matched',
+    agentRule: 'Approval rule {rule} of agent {agent} matched',
+    agentRuleAny: 'An approval rule of agent {agent} matched',
+    agentRuleUnnamed: "Approval rule {rule} of the agent's configuration matched",
+    agentRuleUnnamedAny: "An approval rule of the agent's configuration matched",
+    predicate: "The request's approval check decided so",
+    predicateFailed: "The request's approval check failed, so approval is required: {detail}",
+    predicateFailedNoDetail: "The request's approval check failed, so approval is required",
+    suspended: 'The tool stopped to ask a question',
+    remote: 'The remote engine paused it',
+  },
+  /** The identifiers and the rest, below what matters. */
+  details: 'Details',
   goneNote: "This call is no longer in the console's queue.",
   agent: 'Agent',
   engine: 'Engine',
@@ -13,7 +42,9 @@ export const detail = {
   expires: 'Expires',
   fingerprint: 'Fingerprint',
   copyFingerprint: 'Copy fingerprint',
-  snoozeLabel: 'Snooze: move the deadline later',
+  snoozeLabel: 'Ask me again later: move the deadline later',
+  /** The snooze control's visible label; it decides nothing. */
+  askAgainLater: 'Ask me again later:',
   /** `{time}`: the new deadline. */
   deadlineMoved: 'Deadline moved to {time}.',
   arguments: 'Arguments',
@@ -22,6 +53,8 @@ export const detail = {
   suspendPayload: 'Suspend payload',
   decide: 'Decide',
   respond: 'Respond to the agent',
+  /** Under a suspended call's answer form: refusing to answer. */
+  orDecline: 'Or decline to answer',
   editArgs: 'Edit arguments…',
   /** `{tool}`: the tool's name; `{fingerprint}`: the call's fingerprint, shortened. */
   runsWith: 'runs {tool} with the arguments above (fingerprint {fingerprint})',
@@ -32,12 +65,13 @@ export const detail = {
    * The preset decline reasons (`decline-presets.ts`): a click fills the reason, which is sent to the
    * agent as shown, so the operator's language is what the model reads.
    */
-  presets: { notAuthorised: 'Not authorised', wrongTarget: 'Wrong target', tooRisky: 'Too risky', askLater: 'Ask me again later' },
+  presets: { notAuthorised: 'Not authorised', wrongTarget: 'Wrong target', tooRisky: 'Too risky' },
 
-  // The confirm step for a high-risk tool.
+  // The confirm step before every approval.
   /** `{tool}`: the tool's name. */
   confirmApprove: 'Approve {tool}?',
-  confirmHint: 'High-risk tool. Enter to confirm, Esc to cancel.',
+  confirmHint: 'Enter to confirm, Esc to cancel.',
+  confirmHintHighRisk: 'High-risk tool. Enter to confirm, Esc to cancel.',
 
   // The decision taken.
   decisionLabel: 'Decision',
@@ -47,13 +81,21 @@ export const detail = {
   approvedEdited: 'Approved with edited arguments',
   declined: 'Declined',
   answered: 'Answered (resumed)',
-  /** `delivery`: one of `deliveries`. */
-  deliveryBadge: (delivery: string) => `delivery: ${delivery}`,
-  /** `state`: one of the queue's `states`. */
-  stateBadge: (state: string) => `state: ${state}`,
-  deliveries: { pending: 'pending', delivering: 'delivering', delivered: 'delivered', failed: 'failed' },
-  by: 'By',
-  at: 'At',
+  /** The decision in one sentence: `{verb}` (approved…), `{operator}` (`alice (web)`), `{time}`. */
+  outcomeBy: '{verb} by {operator} at {time}',
+  /** An expiry's sentence: `{verb}` is `expiredAfter`. */
+  outcomeExpired: '{verb} ({time})',
+  /** After the decision: the reason given. */
+  outcomeReason: ' — reason: {reason}',
+  /** After the decision: where its delivery stands (one of `deliveredTo`, or `interrupted`). */
+  outcomeDelivery: ' · {delivery}',
+  deliveredTo: {
+    pending: 'not delivered to the engine yet',
+    delivering: 'being delivered to the engine',
+    delivered: 'delivered to the engine',
+    failed: 'the engine answered with an error',
+  },
+  interrupted: 'interrupted while the tool ran (never run again)',
   shown: 'Shown',
   ran: 'Ran',
   reason: 'Reason',

@@ -26,8 +26,10 @@ export const grants = {
   revokeAsk: 'Revoke…',
   revokeFor: (tool: string) => `Revoke the grant for ${tool}`,
 
-  open: 'Always allow…',
-  heading: 'Always allow {tool}',
+  open: 'Approve and always allow…',
+  heading: 'Approve {tool} now and always allow it',
+  /** What saving the grant does to the call on screen. */
+  alsoThisCall: 'Saving approves this call at once, then every later call the rule covers.',
   scope: 'Scope',
   scopes: { run: 'This run', agent: 'This agent', engine: 'Every agent of this engine' },
   /** What a grant of each scope covers. */
@@ -58,5 +60,5 @@ export const grants = {
   days: (n: number) => (n === 1 ? '1 day' : `${n} days`),
   boundTo: 'Bound to this call as shown: fingerprint {fingerprint}',
   saving: 'Saving…',
-  save: 'Always allow',
+  save: 'Approve this call and always allow',
 };

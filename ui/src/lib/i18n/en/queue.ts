@@ -6,11 +6,26 @@ export const queue = {
   /** `kind`: the decision's kind (approve, edit, decline, resume). */
   decidedNext: (kind: string, tool: string) =>
     `${kind === 'decline' ? 'Declined' : kind === 'resume' ? 'Answered' : kind === 'edit' ? 'Approved (edited)' : 'Approved'} ${tool}. Showing the next call.`,
-  cannotApprove: 'This call cannot be approved.',
-  cannotEdit: 'The arguments of this call cannot be edited.',
-  cannotDecline: 'This call cannot be declined.',
-  noAnswerWaited: 'This call does not wait for an answer.',
-  selectFirst: 'Select a call first.',
+  /**
+   * A shortcut that does not apply to the selected call says why (`key`: the letter pressed); the
+   * letter keys then pause until Esc, so a sentence typed after it decides nothing.
+   */
+  keys: {
+    approveSuspend: 'a does nothing here: this call asks a question, it is answered (r), not approved.',
+    approveNot: 'a does nothing here: this call cannot be approved.',
+    editSuspend: 'e does nothing here: a question has no arguments to edit.',
+    editNot: 'e does nothing here: the engine of this call cannot run it with edited arguments.',
+    declineNot: 'd does nothing here: the engine of this call cannot decline it.',
+    resumeApproval: 'r does nothing here: this call asks for approval (a), not for an answer.',
+    decided: (key: string) => `${key} does nothing here: this call is already decided.`,
+    blocked: (key: string) => `${key} does nothing here: the arguments shown do not match the fingerprint.`,
+    selectFirst: (key: string) => `${key} does nothing yet: select a call first (j or ↓).`,
+    /** `why`: one of the sentences above. */
+    paused: (why: string) => `${why} The letter keys are paused until you press Esc, so what you type next does nothing.`,
+    pausedStill: 'The letter keys are paused: press Esc first.',
+    back: 'The keys work again.',
+    cancelled: 'Cancelled: nothing was decided.',
+  },
   /** The banner when the selected call's fingerprint changed under the operator's eyes. */
   fingerprintChanged: (was: string, now: string) => `Fingerprint was ${was}, now ${now}.`,
 
@@ -55,6 +70,25 @@ export const queue = {
   awaitingDelivery: 'awaiting delivery',
   expired: 'expired',
   engineTitle: 'engine',
+  /** `{question}`: the question a suspended call asks (its row's one line). */
+  rowAsks: 'Asks: {question}',
+  /** The mark on a row whose call holds hidden or look-alike characters (anywhere in it, also past the cut). */
+  rowMarked: (n: number) =>
+    n === 1 ? '1 hidden or look-alike character: see the details' : `${n.toLocaleString('en')} hidden or look-alike characters: see the details`,
+  /** What became of a decided call, on its row. `{operator}`: who decided (`alice (web)`). */
+  outcomes: {
+    approved: 'Approved by {operator}',
+    edited: 'Approved with edits by {operator}',
+    declined: 'Declined by {operator}',
+    answered: 'Answered by {operator}',
+  },
+  /** `duration`: the time limit that ran out ("15 min"). */
+  outcomeExpired: (duration: string) => `Expired after ${duration}, nobody decided`,
+  /** After an outcome, the reason given: `{reason}`. */
+  outcomeReason: ' — {reason}',
+  pausedAtTitle: 'Paused at',
+  /** The button that shows or hides the filters; `n`: how many are set. */
+  filtersToggle: (n: number) => (n === 0 ? 'Filters' : `Filters (${n.toLocaleString('en')} active)`),
   attempts: (n: number) => (n === 1 ? '1 attempt' : `${n.toLocaleString('en')} attempts`),
   /** `{time}`: when the next delivery attempt is due. */
   nextAttempt: 'next {time}',
@@ -84,7 +118,7 @@ export const queue = {
 
   // The keyboard shortcuts' help.
   shortcutsTitle: 'Keyboard shortcuts',
-  shortcutsWhen: 'In the queue, when no field has the focus.',
+  shortcutsWhen: 'In the queue, when no field has the focus. Nothing is decided without Enter (or a click) at the end.',
   /** Between two keys of one shortcut. */
   or: 'or',
   /** What each shortcut does (`keys.ts` lists the keys). */
@@ -92,13 +126,15 @@ export const queue = {
     next: 'Next call (↓ in the list)',
     prev: 'Previous call (↑ in the list)',
     ends: 'First / last call (in the list)',
+    select: 'Select the focused call (in the list)',
     open: 'Open the selected call: move to its details',
-    approve: 'Approve the open call (a high-risk tool asks first: Enter confirms, Esc cancels)',
+    approve: 'Approve the open call: asks first, Enter approves, Esc cancels',
     edit: 'Edit the arguments of the open call, then approve them (where its engine allows it)',
-    decline: 'Decline: type the reason, Enter sends',
-    resume: 'Answer a suspended call: to the first field of its form',
-    search: 'Search the loaded calls',
+    decline: 'Decline the open call: type the reason (optional), Enter sends',
+    resume: 'Answer a suspended call: to the first field of its form, Enter sends',
+    search: 'Search the calls of this tab',
     help: 'Show or hide these shortcuts',
-    escape: 'Leave a field, cancel a confirmation, close this help',
+    escape: 'Cancel what was started (a confirmation, a reason, an answer, an edit: nothing is sent), leave a field, close this help',
+    refused: 'A key that does not apply to the call says so, and the letter keys pause until Esc',
   },
 };

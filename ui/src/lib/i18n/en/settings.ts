@@ -6,25 +6,38 @@ export const settings = {
     'A desktop notification for each new call waiting for a decision, with Approve, Decline and Open. Changes apply to the next new call.',
   notifyOffNote: 'They are turned off in the settings below.',
   notifyEnabled: 'Show a desktop notification for new calls',
+  /** Next to that box while this process shows no notifications (it is then shown unticked). `{cmd}`: `serve --notify`. */
+  notifyEnabledOff: 'Not in effect here: this process shows no notifications. It applies to {cmd} and to the desktop app, and is kept as it is.',
+  /** Next to that box while notifications fail here. */
+  notifyEnabledBroken: 'On, but notifications do not work here: see the status above.',
   quietHours: 'Quiet hours',
   quiet: 'No notifications between these times',
   from: 'From',
   until: 'Until',
-  quietHint: 'Local time of this computer; may span midnight (e.g. from 22:00 until 07:00).',
+  quietHint: 'Local time of this computer; may span midnight (e.g. from 22:00 until 07:00). Calls still queue meanwhile; they are only not notified.',
   engines: 'Engines',
   /** The placeholder of an empty filter. */
   all: 'all',
   /** `{local}`: the word `local` as code. */
-  enginesHint: "Only calls of these engines, comma-separated: {local} or a remote engine's name. Empty: all engines.",
+  enginesHint:
+    "Notify only about calls of these engines, comma-separated: {local} or a remote engine's name. Empty: all engines. This filters notifications only: every call is still queued and listed here.",
   agents: 'Agents',
-  agentsHint: 'Only calls of these agent ids, comma-separated. Empty: all agents.',
+  agentsHint: 'Notify only about calls of these agent ids, comma-separated. Empty: all agents. This filters notifications only: every call is still queued and listed here.',
   highRisk: 'High-risk tools',
   highRiskHint:
     'One tool name per line. Every call of these tools needs an operator: Approve asks to confirm first, a notification offers only Decline and Open, and no "always allow" grant applies to them.',
   saving: 'Saving…',
-  notifySaved: 'Saved. Applies to the next new call.',
+  /** What the one Save button stores. */
+  saveScope: 'Notifications, high-risk tools and time limits are kept by this console, for every window: change them, then save them all with Save settings below.',
+  saveAll: 'Save settings',
+  unsaved: 'Unsaved changes',
+  /** `parts`: what was saved (`notifySaved`, `limitsSaved…`). */
+  savedAll: (parts: string[]) => ['Saved.', ...parts].join(' '),
+  notSaved: 'Not everything was saved: see the errors above.',
+  notifySaved: 'Notifications and high-risk tools apply to the next new call.',
   desktop: 'Desktop',
   autostart: 'Start Approval Console when I log in',
+  autostartHint: 'Applies at once, nothing to save.',
 
   appearance: 'Appearance',
   theme: 'Theme',
@@ -36,7 +49,7 @@ export const settings = {
   languageNow: (name: string) => `(follows this computer: ${name} now)`,
   /** Each language by its own name: the same in every table. */
   languageNames: { en: 'English', ja: '日本語' },
-  appearanceHint: 'For this browser (or the desktop window) only; applies at once.',
+  appearanceHint: 'For this browser (or the desktop window) only; applies at once, nothing to save.',
 
   timeLimits: 'Time limits',
   timeLimitsIntro:
@@ -53,10 +66,9 @@ export const settings = {
   warnBefore: 'Warn before the deadline',
   amount: 'Amount',
   warnHint: "Inside this window a call's countdown is shown as a warning.",
-  saveLimits: 'Save time limits',
-  limitsSavedNone: 'Saved. No time limits.',
+  limitsSavedNone: 'No time limits.',
   /** `rules`: the `limitRule`s joined by `limitSeparator`. */
-  limitsSaved: (rules: string) => `Saved. ${rules}.`,
+  limitsSaved: (rules: string) => `Time limits: ${rules}.`,
   limitRule: (tool: string, after: string) => `${tool} after ${after}`,
   limitSeparator: ', ',
 

@@ -24,8 +24,9 @@ export const grants: Messages['grants'] = {
   revokeAsk: '取り消す…',
   revokeFor: (tool: string) => `${tool} のルールを取り消す`,
 
-  open: '常に許可…',
-  heading: '{tool} を常に許可',
+  open: '承認して常に許可…',
+  heading: '{tool} を今すぐ承認し、常に許可',
+  alsoThisCall: '保存すると、表示中のこの呼び出しがすぐに承認され、以後はルールの対象となる呼び出しも承認されます。',
   scope: '範囲',
   scopes: { run: 'この実行', agent: 'このエージェント', engine: 'このエンジンのすべてのエージェント' },
   scopeText: {
@@ -53,5 +54,5 @@ export const grants: Messages['grants'] = {
   days: (n: number) => `${n} 日`,
   boundTo: '表示中の呼び出しに結び付けられます: フィンガープリント {fingerprint}',
   saving: '保存中…',
-  save: '常に許可する',
+  save: 'この呼び出しを承認して常に許可',
 };

@@ -1,0 +1,85 @@
+// A queue row tells its call apart at a glance: what it would do (its arguments, or the question it
+// asks), when it paused (date and time), and for a decided call what became of it and by whom.
+import { describe, expect, it } from 'vitest';
+import type { QueueItem } from '../backend/backend';
+import { backendContext } from '../backend/context';
+import { QueueModel } from '../queue.svelte';
+import { decision, FakeBackend, makeItem } from '../testing/fake-backend';
+import { mountInBody, settle } from '../testing/mount';
+import QueueList from './QueueList.svelte';
+
+const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+async function render(items: QueueItem[], tab: 'pending' | 'all' = 'pending') {
+  const backend = new FakeBackend();
+  backend.add(...items);
+  const queue = new QueueModel(backend, { onError: () => {} });
+  queue.filter = { tab };
+  await queue.reload();
+  const { target } = mountInBody(QueueList, { props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
+  await settle();
+  const row = (id: string) => target.querySelector<HTMLElement>(`[data-testid="queue-item"][data-id="${id}"]`)!;
+  const part = (id: string, testid: string) => row(id).querySelector<HTMLElement>(`[data-testid="${testid}"]`);
+  return { target, row, part };
+}
+
+const at = (min: number) => new Date(Date.UTC(new Date().getUTCFullYear(), 0, 2, 10, min)).toISOString();
+
+describe('QueueList rows', () => {
+  it('tells four delete_record calls apart by their arguments, with the date and the time', async () => {
+    const ids = ['rec-1', 'rec-2', 'prod-7', 'cust-11'];
+    const { row, part } = await render(ids.map((id, i) => makeItem({ id: `q${i}`, args: { id }, pausedAt: at(i), runId: `run-${i}` })));
+    expect(ids.map((_, i) => text(part(`q${i}`, 'queue-item-summary')))).toEqual(['id: "rec-1"', 'id: "rec-2"', 'id: "prod-7"', 'id: "cust-11"']);
+    const time = part('q0', 'queue-item-time')!;
+    // The date too, not only the time (Jan 2, 10:00 local).
+    const local = new Date(at(0));
+    expect(time.textContent).toContain(String(local.getDate()));
+    expect(time.textContent).toMatch(/Jan/);
+    expect(time.getAttribute('datetime')).toBe(at(0));
+    expect(row('q0').querySelector('[data-testid="queue-item-outcome"]')).toBeNull();
+  });
+
+  it("shows a suspended call's question, marks hidden characters, and never renders the text as HTML", async () => {
+    const { row, part } = await render([
+      makeItem({ id: 's1', kind: 'suspend', toolName: 'ask_operator', args: { question: 'Which region?' }, suspendPayload: { question: 'Which region?' }, allowed: ['resume', 'decline'] }),
+      makeItem({ id: 'h1', args: { id: 'invoice-\u202E2400-\u0430dmin' }, pausedAt: at(5) }),
+      makeItem({ id: 'x1', args: { html: '<img src=x onerror="window.__pwned=1"><b>bold</b>' }, pausedAt: at(6) }),
+    ]);
+    const s1 = part('s1', 'queue-item-summary')!;
+    expect(s1.dataset.what).toBe('question');
+    expect(text(s1)).toBe('Asks: Which region?');
+    const h1 = part('h1', 'queue-item-summary')!;
+    expect(h1.querySelector('[data-mark="hidden"]')!.textContent).toBe('\\u{202E}');
+    expect(h1.querySelector('[data-mark="lookalike"]')!.textContent).toBe('\u0430');
+    expect(text(part('h1', 'queue-item-marked'))).toBe('⚠2 hidden or look-alike characters: see the details');
+    expect(part('s1', 'queue-item-marked')).toBeNull();
+    const x1 = part('x1', 'queue-item-summary')!;
+    expect(x1.querySelector('img, b')).toBeNull();
+    expect(text(x1)).toBe('html: "<img src=x onerror="window.__pwned=1"><b>bold</b>"');
+  });
+
+  it('says what became of decided calls, and by whom; their rows are taller for it', async () => {
+    const fp = 'sha256:' + 'ab'.repeat(32);
+    const done = (d: ReturnType<typeof decision>) => ({ ...d, delivery: 'delivered' as const, operator: 'alice (web)' });
+    const { row, part } = await render(
+      [
+        makeItem({ id: 'ap', state: 'delivered', allowed: [], pausedAt: at(1), decision: done(decision('approve', fp, null, null)) }),
+        makeItem({ id: 'de', state: 'delivered', allowed: [], pausedAt: at(2), decision: done(decision('decline', fp, 'wrong record', null)) }),
+        makeItem({ id: 'an', kind: 'suspend', state: 'delivered', allowed: [], pausedAt: at(3), decision: done(decision('resume', fp, null, { answer: 'eu' })) }),
+        makeItem({ id: 'ed', state: 'delivered', allowed: [], pausedAt: at(4), decision: done(decision('edit', fp, null, { id: 'rec-9' })) }),
+        makeItem({ id: 'ex', state: 'delivered', allowed: [], pausedAt: at(5), decision: { ...done(decision('decline', fp, 'expired', null)), operator: 'console', expiredAfterSecs: 900 } }),
+        makeItem({ id: 'pe', pausedAt: at(6) }),
+      ],
+      'all',
+    );
+    const outcome = (id: string) => part(id, 'queue-item-outcome');
+    expect(text(outcome('ap'))).toBe('Approved by alice (web)');
+    expect(text(outcome('de'))).toBe('Declined by alice (web) — wrong record');
+    expect(text(outcome('an'))).toBe('Answered by alice (web)');
+    expect(text(outcome('ed'))).toBe('Approved with edits by alice (web)');
+    expect(text(outcome('ex'))).toBe('Expired after 15 min, nobody decided');
+    expect(['ap', 'de', 'an', 'ed', 'ex'].map((id) => outcome(id)!.dataset.outcome)).toEqual(['approved', 'declined', 'answered', 'edited', 'expired']);
+    expect(outcome('pe')).toBeNull();
+    expect(parseFloat(row('de').style.height)).toBeGreaterThan(parseFloat(row('pe').style.height));
+  });
+});
