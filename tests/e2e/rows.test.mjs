@@ -64,8 +64,8 @@ test('rows tell four delete_record calls apart, read a question, and say what be
     const when = squash(await result.locator('[data-testid="decision-time"]').textContent());
     assert.equal(squash(await result.textContent()), `Declined by ${operator} at ${when} — reason: wrong record · delivered to the engine`);
     assert.doesNotMatch(await page.locator('[data-testid="decision-result"]').textContent(), /state:|delivery:/i);
-    // This server says nothing of why the call paused yet: the detail shows nothing for it.
-    assert.equal(await page.locator('[data-testid="pause-reason"]').count(), 0);
+    // Why it paused, in words: delete_record always requires approval.
+    assert.equal(squash(await page.locator('[data-testid="pause-reason"]').textContent()), 'Why it paused: The tool always requires approval');
     assert.deepEqual(problems, []);
   } finally {
     await close();
