@@ -16,6 +16,7 @@ mod policy;
 mod previous;
 mod principals;
 mod queue_view;
+mod readme;
 mod restart;
 mod rules;
 mod runs;
