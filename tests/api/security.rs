@@ -99,44 +99,6 @@ async fn events_announce_new_and_decided_calls_live() {
     read_until(&mut stream, &mut text, &format!(r#"{{"type":"updated","id":"{id}"}}"#)).await;
 }
 
-/// A plain HTTP server on 127.0.0.1 that answers every request `{}` and keeps each request's
-/// Authorization header (or "" without one).
-async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    answering_server(|_| (200, "{}".to_owned())).await
-}
-
-/// Like [`recording_server`], answering each request with `answer(its Authorization header)`.
-async fn answering_server(answer: fn(&str) -> (u16, String)) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = seen.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&head).to_string();
-                let auth = text.lines().find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: "))).unwrap_or("").to_owned();
-                let (status, body) = answer(&auth);
-                log.lock().unwrap().push(auth);
-                let reply = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
-                let _ = socket.write_all(reply.as_bytes()).await;
-            });
-        }
-    });
-    (base, seen)
-}
-
 #[tokio::test]
 async fn a_changed_engine_url_needs_its_token_again_and_the_token_never_follows_by_itself() {
     let t = spawn_app().await;
@@ -182,4 +144,17 @@ async fn an_engine_that_echoes_the_token_in_its_error_never_gets_it_stored_or_sh
     let audited = t.count("SELECT COUNT(*) FROM audit_log WHERE details LIKE '%tok-very-secret-123%'").await;
     assert_eq!((stored, audited), (0, 0));
     assert_eq!(t.count("SELECT COUNT(*) FROM engines WHERE last_error LIKE '%[redacted]%'").await, 1);
+}
+
+#[tokio::test]
+async fn a_plain_web_server_answering_404_is_incompatible_in_the_test_and_in_the_sync_alike() {
+    let t = spawn_app().await;
+    let (base, _) = answering_server(|_| (404, "<html><body>Not Found: /api/agents</body></html>".to_owned())).await;
+    let (_, tested) = t.post("/api/engines/test", serde_json::json!({ "baseUrl": base })).await;
+    assert_eq!(tested["result"], "incompatible", "{tested}");
+    let (status, _) = t.post("/api/engines", serde_json::json!({ "name": "web", "baseUrl": base })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    t.post("/api/engines/web/sync", serde_json::json!({})).await;
+    let (_, engines) = t.get("/api/engines").await;
+    assert_eq!(engines[0]["health"]["state"], "incompatible", "the same word as the test: {engines}");
 }
