@@ -225,7 +225,7 @@ enum EnginesCommand {
         #[arg(long)]
         token: bool,
         /// How often to look for suspended runs, in milliseconds.
-        #[arg(long, default_value_t = approval_console::engine::remotes::DEFAULT_POLL_MS)]
+        #[arg(long, default_value_t = approval_console::console::remotes::DEFAULT_POLL_MS)]
         poll_ms: u32,
     },
     /// Change an engine's URL, token or poll interval.
@@ -554,7 +554,7 @@ async fn decide(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> 
 
 /// `engines list|add|edit|remove|sync`.
 async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::ExitCode> {
-    use approval_console::engine::remotes::EngineSettings;
+    use approval_console::console::remotes::EngineSettings;
     let ok = std::process::ExitCode::SUCCESS;
     match command {
         EnginesCommand::List { json } => {

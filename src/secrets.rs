@@ -11,8 +11,53 @@
 //! No error of this module ever carries the secret: [`SecretError`] holds only the name and the
 //! keyring's own description of what failed.
 
-use crate::engine::local::model::ApiKey;
+use std::fmt;
 use std::time::Duration;
+
+/// An API key. Its `Debug` and `Display` print `***`; the only way to the value is
+/// [`ApiKey::expose`], used where the key goes on the wire (the `Authorization` header).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself: for the request header only, never for a message or a log line.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// `text` with every occurrence of the key replaced by `***` (provider answers may echo it).
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            text.to_owned()
+        } else {
+            text.replace(&self.0, "***")
+        }
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// A random token: 32 bytes from the OS, hex (64 characters).
+pub fn random_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
 
 /// The keyring service every entry of Approval Console is stored under.
 pub const SERVICE: &str = "approval-console";
@@ -204,6 +249,13 @@ fn chain(error: &(dyn std::error::Error + 'static)) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_api_key_never_shows_in_debug_or_display() {
+        let key = super::ApiKey::new("sk-live-secret");
+        assert_eq!(format!("{key:?} {key} {:?}", Some(key.clone())), "*** *** Some(***)");
+        assert_eq!(key.redact("bad key sk-live-secret!"), "bad key ***!");
+    }
+
     use super::*;
 
     #[test]

@@ -250,6 +250,7 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
     doc.merge(<super::notifications::NotificationsDoc as OpenApi>::openapi());
     doc.merge(<super::expiry::ExpiryDoc as OpenApi>::openapi());
     doc.merge(<super::grants::GrantsDoc as OpenApi>::openapi());
+    doc.merge(<super::safety::SafetyDoc as OpenApi>::openapi());
     doc
 }
 

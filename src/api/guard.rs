@@ -48,6 +48,8 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::GET, "/api/notifications/status", Some(Role::Operator)),
     (Method::GET, "/api/settings/notifications", Some(Role::Operator)),
     (Method::PUT, "/api/settings/notifications", Some(Role::Admin)),
+    (Method::GET, "/api/settings/safety", Some(Role::Operator)),
+    (Method::PUT, "/api/settings/safety", Some(Role::Admin)),
     (Method::GET, "/api/settings/expiry", Some(Role::Operator)),
     (Method::PUT, "/api/settings/expiry", Some(Role::Admin)),
     (Method::GET, "/api/grants", Some(Role::Operator)),

@@ -307,7 +307,7 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
 /// of a high-risk tool (it needs the console's confirm step).
 async fn check_decision(state: &ApiState, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
     by.require(Role::Operator)?;
-    if matches!(verdict, Verdict::Approve) && crate::notify::NotificationSettings::load(&state.app.db).await?.high_risk(&entry.queued.call.tool_name) {
+    if matches!(verdict, Verdict::Approve) && crate::store::settings::safety(&state.app.db).await?.high_risk(&entry.queued.call.tool_name) {
         return Err(Error::HighRiskNeedsConsole { tool: entry.queued.call.tool_name.clone() });
     }
     Ok(())

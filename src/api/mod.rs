@@ -9,6 +9,7 @@ mod error;
 pub mod guard;
 mod mastra;
 mod notifications;
+mod safety;
 mod ui;
 
 pub use crate::app::queue::{DecisionView, QueueItem};
@@ -50,6 +51,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(console::routes())
         .merge(engines::routes())
         .merge(notifications::routes())
+        .merge(safety::routes())
         .merge(expiry::routes())
         .merge(grants::routes())
         .merge(mastra::routes())
@@ -145,9 +147,4 @@ async fn shutdown_signal() {
 }
 
 /// A random session token: 32 bytes, hex.
-pub fn random_token() -> String {
-    use rand::RngCore;
-    let mut bytes = [0u8; 32];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
+pub use crate::secrets::random_token;

@@ -5,7 +5,7 @@ use super::App;
 use crate::domain::{Actor, Error, Role};
 use crate::engine::local::model::ApiKey;
 use crate::engine::mastra::{self, SyncReport};
-use crate::engine::remotes::EngineSettings;
+use crate::console::remotes::EngineSettings;
 use crate::engine::mastra::client::{Client, RemoteError};
 use crate::store::engines::{EngineRow, Health, HealthReport};
 use crate::store::queue;

@@ -12,7 +12,7 @@ pub mod tokens;
 use crate::console::{Console, Events};
 use crate::domain::{Actor, DecisionRequest, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
-use crate::engine::remotes::Remotes;
+use crate::console::remotes::Remotes;
 use crate::notify::{Notifications, Notifier};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::Db;

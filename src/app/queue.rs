@@ -424,7 +424,7 @@ impl App {
     async fn items_now(&self, entries: Vec<queue::Entry>) -> Result<Vec<QueueItem>, Error> {
         let mut items: Vec<QueueItem> = entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
         self.fill_deadlines(&mut items).await?;
-        let settings = crate::notify::NotificationSettings::load(&self.db).await?;
+        let settings = crate::store::settings::safety(&self.db).await?;
         for item in &mut items {
             item.high_risk = settings.high_risk(&item.tool_name);
         }

@@ -38,7 +38,7 @@ impl App {
                 "{name:?} is not a credential name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
             )));
         }
-        let secret = format!("{TOKEN_PREFIX}{}", crate::api::random_token());
+        let secret = format!("{TOKEN_PREFIX}{}", crate::secrets::random_token());
         let at = crate::store::now();
         let mut tx = self.db.begin_write().await?;
         let id = uuid::Uuid::now_v7().to_string();

@@ -2,15 +2,16 @@
 //! (pending? same fingerprint, also at the engine?), made durable (queue state, decision row and audit
 //! entry in one transaction), then delivered to the engine.
 
-mod events;
 pub mod expiry;
 pub mod grants;
-pub mod outbox;
+pub mod remotes;
 
-pub use events::{Change, Events, QueueEvent};
+// The change feed is the store's (it reads the database); the console's users find it here too.
+pub use crate::store::feed::{Change, Events, QueueEvent};
+use crate::store::outbox;
 
 use crate::domain::{
-    Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, PathError, Verdict,
+    Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict,
 };
 use crate::engine::{ChunkSink, Engine};
 use crate::store::{audit, decisions, queue, Db};
@@ -156,7 +157,7 @@ impl Console {
             Some(_) => {}
         }
         if let (Verdict::Resume { data }, Some(schema)) = (&request.verdict, &item.call.resume_schema) {
-            validate_resume(schema, data)?;
+            crate::domain::schema::validate(schema, data)?;
         }
         if let Verdict::ApproveEdited { args, fingerprint } = &request.verdict {
             // The edited arguments' own fingerprint, computed here: never taken from the client.
@@ -412,28 +413,6 @@ pub fn approve_block(call: &crate::domain::PausedCall) -> Option<Error> {
 /// Wait before the next delivery attempt after `attempts` failed ones: 1 s, 2 s, 4 s … up to a minute.
 fn retry_delay(attempts: u32) -> Duration {
     Duration::from_secs(1u64 << attempts.saturating_sub(1).min(6)).min(MAX_RETRY)
-}
-
-/// Validates resume data against a JSON Schema; the error names every failing JSON path (S8).
-pub fn validate_resume(schema: &Value, data: &Value) -> Result<(), Error> {
-    let validator = jsonschema::validator_for(schema)
-        .map_err(|e| Error::Engine(format!("the tool's resume schema is not a valid JSON Schema: {e}")))?;
-    let errors: Vec<PathError> = validator
-        .iter_errors(data)
-        .map(|e| {
-            let mut path = e.instance_path.to_string();
-            // A missing property is reported at its parent; point at the property itself.
-            if let jsonschema::error::ValidationErrorKind::Required { property: Value::String(name) } = &e.kind {
-                path = format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
-            }
-            PathError { path, message: e.to_string() }
-        })
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::InvalidResumeData { errors })
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,12 @@ mod call;
 mod decision;
 mod error;
 mod fingerprint;
+pub mod grant;
 mod ids;
+pub mod json;
 pub mod principal;
+pub mod safety;
+pub mod schema;
 pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};

@@ -4,7 +4,6 @@
 pub mod chunk;
 pub mod local;
 pub mod mastra;
-pub mod remotes;
 
 use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use async_trait::async_trait;
@@ -28,7 +27,7 @@ pub trait Engine: Send + Sync {
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error>;
 
     /// Delivers a decision already stored and claimed (`delivering`). The engine records the outcome
-    /// (through [`crate::console::outbox::record`]) in the same transaction as its own state change,
+    /// (through [`crate::store::outbox::record`]) in the same transaction as its own state change,
     /// and streams what the run does next into `sink`.
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
 

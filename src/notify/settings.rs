@@ -20,7 +20,9 @@ pub struct NotificationSettings {
     /// Only calls of these agents; `null`: all.
     #[serde(default)]
     pub agents: Option<Vec<String>>,
-    /// Tools never offered an Approve action from a notification (the window must be used).
+    /// The high-risk tools (never offered an Approve action from a notification). Kept in the
+    /// safety settings (`SafetySettings`, `/api/settings/safety`); answered and accepted here too so
+    /// that one form saves both.
     #[serde(default)]
     pub high_risk_tools: Vec<String>,
 }
@@ -74,12 +76,17 @@ impl NotificationSettings {
         }
     }
 
+    /// The stored settings, with the high-risk tools of the safety settings.
     pub async fn load(db: &Db) -> Result<Self, Error> {
-        settings::load(db).await
+        let mut stored: Self = settings::load(db).await?;
+        stored.high_risk_tools = settings::safety(db).await?.high_risk_tools;
+        Ok(stored)
     }
 
+    /// Stores them, the high-risk tools in the safety settings (one transaction).
     pub async fn save(&self, db: &Db) -> Result<(), Error> {
-        settings::save(db, self).await
+        let safety = crate::domain::safety::SafetySettings { high_risk_tools: self.high_risk_tools.clone() };
+        settings::save_both(db, &Self { high_risk_tools: vec![], ..self.clone() }, &safety).await
     }
 }
 

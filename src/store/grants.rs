@@ -1,7 +1,7 @@
 //! "Always allow" grants (see [`crate::console::grants`]).
 
 use super::{parse_json, parse_ts, ts};
-use crate::console::grants::{Condition, Grant, GrantScope};
+use crate::domain::grant::{Condition, Grant, GrantScope};
 use crate::domain::{EngineId, Error, GrantId};
 use chrono::{DateTime, Utc};
 use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};

@@ -18,6 +18,22 @@ pub trait Document: Serialize + DeserializeOwned + Default {
     fn check(&self) -> Result<(), Error>;
 }
 
+impl Document for crate::domain::safety::SafetySettings {
+    const KEY: &'static str = "safety";
+    const NAME: &'static str = "safety settings";
+    fn check(&self) -> Result<(), Error> {
+        if self.high_risk_tools.iter().any(|t| t.trim().is_empty()) {
+            return Err(Error::InvalidRequest("a high-risk tool needs a name".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The safety settings (the high-risk tools), or none marked high-risk.
+pub async fn safety(db: &Db) -> Result<crate::domain::safety::SafetySettings, Error> {
+    load(db).await
+}
+
 /// The stored document, or its default when none was saved.
 pub async fn load<T: Document>(db: &Db) -> Result<T, Error> {
     let mut conn = db.pool().acquire().await?;
@@ -32,6 +48,17 @@ pub async fn save<T: Document>(db: &Db, doc: &T) -> Result<(), Error> {
     doc.check()?;
     let mut conn = db.pool().acquire().await?;
     put(&mut conn, T::KEY, &serde_json::to_value(doc).expect("settings serialize")).await
+}
+
+/// Checks and stores two documents in one transaction: both or neither.
+pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B) -> Result<(), Error> {
+    a.check()?;
+    b.check()?;
+    let mut tx = db.begin_write().await?;
+    put(&mut tx, A::KEY, &serde_json::to_value(a).expect("settings serialize")).await?;
+    put(&mut tx, B::KEY, &serde_json::to_value(b).expect("settings serialize")).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 pub async fn get(conn: &mut SqliteConnection, key: &str) -> Result<Option<Value>, Error> {

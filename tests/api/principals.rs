@@ -233,3 +233,23 @@ async fn a_host_header_with_a_malformed_port_is_refused() {
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "{host}");
     }
 }
+
+#[tokio::test]
+async fn the_high_risk_tools_are_safety_settings_of_their_own_that_only_an_admin_changes() {
+    let t = spawn_app().await;
+    let operator = t.token("o", Role::Operator).await;
+    let (status, safety) = t.get("/api/settings/safety").await;
+    assert_eq!((status, safety), (StatusCode::OK, json!({ "highRiskTools": [] })));
+    let (status, _) = t.call_as(&operator, Method::PUT, "/api/settings/safety", Some(json!({ "highRiskTools": [] }))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = t.put("/api/settings/safety", json!({ "highRiskTools": ["delete_record"] })).await;
+    assert_eq!(status, StatusCode::OK);
+    // The notification form shows (and saves) them too, from the same place.
+    let (_, notifications) = t.get("/api/settings/notifications").await;
+    assert_eq!(notifications["highRiskTools"], json!(["delete_record"]));
+    let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": false, "highRiskTools": ["transfer"] })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(t.get("/api/settings/safety").await.1, json!({ "highRiskTools": ["transfer"] }));
+    let stored: String = sqlx::query_scalar("SELECT value FROM settings WHERE key = 'notifications'").fetch_one(t.app.db.pool()).await.unwrap();
+    assert!(!stored.contains("transfer"), "kept once, in the safety settings: {stored}");
+}

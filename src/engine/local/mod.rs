@@ -8,7 +8,8 @@ pub mod policy;
 pub mod model;
 pub mod mcp;
 
-use crate::console::{outbox, Events};
+use crate::store::feed::Events;
+use crate::store::outbox;
 use crate::domain::{
     AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PauseKind, PauseReason, PausedCall, QueuedCall,
     RunId, ToolCallId, Verdict,
@@ -834,7 +835,7 @@ impl LocalEngine {
             }
             (Verdict::Resume { data }, Some(tool)) => {
                 if let Some(schema) = tool.resume_schema() {
-                    crate::console::validate_resume(&schema, data)?;
+                    crate::domain::schema::validate(&schema, data)?;
                 }
                 executed(self.execute(tool, state, &call.tool_call_id, &call.args, Some(data)).await)
             }
@@ -953,7 +954,7 @@ impl LocalEngine {
         let data = agent.model.extract(&request.messages, &schema).await.map_err(|e| {
             Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: String::new(), message: format!("no resume data could be taken from the message: {e}") }] }
         })?;
-        crate::console::validate_resume(&schema, &data)?;
+        crate::domain::schema::validate(&schema, &data)?;
         Ok(Some((entry, data)))
     }
 
@@ -993,7 +994,7 @@ async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) ->
     match tokio::time::timeout(TOOL_TIMEOUT, task).await {
         Ok(Ok(Ok(ToolOutput::Done(result)))) => CallStatus::Done { result },
         // S8: the payload shown to the operator must be what the tool declared.
-        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => match suspend_schema.map(|s| crate::console::validate_resume(&s, &payload)) {
+        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => match suspend_schema.map(|s| crate::domain::schema::validate(&s, &payload)) {
             Some(Err(e)) => CallStatus::Done { result: json!(format!("Tool {name} suspended with a payload that does not match its suspend schema: {}", e.details().map(|d| d.to_string()).unwrap_or_default())) },
             _ => CallStatus::Suspended { payload },
         },
@@ -1045,7 +1046,7 @@ impl Engine for LocalEngine {
         let tool = agent.tool(&call.tool_name).ok_or_else(|| Error::not_found(format!("tool {}", call.tool_name)))?;
         // The edited arguments must be ones the tool accepts (its input schema; the same checks as
         // resume data, answered as `invalid_arguments`).
-        crate::console::validate_resume(&tool.input_schema(), args).map_err(|e| match e {
+        crate::domain::schema::validate(&tool.input_schema(), args).map_err(|e| match e {
             Error::InvalidResumeData { errors } => Error::InvalidArguments { errors },
             other => other,
         })

@@ -48,6 +48,7 @@
 //! Rules are data and persist with a run ([`PersistedPolicy`]); a predicate is a function and cannot:
 //! a run started with one keeps `Always` ("approval required for every call") in its snapshot.
 
+use crate::domain::json::{compare_numbers, json_eq};
 use crate::domain::{Error, PauseKind, PauseReason};
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -562,25 +563,6 @@ fn check_pointer(pointer: &str) -> Result<String, String> {
         }
     }
     Ok(pointer.to_owned())
-}
-
-/// JSON equality where numbers compare by value (`1` = `1.0`), also inside arrays and objects.
-fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => compare_numbers(x, y) == Some(Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w))),
-        _ => a == b,
-    }
-}
-
-/// Integers exactly (as i128), anything else as f64.
-fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
-    let int = |n: &Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
-    match (int(a), int(b)) {
-        (Some(x), Some(y)) => Some(x.cmp(&y)),
-        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
-    }
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -6,7 +6,8 @@ pub mod client;
 pub mod listing;
 pub mod schema;
 
-use crate::console::{outbox, Events};
+use crate::store::feed::Events;
+use crate::store::outbox;
 use crate::domain::{
     CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemState, PausedCall, QueuedCall, RunId,
     ToolCallId, Verdict,

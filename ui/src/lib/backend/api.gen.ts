@@ -457,6 +457,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/safety": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_safety_settings"];
+        put: operations["put_safety_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -829,7 +845,11 @@ export interface components {
             enabled: boolean;
             /** @description Only calls of these engines (`local`, or a remote engine's name); `null`: all. */
             engines?: string[] | null;
-            /** @description Tools never offered an Approve action from a notification (the window must be used). */
+            /**
+             * @description The high-risk tools (never offered an Approve action from a notification). Kept in the
+             *     safety settings (`SafetySettings`, `/api/settings/safety`); answered and accepted here too so
+             *     that one form saves both.
+             */
             highRiskTools?: string[];
             quietHours?: null | components["schemas"]["QuietHours"];
         };
@@ -992,6 +1012,14 @@ export interface components {
          * @enum {string}
          */
         Role: "agent" | "operator" | "admin";
+        /**
+         * @description The high-risk tools: every call of one needs the console's confirm step; it is never approved
+         *     from a notification, through a Mastra-shaped route or by a grant (and a grant stops applying
+         *     when its tool becomes high-risk). Stored under the settings key `safety`.
+         */
+        SafetySettings: {
+            highRiskTools?: string[];
+        };
         SnoozeBody: {
             /**
              * Format: int64
@@ -2481,6 +2509,81 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_safety_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SafetySettings"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_safety_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SafetySettings"];
+            };
+        };
+        responses: {
+            /** @description Stored; applies at once (confirm steps, notifications, grants, the Mastra-shaped routes) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SafetySettings"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

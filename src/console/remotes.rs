@@ -2,9 +2,9 @@
 //! from the CLI, the API or the UI (through the table, so another process's changes are picked up),
 //! each with its sync loop while the console serves.
 
-use super::mastra::{self, MastraEngine, SyncReport};
-use super::Engine;
-use crate::console::{Console, Events};
+use super::{Console, Events};
+use crate::engine::mastra::{self, MastraEngine, SyncReport};
+use crate::engine::Engine;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
 use crate::secrets;

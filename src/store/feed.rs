@@ -5,7 +5,7 @@
 //! poll picks up commits of other processes (the CLI deciding while `serve` runs).
 
 use crate::domain::ItemId;
-use crate::store::Db;
+use super::Db;
 use serde::Serialize;
 use sqlx::Row;
 use std::sync::Arc;

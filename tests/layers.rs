@@ -1,0 +1,89 @@
+//! The core's layers (ARCHITECTURE.md): `domain`, `secrets` ← `store` ← `engine` ← `config`, `console`
+//! ← `notify` ← `app` ← `api` ← the CLI. A module may use its own layer and the ones below it, never
+//! one above: this test reads every source file and fails on an upward `crate::` path.
+
+use std::path::{Path, PathBuf};
+
+/// A module's layer, by its top-level name under `src/` (`main` is the CLI).
+fn layer(module: &str) -> Option<u8> {
+    Some(match module {
+        "domain" | "secrets" => 0,
+        "store" => 1,
+        "engine" => 2,
+        "config" | "console" => 3,
+        "notify" => 4,
+        "app" => 5,
+        "api" => 6,
+        "main" => 7,
+        _ => return None,
+    })
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules a line of code names with `crate::…` (comments skipped).
+fn crate_paths(line: &str) -> Vec<String> {
+    let code = line.split("//").next().unwrap_or("");
+    code.match_indices("crate::")
+        .filter(|(i, _)| !code[..*i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .map(|(i, m)| code[i + m.len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+        .collect()
+}
+
+#[test]
+fn no_module_uses_a_layer_above_its_own() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![];
+    sources(&src, &mut files);
+    let mut upward = vec![];
+    let mut checked = 0;
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let top = rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
+        if top == "lib" {
+            continue;
+        }
+        let own = layer(&top).unwrap_or_else(|| panic!("src/{} is in no layer: add its module to tests/layers.rs", rel.display()));
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut in_doc = false;
+        for (n, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("///") || trimmed.starts_with("//!") || trimmed.starts_with("//") {
+                continue;
+            }
+            // `/* … */` blocks are not used in this code base; a `#[doc = …]` would be, and is skipped.
+            in_doc = in_doc || trimmed.starts_with("#[doc");
+            if in_doc {
+                in_doc = !trimmed.ends_with(']');
+                continue;
+            }
+            for used in crate_paths(line) {
+                checked += 1;
+                if let Some(theirs) = layer(&used) {
+                    if theirs > own {
+                        upward.push(format!("src/{}:{}: {top} uses crate::{used}", rel.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "the walk read the sources ({checked} paths)");
+    assert!(upward.is_empty(), "upward uses:\n{}", upward.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_a_path_in_code_and_not_in_a_comment() {
+    assert_eq!(crate_paths("use crate::console::{Console, Events};"), vec!["console"]);
+    assert_eq!(crate_paths("    let x = crate::api::random_token(); // crate::app"), vec!["api"]);
+    assert!(crate_paths("// see crate::app").is_empty());
+    assert!(crate_paths("let s = approval_crate::x;").is_empty());
+}
