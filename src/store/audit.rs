@@ -107,16 +107,16 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
 
 fn from_row(row: &SqliteRow) -> Result<Entry, Error> {
     Ok(Entry {
-        seq: row.get("seq"),
-        at: row.get("at"),
-        actor: row.get("actor"),
-        action: row.get("action"),
-        queue_item_id: row.get("queue_item_id"),
-        tool_name: row.get("tool_name"),
-        fingerprint: row.get("fingerprint"),
-        details: parse_json(&row.get::<String, _>("details"))?,
-        prev_hash: row.get("prev_hash"),
-        hash: row.get("hash"),
+        seq: row.try_get("seq")?,
+        at: row.try_get("at")?,
+        actor: row.try_get("actor")?,
+        action: row.try_get("action")?,
+        queue_item_id: row.try_get("queue_item_id")?,
+        tool_name: row.try_get("tool_name")?,
+        fingerprint: row.try_get("fingerprint")?,
+        details: parse_json(&row.try_get::<String, _>("details")?)?,
+        prev_hash: row.try_get("prev_hash")?,
+        hash: row.try_get("hash")?,
     })
 }
 

@@ -64,7 +64,7 @@ pub async fn pending_past(
         query = query.bind(ts(c.cutoff));
     }
     let rows = query.bind(limit).fetch_all(&mut *conn).await?;
-    Ok(rows.iter().map(|r| ItemId::new(r.get::<String, _>("id"))).collect())
+    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String, _>("id")?))).collect()
 }
 
 /// What is stored for one call.

@@ -102,7 +102,7 @@ const DECISION_COLUMNS: &str = "SELECT id AS d_id, queue_item_id, kind AS d_kind
 fn decisions_from_rows(rows: &[SqliteRow]) -> Result<Vec<Decision>, Error> {
     rows.iter()
         .map(|r| {
-            let item = ItemId::new(r.get::<String, _>("queue_item_id"));
+            let item = ItemId::new(r.try_get::<String, _>("queue_item_id")?);
             from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
         })
         .collect()
@@ -119,39 +119,39 @@ pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> R
 
 /// Reads the `d_*` columns of a row (a queue row LEFT JOIN decisions, or a decisions row).
 pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Option<Decision>, Error> {
-    let Some(id) = row.get::<Option<String>, _>("d_id") else { return Ok(None) };
-    let kind: String = row.get("d_kind");
+    let Some(id) = row.try_get::<Option<String>, _>("d_id")? else { return Ok(None) };
+    let kind: String = row.try_get("d_kind")?;
     let verdict = match kind.as_str() {
-        "approve" => match row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()? {
+        "approve" => match row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()? {
             Some(mut d) if d.get("editedArgs").is_some() => Verdict::ApproveEdited {
                 args: d["editedArgs"].take(),
                 fingerprint: d["editedFingerprint"].as_str().and_then(Fingerprint::parse).ok_or_else(|| Error::Storage("edited approval without its fingerprint".into()))?,
             },
             _ => Verdict::Approve,
         },
-        "decline" => match row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
+        "decline" => match row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
             Some(after_secs) => Verdict::Expire { after_secs },
-            None => Verdict::Decline { reason: row.get("d_reason") },
+            None => Verdict::Decline { reason: row.try_get("d_reason")? },
         },
         "resume" => Verdict::Resume {
-            data: row.get::<Option<String>, _>("d_data").map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null),
+            data: row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null),
         },
         other => return Err(Error::Storage(format!("unknown decision kind {other:?}"))),
     };
-    let fingerprint: String = row.get("d_fingerprint");
+    let fingerprint: String = row.try_get("d_fingerprint")?;
     Ok(Some(Decision {
         id: DecisionId::new(id),
         item_id: item_id.clone(),
         verdict,
         fingerprint: Fingerprint::parse(&fingerprint)
             .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
-        operator: row.get("d_operator"),
-        decided_at: parse_ts(&row.get::<String, _>("d_decided_at"))?,
-        delivery: parse_delivery(&row.get::<String, _>("d_delivery"))?,
-        outcome: row.get::<Option<String>, _>("d_outcome").map(|t| parse_json(&t)).transpose()?,
-        attempts: row.get::<Option<i64>, _>("d_attempts").unwrap_or(0).max(0) as u32,
-        last_error: row.get("d_last_error"),
-        next_attempt_at: row.get::<Option<String>, _>("d_next_attempt_at").map(|t| parse_ts(&t)).transpose()?,
+        operator: row.try_get("d_operator")?,
+        decided_at: parse_ts(&row.try_get::<String, _>("d_decided_at")?)?,
+        delivery: parse_delivery(&row.try_get::<String, _>("d_delivery")?)?,
+        outcome: row.try_get::<Option<String>, _>("d_outcome")?.map(|t| parse_json(&t)).transpose()?,
+        attempts: row.try_get::<Option<i64>, _>("d_attempts")?.unwrap_or(0).max(0) as u32,
+        last_error: row.try_get("d_last_error")?,
+        next_attempt_at: row.try_get::<Option<String>, _>("d_next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
     }))
 }
 
@@ -181,9 +181,9 @@ pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Op
     let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.map(|r| {
         Ok(Attempts {
-            attempts: r.get::<i64, _>("attempts").max(0) as u32,
-            last_error: r.get("last_error"),
-            next_attempt_at: r.get::<Option<String>, _>("next_attempt_at").map(|t| parse_ts(&t)).transpose()?,
+            attempts: r.try_get::<i64, _>("attempts")?.max(0) as u32,
+            last_error: r.try_get("last_error")?,
+            next_attempt_at: r.try_get::<Option<String>, _>("next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
         })
     })
     .transpose()

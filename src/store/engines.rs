@@ -90,17 +90,17 @@ pub fn token_ref(name: &str) -> String {
 pub const SESSION_TOKEN: &str = "session";
 
 fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
-    let opt_ts = |col: &str| row.get::<Option<String>, _>(col).map(|t| parse_ts(&t)).transpose();
+    let opt_ts = |col: &str| row.try_get::<Option<String>, _>(col)?.map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {
-        name: row.get("name"),
-        base_url: row.get("base_url"),
-        token_ref: row.get("token_ref"),
-        poll_ms: row.get::<i64, _>("poll_ms").clamp(100, i64::from(u32::MAX)) as u32,
-        created_at: parse_ts(&row.get::<String, _>("created_at"))?,
-        updated_at: parse_ts(&row.get::<String, _>("updated_at"))?,
+        name: row.try_get("name")?,
+        base_url: row.try_get("base_url")?,
+        token_ref: row.try_get("token_ref")?,
+        poll_ms: row.try_get::<i64, _>("poll_ms")?.clamp(100, i64::from(u32::MAX)) as u32,
+        created_at: parse_ts(&row.try_get::<String, _>("created_at")?)?,
+        updated_at: parse_ts(&row.try_get::<String, _>("updated_at")?)?,
         health: HealthReport {
-            state: Health::parse(&row.get::<String, _>("health")),
-            last_error: row.get("last_error"),
+            state: Health::parse(&row.try_get::<String, _>("health")?),
+            last_error: row.try_get("last_error")?,
             last_error_at: opt_ts("last_error_at")?,
             last_ok_at: opt_ts("last_ok_at")?,
         },
@@ -202,5 +202,5 @@ pub async fn put_tool(conn: &mut SqliteConnection, engine: &str, agent_id: &str,
 /// Every remembered tool of an engine: (agent, tool, body).
 pub async fn tools(conn: &mut SqliteConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
     let rows = sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = ?").bind(engine).fetch_all(&mut *conn).await?;
-    rows.iter().map(|r| Ok((r.get("agent_id"), r.get("tool_name"), parse_json(&r.get::<String, _>("body"))?))).collect()
+    rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
 }

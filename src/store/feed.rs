@@ -91,9 +91,9 @@ impl Events {
                 .await?;
             for row in &rows {
                 // An entry is pending exactly once, when it is inserted.
-                let kind = if row.get::<String, _>("state") == "pending" { Change::Added } else { Change::Updated };
-                let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(row.get::<String, _>("id")) });
-                last = row.get("change_seq");
+                let kind = if row.try_get::<String, _>("state")? == "pending" { Change::Added } else { Change::Updated };
+                let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(row.try_get::<String, _>("id")?) });
+                last = row.try_get("change_seq")?;
             }
             if rows.len() < 1000 {
                 return Ok(last);

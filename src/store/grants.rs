@@ -10,30 +10,30 @@ const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, co
     expires_at, revoked_at, revoked_by, uses, applies_from FROM grants";
 
 fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
-    let scope = match r.get::<String, _>("scope").as_str() {
+    let scope = match r.try_get::<String, _>("scope")?.as_str() {
         "run" => GrantScope::Run,
         "agent" => GrantScope::Agent,
         "engine" => GrantScope::Engine,
         other => return Err(Error::Storage(format!("unknown grant scope {other:?}"))),
     };
-    let conditions: Vec<Condition> = serde_json::from_value(parse_json(&r.get::<String, _>("conditions"))?)
+    let conditions: Vec<Condition> = serde_json::from_value(parse_json(&r.try_get::<String, _>("conditions")?)?)
         .map_err(|e| Error::Storage(format!("unreadable grant conditions: {e}")))?;
-    let opt_ts = |c: &str| r.get::<Option<String>, _>(c).map(|t| parse_ts(&t)).transpose();
+    let opt_ts = |c: &str| r.try_get::<Option<String>, _>(c)?.map(|t| parse_ts(&t)).transpose();
     Ok(Grant {
-        id: GrantId::new(r.get::<String, _>("id")),
-        tool_name: r.get("tool_name"),
+        id: GrantId::new(r.try_get::<String, _>("id")?),
+        tool_name: r.try_get("tool_name")?,
         scope,
-        engine: r.get("engine"),
-        agent_id: r.get("agent_id"),
-        run_id: r.get("run_id"),
+        engine: r.try_get("engine")?,
+        agent_id: r.try_get("agent_id")?,
+        run_id: r.try_get("run_id")?,
         conditions,
-        from_item: r.get("from_item"),
-        created_at: parse_ts(&r.get::<String, _>("created_at"))?,
-        created_by: r.get("created_by"),
-        expires_at: parse_ts(&r.get::<String, _>("expires_at"))?,
+        from_item: r.try_get("from_item")?,
+        created_at: parse_ts(&r.try_get::<String, _>("created_at")?)?,
+        created_by: r.try_get("created_by")?,
+        expires_at: parse_ts(&r.try_get::<String, _>("expires_at")?)?,
         revoked_at: opt_ts("revoked_at")?,
-        revoked_by: r.get("revoked_by"),
-        uses: r.get::<i64, _>("uses") as u64,
+        revoked_by: r.try_get("revoked_by")?,
+        uses: r.try_get::<i64, _>("uses")? as u64,
         applies_from: opt_ts("applies_from")?,
     })
 }

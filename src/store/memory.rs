@@ -48,5 +48,5 @@ pub async fn recent(conn: &mut SqliteConnection, thread_id: &str, limit: u32) ->
         .bind(i64::from(limit))
         .fetch_all(&mut *conn)
         .await?;
-    rows.iter().map(|r| parse_json(&r.get::<String, _>(0))).collect()
+    rows.iter().map(|r| parse_json(&r.try_get::<String, _>(0)?)).collect()
 }

@@ -187,7 +187,7 @@ pub async fn retire_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: 
     .bind(run_id.as_str())
     .fetch_all(&mut *conn)
     .await?;
-    Ok(rows.iter().map(|r| ItemId::new(r.get::<String, _>(0))).collect())
+    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String, _>(0)?))).collect()
 }
 
 /// The columns [`entry_from_row`] reads: a queue row and the decision taken on it (`d`).
@@ -202,19 +202,19 @@ const FROM: &str = " FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id
 
 fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
     let opt_json = |col: &str| -> Result<Option<serde_json::Value>, Error> {
-        row.get::<Option<String>, _>(col).map(|t| parse_json(&t)).transpose()
+        row.try_get::<Option<String>, _>(col)?.map(|t| parse_json(&t)).transpose()
     };
-    let fingerprint: String = row.get("fingerprint");
+    let fingerprint: String = row.try_get("fingerprint")?;
     let call = PausedCall {
-        engine: EngineId::new(row.get::<String, _>("engine")),
-        agent_id: AgentId::new(row.get::<String, _>("agent_id")),
-        agent_name: row.get("agent_name"),
-        thread_id: row.get("thread_id"),
-        resource_id: row.get("resource_id"),
-        run_id: RunId::new(row.get::<String, _>("run_id")),
-        tool_call_id: ToolCallId::new(row.get::<String, _>("tool_call_id")),
-        tool_name: row.get("tool_name"),
-        args: parse_json(&row.get::<String, _>("args"))?,
+        engine: EngineId::new(row.try_get::<String, _>("engine")?),
+        agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
+        agent_name: row.try_get("agent_name")?,
+        thread_id: row.try_get("thread_id")?,
+        resource_id: row.try_get("resource_id")?,
+        run_id: RunId::new(row.try_get::<String, _>("run_id")?),
+        tool_call_id: ToolCallId::new(row.try_get::<String, _>("tool_call_id")?),
+        tool_name: row.try_get("tool_name")?,
+        args: parse_json(&row.try_get::<String, _>("args")?)?,
         fingerprint: Fingerprint::parse(&fingerprint)
             .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
         kind: match row.try_get::<String, _>("kind")?.as_str() {
@@ -224,16 +224,16 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
         },
         suspend_payload: opt_json("suspend_payload")?,
         resume_schema: opt_json("resume_schema")?,
-        chain: serde_json::from_str(&row.get::<String, _>("chain"))
+        chain: serde_json::from_str(&row.try_get::<String, _>("chain")?)
             .map_err(|e| Error::Storage(format!("bad chain in database: {e}")))?,
         // An unreadable reason is only a missing explanation, never a broken entry.
         pause_reason: row.try_get::<Option<String>, _>("pause_reason")?.and_then(|t| serde_json::from_str(&t).ok()),
     };
     let queued = QueuedCall {
-        id: ItemId::new(row.get::<String, _>("id")),
+        id: ItemId::new(row.try_get::<String, _>("id")?),
         call,
-        state: parse_state(&row.get::<String, _>("state"))?,
-        paused_at: parse_ts(&row.get::<String, _>("paused_at"))?,
+        state: parse_state(&row.try_get::<String, _>("state")?)?,
+        paused_at: parse_ts(&row.try_get::<String, _>("paused_at")?)?,
     };
     let decision = decisions::from_joined_row(row, &queued.id)?;
     Ok(Entry { queued, decision })
@@ -396,7 +396,7 @@ pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i
     let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
     let more = rows.len() > limit as usize;
     let rows = &rows[..rows.len().min(limit as usize)];
-    let next_cursor = if more { rows.last().map(|r| r.get::<i64, _>("seq")) } else { None };
+    let next_cursor = if more { rows.last().map(|r| r.try_get::<i64, _>("seq")).transpose()? } else { None };
     let entries = rows.iter().map(entry_from_row).collect::<Result<_, _>>()?;
     Ok(Page { entries, next_cursor })
 }
@@ -410,11 +410,11 @@ pub async fn count_by_state(conn: &mut SqliteConnection, filter: &Filter) -> Res
     let (from, _, binds) = select_from(filter, Drive::Counts);
     let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
     let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
-    let mut counts: Vec<(String, bool, i64)> = rows.iter().map(|r| (r.get("state"), false, r.get("n"))).collect();
+    let mut counts: Vec<(String, bool, i64)> = rows.iter().map(|r| Ok((r.try_get("state")?, false, r.try_get("n")?))).collect::<Result<_, Error>>()?;
     let (from, _, binds) = select_from(filter, Drive::Expired);
     let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
     for row in bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await? {
-        let (state, n): (String, i64) = (row.get("state"), row.get("n"));
+        let (state, n): (String, i64) = (row.try_get("state")?, row.try_get("n")?);
         if let Some(all) = counts.iter_mut().find(|(s, _, _)| *s == state) {
             all.2 -= n;
         }
@@ -456,7 +456,7 @@ pub async fn counts_by_engine(conn: &mut SqliteConnection) -> Result<std::collec
     let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
     let rows = sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
     for r in rows {
-        out.entry(r.get("engine")).or_default().0 = r.get("n");
+        out.entry(r.try_get("engine")?).or_default().0 = r.try_get("n")?;
     }
     let rows = sqlx::query(
         "SELECT q.engine, COUNT(*) AS n FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
@@ -465,7 +465,7 @@ pub async fn counts_by_engine(conn: &mut SqliteConnection) -> Result<std::collec
     .fetch_all(&mut *conn)
     .await?;
     for r in rows {
-        out.entry(r.get("engine")).or_default().1 = r.get("n");
+        out.entry(r.try_get("engine")?).or_default().1 = r.try_get("n")?;
     }
     Ok(out)
 }

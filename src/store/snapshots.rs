@@ -84,13 +84,13 @@ pub async fn delete_tree(conn: &mut SqliteConnection, run_id: &RunId) -> Result<
 
 fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, Error> {
     Ok(Stored {
-        run_id: RunId::new(row.get::<String, _>("run_id")),
-        agent_id: AgentId::new(row.get::<String, _>("agent_id")),
-        thread_id: row.get("thread_id"),
-        resource_id: row.get("resource_id"),
-        running: row.get::<String, _>("state") == "running",
-        body: parse_json(&row.get::<String, _>("body"))?,
-        updated_at: row.get("updated_at"),
+        run_id: RunId::new(row.try_get::<String, _>("run_id")?),
+        agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
+        thread_id: row.try_get("thread_id")?,
+        resource_id: row.try_get("resource_id")?,
+        running: row.try_get::<String, _>("state")? == "running",
+        body: parse_json(&row.try_get::<String, _>("body")?)?,
+        updated_at: row.try_get("updated_at")?,
     })
 }
 
