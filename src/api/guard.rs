@@ -9,6 +9,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tracing::Instrument;
 
 /// Who may call each route: `None` is public. The roles include each other (agent < operator < admin).
 /// A route that is not listed here is refused to everyone ([`authorize`]), and a test checks that
@@ -149,7 +150,11 @@ pub async fn authorize(request: Request, next: Next) -> Response {
         }
     };
     match request.extensions().get::<Principal>() {
-        Some(p) if p.role >= needed => next.run(request).await,
+        Some(p) if p.role >= needed => {
+            // One span per request: the route and who asked (never a body, a token or an argument).
+            let span = tracing::info_span!("api", method = %request.method(), route = %route, principal = %p.key());
+            next.run(request).instrument(span).await
+        }
         Some(p) => ApiError::from(crate::domain::Error::Forbidden { needed, principal: p.name.clone(), role: p.role }).into_response(),
         None => ApiError::unauthorized().into_response(),
     }

@@ -99,6 +99,7 @@ impl Console {
     ///
     /// An approval is also refused when the call's arguments cannot be bound by its fingerprint
     /// ([`approve_block`]: `missing_arguments`, `ambiguous_arguments`), whoever asks.
+    #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
@@ -215,6 +216,7 @@ impl Console {
     /// Delivers a stored decision to its engine, once: the claim (`pending → delivering`) is committed
     /// before the engine acts, so a second caller, or a restart, never delivers it again.
     /// Returns the engine's outcome; `Ok(None)` if someone else had claimed it.
+    #[tracing::instrument(name = "deliver", skip_all, fields(item = %decision.item_id, decision = %decision.id))]
     pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
         let entry = self.item(&decision.item_id).await?;
         let engine = self.engine(&entry.queued.call.engine)?;
@@ -328,6 +330,7 @@ impl Console {
     /// At start-up (C5): a decision left `delivering` belonged to a process that stopped while the
     /// engine acted; it is marked `interrupted` and never re-run (at-most-once). Decisions still
     /// `pending` are delivered now. Returns (interrupted, delivered).
+    #[tracing::instrument(name = "recover", skip_all)]
     pub async fn recover(&self) -> Result<(usize, usize), Error> {
         let (stuck, waiting) = {
             let mut conn = self.db.pool().acquire().await?;

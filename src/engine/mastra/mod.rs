@@ -233,6 +233,7 @@ impl MastraEngine {
 
     /// Lists what waits at the engine and brings the queue in line: new calls added, changed ones
     /// replaced, and (when `full`) calls no longer waiting marked `gone`.
+    #[tracing::instrument(name = "sync", skip_all, fields(engine = %self.inner.id, full))]
     pub async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
         let token = self.token_or_health().await?;
         let agents = self.list_agents(token.as_ref()).await.map_err(remote_to_error)?;
@@ -362,7 +363,7 @@ impl MastraEngine {
             let mut polls: u32 = 0;
             let mut failures: u32 = 0;
             loop {
-                let full = this.inner.full_requested.swap(false, Ordering::SeqCst) || polls % FULL_EVERY == 0;
+                let full = this.inner.full_requested.swap(false, Ordering::SeqCst) || polls.is_multiple_of(FULL_EVERY);
                 match this.sync(full).await {
                     Ok(report) => {
                         failures = 0;
