@@ -57,7 +57,8 @@ async fn a_grant_approves_the_calls_it_covers_as_they_are_queued_and_every_use_i
 
     // Outside the condition: it waits for an operator.
     let other = paused(&t, "delete acct-3").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let other_id = approval_console::domain::ItemId::new(other["id"].as_str().unwrap());
+    assert_eq!(t.app.console.apply_grants(&other_id).await.unwrap(), None, "no grant covers it");
     assert_eq!(state_of(&t, &other).await, "pending");
 
     let (_, list) = t.get("/api/grants").await;

@@ -124,7 +124,7 @@ async fn two_approvals_in_one_step_surface_one_after_another() {
     assert_eq!(after["state"], "delivered");
     let ran = ran(&mastra, "deleteRecord");
     assert_eq!(ran.iter().map(|r| r["input"]["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["rec-2", "rec-2-b"]);
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(console.app.remotes.sync_now("m").await.unwrap().added, 0, "a complete sync queues nothing twice");
     assert!(console.queue("engine=m").await.is_empty(), "nothing queued twice");
 }
 
@@ -165,8 +165,9 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     assert_eq!(again[0]["toolCallId"], first[0]["toolCallId"]);
     assert_ne!(again[0]["id"], first[0]["id"]);
     assert_eq!(again[0]["suspendPayload"], json!({ "question": "colour? (asked again)" }));
-    // The stream told its arguments; the listing does not. Polls must not take that for a change.
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // The stream told its arguments; the listing does not. Syncs must not take that for a change.
+    let report = console.app.remotes.sync_now("m").await.unwrap();
+    assert_eq!((report.added, report.changed, report.gone), (0, 0, 0), "{report:?}");
     let (status, _) = console.post("/api/engines/m/sync", json!({})).await;
     assert_eq!(status, StatusCode::OK);
     let still = console.queue("engine=m").await;

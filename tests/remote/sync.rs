@@ -35,8 +35,10 @@ async fn c1_a_remote_pause_is_queued_with_its_fingerprint_and_an_event() {
     }
     assert!(seen.contains("\"added\""), "{seen}");
 
-    // Later polls do not queue it again.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Later polls do not queue it again: two complete syncs add nothing.
+    for _ in 0..2 {
+        assert_eq!(console.app.remotes.sync_now("m").await.unwrap().added, 0);
+    }
     assert_eq!(console.queue("engine=m").await.len(), 1);
     let engine = console.engine("m").await;
     assert_eq!(engine["health"]["state"], "reachable", "{engine}");
@@ -86,8 +88,10 @@ async fn s13_a_supervisors_nested_approval_is_queued_once_with_its_chain() {
     assert_eq!(ops_runs["runs"].as_array().unwrap().len(), 2, "the sub-agent lists both child runs: {ops_runs}");
 
     let items = console.wait_pending(2, |i| i["engine"] == "m").await;
-    // Several polls later, still two: the child runs are never queued on their own.
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // Several syncs later, still two: the child runs are never queued on their own.
+    for _ in 0..2 {
+        assert_eq!(console.app.remotes.sync_now("m").await.unwrap().added, 0);
+    }
     let items_later = console.queue("engine=m").await;
     assert_eq!(items_later.len(), 2, "{items_later:#?}");
     for item in &items {
