@@ -92,12 +92,17 @@ pub enum SecretError {
 impl SecretError {
     /// A stable code for IPC and HTTP answers (the UI branches on it, never on the message).
     pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+
+    pub fn error_code(&self) -> crate::domain::ErrorCode {
+        use crate::domain::ErrorCode;
         match self {
-            SecretError::InvalidName { .. } | SecretError::EmptyValue { .. } => "invalid_request",
-            SecretError::NotFound { .. } => "secret_not_found",
-            SecretError::Unavailable { .. } => "keyring_unavailable",
-            SecretError::Locked { .. } => "keyring_locked",
-            SecretError::Other { .. } => "keyring_error",
+            SecretError::InvalidName { .. } | SecretError::EmptyValue { .. } => ErrorCode::InvalidRequest,
+            SecretError::NotFound { .. } => ErrorCode::SecretNotFound,
+            SecretError::Unavailable { .. } => ErrorCode::KeyringUnavailable,
+            SecretError::Locked { .. } => ErrorCode::KeyringLocked,
+            SecretError::Other { .. } => ErrorCode::KeyringError,
         }
     }
 }

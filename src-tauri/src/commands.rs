@@ -7,7 +7,7 @@ use approval_console::app::queue::{AuditPage, AuditQuery, PreviousCall, QueueCou
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
 use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
-use approval_console::domain::{Error, Verdict};
+use approval_console::domain::{Error, ErrorCode, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
 use serde::Serialize;
@@ -17,7 +17,7 @@ use tauri::State;
 /// The one error shape of the window, as of the HTTP API.
 #[derive(Debug, Serialize)]
 pub struct CommandError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
@@ -25,7 +25,7 @@ pub struct CommandError {
 
 impl From<Error> for CommandError {
     fn from(e: Error) -> Self {
-        Self { code: e.code().into(), message: e.to_string(), details: e.details() }
+        Self { code: e.error_code(), message: e.to_string(), details: e.details() }
     }
 }
 
@@ -101,7 +101,7 @@ pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String>
 #[tauri::command]
 pub async fn set_language<R: tauri::Runtime>(handle: tauri::AppHandle<R>, language: String) -> Answer<()> {
     let choice = approval_console::notify::Lang::parse_choice(&language).ok_or_else(|| CommandError {
-        code: "invalid_request".into(),
+        code: ErrorCode::InvalidRequest,
         message: format!("unknown language {language:?}: en, ja or system"),
         details: None,
     })?;
@@ -124,7 +124,7 @@ pub async fn save_audit_export<R: tauri::Runtime>(handle: tauri::AppHandle<R>, a
     use tauri::Manager;
     let format = ExportFormat::parse(&format)?;
     let dir = handle.path().download_dir().or_else(|_| handle.path().home_dir()).map_err(|e| CommandError {
-        code: "internal".into(),
+        code: ErrorCode::Internal,
         message: format!("no Downloads or home folder to save the export in: {e}"),
         details: None,
     })?;
@@ -223,7 +223,7 @@ pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
 #[tauri::command]
 pub fn autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
     use tauri_plugin_autostart::ManagerExt;
-    app.autolaunch().is_enabled().map_err(|e| CommandError { code: "internal".into(), message: format!("cannot read the autostart setting: {e}"), details: None })
+    app.autolaunch().is_enabled().map_err(|e| CommandError { code: ErrorCode::Internal, message: format!("cannot read the autostart setting: {e}"), details: None })
 }
 
 /// Starts the app at login, or stops doing so.
@@ -232,6 +232,6 @@ pub fn set_autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>, enabled: bool)
     use tauri_plugin_autostart::ManagerExt;
     let launcher = app.autolaunch();
     let done = if enabled { launcher.enable() } else { launcher.disable() };
-    done.map_err(|e| CommandError { code: "internal".into(), message: format!("cannot change the autostart setting: {e}"), details: None })?;
+    done.map_err(|e| CommandError { code: ErrorCode::Internal, message: format!("cannot change the autostart setting: {e}"), details: None })?;
     Ok(enabled)
 }

@@ -1,6 +1,6 @@
 //! `{code, message, details?}`: the one error shape of the HTTP API.
 
-use crate::domain::Error;
+use crate::domain::{Error, ErrorCode};
 use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -11,11 +11,8 @@ use serde_json::Value;
 /// The body of every error answer.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
-    /// Stable, machine-readable: `unauthorized`, `not_found`, `fingerprint_mismatch`, `already_decided`,
-    /// `decision_not_allowed`, `invalid_resume_data`, `invalid_request`, `payload_too_large`,
-    /// `forbidden`, `snapshot_not_found`, `engine_error`, `engine_unreachable`, `keyring_unavailable`,
-    /// `keyring_locked`, `keyring_error`, `secret_not_found`, `storage_busy`, `internal`.
-    pub code: String,
+    /// Stable, machine-readable: branch on it, never on the message.
+    pub code: ErrorCode,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
@@ -29,16 +26,16 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
-        Self { status, body: ErrorBody { code: code.into(), message: message.into(), details: None } }
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { status, body: ErrorBody { code, message: message.into(), details: None } }
     }
 
     pub fn unauthorized() -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong bearer token (Authorization: Bearer <token>)")
+        Self::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, "missing or wrong bearer token (Authorization: Bearer <token>)")
     }
 
     pub fn invalid(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
+        Self::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, message)
     }
 }
 
@@ -52,8 +49,8 @@ impl From<Error> for ApiError {
             Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Error::Engine(_) => StatusCode::BAD_GATEWAY,
             Error::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Error::Secret { code: "invalid_request", .. } => StatusCode::BAD_REQUEST,
-            Error::Secret { code: "secret_not_found", .. } => StatusCode::NOT_FOUND,
+            Error::Secret { code: ErrorCode::InvalidRequest, .. } => StatusCode::BAD_REQUEST,
+            Error::Secret { code: ErrorCode::SecretNotFound, .. } => StatusCode::NOT_FOUND,
             Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
             Error::AlreadyServing { .. } => StatusCode::CONFLICT,
@@ -69,14 +66,14 @@ impl From<Error> for ApiError {
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!("{e}");
         }
-        Self { status, body: ErrorBody { code: e.code().into(), message: e.to_string(), details: e.details() } }
+        Self { status, body: ErrorBody { code: e.error_code(), message: e.to_string(), details: e.details() } }
     }
 }
 
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            return Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", format!("request body larger than {} bytes", super::BODY_LIMIT));
+            return Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("request body larger than {} bytes", super::BODY_LIMIT));
         }
         let text = r.body_text();
         let message = if text.contains("recursion limit") {

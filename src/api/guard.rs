@@ -104,12 +104,12 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !loopback_host(host) {
-        return ApiError::new(StatusCode::FORBIDDEN, "forbidden", format!("Host {host:?} is not a loopback address")).into_response();
+        return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Host {host:?} is not a loopback address")).into_response();
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !allowed_origin(origin, state.port()) {
-            return ApiError::new(StatusCode::FORBIDDEN, "forbidden", format!("Origin {origin:?} is not allowed")).into_response();
+            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Origin {origin:?} is not allowed")).into_response();
         }
     }
     let path = request.uri().path();
@@ -146,7 +146,7 @@ pub async fn authorize(request: Request, next: Next) -> Response {
         Some(Some(role)) => role,
         None => {
             tracing::error!(%route, method = %request.method(), "route missing from api::guard::ROLES: refused");
-            return ApiError::new(StatusCode::FORBIDDEN, "forbidden", "this route has no role assigned; refused").into_response();
+            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused").into_response();
         }
     };
     match request.extensions().get::<Principal>() {

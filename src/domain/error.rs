@@ -13,6 +13,78 @@ pub struct PathError {
     pub message: String,
 }
 
+/// Every error's stable, machine-readable code: what clients branch on (never the message). In the
+/// OpenAPI document as an enum, so the UI's union of codes is generated from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    SnapshotNotFound,
+    SecretNotFound,
+    FingerprintMismatch,
+    AlreadyDecided,
+    DecisionNotAllowed,
+    HighRiskTool,
+    AlreadyServing,
+    RunExists,
+    MissingArguments,
+    AmbiguousArguments,
+    TokenRequired,
+    InvalidResumeData,
+    InvalidArguments,
+    InvalidRequest,
+    PayloadTooLarge,
+    EngineError,
+    EngineUnreachable,
+    KeyringUnavailable,
+    KeyringLocked,
+    KeyringError,
+    StorageBusy,
+    UnsafePermissions,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unauthorized => "unauthorized",
+            Self::Forbidden => "forbidden",
+            Self::NotFound => "not_found",
+            Self::SnapshotNotFound => "snapshot_not_found",
+            Self::SecretNotFound => "secret_not_found",
+            Self::FingerprintMismatch => "fingerprint_mismatch",
+            Self::AlreadyDecided => "already_decided",
+            Self::DecisionNotAllowed => "decision_not_allowed",
+            Self::HighRiskTool => "high_risk_tool",
+            Self::AlreadyServing => "already_serving",
+            Self::RunExists => "run_exists",
+            Self::MissingArguments => "missing_arguments",
+            Self::AmbiguousArguments => "ambiguous_arguments",
+            Self::TokenRequired => "token_required",
+            Self::InvalidResumeData => "invalid_resume_data",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::InvalidRequest => "invalid_request",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::EngineError => "engine_error",
+            Self::EngineUnreachable => "engine_unreachable",
+            Self::KeyringUnavailable => "keyring_unavailable",
+            Self::KeyringLocked => "keyring_locked",
+            Self::KeyringError => "keyring_error",
+            Self::StorageBusy => "storage_busy",
+            Self::UnsafePermissions => "unsafe_permissions",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{what} not found")]
@@ -39,7 +111,7 @@ pub enum Error {
     Unreachable(String),
     /// A secret could not be read or stored (the keyring's own code: `keyring_unavailable`, …).
     #[error("{message}")]
-    Secret { code: &'static str, message: String },
+    Secret { code: ErrorCode, message: String },
     #[error("the database is busy (locked by another process); nothing was changed, try again")]
     StorageBusy,
     /// The tool is high-risk (settings): every call of it needs an operator, so no grant may cover it.
@@ -75,30 +147,35 @@ pub enum Error {
 }
 
 impl Error {
-    /// The stable, machine-readable code.
+    /// The stable, machine-readable code, as text.
     pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+
+    /// The stable, machine-readable code.
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            Self::NotFound { .. } => "not_found",
-            Self::FingerprintMismatch { .. } => "fingerprint_mismatch",
-            Self::AlreadyDecided { .. } => "already_decided",
-            Self::DecisionNotAllowed { .. } => "decision_not_allowed",
-            Self::InvalidResumeData { .. } => "invalid_resume_data",
-            Self::InvalidArguments { .. } => "invalid_arguments",
-            Self::InvalidRequest(_) => "invalid_request",
-            Self::SnapshotNotFound { .. } => "snapshot_not_found",
-            Self::Engine(_) => "engine_error",
-            Self::Unreachable(_) => "engine_unreachable",
-            Self::Secret { code, .. } => code,
-            Self::StorageBusy => "storage_busy",
-            Self::AlreadyServing { .. } => "already_serving",
-            Self::HighRiskTool { .. } | Self::HighRiskNeedsConsole { .. } => "high_risk_tool",
-            Self::Forbidden { .. } => "forbidden",
-            Self::RunExists { .. } => "run_exists",
-            Self::MissingArguments => "missing_arguments",
-            Self::AmbiguousArguments { .. } => "ambiguous_arguments",
-            Self::TokenRequired { .. } => "token_required",
-            Self::UnsafePermissions { .. } => "unsafe_permissions",
-            Self::Storage(_) => "internal",
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::FingerprintMismatch { .. } => ErrorCode::FingerprintMismatch,
+            Self::AlreadyDecided { .. } => ErrorCode::AlreadyDecided,
+            Self::DecisionNotAllowed { .. } => ErrorCode::DecisionNotAllowed,
+            Self::InvalidResumeData { .. } => ErrorCode::InvalidResumeData,
+            Self::InvalidArguments { .. } => ErrorCode::InvalidArguments,
+            Self::InvalidRequest(_) => ErrorCode::InvalidRequest,
+            Self::SnapshotNotFound { .. } => ErrorCode::SnapshotNotFound,
+            Self::Engine(_) => ErrorCode::EngineError,
+            Self::Unreachable(_) => ErrorCode::EngineUnreachable,
+            Self::Secret { code, .. } => *code,
+            Self::StorageBusy => ErrorCode::StorageBusy,
+            Self::AlreadyServing { .. } => ErrorCode::AlreadyServing,
+            Self::HighRiskTool { .. } | Self::HighRiskNeedsConsole { .. } => ErrorCode::HighRiskTool,
+            Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::RunExists { .. } => ErrorCode::RunExists,
+            Self::MissingArguments => ErrorCode::MissingArguments,
+            Self::AmbiguousArguments { .. } => ErrorCode::AmbiguousArguments,
+            Self::TokenRequired { .. } => ErrorCode::TokenRequired,
+            Self::UnsafePermissions { .. } => ErrorCode::UnsafePermissions,
+            Self::Storage(_) => ErrorCode::Internal,
         }
     }
 
@@ -144,6 +221,6 @@ impl From<sqlx::migrate::MigrateError> for Error {
 
 impl From<crate::secrets::SecretError> for Error {
     fn from(e: crate::secrets::SecretError) -> Self {
-        Self::Secret { code: e.code(), message: e.to_string() }
+        Self::Secret { code: e.error_code(), message: e.to_string() }
     }
 }

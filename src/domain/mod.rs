@@ -14,7 +14,7 @@ pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
 pub use decision::{human_secs, Decision, DecisionKind, DecisionRequest, Delivery, Verdict};
-pub use error::{Error, PathError};
+pub use error::{Error, ErrorCode, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};
 pub use principal::{Actor, Principal, PrincipalKind, Role};

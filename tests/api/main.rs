@@ -12,6 +12,7 @@ mod expiry;
 mod helpers;
 mod integrity;
 mod memory;
+mod old_database;
 mod policy;
 mod previous;
 mod principals;

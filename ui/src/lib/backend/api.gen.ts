@@ -686,16 +686,17 @@ export interface components {
         };
         /** @description The body of every error answer. */
         ErrorBody: {
-            /**
-             * @description Stable, machine-readable: `unauthorized`, `not_found`, `fingerprint_mismatch`, `already_decided`,
-             *     `decision_not_allowed`, `invalid_resume_data`, `invalid_request`, `payload_too_large`,
-             *     `forbidden`, `snapshot_not_found`, `engine_error`, `engine_unreachable`, `keyring_unavailable`,
-             *     `keyring_locked`, `keyring_error`, `secret_not_found`, `storage_busy`, `internal`.
-             */
-            code: string;
+            /** @description Stable, machine-readable: branch on it, never on the message. */
+            code: components["schemas"]["ErrorCode"];
             details?: unknown;
             message: string;
         };
+        /**
+         * @description Every error's stable, machine-readable code: what clients branch on (never the message). In the
+         *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
+         * @enum {string}
+         */
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_serving" | "run_exists" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
