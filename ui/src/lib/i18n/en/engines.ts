@@ -6,6 +6,9 @@ export const engines = {
   intro:
     'Mastra servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
   empty: 'No remote engines yet. Add one below.',
+  /** For a token that may not add or change engines (an operator), in place of the add form. */
+  emptyReadOnly: 'No remote engines.',
+  adminOnly: 'Only an admin adds, edits or removes engines: with this token you can see their health, sync them and list their agents.',
   /** An engine's health state; an unknown state is shown as it came. */
   health: { unknown: 'unknown', reachable: 'reachable', unreachable: 'unreachable', auth_failed: 'auth failed', incompatible: 'incompatible' },
   tokenSession: 'token for this session only',

@@ -8,6 +8,8 @@ export const engines: Messages['engines'] = {
   intro:
     '一時停止したツール呼び出しをこのコンソールに送る Mastra サーバーです。ローカルエンジン（このプロセス内で動くエージェント）は常に有効で、ここには表示されません。',
   empty: 'リモートエンジンはまだありません。下のフォームから追加してください。',
+  emptyReadOnly: 'リモートエンジンはありません。',
+  adminOnly: 'エンジンの追加・編集・削除は管理者だけが行えます。このトークンでは、状態の確認、同期、エージェントの一覧表示ができます。',
   health: { unknown: '不明', reachable: '接続可能', unreachable: '接続不可', auth_failed: '認証失敗', incompatible: '互換性なし' },
   tokenSession: 'このセッションのみのトークン',
   tokenStored: 'トークン保存済み',
