@@ -380,6 +380,11 @@ export class FakeBackend implements Backend {
   async editEngine(name: string, changes: EngineChanges) {
     this.engineCall('editEngine', [name, changes]);
     const cur = this.engine(name);
+    // Like the server: a token never follows a changed URL by itself.
+    const newUrl = !!changes.baseUrl && changes.baseUrl !== cur.baseUrl;
+    if (newUrl && cur.hasToken && !changes.token?.trim() && !changes.keepToken && !changes.clearToken) {
+      throw new ApiError('token_required', `the URL of engine ${name} changes: give its token again (or say to keep the stored token for the new host, or to clear it); nothing was changed`, null, 400);
+    }
     this.storeToken(changes.token, changes.sessionOnly);
     const token = !!changes.token?.trim();
     const hasToken = token ? true : changes.clearToken ? false : cur.hasToken;

@@ -44,6 +44,12 @@ export const engines = {
   newTokenKeep: '(optional; leave empty to keep the current one)',
   newTokenNone: '(optional; leave empty for none)',
   forgetToken: 'Forget the token',
+  /** The base URL changes while a token is stored: the token must be given again, or kept on purpose. */
+  urlChangesToken:
+    'The address changes: enter the token again for the new address, or tick below to send the stored token there. A token must not follow an address to another host by accident.',
+  keepToken: 'Keep the stored token for the new address',
+  newTokenForUrl: '(needed for the new address, unless you keep the stored one)',
+  tokenMissing: 'Enter the token for the new address, or tick "Keep the stored token for the new address". Nothing was saved.',
   sessionOnly: 'Keep this token for this session only (not stored; you will be asked again after a restart)',
 
   addTitle: 'Add engine',
