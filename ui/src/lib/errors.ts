@@ -3,6 +3,7 @@ import { i18n } from './i18n/index.svelte';
 /** Codes with a title of their own; any other code is shown as "Error: <code>" with its message. */
 export const KNOWN_CODES = [
   'unauthorized',
+  'forbidden',
   'not_found',
   'fingerprint_mismatch',
   'already_decided',
@@ -10,9 +11,15 @@ export const KNOWN_CODES = [
   'invalid_resume_data',
   'invalid_arguments',
   'invalid_request',
+  'high_risk_tool',
   'snapshot_not_found',
   'storage_busy',
   'payload_too_large',
+  'run_exists',
+  'missing_arguments',
+  'ambiguous_arguments',
+  'token_required',
+  'unsafe_permissions',
   'engine_error',
   'engine_unreachable',
   'keyring_unavailable',

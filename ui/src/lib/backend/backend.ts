@@ -106,6 +106,8 @@ export type CreatedGrant = Schemas['CreatedGrant'];
 export type GrantPreview = Schemas['GrantPreview'];
 /** Who the console's credential stands for (`role`: agent < operator < admin). */
 export type Principal = Schemas['Principal'];
+/** `agent` < `operator` < `admin`: each may do what the ones before it may. */
+export type Role = Schemas['Role'];
 export type GrantScope = Schemas['GrantScope'];
 /** A condition on a later call's arguments: the value at a JSON Pointer `equals`, starts with (`prefix`), is `atMost` / `atLeast` a value. */
 export type GrantCondition = Schemas['Condition'];
@@ -254,6 +256,12 @@ export interface Backend {
   previewGrant(grant: NewGrant): Promise<GrantPreview>;
   /** Revokes a grant; answers it revoked (`invalid_request` if it already was). */
   revokeGrant(id: string): Promise<Grant>;
+  /**
+   * Who the credential stands for (`GET /api/session`): its name, role and kind. The console offers
+   * only what the role may do (the server refuses the rest with `forbidden`). The desktop window is
+   * always the local admin.
+   */
+  session(): Promise<Principal>;
   /** Whether the desktop app starts at login; `null` where that is not available (the web build). */
   autostart(): Promise<boolean | null>;
   /**
@@ -269,6 +277,8 @@ export interface Backend {
  */
 export type KnownErrorCode =
   | 'unauthorized'
+  /** A role below the one the request needs (details: `needed`, `role`). */
+  | 'forbidden'
   | 'not_found'
   | 'fingerprint_mismatch'
   | 'already_decided'
@@ -284,6 +294,16 @@ export type KnownErrorCode =
   | 'keyring_error'
   | 'secret_not_found'
   | 'storage_busy'
+  /** A `runId` chosen by a client names a run that exists and has not finished. */
+  | 'run_exists'
+  /** The engine did not list the call's arguments: it can only be declined. */
+  | 'missing_arguments'
+  /** Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers). */
+  | 'ambiguous_arguments'
+  /** A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`). */
+  | 'token_required'
+  /** A file or directory another user could change. */
+  | 'unsafe_permissions'
   | 'internal'
   /** Client side: the server could not be reached at all. */
   | 'network'

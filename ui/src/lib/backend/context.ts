@@ -1,5 +1,6 @@
 import { getContext, setContext } from 'svelte';
-import type { Backend } from './backend';
+import { Access, ACCESS_KEY } from '../access.svelte';
+import type { Backend, Principal } from './backend';
 
 const KEY = Symbol('backend');
 
@@ -15,7 +16,16 @@ export function getBackend(): Backend {
   return b;
 }
 
-/** A context map holding `backend`, for `mount(Component, { context })` in tests and embeddings. */
-export function backendContext(backend: Backend): Map<unknown, unknown> {
-  return new Map([[KEY, backend]]);
+/** The local admin: what `backendContext` signs in as unless told otherwise. */
+export const LOCAL_ADMIN: Readonly<Principal> = { name: 'me', role: 'admin', kind: 'local' };
+
+/**
+ * A context map holding `backend` and who is signed in (the local admin unless `principal` says
+ * otherwise, `null`: unknown), for `mount(Component, { context })` in tests and embeddings.
+ */
+export function backendContext(backend: Backend, principal: Principal | null = LOCAL_ADMIN): Map<unknown, unknown> {
+  return new Map<unknown, unknown>([
+    [KEY, backend],
+    [ACCESS_KEY, new Access(principal)],
+  ]);
 }

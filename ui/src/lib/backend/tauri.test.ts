@@ -35,6 +35,7 @@ const COMMANDS = [
   'snooze',
   'grants',
   'create_grant',
+  'preview_grant',
   'revoke_grant',
   'autostart',
   'set_autostart',
@@ -159,6 +160,7 @@ describe('TauriBackend commands', () => {
     { name: 'snooze', run: (b) => b.snooze('q 1', 3600), cmd: 'snooze', args: { id: 'q 1', secs: 3600 } },
     { name: 'listGrants', run: (b) => b.listGrants(), cmd: 'grants', args: {} },
     { name: 'createGrant', run: (b) => b.createGrant(grant), cmd: 'create_grant', args: { grant } },
+    { name: 'previewGrant', run: (b) => b.previewGrant(grant), cmd: 'preview_grant', args: { grant } },
     { name: 'revokeGrant', run: (b) => b.revokeGrant('g1'), cmd: 'revoke_grant', args: { id: 'g1' } },
     { name: 'autostart', run: (b) => b.autostart(), cmd: 'autostart', args: {} },
     { name: 'setAutostart (on)', run: (b) => b.setAutostart(true), cmd: 'set_autostart', args: { enabled: true } },
@@ -177,6 +179,12 @@ describe('TauriBackend commands', () => {
 
   it('uses every command of the app, and only those', () => {
     expect(new Set(cases.map((c) => c.cmd))).toEqual(new Set(COMMANDS));
+  });
+
+  it('answers the local admin as its session without invoking anything (the window is always the local admin)', async () => {
+    const invoked = mockApp();
+    expect(await new TauriBackend().session()).toEqual({ name: '', role: 'admin', kind: 'local' });
+    expect(invoked).toEqual([]);
   });
 
   it('answers the booleans of autostart and set_autostart as they are', async () => {

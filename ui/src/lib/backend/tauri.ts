@@ -26,6 +26,7 @@ import {
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type Principal,
   type QueueCounts,
   type QueueFilter,
   type QueueItem,
@@ -72,6 +73,9 @@ export type TauriCommand =
   | 'revoke_grant'
   | 'autostart'
   | 'set_autostart';
+
+/** Who the desktop window is: the local admin (see `session`). */
+export const DESKTOP_PRINCIPAL: Readonly<Principal> = { name: '', role: 'admin', kind: 'local' };
 
 /** The events the desktop app emits to the window. */
 export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
@@ -242,6 +246,14 @@ export class TauriBackend implements Backend {
 
   revokeGrant(id: string): Promise<Grant> {
     return call('revoke_grant', { id });
+  }
+
+  /**
+   * The desktop window is always the local admin; no command is needed to know it. The window does
+   * not learn the OS user's name (the audit log records it), so `name` is empty.
+   */
+  async session(): Promise<Principal> {
+    return { ...DESKTOP_PRINCIPAL };
   }
 
   autostart(): Promise<boolean | null> {

@@ -46,6 +46,25 @@ describe('WebBackend', () => {
     expect(JSON.parse(seen[0].body as string)).toEqual({ fingerprint: 'sha256:aa' });
   });
 
+  it('asks GET /api/session with the token for who it is, and keeps a forbidden answer\'s details', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    let answer: Response = jsonResponse(200, { name: 'alice', role: 'operator', kind: 'token' });
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), init: init! });
+        return answer;
+      },
+    });
+    expect(await backend.session()).toEqual({ name: 'alice', role: 'operator', kind: 'token' });
+    expect(seen[0].url).toBe('/api/session');
+    expect(seen[0].init.method).toBe('GET');
+    expect((seen[0].init.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+    answer = jsonResponse(403, { code: 'forbidden', message: 'this needs the admin role; alice is operator', details: { needed: 'admin', role: 'operator' } });
+    const err = await backend.createGrant({ fromItem: 'q1', fingerprint: 'sha256:aa', scope: 'agent', expiresInSecs: 3600 }).catch((e) => e);
+    expect([err.code, err.status, err.details]).toEqual(['forbidden', 403, { needed: 'admin', role: 'operator' }]);
+  });
+
   it('posts an edited approval with the shown fingerprint and the edited arguments, and keeps invalid_arguments details', async () => {
     const seen: { url: string; init: RequestInit }[] = [];
     let answer: Response = jsonResponse(200, { id: 'q 1' });

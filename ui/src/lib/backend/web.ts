@@ -25,6 +25,7 @@ import {
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type Principal,
   type ExportFormat,
   type QueueCounts,
   type QueueFilter,
@@ -203,6 +204,10 @@ export class WebBackend implements Backend {
 
   revokeGrant(id: string): Promise<Grant> {
     return this.request('POST', `/api/grants/${encodeURIComponent(id)}/revoke`);
+  }
+
+  session(): Promise<Principal> {
+    return this.request('GET', '/api/session');
   }
 
   async autostart(): Promise<boolean | null> {

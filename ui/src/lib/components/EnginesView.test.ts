@@ -197,6 +197,103 @@ describe('EnginesView', () => {
     expect((tid('engine-edit-token', c) as HTMLInputElement).value).toBe('');
   });
 
+  it('a new URL asks for the token again, or the tick to keep the stored one, and says why', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1', hasToken: true }));
+    const { target, tid, card } = await render(backend);
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    const form = tid('engine-edit-form', c)!;
+    // The same URL: nothing to ask.
+    expect(tid('engine-edit-token-ask', form)).toBeNull();
+    type(tid('engine-edit-url', form), 'https://elsewhere.example.com');
+    flushSync();
+    const ask = tid('engine-edit-token-ask', form)!;
+    expect(ask.textContent).toContain('A token must not follow an address to another host by accident.');
+    expect(tid('engine-edit-token', form)!.getAttribute('aria-describedby')).toBe(ask.id);
+    expect(form.textContent).toContain('(needed for the new address, unless you keep the stored one)');
+    const keep = tid('engine-edit-keep-token', form) as HTMLInputElement;
+    expect(target.querySelector(`label[for="${keep.id}"]`)!.textContent).toBe('Keep the stored token for the new address');
+
+    // Neither: nothing is sent, and the form says what it needs.
+    tid('engine-edit-save', form)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine')).toEqual([]);
+    expect(tid('engine-edit-token-missing', form)!.getAttribute('role')).toBe('alert');
+    expect(document.activeElement).toBe(tid('engine-edit-token', form));
+    expect(tid('engine-edit-token', form)!.getAttribute('aria-invalid')).toBe('true');
+
+    // The tick: keepToken, and no token.
+    check(keep, true);
+    flushSync();
+    expect(tid('engine-edit-token-missing', form)).toBeNull();
+    tid('engine-edit-save', form)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine').map((c) => c.args)).toEqual([['r1', { baseUrl: 'https://elsewhere.example.com', keepToken: true }]]);
+    expect(tid('engine-url', c)!.textContent).toBe('https://elsewhere.example.com');
+  });
+
+  it('a new URL with a new token sends the token and no keepToken; forgetting the token asks nothing', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'r1', hasToken: true }), makeEngine({ name: 'r2', hasToken: true }));
+    const { tid, card } = await render(backend);
+    const c1 = card('r1')!;
+    tid('engine-edit', c1)!.click();
+    await settle();
+    type(tid('engine-edit-url', c1), 'https://a.example.com');
+    flushSync();
+    check(tid('engine-edit-keep-token', c1), true);
+    type(tid('engine-edit-token', c1), SECRET);
+    flushSync();
+    // A token typed: the tick is not offered (nor sent).
+    expect(tid('engine-edit-keep-token', c1)).toBeNull();
+    tid('engine-edit-save', c1)!.click();
+    await settle();
+    const c2 = card('r2')!;
+    tid('engine-edit', c2)!.click();
+    await settle();
+    type(tid('engine-edit-url', c2), 'https://b.example.com');
+    check(tid('engine-edit-forget', c2), true);
+    flushSync();
+    expect(tid('engine-edit-token-ask', c2)).toBeNull();
+    tid('engine-edit-save', c2)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine').map((c) => c.args)).toEqual([
+      ['r1', { baseUrl: 'https://a.example.com', token: SECRET }],
+      ['r2', { baseUrl: 'https://b.example.com', clearToken: true }],
+    ]);
+  });
+
+  it('shows token_required in words when the server asks for the token after all, and then offers the tick', async () => {
+    const backend = new FakeBackend();
+    // The card was listed before a token was stored elsewhere (the CLI): it knows of none.
+    backend.addEngines(makeEngine({ name: 'r1', hasToken: false }));
+    const { tid, card } = await render(backend);
+    backend.engines.set('r1', { ...backend.engines.get('r1')!, hasToken: true });
+    const c = card('r1')!;
+    tid('engine-edit', c)!.click();
+    await settle();
+    type(tid('engine-edit-url', c), 'https://elsewhere.example.com');
+    flushSync();
+    expect(tid('engine-edit-token-ask', c)).toBeNull();
+    tid('engine-edit-save', c)!.click();
+    await settle();
+    const err = tid('engine-edit-error', c)!;
+    expect(err.dataset.code).toBe('token_required');
+    expect(err.querySelector('strong')!.textContent).toBe(
+      "The engine's address changes: enter its token again, or choose to keep the stored token for the new address. Nothing was changed.",
+    );
+    expect(err.textContent).toContain('the URL of engine r1 changes');
+    expect(tid('engine-edit-token-ask', c)).not.toBeNull();
+    expect(document.activeElement).toBe(tid('engine-edit-token', c));
+    check(tid('engine-edit-keep-token', c), true);
+    tid('engine-edit-save', c)!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'editEngine').at(-1)!.args).toEqual(['r1', { baseUrl: 'https://elsewhere.example.com', keepToken: true }]);
+    expect(tid('engine-edit-form', c)).toBeNull();
+  });
+
   it('forget token sends clearToken and nothing else that did not change', async () => {
     const backend = new FakeBackend();
     backend.addEngines(makeEngine({ name: 'r1', hasToken: true }));

@@ -1,8 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
-import type { QueueItem } from '../backend/backend';
+import { ApiError, type QueueItem } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend, makeGrant, makeItem } from '../testing/fake-backend';
+import { i18n } from '../i18n/index.svelte';
 import { check, mountInBody, settle, type } from '../testing/mount';
 import Detail from './Detail.svelte';
 import GrantsView from './GrantsView.svelte';
@@ -72,6 +73,7 @@ describe('Always allow… in the detail', () => {
           { pointer: '/limit', op: 'atMost', value: 5 },
         ],
         expiresInSecs: 86_400,
+        applyToWaiting: true,
       },
     ]);
     expect(q('grant-error')!.dataset.code).toBe('fingerprint_mismatch');
@@ -127,6 +129,130 @@ describe('Always allow… in the detail', () => {
     expect(text(q('grant-error'))).toContain('high-risk');
     expect(onerror).not.toHaveBeenCalled();
     expect(backend.grants).toEqual([]);
+  });
+});
+
+describe('how many waiting calls a grant approves now', () => {
+  afterEach(() => i18n.set('system'));
+  const counted = { timeout: 3000 };
+  /** Three waiting deletes of agent demo (two in run-1), one lookup. */
+  function waiting(backend: FakeBackend) {
+    const item = makeItem({ id: 'q1', runId: 'run-1', args: { id: 'rec-1' } });
+    backend.add(
+      item,
+      makeItem({ id: 'q2', runId: 'run-2', args: { id: 'rec-2' } }),
+      makeItem({ id: 'q3', runId: 'run-1', args: { id: 'rec-3' } }),
+      makeItem({ id: 'q4', toolName: 'lookup_record' }),
+    );
+    return item;
+  }
+  const previews = (b: FakeBackend) => b.calls.filter((c) => c.method === 'previewGrant').map((c) => c.args[0] as { scope: string; conditions: unknown[] });
+
+  it('asks at once on opening, again a moment after the scope or conditions change, and never shows a count for an earlier choice', async () => {
+    const backend = new FakeBackend();
+    const item = waiting(backend);
+    const { q, all } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(text(q('grant-waiting'))).toBe('Approves this call and 2 more waiting now.');
+    expect(q('grant-waiting')!.dataset.count).toBe('3');
+    expect(q('grant-waiting')!.getAttribute('role')).toBe('status');
+    expect(previews(backend)).toEqual([{ fromItem: 'q1', fingerprint: item.fingerprint, scope: 'agent', conditions: [], expiresInSecs: 3600 }]);
+
+    // Two changes in a row: one question, for the last.
+    (q('grant-scope-engine') as HTMLInputElement).click();
+    flushSync();
+    (q('grant-scope-run') as HTMLInputElement).click();
+    flushSync();
+    expect(q('grant-waiting')!.dataset.state).toBe('counting');
+    expect(text(q('grant-waiting'))).toBe('Counting the calls waiting now…');
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(text(q('grant-waiting'))).toBe('Approves this call and 1 more waiting now.');
+    expect(previews(backend).map((p) => p.scope)).toEqual(['agent', 'run']);
+
+    check(all('grant-condition')[0].querySelector('[data-testid="grant-condition-on"]'), true);
+    flushSync();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(text(q('grant-waiting'))).toBe('Approves this call.');
+    expect(previews(backend).at(-1)!.conditions).toEqual([{ pointer: '/id', op: 'equals', value: 'rec-1' }]);
+
+    i18n.set('ja');
+    flushSync();
+    expect(text(q('grant-waiting'))).toBe('この呼び出しを承認します。');
+  });
+
+  it('says when this call is not among them, or none is', async () => {
+    const backend = new FakeBackend();
+    const item = waiting(backend);
+    backend.add({ ...item, state: 'decided', allowed: [] }); // decided elsewhere meanwhile
+    const { q } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(text(q('grant-waiting'))).toBe('Approves 2 calls waiting now, not this one.');
+    (q('grant-scope-run') as HTMLInputElement).click();
+    flushSync();
+    backend.items.delete('q3');
+    await vi.waitFor(() => expect(text(q('grant-waiting'))).toBe('No call waiting now is covered.'), counted);
+  });
+
+  it('shows why the count is not known, in words, and counts again after a change', async () => {
+    const backend = new FakeBackend();
+    const item = waiting(backend);
+    backend.failPreview = new ApiError('storage_busy', 'the database is busy', null, 503);
+    const { q } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('error'), counted);
+    expect(text(q('grant-waiting'))).toBe('How many waiting calls it would approve is not known:');
+    expect(q('grant-waiting-error')!.dataset.code).toBe('storage_busy');
+    expect(text(q('grant-waiting-error'))).toContain('The console database is busy.');
+    expect(text(q('grant-waiting-error'))).toContain('the database is busy');
+    backend.failPreview = null;
+    (q('grant-scope-engine') as HTMLInputElement).click();
+    flushSync();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(q('grant-waiting-error')).toBeNull();
+  });
+
+  it('after making the grant, says how many waiting calls it approved', async () => {
+    const backend = new FakeBackend();
+    const item = waiting(backend);
+    const { q } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    q('grant-save')!.click();
+    await settle();
+    expect(q('grant-made-count')!.dataset.count).toBe('3');
+    expect(text(q('grant-made-count'))).toBe('It approved 3 calls waiting at once.');
+  });
+
+  it('"Leave the calls already waiting for me" approves none now, says so, and sends applyToWaiting: false', async () => {
+    const backend = new FakeBackend();
+    const item = waiting(backend);
+    const { q } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(text(q('grant-save'))).toBe('Approve this call and always allow');
+    check(q('grant-leave-waiting'), true);
+    flushSync();
+    expect(q('grant-waiting')!.dataset.state).toBe('left');
+    expect(q('grant-waiting')!.dataset.count).toBeUndefined();
+    expect(text(q('grant-waiting'))).toBe(
+      'Approves no call now: the calls already waiting stay for you, this one too. Only calls paused from now on are approved.',
+    );
+    expect(text(q('grant-also-this-call'))).toBe('Saving approves nothing now; every later call the rule covers is approved.');
+    expect(text(q('grant-form')!.querySelector('h4'))).toBe('Always allow later calls of delete_record');
+    expect(text(q('grant-save'))).toBe('Always allow later calls');
+    const label = q('grant-leave-waiting')!.closest('label');
+    expect(text(label)).toBe('Leave the calls already waiting for me (this one too)');
+    q('grant-save')!.click();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ applyToWaiting: false, scope: 'agent' });
+    expect(q('grant-made-count')!.dataset.count).toBe('0');
+    expect(text(q('grant-made-count'))).toBe('It approved no call waiting. The calls already waiting stay for you.');
+    // Opened again: the tick is off, as at first.
+    q('grant-open')!.click();
+    await settle();
+    expect((q('grant-leave-waiting') as HTMLInputElement).checked).toBe(false);
   });
 });
 

@@ -16,11 +16,13 @@ import {
   type ExportFormat,
   type ExpirySettings,
   type Grant,
+  type GrantCondition,
   type NewGrant,
   type ItemState,
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type Principal,
   type QueueCounts,
   type QueueFilter,
   type QueueItem,
@@ -378,6 +380,11 @@ export class FakeBackend implements Backend {
   async editEngine(name: string, changes: EngineChanges) {
     this.engineCall('editEngine', [name, changes]);
     const cur = this.engine(name);
+    // Like the server: a token never follows a changed URL by itself.
+    const newUrl = !!changes.baseUrl && changes.baseUrl !== cur.baseUrl;
+    if (newUrl && cur.hasToken && !changes.token?.trim() && !changes.keepToken && !changes.clearToken) {
+      throw new ApiError('token_required', `the URL of engine ${name} changes: give its token again (or say to keep the stored token for the new host, or to clear it); nothing was changed`, null, 400);
+    }
     this.storeToken(changes.token, changes.sessionOnly);
     const token = !!changes.token?.trim();
     const hasToken = token ? true : changes.clearToken ? false : cur.hasToken;
@@ -482,18 +489,42 @@ export class FakeBackend implements Backend {
     return wire({ grant: made, approvesWaiting });
   }
 
-  /** Like the server: the pending approvals of the grant's tool and scope (conditions aside). */
+  /** Like the server: the pending approvals of the grant's tool and scope whose top-level arguments meet its conditions. */
   private waitingCovered(g: Grant): QueueItem[] {
     return [...this.items.values()].filter(
-      (i) => i.state === 'pending' && i.kind === 'approval' && i.toolName === g.toolName && i.engine === g.engine && (g.agentId === null || i.agentId === g.agentId) && (g.runId === null || i.runId === g.runId),
+      (i) =>
+        i.state === 'pending' &&
+        i.kind === 'approval' &&
+        i.toolName === g.toolName &&
+        i.engine === g.engine &&
+        (g.agentId === null || i.agentId === g.agentId) &&
+        (g.runId === null || i.runId === g.runId) &&
+        g.conditions.every((c) => holds(c, i.args)),
     );
   }
 
+  /** When set, `previewGrant` fails with it (every time, until cleared). */
+  failPreview: ApiError | null = null;
+  /** When set, `previewGrant` waits for it before answering. */
+  previewGate: Promise<void> | null = null;
+
+  /** Like the server: what `createGrant` would approve at once if applied to the waiting calls (whatever `applyToWaiting` says). */
   async previewGrant(grant: NewGrant) {
-    this.engineCall('previewGrant', [wire(grant)]);
+    this.calls.push({ method: 'previewGrant', args: [wire(grant)] });
+    if (this.previewGate) await this.previewGate;
+    if (this.failPreview) throw this.failPreview;
     const item = this.items.get(grant.fromItem);
     if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
-    const g = makeGrant({ scope: grant.scope, engine: item.engine, agentId: grant.scope === 'engine' ? null : item.agentId, runId: grant.scope === 'run' ? item.runId : null, toolName: item.toolName });
+    if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
+    if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
+    const g = makeGrant({
+      scope: grant.scope,
+      engine: item.engine,
+      agentId: grant.scope === 'engine' ? null : item.agentId,
+      runId: grant.scope === 'run' ? item.runId : null,
+      toolName: item.toolName,
+      conditions: grant.conditions ?? [],
+    });
     const covered = this.waitingCovered(g);
     return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id) });
   }
@@ -505,6 +536,20 @@ export class FakeBackend implements Backend {
     if (this.grants[i].revokedAt) throw new ApiError('invalid_request', `grant ${id} is already revoked`, null, 400);
     this.grants[i] = { ...this.grants[i], revokedAt: '2025-01-01T11:00:00Z', revokedBy: 'web' };
     return wire(this.grants[i]);
+  }
+
+  /** Who the credential is: the local admin unless a test says otherwise. */
+  principal: Principal = { name: 'me', role: 'admin', kind: 'local' };
+  /** When set, `session` fails with it (every time, until cleared). */
+  failSession: ApiError | null = null;
+  /** When set, `session` waits for it before answering. */
+  sessionGate: Promise<void> | null = null;
+
+  async session() {
+    this.calls.push({ method: 'session', args: [] });
+    if (this.sessionGate) await this.sessionGate;
+    if (this.failSession) throw this.failSession;
+    return wire(this.principal);
   }
 
   async autostart() {
@@ -526,6 +571,22 @@ export class FakeBackend implements Backend {
 }
 
 const MAX_SECS = 30 * 86_400;
+
+/** A condition on a top-level argument (`/key`), as the server checks it. */
+function holds(c: GrantCondition, args: unknown): boolean {
+  const key = c.pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
+  const v = args && typeof args === 'object' ? (args as Record<string, unknown>)[key] : undefined;
+  switch (c.op) {
+    case 'equals':
+      return JSON.stringify(v) === JSON.stringify(c.value);
+    case 'prefix':
+      return typeof v === 'string' && typeof c.value === 'string' && v.startsWith(c.value);
+    case 'atMost':
+      return typeof v === 'number' && typeof c.value === 'number' && v <= c.value;
+    case 'atLeast':
+      return typeof v === 'number' && typeof c.value === 'number' && v >= c.value;
+  }
+}
 
 export function makeGrant(over: Partial<Grant> = {}): Grant {
   return {

@@ -25,4 +25,25 @@ export const app = {
   tokenLabel: 'Or paste the token (or that whole address) here',
   tokenOpen: 'Open console',
   tokenInvalid: 'That is neither a token nor a console URL with #token=….',
+
+  /** Who the token stands for, in the header. `{name}`: the credential's name (or the OS user); `{role}`: one of `roles`. */
+  whoami: 'Signed in as {name} ({role})',
+  /** The desktop window, which does not learn the OS user's name. */
+  whoamiLocal: 'Signed in as the local admin',
+  /** A role as the header names it (`local`: the local user, always an admin). */
+  roles: { agent: 'agent', operator: 'operator', admin: 'admin', local: 'local admin' },
+  /** Before the console knows who the token stands for. */
+  checkingToken: 'Checking the token…',
+  /** Asking who the token stands for failed (the error is shown below it). */
+  sessionFailed: 'The console could not tell who this token stands for.',
+  otherToken: 'Use a different token',
+
+  /** The page an agent's token gets instead of the console. */
+  agentTitle: "This token is an agent's",
+  /** `{name}`: the token's name. */
+  agentSignedIn: 'It is the token named {name}, with the agent role.',
+  agentCan:
+    'An agent token can start runs of the agents and list the runs it started, but it cannot use the console: it sees no calls and decides nothing, so that an agent never approves its own calls.',
+  /** `{cmd}`: the command that makes an operator token. */
+  agentHow: "To review calls, open the console with an operator token. The console's admin makes one with {cmd}, which prints the token alone on its last line.",
 };

@@ -56,6 +56,16 @@ export const detail = {
   /** Under a suspended call's answer form: refusing to answer. */
   orDecline: 'Or decline to answer',
   editArgs: 'Edit arguments…',
+  /** In place of Approve when the server says the call cannot be approved as it is (`approveBlocked`), by its code. */
+  blocked: {
+    missing_arguments: 'Nobody can see what this call would run',
+    ambiguous_arguments: 'These numbers cannot be approved as they are',
+    other: 'This call cannot be approved as it is',
+  },
+  /** `{paths}`: the arguments (JSON Pointers) holding such numbers. */
+  blockedPaths: 'The numbers at {paths} are too large to show or bind exactly: what you see may not be what would run.',
+  blockedEdit: 'To approve exact values, use Edit arguments…; or decline it.',
+  blockedDecline: 'It can only be declined.',
   /** `{tool}`: the tool's name; `{fingerprint}`: the call's fingerprint, shortened. */
   runsWith: 'runs {tool} with the arguments above (fingerprint {fingerprint})',
   declineReason: 'Reason for declining',

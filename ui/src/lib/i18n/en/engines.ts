@@ -6,6 +6,9 @@ export const engines = {
   intro:
     'Mastra servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
   empty: 'No remote engines yet. Add one below.',
+  /** For a token that may not add or change engines (an operator), in place of the add form. */
+  emptyReadOnly: 'No remote engines.',
+  adminOnly: 'Only an admin adds, edits or removes engines: with this token you can see their health, sync them and list their agents.',
   /** An engine's health state; an unknown state is shown as it came. */
   health: { unknown: 'unknown', reachable: 'reachable', unreachable: 'unreachable', auth_failed: 'auth failed', incompatible: 'incompatible' },
   tokenSession: 'token for this session only',
@@ -41,6 +44,12 @@ export const engines = {
   newTokenKeep: '(optional; leave empty to keep the current one)',
   newTokenNone: '(optional; leave empty for none)',
   forgetToken: 'Forget the token',
+  /** The base URL changes while a token is stored: the token must be given again, or kept on purpose. */
+  urlChangesToken:
+    'The address changes: enter the token again for the new address, or tick below to send the stored token there. A token must not follow an address to another host by accident.',
+  keepToken: 'Keep the stored token for the new address',
+  newTokenForUrl: '(needed for the new address, unless you keep the stored one)',
+  tokenMissing: 'Enter the token for the new address, or tick "Keep the stored token for the new address". Nothing was saved.',
   sessionOnly: 'Keep this token for this session only (not stored; you will be asked again after a restart)',
 
   addTitle: 'Add engine',

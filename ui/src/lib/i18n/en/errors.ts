@@ -3,6 +3,7 @@ export const errors = {
   /** A banner's title, chosen by the error's `code` only; the server's message is shown below it as it came. */
   titles: {
     unauthorized: 'The access token is wrong or missing.',
+    forbidden: "This token's role does not allow this. Nothing was changed.",
     not_found: 'This call no longer exists.',
     fingerprint_mismatch: 'The call changed since you looked at it. Your decision was not applied; review the reloaded call.',
     already_decided: 'Someone else already decided this call. It has been reloaded.',
@@ -12,6 +13,11 @@ export const errors = {
     snapshot_not_found: 'The engine no longer has the saved run for this call, so it cannot continue.',
     storage_busy: 'The console database is busy. Try again in a moment.',
     payload_too_large: 'The request was too large for the server.',
+    run_exists: 'A run with this id exists and has not finished.',
+    missing_arguments: 'The engine did not list what this call would run: it can only be declined.',
+    ambiguous_arguments: 'The arguments hold numbers too large to approve exactly: decline the call, or edit its arguments and approve those.',
+    token_required: "The engine's address changes: enter its token again, or choose to keep the stored token for the new address. Nothing was changed.",
+    unsafe_permissions: 'A file or folder of the console could be changed by another user, so the console does not use it.',
     invalid_request: 'The server rejected the request as invalid.',
     high_risk_tool: 'This tool is high-risk: it cannot be always allowed. Decide each call.',
     engine_error: 'The engine reported an error.',

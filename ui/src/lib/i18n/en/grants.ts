@@ -61,4 +61,23 @@ export const grants = {
   boundTo: 'Bound to this call as shown: fingerprint {fingerprint}',
   saving: 'Saving…',
   save: 'Approve this call and always allow',
+
+  /** How many calls waiting now the grant would approve at once (asked of the server as the form changes). */
+  waitingCounting: 'Counting the calls waiting now…',
+  waitingThis: 'Approves this call.',
+  waitingThisAndMore: (n: number) => `Approves this call and ${n.toLocaleString('en')} more waiting now.`,
+  waitingOthers: (n: number) => `Approves ${n === 1 ? '1 call' : `${n.toLocaleString('en')} calls`} waiting now, not this one.`,
+  waitingNone: 'No call waiting now is covered.',
+  /** Before the error, when the count could not be had. */
+  waitingUnknown: 'How many waiting calls it would approve is not known:',
+  /** `applyToWaiting: false`. */
+  leaveWaiting: 'Leave the calls already waiting for me (this one too)',
+  leaveWaitingNow: 'Approves no call now: the calls already waiting stay for you, this one too. Only calls paused from now on are approved.',
+  headingLater: 'Always allow later calls of {tool}',
+  alsoLater: 'Saving approves nothing now; every later call the rule covers is approved.',
+  saveLater: 'Always allow later calls',
+  /** After the grant was made: what it approved at once. */
+  madeApproved: (n: number) =>
+    n === 0 ? 'It approved no call waiting.' : n === 1 ? 'It approved 1 call waiting at once.' : `It approved ${n.toLocaleString('en')} calls waiting at once.`,
+  madeLeft: 'The calls already waiting stay for you.',
 };

@@ -19,6 +19,10 @@ export const queue = {
     resumeApproval: 'r does nothing here: this call asks for approval (a), not for an answer.',
     decided: (key: string) => `${key} does nothing here: this call is already decided.`,
     blocked: (key: string) => `${key} does nothing here: the arguments shown do not match the fingerprint.`,
+    /** `a` on a call the server says cannot be approved as it is (`approveBlocked`), by its code. */
+    approveMissing: 'a does nothing here: nobody can see what this call would run, so it can only be declined (d).',
+    approveAmbiguous: 'a does nothing here: its numbers cannot be approved as they are; edit them (e) where its engine allows it, or decline (d).',
+    approveBlockedOther: 'a does nothing here: this call cannot be approved as it is.',
     selectFirst: (key: string) => `${key} does nothing yet: select a call first (j or ↓).`,
     /** `why`: one of the sentences above. */
     paused: (why: string) => `${why} The letter keys are paused until you press Esc, so what you type next does nothing.`,

@@ -29,6 +29,9 @@ export const settings = {
   saving: 'Saving…',
   /** What the one Save button stores. */
   saveScope: 'Notifications, high-risk tools and time limits are kept by this console, for every window: change them, then save them all with Save settings below.',
+  /** In place of `saveScope` for a token that may not change them (an operator). */
+  adminOnly:
+    'Notifications, high-risk tools and time limits are kept by this console, for every window. Only an admin changes them: with this token you can read them here, not save them.',
   saveAll: 'Save settings',
   unsaved: 'Unsaved changes',
   /** `parts`: what was saved (`notifySaved`, `limitsSaved…`). */

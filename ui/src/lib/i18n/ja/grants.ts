@@ -55,4 +55,19 @@ export const grants: Messages['grants'] = {
   boundTo: '表示中の呼び出しに結び付けられます: フィンガープリント {fingerprint}',
   saving: '保存中…',
   save: 'この呼び出しを承認して常に許可',
+
+  waitingCounting: '保留中の呼び出しを数えています…',
+  waitingThis: 'この呼び出しを承認します。',
+  waitingThisAndMore: (n: number) => `この呼び出しと、保留中の他の呼び出し ${n.toLocaleString('ja')} 件を今すぐ承認します。`,
+  waitingOthers: (n: number) => `保留中の呼び出し ${n.toLocaleString('ja')} 件を今すぐ承認します（この呼び出しは含みません）。`,
+  waitingNone: '保留中の呼び出しに対象となるものはありません。',
+  waitingUnknown: '今すぐ承認される保留中の呼び出しの数は分かりません:',
+  leaveWaiting: '既に保留中の呼び出しは保留中のまま残す（この呼び出しも）',
+  leaveWaitingNow: '今は何も承認しません。既に保留中の呼び出しは、この呼び出しも含めてあなたの決定を待ちます。承認されるのは、これ以降に一時停止した呼び出しだけです。',
+  headingLater: '{tool} の以降の呼び出しを常に許可',
+  alsoLater: '保存しても今は何も承認されません。以後、ルールの対象となる呼び出しが承認されます。',
+  saveLater: '以降の呼び出しを常に許可',
+  madeApproved: (n: number) =>
+    n === 0 ? '保留中の呼び出しは承認されませんでした。' : `保留中の呼び出し ${n.toLocaleString('ja')} 件をすぐに承認しました。`,
+  madeLeft: '既に保留中の呼び出しは、あなたの決定を待っています。',
 };
