@@ -3,7 +3,15 @@
 //! engines are the core's.
 
 pub mod commands;
+#[macro_use]
 mod command_names;
+
+/// `tauri::generate_handler!` over `commands::<name>` for every command of `command_names.rs`.
+macro_rules! handlers {
+    ($($name:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$name),*]
+    };
+}
 pub mod tray;
 
 pub use command_names::COMMANDS;
@@ -33,41 +41,7 @@ pub fn build<R: Runtime>(
         // Start at login: an XDG autostart entry (~/.config/autostart) on Linux.
         .plugin(tauri_plugin_autostart::init(tauri_plugin_autostart::MacosLauncher::LaunchAgent, None))
         .manage(core)
-        .invoke_handler(tauri::generate_handler![
-            commands::queue_page,
-            commands::queue_counts,
-            commands::queue_item,
-            commands::previous_call,
-            commands::approve,
-            commands::approve_edited,
-            commands::decline,
-            commands::resume,
-            commands::audit_page,
-            commands::verify_audit,
-            commands::decision_history,
-            commands::export_audit,
-            commands::save_audit_export,
-            commands::set_language,
-            commands::engines,
-            commands::add_engine,
-            commands::edit_engine,
-            commands::remove_engine,
-            commands::test_engine,
-            commands::sync_engine,
-            commands::engine_agents,
-            commands::notification_status,
-            commands::notification_settings,
-            commands::save_notification_settings,
-            commands::expiry_settings,
-            commands::save_expiry_settings,
-            commands::snooze,
-            commands::grants,
-            commands::create_grant,
-            commands::preview_grant,
-            commands::revoke_grant,
-            commands::autostart,
-            commands::set_autostart,
-        ])
+        .invoke_handler(with_commands!(handlers))
         .setup(move |app| {
             forward_events(app.handle().clone());
             platform(app.handle())?;

@@ -38,41 +38,44 @@ import {
   queueEventFrom,
 } from './backend';
 
-/** The commands the desktop app registers (`src-tauri/src/command_names.rs`); nothing else is invoked. */
-export type TauriCommand =
-  | 'queue_page'
-  | 'queue_counts'
-  | 'queue_item'
-  | 'save_audit_export'
-  | 'set_language'
-  | 'previous_call'
-  | 'approve'
-  | 'approve_edited'
-  | 'decline'
-  | 'resume'
-  | 'audit_page'
-  | 'verify_audit'
-  | 'decision_history'
-  | 'export_audit'
-  | 'engines'
-  | 'add_engine'
-  | 'edit_engine'
-  | 'remove_engine'
-  | 'test_engine'
-  | 'sync_engine'
-  | 'engine_agents'
-  | 'notification_status'
-  | 'notification_settings'
-  | 'save_notification_settings'
-  | 'expiry_settings'
-  | 'save_expiry_settings'
-  | 'snooze'
-  | 'grants'
-  | 'create_grant'
-  | 'preview_grant'
-  | 'revoke_grant'
-  | 'autostart'
-  | 'set_autostart';
+/** The commands the desktop app registers (checked against `src-tauri/src/command_names.rs`); nothing else is invoked. */
+export const TAURI_COMMANDS = [
+  'queue_page',
+  'queue_counts',
+  'queue_item',
+  'save_audit_export',
+  'set_language',
+  'previous_call',
+  'approve',
+  'approve_edited',
+  'decline',
+  'resume',
+  'audit_page',
+  'verify_audit',
+  'decision_history',
+  'export_audit',
+  'engines',
+  'add_engine',
+  'edit_engine',
+  'remove_engine',
+  'test_engine',
+  'sync_engine',
+  'engine_agents',
+  'notification_status',
+  'notification_settings',
+  'save_notification_settings',
+  'expiry_settings',
+  'save_expiry_settings',
+  'snooze',
+  'grants',
+  'create_grant',
+  'preview_grant',
+  'revoke_grant',
+  'autostart',
+  'set_autostart',
+] as const;
+
+export type TauriCommand = (typeof TAURI_COMMANDS)[number];
 
 /** Who the desktop window is: the local admin (see `session`). */
 export const DESKTOP_PRINCIPAL: Readonly<Principal> = { name: '', role: 'admin', kind: 'local' };

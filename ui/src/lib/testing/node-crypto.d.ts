@@ -7,3 +7,8 @@ declare module 'node:crypto' {
   }
   export function createHash(algorithm: 'sha256'): Hash;
 }
+
+// And of `fs`, for a test that reads the desktop app's list of commands from its Rust source.
+declare module 'node:fs' {
+  export function readFileSync(path: URL | string, encoding: 'utf8'): string;
+}
