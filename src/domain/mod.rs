@@ -5,6 +5,7 @@ mod decision;
 mod error;
 mod fingerprint;
 mod ids;
+pub mod lookalike;
 pub mod principal;
 pub mod text;
 
