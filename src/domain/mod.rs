@@ -7,6 +7,7 @@ mod fingerprint;
 pub mod grant;
 mod ids;
 pub mod json;
+pub mod lookalike;
 pub mod principal;
 pub mod safety;
 pub mod schema;

@@ -11,8 +11,8 @@ pub mod settings;
 pub mod words;
 
 use crate::console::{Change, Console};
-use crate::domain::text::{notification_text, shorten};
-use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
+use crate::domain::text::{notification_text, Marked};
+use crate::domain::{CallKind, DecisionKind, DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 pub use settings::NotificationSettings;
@@ -27,6 +27,15 @@ pub const QUIET: Duration = Duration::from_millis(50);
 pub const GATHER: Duration = Duration::from_millis(500);
 /// After a failure to show, how long before showing is tried again.
 pub const RETRY: Duration = Duration::from_secs(60);
+/// The most characters of a call a notice's body shows: its arguments (a suspended call's payload)
+/// as compact JSON, hidden and look-alike characters marked. Notification services show short
+/// bodies: dunst's default is 300 px wide (about 50 characters a line of its 8 pt font) and a GNOME
+/// Shell banner a few lines; 240 characters is about 5 such lines, with the engine line and any
+/// warning under them. A longer call is cut, says so, and its notice offers no Approve.
+pub const BODY_BUDGET: usize = 240;
+/// The most characters of a notice's summary. The agent's name is shortened first; when the tool
+/// name still does not fit whole, it is cut and the notice offers no Approve.
+pub const SUMMARY_BUDGET: usize = 120;
 
 /// What the operator can do from a notification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -211,17 +220,17 @@ impl Notifications {
                 if this.paused() || !settings.wants(&soon.item, chrono::Local::now().time()) {
                     continue;
                 }
-                let lang = Lang::current();
-                let Some(mut notice) = notice_for(std::slice::from_ref(&soon.item), &settings, &console, lang) else { continue };
                 let left = (soon.expires_at - Utc::now()).num_seconds().max(0) as u64;
-                let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M");
-                notice.summary = notification_text(&shorten(&lang.expires_in(left, &soon.item.call.tool_name), 120));
-                notice.body = format!("{}\n{}", notification_text(&lang.expiry_body(&at.to_string())), notice.body);
+                let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M").to_string();
+                let allowed = console.allowed(&soon.item.call);
+                let notice = call_notice(&soon.item, &allowed, &settings, Lang::current(), Some((left, &at)));
                 let (actor, console2, call) = (this.clone(), console.clone(), notice.call.clone());
                 let operator = operator.clone();
                 let runtime = tokio::runtime::Handle::current();
+                let offered = notice.actions.clone();
                 let answer: Box<dyn FnOnce(Option<Choice>) + Send> = Box::new(move |choice| {
-                    if let Some(choice) = choice {
+                    // Only what the notice offered: an Approve it did not show is not obeyed.
+                    if let Some(choice) = choice.filter(|c| offered.contains(c)) {
                         runtime.spawn(async move { actor.act(&console2, &operator, call, choice).await });
                     }
                 });
@@ -255,8 +264,10 @@ impl Notifications {
         let (this, console, operator) = (self.clone(), console.clone(), operator.to_owned());
         let runtime = tokio::runtime::Handle::current();
         let call = notice.call.clone();
+        let offered = notice.actions.clone();
         let answer: Box<dyn FnOnce(Option<Choice>) + Send> = Box::new(move |choice| {
-            if let Some(choice) = choice {
+            // Only what the notice offered: an Approve it did not show is not obeyed.
+            if let Some(choice) = choice.filter(|c| offered.contains(c)) {
                 runtime.spawn(async move { this.act(&console, &operator, call, choice).await });
             }
         });
@@ -320,39 +331,16 @@ impl Notifications {
     }
 }
 
-/// The notice for new calls, in `lang`: one call in detail, several as a group.
+/// The notice for new calls, in `lang`: one call in detail ([`call_notice`]), several as a group.
 pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console: &Console, lang: Lang) -> Option<Notice> {
     match calls {
         [] => None,
-        [one] => {
-            let c = &one.call;
-            let agent = c.agent_name.as_deref().unwrap_or(c.agent_id.as_str());
-            let short = c.fingerprint.as_str().trim_start_matches("sha256:").chars().take(12).collect::<String>();
-            let (summary, detail) = match c.kind {
-                CallKind::Approval => (lang.wants_to_run(agent, &c.tool_name), shorten(&c.args.to_string(), 160)),
-                CallKind::Suspend => (lang.waits_for_answer(agent, &c.tool_name), shorten(&c.suspend_payload.clone().unwrap_or_default().to_string(), 160)),
-            };
-            let allowed = console.allowed(c);
-            let mut actions = Vec::new();
-            if allowed.contains(&crate::domain::DecisionKind::Approve) && !settings.high_risk(&c.tool_name) {
-                actions.push(Choice::Approve);
-            }
-            if allowed.contains(&crate::domain::DecisionKind::Decline) {
-                actions.push(Choice::Decline);
-            }
-            actions.push(Choice::Open);
-            Some(Notice {
-                summary: notification_text(&shorten(&summary, 120)),
-                body: notification_text(&format!("{detail}\n{}", lang.engine_line(c.engine.as_str(), &short))),
-                actions,
-                call: Some((one.id.clone(), c.fingerprint.clone())),
-            })
-        }
+        [one] => Some(call_notice(one, &console.allowed(&one.call), settings, lang, None)),
         many => {
             let lines: Vec<String> = many
                 .iter()
                 .take(3)
-                .map(|q| format!("{}: {}", q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str()), q.call.tool_name))
+                .map(|q| format!("{}: {}", Marked::text(q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str())).text, Marked::text(&q.call.tool_name).text))
                 .collect();
             let more = if many.len() > 3 { format!("\n{}", lang.and_more(many.len() - 3)) } else { String::new() };
             Some(Notice {
@@ -362,5 +350,219 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
                 call: None,
             })
         }
+    }
+}
+
+/// The notice of one call: agent and tool in the summary, the arguments in the body, hidden and
+/// look-alike characters marked as the window marks them ([`Marked`]), then the engine and short
+/// fingerprint; `expiring` (seconds left, local `HH:MM`) makes it an expiry warning.
+///
+/// Approve is offered only when the engine allows it, the tool is not high-risk, the notice shows
+/// the whole call (the tool name uncut in the summary, the arguments within [`BODY_BUDGET`]) and
+/// the call has no look-alike character; otherwise Decline (when allowed) and Open, and the body
+/// says why: a line that it is cut (the last), a line that it has look-alikes.
+pub fn call_notice(one: &QueuedCall, allowed: &[DecisionKind], settings: &NotificationSettings, lang: Lang, expiring: Option<(u64, &str)>) -> Notice {
+    let c = &one.call;
+    let agent = Marked::text(c.agent_name.as_deref().unwrap_or(c.agent_id.as_str()));
+    let tool = Marked::text(&c.tool_name);
+    let (summary, tool_whole) = fit_summary(&agent, &tool, |agent, tool| match (expiring, c.kind) {
+        (Some((left, _)), _) => lang.expires_in(left, tool),
+        (None, CallKind::Approval) => lang.wants_to_run(agent, tool),
+        (None, CallKind::Suspend) => lang.waits_for_answer(agent, tool),
+    });
+    let detail = match c.kind {
+        CallKind::Approval => Marked::json(&c.args),
+        CallKind::Suspend => Marked::json(c.suspend_payload.as_ref().unwrap_or(&serde_json::Value::Null)),
+    };
+    let whole = tool_whole && detail.len() <= BODY_BUDGET;
+    let lookalikes = tool.lookalikes + detail.lookalikes > 0;
+    let short = c.fingerprint.as_str().trim_start_matches("sha256:").chars().take(12).collect::<String>();
+
+    let mut lines = Vec::new();
+    if let Some((_, at)) = expiring {
+        lines.push(lang.expiry_body(at));
+    }
+    lines.push(detail.shortened(BODY_BUDGET));
+    lines.push(lang.engine_line(c.engine.as_str(), &short));
+    if lookalikes {
+        lines.push(lang.lookalike_line().to_owned());
+    }
+    if !whole {
+        lines.push(lang.cut_line().to_owned());
+    }
+    let mut actions = Vec::new();
+    if allowed.contains(&DecisionKind::Approve) && !settings.high_risk(&c.tool_name) && whole && !lookalikes {
+        actions.push(Choice::Approve);
+    }
+    if allowed.contains(&DecisionKind::Decline) {
+        actions.push(Choice::Decline);
+    }
+    actions.push(Choice::Open);
+    Notice {
+        // Marked text has no hidden character left; `notification_text` escapes markup (and the
+        // hidden characters of the engine's name, were there any).
+        summary: notification_text(&summary),
+        body: notification_text(&lines.join("\n")),
+        actions,
+        call: Some((one.id.clone(), c.fingerprint.clone())),
+    }
+}
+
+/// `make(agent, tool)` within [`SUMMARY_BUDGET`] characters, and whether the tool name is in it
+/// whole: the agent's name is shortened first, then (the agent's cut to a few characters) the tool's.
+/// Marks are kept whole or left out, never split.
+fn fit_summary(agent: &Marked, tool: &Marked, make: impl Fn(&str, &str) -> String) -> (String, bool) {
+    let len = |s: &str| s.chars().count();
+    let full = make(&agent.text, &tool.text);
+    if len(&full) <= SUMMARY_BUDGET {
+        return (full, true);
+    }
+    let frame = len(&make("", ""));
+    let agent_room = SUMMARY_BUDGET.saturating_sub(frame + tool.len());
+    if agent_room > 0 {
+        return (make(&agent.shortened(agent_room), &tool.text), true);
+    }
+    let agent = agent.shortened(24);
+    let tool_room = SUMMARY_BUDGET.saturating_sub(len(&make(&agent, "")));
+    (make(&agent, &tool.shortened(tool_room)), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{AgentId, EngineId, PausedCall, RunId, ToolCallId};
+    use serde_json::{json, Value};
+
+    fn queued(tool: &str, args: Value) -> QueuedCall {
+        QueuedCall {
+            id: ItemId::new("item-1"),
+            call: PausedCall {
+                engine: EngineId::new("local"),
+                agent_id: AgentId::new("demo"),
+                agent_name: Some("Demo agent".into()),
+                thread_id: None,
+                resource_id: None,
+                run_id: RunId::new("run-1"),
+                tool_call_id: ToolCallId::new("call-1"),
+                tool_name: tool.into(),
+                fingerprint: Fingerprint::of(tool, &args).unwrap(),
+                args,
+                kind: CallKind::Approval,
+                suspend_payload: None,
+                resume_schema: None,
+                chain: vec![],
+                pause_reason: None,
+            },
+            state: ItemState::Pending,
+            paused_at: Utc::now(),
+        }
+    }
+
+    /// The notice `notice_for` makes for `call` alone, with the local engine's allowed decisions.
+    async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) -> Notice {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = crate::store::Db::open(tmp.path()).await.unwrap();
+        let events = crate::store::feed::Events::default();
+        let local = crate::engine::local::LocalEngine::new(db.clone(), events.clone(), vec![crate::engine::local::demo::agent()]);
+        let console = Console::new(db, events, vec![std::sync::Arc::new(local)]);
+        notice_for(std::slice::from_ref(call), settings, &console, lang).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_short_call_shown_whole_offers_approve() {
+        let call = queued("delete_record", json!({ "id": "rec-1", "note": "a \"quoted\"\nline" }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert_eq!(n.actions, vec![Choice::Approve, Choice::Decline, Choice::Open]);
+        assert_eq!(n.summary, "Demo agent wants to run delete_record");
+        let first = n.body.lines().next().unwrap();
+        assert_eq!(first, r#"{"id":"rec-1","note":"a \"quoted\"\nline"}"#, "the arguments as compact JSON: {n:?}");
+        assert!(!n.body.contains("Cut:") && !n.body.contains("look like"), "{}", n.body);
+        assert_eq!(n.call, Some((call.id.clone(), call.call.fingerprint.clone())), "bound to the fingerprint it showed");
+        // Exactly the budget is still whole.
+        let pad = BODY_BUDGET - r#"{"id":""}"#.len();
+        let n = notice(&queued("delete_record", json!({ "id": "x".repeat(pad) })), &NotificationSettings::default(), Lang::En).await;
+        assert!(n.actions.contains(&Choice::Approve), "{} characters fit: {n:?}", BODY_BUDGET);
+    }
+
+    #[tokio::test]
+    async fn a_long_argument_is_cut_says_so_and_offers_no_approve() {
+        let pad = BODY_BUDGET - r#"{"id":""}"#.len() + 1;
+        let call = queued("delete_record", json!({ "id": "x".repeat(pad) }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "{n:?}");
+        let lines: Vec<&str> = n.body.lines().collect();
+        assert_eq!(lines.last(), Some(&"Cut: open the call to see all of it"), "{n:?}");
+        assert_eq!(lines[0].chars().count(), BODY_BUDGET);
+        assert!(lines[0].ends_with('…'));
+        assert_eq!(n.call, Some((call.id.clone(), call.call.fingerprint.clone())), "Decline stays bound to the fingerprint");
+        let ja = notice(&call, &NotificationSettings::default(), Lang::Ja).await;
+        assert_eq!(ja.body.lines().last(), Some(Lang::Ja.cut_line()));
+        assert_eq!(ja.actions, vec![Choice::Decline, Choice::Open]);
+    }
+
+    #[tokio::test]
+    async fn a_tool_name_too_long_for_the_summary_offers_no_approve() {
+        // The agent's name gives way first: the tool name stays whole.
+        let mut call = queued(&"t".repeat(80), json!({ "id": "rec-1" }));
+        call.call.agent_name = Some("A".repeat(60));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert!(n.summary.chars().count() <= SUMMARY_BUDGET && n.summary.ends_with(&"t".repeat(80)), "{n:?}");
+        assert!(n.summary.starts_with("AAA") && n.summary.contains("… wants to run"), "{n:?}");
+        assert!(n.actions.contains(&Choice::Approve), "{n:?}");
+        // A tool name that cannot fit whole.
+        let call = queued(&"t".repeat(SUMMARY_BUDGET), json!({ "id": "rec-1" }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert!(n.summary.chars().count() <= SUMMARY_BUDGET && n.summary.ends_with('…'), "{n:?}");
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "{n:?}");
+        assert_eq!(n.body.lines().last(), Some("Cut: open the call to see all of it"));
+    }
+
+    #[tokio::test]
+    async fn look_alike_characters_are_marked_and_offer_no_approve() {
+        let call = queued("send_payment", json!({ "to": "p\u{0430}ypal.com", "amount": 5 }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert!(n.body.starts_with(r#"{"to":"pа[U+0430]ypal.com","amount":5}"#), "{n:?}");
+        assert!(n.body.lines().any(|l| l == "Has characters that look like others: check in the window"), "{n:?}");
+        assert!(!n.body.contains("Cut:"), "shown whole");
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
+        // In the tool name (summary) and in keys too; a fullwidth `ｒｍ` as well.
+        let call = queued("d\u{0435}lete", json!({ "\u{FF52}\u{FF4D}": true }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert_eq!(n.summary, "Demo agent wants to run dе[U+0435]lete");
+        assert!(n.body.starts_with(r#"{"ｒ[U+FF52]ｍ[U+FF4D]":true}"#), "{n:?}");
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
+        // Russian prose is not a look-alike (the window's context rules).
+        let call = queued("send_message", json!({ "text": "Привет, мир" }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert!(n.body.starts_with(r#"{"text":"Привет, мир"}"#) && n.actions.contains(&Choice::Approve), "{n:?}");
+    }
+
+    #[tokio::test]
+    async fn hidden_characters_and_markup_are_escaped() {
+        let call = queued("delete_record", json!({ "id": "rm\u{202E} -rf\u{7}\u{E0041} <b>x</b> &" }));
+        let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
+        assert!(n.body.starts_with(r#"{"id":"rm\u{202E} -rf\u{0007}\u{E0041} &lt;b&gt;x&lt;/b&gt; &amp;"}"#), "{n:?}");
+        assert!(!n.body.contains('\u{202E}') && !n.body.contains('\u{E0041}'));
+        assert!(n.actions.contains(&Choice::Approve), "escaped hidden characters are shown, not hidden: {n:?}");
+    }
+
+    #[tokio::test]
+    async fn high_risk_tools_never_offer_approve() {
+        let settings = NotificationSettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
+        let n = notice(&queued("delete_record", json!({ "id": "rec-1" })), &settings, Lang::En).await;
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
+    }
+
+    #[test]
+    fn an_expiry_warning_whose_tool_name_is_cut_offers_no_approve() {
+        let all = [DecisionKind::Approve, DecisionKind::Decline];
+        let settings = NotificationSettings::default();
+        let n = call_notice(&queued("delete_record", json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")));
+        assert_eq!(n.summary, "Expires in 5 min: delete_record");
+        assert!(n.body.starts_with("Nobody decided; at 12:05") && n.actions.contains(&Choice::Approve), "{n:?}");
+        let n = call_notice(&queued(&"t".repeat(110), json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")));
+        assert!(n.summary.chars().count() <= SUMMARY_BUDGET, "{n:?}");
+        assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
+        assert_eq!(n.body.lines().last(), Some("Cut: open the call to see all of it"));
     }
 }

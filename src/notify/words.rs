@@ -131,6 +131,16 @@ impl Lang {
         }
     }
 
+    /// The last line of a notice that shows only part of its call (and offers no Approve).
+    pub fn cut_line(self) -> &'static str {
+        self.pick("Cut: open the call to see all of it", "省略: 全体は呼び出しを開いて確認してください")
+    }
+
+    /// The line of a notice whose call has look-alike characters (and offers no Approve).
+    pub fn lookalike_line(self) -> &'static str {
+        self.pick("Has characters that look like others: check in the window", "紛らわしい文字があります: ウィンドウで確認してください")
+    }
+
     /// The summary of several calls told together.
     pub fn calls_waiting(self, n: usize) -> String {
         match self {

@@ -349,6 +349,16 @@ fn serve_notify(tmp: &tempfile::TempDir, env: &[(&str, Option<&str>)]) -> (std::
     (child, base)
 }
 
+/// A child process killed (and waited for) when dropped, failed assertions included.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// No notification service at all: the console keeps working and says so once (a plain `cargo test`
 /// runs this one; it needs no desktop).
 #[tokio::test]
@@ -412,6 +422,90 @@ async fn notifications_follow_a_japanese_locale() {
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(state, "delivered", "承認 on the notification approved the call");
+}
+
+/// A call with an argument too long for a notification's body: dunst shows it cut, saying so, with
+/// Decline and Open only (a real `serve --notify`); Decline from it declines the call.
+#[tokio::test]
+async fn cut_notification_offers_no_approve() {
+    if !desktop_tests_enabled("cut_notification_offers_no_approve") {
+        return;
+    }
+    close_all();
+    let before = shown().len();
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, base) = serve_notify(&tmp, &[("LANG", Some("en_US.UTF-8")), ("LC_ALL", None), ("LC_MESSAGES", None), ("LANGUAGE", None)]);
+    let _serving = KillOnDrop(child);
+    let http = reqwest::Client::new();
+    let long = format!("rec-{}-end", "x".repeat(approval_console::notify::BODY_BUDGET));
+    let r = http.post(format!("{base}/api/agents/demo/generate")).bearer_auth(TOKEN).json(&json!({ "messages": format!("delete {long}") })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let n = nth_shown(before + 1).await;
+    assert!(n.summary.contains("wants to run delete_record"), "{n:?}");
+    assert_eq!(sorted(n.actions.clone()), vec!["decline", "default"], "no Approve on a cut call: {n:?}");
+    assert_eq!(n.body.lines().last(), Some("Cut: open the call to see all of it"), "{n:?}");
+    assert!(n.body.contains("{\"id\":\"rec-xxx") && !n.body.contains("-end"), "the argument shown cut: {n:?}");
+
+    act("Decline");
+    let mut item = Value::Null;
+    for _ in 0..100 {
+        let queue: Value = http.get(format!("{base}/api/queue?tab=all")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+        item = queue["items"][0].clone();
+        if item["state"] == "delivered" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let id = item["id"].as_str().unwrap_or_default().to_owned();
+    let decided: Value = http.get(format!("{base}/api/queue/{id}")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    assert_eq!(item["state"], "delivered", "Decline on the cut notification declined the call: {item}");
+    assert_eq!(decided["decision"]["kind"], "decline", "{decided}");
+    assert!(decided["decision"]["operator"].as_str().unwrap().ends_with("(notification)"), "{decided}");
+    assert_eq!(decided["decision"]["fingerprint"], decided["fingerprint"], "bound to the fingerprint it showed");
+    assert_eq!(decided["decision"]["outcome"]["status"], "declined", "{decided}");
+}
+
+/// Answers every notice with one choice, whatever it offered (as a misbehaving notification service
+/// or a forged D-Bus signal might).
+#[derive(Clone)]
+struct Answers(approval_console::notify::Choice, Arc<std::sync::Mutex<Vec<approval_console::notify::Notice>>>);
+
+impl Notifier for Answers {
+    fn show(&self, notice: approval_console::notify::Notice, answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>) -> Result<(), String> {
+        self.1.lock().unwrap().push(notice);
+        answer(Some(self.0));
+        Ok(())
+    }
+}
+
+/// An Approve that a notice did not offer (its call was cut) is not obeyed; one it offered is.
+/// (Plain `cargo test`: a notifier that answers Approve to everything.)
+#[tokio::test]
+async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    let notifier = Answers(approval_console::notify::Choice::Approve, Arc::default());
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    app.notifications.start(app.console.clone(), Arc::new(notifier.clone()), "op".into(), rx);
+
+    let long = pause(&app, &format!("delete rec-{}", "x".repeat(approval_console::notify::BODY_BUDGET))).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let short = pause(&app, "delete rec-short").await;
+    let mut state = approval_console::domain::ItemState::Pending;
+    for _ in 0..100 {
+        state = app.console.item(&short.id).await.unwrap().queued.state;
+        if state == approval_console::domain::ItemState::Delivered {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(state, approval_console::domain::ItemState::Delivered, "an offered Approve approves");
+    let told = notifier.1.lock().unwrap().clone();
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert!(!told[0].actions.contains(&approval_console::notify::Choice::Approve), "{:?}", told[0]);
+    let still = app.console.item(&long.id).await.unwrap();
+    assert_eq!(still.queued.state, approval_console::domain::ItemState::Pending, "the cut call's notice offered no Approve: nothing decided");
+    assert!(still.decision.is_none());
 }
 
 /// Records what would be shown (no notification service needed).

@@ -2,6 +2,7 @@
  * Helpers for showing untrusted JSON values as text. Nothing here produces HTML: the results are
  * put into the page with Svelte text interpolation only.
  */
+import table from './lookalikes.json';
 
 /** Strings longer than this are folded until the operator expands them. */
 export const FOLD_STRING_AT = 200;
@@ -10,14 +11,29 @@ export const CHILD_PAGE = 100;
 /** The raw JSON view is cut past this many characters. */
 export const RAW_LIMIT = 200 * 1024;
 
+/** `U+0430` (as `lookalikes.json` writes code points) → 0x430. */
+export const codePoint = (label: string) => parseInt(label.slice(2), 16);
+
+/** `U+2160..U+217F` → [0x2160, 0x217f]; `U+00AD` → [0xad, 0xad]. */
+export function codeRange(range: string): [number, number] {
+  const [from, to = from] = range.split('..');
+  return [codePoint(from), codePoint(to)];
+}
+
 /**
  * One character that is invisible or reorders text (control chars, bidi overrides, zero-width, tag
  * characters and the supplementary variation selectors that can smuggle text past a reader): an
  * operator must see them, since they can make `rm -rf /` look like something else. Shown as
- * `escapeHidden` escapes (see `confusables.ts`).
+ * `escapeHidden` escapes (see `confusables.ts`). The characters are `hidden` in `lookalikes.json`,
+ * the table the Rust core reads too.
  */
-// eslint-disable-next-line no-control-regex
-export const HIDDEN_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+export const HIDDEN_CHARS = new RegExp(
+  `[${table.hidden
+    .map(codeRange)
+    .map(([from, to]) => (from === to ? `\\u{${from.toString(16)}}` : `\\u{${from.toString(16)}}-\\u{${to.toString(16)}}`))
+    .join('')}]`,
+  'u',
+);
 
 /** How a hidden character is shown: `\u{202E}`. */
 export function escapeHidden(cp: number): string {
