@@ -126,7 +126,11 @@ async fn main() {
         ms(opened),
         ms(first_page)
     );
-    println!("RSS of the core with {pending} pending: {:.1} MiB (process before opening: {:.1} MiB)", rss_kib() as f64 / 1024.0, before as f64 / 1024.0);
+    println!(
+        "RSS of the core with {pending} pending: {:.1} MiB (process before opening: {:.1} MiB)",
+        rss_kib() as f64 / 1024.0,
+        before as f64 / 1024.0
+    );
 
     // 4. The window, over the same data directory (released first: one serving process per directory).
     drop(_serving);
@@ -139,7 +143,9 @@ async fn main() {
             println!("window start and memory: the script failed ({status:?})");
         }
     } else {
-        println!("window start and memory: skipped (run scripts/bench-desktop, which builds the app and the baseline and sets {window_env:?})");
+        println!(
+            "window start and memory: skipped (run scripts/bench-desktop, which builds the app and the baseline and sets {window_env:?})"
+        );
     }
 
     // 5. The web UI over the same data directory.

@@ -54,7 +54,8 @@ async fn concurrent(tool: &Arc<dyn Tool>, args: &Value, n: usize, width: usize) 
 #[tokio::main]
 async fn main() {
     let n = env_usize("BENCH_CALLS", 200).max(1);
-    let server_js = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let server_js =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
     assert!(server_js.is_file(), "{} is missing: run `npm ci` in tests/mcp", server_js.display());
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
@@ -74,8 +75,14 @@ async fn main() {
         McpTool::named(&server, listed, &mut HashSet::new()).unwrap().into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>).collect();
     let tool = |name: &str| tools.iter().find(|t| t.name() == name).unwrap().clone();
 
-    println!("MCP tool call overhead — {n} calls per line (after {WARM_UP} warm-up), @modelcontextprotocol/server-filesystem on node {}",
-        std::process::Command::new("node").arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default());
+    println!(
+        "MCP tool call overhead — {n} calls per line (after {WARM_UP} warm-up), @modelcontextprotocol/server-filesystem on node {}",
+        std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    );
     println!("  server start (spawn + initialize + tools/list, median of 5)  {:9.1} ms", starts[2].as_secs_f64() * 1000.0);
 
     let floor = sequential(&LookupRecord, &json!({"id": "r1"}), n).await;

@@ -47,7 +47,13 @@ async fn main() {
     let server = api::serve(app.clone(), 0, TOKEN).await.unwrap();
     let base = format!("http://{}", server.addr);
     let http = reqwest::Client::new();
-    let added = http.post(format!("{base}/api/engines")).bearer_auth(TOKEN).json(&json!({ "name": "m", "baseUrl": mastra.base })).send().await.unwrap();
+    let added = http
+        .post(format!("{base}/api/engines"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "name": "m", "baseUrl": mastra.base }))
+        .send()
+        .await
+        .unwrap();
     assert!(added.status().is_success());
 
     // 1. pause → event latency, default interval.
@@ -107,12 +113,19 @@ async fn main() {
     }
     println!("made {made} suspended runs on the server in {:.1} s", started.elapsed().as_secs_f64());
     let t = Instant::now();
-    let added = http.post(format!("{base}/api/engines")).bearer_auth(TOKEN).json(&json!({ "name": "m2", "baseUrl": mastra.base, "pollMs": 3_600_000 })).send().await.unwrap();
+    let added = http
+        .post(format!("{base}/api/engines"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "name": "m2", "baseUrl": mastra.base, "pollMs": 3_600_000 }))
+        .send()
+        .await
+        .unwrap();
     assert!(added.status().is_success());
     // The engine's loop syncs once at start (a complete listing): time until every run is queued.
     loop {
         let engines: Value = http.get(format!("{base}/api/engines")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
-        let pending = engines.as_array().unwrap().iter().find(|e| e["name"] == "m2").map(|e| e["pending"].as_i64().unwrap_or(0)).unwrap_or(0);
+        let pending =
+            engines.as_array().unwrap().iter().find(|e| e["name"] == "m2").map(|e| e["pending"].as_i64().unwrap_or(0)).unwrap_or(0);
         if pending as usize >= made + pauses {
             break;
         }

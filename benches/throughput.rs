@@ -29,10 +29,10 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
 #[path = "../tests/support/fill.rs"]
 mod fill;
+#[path = "../tests/support/serve_process.rs"]
+mod serve_process;
 use fill::fill;
 use serve_process::{get_json, post_json, ServeProcess};
 
@@ -55,7 +55,8 @@ async fn list_latency(http: &reqwest::Client, base: &str, query: &str, rounds: u
 }
 
 async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
-    let answer = post_json(http, &format!("{base}/api/agents/demo/generate"), TOKEN, &json!({ "messages": format!("delete cycle-{i}") })).await;
+    let answer =
+        post_json(http, &format!("{base}/api/agents/demo/generate"), TOKEN, &json!({ "messages": format!("delete cycle-{i}") })).await;
     let run = answer["runId"].as_str().unwrap();
     let page = get_json(http, &format!("{base}/api/queue?run={run}"), TOKEN).await;
     let item = &page["items"][0];
@@ -81,7 +82,11 @@ async fn main() {
     let rate = fill(dir, n).await;
     let size = std::fs::metadata(dir.join("approval-console.db")).unwrap().len();
     println!("fill:                 {rate:>10.0} pending calls/s (batched transactions of 1,000)");
-    println!("storage:              {:>10.0} bytes per pending call ({:.1} MiB for {n})", (size - empty_size) as f64 / n as f64, size as f64 / 1048576.0);
+    println!(
+        "storage:              {:>10.0} bytes per pending call ({:.1} MiB for {n})",
+        (size - empty_size) as f64 / n as f64,
+        size as f64 / 1048576.0
+    );
 
     let server = start_server(dir);
     let http = reqwest::Client::new();
@@ -101,7 +106,11 @@ async fn main() {
         ("counts, search", "/counts?q=rec-99999"),
     ] {
         let (p50, p99) = list_latency(&http, &server.base, query, 300).await;
-        println!("list {label:<22} p50 {:>7.2} ms   p99 {:>7.2} ms   (50 items over HTTP)", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3);
+        println!(
+            "list {label:<22} p50 {:>7.2} ms   p99 {:>7.2} ms   (50 items over HTTP)",
+            p50.as_secs_f64() * 1e3,
+            p99.as_secs_f64() * 1e3
+        );
     }
     println!("server RSS:           {:>10.1} MiB with {n} pending", rss_kib(pid) as f64 / 1024.0);
 

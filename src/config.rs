@@ -38,11 +38,11 @@ use crate::engine::local::demo;
 use crate::engine::local::mcp::{self, McpServer, McpTool};
 use crate::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
 use crate::engine::local::policy::Rules;
-use std::future::Future;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -224,7 +224,11 @@ where
         let mut names = HashSet::new();
         for (j, name) in spec.tools.iter().enumerate() {
             let tool = builtin(name.get_ref()).ok_or_else(|| {
-                err(Some(name.span()), at(&format!("tools[{j}]")), format!("unknown tool {:?} (built-in tools: {BUILTIN_NAMES})", name.get_ref()))
+                err(
+                    Some(name.span()),
+                    at(&format!("tools[{j}]")),
+                    format!("unknown tool {:?} (built-in tools: {BUILTIN_NAMES})", name.get_ref()),
+                )
             })?;
             if names.insert(name.get_ref().clone()) {
                 tools.push(tool);
@@ -237,7 +241,10 @@ where
                 return Err(err(Some(key.span()), at(&format!("sub_agents[{j}]")), why));
             }
             if names.insert(format!("agent-{k}")) {
-                tools.push(Arc::new(SubAgent::new(AgentId::new(k.clone()), format!("Delegate a task to agent {k}: give it a prompt, get its answer"))));
+                tools.push(Arc::new(SubAgent::new(
+                    AgentId::new(k.clone()),
+                    format!("Delegate a task to agent {k}: give it a prompt, get its answer"),
+                )));
             }
             delegations.push((id.clone(), k.clone(), key.span()));
         }
@@ -251,7 +258,11 @@ where
             let at = |field: &str| at(&format!("mcp[{j}].{field}"));
             let name = server.name.get_ref().clone();
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-                return Err(err(Some(server.name.span()), at("name"), format!("{name:?} is not a valid MCP server name (letters, digits, `-`, `_`)")));
+                return Err(err(
+                    Some(server.name.span()),
+                    at("name"),
+                    format!("{name:?} is not a valid MCP server name (letters, digits, `-`, `_`)"),
+                ));
             }
             if !servers.insert(name.clone()) {
                 return Err(err(Some(server.name.span()), at("name"), format!("MCP server name {name:?} is used twice in agent {id:?}")));
@@ -268,7 +279,8 @@ where
                 config.timeout = std::time::Duration::from_secs(*secs.get_ref());
             }
             for (var, entry) in &server.env_refs {
-                let value = secret(entry.get_ref().clone()).await.map_err(|m| err(Some(entry.span()), at(&format!("env_refs.{var}")), m))?;
+                let value =
+                    secret(entry.get_ref().clone()).await.map_err(|m| err(Some(entry.span()), at(&format!("env_refs.{var}")), m))?;
                 config.env.insert(var.clone(), value.expose().to_owned());
             }
             configs.push((j, server.name, server.command, config));
@@ -276,9 +288,9 @@ where
         for (j, name_at, command_at, config) in configs {
             let at = |field: &str| at(&format!("mcp[{j}].{field}"));
             let name = config.name.clone();
-            let (started, listed) = McpServer::start(&id, config)
-                .await
-                .map_err(|e| err(Some(command_at.span()), at("command"), format!("MCP server {name:?} of agent {id:?} did not start: {e}")))?;
+            let (started, listed) = McpServer::start(&id, config).await.map_err(|e| {
+                err(Some(command_at.span()), at("command"), format!("MCP server {name:?} of agent {id:?} did not start: {e}"))
+            })?;
             let named = McpTool::named(&started, listed, &mut names).map_err(|e| err(Some(name_at.span()), at("name"), e))?;
             tools.extend(named.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
         }
@@ -287,7 +299,11 @@ where
                 let mut known: Vec<&str> = names.iter().map(String::as_str).collect();
                 known.sort_unstable();
                 let known = known.join(", ");
-                return Err(err(Some(flag.span()), at(&format!("approval.tools.{name}")), format!("{name:?} is not one of this agent's tools ({known})")));
+                return Err(err(
+                    Some(flag.span()),
+                    at(&format!("approval.tools.{name}")),
+                    format!("{name:?} is not one of this agent's tools ({known})"),
+                ));
             }
         }
         let tools = tools
@@ -306,7 +322,9 @@ where
                     ModelSpec::OpenaiCompatible(config) => {
                         let key = match &config.api_key_ref {
                             None => None,
-                            Some(name) => Some(secret(name.clone()).await.map_err(|m| err(Some(span.clone()), at("model.api_key_ref"), m))?),
+                            Some(name) => {
+                                Some(secret(name.clone()).await.map_err(|m| err(Some(span.clone()), at("model.api_key_ref"), m))?)
+                            }
                         };
                         Arc::new(OpenAiCompatible::new(config, key).map_err(|e| err(Some(span.clone()), at("model"), e.to_string()))?)
                     }
@@ -317,7 +335,8 @@ where
             None => None,
             Some(rules) => {
                 let span = rules.span();
-                let json = serde_json::to_value(rules.into_inner()).map_err(|e| err(Some(span.clone()), at("approval.rules"), e.to_string()))?;
+                let json =
+                    serde_json::to_value(rules.into_inner()).map_err(|e| err(Some(span.clone()), at("approval.rules"), e.to_string()))?;
                 Some(Rules::parse(&json).map_err(|e| err(Some(span), at("approval.rules"), e.to_string()))?)
             }
         };
@@ -337,7 +356,11 @@ where
         let mut visited = HashSet::new();
         while let Some(next) = stack.pop() {
             if &next == from {
-                return Err(err(Some(span.clone()), format!("agents[{}].sub_agents", agents.iter().position(|a| a.id.as_str() == from).unwrap_or(0)), format!("delegating from {from:?} to {to:?} makes a cycle")));
+                return Err(err(
+                    Some(span.clone()),
+                    format!("agents[{}].sub_agents", agents.iter().position(|a| a.id.as_str() == from).unwrap_or(0)),
+                    format!("delegating from {from:?} to {to:?} makes a cycle"),
+                ));
             }
             if visited.insert(next.clone()) {
                 stack.extend(delegations.iter().filter(|(f, _, _)| f == &next).map(|(_, t, _)| t.clone()));
@@ -353,7 +376,11 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<Agent>, ConfigError> {
         let secrets = |name: String| async move {
-            if name == "good" { Ok(ApiKey::new("sk-test")) } else { Err(format!("no secret named {name} in the OS keyring")) }
+            if name == "good" {
+                Ok(ApiKey::new("sk-test"))
+            } else {
+                Err(format!("no secret named {name} in the OS keyring"))
+            }
         };
         futures::executor::block_on(parse_agents(Path::new("agents.toml"), text, secrets))
     }
@@ -399,7 +426,11 @@ tools = { lookup_record = true, delete_record = false }
 
     async fn parse_async(text: &str) -> Result<Vec<Agent>, ConfigError> {
         let secrets = |name: String| async move {
-            if name == "good" { Ok(ApiKey::new("sk-test")) } else { Err(format!("no secret named {name} in the OS keyring")) }
+            if name == "good" {
+                Ok(ApiKey::new("sk-test"))
+            } else {
+                Err(format!("no secret named {name} in the OS keyring"))
+            }
         };
         parse_agents(Path::new("agents.toml"), text, secrets).await
     }
@@ -419,10 +450,15 @@ tools = { lookup_record = true, delete_record = false }
         let e = parse_async(&server("name = \"fs\"\ncommand = \"x\"\nport = 3\n")).await.unwrap_err();
         assert!(e.message.contains("port"), "{e}");
 
-        let e = parse_async(&server("name = \"fs\"\ncommand = \"/nonexistent/mcp-server\"\nargs = [\"--root\", \"/tmp\"]\n")).await.unwrap_err();
+        let e = parse_async(&server("name = \"fs\"\ncommand = \"/nonexistent/mcp-server\"\nargs = [\"--root\", \"/tmp\"]\n"))
+            .await
+            .unwrap_err();
         assert_eq!(e.field, "agents[0].mcp[0].command", "{e}");
         assert_eq!(e.line.map(|l| l.0), Some(5), "{e}");
-        assert!(e.message.starts_with("MCP server \"fs\" of agent \"ops\" did not start: could not run \"/nonexistent/mcp-server\""), "{e}");
+        assert!(
+            e.message.starts_with("MCP server \"fs\" of agent \"ops\" did not start: could not run \"/nonexistent/mcp-server\""),
+            "{e}"
+        );
         assert!(e.message.contains("No such file"), "{e}");
 
         let two = "[[agents]]\nid = \"ops\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/a\"\n[[agents.mcp]]\nname = \"fs\"\ncommand = \"/nonexistent/b\"\n";
@@ -478,7 +514,11 @@ rules = [{ tool = "ask_*", when = [{ pointer = "/question", matches = "prod" }] 
 
     #[test]
     fn model_and_rule_mistakes_are_located() {
-        let model = |extra: &str| format!("[[agents]]\nid = \"a\"\n[agents.model]\napi = \"openai-compatible\"\nbase_url = \"http://x/v1\"\nmodel = \"m\"\n{extra}");
+        let model = |extra: &str| {
+            format!(
+                "[[agents]]\nid = \"a\"\n[agents.model]\napi = \"openai-compatible\"\nbase_url = \"http://x/v1\"\nmodel = \"m\"\n{extra}"
+            )
+        };
         let e = parse(&model("api_key_ref = \"missing\"\n")).unwrap_err();
         assert_eq!(e.field, "agents[0].model.api_key_ref");
         assert!(e.message.contains("no secret named missing"), "{e}");
@@ -487,7 +527,10 @@ rules = [{ tool = "ask_*", when = [{ pointer = "/question", matches = "prod" }] 
         assert!(!e.to_string().contains("sk-live-123"), "a key written into the file is never echoed: {e}");
         let e = parse(&model("").replace("http://x/v1", "ftp://x")).unwrap_err();
         assert_eq!(e.field, "agents[0].model", "{e}");
-        let e = parse("[[agents]]\nid = \"a\"\n[agents.approval]\nrules = [{ tool = \"x\", when = [{ pointer = \"/a\", matches = \"(\" }] }]\n").unwrap_err();
+        let e = parse(
+            "[[agents]]\nid = \"a\"\n[agents.approval]\nrules = [{ tool = \"x\", when = [{ pointer = \"/a\", matches = \"(\" }] }]\n",
+        )
+        .unwrap_err();
         assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].approval.rules", Some(4)), "{e}");
     }
 }

@@ -5,8 +5,8 @@ use anyhow::{bail, Context, Result};
 use approval_console::app::{default_data_dir, App};
 use approval_console::domain::text::visible;
 use approval_console::domain::{DecisionRequest, Error, ItemId, Verdict};
-use approval_console::store::{audit, queue};
 use approval_console::engine::local::model::ApiKey;
+use approval_console::store::{audit, queue};
 use approval_console::{api, domain, secrets};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
@@ -319,10 +319,16 @@ fn exit_code(e: &Error) -> u8 {
 
 /// The agents a command runs: `--agents FILE` (which must exist), else `agents.toml` in the data
 /// directory if there is one, else none (the demo agent).
-async fn agents_of(given: &AgentsFile, data_dir: &std::path::Path) -> Result<(Vec<approval_console::engine::local::agent::Agent>, PathBuf)> {
+async fn agents_of(
+    given: &AgentsFile,
+    data_dir: &std::path::Path,
+) -> Result<(Vec<approval_console::engine::local::agent::Agent>, PathBuf)> {
     let file = given.agents.clone().unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
     if given.agents.is_some() && !file.exists() {
-        bail!("--agents {}: no such file (without --agents, agents.toml in the data directory is used if it exists, else the demo agent)", file.display());
+        bail!(
+            "--agents {}: no such file (without --agents, agents.toml in the data directory is used if it exists, else the demo agent)",
+            file.display()
+        );
     }
     let agents = approval_console::config::load_agents(&file).await?;
     if !agents.is_empty() {
@@ -344,9 +350,11 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
     // Only commands that run agents load them (and start their MCP servers): serve, and the decisions,
     // which deliver, i.e. run the tool, in this process.
     let (agents, agents_file) = match &cli.command {
-        Command::Serve { agents, .. } | Command::Approve { agents, .. } | Command::Decline { agents, .. } | Command::Resume { agents, .. } | Command::Agents { agents } => {
-            agents_of(agents, &data_dir).await?
-        }
+        Command::Serve { agents, .. }
+        | Command::Approve { agents, .. }
+        | Command::Decline { agents, .. }
+        | Command::Resume { agents, .. }
+        | Command::Agents { agents } => agents_of(agents, &data_dir).await?,
         _ => (vec![], PathBuf::new()),
     };
     if let Command::Agents { .. } = cli.command {
@@ -369,7 +377,10 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Command::Serve { port, token, notify, .. } => {
             // Held until the server stops: a second `serve` or the desktop app on this data directory is refused.
             let _serving = app.recover().await?;
-            let notifier = notify.then(|| std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier) as std::sync::Arc<dyn approval_console::notify::Notifier>);
+            let notifier = notify.then(|| {
+                std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier)
+                    as std::sync::Arc<dyn approval_console::notify::Notifier>
+            });
             let _background = app.start(notifier);
             let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
             let server = api::serve(app.clone(), port, &token)
@@ -566,7 +577,15 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
             } else {
                 for e in &engines {
                     let health = serde_json::to_value(e.health.state)?.as_str().unwrap_or_default().to_owned();
-                    println!("{:<20} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}", visible(&e.name), visible(&e.base_url), health, if e.has_token { "yes" } else { "no" }, e.pending, e.awaiting_delivery);
+                    println!(
+                        "{:<20} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}",
+                        visible(&e.name),
+                        visible(&e.base_url),
+                        health,
+                        if e.has_token { "yes" } else { "no" },
+                        e.pending,
+                        e.awaiting_delivery
+                    );
                     if let Some(err) = &e.health.last_error {
                         let at = e.health.last_error_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
                         // A reachable engine's error is history: dated, and said to be earlier.
@@ -578,8 +597,24 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         }
         EnginesCommand::Add { name, url, token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.add(EngineSettings { name, base_url: url, token, clear_token: false, keep_token: false, session_only: false, poll_ms: Some(poll_ms) }).await?;
-            println!("added engine {} at {}{}", visible(&row.name), visible(&row.base_url), if row.token_ref.is_some() { " (token in the OS keyring)" } else { "" });
+            let row = app
+                .remotes
+                .add(EngineSettings {
+                    name,
+                    base_url: url,
+                    token,
+                    clear_token: false,
+                    keep_token: false,
+                    session_only: false,
+                    poll_ms: Some(poll_ms),
+                })
+                .await?;
+            println!(
+                "added engine {} at {}{}",
+                visible(&row.name),
+                visible(&row.base_url),
+                if row.token_ref.is_some() { " (token in the OS keyring)" } else { "" }
+            );
             match app.remotes.sync_now(&row.name).await {
                 Ok(r) => println!("reachable: {} agents, {} waiting calls queued", r.agents, r.added + r.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
@@ -587,15 +622,41 @@ async fn engines(app: &App, command: EnginesCommand) -> Result<std::process::Exi
         }
         EnginesCommand::Edit { name, url, token, clear_token, keep_token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?) } else { None };
-            let row = app.remotes.edit(EngineSettings { name, base_url: url.unwrap_or_default(), token, clear_token, keep_token, session_only: false, poll_ms }).await?;
-            println!("changed engine {}: {} poll {} ms{}", visible(&row.name), visible(&row.base_url), row.poll_ms, if row.token_ref.is_some() { ", token in the OS keyring" } else { ", no token" });
+            let row = app
+                .remotes
+                .edit(EngineSettings {
+                    name,
+                    base_url: url.unwrap_or_default(),
+                    token,
+                    clear_token,
+                    keep_token,
+                    session_only: false,
+                    poll_ms,
+                })
+                .await?;
+            println!(
+                "changed engine {}: {} poll {} ms{}",
+                visible(&row.name),
+                visible(&row.base_url),
+                row.poll_ms,
+                if row.token_ref.is_some() { ", token in the OS keyring" } else { ", no token" }
+            );
         }
         EnginesCommand::Remove { name } => {
             app.remotes.remove(&name).await?;
             println!("removed engine {}", visible(&name));
         }
         EnginesCommand::Sync { name } => match app.remotes.sync_now(&name).await {
-            Ok(r) => println!("{}: {} agents, {} calls waiting there; {} added, {} changed, {} gone, {} skipped", visible(&name), r.agents, r.listed, r.added, r.changed, r.gone, r.skipped),
+            Ok(r) => println!(
+                "{}: {} agents, {} calls waiting there; {} added, {} changed, {} gone, {} skipped",
+                visible(&name),
+                r.agents,
+                r.listed,
+                r.added,
+                r.changed,
+                r.gone,
+                r.skipped
+            ),
             Err(e) => {
                 eprintln!("error[{}]: {e}", e.code());
                 return Ok(std::process::ExitCode::from(1));
@@ -624,8 +685,14 @@ async fn tokens(app: &App, command: TokensCommand) -> Result<()> {
             } else {
                 println!("{:<24} {:<9} {:<26} LAST USED", "NAME", "ROLE", "CREATED");
                 for c in &list {
-                    let used = c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
-                    println!("{:<24} {:<9} {:<26} {used}", visible(&c.name), c.role, c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+                    let used =
+                        c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
+                    println!(
+                        "{:<24} {:<9} {:<26} {used}",
+                        visible(&c.name),
+                        c.role,
+                        c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                    );
                 }
             }
         }
@@ -690,4 +757,3 @@ fn entry_json(e: &queue::Entry) -> Value {
         })),
     })
 }
-

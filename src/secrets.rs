@@ -79,9 +79,7 @@ pub enum SecretError {
     EmptyValue { name: String },
     #[error("no secret named {name} in the OS keyring: store it with `approval-console secret set {name}`")]
     NotFound { name: String },
-    #[error(
-        "the OS keyring (Secret Service) is not available: {detail}; start a keyring (e.g. gnome-keyring) in your session"
-    )]
+    #[error("the OS keyring (Secret Service) is not available: {detail}; start a keyring (e.g. gnome-keyring) in your session")]
     Unavailable { detail: String },
     #[error("the OS keyring is locked or refused access: {detail}; unlock it (log in to your desktop session, or run `gnome-keyring-daemon --unlock`) and try again")]
     Locked { detail: String },
@@ -195,7 +193,8 @@ fn classify(name: &str, error: keyring::Error) -> SecretError {
         keyring::Error::NoStorageAccess(e) => {
             let detail = chain(&*e);
             // secret-service's `NoResult`: the service has no default collection (no login keyring yet).
-            let detail = if detail.contains("result not returned") { format!("it has no default keyring to use ({detail})") } else { detail };
+            let detail =
+                if detail.contains("result not returned") { format!("it has no default keyring to use ({detail})") } else { detail };
             SecretError::Locked { detail }
         }
         keyring::Error::PlatformFailure(e) => {
@@ -285,10 +284,7 @@ mod tests {
     #[test]
     fn keyring_errors_become_messages_that_say_what_to_do_and_never_the_value() {
         let not_found = classify("openai", keyring::Error::NoEntry);
-        assert_eq!(
-            not_found.to_string(),
-            "no secret named openai in the OS keyring: store it with `approval-console secret set openai`"
-        );
+        assert_eq!(not_found.to_string(), "no secret named openai in the OS keyring: store it with `approval-console secret set openai`");
         let bad = classify("openai", keyring::Error::BadEncoding(b"sk-\xff-very-secret".to_vec()));
         assert!(!format!("{bad} {bad:?}").contains("very-secret"));
         let io = std::io::Error::other("no secret service provider or dbus session found");

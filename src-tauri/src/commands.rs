@@ -223,7 +223,11 @@ pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
 #[tauri::command]
 pub fn autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
     use tauri_plugin_autostart::ManagerExt;
-    app.autolaunch().is_enabled().map_err(|e| CommandError { code: ErrorCode::Internal, message: format!("cannot read the autostart setting: {e}"), details: None })
+    app.autolaunch().is_enabled().map_err(|e| CommandError {
+        code: ErrorCode::Internal,
+        message: format!("cannot read the autostart setting: {e}"),
+        details: None,
+    })
 }
 
 /// Starts the app at login, or stops doing so.
@@ -232,6 +236,10 @@ pub fn set_autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>, enabled: bool)
     use tauri_plugin_autostart::ManagerExt;
     let launcher = app.autolaunch();
     let done = if enabled { launcher.enable() } else { launcher.disable() };
-    done.map_err(|e| CommandError { code: ErrorCode::Internal, message: format!("cannot change the autostart setting: {e}"), details: None })?;
+    done.map_err(|e| CommandError {
+        code: ErrorCode::Internal,
+        message: format!("cannot change the autostart setting: {e}"),
+        details: None,
+    })?;
     Ok(enabled)
 }

@@ -54,7 +54,8 @@ fn main() -> anyhow::Result<()> {
         .init();
     let data_dir = options.data_dir.unwrap_or_else(default_data_dir);
     let agents_file = options.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
-    let (port, token, print_url) = (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token), options.print_url);
+    let (port, token, print_url) =
+        (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token), options.print_url);
 
     // Open the core (no recovery yet: a second launch must not touch the first one's work).
     let core = tauri::async_runtime::block_on(async {

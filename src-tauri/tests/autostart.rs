@@ -10,7 +10,6 @@ use tauri::WebviewWindowBuilder;
 mod ipc;
 use ipc::invoke;
 
-
 #[test]
 fn autostart_writes_and_removes_the_xdg_autostart_entry() {
     let home = tempfile::tempdir().unwrap();
@@ -21,7 +20,8 @@ fn autostart_writes_and_removes_the_xdg_autostart_entry() {
     }
     let data = tempfile::tempdir().unwrap();
     let core = tauri::async_runtime::block_on(App::open(data.path(), vec![])).unwrap();
-    let app = approval_console_desktop::build(mock_builder(), core, |_| Ok(())).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
+    let app =
+        approval_console_desktop::build(mock_builder(), core, |_| Ok(())).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
     let webview = WebviewWindowBuilder::new(&app, approval_console_desktop::MAIN_WINDOW, Default::default()).build().unwrap();
     let autostart_dir = home.path().join(".config/autostart");
     let entries = || std::fs::read_dir(&autostart_dir).map(|d| d.count()).unwrap_or(0);

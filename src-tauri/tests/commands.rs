@@ -23,7 +23,9 @@ fn desktop() -> Desktop {
     let tmp = tempfile::tempdir().unwrap();
     let core = tauri::async_runtime::block_on(App::open(tmp.path(), vec![])).unwrap();
     // The real context (config, capabilities, app manifest), so the window's ACL applies as in the app.
-    let app = approval_console_desktop::build(mock_builder(), core.clone(), |_| Ok(())).build(tauri::generate_context!("../tauri.conf.json")).unwrap();
+    let app = approval_console_desktop::build(mock_builder(), core.clone(), |_| Ok(()))
+        .build(tauri::generate_context!("../tauri.conf.json"))
+        .unwrap();
     let webview = WebviewWindowBuilder::new(&app, approval_console_desktop::MAIN_WINDOW, Default::default()).build().unwrap();
     Desktop { _tmp: tmp, core, _app: app, webview }
 }
@@ -122,7 +124,11 @@ fn queue_counts_page_tabs_and_search_work_from_the_window() {
     d.pause("delete rec-8");
     d.invoke("approve", json!({ "id": first["id"], "fingerprint": first["fingerprint"] })).unwrap();
     let counts = d.invoke("queue_counts", json!({ "query": {} })).unwrap();
-    assert_eq!((counts["pending"].as_i64(), counts["decided"].as_i64(), counts["all"].as_i64(), counts["pendingTotal"].as_i64()), (Some(1), Some(1), Some(2), Some(1)), "{counts}");
+    assert_eq!(
+        (counts["pending"].as_i64(), counts["decided"].as_i64(), counts["all"].as_i64(), counts["pendingTotal"].as_i64()),
+        (Some(1), Some(1), Some(2), Some(1)),
+        "{counts}"
+    );
     let searched = d.invoke("queue_counts", json!({ "query": { "q": "INVOICE" } })).unwrap();
     assert_eq!((searched["all"].as_i64(), searched["decided"].as_i64()), (Some(1), Some(1)), "{searched}");
     let page = d.invoke("queue_page", json!({ "query": { "tab": "decided", "q": "invoice", "sort": "oldest" } })).unwrap();
@@ -182,7 +188,8 @@ fn engines_are_added_edited_synced_listed_and_removed() {
     assert_eq!(d.invoke("engines", json!({})).unwrap(), json!([]));
     let err = d.invoke("add_engine", json!({ "engine": { "name": "x", "baseUrl": "ftp://nope" } })).unwrap_err();
     assert_eq!(err["code"], "invalid_request");
-    let added = d.invoke("add_engine", json!({ "engine": { "name": "prod", "baseUrl": "http://127.0.0.1:9", "pollMs": 3600000 } })).unwrap();
+    let added =
+        d.invoke("add_engine", json!({ "engine": { "name": "prod", "baseUrl": "http://127.0.0.1:9", "pollMs": 3600000 } })).unwrap();
     assert_eq!((added["name"].as_str(), added["hasToken"].as_bool()), (Some("prod"), Some(false)));
     let edited = d.invoke("edit_engine", json!({ "name": "prod", "changes": { "pollMs": 5000 } })).unwrap();
     assert_eq!(edited["pollMs"], 5000);
@@ -205,7 +212,9 @@ fn notification_status_and_settings_round_trip() {
     let wanted = json!({ "enabled": true, "quietHours": { "start": "22:00", "end": "07:00" }, "engines": null, "agents": ["demo"], "highRiskTools": ["delete_record"] });
     assert_eq!(d.invoke("save_notification_settings", json!({ "settings": wanted })).unwrap(), wanted);
     assert_eq!(d.invoke("notification_settings", json!({})).unwrap(), wanted);
-    let err = d.invoke("save_notification_settings", json!({ "settings": { "enabled": true, "quietHours": { "start": "nope", "end": "07:00" } } })).unwrap_err();
+    let err = d
+        .invoke("save_notification_settings", json!({ "settings": { "enabled": true, "quietHours": { "start": "nope", "end": "07:00" } } }))
+        .unwrap_err();
     assert_eq!(err["code"], "invalid_request");
 }
 
@@ -213,11 +222,17 @@ fn notification_status_and_settings_round_trip() {
 fn approve_edited_runs_the_edited_arguments_bound_to_the_fingerprint_shown() {
     let d = desktop();
     let item = d.pause("delete rec-1");
-    let after = d.invoke("approve_edited", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "args": { "id": "rec-7" } })).unwrap();
-    assert_eq!((after["decision"]["kind"].as_str(), &after["decision"]["outcome"]["result"]), (Some("edit"), &json!({ "deleted": "rec-7" })), "{after}");
+    let after =
+        d.invoke("approve_edited", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "args": { "id": "rec-7" } })).unwrap();
+    assert_eq!(
+        (after["decision"]["kind"].as_str(), &after["decision"]["outcome"]["result"]),
+        (Some("edit"), &json!({ "deleted": "rec-7" })),
+        "{after}"
+    );
     assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(desktop)"));
     let other = d.pause("delete rec-2");
-    let err = d.invoke("approve_edited", json!({ "id": other["id"], "fingerprint": other["fingerprint"], "args": { "id": 1 } })).unwrap_err();
+    let err =
+        d.invoke("approve_edited", json!({ "id": other["id"], "fingerprint": other["fingerprint"], "args": { "id": 1 } })).unwrap_err();
     assert_eq!(err["code"], "invalid_arguments", "{err}");
 }
 
@@ -248,11 +263,20 @@ fn grants_are_made_listed_and_revoked_from_the_window() {
     let made = d.invoke("create_grant", json!({ "grant": new })).unwrap();
     assert_eq!(made["approvesWaiting"], 1, "{made}");
     let grant = made["grant"].clone();
-    assert_eq!((grant["toolName"].as_str(), grant["createdBy"].as_str().map(|s| s.ends_with("(desktop)"))), (Some("delete_record"), Some(true)), "{grant}");
+    assert_eq!(
+        (grant["toolName"].as_str(), grant["createdBy"].as_str().map(|s| s.ends_with("(desktop)"))),
+        (Some("delete_record"), Some(true)),
+        "{grant}"
+    );
     assert_eq!(d.invoke("grants", json!({})).unwrap()[0]["id"], grant["id"]);
     let revoked = d.invoke("revoke_grant", json!({ "id": grant["id"] })).unwrap();
     assert!(revoked["revokedAt"].is_string());
-    let err = d.invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "fingerprint": "sha256:00", "scope": "agent", "expiresInSecs": 3600 } })).unwrap_err();
+    let err = d
+        .invoke(
+            "create_grant",
+            json!({ "grant": { "fromItem": item["id"], "fingerprint": "sha256:00", "scope": "agent", "expiresInSecs": 3600 } }),
+        )
+        .unwrap_err();
     assert_eq!(err["code"], "invalid_request", "{err}");
 }
 
@@ -262,9 +286,17 @@ fn the_window_may_call_exactly_the_declared_commands() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../capabilities/main-window.json")).unwrap();
     let capability: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(capability["windows"], json!([approval_console_desktop::MAIN_WINDOW]));
-    assert_eq!(capability["permissions"], json!(["core:event:allow-listen", "core:event:allow-unlisten", "console-commands"]), "no other permission (no shell, fs, http, …)");
+    assert_eq!(
+        capability["permissions"],
+        json!(["core:event:allow-listen", "core:event:allow-unlisten", "console-commands"]),
+        "no other permission (no shell, fs, http, …)"
+    );
     let set = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/permissions/console-commands.toml")).unwrap();
-    let mut granted: Vec<String> = set.lines().filter_map(|l| l.trim().strip_prefix("\"allow-")).map(|l| format!("allow-{}", l.trim_end_matches("\",").trim_end_matches('"'))).collect();
+    let mut granted: Vec<String> = set
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"allow-"))
+        .map(|l| format!("allow-{}", l.trim_end_matches("\",").trim_end_matches('"')))
+        .collect();
     granted.sort();
     let mut declared: Vec<String> = approval_console_desktop::COMMANDS.iter().map(|c| format!("allow-{}", c.replace('_', "-"))).collect();
     declared.sort();
@@ -272,7 +304,9 @@ fn the_window_may_call_exactly_the_declared_commands() {
     // Every declared command has a handler: each is invoked somewhere in this file's tests… and the
     // ACL lets the main window reach one of them (a missing handler would answer "not found").
     let d = desktop();
-    for name in approval_console_desktop::COMMANDS.iter().filter(|c| ["notification_status", "grants", "engines", "expiry_settings"].contains(c)) {
+    for name in
+        approval_console_desktop::COMMANDS.iter().filter(|c| ["notification_status", "grants", "engines", "expiry_settings"].contains(c))
+    {
         d.invoke(name, json!({})).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

@@ -55,7 +55,10 @@ impl Desktop {
         let mut line = String::new();
         BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).expect("read the start line");
         let at = line.find("http://").unwrap_or_else(|| {
-            panic!("no API address printed: {line:?}; stderr: {}", std::fs::read_to_string(data_dir.with_extension("log")).unwrap_or_default())
+            panic!(
+                "no API address printed: {line:?}; stderr: {}",
+                std::fs::read_to_string(data_dir.with_extension("log")).unwrap_or_default()
+            )
         });
         let end = line[at..].find("/api/agents").expect("API address") + at;
         (Self { child, base: line[at..end].to_owned(), http: reqwest::Client::new() }, line)
@@ -111,7 +114,8 @@ async fn c05_killed_with_a_decision_in_the_outbox_the_app_delivers_it_once_after
     assert_eq!(status, 201, "{engine}");
 
     mastra.generate("ops", "delete rec-desktop", Some(("t-d", "u-d"))).await;
-    eventually("the remote call in the desktop app's queue", || async { desktop.get("/api/queue?engine=m").await["items"][0].is_object() }).await;
+    eventually("the remote call in the desktop app's queue", || async { desktop.get("/api/queue?engine=m").await["items"][0].is_object() })
+        .await;
     let item = desktop.get("/api/queue?engine=m").await["items"][0].clone();
     let id = item["id"].as_str().unwrap().to_owned();
 
@@ -125,7 +129,10 @@ async fn c05_killed_with_a_decision_in_the_outbox_the_app_delivers_it_once_after
     desktop.kill9();
     mastra.restart();
     let desktop = Desktop::start(&data);
-    eventually("the decision delivered by the restarted app", || async { desktop.get(&format!("/api/queue/{id}")).await["state"] == "delivered" }).await;
+    eventually("the decision delivered by the restarted app", || async {
+        desktop.get(&format!("/api/queue/{id}")).await["state"] == "delivered"
+    })
+    .await;
     assert_eq!(delete_runs(&mastra), 1, "the approved tool ran once");
     // Later outbox passes send nothing more.
     tokio::time::sleep(Duration::from_millis(2500)).await;

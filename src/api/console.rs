@@ -3,7 +3,9 @@
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiState, Caller};
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
-use crate::app::queue::{AuditPage, AuditQuery, Blocked, DecisionView, QueueCounts, QueueCountsQuery, PreviousCall, QueueItem, QueuePage, QueueQuery, QueueTab};
+use crate::app::queue::{
+    AuditPage, AuditQuery, Blocked, DecisionView, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery, QueueTab,
+};
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, PauseKind, PauseReason, Principal, PrincipalKind, Role, Verdict,
@@ -119,7 +121,12 @@ async fn decide(state: &ApiState, caller: &Caller, id: String, verdict: Verdict,
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn approve(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ApproveBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn approve(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<ApproveBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, &caller, id, Verdict::Approve, &body.fingerprint).await
 }
@@ -128,7 +135,12 @@ async fn approve(State(state): State<ApiState>, caller: Caller, Path(id): Path<S
     responses((status = 200, description = "Approved with the edited arguments (local engine); the decision holds both fingerprints", body = QueueItem),
         (status = 400, description = "invalid_request", body = ErrorBody), (status = 422, description = "invalid_arguments: the edited arguments fail the tool's input schema (errors by path)", body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments)", body = ErrorBody)))]
-async fn approve_edited(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ApproveEditedBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn approve_edited(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<ApproveEditedBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     Ok(Json(state.app.approve_edited(&id, &body.fingerprint, body.args, &caller.web()).await?))
 }
@@ -137,7 +149,12 @@ async fn approve_edited(State(state): State<ApiState>, caller: Caller, Path(id):
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn decline(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<DeclineBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn decline(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<DeclineBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     let reason = body.reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
     decide(&state, &caller, id, Verdict::Decline { reason }, &body.fingerprint).await
@@ -147,7 +164,12 @@ async fn decline(State(state): State<ApiState>, caller: Caller, Path(id): Path<S
     responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
         (status = 422, description = "invalid_resume_data, with the failing JSON paths", body = ErrorBody), (status = 503, description = "storage_busy", body = ErrorBody)))]
-async fn resume(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<ResumeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn resume(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<ResumeBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, &caller, id, Verdict::Resume { data: body.data }, &body.fingerprint).await
 }

@@ -13,7 +13,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 
-
 pub fn routes() -> Router<ApiState> {
     Router::new()
         .route("/api/engines", get(list).post(add))
@@ -33,14 +32,23 @@ async fn list(State(state): State<ApiState>) -> ApiResult<Json<Vec<EngineView>>>
 #[utoipa::path(post, path = "/api/engines", request_body = NewEngine, responses(
     (status = 201, description = "Added; syncing starts at once", body = EngineView), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
     (status = 503, description = "keyring_unavailable / keyring_locked: the token could not be stored, nothing was added", body = ErrorBody)))]
-async fn add(State(state): State<ApiState>, caller: Caller, body: Result<Json<NewEngine>, JsonRejection>) -> ApiResult<(StatusCode, Json<EngineView>)> {
+async fn add(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<NewEngine>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<EngineView>)> {
     let Json(body) = body?;
     Ok((StatusCode::CREATED, Json(state.app.add_engine(body, &caller.web()).await?)))
 }
 
 #[utoipa::path(patch, path = "/api/engines/{name}", params(("name" = String, Path)), request_body = EngineChanges, responses(
     (status = 200, body = EngineView), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
-async fn edit(State(state): State<ApiState>, caller: Caller, Path(name): Path<String>, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
+async fn edit(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(name): Path<String>,
+    body: Result<Json<EngineChanges>, JsonRejection>,
+) -> ApiResult<Json<EngineView>> {
     let Json(body) = body?;
     Ok(Json(state.app.edit_engine(&name, body, &caller.web()).await?))
 }
@@ -55,12 +63,20 @@ async fn remove(State(state): State<ApiState>, caller: Caller, Path(name): Path<
 #[utoipa::path(post, path = "/api/engines/test", request_body = EngineTest, responses(
     (status = 200, description = "How the server answered (reachable, auth_failed, unreachable or incompatible); nothing is stored", body = EngineTestResult),
     (status = 400, description = "invalid_request: not an http(s) base URL", body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn test(State(state): State<ApiState>, caller: Caller, body: Result<Json<EngineTest>, JsonRejection>) -> ApiResult<Json<EngineTestResult>> {
+async fn test(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<EngineTest>, JsonRejection>,
+) -> ApiResult<Json<EngineTestResult>> {
     let Json(body) = body?;
     Ok(Json(state.app.test_engine(body, &caller.web()).await?))
 }
 
-async fn edit_named_test(state: State<ApiState>, caller: Caller, body: Result<Json<EngineChanges>, JsonRejection>) -> ApiResult<Json<EngineView>> {
+async fn edit_named_test(
+    state: State<ApiState>,
+    caller: Caller,
+    body: Result<Json<EngineChanges>, JsonRejection>,
+) -> ApiResult<Json<EngineView>> {
     edit(state, caller, Path("test".into()), body).await
 }
 
@@ -86,6 +102,16 @@ async fn agents(State(state): State<ApiState>, Path(name): Path<String>) -> ApiR
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(list, add, edit, remove, test, sync, agents),
-    components(schemas(EngineView, NewEngine, EngineChanges, EngineTest, EngineTestResult, SyncAnswer, SyncReport, HealthReport, crate::store::engines::Health))
+    components(schemas(
+        EngineView,
+        NewEngine,
+        EngineChanges,
+        EngineTest,
+        EngineTestResult,
+        SyncAnswer,
+        SyncReport,
+        HealthReport,
+        crate::store::engines::Health
+    ))
 )]
 pub struct EnginesDoc;

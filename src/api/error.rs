@@ -73,14 +73,14 @@ impl From<Error> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            return Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("request body larger than {} bytes", super::BODY_LIMIT));
+            return Self::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::PayloadTooLarge,
+                format!("request body larger than {} bytes", super::BODY_LIMIT),
+            );
         }
         let text = r.body_text();
-        let message = if text.contains("recursion limit") {
-            "JSON nested too deeply (more than 128 levels)".to_owned()
-        } else {
-            text
-        };
+        let message = if text.contains("recursion limit") { "JSON nested too deeply (more than 128 levels)".to_owned() } else { text };
         Self::invalid(message)
     }
 }

@@ -11,9 +11,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 
 pub fn routes() -> Router<ApiState> {
-    Router::new()
-        .route("/api/settings/expiry", get(get_settings).put(put_settings))
-        .route("/api/queue/{id}/snooze", post(snooze))
+    Router::new().route("/api/settings/expiry", get(get_settings).put(put_settings)).route("/api/queue/{id}/snooze", post(snooze))
 }
 
 #[utoipa::path(get, path = "/api/settings/expiry", operation_id = "get_expiry_settings", responses((status = 200, body = ExpirySettings), (status = 401, body = ErrorBody)))]
@@ -24,7 +22,11 @@ async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<ExpirySet
 #[utoipa::path(put, path = "/api/settings/expiry", operation_id = "put_expiry_settings", request_body = ExpirySettings, responses(
     (status = 200, description = "Stored; the expiry worker applies it within seconds, also to calls already waiting", body = ExpirySettings),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn put_settings(State(state): State<ApiState>, caller: Caller, body: Result<Json<ExpirySettings>, JsonRejection>) -> ApiResult<Json<ExpirySettings>> {
+async fn put_settings(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<ExpirySettings>, JsonRejection>,
+) -> ApiResult<Json<ExpirySettings>> {
     let Json(settings) = body?;
     Ok(Json(state.app.save_expiry_settings(&settings, &caller.web()).await?))
 }
@@ -40,7 +42,12 @@ pub struct SnoozeBody {
     (status = 200, description = "The call with its new deadline (`expiresAt`)", body = QueueItem),
     (status = 400, description = "invalid_request: no time limit applies to this call, or secs out of range", body = ErrorBody),
     (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, description = "already_decided", body = ErrorBody)))]
-async fn snooze(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>, body: Result<Json<SnoozeBody>, JsonRejection>) -> ApiResult<Json<QueueItem>> {
+async fn snooze(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<SnoozeBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     Ok(Json(state.app.snooze(&id, body.secs, &caller.web()).await?))
 }

@@ -25,7 +25,11 @@ async fn list(State(state): State<ApiState>) -> ApiResult<Json<Vec<Grant>>> {
     (status = 201, description = "Made; it applies at once, also to the calls already waiting unless `applyToWaiting` is false: `approvesWaiting` says how many", body = CreatedGrant),
     (status = 400, description = "invalid_request: lifetime, conditions, a suspend call", body = ErrorBody), (status = 401, body = ErrorBody),
     (status = 404, body = ErrorBody), (status = 409, description = "high_risk_tool or fingerprint_mismatch", body = ErrorBody)))]
-async fn create(State(state): State<ApiState>, caller: Caller, body: Result<Json<NewGrant>, JsonRejection>) -> ApiResult<(StatusCode, Json<CreatedGrant>)> {
+async fn create(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<NewGrant>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<CreatedGrant>)> {
     let Json(new) = body?;
     Ok((StatusCode::CREATED, Json(state.app.create_grant(&new, &caller.web()).await?)))
 }
@@ -34,7 +38,11 @@ async fn create(State(state): State<ApiState>, caller: Caller, body: Result<Json
     (status = 200, description = "What the grant would do if it were made now: how many waiting calls it would approve at once; nothing is stored", body = GrantPreview),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
     (status = 409, description = "high_risk_tool or fingerprint_mismatch", body = ErrorBody)))]
-async fn preview(State(state): State<ApiState>, caller: Caller, body: Result<Json<NewGrant>, JsonRejection>) -> ApiResult<Json<GrantPreview>> {
+async fn preview(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<NewGrant>, JsonRejection>,
+) -> ApiResult<Json<GrantPreview>> {
     let Json(new) = body?;
     Ok(Json(state.app.preview_grant(&new, &caller.web()).await?))
 }
@@ -46,5 +54,8 @@ async fn revoke(State(state): State<ApiState>, caller: Caller, Path(id): Path<St
 }
 
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(list, create, preview, revoke), components(schemas(Grant, NewGrant, CreatedGrant, GrantPreview, GrantScope, Condition, ConditionOp)))]
+#[openapi(
+    paths(list, create, preview, revoke),
+    components(schemas(Grant, NewGrant, CreatedGrant, GrantPreview, GrantScope, Condition, ConditionOp))
+)]
 pub struct GrantsDoc;

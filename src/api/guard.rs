@@ -84,7 +84,9 @@ fn loopback_host(host: &str) -> bool {
     };
     let port_ok = match port.strip_prefix(':') {
         None => port.is_empty(),
-        Some(p) => (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| (1..=65535).contains(&n)),
+        Some(p) => {
+            (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| (1..=65535).contains(&n))
+        }
     };
     port_ok && matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
@@ -104,21 +106,24 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !loopback_host(host) {
-        return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Host {host:?} is not a loopback address")).into_response();
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            crate::domain::ErrorCode::Forbidden,
+            format!("Host {host:?} is not a loopback address"),
+        )
+        .into_response();
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !allowed_origin(origin, state.port()) {
-            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Origin {origin:?} is not allowed")).into_response();
+            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Origin {origin:?} is not allowed"))
+                .into_response();
         }
     }
     let path = request.uri().path();
     if path.starts_with("/api/") && path != "/api/health" {
-        let presented = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .unwrap_or("");
+        let presented =
+            headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
         let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
             Some(Principal::local(&state.app.operator))
         } else {
@@ -146,7 +151,8 @@ pub async fn authorize(request: Request, next: Next) -> Response {
         Some(Some(role)) => role,
         None => {
             tracing::error!(%route, method = %request.method(), "route missing from api::guard::ROLES: refused");
-            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused").into_response();
+            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused")
+                .into_response();
         }
     };
     match request.extensions().get::<Principal>() {
@@ -170,9 +176,23 @@ mod tests {
             assert!(loopback_host(ok), "{ok}");
         }
         for bad in [
-            "evil.example:8080", "127.0.0.1.evil.example", "10.0.0.1:80", "", "localhost.evil:1", "localhost:abc", "localhost:",
-            "localhost:65536", "localhost:123456", "127.0.0.1:80:80", "[::1]:", "[::1]x", "[::1", "localhost:+80", "localhost: 80",
-            "[::2]:80", "[::1]:8a",
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "10.0.0.1:80",
+            "",
+            "localhost.evil:1",
+            "localhost:abc",
+            "localhost:",
+            "localhost:65536",
+            "localhost:123456",
+            "127.0.0.1:80:80",
+            "[::1]:",
+            "[::1]x",
+            "[::1",
+            "localhost:+80",
+            "localhost: 80",
+            "[::2]:80",
+            "[::1]:8a",
         ] {
             assert!(!loopback_host(bad), "{bad}");
         }

@@ -4,9 +4,7 @@
 
 use super::error::ApiError;
 use super::{ApiState, Caller};
-use crate::domain::{
-    Actor, AgentId, CallKind, DecisionRequest, EngineId, Error, Role, RunId, ToolCallId, Verdict,
-};
+use crate::domain::{Actor, AgentId, CallKind, DecisionRequest, EngineId, Error, Role, RunId, ToolCallId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
 use crate::store::queue;
@@ -101,8 +99,7 @@ fn agent_json(agent: &crate::engine::local::agent::Agent) -> Value {
 }
 
 async fn list_agents(State(state): State<ApiState>) -> Json<Value> {
-    let map: serde_json::Map<String, Value> =
-        state.app.local.agents().map(|a| (a.id.to_string(), agent_json(a))).collect();
+    let map: serde_json::Map<String, Value> = state.app.local.agents().map(|a| (a.id.to_string(), agent_json(a))).collect();
     Json(Value::Object(map))
 }
 
@@ -218,7 +215,12 @@ where
     Ok(Json(folded.into_generate_answer(&run_id)))
 }
 
-async fn generate(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+async fn generate(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(agent): Path<String>,
+    body: Result<Json<GenerateBody>, JsonRejection>,
+) -> MastraResult<Json<Value>> {
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
     let run_id = request.run_id.clone().expect("set above");
@@ -226,7 +228,12 @@ async fn generate(State(state): State<ApiState>, caller: Caller, Path(agent): Pa
     generate_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })).await
 }
 
-async fn stream(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<GenerateBody>, JsonRejection>) -> MastraResult<Response> {
+async fn stream(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(agent): Path<String>,
+    body: Result<Json<GenerateBody>, JsonRejection>,
+) -> MastraResult<Response> {
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
     state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
@@ -249,7 +256,12 @@ struct SuspendedQuery {
 }
 
 /// An agent credential lists only the runs it started; operators list every run.
-async fn suspended_runs(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, Query(q): Query<SuspendedQuery>) -> MastraResult<Json<Value>> {
+async fn suspended_runs(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(agent): Path<String>,
+    Query(q): Query<SuspendedQuery>,
+) -> MastraResult<Json<Value>> {
     let runs = state.app.local.suspended_runs(&AgentId::new(&agent), q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
     let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);
     let own = caller.0.key();
@@ -286,7 +298,12 @@ async fn pending_entry(state: &ApiState, agent: &str, run_id: &RunId, tool_call_
     if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
         return Ok(entry);
     }
-    let filter = queue::Filter { run: Some(run_id.to_string()), engine: Some(local.to_string()), agent: Some(agent.to_owned()), ..Default::default() };
+    let filter = queue::Filter {
+        run: Some(run_id.to_string()),
+        engine: Some(local.to_string()),
+        agent: Some(agent.to_owned()),
+        ..Default::default()
+    };
     let any = queue::list(&mut conn, &filter, None, 500).await?;
     let decided = any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id));
     Err(match decided {
@@ -315,20 +332,37 @@ async fn check_decision(state: &ApiState, by: &Actor, entry: &queue::Entry, verd
 
 /// Decides through the console, then delivers with `tx` as the chunk sink. The stored fingerprint is
 /// the one decided on: a client of these routes shows the call itself (an operator's own screen).
-async fn decide_and_stream(state: ApiState, by: Actor, entry: queue::Entry, verdict: Verdict, tx: mpsc::UnboundedSender<Value>) -> Result<(), Error> {
+async fn decide_and_stream(
+    state: ApiState,
+    by: Actor,
+    entry: queue::Entry,
+    verdict: Verdict,
+    tx: mpsc::UnboundedSender<Value>,
+) -> Result<(), Error> {
     let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: by.audit_name() };
     let decision = state.app.console.decide(&entry.queued.id, request).await?;
     state.app.console.deliver(&decision, Some(tx)).await?;
     Ok(())
 }
 
-async fn decision_route(state: ApiState, caller: Caller, agent: String, body: DecisionBody, approve: bool, as_stream: bool) -> MastraResult<Response> {
+async fn decision_route(
+    state: ApiState,
+    caller: Caller,
+    agent: String,
+    body: DecisionBody,
+    approve: bool,
+    as_stream: bool,
+) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
     by.require(Role::Operator)?;
     let run_id = decision_ids(&body, true)?;
     let entry = pending_entry(&state, &agent, &run_id, body.tool_call_id.as_deref()).await?;
     if entry.queued.call.kind != CallKind::Approval && approve {
-        return Err(ApiError::from(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: state.app.console.allowed(&entry.queued.call) }).into());
+        return Err(ApiError::from(Error::DecisionNotAllowed {
+            kind: crate::domain::DecisionKind::Approve,
+            allowed: state.app.console.allowed(&entry.queued.call),
+        })
+        .into());
     }
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
     check_decision(&state, &by, &entry, &verdict).await?;
@@ -340,25 +374,50 @@ async fn decision_route(state: ApiState, caller: Caller, agent: String, body: De
     }
 }
 
-async fn approve_stream(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn approve_stream(
+    State(s): State<ApiState>,
+    c: Caller,
+    Path(a): Path<String>,
+    body: Result<Json<DecisionBody>, JsonRejection>,
+) -> MastraResult<Response> {
     decision_route(s, c, a, body?.0, true, true).await
 }
 
-async fn decline_stream(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn decline_stream(
+    State(s): State<ApiState>,
+    c: Caller,
+    Path(a): Path<String>,
+    body: Result<Json<DecisionBody>, JsonRejection>,
+) -> MastraResult<Response> {
     decision_route(s, c, a, body?.0, false, true).await
 }
 
-async fn approve_generate(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn approve_generate(
+    State(s): State<ApiState>,
+    c: Caller,
+    Path(a): Path<String>,
+    body: Result<Json<DecisionBody>, JsonRejection>,
+) -> MastraResult<Response> {
     decision_route(s, c, a, body?.0, true, false).await
 }
 
-async fn decline_generate(State(s): State<ApiState>, c: Caller, Path(a): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn decline_generate(
+    State(s): State<ApiState>,
+    c: Caller,
+    Path(a): Path<String>,
+    body: Result<Json<DecisionBody>, JsonRejection>,
+) -> MastraResult<Response> {
     decision_route(s, c, a, body?.0, false, false).await
 }
 
 /// `{runId, resumeData, toolCallId?}`: resume data for a suspend() call; for an approval pause,
 /// `{approved: bool, reason?}` approves or declines it (Mastra's approval resume schema).
-async fn resume_stream(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<DecisionBody>, JsonRejection>) -> MastraResult<Response> {
+async fn resume_stream(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(agent): Path<String>,
+    body: Result<Json<DecisionBody>, JsonRejection>,
+) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
     by.require(Role::Operator)?;
     let Json(body) = body?;
@@ -370,7 +429,15 @@ async fn resume_stream(State(state): State<ApiState>, caller: Caller, Path(agent
         CallKind::Approval => match data["approved"].as_bool() {
             Some(true) => Verdict::Approve,
             Some(false) => Verdict::Decline { reason: data["reason"].as_str().map(str::to_owned) },
-            None => return Err(ApiError::from(Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: "/approved".into(), message: "an approval is resumed with {approved: boolean, reason?: string}".into() }] }).into()),
+            None => {
+                return Err(ApiError::from(Error::InvalidResumeData {
+                    errors: vec![crate::domain::PathError {
+                        path: "/approved".into(),
+                        message: "an approval is resumed with {approved: boolean, reason?: string}".into(),
+                    }],
+                })
+                .into())
+            }
         },
     };
     check_decision(&state, &by, &entry, &verdict).await?;
@@ -392,7 +459,12 @@ struct SendToolApprovalBody {
 /// S12 `send_tool_approval`: finds the thread's suspended call (in storage), decides it through the
 /// console, and answers at once (`{accepted: true, runId, toolCallId}`); the run goes on in the
 /// background. When several calls of the thread wait, `toolCallId` must say which.
-async fn send_tool_approval(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>, body: Result<Json<SendToolApprovalBody>, JsonRejection>) -> MastraResult<Json<Value>> {
+async fn send_tool_approval(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(agent): Path<String>,
+    body: Result<Json<SendToolApprovalBody>, JsonRejection>,
+) -> MastraResult<Json<Value>> {
     let by = caller.via("mastra-api");
     by.require(Role::Operator)?;
     let Json(body) = body?;
@@ -407,12 +479,19 @@ async fn send_tool_approval(State(state): State<ApiState>, caller: Caller, Path(
         let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
         queue::list(&mut conn, &filter, None, 500).await?
     };
-    let mut waiting: Vec<queue::Entry> = page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(body.resource_id.as_str())).collect();
+    let mut waiting: Vec<queue::Entry> =
+        page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(body.resource_id.as_str())).collect();
     if let Some(id) = &body.tool_call_id {
         waiting.retain(|e| e.queued.call.tool_call_id.as_str() == id);
     }
     let entry = match waiting.len() {
-        0 => return Err(ApiError::from(Error::not_found(format!("a suspended call in thread {:?} of resource {:?}", body.thread_id, body.resource_id))).into()),
+        0 => {
+            return Err(ApiError::from(Error::not_found(format!(
+                "a suspended call in thread {:?} of resource {:?}",
+                body.thread_id, body.resource_id
+            )))
+            .into())
+        }
         1 => waiting.remove(0),
         n => return Err(ApiError::invalid(format!("{n} calls wait in this thread: say which with toolCallId")).into()),
     };

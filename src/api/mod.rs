@@ -3,9 +3,9 @@
 
 mod console;
 mod engines;
+mod error;
 mod expiry;
 mod grants;
-mod error;
 pub mod guard;
 mod mastra;
 mod notifications;
@@ -118,11 +118,7 @@ pub async fn serve(app: App, port: u16, token: &str) -> std::io::Result<Server> 
     let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone() };
     let router = router(state);
     let stopping = shutdown;
-    let task = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(stopped(stopping))
-            .await
-    });
+    let task = tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(stopped(stopping)).await });
     Ok(Server { addr, stop, task })
 }
 

@@ -10,9 +10,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 pub fn routes() -> Router<ApiState> {
-    Router::new()
-        .route("/api/notifications/status", get(status))
-        .route("/api/settings/notifications", get(get_settings).put(put_settings))
+    Router::new().route("/api/notifications/status", get(status)).route("/api/settings/notifications", get(get_settings).put(put_settings))
 }
 
 #[utoipa::path(get, path = "/api/notifications/status", responses(
@@ -28,7 +26,11 @@ async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<Notificat
 
 #[utoipa::path(put, path = "/api/settings/notifications", request_body = NotificationSettings, responses(
     (status = 200, description = "Stored; applies to the next new call", body = NotificationSettings), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn put_settings(State(state): State<ApiState>, caller: Caller, body: Result<Json<NotificationSettings>, JsonRejection>) -> ApiResult<Json<NotificationSettings>> {
+async fn put_settings(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<NotificationSettings>, JsonRejection>,
+) -> ApiResult<Json<NotificationSettings>> {
     let Json(settings) = body?;
     Ok(Json(state.app.save_notification_settings(settings, &caller.web()).await?))
 }

@@ -20,7 +20,11 @@ async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<SafetySet
 #[utoipa::path(put, path = "/api/settings/safety", operation_id = "put_safety_settings", request_body = SafetySettings, responses(
     (status = 200, description = "Stored; applies at once (confirm steps, notifications, grants, the Mastra-shaped routes)", body = SafetySettings),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
-async fn put_settings(State(state): State<ApiState>, caller: Caller, body: Result<Json<SafetySettings>, JsonRejection>) -> ApiResult<Json<SafetySettings>> {
+async fn put_settings(
+    State(state): State<ApiState>,
+    caller: Caller,
+    body: Result<Json<SafetySettings>, JsonRejection>,
+) -> ApiResult<Json<SafetySettings>> {
     let Json(settings) = body?;
     Ok(Json(state.app.save_safety_settings(settings, &caller.web()).await?))
 }

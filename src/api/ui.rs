@@ -14,7 +14,8 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
 pub async fn serve(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     if path.starts_with("api/") || path == "api" {
-        return ApiError::new(StatusCode::NOT_FOUND, crate::domain::ErrorCode::NotFound, format!("no route {}", uri.path())).into_response();
+        return ApiError::new(StatusCode::NOT_FOUND, crate::domain::ErrorCode::NotFound, format!("no route {}", uri.path()))
+            .into_response();
     }
     // Unknown paths get the app shell, so a reload on a client-side route works.
     let (file, path) = match UI.get_file(path) {

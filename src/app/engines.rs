@@ -2,11 +2,11 @@
 //! (to the OS keyring) and never shown back (C7).
 
 use super::App;
+use crate::console::remotes::EngineSettings;
 use crate::domain::{Actor, Error, Role};
 use crate::engine::local::model::ApiKey;
-use crate::engine::mastra::{self, SyncReport};
-use crate::console::remotes::EngineSettings;
 use crate::engine::mastra::client::{Client, RemoteError};
+use crate::engine::mastra::{self, SyncReport};
 use crate::store::engines::{EngineRow, Health, HealthReport};
 use crate::store::queue;
 use chrono::{DateTime, Utc};
@@ -125,7 +125,6 @@ pub struct SyncAnswer {
     pub engine: EngineView,
 }
 
-
 impl App {
     async fn engine_view(&self, row: EngineRow) -> Result<EngineView, Error> {
         let mut conn = self.db.pool().acquire().await?;
@@ -144,7 +143,18 @@ impl App {
     /// Admins only, like every change to engines.
     pub async fn add_engine(&self, e: NewEngine, by: &Actor) -> Result<EngineView, Error> {
         by.require(Role::Admin)?;
-        let row = self.remotes.add(EngineSettings { name: e.name, base_url: e.base_url, token: token(e.token), clear_token: false, keep_token: false, session_only: e.session_only, poll_ms: e.poll_ms }).await?;
+        let row = self
+            .remotes
+            .add(EngineSettings {
+                name: e.name,
+                base_url: e.base_url,
+                token: token(e.token),
+                clear_token: false,
+                keep_token: false,
+                session_only: e.session_only,
+                poll_ms: e.poll_ms,
+            })
+            .await?;
         self.engine_view(row).await
     }
 
@@ -168,7 +178,14 @@ impl App {
     /// A complete sync now, and the engine after it.
     pub async fn sync_engine(&self, name: &str) -> Result<SyncAnswer, Error> {
         let report = self.remotes.sync_now(name).await?;
-        let row = self.remotes.list().await?.into_iter().map(|(r, _)| r).find(|r| r.name == name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
+        let row = self
+            .remotes
+            .list()
+            .await?
+            .into_iter()
+            .map(|(r, _)| r)
+            .find(|r| r.name == name)
+            .ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         Ok(SyncAnswer { report, engine: self.engine_view(row).await? })
     }
 
@@ -199,7 +216,11 @@ impl App {
             }
         }
         let n = ids.len();
-        Ok(EngineTestResult { result: Health::Reachable, message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }), agents: Some(n) })
+        Ok(EngineTestResult {
+            result: Health::Reachable,
+            message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }),
+            agents: Some(n),
+        })
     }
 
     /// Removes an engine and its token (admins only); its entries stay as history.

@@ -24,14 +24,22 @@ impl App {
     }
 
     /// Stores the high-risk tools; admins only.
-    pub async fn save_safety_settings(&self, settings: crate::domain::safety::SafetySettings, by: &Actor) -> Result<crate::domain::safety::SafetySettings, Error> {
+    pub async fn save_safety_settings(
+        &self,
+        settings: crate::domain::safety::SafetySettings,
+        by: &Actor,
+    ) -> Result<crate::domain::safety::SafetySettings, Error> {
         by.require(Role::Admin)?;
         crate::store::settings::save(&self.db, &settings).await?;
         Ok(settings)
     }
 
     /// Stores the notification settings (and with them the high-risk tools); admins only.
-    pub async fn save_notification_settings(&self, settings: crate::notify::NotificationSettings, by: &Actor) -> Result<crate::notify::NotificationSettings, Error> {
+    pub async fn save_notification_settings(
+        &self,
+        settings: crate::notify::NotificationSettings,
+        by: &Actor,
+    ) -> Result<crate::notify::NotificationSettings, Error> {
         by.require(Role::Admin)?;
         settings.save(&self.db).await?;
         Ok(settings)

@@ -9,12 +9,12 @@ pub mod lock;
 pub mod queue;
 pub mod tokens;
 
+use crate::console::remotes::Remotes;
 use crate::console::{Console, Events};
 use crate::domain::{Actor, DecisionRequest, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
-use crate::console::remotes::Remotes;
-use crate::notify::{Notifications, Notifier};
 use crate::engine::{ChunkSink, Engine};
+use crate::notify::{Notifications, Notifier};
 use crate::store::Db;
 pub use lock::ServeLock;
 use std::path::{Path, PathBuf};

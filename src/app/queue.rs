@@ -4,7 +4,9 @@
 
 use super::App;
 use crate::console::Console;
-use crate::domain::{Actor, PauseReason, Role, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, Verdict};
+use crate::domain::{
+    Actor, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Role, Verdict,
+};
 use crate::store::{audit, queue};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -176,10 +178,11 @@ impl QueueItem {
     pub fn from_entry(e: queue::Entry, console: &Console) -> Self {
         let q = e.queued;
         let allowed = if q.state == ItemState::Pending { console.allowed(&q.call) } else { vec![] };
-        let approve_blocked = (q.state == ItemState::Pending)
-            .then(|| crate::console::approve_block(&q.call))
-            .flatten()
-            .map(|e| Blocked { code: e.code().to_owned(), message: e.to_string(), details: e.details() });
+        let approve_blocked = (q.state == ItemState::Pending).then(|| crate::console::approve_block(&q.call)).flatten().map(|e| Blocked {
+            code: e.code().to_owned(),
+            message: e.to_string(),
+            details: e.details(),
+        });
         let decision = e.decision.map(|d| {
             let expired_after_secs = match d.verdict {
                 Verdict::Expire { after_secs } => Some(after_secs),
@@ -312,11 +315,21 @@ pub struct QueueCounts {
 }
 
 /// The filter fields common to a page and the counts; empty strings mean "any".
-fn base_filter(engine: &Option<String>, agent: &Option<String>, tool: &Option<String>, kind: &Option<String>, thread: &Option<String>, run: &Option<String>, q: &Option<String>) -> Result<queue::Filter, Error> {
+fn base_filter(
+    engine: &Option<String>,
+    agent: &Option<String>,
+    tool: &Option<String>,
+    kind: &Option<String>,
+    thread: &Option<String>,
+    run: &Option<String>,
+    q: &Option<String>,
+) -> Result<queue::Filter, Error> {
     let kind = kind
         .as_deref()
         .filter(|k| !k.is_empty())
-        .map(|k| serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| Error::InvalidRequest(format!("unknown kind {k:?}"))))
+        .map(|k| {
+            serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| Error::InvalidRequest(format!("unknown kind {k:?}")))
+        })
         .transpose()?;
     let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
     Ok(queue::Filter {
@@ -332,12 +345,8 @@ fn base_filter(engine: &Option<String>, agent: &Option<String>, tool: &Option<St
 }
 
 fn parse_cursor(cursor: Option<&str>) -> Result<Option<i64>, Error> {
-    cursor
-        .filter(|c| !c.is_empty())
-        .map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}"))))
-        .transpose()
+    cursor.filter(|c| !c.is_empty()).map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}")))).transpose()
 }
-
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -359,7 +368,6 @@ pub struct AuditPage {
     pub next_cursor: Option<String>,
 }
 
-
 impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
     pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
@@ -377,7 +385,10 @@ impl App {
             (state, None) => {
                 filter.state = match state.unwrap_or("pending") {
                     "all" => None,
-                    s => Some(serde_json::from_value::<ItemState>(Value::String(s.into())).map_err(|_| Error::InvalidRequest(format!("unknown state {s:?}")))?),
+                    s => Some(
+                        serde_json::from_value::<ItemState>(Value::String(s.into()))
+                            .map_err(|_| Error::InvalidRequest(format!("unknown state {s:?}")))?,
+                    ),
                 }
             }
         }
@@ -498,7 +509,9 @@ mod tests {
     #[test]
     fn every_call_is_listed_under_exactly_the_tab_it_belongs_to() {
         let tabs = [QueueTab::Pending, QueueTab::AwaitingDelivery, QueueTab::Decided, QueueTab::Expired, QueueTab::Gone];
-        for state in [ItemState::Pending, ItemState::Decided, ItemState::Delivered, ItemState::Failed, ItemState::Interrupted, ItemState::Gone] {
+        for state in
+            [ItemState::Pending, ItemState::Decided, ItemState::Delivered, ItemState::Failed, ItemState::Interrupted, ItemState::Gone]
+        {
             for expired in [false, true] {
                 let text = queue::state_str(state);
                 let under: Vec<QueueTab> = tabs.into_iter().filter(|t| t.holds(text, expired)).collect();

@@ -45,14 +45,17 @@ impl App {
         if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &by.audit_name(), at).await? {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit::append(&mut tx, audit::Record {
-            actor: &by.audit_name(),
-            action: "credential.created",
-            queue_item_id: None,
-            tool_name: None,
-            fingerprint: None,
-            details: json!({ "name": name, "role": role }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &by.audit_name(),
+                action: "credential.created",
+                queue_item_id: None,
+                tool_name: None,
+                fingerprint: None,
+                details: json!({ "name": name, "role": role }),
+            },
+        )
         .await?;
         tx.commit().await?;
         let credential = Credential { name: name.to_owned(), role, created_at: at, created_by: by.audit_name(), last_used_at: None };
@@ -74,14 +77,17 @@ impl App {
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit::append(&mut tx, audit::Record {
-            actor: &by.audit_name(),
-            action: "credential.revoked",
-            queue_item_id: None,
-            tool_name: None,
-            fingerprint: None,
-            details: json!({ "name": name, "role": role }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &by.audit_name(),
+                action: "credential.revoked",
+                queue_item_id: None,
+                tool_name: None,
+                fingerprint: None,
+                details: json!({ "name": name, "role": role }),
+            },
+        )
         .await?;
         tx.commit().await?;
         Ok(role)

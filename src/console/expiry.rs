@@ -169,14 +169,17 @@ impl Console {
         let until = current.max(crate::store::now() + chrono::Duration::seconds(secs as i64));
         let mut tx = self.db.begin_write().await?;
         deadlines::snooze(&mut tx, id, until).await?;
-        audit::append(&mut tx, audit::Record {
-            actor: operator,
-            action: "call.snoozed",
-            queue_item_id: Some(id.as_str()),
-            tool_name: Some(&item.call.tool_name),
-            fingerprint: Some(item.call.fingerprint.as_str()),
-            details: json!({ "from": current, "until": until }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: operator,
+                action: "call.snoozed",
+                queue_item_id: Some(id.as_str()),
+                tool_name: Some(&item.call.tool_name),
+                fingerprint: Some(item.call.fingerprint.as_str()),
+                details: json!({ "from": current, "until": until }),
+            },
+        )
         .await?;
         tx.commit().await?;
         self.events.changed();
@@ -192,7 +195,15 @@ impl Console {
         let now = crate::store::now();
         let due = {
             let mut conn = self.db.pool().acquire().await?;
-            deadlines::pending_past(&mut conn, &settings.cutoffs(now, chrono::Duration::zero()), &settings.named(), now, deadlines::Ask::Due, BATCH).await?
+            deadlines::pending_past(
+                &mut conn,
+                &settings.cutoffs(now, chrono::Duration::zero()),
+                &settings.named(),
+                now,
+                deadlines::Ask::Due,
+                BATCH,
+            )
+            .await?
         };
         let mut expired = 0;
         for id in due {
@@ -204,7 +215,11 @@ impl Console {
             if !self.can_expire(&entry.queued).await? {
                 continue;
             }
-            let request = DecisionRequest { verdict: Verdict::Expire { after_secs }, fingerprint: call.fingerprint.clone(), operator: EXPIRY_ACTOR.into() };
+            let request = DecisionRequest {
+                verdict: Verdict::Expire { after_secs },
+                fingerprint: call.fingerprint.clone(),
+                operator: EXPIRY_ACTOR.into(),
+            };
             let decision = match self.decide(&id, request).await {
                 Ok(d) => d,
                 Err(e @ (Error::AlreadyDecided { .. } | Error::FingerprintMismatch { .. } | Error::NotFound { .. })) => {
@@ -236,7 +251,15 @@ impl Console {
         let ahead = chrono::Duration::seconds(settings.warn_before_secs as i64);
         let ids = {
             let mut conn = self.db.pool().acquire().await?;
-            deadlines::pending_past(&mut conn, &settings.cutoffs(now, ahead), &settings.named(), now + ahead, deadlines::Ask::Unwarned, BATCH).await?
+            deadlines::pending_past(
+                &mut conn,
+                &settings.cutoffs(now, ahead),
+                &settings.named(),
+                now + ahead,
+                deadlines::Ask::Unwarned,
+                BATCH,
+            )
+            .await?
         };
         let mut soon = vec![];
         for id in ids {
@@ -297,7 +320,10 @@ mod tests {
         assert_eq!(s.limit_for("send_money"), Some(3600));
         assert_eq!(ExpirySettings::default().limit_for("x"), None);
         assert!(s.check().is_ok());
-        let twice = ExpirySettings { rules: vec![ExpiryRule { tool: "a".into(), after_secs: 5 }, ExpiryRule { tool: "a".into(), after_secs: 6 }], ..Default::default() };
+        let twice = ExpirySettings {
+            rules: vec![ExpiryRule { tool: "a".into(), after_secs: 5 }, ExpiryRule { tool: "a".into(), after_secs: 6 }],
+            ..Default::default()
+        };
         assert!(twice.check().unwrap_err().to_string().contains("two rules"));
         let zero = ExpirySettings { rules: vec![ExpiryRule { tool: "a".into(), after_secs: 0 }], ..Default::default() };
         assert!(zero.check().is_err());

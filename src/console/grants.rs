@@ -4,8 +4,8 @@
 //! never get a grant, and a grant stops applying if its tool becomes high-risk.
 
 use super::{Change, Console};
-pub use crate::domain::grant::{Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant};
 use crate::domain::grant::MAX_SECS;
+pub use crate::domain::grant::{Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant};
 use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
 use crate::store::{audit, grants};
 use serde_json::json;
@@ -23,14 +23,17 @@ impl Console {
         let q_id = grant.from_item.clone().unwrap_or_default();
         let mut tx = self.db.begin_write().await?;
         grants::insert(&mut tx, &grant).await?;
-        audit::append(&mut tx, audit::Record {
-            actor: operator,
-            action: "grant.created",
-            queue_item_id: Some(&q_id),
-            tool_name: Some(&grant.tool_name),
-            fingerprint: Some(&new.fingerprint),
-            details: json!({ "grant": grant, "approvesWaiting": approves_waiting }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: operator,
+                action: "grant.created",
+                queue_item_id: Some(&q_id),
+                tool_name: Some(&grant.tool_name),
+                fingerprint: Some(&new.fingerprint),
+                details: json!({ "grant": grant, "approvesWaiting": approves_waiting }),
+            },
+        )
         .await?;
         tx.commit().await?;
         self.grants_wake.notify_one();
@@ -77,12 +80,15 @@ impl Console {
         let q = &entry.queued;
         let c = &q.call;
         if c.kind != CallKind::Approval {
-            return Err(Error::InvalidRequest("only approval calls can be allowed always; a suspended tool asks something each time".into()));
+            return Err(Error::InvalidRequest(
+                "only approval calls can be allowed always; a suspended tool asks something each time".into(),
+            ));
         }
         if crate::store::settings::safety(&self.db).await?.high_risk(&c.tool_name) {
             return Err(Error::HighRiskTool { tool: c.tool_name.clone() });
         }
-        let shown = Fingerprint::parse(&new.fingerprint).ok_or_else(|| Error::InvalidRequest(format!("{:?} is not a fingerprint", new.fingerprint)))?;
+        let shown = Fingerprint::parse(&new.fingerprint)
+            .ok_or_else(|| Error::InvalidRequest(format!("{:?} is not a fingerprint", new.fingerprint)))?;
         if shown != c.fingerprint {
             return Err(Error::FingerprintMismatch { shown, current: c.fingerprint.clone() });
         }
@@ -124,14 +130,17 @@ impl Console {
         if !grants::revoke(&mut tx, id, operator, crate::store::now()).await? {
             return Err(Error::InvalidRequest(format!("grant {id} is already revoked")));
         }
-        audit::append(&mut tx, audit::Record {
-            actor: operator,
-            action: "grant.revoked",
-            queue_item_id: None,
-            tool_name: Some(&grant.tool_name),
-            fingerprint: None,
-            details: json!({ "grantId": id, "uses": grant.uses }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: operator,
+                action: "grant.revoked",
+                queue_item_id: None,
+                tool_name: Some(&grant.tool_name),
+                fingerprint: None,
+                details: json!({ "grantId": id, "uses": grant.uses }),
+            },
+        )
         .await?;
         let revoked = grants::get(&mut tx, id).await?.expect("still there");
         tx.commit().await?;
@@ -176,14 +185,17 @@ impl Console {
         };
         let mut tx = self.db.begin_write().await?;
         grants::count_use(&mut tx, &grant.id).await?;
-        audit::append(&mut tx, audit::Record {
-            actor: &decision.operator,
-            action: "grant.used",
-            queue_item_id: Some(id.as_str()),
-            tool_name: Some(&q.call.tool_name),
-            fingerprint: Some(q.call.fingerprint.as_str()),
-            details: json!({ "grantId": grant.id, "decisionId": decision.id, "args": q.call.args }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &decision.operator,
+                action: "grant.used",
+                queue_item_id: Some(id.as_str()),
+                tool_name: Some(&q.call.tool_name),
+                fingerprint: Some(q.call.fingerprint.as_str()),
+                details: json!({ "grantId": grant.id, "decisionId": decision.id, "args": q.call.args }),
+            },
+        )
         .await?;
         tx.commit().await?;
         match self.deliver(&decision, None).await {

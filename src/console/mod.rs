@@ -10,9 +10,7 @@ pub mod remotes;
 pub use crate::store::feed::{Change, Events, QueueEvent};
 use crate::store::outbox;
 
-use crate::domain::{
-    Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict,
-};
+use crate::domain::{Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::{audit, decisions, queue, Db};
 use serde_json::{json, Value};
@@ -43,7 +41,14 @@ pub struct Console {
 impl Console {
     pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>) -> Self {
         let engines = engines.into_iter().map(|e| (e.id(), e)).collect();
-        Self { db, events, engines: Arc::new(RwLock::new(engines)), outbox_wake: Arc::default(), expiring: tokio::sync::broadcast::channel(256).0, grants_wake: Arc::default() }
+        Self {
+            db,
+            events,
+            engines: Arc::new(RwLock::new(engines)),
+            outbox_wake: Arc::default(),
+            expiring: tokio::sync::broadcast::channel(256).0,
+            grants_wake: Arc::default(),
+        }
     }
 
     /// Connects an engine (replacing one with the same id).
@@ -195,18 +200,21 @@ impl Console {
             Verdict::Expire { after_secs } => json!({ "afterSecs": after_secs, "reason": Verdict::expiry_text(*after_secs) }),
             Verdict::ApproveEdited { args, fingerprint } => json!({ "editedArgs": args, "editedFingerprint": fingerprint }),
         };
-        audit::append(&mut tx, audit::Record {
-            actor: &decision.operator,
-            action: &format!("decision.{}", decision.verdict.name()),
-            queue_item_id: Some(item.id.as_str()),
-            tool_name: Some(&item.call.tool_name),
-            fingerprint: Some(decision.fingerprint.as_str()),
-            details: json!({
-                "decisionId": decision.id, "engine": item.call.engine, "agentId": item.call.agent_id,
-                "runId": item.call.run_id, "toolCallId": item.call.tool_call_id, "args": item.call.args,
-                "verdict": details,
-            }),
-        })
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &decision.operator,
+                action: &format!("decision.{}", decision.verdict.name()),
+                queue_item_id: Some(item.id.as_str()),
+                tool_name: Some(&item.call.tool_name),
+                fingerprint: Some(decision.fingerprint.as_str()),
+                details: json!({
+                    "decisionId": decision.id, "engine": item.call.engine, "agentId": item.call.agent_id,
+                    "runId": item.call.run_id, "toolCallId": item.call.tool_call_id, "args": item.call.args,
+                    "verdict": details,
+                }),
+            },
+        )
         .await?;
         tx.commit().await?;
         self.events.changed();
@@ -255,14 +263,17 @@ impl Console {
             return Ok(());
         }
         if attempts <= 1 {
-            audit::append(&mut tx, audit::Record {
-                actor: "console",
-                action: "delivery.deferred",
-                queue_item_id: Some(item.id.as_str()),
-                tool_name: Some(&item.call.tool_name),
-                fingerprint: Some(decision.fingerprint.as_str()),
-                details: json!({ "decisionId": decision.id, "engine": item.call.engine, "error": why, "nextAttemptAt": next }),
-            })
+            audit::append(
+                &mut tx,
+                audit::Record {
+                    actor: "console",
+                    action: "delivery.deferred",
+                    queue_item_id: Some(item.id.as_str()),
+                    tool_name: Some(&item.call.tool_name),
+                    fingerprint: Some(decision.fingerprint.as_str()),
+                    details: json!({ "decisionId": decision.id, "engine": item.call.engine, "error": why, "nextAttemptAt": next }),
+                },
+            )
             .await?;
         }
         tx.commit().await?;
@@ -346,14 +357,17 @@ impl Console {
                 let mut tx = self.db.begin_write().await?;
                 let why = "the console stopped while this decision was being sent; sending it again";
                 if decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
-                    audit::append(&mut tx, audit::Record {
-                        actor: "console",
-                        action: "delivery.retry",
-                        queue_item_id: Some(d.item_id.as_str()),
-                        tool_name: Some(&entry.queued.call.tool_name),
-                        fingerprint: Some(d.fingerprint.as_str()),
-                        details: json!({ "decisionId": d.id, "why": why }),
-                    })
+                    audit::append(
+                        &mut tx,
+                        audit::Record {
+                            actor: "console",
+                            action: "delivery.retry",
+                            queue_item_id: Some(d.item_id.as_str()),
+                            tool_name: Some(&entry.queued.call.tool_name),
+                            fingerprint: Some(d.fingerprint.as_str()),
+                            details: json!({ "decisionId": d.id, "why": why }),
+                        },
+                    )
                     .await?;
                     tx.commit().await?;
                 }
@@ -365,14 +379,17 @@ impl Console {
                 continue;
             }
             queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
-            audit::append(&mut tx, audit::Record {
-                actor: "console",
-                action: "delivery.interrupted",
-                queue_item_id: Some(d.item_id.as_str()),
-                tool_name: Some(&entry.queued.call.tool_name),
-                fingerprint: Some(d.fingerprint.as_str()),
-                details: json!({ "decisionId": d.id, "outcome": outcome }),
-            })
+            audit::append(
+                &mut tx,
+                audit::Record {
+                    actor: "console",
+                    action: "delivery.interrupted",
+                    queue_item_id: Some(d.item_id.as_str()),
+                    tool_name: Some(&entry.queued.call.tool_name),
+                    fingerprint: Some(d.fingerprint.as_str()),
+                    details: json!({ "decisionId": d.id, "outcome": outcome }),
+                },
+            )
             .await?;
             tx.commit().await?;
             self.events.changed();
@@ -447,7 +464,10 @@ mod tests {
     fn an_approval_listed_without_arguments_or_with_inexact_integers_cannot_be_approved() {
         // A remote engine's listing without `args` becomes null arguments.
         assert_eq!(approve_block(&call(CallKind::Approval, Value::Null)).map(|e| e.code()), Some("missing_arguments"));
-        assert_eq!(approve_block(&call(CallKind::Approval, json!({ "n": 9_007_199_254_740_993u64 }))).map(|e| e.code()), Some("ambiguous_arguments"));
+        assert_eq!(
+            approve_block(&call(CallKind::Approval, json!({ "n": 9_007_199_254_740_993u64 }))).map(|e| e.code()),
+            Some("ambiguous_arguments")
+        );
         assert!(approve_block(&call(CallKind::Approval, json!({ "n": 1 }))).is_none());
         // A suspended call is answered, not approved: Mastra never lists a suspended call's arguments.
         assert!(approve_block(&call(CallKind::Suspend, Value::Null)).is_none());

@@ -3,10 +3,10 @@
 //! each with its sync loop while the console serves.
 
 use super::{Console, Events};
-use crate::engine::mastra::{self, MastraEngine, SyncReport};
-use crate::engine::Engine;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
+use crate::engine::mastra::{self, MastraEngine, SyncReport};
+use crate::engine::Engine;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::Db;
@@ -163,10 +163,13 @@ impl Remotes {
             let mut conn = self.db.pool().acquire().await?;
             store::list(&mut conn).await?
         };
-        Ok(rows.into_iter().map(|row| {
-            let engine = self.get(&row.name);
-            (row, engine)
-        }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let engine = self.get(&row.name);
+                (row, engine)
+            })
+            .collect())
     }
 
     /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).

@@ -31,15 +31,24 @@ impl DecisionKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Approve,
-    Decline { reason: Option<String> },
-    Resume { data: Value },
+    Decline {
+        reason: Option<String>,
+    },
+    Resume {
+        data: Value,
+    },
     /// Approve, running the call with `args` (edited by the operator) instead of the ones it was
     /// paused with. The decision stays bound to the fingerprint shown (C3); `fingerprint` is the
     /// edited arguments' own, which the engine checks just before the tool runs (S7).
-    ApproveEdited { args: Value, fingerprint: Fingerprint },
+    ApproveEdited {
+        args: Value,
+        fingerprint: Fingerprint,
+    },
     /// Nobody decided within the tool's time limit: the console declines the call, and says so — to
     /// the model, in the audit and in the decision — as an expiry, not an operator's decline.
-    Expire { after_secs: u64 },
+    Expire {
+        after_secs: u64,
+    },
 }
 
 impl Verdict {
@@ -63,7 +72,10 @@ impl Verdict {
 
     /// What an expired call tells the model and the engine in place of a reason.
     pub fn expiry_text(after_secs: u64) -> String {
-        format!("No operator decided on this call within {}: it expired and was not run. This is not a refusal; the user may ask again.", human_secs(after_secs))
+        format!(
+            "No operator decided on this call within {}: it expired and was not run. This is not a refusal; the user may ask again.",
+            human_secs(after_secs)
+        )
     }
 }
 

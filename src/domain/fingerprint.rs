@@ -75,8 +75,7 @@ impl Fingerprint {
     /// Accepts a stored or submitted fingerprint if it has the `sha256:<64 lowercase hex>` shape.
     pub fn parse(text: &str) -> Option<Self> {
         let hex = text.strip_prefix("sha256:")?;
-        (hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| Self(text.to_owned()))
+        (hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then(|| Self(text.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -155,6 +154,9 @@ mod tests {
         let a = Fingerprint::of("t", &serde_json::from_str(r#"{"n": 9007199254740993}"#).unwrap()).unwrap();
         let b = Fingerprint::of("t", &serde_json::from_str(r#"{"n": 9007199254740992}"#).unwrap()).unwrap();
         assert_eq!(a, b);
-        assert!(inexact_numbers(&json!({"n": 2_i64.pow(53), "m": -(2_i64.pow(53)), "big": 2_u64.pow(60)})).is_empty(), "doubles' own values are exact");
+        assert!(
+            inexact_numbers(&json!({"n": 2_i64.pow(53), "m": -(2_i64.pow(53)), "big": 2_u64.pow(60)})).is_empty(),
+            "doubles' own values are exact"
+        );
     }
 }

@@ -82,8 +82,12 @@ impl Condition {
                 (Some(s), Some(p)) => s.starts_with(p),
                 _ => false,
             },
-            ConditionOp::AtMost => matches!((v, &self.value), (Value::Number(n), Value::Number(m)) if super::json::compare_numbers(n, m).is_some_and(|o| o.is_le())),
-            ConditionOp::AtLeast => matches!((v, &self.value), (Value::Number(n), Value::Number(m)) if super::json::compare_numbers(n, m).is_some_and(|o| o.is_ge())),
+            ConditionOp::AtMost => {
+                matches!((v, &self.value), (Value::Number(n), Value::Number(m)) if super::json::compare_numbers(n, m).is_some_and(|o| o.is_le()))
+            }
+            ConditionOp::AtLeast => {
+                matches!((v, &self.value), (Value::Number(n), Value::Number(m)) if super::json::compare_numbers(n, m).is_some_and(|o| o.is_ge()))
+            }
         }
     }
 }
@@ -207,11 +211,15 @@ mod tests {
 
     #[test]
     fn a_path_prefix_compares_normalized_paths_and_never_lets_dot_dot_climb_out() {
-        let under = |path: &str| Condition { pointer: "/path".into(), op: ConditionOp::Prefix, value: json!("/shared") }.holds(&json!({ "path": path }));
+        let under = |path: &str| {
+            Condition { pointer: "/path".into(), op: ConditionOp::Prefix, value: json!("/shared") }.holds(&json!({ "path": path }))
+        };
         for ok in ["/shared", "/shared/a.txt", "/shared//a/./b", "/shared/"] {
             assert!(under(ok), "{ok}");
         }
-        for bad in ["/shared/../.ssh/id_rsa", "/shared/a/../../etc", "/shared-secret/x", "/sharedx", "shared/a", "/", "/etc/shared", "/shared/.."] {
+        for bad in
+            ["/shared/../.ssh/id_rsa", "/shared/a/../../etc", "/shared-secret/x", "/sharedx", "shared/a", "/", "/etc/shared", "/shared/.."]
+        {
             assert!(!under(bad), "{bad}");
         }
         let relative = Condition { pointer: "/p".into(), op: ConditionOp::Prefix, value: json!("docs/") };

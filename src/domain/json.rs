@@ -41,7 +41,6 @@ pub fn path_under(path: &str, prefix: &str) -> bool {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

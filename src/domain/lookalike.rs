@@ -240,10 +240,10 @@ mod tests {
 
     #[test]
     fn a_mark_says_which_character_it_is() {
-        assert_eq!(marks("p\u{0430}y\u{200B}"), vec![
-            Mark { index: 1, ch: '\u{0430}', kind: MarkKind::Lookalike },
-            Mark { index: 3, ch: '\u{200B}', kind: MarkKind::Hidden },
-        ]);
+        assert_eq!(
+            marks("p\u{0430}y\u{200B}"),
+            vec![Mark { index: 1, ch: '\u{0430}', kind: MarkKind::Lookalike }, Mark { index: 3, ch: '\u{200B}', kind: MarkKind::Hidden },]
+        );
         assert!(is_hidden('\u{E0041}') && is_hidden('\u{7}') && !is_hidden('\t') && !is_hidden('\n') && !is_hidden('a'));
     }
 

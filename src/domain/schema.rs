@@ -25,4 +25,3 @@ pub fn validate(schema: &Value, data: &Value) -> Result<(), Error> {
         Err(Error::InvalidResumeData { errors })
     }
 }
-

@@ -8,9 +8,7 @@ use serde_json::Value;
 /// controls, bidi overrides, zero-width and other invisible format characters, tag characters) and
 /// any other control but the newline (a tab) become `\u{XXXX}`. Newlines stay.
 pub fn visible(text: &str) -> String {
-    text.chars()
-        .map(|c| if escaped(c) { format!("\\u{{{:04X}}}", c as u32) } else { c.to_string() })
-        .collect()
+    text.chars().map(|c| if escaped(c) { format!("\\u{{{:04X}}}", c as u32) } else { c.to_string() }).collect()
 }
 
 fn escaped(c: char) -> bool {

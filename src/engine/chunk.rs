@@ -39,9 +39,7 @@ impl Folded {
                 self.finish_reason = Some("suspended".into());
                 self.suspend_payload = Some(payload.clone());
             }
-            "finish" => {
-                self.finish_reason = payload["stepResult"]["reason"].as_str().map(str::to_owned).or(Some("stop".into()))
-            }
+            "finish" => self.finish_reason = payload["stepResult"]["reason"].as_str().map(str::to_owned).or(Some("stop".into())),
             "error" => self.error = payload["error"]["message"].as_str().map(str::to_owned),
             _ => {}
         }

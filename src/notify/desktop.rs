@@ -67,6 +67,7 @@ impl Notifier for DesktopNotifier {
                 }
             })
             .map_err(|e| format!("cannot start a notification thread: {e}"))?;
-        rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap_or_else(|_| Err("the notification service did not answer within 10 s".into()))
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| Err("the notification service did not answer within 10 s".into()))
     }
 }

@@ -16,10 +16,10 @@ use crate::domain::{CallKind, DecisionKind, DecisionRequest, Error, Fingerprint,
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 pub use settings::NotificationSettings;
-pub use words::Lang;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, watch};
+pub use words::Lang;
 
 /// How long after a new call the notice waits for another to tell with it.
 pub const QUIET: Duration = Duration::from_millis(50);
@@ -156,7 +156,13 @@ impl Notifications {
 
     /// Tells of new pending calls until `stop` flips. `operator` is the audit name of whoever acts
     /// on a notification.
-    pub fn start(&self, console: Console, notifier: Arc<dyn Notifier>, operator: String, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    pub fn start(
+        &self,
+        console: Console,
+        notifier: Arc<dyn Notifier>,
+        operator: String,
+        mut stop: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
         self.status.lock().expect("status lock").running = true;
         self.spawn_expiry_warnings(console.clone(), notifier.clone(), operator.clone(), stop.clone());
         let this = self.clone();
@@ -340,7 +346,13 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
             let lines: Vec<String> = many
                 .iter()
                 .take(3)
-                .map(|q| format!("{}: {}", Marked::text(q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str())).text, Marked::text(&q.call.tool_name).text))
+                .map(|q| {
+                    format!(
+                        "{}: {}",
+                        Marked::text(q.call.agent_name.as_deref().unwrap_or(q.call.agent_id.as_str())).text,
+                        Marked::text(&q.call.tool_name).text
+                    )
+                })
                 .collect();
             let more = if many.len() > 3 { format!("\n{}", lang.and_more(many.len() - 3)) } else { String::new() };
             Some(Notice {
@@ -361,7 +373,13 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
 /// the whole call (the tool name uncut in the summary, the arguments within [`BODY_BUDGET`]) and
 /// the call has no look-alike character; otherwise Decline (when allowed) and Open, and the body
 /// says why: a line that it is cut (the last), a line that it has look-alikes.
-pub fn call_notice(one: &QueuedCall, allowed: &[DecisionKind], settings: &NotificationSettings, lang: Lang, expiring: Option<(u64, &str)>) -> Notice {
+pub fn call_notice(
+    one: &QueuedCall,
+    allowed: &[DecisionKind],
+    settings: &NotificationSettings,
+    lang: Lang,
+    expiring: Option<(u64, &str)>,
+) -> Notice {
     let c = &one.call;
     let agent = Marked::text(c.agent_name.as_deref().unwrap_or(c.agent_id.as_str()));
     let tool = Marked::text(&c.tool_name);

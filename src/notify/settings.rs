@@ -5,7 +5,6 @@ use crate::store::{settings, Db};
 use chrono::{NaiveTime, Timelike};
 use serde::{Deserialize, Serialize};
 
-
 /// Notification settings. Absent lists mean "all".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -116,9 +115,11 @@ mod tests {
         let s = NotificationSettings { quiet_hours: Some(QuietHours { start: "22:00".into(), end: "07:00".into() }), ..Default::default() };
         assert!(s.in_quiet_hours(at(23, 0)) && s.in_quiet_hours(at(3, 0)) && s.in_quiet_hours(at(22, 0)));
         assert!(!s.in_quiet_hours(at(7, 0)) && !s.in_quiet_hours(at(12, 0)));
-        let day = NotificationSettings { quiet_hours: Some(QuietHours { start: "12:00".into(), end: "13:30".into() }), ..Default::default() };
+        let day =
+            NotificationSettings { quiet_hours: Some(QuietHours { start: "12:00".into(), end: "13:30".into() }), ..Default::default() };
         assert!(day.in_quiet_hours(at(12, 45)) && !day.in_quiet_hours(at(13, 30)));
-        let bad = NotificationSettings { quiet_hours: Some(QuietHours { start: "25:00".into(), end: "07:00".into() }), ..Default::default() };
+        let bad =
+            NotificationSettings { quiet_hours: Some(QuietHours { start: "25:00".into(), end: "07:00".into() }), ..Default::default() };
         assert!(bad.check().is_err());
     }
 }

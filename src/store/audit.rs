@@ -62,8 +62,7 @@ impl Entry {
 /// Appends an entry, chained to the newest one. Call inside the transaction that makes the change it
 /// records, so the two commit together.
 pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<Entry, Error> {
-    let head: Option<(i64, String)> =
-        sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
+    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
     let (seq, prev_hash) = match head {
         Some((seq, hash)) => (seq + 1, hash),
         None => (1, GENESIS.to_owned()),
@@ -97,11 +96,13 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
     .bind(&entry.hash)
     .execute(&mut *conn)
     .await?;
-    sqlx::query("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
-        .bind(entry.seq)
-        .bind(&entry.hash)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query(
+        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+    )
+    .bind(entry.seq)
+    .bind(&entry.hash)
+    .execute(&mut *conn)
+    .await?;
     Ok(entry)
 }
 
@@ -151,13 +152,12 @@ fn page(rows: &[sqlx::sqlite::SqliteRow], limit: i64) -> Result<(Vec<Entry>, Opt
 /// A page of decision entries (`decision.*`), newest first, before `before`.
 pub async fn decisions(conn: &mut SqliteConnection, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let limit = i64::from(limit.clamp(1, 500));
-    let rows = sqlx::query(
-        "SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND (?1 IS NULL OR seq < ?1) ORDER BY seq DESC LIMIT ?2",
-    )
-    .bind(before)
-    .bind(limit + 1)
-    .fetch_all(&mut *conn)
-    .await?;
+    let rows =
+        sqlx::query("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND (?1 IS NULL OR seq < ?1) ORDER BY seq DESC LIMIT ?2")
+            .bind(before)
+            .bind(limit + 1)
+            .fetch_all(&mut *conn)
+            .await?;
     page(&rows, limit)
 }
 
@@ -225,10 +225,8 @@ pub async fn verify(conn: &mut SqliteConnection) -> Result<Verification, Error> 
     let mut prev_hash = GENESIS.to_owned();
     let bad = |seq: i64, problem: String, checked: i64| Verification { ok: false, checked, first_bad: Some(BadEntry { seq, problem }) };
     loop {
-        let rows = sqlx::query("SELECT * FROM audit_log WHERE seq >= ? ORDER BY seq LIMIT 1000")
-            .bind(expected_seq)
-            .fetch_all(&mut *conn)
-            .await?;
+        let rows =
+            sqlx::query("SELECT * FROM audit_log WHERE seq >= ? ORDER BY seq LIMIT 1000").bind(expected_seq).fetch_all(&mut *conn).await?;
         if rows.is_empty() {
             break;
         }
@@ -249,8 +247,7 @@ pub async fn verify(conn: &mut SqliteConnection) -> Result<Verification, Error> 
         }
     }
     let checked = expected_seq - 1;
-    let head: Option<(i64, String)> =
-        sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
+    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
     match head {
         Some((seq, hash)) if seq != checked || hash != prev_hash => Ok(bad(
             checked + 1,

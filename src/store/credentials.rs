@@ -31,7 +31,15 @@ fn from_row(r: &SqliteRow) -> Result<Credential, Error> {
 }
 
 /// Stores a new credential; `false` if a live one has that name already.
-pub async fn insert(conn: &mut SqliteConnection, id: &str, name: &str, role: Role, secret_hash: &str, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
+pub async fn insert(
+    conn: &mut SqliteConnection,
+    id: &str,
+    name: &str,
+    role: Role,
+    secret_hash: &str,
+    by: &str,
+    at: DateTime<Utc>,
+) -> Result<bool, Error> {
     let done = sqlx::query(
         "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT DO NOTHING",
@@ -49,34 +57,42 @@ pub async fn insert(conn: &mut SqliteConnection, id: &str, name: &str, role: Rol
 
 /// The live credentials, by name.
 pub async fn live(conn: &mut SqliteConnection) -> Result<Vec<Credential>, Error> {
-    let rows = sqlx::query("SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE revoked_at IS NULL ORDER BY name")
-        .fetch_all(&mut *conn)
-        .await?;
+    let rows =
+        sqlx::query("SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE revoked_at IS NULL ORDER BY name")
+            .fetch_all(&mut *conn)
+            .await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The live credential whose secret hashes to `secret_hash`, with when it was last used.
 pub async fn by_hash(conn: &mut SqliteConnection, secret_hash: &str) -> Result<Option<Credential>, Error> {
-    let row = sqlx::query("SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE secret_hash = ? AND revoked_at IS NULL")
-        .bind(secret_hash)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let row = sqlx::query(
+        "SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE secret_hash = ? AND revoked_at IS NULL",
+    )
+    .bind(secret_hash)
+    .fetch_optional(&mut *conn)
+    .await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// Revokes the live credential `name`; its role, or `None` if there was none.
 pub async fn revoke(conn: &mut SqliteConnection, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
-    let role: Option<String> = sqlx::query_scalar("UPDATE credentials SET revoked_at = ?, revoked_by = ? WHERE name = ? AND revoked_at IS NULL RETURNING role")
-        .bind(ts(at))
-        .bind(by)
-        .bind(name)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let role: Option<String> =
+        sqlx::query_scalar("UPDATE credentials SET revoked_at = ?, revoked_by = ? WHERE name = ? AND revoked_at IS NULL RETURNING role")
+            .bind(ts(at))
+            .bind(by)
+            .bind(name)
+            .fetch_optional(&mut *conn)
+            .await?;
     Ok(role.and_then(|r| Role::parse(&r)))
 }
 
 /// Notes a use of the live credential `name`.
 pub async fn touch(conn: &mut SqliteConnection, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
-    sqlx::query("UPDATE credentials SET last_used_at = ? WHERE name = ? AND revoked_at IS NULL").bind(ts(at)).bind(name).execute(&mut *conn).await?;
+    sqlx::query("UPDATE credentials SET last_used_at = ? WHERE name = ? AND revoked_at IS NULL")
+        .bind(ts(at))
+        .bind(name)
+        .execute(&mut *conn)
+        .await?;
     Ok(())
 }

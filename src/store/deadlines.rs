@@ -48,7 +48,9 @@ pub async fn pending_past(
             None if named.is_empty() => "1".to_owned(),
             None => format!("q.tool_name NOT IN ({})", vec!["?"; named.len()].join(", ")),
         };
-        parts.push(format!("SELECT q.id, q.paused_at FROM queue_items q WHERE q.state = 'pending' AND {tool} AND q.paused_at <= ? AND {untouched}"));
+        parts.push(format!(
+            "SELECT q.id, q.paused_at FROM queue_items q WHERE q.state = 'pending' AND {tool} AND q.paused_at <= ? AND {untouched}"
+        ));
     }
     let sql = format!("SELECT id FROM ({}) ORDER BY paused_at LIMIT ?", parts.join(" UNION "));
     let mut query = sqlx::query(&sql).bind(ts(snoozed_cutoff));
@@ -78,7 +80,10 @@ pub struct Stored {
 
 pub async fn stored(conn: &mut SqliteConnection, id: &ItemId) -> Result<Stored, Error> {
     let row: Option<(Option<String>, Option<String>)> =
-        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
+        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = ?")
+            .bind(id.as_str())
+            .fetch_optional(&mut *conn)
+            .await?;
     let Some((until, never)) = row else { return Ok(Stored::default()) };
     Ok(Stored { snoozed_until: until.map(|t| parse_ts(&t)).transpose()?, never })
 }

@@ -32,9 +32,13 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
         Verdict::Decline { reason } => (reason.clone(), None),
         Verdict::Resume { data } => (None, Some(data.to_string())),
         // Stored as the approval it is; `data` (unused by approvals) holds the edited arguments.
-        Verdict::ApproveEdited { args, fingerprint } => (None, Some(serde_json::json!({ "editedArgs": args, "editedFingerprint": fingerprint }).to_string())),
+        Verdict::ApproveEdited { args, fingerprint } => {
+            (None, Some(serde_json::json!({ "editedArgs": args, "editedFingerprint": fingerprint }).to_string()))
+        }
         // Stored as the decline it is to the engine; `data` (unused by declines) marks the expiry.
-        Verdict::Expire { after_secs } => (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string())),
+        Verdict::Expire { after_secs } => {
+            (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string()))
+        }
     };
     sqlx::query(
         "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery)
@@ -62,12 +66,10 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
 /// crash during execution leaves `delivering` behind and the tool is never run a second time.
 /// Returns false if another worker or process claimed it first.
 pub async fn claim(conn: &mut SqliteConnection, id: &DecisionId) -> Result<bool, Error> {
-    let done = sqlx::query(
-        "UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = ? AND delivery = 'pending'",
-    )
-    .bind(id.as_str())
-    .execute(&mut *conn)
-    .await?;
+    let done = sqlx::query("UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = ? AND delivery = 'pending'")
+        .bind(id.as_str())
+        .execute(&mut *conn)
+        .await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -125,11 +127,19 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
         "approve" => match row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()? {
             Some(mut d) if d.get("editedArgs").is_some() => Verdict::ApproveEdited {
                 args: d["editedArgs"].take(),
-                fingerprint: d["editedFingerprint"].as_str().and_then(Fingerprint::parse).ok_or_else(|| Error::Storage("edited approval without its fingerprint".into()))?,
+                fingerprint: d["editedFingerprint"]
+                    .as_str()
+                    .and_then(Fingerprint::parse)
+                    .ok_or_else(|| Error::Storage("edited approval without its fingerprint".into()))?,
             },
             _ => Verdict::Approve,
         },
-        "decline" => match row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
+        "decline" => match row
+            .try_get::<Option<String>, _>("d_data")?
+            .map(|t| parse_json(&t))
+            .transpose()?
+            .and_then(|d| d["expiredAfterSecs"].as_u64())
+        {
             Some(after_secs) => Verdict::Expire { after_secs },
             None => Verdict::Decline { reason: row.try_get("d_reason")? },
         },
@@ -157,7 +167,12 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
 
 /// Gives a claimed decision back to the outbox after a failed attempt (the engine was unreachable):
 /// `delivering → pending`, with the error and when to try again. False if it was not `delivering`.
-pub async fn defer(conn: &mut SqliteConnection, id: &DecisionId, error: &str, next_attempt_at: chrono::DateTime<chrono::Utc>) -> Result<bool, Error> {
+pub async fn defer(
+    conn: &mut SqliteConnection,
+    id: &DecisionId,
+    error: &str,
+    next_attempt_at: chrono::DateTime<chrono::Utc>,
+) -> Result<bool, Error> {
     let done = sqlx::query(
         "UPDATE decisions SET delivery = 'pending', last_error = ?, next_attempt_at = ? WHERE id = ? AND delivery = 'delivering'",
     )
@@ -178,7 +193,10 @@ pub struct Attempts {
 }
 
 pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Option<Attempts>, Error> {
-    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = ?").bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = ?")
+        .bind(id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
     row.map(|r| {
         Ok(Attempts {
             attempts: r.try_get::<i64, _>("attempts")?.max(0) as u32,

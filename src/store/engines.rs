@@ -107,7 +107,8 @@ fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
     })
 }
 
-const SELECT: &str = "SELECT name, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
+const SELECT: &str =
+    "SELECT name, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
 
 pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<EngineRow>, Error> {
     let rows = sqlx::query(&format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
@@ -120,7 +121,13 @@ pub async fn get(conn: &mut SqliteConnection, name: &str) -> Result<Option<Engin
 }
 
 /// Adds an engine; `InvalidRequest` if the name is taken.
-pub async fn insert(conn: &mut SqliteConnection, name: &str, base_url: &str, token_ref: Option<&str>, poll_ms: u32) -> Result<EngineRow, Error> {
+pub async fn insert(
+    conn: &mut SqliteConnection,
+    name: &str,
+    base_url: &str,
+    token_ref: Option<&str>,
+    poll_ms: u32,
+) -> Result<EngineRow, Error> {
     let at = ts(now());
     let done = sqlx::query(
         "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES (?, 'mastra', ?, ?, ?, ?, ?)
@@ -141,7 +148,13 @@ pub async fn insert(conn: &mut SqliteConnection, name: &str, base_url: &str, tok
 }
 
 /// Changes an engine's settings; `NotFound` if there is none. Health starts over when the URL changes.
-pub async fn update(conn: &mut SqliteConnection, name: &str, base_url: &str, token_ref: Option<&str>, poll_ms: u32) -> Result<EngineRow, Error> {
+pub async fn update(
+    conn: &mut SqliteConnection,
+    name: &str,
+    base_url: &str,
+    token_ref: Option<&str>,
+    poll_ms: u32,
+) -> Result<EngineRow, Error> {
     let done = sqlx::query(
         "UPDATE engines SET
             health = CASE WHEN base_url = ? THEN health ELSE 'unknown' END,
@@ -201,6 +214,7 @@ pub async fn put_tool(conn: &mut SqliteConnection, engine: &str, agent_id: &str,
 
 /// Every remembered tool of an engine: (agent, tool, body).
 pub async fn tools(conn: &mut SqliteConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
-    let rows = sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = ?").bind(engine).fetch_all(&mut *conn).await?;
+    let rows =
+        sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = ?").bind(engine).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
 }

@@ -4,8 +4,8 @@
 //! watcher tails it and broadcasts; a commit in this process wakes the watcher at once, and a periodic
 //! poll picks up commits of other processes (the CLI deciding while `serve` runs).
 
-use crate::domain::ItemId;
 use super::Db;
+use crate::domain::ItemId;
 use serde::Serialize;
 use sqlx::Row;
 use std::sync::Arc;
@@ -62,7 +62,8 @@ impl Events {
     pub fn watch(&self, db: Db) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
         tokio::spawn(async move {
-            let mut last: i64 = match sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await {
+            let mut last: i64 = match sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await
+            {
                 Ok(v) => v,
                 Err(_) => return,
             };

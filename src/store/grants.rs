@@ -73,18 +73,22 @@ pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Gra
 
 /// Grants of `tool` at `engine` neither revoked nor expired at `now`.
 pub async fn live_for(conn: &mut SqliteConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS} WHERE tool_name = ? AND engine = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at"))
-        .bind(tool)
-        .bind(engine.as_str())
-        .bind(ts(now))
-        .fetch_all(&mut *conn)
-        .await?;
+    let rows =
+        sqlx::query(&format!("{COLUMNS} WHERE tool_name = ? AND engine = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at"))
+            .bind(tool)
+            .bind(engine.as_str())
+            .bind(ts(now))
+            .fetch_all(&mut *conn)
+            .await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The tool names with a live grant.
 pub async fn live_tools(conn: &mut SqliteConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
-    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > ?").bind(ts(now)).fetch_all(&mut *conn).await?)
+    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > ?")
+        .bind(ts(now))
+        .fetch_all(&mut *conn)
+        .await?)
 }
 
 /// Revokes a live grant; false if it was already revoked.
@@ -99,7 +103,12 @@ pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, by: &str, at: Dat
 }
 
 /// Ends the live grants scoped to a run that ended (revoked by `console (run ended)`); how many.
-pub async fn end_for_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: &crate::domain::RunId, at: DateTime<Utc>) -> Result<u64, Error> {
+pub async fn end_for_run(
+    conn: &mut SqliteConnection,
+    engine: &EngineId,
+    run_id: &crate::domain::RunId,
+    at: DateTime<Utc>,
+) -> Result<u64, Error> {
     let done = sqlx::query("UPDATE grants SET revoked_at = ?, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = ? AND run_id = ? AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(engine.as_str())
@@ -116,13 +125,19 @@ pub async fn count_use(conn: &mut SqliteConnection, id: &GrantId) -> Result<(), 
 
 /// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
 /// with their positions (a sweep pages through them all).
-pub async fn pending_of_tool(conn: &mut SqliteConnection, tool: &str, after_seq: i64, limit: i64) -> Result<Vec<(i64, crate::domain::ItemId)>, Error> {
-    let rows: Vec<(i64, String)> =
-        sqlx::query_as("SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? AND seq > ? ORDER BY seq LIMIT ?")
-            .bind(tool)
-            .bind(after_seq)
-            .bind(limit)
-            .fetch_all(&mut *conn)
-            .await?;
+pub async fn pending_of_tool(
+    conn: &mut SqliteConnection,
+    tool: &str,
+    after_seq: i64,
+    limit: i64,
+) -> Result<Vec<(i64, crate::domain::ItemId)>, Error> {
+    let rows: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? AND seq > ? ORDER BY seq LIMIT ?",
+    )
+    .bind(tool)
+    .bind(after_seq)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
     Ok(rows.into_iter().map(|(seq, id)| (seq, crate::domain::ItemId::new(id))).collect())
 }

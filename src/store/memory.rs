@@ -10,14 +10,16 @@ use sqlx::{Row, SqliteConnection};
 /// (one user's conversation is never continued under another's name).
 pub async fn ensure_thread(conn: &mut SqliteConnection, thread_id: &str, resource_id: &str, agent_id: &AgentId) -> Result<(), Error> {
     let at = ts(now());
-    sqlx::query("INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
-        .bind(thread_id)
-        .bind(resource_id)
-        .bind(agent_id.as_str())
-        .bind(&at)
-        .bind(&at)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query(
+        "INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(thread_id)
+    .bind(resource_id)
+    .bind(agent_id.as_str())
+    .bind(&at)
+    .bind(&at)
+    .execute(&mut *conn)
+    .await?;
     let owner: String = sqlx::query_scalar("SELECT resource_id FROM threads WHERE id = ?").bind(thread_id).fetch_one(&mut *conn).await?;
     if owner != resource_id {
         return Err(Error::InvalidRequest(format!("thread {thread_id:?} belongs to another resource")));

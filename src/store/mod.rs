@@ -59,15 +59,13 @@ impl Db {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
-            .await
-            .map_err(|e| match Error::from(e) {
-                Error::Storage(msg) => Error::Storage(format!("cannot open {}: {msg}", path.display())),
-                other => other,
-            })?;
+        let pool =
+            SqlitePoolOptions::new().max_connections(8).acquire_timeout(Duration::from_secs(10)).connect_with(options).await.map_err(
+                |e| match Error::from(e) {
+                    Error::Storage(msg) => Error::Storage(format!("cannot open {}: {msg}", path.display())),
+                    other => other,
+                },
+            )?;
         sqlx::migrate!("./migrations").run(&pool).await?;
         Ok(Self { pool, path })
     }

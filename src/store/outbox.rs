@@ -1,7 +1,7 @@
 //! Recording a decision's delivery (C5, C6): decision row, queue state and audit entry, together.
 
-use crate::domain::{Decision, Delivery, Error, ItemState, QueuedCall};
 use super::{audit, decisions, queue};
+use crate::domain::{Decision, Delivery, Error, ItemState, QueuedCall};
 use serde_json::{json, Value};
 use sqlx::SqliteConnection;
 

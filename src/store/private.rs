@@ -56,7 +56,10 @@ pub fn data_dir(dir: &Path) -> Result<(), Error> {
         return Err(unsafe_path(dir, "it is not a directory"));
     }
     if let Some(why) = writable_by_others(&meta) {
-        return Err(unsafe_path(dir, format!("the data directory can be changed by another user: {why}; run `chmod 700 {}`", dir.display())));
+        return Err(unsafe_path(
+            dir,
+            format!("the data directory can be changed by another user: {why}; run `chmod 700 {}`", dir.display()),
+        ));
     }
     Ok(())
 }
@@ -85,18 +88,12 @@ pub fn owner_only_file(path: &Path) -> Result<(), Error> {
 
 /// Opens (creating it 0600) a file to lock and write, refusing to follow a symlink.
 pub fn open_lock_file(path: &Path) -> Result<File, Error> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
+    OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(path).map_err(
+        |e| match e.raw_os_error() {
             Some(libc::ELOOP) => unsafe_path(path, "it is a symbolic link; the lock file is never followed"),
             _ => io(path, "open", e),
-        })
+        },
+    )
 }
 
 /// Refuses a file that another user could have written (a config that starts programs), or that
@@ -105,14 +102,23 @@ pub fn open_lock_file(path: &Path) -> Result<File, Error> {
 pub fn trusted_config(path: &Path) -> Result<(), Error> {
     let meta = std::fs::metadata(path).map_err(|e| io(path, "read", e))?;
     if let Some(why) = writable_by_others(&meta) {
-        return Err(unsafe_path(path, format!("another user could have changed it ({why}); it starts programs with your secrets, so it is not read. Run `chmod go-w {}`", path.display())));
+        return Err(unsafe_path(
+            path,
+            format!(
+                "another user could have changed it ({why}); it starts programs with your secrets, so it is not read. Run `chmod go-w {}`",
+                path.display()
+            ),
+        ));
     }
     let real = std::fs::canonicalize(path).map_err(|e| io(path, "resolve", e))?;
     if let Some(dir) = real.parent() {
         let d = std::fs::metadata(dir).map_err(|e| io(dir, "read", e))?;
         let sticky = d.mode() & 0o1000 != 0;
         if let Some(why) = writable_by_others(&d).filter(|_| !sticky) {
-            return Err(unsafe_path(path, format!("its directory {} could be changed by another user ({why}), who could replace the file", dir.display())));
+            return Err(unsafe_path(
+                path,
+                format!("its directory {} could be changed by another user ({why}), who could replace the file", dir.display()),
+            ));
         }
     }
     Ok(())

@@ -2,8 +2,7 @@
 
 use super::{decisions, now, parse_json, parse_ts, ts};
 use crate::domain::{
-    AgentId, CallKind, Decision, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall,
-    RunId, ToolCallId,
+    AgentId, CallKind, Decision, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall, RunId, ToolCallId,
 };
 use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
 
@@ -252,14 +251,12 @@ pub async fn find_pending(
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!(
-        "{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.tool_call_id = ? AND q.state = 'pending'"
-    ))
-    .bind(engine.as_str())
-    .bind(run_id.as_str())
-    .bind(tool_call_id.as_str())
-    .fetch_optional(&mut *conn)
-    .await?;
+    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.tool_call_id = ? AND q.state = 'pending'"))
+        .bind(engine.as_str())
+        .bind(run_id.as_str())
+        .bind(tool_call_id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
     row.as_ref().map(entry_from_row).transpose()
 }
 
@@ -370,7 +367,10 @@ fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind
     (sql, order_col, binds)
 }
 
-fn bind_all<'q>(mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>, binds: &'q [Bind]) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
+fn bind_all<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+    binds: &'q [Bind],
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
     for b in binds {
         query = match b {
             Bind::Text(t) => query.bind(t.as_str()),
@@ -410,7 +410,8 @@ pub async fn count_by_state(conn: &mut SqliteConnection, filter: &Filter) -> Res
     let (from, _, binds) = select_from(filter, Drive::Counts);
     let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
     let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
-    let mut counts: Vec<(String, bool, i64)> = rows.iter().map(|r| Ok((r.try_get("state")?, false, r.try_get("n")?))).collect::<Result<_, Error>>()?;
+    let mut counts: Vec<(String, bool, i64)> =
+        rows.iter().map(|r| Ok((r.try_get("state")?, false, r.try_get("n")?))).collect::<Result<_, Error>>()?;
     let (from, _, binds) = select_from(filter, Drive::Expired);
     let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
     for row in bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await? {
@@ -439,7 +440,12 @@ pub async fn pending_of_engine(conn: &mut SqliteConnection, engine: &EngineId) -
 }
 
 /// The state of the newest entry of one call that is not `gone`, if any.
-pub async fn live_state(conn: &mut SqliteConnection, engine: &EngineId, run_id: &RunId, tool_call_id: &ToolCallId) -> Result<Option<ItemState>, Error> {
+pub async fn live_state(
+    conn: &mut SqliteConnection,
+    engine: &EngineId,
+    run_id: &RunId,
+    tool_call_id: &ToolCallId,
+) -> Result<Option<ItemState>, Error> {
     let state: Option<String> = sqlx::query_scalar(
         "SELECT state FROM queue_items WHERE run_id = ? AND engine = ? AND tool_call_id = ? AND state <> 'gone' ORDER BY seq DESC LIMIT 1",
     )
@@ -454,7 +460,8 @@ pub async fn live_state(conn: &mut SqliteConnection, engine: &EngineId, run_id: 
 /// Per engine: (pending entries, decisions waiting for delivery).
 pub async fn counts_by_engine(conn: &mut SqliteConnection) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
     let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
-    let rows = sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
+    let rows =
+        sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
     for r in rows {
         out.entry(r.try_get("engine")?).or_default().0 = r.try_get("n")?;
     }

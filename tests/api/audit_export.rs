@@ -21,9 +21,19 @@ async fn app_with_history() -> TestApp {
 /// Appends an entry as the console would, with fields chosen by the test.
 async fn append(t: &TestApp, actor: &str, tool: &str) {
     let mut tx = t.app.db.begin_write().await.unwrap();
-    audit::append(&mut tx, audit::Record { actor, action: "test.note", queue_item_id: None, tool_name: Some(tool), fingerprint: None, details: json!({ "note": "-1" }) })
-        .await
-        .unwrap();
+    audit::append(
+        &mut tx,
+        audit::Record {
+            actor,
+            action: "test.note",
+            queue_item_id: None,
+            tool_name: Some(tool),
+            fingerprint: None,
+            details: json!({ "note": "-1" }),
+        },
+    )
+    .await
+    .unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -129,7 +139,10 @@ async fn c06_jsonl_export_is_every_audit_entry_one_per_line() {
     let (headers, body) = export(&t, "jsonl").await;
     assert!(headers["content-type"].to_str().unwrap().starts_with("application/x-ndjson"));
     let disposition = headers["content-disposition"].to_str().unwrap();
-    assert!(disposition.starts_with("attachment; filename=\"approval-console-audit-") && disposition.ends_with(".jsonl\""), "{disposition}");
+    assert!(
+        disposition.starts_with("attachment; filename=\"approval-console-audit-") && disposition.ends_with(".jsonl\""),
+        "{disposition}"
+    );
     assert!(body.ends_with('\n'));
     let lines: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines, all_entries(&t).await);
@@ -183,7 +196,10 @@ async fn c06_csv_export_quotes_every_cell_that_needs_it_and_defuses_formulas() {
     for (row, e) in rows[1..].iter().zip(&entries) {
         let text = |k: &str| e[k].as_str().map(guarded).unwrap_or_default();
         assert_eq!(row[0], e["seq"].to_string());
-        assert_eq!([&row[1], &row[2], &row[3], &row[4], &row[5], &row[6]], [&text("at"), &text("actor"), &text("action"), &text("queueItemId"), &text("toolName"), &text("fingerprint")]);
+        assert_eq!(
+            [&row[1], &row[2], &row[3], &row[4], &row[5], &row[6]],
+            [&text("at"), &text("actor"), &text("action"), &text("queueItemId"), &text("toolName"), &text("fingerprint")]
+        );
         assert_eq!(serde_json::from_str::<Value>(&row[7]).unwrap(), e["details"], "details as JSON text");
         assert_eq!((&row[8], &row[9]), (&text("prevHash"), &text("hash")));
     }

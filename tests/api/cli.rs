@@ -174,7 +174,9 @@ async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows
     assert_eq!(cli(dir, &["tokens", "add", "x", "--role", "root"]).status.code(), Some(2));
 
     let t = spawn_app_in(dir, Counters::default()).await;
-    let (status, _) = t.call_as(&token, reqwest::Method::POST, "/api/agents/demo/generate", Some(serde_json::json!({ "messages": "delete rec-1" }))).await;
+    let (status, _) = t
+        .call_as(&token, reqwest::Method::POST, "/api/agents/demo/generate", Some(serde_json::json!({ "messages": "delete rec-1" })))
+        .await;
     assert_eq!(status, reqwest::StatusCode::OK);
     let (status, _) = t.call_as(&token, reqwest::Method::GET, "/api/queue", None).await;
     assert_eq!(status, reqwest::StatusCode::FORBIDDEN);
@@ -243,7 +245,9 @@ async fn the_lock_file_is_never_opened_through_a_symlink() {
 async fn a_missing_agents_file_named_on_the_command_line_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("nope.toml");
-    for args in [&["serve", "--port", "0", "--agents", missing.to_str().unwrap()][..], &["agents", "--agents", missing.to_str().unwrap()][..]] {
+    for args in
+        [&["serve", "--port", "0", "--agents", missing.to_str().unwrap()][..], &["agents", "--agents", missing.to_str().unwrap()][..]]
+    {
         let out = cli(tmp.path(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(text_of(&out).contains(&format!("--agents {}: no such file", missing.display())), "{}", text_of(&out));

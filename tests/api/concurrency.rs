@@ -16,7 +16,10 @@ async fn two_clients_approving_the_same_call_at_once_exactly_one_wins_and_the_to
         assert_eq!((wins, refused), (1, 7), "round {round}: {results:?}");
         assert_eq!(t.counters.deletes(), round + 1);
         let decisions = t
-            .count(&format!("SELECT COUNT(*) FROM audit_log WHERE action = 'decision.approve' AND queue_item_id = '{}'", item["id"].as_str().unwrap()))
+            .count(&format!(
+                "SELECT COUNT(*) FROM audit_log WHERE action = 'decision.approve' AND queue_item_id = '{}'",
+                item["id"].as_str().unwrap()
+            ))
             .await;
         assert_eq!(decisions, 1);
     }

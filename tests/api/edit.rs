@@ -15,7 +15,8 @@ async fn s07_an_approval_with_edited_arguments_runs_the_edited_call_and_the_audi
     assert_eq!(item["allowed"], json!(["approve", "decline", "edit"]), "the local engine runs edited arguments");
     let id = item["id"].as_str().unwrap();
 
-    let (status, after) = t.post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": "rec-9" } })).await;
+    let (status, after) =
+        t.post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": "rec-9" } })).await;
     assert_eq!(status, StatusCode::OK, "{after}");
     let d = &after["decision"];
     let edited = Fingerprint::of("delete_record", &json!({ "id": "rec-9" })).unwrap();
@@ -39,17 +40,30 @@ async fn edited_arguments_must_fit_the_tools_schema_and_the_call_as_shown() {
     let answer = t.generate("delete rec-1").await;
     let item = t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await;
     let id = item["id"].as_str().unwrap();
-    let (status, body) = t.post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": 5 } })).await;
+    let (status, body) =
+        t.post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": 5 } })).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_arguments")), "{body}");
     assert_eq!(body["details"]["errors"][0]["path"], "/id", "{body}");
     let (status, body) = t
-        .post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": format!("sha256:{}", "1".repeat(64)), "args": { "id": "rec-2" } }))
+        .post(
+            &format!("/api/queue/{id}/approve-edited"),
+            json!({ "fingerprint": format!("sha256:{}", "1".repeat(64)), "args": { "id": "rec-2" } }),
+        )
         .await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{body}");
     let asked = t.generate("ask which table?").await;
     let asked = t.pending_call(asked["runId"].as_str().unwrap(), "call_1").await;
-    let (status, body) = t.post(&format!("/api/queue/{}/approve-edited", asked["id"].as_str().unwrap()), json!({ "fingerprint": asked["fingerprint"], "args": { "question": "x" } })).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("decision_not_allowed")), "a suspend call is answered, not edited: {body}");
+    let (status, body) = t
+        .post(
+            &format!("/api/queue/{}/approve-edited", asked["id"].as_str().unwrap()),
+            json!({ "fingerprint": asked["fingerprint"], "args": { "question": "x" } }),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("decision_not_allowed")),
+        "a suspend call is answered, not edited: {body}"
+    );
     assert_eq!(t.item(id).await["state"], "pending");
     assert_eq!(t.counters.deletes(), 0);
 }

@@ -90,7 +90,11 @@ async fn a_run_grant_does_not_reach_other_runs_and_revoked_or_expired_grants_app
     assert_eq!(state_of(&t, &other_run).await, "pending", "revoked: not approved");
 
     let (_, wide) = grant(&t, &other_run, "engine", json!([])).await;
-    sqlx::query("UPDATE grants SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE id = ?").bind(wide["id"].as_str().unwrap()).execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE grants SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE id = ?")
+        .bind(wide["id"].as_str().unwrap())
+        .execute(t.app.db.pool())
+        .await
+        .unwrap();
     assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0, "expired: nothing approved");
     assert_eq!(state_of(&t, &other_run).await, "pending");
     assert_eq!(t.counters.deletes(), 1);
@@ -128,7 +132,9 @@ async fn a_grant_is_refused_for_a_changed_call_a_suspend_call_or_conditions_its_
     let asked = paused(&t, "ask which table?").await;
     let (status, body) = grant(&t, &asked, "agent", json!([])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, body) = t.post("/api/grants", json!({ "fromItem": first["id"], "fingerprint": first["fingerprint"], "scope": "agent", "expiresInSecs": 5 })).await;
+    let (status, body) = t
+        .post("/api/grants", json!({ "fromItem": first["id"], "fingerprint": first["fingerprint"], "scope": "agent", "expiresInSecs": 5 }))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (_, list) = t.get("/api/grants").await;
     assert_eq!(list, json!([]), "nothing was made");
@@ -163,7 +169,8 @@ async fn a_new_grant_says_how_many_waiting_calls_it_approves_and_can_leave_them_
 
     let (status, made) = t.post("/api/grants", new).await;
     assert_eq!((status, made["approvesWaiting"].as_u64()), (StatusCode::CREATED, Some(3)), "{made}");
-    let created = t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'grant.created' AND json_extract(details, '$.approvesWaiting') = 3").await;
+    let created =
+        t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'grant.created' AND json_extract(details, '$.approvesWaiting') = 3").await;
     assert_eq!(created, 1, "the audit says how many waiting calls it approved");
     assert_eq!(t.app.console.sweep_grants().await.unwrap(), 3);
 }

@@ -235,7 +235,11 @@ impl TestApp {
     }
 
     pub async fn resume(&self, item: &Value, data: Value) -> (StatusCode, Value) {
-        self.post(&format!("/api/queue/{}/resume", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"], "data": data })).await
+        self.post(
+            &format!("/api/queue/{}/resume", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "data": data }),
+        )
+        .await
     }
 
     /// Posts to a Mastra SSE route and returns its chunks (without `[DONE]`).
@@ -302,7 +306,6 @@ where
     }
 }
 
-
 /// A plain HTTP server on 127.0.0.1 that answers every request `{}` and keeps each request's
 /// Authorization header (or "" without one).
 pub async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
@@ -330,14 +333,20 @@ pub async fn answering_server(answer: fn(&str) -> (u16, String)) -> (String, std
                     }
                 }
                 let text = String::from_utf8_lossy(&head).to_string();
-                let auth = text.lines().find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: "))).unwrap_or("").to_owned();
+                let auth = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: ")))
+                    .unwrap_or("")
+                    .to_owned();
                 let (status, body) = answer(&auth);
                 log.lock().unwrap().push(auth);
-                let reply = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = socket.write_all(reply.as_bytes()).await;
             });
         }
     });
     (base, seen)
 }
-

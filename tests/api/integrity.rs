@@ -23,8 +23,12 @@ impl Model for TransferModel {
         match messages.last() {
             Some(Message::Tool { content, .. }) => Ok(ModelTurn { text: format!("done: {content}"), tool_calls: vec![] }),
             Some(Message::User { content }) => {
-                let args: Value = serde_json::from_str(content.trim_start_matches("transfer ")).map_err(|e| Error::Engine(e.to_string()))?;
-                Ok(ModelTurn { text: String::new(), tool_calls: vec![ProposedCall { tool_call_id: "call_1".into(), tool_name: "transfer".into(), args }] })
+                let args: Value =
+                    serde_json::from_str(content.trim_start_matches("transfer ")).map_err(|e| Error::Engine(e.to_string()))?;
+                Ok(ModelTurn {
+                    text: String::new(),
+                    tool_calls: vec![ProposedCall { tool_call_id: "call_1".into(), tool_name: "transfer".into(), args }],
+                })
             }
             _ => Ok(ModelTurn::default()),
         }
@@ -89,7 +93,11 @@ async fn ambiguous_arguments_cannot_be_approved_as_they_are() {
     let (status, body) = t.approve(&item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("ambiguous_arguments")), "{body}");
     let (status, body) = t.post("/api/agents/bank/approve-tool-call-generate", json!({ "runId": "amb-1", "toolCallId": "call_1" })).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("ambiguous_arguments")), "the Mastra-shaped route too: {body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("ambiguous_arguments")),
+        "the Mastra-shaped route too: {body}"
+    );
     // Edited arguments must be exact too; exact ones run.
     let edit = |amount: Value| json!({ "fingerprint": item["fingerprint"], "args": { "amount": amount, "to": "amb-1" } });
     let (status, body) = t.post(&format!("/api/queue/{id}/approve-edited"), edit(json!(9007199254740995u64))).await;
@@ -113,7 +121,12 @@ async fn a_call_without_arguments_can_only_be_declined() {
     assert_eq!(item["approveBlocked"]["code"], "missing_arguments");
     let (status, body) = t.approve(&item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("missing_arguments")), "{body}");
-    let (status, body) = t.post(&format!("/api/queue/{}/approve-edited", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"], "args": { "to": "noargs" } })).await;
+    let (status, body) = t
+        .post(
+            &format!("/api/queue/{}/approve-edited", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "args": { "to": "noargs" } }),
+        )
+        .await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("missing_arguments")), "{body}");
     assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
     let (status, body) = t.decline(&item, "what would it do?").await;
@@ -149,10 +162,18 @@ async fn malformed_fingerprints_are_refused_on_every_deciding_route_and_on_grant
             ("/api/grants/preview".into(), json!({ "fromItem": a, "fingerprint": fp, "scope": "agent", "expiresInSecs": 3600 })),
         ] {
             let (status, answer) = t.post(&path, body).await;
-            assert_eq!((status, answer["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{path} with {fp:?}: {answer}");
+            assert_eq!(
+                (status, answer["code"].as_str()),
+                (StatusCode::BAD_REQUEST, Some("invalid_request")),
+                "{path} with {fp:?}: {answer}"
+            );
         }
     }
-    assert_eq!(t.count("SELECT COUNT(*) FROM decisions").await + t.count("SELECT COUNT(*) FROM grants").await, 0, "nothing decided or granted");
+    assert_eq!(
+        t.count("SELECT COUNT(*) FROM decisions").await + t.count("SELECT COUNT(*) FROM grants").await,
+        0,
+        "nothing decided or granted"
+    );
     assert_eq!(t.counters.deletes(), 0);
 }
 

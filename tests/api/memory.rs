@@ -50,7 +50,10 @@ async fn s10_the_next_message_on_the_thread_resumes_the_suspended_tool() {
     assert_eq!(decision["kind"], "resume");
     assert_eq!(decision["data"], json!({"answer": "eu-west"}));
     let by = decision["operator"].as_str().unwrap();
-    assert!(by.starts_with("auto-resume (model) for ") && by.ends_with("(mastra-api)"), "the model's resume names the principal it acted for: {by}");
+    assert!(
+        by.starts_with("auto-resume (model) for ") && by.ends_with("(mastra-api)"),
+        "the model's resume names the principal it acted for: {by}"
+    );
 }
 
 #[tokio::test]

@@ -18,7 +18,8 @@ async fn a_database_of_the_first_schema_migrates_and_keeps_its_queue_decisions_r
     let (_, verify) = t.get("/api/audit/verify").await;
     assert_eq!((verify["ok"].as_bool(), verify["checked"].as_u64()), (Some(true), Some(8)), "{verify}");
     let (_, all) = t.get("/api/queue?tab=all").await;
-    let by_args = |id: &str| all["items"].as_array().unwrap().iter().find(|i| i["args"]["id"] == id || i["args"]["question"] == id).cloned().unwrap();
+    let by_args =
+        |id: &str| all["items"].as_array().unwrap().iter().find(|i| i["args"]["id"] == id || i["args"]["question"] == id).cloned().unwrap();
     let approved = by_args("rec-2");
     assert_eq!((approved["state"].as_str(), approved["decision"]["kind"].as_str()), (Some("delivered"), Some("approve")), "{approved}");
     let declined = by_args("rec-4");

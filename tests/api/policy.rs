@@ -27,7 +27,8 @@ impl Model for ChainModel {
         let Message::User { content } = &messages[at] else { unreachable!() };
         let id = content.trim_start_matches("chain").trim();
         let results = messages[at..].iter().filter(|m| matches!(m, Message::Tool { .. })).count();
-        let call = |n: usize, tool: &str| ProposedCall { tool_call_id: format!("call_{n}"), tool_name: tool.into(), args: json!({ "id": id }) };
+        let call =
+            |n: usize, tool: &str| ProposedCall { tool_call_id: format!("call_{n}"), tool_name: tool.into(), args: json!({ "id": id }) };
         Ok(match results {
             0 => ModelTurn { text: String::new(), tool_calls: vec![call(1, "delete_record")] },
             1 => ModelTurn { text: String::new(), tool_calls: vec![call(2, "lookup_record")] },
@@ -132,8 +133,7 @@ async fn s03_bad_rules_are_refused_with_400_naming_the_rule_and_field() {
         (json!("lookup_*"), "must be a boolean or rules"),
     ];
     for (rules, expected) in cases {
-        let (status, body) =
-            t.post("/api/agents/demo/generate", json!({"messages": "lookup vip-1", "requireToolApproval": rules})).await;
+        let (status, body) = t.post("/api/agents/demo/generate", json!({"messages": "lookup vip-1", "requireToolApproval": rules})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(body["code"], "invalid_request");
         let message = body["message"].as_str().unwrap();

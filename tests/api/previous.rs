@@ -30,7 +30,10 @@ async fn the_previous_call_is_the_last_decided_one_of_the_same_tool_in_the_same_
     let (_, body) = t.get(&format!("/api/queue/{}/previous", second["id"].as_str().unwrap())).await;
     assert_eq!(body["item"]["id"], first["id"], "{body}");
     assert_eq!(body["item"]["args"], json!({ "id": "rec-1" }));
-    assert_eq!((body["item"]["decision"]["kind"].as_str(), body["item"]["decision"]["reason"].as_str()), (Some("decline"), Some("wrong record")));
+    assert_eq!(
+        (body["item"]["decision"]["kind"].as_str(), body["item"]["decision"]["reason"].as_str()),
+        (Some("decline"), Some("wrong record"))
+    );
 
     // Another thread, and a call still pending, are not "the previous decision".
     let other = paused(&t, in_thread("delete rec-3", "th-b")).await;

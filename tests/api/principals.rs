@@ -42,7 +42,8 @@ async fn agent_token_cannot_approve() {
         assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {body}");
         assert_eq!(body["code"], "forbidden", "{path}: {body}");
     }
-    let (status, _) = t.call_as(&agent, Method::PUT, "/api/settings/notifications", Some(json!({ "enabled": true, "highRiskTools": [] }))).await;
+    let (status, _) =
+        t.call_as(&agent, Method::PUT, "/api/settings/notifications", Some(json!({ "enabled": true, "highRiskTools": [] }))).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "the high-risk list cannot be emptied by an agent");
     for path in ["/api/queue", "/api/events", "/api/audit", "/api/grants"] {
         let (status, _) = t.call_as(&agent, Method::GET, path, None).await;
@@ -64,7 +65,14 @@ async fn an_operator_token_decides_and_the_audit_names_it_but_it_cannot_change_g
     t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let id = item["id"].as_str().unwrap();
-    let (status, body) = t.call_as(&operator, Method::POST, "/api/grants", Some(json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 }))).await;
+    let (status, body) = t
+        .call_as(
+            &operator,
+            Method::POST,
+            "/api/grants",
+            Some(json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600 })),
+        )
+        .await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")), "{body}");
     assert_eq!(body["details"], json!({ "needed": "admin", "role": "operator" }));
     for (method, path, body) in [
@@ -77,11 +85,16 @@ async fn an_operator_token_decides_and_the_audit_names_it_but_it_cannot_change_g
         assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {answer}");
     }
     assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
-    let (status, decided) = t.call_as(&operator, Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": item["fingerprint"] }))).await;
+    let (status, decided) =
+        t.call_as(&operator, Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": item["fingerprint"] }))).await;
     assert_eq!(status, StatusCode::OK, "{decided}");
     assert_eq!(decided["decision"]["operator"], "alice (web)");
     assert_eq!(t.counters.deletes(), 1);
-    let actor = t.count(&format!("SELECT COUNT(*) FROM audit_log WHERE action = 'decision.approve' AND actor = 'alice (web)' AND queue_item_id = '{id}'")).await;
+    let actor = t
+        .count(&format!(
+            "SELECT COUNT(*) FROM audit_log WHERE action = 'decision.approve' AND actor = 'alice (web)' AND queue_item_id = '{id}'"
+        ))
+        .await;
     assert_eq!(actor, 1, "the decision is audited under the credential's name");
     let (status, me) = t.call_as(&operator, Method::GET, "/api/session", None).await;
     assert_eq!(status, StatusCode::OK);
@@ -115,8 +128,13 @@ async fn mastra_routes_refuse_a_call_of_another_agent_and_a_high_risk_approval()
     let answer = t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let ids = json!({ "runId": answer["runId"], "toolCallId": item["toolCallId"] });
-    let (status, body) = t.call_as(&operator, Method::POST, "/api/agents/no-such-agent/approve-tool-call-generate", Some(ids.clone())).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "the agent in the path must be the call's: {body}");
+    let (status, body) =
+        t.call_as(&operator, Method::POST, "/api/agents/no-such-agent/approve-tool-call-generate", Some(ids.clone())).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found")),
+        "the agent in the path must be the call's: {body}"
+    );
 
     let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": true, "highRiskTools": ["delete_record"] })).await;
     assert_eq!(status, StatusCode::OK);
@@ -124,7 +142,14 @@ async fn mastra_routes_refuse_a_call_of_another_agent_and_a_high_risk_approval()
         let (status, body) = t.call_as(&operator, Method::POST, path, Some(ids.clone())).await;
         assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("high_risk_tool")), "{path}: {body}");
     }
-    let (status, body) = t.call_as(&operator, Method::POST, "/api/agents/demo/resume-stream", Some(json!({ "runId": answer["runId"], "resumeData": { "approved": true } }))).await;
+    let (status, body) = t
+        .call_as(
+            &operator,
+            Method::POST,
+            "/api/agents/demo/resume-stream",
+            Some(json!({ "runId": answer["runId"], "resumeData": { "approved": true } })),
+        )
+        .await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("high_risk_tool")), "{body}");
     assert_eq!(t.counters.deletes(), 0);
     assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
@@ -250,6 +275,7 @@ async fn the_high_risk_tools_are_safety_settings_of_their_own_that_only_an_admin
     let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": false, "highRiskTools": ["transfer"] })).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(t.get("/api/settings/safety").await.1, json!({ "highRiskTools": ["transfer"] }));
-    let stored: String = sqlx::query_scalar("SELECT value FROM settings WHERE key = 'notifications'").fetch_one(t.app.db.pool()).await.unwrap();
+    let stored: String =
+        sqlx::query_scalar("SELECT value FROM settings WHERE key = 'notifications'").fetch_one(t.app.db.pool()).await.unwrap();
     assert!(!stored.contains("transfer"), "kept once, in the safety settings: {stored}");
 }

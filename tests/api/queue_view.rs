@@ -93,7 +93,13 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
     let counts = ok(&t, "/api/queue/counts").await;
     assert_eq!(counts, json!({ "pending": 1, "awaitingDelivery": 1, "decided": 2, "expired": 1, "gone": 1, "all": 6, "pendingTotal": 1 }));
 
-    for (tab, want) in [("pending", vec!["ask_operator"]), ("awaiting_delivery", vec!["delete_record"]), ("decided", vec!["delete_record"; 2]), ("gone", vec!["delete_record"]), ("expired", vec!["delete_record"])] {
+    for (tab, want) in [
+        ("pending", vec!["ask_operator"]),
+        ("awaiting_delivery", vec!["delete_record"]),
+        ("decided", vec!["delete_record"; 2]),
+        ("gone", vec!["delete_record"]),
+        ("expired", vec!["delete_record"]),
+    ] {
         let page = ok(&t, &format!("/api/queue?tab={tab}")).await;
         let items = page["items"].as_array().unwrap();
         assert_eq!(items.iter().map(|i| i["toolName"].as_str().unwrap()).collect::<Vec<_>>(), want, "{tab}");
@@ -101,19 +107,35 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
     }
     assert_eq!(ok(&t, "/api/queue?tab=all").await["items"].as_array().unwrap().len(), 6);
     let decided = ok(&t, "/api/queue?tab=decided").await;
-    assert_eq!(decided["items"].as_array().unwrap().iter().map(|i| i["args"]["id"].as_str().unwrap()).collect::<HashSet<_>>(), HashSet::from(["a", "b"]));
+    assert_eq!(
+        decided["items"].as_array().unwrap().iter().map(|i| i["args"]["id"].as_str().unwrap()).collect::<HashSet<_>>(),
+        HashSet::from(["a", "b"])
+    );
     let expired = ok(&t, "/api/queue?tab=expired").await;
-    assert_eq!((expired["items"][0]["args"]["id"].as_str(), expired["items"][0]["state"].as_str()), (Some("e"), Some("delivered")), "{expired}");
+    assert_eq!(
+        (expired["items"][0]["args"]["id"].as_str(), expired["items"][0]["state"].as_str()),
+        (Some("e"), Some("delivered")),
+        "{expired}"
+    );
     assert_eq!(expired["items"][0]["decision"]["expiredAfterSecs"], 60);
 
     // Counts follow the filters and the search; pendingTotal does not.
     let suspends = ok(&t, "/api/queue/counts?kind=suspend").await;
-    assert_eq!(suspends, json!({ "pending": 1, "awaitingDelivery": 0, "decided": 0, "expired": 0, "gone": 0, "all": 1, "pendingTotal": 1 }));
+    assert_eq!(
+        suspends,
+        json!({ "pending": 1, "awaitingDelivery": 0, "decided": 0, "expired": 0, "gone": 0, "all": 1, "pendingTotal": 1 })
+    );
     let deletes = ok(&t, "/api/queue/counts?tool=delete_record&q=%22id%22").await;
-    assert_eq!((deletes["all"].as_i64(), deletes["pending"].as_i64(), deletes["expired"].as_i64(), deletes["pendingTotal"].as_i64()), (Some(5), Some(0), Some(1), Some(1)), "{deletes}");
+    assert_eq!(
+        (deletes["all"].as_i64(), deletes["pending"].as_i64(), deletes["expired"].as_i64(), deletes["pendingTotal"].as_i64()),
+        (Some(5), Some(0), Some(1), Some(1)),
+        "{deletes}"
+    );
     assert_eq!(ok(&t, "/api/queue/counts?agent=nobody").await["all"], 0);
 
-    for bad in ["/api/queue?tab=nonsense", "/api/queue?tab=pending&state=pending", "/api/queue?sort=sideways", "/api/queue/counts?kind=nonsense"] {
+    for bad in
+        ["/api/queue?tab=nonsense", "/api/queue?tab=pending&state=pending", "/api/queue?sort=sideways", "/api/queue/counts?kind=nonsense"]
+    {
         let (status, body) = t.get(bad).await;
         assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{bad}: {body}");
     }

@@ -17,9 +17,8 @@ async fn c05_the_queue_survives_a_restart_and_the_run_completes_after_approval()
     assert_eq!(after, before, "the queue after a restart is exactly what it was");
     let (_, runs) = t.get("/api/agents/demo/suspended-runs").await;
     assert_eq!(runs["runs"][0]["runId"], answer["runId"]);
-    let (status, body) = t
-        .post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": "call_1"}))
-        .await;
+    let (status, body) =
+        t.post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": "call_1"})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body["text"].as_str().unwrap().contains("rec-1"));
     assert_eq!(t.counters.deletes(), 1);
@@ -95,7 +94,8 @@ async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved
     let page = second.get("/api/queue").await;
     let item = &page["items"][0];
     assert_eq!(item["runId"], answer["runId"], "{page}");
-    let after = second.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
+    let after =
+        second.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-kill"}), "{after}");
     drop(second);
 }

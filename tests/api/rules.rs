@@ -25,9 +25,7 @@ async fn s02_request_flag_pauses_every_call_and_plain_calls_run_without_it() {
     assert!(plain["text"].as_str().unwrap().contains("Record rec-7"), "{plain}");
     assert_eq!(t.counters.lookups(), 1);
 
-    let flagged = t
-        .generate_with(json!({"messages": [{"role": "user", "content": "lookup rec-8"}], "requireToolApproval": true}))
-        .await;
+    let flagged = t.generate_with(json!({"messages": [{"role": "user", "content": "lookup rec-8"}], "requireToolApproval": true})).await;
     assert_eq!(flagged["finishReason"], "suspended");
     assert_eq!(flagged["suspendPayload"]["toolName"], "lookup_record");
     assert_eq!(t.counters.lookups(), 1, "lookup ran despite requireToolApproval");
@@ -59,9 +57,8 @@ async fn s06_decline_does_not_run_the_tool_and_the_model_is_told_the_reason() {
     let answer = t.generate("delete rec-1").await;
     let run_id = answer["runId"].as_str().unwrap();
     let call_id = answer["suspendPayload"]["toolCallId"].as_str().unwrap();
-    let (status, done) = t
-        .post("/api/agents/demo/decline-tool-call-generate", json!({"runId": run_id, "toolCallId": call_id, "reason": "not today"}))
-        .await;
+    let (status, done) =
+        t.post("/api/agents/demo/decline-tool-call-generate", json!({"runId": run_id, "toolCallId": call_id, "reason": "not today"})).await;
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(done["finishReason"], "stop");
     let text = done["text"].as_str().unwrap();
@@ -115,10 +112,16 @@ async fn s07_a_decision_for_another_fingerprint_is_refused() {
 
 /// Rewrites the args of a call inside the stored snapshot, as a tampering or buggy engine would.
 async fn change_args_in_snapshot(t: &TestApp, run_id: &str, new_id: &str) {
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(run_id).fetch_one(t.app.db.pool()).await.unwrap();
+    let body: String =
+        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(run_id).fetch_one(t.app.db.pool()).await.unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!(new_id);
-    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?").bind(body.to_string()).bind(run_id).execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?")
+        .bind(body.to_string())
+        .bind(run_id)
+        .execute(t.app.db.pool())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -145,7 +148,10 @@ async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
     let decision = t
         .app
         .console
-        .decide(&ItemId::new(item["id"].as_str().unwrap()), DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into() })
+        .decide(
+            &ItemId::new(item["id"].as_str().unwrap()),
+            DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into() },
+        )
         .await
         .unwrap();
     change_args_in_snapshot(&t, answer["runId"].as_str().unwrap(), "rec-EVIL").await;
@@ -190,7 +196,10 @@ async fn s08_suspend_then_resume_with_data_that_fits_the_schema() {
     assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending", "the run stays suspended");
 
     let chunks = t
-        .sse("/api/agents/demo/resume-stream", json!({"runId": item["runId"], "toolCallId": item["toolCallId"], "resumeData": {"answer": "blue"}}))
+        .sse(
+            "/api/agents/demo/resume-stream",
+            json!({"runId": item["runId"], "toolCallId": item["toolCallId"], "resumeData": {"answer": "blue"}}),
+        )
         .await;
     let result = chunks.iter().find(|c| c["type"] == "tool-result").expect("tool-result");
     assert_eq!(result["payload"]["result"], json!({"answer": "blue"}));
@@ -206,9 +215,8 @@ async fn s09_generate_returns_suspended_at_once_and_approve_generate_returns_the
     let payload = &answer["suspendPayload"];
     assert_eq!(payload["toolName"], "delete_record");
     assert_eq!(payload["args"], json!({"id": "rec-9"}));
-    let (status, done) = t
-        .post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": payload["toolCallId"]}))
-        .await;
+    let (status, done) =
+        t.post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": payload["toolCallId"]})).await;
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(done["finishReason"], "stop");
     assert!(done["text"].as_str().unwrap().contains(r#"delete_record: {"deleted":"rec-9"}"#), "{done}");
@@ -217,10 +225,12 @@ async fn s09_generate_returns_suspended_at_once_and_approve_generate_returns_the
     let (_, audit) = t.get("/api/audit?limit=10").await;
     let decision = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "decision.approve").expect("audited");
     assert!(decision["actor"].as_str().unwrap().ends_with("(mastra-api)"), "{decision}");
-    assert_eq!(decision["fingerprint"], approval_console::domain::Fingerprint::of("delete_record", &json!({"id": "rec-9"})).unwrap().as_str());
-    let (status, again) = t
-        .post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": payload["toolCallId"]}))
-        .await;
+    assert_eq!(
+        decision["fingerprint"],
+        approval_console::domain::Fingerprint::of("delete_record", &json!({"id": "rec-9"})).unwrap().as_str()
+    );
+    let (status, again) =
+        t.post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": payload["toolCallId"]})).await;
     assert_eq!((status, again["code"].as_str()), (StatusCode::CONFLICT, Some("already_decided")));
 }
 
@@ -244,9 +254,8 @@ async fn s11_a_snapshot_exists_while_suspended_and_is_deleted_when_the_run_finis
     let item = t.pending().await.remove(0);
     t.approve(&item).await;
     assert_eq!(t.count("SELECT COUNT(*) FROM snapshots").await, 0);
-    let (status, body) = t
-        .post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": item["toolCallId"]}))
-        .await;
+    let (status, body) =
+        t.post("/api/agents/demo/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": item["toolCallId"]})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["code"], "already_decided");
 }
@@ -275,7 +284,10 @@ async fn s12_suspended_runs_are_listed_from_storage_and_filtered_by_thread_and_r
     let run = &one["runs"][0];
     assert_eq!(run["runId"], a["runId"]);
     assert_eq!(run["status"], "suspended");
-    assert_eq!(run["toolCalls"][0], json!({"toolCallId": "call_1", "toolName": "delete_record", "args": {"id": "a"}, "requiresApproval": true}));
+    assert_eq!(
+        run["toolCalls"][0],
+        json!({"toolCallId": "call_1", "toolName": "delete_record", "args": {"id": "a"}, "requiresApproval": true})
+    );
     let (_, two) = t.get("/api/agents/demo/suspended-runs?threadId=t-2").await;
     let call = &two["runs"][0]["toolCalls"][0];
     assert_eq!(call["requiresApproval"], false);
@@ -328,9 +340,11 @@ async fn s12_send_tool_approval_finds_the_threads_suspended_call_in_storage() {
     let (dir, tmp, counters) = t.stop().await;
     let t = spawn_app_in(&dir, counters).await; // only in storage now
 
-    let (status, wrong) = t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-2", "approved": true})).await;
+    let (status, wrong) =
+        t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-2", "approved": true})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "another resource's thread: {wrong}");
-    let (status, accepted) = t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-1", "approved": true})).await;
+    let (status, accepted) =
+        t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-1", "approved": true})).await;
     assert_eq!(status, StatusCode::OK, "{accepted}");
     assert_eq!(accepted["accepted"], true);
     assert_eq!(accepted["runId"], paused["runId"]);

@@ -18,7 +18,10 @@ async fn run_id_reuse_is_refused() {
         assert_eq!(body["code"], "run_exists", "{route}: {body}");
     }
     // Nothing changed: the victim's snapshot and call are as they were, and it can still be approved.
-    assert_eq!(t.count("SELECT COUNT(*) FROM snapshots WHERE run_id = 'v1' AND body LIKE '%rec-1%' AND body NOT LIKE '%lookup x%'").await, 1);
+    assert_eq!(
+        t.count("SELECT COUNT(*) FROM snapshots WHERE run_id = 'v1' AND body LIKE '%rec-1%' AND body NOT LIKE '%lookup x%'").await,
+        1
+    );
     assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
     assert_eq!(t.counters.lookups(), 0);
     let (status, after) = t.approve(&item).await;

@@ -15,7 +15,13 @@ async fn every_api_route_but_health_needs_the_bearer_token() {
         let r = t.http.get(format!("{}{path}", t.base)).bearer_auth("wrong").send().await.unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path} with a wrong token");
     }
-    let r = t.http.post(format!("{}/api/agents/demo/generate", t.base)).json(&serde_json::json!({"messages": "delete x"})).send().await.unwrap();
+    let r = t
+        .http
+        .post(format!("{}/api/agents/demo/generate", t.base))
+        .json(&serde_json::json!({"messages": "delete x"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     let r = t.http.get(format!("{}/api/queue?token={TOKEN}", t.base)).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "a token in the query string is not accepted");
@@ -33,7 +39,14 @@ async fn a_foreign_host_header_is_refused_against_dns_rebinding() {
         let r = t.http.get(format!("{}/", t.base)).header("host", host).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "the UI too, for {host}");
     }
-    let r = t.http.get(format!("{}/api/queue", t.base)).bearer_auth(TOKEN).header("host", format!("localhost:{}", t.server.addr.port())).send().await.unwrap();
+    let r = t
+        .http
+        .get(format!("{}/api/queue", t.base))
+        .bearer_auth(TOKEN)
+        .header("host", format!("localhost:{}", t.server.addr.port()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
 
@@ -76,7 +89,9 @@ async fn the_openapi_document_describes_the_console_routes() {
     let t = spawn_app().await;
     let (status, doc) = t.get("/api/openapi.json").await;
     assert_eq!(status, StatusCode::OK);
-    for path in ["/api/queue", "/api/queue/{id}/approve", "/api/queue/{id}/decline", "/api/queue/{id}/resume", "/api/events", "/api/audit/verify"] {
+    for path in
+        ["/api/queue", "/api/queue/{id}/approve", "/api/queue/{id}/decline", "/api/queue/{id}/resume", "/api/events", "/api/audit/verify"]
+    {
         assert!(doc["paths"][path].is_object(), "{path} missing");
     }
     assert!(doc["components"]["schemas"]["QueueItem"]["properties"]["fingerprint"].is_object());
@@ -104,12 +119,20 @@ async fn a_changed_engine_url_needs_its_token_again_and_the_token_never_follows_
     let t = spawn_app().await;
     let (a, seen_a) = recording_server().await;
     let (b, seen_b) = recording_server().await;
-    let (status, body) = t.post("/api/engines", serde_json::json!({ "name": "prod", "baseUrl": a, "token": "s3cret-token", "sessionOnly": true })).await;
+    let (status, body) =
+        t.post("/api/engines", serde_json::json!({ "name": "prod", "baseUrl": a, "token": "s3cret-token", "sessionOnly": true })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     t.post("/api/engines/prod/sync", serde_json::json!({})).await;
     assert!(seen_a.lock().unwrap().iter().any(|h| h == "Bearer s3cret-token"), "{:?}", seen_a.lock().unwrap());
 
-    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b })).send().await.unwrap();
+    let r = t
+        .http
+        .patch(format!("{}/api/engines/prod", t.base))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({ "baseUrl": b }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::BAD_REQUEST);
     let refused: Value = r.json().await.unwrap();
     assert_eq!(refused["code"], "token_required", "{refused}");
@@ -119,12 +142,26 @@ async fn a_changed_engine_url_needs_its_token_again_and_the_token_never_follows_
     assert!(seen_b.lock().unwrap().is_empty(), "the new host heard nothing");
 
     // Said on purpose: the stored token goes to the new host.
-    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b, "keepToken": true })).send().await.unwrap();
+    let r = t
+        .http
+        .patch(format!("{}/api/engines/prod", t.base))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({ "baseUrl": b, "keepToken": true }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     t.post("/api/engines/prod/sync", serde_json::json!({})).await;
     assert!(seen_b.lock().unwrap().iter().any(|h| h == "Bearer s3cret-token"));
     // A poll interval alone, or the same URL, needs nothing.
-    let r = t.http.patch(format!("{}/api/engines/prod", t.base)).bearer_auth(TOKEN).json(&serde_json::json!({ "baseUrl": b, "pollMs": 500 })).send().await.unwrap();
+    let r = t
+        .http
+        .patch(format!("{}/api/engines/prod", t.base))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({ "baseUrl": b, "pollMs": 500 }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
 
@@ -132,7 +169,9 @@ async fn a_changed_engine_url_needs_its_token_again_and_the_token_never_follows_
 async fn an_engine_that_echoes_the_token_in_its_error_never_gets_it_stored_or_shown() {
     let t = spawn_app().await;
     let (base, seen) = answering_server(|auth| (401, serde_json::json!({ "error": format!("token refused: {auth}") }).to_string())).await;
-    let (status, body) = t.post("/api/engines", serde_json::json!({ "name": "leaky", "baseUrl": base, "token": "tok-very-secret-123", "sessionOnly": true })).await;
+    let (status, body) = t
+        .post("/api/engines", serde_json::json!({ "name": "leaky", "baseUrl": base, "token": "tok-very-secret-123", "sessionOnly": true }))
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let (_, synced) = t.post("/api/engines/leaky/sync", serde_json::json!({})).await;
     assert!(seen.lock().unwrap().iter().any(|h| h.contains("tok-very-secret-123")), "the server did get it");

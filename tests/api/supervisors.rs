@@ -29,7 +29,11 @@ impl Model for Delegating {
             }
             Some(Message::User { content }) => ModelTurn {
                 text: String::new(),
-                tool_calls: vec![ProposedCall { tool_call_id: "call_1".into(), tool_name: format!("agent-{}", self.to), args: json!({"prompt": content}) }],
+                tool_calls: vec![ProposedCall {
+                    tool_call_id: "call_1".into(),
+                    tool_name: format!("agent-{}", self.to),
+                    args: json!({"prompt": content}),
+                }],
             },
             _ => ModelTurn::default(),
         })
@@ -71,7 +75,8 @@ async fn s13_a_pause_three_levels_down_surfaces_once_on_the_top_run_and_approval
     assert_eq!(item["runId"], answer["runId"]);
     assert_eq!(item["agentId"], "boss");
     assert_eq!(item["toolName"], "delete_record");
-    let chain: Vec<(&str, &str)> = item["chain"].as_array().unwrap().iter().map(|l| (l["agentId"].as_str().unwrap(), l["toolName"].as_str().unwrap())).collect();
+    let chain: Vec<(&str, &str)> =
+        item["chain"].as_array().unwrap().iter().map(|l| (l["agentId"].as_str().unwrap(), l["toolName"].as_str().unwrap())).collect();
     assert_eq!(chain, [("boss", "agent-worker"), ("worker", "agent-clerk"), ("clerk", "delete_record")]);
     assert_eq!(item["fingerprint"], json!(approval_console::domain::Fingerprint::of("delete_record", &json!({"id": "rec-1"})).unwrap()));
     let (_, boss_runs) = t.get("/api/agents/boss/suspended-runs").await;
@@ -82,9 +87,8 @@ async fn s13_a_pause_three_levels_down_surfaces_once_on_the_top_run_and_approval
     }
     assert_eq!(t.counters.deletes(), 0);
 
-    let (status, done) = t
-        .post("/api/agents/boss/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": "call_1"}))
-        .await;
+    let (status, done) =
+        t.post("/api/agents/boss/approve-tool-call-generate", json!({"runId": answer["runId"], "toolCallId": "call_1"})).await;
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(done["finishReason"], "stop", "{done}");
     let text = done["text"].as_str().unwrap();
@@ -113,7 +117,10 @@ async fn s13_a_suspended_tool_deep_in_the_chain_is_resumed_from_the_top() {
     assert_eq!(item["kind"], "suspend");
     assert_eq!(item["suspendPayload"], json!({"question": "which region?"}));
     let chunks = t
-        .sse("/api/agents/boss/resume-stream", json!({"runId": answer["runId"], "toolCallId": "call_1", "resumeData": {"answer": "eu-west"}}))
+        .sse(
+            "/api/agents/boss/resume-stream",
+            json!({"runId": answer["runId"], "toolCallId": "call_1", "resumeData": {"answer": "eu-west"}}),
+        )
         .await;
     let text = finish_text(&chunks).expect("the top run finished");
     assert!(text.starts_with("boss: worker: ") && text.contains("eu-west"), "{text}");
@@ -124,10 +131,16 @@ async fn s13_s07_arguments_changed_deep_in_the_chain_are_refused() {
     let t = spawn_app_with(chain).await;
     let (answer, item) = paused_at_depth(&t, "delete rec-3").await;
     let leaf_run = format!("{}/call_1/call_1", answer["runId"].as_str().unwrap());
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(&leaf_run).fetch_one(t.app.db.pool()).await.unwrap();
+    let body: String =
+        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(&leaf_run).fetch_one(t.app.db.pool()).await.unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!("rec-EVIL");
-    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?").bind(body.to_string()).bind(&leaf_run).execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?")
+        .bind(body.to_string())
+        .bind(&leaf_run)
+        .execute(t.app.db.pool())
+        .await
+        .unwrap();
     let (status, refused) = t.approve(&item).await;
     assert_eq!((status, refused["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{refused}");
     assert_eq!(t.counters.deletes(), 0);

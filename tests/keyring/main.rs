@@ -217,12 +217,8 @@ fn a_locked_keyring_is_reported_as_locked_at_once() {
            org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null; \
          exec '{BIN}' secret check locked-test"
     );
-    let output = Command::new(script)
-        .args(["bash", "-c", &lock_then_check])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
+    let output =
+        Command::new(script).args(["bash", "-c", &lock_then_check]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
     let err = text(&output.stderr);
     assert_eq!(output.status.code(), Some(4), "unavailable: stdout: {}\nstderr: {err}", text(&output.stdout));
     assert!(err.contains("error [keyring_locked]: the OS keyring is locked or refused access"), "{err}");

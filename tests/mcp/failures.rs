@@ -39,10 +39,7 @@ async fn a_dead_server_is_started_again_once_per_call_and_reported_not_running_w
     let first = echo.execute(&json!({"text": "1"}), None).await.unwrap_err();
     assert!(first.contains("exited during the call (exit status: 3)"), "{first}");
     let second = echo.execute(&json!({"text": "2"}), None).await.unwrap_err();
-    assert!(
-        second.starts_with("MCP server \"flaky\" is not running (exit status: 3) and did not start again:"),
-        "{second}"
-    );
+    assert!(second.starts_with("MCP server \"flaky\" is not running (exit status: 3) and did not start again:"), "{second}");
     assert!(second.contains("exit status: 4") && second.contains("refusing to start (crash-then-refuse)"), "{second}");
 }
 
@@ -101,7 +98,8 @@ async fn a_server_that_does_not_start_is_a_config_error_naming_the_agent_and_the
     assert!(e.message.contains("stderr: misbehaving-server: refusing to start (exit-at-start)"), "{e}");
 
     let started = Instant::now();
-    let e = load(&agent_with("[[agents.mcp]]\nname = \"mute\"\ncommand = \"sleep\"\nargs = [\"30\"]\ntimeout_secs = 1\n")).await.unwrap_err();
+    let e =
+        load(&agent_with("[[agents.mcp]]\nname = \"mute\"\ncommand = \"sleep\"\nargs = [\"30\"]\ntimeout_secs = 1\n")).await.unwrap_err();
     assert!(e.message.starts_with("MCP server \"mute\" of agent \"files\" did not start: no answer to initialize within 1 s"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }

@@ -27,10 +27,7 @@ fn folders() -> Folders {
 
 /// One agent with the filesystem server on `files`, `write_file` needing approval.
 fn agents_toml(files: &std::path::Path) -> String {
-    format!(
-        "[[agents]]\nid = \"{AGENT}\"\n{}[agents.approval]\ntools = {{ write_file = true }}\n",
-        filesystem_entry("fs", files, 30)
-    )
+    format!("[[agents]]\nid = \"{AGENT}\"\n{}[agents.approval]\ntools = {{ write_file = true }}\n", filesystem_entry("fs", files, 30))
 }
 
 const LIMIT: Duration = Duration::from_secs(30);

@@ -14,7 +14,7 @@ mod mastra_server;
 use approval_console::api::{self, Server};
 use approval_console::app::{App, Background};
 use approval_console::notify::desktop::DesktopNotifier;
-use approval_console::notify::{Notifier, NotificationSettings};
+use approval_console::notify::{NotificationSettings, Notifier};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -292,7 +292,13 @@ async fn disabled_or_filtered_notifications_stay_silent() {
     let n = nth_shown(before + 1).await;
     assert!(n.body.contains("rec-loud"), "the first notification is the one after the settings allowed it: {n:?}");
     assert_eq!(shown().len(), before + 1);
-    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/notifications", json!({ "enabled": true, "quietHours": { "start": "25:00", "end": "07:00" } })).await;
+    let (status, body) = console
+        .send(
+            reqwest::Method::PUT,
+            "/api/settings/notifications",
+            json!({ "enabled": true, "quietHours": { "start": "25:00", "end": "07:00" } }),
+        )
+        .await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
 }
 
@@ -306,7 +312,8 @@ async fn c3_an_approve_from_a_notification_after_the_arguments_changed_sends_not
     let mut opened = console.app.notifications.open_requests();
     let tmp = tempfile::tempdir().unwrap();
     let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
-    let (status, body) = console.send(reqwest::Method::POST, "/api/engines", json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })).await;
+    let (status, body) =
+        console.send(reqwest::Method::POST, "/api/engines", json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let answer = mastra.generate("ops", "delete rec-1", Some(("t-n", "u-n"))).await;
     let n = nth_shown(before + 1).await;
@@ -381,7 +388,9 @@ async fn c4_without_a_notification_service_the_console_keeps_working_and_says_so
     let queue: Value = http.get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
     let items = queue["items"].as_array().unwrap();
     assert_eq!(items.len(), 2);
-    let r = post(&format!("/api/queue/{}/approve", items[0]["id"].as_str().unwrap()), json!({ "fingerprint": items[0]["fingerprint"] })).await.unwrap();
+    let r = post(&format!("/api/queue/{}/approve", items[0]["id"].as_str().unwrap()), json!({ "fingerprint": items[0]["fingerprint"] }))
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let _ = child.kill();
     let _ = child.wait();
@@ -400,9 +409,16 @@ async fn notifications_follow_a_japanese_locale() {
     close_all();
     let before = shown().len();
     let tmp = tempfile::tempdir().unwrap();
-    let (mut child, base) = serve_notify(&tmp, &[("LANG", Some("ja_JP.UTF-8")), ("LC_ALL", None), ("LC_MESSAGES", None), ("LANGUAGE", None)]);
+    let (mut child, base) =
+        serve_notify(&tmp, &[("LANG", Some("ja_JP.UTF-8")), ("LC_ALL", None), ("LC_MESSAGES", None), ("LANGUAGE", None)]);
     let http = reqwest::Client::new();
-    let r = http.post(format!("{base}/api/agents/demo/generate")).bearer_auth(TOKEN).json(&json!({ "messages": "delete rec-ja" })).send().await.unwrap();
+    let r = http
+        .post(format!("{base}/api/agents/demo/generate"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "messages": "delete rec-ja" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let n = nth_shown(before + 1).await;
     assert!(n.summary.contains("delete_record の実行を求めています"), "{n:?}");
@@ -438,7 +454,13 @@ async fn cut_notification_offers_no_approve() {
     let _serving = KillOnDrop(child);
     let http = reqwest::Client::new();
     let long = format!("rec-{}-end", "x".repeat(approval_console::notify::BODY_BUDGET));
-    let r = http.post(format!("{base}/api/agents/demo/generate")).bearer_auth(TOKEN).json(&json!({ "messages": format!("delete {long}") })).send().await.unwrap();
+    let r = http
+        .post(format!("{base}/api/agents/demo/generate"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "messages": format!("delete {long}") }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let n = nth_shown(before + 1).await;
     assert!(n.summary.contains("wants to run delete_record"), "{n:?}");
@@ -471,7 +493,11 @@ async fn cut_notification_offers_no_approve() {
 struct Answers(approval_console::notify::Choice, Arc<std::sync::Mutex<Vec<approval_console::notify::Notice>>>);
 
 impl Notifier for Answers {
-    fn show(&self, notice: approval_console::notify::Notice, answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>) -> Result<(), String> {
+    fn show(
+        &self,
+        notice: approval_console::notify::Notice,
+        answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>,
+    ) -> Result<(), String> {
         self.1.lock().unwrap().push(notice);
         answer(Some(self.0));
         Ok(())
@@ -504,7 +530,11 @@ async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
     assert_eq!(told.len(), 2, "{told:?}");
     assert!(!told[0].actions.contains(&approval_console::notify::Choice::Approve), "{:?}", told[0]);
     let still = app.console.item(&long.id).await.unwrap();
-    assert_eq!(still.queued.state, approval_console::domain::ItemState::Pending, "the cut call's notice offered no Approve: nothing decided");
+    assert_eq!(
+        still.queued.state,
+        approval_console::domain::ItemState::Pending,
+        "the cut call's notice offered no Approve: nothing decided"
+    );
     assert!(still.decision.is_none());
 }
 
@@ -513,7 +543,11 @@ async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
 struct Recorder(Arc<std::sync::Mutex<Vec<approval_console::notify::Notice>>>);
 
 impl Notifier for Recorder {
-    fn show(&self, notice: approval_console::notify::Notice, answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>) -> Result<(), String> {
+    fn show(
+        &self,
+        notice: approval_console::notify::Notice,
+        answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>,
+    ) -> Result<(), String> {
         self.0.lock().unwrap().push(notice);
         answer(None);
         Ok(())
@@ -578,7 +612,8 @@ async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
     };
     let run = app.send(request, false, None, &app.local_actor("test")).await.unwrap();
     let mut conn = app.db.pool().acquire().await.unwrap();
-    let entries = approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
+    let entries =
+        approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
     entries.into_iter().next().expect("paused").queued
 }
 

@@ -43,8 +43,10 @@ async fn a_streamed_text_answer_is_put_together_even_when_cut_inside_lines_and_c
 #[tokio::test]
 async fn a_streamed_tool_call_is_assembled_from_fragments_whose_id_and_name_come_only_first() {
     let events = tool_call_stream("call_Xy1", "delete_record", r#"{"id": "rec-42", "reason": "stale"}"#, 4);
-    let fragments: Vec<serde_json::Value> =
-        events.iter().map(|e| serde_json::from_str::<serde_json::Value>(e).unwrap()["choices"][0]["delta"]["tool_calls"][0].clone()).collect();
+    let fragments: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| serde_json::from_str::<serde_json::Value>(e).unwrap()["choices"][0]["delta"]["tool_calls"][0].clone())
+        .collect();
     let pieces: Vec<_> = fragments.iter().filter(|f| f["function"]["arguments"].as_str().is_some_and(|a| !a.is_empty())).collect();
     assert!(pieces.len() >= 3, "arguments over at least 3 chunks");
     assert!(pieces.iter().all(|f| f["id"].is_null() && f["function"]["name"].is_null()), "id and name only in the first fragment");
@@ -78,7 +80,10 @@ async fn two_parallel_streamed_tool_calls_interleaved_by_index_are_told_apart() 
     for _ in 0..2 {
         let turn = model(&fake, true).step(&user("both"), &[]).await.unwrap();
         assert_eq!(turn.text, "Checking both. ");
-        assert_eq!(turn.tool_calls, vec![call("call_A", "lookup_record", json!({"id": "r1"})), call("call_B", "delete_record", json!({"id": "r2"}))]);
+        assert_eq!(
+            turn.tool_calls,
+            vec![call("call_A", "lookup_record", json!({"id": "r1"})), call("call_B", "delete_record", json!({"id": "r2"}))]
+        );
     }
 }
 
@@ -101,9 +106,12 @@ async fn tool_arguments_that_are_not_json_are_a_run_error_naming_the_tool_and_qu
     *events.last_mut().unwrap() = chunk(json!({}), Some("length"));
     let fake = FakeOpenAi::scripted(vec![
         Reply::sse(events),
-        Reply::Json(completion(json!({"role": "assistant", "content": null, "tool_calls": [
-            {"id": "call_2", "type": "function", "function": {"name": "lookup_record", "arguments": "{id: r1}"}}
-        ]}), "tool_calls")),
+        Reply::Json(completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_2", "type": "function", "function": {"name": "lookup_record", "arguments": "{id: r1}"}}
+            ]}),
+            "tool_calls",
+        )),
     ])
     .await;
     let streamed = error_text(&model(&fake, true).step(&user("go"), &[]).await.unwrap_err());

@@ -63,11 +63,10 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
 
         let decided = app
             .console
-            .decide_and_deliver(&pending[0], DecisionRequest {
-                verdict: Verdict::Approve,
-                fingerprint: entry.queued.call.fingerprint.clone(),
-                operator: "test".into(),
-            })
+            .decide_and_deliver(
+                &pending[0],
+                DecisionRequest { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone(), operator: "test".into() },
+            )
             .await
             .unwrap();
         assert_eq!(decided.queued.state, ItemState::Delivered);
@@ -80,9 +79,12 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         assert_eq!(messages.len(), 4, "{messages:?}");
         assert_eq!(messages[0]["role"], "system");
         assert_eq!(messages[1], json!({"role": "user", "content": "delete rec-7"}));
-        assert_eq!(messages[2], json!({"role": "assistant", "content": null, "tool_calls": [
-            {"id": "call_0", "type": "function", "function": {"name": "delete_record", "arguments": "{\"id\":\"rec-7\"}"}}
-        ]}));
+        assert_eq!(
+            messages[2],
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_0", "type": "function", "function": {"name": "delete_record", "arguments": "{\"id\":\"rec-7\"}"}}
+            ]})
+        );
         assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "call_0", "content": "{\"deleted\":\"rec-7\"}"}));
         assert_eq!(snapshots(&app).await, 0, "the run finished (stream: {stream})");
         assert!(app.local.pending_items(&run_id).await.unwrap().is_empty());

@@ -92,7 +92,8 @@ async fn a_refused_key_is_a_clear_401_error_that_never_echoes_the_key_and_is_not
     assert!(text.contains("refused the API key (HTTP 401)") && text.contains("\"fake-model\""), "{text}");
 
     let fake = FakeOpenAi::scripted(vec![Reply::error(403, "forbidden", None)]).await;
-    let text = OpenAiCompatible::new(OpenAiConfig::new(&fake.base_url, "m"), None).unwrap().step(&user(), &[]).await.unwrap_err().to_string();
+    let text =
+        OpenAiCompatible::new(OpenAiConfig::new(&fake.base_url, "m"), None).unwrap().step(&user(), &[]).await.unwrap_err().to_string();
     assert!(text.contains("HTTP 403") && text.contains("no API key is configured"), "{text}");
 }
 
@@ -138,7 +139,9 @@ async fn a_400_shows_the_providers_message_with_the_key_blanked_out() {
 
 #[tokio::test]
 async fn an_answer_that_is_not_json_says_so_and_quotes_it() {
-    let fake = FakeOpenAi::scripted(vec![Reply::Raw { content_type: "text/html", body: "<html><body>Gateway says hello</body></html>".into() }]).await;
+    let fake =
+        FakeOpenAi::scripted(vec![Reply::Raw { content_type: "text/html", body: "<html><body>Gateway says hello</body></html>".into() }])
+            .await;
     let text = error_text(&model(&fake, false).step(&user(), &[]).await.unwrap_err());
     assert!(text.contains("the answer is not JSON") && text.contains("text/html") && text.contains("Gateway says hello"), "{text}");
     assert_eq!(fake.request_count(), 1);

@@ -55,9 +55,16 @@ pub enum Reply {
     /// 200, `application/json`.
     Json(Value),
     /// Any status, headers and body (error answers).
-    Status { status: u16, headers: Vec<(&'static str, String)>, body: String },
+    Status {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: String,
+    },
     /// 200 with this content type and body (garbage).
-    Raw { content_type: &'static str, body: String },
+    Raw {
+        content_type: &'static str,
+        body: String,
+    },
     Sse(Sse),
 }
 
@@ -271,9 +278,12 @@ pub fn text_stream(pieces: &[&str]) -> Vec<String> {
 /// One tool call streamed as OpenAI does: id and name in the first fragment, the arguments in
 /// `pieces` fragments, then `finish_reason: "tool_calls"`.
 pub fn tool_call_stream(id: &str, name: &str, arguments: &str, pieces: usize) -> Vec<String> {
-    let mut events = vec![chunk(json!({"role": "assistant", "content": null, "tool_calls": [
-        {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}
-    ]}), None)];
+    let mut events = vec![chunk(
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}
+        ]}),
+        None,
+    )];
     let chars: Vec<char> = arguments.chars().collect();
     let size = chars.len().div_ceil(pieces.max(1)).max(1);
     for piece in chars.chunks(size) {

@@ -19,7 +19,11 @@ fn conversation() -> Vec<Message> {
             ],
         },
         Message::Tool { tool_call_id: "call_a".into(), tool_name: "lookup_record".into(), content: json!({"id": "r1", "found": true}) },
-        Message::Tool { tool_call_id: "call_b".into(), tool_name: "delete_record".into(), content: json!("Tool call declined by the operator.") },
+        Message::Tool {
+            tool_call_id: "call_b".into(),
+            tool_name: "delete_record".into(),
+            content: json!("Tool call declined by the operator."),
+        },
         Message::Assistant { content: "It was declined.".into(), tool_calls: vec![] },
         Message::User { content: "ok".into() },
     ]
@@ -27,8 +31,16 @@ fn conversation() -> Vec<Message> {
 
 fn tools() -> Vec<ToolSpec> {
     vec![
-        ToolSpec { name: "lookup_record".into(), description: "Look a record up.".into(), input_schema: json!({"type": "object", "properties": {"id": {"type": "string"}}}) },
-        ToolSpec { name: "delete_record".into(), description: "Delete a record.".into(), input_schema: json!({"type": "object", "required": ["id"]}) },
+        ToolSpec {
+            name: "lookup_record".into(),
+            description: "Look a record up.".into(),
+            input_schema: json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+        },
+        ToolSpec {
+            name: "delete_record".into(),
+            description: "Delete a record.".into(),
+            input_schema: json!({"type": "object", "required": ["id"]}),
+        },
     ]
 }
 

@@ -2,8 +2,8 @@
 //! the agent on it, a call pauses, the operator approves through the console API, the run finishes.
 
 use crate::fake_server::{approval_cycle, FakeOpenAi};
-use serde_json::json;
 use crate::ServeProcess;
+use serde_json::json;
 
 #[tokio::test]
 async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_finishes_after_approval() {
@@ -28,7 +28,8 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     assert_eq!(paused["suspendPayload"]["args"], json!({"id": "rec-42"}));
     let page = server.get("/api/queue").await;
     let item = &page["items"][0];
-    let after = server.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
+    let after =
+        server.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-42"}));
     // The model got the tool result and answered: the run is over.

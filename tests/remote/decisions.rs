@@ -35,7 +35,10 @@ async fn decline_with_reason_never_runs_the_tool_and_the_model_hears_the_reason(
     mastra.generate("ops", "delete rec-d", Some(("t-d", "u-d"))).await;
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
     let (status, after) = console
-        .post(&format!("/api/queue/{}/decline", items[0]["id"].as_str().unwrap()), json!({ "fingerprint": items[0]["fingerprint"], "reason": "not on a Friday" }))
+        .post(
+            &format!("/api/queue/{}/decline", items[0]["id"].as_str().unwrap()),
+            json!({ "fingerprint": items[0]["fingerprint"], "reason": "not on a Friday" }),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
@@ -66,7 +69,10 @@ async fn s08_resume_data_is_checked_against_the_schema_before_it_is_sent() {
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["route"], "resume-stream");
-    assert_eq!(ran(&mastra, "askOperator"), vec![json!({ "tool": "askOperator", "input": { "question": "which table?", "answer": "orders" } })]);
+    assert_eq!(
+        ran(&mastra, "askOperator"),
+        vec![json!({ "tool": "askOperator", "input": { "question": "which table?", "answer": "orders" } })]
+    );
     assert!(after["decision"]["outcome"]["text"].as_str().unwrap().contains("orders"), "{after}");
 }
 
@@ -140,7 +146,10 @@ async fn a_call_decided_elsewhere_meanwhile_is_refused_as_not_found() {
     assert_eq!(status, StatusCode::OK);
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
     mastra
-        .post("/api/agents/ops/approve-tool-call-generate", &json!({ "runId": answer["runId"], "toolCallId": answer["suspendPayload"]["toolCallId"] }))
+        .post(
+            "/api/agents/ops/approve-tool-call-generate",
+            &json!({ "runId": answer["runId"], "toolCallId": answer["suspendPayload"]["toolCallId"] }),
+        )
         .await;
     let (status, body) = console.approve(&items[0]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
@@ -155,7 +164,10 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     mastra.generate("ops", "ask colour?", Some(("t-again", "u-again"))).await;
     let first = console.wait_pending(1, |i| i["engine"] == "m").await;
     let (status, after) = console
-        .post(&format!("/api/queue/{}/resume", first[0]["id"].as_str().unwrap()), json!({ "fingerprint": first[0]["fingerprint"], "data": { "answer": "again" } }))
+        .post(
+            &format!("/api/queue/{}/resume", first[0]["id"].as_str().unwrap()),
+            json!({ "fingerprint": first[0]["fingerprint"], "data": { "answer": "again" } }),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered");
@@ -174,7 +186,10 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     assert_eq!((still.len(), &still[0]["id"]), (1, &again[0]["id"]), "{still:#?}");
 
     let (status, after) = console
-        .post(&format!("/api/queue/{}/resume", again[0]["id"].as_str().unwrap()), json!({ "fingerprint": again[0]["fingerprint"], "data": { "answer": "blue" } }))
+        .post(
+            &format!("/api/queue/{}/resume", again[0]["id"].as_str().unwrap()),
+            json!({ "fingerprint": again[0]["fingerprint"], "data": { "answer": "blue" } }),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
@@ -185,7 +200,8 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
 #[tokio::test]
 async fn an_expired_remote_call_is_declined_at_the_server_with_the_expiry_told_to_the_model() {
     let (_tmp, mastra, console) = setup(None).await;
-    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "deleteRecord", "afterSecs": 1 }] })).await;
+    let (status, body) =
+        console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "deleteRecord", "afterSecs": 1 }] })).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     mastra.generate("ops", "delete rec-slow", Some(("t-x", "u-x"))).await;
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
@@ -202,7 +218,8 @@ async fn an_expired_remote_call_is_declined_at_the_server_with_the_expiry_told_t
 #[tokio::test]
 async fn a_remote_suspend_call_that_its_server_cannot_decline_never_expires_and_shows_no_deadline() {
     let (_tmp, mastra, console) = setup(None).await;
-    let (status, body) = console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "*", "afterSecs": 1 }] })).await;
+    let (status, body) =
+        console.send(reqwest::Method::PUT, "/api/settings/expiry", json!({ "rules": [{ "tool": "*", "afterSecs": 1 }] })).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     mastra.generate("ops", "ask which table?", Some(("t-n", "u-n"))).await;
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;

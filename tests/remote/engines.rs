@@ -88,7 +88,10 @@ async fn answering(body: String) -> String {
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 65536];
                 let _ = socket.read(&mut buf).await;
-                let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = socket.write_all(answer.as_bytes()).await;
             });
         }
@@ -129,7 +132,8 @@ async fn the_cli_adds_lists_syncs_and_removes_an_engine() {
     mastra.generate("ops", "delete rec-cli", Some(("t-cli", "u-cli"))).await;
     let data = tmp.path().join("console");
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(BIN).arg("--data-dir").arg(&data).args(args).env("APPROVAL_CONSOLE_LOG", "warn").output().unwrap();
+        let out =
+            std::process::Command::new(BIN).arg("--data-dir").arg(&data).args(args).env("APPROVAL_CONSOLE_LOG", "warn").output().unwrap();
         (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
     };
     let (code, out, err) = run(&["engines", "add", "cli-m", &mastra.base]);
@@ -143,7 +147,10 @@ async fn the_cli_adds_lists_syncs_and_removes_an_engine() {
     let (code, out, _) = run(&["engines", "list", "--json"]);
     assert_eq!(code, Some(0));
     let list: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((list[0]["name"].as_str(), list[0]["health"]["state"].as_str(), list[0]["pending"].as_i64()), (Some("cli-m"), Some("reachable"), Some(1)));
+    assert_eq!(
+        (list[0]["name"].as_str(), list[0]["health"]["state"].as_str(), list[0]["pending"].as_i64()),
+        (Some("cli-m"), Some("reachable"), Some(1))
+    );
 
     // The CLI decides a remote call like a local one.
     let id = queue[0]["id"].as_str().unwrap();
@@ -169,7 +176,10 @@ async fn a_token_for_this_session_only_skips_the_keyring_and_is_asked_for_again_
     let dir = tmp.path().join("console");
     let console = Console::start(&dir).await;
     let (status, added) = console
-        .post("/api/engines", json!({ "name": "m", "baseUrl": mastra.base, "token": "session-token-1", "sessionOnly": true, "pollMs": 200 }))
+        .post(
+            "/api/engines",
+            json!({ "name": "m", "baseUrl": mastra.base, "token": "session-token-1", "sessionOnly": true, "pollMs": 200 }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{added}");
     assert_eq!((added["hasToken"].as_bool(), added["sessionToken"].as_bool()), (Some(true), Some(true)));
@@ -236,7 +246,12 @@ async fn testing_a_connection_says_how_the_server_answers_and_stores_nothing() {
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "the session token is needed");
 
     // The route does not take the name "test" away from engines.
-    let (status, added) = console.post("/api/engines", json!({ "name": "test", "baseUrl": mastra.base, "token": "the-right-token", "sessionOnly": true, "pollMs": 3_600_000 })).await;
+    let (status, added) = console
+        .post(
+            "/api/engines",
+            json!({ "name": "test", "baseUrl": mastra.base, "token": "the-right-token", "sessionOnly": true, "pollMs": 3_600_000 }),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{added}");
     let (status, edited) = console.send(Method::PATCH, "/api/engines/test", json!({ "pollMs": 5000 })).await;
     assert_eq!((status, edited["pollMs"].as_u64()), (StatusCode::OK, Some(5000)), "{edited}");

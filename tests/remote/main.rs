@@ -5,10 +5,10 @@
 //!
 //! Needs `npm ci --prefix tests/mastra-server` (scripts/test does it).
 
-mod engines;
-mod sync;
 mod decisions;
+mod engines;
 mod outbox;
+mod sync;
 
 #[path = "../support/mastra_server.rs"]
 mod mastra_server;

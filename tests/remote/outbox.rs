@@ -99,7 +99,10 @@ async fn a_delivery_cut_by_a_crash_is_sent_again_and_the_server_refuses_a_second
     mastra.restart();
     // rec-2's send had reached the server before the crash: it ran there.
     let (status, body) = mastra
-        .post("/api/agents/ops/approve-tool-call-generate", &json!({ "runId": second["runId"], "toolCallId": second["suspendPayload"]["toolCallId"] }))
+        .post(
+            "/api/agents/ops/approve-tool-call-generate",
+            &json!({ "runId": second["runId"], "toolCallId": second["suspendPayload"]["toolCallId"] }),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
 

@@ -126,7 +126,10 @@ async fn a_run_finished_elsewhere_leaves_the_queue() {
 
     // Someone approves it directly at the server.
     let (status, body) = mastra
-        .post("/api/agents/ops/approve-tool-call-generate", &json!({ "runId": answer["runId"], "toolCallId": answer["suspendPayload"]["toolCallId"] }))
+        .post(
+            "/api/agents/ops/approve-tool-call-generate",
+            &json!({ "runId": answer["runId"], "toolCallId": answer["suspendPayload"]["toolCallId"] }),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
 

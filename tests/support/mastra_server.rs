@@ -226,11 +226,7 @@ impl MastraServer {
     }
 
     async fn send_post(&self, path: &str, body: &Value) -> reqwest::Response {
-        self.authed(self.http.post(format!("{}{path}", self.base)))
-            .json(body)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"))
+        self.authed(self.http.post(format!("{}{path}", self.base))).json(body).send().await.unwrap_or_else(|e| panic!("POST {path}: {e}"))
     }
 
     /// `POST /api/agents/:agent/generate` with one user message; `thread` = `(thread id, resource id)`
@@ -316,13 +312,12 @@ impl MastraServer {
             .await
             .unwrap_or_else(|e| panic!("open {}: {e}", self.db.display()));
         sqlx::query("BEGIN IMMEDIATE").execute(&mut conn).await.expect("BEGIN IMMEDIATE");
-        let rows: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT workflow_name, typeof(snapshot), json(snapshot) FROM mastra_workflow_snapshot WHERE run_id = ?",
-        )
-        .bind(run_id)
-        .fetch_all(&mut conn)
-        .await
-        .expect("read the run's snapshots");
+        let rows: Vec<(String, String, String)> =
+            sqlx::query_as("SELECT workflow_name, typeof(snapshot), json(snapshot) FROM mastra_workflow_snapshot WHERE run_id = ?")
+                .bind(run_id)
+                .fetch_all(&mut conn)
+                .await
+                .expect("read the run's snapshots");
         let mut changed = 0;
         for (workflow, kind, text) in rows {
             let mut snapshot: Value = serde_json::from_str(&text).expect("snapshot is JSON");
@@ -347,7 +342,6 @@ impl MastraServer {
         let _ = conn.close().await;
         changed
     }
-
 }
 
 impl Drop for MastraServer {
@@ -386,5 +380,9 @@ fn log_tail(path: &Path, from: u64) -> String {
     let mut bytes = Vec::new();
     let _ = f.take(LOG_TAIL_BYTES).read_to_end(&mut bytes);
     let s = String::from_utf8_lossy(&bytes);
-    if s.trim().is_empty() { "(empty)".into() } else { s.into_owned() }
+    if s.trim().is_empty() {
+        "(empty)".into()
+    } else {
+        s.into_owned()
+    }
 }

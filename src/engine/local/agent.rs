@@ -19,10 +19,24 @@ pub struct ProposedCall {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
-    System { content: String },
-    User { content: String },
-    Assistant { content: String, #[serde(default, rename = "toolCalls")] tool_calls: Vec<ProposedCall> },
-    Tool { #[serde(rename = "toolCallId")] tool_call_id: String, #[serde(rename = "toolName")] tool_name: String, content: Value },
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: String,
+        #[serde(default, rename = "toolCalls")]
+        tool_calls: Vec<ProposedCall>,
+    },
+    Tool {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        content: Value,
+    },
 }
 
 /// What a model answers for one step: text, tool calls, or both.

@@ -39,15 +39,17 @@ impl Model for DemoModel {
 
     async fn step(&self, messages: &[Message], _tools: &[ToolSpec]) -> Result<ModelTurn, Error> {
         let Some(at) = last_user_index(messages) else {
-            return Ok(ModelTurn { text: "Say `delete <id>`, `ask <question>`, `lookup <id>` or `both <id>`.".into(), ..Default::default() });
+            return Ok(ModelTurn {
+                text: "Say `delete <id>`, `ask <question>`, `lookup <id>` or `both <id>`.".into(),
+                ..Default::default()
+            });
         };
         let results: Vec<String> = messages[at..]
             .iter()
             .filter_map(|m| match m {
-                Message::Tool { tool_name, content, .. } => Some(format!(
-                    "{tool_name}: {}",
-                    content.as_str().map(str::to_owned).unwrap_or_else(|| content.to_string())
-                )),
+                Message::Tool { tool_name, content, .. } => {
+                    Some(format!("{tool_name}: {}", content.as_str().map(str::to_owned).unwrap_or_else(|| content.to_string())))
+                }
                 _ => None,
             })
             .collect();
@@ -55,10 +57,8 @@ impl Model for DemoModel {
             return Ok(ModelTurn { text: format!("Done. {}", results.join("; ")), ..Default::default() });
         }
         let Message::User { content } = &messages[at] else { unreachable!() };
-        let calls_so_far: usize = messages
-            .iter()
-            .map(|m| if let Message::Assistant { tool_calls, .. } = m { tool_calls.len() } else { 0 })
-            .sum();
+        let calls_so_far: usize =
+            messages.iter().map(|m| if let Message::Assistant { tool_calls, .. } = m { tool_calls.len() } else { 0 }).sum();
         let call = |n: usize, name: &str, args: Value| ProposedCall {
             tool_call_id: format!("call_{}", calls_so_far + n),
             tool_name: name.into(),
@@ -187,7 +187,10 @@ mod tests {
     #[tokio::test]
     async fn demo_model_maps_commands_to_tool_calls_keeping_the_rest_verbatim() {
         let t = turn("delete  rec 1 <b>x</b> ").await;
-        assert_eq!(t.tool_calls, vec![ProposedCall { tool_call_id: "call_1".into(), tool_name: "delete_record".into(), args: json!({"id": "rec 1 <b>x</b>"}) }]);
+        assert_eq!(
+            t.tool_calls,
+            vec![ProposedCall { tool_call_id: "call_1".into(), tool_name: "delete_record".into(), args: json!({"id": "rec 1 <b>x</b>"}) }]
+        );
         assert_eq!(turn("ask what colour?").await.tool_calls[0].args, json!({"question": "what colour?"}));
         let both = turn("both r9").await.tool_calls;
         assert_eq!(both.iter().map(|c| c.tool_name.as_str()).collect::<Vec<_>>(), ["lookup_record", "delete_record"]);

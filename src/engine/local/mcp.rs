@@ -27,7 +27,10 @@
 use super::agent::{Tool, ToolOutput};
 use async_trait::async_trait;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion, ResourceContents};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion,
+    ResourceContents,
+};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
@@ -183,10 +186,12 @@ impl McpServer {
         match answer {
             Err(_) => Err(format!("MCP server {name:?} did not answer within {} (timeout_secs)", seconds(self.config.timeout))),
             Ok(Ok(result)) => result_value(result),
-            Ok(Err(ServiceError::McpError(e))) => Err(format!("MCP server {name:?} refused the call: {} (JSON-RPC error {})", e.message, e.code.0)),
-            Ok(Err(ServiceError::UnexpectedResponse)) => {
-                Err(format!("MCP server {name:?} answered with something other than a tool result (input requests and tasks are not supported)"))
+            Ok(Err(ServiceError::McpError(e))) => {
+                Err(format!("MCP server {name:?} refused the call: {} (JSON-RPC error {})", e.message, e.code.0))
             }
+            Ok(Err(ServiceError::UnexpectedResponse)) => Err(format!(
+                "MCP server {name:?} answered with something other than a tool result (input requests and tasks are not supported)"
+            )),
             Ok(Err(e)) => match process.signs.wait_exit(EXIT_GRACE).await {
                 Some(status) => Err(format!("MCP server {name:?} exited during the call ({status}){}", process.signs.stderr_tail())),
                 None => Err(format!("MCP server {name:?}: {e}{}", process.signs.stderr_tail())),
@@ -390,7 +395,12 @@ impl Process {
 }
 
 /// Keeps the last lines of the server's stderr (and logs each at debug level).
-async fn read_stderr(server: String, stderr: tokio::process::ChildStderr, lines: Arc<Mutex<VecDeque<String>>>, closed: watch::Sender<bool>) {
+async fn read_stderr(
+    server: String,
+    stderr: tokio::process::ChildStderr,
+    lines: Arc<Mutex<VecDeque<String>>>,
+    closed: watch::Sender<bool>,
+) {
     let mut reader = BufReader::new(stderr);
     let mut buf = Vec::new();
     loop {
@@ -495,7 +505,10 @@ mod tests {
         let tool = |name: &str| rmcp::model::Tool::new(name.to_owned(), "d", Arc::new(JsonObject::new()));
         let mut taken: HashSet<String> = ["ask_operator".to_owned(), "read_file".to_owned()].into();
         let named = McpTool::named(&server, vec![tool("read_file"), tool("write_file")], &mut taken).unwrap();
-        assert_eq!(named.iter().map(|t| (t.name(), t.remote_name.as_str())).collect::<Vec<_>>(), [("fs_read_file", "read_file"), ("write_file", "write_file")]);
+        assert_eq!(
+            named.iter().map(|t| (t.name(), t.remote_name.as_str())).collect::<Vec<_>>(),
+            [("fs_read_file", "read_file"), ("write_file", "write_file")]
+        );
         let e = McpTool::named(&server, vec![tool("read_file")], &mut taken).err().unwrap();
         assert!(e.contains("\"fs_read_file\""), "{e}");
     }

@@ -4,18 +4,18 @@
 
 pub mod agent;
 pub mod demo;
-pub mod policy;
-pub mod model;
 pub mod mcp;
+pub mod model;
+pub mod policy;
 
-use crate::store::feed::Events;
-use crate::store::outbox;
 use crate::domain::{
-    AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PauseKind, PauseReason, PausedCall, QueuedCall,
-    RunId, ToolCallId, Verdict,
+    AgentId, CallKind, ChainLink, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemId, PauseKind, PauseReason, PausedCall,
+    QueuedCall, RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::{ChunkSink, Engine};
+use crate::store::feed::Events;
+use crate::store::outbox;
 use crate::store::{audit, memory, queue, snapshots, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
 use async_trait::async_trait;
@@ -92,11 +92,17 @@ impl Default for RunOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "camelCase")]
 enum CallStatus {
-    Done { result: Value },
+    Done {
+        result: Value,
+    },
     AwaitingApproval,
-    Suspended { payload: Value },
+    Suspended {
+        payload: Value,
+    },
     /// S13: a sub-agent call whose child run (`<this run>/<call id>`) is paused somewhere below.
-    Delegated { child: RunId },
+    Delegated {
+        child: RunId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -384,9 +390,13 @@ impl LocalEngine {
             Self::emit_text(emit, &run_id, &turn.text);
             state.messages.push(Message::Assistant { content: turn.text, tool_calls: turn.tool_calls.clone() });
             for proposed in turn.tool_calls {
-                emit.send(chunk("tool-call", &run_id, json!({
-                    "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
-                })));
+                emit.send(chunk(
+                    "tool-call",
+                    &run_id,
+                    json!({
+                        "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
+                    }),
+                ));
                 let mut approval_reason = None;
                 let mut pause_reason = None;
                 let status = match agent.tool(&proposed.tool_name) {
@@ -396,9 +406,16 @@ impl LocalEngine {
                         let need = match agent_rule {
                             Some(i) if !tool.require_approval() => policy::Decision::required(
                                 format!("agent {} approval rule {i} matched", agent.id),
-                                PauseReason { rule: Some(i as u32 + 1), agent: Some(agent.id.to_string()), ..PauseReason::of(PauseKind::AgentRule) },
+                                PauseReason {
+                                    rule: Some(i as u32 + 1),
+                                    agent: Some(agent.id.to_string()),
+                                    ..PauseReason::of(PauseKind::AgentRule)
+                                },
                             ),
-                            _ => policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context).await,
+                            _ => {
+                                policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context)
+                                    .await
+                            }
                         };
                         tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
                         if need.required {
@@ -448,11 +465,15 @@ impl LocalEngine {
         };
         self.end_run_remembering(run_id, remember).await?;
         emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
-        emit.send(chunk("finish", run_id, json!({
-            "stepResult": {"reason": reason},
-            "output": {"text": text, "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}},
-            "metadata": {},
-        })));
+        emit.send(chunk(
+            "finish",
+            run_id,
+            json!({
+                "stepResult": {"reason": reason},
+                "output": {"text": text, "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}},
+                "metadata": {},
+            }),
+        ));
         Ok(Outcome::Finished(text.to_owned()))
     }
 
@@ -597,7 +618,11 @@ impl LocalEngine {
         while let CallStatus::Delegated { child } = &path.last().expect("not empty").1.calls[path.last().expect("not empty").2].status {
             let (child_state, _) = self.load(child).await?;
             let child_agent = self.require_agent(child_state.agent_id.as_str())?;
-            let i = child_state.calls.iter().position(StepCall::paused).ok_or_else(|| Error::Storage(format!("run {child} is delegated to but waits on nothing")))?;
+            let i = child_state
+                .calls
+                .iter()
+                .position(StepCall::paused)
+                .ok_or_else(|| Error::Storage(format!("run {child} is delegated to but waits on nothing")))?;
             path.push((child_agent, child_state, i));
         }
         Ok(path)
@@ -612,7 +637,11 @@ impl LocalEngine {
         if path.len() > 1 {
             paused.chain = path
                 .iter()
-                .map(|(a, s, i)| ChainLink { agent_id: a.id.clone(), tool_call_id: ToolCallId::new(&s.calls[*i].tool_call_id), tool_name: s.calls[*i].tool_name.clone() })
+                .map(|(a, s, i)| ChainLink {
+                    agent_id: a.id.clone(),
+                    tool_call_id: ToolCallId::new(&s.calls[*i].tool_call_id),
+                    tool_name: s.calls[*i].tool_name.clone(),
+                })
                 .collect();
             paused.run_id = state.run_id.clone();
             paused.tool_call_id = ToolCallId::new(&state.calls[index].tool_call_id);
@@ -627,7 +656,12 @@ impl LocalEngine {
     fn paused_call(&self, agent: &Agent, state: &RunState, call: &StepCall) -> Result<PausedCall, Error> {
         let tool = agent.tool(&call.tool_name);
         let (kind, suspend_payload, resume_schema, pause_reason) = match &call.status {
-            CallStatus::Suspended { payload } => (CallKind::Suspend, Some(payload.clone()), tool.and_then(|t| t.resume_schema()), Some(PauseReason::of(PauseKind::Suspended))),
+            CallStatus::Suspended { payload } => (
+                CallKind::Suspend,
+                Some(payload.clone()),
+                tool.and_then(|t| t.resume_schema()),
+                Some(PauseReason::of(PauseKind::Suspended)),
+            ),
             _ => (CallKind::Approval, None, None, call.pause_reason.clone()),
         };
         Ok(PausedCall {
@@ -652,13 +686,18 @@ impl LocalEngine {
     async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {
         let mut conn = self.inner.db.pool().acquire().await?;
         let stored = snapshots::get(&mut conn, run_id).await?.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })?;
-        let state: RunState = serde_json::from_value(stored.body)
-            .map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
+        let state: RunState =
+            serde_json::from_value(stored.body).map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
         Ok((state, stored.running))
     }
 
     /// Suspended runs of an agent, newest first (S12), from storage.
-    pub async fn suspended_runs(&self, agent_id: &AgentId, thread_id: Option<&str>, resource_id: Option<&str>) -> Result<Vec<SuspendedRun>, Error> {
+    pub async fn suspended_runs(
+        &self,
+        agent_id: &AgentId,
+        thread_id: Option<&str>,
+        resource_id: Option<&str>,
+    ) -> Result<Vec<SuspendedRun>, Error> {
         let agent = self.require_agent(agent_id.as_str())?;
         let mut conn = self.inner.db.pool().acquire().await?;
         let stored = snapshots::list(&mut conn, agent_id, thread_id, resource_id).await?;
@@ -844,7 +883,15 @@ impl LocalEngine {
 
     /// S13: a decision on a pause inside sub-agents travels down the chain to the waiting call, then
     /// each finished child's answer travels up as its supervisor's tool result, up to the top run.
-    async fn deliver_nested(&self, decision: &Decision, item: &QueuedCall, agent: &Arc<Agent>, state: RunState, index: usize, emit: &Emit) -> Result<Value, Error> {
+    async fn deliver_nested(
+        &self,
+        decision: &Decision,
+        item: &QueuedCall,
+        agent: &Arc<Agent>,
+        state: RunState,
+        index: usize,
+        emit: &Emit,
+    ) -> Result<Value, Error> {
         let mut path = self.chain_of(agent, &state, index).await?;
         let last = path.len() - 1;
         let (status, outcome) = {
@@ -897,7 +944,8 @@ impl LocalEngine {
                     parent_state.calls[*parent_index].status = CallStatus::Done { result: json!(text) };
                     if level - 1 == 0 {
                         let c = &parent_state.calls[*parent_index];
-                        let proposed = ProposedCall { tool_call_id: c.tool_call_id.clone(), tool_name: c.tool_name.clone(), args: c.args.clone() };
+                        let proposed =
+                            ProposedCall { tool_call_id: c.tool_call_id.clone(), tool_name: c.tool_name.clone(), args: c.args.clone() };
                         emit.send(tool_result_chunk(&parent_state.run_id, &proposed, &json!(text)));
                     }
                     level -= 1;
@@ -951,8 +999,11 @@ impl LocalEngine {
         }
         let Some(entry) = found else { return Ok(None) };
         let schema = entry.queued.call.resume_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
-        let data = agent.model.extract(&request.messages, &schema).await.map_err(|e| {
-            Error::InvalidResumeData { errors: vec![crate::domain::PathError { path: String::new(), message: format!("no resume data could be taken from the message: {e}") }] }
+        let data = agent.model.extract(&request.messages, &schema).await.map_err(|e| Error::InvalidResumeData {
+            errors: vec![crate::domain::PathError {
+                path: String::new(),
+                message: format!("no resume data could be taken from the message: {e}"),
+            }],
         })?;
         crate::domain::schema::validate(&schema, &data)?;
         Ok(Some((entry, data)))
@@ -995,7 +1046,12 @@ async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) ->
         Ok(Ok(Ok(ToolOutput::Done(result)))) => CallStatus::Done { result },
         // S8: the payload shown to the operator must be what the tool declared.
         Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => match suspend_schema.map(|s| crate::domain::schema::validate(&s, &payload)) {
-            Some(Err(e)) => CallStatus::Done { result: json!(format!("Tool {name} suspended with a payload that does not match its suspend schema: {}", e.details().map(|d| d.to_string()).unwrap_or_default())) },
+            Some(Err(e)) => CallStatus::Done {
+                result: json!(format!(
+                    "Tool {name} suspended with a payload that does not match its suspend schema: {}",
+                    e.details().map(|d| d.to_string()).unwrap_or_default()
+                )),
+            },
             _ => CallStatus::Suspended { payload },
         },
         Ok(Ok(Err(message))) => CallStatus::Done { result: json!(format!("Tool {name} failed: {message}")) },
@@ -1005,23 +1061,35 @@ async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) ->
 }
 
 fn tool_result_chunk(run_id: &RunId, call: &ProposedCall, result: &Value) -> Value {
-    chunk("tool-result", run_id, json!({
-        "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args, "result": result,
-    }))
+    chunk(
+        "tool-result",
+        run_id,
+        json!({
+            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args, "result": result,
+        }),
+    )
 }
 
 /// `tool-call-approval` or `tool-call-suspended` (S5, S8).
 fn pause_chunk(call: &PausedCall) -> Value {
     match call.kind {
-        CallKind::Approval => chunk("tool-call-approval", &call.run_id, json!({
-            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
-            "resumeSchema": APPROVAL_RESUME_SCHEMA,
-        })),
-        CallKind::Suspend => chunk("tool-call-suspended", &call.run_id, json!({
-            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
-            "suspendPayload": call.suspend_payload,
-            "resumeSchema": call.resume_schema.as_ref().map(|s| s.to_string()),
-        })),
+        CallKind::Approval => chunk(
+            "tool-call-approval",
+            &call.run_id,
+            json!({
+                "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
+                "resumeSchema": APPROVAL_RESUME_SCHEMA,
+            }),
+        ),
+        CallKind::Suspend => chunk(
+            "tool-call-suspended",
+            &call.run_id,
+            json!({
+                "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args,
+                "suspendPayload": call.suspend_payload,
+                "resumeSchema": call.resume_schema.as_ref().map(|s| s.to_string()),
+            }),
+        ),
     }
 }
 

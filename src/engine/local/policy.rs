@@ -513,9 +513,14 @@ async fn decide(limit: Duration, tool_flag: bool, policy: &RequireToolApproval, 
     }
     match policy {
         RequireToolApproval::Never => Decision::not_required("no approval asked by the tool or the request"),
-        RequireToolApproval::Always => Decision::required("the request requires approval of every call (S2)", PauseReason::of(PauseKind::Request)),
+        RequireToolApproval::Always => {
+            Decision::required("the request requires approval of every call (S2)", PauseReason::of(PauseKind::Request))
+        }
         RequireToolApproval::Rules(rules) => match rules.first_match(tool_name, args) {
-            Some(i) => Decision::required(format!("approval rule {i} matched (S3)"), PauseReason { rule: Some(i as u32 + 1), ..PauseReason::of(PauseKind::RequestRule) }),
+            Some(i) => Decision::required(
+                format!("approval rule {i} matched (S3)"),
+                PauseReason { rule: Some(i as u32 + 1), ..PauseReason::of(PauseKind::RequestRule) },
+            ),
             None => Decision::not_required("no approval rule matched"),
         },
         RequireToolApproval::Predicate(p) => run_predicate(limit, p, tool_name, args, ctx).await,
@@ -528,7 +533,9 @@ async fn run_predicate(limit: Duration, p: &Predicate, tool_name: &str, args: &V
     // comes back as a JoinError instead of unwinding through the run.
     let task = tokio::task::spawn_blocking(move || f(&tool, &a, &c));
     let failure = match tokio::time::timeout(limit, task).await {
-        Ok(Ok(Ok(true))) => return Decision::required("the request's predicate requires approval (S3)", PauseReason::of(PauseKind::Predicate)),
+        Ok(Ok(Ok(true))) => {
+            return Decision::required("the request's predicate requires approval (S3)", PauseReason::of(PauseKind::Predicate))
+        }
         Ok(Ok(Ok(false))) => return Decision::not_required("the request's predicate allows the call"),
         Ok(Ok(Err(message))) => format!("failed: {message}"),
         Ok(Err(join)) if join.is_panic() => format!("panicked: {}", panic_message(join.into_panic())),
@@ -554,7 +561,9 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// RFC 6901 syntax: empty, or `/`-separated tokens where `~` is only `~0` or `~1`.
 fn check_pointer(pointer: &str) -> Result<String, String> {
     if !pointer.is_empty() && !pointer.starts_with('/') {
-        return Err(format!("{pointer:?} is not a JSON Pointer: it must be \"\" (the whole arguments) or start with \"/\", e.g. \"/amount\""));
+        return Err(format!(
+            "{pointer:?} is not a JSON Pointer: it must be \"\" (the whole arguments) or start with \"/\", e.g. \"/amount\""
+        ));
     }
     let mut chars = pointer.chars();
     while let Some(c) = chars.next() {
@@ -708,7 +717,9 @@ mod tests {
 
     #[test]
     fn bad_regexes_are_refused_naming_rule_and_field() {
-        let m = refused(json!([{"tool": "a"}, {"tool": "b", "when": [{"pointer": "/a", "equals": 1}, {"pointer": "/id", "matches": "(unclosed"}]}]));
+        let m = refused(
+            json!([{"tool": "a"}, {"tool": "b", "when": [{"pointer": "/a", "equals": 1}, {"pointer": "/id", "matches": "(unclosed"}]}]),
+        );
         assert!(m.starts_with("rule 1, field \"when[1].matches\": invalid regular expression"), "{m}");
         let m = refused(json!({"when": [{"pointer": "/id", "matches": 5}]}));
         assert!(m.contains("\"when[0].matches\"") && m.contains("a number"), "{m}");
@@ -791,11 +802,9 @@ mod tests {
 
     #[tokio::test]
     async fn s01_the_tool_flag_wins_over_every_policy() {
-        for policy in [
-            RequireToolApproval::Never,
-            RequireToolApproval::Rules(Rules::default()),
-            RequireToolApproval::predicate(|_, _, _| Ok(false)),
-        ] {
+        for policy in
+            [RequireToolApproval::Never, RequireToolApproval::Rules(Rules::default()), RequireToolApproval::predicate(|_, _, _| Ok(false))]
+        {
             let d = decision(true, policy, "delete_record", json!({})).await;
             assert!(d.required && d.reason.contains("S1"), "{d:?}");
         }
@@ -817,7 +826,9 @@ mod tests {
 
     #[tokio::test]
     async fn s03_the_predicate_sees_tool_args_and_context_and_decides() {
-        let p = RequireToolApproval::predicate(|tool, args, ctx| Ok(tool == "pay" && args["amount"].as_i64() > Some(10) && ctx["runId"] == "r1"));
+        let p = RequireToolApproval::predicate(|tool, args, ctx| {
+            Ok(tool == "pay" && args["amount"].as_i64() > Some(10) && ctx["runId"] == "r1")
+        });
         let ctx = json!({"runId": "r1"});
         assert!(decide(PREDICATE_TIMEOUT, false, &p, "pay", &json!({"amount": 11}), &ctx).await.required);
         assert!(!decide(PREDICATE_TIMEOUT, false, &p, "pay", &json!({"amount": 10}), &ctx).await.required);

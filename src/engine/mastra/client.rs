@@ -84,7 +84,12 @@ impl Client {
     }
 
     /// `GET /api/agents/:id/suspended-runs[?fromDate=]`: the `runs` array.
-    pub async fn suspended_runs(&self, agent: &str, token: Option<&ApiKey>, from: Option<chrono::DateTime<chrono::Utc>>) -> Result<Vec<Value>, RemoteError> {
+    pub async fn suspended_runs(
+        &self,
+        agent: &str,
+        token: Option<&ApiKey>,
+        from: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<Vec<Value>, RemoteError> {
         let mut url = self.url(&["agents", agent, "suspended-runs"]);
         if let Some(from) = from {
             url.query_pairs_mut().append_pair("fromDate", &from.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
@@ -101,7 +106,14 @@ impl Client {
     ///
     /// Once the server answered 2xx it has taken the decision: a stream cut short after that is not an
     /// error (the chunks read so far are returned), since sending again could act twice.
-    pub async fn post_stream(&self, agent: &str, route: &str, body: &Value, token: Option<&ApiKey>, sink: Option<&ChunkSink>) -> Result<Vec<Value>, RemoteError> {
+    pub async fn post_stream(
+        &self,
+        agent: &str,
+        route: &str,
+        body: &Value,
+        token: Option<&ApiKey>,
+        sink: Option<&ChunkSink>,
+    ) -> Result<Vec<Value>, RemoteError> {
         let response = self.send(Method::POST, self.url(&["agents", agent, route]), token, Some(body)).await?;
         let mut chunks = Vec::new();
         let mut decoder = SseDecoder::default();

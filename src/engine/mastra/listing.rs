@@ -126,7 +126,13 @@ pub fn runs(agent_id: &str, runs: &[Value]) -> (Vec<ListedRun>, usize) {
                         .collect()
                 })
                 .unwrap_or_default();
-            Some(ListedRun { agent_id: agent_id.to_owned(), run_id, thread_id: text(r, "threadId"), resource_id: text(r, "resourceId"), calls })
+            Some(ListedRun {
+                agent_id: agent_id.to_owned(),
+                run_id,
+                thread_id: text(r, "threadId"),
+                resource_id: text(r, "resourceId"),
+                calls,
+            })
         })
         .collect();
     (parsed, skipped)
@@ -142,13 +148,28 @@ pub struct Surfaced {
 }
 
 /// One listed call as a queue call (`nested`: what it stands for inside a sub-agent).
-fn paused(engine: &EngineId, agent: Option<&AgentInfo>, run: &ListedRun, call: &ListedCall, nested: Option<Nested>) -> Result<PausedCall, String> {
+fn paused(
+    engine: &EngineId,
+    agent: Option<&AgentInfo>,
+    run: &ListedRun,
+    call: &ListedCall,
+    nested: Option<Nested>,
+) -> Result<PausedCall, String> {
     let (tool_name, args, kind, suspend_payload, resume_schema, chain) = match nested {
         Some(n) => (n.tool_name, n.args, n.kind, n.suspend_payload, n.resume_schema, n.chain),
-        None if call.requires_approval => (call.tool_name.clone(), call.args.clone().unwrap_or(Value::Null), CallKind::Approval, None, None, vec![]),
+        None if call.requires_approval => {
+            (call.tool_name.clone(), call.args.clone().unwrap_or(Value::Null), CallKind::Approval, None, None, vec![])
+        }
         None => {
             let schema = agent.and_then(|a| a.tools.get(&call.tool_name)).and_then(|t| t.resume_schema.clone());
-            (call.tool_name.clone(), call.args.clone().unwrap_or(Value::Null), CallKind::Suspend, call.suspend_payload.clone(), schema, vec![])
+            (
+                call.tool_name.clone(),
+                call.args.clone().unwrap_or(Value::Null),
+                CallKind::Suspend,
+                call.suspend_payload.clone(),
+                schema,
+                vec![],
+            )
         }
     };
     let fingerprint = Fingerprint::of(&tool_name, &args).map_err(|e| e.to_string())?;
@@ -258,7 +279,13 @@ struct Nested {
 }
 
 /// If `call` of a supervisor's run stands for a call waiting inside a sub-agent: the inner call.
-fn nested_call(agent: Option<&AgentInfo>, run: &ListedRun, call: &ListedCall, children: &[&ListedRun], claimed: &HashSet<(String, String)>) -> Option<Nested> {
+fn nested_call(
+    agent: Option<&AgentInfo>,
+    run: &ListedRun,
+    call: &ListedCall,
+    children: &[&ListedRun],
+    claimed: &HashSet<(String, String)>,
+) -> Option<Nested> {
     let agent = agent?;
     if agent.sub_agents.is_empty() {
         return None;
@@ -270,8 +297,8 @@ fn nested_call(agent: Option<&AgentInfo>, run: &ListedRun, call: &ListedCall, ch
         let inner_name = payload.get("toolName").and_then(Value::as_str)?;
         let child = children.iter().find(|c| &c.agent_id == sub_id && c.calls.iter().any(|cc| cc.tool_call_id == inner_id));
         let resume_schema = payload.get("resumeSchema").and_then(to_json_schema);
-        let is_approval = payload.get("suspendPayload").is_none()
-            && resume_schema.as_ref().is_some_and(|s| s["properties"].get("approved").is_some());
+        let is_approval =
+            payload.get("suspendPayload").is_none() && resume_schema.as_ref().is_some_and(|s| s["properties"].get("approved").is_some());
         let (kind, suspend_payload, resume_schema) = if is_approval {
             (CallKind::Approval, None, None)
         } else {
@@ -284,7 +311,11 @@ fn nested_call(agent: Option<&AgentInfo>, run: &ListedRun, call: &ListedCall, ch
             suspend_payload,
             resume_schema,
             chain: vec![
-                ChainLink { agent_id: AgentId::new(&agent.id), tool_call_id: ToolCallId::new(&call.tool_call_id), tool_name: call.tool_name.clone() },
+                ChainLink {
+                    agent_id: AgentId::new(&agent.id),
+                    tool_call_id: ToolCallId::new(&call.tool_call_id),
+                    tool_name: call.tool_name.clone(),
+                },
                 ChainLink { agent_id: AgentId::new(sub_id), tool_call_id: ToolCallId::new(inner_id), tool_name: inner_name.to_owned() },
             ],
             child: child.map(|c| (c.agent_id.clone(), c.run_id.clone())),
@@ -316,8 +347,16 @@ fn nested_call(agent: Option<&AgentInfo>, run: &ListedRun, call: &ListedCall, ch
                 suspend_payload,
                 resume_schema,
                 chain: vec![
-                    ChainLink { agent_id: AgentId::new(&agent.id), tool_call_id: ToolCallId::new(&call.tool_call_id), tool_name: format!("agent-{key}") },
-                    ChainLink { agent_id: AgentId::new(sub_id), tool_call_id: ToolCallId::new(&inner.tool_call_id), tool_name: inner.tool_name.clone() },
+                    ChainLink {
+                        agent_id: AgentId::new(&agent.id),
+                        tool_call_id: ToolCallId::new(&call.tool_call_id),
+                        tool_name: format!("agent-{key}"),
+                    },
+                    ChainLink {
+                        agent_id: AgentId::new(sub_id),
+                        tool_call_id: ToolCallId::new(&inner.tool_call_id),
+                        tool_name: inner.tool_name.clone(),
+                    },
                 ],
                 child: Some((child.agent_id.clone(), child.run_id.clone())),
             });
@@ -365,10 +404,13 @@ mod tests {
 
     #[test]
     fn approvals_and_suspends_become_calls_with_the_agent_listings_schema() {
-        let mut all = listed("ops", json!([
-            {"runId": "r1", "threadId": "t", "resourceId": "u", "toolCalls": [{"toolCallId": "c1", "toolName": "deleteRecord", "args": {"id": "a"}, "requiresApproval": true}]},
-            {"runId": "r2", "threadId": "t2", "resourceId": "u2", "toolCalls": [{"toolCallId": "c2", "toolName": "askOperator", "requiresApproval": false, "suspendPayload": {"question": "why?"}}]}
-        ]));
+        let mut all = listed(
+            "ops",
+            json!([
+                {"runId": "r1", "threadId": "t", "resourceId": "u", "toolCalls": [{"toolCallId": "c1", "toolName": "deleteRecord", "args": {"id": "a"}, "requiresApproval": true}]},
+                {"runId": "r2", "threadId": "t2", "resourceId": "u2", "toolCalls": [{"toolCallId": "c2", "toolName": "askOperator", "requiresApproval": false, "suspendPayload": {"question": "why?"}}]}
+            ]),
+        );
         all.sort_by(|a, b| a.run_id.cmp(&b.run_id));
         let s = surface(&EngineId::new("m"), &listing(), &all);
         assert_eq!(s.calls.len(), 2);
@@ -382,26 +424,43 @@ mod tests {
 
     #[test]
     fn a_nested_approval_after_stream_is_queued_once_with_its_chain() {
-        let mut all = listed("boss", json!([{"runId": "P", "threadId": "t-S", "resourceId": "u-1",
-            "toolCalls": [{"toolCallId": "pc", "toolName": "deleteRecord", "args": {"id": "rec-9"}, "requiresApproval": true}]}]));
-        all.extend(listed("ops", json!([{"runId": "C", "threadId": "t-S-51c8a82d", "resourceId": "u-1-ops",
-            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-9"}, "requiresApproval": true}]}])));
+        let mut all = listed(
+            "boss",
+            json!([{"runId": "P", "threadId": "t-S", "resourceId": "u-1",
+            "toolCalls": [{"toolCallId": "pc", "toolName": "deleteRecord", "args": {"id": "rec-9"}, "requiresApproval": true}]}]),
+        );
+        all.extend(listed(
+            "ops",
+            json!([{"runId": "C", "threadId": "t-S-51c8a82d", "resourceId": "u-1-ops",
+            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-9"}, "requiresApproval": true}]}]),
+        ));
         let s = surface(&EngineId::new("m"), &listing(), &all);
         assert_eq!(s.calls.len(), 1, "{:?}", s.calls);
         let c = &s.calls[0];
-        assert_eq!((c.agent_id.as_str(), c.run_id.as_str(), c.tool_call_id.as_str(), c.tool_name.as_str()), ("boss", "P", "pc", "deleteRecord"));
-        assert_eq!(c.chain.iter().map(|l| (l.agent_id.as_str(), l.tool_call_id.as_str(), l.tool_name.as_str())).collect::<Vec<_>>(),
-            vec![("boss", "pc", "agent-ops"), ("ops", "cc", "deleteRecord")]);
+        assert_eq!(
+            (c.agent_id.as_str(), c.run_id.as_str(), c.tool_call_id.as_str(), c.tool_name.as_str()),
+            ("boss", "P", "pc", "deleteRecord")
+        );
+        assert_eq!(
+            c.chain.iter().map(|l| (l.agent_id.as_str(), l.tool_call_id.as_str(), l.tool_name.as_str())).collect::<Vec<_>>(),
+            vec![("boss", "pc", "agent-ops"), ("ops", "cc", "deleteRecord")]
+        );
         assert!(s.unmatched_children.is_empty());
     }
 
     #[test]
     fn a_nested_approval_after_generate_is_unwrapped() {
         let schema = r#"{"type":"object","properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"]}"#;
-        let mut all = listed("boss", json!([{"runId": "P", "threadId": "t-G", "resourceId": "u-2", "toolCalls": [{"toolCallId": "pc", "toolName": "agent-ops",
-            "requiresApproval": false, "suspendPayload": {"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-7"}, "resumeSchema": schema}}]}]));
-        all.extend(listed("ops", json!([{"runId": "C", "threadId": "t-G-1338", "resourceId": "u-2-ops",
-            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-7"}, "requiresApproval": true}]}])));
+        let mut all = listed(
+            "boss",
+            json!([{"runId": "P", "threadId": "t-G", "resourceId": "u-2", "toolCalls": [{"toolCallId": "pc", "toolName": "agent-ops",
+            "requiresApproval": false, "suspendPayload": {"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-7"}, "resumeSchema": schema}}]}]),
+        );
+        all.extend(listed(
+            "ops",
+            json!([{"runId": "C", "threadId": "t-G-1338", "resourceId": "u-2-ops",
+            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "rec-7"}, "requiresApproval": true}]}]),
+        ));
         let s = surface(&EngineId::new("m"), &listing(), &all);
         assert_eq!(s.calls.len(), 1);
         let c = &s.calls[0];
@@ -412,8 +471,11 @@ mod tests {
 
     #[test]
     fn a_child_without_its_parent_yet_is_reported_not_queued() {
-        let all = listed("ops", json!([{"runId": "C", "threadId": "t-S-51c8", "resourceId": "u-1-ops",
-            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "x"}, "requiresApproval": true}]}]));
+        let all = listed(
+            "ops",
+            json!([{"runId": "C", "threadId": "t-S-51c8", "resourceId": "u-1-ops",
+            "toolCalls": [{"toolCallId": "cc", "toolName": "deleteRecord", "args": {"id": "x"}, "requiresApproval": true}]}]),
+        );
         let s = surface(&EngineId::new("m"), &listing(), &all);
         assert!(s.calls.is_empty());
         assert_eq!(s.unmatched_children.len(), 1);

@@ -6,17 +6,16 @@ pub mod client;
 pub mod listing;
 pub mod schema;
 
-use crate::store::feed::Events;
-use crate::store::outbox;
 use crate::domain::{
-    CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemState, PausedCall, QueuedCall, RunId,
-    ToolCallId, Verdict,
+    CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, ItemState, PausedCall, QueuedCall, RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::Folded;
 use crate::engine::local::model::ApiKey;
 use crate::engine::{ChunkSink, Engine};
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
+use crate::store::feed::Events;
+use crate::store::outbox;
 use crate::store::{audit, queue, Db};
 use async_trait::async_trait;
 use client::{Client, RemoteError};
@@ -255,7 +254,8 @@ impl MastraEngine {
         {
             // A sub-agent's run without a supervisor run: queued once it is seen twice in a row.
             let mut orphans = self.inner.orphans.lock().expect("orphans lock");
-            let now: HashSet<(String, String)> = surfaced.unmatched_children.iter().map(|c| (c.run_id.to_string(), c.tool_call_id.to_string())).collect();
+            let now: HashSet<(String, String)> =
+                surfaced.unmatched_children.iter().map(|c| (c.run_id.to_string(), c.tool_call_id.to_string())).collect();
             for c in surfaced.unmatched_children {
                 if orphans.contains(&(c.run_id.to_string(), c.tool_call_id.to_string())) {
                     calls.push(c);
@@ -277,10 +277,13 @@ impl MastraEngine {
         let (pending, new_calls) = {
             let mut conn = self.inner.db.pool().acquire().await?;
             let pending = queue::pending_of_engine(&mut conn, id).await?;
-            let pending_keys: HashSet<(&str, &str)> = pending.iter().map(|e| (e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())).collect();
+            let pending_keys: HashSet<(&str, &str)> =
+                pending.iter().map(|e| (e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())).collect();
             let mut new_calls = Vec::new();
             for c in calls {
-                if !pending_keys.contains(&(c.run_id.as_str(), c.tool_call_id.as_str())) && queue::live_state(&mut conn, id, &c.run_id, &c.tool_call_id).await?.is_none() {
+                if !pending_keys.contains(&(c.run_id.as_str(), c.tool_call_id.as_str()))
+                    && queue::live_state(&mut conn, id, &c.run_id, &c.tool_call_id).await?.is_none()
+                {
                     new_calls.push(c);
                 }
             }
@@ -326,24 +329,29 @@ impl MastraEngine {
                 continue;
             }
             let item = queue::insert_pending(&mut tx, now).await?;
-            audit::append(&mut tx, audit::Record {
-                actor: &actor,
-                action: "call.changed",
-                queue_item_id: Some(e.queued.id.as_str()),
-                tool_name: Some(&now.tool_name),
-                fingerprint: Some(now.fingerprint.as_str()),
-                details: json!({
-                    "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": item.id,
-                    "before": { "fingerprint": e.queued.call.fingerprint, "args": e.queued.call.args },
-                    "after": { "fingerprint": now.fingerprint, "args": now.args },
-                }),
-            })
+            audit::append(
+                &mut tx,
+                audit::Record {
+                    actor: &actor,
+                    action: "call.changed",
+                    queue_item_id: Some(e.queued.id.as_str()),
+                    tool_name: Some(&now.tool_name),
+                    fingerprint: Some(now.fingerprint.as_str()),
+                    details: json!({
+                        "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": item.id,
+                        "before": { "fingerprint": e.queued.call.fingerprint, "args": e.queued.call.args },
+                        "after": { "fingerprint": now.fingerprint, "args": now.args },
+                    }),
+                },
+            )
             .await?;
             paused_audit(&mut tx, &actor, &item.id, now).await?;
             report.changed += 1;
         }
         for c in &new_calls {
-            if queue::find_pending(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some() || queue::live_state(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some() {
+            if queue::find_pending(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some()
+                || queue::live_state(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some()
+            {
                 continue;
             }
             let item = queue::insert_pending(&mut tx, c).await?;
@@ -379,7 +387,11 @@ impl MastraEngine {
                         tracing::debug!(engine = %this.inner.id, "sync failed: {e}");
                     }
                 }
-                let wait = if failures == 0 { this.inner.poll } else { this.inner.poll.saturating_mul(1 << failures.min(8)).min(MAX_BACKOFF.max(this.inner.poll)) };
+                let wait = if failures == 0 {
+                    this.inner.poll
+                } else {
+                    this.inner.poll.saturating_mul(1 << failures.min(8)).min(MAX_BACKOFF.max(this.inner.poll))
+                };
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = this.inner.wake.notified() => {}
@@ -460,7 +472,11 @@ fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInfo]) -> Opti
         None
     } else {
         p.get("resumeSchema").and_then(schema::to_json_schema).or_else(|| {
-            agents.iter().find(|a| a.id == item.call.agent_id.as_str()).and_then(|a| a.tools.get(tool_name)).and_then(|t| t.resume_schema.clone())
+            agents
+                .iter()
+                .find(|a| a.id == item.call.agent_id.as_str())
+                .and_then(|a| a.tools.get(tool_name))
+                .and_then(|t| t.resume_schema.clone())
         })
     };
     let run_id = last["runId"].as_str().unwrap_or(item.call.run_id.as_str());
@@ -479,7 +495,11 @@ fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInfo]) -> Opti
         suspend_payload: (!approval).then(|| p.get("suspendPayload").cloned()).flatten(),
         resume_schema,
         chain: vec![],
-        pause_reason: Some(crate::domain::PauseReason::of(listing::remote_pause(if approval { CallKind::Approval } else { CallKind::Suspend }))),
+        pause_reason: Some(crate::domain::PauseReason::of(listing::remote_pause(if approval {
+            CallKind::Approval
+        } else {
+            CallKind::Suspend
+        }))),
     })
 }
 
@@ -533,7 +553,9 @@ impl Engine for MastraEngine {
                 ("resume-stream", body)
             }
             // Never decided for a Mastra call (it allows no edit; `check_edit` refuses).
-            (Verdict::ApproveEdited { .. }, _) => return Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) }),
+            (Verdict::ApproveEdited { .. }, _) => {
+                return Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) })
+            }
             // Mastra knows no expiry: a decline whose reason says what happened.
             (Verdict::Expire { after_secs }, _) => {
                 let mut body = ids;
@@ -564,7 +586,8 @@ impl Engine for MastraEngine {
         }
         // Guard against an engine resuming another call than the one named (mastra #19633): the
         // results it streams back must include the named call's.
-        let results: Vec<&str> = chunks.iter().filter(|c| c["type"] == "tool-result").filter_map(|c| c["payload"]["toolCallId"].as_str()).collect();
+        let results: Vec<&str> =
+            chunks.iter().filter(|c| c["type"] == "tool-result").filter_map(|c| c["payload"]["toolCallId"].as_str()).collect();
         if !results.is_empty() && !results.contains(&call.tool_call_id.as_str()) {
             let warning = format!("the engine answered with results for {results:?}, not for the call decided ({})", call.tool_call_id);
             tracing::warn!(engine = %self.inner.id, item = %item.id, "{warning}");

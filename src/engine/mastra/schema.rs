@@ -26,7 +26,12 @@ pub fn to_json_schema(value: &Value) -> Option<Value> {
             if map.contains_key("def") || map.contains_key("_def") {
                 return Some(zod(value, 0));
             }
-            if map.contains_key("type") || map.contains_key("properties") || map.contains_key("$schema") || map.contains_key("anyOf") || map.contains_key("enum") {
+            if map.contains_key("type")
+                || map.contains_key("properties")
+                || map.contains_key("$schema")
+                || map.contains_key("anyOf")
+                || map.contains_key("enum")
+            {
                 return Some(value.clone());
             }
             None
@@ -99,7 +104,8 @@ fn zod(node: &Value, depth: usize) -> Value {
             json!({ "anyOf": [inner, { "type": "null" }] })
         }
         "union" => {
-            let options: Vec<Value> = def.get("options").and_then(Value::as_array).map(|o| o.iter().map(next).collect()).unwrap_or_default();
+            let options: Vec<Value> =
+                def.get("options").and_then(Value::as_array).map(|o| o.iter().map(next).collect()).unwrap_or_default();
             json!({ "anyOf": options })
         }
         "record" => {

@@ -353,7 +353,8 @@ impl Model for OpenAiCompatible {
         body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": "data", "schema": schema, "strict": false}});
         let turn = self.complete(&body).await?;
         let text = turn.text.trim();
-        let text = text.strip_prefix("```json").or_else(|| text.strip_prefix("```")).map(|t| t.trim_end().trim_end_matches("```")).unwrap_or(text);
+        let text =
+            text.strip_prefix("```json").or_else(|| text.strip_prefix("```")).map(|t| t.trim_end().trim_end_matches("```")).unwrap_or(text);
         serde_json::from_str(text.trim()).map_err(|e| {
             let quoted: String = turn.text.chars().take(QUOTE).collect();
             self.error(&format!("structured output is not JSON ({e}): {quoted:?}"))
@@ -369,7 +370,9 @@ impl OpenAiCompatible {
             match self.attempt(body).await {
                 Ok(turn) => return Ok(turn),
                 Err(Failure::Fatal(message)) if retry == 0 => return Err(self.error(&message)),
-                Err(Failure::Fatal(message)) => return Err(self.error(&format!("{message} (attempt {} of {})", retry + 1, self.config.max_retries + 1))),
+                Err(Failure::Fatal(message)) => {
+                    return Err(self.error(&format!("{message} (attempt {} of {})", retry + 1, self.config.max_retries + 1)))
+                }
                 Err(Failure::Retry { message, .. }) if retry >= self.config.max_retries => {
                     return Err(self.error(&format!("{message} (gave up after {} attempts)", retry + 1)))
                 }
@@ -478,7 +481,8 @@ fn parse_completion(bytes: &[u8], content_type: &str) -> Result<ModelTurn, Strin
         return Err(format!("the server answered with an error: {}", provider_message(&v.to_string()).0));
     }
     let choice = v["choices"].get(0).ok_or_else(|| format!("the answer has no choices[0]: {}", shown()))?;
-    let message = choice.get("message").filter(|m| m.is_object()).ok_or_else(|| format!("choices[0] of the answer has no message: {}", shown()))?;
+    let message =
+        choice.get("message").filter(|m| m.is_object()).ok_or_else(|| format!("choices[0] of the answer has no message: {}", shown()))?;
     let finish = choice["finish_reason"].as_str().unwrap_or_default();
     let mut calls = Vec::new();
     if let Some(list) = message["tool_calls"].as_array() {
@@ -558,7 +562,8 @@ impl StreamedTurn {
             self.done = true;
             return Ok(true);
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| format!("stream event {} is not JSON ({e}): {}", self.events, quote(data)))?;
+        let chunk: Value =
+            serde_json::from_str(data).map_err(|e| format!("stream event {} is not JSON ({e}): {}", self.events, quote(data)))?;
         if !chunk["error"].is_null() {
             return Err(format!("the server reported an error in the stream: {}", provider_message(data).0));
         }
@@ -609,9 +614,14 @@ impl StreamedTurn {
 
     fn into_turn(self) -> Result<ModelTurn, String> {
         if !self.done && self.finish_reason.is_none() {
-            let mut what = format!("the stream ended before the answer was complete (no finish_reason and no [DONE]) after {} events", self.events);
+            let mut what =
+                format!("the stream ended before the answer was complete (no finish_reason and no [DONE]) after {} events", self.events);
             if !self.text.is_empty() || !self.calls.is_empty() {
-                what.push_str(&format!("; received {} characters of text and {} partial tool calls", self.text.chars().count(), self.calls.len()));
+                what.push_str(&format!(
+                    "; received {} characters of text and {} partial tool calls",
+                    self.text.chars().count(),
+                    self.calls.len()
+                ));
             }
             return Err(what);
         }
@@ -647,7 +657,10 @@ mod tests {
 
     #[test]
     fn provider_messages_are_found_in_the_usual_error_shapes() {
-        assert_eq!(provider_message(r#"{"error":{"message":"bad","code":"model_not_found"}}"#), ("bad".into(), Some("model_not_found".into())));
+        assert_eq!(
+            provider_message(r#"{"error":{"message":"bad","code":"model_not_found"}}"#),
+            ("bad".into(), Some("model_not_found".into()))
+        );
         assert_eq!(provider_message(r#"{"error":"model 'x' not found"}"#).0, "model 'x' not found");
         assert_eq!(provider_message(r#"{"detail":"nope"}"#).0, "nope");
         assert_eq!(provider_message("  ").0, "no details given");
