@@ -24,6 +24,19 @@ pub struct NewToken {
     pub secret: String,
 }
 
+/// The audit entry of a credential made or revoked (its name and role, never its secret).
+async fn audit_credential(conn: &mut sqlx::SqliteConnection, by: &Actor, action: &str, name: &str, role: Role) -> Result<(), Error> {
+    let record = audit::Record {
+        actor: &by.audit_name(),
+        action,
+        queue_item_id: None,
+        tool_name: None,
+        fingerprint: None,
+        details: json!({ "name": name, "role": role }),
+    };
+    audit::append(conn, record).await.map(drop)
+}
+
 fn secret_hash(secret: &str) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(secret.as_bytes())))
 }
@@ -45,18 +58,7 @@ impl App {
         if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &by.audit_name(), at).await? {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit::append(
-            &mut tx,
-            audit::Record {
-                actor: &by.audit_name(),
-                action: "credential.created",
-                queue_item_id: None,
-                tool_name: None,
-                fingerprint: None,
-                details: json!({ "name": name, "role": role }),
-            },
-        )
-        .await?;
+        audit_credential(&mut tx, by, "credential.created", name, role).await?;
         tx.commit().await?;
         let credential = Credential { name: name.to_owned(), role, created_at: at, created_by: by.audit_name(), last_used_at: None };
         Ok(NewToken { credential, secret })
@@ -77,18 +79,7 @@ impl App {
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit::append(
-            &mut tx,
-            audit::Record {
-                actor: &by.audit_name(),
-                action: "credential.revoked",
-                queue_item_id: None,
-                tool_name: None,
-                fingerprint: None,
-                details: json!({ "name": name, "role": role }),
-            },
-        )
-        .await?;
+        audit_credential(&mut tx, by, "credential.revoked", name, role).await?;
         tx.commit().await?;
         Ok(role)
     }
