@@ -1,0 +1,178 @@
+//! A decision delivered to a paused local call: the fingerprint check just before the tool runs
+//! (S7), the tool, the outcome recorded with the snapshot, and the run going on.
+
+use super::*;
+
+impl LocalEngine {
+    pub(super) async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<Value, Error> {
+        let run_id = &item.call.run_id;
+        let (mut state, running) = self.load(run_id).await?;
+        if running {
+            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
+        }
+        let agent = self.require_agent(state.agent_id.as_str())?;
+        // S6: the named call, never another one.
+        let index = state
+            .calls
+            .iter()
+            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
+            .ok_or_else(|| Error::not_found(format!("tool call {} pending in run {run_id}", item.call.tool_call_id)))?;
+        if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
+            return self.deliver_nested(decision, item, &agent, state, index, emit).await;
+        }
+        let call = state.calls[index].clone();
+        let proposed = ProposedCall { tool_call_id: call.tool_call_id.clone(), tool_name: call.tool_name.clone(), args: call.args.clone() };
+        let (status, outcome) = self.apply(decision, &agent, &state, &call).await?;
+        let repaused = matches!(status, CallStatus::Suspended { .. } | CallStatus::Delegated { .. });
+        state.calls[index].status = status.clone();
+        state.calls[index].queued = false;
+        if let Verdict::ApproveEdited { args, .. } = &decision.verdict {
+            // The run's history shows the call as it ran; the queue entry and the audit keep both.
+            state.calls[index].args = args.clone();
+        }
+        let all_done = !state.calls.iter().any(StepCall::paused);
+
+        let mut tx = self.inner.db.begin_write().await?;
+        outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        let mut new_item = None;
+        if repaused {
+            let paused = self.surface(&agent, &state, index).await?;
+            state.calls[index].queued = true;
+            queue::insert_pending(&mut tx, &paused).await?;
+            new_item = Some(paused);
+        }
+        let body = serde_json::to_value(&state).expect("run state serializes");
+        snapshots::update_body(&mut tx, run_id, &body).await?;
+        if all_done {
+            snapshots::claim_running(&mut tx, run_id).await?;
+        }
+        tx.commit().await?;
+        self.inner.events.changed();
+        match (&status, new_item) {
+            (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),
+            (_, Some(paused)) => emit.send(pause_chunk(&paused)),
+            _ => {}
+        }
+        self.continue_after_delivery(&agent, &mut state, all_done, emit).await;
+        Ok(outcome)
+    }
+
+    /// After a delivery: a run whose step is fully answered goes on; else say which calls still wait.
+    pub(super) async fn continue_after_delivery(&self, agent: &Agent, state: &mut RunState, all_done: bool, emit: &Emit) {
+        if all_done {
+            // The decision is delivered and recorded; what the run does next (a model error, say) is
+            // the run's business, reported on the stream, not a failed delivery.
+            if let Err(e) = self.drive(agent, state, emit).await {
+                tracing::warn!(run_id = %state.run_id, "run failed after a delivered decision: {e}");
+            }
+        } else {
+            // Still waiting for other calls of this step (S14): say which, as a Mastra stream would.
+            for i in (0..state.calls.len()).filter(|&i| state.calls[i].paused()) {
+                if let Ok(p) = self.surface(agent, state, i).await {
+                    emit.send(pause_chunk(&p));
+                }
+            }
+        }
+    }
+
+    /// A verdict applied to one waiting call of `state`: what the call becomes, and the outcome to record.
+    pub(super) async fn apply(
+        &self,
+        decision: &Decision,
+        agent: &Agent,
+        state: &RunState,
+        call: &StepCall,
+    ) -> Result<(CallStatus, Value), Error> {
+        Ok(match (&decision.verdict, agent.tool(&call.tool_name)) {
+            (Verdict::Decline { reason }, _) => {
+                let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));
+                (CallStatus::Done { result: json!(text) }, json!({"status": "declined", "result": text}))
+            }
+            (Verdict::Expire { after_secs }, _) => {
+                let text = Verdict::expiry_text(*after_secs);
+                (CallStatus::Done { result: json!(text) }, json!({"status": "expired", "result": text}))
+            }
+            (_, None) => {
+                let text = format!("Tool not found: {}", call.tool_name);
+                (CallStatus::Done { result: json!(text) }, json!({"status": "tool-error", "result": text}))
+            }
+            (Verdict::Approve, Some(tool)) => {
+                // S7: the before-tool-call hook, always on: the args about to run must be the ones approved.
+                let now = Fingerprint::of(&call.tool_name, &call.args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+                if now != decision.fingerprint {
+                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
+                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
+                } else {
+                    executed(self.execute(tool, state, &call.tool_call_id, &call.args, None).await)
+                }
+            }
+            (Verdict::ApproveEdited { args, fingerprint }, Some(tool)) => {
+                // S7 for edited arguments: what runs must be what the operator approved, edited.
+                let now = Fingerprint::of(&call.tool_name, args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+                if &now != fingerprint {
+                    let text = format!("Tool call blocked: approval did not match {} arguments.", call.tool_name);
+                    (CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text}))
+                } else {
+                    let (status, mut outcome) = executed(self.execute(tool, state, &call.tool_call_id, args, None).await);
+                    outcome["editedArgs"] = args.clone();
+                    (status, outcome)
+                }
+            }
+            (Verdict::Resume { data }, Some(tool)) => {
+                if let Some(schema) = tool.resume_schema() {
+                    crate::domain::schema::validate(&schema, data)?;
+                }
+                executed(self.execute(tool, state, &call.tool_call_id, &call.args, Some(data)).await)
+            }
+        })
+    }
+}
+
+#[async_trait]
+impl Engine for LocalEngine {
+    fn id(&self) -> EngineId {
+        EngineId::local()
+    }
+
+    fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
+        match call.kind {
+            CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline, DecisionKind::Edit],
+            CallKind::Suspend => vec![DecisionKind::Resume, DecisionKind::Decline],
+        }
+    }
+
+    fn check_edit(&self, call: &PausedCall, args: &Value) -> Result<(), Error> {
+        if call.kind != CallKind::Approval {
+            return Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) });
+        }
+        let agent = self.require_agent(call.agent_id.as_str())?;
+        let tool = agent.tool(&call.tool_name).ok_or_else(|| Error::not_found(format!("tool {}", call.tool_name)))?;
+        // The edited arguments must be ones the tool accepts (its input schema; the same checks as
+        // resume data, answered as `invalid_arguments`).
+        crate::domain::schema::validate(&tool.input_schema(), args).map_err(|e| match e {
+            Error::InvalidResumeData { errors } => Error::InvalidArguments { errors },
+            other => other,
+        })
+    }
+
+    async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
+        // No snapshot: S11's clear `snapshot_not_found`, not a silent "gone".
+        let (state, _) = self.load(&call.run_id).await?;
+        let Some(agent) = self.agent(state.agent_id.as_str()) else { return Ok(None) };
+        match state.calls.iter().position(|c| c.tool_call_id == call.tool_call_id.as_str() && c.paused()) {
+            Some(i) => self.surface(&agent, &state, i).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let this = self.clone();
+        let (decision, item) = (decision.clone(), item.clone());
+        tokio::spawn(async move {
+            let _guard = this.lock_run(&item.call.run_id).await;
+            this.deliver_locked(&decision, &item, &Emit(sink)).await
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("delivery task failed: {e}")))?
+    }
+}

@@ -1,0 +1,330 @@
+//! A run from its start: model steps, plain tools, the end of a run (finished, failed), and
+//! continuing runs a stopped process left half-advanced (recover).
+
+use super::*;
+
+impl LocalEngine {
+    /// Starts a run and drives it until it finishes or pauses. The work runs in its own task, so a
+    /// caller that goes away (a closed HTTP connection) does not cut a run in half.
+    ///
+    /// A run id chosen by the client must not name a run that exists and has not finished (one with a
+    /// snapshot, or one being started here): that is `run_exists`, and nothing changes. It must not
+    /// contain `/` either (sub-agents' runs are `<run>/<call>`).
+    pub async fn start(&self, request: RunRequest, sink: Option<ChunkSink>) -> Result<RunId, Error> {
+        let agent = self.require_agent(request.agent_id.as_str())?;
+        let run_id = request.run_id.unwrap_or_else(RunId::generate);
+        check_run_id(&run_id)?;
+        if !self.inner.starting.lock().expect("starting runs poisoned").insert(run_id.clone()) {
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        let starting = Starting { engine: self.clone(), run_id: run_id.clone() };
+        self.check_new_run_id(&run_id).await?;
+        let mut messages = vec![Message::System { content: agent.instructions.clone() }];
+        let history = self.remembered(&agent, request.thread_id.as_deref(), request.resource_id.as_deref()).await?;
+        let history_len = history.len();
+        messages.extend(history);
+        messages.extend(request.messages);
+        let mut state = RunState {
+            run_id: run_id.clone(),
+            agent_id: agent.id.clone(),
+            thread_id: request.thread_id,
+            resource_id: request.resource_id,
+            options: request.options,
+            messages,
+            history: history_len,
+            step: 0,
+            calls: vec![],
+            parent: None,
+            started_by: request.started_by,
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _starting = starting;
+            let _guard = this.lock_run(&state.run_id).await;
+            let emit = Emit(sink);
+            emit.send(chunk("start", &state.run_id, json!({})));
+            this.drive(&agent, &mut state, &emit).await.map(|_| ())
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
+        Ok(run_id)
+    }
+
+    /// Refuses a run id a new run cannot take: malformed (`invalid_request`), or naming a run that
+    /// exists and has not finished (`run_exists`). [`LocalEngine::start`] checks again, atomically.
+    pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+        check_run_id(run_id)?;
+        let taken = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            snapshots::get(&mut conn, run_id).await?.is_some()
+        };
+        // `start` has put the id in `starting` itself before asking: only a snapshot counts then.
+        if taken {
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        Ok(())
+    }
+
+    /// With memory, a thread and a resource: the thread's earlier messages (the thread is created, and
+    /// must belong to that resource).
+    pub(super) async fn remembered(&self, agent: &Agent, thread: Option<&str>, resource: Option<&str>) -> Result<Vec<Message>, Error> {
+        let (true, Some(thread), Some(resource)) = (agent.memory, thread, resource) else { return Ok(vec![]) };
+        let mut tx = self.inner.db.begin_write().await?;
+        memory::ensure_thread(&mut tx, thread, resource, &agent.id).await?;
+        let earlier = memory::recent(&mut tx, thread, MEMORY_MESSAGES).await?;
+        tx.commit().await?;
+        Ok(earlier
+            .into_iter()
+            .filter_map(|m| serde_json::from_value::<Message>(m).ok())
+            .filter(|m| !matches!(m, Message::System { .. }))
+            .collect())
+    }
+
+    /// Model steps and tool calls until the run finishes or a call pauses.
+    pub(super) async fn drive(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<Outcome, Error> {
+        let run_id = state.run_id.clone();
+        let policy = state.options.policy();
+        // The request context a predicate sees (S3).
+        let context = json!({"runId": run_id, "agentId": state.agent_id, "threadId": state.thread_id, "resourceId": state.resource_id});
+        loop {
+            if !state.calls.is_empty() {
+                if state.calls.iter().any(StepCall::paused) {
+                    return self.suspend(agent, state, emit).await;
+                }
+                for call in state.calls.drain(..) {
+                    let CallStatus::Done { result } = call.status else { unreachable!() };
+                    state.messages.push(Message::Tool { tool_call_id: call.tool_call_id, tool_name: call.tool_name, content: result });
+                }
+                emit.send(chunk("step-finish", &run_id, json!({"stepResult": {"reason": "tool-calls", "isContinued": true}})));
+            }
+            if state.step >= state.options.max_steps {
+                let text = format!("(stopped after {} steps: maxSteps reached)", state.step);
+                return self.finish(state, emit, &text, "length").await;
+            }
+            state.step += 1;
+            emit.send(chunk("step-start", &run_id, json!({"messageId": format!("{run_id}-{}", state.step)})));
+            let turn = match agent.model.step(&state.messages, &agent.tool_specs()).await {
+                Ok(turn) => turn,
+                Err(e) => {
+                    emit.send(chunk("error", &run_id, json!({"error": {"message": e.to_string(), "code": e.code()}})));
+                    self.fail_run(state, &e).await?;
+                    return Err(e);
+                }
+            };
+            if turn.tool_calls.is_empty() {
+                return self.finish(state, emit, &turn.text, "stop").await;
+            }
+            Self::emit_text(emit, &run_id, &turn.text);
+            state.messages.push(Message::Assistant { content: turn.text, tool_calls: turn.tool_calls.clone() });
+            for proposed in turn.tool_calls {
+                emit.send(chunk(
+                    "tool-call",
+                    &run_id,
+                    json!({
+                        "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
+                    }),
+                ));
+                let mut approval_reason = None;
+                let mut pause_reason = None;
+                let status = match agent.tool(&proposed.tool_name) {
+                    None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
+                    Some(tool) => {
+                        let agent_rule = agent.approval_rules.as_ref().and_then(|r| r.first_match(&proposed.tool_name, &proposed.args));
+                        let need = match agent_rule {
+                            Some(i) if !tool.require_approval() => policy::Decision::required(
+                                format!("agent {} approval rule {i} matched", agent.id),
+                                PauseReason {
+                                    rule: Some(i as u32 + 1),
+                                    agent: Some(agent.id.to_string()),
+                                    ..PauseReason::of(PauseKind::AgentRule)
+                                },
+                            ),
+                            _ => {
+                                policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context)
+                                    .await
+                            }
+                        };
+                        tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
+                        if need.required {
+                            approval_reason = Some(need.reason);
+                            pause_reason = need.cause;
+                            CallStatus::AwaitingApproval
+                        } else {
+                            self.execute(tool, state, &proposed.tool_call_id, &proposed.args, None).await
+                        }
+                    }
+                };
+                if let CallStatus::Done { result } = &status {
+                    emit.send(tool_result_chunk(&run_id, &proposed, result));
+                }
+                let ProposedCall { tool_call_id, tool_name, args } = proposed;
+                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason, pause_reason });
+            }
+        }
+    }
+
+    pub(super) fn emit_text(emit: &Emit, run_id: &RunId, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let id = format!("{run_id}-text");
+        emit.send(chunk("text-start", run_id, json!({"id": id})));
+        emit.send(chunk("text-delta", run_id, json!({"id": id, "text": text})));
+        emit.send(chunk("text-end", run_id, json!({"id": id})));
+    }
+
+    pub(super) async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<Outcome, Error> {
+        let run_id = &state.run_id;
+        if state.parent.is_some() {
+            // A sub-agent's answer is its supervisor's tool result; its snapshot goes.
+            self.end_run(run_id).await?;
+            return Ok(Outcome::Finished(text.to_owned()));
+        }
+        Self::emit_text(emit, run_id, text);
+        let mut own: Vec<Message> = state.messages.iter().skip(1 + state.history).cloned().collect();
+        if !text.is_empty() {
+            own.push(Message::Assistant { content: text.to_owned(), tool_calls: vec![] });
+        }
+        let agent = self.agent(state.agent_id.as_str());
+        let remember = match (agent.map(|a| a.memory), &state.thread_id, &state.resource_id) {
+            (Some(true), Some(thread), Some(_)) => Some((thread.as_str(), own)),
+            _ => None,
+        };
+        self.end_run_remembering(run_id, remember).await?;
+        emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
+        emit.send(chunk(
+            "finish",
+            run_id,
+            json!({
+                "stepResult": {"reason": reason},
+                "output": {"text": text, "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}},
+                "metadata": {},
+            }),
+        ));
+        Ok(Outcome::Finished(text.to_owned()))
+    }
+
+    /// The run is over: its snapshot goes (S11); entries still pending are retired.
+    pub(super) async fn end_run(&self, run_id: &RunId) -> Result<(), Error> {
+        self.end_run_remembering(run_id, None).await
+    }
+
+    /// The run failed (its model could not answer): it ends, and the cause goes into the audit log.
+    pub(super) async fn fail_run(&self, state: &RunState, cause: &Error) -> Result<(), Error> {
+        self.end_run(&state.run_id).await?;
+        let mut tx = self.inner.db.begin_write().await?;
+        audit::append(&mut tx, audit::Record {
+            actor: "engine:local",
+            action: "run.failed",
+            queue_item_id: None,
+            tool_name: None,
+            fingerprint: None,
+            details: json!({"runId": state.run_id, "agentId": state.agent_id, "step": state.step, "code": cause.code(), "error": cause.to_string()}),
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// [`Self::end_run`], adding the run's own messages to its thread in the same transaction.
+    pub(super) async fn end_run_remembering(&self, run_id: &RunId, remember: Option<(&str, Vec<Message>)>) -> Result<(), Error> {
+        let mut tx = self.inner.db.begin_write().await?;
+        if let Some((thread, messages)) = remember {
+            let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
+            memory::append(&mut tx, thread, run_id, &bodies).await?;
+        }
+        snapshots::delete_tree(&mut tx, run_id).await?;
+        let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
+        // A grant for "this run" ends with the run: a later run reusing the id is another run.
+        crate::store::grants::end_for_run(&mut tx, &EngineId::local(), run_id, crate::store::now()).await?;
+        tx.commit().await?;
+        if !gone.is_empty() {
+            self.inner.events.changed();
+        }
+        Ok(())
+    }
+
+    /// Runs a tool, or (S13) a sub-agent in a child run of `parent`.
+    pub(super) async fn execute(
+        &self,
+        tool: &Arc<dyn Tool>,
+        parent: &RunState,
+        call_id: &str,
+        args: &Value,
+        resume: Option<&Value>,
+    ) -> CallStatus {
+        match tool.sub_agent() {
+            Some(key) => self.delegate(parent, call_id, key, args).await,
+            None => run_tool(tool, args, resume).await,
+        }
+    }
+
+    /// At start-up: runs left `running` by a process that stopped are put back to `suspended`; those
+    /// whose calls are all answered continue (their approved tools already ran and are not re-run).
+    pub async fn recover(&self) -> Result<usize, Error> {
+        let running = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            snapshots::running(&mut conn).await?
+        };
+        let count = running.len();
+        for s in running {
+            let (mut state, _) = self.load(&s.run_id).await?;
+            if state.parent.is_some() {
+                continue; // advanced through its top-level run
+            }
+            let agent = self.require_agent(state.agent_id.as_str())?;
+            tracing::warn!(run_id = %s.run_id, "run was interrupted while advancing; continuing from its snapshot");
+            let this = self.clone();
+            let _guard = this.lock_run(&state.run_id).await;
+            if let Err(e) = this.drive(&agent, &mut state, &Emit::default()).await {
+                tracing::error!(run_id = %s.run_id, "recovered run failed: {e}");
+            }
+        }
+        Ok(count)
+    }
+}
+
+pub(super) fn executed(status: CallStatus) -> (CallStatus, Value) {
+    let outcome = match &status {
+        CallStatus::Done { result } => json!({"status": "executed", "result": result}),
+        CallStatus::Suspended { payload } => json!({"status": "suspended", "suspendPayload": payload}),
+        CallStatus::Delegated { child } => json!({"status": "delegated", "childRunId": child}),
+        CallStatus::AwaitingApproval => unreachable!("a tool execution never asks for approval"),
+    };
+    (status, outcome)
+}
+
+/// Runs a tool in its own task with a time limit: a panic or a hang becomes a tool error handed to the
+/// model, never a stuck or crashed run.
+pub(super) async fn run_tool(tool: &Arc<dyn Tool>, args: &Value, resume: Option<&Value>) -> CallStatus {
+    let suspend_schema = tool.suspend_schema();
+    let (tool, args, resume) = (tool.clone(), args.clone(), resume.cloned());
+    let name = tool.name().to_owned();
+    let task = tokio::spawn(async move { tool.execute(&args, resume.as_ref()).await });
+    match tokio::time::timeout(TOOL_TIMEOUT, task).await {
+        Ok(Ok(Ok(ToolOutput::Done(result)))) => CallStatus::Done { result },
+        // S8: the payload shown to the operator must be what the tool declared.
+        Ok(Ok(Ok(ToolOutput::Suspend(payload)))) => match suspend_schema.map(|s| crate::domain::schema::validate(&s, &payload)) {
+            Some(Err(e)) => CallStatus::Done {
+                result: json!(format!(
+                    "Tool {name} suspended with a payload that does not match its suspend schema: {}",
+                    e.details().map(|d| d.to_string()).unwrap_or_default()
+                )),
+            },
+            _ => CallStatus::Suspended { payload },
+        },
+        Ok(Ok(Err(message))) => CallStatus::Done { result: json!(format!("Tool {name} failed: {message}")) },
+        Ok(Err(join)) => CallStatus::Done { result: json!(format!("Tool {name} crashed: {join}")) },
+        Err(_) => CallStatus::Done { result: json!(format!("Tool {name} timed out after {}s", TOOL_TIMEOUT.as_secs())) },
+    }
+}
+
+pub(super) fn tool_result_chunk(run_id: &RunId, call: &ProposedCall, result: &Value) -> Value {
+    chunk(
+        "tool-result",
+        run_id,
+        json!({
+            "toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args, "result": result,
+        }),
+    )
+}
