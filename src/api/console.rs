@@ -1,10 +1,11 @@
 //! The console API: the queue, decisions, live events, the audit log, health, and its OpenAPI document.
 
 use super::error::{ApiResult, ErrorBody};
-use super::{ApiState, Caller};
+use super::{ApiQuery, ApiState, Caller};
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
 use crate::app::queue::{
     AuditPage, AuditQuery, Blocked, DecisionView, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery, QueueTab,
+    SortOrder, StateFilter, TabFilter,
 };
 use crate::console::{Change, QueueEvent};
 use crate::domain::{
@@ -12,7 +13,7 @@ use crate::domain::{
 };
 use crate::store::audit;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -63,13 +64,13 @@ async fn session(caller: Caller) -> Json<Principal> {
 
 #[utoipa::path(get, path = "/api/queue", params(QueueQuery),
     responses((status = 200, description = "Newest first", body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn list_queue(State(state): State<ApiState>, Query(q): Query<QueueQuery>) -> ApiResult<Json<QueuePage>> {
+async fn list_queue(State(state): State<ApiState>, ApiQuery(q): ApiQuery<QueueQuery>) -> ApiResult<Json<QueuePage>> {
     Ok(Json(state.app.queue_page(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/counts", params(QueueCountsQuery),
     responses((status = 200, description = "Calls per tab of the queue view under these filters and search", body = QueueCounts), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn queue_counts(State(state): State<ApiState>, Query(q): Query<QueueCountsQuery>) -> ApiResult<Json<QueueCounts>> {
+async fn queue_counts(State(state): State<ApiState>, ApiQuery(q): ApiQuery<QueueCountsQuery>) -> ApiResult<Json<QueueCounts>> {
     Ok(Json(state.app.queue_counts(&q).await?))
 }
 
@@ -200,7 +201,7 @@ async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<
 }
 
 #[utoipa::path(get, path = "/api/audit", params(AuditQuery), responses((status = 200, description = "Newest first", body = AuditPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn list_audit(State(state): State<ApiState>, Query(q): Query<AuditQuery>) -> ApiResult<Json<AuditPage>> {
+async fn list_audit(State(state): State<ApiState>, ApiQuery(q): ApiQuery<AuditQuery>) -> ApiResult<Json<AuditPage>> {
     Ok(Json(state.app.audit_page(&q).await?))
 }
 
@@ -211,7 +212,7 @@ async fn verify_audit(State(state): State<ApiState>) -> ApiResult<Json<audit::Ve
 
 #[utoipa::path(get, path = "/api/audit/decisions", params(HistoryQuery),
     responses((status = 200, description = "Decisions from the audit log, newest first, each with its newest delivery entry", body = DecisionHistory), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn decision_history(State(state): State<ApiState>, Query(q): Query<HistoryQuery>) -> ApiResult<Json<DecisionHistory>> {
+async fn decision_history(State(state): State<ApiState>, ApiQuery(q): ApiQuery<HistoryQuery>) -> ApiResult<Json<DecisionHistory>> {
     Ok(Json(state.app.decision_history(&q).await?))
 }
 
@@ -228,7 +229,7 @@ pub struct ExportQuery {
     (status = 200, description = "The whole audit log, oldest first, as it stood when the export started; streamed, as an attachment. JSON Lines: one AuditEntry per line. CSV (RFC 4180, CRLF): a header, then seq, at, actor, action, queueItemId, toolName, fingerprint, details (JSON), prevHash, hash; cells starting with = + - @ tab or CR are prefixed with ' so a spreadsheet shows them as text (check hashes on the JSON Lines export).",
         content((String = "application/x-ndjson"), (String = "text/csv"))),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn export_audit(State(state): State<ApiState>, Query(q): Query<ExportQuery>) -> ApiResult<axum::response::Response> {
+async fn export_audit(State(state): State<ApiState>, ApiQuery(q): ApiQuery<ExportQuery>) -> ApiResult<axum::response::Response> {
     use axum::http::header;
     use futures::StreamExt;
     let format = ExportFormat::parse(q.format.as_deref().unwrap_or_default())?;
@@ -259,7 +260,7 @@ impl utoipa::Modify for BearerAuth {
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
     paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

@@ -3,13 +3,13 @@
 //! audited, consumed once): there is no side door to the engine.
 
 use super::error::ApiError;
-use super::{ApiState, Caller};
+use super::{ApiQuery, ApiState, Caller};
 use crate::domain::{Actor, AgentId, CallKind, DecisionRequest, EngineId, Error, Role, RunId, ToolCallId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
 use crate::store::queue;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -260,7 +260,7 @@ async fn suspended_runs(
     State(state): State<ApiState>,
     caller: Caller,
     Path(agent): Path<String>,
-    Query(q): Query<SuspendedQuery>,
+    ApiQuery(q): ApiQuery<SuspendedQuery>,
 ) -> MastraResult<Json<Value>> {
     let runs = state.app.local.suspended_runs(&AgentId::new(&agent), q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
     let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);

@@ -62,6 +62,21 @@ pub fn router(state: ApiState) -> Router {
         .with_state(state)
 }
 
+/// Query parameters, refused as `invalid_request` in the API's error shape (axum's own `Query`
+/// answers plain text): an unknown `tab`, `kind`, `sort` or `state` names what it expected.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| ApiQuery(q.0))
+            .map_err(|r| ApiError::invalid(r.body_text()))
+    }
+}
+
 /// The principal [`guard::guard`] found for this request, acting through the HTTP API.
 pub struct Caller(pub Principal);
 

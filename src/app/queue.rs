@@ -62,15 +62,6 @@ impl QueueTab {
         let (states, exp) = self.scope();
         states.contains(&state) && exp.is_none_or(|e| e == expired)
     }
-
-    fn parse(text: &str) -> Result<Option<Self>, Error> {
-        if text == "all" {
-            return Ok(None);
-        }
-        serde_json::from_value::<Self>(Value::String(text.into()))
-            .map(Some)
-            .map_err(|_| Error::InvalidRequest(format!("unknown tab {text:?}: pending, awaiting_delivery, decided, expired, gone or all")))
-    }
 }
 
 /// A queue entry as the API shows it (C2).
@@ -257,17 +248,17 @@ pub struct QueuePage {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct QueueQuery {
-    /// One state: `pending`, `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
-    /// Not with `tab`. Without both: `pending`.
-    pub state: Option<String>,
-    /// A tab of the queue view (see `QueueTab`): `pending`, `awaiting_delivery`, `decided`,
-    /// `expired`, `gone`, or `all`. Not with `state`.
-    pub tab: Option<String>,
+    /// One state, or `all`. Not with `tab`. Without both: `pending`.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub state: Option<StateFilter>,
+    /// A tab of the queue view (see `QueueTab`), or `all`. Not with `state`.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub tab: Option<TabFilter>,
     pub engine: Option<String>,
     pub agent: Option<String>,
     pub tool: Option<String>,
-    /// `approval` or `suspend`.
-    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub kind: Option<CallKind>,
     pub thread: Option<String>,
     pub run: Option<String>,
     /// Search: up to 8 words (256 characters), each of which must occur, case-insensitively, in the
@@ -275,8 +266,9 @@ pub struct QueueQuery {
     /// Words of 3+ characters use an FTS5 trigram index; shorter ones are matched with SQL `LIKE`
     /// (ASCII case folding only) over the rows the others left.
     pub q: Option<String>,
-    /// `newest` (default) or `oldest` first. A cursor continues in the order it was made for.
-    pub sort: Option<String>,
+    /// Newest (default) or oldest first. A cursor continues in the order it was made for.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub sort: Option<SortOrder>,
     /// 1–500, default 50.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
@@ -291,8 +283,8 @@ pub struct QueueCountsQuery {
     pub engine: Option<String>,
     pub agent: Option<String>,
     pub tool: Option<String>,
-    /// `approval` or `suspend`.
-    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub kind: Option<CallKind>,
     pub thread: Option<String>,
     pub run: Option<String>,
     /// The search, as in `GET /api/queue`.
@@ -315,22 +307,89 @@ pub struct QueueCounts {
 }
 
 /// The filter fields common to a page and the counts; empty strings mean "any".
+/// A queue state to list, or `all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StateFilter {
+    Pending,
+    Decided,
+    Delivered,
+    Failed,
+    Interrupted,
+    Gone,
+    All,
+}
+
+impl StateFilter {
+    fn state(self) -> Option<ItemState> {
+        Some(match self {
+            Self::Pending => ItemState::Pending,
+            Self::Decided => ItemState::Decided,
+            Self::Delivered => ItemState::Delivered,
+            Self::Failed => ItemState::Failed,
+            Self::Interrupted => ItemState::Interrupted,
+            Self::Gone => ItemState::Gone,
+            Self::All => return None,
+        })
+    }
+}
+
+/// A tab of the queue view to list, or `all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TabFilter {
+    Pending,
+    AwaitingDelivery,
+    Decided,
+    Expired,
+    Gone,
+    All,
+}
+
+impl TabFilter {
+    fn tab(self) -> Option<QueueTab> {
+        Some(match self {
+            Self::Pending => QueueTab::Pending,
+            Self::AwaitingDelivery => QueueTab::AwaitingDelivery,
+            Self::Decided => QueueTab::Decided,
+            Self::Expired => QueueTab::Expired,
+            Self::Gone => QueueTab::Gone,
+            Self::All => return None,
+        })
+    }
+}
+
+/// The order of a queue page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SortOrder {
+    #[default]
+    Newest,
+    Oldest,
+}
+
+/// A query parameter given empty (`kind=`) is the same as one not given.
+fn blank_is_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => T::deserialize(serde::de::value::StringDeserializer::<D::Error>::new(s)).map(Some),
+    }
+}
+
 fn base_filter(
     engine: &Option<String>,
     agent: &Option<String>,
     tool: &Option<String>,
-    kind: &Option<String>,
+    kind: &Option<CallKind>,
     thread: &Option<String>,
     run: &Option<String>,
     q: &Option<String>,
 ) -> Result<queue::Filter, Error> {
-    let kind = kind
-        .as_deref()
-        .filter(|k| !k.is_empty())
-        .map(|k| {
-            serde_json::from_value::<CallKind>(Value::String(k.into())).map_err(|_| Error::InvalidRequest(format!("unknown kind {k:?}")))
-        })
-        .transpose()?;
+    let kind = *kind;
     let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
     Ok(queue::Filter {
         engine: nonempty(engine),
@@ -372,31 +431,17 @@ impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
     pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
         let mut filter = base_filter(&q.engine, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
-        let state = q.state.as_deref().filter(|s| !s.is_empty());
-        let tab = q.tab.as_deref().filter(|t| !t.is_empty());
-        match (state, tab) {
+        match (q.state, q.tab) {
             (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
             (None, Some(tab)) => {
-                if let Some((states, expired)) = QueueTab::parse(tab)?.map(QueueTab::scope) {
+                if let Some((states, expired)) = tab.tab().map(QueueTab::scope) {
                     filter.states = states.to_vec();
                     filter.expired = expired;
                 }
             }
-            (state, None) => {
-                filter.state = match state.unwrap_or("pending") {
-                    "all" => None,
-                    s => Some(
-                        serde_json::from_value::<ItemState>(Value::String(s.into()))
-                            .map_err(|_| Error::InvalidRequest(format!("unknown state {s:?}")))?,
-                    ),
-                }
-            }
+            (state, None) => filter.state = state.unwrap_or(StateFilter::Pending).state(),
         }
-        filter.oldest_first = match q.sort.as_deref().unwrap_or("newest") {
-            "newest" | "" => false,
-            "oldest" => true,
-            other => return Err(Error::InvalidRequest(format!("unknown sort {other:?}: newest or oldest"))),
-        };
+        filter.oldest_first = q.sort.unwrap_or_default() == SortOrder::Oldest;
         let cursor = parse_cursor(q.cursor.as_deref())?;
         let mut conn = self.db.pool().acquire().await?;
         let page = queue::list(&mut conn, &filter, cursor, q.limit.unwrap_or(50)).await?;

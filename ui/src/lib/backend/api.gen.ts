@@ -1028,6 +1028,17 @@ export interface components {
              */
             secs: number;
         };
+        /**
+         * @description The order of a queue page.
+         * @enum {string}
+         */
+        SortOrder: "newest" | "oldest";
+        /**
+         * @description The filter fields common to a page and the counts; empty strings mean "any".
+         *     A queue state to list, or `all`.
+         * @enum {string}
+         */
+        StateFilter: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone" | "all";
         /** @description What a sync now did, and the engine after it. */
         SyncAnswer: {
             engine: components["schemas"]["EngineView"];
@@ -1048,6 +1059,11 @@ export interface components {
             /** @description Listed entries that could not be queued (malformed, or arguments too deeply nested). */
             skipped: number;
         };
+        /**
+         * @description A tab of the queue view to list, or `all`.
+         * @enum {string}
+         */
+        TabFilter: "pending" | "awaiting_delivery" | "decided" | "expired" | "gone" | "all";
         /** @description One tool call inside a run (Mastra's `toolCallId`). */
         ToolCallId: string;
         /** @description The result of walking the chain. */
@@ -1829,21 +1845,14 @@ export interface operations {
     list_queue: {
         parameters: {
             query?: {
-                /**
-                 * @description One state: `pending`, `decided`, `delivered`, `failed`, `interrupted`, `gone`, or `all`.
-                 *     Not with `tab`. Without both: `pending`.
-                 */
-                state?: string;
-                /**
-                 * @description A tab of the queue view (see `QueueTab`): `pending`, `awaiting_delivery`, `decided`,
-                 *     `expired`, `gone`, or `all`. Not with `state`.
-                 */
-                tab?: string;
+                /** @description One state, or `all`. Not with `tab`. Without both: `pending`. */
+                state?: components["schemas"]["StateFilter"];
+                /** @description A tab of the queue view (see `QueueTab`), or `all`. Not with `state`. */
+                tab?: components["schemas"]["TabFilter"];
                 engine?: string;
                 agent?: string;
                 tool?: string;
-                /** @description `approval` or `suspend`. */
-                kind?: string;
+                kind?: components["schemas"]["CallKind"];
                 thread?: string;
                 run?: string;
                 /**
@@ -1853,8 +1862,8 @@ export interface operations {
                  *     (ASCII case folding only) over the rows the others left.
                  */
                 q?: string;
-                /** @description `newest` (default) or `oldest` first. A cursor continues in the order it was made for. */
-                sort?: string;
+                /** @description Newest (default) or oldest first. A cursor continues in the order it was made for. */
+                sort?: components["schemas"]["SortOrder"];
                 /** @description 1–500, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page. */
@@ -1899,8 +1908,7 @@ export interface operations {
                 engine?: string;
                 agent?: string;
                 tool?: string;
-                /** @description `approval` or `suspend`. */
-                kind?: string;
+                kind?: components["schemas"]["CallKind"];
                 thread?: string;
                 run?: string;
                 /** @description The search, as in `GET /api/queue`. */

@@ -129,8 +129,8 @@ export type JsonSchema = {
 };
 
 export type QueueFilter = {
-  /** The tab (default `pending`), or `all`. */
-  tab?: QueueTab | 'all';
+  /** The tab (default `pending`), or `all` (the server's `TabFilter`). */
+  tab?: Schemas['TabFilter'];
   engine?: string;
   agent?: string;
   tool?: string;
@@ -140,7 +140,7 @@ export type QueueFilter = {
   /** Search words, all of which must occur in the tool name, agent, or the arguments' JSON text (server-side). */
   q?: string;
   /** `newest` (default) or `oldest` first; a cursor continues in the order it was made for. */
-  sort?: 'newest' | 'oldest';
+  sort?: Schemas['SortOrder'];
   limit?: number;
   cursor?: string | null;
 };
