@@ -469,6 +469,12 @@ impl App {
         })
     }
 
+    /// The ids that start with `prefix` (a unique start of an id names the call), at most `limit`.
+    pub async fn ids_starting_with(&self, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        queue::ids_starting_with(&mut conn, prefix, limit).await
+    }
+
     /// One entry.
     pub async fn queue_item(&self, id: &str) -> Result<QueueItem, Error> {
         let entry = self.console.item(&ItemId::new(id)).await?;

@@ -1,0 +1,274 @@
+//! The command line as clap reads it: every command, option and argument with its description.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// One inbox for the sensitive tool calls that AI agents want to make.
+///
+/// Agents pause before sensitive tool calls; each paused call waits in a queue (SQLite, in the data
+/// directory) with its arguments and fingerprint until an operator approves, declines or answers it.
+/// Start with `approval-console serve` and open the printed URL.
+#[derive(Parser)]
+#[command(
+    name = "approval-console",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 done; 1 a check failed (audit verify, engines sync); 2 an error (bad input, refused,                   already decided, …); 3 not found (a call, a secret, a credential); 4 unavailable (the keyring, an engine,                   a busy database): try again later."
+)]
+pub struct Cli {
+    /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
+    #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--agents`, for the commands that run agents (and so start their MCP servers).
+#[derive(clap::Args, Clone, Default)]
+pub struct AgentsFile {
+    /// The local engine's agents [default: agents.toml in the data directory; without it, the demo
+    /// agent]. A file named here must exist.
+    #[arg(long, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
+    pub agents: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve the web UI, the console API and the local engine's API on 127.0.0.1.
+    ///
+    /// Prints the UI's URL once, with the session token (the local admin's) in the URL fragment.
+    /// Every /api route but /api/health needs `Authorization: Bearer <token>`; give agents and
+    /// other people tokens of their own (`approval-console tokens add`).
+    Serve {
+        #[command(flatten)]
+        agents: AgentsFile,
+        /// Port on 127.0.0.1 (0: any free port).
+        #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
+        port: u16,
+        /// Session token for the API [default: a new random one]
+        #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Raise a desktop notification for each new pending call (needs a notification service on
+        /// the session bus; without one the console keeps working and says so once).
+        #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
+        notify: bool,
+    },
+    /// List the queue, newest first: pending calls, or every call with its outcome (--all).
+    Queue {
+        /// Show every call (decided, delivered, expired, gone…), not only the pending ones.
+        #[arg(long)]
+        all: bool,
+        /// Only calls of this agent (its id).
+        #[arg(long, value_name = "AGENT_ID")]
+        agent: Option<String>,
+        /// Only calls of this tool.
+        #[arg(long, value_name = "TOOL")]
+        tool: Option<String>,
+        /// Most rows shown.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one call in full (JSON).
+    Show {
+        /// The call's id as `queue` lists it, or any unique start of it.
+        id: String,
+    },
+    /// Approve a call: shows tool, arguments and fingerprint, and asks.
+    Approve {
+        /// The call's id as `queue` lists it, or any unique start of it.
+        id: String,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
+        #[arg(long, short)]
+        yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// Decline a call, optionally with a reason the agent is told: shows the call, and asks.
+    Decline {
+        /// The call's id as `queue` lists it, or any unique start of it.
+        id: String,
+        /// Told to the agent (and kept in the audit log), e.g. "wrong customer".
+        #[arg(long, short)]
+        reason: Option<String>,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
+        #[arg(long, short)]
+        yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// Answer a suspended call with resume data (JSON, checked against the tool's resume schema):
+    /// shows the call and its question, and asks.
+    Resume {
+        /// The call's id as `queue` lists it, or any unique start of it.
+        id: String,
+        /// The resume data, e.g. '{"answer":"blue"}'.
+        #[arg(long, short)]
+        data: String,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
+        #[arg(long, short)]
+        yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// The audit log: verify its hash chain, list or export it.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+    /// Check agents.toml and list the local engine's agents, their tools and approval settings.
+    Agents {
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// Print the console API's OpenAPI document (JSON).
+    Openapi,
+    /// Remote engines: Mastra servers whose suspended runs are queued here.
+    ///
+    /// A running `serve` picks up changes within two seconds. Tokens go to the OS keyring only.
+    Engines {
+        #[command(subcommand)]
+        command: EnginesCommand,
+    },
+    /// Secrets (model API keys) in the OS keyring: never in the database, a config file or a log.
+    Secret {
+        #[command(subcommand)]
+        command: SecretCommand,
+    },
+    /// Credentials for the HTTP API, each with a role: `agent` (start runs, list its own suspended
+    /// runs; never decide), `operator` (the console and decisions), `admin` (also grants, settings,
+    /// engines).
+    ///
+    /// Only a hash of each token is stored: a token is shown once, when it is made. The token that
+    /// `serve` prints (or `--token`) is the local admin's and is not listed here.
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokensCommand {
+    /// Make a credential and print its token, alone, on the last line of standard output.
+    ///
+    /// E.g. `TOKEN=$(approval-console tokens add ci-bot --role agent | tail -1)`.
+    Add {
+        /// A name for the audit log: 1–64 letters, digits, '.', '_', '-'.
+        name: String,
+        /// What the token may do.
+        #[arg(long, value_parser = ["agent", "operator", "admin"])]
+        role: String,
+    },
+    /// The credentials: name, role, when made and last used (never a token).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a credential: its token stops working at once, also in a running `serve`.
+    Revoke {
+        /// The credential's name.
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum AuditCommand {
+    /// Walk the hash chain; name the first entry edited, removed or reordered. Exit code 1 if broken.
+    Verify,
+    /// The newest entries, newest first.
+    List {
+        /// How many entries.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Print the whole log, oldest first: JSON Lines (the entries as the API answers them, hashes
+    /// checkable) or CSV (cells a spreadsheet would run as formulas are prefixed with ').
+    Export {
+        /// `jsonl` (JSON Lines) or `csv`.
+        #[arg(long, value_parser = ["jsonl", "csv"], default_value = "jsonl")]
+        format: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum EnginesCommand {
+    /// List remote engines with their health and queue counts.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a Mastra server, e.g. `approval-console engines add prod http://127.0.0.1:4111`.
+    ///
+    /// With --token, the bearer token is read from standard input (on a terminal: asked, without
+    /// echo) and stored in the OS keyring; it never appears in the database, a file or a log.
+    Add {
+        /// A name (letters, digits, '.', '_', '-'): the engine's id in the queue.
+        name: String,
+        /// The server's base URL (its API is under /api).
+        url: String,
+        /// Ask for a bearer token (or read one line from standard input).
+        #[arg(long)]
+        token: bool,
+        /// How often to look for suspended runs, in milliseconds.
+        #[arg(long, default_value_t = approval_console::console::remotes::DEFAULT_POLL_MS)]
+        poll_ms: u32,
+    },
+    /// Change an engine's URL, token or poll interval.
+    Edit {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+        /// A new base URL. An engine with a token needs --token (or --keep-token, or --clear-token) too.
+        #[arg(long)]
+        url: Option<String>,
+        /// Ask for a new bearer token (or read one line from standard input).
+        #[arg(long, conflicts_with = "clear_token")]
+        token: bool,
+        /// Forget the stored token.
+        #[arg(long)]
+        clear_token: bool,
+        /// With --url: send the stored token to the new URL too. Without it, changing the URL of an
+        /// engine that has a token needs --token or --clear-token.
+        #[arg(long, requires = "url", conflicts_with_all = ["token", "clear_token"])]
+        keep_token: bool,
+        /// How often to look for suspended runs, in milliseconds.
+        #[arg(long)]
+        poll_ms: Option<u32>,
+    },
+    /// Remove an engine and its token. Its queue entries stay as history.
+    Remove {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
+    /// Sync an engine now (complete listing) and print what changed. Exit code 1 if it failed.
+    Sync {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SecretCommand {
+    /// Store a secret: reads one line from standard input (on a terminal: asks, without echo).
+    ///
+    /// E.g. `approval-console secret set openai < key.txt`; replaces any value it had.
+    Set {
+        /// The secret's name, as an agent's `api_key_ref` or an MCP server's `env_refs` names it.
+        name: String,
+    },
+    /// Say whether a secret is stored, and its length (never its value). Exit code 3 if it is not
+    /// stored, 4 if the keyring is not available.
+    Check {
+        /// The secret's name.
+        name: String,
+    },
+    /// Remove a secret from the OS keyring.
+    Delete {
+        /// The secret's name.
+        name: String,
+    },
+}

@@ -1,0 +1,126 @@
+//! The CLI's commands, one function each; they call the core's one surface ([`App`]) and print.
+
+mod args;
+mod audit;
+mod decide;
+mod engines;
+mod queue;
+mod secret;
+mod serve;
+mod tokens;
+
+use anyhow::{bail, Context, Result};
+use approval_console::app::{default_data_dir, App};
+use approval_console::domain::text::visible;
+use approval_console::domain::{Error, ItemId, Verdict};
+use args::{AgentsFile, AuditCommand};
+pub use args::{Cli, Command};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The documented exit codes (see `--help`): 3 not found, 4 unavailable, 2 any other error.
+pub fn exit_code(e: &Error) -> u8 {
+    match e.code() {
+        "not_found" | "secret_not_found" | "snapshot_not_found" => 3,
+        "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "storage_busy" => 4,
+        _ => 2,
+    }
+}
+
+/// The agents a command runs: `--agents FILE` (which must exist), else `agents.toml` in the data
+/// directory if there is one, else none (the demo agent).
+async fn agents_of(given: &AgentsFile, data_dir: &Path) -> Result<(Vec<approval_console::engine::local::agent::Agent>, PathBuf)> {
+    let file = given.agents.clone().unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
+    if given.agents.is_some() && !file.exists() {
+        bail!(
+            "--agents {}: no such file (without --agents, agents.toml in the data directory is used if it exists, else the demo agent)",
+            file.display()
+        );
+    }
+    let agents = approval_console::config::load_agents(&file).await?;
+    if !agents.is_empty() {
+        tracing::info!(file = %file.display(), count = agents.len(), "loaded agents");
+    }
+    Ok((agents, file))
+}
+
+/// Runs the command `cli` names; the exit code it ends with.
+pub async fn run(cli: Cli) -> Result<ExitCode> {
+    let data_dir = cli.data_dir.unwrap_or_else(default_data_dir);
+    match &cli.command {
+        Command::Openapi => {
+            println!("{}", serde_json::to_string_pretty(&approval_console::api::openapi_document())?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
+        _ => {}
+    }
+    // Only commands that run agents load them (and start their MCP servers): serve, and the decisions,
+    // which deliver, i.e. run the tool, in this process.
+    let agents = match &cli.command {
+        Command::Serve { agents, .. }
+        | Command::Approve { agents, .. }
+        | Command::Decline { agents, .. }
+        | Command::Resume { agents, .. } => agents_of(agents, &data_dir).await?.0,
+        _ => vec![],
+    };
+    let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    match cli.command {
+        Command::Serve { port, token, notify, .. } => serve::run(&app, port, token, notify).await?,
+        Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,
+        Command::Show { id } => queue::show(&app, &id).await?,
+        Command::Approve { id, yes, .. } => decide::run(&app, &id, Verdict::Approve, yes).await?,
+        Command::Decline { id, reason, yes, .. } => decide::run(&app, &id, Verdict::Decline { reason }, yes).await?,
+        Command::Resume { id, data, yes, .. } => {
+            let data = serde_json::from_str(&data).context("--data is not valid JSON")?;
+            decide::run(&app, &id, Verdict::Resume { data }, yes).await?
+        }
+        Command::Audit { command: AuditCommand::Verify } => return audit::verify(&app).await,
+        Command::Audit { command: AuditCommand::List { limit } } => audit::list(&app, limit).await?,
+        Command::Audit { command: AuditCommand::Export { format } } => audit::export(&app, &format).await?,
+        Command::Engines { command } => return engines::run(&app, command).await,
+        Command::Tokens { command } => tokens::run(&app, command).await?,
+        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } => unreachable!("handled above"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agents`: checks agents.toml and lists the agents, their tools and approval settings.
+async fn list_agents(given: &AgentsFile, data_dir: &Path) -> Result<()> {
+    let (agents, file) = agents_of(given, data_dir).await?;
+    if agents.is_empty() {
+        println!("No {} (looked for {}): the demo agent runs.", approval_console::config::AGENTS_FILE, file.display());
+    }
+    for a in &agents {
+        println!("{}  ({})  model {}", visible(a.id.as_str()), visible(&a.name), visible(&a.model.id()));
+        for t in &a.tools {
+            println!("    {:<32} {}", visible(t.name()), if t.require_approval() { "requires approval" } else { "" });
+        }
+        if let Some(rules) = &a.approval_rules {
+            println!("    approval rules: {}", visible(&rules.to_json().to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// The id of the call `given` names: the id itself, or the one id that starts with it. Several →
+/// `invalid_request` listing them; none → `not_found`.
+pub(crate) async fn resolve_id(app: &App, given: &str) -> Result<ItemId, Error> {
+    let found = app.ids_starting_with(given, 11).await?;
+    match found.as_slice() {
+        [] => Err(Error::not_found(format!("queue item {given}"))),
+        [one] => Ok(one.clone()),
+        _ if found.iter().any(|id| id.as_str() == given) => Ok(ItemId::new(given)),
+        many => {
+            let shown: Vec<&str> = many.iter().take(10).map(|id| id.as_str()).collect();
+            let more = if many.len() > 10 { ", …" } else { "" };
+            Err(Error::InvalidRequest(format!("{given:?} is the start of several ids: {}{more}; give more of it", shown.join(", "))))
+        }
+    }
+}
+
+/// A state as the API spells it (`delivered`).
+pub(crate) fn state_word(s: approval_console::domain::ItemState) -> String {
+    serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
