@@ -8,6 +8,7 @@ use crate::app::queue::{
     SortOrder, StateFilter, TabFilter,
 };
 use crate::console::{Change, QueueEvent};
+use crate::domain::audit::AuditAction;
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, PauseKind, PauseReason, Principal, PrincipalKind, Role, Verdict,
 };
@@ -260,7 +261,7 @@ impl utoipa::Modify for BearerAuth {
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
     paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

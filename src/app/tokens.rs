@@ -25,7 +25,13 @@ pub struct NewToken {
 }
 
 /// The audit entry of a credential made or revoked (its name and role, never its secret).
-async fn audit_credential(conn: &mut sqlx::SqliteConnection, by: &Actor, action: &str, name: &str, role: Role) -> Result<(), Error> {
+async fn audit_credential(
+    conn: &mut sqlx::SqliteConnection,
+    by: &Actor,
+    action: crate::domain::audit::AuditAction,
+    name: &str,
+    role: Role,
+) -> Result<(), Error> {
     let record = audit::Record {
         actor: &by.audit_name(),
         action,
@@ -58,7 +64,7 @@ impl App {
         if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &by.audit_name(), at).await? {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit_credential(&mut tx, by, "credential.created", name, role).await?;
+        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialCreated, name, role).await?;
         tx.commit().await?;
         let credential = Credential { name: name.to_owned(), role, created_at: at, created_by: by.audit_name(), last_used_at: None };
         Ok(NewToken { credential, secret })
@@ -79,7 +85,7 @@ impl App {
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit_credential(&mut tx, by, "credential.revoked", name, role).await?;
+        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialRevoked, name, role).await?;
         tx.commit().await?;
         Ok(role)
     }

@@ -173,7 +173,7 @@ impl Console {
             &mut tx,
             audit::Record {
                 actor: operator,
-                action: "call.snoozed",
+                action: crate::domain::audit::AuditAction::CallSnoozed,
                 queue_item_id: Some(id.as_str()),
                 tool_name: Some(&item.call.tool_name),
                 fingerprint: Some(item.call.fingerprint.as_str()),

@@ -27,7 +27,7 @@ impl Console {
             &mut tx,
             audit::Record {
                 actor: operator,
-                action: "grant.created",
+                action: crate::domain::audit::AuditAction::GrantCreated,
                 queue_item_id: Some(&q_id),
                 tool_name: Some(&grant.tool_name),
                 fingerprint: Some(&new.fingerprint),
@@ -134,7 +134,7 @@ impl Console {
             &mut tx,
             audit::Record {
                 actor: operator,
-                action: "grant.revoked",
+                action: crate::domain::audit::AuditAction::GrantRevoked,
                 queue_item_id: None,
                 tool_name: Some(&grant.tool_name),
                 fingerprint: None,
@@ -189,7 +189,7 @@ impl Console {
             &mut tx,
             audit::Record {
                 actor: &decision.operator,
-                action: "grant.used",
+                action: crate::domain::audit::AuditAction::GrantUsed,
                 queue_item_id: Some(id.as_str()),
                 tool_name: Some(&q.call.tool_name),
                 fingerprint: Some(q.call.fingerprint.as_str()),

@@ -204,7 +204,7 @@ impl Console {
             &mut tx,
             audit::Record {
                 actor: &decision.operator,
-                action: &format!("decision.{}", decision.verdict.name()),
+                action: crate::domain::audit::AuditAction::of_decision(&decision.verdict),
                 queue_item_id: Some(item.id.as_str()),
                 tool_name: Some(&item.call.tool_name),
                 fingerprint: Some(decision.fingerprint.as_str()),
@@ -267,7 +267,7 @@ impl Console {
                 &mut tx,
                 audit::Record {
                     actor: "console",
-                    action: "delivery.deferred",
+                    action: crate::domain::audit::AuditAction::DeliveryDeferred,
                     queue_item_id: Some(item.id.as_str()),
                     tool_name: Some(&item.call.tool_name),
                     fingerprint: Some(decision.fingerprint.as_str()),
@@ -361,7 +361,7 @@ impl Console {
                         &mut tx,
                         audit::Record {
                             actor: "console",
-                            action: "delivery.retry",
+                            action: crate::domain::audit::AuditAction::DeliveryRetry,
                             queue_item_id: Some(d.item_id.as_str()),
                             tool_name: Some(&entry.queued.call.tool_name),
                             fingerprint: Some(d.fingerprint.as_str()),
@@ -383,7 +383,7 @@ impl Console {
                 &mut tx,
                 audit::Record {
                     actor: "console",
-                    action: "delivery.interrupted",
+                    action: crate::domain::audit::AuditAction::DeliveryInterrupted,
                     queue_item_id: Some(d.item_id.as_str()),
                     tool_name: Some(&entry.queued.call.tool_name),
                     fingerprint: Some(d.fingerprint.as_str()),

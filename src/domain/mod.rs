@@ -1,5 +1,6 @@
 //! The console's vocabulary: ids, paused calls, fingerprints, decisions, errors.
 
+pub mod audit;
 mod call;
 mod decision;
 mod error;

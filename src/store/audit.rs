@@ -18,7 +18,7 @@ pub const GENESIS: &str = "sha256:0000000000000000000000000000000000000000000000
 #[derive(Clone, Debug)]
 pub struct Record<'a> {
     pub actor: &'a str,
-    pub action: &'a str,
+    pub action: crate::domain::audit::AuditAction,
     pub queue_item_id: Option<&'a str>,
     pub tool_name: Option<&'a str>,
     pub fingerprint: Option<&'a str>,
@@ -35,6 +35,7 @@ pub struct Entry {
     #[schema(format = DateTime)]
     pub at: String,
     pub actor: String,
+    /// One of `AuditAction` (as text: an older version may have written another).
     pub action: String,
     #[schema(required = true)]
     pub queue_item_id: Option<String>,
@@ -71,7 +72,7 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
         seq,
         at: ts(now()),
         actor: record.actor.to_owned(),
-        action: record.action.to_owned(),
+        action: record.action.as_str().to_owned(),
         queue_item_id: record.queue_item_id.map(str::to_owned),
         tool_name: record.tool_name.map(str::to_owned),
         fingerprint: record.fingerprint.map(str::to_owned),

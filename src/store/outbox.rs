@@ -16,8 +16,8 @@ pub async fn record(
     error: Option<&str>,
 ) -> Result<bool, Error> {
     let (delivery, state, action) = match error {
-        None => (Delivery::Delivered, ItemState::Delivered, "delivery.delivered"),
-        Some(_) => (Delivery::Failed, ItemState::Failed, "delivery.failed"),
+        None => (Delivery::Delivered, ItemState::Delivered, crate::domain::audit::AuditAction::DeliveryDelivered),
+        Some(_) => (Delivery::Failed, ItemState::Failed, crate::domain::audit::AuditAction::DeliveryFailed),
     };
     if !decisions::finish(conn, &decision.id, delivery, outcome, error).await? {
         return Ok(false);

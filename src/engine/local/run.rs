@@ -215,7 +215,7 @@ impl LocalEngine {
         let mut tx = self.inner.db.begin_write().await?;
         audit::append(&mut tx, audit::Record {
             actor: "engine:local",
-            action: "run.failed",
+            action: crate::domain::audit::AuditAction::RunFailed,
             queue_item_id: None,
             tool_name: None,
             fingerprint: None,

@@ -38,7 +38,7 @@ impl LocalEngine {
             let item = queue::insert_pending(&mut tx, &paused).await?;
             audit::append(&mut tx, audit::Record {
                 actor: "engine:local",
-                action: "call.paused",
+                action: crate::domain::audit::AuditAction::CallPaused,
                 queue_item_id: Some(item.id.as_str()),
                 tool_name: Some(&paused.tool_name),
                 fingerprint: Some(paused.fingerprint.as_str()),

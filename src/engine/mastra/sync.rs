@@ -84,7 +84,7 @@ impl MastraEngine {
             if queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
                 audit::append(&mut tx, audit::Record {
                     actor: &actor,
-                    action: "call.gone",
+                    action: crate::domain::audit::AuditAction::CallGone,
                     queue_item_id: Some(e.queued.id.as_str()),
                     tool_name: Some(&e.queued.call.tool_name),
                     fingerprint: Some(e.queued.call.fingerprint.as_str()),
@@ -107,7 +107,7 @@ impl MastraEngine {
                 &mut tx,
                 audit::Record {
                     actor: &actor,
-                    action: "call.changed",
+                    action: crate::domain::audit::AuditAction::CallChanged,
                     queue_item_id: Some(e.queued.id.as_str()),
                     tool_name: Some(&now.tool_name),
                     fingerprint: Some(now.fingerprint.as_str()),
@@ -200,7 +200,7 @@ pub(super) async fn paused_audit(
 ) -> Result<(), Error> {
     audit::append(conn, audit::Record {
         actor,
-        action: "call.paused",
+        action: crate::domain::audit::AuditAction::CallPaused,
         queue_item_id: Some(item.as_str()),
         tool_name: Some(&c.tool_name),
         fingerprint: Some(c.fingerprint.as_str()),

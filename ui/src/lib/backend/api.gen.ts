@@ -488,8 +488,14 @@ export interface components {
             args: unknown;
             fingerprint: string;
         };
+        /**
+         * @description The action of an audit entry.
+         * @enum {string}
+         */
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "grant.created" | "grant.used" | "grant.revoked" | "run.failed" | "credential.created" | "credential.revoked";
         /** @description A stored entry. */
         AuditEntry: {
+            /** @description One of `AuditAction` (as text: an older version may have written another). */
             action: string;
             actor: string;
             /**

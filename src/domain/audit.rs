@@ -1,0 +1,138 @@
+//! What the audit log records: every action has its name here, once (`call.paused`, `decision.approve`,
+//! …), so no caller can write a new spelling. Entries already stored are read as the text they hold
+//! (an older version may have written others).
+
+use serde::Serialize;
+
+/// The action of an audit entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
+pub enum AuditAction {
+    /// A call paused and was queued.
+    #[serde(rename = "call.paused")]
+    CallPaused,
+    /// A remote call's arguments changed: its entry was replaced.
+    #[serde(rename = "call.changed")]
+    CallChanged,
+    /// A remote call is no longer waiting (it ended elsewhere).
+    #[serde(rename = "call.gone")]
+    CallGone,
+    /// A call's deadline was moved.
+    #[serde(rename = "call.snoozed")]
+    CallSnoozed,
+    #[serde(rename = "decision.approve")]
+    DecisionApprove,
+    #[serde(rename = "decision.decline")]
+    DecisionDecline,
+    #[serde(rename = "decision.resume")]
+    DecisionResume,
+    /// Approved with edited arguments.
+    #[serde(rename = "decision.edit")]
+    DecisionEdit,
+    /// Nobody decided in time: declined as expired.
+    #[serde(rename = "decision.expire")]
+    DecisionExpire,
+    #[serde(rename = "delivery.delivered")]
+    DeliveryDelivered,
+    #[serde(rename = "delivery.failed")]
+    DeliveryFailed,
+    /// The engine could not be reached: the decision waits in the outbox.
+    #[serde(rename = "delivery.deferred")]
+    DeliveryDeferred,
+    /// A delivery cut by a stop is sent again (engines that refuse repeats).
+    #[serde(rename = "delivery.retry")]
+    DeliveryRetry,
+    /// The console stopped while the tool ran: never run again.
+    #[serde(rename = "delivery.interrupted")]
+    DeliveryInterrupted,
+    #[serde(rename = "grant.created")]
+    GrantCreated,
+    #[serde(rename = "grant.used")]
+    GrantUsed,
+    #[serde(rename = "grant.revoked")]
+    GrantRevoked,
+    /// A local run ended because its model failed.
+    #[serde(rename = "run.failed")]
+    RunFailed,
+    #[serde(rename = "credential.created")]
+    CredentialCreated,
+    #[serde(rename = "credential.revoked")]
+    CredentialRevoked,
+}
+
+impl AuditAction {
+    /// Every action, for the documentation and its test.
+    pub const ALL: [Self; 20] = [
+        Self::CallPaused,
+        Self::CallChanged,
+        Self::CallGone,
+        Self::CallSnoozed,
+        Self::DecisionApprove,
+        Self::DecisionDecline,
+        Self::DecisionResume,
+        Self::DecisionEdit,
+        Self::DecisionExpire,
+        Self::DeliveryDelivered,
+        Self::DeliveryFailed,
+        Self::DeliveryDeferred,
+        Self::DeliveryRetry,
+        Self::DeliveryInterrupted,
+        Self::GrantCreated,
+        Self::GrantUsed,
+        Self::GrantRevoked,
+        Self::RunFailed,
+        Self::CredentialCreated,
+        Self::CredentialRevoked,
+    ];
+
+    /// The name as stored and shown (`decision.approve`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CallPaused => "call.paused",
+            Self::CallChanged => "call.changed",
+            Self::CallGone => "call.gone",
+            Self::CallSnoozed => "call.snoozed",
+            Self::DecisionApprove => "decision.approve",
+            Self::DecisionDecline => "decision.decline",
+            Self::DecisionResume => "decision.resume",
+            Self::DecisionEdit => "decision.edit",
+            Self::DecisionExpire => "decision.expire",
+            Self::DeliveryDelivered => "delivery.delivered",
+            Self::DeliveryFailed => "delivery.failed",
+            Self::DeliveryDeferred => "delivery.deferred",
+            Self::DeliveryRetry => "delivery.retry",
+            Self::DeliveryInterrupted => "delivery.interrupted",
+            Self::GrantCreated => "grant.created",
+            Self::GrantUsed => "grant.used",
+            Self::GrantRevoked => "grant.revoked",
+            Self::RunFailed => "run.failed",
+            Self::CredentialCreated => "credential.created",
+            Self::CredentialRevoked => "credential.revoked",
+        }
+    }
+
+    /// The action recording a decision of this verdict.
+    pub fn of_decision(verdict: &super::Verdict) -> Self {
+        match verdict {
+            super::Verdict::Approve => Self::DecisionApprove,
+            super::Verdict::Decline { .. } => Self::DecisionDecline,
+            super::Verdict::Resume { .. } => Self::DecisionResume,
+            super::Verdict::ApproveEdited { .. } => Self::DecisionEdit,
+            super::Verdict::Expire { .. } => Self::DecisionExpire,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_action_is_spelled_once_the_same_as_it_serializes() {
+        let mut seen = std::collections::HashSet::new();
+        for a in AuditAction::ALL {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+            assert!(seen.insert(a.as_str()), "{} twice", a.as_str());
+        }
+        assert_eq!(AuditAction::of_decision(&super::super::Verdict::Expire { after_secs: 1 }).as_str(), "decision.expire");
+    }
+}
