@@ -25,7 +25,7 @@ async fn append(t: &TestApp, actor: &str, tool: &str) {
         &mut tx,
         audit::Record {
             actor,
-            action: "test.note",
+            action: approval_console::domain::audit::AuditAction::RunFailed,
             queue_item_id: None,
             tool_name: Some(tool),
             fingerprint: None,
