@@ -108,12 +108,32 @@ impl Console {
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
+        self.check_decision(id, item, &request).await?;
+        let decision = Decision {
+            id: DecisionId::generate(),
+            item_id: item.id.clone(),
+            verdict: request.verdict,
+            fingerprint: request.fingerprint,
+            operator: request.operator,
+            decided_at: crate::store::now(),
+            delivery: Delivery::Pending,
+            outcome: None,
+            attempts: 0,
+            last_error: None,
+            next_attempt_at: None,
+        };
+        self.record_decision(item, &decision).await?;
+        Ok(decision)
+    }
+
+    /// Every check of [`Console::decide`], in order, before anything is written.
+    async fn check_decision(&self, id: &ItemId, item: &crate::domain::QueuedCall, request: &DecisionRequest) -> Result<(), Error> {
         if item.state == ItemState::Gone {
             // The engine changed the call's arguments: the entry was replaced by one with the new fingerprint.
             let mut conn = self.db.pool().acquire().await?;
             if let Some(now) = queue::find_pending(&mut conn, &item.call.engine, &item.call.run_id, &item.call.tool_call_id).await? {
                 if now.queued.call.fingerprint != request.fingerprint {
-                    return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.queued.call.fingerprint });
+                    return Err(Error::FingerprintMismatch { shown: request.fingerprint.clone(), current: now.queued.call.fingerprint });
                 }
             }
         }
@@ -137,7 +157,7 @@ impl Console {
             return Err(Error::DecisionNotAllowed { kind, allowed });
         }
         if request.fingerprint != item.call.fingerprint {
-            return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
+            return Err(Error::FingerprintMismatch { shown: request.fingerprint.clone(), current: item.call.fingerprint.clone() });
         }
         match engine.reread(&item.call).await.or_else(|e| match e {
             // Cannot re-read now: the decision is stored and the engine re-reads the call before it
@@ -158,7 +178,7 @@ impl Console {
                 return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine)));
             }
             Some(now) if now.fingerprint != request.fingerprint => {
-                return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: now.fingerprint })
+                return Err(Error::FingerprintMismatch { shown: request.fingerprint.clone(), current: now.fingerprint })
             }
             Some(_) => {}
         }
@@ -173,26 +193,18 @@ impl Console {
             }
             engine.check_edit(&item.call, args)?;
         }
+        Ok(())
+    }
 
-        let decision = Decision {
-            id: DecisionId::generate(),
-            item_id: item.id.clone(),
-            verdict: request.verdict,
-            fingerprint: request.fingerprint,
-            operator: request.operator,
-            decided_at: crate::store::now(),
-            delivery: Delivery::Pending,
-            outcome: None,
-            attempts: 0,
-            last_error: None,
-            next_attempt_at: None,
-        };
+    /// The decision made durable in one transaction: the entry out of `pending` (or `already_decided`
+    /// if another decision won), the decision row (the outbox), the audit entry.
+    async fn record_decision(&self, item: &crate::domain::QueuedCall, decision: &Decision) -> Result<(), Error> {
         let mut tx = self.db.begin_write().await?;
         if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
             let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
             return Err(Error::AlreadyDecided { state });
         }
-        decisions::insert(&mut tx, &decision).await?;
+        decisions::insert(&mut tx, decision).await?;
         let details = match &decision.verdict {
             Verdict::Approve => json!({}),
             Verdict::Decline { reason } => json!({ "reason": reason }),
@@ -218,7 +230,7 @@ impl Console {
         .await?;
         tx.commit().await?;
         self.events.changed();
-        Ok(decision)
+        Ok(())
     }
 
     /// Delivers a stored decision to its engine, once: the claim (`pending → delivering`) is committed
