@@ -208,11 +208,19 @@ async function oldestFirst(page) {
 }
 
 async function openItem(page, id) {
-  await row(page, id).waitFor({ timeout: 15_000 });
-  await row(page, id).click();
   const detail = page.locator(`[data-testid="detail"][data-id="${id}"]`);
-  await detail.waitFor();
-  return detail;
+  // The list re-renders as the seeded calls' events arrive: a click can land on a row that moved.
+  // Click again (up to three times) until this call's detail is the one shown.
+  for (let attempt = 1; ; attempt++) {
+    await row(page, id).waitFor({ timeout: 15_000 });
+    await row(page, id).click();
+    try {
+      await detail.waitFor({ timeout: 10_000 });
+      return detail;
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
 }
 
 test('JSON nested 10,000 levels deep is refused at the API: it cannot reach the queue', async () => {
