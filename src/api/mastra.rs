@@ -4,7 +4,7 @@
 
 use super::error::ApiError;
 use super::{ApiQuery, ApiState, Caller};
-use crate::domain::{Actor, AgentId, CallKind, DecisionRequest, EngineId, Error, Role, RunId, ToolCallId, Verdict};
+use crate::domain::{Actor, AgentId, CallKind, Error, Role, RunId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
 use crate::store::queue;
@@ -99,12 +99,12 @@ fn agent_json(agent: &crate::engine::local::agent::Agent) -> Value {
 }
 
 async fn list_agents(State(state): State<ApiState>) -> Json<Value> {
-    let map: serde_json::Map<String, Value> = state.app.local.agents().map(|a| (a.id.to_string(), agent_json(a))).collect();
+    let map: serde_json::Map<String, Value> = state.app.local_agents().iter().map(|a| (a.id.to_string(), agent_json(a))).collect();
     Json(Value::Object(map))
 }
 
 async fn get_agent(State(state): State<ApiState>, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
-    let a = state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    let a = state.app.local_agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
     Ok(Json(agent_json(&a)))
 }
 
@@ -236,9 +236,9 @@ async fn stream(
 ) -> MastraResult<Response> {
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
-    state.app.local.agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    state.app.local_agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
     // A taken run id is answered as an error before the stream starts (nothing is run).
-    state.app.local.check_new_run_id(request.run_id.as_ref().expect("set above")).await?;
+    state.app.check_new_run_id(request.run_id.as_ref().expect("set above")).await?;
     let run_id = request.run_id.clone().expect("set above");
     let (app, auto, by) = (state.app.clone(), body.auto_resume_suspended_tools, caller.via("mastra-api"));
     Ok(sse_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })))
@@ -262,11 +262,9 @@ async fn suspended_runs(
     Path(agent): Path<String>,
     ApiQuery(q): ApiQuery<SuspendedQuery>,
 ) -> MastraResult<Json<Value>> {
-    let runs = state.app.local.suspended_runs(&AgentId::new(&agent), q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
+    let runs = state.app.suspended_runs_for(&caller.0, &agent, q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
     let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);
-    let own = caller.0.key();
-    let mine = |r: &crate::engine::local::SuspendedRun| caller.0.role >= Role::Operator || r.started_by.as_deref() == Some(own.as_str());
-    let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at) && mine(r)).collect();
+    let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at)).collect();
     let total = runs.len();
     let runs: Vec<_> = match (q.per_page, q.page) {
         (Some(per), Some(page)) => runs.into_iter().skip(per * page).take(per).collect(),
@@ -285,33 +283,6 @@ struct DecisionBody {
     resume_data: Option<Value>,
 }
 
-/// The pending queue entry for a run's call of `agent`, or why there is none (S6: never another
-/// call; a call of another agent than the one in the path is not found).
-async fn pending_entry(state: &ApiState, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, ApiError> {
-    let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
-    let local = EngineId::local();
-    let found = match tool_call_id {
-        Some(id) => queue::find_pending(&mut conn, &local, run_id, &ToolCallId::new(id)).await?,
-        // Without a call id: the most recently suspended call of the run.
-        None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
-    };
-    if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
-        return Ok(entry);
-    }
-    let filter = queue::Filter {
-        run: Some(run_id.to_string()),
-        engine: Some(local.to_string()),
-        agent: Some(agent.to_owned()),
-        ..Default::default()
-    };
-    let any = queue::list(&mut conn, &filter, None, 500).await?;
-    let decided = any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id));
-    Err(match decided {
-        Some(e) => Error::AlreadyDecided { state: e.queued.state }.into(),
-        None => Error::not_found(format!("a suspended call {} in run {run_id}", tool_call_id.unwrap_or("(any)"))).into(),
-    })
-}
-
 fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError> {
     let run_id = body.run_id.clone().filter(|r| !r.is_empty()).ok_or_else(|| ApiError::invalid("runId is required"))?;
     if need_call && body.tool_call_id.as_deref().is_none_or(str::is_empty) {
@@ -320,18 +291,7 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
     Ok(RunId::new(run_id))
 }
 
-/// What a Mastra-shaped route may decide, before anything is decided: an operator; never an approval
-/// of a high-risk tool (it needs the console's confirm step).
-async fn check_decision(state: &ApiState, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
-    by.require(Role::Operator)?;
-    if matches!(verdict, Verdict::Approve) && crate::store::settings::safety(&state.app.db).await?.high_risk(&entry.queued.call.tool_name) {
-        return Err(Error::HighRiskNeedsConsole { tool: entry.queued.call.tool_name.clone() });
-    }
-    Ok(())
-}
-
-/// Decides through the console, then delivers with `tx` as the chunk sink. The stored fingerprint is
-/// the one decided on: a client of these routes shows the call itself (an operator's own screen).
+/// Decides through the app (checked, stored, audited), then delivers with `tx` as the chunk sink.
 async fn decide_and_stream(
     state: ApiState,
     by: Actor,
@@ -339,10 +299,7 @@ async fn decide_and_stream(
     verdict: Verdict,
     tx: mpsc::UnboundedSender<Value>,
 ) -> Result<(), Error> {
-    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: by.audit_name() };
-    let decision = state.app.console.decide(&entry.queued.id, request).await?;
-    state.app.console.deliver(&decision, Some(tx)).await?;
-    Ok(())
+    state.app.decide_as_engine_client(&by, &entry, verdict, Some(tx), false).await
 }
 
 async fn decision_route(
@@ -356,16 +313,9 @@ async fn decision_route(
     let by = caller.via("mastra-api");
     by.require(Role::Operator)?;
     let run_id = decision_ids(&body, true)?;
-    let entry = pending_entry(&state, &agent, &run_id, body.tool_call_id.as_deref()).await?;
-    if entry.queued.call.kind != CallKind::Approval && approve {
-        return Err(ApiError::from(Error::DecisionNotAllowed {
-            kind: crate::domain::DecisionKind::Approve,
-            allowed: state.app.console.allowed(&entry.queued.call),
-        })
-        .into());
-    }
+    let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
-    check_decision(&state, &by, &entry, &verdict).await?;
+    state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
     if as_stream {
         Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
     } else {
@@ -423,7 +373,7 @@ async fn resume_stream(
     let Json(body) = body?;
     let run_id = decision_ids(&body, false)?;
     let data = body.resume_data.clone().ok_or_else(|| ApiError::invalid("resumeData is required"))?;
-    let entry = pending_entry(&state, &agent, &run_id, body.tool_call_id.as_deref()).await?;
+    let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = match entry.queued.call.kind {
         CallKind::Suspend => Verdict::Resume { data },
         CallKind::Approval => match data["approved"].as_bool() {
@@ -440,7 +390,7 @@ async fn resume_stream(
             }
         },
     };
-    check_decision(&state, &by, &entry, &verdict).await?;
+    state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
     Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
 }
 
@@ -468,48 +418,15 @@ async fn send_tool_approval(
     let by = caller.via("mastra-api");
     by.require(Role::Operator)?;
     let Json(body) = body?;
-    let filter = queue::Filter {
-        state: Some(crate::domain::ItemState::Pending),
-        engine: Some(EngineId::local().to_string()),
-        agent: Some(agent.clone()),
-        thread: Some(body.thread_id.clone()),
-        ..Default::default()
-    };
-    let page = {
-        let mut conn = state.app.db.pool().acquire().await.map_err(Error::from)?;
-        queue::list(&mut conn, &filter, None, 500).await?
-    };
-    let mut waiting: Vec<queue::Entry> =
-        page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(body.resource_id.as_str())).collect();
-    if let Some(id) = &body.tool_call_id {
-        waiting.retain(|e| e.queued.call.tool_call_id.as_str() == id);
-    }
-    let entry = match waiting.len() {
-        0 => {
-            return Err(ApiError::from(Error::not_found(format!(
-                "a suspended call in thread {:?} of resource {:?}",
-                body.thread_id, body.resource_id
-            )))
-            .into())
-        }
-        1 => waiting.remove(0),
-        n => return Err(ApiError::invalid(format!("{n} calls wait in this thread: say which with toolCallId")).into()),
-    };
+    let entry = state.app.pending_call_of_thread(&agent, &body.thread_id, &body.resource_id, body.tool_call_id.as_deref()).await?;
     let verdict = match (body.approved, entry.queued.call.kind, body.resume_data) {
         (false, _, _) => Verdict::Decline { reason: body.reason },
         (true, CallKind::Approval, _) => Verdict::Approve,
         (true, CallKind::Suspend, Some(data)) => Verdict::Resume { data },
         (true, CallKind::Suspend, None) => return Err(ApiError::invalid("resumeData is required to answer a suspended tool").into()),
     };
-    check_decision(&state, &by, &entry, &verdict).await?;
-    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: by.audit_name() };
-    let decision = state.app.console.decide(&entry.queued.id, request).await?;
-    let console = state.app.console.clone();
-    tokio::spawn(async move {
-        if let Err(e) = console.deliver(&decision, None).await {
-            tracing::warn!("send-tool-approval delivery failed: {e}");
-        }
-    });
+    // Answers at once; the run goes on in the background.
+    state.app.decide_as_engine_client(&by, &entry, verdict, None, true).await?;
     let call = &entry.queued.call;
     Ok(Json(json!({ "accepted": true, "runId": call.run_id, "toolCallId": call.tool_call_id })))
 }

@@ -6,6 +6,7 @@ pub mod engines;
 pub mod expiry;
 pub mod grants;
 pub mod lock;
+pub mod mastra;
 pub mod queue;
 pub mod tokens;
 

@@ -1,0 +1,145 @@
+//! The local engine as the Mastra-shaped routes use it (`api::mastra` only translates HTTP): its
+//! agents, new runs, the suspended runs a principal may see, the pending call a route names, and
+//! decisions taken there — through the console like any other, with the stored fingerprint (a client
+//! of these routes shows the call on its own screen), by an operator, never approving a high-risk
+//! tool.
+
+use super::App;
+use crate::domain::{Actor, CallKind, DecisionRequest, EngineId, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
+use crate::engine::local::agent::Agent;
+use crate::engine::local::SuspendedRun;
+use crate::engine::ChunkSink;
+use crate::store::queue;
+use std::sync::Arc;
+
+impl App {
+    /// The local engine's agents.
+    pub fn local_agents(&self) -> Vec<Arc<Agent>> {
+        self.local.agents().cloned().collect()
+    }
+
+    pub fn local_agent(&self, id: &str) -> Option<Arc<Agent>> {
+        self.local.agent(id)
+    }
+
+    /// Refuses a run id a new run cannot take (`run_exists`, `invalid_request`).
+    pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+        self.local.check_new_run_id(run_id).await
+    }
+
+    /// The suspended runs of `agent` (S12) that `by` may see: an agent credential only the runs it
+    /// started, an operator every run.
+    pub async fn suspended_runs_for(
+        &self,
+        by: &Principal,
+        agent: &str,
+        thread: Option<&str>,
+        resource: Option<&str>,
+    ) -> Result<Vec<SuspendedRun>, Error> {
+        let runs = self.local.suspended_runs(&crate::domain::AgentId::new(agent), thread, resource).await?;
+        let own = by.key();
+        Ok(runs.into_iter().filter(|r| by.role >= Role::Operator || r.started_by.as_deref() == Some(own.as_str())).collect())
+    }
+
+    /// The pending call of `agent`'s run that a route names (S6: never another call; without a call
+    /// id the most recently suspended one); a call of another agent is not found, a decided one is
+    /// `already_decided`.
+    pub async fn pending_call(&self, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        let local = EngineId::local();
+        let found = match tool_call_id {
+            Some(id) => queue::find_pending(&mut conn, &local, run_id, &ToolCallId::new(id)).await?,
+            None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
+        };
+        if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
+            return Ok(entry);
+        }
+        let filter = queue::Filter {
+            run: Some(run_id.to_string()),
+            engine: Some(local.to_string()),
+            agent: Some(agent.to_owned()),
+            ..Default::default()
+        };
+        let any = queue::list(&mut conn, &filter, None, 500).await?;
+        match any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id)) {
+            Some(e) => Err(Error::AlreadyDecided { state: e.queued.state }),
+            None => Err(Error::not_found(format!("a suspended call {} in run {run_id}", tool_call_id.unwrap_or("(any)")))),
+        }
+    }
+
+    /// The one pending call of a thread and resource (S12 `send_tool_approval`); several need
+    /// `tool_call_id` to say which.
+    pub async fn pending_call_of_thread(
+        &self,
+        agent: &str,
+        thread: &str,
+        resource: &str,
+        tool_call_id: Option<&str>,
+    ) -> Result<queue::Entry, Error> {
+        let filter = queue::Filter {
+            state: Some(ItemState::Pending),
+            engine: Some(EngineId::local().to_string()),
+            agent: Some(agent.to_owned()),
+            thread: Some(thread.to_owned()),
+            ..Default::default()
+        };
+        let page = {
+            let mut conn = self.db.pool().acquire().await?;
+            queue::list(&mut conn, &filter, None, 500).await?
+        };
+        let mut waiting: Vec<queue::Entry> =
+            page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(resource)).collect();
+        if let Some(id) = tool_call_id {
+            waiting.retain(|e| e.queued.call.tool_call_id.as_str() == id);
+        }
+        match waiting.len() {
+            0 => Err(Error::not_found(format!("a suspended call in thread {thread:?} of resource {resource:?}"))),
+            1 => Ok(waiting.remove(0)),
+            n => Err(Error::InvalidRequest(format!("{n} calls wait in this thread: say which with toolCallId"))),
+        }
+    }
+
+    /// What [`App::decide_as_engine_client`] refuses, asked before anything is decided (a route that
+    /// answers with a stream answers a refusal before the stream starts).
+    pub async fn check_engine_client_decision(&self, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
+        by.require(Role::Operator)?;
+        let call = &entry.queued.call;
+        if matches!(verdict, Verdict::Approve) {
+            if call.kind != CallKind::Approval {
+                return Err(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: self.console.allowed(call) });
+            }
+            if crate::store::settings::safety(&self.db).await?.high_risk(&call.tool_name) {
+                return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    /// A decision through a Mastra-shaped route: by an operator; an approval only of an approval
+    /// call, never of a high-risk tool (it needs the console's confirm step). Delivered with `sink`
+    /// receiving the engine's chunks, or in the background (`sink` none and `background`).
+    pub async fn decide_as_engine_client(
+        &self,
+        by: &Actor,
+        entry: &queue::Entry,
+        verdict: Verdict,
+        sink: Option<ChunkSink>,
+        background: bool,
+    ) -> Result<(), Error> {
+        self.check_engine_client_decision(by, entry, &verdict).await?;
+        let call = &entry.queued.call;
+        let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: by.audit_name() };
+        let decision = self.console.decide(&entry.queued.id, request).await?;
+        if background {
+            let console = self.console.clone();
+            tokio::spawn(async move {
+                if let Err(e) = console.deliver(&decision, None).await {
+                    tracing::warn!("delivery after an engine client's decision failed: {e}");
+                }
+            });
+        } else {
+            self.console.deliver(&decision, sink).await?;
+        }
+        Ok(())
+    }
+}
