@@ -87,3 +87,60 @@ fn the_checker_sees_a_path_in_code_and_not_in_a_comment() {
     assert!(crate_paths("// see crate::app").is_empty());
     assert!(crate_paths("let s = approval_crate::x;").is_empty());
 }
+
+/// `App`'s fields, which stay public for the tests only.
+const APP_FIELDS: [&str; 7] = ["db", "events", "local", "console", "remotes", "notifications", "operator"];
+
+/// The places a line of a shell reads one of [`App`]'s fields instead of calling a method.
+fn field_uses(line: &str) -> Vec<&'static str> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut found = vec![];
+    for receiver in ["app.", "core."] {
+        for (i, _) in code.match_indices(receiver) {
+            if code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &code[i + receiver.len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let called = rest[name.len()..].starts_with('(');
+            if let Some(field) = APP_FIELDS.iter().find(|f| **f == name) {
+                if !called {
+                    found.push(*field);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The shells (HTTP routes, the CLI, the desktop window and tray) use the core through `App`'s
+/// methods, which check the role and write the audit: never its database, events or engines.
+#[test]
+fn shells_use_app_methods_not_its_fields() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("src/main.rs")];
+    for dir in ["src/api", "src/cli", "src-tauri/src"] {
+        sources(&root.join(dir), &mut files);
+    }
+    let mut reached = vec![];
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for field in field_uses(line) {
+                reached.push(format!("{}:{}: App::{field}", file.strip_prefix(root).unwrap().display(), n + 1));
+            }
+        }
+    }
+    assert!(files.len() > 15, "the walk read the shells ({} files)", files.len());
+    assert!(reached.is_empty(), "shells reading App's fields (add a method on App instead):\n{}", reached.join("\n"));
+}
+
+#[test]
+fn the_field_checker_tells_a_field_from_a_method() {
+    assert_eq!(field_uses("let rx = state.app.events.subscribe();"), vec!["events"]);
+    assert_eq!(field_uses("core.db.pool()"), vec!["db"]);
+    assert!(field_uses("state.app.subscribe()").is_empty());
+    assert!(field_uses("app.operator()").is_empty());
+    assert!(field_uses("// app.db is private").is_empty());
+    assert!(field_uses("myapp.db").is_empty());
+}

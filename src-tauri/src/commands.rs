@@ -170,12 +170,12 @@ pub async fn engine_agents(app: State<'_, App>, name: String) -> Answer<Value> {
 
 #[tauri::command]
 pub fn notification_status(app: State<'_, App>) -> NotifyStatus {
-    app.notifications.status()
+    app.notification_status()
 }
 
 #[tauri::command]
 pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSettings> {
-    Ok(NotificationSettings::load(&app.db).await?)
+    Ok(app.notification_settings().await?)
 }
 
 #[tauri::command]

@@ -52,7 +52,7 @@ pub fn build<R: Runtime>(
 /// Forwards the core's queue changes and notification "open" requests to the window.
 fn forward_events<R: Runtime>(handle: tauri::AppHandle<R>) {
     let core = handle.state::<App>().inner().clone();
-    let mut queue = core.events.subscribe();
+    let mut queue = core.subscribe();
     let h = handle.clone();
     tauri::async_runtime::spawn(async move {
         loop {
@@ -68,7 +68,7 @@ fn forward_events<R: Runtime>(handle: tauri::AppHandle<R>) {
             }
         }
     });
-    let mut open = core.notifications.open_requests();
+    let mut open = core.open_requests();
     tauri::async_runtime::spawn(async move {
         while let Ok(request) = open.recv().await {
             show_main_window(&handle);

@@ -2,7 +2,6 @@
 
 use approval_console::app::App;
 use approval_console::notify::Lang;
-use approval_console::store::queue;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{Manager, Runtime};
@@ -27,8 +26,8 @@ pub fn create<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<TrayIcon<R
             "open" => crate::show_main_window(app),
             "pause" => {
                 let core = app.state::<App>();
-                let paused = !core.notifications.paused();
-                core.notifications.set_paused(paused);
+                let paused = !core.notifications_paused();
+                core.set_notifications_paused(paused);
                 let _ = pause.set_checked(paused);
             }
             "quit" => app.exit(0),
@@ -59,10 +58,7 @@ pub async fn relabel<R: Runtime>(app: &tauri::AppHandle<R>) {
 pub async fn refresh<R: Runtime>(app: &tauri::AppHandle<R>) {
     let Some(tray) = app.tray_by_id(TRAY) else { return };
     let core = app.state::<App>().inner().clone();
-    let count = match core.db.pool().acquire().await {
-        Ok(mut conn) => queue::count_pending(&mut conn).await.unwrap_or(0),
-        Err(_) => return,
-    };
+    let Ok(count) = core.pending_count().await else { return };
     let text = Lang::current().tray_waiting(usize::try_from(count).unwrap_or(0));
     let _ = tray.set_tooltip(Some(&text));
     let _ = tray.set_title(Some(if count == 0 { String::new() } else { count.to_string() }));

@@ -182,7 +182,7 @@ async fn resume(
     (status = 200, description = "Server-Sent Events. `event: ready` (data `{}`) once connected; `event: queue` with a QueueEvent as data; `event: resync` (data `{}`) when this listener fell behind and must reload.", content_type = "text/event-stream", body = QueueEvent),
     (status = 401, body = ErrorBody)))]
 async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let mut rx = state.app.events.subscribe();
+    let mut rx = state.app.subscribe();
     let stop = super::stopped(state.shutdown.clone());
     let stream = async_stream::stream! {
         tokio::pin!(stop);

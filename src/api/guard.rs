@@ -125,7 +125,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
         let presented =
             headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
         let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
-            Some(Principal::local(&state.app.operator))
+            Some(Principal::local(state.app.operator()))
         } else {
             match state.app.authenticate(presented).await {
                 Ok(found) => found,

@@ -16,12 +16,12 @@ pub fn routes() -> Router<ApiState> {
 #[utoipa::path(get, path = "/api/notifications/status", responses(
     (status = 200, description = "Whether this process shows desktop notifications and whether they work", body = NotifyStatus), (status = 401, body = ErrorBody)))]
 async fn status(State(state): State<ApiState>) -> Json<NotifyStatus> {
-    Json(state.app.notifications.status())
+    Json(state.app.notification_status())
 }
 
 #[utoipa::path(get, path = "/api/settings/notifications", responses((status = 200, body = NotificationSettings), (status = 401, body = ErrorBody)))]
 async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<NotificationSettings>> {
-    Ok(Json(NotificationSettings::load(&state.app.db).await?))
+    Ok(Json(state.app.notification_settings().await?))
 }
 
 #[utoipa::path(put, path = "/api/settings/notifications", request_body = NotificationSettings, responses(

@@ -34,17 +34,6 @@ impl App {
         Ok(settings)
     }
 
-    /// Stores the notification settings (and with them the high-risk tools); admins only.
-    pub async fn save_notification_settings(
-        &self,
-        settings: crate::notify::NotificationSettings,
-        by: &Actor,
-    ) -> Result<crate::notify::NotificationSettings, Error> {
-        by.require(Role::Admin)?;
-        settings.save(&self.db).await?;
-        Ok(settings)
-    }
-
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
     pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem]) -> Result<(), Error> {
         let settings = ExpirySettings::load(&self.db).await?;

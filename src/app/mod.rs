@@ -7,6 +7,7 @@ pub mod expiry;
 pub mod grants;
 pub mod lock;
 pub mod mastra;
+pub mod notifications;
 pub mod queue;
 pub mod tokens;
 
@@ -95,6 +96,16 @@ impl App {
             }
         }
         self.local.start(request, sink).await
+    }
+
+    /// Who the local admin is (the OS user running the console), as written in the audit log.
+    pub fn operator(&self) -> &str {
+        &self.operator
+    }
+
+    /// The database file (in the data directory).
+    pub fn data_path(&self) -> &Path {
+        self.db.path()
     }
 
     /// The local admin (the OS user running the console) acting through `channel` (`cli`, `desktop`,
