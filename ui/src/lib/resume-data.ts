@@ -8,7 +8,8 @@
  * The words this module makes (errors, why data cannot go back to the form) are in the console's
  * language when it runs (`i18n` `resume`).
  */
-import { checkJson, hasOwn, isObject, jsonEqual, pointerToken, type PathError } from './json-schema';
+import { checkJson, type PathError } from './json-schema';
+import { hasOwn, isObject, jsonEqual, pointerToken } from './json-value';
 import { escapeHidden, HIDDEN_CHARS } from './json-text';
 import { markedParts } from './confusables';
 import { i18n } from './i18n/index.svelte';

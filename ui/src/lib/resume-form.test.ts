@@ -140,7 +140,7 @@ describe('raw JSON fallback', () => {
   it('checks the raw editor the same way as the form', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string', maxLength: 3 } }, required: ['answer'] };
     expect(checkRaw(schema, '{}')).toEqual({ ok: false, errors: [{ path: '/answer', message: 'This field is required.', keyword: 'required' }] });
-    expect(checkRaw(schema, '{"answer": "long"}')).toEqual({ ok: false, errors: [{ path: '/answer', message: 'Takes at most 3 characters.' }] });
+    expect(checkRaw(schema, '{"answer": "long"}')).toEqual({ ok: false, errors: [{ path: '/answer', message: 'Takes at most 3 characters.', keyword: 'maxLength' }] });
     expect(checkRaw(schema, '{"answer": "ok"}')).toEqual({ ok: true, data: { answer: 'ok' } });
     const bad = checkRaw(schema, '{answer: 1}');
     expect(bad.ok).toBe(false);

@@ -16,7 +16,7 @@
  * console's language when it runs (`i18n` `resume`): the same schema built again in another
  * language gives the same form, in other words.
  */
-import { hasOwn, isObject } from './json-schema';
+import { hasOwn, isObject } from './json-value';
 import { display, initialDraft, safeStringify, type ObjectDraft } from './resume-data';
 import { i18n, type Messages } from './i18n/index.svelte';
 
