@@ -7,3 +7,11 @@ import type { Decision } from './backend/backend';
 export function awaitingDelivery(d: Decision | null | undefined): d is Decision {
   return d != null && (d.delivery === 'pending' || d.delivery === 'delivering');
 }
+
+/**
+ * The decision whose delivery deserves a line under its call in the queue list: one waiting in
+ * the outbox that was tried already, failed, or has a retry planned; else `null`.
+ */
+export function deliveryLine(d: Decision | null | undefined): Decision | null {
+  return awaitingDelivery(d) && (d.attempts > 0 || d.lastError || d.nextAttemptAt) ? d : null;
+}

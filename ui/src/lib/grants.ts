@@ -7,7 +7,7 @@
 import type { ConditionOp, Grant, GrantCondition, GrantScope, QueueItem } from './backend/backend';
 import { i18n } from './i18n/index.svelte';
 import { slots } from './i18n/words';
-import { pointerToken } from './json-schema';
+import { pointerToken } from './json-value';
 
 /** A piece of a sentence: fixed words, or a name/value from the engine (render it marked). */
 export type Part = { text: string; untrusted?: boolean };

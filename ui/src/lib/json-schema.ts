@@ -1,24 +1,26 @@
 /**
  * Checks a JSON value against a JSON Schema in the browser, the way the server does before it
- * accepts resume data (the `jsonschema` crate, 0.33, default options): the same keywords, the same
- * JSON pointers in `path` (a missing property is reported at the property itself, as
- * `console::validate_resume` does), friendlier messages (in the console's language, `i18n`
- * `resume`, as of the check).
+ * accepts resume data (the `jsonschema` crate), with `@cfworker/json-schema` (it interprets the
+ * schema: no code generated, so it runs under the page's strict CSP). What the library is handed is
+ * the schema's checkable copy (`checkable-schema.ts`): never stricter than the server; what is not
+ * checked here is left to it, and the result says so (`exact: false`).
  *
- * Never stricter than the server. What is not checked here is left to it, and the result says so
- * (`exact: false`): keywords this module does not implement (`$ref`, `if`, tuples, …), formats it
- * does not know, a `pattern` that is not a valid JS regular expression or could backtrack for
- * ages, and anything past the depth, work and error bounds (so a deep or huge schema cannot hang
- * the page). `not` and `oneOf` are only judged on exact sub-results, since a skipped keyword could
- * turn their answer around.
+ * The library's output (keyword, keyword location, instance location) becomes the errors the form
+ * shows: each at the JSON pointer of the offending value (a missing property at the property
+ * itself, as `console::validate_resume` does), in the console's language (`i18n` `resume`). An
+ * `anyOf`/`oneOf` says "matches none" (or "more than one") without its branches' errors, as the
+ * server does (the form works out the chosen branch's own: `resume-data.ts`).
+ *
+ * Bounded, so a huge or hostile schema or value cannot hang the page: `$ref`s followed
+ * (`MAX_REFS`), values looked at (`MAX_VALUE_NODES`), errors kept (`MAX_ERRORS`), besides the
+ * copy's own bounds.
  */
-
+import { dereference, validate, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import { checkableSchema, LONG_LIST, schemaDraft, type CheckableSchema, type Draft } from './checkable-schema';
 import { i18n, type Messages } from './i18n/index.svelte';
+import { hasOwn, isObject, pointerToken } from './json-value';
 
-/**
- * One failure, at the JSON pointer of the offending value. `keyword`: the schema keyword that
- * failed, when this module found it (the server's errors carry none).
- */
+/** One failure, at the JSON pointer of the offending value; `keyword`: the schema keyword that failed. */
 export type PathError = { path: string; message: string; keyword?: string };
 
 export type CheckResult = {
@@ -27,403 +29,306 @@ export type CheckResult = {
   exact: boolean;
 };
 
-/** Sub-schemas deeper than this are left to the server. */
-export const MAX_CHECK_DEPTH = 64;
-/** Schema-against-value steps per check; past it, the rest is left to the server. */
-const MAX_STEPS = 100_000;
-/** Errors collected per check; more would not help anyone. */
+/** `$ref`s followed per check; past it, the rest is left to the server. */
+const MAX_REFS = 10_000;
+/** Values (objects, lists, scalars) of the checked data; more, and the server alone checks it. */
+const MAX_VALUE_NODES = 200_000;
+/** Errors kept per check; more would not help anyone. */
 const MAX_ERRORS = 200;
 
-type Draft = 4 | 6 | 7 | 2019 | 2020;
+/** The library's name of each draft (it has no draft 6: draft 7 less `if`, dropped for draft 6 by the copy). */
+const LIBRARY_DRAFT: Record<Draft, SchemaDraft> = { 4: '4', 6: '7', 7: '7', 2019: '2019-09', 2020: '2020-12' };
 
-/** The draft a schema declares in `$schema`; none (or one the crate can't tell) means 2020-12, the crate's default. */
-export function schemaDraft(schema: unknown): Draft {
-  const s = isObject(schema) && typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-04\b/.test(s)) return 4;
-  if (/draft-06\b/.test(s)) return 6;
-  if (/draft-07\b/.test(s)) return 7;
-  if (/2019-09/.test(s)) return 2019;
-  return 2020;
+type Prepared = CheckableSchema & { lookup: Record<string, unknown> };
+const prepared = new WeakMap<object, Map<string, Prepared>>();
+
+/** The cache's key for the schema `false`. */
+const FALSE_KEY = {};
+
+/** The checkable copy of `schema`, with the library's `$ref` table, made once per schema, draft and list length. */
+function prepare(schema: Record<string, unknown> | false, draft: Draft, uniqueItems: boolean): Prepared {
+  const key = `${draft}:${uniqueItems}`;
+  const cacheKey = schema === false ? FALSE_KEY : schema;
+  let bySchema = prepared.get(cacheKey);
+  const known = bySchema?.get(key);
+  if (known) return known;
+  const c = checkableSchema(schema, draft, { uniqueItems });
+  let p: Prepared;
+  try {
+    p = { ...c, lookup: c.schema === true ? {} : (dereference(c.schema) as Record<string, unknown>) };
+  } catch {
+    // Duplicate or malformed ids: the server's to judge.
+    p = { ...c, schema: true, exact: false, lookup: {} };
+  }
+  if (!bySchema) prepared.set(cacheKey, (bySchema = new Map()));
+  bySchema.set(key, p);
+  return p;
 }
-
-/**
- * Whether `format` is an assertion: the crate checks formats by default only for drafts 4, 6 and 7
- * (what Mastra's zod-to-json-schema declares); from 2019-09 on it is an annotation.
- */
-export function formatAsserted(rootSchema: unknown): boolean {
-  return schemaDraft(rootSchema) <= 7;
-}
-
-/** Keywords the server applies that are not checked here. Any other unknown keyword the server ignores too. */
-const SKIPPED = new Set([
-  '$ref', '$dynamicRef', '$recursiveRef', '$recursiveAnchor', 'if', 'then', 'else', 'prefixItems', 'additionalItems',
-  'contains', 'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'dependencies', 'dependentRequired',
-  'dependentSchemas', 'unevaluatedItems', 'unevaluatedProperties', 'contentEncoding', 'contentMediaType',
-]);
-
-/** Formats the crate knows; the ones checked here are in `FORMATS`, the others are left to it. */
-const SERVER_FORMATS = new Set([
-  'date', 'date-time', 'duration', 'email', 'hostname', 'idn-email', 'idn-hostname', 'ipv4', 'ipv6', 'iri',
-  'iri-reference', 'json-pointer', 'regex', 'relative-json-pointer', 'time', 'uri', 'uri-reference', 'uri-template', 'uuid',
-]);
 
 /**
  * Checks `value` against `schema`. `rootSchema` decides the draft (and so whether formats are
  * asserted); `path` is the pointer of `value` in the whole document, for the errors.
  */
 export function checkJson(schema: unknown, value: unknown, opts: { rootSchema?: unknown; path?: string } = {}): CheckResult {
-  const root = opts.rootSchema ?? schema;
-  const ctx: Ctx = { draft: schemaDraft(root), formats: formatAsserted(root), steps: 0, exact: true, errorCount: 0, m: i18n.m.resume };
-  const errors: PathError[] = [];
-  check(ctx, schema, value, opts.path ?? '', 0, errors);
-  return { errors, exact: ctx.exact };
+  const draft = schemaDraft(opts.rootSchema ?? schema);
+  const base = opts.path ?? '';
+  // `true`, or not a schema at all (the server refuses it): nothing to say about the value.
+  if (schema !== false && !isObject(schema)) return { errors: [], exact: true };
+  const size = measure(value);
+  if (size === null) return { errors: [], exact: false };
+  const p = prepare(schema, draft, !size.longList);
+  if (p.schema === true) return { errors: [], exact: p.exact };
+  let units: OutputUnit[];
+  try {
+    units = validate(value, p.schema, LIBRARY_DRAFT[draft], boundedLookup(p.lookup) as never, false).errors;
+  } catch {
+    // A `$ref` it could not resolve, too many of them, a value too deep for the stack: the server's to judge.
+    return { errors: [], exact: false };
+  }
+  const errors = dedupe(describe(units, p, value, base, i18n.m.resume));
+  if (errors.length > MAX_ERRORS) return { errors: errors.slice(0, MAX_ERRORS), exact: false };
+  return { errors, exact: p.exact };
 }
 
-type Ctx = { draft: Draft; formats: boolean; steps: number; exact: boolean; errorCount: number; m: Messages['resume'] };
 
-function check(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: number, out: PathError[]): void {
-  if (++ctx.steps > MAX_STEPS || depth > MAX_CHECK_DEPTH || ctx.errorCount >= MAX_ERRORS) {
-    ctx.exact = false;
-    return;
-  }
-  const add = (p: string, message: string, keyword?: string) => {
-    if (ctx.errorCount >= MAX_ERRORS) {
-      ctx.exact = false;
-      return;
-    }
-    ctx.errorCount++;
-    out.push(keyword ? { path: p, message, keyword } : { path: p, message });
-  };
-  if (schema === true) return;
-  const m = ctx.m;
-  if (schema === false) return add(path, m.noValueAllowed);
-  if (!isObject(schema)) return; // The server would refuse the schema itself; nothing to say about the value.
-  // Before 2019-09, `$ref` replaces the whole schema it sits in: nothing else in it applies.
-  if ('$ref' in schema && ctx.draft <= 7) {
-    ctx.exact = false;
-    return;
-  }
-  for (const k of Object.keys(schema)) {
-    if (SKIPPED.has(k) && !(k === 'if' && !('then' in schema) && !('else' in schema))) ctx.exact = false;
-  }
+/** The `$ref` table, refusing (throwing) past `MAX_REFS` look-ups: a recursive schema cannot loop for ever. */
+function boundedLookup(lookup: Record<string, unknown>): Record<string, unknown> {
+  let n = 0;
+  return new Proxy(lookup, {
+    get(target, key, receiver) {
+      if (++n > MAX_REFS) throw new RangeError('too many $ref');
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
 
-  // type
-  if ('type' in schema) {
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((t) => typeof t === 'string' && hasType(value, t))) {
-      const names = types.filter((t): t is string => typeof t === 'string').map((t) => typeName(m, t));
-      add(path, m.mustBeType(names.length > 1 ? m.or(names.slice(0, -1).join(m.listSeparator), names[names.length - 1]) : (names[0] ?? m.otherType)));
-    }
+/** Whether the value holds a long list (for `uniqueItems`); `null` when it is too big to check here. */
+function measure(value: unknown): { longList: boolean } | null {
+  let nodes = 0;
+  let longList = false;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (++nodes > MAX_VALUE_NODES) return null;
+    if (Array.isArray(v)) {
+      if (v.length > LONG_LIST) longList = true;
+      for (const x of v) stack.push(x);
+    } else if (isObject(v)) for (const k of Object.keys(v)) stack.push(v[k]);
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
-    add(path, m.mustBeOneOf(`${schema.enum.slice(0, 10).map(show).join(', ')}${schema.enum.length > 10 ? ', …' : ''}`));
-  }
-  if ('const' in schema && !jsonEqual(schema.const, value)) add(path, m.mustEqual(show(schema.const)));
+  return { longList };
+}
 
-  if (typeof value === 'string') checkString(ctx, schema, value, path, add);
-  if (typeof value === 'number') checkNumber(ctx, schema, value, path, add);
-  if (Array.isArray(value)) {
-    if (isNumber(schema.minItems) && value.length < schema.minItems) add(path, m.minItems(schema.minItems));
-    if (isNumber(schema.maxItems) && value.length > schema.maxItems) add(path, m.maxItems(schema.maxItems));
-    if (schema.uniqueItems === true) {
-      // Quadratic: a very long list is left to the server.
-      if (value.length > 2000) ctx.exact = false;
-      else if (!allUnique(value)) add(path, m.uniqueItems);
-    }
-    // `items` as one schema applies to every item; as an array (a tuple, before 2020-12) it is skipped above.
-    if ('items' in schema && !Array.isArray(schema.items) && !('prefixItems' in schema)) {
-      value.forEach((item, i) => check(ctx, schema.items, item, `${path}/${i}`, depth + 1, out));
-    } else if (Array.isArray(schema.items)) ctx.exact = false;
+/** The library's errors in words, at JSON pointers. */
+function describe(units: OutputUnit[], p: Prepared, value: unknown, base: string, m: Messages['resume']): PathError[] {
+  // The branches of a failed `anyOf`/`oneOf`, the items tried by `contains`, the names tried by
+  // `propertyNames`: not errors of their own.
+  const inner: string[] = [];
+  for (const u of units) {
+    if (u.keyword === 'anyOf' || u.keyword === 'oneOf' || u.keyword === 'contains' || u.keyword === 'propertyNames') inner.push(`${u.keywordLocation}/`);
+    if (u.keyword === 'minContains' || u.keyword === 'maxContains') inner.push(`${parentOf(u.keywordLocation)}/contains/`);
   }
-  if (isObject(value)) {
-    const props = isObject(schema.properties) ? schema.properties : {};
-    if (Array.isArray(schema.required)) {
-      for (const name of schema.required) {
-        if (typeof name === 'string' && !hasOwn(value, name)) add(`${path}/${pointerToken(name)}`, m.requiredField, 'required');
+  const out: PathError[] = [];
+  units.forEach((u, i) => {
+    if (inner.some((prefix) => u.keywordLocation.startsWith(prefix))) return;
+    const at = base + pointerOf(u.instanceLocation);
+    const add = (message: string, path = at) => out.push({ path, message, keyword: u.keyword });
+    const owner = () => resolve(p, parentOf(u.keywordLocation));
+    const own = (k: string) => {
+      const s = owner();
+      return isObject(s) ? s[k] : undefined;
+    };
+    switch (u.keyword) {
+      case 'type':
+        return add(mustBeType(m, own('type')));
+      case 'enum': {
+        const values = Array.isArray(own('enum')) ? (own('enum') as unknown[]) : [];
+        return add(m.mustBeOneOf(`${values.slice(0, 10).map(show).join(', ')}${values.length > 10 ? ', …' : ''}`));
       }
-    }
-    for (const name of Object.keys(value)) {
-      if (hasOwn(props, name)) check(ctx, props[name], value[name], `${path}/${pointerToken(name)}`, depth + 1, out);
-      else if ('additionalProperties' in schema && !('patternProperties' in schema)) {
-        if (schema.additionalProperties === false) add(path, m.unknownField(show(name)));
-        else check(ctx, schema.additionalProperties, value[name], `${path}/${pointerToken(name)}`, depth + 1, out);
+      case 'const':
+        return add(m.mustEqual(show(own('const'))));
+      case 'required':
+      case 'dependentRequired':
+      case 'dependencies':
+        return missing(u, owner(), valueAt(value, u.instanceLocation), at, m).forEach((e) => out.push(e));
+      case 'minLength':
+      case 'maxLength':
+      case 'minItems':
+      case 'maxItems':
+      case 'multipleOf':
+      case 'minContains':
+      case 'maxContains':
+        return add(m[u.keyword](Number(own(u.keyword))));
+      case 'minProperties':
+        return add(m.minFields(Number(own(u.keyword))));
+      case 'maxProperties':
+        return add(m.maxFields(Number(own(u.keyword))));
+      case 'minimum':
+        // Draft 4: `exclusiveMinimum: true` makes it "more than".
+        return add(own('exclusiveMinimum') === true ? m.moreThan(Number(own('minimum'))) : m.atLeast(Number(own('minimum'))));
+      case 'maximum':
+        return add(own('exclusiveMaximum') === true ? m.lessThan(Number(own('maximum'))) : m.atMost(Number(own('maximum'))));
+      case 'exclusiveMinimum':
+        return add(m.moreThan(Number(own(u.keyword))));
+      case 'exclusiveMaximum':
+        return add(m.lessThan(Number(own(u.keyword))));
+      case 'uniqueItems':
+        return add(m.uniqueItems);
+      case 'pattern':
+        return add(m.pattern(String(own('pattern'))));
+      case 'format':
+        return add(formatMessage(m, String(own('format'))));
+      case 'anyOf': {
+        const checked = p.formatChecks.get(owner() as object);
+        if (checked) return out.push({ path: at, message: formatMessage(m, checked), keyword: 'format' });
+        return add(m.matchesNone);
       }
-    }
-    const n = Object.keys(value).length;
-    if (isNumber(schema.minProperties) && n < schema.minProperties) add(path, m.minFields(schema.minProperties));
-    if (isNumber(schema.maxProperties) && n > schema.maxProperties) add(path, m.maxFields(schema.maxProperties));
-  }
-
-  if (Array.isArray(schema.allOf)) for (const s of schema.allOf) check(ctx, s, value, path, depth + 1, out);
-  if (Array.isArray(schema.anyOf)) {
-    // Valid under one is enough; a skipped keyword only makes a branch look valid (never stricter).
-    if (!schema.anyOf.some((s) => sub(ctx, s, value, path, depth).errors.length === 0)) add(path, m.matchesNone, 'anyOf');
-  }
-  if (Array.isArray(schema.oneOf)) {
-    const results = schema.oneOf.map((s) => sub(ctx, s, value, path, depth));
-    const valid = results.filter((r) => r.errors.length === 0);
-    if (valid.length === 0) add(path, m.matchesNone, 'oneOf');
-    // "More than one" is only sure when the branches were checked in full.
-    else if (valid.length > 1 && valid.every((r) => r.exact)) add(path, m.matchesMany, 'oneOf');
-    else if (valid.length > 1) ctx.exact = false;
-  }
-  if ('not' in schema) {
-    const r = sub(ctx, schema.not, value, path, depth);
-    if (r.errors.length === 0 && r.exact) add(path, m.notAllowed);
-    else if (r.errors.length === 0) ctx.exact = false;
-  }
-}
-
-/** A sub-check whose errors are not reported as such (combinators), with its own exactness. */
-function sub(ctx: Ctx, schema: unknown, value: unknown, path: string, depth: number): CheckResult {
-  const inner: Ctx = { ...ctx, exact: true, errorCount: 0 };
-  const errors: PathError[] = [];
-  check(inner, schema, value, path, depth + 1, errors);
-  ctx.steps = inner.steps;
-  if (!inner.exact) ctx.exact = false;
-  return { errors, exact: inner.exact };
-}
-
-function checkString(ctx: Ctx, schema: Record<string, unknown>, value: string, path: string, add: (p: string, m: string) => void) {
-  // The crate counts characters (Unicode scalar values), not UTF-16 units.
-  const len = isNumber(schema.minLength) || isNumber(schema.maxLength) ? [...value].length : 0;
-  const m = ctx.m;
-  if (isNumber(schema.minLength) && len < schema.minLength) add(path, m.minLength(schema.minLength));
-  if (isNumber(schema.maxLength) && len > schema.maxLength) add(path, m.maxLength(schema.maxLength));
-  if (typeof schema.pattern === 'string') {
-    const re = compilePattern(schema.pattern);
-    if (!re) ctx.exact = false;
-    else if (!re.test(value)) add(path, m.pattern(schema.pattern));
-  }
-  if (typeof schema.format === 'string' && ctx.formats && SERVER_FORMATS.has(schema.format)) {
-    const f = FORMATS[schema.format];
-    if (!f) ctx.exact = false;
-    else if (!f.test(value)) add(path, m.formats[f.message]);
-  }
-}
-
-function checkNumber(ctx: Ctx, schema: Record<string, unknown>, value: number, path: string, add: (p: string, m: string) => void) {
-  const m = ctx.m;
-  const draft4 = ctx.draft === 4;
-  if (isNumber(schema.minimum)) {
-    const exclusive = draft4 && schema.exclusiveMinimum === true;
-    if (exclusive ? value <= schema.minimum : value < schema.minimum) add(path, exclusive ? m.moreThan(schema.minimum) : m.atLeast(schema.minimum));
-  }
-  if (isNumber(schema.maximum)) {
-    const exclusive = draft4 && schema.exclusiveMaximum === true;
-    if (exclusive ? value >= schema.maximum : value > schema.maximum) add(path, exclusive ? m.lessThan(schema.maximum) : m.atMost(schema.maximum));
-  }
-  if (!draft4 && isNumber(schema.exclusiveMinimum) && value <= schema.exclusiveMinimum) add(path, m.moreThan(schema.exclusiveMinimum));
-  if (!draft4 && isNumber(schema.exclusiveMaximum) && value >= schema.exclusiveMaximum) add(path, m.lessThan(schema.exclusiveMaximum));
-  if (isNumber(schema.multipleOf) && schema.multipleOf > 0 && !isMultipleOf(value, schema.multipleOf)) add(path, m.multipleOf(schema.multipleOf));
-}
-
-/**
- * The crate's `multipleOf`: for a whole divisor, `value % m == 0` on a whole value. For a
- * fractional one, both numbers become fractions the way the `fraction` crate converts an f64 (scaled
- * by the first power of ten that makes it whole to within EPSILON: 0.1 is 1/10, 12.2 is 122/10)
- * and the quotient must be whole; a value below the divisor is not a multiple, zero is. So 0.3 is a
- * multiple of 0.1 here exactly when the server says so.
- */
-export function isMultipleOf(value: number, multiple: number): boolean {
-  if (Number.isInteger(multiple)) return Number.isInteger(value) && value % multiple === 0;
-  if (value === 0) return true;
-  if (value < multiple) return false;
-  const a = crateFraction(value);
-  const b = crateFraction(multiple);
-  if (!a || !b || b.n === 0n) return true; // beyond what is mirrored here: the server decides
-  // (a.n / a.d) / (b.n / b.d) = (a.n · b.d) / (a.d · b.n)
-  return (a.n * b.d) % (a.d * b.n) === 0n;
-}
-
-/** `GenericFraction::<BigInt>::from(f64)` of the `fraction` crate, for a finite non-zero value (sign dropped). */
-function crateFraction(val: number): { n: bigint; d: bigint } | null {
-  let p = 0;
-  let scaled = val;
-  while (Math.abs(Math.floor(scaled) - scaled) >= Number.EPSILON) {
-    p += 1;
-    scaled = val * powi(10, p);
-    if (!Number.isFinite(scaled)) return null; // the crate falls back to parsing the printed number
-  }
-  return { n: BigInt(Math.trunc(Math.abs(scaled))), d: BigInt(powi(10, p)) };
-}
-
-/** Rust's `f64::powi` (LLVM's `__powidf2`: square and multiply), rounding step by step as it does. */
-function powi(a: number, b: number): number {
-  let r = 1;
-  for (;;) {
-    if (b & 1) r *= a;
-    b = Math.trunc(b / 2);
-    if (b === 0) break;
-    a *= a;
-  }
-  return r;
-}
-
-const patternCache = new Map<string, RegExp | null>();
-
-/**
- * A schema `pattern` as a JS regular expression (Unicode mode, else legacy), or null when it is
- * not one JS can compile, or when it nests quantifiers (`(a+)+`, `(a|a)*`), which can backtrack for
- * minutes on a short input and freeze the page: those are left to the server.
- */
-export function compilePattern(pattern: string): RegExp | null {
-  if (patternCache.has(pattern)) return patternCache.get(pattern)!;
-  let re: RegExp | null = null;
-  if (!mayBacktrackForAges(pattern)) {
-    for (const flags of ['u', '']) {
-      try {
-        re = new RegExp(pattern, flags);
-        break;
-      } catch {
-        // try the next flags
+      case 'oneOf': {
+        const branches = Array.isArray(own('oneOf')) ? (own('oneOf') as unknown[]).length : 0;
+        let failed = 0;
+        for (let b = 0; b < branches; b++) if (units.some((x) => x.keywordLocation.startsWith(`${u.keywordLocation}/${b}/`))) failed++;
+        return add(failed === branches ? m.matchesNone : m.matchesMany);
       }
+      case 'contains':
+        return add(m.containsNone);
+      case 'propertyNames': {
+        // The name is where the names' own errors are (the next ones under this keyword).
+        const tried = units.slice(i + 1).find((x) => x.keywordLocation.startsWith(`${u.keywordLocation}/`));
+        return add(m.badFieldName(show(tried ? lastToken(tried.instanceLocation) : '')));
+      }
+      case 'not': {
+        const s = owner();
+        if (!isObject(s) || !p.falses.has(s)) return add(m.notAllowed);
+        const where = lastToken(parentOf(u.keywordLocation));
+        // `additionalProperties: false` and the like: the field is unknown, said at the object.
+        if (where === 'additionalProperties' || where === 'unevaluatedProperties') {
+          return out.push({ path: base + pointerOf(parentOf(u.instanceLocation)), message: m.unknownField(show(lastToken(u.instanceLocation))), keyword: where });
+        }
+        return out.push({ path: at, message: m.noValueAllowed, keyword: 'false' });
+      }
+      case 'false':
+        return add(m.noValueAllowed);
+      // Wrappers: "a sub-schema failed", its own errors follow.
+      case 'properties':
+      case 'patternProperties':
+      case 'additionalProperties':
+      case 'unevaluatedProperties':
+      case 'items':
+      case 'prefixItems':
+      case 'additionalItems':
+      case 'unevaluatedItems':
+      case 'allOf':
+      case 'if':
+      case 'dependentSchemas':
+      case '$ref':
+      case '$recursiveRef':
+        return;
+      default:
+        return add(m.failsCheck(u.keyword));
     }
+  });
+  return out;
+}
+
+/** Missing fields: `required` (at each field), `dependentRequired` and `dependencies` (naming the field that needs them). */
+function missing(u: OutputUnit, schema: unknown, obj: unknown, at: string, m: Messages['resume']): PathError[] {
+  if (!isObject(schema) || !isObject(obj)) return [];
+  const field = (name: string, message: string) => ({ path: `${at}/${pointerToken(name)}`, message, keyword: u.keyword });
+  if (u.keyword === 'required') {
+    const names = Array.isArray(schema.required) ? schema.required : [];
+    return names.filter((n): n is string => typeof n === 'string' && !hasOwn(obj, n)).map((n) => field(n, m.requiredField));
   }
-  if (patternCache.size > 500) patternCache.clear();
-  patternCache.set(pattern, re);
-  return re;
-}
-
-/** A group holding a quantifier or an alternation, itself repeated: the classic catastrophic shapes. */
-function mayBacktrackForAges(pattern: string): boolean {
-  const stack: { risky: boolean }[] = [];
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '[') {
-      // Skip a character class: its quantifier-looking characters are literals.
-      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-      continue;
-    }
-    if (c === '(') stack.push({ risky: false });
-    else if (c === ')') {
-      const g = stack.pop();
-      const next = pattern[i + 1];
-      if (g?.risky && (next === '*' || next === '+' || next === '{')) return true;
-      if (g?.risky && stack.length) stack[stack.length - 1].risky = true;
-    } else if ((c === '*' || c === '+' || c === '{' || c === '|') && stack.length) stack[stack.length - 1].risky = true;
+  const deps = schema[u.keyword];
+  if (!isObject(deps)) return [];
+  const out: PathError[] = [];
+  for (const key of Object.keys(deps)) {
+    const needs = deps[key];
+    if (!hasOwn(obj, key) || !Array.isArray(needs)) continue;
+    for (const n of needs) if (typeof n === 'string' && !hasOwn(obj, n)) out.push(field(n, m.requiredWith(show(key))));
   }
-  return false;
+  return out;
 }
 
-/** Formats checked here; `message` names the words (`i18n` `resume.formats`). */
-const FORMATS: Record<string, { test: (s: string) => boolean; message: keyof Messages['resume']['formats'] }> = {
-  date: { test: isDate, message: 'date' },
-  'date-time': { test: isDateTime, message: 'date-time' },
-  time: { test: isTime, message: 'time' },
-  email: { test: isEmail, message: 'email' },
-  'idn-email': { test: isEmail, message: 'email' },
-  uri: { test: isUri, message: 'uri' },
-  ipv4: { test: isIpv4, message: 'ipv4' },
-};
-
-/** RFC 3339 full-date, as the crate checks it (the day must exist in that month). */
-export function isDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (mo < 1 || mo > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
-  return d <= days;
+function mustBeType(m: Messages['resume'], type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  const names = types.filter((t): t is string => typeof t === 'string').map((t) => (Object.hasOwn(m.types, t) ? m.types[t as keyof Messages['resume']['types']] : t));
+  return m.mustBeType(names.length > 1 ? m.or(names.slice(0, -1).join(m.listSeparator), names[names.length - 1]) : (names[0] ?? m.otherType));
 }
 
-/** RFC 3339 full-time: a zone is required. (A leap second is accepted at any minute: laxer than the crate, never stricter.) */
-export function isTime(s: string): boolean {
-  const m = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/.exec(s);
-  if (!m) return false;
-  return Number(m[1]) <= 23 && Number(m[2]) <= 59 && Number(m[3]) <= 60 && (m[5] === undefined || (Number(m[5]) <= 23 && Number(m[6]) <= 59));
+function formatMessage(m: Messages['resume'], format: string): string {
+  return Object.hasOwn(m.formats, format) ? m.formats[format as keyof Messages['resume']['formats']] : m.failsCheck('format');
 }
 
-export function isDateTime(s: string): boolean {
-  const t = s.search(/[Tt]/);
-  return t !== -1 && isDate(s.slice(0, t)) && isTime(s.slice(t + 1));
+/** The schema at a keyword location of the library (`#/properties/a/$ref/type`), following `$ref`s as it did. */
+function resolve(p: Prepared, location: string): unknown {
+  let node: unknown = p.schema;
+  for (const token of tokens(location)) {
+    if (isObject(node) && token === '$ref' && typeof node.$ref === 'string') {
+      const abs = (node as { __absolute_ref__?: string }).__absolute_ref__ ?? node.$ref;
+      node = p.lookup[abs];
+    } else if (Array.isArray(node)) node = node[Number(token)];
+    else if (isObject(node) && hasOwn(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
 }
 
-/** Something@somewhere with no spaces in the domain: laxer than the crate's RFC 5321 parser, never stricter. */
-export function isEmail(s: string): boolean {
-  const at = s.lastIndexOf('@');
-  return at > 0 && at < s.length - 1 && !/\s/.test(s.slice(at + 1));
+/** The value at an instance location of the library (`#/a/0`). */
+function valueAt(value: unknown, location: string): unknown {
+  let node = value;
+  for (const token of tokens(location)) {
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isObject(node) && hasOwn(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
 }
 
-/** A scheme, a colon, and no whitespace (RFC 3986 allows none): laxer than the crate, never stricter. */
-export function isUri(s: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(s);
-}
-
-/** Dotted-quad, no leading zeros (Rust's `Ipv4Addr` parser). */
-function isIpv4(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255);
-}
-
-function hasType(v: unknown, t: string): boolean {
-  switch (t) {
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number';
-    case 'integer':
-      return typeof v === 'number' && Number.isInteger(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'null':
-      return v === null;
-    case 'array':
-      return Array.isArray(v);
-    case 'object':
-      return isObject(v);
-    default:
-      return false;
+/** A location of the library (a URI fragment: `#`, then a JSON pointer percent-encoded) as a JSON pointer. */
+function pointerOf(location: string): string {
+  const rest = location.replace(/^#/, '');
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
   }
 }
 
-function typeName(m: Messages['resume'], t: string): string {
-  return Object.hasOwn(m.types, t) ? m.types[t as keyof Messages['resume']['types']] : t;
+/** The tokens of a location, unescaped (`~1` is `/`, `~0` is `~`). */
+function tokens(location: string): string[] {
+  const pointer = pointerOf(location);
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** JSON equality: key order does not matter, `1` and `1.0` are one number. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
+function parentOf(location: string): string {
+  return location.slice(0, Math.max(location.lastIndexOf('/'), 1));
 }
 
-function allUnique(items: unknown[]): boolean {
-  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) if (jsonEqual(items[i], items[j])) return false;
-  return true;
+function lastToken(location: string): string {
+  const t = tokens(location);
+  return t[t.length - 1] ?? '';
 }
 
 /** A value as it appears in a message: strings quoted, everything as JSON. */
 function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
   return s.length > 60 ? s.slice(0, 57) + '…' : s;
 }
 
-/** One segment of a JSON pointer (RFC 6901). */
-export function pointerToken(name: string): string {
-  return name.replace(/~/g, '~0').replace(/\//g, '~1');
+function dedupe(errors: PathError[]): PathError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const k = `${e.path}\u0000${e.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Own property only: a field named `__proto__` or `constructor` is data, not the prototype. */
-export function hasOwn(o: object, k: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, k);
-}
-
-function isNumber(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
-}
-

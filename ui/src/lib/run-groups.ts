@@ -94,3 +94,8 @@ export function visibleRange(rows: readonly Row[], scrollTop: number, viewport: 
   const last = firstBelow(rows, scrollTop + Math.max(viewport, 1));
   return { start: Math.max(0, first - overscan), end: Math.min(rows.length, last + 1 + overscan) };
 }
+
+/** A run id short enough for a header (`abcdef…uvwxyz`); the whole id is in its title. */
+export function shortRunId(id: string): string {
+  return id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id;
+}

@@ -62,9 +62,16 @@ export const resume = {
   minLength: (n: number) => `Needs at least ${plural(n, 'character')}.`,
   maxLength: (n: number) => `Takes at most ${plural(n, 'character')}.`,
   uniqueItems: 'The items must all be different.',
+  containsNone: 'Needs an item that matches.',
+  minContains: (n: number) => `Needs at least ${plural(n, 'item')} that match.`,
+  maxContains: (n: number) => `Takes at most ${plural(n, 'item')} that match.`,
   requiredField: 'This field is required.',
   /** `name`: the field's name, quoted. */
+  requiredWith: (name: string) => `This field is required when ${name} is given.`,
+  /** `name`: the field's name, quoted. */
   unknownField: (name: string) => `Unknown field ${name}.`,
+  /** `name`: the field's name, quoted. */
+  badFieldName: (name: string) => `The field name ${name} is not allowed.`,
   matchesNone: 'Matches none of the allowed shapes.',
   matchesMany: 'Matches more than one of the allowed shapes; it must match exactly one.',
   notAllowed: 'This value is not allowed.',
@@ -74,6 +81,8 @@ export const resume = {
   lessThan: (n: number) => `Must be less than ${n}.`,
   atMost: (n: number) => `Must be at most ${n}.`,
   multipleOf: (n: number) => `Must be a multiple of ${n}.`,
+  /** A check of the schema with no words of its own here. */
+  failsCheck: (keyword: string) => `Does not pass the schema's "${keyword}" check.`,
   formats: {
     date: 'Must be a date: YYYY-MM-DD.',
     'date-time': 'Must be a date and time with a zone, like 2025-01-31T09:30:00Z.',
@@ -81,6 +90,7 @@ export const resume = {
     email: 'Must be an email address.',
     uri: 'Must be an absolute URI, like https://example.com/.',
     ipv4: 'Must be an IPv4 address, like 192.0.2.1.',
+    hostname: 'Must be a host name, like example.com.',
   },
   enterNumber: 'Enter a number.',
   chooseValue: 'Choose a value.',

@@ -1,0 +1,132 @@
+/** Server data for unit tests, as the server would answer it: calls, engines, decisions, grants, settings. */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical';
+import type {
+  Decision,
+  DecisionKind,
+  EngineView,
+  Grant,
+  ItemState,
+  NotificationSettings,
+  NotifyStatus,
+  QueueItem,
+  QueueTab,
+} from '../backend/backend';
+
+/** The server's fingerprint of a call (S7), computed with Node's SHA-256 over our canonical JSON. */
+export function fingerprintOf(toolName: string, args: unknown): string {
+  return 'sha256:' + createHash('sha256').update(canonicalJson({ toolName, args }), 'utf8').digest('hex');
+}
+
+/** The tab the server lists a call under (`QueueTab::of`). */
+export function tabOf(state: ItemState, decision: Decision | null | undefined): QueueTab {
+  switch (state) {
+    case 'pending':
+      return 'pending';
+    case 'decided':
+      return 'awaiting_delivery';
+    case 'gone':
+      return 'gone';
+    default:
+      return decision?.expiredAfterSecs != null ? 'expired' : 'decided';
+  }
+}
+
+/** A pending call; its fingerprint is the true one of its tool name and arguments unless given, its tab follows from its state. */
+export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
+  const id = over.id ?? 'q1';
+  const toolName = over.toolName ?? 'delete_record';
+  const args = 'args' in over ? over.args : { id: 'rec-1' };
+  const item: QueueItem = {
+    id,
+    engine: 'local',
+    agentId: 'demo',
+    agentName: 'Demo agent',
+    threadId: null,
+    resourceId: null,
+    runId: 'run-1',
+    toolCallId: `call-${id}`,
+    toolName: 'delete_record',
+    args: { id: 'rec-1' },
+    fingerprint: over.fingerprint ?? fingerprintOf(toolName, args),
+    kind: 'approval',
+    suspendPayload: null,
+    resumeSchema: null,
+    chain: [],
+    state: 'pending',
+    pausedAt: '2025-01-01T10:00:00Z',
+    // What the server answers for a pending call of that kind; `[]` once it is no longer pending.
+    allowed: (over.kind ?? 'approval') === 'suspend' ? ['resume'] : ['approve', 'decline'],
+    decision: null,
+    expiresAt: null,
+    approveBlocked: null,
+    pauseReason: null,
+    highRisk: false,
+    tab: 'pending',
+    ...over,
+  };
+  return { ...item, tab: over.tab ?? tabOf(item.state, item.decision) };
+}
+
+export function makeEngine(over: Partial<EngineView> = {}): EngineView {
+  return {
+    name: 'remote',
+    kind: 'mastra',
+    baseUrl: 'http://127.0.0.1:4111',
+    hasToken: false,
+    sessionToken: false,
+    pollMs: 1000,
+    health: { state: 'unknown', lastError: null, lastErrorAt: null, lastOkAt: null },
+    pending: 0,
+    awaitingDelivery: 0,
+    createdAt: '2025-01-01T09:00:00Z',
+    updatedAt: '2025-01-01T09:00:00Z',
+    ...over,
+  };
+}
+
+/** A decision waiting in the outbox: the engine could not be reached yet. */
+export function makeAwaitingDecision(over: Partial<Decision> = {}): Decision {
+  return {
+    ...decision('approve', 'sha256:' + 'ab'.repeat(32), null, null),
+    attempts: 3,
+    lastError: 'engine unreachable: connection refused (127.0.0.1:4111)',
+    nextAttemptAt: '2025-01-01T10:05:00Z',
+    ...over,
+  };
+}
+
+export function makeNotifyStatus(over: Partial<NotifyStatus> = {}): NotifyStatus {
+  return { running: true, available: true, lastError: null, lastErrorAt: null, shown: 0, missed: 0, ...over };
+}
+
+/** The server's defaults: on, no quiet hours, every engine and agent, no high-risk tools. */
+export function defaultNotificationSettings(): NotificationSettings {
+  return { enabled: true, quietHours: null, engines: null, agents: null, highRiskTools: [] };
+}
+
+export function makeGrant(over: Partial<Grant> = {}): Grant {
+  return {
+    id: 'g1',
+    scope: 'agent',
+    engine: 'local',
+    agentId: 'demo',
+    runId: null,
+    toolName: 'delete_record',
+    conditions: [],
+    fromItem: 'q1',
+    createdAt: '2025-01-01T10:00:00Z',
+    createdBy: 'web',
+    expiresAt: '2999-01-01T10:00:00Z',
+    revokedAt: null,
+    revokedBy: null,
+    uses: 0,
+    appliesFrom: null,
+    ...over,
+  };
+}
+
+/** A decision as the server shows it, by `web`, delivery pending. */
+export function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null };
+}
