@@ -264,7 +264,10 @@ function copy(w: Walk, s: unknown, depth: number): Copy {
       if (w.draft === 4 ? typeof v === 'boolean' : isNumber(v)) keep(k, v);
       else leave();
     } else if (k === 'multipleOf') {
-      if (isNumber(v) && v > 0) keep(k, v);
+      // The library divides in decimal, the crate through floating point: they agree where the
+      // divisor is a whole number or a whole number of 1/1024ths (division by it is exact in binary),
+      // and part on other fractions (59.300000000000004 is a multiple of 0.1 to the crate only).
+      if (isNumber(v) && v > 0 && Number.isSafeInteger(v * 1024)) keep(k, v);
       else leave();
     } else if (k === 'uniqueItems') {
       if (typeof v !== 'boolean') leave();
