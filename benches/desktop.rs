@@ -20,7 +20,7 @@
 #[path = "../tests/support/fill.rs"]
 mod fill;
 
-use approval_console::app::queue::QueueQuery;
+use approval_console::app::query::QueueQuery;
 use approval_console::app::App;
 use approval_console::domain::AgentId;
 use approval_console::engine::local::agent::Message;

@@ -1,16 +1,19 @@
 //! The window's commands: thin adapters over the core's one surface (`approval_console::app::App`).
 //! Each takes the core from state, calls it, and turns its error into `{code, message, details}`.
 
+use approval_console::app::audit::AuditPage;
 use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
 use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
-use approval_console::app::queue::{AuditPage, AuditQuery, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery};
+use approval_console::app::query::{AuditQuery, QueueCountsQuery, QueueQuery};
+use approval_console::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
 use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
 use approval_console::domain::{Error, ErrorCode, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use tauri::State;
 
@@ -31,17 +34,34 @@ impl From<Error> for CommandError {
 
 type Answer<T> = Result<T, CommandError>;
 
+/// A structured argument the command reads itself: Tauri's own reading answers a malformed one with a
+/// bare string, where the window expects `{code: "invalid_request", …}` as the HTTP API gives.
+pub struct Checked<T>(Result<T, String>);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(Self(serde_json::from_value(value).map_err(|e| e.to_string())))
+    }
+}
+
+impl<T> Checked<T> {
+    fn get(self) -> Answer<T> {
+        self.0.map_err(|m| Error::InvalidRequest(m).into())
+    }
+}
+
 /// The audit name of decisions taken in the window.
 const CHANNEL: &str = "desktop";
 
 #[tauri::command]
-pub async fn queue_page(app: State<'_, App>, query: QueueQuery) -> Answer<QueuePage> {
-    Ok(app.queue_page(&query).await?)
+pub async fn queue_page(app: State<'_, App>, query: Checked<QueueQuery>) -> Answer<QueuePage> {
+    Ok(app.queue_page(&query.get()?).await?)
 }
 
 #[tauri::command]
-pub async fn queue_counts(app: State<'_, App>, query: QueueCountsQuery) -> Answer<QueueCounts> {
-    Ok(app.queue_counts(&query).await?)
+pub async fn queue_counts(app: State<'_, App>, query: Checked<QueueCountsQuery>) -> Answer<QueueCounts> {
+    Ok(app.queue_counts(&query.get()?).await?)
 }
 
 #[tauri::command]
@@ -76,8 +96,8 @@ pub async fn resume(app: State<'_, App>, id: String, fingerprint: String, data: 
 }
 
 #[tauri::command]
-pub async fn audit_page(app: State<'_, App>, query: AuditQuery) -> Answer<AuditPage> {
-    Ok(app.audit_page(&query).await?)
+pub async fn audit_page(app: State<'_, App>, query: Checked<AuditQuery>) -> Answer<AuditPage> {
+    Ok(app.audit_page(&query.get()?).await?)
 }
 
 #[tauri::command]
@@ -86,8 +106,8 @@ pub async fn verify_audit(app: State<'_, App>) -> Answer<Verification> {
 }
 
 #[tauri::command]
-pub async fn decision_history(app: State<'_, App>, query: HistoryQuery) -> Answer<DecisionHistory> {
-    Ok(app.decision_history(&query).await?)
+pub async fn decision_history(app: State<'_, App>, query: Checked<HistoryQuery>) -> Answer<DecisionHistory> {
+    Ok(app.decision_history(&query.get()?).await?)
 }
 
 /// The whole audit log as text (`jsonl` or `csv`); the window saves it as a download.
@@ -138,13 +158,13 @@ pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
 }
 
 #[tauri::command]
-pub async fn add_engine(app: State<'_, App>, engine: NewEngine) -> Answer<EngineView> {
-    Ok(app.add_engine(engine, &app.local_actor(CHANNEL)).await?)
+pub async fn add_engine(app: State<'_, App>, engine: Checked<NewEngine>) -> Answer<EngineView> {
+    Ok(app.add_engine(engine.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
-pub async fn edit_engine(app: State<'_, App>, name: String, changes: EngineChanges) -> Answer<EngineView> {
-    Ok(app.edit_engine(&name, changes, &app.local_actor(CHANNEL)).await?)
+pub async fn edit_engine(app: State<'_, App>, name: String, changes: Checked<EngineChanges>) -> Answer<EngineView> {
+    Ok(app.edit_engine(&name, changes.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -154,8 +174,8 @@ pub async fn remove_engine(app: State<'_, App>, name: String) -> Answer<()> {
 
 /// Tries a server before it is added; nothing is stored.
 #[tauri::command]
-pub async fn test_engine(app: State<'_, App>, test: EngineTest) -> Answer<EngineTestResult> {
-    Ok(app.test_engine(test, &app.local_actor(CHANNEL)).await?)
+pub async fn test_engine(app: State<'_, App>, test: Checked<EngineTest>) -> Answer<EngineTestResult> {
+    Ok(app.test_engine(test.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -179,8 +199,8 @@ pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSe
 }
 
 #[tauri::command]
-pub async fn save_notification_settings(app: State<'_, App>, settings: NotificationSettings) -> Answer<NotificationSettings> {
-    Ok(app.save_notification_settings(settings, &app.local_actor(CHANNEL)).await?)
+pub async fn save_notification_settings(app: State<'_, App>, settings: Checked<NotificationSettings>) -> Answer<NotificationSettings> {
+    Ok(app.save_notification_settings(settings.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -189,8 +209,8 @@ pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
 }
 
 #[tauri::command]
-pub async fn save_expiry_settings(app: State<'_, App>, settings: ExpirySettings) -> Answer<ExpirySettings> {
-    Ok(app.save_expiry_settings(&settings, &app.local_actor(CHANNEL)).await?)
+pub async fn save_expiry_settings(app: State<'_, App>, settings: Checked<ExpirySettings>) -> Answer<ExpirySettings> {
+    Ok(app.save_expiry_settings(&settings.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -204,14 +224,14 @@ pub async fn grants(app: State<'_, App>) -> Answer<Vec<Grant>> {
 }
 
 #[tauri::command]
-pub async fn create_grant(app: State<'_, App>, grant: NewGrant) -> Answer<CreatedGrant> {
-    Ok(app.create_grant(&grant, &app.local_actor(CHANNEL)).await?)
+pub async fn create_grant(app: State<'_, App>, grant: Checked<NewGrant>) -> Answer<CreatedGrant> {
+    Ok(app.create_grant(&grant.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 /// How many waiting calls a grant would approve now; nothing is stored.
 #[tauri::command]
-pub async fn preview_grant(app: State<'_, App>, grant: NewGrant) -> Answer<GrantPreview> {
-    Ok(app.preview_grant(&grant, &app.local_actor(CHANNEL)).await?)
+pub async fn preview_grant(app: State<'_, App>, grant: Checked<NewGrant>) -> Answer<GrantPreview> {
+    Ok(app.preview_grant(&grant.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]

@@ -188,6 +188,8 @@ fn engines_are_added_edited_synced_listed_and_removed() {
     assert_eq!(d.invoke("engines", json!({})).unwrap(), json!([]));
     let err = d.invoke("add_engine", json!({ "engine": { "name": "x", "baseUrl": "ftp://nope" } })).unwrap_err();
     assert_eq!(err["code"], "invalid_request");
+    let err = d.invoke("add_engine", json!({ "engine": { "name": "x", "pollMs": "often" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
     let added =
         d.invoke("add_engine", json!({ "engine": { "name": "prod", "baseUrl": "http://127.0.0.1:9", "pollMs": 3600000 } })).unwrap();
     assert_eq!((added["name"].as_str(), added["hasToken"].as_bool()), (Some("prod"), Some(false)));
@@ -277,6 +279,9 @@ fn grants_are_made_listed_and_revoked_from_the_window() {
             json!({ "grant": { "fromItem": item["id"], "fingerprint": "sha256:00", "scope": "agent", "expiresInSecs": 3600 } }),
         )
         .unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+    // A grant of the wrong shape is refused in the window's error shape too, not as a bare string.
+    let err = d.invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "scope": 7 } })).unwrap_err();
     assert_eq!(err["code"], "invalid_request", "{err}");
 }
 

@@ -2,11 +2,10 @@
 
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiQuery, ApiState, Caller};
+use crate::app::audit::AuditPage;
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
-use crate::app::queue::{
-    AuditPage, AuditQuery, Blocked, DecisionView, PreviousCall, QueueCounts, QueueCountsQuery, QueueItem, QueuePage, QueueQuery, QueueTab,
-    SortOrder, StateFilter, TabFilter,
-};
+use crate::app::query::{AuditQuery, QueueCountsQuery, QueueQuery, SortOrder, StateFilter, TabFilter};
+use crate::app::queue::{Blocked, DecisionView, PreviousCall, QueueCounts, QueueItem, QueuePage, QueueTab};
 use crate::console::{Change, QueueEvent};
 use crate::domain::audit::AuditAction;
 use crate::domain::{

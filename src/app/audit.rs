@@ -1,6 +1,7 @@
 //! The audit log as the history view and the exports show it (C6): each decision with its delivery,
 //! and the whole log as JSON Lines or CSV. Read-only; the log itself is `store::audit`.
 
+use super::query::{parse_cursor, AuditQuery};
 use super::App;
 use crate::domain::Error;
 use crate::store::audit;
@@ -118,7 +119,29 @@ fn export_line(format: ExportFormat, e: &audit::Entry) -> String {
     }
 }
 
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditPage {
+    pub entries: Vec<audit::Entry>,
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
 impl App {
+    /// A page of the audit log, newest first.
+    pub async fn audit_page(&self, q: &AuditQuery) -> Result<AuditPage, Error> {
+        let cursor = parse_cursor(q.cursor.as_deref())?;
+        let mut conn = self.db.pool().acquire().await?;
+        let (entries, next) = audit::list(&mut conn, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
+        Ok(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) })
+    }
+
+    /// Walks the whole audit chain.
+    pub async fn verify_audit(&self) -> Result<audit::Verification, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        audit::verify(&mut conn).await
+    }
+
     /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
     pub async fn decision_history(&self, q: &HistoryQuery) -> Result<DecisionHistory, Error> {
         let cursor = q

@@ -8,6 +8,7 @@ pub mod grants;
 pub mod lock;
 pub mod mastra;
 pub mod notifications;
+pub mod query;
 pub mod queue;
 pub mod tokens;
 

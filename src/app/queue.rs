@@ -2,12 +2,13 @@
 //! they allow, pages, decisions taken on a shown fingerprint, the audit log. One surface, so the
 //! HTTP handlers and the desktop commands stay thin.
 
+use super::query::{base_filter, parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
 use super::App;
 use crate::console::Console;
 use crate::domain::{
     Actor, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Role, Verdict,
 };
-use crate::store::{audit, queue};
+use crate::store::queue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -245,52 +246,6 @@ pub struct QueuePage {
     pub next_cursor: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct QueueQuery {
-    /// One state, or `all`. Not with `tab`. Without both: `pending`.
-    #[serde(default, deserialize_with = "blank_is_none")]
-    pub state: Option<StateFilter>,
-    /// A tab of the queue view (see `QueueTab`), or `all`. Not with `state`.
-    #[serde(default, deserialize_with = "blank_is_none")]
-    pub tab: Option<TabFilter>,
-    pub engine: Option<String>,
-    pub agent: Option<String>,
-    pub tool: Option<String>,
-    #[serde(default, deserialize_with = "blank_is_none")]
-    pub kind: Option<CallKind>,
-    pub thread: Option<String>,
-    pub run: Option<String>,
-    /// Search: up to 8 words (256 characters), each of which must occur, case-insensitively, in the
-    /// call's tool name, agent id or name, or the JSON text of its arguments (compact, as stored).
-    /// Words of 3+ characters use an FTS5 trigram index; shorter ones are matched with SQL `LIKE`
-    /// (ASCII case folding only) over the rows the others left.
-    pub q: Option<String>,
-    /// Newest (default) or oldest first. A cursor continues in the order it was made for.
-    #[serde(default, deserialize_with = "blank_is_none")]
-    pub sort: Option<SortOrder>,
-    /// 1–500, default 50.
-    #[param(minimum = 1, maximum = 500)]
-    pub limit: Option<u32>,
-    /// `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
-/// The filters of [`QueueQuery`] that the tab counts apply.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct QueueCountsQuery {
-    pub engine: Option<String>,
-    pub agent: Option<String>,
-    pub tool: Option<String>,
-    #[serde(default, deserialize_with = "blank_is_none")]
-    pub kind: Option<CallKind>,
-    pub thread: Option<String>,
-    pub run: Option<String>,
-    /// The search, as in `GET /api/queue`.
-    pub q: Option<String>,
-}
-
 /// How many calls each tab of the queue view holds under the filters and search given.
 #[derive(Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -304,127 +259,6 @@ pub struct QueueCounts {
     pub all: i64,
     /// Pending calls under no filter and no search (the window title, the tray).
     pub pending_total: i64,
-}
-
-/// The filter fields common to a page and the counts; empty strings mean "any".
-/// A queue state to list, or `all`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StateFilter {
-    Pending,
-    Decided,
-    Delivered,
-    Failed,
-    Interrupted,
-    Gone,
-    All,
-}
-
-impl StateFilter {
-    fn state(self) -> Option<ItemState> {
-        Some(match self {
-            Self::Pending => ItemState::Pending,
-            Self::Decided => ItemState::Decided,
-            Self::Delivered => ItemState::Delivered,
-            Self::Failed => ItemState::Failed,
-            Self::Interrupted => ItemState::Interrupted,
-            Self::Gone => ItemState::Gone,
-            Self::All => return None,
-        })
-    }
-}
-
-/// A tab of the queue view to list, or `all`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TabFilter {
-    Pending,
-    AwaitingDelivery,
-    Decided,
-    Expired,
-    Gone,
-    All,
-}
-
-impl TabFilter {
-    fn tab(self) -> Option<QueueTab> {
-        Some(match self {
-            Self::Pending => QueueTab::Pending,
-            Self::AwaitingDelivery => QueueTab::AwaitingDelivery,
-            Self::Decided => QueueTab::Decided,
-            Self::Expired => QueueTab::Expired,
-            Self::Gone => QueueTab::Gone,
-            Self::All => return None,
-        })
-    }
-}
-
-/// The order of a queue page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SortOrder {
-    #[default]
-    Newest,
-    Oldest,
-}
-
-/// A query parameter given empty (`kind=`) is the same as one not given.
-fn blank_is_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    match Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(s) => T::deserialize(serde::de::value::StringDeserializer::<D::Error>::new(s)).map(Some),
-    }
-}
-
-fn base_filter(
-    engine: &Option<String>,
-    agent: &Option<String>,
-    tool: &Option<String>,
-    kind: &Option<CallKind>,
-    thread: &Option<String>,
-    run: &Option<String>,
-    q: &Option<String>,
-) -> Result<queue::Filter, Error> {
-    let kind = *kind;
-    let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
-    Ok(queue::Filter {
-        engine: nonempty(engine),
-        agent: nonempty(agent),
-        tool: nonempty(tool),
-        kind,
-        run: nonempty(run),
-        thread: nonempty(thread),
-        search: q.as_deref().map(queue::Search::parse).transpose()?.flatten(),
-        ..Default::default()
-    })
-}
-
-fn parse_cursor(cursor: Option<&str>) -> Result<Option<i64>, Error> {
-    cursor.filter(|c| !c.is_empty()).map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}")))).transpose()
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct AuditQuery {
-    /// Only entries of this queue item.
-    pub item: Option<String>,
-    /// 1–500, default 50.
-    #[param(minimum = 1, maximum = 500)]
-    pub limit: Option<u32>,
-    /// `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AuditPage {
-    pub entries: Vec<audit::Entry>,
-    #[schema(required = true)]
-    pub next_cursor: Option<String>,
 }
 
 impl App {
@@ -536,20 +370,6 @@ impl App {
         let entry = self.console.item(&ItemId::new(id)).await?;
         let fingerprint = Fingerprint::of(&entry.queued.call.tool_name, &args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         self.decide_shown(id, Verdict::ApproveEdited { args, fingerprint }, shown, by).await
-    }
-
-    /// A page of the audit log, newest first.
-    pub async fn audit_page(&self, q: &AuditQuery) -> Result<AuditPage, Error> {
-        let cursor = parse_cursor(q.cursor.as_deref())?;
-        let mut conn = self.db.pool().acquire().await?;
-        let (entries, next) = audit::list(&mut conn, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
-        Ok(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) })
-    }
-
-    /// Walks the whole audit chain.
-    pub async fn verify_audit(&self) -> Result<audit::Verification, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        audit::verify(&mut conn).await
     }
 }
 

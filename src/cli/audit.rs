@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use approval_console::app::audit::ExportFormat;
-use approval_console::app::queue::AuditQuery;
+use approval_console::app::query::AuditQuery;
 use approval_console::app::App;
 use approval_console::domain::text::visible;
 use std::io::Write;

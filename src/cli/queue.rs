@@ -2,7 +2,8 @@
 
 use super::{resolve_id, state_word};
 use anyhow::Result;
-use approval_console::app::queue::{QueueItem, QueueQuery, StateFilter};
+use approval_console::app::query::{QueueQuery, StateFilter};
+use approval_console::app::queue::QueueItem;
 use approval_console::app::App;
 use approval_console::domain::text::visible;
 use approval_console::domain::{DecisionKind, Delivery};
