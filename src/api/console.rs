@@ -37,6 +37,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/queue/{id}/decline", post(decline))
         .route("/api/queue/{id}/resume", post(resume))
         .route("/api/queue/{id}/approve-edited", post(approve_edited))
+        .route("/api/queue/{id}/resolve", post(resolve))
         .route("/api/events", get(events))
         .route("/api/audit", get(list_audit))
         .route("/api/audit/verify", get(verify_audit))
@@ -107,6 +108,19 @@ pub struct DeclineBody {
     reason: Option<String>,
 }
 
+/// What became of an interrupted call (the console stopped while its tool ran).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ResolveBody {
+    /// `ran`, `did_not_run`, or `run_again` (offered only for tools marked idempotent: see the
+    /// call's `allowed`).
+    resolution: DecisionKind,
+    /// The fingerprint that was on screen.
+    fingerprint: String,
+    /// With `ran` only: what the tool returned, as the model is to be told; a sentence saying it
+    /// ran and its result was lost when left out.
+    result: Option<Value>,
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ResumeBody {
     fingerprint: String,
@@ -173,6 +187,21 @@ async fn resume(
 ) -> ApiResult<Json<QueueItem>> {
     let Json(body) = body?;
     decide(&state, &caller, id, Verdict::Resume { data: body.data }, &body.fingerprint).await
+}
+
+#[utoipa::path(post, path = "/api/queue/{id}/resolve", params(("id" = String, Path)), request_body = ResolveBody,
+    responses((status = 200, description = "Resolved; the run went on. For run_again, the new entry that ran the call again, as it is after delivery", body = QueueItem),
+        (status = 400, description = "invalid_request (a result with another resolution than ran, a malformed fingerprint)", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "decision_not_allowed (not interrupted, or run_again of a tool not marked idempotent), already_decided (resolved already), fingerprint_mismatch", body = ErrorBody),
+        (status = 503, description = "storage_busy", body = ErrorBody)))]
+async fn resolve(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: Result<Json<ResolveBody>, JsonRejection>,
+) -> ApiResult<Json<QueueItem>> {
+    let Json(body) = body?;
+    Ok(Json(state.app.resolve(&id, body.resolution, body.result, &body.fingerprint, &caller.web()).await?))
 }
 
 /// Server-Sent Events: `queue` events `{type: added|updated, id}`; `resync` when this listener fell
@@ -259,8 +288,8 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
-    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, events, list_audit, verify_audit, decision_history, export_audit),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, AuditPage,
+    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit),
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, crate::store::resolutions::Stored, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]

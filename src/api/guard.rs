@@ -38,6 +38,7 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::GET, "/api/queue/{id}/previous", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/approve", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/decline", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/resolve", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/resume", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/approve-edited", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/snooze", Some(Role::Operator)),

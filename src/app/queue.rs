@@ -6,7 +6,8 @@ use super::query::{base_filter, parse_cursor, QueueCountsQuery, QueueQuery, Sort
 use super::App;
 use crate::console::Console;
 use crate::domain::{
-    Actor, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Role, Verdict,
+    Actor, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Resolution,
+    ResolveRequest, Role, Verdict,
 };
 use crate::store::queue;
 use chrono::{DateTime, Utc};
@@ -114,6 +115,10 @@ pub struct QueueItem {
     /// Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
     /// notification Approve, no grant, no approval through the Mastra-shaped routes.
     pub high_risk: bool,
+    /// What the operator said became of an interrupted call (it ran, it did not run, run again);
+    /// null until then, and for calls that were not interrupted.
+    #[schema(required = true)]
+    pub resolution: Option<crate::store::resolutions::Stored>,
 }
 
 /// Why a decision is not offered: the error code and message it would get.
@@ -233,6 +238,7 @@ impl QueueItem {
             approve_blocked,
             pause_reason: c.pause_reason,
             high_risk: false,
+            resolution: None,
         }
     }
 }
@@ -318,13 +324,37 @@ impl App {
     /// Entries as the API shows them now: with their deadlines and whether their tool is high-risk
     /// (both from the settings as they are).
     async fn items_now(&self, entries: Vec<queue::Entry>) -> Result<Vec<QueueItem>, Error> {
+        // The interrupted ones' calls, for what they allow now.
+        let calls: Vec<(usize, crate::domain::PausedCall)> = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.queued.state == ItemState::Interrupted)
+            .map(|(i, e)| (i, e.queued.call.clone()))
+            .collect();
         let mut items: Vec<QueueItem> = entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
         self.fill_deadlines(&mut items).await?;
         let settings = crate::store::settings::safety(&self.db).await?;
         for item in &mut items {
             item.high_risk = settings.high_risk(&item.tool_name);
         }
+        self.fill_resolutions(&mut items, &calls).await?;
         Ok(items)
+    }
+
+    /// Interrupted items: their resolution, or (none yet) the resolutions they allow.
+    async fn fill_resolutions(&self, items: &mut [QueueItem], calls: &[(usize, crate::domain::PausedCall)]) -> Result<(), Error> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.db.pool().acquire().await?;
+        for (i, call) in calls {
+            let item = &mut items[*i];
+            item.resolution = crate::store::resolutions::get(&mut conn, &ItemId::new(&item.id)).await?;
+            if item.resolution.is_none() {
+                item.allowed = self.console.resolutions_allowed(call);
+            }
+        }
+        Ok(())
     }
 
     async fn item_now(&self, entry: queue::Entry) -> Result<QueueItem, Error> {
@@ -360,6 +390,36 @@ impl App {
         };
         let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name() };
         let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
+        self.item_now(entry).await
+    }
+
+    /// Resolves an interrupted call as `by` (an operator), bound to the fingerprint that was on screen
+    /// (see [`crate::console::Console::resolve`]). `result` only with `ran`: what the model is told
+    /// the tool returned. Answers the entry as it is afterwards (for `run_again`, the new entry).
+    pub async fn resolve(
+        &self,
+        id: &str,
+        kind: DecisionKind,
+        result: Option<Value>,
+        fingerprint: &str,
+        by: &Actor,
+    ) -> Result<QueueItem, Error> {
+        by.require(Role::Operator)?;
+        let fingerprint = Fingerprint::parse(fingerprint)
+            .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
+        let resolution = match (kind, result) {
+            (DecisionKind::Ran, result) => Resolution::Ran { result },
+            (DecisionKind::DidNotRun, None) => Resolution::DidNotRun,
+            (DecisionKind::RunAgain, None) => Resolution::RunAgain,
+            (DecisionKind::DidNotRun | DecisionKind::RunAgain, Some(_)) => {
+                return Err(Error::InvalidRequest(format!("a result goes with `ran` only, not with `{}`", kind.as_str())))
+            }
+            (other, _) => {
+                return Err(Error::InvalidRequest(format!("`{}` is not a resolution: give ran, did_not_run or run_again", other.as_str())))
+            }
+        };
+        let request = ResolveRequest { resolution, fingerprint, operator: by.audit_name() };
+        let entry = self.console.resolve(&ItemId::new(id), request).await?;
         self.item_now(entry).await
     }
 

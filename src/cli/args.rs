@@ -1,6 +1,6 @@
 //! The command line as clap reads it: every command, option and argument with its description.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// One inbox for the sensitive tool calls that AI agents want to make.
@@ -108,6 +108,25 @@ pub enum Command {
         /// The resume data, e.g. '{"answer":"blue"}'.
         #[arg(long, short)]
         data: String,
+        /// Do not ask (for scripts; needed when standard input is not a terminal).
+        #[arg(long, short)]
+        yes: bool,
+        #[command(flatten)]
+        agents: AgentsFile,
+    },
+    /// Say what became of an interrupted call (the console stopped while its tool ran, so it was
+    /// never run again by itself and its run waits): it ran, it did not run, or run it again (tools
+    /// marked idempotent only). Shows the call, and asks; the run goes on afterwards.
+    Resolve {
+        /// The call's id as `queue --all` lists it, or any unique start of it.
+        id: String,
+        /// What became of it.
+        #[arg(value_enum)]
+        how: ResolveHow,
+        /// With `ran`: what the tool returned, as JSON, told to the agent's model (default: a sentence
+        /// saying it ran and its result was lost).
+        #[arg(long, short)]
+        result: Option<String>,
         /// Do not ask (for scripts; needed when standard input is not a terminal).
         #[arg(long, short)]
         yes: bool,
@@ -271,4 +290,15 @@ pub enum SecretCommand {
         /// The secret's name.
         name: String,
     },
+}
+
+/// What became of an interrupted call.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ResolveHow {
+    /// It ran: the agent is told so (with --result, what it returned).
+    Ran,
+    /// It did not run: the agent is told the call failed.
+    DidNotRun,
+    /// Run it again, approved by you now (tools marked idempotent only).
+    RunAgain,
 }

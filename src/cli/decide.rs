@@ -1,10 +1,12 @@
-//! `approve`, `decline`, `resume`: shows the call, asks, decides with the fingerprint it showed (C3).
+//! `approve`, `decline`, `resume`, `resolve`: shows the call, asks, decides (or resolves an
+//! interrupted call) with the fingerprint it showed (C3).
 
 use super::{resolve_id, state_word};
 use anyhow::{bail, Result};
+use approval_console::app::queue::QueueItem;
 use approval_console::app::App;
 use approval_console::domain::text::visible;
-use approval_console::domain::Verdict;
+use approval_console::domain::{DecisionKind, Verdict};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -13,6 +15,41 @@ pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()>
     let id = resolve_id(app, id).await?;
     let item = app.queue_item(id.as_str()).await?;
     let verb = verdict.kind().as_str();
+    if !confirmed(&item, &format!("{verb} this call?"), verb, yes)? {
+        return Ok(());
+    }
+    let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
+    let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
+    println!("{verb}d: {}; state {}; outcome {}", id, state_word(after.state), visible(&outcome.to_string()));
+    Ok(())
+}
+
+/// `resolve`: shows the interrupted call, asks (unless `yes`), resolves it as the local admin.
+pub async fn resolve(app: &App, id: &str, how: super::args::ResolveHow, result: Option<Value>, yes: bool) -> Result<()> {
+    use super::args::ResolveHow;
+    let id = resolve_id(app, id).await?;
+    let item = app.queue_item(id.as_str()).await?;
+    let (kind, question) = match how {
+        ResolveHow::Ran => (DecisionKind::Ran, "tell the agent this call ran?"),
+        ResolveHow::DidNotRun => (DecisionKind::DidNotRun, "tell the agent this call did not run?"),
+        ResolveHow::RunAgain => (DecisionKind::RunAgain, "run this call again?"),
+    };
+    if !confirmed(&item, question, "resolve", yes)? {
+        return Ok(());
+    }
+    let after = app.resolve(id.as_str(), kind, result, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
+    match kind {
+        DecisionKind::RunAgain => {
+            let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
+            println!("ran again as {}; state {}; outcome {}", after.id, state_word(after.state), visible(&outcome.to_string()));
+        }
+        _ => println!("resolved {}: {}; the run went on", id, kind.as_str()),
+    }
+    Ok(())
+}
+
+/// Shows the call on stderr and asks `question` (unless `yes`); false when the answer is no.
+fn confirmed(item: &QueueItem, question: &str, verb: &str, yes: bool) -> Result<bool> {
     eprintln!("tool:        {}", visible(&item.tool_name));
     eprintln!("agent:       {}   run: {}   call: {}", visible(&item.agent_id), visible(&item.run_id), visible(&item.tool_call_id));
     eprintln!("arguments:   {}", visible(&serde_json::to_string_pretty(&item.args)?));
@@ -20,21 +57,19 @@ pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()>
         eprintln!("payload:     {}", visible(&serde_json::to_string_pretty(p)?));
     }
     eprintln!("fingerprint: {}", item.fingerprint);
-    if !yes {
-        if !std::io::stdin().is_terminal() {
-            bail!("not a terminal: pass --yes to {verb} without asking");
-        }
-        eprint!("{verb} this call? [y/N] ");
-        std::io::stderr().flush()?;
-        let mut answer = String::new();
-        std::io::stdin().lock().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            eprintln!("nothing done");
-            return Ok(());
-        }
+    if yes {
+        return Ok(true);
     }
-    let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
-    let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
-    println!("{verb}d: {}; state {}; outcome {}", id, state_word(after.state), visible(&outcome.to_string()));
-    Ok(())
+    if !std::io::stdin().is_terminal() {
+        bail!("not a terminal: pass --yes to {verb} without asking");
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    let yes = matches!(answer.trim(), "y" | "Y" | "yes");
+    if !yes {
+        eprintln!("nothing done");
+    }
+    Ok(yes)
 }

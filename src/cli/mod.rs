@@ -62,7 +62,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve { agents, .. }
         | Command::Approve { agents, .. }
         | Command::Decline { agents, .. }
-        | Command::Resume { agents, .. } => agents_of(agents, &data_dir).await?.0,
+        | Command::Resume { agents, .. }
+        | Command::Resolve { agents, .. } => agents_of(agents, &data_dir).await?.0,
         _ => vec![],
     };
     let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
@@ -75,6 +76,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Resume { id, data, yes, .. } => {
             let data = serde_json::from_str(&data).context("--data is not valid JSON")?;
             decide::run(&app, &id, Verdict::Resume { data }, yes).await?
+        }
+        Command::Resolve { id, how, result, yes, .. } => {
+            let result = result.map(|r| serde_json::from_str(&r)).transpose().context("--result is not valid JSON")?;
+            decide::resolve(&app, &id, how, result, yes).await?
         }
         Command::Audit { command: AuditCommand::Verify } => return audit::verify(&app).await,
         Command::Audit { command: AuditCommand::List { limit } } => audit::list(&app, limit).await?,

@@ -72,8 +72,27 @@ fn outcome_of(item: &QueueItem) -> String {
         DecisionKind::Edit => "approved with edits",
         DecisionKind::Decline => "declined",
         DecisionKind::Resume => "answered",
+        DecisionKind::Ran | DecisionKind::DidNotRun | DecisionKind::RunAgain => "resolved",
     };
-    format!("{what} by {}, {}", visible(&d.operator), delivery_word(d.delivery))
+    let decided = format!("{what} by {}, {}", visible(&d.operator), delivery_word(d.delivery));
+    if item.state != approval_console::domain::ItemState::Interrupted {
+        return decided;
+    }
+    // Cut by a stop while the tool ran: say what became of it, or what the operator can say.
+    match &item.resolution {
+        Some(r) => {
+            let said = match r.kind {
+                DecisionKind::Ran => "it ran",
+                DecisionKind::DidNotRun => "it did not run",
+                _ => "run again",
+            };
+            format!("{decided}; interrupted, resolved by {}: {said}", visible(&r.operator))
+        }
+        None => {
+            let choices: Vec<&str> = item.allowed.iter().map(|k| k.as_str()).collect();
+            format!("{decided}; interrupted: did it run? `resolve {} {}`", item.id, choices.join("|").replace('_', "-"))
+        }
+    }
 }
 
 fn delivery_word(d: Delivery) -> &'static str {

@@ -85,7 +85,8 @@ where
     }
     tools.extend(mcp_tools(&entry, spec.mcp, &mut names, secret).await?);
     let overrides = spec.approval.as_ref().map(|a| a.tools.clone()).unwrap_or_default();
-    let tools = flagged(&entry, tools, &overrides, &names)?;
+    let idempotent = spec.approval.as_ref().map(|a| a.idempotent.clone()).unwrap_or_default();
+    let tools = flagged(&entry, tools, &overrides, &idempotent, &names)?;
     let model = model(&entry, spec.model, secret).await?;
     let approval_rules = match spec.approval.and_then(|a| a.rules) {
         None => None,
@@ -203,29 +204,39 @@ where
     Ok(tools)
 }
 
-/// `[agents.approval] tools = { name = bool }`: per-tool `require_approval` (S1), each naming one
-/// of the agent's tools.
+/// `[agents.approval] tools = { name = bool }`: per-tool `require_approval` (S1), and
+/// `idempotent = [name, …]`: tools an interrupted call of which may be run again; each naming one of
+/// the agent's tools.
 fn flagged(
     entry: &Entry,
     tools: Vec<Arc<dyn Tool>>,
     overrides: &BTreeMap<String, toml::Spanned<bool>>,
+    idempotent: &[toml::Spanned<String>],
     names: &HashSet<String>,
 ) -> Result<Vec<Arc<dyn Tool>>, ConfigError> {
-    if let Some((name, flag)) = overrides.iter().find(|(name, _)| !names.contains(name.as_str())) {
+    let unknown = |span: std::ops::Range<usize>, field: String, name: &str| {
         let mut known: Vec<&str> = names.iter().map(String::as_str).collect();
         known.sort_unstable();
         let known = known.join(", ");
-        return Err(entry.err(
-            flag.span(),
-            &format!("approval.tools.{name}"),
-            format!("{name:?} is not one of this agent's tools ({known})"),
-        ));
+        entry.err(span, &field, format!("{name:?} is not one of this agent's tools ({known})"))
+    };
+    if let Some((name, flag)) = overrides.iter().find(|(name, _)| !names.contains(name.as_str())) {
+        return Err(unknown(flag.span(), format!("approval.tools.{name}"), name));
     }
+    if let Some(name) = idempotent.iter().find(|n| !names.contains(n.get_ref().as_str())) {
+        return Err(unknown(name.span(), "approval.idempotent".into(), name.get_ref()));
+    }
+    let marked = |name: &str| idempotent.iter().any(|n| n.get_ref() == name);
     Ok(tools
         .into_iter()
-        .map(|t| match overrides.get(t.name()) {
-            Some(flag) => Arc::new(Flagged { require_approval: *flag.get_ref(), inner: t }) as Arc<dyn Tool>,
-            None => t,
+        .map(|t| {
+            let (flag, idem) = (overrides.get(t.name()).map(|f| *f.get_ref()), marked(t.name()));
+            if flag.is_none() && !idem {
+                return t;
+            }
+            let require_approval = flag.unwrap_or_else(|| t.require_approval());
+            let idempotent = idem || t.idempotent();
+            Arc::new(Flagged { require_approval, idempotent, inner: t }) as Arc<dyn Tool>
         })
         .collect())
 }
@@ -250,10 +261,11 @@ where
     }
 }
 
-/// A tool with its approval flag set by configuration (S1).
+/// A tool with its approval flag (S1) and its idempotent mark set by configuration.
 struct Flagged {
     inner: Arc<dyn Tool>,
     require_approval: bool,
+    idempotent: bool,
 }
 
 #[async_trait]
@@ -269,6 +281,9 @@ impl Tool for Flagged {
     }
     fn require_approval(&self) -> bool {
         self.require_approval
+    }
+    fn idempotent(&self) -> bool {
+        self.idempotent
     }
     fn suspend_schema(&self) -> Option<Value> {
         self.inner.suspend_schema()

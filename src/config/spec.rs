@@ -60,4 +60,8 @@ pub(super) struct ApprovalSpec {
     #[serde(default)]
     pub(super) tools: BTreeMap<String, toml::Spanned<bool>>,
     pub(super) rules: Option<toml::Spanned<toml::Value>>,
+    /// Tools whose second run with the same arguments does no more than the first: an interrupted
+    /// call of one may be run again by the operator.
+    #[serde(default)]
+    pub(super) idempotent: Vec<toml::Spanned<String>>,
 }

@@ -5,6 +5,7 @@
 pub mod expiry;
 pub mod grants;
 pub mod remotes;
+pub mod resolve;
 
 // The change feed is the store's (it reads the database); the console's users find it here too.
 pub use crate::store::feed::{Change, Events, QueueEvent};

@@ -44,6 +44,15 @@ pub enum AuditAction {
     /// The console stopped while the tool ran: never run again.
     #[serde(rename = "delivery.interrupted")]
     DeliveryInterrupted,
+    /// An interrupted call resolved: the operator says it ran.
+    #[serde(rename = "resolution.ran")]
+    ResolutionRan,
+    /// An interrupted call resolved: the operator says it did not run.
+    #[serde(rename = "resolution.did_not_run")]
+    ResolutionDidNotRun,
+    /// An interrupted call resolved: run again, through a new entry approved by the operator.
+    #[serde(rename = "resolution.run_again")]
+    ResolutionRunAgain,
     #[serde(rename = "grant.created")]
     GrantCreated,
     #[serde(rename = "grant.used")]
@@ -61,7 +70,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 23] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -76,6 +85,9 @@ impl AuditAction {
         Self::DeliveryDeferred,
         Self::DeliveryRetry,
         Self::DeliveryInterrupted,
+        Self::ResolutionRan,
+        Self::ResolutionDidNotRun,
+        Self::ResolutionRunAgain,
         Self::GrantCreated,
         Self::GrantUsed,
         Self::GrantRevoked,
@@ -101,6 +113,9 @@ impl AuditAction {
             Self::DeliveryDeferred => "delivery.deferred",
             Self::DeliveryRetry => "delivery.retry",
             Self::DeliveryInterrupted => "delivery.interrupted",
+            Self::ResolutionRan => "resolution.ran",
+            Self::ResolutionDidNotRun => "resolution.did_not_run",
+            Self::ResolutionRunAgain => "resolution.run_again",
             Self::GrantCreated => "grant.created",
             Self::GrantUsed => "grant.used",
             Self::GrantRevoked => "grant.revoked",

@@ -14,6 +14,15 @@ pub enum DecisionKind {
     Resume,
     /// Approve with arguments the operator edited (engines that run tools themselves: the local one).
     Edit,
+    /// An interrupted call (the console stopped while its tool ran): the operator says it ran, with
+    /// the result the model is told, if known.
+    Ran,
+    /// An interrupted call: the operator says it did not run; the model is told it failed.
+    #[serde(rename = "did_not_run")]
+    DidNotRun,
+    /// An interrupted call of a tool marked idempotent: run it again, approved anew by the operator.
+    #[serde(rename = "run_again")]
+    RunAgain,
 }
 
 impl DecisionKind {
@@ -23,8 +32,62 @@ impl DecisionKind {
             Self::Decline => "decline",
             Self::Resume => "resume",
             Self::Edit => "edit",
+            Self::Ran => "ran",
+            Self::DidNotRun => "did_not_run",
+            Self::RunAgain => "run_again",
         }
     }
+
+    /// Whether this kind resolves an interrupted call rather than decides a waiting one.
+    pub fn resolves(self) -> bool {
+        matches!(self, Self::Ran | Self::DidNotRun | Self::RunAgain)
+    }
+}
+
+/// What the operator says became of an interrupted call (its delivery was cut by a stop of the
+/// console while the tool ran, so nobody knows whether it ran).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolution {
+    /// It ran; `result` (if the operator knows it) is what the model is told it returned.
+    Ran { result: Option<Value> },
+    /// It did not run: the model is told the call failed.
+    DidNotRun,
+    /// Run it again (idempotent tools only): an approval of the same arguments, bound to the same
+    /// fingerprint, delivered through a new queue entry.
+    RunAgain,
+}
+
+impl Resolution {
+    pub fn kind(&self) -> DecisionKind {
+        match self {
+            Self::Ran { .. } => DecisionKind::Ran,
+            Self::DidNotRun => DecisionKind::DidNotRun,
+            Self::RunAgain => DecisionKind::RunAgain,
+        }
+    }
+
+    /// What the run's model is told the call returned, for the two resolutions that run nothing.
+    pub fn told(&self, tool_name: &str) -> Option<Value> {
+        match self {
+            Self::Ran { result: Some(result) } => Some(result.clone()),
+            Self::Ran { result: None } => Some(Value::String(format!(
+                "Tool {tool_name} ran, but its result was lost when the console stopped; the operator confirmed it ran."
+            ))),
+            Self::DidNotRun => Some(Value::String(format!(
+                "Tool {tool_name} failed: the console stopped before it ran, and the operator confirmed it did not run. Nothing was done."
+            ))),
+            Self::RunAgain => None,
+        }
+    }
+}
+
+/// A request to resolve an interrupted call: bound to the fingerprint on screen, like a decision.
+#[derive(Clone, Debug)]
+pub struct ResolveRequest {
+    pub resolution: Resolution,
+    pub fingerprint: Fingerprint,
+    /// Who resolves and through what: `alice (web)`.
+    pub operator: String,
 }
 
 /// The decision itself, before it is stored.

@@ -43,4 +43,23 @@ pub trait Engine: Send + Sync {
     fn refuses_repeats(&self) -> bool {
         false
     }
+
+    /// Whether an interrupted call of this engine can be settled ([`Engine::settle`]): engines that
+    /// run tools themselves, whose deliveries a stop can cut short.
+    fn settles(&self) -> bool {
+        false
+    }
+
+    /// Whether running this call a second time does no more than the first (its tool is marked
+    /// idempotent): an interrupted call of it may then be run again.
+    fn idempotent(&self, _call: &PausedCall) -> bool {
+        false
+    }
+
+    /// Tells the run of an interrupted call what became of it (`result` becomes the tool's result),
+    /// records `resolution` (with its audit entry, [`crate::store::resolutions::record`]) in the same
+    /// transaction, and lets the run go on.
+    async fn settle(&self, item: &QueuedCall, _result: Value, _resolution: &crate::store::resolutions::Stored) -> Result<(), Error> {
+        Err(Error::DecisionNotAllowed { kind: DecisionKind::Ran, allowed: self.allowed(&item.call) })
+    }
 }

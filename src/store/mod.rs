@@ -14,6 +14,7 @@ pub mod memory;
 pub mod outbox;
 pub mod private;
 pub mod queue;
+pub mod resolutions;
 pub mod settings;
 pub mod snapshots;
 

@@ -54,6 +54,9 @@ impl Tool for Counting {
     fn require_approval(&self) -> bool {
         self.inner.require_approval()
     }
+    fn idempotent(&self) -> bool {
+        self.inner.idempotent()
+    }
     fn suspend_schema(&self) -> Option<Value> {
         self.inner.suspend_schema()
     }
@@ -261,6 +264,11 @@ impl TestApp {
         }
         assert!(done, "stream did not end with [DONE]: {text}");
         chunks
+    }
+
+    /// Keeps `tmp` (the data directory `stop` handed back) until this app is dropped.
+    pub fn keep(&mut self, tmp: Option<tempfile::TempDir>) {
+        self._tmp = tmp;
     }
 
     /// A stored credential with `role`; returns its token.

@@ -11,6 +11,7 @@ mod failures;
 mod grants;
 mod helpers;
 mod integrity;
+mod interrupted;
 mod memory;
 mod old_database;
 mod policy;

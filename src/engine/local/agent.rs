@@ -89,6 +89,11 @@ pub trait Tool: Send + Sync {
     fn require_approval(&self) -> bool {
         false
     }
+    /// Running it twice with the same arguments does no more than running it once: an interrupted
+    /// call of it may be run again (issue 15). Off unless the tool or the configuration says so.
+    fn idempotent(&self) -> bool {
+        false
+    }
     fn suspend_schema(&self) -> Option<Value> {
         None
     }

@@ -165,6 +165,25 @@ impl Engine for LocalEngine {
         }
     }
 
+    fn settles(&self) -> bool {
+        true
+    }
+
+    fn idempotent(&self, call: &PausedCall) -> bool {
+        self.agent(call.agent_id.as_str()).and_then(|a| a.tool(&call.tool_name).map(|t| t.idempotent())).unwrap_or(false)
+    }
+
+    async fn settle(&self, item: &QueuedCall, result: Value, resolution: &crate::store::resolutions::Stored) -> Result<(), Error> {
+        let this = self.clone();
+        let (item, resolution) = (item.clone(), resolution.clone());
+        tokio::spawn(async move {
+            let _guard = this.lock_run(&item.call.run_id).await;
+            this.settle_locked(&item, result, &resolution).await
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("settle task failed: {e}")))?
+    }
+
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let this = self.clone();
         let (decision, item) = (decision.clone(), item.clone());

@@ -119,6 +119,10 @@ impl Tool for DeleteRecord {
     fn require_approval(&self) -> bool {
         true
     }
+    /// Deleting a record that is already deleted changes nothing more.
+    fn idempotent(&self) -> bool {
+        true
+    }
     async fn execute(&self, args: &Value, _resume: Option<&Value>) -> Result<ToolOutput, String> {
         Ok(ToolOutput::Done(json!({ "deleted": arg_str(args, "id")? })))
     }

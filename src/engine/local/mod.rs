@@ -11,6 +11,7 @@ pub mod agent;
 mod deliver;
 pub mod demo;
 mod run;
+mod settle;
 mod supervisor;
 mod suspend;
 

@@ -1,0 +1,84 @@
+//! Interrupted calls resolved by the operator (issue 15). A call is `interrupted` when the console
+//! stopped while its tool ran: nobody knows whether it ran, so it is never run again by itself and
+//! its run waits. The operator says what became of it — it ran (with the result, if known), it did
+//! not run (the model is told it failed), or, for a tool marked idempotent, run it again — and the
+//! run goes on. Like a decision, a resolution is bound to the fingerprint that was on screen, made
+//! once (a second one is `already_decided`), and audited.
+
+use super::Console;
+use crate::domain::{DecisionKind, DecisionRequest, Error, ItemId, ItemState, PausedCall, Resolution, ResolveRequest, Verdict};
+use crate::store::{queue, resolutions};
+
+impl Console {
+    /// The resolutions an interrupted call allows: `ran` and `did_not_run` whenever its engine can be
+    /// told (it is connected and runs tools itself), `run_again` too when its tool is idempotent.
+    pub fn resolutions_allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
+        let Ok(engine) = self.engine(&call.engine) else { return vec![] };
+        if !engine.settles() {
+            return vec![];
+        }
+        let mut kinds = vec![DecisionKind::Ran, DecisionKind::DidNotRun];
+        if engine.idempotent(call) && super::approve_block(call).is_none() {
+            kinds.push(DecisionKind::RunAgain);
+        }
+        kinds
+    }
+
+    /// Resolves an interrupted call, or refuses and changes nothing: unknown (`not_found`); not
+    /// interrupted (`decision_not_allowed`, with what the call allows); resolved already
+    /// (`already_decided`); another fingerprint than the call's (`fingerprint_mismatch`); a kind the
+    /// call does not allow (`run_again` of a tool not marked idempotent: `decision_not_allowed`).
+    /// Answers the entry as it is afterwards (for `run_again`, the new entry that ran the call).
+    #[tracing::instrument(name = "resolve", skip_all, fields(item = %id, kind = request.resolution.kind().as_str(), by = %request.operator))]
+    pub async fn resolve(&self, id: &ItemId, request: ResolveRequest) -> Result<queue::Entry, Error> {
+        let entry = self.item(id).await?;
+        let item = &entry.queued;
+        let kind = request.resolution.kind();
+        if item.state != ItemState::Interrupted {
+            let allowed = if item.state == ItemState::Pending { self.allowed(&item.call) } else { vec![] };
+            return Err(Error::DecisionNotAllowed { kind, allowed });
+        }
+        {
+            let mut conn = self.db.pool().acquire().await?;
+            if resolutions::get(&mut conn, id).await?.is_some() {
+                return Err(Error::AlreadyDecided { state: ItemState::Interrupted });
+            }
+        }
+        if request.fingerprint != item.call.fingerprint {
+            return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
+        }
+        let allowed = self.resolutions_allowed(&item.call);
+        if !allowed.contains(&kind) {
+            return Err(Error::DecisionNotAllowed { kind, allowed });
+        }
+        let engine = self.engine(&item.call.engine)?;
+        let mut stored = resolutions::Stored {
+            kind,
+            result: request.resolution.told(&item.call.tool_name),
+            fingerprint: request.fingerprint.clone(),
+            operator: request.operator.clone(),
+            resolved_at: crate::store::now(),
+            retry_item: None,
+        };
+        match (&request.resolution, stored.result.clone()) {
+            (Resolution::RunAgain, _) => {
+                // A new entry for the same call, approved at once by this operator through the one
+                // decision path (checked again, at the engine too; delivered once).
+                let mut tx = self.db.begin_write().await?;
+                let retry = queue::insert_pending(&mut tx, &item.call).await?;
+                stored.retry_item = Some(retry.id.clone());
+                resolutions::record(&mut tx, item, &stored).await?;
+                tx.commit().await?;
+                self.events.changed();
+                let approval = DecisionRequest { verdict: Verdict::Approve, fingerprint: request.fingerprint, operator: request.operator };
+                self.decide_and_deliver(&retry.id, approval).await
+            }
+            (_, Some(result)) => {
+                engine.settle(item, result, &stored).await?;
+                self.events.changed();
+                self.item(id).await
+            }
+            (_, None) => unreachable!("only run_again tells the model nothing"),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! An interrupted call settled by the operator (issue 15): the console stopped while its tool ran, so
+//! the run's snapshot still shows the call waiting. The operator's word (it ran, with a result; it
+//! did not run) becomes the call's result, written with the resolution in one transaction, and the
+//! run goes on from there as after any delivered decision. Nothing runs here: running the call again
+//! is an approval of a new entry, delivered as any other.
+
+use super::*;
+
+impl LocalEngine {
+    pub(super) async fn settle_locked(
+        &self,
+        item: &QueuedCall,
+        result: Value,
+        resolution: &crate::store::resolutions::Stored,
+    ) -> Result<(), Error> {
+        let run_id = &item.call.run_id;
+        let (mut state, running) = self.load(run_id).await?;
+        if running {
+            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
+        }
+        let agent = self.require_agent(state.agent_id.as_str())?;
+        let index = state
+            .calls
+            .iter()
+            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
+            .ok_or_else(|| Error::not_found(format!("tool call {} waiting in run {run_id}", item.call.tool_call_id)))?;
+        if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
+            return Err(Error::InvalidRequest(format!(
+                "tool call {} ran in a sub-agent's run: resolving it is not supported yet; decline the run's other calls or start it again",
+                item.call.tool_call_id
+            )));
+        }
+        state.calls[index].status = CallStatus::Done { result };
+        state.calls[index].queued = false;
+        let all_done = !state.calls.iter().any(StepCall::paused);
+        let mut tx = self.inner.db.begin_write().await?;
+        crate::store::resolutions::record(&mut tx, item, resolution).await?;
+        let body = serde_json::to_value(&state).expect("run state serializes");
+        snapshots::update_body(&mut tx, run_id, &body).await?;
+        if all_done {
+            snapshots::claim_running(&mut tx, run_id).await?;
+        }
+        tx.commit().await?;
+        self.inner.events.changed();
+        self.continue_after_delivery(&agent, &mut state, all_done, &Emit::default()).await;
+        Ok(())
+    }
+}

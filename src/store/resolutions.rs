@@ -1,0 +1,107 @@
+//! Resolutions of interrupted calls: what the operator said became of a call whose delivery a stop
+//! of the console cut short.
+
+use super::{parse_json, parse_ts, ts};
+use crate::domain::audit::AuditAction;
+use crate::domain::{DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{Row, SqliteConnection};
+
+/// A stored resolution.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stored {
+    /// `ran`, `did_not_run` or `run_again`.
+    pub kind: DecisionKind,
+    /// What the model was told the call returned (`ran`, `did_not_run`); null for `run_again`.
+    pub result: Option<Value>,
+    #[schema(value_type = String)]
+    pub fingerprint: Fingerprint,
+    pub operator: String,
+    pub resolved_at: DateTime<Utc>,
+    /// `run_again`: the new entry whose approval runs the call again.
+    #[schema(value_type = Option<String>)]
+    pub retry_item: Option<ItemId>,
+}
+
+/// Stores the one resolution of `item`. A second one is `already_decided` (state `interrupted`),
+/// whatever the caller checked before: the primary key refuses it.
+pub async fn insert(conn: &mut SqliteConnection, item: &ItemId, r: &Stored) -> Result<(), Error> {
+    let kind = match r.kind {
+        DecisionKind::Ran | DecisionKind::DidNotRun | DecisionKind::RunAgain => r.kind.as_str(),
+        other => return Err(Error::Storage(format!("{} is not a resolution", other.as_str()))),
+    };
+    let done = sqlx::query(
+        "INSERT INTO resolutions (queue_item_id, kind, result, fingerprint, operator, resolved_at, retry_item_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue_item_id) DO NOTHING",
+    )
+    .bind(item.as_str())
+    .bind(kind)
+    .bind(r.result.as_ref().map(Value::to_string))
+    .bind(r.fingerprint.as_str())
+    .bind(&r.operator)
+    .bind(ts(r.resolved_at))
+    .bind(r.retry_item.as_ref().map(ItemId::as_str))
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::AlreadyDecided { state: crate::domain::ItemState::Interrupted });
+    }
+    Ok(())
+}
+
+/// Stores the resolution of `item` with its audit entry (`resolution.<kind>`), in the caller's
+/// transaction: the engine's own change (the run told what became of the call) commits with it.
+pub async fn record(conn: &mut SqliteConnection, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
+    insert(conn, &item.id, r).await?;
+    let action = match r.kind {
+        DecisionKind::Ran => AuditAction::ResolutionRan,
+        DecisionKind::DidNotRun => AuditAction::ResolutionDidNotRun,
+        _ => AuditAction::ResolutionRunAgain,
+    };
+    let c = &item.call;
+    super::audit::append(
+        conn,
+        super::audit::Record {
+            actor: &r.operator,
+            action,
+            queue_item_id: Some(item.id.as_str()),
+            tool_name: Some(&c.tool_name),
+            fingerprint: Some(r.fingerprint.as_str()),
+            details: serde_json::json!({
+                "engine": c.engine, "agentId": c.agent_id, "runId": c.run_id, "toolCallId": c.tool_call_id,
+                "told": r.result, "retryItem": r.retry_item,
+            }),
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// The resolution of `item`, if it has one.
+pub async fn get(conn: &mut SqliteConnection, item: &ItemId) -> Result<Option<Stored>, Error> {
+    let row =
+        sqlx::query("SELECT kind, result, fingerprint, operator, resolved_at, retry_item_id FROM resolutions WHERE queue_item_id = ?")
+            .bind(item.as_str())
+            .fetch_optional(&mut *conn)
+            .await?;
+    let Some(row) = row else { return Ok(None) };
+    let kind = match row.try_get::<String, _>("kind")?.as_str() {
+        "ran" => DecisionKind::Ran,
+        "did_not_run" => DecisionKind::DidNotRun,
+        "run_again" => DecisionKind::RunAgain,
+        other => return Err(Error::Storage(format!("unknown resolution kind {other:?}"))),
+    };
+    let text: String = row.try_get("fingerprint")?;
+    let fingerprint = Fingerprint::parse(&text).ok_or_else(|| Error::Storage(format!("stored resolution fingerprint {text:?}")))?;
+    Ok(Some(Stored {
+        kind,
+        result: row.try_get::<Option<String>, _>("result")?.map(|t| parse_json(&t)).transpose()?,
+        fingerprint,
+        operator: row.try_get("operator")?,
+        resolved_at: parse_ts(&row.try_get::<String, _>("resolved_at")?)?,
+        retry_item: row.try_get::<Option<String>, _>("retry_item_id")?.map(ItemId::new),
+    }))
+}
