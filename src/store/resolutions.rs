@@ -16,13 +16,14 @@ pub struct Stored {
     /// `ran`, `did_not_run` or `run_again`.
     pub kind: DecisionKind,
     /// What the model was told the call returned (`ran`, `did_not_run`); null for `run_again`.
+    #[schema(required = true)]
     pub result: Option<Value>,
     #[schema(value_type = String)]
     pub fingerprint: Fingerprint,
     pub operator: String,
     pub resolved_at: DateTime<Utc>,
     /// `run_again`: the new entry whose approval runs the call again.
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, required = true)]
     pub retry_item: Option<ItemId>,
 }
 

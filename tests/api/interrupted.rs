@@ -175,3 +175,36 @@ async fn a_suspended_calls_interrupted_answer_can_be_said_to_have_run() {
     assert_eq!(messages.iter().find(|m| m["role"] == "tool").unwrap()["content"], "blue");
     assert_eq!(waiting_runs(&t).await, 0);
 }
+
+#[tokio::test]
+async fn the_cli_lists_an_interrupted_call_with_its_choices_and_resolves_it() {
+    let (t, item) = interrupted("delete rec-8", "th-cli").await;
+    let id = item["id"].as_str().unwrap().to_owned();
+    let (dir, tmp, _) = t.stop().await;
+    let cli = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+            .arg("--data-dir")
+            .arg(&dir)
+            .args(args)
+            .env("APPROVAL_CONSOLE_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let listed = cli(&["queue", "--all"]);
+    let out = text(&listed);
+    assert!(out.contains(&format!("interrupted: did it run? `resolve {id} ran|did-not-run|run-again`")), "{out}");
+    let refused = cli(&["resolve", &id, "ran"]);
+    assert_eq!(refused.status.code(), Some(2), "no terminal, no --yes: {}", text(&refused));
+    let bad = cli(&["resolve", &id, "ran", "--result", "{not json", "--yes"]);
+    assert!(!bad.status.success() && text(&bad).contains("--result is not valid JSON"), "{}", text(&bad));
+    let again = cli(&["resolve", &id[..10], "run-again", "--yes"]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert!(text(&again).contains("ran again as q_") && text(&again).contains("deleted"), "{}", text(&again));
+    let out = text(&cli(&["queue", "--all"]));
+    assert!(out.contains("interrupted, resolved by") && out.contains(": run again"), "{out}");
+    let twice = cli(&["resolve", &id, "did-not-run", "--yes"]);
+    assert!(!twice.status.success() && text(&twice).contains("already_decided"), "{}", text(&twice));
+    drop(tmp);
+}

@@ -376,6 +376,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/queue/{id}/resume": {
         parameters: {
             query?: never;
@@ -492,7 +508,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "grant.created" | "grant.used" | "grant.revoked" | "run.failed" | "credential.created" | "credential.revoked";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "run.failed" | "credential.created" | "credential.revoked";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -570,7 +586,7 @@ export interface components {
          * @description The decision kinds an engine may accept (engines say which ones a call allows).
          * @enum {string}
          */
-        DecisionKind: "approve" | "decline" | "resume" | "edit";
+        DecisionKind: "approve" | "decline" | "resume" | "edit" | "ran" | "did_not_run" | "run_again";
         /** @description A decision as the audit log recorded it, with what became of it. */
         DecisionRecord: {
             /**
@@ -972,6 +988,7 @@ export interface components {
             pauseReason: null | components["schemas"]["PauseReason"];
             /** Format: date-time */
             pausedAt: string;
+            resolution: null | components["schemas"]["Stored"];
             resourceId: string | null;
             /** @description JSON Schema of the resume data (kind `suspend`). */
             resumeSchema: unknown;
@@ -1009,6 +1026,21 @@ export interface components {
             /** @description `HH:MM`, local time. */
             start: string;
         };
+        /** @description What became of an interrupted call (the console stopped while its tool ran). */
+        ResolveBody: {
+            /** @description The fingerprint that was on screen. */
+            fingerprint: string;
+            /**
+             * @description `ran`, `did_not_run`, or `run_again` (offered only for tools marked idempotent: see the
+             *     call's `allowed`).
+             */
+            resolution: components["schemas"]["DecisionKind"];
+            /**
+             * @description With `ran` only: what the tool returned, as the model is to be told; a sentence saying it
+             *     ran and its result was lost when left out.
+             */
+            result?: unknown;
+        };
         ResumeBody: {
             /** @description Validated against the call's resume schema. */
             data: unknown;
@@ -1040,11 +1072,23 @@ export interface components {
          */
         SortOrder: "newest" | "oldest";
         /**
-         * @description The filter fields common to a page and the counts; empty strings mean "any".
-         *     A queue state to list, or `all`.
+         * @description A queue state to list, or `all`.
          * @enum {string}
          */
         StateFilter: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone" | "all";
+        /** @description A stored resolution. */
+        Stored: {
+            fingerprint: string;
+            /** @description `ran`, `did_not_run` or `run_again`. */
+            kind: components["schemas"]["DecisionKind"];
+            operator: string;
+            /** Format: date-time */
+            resolvedAt: string;
+            /** @description What the model was told the call returned (`ran`, `did_not_run`); null for `run_again`. */
+            result: unknown;
+            /** @description `run_again`: the new entry whose approval runs the call again. */
+            retryItem: string | null;
+        };
         /** @description What a sync now did, and the engine after it. */
         SyncAnswer: {
             engine: components["schemas"]["EngineView"];
@@ -2225,6 +2269,83 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBody"];
+            };
+        };
+        responses: {
+            /** @description Resolved; the run went on. For run_again, the new entry that ran the call again, as it is after delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueItem"];
+                };
+            };
+            /** @description invalid_request (a result with another resolution than ran, a malformed fingerprint) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description decision_not_allowed (not interrupted, or run_again of a tool not marked idempotent), already_decided (resolved already), fingerprint_mismatch */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description storage_busy */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -62,6 +62,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     approveBlocked: null,
     pauseReason: null,
     highRisk: false,
+    resolution: null,
     tab: 'pending',
     ...over,
   };
