@@ -4,8 +4,11 @@
 //! `misbehaving-server.mjs`, a tiny stdio server that crashes, hangs or refuses to start on purpose.
 //! Needs `node` (20 or newer) on PATH.
 
+mod die_with_console;
 mod failures;
 mod filesystem;
+#[path = "../support/serve_process.rs"]
+mod serve_process;
 mod settings;
 
 use approval_console::app::App;

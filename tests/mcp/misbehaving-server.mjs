@@ -7,7 +7,11 @@
 //   node misbehaving-server.mjs exit-at-start              exits with status 2 before reading anything
 //   node misbehaving-server.mjs crash-then-refuse MARKER   crashes like crash-on-call (creating MARKER);
 //                                                          once MARKER exists, refuses to start (status 4)
-import { existsSync, writeFileSync } from "node:fs";
+//   node misbehaving-server.mjs slow-append FILE           on tools/call writes FILE.started, then after
+//                                                          1.5 s appends a line to FILE (its side effect)
+//                                                          and answers
+// $TOOL_NAME names the one tool (default `echo`).
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const [mode, marker] = process.argv.slice(2);
@@ -18,7 +22,7 @@ if (mode === "exit-at-start" || (mode === "crash-then-refuse" && existsSync(mark
 
 const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
 const echo = {
-  name: "echo",
+  name: process.env.TOOL_NAME ?? "echo",
   description: "Echoes its text (when it does not misbehave).",
   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
 };
@@ -40,6 +44,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         if (marker) writeFileSync(marker, "crashed\n");
         process.stderr.write("misbehaving-server: crashing on tools/call\n");
         process.exit(3);
+      }
+      if (mode === "slow-append") {
+        writeFileSync(`${marker}.started`, `${process.pid}\n`);
+        return setTimeout(() => {
+          appendFileSync(marker, `ran ${JSON.stringify(message.params.arguments)}\n`);
+          send({ id: message.id, result: { content: [{ type: "text", text: "appended" }] } });
+        }, 1500);
       }
       if (mode === "env") return send({ id: message.id, result: { content: [{ type: "text", text: Object.keys(process.env).sort().join(",") }] } });
       return send({ id: message.id, result: { content: [{ type: "text", text: `${process.env.ECHO_PREFIX ?? "echo"}: ${message.params.arguments.text}` }] } });

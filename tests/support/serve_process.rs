@@ -29,8 +29,14 @@ pub async fn post_json(http: &reqwest::Client, url: &str, token: &str, body: &se
 impl ServeProcess {
     /// Starts `serve --port 0` over `data_dir` with `token`, and waits for the URL it prints.
     pub fn start(bin: &str, data_dir: &Path, token: &str) -> Self {
+        Self::start_with(bin, data_dir, token, &[])
+    }
+
+    /// [`Self::start`] with more arguments to `serve` (`--agents FILE`).
+    pub fn start_with(bin: &str, data_dir: &Path, token: &str, more: &[&str]) -> Self {
         let mut child = Command::new(bin)
             .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0", "--token", token])
+            .args(more)
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdout(Stdio::piped())
             .spawn()

@@ -362,6 +362,10 @@ impl Process {
         }
         command.args(&config.args).envs(&config.env);
         command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        // SAFETY: `fork_guard` makes only async-signal-safe calls, as a `pre_exec` hook must.
+        unsafe {
+            command.pre_exec(|| guard::fork_guard());
+        }
         let mut wrap = CommandWrap::from(command);
         wrap.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let mut child = wrap.spawn().map_err(|e| format!("could not run {:?}: {e}", config.command))?;
@@ -458,5 +462,6 @@ async fn watch_process(server: String, mut child: Box<dyn ChildWrapper>, exit: w
     let _ = exit.send(Some(status));
 }
 
+mod guard;
 #[cfg(test)]
 mod tests;
