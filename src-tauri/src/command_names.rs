@@ -16,6 +16,7 @@ macro_rules! with_commands {
             approve_edited,
             decline,
             resume,
+            resolve,
             audit_page,
             verify_audit,
             decision_history,

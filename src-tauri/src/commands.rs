@@ -9,7 +9,7 @@ use approval_console::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePa
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
 use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
-use approval_console::domain::{Error, ErrorCode, Verdict};
+use approval_console::domain::{DecisionKind, Error, ErrorCode, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
 use serde::de::DeserializeOwned;
@@ -93,6 +93,19 @@ pub async fn decline(app: State<'_, App>, id: String, fingerprint: String, reaso
 #[tauri::command]
 pub async fn resume(app: State<'_, App>, id: String, fingerprint: String, data: Value) -> Answer<QueueItem> {
     Ok(app.decide_shown(&id, Verdict::Resume { data }, &fingerprint, &app.local_actor(CHANNEL)).await?)
+}
+
+/// Says what became of an interrupted call (`ran` with an optional result, `did_not_run`,
+/// `run_again`), bound to the fingerprint shown.
+#[tauri::command]
+pub async fn resolve(
+    app: State<'_, App>,
+    id: String,
+    resolution: Checked<DecisionKind>,
+    fingerprint: String,
+    result: Option<Value>,
+) -> Answer<QueueItem> {
+    Ok(app.resolve(&id, resolution.get()?, result, &fingerprint, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]

@@ -130,6 +130,11 @@ export class ConsoleModel {
     }
   }
 
+  /** Shows another call from the detail (the entry that ran an interrupted call again), fetched fresh. */
+  open = (id: string): void => {
+    void this.openRequested(id, null);
+  };
+
   dismissOpenNotice = (): void => {
     this.openNotice = null;
     this.focusTab();
@@ -227,7 +232,7 @@ export class ConsoleModel {
     }
   };
 
-  /** A call changed by the operator without a decision (a snooze). */
+  /** A call changed by the operator without a decision (a snooze, a resolution), or the new entry that ran an interrupted call again. */
   updated = (item: QueueItem): void => {
     this.queue.upsert(item);
     if (this.selected?.id === item.id) this.selected = item;

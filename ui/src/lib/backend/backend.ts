@@ -63,6 +63,11 @@ export type ApproveBody = Schemas['ApproveBody'];
 export type ApproveEditedBody = Schemas['ApproveEditedBody'];
 export type DeclineBody = Schemas['DeclineBody'];
 export type ResumeBody = Schemas['ResumeBody'];
+export type ResolveBody = Schemas['ResolveBody'];
+/** What became of an interrupted call, as the operator says it (`POST /api/queue/{id}/resolve`). */
+export type ResolutionKind = Extract<DecisionKind, 'ran' | 'did_not_run' | 'run_again'>;
+/** A resolution as stored on the call (`item.resolution`; `null` until it is resolved). */
+export type Resolution = Schemas['Stored'];
 export type SnoozeBody = Schemas['SnoozeBody'];
 
 /** A new remote engine (`POST /api/engines`). The token goes to the OS keyring and is never answered back. */
@@ -203,6 +208,16 @@ export interface Backend {
    * when `args` fail the tool's input schema, `decision_not_allowed` where edits cannot run.
    */
   approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem>;
+  /**
+   * Says what became of an interrupted call (the console stopped while its tool ran): it `ran`
+   * (`result`, if given, is what the agent's model is told the tool returned), it `did_not_run` (the
+   * model is told it failed), or `run_again` (where `item.allowed` has it: tools marked idempotent).
+   * `fingerprint` is the one on screen (C3). Answers the call afterwards; for `run_again`, the new
+   * entry that ran the call again. `already_decided` once resolved, `decision_not_allowed` (not
+   * interrupted, or `run_again` not allowed; details `allowed`), `fingerprint_mismatch`,
+   * `invalid_request` (a result with another resolution than `ran`).
+   */
+  resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem>;
   /** Starts listening for live changes; returns a function that stops it. */
   subscribe(subscriber: Subscriber): () => void;
   listAudit(opts?: { limit?: number; cursor?: string | null }): Promise<AuditPage>;

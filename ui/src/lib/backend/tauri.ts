@@ -32,6 +32,7 @@ import {
   type QueueItem,
   type PreviousCall,
   type QueuePage,
+  type ResolutionKind,
   type SavedFile,
   type Subscriber,
   type SyncAnswer,
@@ -50,6 +51,7 @@ export const TAURI_COMMANDS = [
   'approve_edited',
   'decline',
   'resume',
+  'resolve',
   'audit_page',
   'verify_audit',
   'decision_history',
@@ -150,6 +152,12 @@ export class TauriBackend implements Backend {
 
   approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
     return call('approve_edited', { id, fingerprint, args });
+  }
+
+  resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem> {
+    const args: { id: string; resolution: ResolutionKind; fingerprint: string; result?: unknown } = { id, resolution, fingerprint };
+    if (result !== undefined) args.result = result;
+    return call('resolve', args);
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {

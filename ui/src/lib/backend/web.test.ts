@@ -89,6 +89,37 @@ describe('WebBackend', () => {
     expect(err.details).toEqual({ errors });
   });
 
+  it('posts a resolution with the shown fingerprint, a result only when given, and keeps the refusal\'s code and details', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    let answer = () => jsonResponse(200, { id: 'q 1' });
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), init: init! });
+        return answer();
+      },
+    });
+    expect(await backend.resolve('q 1', 'ran', 'sha256:aa', { rows: 3 })).toEqual({ id: 'q 1' });
+    await backend.resolve('q 1', 'ran', 'sha256:aa', 'deleted');
+    await backend.resolve('q 1', 'ran', 'sha256:aa', null);
+    await backend.resolve('q 1', 'did_not_run', 'sha256:aa');
+    await backend.resolve('q 1', 'run_again', 'sha256:aa');
+    expect(seen.map((s) => [s.init.method, s.url])).toEqual(Array(5).fill(['POST', '/api/queue/q%201/resolve']));
+    expect((seen[0].init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+    expect(seen.map((s) => JSON.parse(s.init.body as string))).toEqual([
+      { resolution: 'ran', fingerprint: 'sha256:aa', result: { rows: 3 } },
+      { resolution: 'ran', fingerprint: 'sha256:aa', result: 'deleted' },
+      { resolution: 'ran', fingerprint: 'sha256:aa', result: null },
+      { resolution: 'did_not_run', fingerprint: 'sha256:aa' },
+      { resolution: 'run_again', fingerprint: 'sha256:aa' },
+    ]);
+
+    answer = () => jsonResponse(409, { code: 'decision_not_allowed', message: 'delete_record is not marked idempotent', details: { allowed: ['ran', 'did_not_run'] } });
+    const err = await backend.resolve('q1', 'run_again', 'sha256:aa').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.code, err.status, err.details]).toEqual(['decision_not_allowed', 409, { allowed: ['ran', 'did_not_run'] }]);
+  });
+
   it('reconnects when the event stream drops and reports each (re)open', async () => {
     let n = 0;
     const backend = new WebBackend({

@@ -32,6 +32,8 @@ import {
   type QueueItem,
   type PreviousCall,
   type QueuePage,
+  type ResolveBody,
+  type ResolutionKind,
   type ResumeBody,
   type SnoozeBody,
   type Subscriber,
@@ -107,6 +109,12 @@ export class WebBackend implements Backend {
   approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
     const body: ApproveEditedBody = { fingerprint, args };
     return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve-edited`, body);
+  }
+
+  resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem> {
+    const body: ResolveBody = { resolution, fingerprint };
+    if (result !== undefined) body.result = result;
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resolve`, body);
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {

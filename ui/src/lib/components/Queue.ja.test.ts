@@ -10,7 +10,7 @@ import { ja } from '../i18n/ja';
 import { slots } from '../i18n/words';
 import { checkJson } from '../json-schema';
 import { NotifyWarning } from '../notify-warning.svelte';
-import { FakeBackend, makeAwaitingDecision, makeItem } from '../testing/fake-backend';
+import { FakeBackend, makeAwaitingDecision, makeInterrupted, makeItem } from '../testing/fake-backend';
 import { mountInBody, settle, type } from '../testing/mount';
 import Console from './Console.svelte';
 import Detail from './Detail.svelte';
@@ -170,6 +170,30 @@ describe('the queue in Japanese', () => {
     expect(text(result)).not.toMatch(/Awaiting delivery|Attempts|Declined|Reason/);
     const serverWords = [item.decision!.lastError!, 'too late', 'Demo agent', 'operator', 'alice'];
     expect(englishLeft(target, [...wireOf(item), ...serverWords, item.decision!.operator])).toEqual([]);
+  });
+
+  it('says in Japanese what became of an interrupted call, and what can be said of it', async () => {
+    i18n.set('ja');
+    const backend = new FakeBackend();
+    const open = makeInterrupted({ id: 'q1', allowed: ['ran', 'did_not_run', 'run_again'] });
+    backend.add(open);
+    const { target, q } = await renderConsole(backend);
+    q('[data-testid="state-tab"][data-tab="decided"]')!.click();
+    await settle();
+    q('[data-testid="queue-item"][data-id="q1"]')!.click();
+    await settle();
+    expect(text(q('[data-testid="queue-item-resolution"]'))).toBe('中断 — 実行されましたか？ 判断が必要です');
+    expect(text(q('[data-testid="interrupted-what"]'))).toContain('実行されたかどうかは分かりません');
+    expect(text(q('[data-testid="resolve-ran"]'))).toBe('実行された');
+    q('[data-testid="resolve-run-again"]')!.click();
+    await settle();
+    expect(text(q('[data-testid="run-again-confirm"]'))).toBe('delete_record をもう一度実行しますか？');
+    expect(englishLeft(target, [...wireOf(open), 'web'])).toEqual([]);
+    q('[data-testid="run-again-confirm"]')!.click();
+    await settle();
+    expect(text(q('[data-testid="resolution-summary"]'))).toMatch(/^web が .+ に解決: もう一度実行$/);
+    expect(text(q('[data-testid="queue-item"][data-id="q1"] [data-testid="queue-item-resolution"]'))).toBe('解決済み: もう一度実行');
+    expect(englishLeft(target, [...wireOf(open), 'web', 'q1-again'])).toEqual([]);
   });
 
   it('names hidden and look-alike characters in Japanese, the Unicode names as they are', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { QueueItem } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { QueueModel } from '../queue.svelte';
-import { decision, FakeBackend, makeItem } from '../testing/fake-backend';
+import { decision, FakeBackend, makeInterrupted, makeItem } from '../testing/fake-backend';
 import { mountInBody, settle } from '../testing/mount';
 import QueueList from './QueueList.svelte';
 
@@ -81,5 +81,40 @@ describe('QueueList rows', () => {
     expect(['ap', 'de', 'an', 'ed', 'ex'].map((id) => outcome(id)!.dataset.outcome)).toEqual(['approved', 'declined', 'answered', 'edited', 'expired']);
     expect(outcome('pe')).toBeNull();
     expect(parseFloat(row('de').style.height)).toBeGreaterThan(parseFloat(row('pe').style.height));
+  });
+
+  it("says an interrupted call needs the operator's word, and how a resolved one was resolved; as text, on a line of its own", async () => {
+    const resolved = (id: string, kind: 'ran' | 'did_not_run' | 'run_again', min: number) =>
+      makeInterrupted({
+        id,
+        allowed: [],
+        pausedAt: at(min),
+        resolution: { kind, result: '<b>x</b>', fingerprint: 'sha256:' + 'ab'.repeat(32), operator: '<i>eve</i>', resolvedAt: at(min + 1), retryItem: kind === 'run_again' ? 'new' : null },
+      });
+    const { row, part } = await render(
+      [
+        makeInterrupted({ id: 'in', pausedAt: at(1) }),
+        makeInterrupted({ id: 'in0', allowed: [], pausedAt: at(2) }),
+        resolved('ra', 'ran', 3),
+        resolved('dn', 'did_not_run', 5),
+        resolved('rr', 'run_again', 7),
+        makeItem({ id: 'de', state: 'delivered', allowed: [], pausedAt: at(9), decision: { ...decision('approve', 'sha256:' + 'ab'.repeat(32), null, null), delivery: 'delivered' } }),
+        makeItem({ id: 'pe', pausedAt: at(10) }),
+      ],
+      'all',
+    );
+    const line = (id: string) => part(id, 'queue-item-resolution');
+    expect(text(line('in'))).toBe('Interrupted — did it run? Needs your word');
+    expect(line('in')!.dataset.resolution).toBe('needed');
+    expect(text(line('in0'))).toBe('Interrupted — did it run? Needs your word');
+    expect(text(line('ra'))).toBe('Resolved: it ran');
+    expect(text(line('dn'))).toBe('Resolved: it did not run');
+    expect(text(line('rr'))).toBe('Resolved: run again');
+    expect(line('de')).toBeNull();
+    expect(line('pe')).toBeNull();
+    // The decision it was interrupted after is still said, and nothing from the wire becomes HTML.
+    expect(text(part('in', 'queue-item-outcome'))).toBe('Approved by web');
+    expect(row('ra').querySelector('b, i')).toBeNull();
+    expect(parseFloat(row('in').style.height)).toBeGreaterThan(parseFloat(row('de').style.height));
   });
 });

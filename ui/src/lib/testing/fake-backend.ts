@@ -12,7 +12,6 @@ import {
   type ExportFormat,
   type ExpirySettings,
   type Grant,
-  type GrantCondition,
   type NewGrant,
   type NewEngine,
   type NotificationSettings,
@@ -23,23 +22,15 @@ import {
   type QueueItem,
   type QueuePage,
   type QueueTab,
+  type ResolutionKind,
   type Subscriber,
   type SyncReport,
 } from '../backend/backend';
 import { matchesSearch } from '../search';
 import { decision, defaultNotificationSettings, fingerprintOf, makeEngine, makeGrant, makeNotifyStatus } from './fixtures';
+import { checkQuietHours, holds, resolveLikeServer } from './server-rules';
 
-export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeItem, makeNotifyStatus, tabOf } from './fixtures';
-
-/** The server's check (chrono `%H:%M`): `invalid_request` naming the first time that does not parse. */
-function checkQuietHours(s: NotificationSettings): void {
-  const q = s.quietHours;
-  if (!q) return;
-  for (const t of [q.start, q.end]) {
-    const m = /^(\d{1,2}):(\d{1,2})$/.exec(t);
-    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new ApiError('invalid_request', `quiet hours: ${JSON.stringify(t)} is not a HH:MM time`, null, 400);
-  }
-}
+export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, tabOf } from './fixtures';
 
 export class FakeBackend implements Backend {
   items = new Map<string, QueueItem>();
@@ -196,6 +187,18 @@ export class FakeBackend implements Backend {
     const toolName = this.items.get(id)?.toolName ?? '';
     const d = { ...decision('edit', fingerprint, null, args), editedFingerprint: fingerprintOf(toolName, args) };
     return this.decide('approveEdited', id, fingerprint, d, [args]);
+  }
+
+  /** Like the server (`server-rules.ts`): interrupted calls only, once, fingerprint-bound; `run_again` adds the new, delivered entry. */
+  async resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown) {
+    this.calls.push({ method: 'resolve', args: result === undefined ? [id, resolution, fingerprint] : [id, resolution, fingerprint, result] });
+    const err = this.failNext;
+    this.failNext = null;
+    if (err) throw err;
+    const { resolved, retry } = resolveLikeServer(this.items.get(id), resolution, fingerprint, result, `${id}-again`);
+    this.items.set(id, resolved);
+    if (retry) this.items.set(retry.id, retry);
+    return wire(retry ?? resolved);
   }
 
   subscribe(s: Subscriber) {
@@ -477,22 +480,6 @@ export class FakeBackend implements Backend {
 }
 
 const MAX_SECS = 30 * 86_400;
-
-/** A condition on a top-level argument (`/key`), as the server checks it. */
-function holds(c: GrantCondition, args: unknown): boolean {
-  const key = c.pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
-  const v = args && typeof args === 'object' ? (args as Record<string, unknown>)[key] : undefined;
-  switch (c.op) {
-    case 'equals':
-      return JSON.stringify(v) === JSON.stringify(c.value);
-    case 'prefix':
-      return typeof v === 'string' && typeof c.value === 'string' && v.startsWith(c.value);
-    case 'atMost':
-      return typeof v === 'number' && typeof c.value === 'number' && v <= c.value;
-    case 'atLeast':
-      return typeof v === 'number' && typeof c.value === 'number' && v >= c.value;
-  }
-}
 
 /** A deep copy as it would cross the wire, so the UI never shares objects with the fake's store. */
 function wire<T>(value: T): T {

@@ -69,6 +69,20 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   return { ...item, tab: over.tab ?? tabOf(item.state, item.decision) };
 }
 
+/**
+ * A call whose tool was running when the console stopped: approved (by `web`), `interrupted`, not
+ * resolved; it allows `ran` and `did_not_run` (give `allowed` to add `run_again`).
+ */
+export function makeInterrupted(over: Partial<QueueItem> = {}): QueueItem {
+  const base = makeItem(over);
+  return makeItem({
+    state: 'interrupted',
+    allowed: ['ran', 'did_not_run'],
+    decision: { ...decision('approve', base.fingerprint, null, null), delivery: 'delivered', attempts: 1 },
+    ...over,
+  });
+}
+
 export function makeEngine(over: Partial<EngineView> = {}): EngineView {
   return {
     name: 'remote',

@@ -106,6 +106,32 @@ export const detail = {
     failed: 'the engine answered with an error',
   },
   interrupted: 'interrupted while the tool ran (never run again)',
+  /** An interrupted call (the console stopped while its tool ran) and what the operator says became of it. */
+  resolve: {
+    heading: 'Interrupted: did it run?',
+    what: "The console stopped while this call's tool was running, so it is not known whether it ran. It was not run again.",
+    waits: 'Its run waits for your word: say what became of the call.',
+    none: "The call's engine cannot be told what became of it now, so it cannot be resolved here.",
+    ran: 'It ran',
+    resultLabel: 'What it returned (told to the agent)',
+    resultNote: '(optional: JSON, or plain text)',
+    resultJson: 'Sent as JSON.',
+    resultText: 'Not JSON: sent as text.',
+    resultNone: 'Left empty, the agent is told the tool ran and its result was lost.',
+    didNotRun: 'It did not run — tell the agent it failed',
+    runAgain: 'Run it again',
+    /** `{tool}`: the tool's name; `{fingerprint}`: the call's fingerprint, shortened. */
+    runAgainNote: 'runs {tool} again with the same arguments (fingerprint {fingerprint})',
+    /** The confirm step before running the tool again. `{tool}`: the tool's name. */
+    confirmRunAgain: 'Run {tool} again?',
+    /** `{operator}` (`alice (web)`), `{time}`, `{kind}`: one of `kinds`. */
+    resolvedBy: 'Resolved by {operator} at {time}: {kind}',
+    kinds: { ran: 'it ran', did_not_run: 'it did not run', run_again: 'run again' },
+    told: 'What the agent was told',
+    /** `{id}`: the new queue entry that ran the call again. */
+    retry: 'The new entry that ran it: {id}',
+    openRetry: 'Open it',
+  },
   shown: 'Shown',
   ran: 'Ran',
   reason: 'Reason',

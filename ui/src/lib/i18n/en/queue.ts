@@ -86,6 +86,13 @@ export const queue = {
     declined: 'Declined by {operator}',
     answered: 'Answered by {operator}',
   },
+  /** An interrupted call's line: it needs the operator's word, or how it was resolved. */
+  resolution: {
+    needed: 'Interrupted — did it run? Needs your word',
+    ran: 'Resolved: it ran',
+    did_not_run: 'Resolved: it did not run',
+    run_again: 'Resolved: run again',
+  },
   /** `duration`: the time limit that ran out ("15 min"). */
   outcomeExpired: (duration: string) => `Expired after ${duration}, nobody decided`,
   /** After an outcome, the reason given: `{reason}`. */

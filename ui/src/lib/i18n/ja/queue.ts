@@ -70,6 +70,12 @@ export const queue: Messages['queue'] = {
     declined: '{operator} が拒否',
     answered: '{operator} が応答（再開）',
   },
+  resolution: {
+    needed: '中断 — 実行されましたか？ 判断が必要です',
+    ran: '解決済み: 実行された',
+    did_not_run: '解決済み: 実行されなかった',
+    run_again: '解決済み: もう一度実行',
+  },
   outcomeExpired: (duration: string) => `${duration}が経過して期限切れ（決定なし）`,
   outcomeReason: '（理由: {reason}）',
   pausedAtTitle: '一時停止日時',
