@@ -340,3 +340,37 @@ fn the_windows_language_choice_reaches_the_apps_notifications() {
     d.invoke("set_language", json!({ "language": "system" })).unwrap();
     assert_eq!(Lang::current(), Lang::of_locale());
 }
+
+#[test]
+fn c05_an_interrupted_call_is_resolved_from_the_window() {
+    use approval_console::domain::{DecisionRequest, Fingerprint, ItemId, Verdict};
+    let d = desktop();
+    let item = d.pause("delete rec-9");
+    let id = ItemId::new(item["id"].as_str().unwrap());
+    let request = DecisionRequest {
+        verdict: Verdict::Approve,
+        fingerprint: Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
+        operator: "test".into(),
+    };
+    tauri::async_runtime::block_on(async {
+        d.core.console.decide(&id, request).await.unwrap();
+        // Claimed, then the process died while the tool ran; the next start marks it interrupted.
+        sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(d.core.db.pool()).await.unwrap();
+        d.core.console.recover().await.unwrap();
+    });
+    let shown = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();
+    assert_eq!((shown["state"].as_str(), shown["allowed"].clone()), (Some("interrupted"), json!(["ran", "did_not_run", "run_again"])));
+    let err = d.invoke("resolve", json!({ "id": item["id"], "resolution": "sometimes", "fingerprint": item["fingerprint"] })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+    let after = d
+        .invoke(
+            "resolve",
+            json!({ "id": item["id"], "resolution": "ran", "fingerprint": item["fingerprint"], "result": { "deleted": "rec-9" } }),
+        )
+        .unwrap();
+    assert_eq!(after["resolution"]["kind"], "ran", "{after}");
+    assert!(after["resolution"]["operator"].as_str().unwrap().ends_with("(desktop)"));
+    let again =
+        d.invoke("resolve", json!({ "id": item["id"], "resolution": "did_not_run", "fingerprint": item["fingerprint"] })).unwrap_err();
+    assert_eq!(again["code"], "already_decided");
+}

@@ -50,7 +50,7 @@ async fn waiting_runs(t: &TestApp) -> usize {
 }
 
 #[tokio::test]
-async fn an_interrupted_call_lists_what_the_operator_can_say_and_its_run_waits() {
+async fn c05_an_interrupted_call_lists_what_the_operator_can_say_and_its_run_waits() {
     let (t, item) = interrupted("delete rec-1", "th-wait").await;
     assert_eq!(item["allowed"], json!(["ran", "did_not_run", "run_again"]), "delete_record is idempotent: {item}");
     assert_eq!(item["resolution"], Value::Null);
@@ -63,7 +63,7 @@ async fn an_interrupted_call_lists_what_the_operator_can_say_and_its_run_waits()
 }
 
 #[tokio::test]
-async fn ran_with_a_result_tells_the_model_that_result_and_the_run_finishes() {
+async fn c05_ran_with_a_result_tells_the_model_that_result_and_the_run_finishes() {
     let (t, item) = interrupted("delete rec-2", "th-ran").await;
     let told = json!({ "deleted": "rec-2", "checkedBy": "alice" });
     let (status, after) = resolve(&t, &item, json!({ "resolution": "ran", "fingerprint": item["fingerprint"], "result": told })).await;
@@ -86,7 +86,7 @@ async fn ran_with_a_result_tells_the_model_that_result_and_the_run_finishes() {
 }
 
 #[tokio::test]
-async fn ran_without_a_result_and_did_not_run_tell_the_model_in_words() {
+async fn c05_ran_without_a_result_and_did_not_run_tell_the_model_in_words() {
     let (t, item) = interrupted("delete rec-3", "th-lost").await;
     let (status, _) = resolve(&t, &item, json!({ "resolution": "ran", "fingerprint": item["fingerprint"] })).await;
     assert_eq!(status, StatusCode::OK);
@@ -103,7 +103,7 @@ async fn ran_without_a_result_and_did_not_run_tell_the_model_in_words() {
 }
 
 #[tokio::test]
-async fn run_again_runs_the_tool_once_through_a_new_entry_approved_by_the_operator() {
+async fn c05_run_again_runs_the_tool_once_through_a_new_entry_approved_by_the_operator() {
     let (t, item) = interrupted("delete rec-5", "th-again").await;
     let (status, retry) = resolve(&t, &item, json!({ "resolution": "run_again", "fingerprint": item["fingerprint"] })).await;
     assert_eq!(status, StatusCode::OK, "{retry}");
@@ -132,7 +132,7 @@ async fn run_again_runs_the_tool_once_through_a_new_entry_approved_by_the_operat
 }
 
 #[tokio::test]
-async fn a_resolution_is_refused_when_it_does_not_apply_and_nothing_changes() {
+async fn c05_a_resolution_is_refused_when_it_does_not_apply_and_nothing_changes() {
     let (t, item) = interrupted("delete rec-6", "th-refuse").await;
     let other = format!("sha256:{}", "0".repeat(64));
     let (status, err) = resolve(&t, &item, json!({ "resolution": "ran", "fingerprint": other })).await;
@@ -167,7 +167,7 @@ async fn a_resolution_is_refused_when_it_does_not_apply_and_nothing_changes() {
 }
 
 #[tokio::test]
-async fn a_suspended_calls_interrupted_answer_can_be_said_to_have_run() {
+async fn c05_a_suspended_calls_interrupted_answer_can_be_said_to_have_run() {
     let (t, item) = interrupted("ask favourite colour?", "th-ask3").await;
     let (status, after) = resolve(&t, &item, json!({ "resolution": "ran", "fingerprint": item["fingerprint"], "result": "blue" })).await;
     assert_eq!(status, StatusCode::OK, "{after}");
@@ -177,7 +177,7 @@ async fn a_suspended_calls_interrupted_answer_can_be_said_to_have_run() {
 }
 
 #[tokio::test]
-async fn the_cli_lists_an_interrupted_call_with_its_choices_and_resolves_it() {
+async fn c05_the_cli_lists_an_interrupted_call_with_its_choices_and_resolves_it() {
     let (t, item) = interrupted("delete rec-8", "th-cli").await;
     let id = item["id"].as_str().unwrap().to_owned();
     let (dir, tmp, _) = t.stop().await;

@@ -32,7 +32,7 @@ async fn eventually(mut done: impl FnMut() -> bool) -> bool {
 }
 
 #[tokio::test]
-async fn a_console_killed_mid_call_leaves_no_mcp_server_to_carry_the_call_out() {
+async fn c05_a_console_killed_mid_call_leaves_no_mcp_server_to_carry_the_call_out() {
     let tmp = tempfile::tempdir().unwrap();
     let effect = tmp.path().join("side-effect.log");
     // The demo model calls `lookup_record` for "lookup <id>": here it is the MCP server's one tool,
