@@ -59,6 +59,9 @@ pub enum AuditAction {
     GrantUsed,
     #[serde(rename = "grant.revoked")]
     GrantRevoked,
+    /// A plain tool was running when the console stopped: not run again, the model told so.
+    #[serde(rename = "tool.interrupted")]
+    ToolInterrupted,
     /// A local run ended because its model failed.
     #[serde(rename = "run.failed")]
     RunFailed,
@@ -70,7 +73,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 23] = [
+    pub const ALL: [Self; 24] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -91,6 +94,7 @@ impl AuditAction {
         Self::GrantCreated,
         Self::GrantUsed,
         Self::GrantRevoked,
+        Self::ToolInterrupted,
         Self::RunFailed,
         Self::CredentialCreated,
         Self::CredentialRevoked,
@@ -119,6 +123,7 @@ impl AuditAction {
             Self::GrantCreated => "grant.created",
             Self::GrantUsed => "grant.used",
             Self::GrantRevoked => "grant.revoked",
+            Self::ToolInterrupted => "tool.interrupted",
             Self::RunFailed => "run.failed",
             Self::CredentialCreated => "credential.created",
             Self::CredentialRevoked => "credential.revoked",

@@ -5,6 +5,7 @@ mod audit_export;
 mod bad_input;
 mod cli;
 mod concurrency;
+mod cut_short;
 mod edit;
 mod expiry;
 mod failures;

@@ -116,6 +116,9 @@ enum CallStatus {
     Delegated {
         child: RunId,
     },
+    /// A plain tool (no approval) about to run, written to the snapshot first (issue 15): found so at
+    /// start-up, the process died while it ran, and it is not run again.
+    Started,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,8 +140,9 @@ struct StepCall {
 }
 
 impl StepCall {
+    /// Waiting for the operator (an approval, an answer) or for a sub-agent that does.
     fn paused(&self) -> bool {
-        !matches!(self.status, CallStatus::Done { .. })
+        matches!(self.status, CallStatus::AwaitingApproval | CallStatus::Suspended { .. } | CallStatus::Delegated { .. })
     }
 }
 
@@ -166,6 +170,10 @@ struct RunState {
     /// lists only its own suspended runs, and auto-resumes only them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     started_by: Option<String>,
+    /// Read from a snapshot: the run is stored, so what it is about to do is written first (a fresh
+    /// run that dies before it ever paused has nothing to continue from).
+    #[serde(skip)]
+    stored: bool,
 }
 
 /// Where a sub-agent's run hangs in its supervisor's run.
@@ -293,8 +301,9 @@ impl LocalEngine {
     async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {
         let mut conn = self.inner.db.pool().acquire().await?;
         let stored = snapshots::get(&mut conn, run_id).await?.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })?;
-        let state: RunState =
+        let mut state: RunState =
             serde_json::from_value(stored.body).map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
+        state.stored = true;
         Ok((state, stored.running))
     }
 }

@@ -36,6 +36,7 @@ impl LocalEngine {
             calls: vec![],
             parent: None,
             started_by: request.started_by,
+            stored: false,
         };
         let this = self.clone();
         tokio::spawn(async move {
@@ -86,6 +87,7 @@ impl LocalEngine {
         let policy = state.options.policy();
         // The request context a predicate sees (S3).
         let context = json!({"runId": run_id, "agentId": state.agent_id, "threadId": state.thread_id, "resourceId": state.resource_id});
+        self.cut_short(state).await?;
         loop {
             if !state.calls.is_empty() {
                 if state.calls.iter().any(StepCall::paused) {
@@ -116,51 +118,107 @@ impl LocalEngine {
             }
             Self::emit_text(emit, &run_id, &turn.text);
             state.messages.push(Message::Assistant { content: turn.text, tool_calls: turn.tool_calls.clone() });
+            // First what each call needs: an approval (S1–S4), or nothing (a plain tool, run now).
             for proposed in turn.tool_calls {
-                emit.send(chunk(
-                    "tool-call",
-                    &run_id,
-                    json!({
-                        "toolCallId": proposed.tool_call_id, "toolName": proposed.tool_name, "args": proposed.args,
-                    }),
-                ));
-                let mut approval_reason = None;
-                let mut pause_reason = None;
-                let status = match agent.tool(&proposed.tool_name) {
-                    None => CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) },
+                let (status, approval_reason, pause_reason) = match agent.tool(&proposed.tool_name) {
+                    None => (CallStatus::Done { result: json!(format!("Tool not found: {}", proposed.tool_name)) }, None, None),
                     Some(tool) => {
-                        let agent_rule = agent.approval_rules.as_ref().and_then(|r| r.first_match(&proposed.tool_name, &proposed.args));
-                        let need = match agent_rule {
-                            Some(i) if !tool.require_approval() => policy::Decision::required(
-                                format!("agent {} approval rule {i} matched", agent.id),
-                                PauseReason {
-                                    rule: Some(i as u32 + 1),
-                                    agent: Some(agent.id.to_string()),
-                                    ..PauseReason::of(PauseKind::AgentRule)
-                                },
-                            ),
-                            _ => {
-                                policy::needs_approval(tool.require_approval(), &policy, &proposed.tool_name, &proposed.args, &context)
-                                    .await
-                            }
-                        };
+                        let need = self.needs_approval(agent, tool, &policy, &proposed, &context).await;
                         tracing::debug!(run_id = %run_id, tool = %proposed.tool_name, required = need.required, "approval: {}", need.reason);
-                        if need.required {
-                            approval_reason = Some(need.reason);
-                            pause_reason = need.cause;
-                            CallStatus::AwaitingApproval
-                        } else {
-                            self.execute(tool, state, &proposed.tool_call_id, &proposed.args, None).await
+                        match need.required {
+                            true => (CallStatus::AwaitingApproval, Some(need.reason), need.cause),
+                            false => (CallStatus::Started, None, None),
                         }
                     }
                 };
-                if let CallStatus::Done { result } = &status {
-                    emit.send(tool_result_chunk(&run_id, &proposed, result));
-                }
                 let ProposedCall { tool_call_id, tool_name, args } = proposed;
                 state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason, pause_reason });
             }
+            // A stored run writes the plain calls it is about to run first (issue 15): if the process
+            // dies while they run, the next start finds them `started` and does not run them again.
+            if state.stored && state.calls.iter().any(|c| c.status == CallStatus::Started) {
+                self.write_step(state).await?;
+            }
+            for i in 0..state.calls.len() {
+                let c = &state.calls[i];
+                emit.send(chunk("tool-call", &run_id, json!({"toolCallId": c.tool_call_id, "toolName": c.tool_name, "args": c.args})));
+                if c.status == CallStatus::Started {
+                    let tool = agent.tool(&c.tool_name).expect("a started call's tool exists").clone();
+                    let (call_id, args) = (c.tool_call_id.clone(), c.args.clone());
+                    state.calls[i].status = self.execute(&tool, state, &call_id, &args, None).await;
+                }
+                if let CallStatus::Done { result } = &state.calls[i].status {
+                    let c = &state.calls[i];
+                    let proposed =
+                        ProposedCall { tool_call_id: c.tool_call_id.clone(), tool_name: c.tool_name.clone(), args: c.args.clone() };
+                    emit.send(tool_result_chunk(&run_id, &proposed, result));
+                }
+            }
         }
+    }
+
+    /// S1–S4 for one proposed call: the agent's own rules first (a tool not flagged), then the
+    /// tool's flag, the request's policy and predicate.
+    async fn needs_approval(
+        &self,
+        agent: &Agent,
+        tool: &Arc<dyn Tool>,
+        policy: &RequireToolApproval,
+        proposed: &ProposedCall,
+        context: &Value,
+    ) -> policy::Decision {
+        let agent_rule = agent.approval_rules.as_ref().and_then(|r| r.first_match(&proposed.tool_name, &proposed.args));
+        match agent_rule {
+            Some(i) if !tool.require_approval() => policy::Decision::required(
+                format!("agent {} approval rule {i} matched", agent.id),
+                PauseReason { rule: Some(i as u32 + 1), agent: Some(agent.id.to_string()), ..PauseReason::of(PauseKind::AgentRule) },
+            ),
+            _ => policy::needs_approval(tool.require_approval(), policy, &proposed.tool_name, &proposed.args, context).await,
+        }
+    }
+
+    /// The step as it stands, written to the run's snapshot (the run has one: `stored`).
+    async fn write_step(&self, state: &RunState) -> Result<(), Error> {
+        let body = serde_json::to_value(state).expect("run state serializes");
+        let mut tx = self.inner.db.begin_write().await?;
+        snapshots::update_body(&mut tx, &state.run_id, &body).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// At the start of a recovered run: plain calls found `started` ran (or not) in a process that
+    /// died; they are not run again, the model is told so, and the audit log says which.
+    pub(super) async fn cut_short(&self, state: &mut RunState) -> Result<(), Error> {
+        let cut: Vec<usize> = (0..state.calls.len()).filter(|&i| state.calls[i].status == CallStatus::Started).collect();
+        if cut.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.inner.db.begin_write().await?;
+        for &i in &cut {
+            let c = &mut state.calls[i];
+            let text = format!(
+                "Tool {} was cut short: the console stopped while it ran, so it may or may not have run. It was not run again.",
+                c.tool_name
+            );
+            c.status = CallStatus::Done { result: json!(text) };
+            audit::append(
+                &mut tx,
+                audit::Record {
+                    actor: "engine:local",
+                    action: crate::domain::audit::AuditAction::ToolInterrupted,
+                    queue_item_id: None,
+                    tool_name: Some(&c.tool_name),
+                    fingerprint: None,
+                    details: json!({"runId": state.run_id, "agentId": state.agent_id, "toolCallId": c.tool_call_id, "step": state.step}),
+                },
+            )
+            .await?;
+        }
+        let body = serde_json::to_value(&*state).expect("run state serializes");
+        snapshots::update_body(&mut tx, &state.run_id, &body).await?;
+        tx.commit().await?;
+        tracing::warn!(run_id = %state.run_id, calls = cut.len(), "plain tool calls cut short by a stop were not run again");
+        Ok(())
     }
 
     pub(super) fn emit_text(emit: &Emit, run_id: &RunId, text: &str) {
@@ -289,7 +347,7 @@ pub(super) fn executed(status: CallStatus) -> (CallStatus, Value) {
         CallStatus::Done { result } => json!({"status": "executed", "result": result}),
         CallStatus::Suspended { payload } => json!({"status": "suspended", "suspendPayload": payload}),
         CallStatus::Delegated { child } => json!({"status": "delegated", "childRunId": child}),
-        CallStatus::AwaitingApproval => unreachable!("a tool execution never asks for approval"),
+        CallStatus::AwaitingApproval | CallStatus::Started => unreachable!("a tool execution never asks for approval or stays started"),
     };
     (status, outcome)
 }
