@@ -10,6 +10,8 @@
 //   node misbehaving-server.mjs slow-append FILE           on tools/call writes FILE.started, then after
 //                                                          1.5 s appends a line to FILE (its side effect)
 //                                                          and answers
+//   node misbehaving-server.mjs append FILE                on tools/call appends its arguments as a JSON
+//                                                          line to FILE (a side effect), then answers
 // $TOOL_NAME names the one tool (default `echo`).
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -44,6 +46,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         if (marker) writeFileSync(marker, "crashed\n");
         process.stderr.write("misbehaving-server: crashing on tools/call\n");
         process.exit(3);
+      }
+      if (mode === "append") {
+        appendFileSync(marker, JSON.stringify(message.params.arguments) + "\n");
+        return send({ id: message.id, result: { content: [{ type: "text", text: `done ${message.params.arguments.id}` }] } });
       }
       if (mode === "slow-append") {
         writeFileSync(`${marker}.started`, `${process.pid}\n`);
