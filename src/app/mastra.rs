@@ -129,16 +129,19 @@ impl App {
         self.check_engine_client_decision(by, entry, &verdict).await?;
         let call = &entry.queued.call;
         let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: by.audit_name() };
+        if !background {
+            let decision = self.console.decide_claimed(&entry.queued.id, request).await?;
+            self.console.deliver_claimed(&decision, sink).await?;
+            return Ok(());
+        }
         let decision = self.console.decide(&entry.queued.id, request).await?;
-        if background {
+        {
             let console = self.console.clone();
             tokio::spawn(async move {
                 if let Err(e) = console.deliver(&decision, None).await {
                     tracing::warn!("delivery after an engine client's decision failed: {e}");
                 }
             });
-        } else {
-            self.console.deliver(&decision, sink).await?;
         }
         Ok(())
     }

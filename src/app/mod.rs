@@ -83,7 +83,7 @@ impl App {
                 let call = &entry.queued.call;
                 let decision = self
                     .console
-                    .decide(
+                    .decide_claimed(
                         &entry.queued.id,
                         DecisionRequest {
                             verdict: Verdict::Resume { data },
@@ -92,7 +92,7 @@ impl App {
                         },
                     )
                     .await?;
-                self.console.deliver(&decision, sink).await?;
+                self.console.deliver_claimed(&decision, sink).await?;
                 return Ok(call.run_id.clone());
             }
         }

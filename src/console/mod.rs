@@ -105,8 +105,20 @@ impl Console {
     ///
     /// An approval is also refused when the call's arguments cannot be bound by its fingerprint
     /// ([`approve_block`]: `missing_arguments`, `ambiguous_arguments`), whoever asks.
-    #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
+        self.decide_as(id, request, Delivery::Pending).await
+    }
+
+    /// [`Console::decide`] for a caller that delivers at once ([`Console::deliver_claimed`]): the
+    /// decision is stored already claimed (`delivering`), one commit where decide and claim made two.
+    /// A crash before the engine acts then leaves it `interrupted` (never run by itself; the
+    /// operator says what became of it), where an unclaimed one would be delivered at the next start.
+    pub async fn decide_claimed(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
+        self.decide_as(id, request, Delivery::Delivering).await
+    }
+
+    #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
+    async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery) -> Result<Decision, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
         self.check_decision(id, item, &request).await?;
@@ -117,9 +129,9 @@ impl Console {
             fingerprint: request.fingerprint,
             operator: request.operator,
             decided_at: crate::store::now(),
-            delivery: Delivery::Pending,
+            delivery,
             outcome: None,
-            attempts: 0,
+            attempts: u32::from(delivery == Delivery::Delivering),
             last_error: None,
             next_attempt_at: None,
         };
@@ -239,16 +251,29 @@ impl Console {
     /// Returns the engine's outcome; `Ok(None)` if someone else had claimed it.
     #[tracing::instrument(name = "deliver", skip_all, fields(item = %decision.item_id, decision = %decision.id))]
     pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
-        let entry = self.item(&decision.item_id).await?;
-        let engine = self.engine(&entry.queued.call.engine)?;
         {
             let mut conn = self.db.pool().acquire().await?;
             if !decisions::claim(&mut conn, &decision.id).await? {
                 return Ok(None);
             }
         }
+        self.deliver_claimed(decision, sink).await.map(Some)
+    }
+
+    /// Delivers a decision this caller claimed ([`Console::decide_claimed`], or the claim in
+    /// [`Console::deliver`]): the engine acts, and records its outcome.
+    pub async fn deliver_claimed(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let entry = self.item(&decision.item_id).await?;
+        let engine = match self.engine(&entry.queued.call.engine) {
+            Ok(engine) => engine,
+            Err(e) => {
+                // Not connected (now): back to the outbox, for when it is.
+                self.defer(decision, &entry.queued, &e.to_string()).await?;
+                return Err(e);
+            }
+        };
         match engine.deliver(decision, &entry.queued, sink).await {
-            Ok(outcome) => Ok(Some(outcome)),
+            Ok(outcome) => Ok(outcome),
             Err(Error::Unreachable(why)) => {
                 self.defer(decision, &entry.queued, &why).await?;
                 Err(Error::Unreachable(why))
@@ -344,8 +369,8 @@ impl Console {
 
     /// Decide, then deliver; answers the entry as it is afterwards.
     pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
-        let decision = self.decide(id, request).await?;
-        if let Err(e) = self.deliver(&decision, None).await {
+        let decision = self.decide_claimed(id, request).await?;
+        if let Err(e) = self.deliver_claimed(&decision, None).await {
             tracing::warn!(item = %id, "delivery failed: {e}");
         }
         self.item(id).await

@@ -41,8 +41,8 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
         }
     };
     sqlx::query(
-        "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
@@ -57,6 +57,7 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
     .bind(&d.operator)
     .bind(ts(d.decided_at))
     .bind(delivery_str(d.delivery))
+    .bind(d.attempts)
     .execute(&mut *conn)
     .await?;
     Ok(())
