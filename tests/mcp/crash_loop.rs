@@ -147,7 +147,7 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
         assert_eq!(after["state"], "delivered", "{after}");
     }
     let items = all_items(&console).await;
-    let told = told.lock().unwrap();
+    let told = std::mem::take(&mut *told.lock().unwrap());
     let by_run: HashMap<&str, &Value> = items.iter().map(|i| (i["runId"].as_str().unwrap(), i)).collect();
     let by_id: HashMap<&str, &Value> = items.iter().map(|i| (i["id"].as_str().unwrap(), i)).collect();
 
