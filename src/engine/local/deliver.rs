@@ -31,6 +31,25 @@ impl LocalEngine {
             state.calls[index].args = args.clone();
         }
         let all_done = !state.calls.iter().any(StepCall::paused);
+        if all_done && !repaused && state.parent.is_none() {
+            // The run goes on at once: the outcome commits with what it does next — its next pause,
+            // step or end — one commit where there were two (issue 15). A crash before that leaves
+            // the decision `delivering` (interrupted at the next start, for the operator to resolve)
+            // and the snapshot as it was (the call still waiting), which is what a resolution needs.
+            state.unsaved = Some(Box::new(Unsaved { decision: decision.clone(), item: item.clone(), outcome: outcome.clone() }));
+            if let CallStatus::Done { result } = &status {
+                emit.send(tool_result_chunk(run_id, &proposed, result));
+            }
+            self.continue_after_delivery(&agent, &mut state, true, emit).await;
+            if let Some(u) = state.unsaved.take() {
+                // The run stopped without a transaction of its own (an error): the outcome alone.
+                let mut tx = self.inner.db.begin_write().await?;
+                outbox::record(&mut tx, &u.decision, &u.item, &u.outcome, None).await?;
+                tx.commit().await?;
+                self.inner.events.changed();
+            }
+            return Ok(outcome);
+        }
 
         let mut tx = self.inner.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;

@@ -174,6 +174,26 @@ struct RunState {
     /// run that dies before it ever paused has nothing to continue from).
     #[serde(skip)]
     stored: bool,
+    /// A delivery's outcome not written yet: it commits with the run's next transaction (its next
+    /// pause, step or end), one commit where there were two (issue 15).
+    #[serde(skip)]
+    unsaved: Option<Box<Unsaved>>,
+}
+
+/// What a delivery leaves for the run's next transaction to write ([`outbox::record`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Unsaved {
+    decision: Decision,
+    item: QueuedCall,
+    outcome: Value,
+}
+
+/// Writes the outcome a delivery left (if any) in `tx`, the run's next transaction.
+async fn save_unsaved(tx: &mut sqlx::SqliteConnection, state: &mut RunState) -> Result<(), Error> {
+    if let Some(u) = state.unsaved.take() {
+        outbox::record(tx, &u.decision, &u.item, &u.outcome, None).await?;
+    }
+    Ok(())
 }
 
 /// Where a sub-agent's run hangs in its supervisor's run.

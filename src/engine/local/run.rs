@@ -37,6 +37,7 @@ impl LocalEngine {
             parent: None,
             started_by: request.started_by,
             stored: false,
+            unsaved: None,
         };
         let this = self.clone();
         tokio::spawn(async move {
@@ -177,12 +178,16 @@ impl LocalEngine {
         }
     }
 
-    /// The step as it stands, written to the run's snapshot (the run has one: `stored`).
-    async fn write_step(&self, state: &RunState) -> Result<(), Error> {
-        let body = serde_json::to_value(state).expect("run state serializes");
+    /// The step as it stands, written to the run's snapshot (the run has one: `stored`), with the
+    /// outcome of the delivery that led here if it is not written yet; the run is marked running.
+    async fn write_step(&self, state: &mut RunState) -> Result<(), Error> {
+        let body = serde_json::to_value(&*state).expect("run state serializes");
         let mut tx = self.inner.db.begin_write().await?;
+        save_unsaved(&mut tx, state).await?;
         snapshots::update_body(&mut tx, &state.run_id, &body).await?;
+        snapshots::claim_running(&mut tx, &state.run_id).await?;
         tx.commit().await?;
+        self.inner.events.changed();
         Ok(())
     }
 
@@ -231,11 +236,12 @@ impl LocalEngine {
         emit.send(chunk("text-end", run_id, json!({"id": id})));
     }
 
-    pub(super) async fn finish(&self, state: &RunState, emit: &Emit, text: &str, reason: &str) -> Result<Outcome, Error> {
-        let run_id = &state.run_id;
+    pub(super) async fn finish(&self, state: &mut RunState, emit: &Emit, text: &str, reason: &str) -> Result<Outcome, Error> {
+        let run_id = &state.run_id.clone();
+        let unsaved = state.unsaved.take();
         if state.parent.is_some() {
             // A sub-agent's answer is its supervisor's tool result; its snapshot goes.
-            self.end_run(run_id).await?;
+            self.end_run_remembering(run_id, None, unsaved).await?;
             return Ok(Outcome::Finished(text.to_owned()));
         }
         Self::emit_text(emit, run_id, text);
@@ -248,7 +254,7 @@ impl LocalEngine {
             (Some(true), Some(thread), Some(_)) => Some((thread.as_str(), own)),
             _ => None,
         };
-        self.end_run_remembering(run_id, remember).await?;
+        self.end_run_remembering(run_id, remember, unsaved).await?;
         emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
         emit.send(chunk(
             "finish",
@@ -262,14 +268,10 @@ impl LocalEngine {
         Ok(Outcome::Finished(text.to_owned()))
     }
 
-    /// The run is over: its snapshot goes (S11); entries still pending are retired.
-    pub(super) async fn end_run(&self, run_id: &RunId) -> Result<(), Error> {
-        self.end_run_remembering(run_id, None).await
-    }
-
     /// The run failed (its model could not answer): it ends, and the cause goes into the audit log.
-    pub(super) async fn fail_run(&self, state: &RunState, cause: &Error) -> Result<(), Error> {
-        self.end_run(&state.run_id).await?;
+    pub(super) async fn fail_run(&self, state: &mut RunState, cause: &Error) -> Result<(), Error> {
+        let unsaved = state.unsaved.take();
+        self.end_run_remembering(&state.run_id, None, unsaved).await?;
         let mut tx = self.inner.db.begin_write().await?;
         audit::append(&mut tx, audit::Record {
             actor: "engine:local",
@@ -284,9 +286,19 @@ impl LocalEngine {
         Ok(())
     }
 
-    /// [`Self::end_run`], adding the run's own messages to its thread in the same transaction.
-    pub(super) async fn end_run_remembering(&self, run_id: &RunId, remember: Option<(&str, Vec<Message>)>) -> Result<(), Error> {
+    /// The run is over: its snapshot goes (S11), entries still pending are retired, with the run's
+    /// own messages added to its thread and the outcome of the delivery that led here (if not written
+    /// yet), all in one transaction.
+    async fn end_run_remembering(
+        &self,
+        run_id: &RunId,
+        remember: Option<(&str, Vec<Message>)>,
+        unsaved: Option<Box<Unsaved>>,
+    ) -> Result<(), Error> {
         let mut tx = self.inner.db.begin_write().await?;
+        if let Some(u) = &unsaved {
+            outbox::record(&mut tx, &u.decision, &u.item, &u.outcome, None).await?;
+        }
         if let Some((thread, messages)) = remember {
             let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
             memory::append(&mut tx, thread, run_id, &bodies).await?;
@@ -296,7 +308,7 @@ impl LocalEngine {
         // A grant for "this run" ends with the run: a later run reusing the id is another run.
         crate::store::grants::end_for_run(&mut tx, &EngineId::local(), run_id, crate::store::now()).await?;
         tx.commit().await?;
-        if !gone.is_empty() {
+        if !gone.is_empty() || unsaved.is_some() {
             self.inner.events.changed();
         }
         Ok(())

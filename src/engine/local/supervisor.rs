@@ -29,6 +29,7 @@ impl LocalEngine {
             parent: Some(ParentLink { run_id: parent.run_id.clone(), tool_call_id: call_id.to_owned(), top }),
             started_by: parent.started_by.clone(),
             stored: false,
+            unsaved: None,
         };
         match Box::pin(self.drive(&child_agent, &mut child, &Emit::default())).await {
             Ok(Outcome::Finished(text)) => CallStatus::Done { result: json!(text) },
