@@ -92,6 +92,15 @@ export async function startServer({ dataDir: givenDataDir } = {}) {
     return found;
   }
 
+  /** SIGKILL, as a crash: no orderly shutdown; resolves once the process is gone. */
+  async function kill() {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+
   async function stop() {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
@@ -110,7 +119,7 @@ export async function startServer({ dataDir: givenDataDir } = {}) {
     throw new Error('the server binary has no web UI built in: run `npm ci && npm run build` in ui/, then rebuild the server');
   }
 
-  return { port, token, dataDir, url: `${base}/#token=${token}`, base, api, generate, waitForItem, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
+  return { port, token, dataDir, url: `${base}/#token=${token}`, base, api, generate, waitForItem, kill, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
 }
 
 /** Debian's chromium, headless, with nothing that reaches the network on its own. */
