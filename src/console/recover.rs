@@ -1,0 +1,85 @@
+//! Start-up (C5): what the previous process left in the outbox — deliveries it was making when it
+//! stopped, decisions it stored and did not deliver.
+
+use super::Console;
+use crate::domain::{Delivery, Error, ItemState};
+use crate::store::{audit, decisions, queue};
+use serde_json::json;
+
+impl Console {
+    /// At start-up (C5): a decision left `delivering` belonged to a process that stopped while the
+    /// engine acted; it is marked `interrupted` and never re-run (at-most-once). Decisions still
+    /// `pending` are delivered now. Returns (interrupted, delivered).
+    #[tracing::instrument(name = "recover", skip_all)]
+    pub async fn recover(&self) -> Result<(usize, usize), Error> {
+        let (stuck, waiting) = {
+            let mut conn = self.db.pool().acquire().await?;
+            (
+                decisions::with_delivery(&mut conn, Delivery::Delivering).await?,
+                decisions::with_delivery(&mut conn, Delivery::Pending).await?,
+            )
+        };
+        for d in &stuck {
+            let entry = self.item(&d.item_id).await?;
+            if self.engine(&entry.queued.call.engine).is_ok_and(|e| e.refuses_repeats()) {
+                // The engine will not act twice on one call: send it again (it re-reads the call first).
+                let mut tx = self.db.begin_write().await?;
+                let why = "the console stopped while this decision was being sent; sending it again";
+                if decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
+                    audit::append(
+                        &mut tx,
+                        audit::Record {
+                            actor: "console",
+                            action: crate::domain::audit::AuditAction::DeliveryRetry,
+                            queue_item_id: Some(d.item_id.as_str()),
+                            tool_name: Some(&entry.queued.call.tool_name),
+                            fingerprint: Some(d.fingerprint.as_str()),
+                            details: json!({ "decisionId": d.id, "why": why }),
+                        },
+                    )
+                    .await?;
+                    tx.commit().await?;
+                }
+                continue;
+            }
+            let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
+            let mut tx = self.db.begin_write().await?;
+            if !decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await? {
+                continue;
+            }
+            queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
+            audit::append(
+                &mut tx,
+                audit::Record {
+                    actor: "console",
+                    action: crate::domain::audit::AuditAction::DeliveryInterrupted,
+                    queue_item_id: Some(d.item_id.as_str()),
+                    tool_name: Some(&entry.queued.call.tool_name),
+                    fingerprint: Some(d.fingerprint.as_str()),
+                    details: json!({ "decisionId": d.id, "outcome": outcome }),
+                },
+            )
+            .await?;
+            tx.commit().await?;
+            self.events.changed();
+            tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
+        }
+        let mut delivered = 0;
+        for d in &waiting {
+            let remote = match self.item(&d.item_id).await {
+                Ok(e) => self.engine(&e.queued.call.engine).is_ok_and(|e| e.refuses_repeats()),
+                Err(_) => false,
+            };
+            if remote {
+                // Remote deliveries wait for the outbox worker: the engine may be down, and start-up must not.
+                continue;
+            }
+            match self.deliver(d, None).await {
+                Ok(_) => delivered += 1,
+                Err(e) => tracing::warn!(item = %d.item_id, "could not deliver stored decision: {e}"),
+            }
+        }
+        self.outbox_wake.notify_one();
+        Ok((stuck.len(), delivered))
+    }
+}
