@@ -6,7 +6,7 @@
 //! once (a second one is `already_decided`), and audited.
 
 use super::Console;
-use crate::domain::{DecisionKind, DecisionRequest, Error, ItemId, ItemState, PausedCall, Resolution, ResolveRequest, Verdict};
+use crate::domain::{DecisionKind, DecisionRequest, Error, ItemId, ItemState, PausedCall, ResolveRequest, Verdict};
 use crate::store::{queue, resolutions};
 
 impl Console {
@@ -60,8 +60,9 @@ impl Console {
             resolved_at: crate::store::now(),
             retry_item: None,
         };
-        match (&request.resolution, stored.result.clone()) {
-            (Resolution::RunAgain, _) => {
+        match stored.result.clone() {
+            // Only run_again tells the model nothing: it runs the call again instead.
+            None => {
                 // A new entry for the same call, approved at once by this operator through the one
                 // decision path (checked again, at the engine too; delivered once).
                 let mut tx = self.db.begin_write().await?;
@@ -73,12 +74,11 @@ impl Console {
                 let approval = DecisionRequest { verdict: Verdict::Approve, fingerprint: request.fingerprint, operator: request.operator };
                 self.decide_and_deliver(&retry.id, approval).await
             }
-            (_, Some(result)) => {
+            Some(result) => {
                 engine.settle(item, result, &stored).await?;
                 self.events.changed();
                 self.item(id).await
             }
-            (_, None) => unreachable!("only run_again tells the model nothing"),
         }
     }
 }

@@ -121,9 +121,12 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
             .unwrap()
             .status()
     });
-    while NOTIFIED.load(Ordering::SeqCst) == 0 {
-        tokio::task::yield_now().await;
-    }
+    let started = async {
+        while NOTIFIED.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), started).await.expect("notify never started");
     // While it runs, the snapshot already says it started: what a kill -9 now would leave on disk.
     let (state, at_crash) = snapshot(&t, "run-cut").await.expect("the run is stored");
     assert_eq!(state, "running");

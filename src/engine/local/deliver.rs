@@ -6,17 +6,7 @@ use super::*;
 impl LocalEngine {
     pub(super) async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<Value, Error> {
         let run_id = &item.call.run_id;
-        let (mut state, running) = self.load(run_id).await?;
-        if running {
-            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
-        }
-        let agent = self.require_agent(state.agent_id.as_str())?;
-        // S6: the named call, never another one.
-        let index = state
-            .calls
-            .iter()
-            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
-            .ok_or_else(|| Error::not_found(format!("tool call {} pending in run {run_id}", item.call.tool_call_id)))?;
+        let (mut state, agent, index) = self.waiting_call(item).await?;
         if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
             return self.deliver_nested(decision, item, &agent, state, index, emit).await;
         }
@@ -44,7 +34,7 @@ impl LocalEngine {
             if let Some(u) = state.unsaved.take() {
                 // The run stopped without a transaction of its own (an error): the outcome alone.
                 let mut tx = self.inner.db.begin_write().await?;
-                outbox::record(&mut tx, &u.decision, &u.item, &u.outcome, None).await?;
+                write_unsaved(&mut tx, Some(&u)).await?;
                 tx.commit().await?;
                 self.inner.events.changed();
             }
@@ -74,6 +64,24 @@ impl LocalEngine {
         }
         self.continue_after_delivery(&agent, &mut state, all_done, emit).await;
         Ok(outcome)
+    }
+
+    /// The run of a queued call, loaded, with its agent and the call's place among the step's
+    /// calls — S6: the named call, waiting, never another one. A run another task is advancing is
+    /// refused.
+    pub(super) async fn waiting_call(&self, item: &QueuedCall) -> Result<(RunState, Arc<Agent>, usize), Error> {
+        let run_id = &item.call.run_id;
+        let (state, running) = self.load(run_id).await?;
+        if running {
+            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
+        }
+        let agent = self.require_agent(state.agent_id.as_str())?;
+        let index = state
+            .calls
+            .iter()
+            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
+            .ok_or_else(|| Error::not_found(format!("tool call {} pending in run {run_id}", item.call.tool_call_id)))?;
+        Ok((state, agent, index))
     }
 
     /// After a delivery: a run whose step is fully answered goes on; else say which calls still wait.

@@ -189,8 +189,8 @@ struct Unsaved {
 }
 
 /// Writes the outcome a delivery left (if any) in `tx`, the run's next transaction.
-async fn save_unsaved(tx: &mut sqlx::SqliteConnection, state: &mut RunState) -> Result<(), Error> {
-    if let Some(u) = state.unsaved.take() {
+async fn write_unsaved(tx: &mut sqlx::SqliteConnection, unsaved: Option<&Unsaved>) -> Result<(), Error> {
+    if let Some(u) = unsaved {
         outbox::record(tx, &u.decision, &u.item, &u.outcome, None).await?;
     }
     Ok(())

@@ -183,7 +183,7 @@ impl LocalEngine {
     async fn write_step(&self, state: &mut RunState) -> Result<(), Error> {
         let body = serde_json::to_value(&*state).expect("run state serializes");
         let mut tx = self.inner.db.begin_write().await?;
-        save_unsaved(&mut tx, state).await?;
+        write_unsaved(&mut tx, state.unsaved.take().as_deref()).await?;
         snapshots::update_body(&mut tx, &state.run_id, &body).await?;
         snapshots::claim_running(&mut tx, &state.run_id).await?;
         tx.commit().await?;
@@ -296,9 +296,7 @@ impl LocalEngine {
         unsaved: Option<Box<Unsaved>>,
     ) -> Result<(), Error> {
         let mut tx = self.inner.db.begin_write().await?;
-        if let Some(u) = &unsaved {
-            outbox::record(&mut tx, &u.decision, &u.item, &u.outcome, None).await?;
-        }
+        write_unsaved(&mut tx, unsaved.as_deref()).await?;
         if let Some((thread, messages)) = remember {
             let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
             memory::append(&mut tx, thread, run_id, &bodies).await?;

@@ -14,16 +14,7 @@ impl LocalEngine {
         resolution: &crate::store::resolutions::Stored,
     ) -> Result<(), Error> {
         let run_id = &item.call.run_id;
-        let (mut state, running) = self.load(run_id).await?;
-        if running {
-            return Err(Error::Engine(format!("run {run_id} is being advanced elsewhere; try again")));
-        }
-        let agent = self.require_agent(state.agent_id.as_str())?;
-        let index = state
-            .calls
-            .iter()
-            .position(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused())
-            .ok_or_else(|| Error::not_found(format!("tool call {} waiting in run {run_id}", item.call.tool_call_id)))?;
+        let (mut state, agent, index) = self.waiting_call(item).await?;
         if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
             return Err(Error::InvalidRequest(format!(
                 "tool call {} ran in a sub-agent's run: resolving it is not supported yet; decline the run's other calls or start it again",

@@ -27,7 +27,7 @@ impl LocalEngine {
         }
         let body = serde_json::to_value(&*state).expect("run state serializes");
         let mut tx = self.inner.db.begin_write().await?;
-        save_unsaved(&mut tx, state).await?;
+        write_unsaved(&mut tx, state.unsaved.take().as_deref()).await?;
         snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, state.thread_id.as_deref(), state.resource_id.as_deref(), &body)
             .await?;
         let mut surfaced = Vec::new();
