@@ -106,8 +106,9 @@ impl App {
             let (db, name) = (self.db.clone(), c.name.clone());
             tokio::spawn(async move {
                 let result = async {
-                    let mut conn = db.pool().acquire().await?;
-                    credentials::touch(&mut conn, &name, now).await
+                    let mut tx = db.begin_write().await?;
+                    credentials::touch(&mut tx, &name, now).await?;
+                    tx.commit().await
                 };
                 if let Err(e) = result.await {
                     tracing::debug!(credential = %name, "could not note the credential's use: {e}");

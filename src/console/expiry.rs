@@ -146,8 +146,9 @@ impl Console {
             format!("engine {} is not connected", item.call.engine)
         };
         tracing::info!(item = %item.id, "{reason}: it will not expire");
-        let mut conn = self.db.pool().acquire().await?;
-        deadlines::mark_never(&mut conn, &item.id, &reason).await?;
+        let mut tx = self.db.begin_write().await?;
+        deadlines::mark_never(&mut tx, &item.id, &reason).await?;
+        tx.commit().await?;
         Ok(false)
     }
 
@@ -268,8 +269,9 @@ impl Console {
                 continue;
             }
             let Some(expires_at) = self.deadline(&entry.queued, &settings).await? else { continue };
-            let mut conn = self.db.pool().acquire().await?;
-            deadlines::mark_warned(&mut conn, &id, now).await?;
+            let mut tx = self.db.begin_write().await?;
+            deadlines::mark_warned(&mut tx, &id, now).await?;
+            tx.commit().await?;
             soon.push(ExpiringSoon { item: entry.queued, expires_at });
         }
         Ok(soon)

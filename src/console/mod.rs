@@ -253,10 +253,11 @@ impl Console {
     #[tracing::instrument(name = "deliver", skip_all, fields(item = %decision.item_id, decision = %decision.id))]
     pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
         {
-            let mut conn = self.db.pool().acquire().await?;
-            if !decisions::claim(&mut conn, &decision.id).await? {
+            let mut tx = self.db.begin_write().await?;
+            if !decisions::claim(&mut tx, &decision.id).await? {
                 return Ok(None);
             }
+            tx.commit().await?;
         }
         self.deliver_claimed(decision, sink).await.map(Some)
     }

@@ -196,8 +196,10 @@ impl Remotes {
             None => None,
         };
         let row = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::insert(&mut conn, &s.name, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?
+            let mut tx = self.db.begin_write().await?;
+            let row = store::insert(&mut tx, &s.name, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
+            tx.commit().await?;
+            row
         };
         self.reload().await?;
         self.wake.notify_one();
@@ -240,8 +242,10 @@ impl Remotes {
             current.token_ref.clone()
         };
         let row = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::update(&mut conn, &s.name, &base_url, token_ref.as_deref(), poll_ms).await?
+            let mut tx = self.db.begin_write().await?;
+            let row = store::update(&mut tx, &s.name, &base_url, token_ref.as_deref(), poll_ms).await?;
+            tx.commit().await?;
+            row
         };
         // A new token under the same keyring name: reconnect so the cached one is dropped.
         if s.token.is_some() || s.clear_token {
@@ -265,8 +269,9 @@ impl Remotes {
             }
         }
         {
-            let mut conn = self.db.pool().acquire().await?;
-            store::delete(&mut conn, name).await?;
+            let mut tx = self.db.begin_write().await?;
+            store::delete(&mut tx, name).await?;
+            tx.commit().await?;
         }
         self.disconnect(name);
         Ok(())

@@ -17,6 +17,7 @@ pub mod queue;
 pub mod resolutions;
 pub mod settings;
 pub mod snapshots;
+pub mod writer;
 
 use crate::domain::Error;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -32,6 +33,7 @@ pub const DB_FILE: &str = "approval-console.db";
 pub struct Db {
     pool: SqlitePool,
     path: PathBuf,
+    writer: writer::Writer,
 }
 
 impl Db {
@@ -68,7 +70,8 @@ impl Db {
                 },
             )?;
         sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Self { pool, path })
+        let writer = writer::Writer::new(pool.clone());
+        Ok(Self { pool, path, writer })
     }
 
     pub fn pool(&self) -> &SqlitePool {
@@ -79,10 +82,18 @@ impl Db {
         &self.path
     }
 
-    /// Starts a write transaction with `BEGIN IMMEDIATE`, so two writers serialize on the busy timeout
-    /// instead of one failing at commit after both read.
-    pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, Error> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    /// Starts a write: this process's writers take turns on one connection, and those that arrive
+    /// while another writes share its commit (group commit, see [`writer`]). Every write goes
+    /// through here — a write on another connection would wait on SQLite's lock instead. The batch
+    /// transaction is `BEGIN IMMEDIATE`, so another process's writer waits on the busy timeout
+    /// instead of failing at commit.
+    pub async fn begin_write(&self) -> Result<writer::WriteTx, Error> {
+        self.writer.begin().await
+    }
+
+    /// Writes and commits of this process so far (how well writes share commits).
+    pub fn write_counts(&self) -> writer::WriteCounts {
+        self.writer.counts()
     }
 }
 

@@ -46,8 +46,9 @@ pub async fn load<T: Document>(db: &Db) -> Result<T, Error> {
 /// Checks and stores the document.
 pub async fn save<T: Document>(db: &Db, doc: &T) -> Result<(), Error> {
     doc.check()?;
-    let mut conn = db.pool().acquire().await?;
-    put(&mut conn, T::KEY, &serde_json::to_value(doc).expect("settings serialize")).await
+    let mut tx = db.begin_write().await?;
+    put(&mut tx, T::KEY, &serde_json::to_value(doc).expect("settings serialize")).await?;
+    tx.commit().await
 }
 
 /// Checks and stores two documents in one transaction: both or neither.

@@ -194,10 +194,13 @@ impl MastraEngine {
                 Health::Reachable => tracing::info!(engine = %self.inner.id, "engine reachable"),
                 s => tracing::warn!(engine = %self.inner.id, state = ?s, "engine: {}", h.last_error.as_deref().unwrap_or("")),
             }
-            if let Ok(mut conn) = self.inner.db.pool().acquire().await {
-                if let Err(e) = store::set_health(&mut conn, self.inner.id.as_str(), &h).await {
-                    tracing::warn!(engine = %self.inner.id, "could not store the engine's health: {e}");
-                }
+            let stored = async {
+                let mut tx = self.inner.db.begin_write().await?;
+                store::set_health(&mut tx, self.inner.id.as_str(), &h).await?;
+                tx.commit().await
+            };
+            if let Err(e) = stored.await {
+                tracing::warn!(engine = %self.inner.id, "could not store the engine's health: {e}");
             }
         }
         result
@@ -209,15 +212,18 @@ impl MastraEngine {
         let agents = listing::agents(&listing);
         let known = self.agents();
         if agents != known {
-            if let Ok(mut conn) = self.inner.db.pool().acquire().await {
+            let stored = async {
+                let mut tx = self.inner.db.begin_write().await?;
                 for a in &agents {
                     for (name, tool) in &a.tools {
                         let body = serde_json::to_value(tool).expect("tool info serializes");
-                        if let Err(e) = store::put_tool(&mut conn, self.inner.id.as_str(), &a.id, name, &body).await {
-                            tracing::warn!(engine = %self.inner.id, "could not remember tool {name}: {e}");
-                        }
+                        store::put_tool(&mut tx, self.inner.id.as_str(), &a.id, name, &body).await?;
                     }
                 }
+                tx.commit().await
+            };
+            if let Err(e) = stored.await {
+                tracing::warn!(engine = %self.inner.id, "could not remember the engine's tools: {e}");
             }
             *self.inner.agents.lock().expect("agents lock") = agents.clone();
         }

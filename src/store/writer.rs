@@ -1,0 +1,382 @@
+//! Group commit: every write of this process goes through one writer, and writers that arrive while
+//! another one writes join its transaction, so that one `COMMIT` — one fsync — makes all of them
+//! durable.
+//!
+//! A writer gets a [`WriteTx`]: a savepoint inside the open batch transaction (`BEGIN IMMEDIATE`,
+//! opened by the first writer of a batch). [`WriteTx::commit`] releases the savepoint; if no other
+//! writer is waiting for its turn, it commits the batch at once (a lone writer pays one commit and
+//! waits for nobody), otherwise it leaves the batch open for the next writer, and the last writer in
+//! line commits for all of them. Every writer's `commit` returns only after the `COMMIT` that holds its
+//! work returned (`synchronous = FULL`: it is on disk), with that commit's error if it failed. A
+//! writer dropped without `commit` — an error, a panic — rolls back to its savepoint: the other
+//! writers' work in the batch stays. Batches are bounded ([`MAX_BATCH`] writers).
+//!
+//! Cancellation: opening a writer and committing run in spawned tasks, so a caller dropped half-way
+//! (a client that hung up) never leaves the batch half-done; what it already released is committed
+//! with the rest.
+//!
+//! What a crash means: a writer whose `commit` had not returned may or may not be on disk, all of a
+//! batch or none of it (one SQLite transaction); a writer whose `commit` returned is on disk.
+
+use crate::domain::Error;
+use sqlx::pool::PoolConnection;
+use sqlx::{Sqlite, SqliteConnection, SqlitePool};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::sync::{oneshot, Mutex, OwnedMutexGuard};
+
+/// The most writers one commit holds; the next one starts a new batch.
+pub const MAX_BATCH: usize = 64;
+
+/// The process's one writer (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Writer {
+    pool: SqlitePool,
+    batch: Arc<Mutex<Batch>>,
+    /// Writers waiting for their turn: while there are any, a released writer leaves the batch open.
+    waiting: Arc<AtomicUsize>,
+    counts: Arc<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    writes: AtomicU64,
+    commits: AtomicU64,
+}
+
+/// Writes and commits so far in this process: `writes / commits` is the batching achieved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WriteCounts {
+    pub writes: u64,
+    pub commits: u64,
+}
+
+/// A commit's outcome as each writer of its batch learns it.
+type Outcome = Result<(), Failed>;
+
+#[derive(Clone, Debug)]
+enum Failed {
+    Busy,
+    Other(String),
+}
+
+impl From<Failed> for Error {
+    fn from(f: Failed) -> Self {
+        match f {
+            Failed::Busy => Error::StorageBusy,
+            Failed::Other(msg) => Error::Storage(msg),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Batch {
+    /// Some while a batch transaction is open.
+    conn: Option<PoolConnection<Sqlite>>,
+    /// Writers whose work is in the open batch, each told the outcome of its commit.
+    joined: Vec<oneshot::Sender<Outcome>>,
+    /// A writer was dropped where no runtime could roll it back: the next one does.
+    abandoned: bool,
+}
+
+/// Counts a writer waiting for its turn for as long as it waits (also if that wait is cut short).
+struct Waiting(Arc<AtomicUsize>);
+
+impl Waiting {
+    fn new(n: &Arc<AtomicUsize>) -> Self {
+        n.fetch_add(1, Ordering::SeqCst);
+        Self(n.clone())
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Writer {
+    pub fn new(pool: SqlitePool) -> Self {
+        Self { pool, batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
+    }
+
+    /// Waits for this writer's turn and opens its savepoint (and the batch, if none is open).
+    pub async fn begin(&self) -> Result<WriteTx, Error> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let waiting = Waiting::new(&this.waiting);
+            let batch = this.batch.clone().lock_owned().await;
+            drop(waiting);
+            let mut tx = WriteTx { batch: Some(batch), writer: this, savepoint: false };
+            tx.open().await?;
+            Ok(tx)
+        })
+        .await
+        .map_err(|e| Error::Storage(format!("a writer's start failed: {e}")))?
+    }
+
+    pub fn counts(&self) -> WriteCounts {
+        WriteCounts { writes: self.counts.writes.load(Ordering::Relaxed), commits: self.counts.commits.load(Ordering::Relaxed) }
+    }
+
+    /// Ends a writer's turn: releases (`keep`) or rolls back its savepoint, then commits the batch
+    /// unless another writer waits to join it. Returns where to learn the commit's outcome when the
+    /// work was kept.
+    async fn settle(
+        &self,
+        mut batch: OwnedMutexGuard<Batch>,
+        keep: bool,
+        savepoint: bool,
+    ) -> Result<Option<oneshot::Receiver<Outcome>>, Error> {
+        let Some(conn) = batch.conn.as_mut() else { return Ok(None) };
+        let mut outcome = None;
+        let mut failed = None;
+        if savepoint {
+            let released = if keep { exec(conn, "RELEASE w").await.map(|()| true) } else { Ok(false) };
+            match released {
+                Ok(true) => {
+                    let (tell, learn) = oneshot::channel();
+                    batch.joined.push(tell);
+                    outcome = Some(learn);
+                    self.counts.writes.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(false) | Err(_) => {
+                    failed = released.err();
+                    if let Err(e) = rollback_savepoint(conn).await {
+                        tracing::warn!("store: could not roll a writer back: {e}");
+                    }
+                }
+            }
+        }
+        if self.waiting.load(Ordering::SeqCst) == 0 || batch.joined.len() >= MAX_BATCH {
+            commit_batch(&mut batch, &self.counts).await;
+        }
+        drop(batch);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(outcome),
+        }
+    }
+}
+
+/// Commits the open batch and tells every writer in it the outcome; the connection goes back to the
+/// pool (rolled back first if the commit failed, so it never returns inside a transaction).
+async fn commit_batch(batch: &mut Batch, counts: &Counts) {
+    let Some(mut conn) = batch.conn.take() else { return };
+    let result = exec(&mut conn, "COMMIT").await.map_err(|e| match e {
+        Error::StorageBusy => Failed::Busy,
+        e => Failed::Other(e.to_string()),
+    });
+    if result.is_err() {
+        let _ = exec(&mut conn, "ROLLBACK").await;
+    }
+    if !batch.joined.is_empty() {
+        counts.commits.fetch_add(1, Ordering::Relaxed);
+    }
+    for tell in batch.joined.drain(..) {
+        let _ = tell.send(result.clone());
+    }
+}
+
+async fn exec(conn: &mut SqliteConnection, sql: &str) -> Result<(), Error> {
+    sqlx::query(sql).execute(conn).await?;
+    Ok(())
+}
+
+async fn rollback_savepoint(conn: &mut SqliteConnection) -> Result<(), Error> {
+    exec(conn, "ROLLBACK TO w").await?;
+    exec(conn, "RELEASE w").await
+}
+
+/// One writer's turn: derefs to the connection of the batch transaction, inside its own savepoint.
+/// [`commit`](Self::commit) it; dropping it rolls its work back.
+#[derive(Debug)]
+pub struct WriteTx {
+    batch: Option<OwnedMutexGuard<Batch>>,
+    writer: Writer,
+    savepoint: bool,
+}
+
+impl WriteTx {
+    async fn open(&mut self) -> Result<(), Error> {
+        let pool = self.writer.pool.clone();
+        let batch = self.batch.as_mut().expect("an open writer holds the batch");
+        if batch.abandoned {
+            if let Some(conn) = batch.conn.as_mut() {
+                rollback_savepoint(conn).await?;
+            }
+            batch.abandoned = false;
+        }
+        if batch.conn.is_none() {
+            let mut conn = pool.acquire().await?;
+            exec(&mut conn, "BEGIN IMMEDIATE").await?;
+            batch.conn = Some(conn);
+        }
+        exec(batch.conn.as_mut().expect("the batch is open"), "SAVEPOINT w").await?;
+        self.savepoint = true;
+        Ok(())
+    }
+
+    /// Keeps this writer's work and returns once the commit that holds it is on disk (or failed).
+    pub async fn commit(mut self) -> Result<(), Error> {
+        let batch = self.batch.take().expect("an open writer holds the batch");
+        let (writer, savepoint) = (self.writer.clone(), self.savepoint);
+        let learn = tokio::spawn(async move { writer.settle(batch, true, savepoint).await })
+            .await
+            .map_err(|e| Error::Storage(format!("a writer's commit failed: {e}")))??;
+        match learn {
+            Some(learn) => learn
+                .await
+                .map_err(|_| Error::Storage("the batch of this write ended without a commit".into()))?
+                .map_err(Error::from),
+            None => Err(Error::Storage("a writer committed outside a transaction".into())),
+        }
+    }
+}
+
+impl Deref for WriteTx {
+    type Target = SqliteConnection;
+    fn deref(&self) -> &SqliteConnection {
+        self.batch.as_ref().and_then(|b| b.conn.as_deref()).expect("an open writer has the batch's connection")
+    }
+}
+
+impl DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        self.batch.as_mut().and_then(|b| b.conn.as_deref_mut()).expect("an open writer has the batch's connection")
+    }
+}
+
+impl Drop for WriteTx {
+    fn drop(&mut self) {
+        let Some(mut batch) = self.batch.take() else { return };
+        let (writer, savepoint) = (self.writer.clone(), self.savepoint);
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    if let Err(e) = writer.settle(batch, false, savepoint).await {
+                        tracing::warn!("store: could not end a dropped writer: {e}");
+                    }
+                });
+            }
+            Err(_) => batch.abandoned = savepoint,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Db;
+    use std::time::Duration;
+
+    async fn db() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).await.unwrap();
+        let mut tx = db.begin_write().await.unwrap();
+        exec(&mut tx, "CREATE TABLE t (x INTEGER PRIMARY KEY)").await.unwrap();
+        tx.commit().await.unwrap();
+        (dir, db)
+    }
+
+    async fn insert(db: &Db, x: i64) -> Result<(), Error> {
+        let mut tx = db.begin_write().await?;
+        sqlx::query("INSERT INTO t (x) VALUES (?)").bind(x).execute(&mut *tx).await?;
+        tx.commit().await
+    }
+
+    async fn rows(db: &Db) -> Vec<i64> {
+        sqlx::query_scalar("SELECT x FROM t ORDER BY x").fetch_all(db.pool()).await.unwrap()
+    }
+
+    /// Holds a writer open until `n` more wait for their turn.
+    async fn until_waiting(db: &Db, n: usize) {
+        for _ in 0..1000 {
+            if db.writer.waiting.load(Ordering::SeqCst) == n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        panic!("{n} writers never queued");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writers_that_queue_behind_one_share_its_commit_and_each_returns_only_once_it_is_on_disk() {
+        let (_dir, db) = db().await;
+        let before = db.write_counts();
+        let mut first = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (0)").execute(&mut *first).await.unwrap();
+        let others: Vec<_> = (1..=10).map(|x| tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, x).await }
+        })).collect();
+        until_waiting(&db, 10).await;
+        first.commit().await.unwrap();
+        // `commit` returned, so the row is committed: another connection sees it.
+        assert!(rows(&db).await.contains(&0));
+        for o in others {
+            o.await.unwrap().unwrap();
+        }
+        assert_eq!(rows(&db).await, (0..=10).collect::<Vec<_>>());
+        let after = db.write_counts();
+        assert_eq!(after.writes - before.writes, 11);
+        assert_eq!(after.commits - before.commits, 1, "eleven writers, one commit");
+        // A lone writer commits at once and waits for nobody.
+        insert(&db, 11).await.unwrap();
+        assert_eq!(db.write_counts().commits - after.commits, 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_or_dropped_writer_loses_only_its_own_work() {
+        let (_dir, db) = db().await;
+        insert(&db, 1).await.unwrap();
+        let mut first = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *first).await.unwrap();
+        let dup = tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, 1).await } // the primary key is taken: this writer fails
+        });
+        let dropped = tokio::spawn({
+            let db = db.clone();
+            async move {
+                let mut tx = db.begin_write().await.unwrap();
+                sqlx::query("INSERT INTO t (x) VALUES (3)").execute(&mut *tx).await.unwrap();
+                drop(tx);
+            }
+        });
+        let last = tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, 4).await }
+        });
+        until_waiting(&db, 3).await;
+        first.commit().await.unwrap();
+        assert!(dup.await.unwrap().is_err());
+        dropped.await.unwrap();
+        last.await.unwrap().unwrap();
+        assert_eq!(rows(&db).await, vec![1, 2, 4]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_caller_cancelled_while_it_waits_or_commits_leaves_no_writer_stuck() {
+        let (_dir, db) = db().await;
+        let first = db.begin_write().await.unwrap();
+        // Cancelled while waiting for its turn.
+        let waiting = tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, 1).await }
+        });
+        until_waiting(&db, 1).await;
+        waiting.abort();
+        // Cancelled half-way through a commit another writer follows.
+        let next = tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, 2).await }
+        });
+        drop(first);
+        tokio::time::timeout(Duration::from_secs(10), next).await.expect("the next writer got its turn").unwrap().unwrap();
+        tokio::time::timeout(Duration::from_secs(10), insert(&db, 3)).await.expect("writes go on").unwrap();
+        let got = rows(&db).await;
+        assert!(got.contains(&2) && got.contains(&3), "{got:?}");
+    }
+}
