@@ -1,11 +1,12 @@
 //! Prints figures, asserts nothing. `cargo bench` (env: BENCH_PENDING, default 100000; BENCH_CYCLES,
-//! default 2000; BENCH_CLIENTS, default 4).
+//! default 2000; BENCH_CLIENTS, default "1,4,32": a run of BENCH_CYCLES at each).
 //!
 //! 1. fill: N pending calls written to the queue (batches of 1,000 per transaction, fingerprint each);
 //! 2. first-page list latency over HTTP, p50/p99, with and without filters and searches, and the tab
 //!    counts, against the real `approval-console serve` binary over that database;
 //! 3. approval cycles per second through the demo agent over HTTP (generate → queue → approve →
-//!    finished), every write fsync-durable (WAL, synchronous=FULL);
+//!    finished), every write fsync-durable (WAL, synchronous=FULL), at each number of concurrent
+//!    clients, with the commits per cycle (the server's `/api/metrics`: concurrent writers share one);
 //! 4. bytes stored per pending call, and the server's RSS with N pending.
 
 use approval_console::store::Db;
@@ -65,14 +66,23 @@ async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
     assert_eq!(after["state"], "delivered", "{after}");
 }
 
+fn sample(text: &str, series: &str) -> f64 {
+    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
+}
+
+/// The server's commits and writes so far, from its `/api/metrics`.
+async fn commits_and_writes(http: &reqwest::Client, base: &str) -> (f64, f64) {
+    let text = http.get(format!("{base}/api/metrics")).bearer_auth(TOKEN).send().await.unwrap().text().await.unwrap();
+    (sample(&text, "approval_console_store_commits_total"), sample(&text, "approval_console_store_writes_total"))
+}
+
 #[tokio::main]
 async fn main() {
     let n = env_usize("BENCH_PENDING", 100_000);
     let cycles = env_usize("BENCH_CYCLES", 2_000);
-    let clients = env_usize("BENCH_CLIENTS", 4).max(1);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    println!("approval-console benchmark — {} pending, {} approval cycles, {} clients", n, cycles, clients);
+    println!("approval-console benchmark — {n} pending, {cycles} approval cycles per level of clients");
 
     // Baseline file size of an empty, migrated database.
     let empty = tempfile::tempdir().unwrap();
@@ -114,26 +124,39 @@ async fn main() {
     }
     println!("server RSS:           {:>10.1} MiB with {n} pending", rss_kib(pid) as f64 / 1024.0);
 
-    let started = Instant::now();
-    let per_client = cycles.div_ceil(clients);
-    let tasks: Vec<_> = (0..clients)
-        .map(|c| {
-            let (http, base) = (http.clone(), server.base.clone());
-            tokio::spawn(async move {
-                for i in 0..per_client {
-                    cycle(&http, &base, c * per_client + i).await;
-                }
-            })
-        })
+    let levels: Vec<usize> = std::env::var("BENCH_CLIENTS")
+        .unwrap_or_else(|_| "1,4,32".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .map(|c: usize| c.max(1))
         .collect();
-    for t in tasks {
-        t.await.unwrap();
+    for (level, &clients) in levels.iter().enumerate() {
+        let (c0, w0) = commits_and_writes(&http, &server.base).await;
+        let started = Instant::now();
+        let per_client = cycles.div_ceil(clients);
+        let tasks: Vec<_> = (0..clients)
+            .map(|c| {
+                let (http, base) = (http.clone(), server.base.clone());
+                tokio::spawn(async move {
+                    for i in 0..per_client {
+                        cycle(&http, &base, level * 10 * cycles + c * per_client + i).await;
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let (c1, w1) = commits_and_writes(&http, &server.base).await;
+        let done = (per_client * clients) as f64;
+        println!(
+            "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit); {:.2} commits/cycle ({:.2} writes/cycle)",
+            done / elapsed,
+            per_client * clients,
+            (c1 - c0) / done,
+            (w1 - w0) / done,
+        );
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit)",
-        (per_client * clients) as f64 / elapsed,
-        per_client * clients
-    );
     println!("server RSS after:     {:>10.1} MiB", rss_kib(pid) as f64 / 1024.0);
 }

@@ -43,6 +43,20 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/audit/verify", get(verify_audit))
         .route("/api/audit/decisions", get(decision_history))
         .route("/api/audit/export", get(export_audit))
+        .route("/api/metrics", get(metrics))
+}
+
+/// Prometheus text format: queue depth by engine and state, decisions by verdict and delivery,
+/// engine health, and the store's writes and commits.
+#[utoipa::path(get, path = "/api/metrics",
+    responses((status = 200, description = "Prometheus text exposition format 0.0.4", content_type = "text/plain; version=0.0.4", body = String), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn metrics(State(state): State<ApiState>, caller: Caller) -> ApiResult<axum::response::Response> {
+    let text = state.app.metrics(&caller.web()).await?;
+    Ok(axum::response::Response::builder()
+        .header(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+        .header(axum::http::header::CACHE_CONTROL, "no-store")
+        .body(axum::body::Body::from(text))
+        .expect("static headers are valid"))
 }
 
 /// `{status: "ok", version}`.
@@ -288,7 +302,7 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
-    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit),
+    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit, metrics),
     components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, crate::store::resolutions::Stored, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))

@@ -47,6 +47,7 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::GET, "/api/audit/verify", Some(Role::Operator)),
     (Method::GET, "/api/audit/decisions", Some(Role::Operator)),
     (Method::GET, "/api/audit/export", Some(Role::Operator)),
+    (Method::GET, "/api/metrics", Some(Role::Operator)),
     (Method::GET, "/api/notifications/status", Some(Role::Operator)),
     (Method::GET, "/api/settings/notifications", Some(Role::Operator)),
     (Method::PUT, "/api/settings/notifications", Some(Role::Admin)),

@@ -7,6 +7,7 @@ pub mod expiry;
 pub mod grants;
 pub mod lock;
 pub mod mastra;
+pub mod metrics;
 pub mod notifications;
 pub mod query;
 pub mod queue;

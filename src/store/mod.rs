@@ -39,8 +39,8 @@ pub struct Db {
 impl Db {
     /// Opens (creating if missing) `<data_dir>/approval-console.db` and runs pending migrations.
     ///
-    /// WAL journal, `synchronous = FULL` (a commit is on disk when it returns), foreign keys on, and a
-    /// busy timeout so that a second process waits instead of failing at once.
+    /// WAL journal, `synchronous = FULL` (a commit is on disk when it returns), foreign keys on,
+    /// temporary tables and sorts in memory, and a busy timeout so that a second process waits instead of failing at once.
     ///
     /// The data directory is made owner-only (0700) and the database file 0600 before SQLite opens it
     /// (its -wal and -shm files take the database file's mode); a data directory another user could
@@ -61,6 +61,8 @@ impl Db {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
+            // Sorts and temporary indexes in memory, not in files created and unlinked per query.
+            .pragma("temp_store", "memory")
             .busy_timeout(Duration::from_secs(5));
         let pool =
             SqlitePoolOptions::new().max_connections(8).acquire_timeout(Duration::from_secs(10)).connect_with(options).await.map_err(

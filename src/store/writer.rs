@@ -2,14 +2,15 @@
 //! another one writes join its transaction, so that one `COMMIT` — one fsync — makes all of them
 //! durable.
 //!
-//! A writer gets a [`WriteTx`]: a savepoint inside the open batch transaction (`BEGIN IMMEDIATE`,
-//! opened by the first writer of a batch). [`WriteTx::commit`] releases the savepoint; if no other
+//! A writer gets a [`WriteTx`]: the first writer of a batch opens its transaction (`BEGIN
+//! IMMEDIATE`), the others each get a savepoint inside it. [`WriteTx::commit`] keeps the work (releases
+//! the savepoint); if no other
 //! writer is waiting for its turn, it commits the batch at once (a lone writer pays one commit and
 //! waits for nobody), otherwise it leaves the batch open for the next writer, and the last writer in
 //! line commits for all of them. Every writer's `commit` returns only after the `COMMIT` that holds its
 //! work returned (`synchronous = FULL`: it is on disk), with that commit's error if it failed. A
-//! writer dropped without `commit` — an error, a panic — rolls back to its savepoint: the other
-//! writers' work in the batch stays. Batches are bounded ([`MAX_BATCH`] writers).
+//! writer dropped without `commit` — an error, a panic — rolls back to its savepoint (the first,
+//! alone in the batch, rolls the batch back): the other writers' work in the batch stays. Batches are bounded ([`MAX_BATCH`] writers).
 //!
 //! Cancellation: opening a writer and committing run in spawned tasks, so a caller dropped half-way
 //! (a client that hung up) never leaves the batch half-done; what it already released is committed
@@ -77,7 +78,7 @@ struct Batch {
     /// Writers whose work is in the open batch, each told the outcome of its commit.
     joined: Vec<oneshot::Sender<Outcome>>,
     /// A writer was dropped where no runtime could roll it back: the next one does.
-    abandoned: bool,
+    abandoned: Option<Turn>,
 }
 
 /// Counts a writer waiting for its turn for as long as it waits (also if that wait is cut short).
@@ -108,7 +109,7 @@ impl Writer {
             let waiting = Waiting::new(&this.waiting);
             let batch = this.batch.clone().lock_owned().await;
             drop(waiting);
-            let mut tx = WriteTx { batch: Some(batch), writer: this, savepoint: false };
+            let mut tx = WriteTx { batch: Some(batch), writer: this, turn: Turn::Opening };
             tx.open().await?;
             Ok(tx)
         })
@@ -120,34 +121,30 @@ impl Writer {
         WriteCounts { writes: self.counts.writes.load(Ordering::Relaxed), commits: self.counts.commits.load(Ordering::Relaxed) }
     }
 
-    /// Ends a writer's turn: releases (`keep`) or rolls back its savepoint, then commits the batch
-    /// unless another writer waits to join it. Returns where to learn the commit's outcome when the
-    /// work was kept.
-    async fn settle(
-        &self,
-        mut batch: OwnedMutexGuard<Batch>,
-        keep: bool,
-        savepoint: bool,
-    ) -> Result<Option<oneshot::Receiver<Outcome>>, Error> {
-        let Some(conn) = batch.conn.as_mut() else { return Ok(None) };
+    /// Ends a writer's turn: keeps or rolls back its work, then commits the batch unless another
+    /// writer waits to join it. Returns where to learn the commit's outcome when the work was kept.
+    async fn settle(&self, mut batch: OwnedMutexGuard<Batch>, keep: bool, turn: Turn) -> Result<Option<oneshot::Receiver<Outcome>>, Error> {
         let mut outcome = None;
         let mut failed = None;
-        if savepoint {
-            let released = if keep { exec(conn, "RELEASE w").await.map(|()| true) } else { Ok(false) };
-            match released {
-                Ok(true) => {
-                    let (tell, learn) = oneshot::channel();
-                    batch.joined.push(tell);
-                    outcome = Some(learn);
-                    self.counts.writes.fetch_add(1, Ordering::Relaxed);
+        let kept = match (turn, keep) {
+            (Turn::Opening, _) => false,
+            (Turn::First, true) => true,
+            (Turn::Joined, true) => match exec(batch.conn.as_mut().expect("a joined writer's batch is open"), "RELEASE w").await {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
                 }
-                Ok(false) | Err(_) => {
-                    failed = released.err();
-                    if let Err(e) = rollback_savepoint(conn).await {
-                        tracing::warn!("store: could not roll a writer back: {e}");
-                    }
-                }
-            }
+            },
+            (_, false) => false,
+        };
+        if kept {
+            let (tell, learn) = oneshot::channel();
+            batch.joined.push(tell);
+            outcome = Some(learn);
+            self.counts.writes.fetch_add(1, Ordering::Relaxed);
+        } else {
+            undo(&mut batch, turn).await;
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.joined.len() >= MAX_BATCH {
             commit_batch(&mut batch, &self.counts).await;
@@ -156,6 +153,38 @@ impl Writer {
         match failed {
             Some(e) => Err(e),
             None => Ok(outcome),
+        }
+    }
+}
+
+/// How far a writer got: what undoing it means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turn {
+    /// Nothing of it is in the batch yet.
+    Opening,
+    /// It opened the batch (`BEGIN IMMEDIATE`) and is alone in it: no savepoint needed.
+    First,
+    /// It joined an open batch, inside savepoint `w`.
+    Joined,
+}
+
+/// Rolls one writer's work back: its savepoint, or the whole batch if it was alone in it.
+async fn undo(batch: &mut Batch, turn: Turn) {
+    match turn {
+        Turn::Opening => {}
+        Turn::Joined => {
+            if let Some(conn) = batch.conn.as_mut() {
+                if let Err(e) = rollback_savepoint(conn).await {
+                    tracing::warn!("store: could not roll a writer back: {e}");
+                }
+            }
+        }
+        Turn::First => {
+            if let Some(mut conn) = batch.conn.take() {
+                if let Err(e) = exec(&mut conn, "ROLLBACK").await {
+                    tracing::warn!("store: could not roll a writer back: {e}");
+                }
+            }
         }
     }
 }
@@ -189,47 +218,45 @@ async fn rollback_savepoint(conn: &mut SqliteConnection) -> Result<(), Error> {
     exec(conn, "RELEASE w").await
 }
 
-/// One writer's turn: derefs to the connection of the batch transaction, inside its own savepoint.
+/// One writer's turn: derefs to the connection of the batch transaction.
 /// [`commit`](Self::commit) it; dropping it rolls its work back.
 #[derive(Debug)]
 pub struct WriteTx {
     batch: Option<OwnedMutexGuard<Batch>>,
     writer: Writer,
-    savepoint: bool,
+    turn: Turn,
 }
 
 impl WriteTx {
     async fn open(&mut self) -> Result<(), Error> {
         let pool = self.writer.pool.clone();
         let batch = self.batch.as_mut().expect("an open writer holds the batch");
-        if batch.abandoned {
-            if let Some(conn) = batch.conn.as_mut() {
-                rollback_savepoint(conn).await?;
-            }
-            batch.abandoned = false;
+        if let Some(turn) = batch.abandoned.take() {
+            undo(batch, turn).await;
         }
         if batch.conn.is_none() {
             let mut conn = pool.acquire().await?;
             exec(&mut conn, "BEGIN IMMEDIATE").await?;
             batch.conn = Some(conn);
+            self.turn = Turn::First;
+        } else {
+            exec(batch.conn.as_mut().expect("the batch is open"), "SAVEPOINT w").await?;
+            self.turn = Turn::Joined;
         }
-        exec(batch.conn.as_mut().expect("the batch is open"), "SAVEPOINT w").await?;
-        self.savepoint = true;
         Ok(())
     }
 
     /// Keeps this writer's work and returns once the commit that holds it is on disk (or failed).
     pub async fn commit(mut self) -> Result<(), Error> {
         let batch = self.batch.take().expect("an open writer holds the batch");
-        let (writer, savepoint) = (self.writer.clone(), self.savepoint);
-        let learn = tokio::spawn(async move { writer.settle(batch, true, savepoint).await })
+        let (writer, turn) = (self.writer.clone(), self.turn);
+        let learn = tokio::spawn(async move { writer.settle(batch, true, turn).await })
             .await
             .map_err(|e| Error::Storage(format!("a writer's commit failed: {e}")))??;
         match learn {
-            Some(learn) => learn
-                .await
-                .map_err(|_| Error::Storage("the batch of this write ended without a commit".into()))?
-                .map_err(Error::from),
+            Some(learn) => {
+                learn.await.map_err(|_| Error::Storage("the batch of this write ended without a commit".into()))?.map_err(Error::from)
+            }
             None => Err(Error::Storage("a writer committed outside a transaction".into())),
         }
     }
@@ -251,16 +278,16 @@ impl DerefMut for WriteTx {
 impl Drop for WriteTx {
     fn drop(&mut self) {
         let Some(mut batch) = self.batch.take() else { return };
-        let (writer, savepoint) = (self.writer.clone(), self.savepoint);
+        let (writer, turn) = (self.writer.clone(), self.turn);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 runtime.spawn(async move {
-                    if let Err(e) = writer.settle(batch, false, savepoint).await {
+                    if let Err(e) = writer.settle(batch, false, turn).await {
                         tracing::warn!("store: could not end a dropped writer: {e}");
                     }
                 });
             }
-            Err(_) => batch.abandoned = savepoint,
+            Err(_) => batch.abandoned = Some(turn),
         }
     }
 }
@@ -307,10 +334,14 @@ mod tests {
         let before = db.write_counts();
         let mut first = db.begin_write().await.unwrap();
         sqlx::query("INSERT INTO t (x) VALUES (0)").execute(&mut *first).await.unwrap();
-        let others: Vec<_> = (1..=10).map(|x| tokio::spawn({
-            let db = db.clone();
-            async move { insert(&db, x).await }
-        })).collect();
+        let others: Vec<_> = (1..=10)
+            .map(|x| {
+                tokio::spawn({
+                    let db = db.clone();
+                    async move { insert(&db, x).await }
+                })
+            })
+            .collect();
         until_waiting(&db, 10).await;
         first.commit().await.unwrap();
         // `commit` returned, so the row is committed: another connection sees it.

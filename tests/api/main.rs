@@ -14,6 +14,7 @@ mod helpers;
 mod integrity;
 mod interrupted;
 mod memory;
+mod metrics;
 mod old_database;
 mod policy;
 mod previous;

@@ -1,0 +1,122 @@
+//! Prints figures, asserts nothing. `cargo bench --bench mastra_ratio` (needs `npm ci --prefix
+//! tests/mastra-server`; env: BENCH_CYCLES, default 400 per level; BENCH_CLIENTS, default "1,4,32").
+//!
+//! One approval cycle script, run against the console (`approval-console serve`, the demo agent) and
+//! against a real Mastra server (the test fixture: @mastra/core on Node 22, LibSQL, a scripted model)
+//! in the same run, through the same Mastra-shaped HTTP routes: generate (the run pauses on a tool
+//! that needs approval) → list the agent's suspended runs → approve-tool-call-generate (the tool
+//! runs, the run finishes). Prints cycles/s of each, their ratio, and the console's commits per cycle
+//! (from its `/api/metrics`).
+
+#[path = "../tests/support/mastra_server.rs"]
+mod mastra_server;
+#[path = "../tests/support/serve_process.rs"]
+mod serve_process;
+
+use serde_json::{json, Value};
+use std::time::Instant;
+
+const TOKEN: &str = "bench-token";
+
+struct Target {
+    name: &'static str,
+    base: String,
+    token: Option<String>,
+    agent: &'static str,
+}
+
+async fn post(http: &reqwest::Client, t: &Target, path: &str, body: &Value) -> Value {
+    let mut r = http.post(format!("{}{path}", t.base)).json(body);
+    if let Some(token) = &t.token {
+        r = r.bearer_auth(token);
+    }
+    let r = r.send().await.unwrap();
+    assert!(r.status().is_success(), "{} POST {path}: {}", t.name, r.status());
+    r.json().await.unwrap()
+}
+
+async fn get(http: &reqwest::Client, t: &Target, path: &str) -> Value {
+    let mut r = http.get(format!("{}{path}", t.base));
+    if let Some(token) = &t.token {
+        r = r.bearer_auth(token);
+    }
+    let r = r.send().await.unwrap();
+    assert!(r.status().is_success(), "{} GET {path}: {}", t.name, r.status());
+    r.json().await.unwrap()
+}
+
+/// generate → suspended runs → approve, as a Mastra client does it.
+async fn cycle(http: &reqwest::Client, t: &Target, i: usize) {
+    let agent = t.agent;
+    let body = json!({ "messages": [{ "role": "user", "content": format!("delete ratio-{i}") }] });
+    let paused = post(http, t, &format!("/api/agents/{agent}/generate"), &body).await;
+    assert_eq!(paused["finishReason"], "suspended", "{}: {paused}", t.name);
+    let run = paused["runId"].as_str().unwrap();
+    let listed = get(http, t, &format!("/api/agents/{agent}/suspended-runs")).await;
+    let waiting = listed["runs"].as_array().and_then(|runs| runs.iter().find(|r| r["runId"] == run)).cloned();
+    let waiting = waiting.unwrap_or_else(|| panic!("{}: run {run} not listed as suspended", t.name));
+    let call = waiting["toolCalls"][0]["toolCallId"].clone();
+    let done =
+        post(http, t, &format!("/api/agents/{agent}/approve-tool-call-generate"), &json!({ "runId": run, "toolCallId": call })).await;
+    assert_ne!(done["finishReason"], "suspended", "{}: {done}", t.name);
+}
+
+/// Cycles per second with `clients` concurrent clients, `cycles` in all.
+async fn rate(http: &reqwest::Client, t: &std::sync::Arc<Target>, clients: usize, cycles: usize, offset: usize) -> f64 {
+    let per_client = cycles.div_ceil(clients);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            let (http, t) = (http.clone(), t.clone());
+            tokio::spawn(async move {
+                for i in 0..per_client {
+                    cycle(&http, &t, offset + c * per_client + i).await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    (per_client * clients) as f64 / started.elapsed().as_secs_f64()
+}
+
+fn sample(text: &str, series: &str) -> f64 {
+    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
+}
+
+async fn commits_and_writes(http: &reqwest::Client, base: &str) -> (f64, f64) {
+    let text = http.get(format!("{base}/api/metrics")).bearer_auth(TOKEN).send().await.unwrap().text().await.unwrap();
+    (sample(&text, "approval_console_store_commits_total"), sample(&text, "approval_console_store_writes_total"))
+}
+
+#[tokio::main]
+async fn main() {
+    let cycles: usize = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
+    let levels: Vec<usize> =
+        std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,4,32".into()).split(',').filter_map(|v| v.trim().parse().ok()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let console = serve_process::ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &tmp.path().join("console"), TOKEN);
+    let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
+    let http = reqwest::Client::new();
+    let ours = std::sync::Arc::new(Target { name: "console", base: console.base.clone(), token: Some(TOKEN.into()), agent: "demo" });
+    let theirs = std::sync::Arc::new(Target { name: "mastra", base: mastra.base.clone(), token: None, agent: "ops" });
+    println!("approval cycles (generate → suspended-runs → approve-tool-call-generate), {cycles} per level, same script, one run");
+    // Warm both up (JIT, caches, first connections).
+    rate(&http, &ours, 1, 20, 1_000_000).await;
+    rate(&http, &theirs, 1, 20, 1_000_000).await;
+    for (n, &clients) in levels.iter().enumerate() {
+        let offset = n * 10 * cycles;
+        let (c0, w0) = commits_and_writes(&http, &console.base).await;
+        let a = rate(&http, &ours, clients, cycles, offset).await;
+        let (c1, w1) = commits_and_writes(&http, &console.base).await;
+        let b = rate(&http, &theirs, clients, cycles, offset).await;
+        let done = cycles.div_ceil(clients) * clients;
+        println!(
+            "{clients:>3} clients: console {a:>6.0} cycles/s   mastra {b:>6.0} cycles/s   ratio {:>5.1}×   console commits/cycle {:.2} (writes/cycle {:.2})",
+            a / b,
+            (c1 - c0) / done as f64,
+            (w1 - w0) / done as f64,
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! `GET /api/metrics`: what a monitoring system scrapes, in the Prometheus text format (version
+//! 0.0.4): the queue's depth by state and engine, decisions by verdict and delivery, the engines'
+//! health, and how this process's writes share commits.
+
+use super::App;
+use crate::domain::{Actor, Error, Role};
+use sqlx::Row;
+use std::fmt::Write;
+
+impl App {
+    /// The metrics as Prometheus text; operators and admins.
+    pub async fn metrics(&self, by: &Actor) -> Result<String, Error> {
+        by.require(Role::Operator)?;
+        let mut conn = self.db.pool().acquire().await?;
+        let queue = sqlx::query("SELECT engine, state, COUNT(*) AS n FROM queue_items GROUP BY engine, state ORDER BY engine, state")
+            .fetch_all(&mut *conn)
+            .await?;
+        let decisions = sqlx::query("SELECT kind, delivery, COUNT(*) AS n FROM decisions GROUP BY kind, delivery ORDER BY kind, delivery")
+            .fetch_all(&mut *conn)
+            .await?;
+        let engines = sqlx::query("SELECT name, health FROM engines ORDER BY name").fetch_all(&mut *conn).await?;
+        drop(conn);
+
+        let mut out = String::new();
+        family(&mut out, "approval_console_queue_items", "gauge", "Calls in the queue, by engine and state.");
+        for r in &queue {
+            let (engine, state, n): (String, String, i64) = (r.try_get("engine")?, r.try_get("state")?, r.try_get("n")?);
+            let _ = writeln!(out, "approval_console_queue_items{{engine=\"{}\",state=\"{}\"}} {n}", label(&engine), label(&state));
+        }
+        family(
+            &mut out,
+            "approval_console_decisions",
+            "gauge",
+            "Decisions stored, by verdict and delivery state (failed: the engine refused it).",
+        );
+        for r in &decisions {
+            let (kind, delivery, n): (String, String, i64) = (r.try_get("kind")?, r.try_get("delivery")?, r.try_get("n")?);
+            let _ = writeln!(out, "approval_console_decisions{{verdict=\"{}\",delivery=\"{}\"}} {n}", label(&kind), label(&delivery));
+        }
+        family(&mut out, "approval_console_engine_reachable", "gauge", "1 if the remote engine answered at its last contact, else 0.");
+        for r in &engines {
+            let (name, health): (String, String) = (r.try_get("name")?, r.try_get("health")?);
+            let up = u8::from(health == "reachable");
+            let _ = writeln!(out, "approval_console_engine_reachable{{engine=\"{}\",health=\"{}\"}} {up}", label(&name), label(&health));
+        }
+        let counts = self.db.write_counts();
+        family(&mut out, "approval_console_store_writes_total", "counter", "Writes this process committed.");
+        let _ = writeln!(out, "approval_console_store_writes_total {}", counts.writes);
+        family(
+            &mut out,
+            "approval_console_store_commits_total",
+            "counter",
+            "Commits (fsyncs) that held them: writes that arrive together share one.",
+        );
+        let _ = writeln!(out, "approval_console_store_commits_total {}", counts.commits);
+        Ok(out)
+    }
+}
+
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// A label value as the text format wants it: backslash, quote and newline escaped.
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(super::label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}
