@@ -1,5 +1,6 @@
 //! Prints figures, asserts nothing. `cargo bench` (env: BENCH_PENDING, default 100000; BENCH_CYCLES,
-//! default 2000; BENCH_CLIENTS, default "1,4,32": a run of BENCH_CYCLES at each).
+//! default 2000; BENCH_CLIENTS, default "1,4,32": a run of BENCH_CYCLES at each, "" for none;
+//! BENCH_DATA_DIR: fill that directory and keep it).
 //!
 //! 1. fill: N pending calls written to the queue (batches of 1,000 per transaction, fingerprint each);
 //! 2. first-page list latency over HTTP, p50/p99, with and without filters and searches, and the tab
@@ -7,7 +8,7 @@
 //! 3. approval cycles per second through the demo agent over HTTP (generate → queue → approve →
 //!    finished), every write fsync-durable (WAL, synchronous=FULL), at each number of concurrent
 //!    clients, with the commits per cycle (the server's `/api/metrics`: concurrent writers share one);
-//! 4. bytes stored per pending call, and the server's RSS with N pending.
+//! 4. bytes stored per pending call, the server's start to its first page, and its RSS with N pending.
 
 use approval_console::store::Db;
 use serde_json::{json, Value};
@@ -80,8 +81,10 @@ async fn commits_and_writes(http: &reqwest::Client, base: &str) -> (f64, f64) {
 async fn main() {
     let n = env_usize("BENCH_PENDING", 100_000);
     let cycles = env_usize("BENCH_CYCLES", 2_000);
+    // BENCH_DATA_DIR: fill that directory and keep it (for bench/ui-queue.mjs over the same queue).
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let kept = std::env::var_os("BENCH_DATA_DIR").map(std::path::PathBuf::from);
+    let dir = kept.as_deref().unwrap_or(tmp.path());
     println!("approval-console benchmark — {n} pending, {cycles} approval cycles per level of clients");
 
     // Baseline file size of an empty, migrated database.
@@ -98,9 +101,15 @@ async fn main() {
         size as f64 / 1048576.0
     );
 
+    let started = Instant::now();
     let server = start_server(dir);
     let http = reqwest::Client::new();
     let pid = server.child.id();
+    list_latency(&http, &server.base, "", 1).await;
+    println!(
+        "start → first page:   {:>10.1} ms (serve started over {n} pending, its first page of 50 answered)",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     for (label, query) in [
         ("first page, no filter", ""),
         ("first page, agent", "?agent=billing"),

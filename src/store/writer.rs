@@ -30,6 +30,9 @@ use tokio::sync::{oneshot, Mutex, OwnedMutexGuard};
 /// The most writers one commit holds; the next one starts a new batch.
 pub const MAX_BATCH: usize = 64;
 
+/// How long a writer waits for its turn before giving up with `storage_busy`.
+const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The process's one writer (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct Writer {
@@ -107,7 +110,9 @@ impl Writer {
         let this = self.clone();
         tokio::spawn(async move {
             let waiting = Waiting::new(&this.waiting);
-            let batch = this.batch.clone().lock_owned().await;
+            // A writer that waits this long is stuck behind one that never ends (or a second write
+            // begun while holding one): fail like a locked database instead of hanging.
+            let batch = tokio::time::timeout(TURN_TIMEOUT, this.batch.clone().lock_owned()).await.map_err(|_| Error::StorageBusy)?;
             drop(waiting);
             let mut tx = WriteTx { batch: Some(batch), writer: this, turn: Turn::Opening };
             tx.open().await?;
@@ -329,7 +334,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn writers_that_queue_behind_one_share_its_commit_and_each_returns_only_once_it_is_on_disk() {
+    async fn c05_writers_that_queue_behind_one_share_its_commit_and_each_returns_only_once_it_is_on_disk() {
         let (_dir, db) = db().await;
         let before = db.write_counts();
         let mut first = db.begin_write().await.unwrap();
@@ -359,7 +364,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_failed_or_dropped_writer_loses_only_its_own_work() {
+    async fn c05_a_failed_or_dropped_writer_loses_only_its_own_work() {
         let (_dir, db) = db().await;
         insert(&db, 1).await.unwrap();
         let mut first = db.begin_write().await.unwrap();
@@ -389,7 +394,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_caller_cancelled_while_it_waits_or_commits_leaves_no_writer_stuck() {
+    async fn c05_a_caller_cancelled_while_it_waits_or_commits_leaves_no_writer_stuck() {
         let (_dir, db) = db().await;
         let first = db.begin_write().await.unwrap();
         // Cancelled while waiting for its turn.
