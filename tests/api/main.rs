@@ -16,6 +16,7 @@ mod interrupted;
 mod memory;
 mod metrics;
 mod old_database;
+mod outbox;
 mod policy;
 mod previous;
 mod principals;

@@ -1,0 +1,158 @@
+//! The outbox when an engine cannot be reached (C5): the decision goes back to wait, with a wait
+//! that grows with each failed attempt, and the deferral is audited once — fast, with an engine that
+//! is always down (the real Mastra server version: tests/remote/outbox.rs).
+
+use crate::helpers::*;
+use approval_console::domain::{
+    AgentId, CallKind, Decision, DecisionKind, Delivery, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId,
+};
+use approval_console::engine::{ChunkSink, Engine};
+use approval_console::store::{decisions, outbox, queue};
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// An engine whose server does not answer (every delivery `Unreachable`) until `up` is set; then it
+/// takes each decision and records the outcome as an engine does.
+struct Down {
+    db: approval_console::store::Db,
+    tried: AtomicUsize,
+    up: AtomicBool,
+}
+
+#[async_trait]
+impl Engine for Down {
+    fn id(&self) -> EngineId {
+        EngineId::new("down")
+    }
+    fn allowed(&self, _: &PausedCall) -> Vec<DecisionKind> {
+        vec![DecisionKind::Approve, DecisionKind::Decline]
+    }
+    async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
+        Ok(Some(call.clone()))
+    }
+    async fn deliver(&self, decision: &Decision, item: &QueuedCall, _: Option<ChunkSink>) -> Result<Value, Error> {
+        self.tried.fetch_add(1, Ordering::SeqCst);
+        if !self.up.load(Ordering::SeqCst) {
+            return Err(Error::Unreachable("connection refused".into()));
+        }
+        let outcome = json!({ "status": "delivered" });
+        let mut tx = self.db.begin_write().await?;
+        outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        tx.commit().await?;
+        Ok(outcome)
+    }
+}
+
+fn down(t: &TestApp) -> Arc<Down> {
+    let down = Arc::new(Down { db: t.app.db.clone(), tried: AtomicUsize::new(0), up: AtomicBool::new(false) });
+    t.app.console.register(down.clone());
+    down
+}
+
+/// A call of the `down` engine, queued as its sync would.
+async fn queue_call(t: &TestApp, n: usize) -> (approval_console::domain::ItemId, Fingerprint) {
+    let args = json!({ "id": format!("rec-{n}") });
+    let call = PausedCall {
+        engine: EngineId::new("down"),
+        agent_id: AgentId::new("ops"),
+        agent_name: None,
+        thread_id: None,
+        resource_id: None,
+        run_id: RunId::new(format!("run-{n}")),
+        tool_call_id: ToolCallId::new("call_1"),
+        tool_name: "deleteRecord".into(),
+        fingerprint: Fingerprint::of("deleteRecord", &args).unwrap(),
+        args,
+        kind: CallKind::Approval,
+        suspend_payload: None,
+        resume_schema: None,
+        chain: vec![],
+        pause_reason: None,
+    };
+    let mut tx = t.app.db.begin_write().await.unwrap();
+    let item = queue::insert_pending(&mut tx, &call).await.unwrap();
+    tx.commit().await.unwrap();
+    (item.id, call.fingerprint)
+}
+
+async fn deferred_entries(t: &TestApp) -> i64 {
+    t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'delivery.deferred'").await
+}
+
+#[tokio::test]
+async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_and_one_audit_entry() {
+    let t = spawn_app().await;
+    let down = down(&t);
+    let (id, fingerprint) = queue_call(&t, 1).await;
+
+    let before = chrono::Utc::now();
+    let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
+    assert!(!status.is_server_error(), "{status} {body}");
+    assert_eq!(down.tried.load(Ordering::SeqCst), 1, "delivered at once, and refused");
+    let waiting = {
+        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        decisions::with_delivery(&mut conn, Delivery::Pending).await.unwrap()
+    };
+    assert_eq!(waiting.len(), 1, "the decision waits in the outbox");
+    let decision = &waiting[0];
+    let first = {
+        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
+    };
+    assert_eq!(first.attempts, 1);
+    assert_eq!(first.last_error.as_deref(), Some("connection refused"));
+    let next = first.next_attempt_at.expect("a time for the next attempt");
+    let wait = next - before;
+    assert!(wait > chrono::Duration::milliseconds(500) && wait <= chrono::Duration::seconds(3), "first wait {wait}");
+    assert_eq!(deferred_entries(&t).await, 1);
+
+    // The outbox tries again (here at once): refused again, it waits longer, and is not audited again.
+    let again = chrono::Utc::now();
+    let answer = t.app.console.deliver(decision, None).await;
+    assert!(matches!(answer, Err(Error::Unreachable(_))), "{answer:?}");
+    let second = {
+        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
+    };
+    assert_eq!(second.attempts, 2);
+    let wait = second.next_attempt_at.unwrap() - again;
+    assert!(wait > chrono::Duration::milliseconds(1500) && wait <= chrono::Duration::seconds(4), "second wait {wait}");
+    assert_eq!(deferred_entries(&t).await, 1, "only the first deferral is audited");
+    let state: String = sqlx::query_scalar("SELECT delivery FROM decisions WHERE id = ?")
+        .bind(decision.id.as_str())
+        .fetch_one(t.app.db.pool())
+        .await
+        .unwrap();
+    assert_eq!(state, "pending");
+    assert_eq!(down.tried.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn c05_the_outbox_worker_delivers_each_due_decision_once_when_the_engine_is_back() {
+    let t = spawn_app().await;
+    let down = down(&t);
+    for n in 1..=2 {
+        let (id, fingerprint) = queue_call(&t, n).await;
+        let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
+        assert!(!status.is_server_error(), "{status} {body}");
+    }
+    assert_eq!(down.tried.load(Ordering::SeqCst), 2);
+    // Not due yet (each waits a second): a pass delivers nothing and does not even try.
+    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    assert_eq!(down.tried.load(Ordering::SeqCst), 2);
+    // Due, the engine still down: tried, nothing delivered.
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
+    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    assert_eq!(down.tried.load(Ordering::SeqCst), 4);
+    // Due again, the engine back: both delivered, once each; the next pass finds nothing.
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
+    down.up.store(true, Ordering::SeqCst);
+    assert_eq!(t.app.console.deliver_due().await.unwrap(), 2);
+    assert_eq!(down.tried.load(Ordering::SeqCst), 6);
+    assert_eq!(t.count("SELECT COUNT(*) FROM decisions WHERE delivery = 'delivered'").await, 2);
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items WHERE state = 'delivered'").await, 2);
+    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    assert_eq!(down.tried.load(Ordering::SeqCst), 6);
+}
