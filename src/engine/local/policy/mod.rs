@@ -351,6 +351,10 @@ mod tests {
     async fn s03_a_predicate_that_errs_panics_or_hangs_requires_approval() {
         let d = decision(false, RequireToolApproval::predicate(|_, _, _| Err("no database".into())), "t", json!({})).await;
         assert!(d.required && d.reason.contains("failed: no database"), "{d:?}");
+        // The queue tells the operator why: the pause reason carries how the predicate failed.
+        let cause = d.cause.as_ref().expect("a pause reason");
+        assert_eq!(cause.kind, PauseKind::PredicateFailed);
+        assert_eq!(cause.detail.as_deref(), Some("failed: no database"));
         // A generous limit here: the panic hook may print a backtrace before the panic comes back.
         let panics = RequireToolApproval::predicate(|_, _, _| panic!("bad predicate"));
         let d = decide(Duration::from_secs(30), false, &panics, "t", &json!({}), &json!({})).await;
