@@ -180,7 +180,9 @@ async fn undo(batch: &mut Batch, turn: Turn) {
         Turn::Joined => {
             if let Some(conn) = batch.conn.as_mut() {
                 if let Err(e) = rollback_savepoint(conn).await {
+                    // No savepoint to go back to: SQLite ended the whole transaction.
                     tracing::warn!("store: could not roll a writer back: {e}");
+                    abandon(batch, &e.to_string()).await;
                 }
             }
         }
@@ -192,6 +194,29 @@ async fn undo(batch: &mut Batch, turn: Turn) {
             }
         }
     }
+}
+
+/// The batch's transaction is gone (SQLite rolls one back on its own after some errors: a full disk,
+/// an I/O error): every writer in it is told its work was lost, and the next writer starts afresh.
+async fn abandon(batch: &mut Batch, why: &str) {
+    if let Some(mut conn) = batch.conn.take() {
+        let _ = exec(&mut conn, "ROLLBACK").await;
+    }
+    for tell in batch.joined.drain(..) {
+        let _ = tell.send(Err(Failed::Other(format!("the transaction holding this write was rolled back: {why}"))));
+    }
+}
+
+/// Whether SQLite still has the connection inside a transaction.
+async fn in_transaction(conn: &mut SqliteConnection) -> Result<bool, Error> {
+    extern "C" {
+        fn sqlite3_get_autocommit(db: *mut std::ffi::c_void) -> std::ffi::c_int;
+    }
+    let mut handle = conn.lock_handle().await?;
+    let raw = handle.as_raw_handle().as_ptr().cast::<std::ffi::c_void>();
+    // SAFETY: `handle` keeps the connection locked out from sqlx's worker thread while it lives, and
+    // sqlite3_get_autocommit only reads the connection's state.
+    Ok(unsafe { sqlite3_get_autocommit(raw) } == 0)
 }
 
 /// Commits the open batch and tells every writer in it the outcome; the connection goes back to the
@@ -238,6 +263,13 @@ impl WriteTx {
         let batch = self.batch.as_mut().expect("an open writer holds the batch");
         if let Some(turn) = batch.abandoned.take() {
             undo(batch, turn).await;
+        }
+        // A writer joins only a transaction that is still open: one SQLite ended on its own would
+        // otherwise have the joiner's savepoint start (and its release commit) a transaction of its own.
+        if let Some(conn) = batch.conn.as_mut() {
+            if !in_transaction(conn).await? {
+                abandon(batch, "SQLite ended the transaction after an error").await;
+            }
         }
         if batch.conn.is_none() {
             let mut conn = pool.acquire().await?;
@@ -391,6 +423,43 @@ mod tests {
         dropped.await.unwrap();
         last.await.unwrap().unwrap();
         assert_eq!(rows(&db).await, vec![1, 2, 4]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn c05_a_batch_sqlite_rolled_back_tells_each_of_its_writers_and_the_next_starts_afresh() {
+        let (_dir, db) = db().await;
+        let mut first = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (1)").execute(&mut *first).await.unwrap();
+        // As SQLite does after a full disk or an I/O error: the whole transaction ends under a writer.
+        let breaker = tokio::spawn({
+            let db = db.clone();
+            async move {
+                let mut tx = db.begin_write().await.unwrap();
+                sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *tx).await.unwrap();
+                exec(&mut tx, "ROLLBACK").await.unwrap();
+                drop(tx);
+            }
+        });
+        until_waiting(&db, 1).await;
+        let first_told = tokio::spawn(first.commit());
+        breaker.await.unwrap();
+        let told = tokio::time::timeout(Duration::from_secs(10), first_told).await.expect("told").unwrap();
+        assert!(told.is_err(), "its work was rolled back, so its commit must not say it is on disk");
+        insert(&db, 3).await.unwrap();
+        assert_eq!(rows(&db).await, vec![3]);
+
+        // A writer that joins after the transaction ended under an earlier one starts a new batch.
+        let mut first = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (4)").execute(&mut *first).await.unwrap();
+        exec(&mut first, "ROLLBACK").await.unwrap();
+        let joiner = tokio::spawn({
+            let db = db.clone();
+            async move { insert(&db, 5).await }
+        });
+        until_waiting(&db, 1).await;
+        assert!(first.commit().await.is_err());
+        joiner.await.unwrap().unwrap();
+        assert_eq!(rows(&db).await, vec![3, 5]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
