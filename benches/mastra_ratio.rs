@@ -81,15 +81,6 @@ async fn rate(http: &reqwest::Client, t: &std::sync::Arc<Target>, clients: usize
     (per_client * clients) as f64 / started.elapsed().as_secs_f64()
 }
 
-fn sample(text: &str, series: &str) -> f64 {
-    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
-}
-
-async fn commits_and_writes(http: &reqwest::Client, base: &str) -> (f64, f64) {
-    let text = http.get(format!("{base}/api/metrics")).bearer_auth(TOKEN).send().await.unwrap().text().await.unwrap();
-    (sample(&text, "approval_console_store_commits_total"), sample(&text, "approval_console_store_writes_total"))
-}
-
 #[tokio::main]
 async fn main() {
     let cycles: usize = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
@@ -107,9 +98,9 @@ async fn main() {
     rate(&http, &theirs, 1, 20, 1_000_000).await;
     for (n, &clients) in levels.iter().enumerate() {
         let offset = n * 10 * cycles;
-        let (c0, w0) = commits_and_writes(&http, &console.base).await;
+        let (c0, w0) = serve_process::commits_and_writes(&http, &console.base, TOKEN).await;
         let a = rate(&http, &ours, clients, cycles, offset).await;
-        let (c1, w1) = commits_and_writes(&http, &console.base).await;
+        let (c1, w1) = serve_process::commits_and_writes(&http, &console.base, TOKEN).await;
         let b = rate(&http, &theirs, clients, cycles, offset).await;
         let done = cycles.div_ceil(clients) * clients;
         println!(

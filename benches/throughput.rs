@@ -36,7 +36,7 @@ mod fill;
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;
 use fill::fill;
-use serve_process::{get_json, post_json, ServeProcess};
+use serve_process::{commits_and_writes, get_json, post_json, ServeProcess};
 
 fn start_server(dir: &std::path::Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
@@ -65,16 +65,6 @@ async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
     let approve = format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap());
     let after = post_json(http, &approve, TOKEN, &json!({ "fingerprint": item["fingerprint"] })).await;
     assert_eq!(after["state"], "delivered", "{after}");
-}
-
-fn sample(text: &str, series: &str) -> f64 {
-    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
-}
-
-/// The server's commits and writes so far, from its `/api/metrics`.
-async fn commits_and_writes(http: &reqwest::Client, base: &str) -> (f64, f64) {
-    let text = http.get(format!("{base}/api/metrics")).bearer_auth(TOKEN).send().await.unwrap().text().await.unwrap();
-    (sample(&text, "approval_console_store_commits_total"), sample(&text, "approval_console_store_writes_total"))
 }
 
 #[tokio::main]
@@ -140,7 +130,7 @@ async fn main() {
         .map(|c: usize| c.max(1))
         .collect();
     for (level, &clients) in levels.iter().enumerate() {
-        let (c0, w0) = commits_and_writes(&http, &server.base).await;
+        let (c0, w0) = commits_and_writes(&http, &server.base, TOKEN).await;
         let started = Instant::now();
         let per_client = cycles.div_ceil(clients);
         let tasks: Vec<_> = (0..clients)
@@ -157,7 +147,7 @@ async fn main() {
             t.await.unwrap();
         }
         let elapsed = started.elapsed().as_secs_f64();
-        let (c1, w1) = commits_and_writes(&http, &server.base).await;
+        let (c1, w1) = commits_and_writes(&http, &server.base, TOKEN).await;
         let done = (per_client * clients) as f64;
         println!(
             "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit); {:.2} commits/cycle ({:.2} writes/cycle)",

@@ -50,7 +50,7 @@ struct Counts {
 }
 
 /// Writes and commits so far in this process: `writes / commits` is the batching achieved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriteCounts {
     pub writes: u64,
     pub commits: u64,

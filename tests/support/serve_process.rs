@@ -71,3 +71,15 @@ impl Drop for ServeProcess {
         self.kill();
     }
 }
+
+/// One sample of a Prometheus text page (`name{labels} value`), if the page has it.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// The server's commits and writes so far, from its `/api/metrics`.
+pub async fn commits_and_writes(http: &reqwest::Client, base: &str, token: &str) -> (f64, f64) {
+    let text = http.get(format!("{base}/api/metrics")).bearer_auth(token).send().await.unwrap().text().await.unwrap();
+    let value = |series| metric(&text, series).unwrap_or(0.0);
+    (value("approval_console_store_commits_total"), value("approval_console_store_writes_total"))
+}
