@@ -37,6 +37,10 @@ struct Options {
     /// login writes its standard output to the session's journal, which other programs may read.
     #[arg(long)]
     print_url: bool,
+    /// Team mode: a PostgreSQL database several consoles share (`postgres://USER@HOST:PORT/DB`)
+    /// [default: the SQLite file in the data directory]
+    #[arg(long, env = "APPROVAL_CONSOLE_DATABASE_URL", value_name = "URL", hide_env_values = true)]
+    database_url: Option<String>,
 }
 
 /// What runs beside the window for as long as the app does (dropped at exit).
@@ -60,7 +64,8 @@ fn main() -> anyhow::Result<()> {
     // Open the core (no recovery yet: a second launch must not touch the first one's work).
     let core = tauri::async_runtime::block_on(async {
         let agents = approval_console::config::load_agents(&agents_file).await?;
-        App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))
+        let location = approval_console::store::Location::new(&data_dir, options.database_url.as_deref())?;
+        App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))
     })?;
 
     let builder = tauri::Builder::default()

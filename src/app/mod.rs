@@ -19,7 +19,7 @@ use crate::domain::{Actor, DecisionRequest, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::{ChunkSink, Engine};
 use crate::notify::{Notifications, Notifier};
-use crate::store::Db;
+use crate::store::{Db, Location};
 pub use lock::ServeLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,7 +43,13 @@ impl App {
     /// Opens the data directory with the given local agents (the demo agent when `agents` is empty).
     /// Does not recover interrupted work: call [`App::recover`] once, in the process that serves.
     pub async fn open(data_dir: &Path, agents: Vec<Agent>) -> Result<Self, Error> {
-        let db = Db::open(data_dir).await?;
+        Self::open_at(data_dir, Location::new(data_dir, None)?, agents).await
+    }
+
+    /// [`App::open`] on the database `location` names (team mode: a PostgreSQL database several
+    /// consoles share); the data directory keeps this console's own files.
+    pub async fn open_at(data_dir: &Path, location: Location, agents: Vec<Agent>) -> Result<Self, Error> {
+        let db = Db::open_at(data_dir, location).await?;
         let events = Events::default();
         events.watch(db.clone());
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
@@ -105,9 +111,10 @@ impl App {
         &self.operator
     }
 
-    /// The database file (in the data directory).
-    pub fn data_path(&self) -> &Path {
-        self.db.path()
+    /// Where the data is: the SQLite file of the data directory, or the PostgreSQL database (its URL
+    /// without a password).
+    pub fn data_location(&self) -> String {
+        self.db.location().describe()
     }
 
     /// The local admin (the OS user running the console) acting through `channel` (`cli`, `desktop`,
@@ -121,7 +128,7 @@ impl App {
     /// this: it first takes the data directory's [`ServeLock`] (refused with `already_serving` while
     /// another process serves), and must keep it for as long as it serves.
     pub async fn recover(&self) -> Result<ServeLock, Error> {
-        let data_dir = self.db.path().parent().unwrap_or(Path::new("."));
+        let data_dir = self.db.data_dir();
         let lock = ServeLock::acquire(data_dir)?;
         // Runs first: a decision cannot be delivered to a run still marked `running`.
         let runs = self.local.recover().await?;

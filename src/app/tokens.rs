@@ -26,7 +26,7 @@ pub struct NewToken {
 
 /// The audit entry of a credential made or revoked (its name and role, never its secret).
 async fn audit_credential(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     by: &Actor,
     action: crate::domain::audit::AuditAction,
     name: &str,

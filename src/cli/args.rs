@@ -6,7 +6,8 @@ use std::path::PathBuf;
 /// One inbox for the sensitive tool calls that AI agents want to make.
 ///
 /// Agents pause before sensitive tool calls; each paused call waits in a queue (SQLite, in the data
-/// directory) with its arguments and fingerprint until an operator approves, declines or answers it.
+/// directory; or PostgreSQL with --database-url, shared by a team) with its arguments and
+/// fingerprint until an operator approves, declines or answers it.
 /// Start with `approval-console serve` and open the printed URL.
 #[derive(Parser)]
 #[command(
@@ -19,6 +20,12 @@ pub struct Cli {
     /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
     #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+
+    /// Team mode: a PostgreSQL database several consoles share (`postgres://USER@HOST:PORT/DB`; the
+    /// password best in ~/.pgpass or PGPASSWORD, not in the URL) [default: the SQLite file in the data
+    /// directory]. The data directory still keeps this console's own files.
+    #[arg(long, global = true, env = "APPROVAL_CONSOLE_DATABASE_URL", value_name = "URL", hide_env_values = true)]
+    pub database_url: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,

@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use approval_console::app::{default_data_dir, App};
 use approval_console::domain::text::visible;
 use approval_console::domain::{Error, ItemId, Verdict};
+use approval_console::store::Location;
 use args::{AgentsFile, AuditCommand};
 pub use args::{Cli, Command};
 use std::path::{Path, PathBuf};
@@ -66,7 +67,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Resolve { agents, .. } => agents_of(agents, &data_dir).await?.0,
         _ => vec![],
     };
-    let app = App::open(&data_dir, agents).await.with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    let location = Location::new(&data_dir, cli.database_url.as_deref())?;
+    let app = App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))?;
     match cli.command {
         Command::Serve { port, token, notify, .. } => serve::run(&app, port, token, notify).await?,
         Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,

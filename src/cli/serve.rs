@@ -19,7 +19,7 @@ pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool) -> R
     // Printed once; a closed stdout (`serve | head -1`) must not stop the server.
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "Approval Console is serving. Open: {}", server.ui_url(&token));
-    let _ = writeln!(out, "Data: {}   Local engine API: http://{}/api/agents", app.data_path().display(), server.addr);
+    let _ = writeln!(out, "Data: {}   Local engine API: http://{}/api/agents", app.data_location(), server.addr);
     let _ = out.flush();
     drop(out);
     server.run_until_signal().await;

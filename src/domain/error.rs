@@ -202,7 +202,11 @@ impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         if let sqlx::Error::Database(db) = &e {
             // SQLITE_BUSY (5) and SQLITE_LOCKED (6), after busy_timeout ran out.
-            if matches!(db.code().as_deref(), Some("5") | Some("6") | Some("517") | Some("262")) {
+            // PostgreSQL: lock_not_available (lock_timeout ran out), serialization_failure, deadlock_detected.
+            if matches!(
+                db.code().as_deref(),
+                Some("5") | Some("6") | Some("517") | Some("262") | Some("55P03") | Some("40001") | Some("40P01")
+            ) {
                 return Self::StorageBusy;
             }
         }

@@ -9,7 +9,7 @@ use crate::domain::{canonical_json, Error};
 use serde::Serialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// `prev_hash` of the first entry.
 pub const GENESIS: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
@@ -62,7 +62,7 @@ impl Entry {
 
 /// Appends an entry, chained to the newest one. Call inside the transaction that makes the change it
 /// records, so the two commit together.
-pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<Entry, Error> {
+pub async fn append(conn: &mut AnyConnection, record: Record<'_>) -> Result<Entry, Error> {
     let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
     let (seq, prev_hash) = match head {
         Some((seq, hash)) => (seq + 1, hash),
@@ -83,7 +83,7 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
     entry.hash = entry.computed_hash();
     sqlx::query(
         "INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(entry.seq)
     .bind(&entry.at)
@@ -98,7 +98,7 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
     .execute(&mut *conn)
     .await?;
     sqlx::query(
-        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+        "INSERT INTO audit_head (id, seq, hash) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
     )
     .bind(entry.seq)
     .bind(&entry.hash)
@@ -107,7 +107,7 @@ pub async fn append(conn: &mut SqliteConnection, record: Record<'_>) -> Result<E
     Ok(entry)
 }
 
-fn from_row(row: &SqliteRow) -> Result<Entry, Error> {
+fn from_row(row: &AnyRow) -> Result<Entry, Error> {
     Ok(Entry {
         seq: row.try_get("seq")?,
         at: row.try_get("at")?,
@@ -124,15 +124,15 @@ fn from_row(row: &SqliteRow) -> Result<Entry, Error> {
 
 /// A page of entries, newest first, optionally only those of one queue entry.
 pub async fn list(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     item: Option<&str>,
     before: Option<i64>,
     limit: u32,
 ) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let limit = i64::from(limit.clamp(1, 500));
     let rows = sqlx::query(
-        "SELECT * FROM audit_log WHERE (?1 IS NULL OR queue_item_id = ?1) AND (?2 IS NULL OR seq < ?2)
-         ORDER BY seq DESC LIMIT ?3",
+        "SELECT * FROM audit_log WHERE ($1 IS NULL OR queue_item_id = $1) AND ($2 IS NULL OR seq < $2)
+         ORDER BY seq DESC LIMIT $3",
     )
     .bind(item)
     .bind(before)
@@ -143,7 +143,7 @@ pub async fn list(
 }
 
 /// Rows fetched with `LIMIT limit + 1` as a page of at most `limit` entries and the next cursor.
-fn page(rows: &[sqlx::sqlite::SqliteRow], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
+fn page(rows: &[sqlx::any::AnyRow], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let more = rows.len() as i64 > limit;
     let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
     let next = if more { entries.last().map(|e| e.seq) } else { None };
@@ -151,10 +151,10 @@ fn page(rows: &[sqlx::sqlite::SqliteRow], limit: i64) -> Result<(Vec<Entry>, Opt
 }
 
 /// A page of decision entries (`decision.*`), newest first, before `before`.
-pub async fn decisions(conn: &mut SqliteConnection, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
+pub async fn decisions(conn: &mut AnyConnection, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let limit = i64::from(limit.clamp(1, 500));
     let rows =
-        sqlx::query("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND (?1 IS NULL OR seq < ?1) ORDER BY seq DESC LIMIT ?2")
+        sqlx::query("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND ($1 IS NULL OR seq < $1) ORDER BY seq DESC LIMIT $2")
             .bind(before)
             .bind(limit + 1)
             .fetch_all(&mut *conn)
@@ -164,15 +164,15 @@ pub async fn decisions(conn: &mut SqliteConnection, before: Option<i64>, limit: 
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
 /// of these queue entries that has one, by queue entry id.
-pub async fn latest_deliveries(conn: &mut SqliteConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
+pub async fn latest_deliveries(conn: &mut AnyConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
     }
-    let sql = format!(
+    let sql = super::numbered(&format!(
         "SELECT * FROM audit_log WHERE queue_item_id IN ({}) AND action LIKE 'delivery.%' ORDER BY seq",
         vec!["?"; items.len()].join(", ")
-    );
+    ));
     let mut query = sqlx::query(&sql);
     for item in items {
         query = query.bind(*item);
@@ -187,13 +187,13 @@ pub async fn latest_deliveries(conn: &mut SqliteConnection, items: &[&str]) -> R
 }
 
 /// The seq of the newest entry (0 for an empty log).
-pub async fn head_seq(conn: &mut SqliteConnection) -> Result<i64, Error> {
+pub async fn head_seq(conn: &mut AnyConnection) -> Result<i64, Error> {
     Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await?)
 }
 
 /// Up to `limit` entries after `after` and at most `up_to`, oldest first (for exports).
-pub async fn range(conn: &mut SqliteConnection, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query("SELECT * FROM audit_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
+pub async fn range(conn: &mut AnyConnection, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
+    let rows = sqlx::query("SELECT * FROM audit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3")
         .bind(after)
         .bind(up_to)
         .bind(i64::from(limit.max(1)))
@@ -221,13 +221,13 @@ pub struct BadEntry {
 }
 
 /// Walks the whole chain in `seq` order, in batches, and names the first entry that does not hold.
-pub async fn verify(conn: &mut SqliteConnection) -> Result<Verification, Error> {
+pub async fn verify(conn: &mut AnyConnection) -> Result<Verification, Error> {
     let mut expected_seq = 1_i64;
     let mut prev_hash = GENESIS.to_owned();
     let bad = |seq: i64, problem: String, checked: i64| Verification { ok: false, checked, first_bad: Some(BadEntry { seq, problem }) };
     loop {
         let rows =
-            sqlx::query("SELECT * FROM audit_log WHERE seq >= ? ORDER BY seq LIMIT 1000").bind(expected_seq).fetch_all(&mut *conn).await?;
+            sqlx::query("SELECT * FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT 1000").bind(expected_seq).fetch_all(&mut *conn).await?;
         if rows.is_empty() {
             break;
         }

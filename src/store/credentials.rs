@@ -5,7 +5,7 @@ use super::{parse_ts, ts};
 use crate::domain::{Error, Role};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// A credential as listed: never its secret (the database does not have it either).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -19,7 +19,7 @@ pub struct Credential {
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
-fn from_row(r: &SqliteRow) -> Result<Credential, Error> {
+fn from_row(r: &AnyRow) -> Result<Credential, Error> {
     let role: String = r.try_get("role")?;
     Ok(Credential {
         role: Role::parse(&role).ok_or_else(|| Error::Storage(format!("unknown role {role:?} in credentials")))?,
@@ -32,7 +32,7 @@ fn from_row(r: &SqliteRow) -> Result<Credential, Error> {
 
 /// Stores a new credential; `false` if a live one has that name already.
 pub async fn insert(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     id: &str,
     name: &str,
     role: Role,
@@ -41,7 +41,7 @@ pub async fn insert(
     at: DateTime<Utc>,
 ) -> Result<bool, Error> {
     let done = sqlx::query(
-        "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)
+        "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT DO NOTHING",
     )
     .bind(id)
@@ -56,7 +56,7 @@ pub async fn insert(
 }
 
 /// The live credentials, by name.
-pub async fn live(conn: &mut SqliteConnection) -> Result<Vec<Credential>, Error> {
+pub async fn live(conn: &mut AnyConnection) -> Result<Vec<Credential>, Error> {
     let rows =
         sqlx::query("SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE revoked_at IS NULL ORDER BY name")
             .fetch_all(&mut *conn)
@@ -65,9 +65,9 @@ pub async fn live(conn: &mut SqliteConnection) -> Result<Vec<Credential>, Error>
 }
 
 /// The live credential whose secret hashes to `secret_hash`, with when it was last used.
-pub async fn by_hash(conn: &mut SqliteConnection, secret_hash: &str) -> Result<Option<Credential>, Error> {
+pub async fn by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Option<Credential>, Error> {
     let row = sqlx::query(
-        "SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE secret_hash = ? AND revoked_at IS NULL",
+        "SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL",
     )
     .bind(secret_hash)
     .fetch_optional(&mut *conn)
@@ -76,9 +76,9 @@ pub async fn by_hash(conn: &mut SqliteConnection, secret_hash: &str) -> Result<O
 }
 
 /// Revokes the live credential `name`; its role, or `None` if there was none.
-pub async fn revoke(conn: &mut SqliteConnection, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
+pub async fn revoke(conn: &mut AnyConnection, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
     let role: Option<String> =
-        sqlx::query_scalar("UPDATE credentials SET revoked_at = ?, revoked_by = ? WHERE name = ? AND revoked_at IS NULL RETURNING role")
+        sqlx::query_scalar("UPDATE credentials SET revoked_at = $1, revoked_by = $2 WHERE name = $3 AND revoked_at IS NULL RETURNING role")
             .bind(ts(at))
             .bind(by)
             .bind(name)
@@ -88,8 +88,8 @@ pub async fn revoke(conn: &mut SqliteConnection, name: &str, by: &str, at: DateT
 }
 
 /// Notes a use of the live credential `name`.
-pub async fn touch(conn: &mut SqliteConnection, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
-    sqlx::query("UPDATE credentials SET last_used_at = ? WHERE name = ? AND revoked_at IS NULL")
+pub async fn touch(conn: &mut AnyConnection, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
+    sqlx::query("UPDATE credentials SET last_used_at = $1 WHERE name = $2 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(name)
         .execute(&mut *conn)

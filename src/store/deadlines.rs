@@ -4,7 +4,7 @@
 use super::{parse_ts, ts};
 use crate::domain::{Error, ItemId};
 use chrono::{DateTime, Utc};
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AnyConnection, Row};
 
 /// Which calls a query asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub struct Cutoff<'a> {
 /// Pending calls past a cutoff of their tool's limit (unless snoozed), or whose snoozed deadline is
 /// at or before `snoozed_cutoff`; at most `limit`, oldest first.
 pub async fn pending_past(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     cutoffs: &[Cutoff<'_>],
     named: &[String],
     snoozed_cutoff: DateTime<Utc>,
@@ -45,14 +45,14 @@ pub async fn pending_past(
     for c in cutoffs {
         let tool = match c.tool {
             Some(_) => "q.tool_name = ?".to_owned(),
-            None if named.is_empty() => "1".to_owned(),
+            None if named.is_empty() => "TRUE".to_owned(),
             None => format!("q.tool_name NOT IN ({})", vec!["?"; named.len()].join(", ")),
         };
         parts.push(format!(
             "SELECT q.id, q.paused_at FROM queue_items q WHERE q.state = 'pending' AND {tool} AND q.paused_at <= ? AND {untouched}"
         ));
     }
-    let sql = format!("SELECT id FROM ({}) ORDER BY paused_at LIMIT ?", parts.join(" UNION "));
+    let sql = super::numbered(&format!("SELECT id FROM ({}) AS due ORDER BY paused_at LIMIT ?", parts.join(" UNION ")));
     let mut query = sqlx::query(&sql).bind(ts(snoozed_cutoff));
     for c in cutoffs {
         match c.tool {
@@ -78,9 +78,9 @@ pub struct Stored {
     pub never: Option<String>,
 }
 
-pub async fn stored(conn: &mut SqliteConnection, id: &ItemId) -> Result<Stored, Error> {
+pub async fn stored(conn: &mut AnyConnection, id: &ItemId) -> Result<Stored, Error> {
     let row: Option<(Option<String>, Option<String>)> =
-        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = ?")
+        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = $1")
             .bind(id.as_str())
             .fetch_optional(&mut *conn)
             .await?;
@@ -89,9 +89,9 @@ pub async fn stored(conn: &mut SqliteConnection, id: &ItemId) -> Result<Stored, 
 }
 
 /// Notes that this call can never expire, and why; the expiry worker leaves it alone from now on.
-pub async fn mark_never(conn: &mut SqliteConnection, id: &ItemId, reason: &str) -> Result<(), Error> {
+pub async fn mark_never(conn: &mut AnyConnection, id: &ItemId, reason: &str) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, never_reason) VALUES (?, ?)
+        "INSERT INTO deadlines (queue_item_id, never_reason) VALUES ($1, $2)
          ON CONFLICT (queue_item_id) DO UPDATE SET never_reason = excluded.never_reason",
     )
     .bind(id.as_str())
@@ -102,9 +102,9 @@ pub async fn mark_never(conn: &mut SqliteConnection, id: &ItemId, reason: &str) 
 }
 
 /// Moves the call's deadline to `until`; a warning will be sent again before it.
-pub async fn snooze(conn: &mut SqliteConnection, id: &ItemId, until: DateTime<Utc>) -> Result<(), Error> {
+pub async fn snooze(conn: &mut AnyConnection, id: &ItemId, until: DateTime<Utc>) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES (?, ?, NULL)
+        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, $2, NULL)
          ON CONFLICT (queue_item_id) DO UPDATE SET expires_at = excluded.expires_at, warned_at = NULL",
     )
     .bind(id.as_str())
@@ -115,9 +115,9 @@ pub async fn snooze(conn: &mut SqliteConnection, id: &ItemId, until: DateTime<Ut
 }
 
 /// Notes that the call's "about to expire" warning went out.
-pub async fn mark_warned(conn: &mut SqliteConnection, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
+pub async fn mark_warned(conn: &mut AnyConnection, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES (?, NULL, ?)
+        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, NULL, $2)
          ON CONFLICT (queue_item_id) DO UPDATE SET warned_at = excluded.warned_at",
     )
     .bind(id.as_str())

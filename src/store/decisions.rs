@@ -3,7 +3,7 @@
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};
 use serde_json::Value;
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 fn delivery_str(d: Delivery) -> &'static str {
     match d {
@@ -26,7 +26,7 @@ fn parse_delivery(text: &str) -> Result<Delivery, Error> {
 
 /// Stores a new decision, to be delivered. The unique index on `queue_item_id` makes a second decision
 /// on the same entry fail, whatever the caller checked before.
-pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Error> {
+pub async fn insert(conn: &mut AnyConnection, d: &Decision) -> Result<(), Error> {
     let (reason, data) = match &d.verdict {
         Verdict::Approve => (None, None),
         Verdict::Decline { reason } => (reason.clone(), None),
@@ -42,7 +42,7 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
     };
     sqlx::query(
         "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
@@ -57,7 +57,7 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
     .bind(&d.operator)
     .bind(ts(d.decided_at))
     .bind(delivery_str(d.delivery))
-    .bind(d.attempts)
+    .bind(i64::from(d.attempts))
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -66,8 +66,8 @@ pub async fn insert(conn: &mut SqliteConnection, d: &Decision) -> Result<(), Err
 /// Claims a decision for delivery (`pending → delivering`), committed before the tool runs, so a
 /// crash during execution leaves `delivering` behind and the tool is never run a second time.
 /// Returns false if another worker or process claimed it first.
-pub async fn claim(conn: &mut SqliteConnection, id: &DecisionId) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = ? AND delivery = 'pending'")
+pub async fn claim(conn: &mut AnyConnection, id: &DecisionId) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = $1 AND delivery = 'pending'")
         .bind(id.as_str())
         .execute(&mut *conn)
         .await?;
@@ -77,14 +77,14 @@ pub async fn claim(conn: &mut SqliteConnection, id: &DecisionId) -> Result<bool,
 /// Records the end of a delivery: `delivering → delivered | failed`, with the engine's answer.
 /// Returns false (and changes nothing) if the decision was not `delivering`.
 pub async fn finish(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     id: &DecisionId,
     delivery: Delivery,
     outcome: &Value,
     error: Option<&str>,
 ) -> Result<bool, Error> {
     let done = sqlx::query(
-        "UPDATE decisions SET delivery = ?, outcome = ?, last_error = ?, delivered_at = ? WHERE id = ? AND delivery = 'delivering'",
+        "UPDATE decisions SET delivery = $1, outcome = $2, last_error = $3, delivered_at = $4 WHERE id = $5 AND delivery = 'delivering'",
     )
     .bind(delivery_str(delivery))
     .bind(outcome.to_string())
@@ -102,7 +102,7 @@ const DECISION_COLUMNS: &str = "SELECT id AS d_id, queue_item_id, kind AS d_kind
     outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
     FROM decisions";
 
-fn decisions_from_rows(rows: &[SqliteRow]) -> Result<Vec<Decision>, Error> {
+fn decisions_from_rows(rows: &[AnyRow]) -> Result<Vec<Decision>, Error> {
     rows.iter()
         .map(|r| {
             let item = ItemId::new(r.try_get::<String, _>("queue_item_id")?);
@@ -112,8 +112,8 @@ fn decisions_from_rows(rows: &[SqliteRow]) -> Result<Vec<Decision>, Error> {
 }
 
 /// Decisions in a delivery state, oldest first.
-pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
-    let rows = sqlx::query(&format!("{DECISION_COLUMNS} WHERE delivery = ? ORDER BY decided_at"))
+pub async fn with_delivery(conn: &mut AnyConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
+    let rows = sqlx::query(&format!("{DECISION_COLUMNS} WHERE delivery = $1 ORDER BY decided_at"))
         .bind(delivery_str(delivery))
         .fetch_all(&mut *conn)
         .await?;
@@ -121,7 +121,7 @@ pub async fn with_delivery(conn: &mut SqliteConnection, delivery: Delivery) -> R
 }
 
 /// Reads the `d_*` columns of a row (a queue row LEFT JOIN decisions, or a decisions row).
-pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Option<Decision>, Error> {
+pub(crate) fn from_joined_row(row: &AnyRow, item_id: &ItemId) -> Result<Option<Decision>, Error> {
     let Some(id) = row.try_get::<Option<String>, _>("d_id")? else { return Ok(None) };
     let kind: String = row.try_get("d_kind")?;
     let verdict = match kind.as_str() {
@@ -169,13 +169,13 @@ pub(crate) fn from_joined_row(row: &SqliteRow, item_id: &ItemId) -> Result<Optio
 /// Gives a claimed decision back to the outbox after a failed attempt (the engine was unreachable):
 /// `delivering → pending`, with the error and when to try again. False if it was not `delivering`.
 pub async fn defer(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     id: &DecisionId,
     error: &str,
     next_attempt_at: chrono::DateTime<chrono::Utc>,
 ) -> Result<bool, Error> {
     let done = sqlx::query(
-        "UPDATE decisions SET delivery = 'pending', last_error = ?, next_attempt_at = ? WHERE id = ? AND delivery = 'delivering'",
+        "UPDATE decisions SET delivery = 'pending', last_error = $1, next_attempt_at = $2 WHERE id = $3 AND delivery = 'delivering'",
     )
     .bind(error)
     .bind(ts(next_attempt_at))
@@ -193,8 +193,8 @@ pub struct Attempts {
     pub next_attempt_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Option<Attempts>, Error> {
-    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = ?")
+pub async fn attempts(conn: &mut AnyConnection, id: &DecisionId) -> Result<Option<Attempts>, Error> {
+    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = $1")
         .bind(id.as_str())
         .fetch_optional(&mut *conn)
         .await?;
@@ -211,11 +211,11 @@ pub async fn attempts(conn: &mut SqliteConnection, id: &DecisionId) -> Result<Op
 /// Pending decisions the outbox worker should deliver now: deferred ones whose next attempt is due,
 /// and ones nobody delivered although they were decided more than `grace` ago (the deciding process
 /// delivers at once; the worker is the fallback). Oldest first.
-pub async fn due(conn: &mut SqliteConnection, grace: chrono::Duration) -> Result<Vec<Decision>, Error> {
+pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration) -> Result<Vec<Decision>, Error> {
     let at = now();
     let rows = sqlx::query(&format!(
         "{DECISION_COLUMNS} WHERE delivery = 'pending'
-           AND ((next_attempt_at IS NOT NULL AND next_attempt_at <= ?) OR (next_attempt_at IS NULL AND decided_at <= ?))
+           AND ((next_attempt_at IS NOT NULL AND next_attempt_at <= $1) OR (next_attempt_at IS NULL AND decided_at <= $2))
          ORDER BY decided_at LIMIT 100"
     ))
     .bind(ts(at))

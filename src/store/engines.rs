@@ -6,7 +6,7 @@ use crate::domain::Error;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// How an engine answered last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -89,7 +89,7 @@ pub fn token_ref(name: &str) -> String {
 /// hold it): the token lives in that process's memory and is asked for again after a restart.
 pub const SESSION_TOKEN: &str = "session";
 
-fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
+fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
     let opt_ts = |col: &str| row.try_get::<Option<String>, _>(col)?.map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {
         name: row.try_get("name")?,
@@ -110,19 +110,19 @@ fn from_row(row: &SqliteRow) -> Result<EngineRow, Error> {
 const SELECT: &str =
     "SELECT name, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
 
-pub async fn list(conn: &mut SqliteConnection) -> Result<Vec<EngineRow>, Error> {
+pub async fn list(conn: &mut AnyConnection) -> Result<Vec<EngineRow>, Error> {
     let rows = sqlx::query(&format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
-pub async fn get(conn: &mut SqliteConnection, name: &str) -> Result<Option<EngineRow>, Error> {
-    let row = sqlx::query(&format!("{SELECT} WHERE name = ?")).bind(name).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut AnyConnection, name: &str) -> Result<Option<EngineRow>, Error> {
+    let row = sqlx::query(&format!("{SELECT} WHERE name = $1")).bind(name).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// Adds an engine; `InvalidRequest` if the name is taken.
 pub async fn insert(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     name: &str,
     base_url: &str,
     token_ref: Option<&str>,
@@ -130,7 +130,7 @@ pub async fn insert(
 ) -> Result<EngineRow, Error> {
     let at = ts(now());
     let done = sqlx::query(
-        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES (?, 'mastra', ?, ?, ?, ?, ?)
+        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES ($1, 'mastra', $2, $3, $4, $5, $6)
          ON CONFLICT (name) DO NOTHING",
     )
     .bind(name)
@@ -149,7 +149,7 @@ pub async fn insert(
 
 /// Changes an engine's settings; `NotFound` if there is none. Health starts over when the URL changes.
 pub async fn update(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     name: &str,
     base_url: &str,
     token_ref: Option<&str>,
@@ -157,9 +157,9 @@ pub async fn update(
 ) -> Result<EngineRow, Error> {
     let done = sqlx::query(
         "UPDATE engines SET
-            health = CASE WHEN base_url = ? THEN health ELSE 'unknown' END,
-            base_url = ?, token_ref = ?, poll_ms = ?, updated_at = ?
-         WHERE name = ?",
+            health = CASE WHEN base_url = $1 THEN health ELSE 'unknown' END,
+            base_url = $2, token_ref = $3, poll_ms = $4, updated_at = $5
+         WHERE name = $6",
     )
     .bind(base_url)
     .bind(base_url)
@@ -176,15 +176,15 @@ pub async fn update(
 }
 
 /// Removes an engine and its tool cache; its queue entries stay (history). False if there was none.
-pub async fn delete(conn: &mut SqliteConnection, name: &str) -> Result<bool, Error> {
-    sqlx::query("DELETE FROM remote_tools WHERE engine = ?").bind(name).execute(&mut *conn).await?;
-    let done = sqlx::query("DELETE FROM engines WHERE name = ?").bind(name).execute(&mut *conn).await?;
+pub async fn delete(conn: &mut AnyConnection, name: &str) -> Result<bool, Error> {
+    sqlx::query("DELETE FROM remote_tools WHERE engine = $1").bind(name).execute(&mut *conn).await?;
+    let done = sqlx::query("DELETE FROM engines WHERE name = $1").bind(name).execute(&mut *conn).await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Stores an engine's health (called when it changes, not on every poll).
-pub async fn set_health(conn: &mut SqliteConnection, name: &str, health: &HealthReport) -> Result<(), Error> {
-    sqlx::query("UPDATE engines SET health = ?, last_error = ?, last_error_at = ?, last_ok_at = ? WHERE name = ?")
+pub async fn set_health(conn: &mut AnyConnection, name: &str, health: &HealthReport) -> Result<(), Error> {
+    sqlx::query("UPDATE engines SET health = $1, last_error = $2, last_error_at = $3, last_ok_at = $4 WHERE name = $5")
         .bind(health.state.as_str())
         .bind(health.last_error.as_deref())
         .bind(health.last_error_at.map(ts))
@@ -196,9 +196,9 @@ pub async fn set_health(conn: &mut SqliteConnection, name: &str, health: &Health
 }
 
 /// Remembers what an engine said about one of its agents' tools.
-pub async fn put_tool(conn: &mut SqliteConnection, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
+pub async fn put_tool(conn: &mut AnyConnection, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES (?, ?, ?, ?, ?)
+        "INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (engine, agent_id, tool_name) DO UPDATE SET body = excluded.body, seen_at = excluded.seen_at
          WHERE body <> excluded.body",
     )
@@ -213,8 +213,8 @@ pub async fn put_tool(conn: &mut SqliteConnection, engine: &str, agent_id: &str,
 }
 
 /// Every remembered tool of an engine: (agent, tool, body).
-pub async fn tools(conn: &mut SqliteConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
+pub async fn tools(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
     let rows =
-        sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = ?").bind(engine).fetch_all(&mut *conn).await?;
+        sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = $1").bind(engine).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
 }

@@ -1,8 +1,11 @@
 //! Queue events, consumed by SSE (and later Tauri events, notifications, the tray).
 //!
 //! One source of truth: the database's change feed (`queue_items.change_seq`, kept by triggers). A
-//! watcher tails it and broadcasts; a commit in this process wakes the watcher at once, and a periodic
-//! poll picks up commits of other processes (the CLI deciding while `serve` runs).
+//! watcher tails it and broadcasts; a commit in this process wakes the watcher at once. Commits of
+//! other processes: on SQLite a periodic poll picks them up (the CLI deciding while `serve` runs); on
+//! PostgreSQL every commit that changes the queue sends a NOTIFY (a trigger) that wakes the watcher
+//! of every console of the team, and a slow poll is only the safety net. Either way the watcher reads
+//! the feed from the last number it saw, so a lost notification or a reconnect loses nothing.
 
 use super::Db;
 use crate::domain::ItemId;
@@ -12,8 +15,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, Notify};
 
-/// How often the feed is read when nothing in this process woke the watcher.
+/// How often the feed is read when nothing woke the watcher: SQLite (no notifications between
+/// processes), PostgreSQL (LISTEN wakes it; this is the safety net).
 const POLL: Duration = Duration::from_millis(250);
+const POLL_WITH_LISTEN: Duration = Duration::from_secs(5);
+
+/// The channel the PostgreSQL schema's trigger notifies (migrations/postgres).
+pub const CHANNEL: &str = "approval_console_queue";
 
 /// What happened to a queue entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -61,6 +69,13 @@ impl Events {
     /// Tails the change feed until the database is closed, broadcasting one event per change.
     pub fn watch(&self, db: Db) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
+        let poll = match db.location() {
+            super::Location::Postgres(url) => {
+                self.listen(url.clone(), db.clone());
+                POLL_WITH_LISTEN
+            }
+            super::Location::Sqlite(_) => POLL,
+        };
         tokio::spawn(async move {
             let mut last: i64 = match sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await
             {
@@ -70,7 +85,7 @@ impl Events {
             loop {
                 tokio::select! {
                     _ = this.wake.notified() => {}
-                    _ = tokio::time::sleep(POLL) => {}
+                    _ = tokio::time::sleep(poll) => {}
                 }
                 if db.pool().is_closed() {
                     return;
@@ -84,9 +99,44 @@ impl Events {
         })
     }
 
+    /// Wakes the watcher on each notification of [`CHANNEL`], and after each reconnect (to read what
+    /// was missed while the connection was down). Ends when the database is closed.
+    fn listen(&self, url: String, db: Db) {
+        let wake = self.wake.clone();
+        let listening = tokio::spawn(async move {
+            let mut listener = loop {
+                match sqlx::postgres::PgListener::connect(&url).await {
+                    Ok(mut l) => match l.listen(CHANNEL).await {
+                        Ok(()) => break l,
+                        Err(e) => tracing::warn!("LISTEN {CHANNEL} failed (retrying): {e}"),
+                    },
+                    Err(e) => tracing::warn!("cannot listen for queue changes (retrying): {}", super::redact(&e.to_string())),
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            };
+            wake.notify_one();
+            loop {
+                match listener.try_recv().await {
+                    Ok(Some(_)) => wake.notify_one(),
+                    // The connection dropped and the listener connected again (and listens again).
+                    Ok(None) => wake.notify_one(),
+                    Err(e) => {
+                        tracing::warn!("listening for queue changes failed (retrying): {e}");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        let closed = db.pool().close_event();
+        tokio::spawn(async move {
+            closed.await;
+            listening.abort();
+        });
+    }
+
     async fn publish_since(&self, db: &Db, mut last: i64) -> Result<i64, sqlx::Error> {
         loop {
-            let rows = sqlx::query("SELECT id, state, change_seq FROM queue_items WHERE change_seq > ? ORDER BY change_seq LIMIT 1000")
+            let rows = sqlx::query("SELECT id, state, change_seq FROM queue_items WHERE change_seq > $1 ORDER BY change_seq LIMIT 1000")
                 .bind(last)
                 .fetch_all(db.pool())
                 .await?;

@@ -4,12 +4,12 @@ use super::{parse_json, parse_ts, ts};
 use crate::domain::grant::{Condition, Grant, GrantScope};
 use crate::domain::{EngineId, Error, GrantId};
 use chrono::{DateTime, Utc};
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
     expires_at, revoked_at, revoked_by, uses, applies_from FROM grants";
 
-fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
+fn from_row(r: &AnyRow) -> Result<Grant, Error> {
     let scope = match r.try_get::<String, _>("scope")?.as_str() {
         "run" => GrantScope::Run,
         "agent" => GrantScope::Agent,
@@ -38,10 +38,10 @@ fn from_row(r: &SqliteRow) -> Result<Grant, Error> {
     })
 }
 
-pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), Error> {
+pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
     sqlx::query(
         "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(g.id.as_str())
     .bind(&g.tool_name)
@@ -61,39 +61,40 @@ pub async fn insert(conn: &mut SqliteConnection, g: &Grant) -> Result<(), Error>
 }
 
 /// Every grant, newest first.
-pub async fn all(conn: &mut SqliteConnection) -> Result<Vec<Grant>, Error> {
+pub async fn all(conn: &mut AnyConnection) -> Result<Vec<Grant>, Error> {
     let rows = sqlx::query(&format!("{COLUMNS} ORDER BY created_at DESC, id DESC")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
-pub async fn get(conn: &mut SqliteConnection, id: &GrantId) -> Result<Option<Grant>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS} WHERE id = ?")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut AnyConnection, id: &GrantId) -> Result<Option<Grant>, Error> {
+    let row = sqlx::query(&format!("{COLUMNS} WHERE id = $1")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// Grants of `tool` at `engine` neither revoked nor expired at `now`.
-pub async fn live_for(conn: &mut SqliteConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
-    let rows =
-        sqlx::query(&format!("{COLUMNS} WHERE tool_name = ? AND engine = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at"))
-            .bind(tool)
-            .bind(engine.as_str())
-            .bind(ts(now))
-            .fetch_all(&mut *conn)
-            .await?;
+pub async fn live_for(conn: &mut AnyConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+    let rows = sqlx::query(&format!(
+        "{COLUMNS} WHERE tool_name = $1 AND engine = $2 AND revoked_at IS NULL AND expires_at > $3 ORDER BY created_at"
+    ))
+    .bind(tool)
+    .bind(engine.as_str())
+    .bind(ts(now))
+    .fetch_all(&mut *conn)
+    .await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The tool names with a live grant.
-pub async fn live_tools(conn: &mut SqliteConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
-    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > ?")
+pub async fn live_tools(conn: &mut AnyConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
+    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1")
         .bind(ts(now))
         .fetch_all(&mut *conn)
         .await?)
 }
 
 /// Revokes a live grant; false if it was already revoked.
-pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE grants SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL")
+pub async fn revoke(conn: &mut AnyConnection, id: &GrantId, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE grants SET revoked_at = $1, revoked_by = $2 WHERE id = $3 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(by)
         .bind(id.as_str())
@@ -104,12 +105,12 @@ pub async fn revoke(conn: &mut SqliteConnection, id: &GrantId, by: &str, at: Dat
 
 /// Ends the live grants scoped to a run that ended (revoked by `console (run ended)`); how many.
 pub async fn end_for_run(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     engine: &EngineId,
     run_id: &crate::domain::RunId,
     at: DateTime<Utc>,
 ) -> Result<u64, Error> {
-    let done = sqlx::query("UPDATE grants SET revoked_at = ?, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = ? AND run_id = ? AND revoked_at IS NULL")
+    let done = sqlx::query("UPDATE grants SET revoked_at = $1, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = $2 AND run_id = $3 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(engine.as_str())
         .bind(run_id.as_str())
@@ -118,21 +119,21 @@ pub async fn end_for_run(
     Ok(done.rows_affected())
 }
 
-pub async fn count_use(conn: &mut SqliteConnection, id: &GrantId) -> Result<(), Error> {
-    sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = ?").bind(id.as_str()).execute(&mut *conn).await?;
+pub async fn count_use(conn: &mut AnyConnection, id: &GrantId) -> Result<(), Error> {
+    sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = $1").bind(id.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
 /// with their positions (a sweep pages through them all).
 pub async fn pending_of_tool(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     tool: &str,
     after_seq: i64,
     limit: i64,
 ) -> Result<Vec<(i64, crate::domain::ItemId)>, Error> {
     let rows: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = ? AND seq > ? ORDER BY seq LIMIT ?",
+        "SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
     .bind(tool)
     .bind(after_seq)

@@ -4,14 +4,14 @@
 use super::{now, parse_json, ts};
 use crate::domain::{AgentId, Error, RunId};
 use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AnyConnection, Row};
 
 /// Makes sure a thread exists and belongs to `resource_id`; a thread of another resource is refused
 /// (one user's conversation is never continued under another's name).
-pub async fn ensure_thread(conn: &mut SqliteConnection, thread_id: &str, resource_id: &str, agent_id: &AgentId) -> Result<(), Error> {
+pub async fn ensure_thread(conn: &mut AnyConnection, thread_id: &str, resource_id: &str, agent_id: &AgentId) -> Result<(), Error> {
     let at = ts(now());
     sqlx::query(
-        "INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
     )
     .bind(thread_id)
     .bind(resource_id)
@@ -20,7 +20,7 @@ pub async fn ensure_thread(conn: &mut SqliteConnection, thread_id: &str, resourc
     .bind(&at)
     .execute(&mut *conn)
     .await?;
-    let owner: String = sqlx::query_scalar("SELECT resource_id FROM threads WHERE id = ?").bind(thread_id).fetch_one(&mut *conn).await?;
+    let owner: String = sqlx::query_scalar("SELECT resource_id FROM threads WHERE id = $1").bind(thread_id).fetch_one(&mut *conn).await?;
     if owner != resource_id {
         return Err(Error::InvalidRequest(format!("thread {thread_id:?} belongs to another resource")));
     }
@@ -28,10 +28,10 @@ pub async fn ensure_thread(conn: &mut SqliteConnection, thread_id: &str, resourc
 }
 
 /// Appends messages to a thread, in order.
-pub async fn append(conn: &mut SqliteConnection, thread_id: &str, run_id: &RunId, messages: &[Value]) -> Result<(), Error> {
+pub async fn append(conn: &mut AnyConnection, thread_id: &str, run_id: &RunId, messages: &[Value]) -> Result<(), Error> {
     let at = ts(now());
     for m in messages {
-        sqlx::query("INSERT INTO messages (thread_id, run_id, body, created_at) VALUES (?, ?, ?, ?)")
+        sqlx::query("INSERT INTO messages (thread_id, run_id, body, created_at) VALUES ($1, $2, $3, $4)")
             .bind(thread_id)
             .bind(run_id.as_str())
             .bind(m.to_string())
@@ -39,16 +39,18 @@ pub async fn append(conn: &mut SqliteConnection, thread_id: &str, run_id: &RunId
             .execute(&mut *conn)
             .await?;
     }
-    sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(&at).bind(thread_id).execute(&mut *conn).await?;
+    sqlx::query("UPDATE threads SET updated_at = $1 WHERE id = $2").bind(&at).bind(thread_id).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// The last `limit` messages of a thread, oldest first.
-pub async fn recent(conn: &mut SqliteConnection, thread_id: &str, limit: u32) -> Result<Vec<Value>, Error> {
-    let rows = sqlx::query("SELECT body FROM (SELECT seq, body FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq")
-        .bind(thread_id)
-        .bind(i64::from(limit))
-        .fetch_all(&mut *conn)
-        .await?;
+pub async fn recent(conn: &mut AnyConnection, thread_id: &str, limit: u32) -> Result<Vec<Value>, Error> {
+    let rows = sqlx::query(
+        "SELECT body FROM (SELECT seq, body FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT $2) AS recent ORDER BY seq",
+    )
+    .bind(thread_id)
+    .bind(i64::from(limit))
+    .fetch_all(&mut *conn)
+    .await?;
     rows.iter().map(|r| parse_json(&r.try_get::<String, _>(0)?)).collect()
 }

@@ -1,4 +1,6 @@
-//! SQLite storage: one file, WAL, fsync on commit, migrations run on open.
+//! Storage: one SQLite file (WAL, fsync on commit) by default, or a PostgreSQL database a team of
+//! consoles shares; migrations run on open. The same queries serve both (`$1, $2, …` placeholders,
+//! text timestamps and JSON); [`Dialect`] marks the few places where they differ.
 //!
 //! Query style: runtime `sqlx::query().bind()` (no `DATABASE_URL` at build time); row structs stay in
 //! the module that reads them and are converted to domain types there.
@@ -20,21 +22,97 @@ pub mod snapshots;
 pub mod writer;
 
 use crate::domain::Error;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyConnection, AnyPool, Executor};
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::Duration;
 
 /// The file name of the database inside the data directory.
 pub const DB_FILE: &str = "approval-console.db";
 
+/// The environment variable [`Location::from_url`] reads when no `--database-url` is given.
+pub const DATABASE_URL_ENV: &str = "APPROVAL_CONSOLE_DATABASE_URL";
+
+/// Which database holds the console's data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// The embedded default: one SQLite file in the data directory.
+    Sqlite(PathBuf),
+    /// Team mode: a PostgreSQL database several consoles share (`postgres://…`).
+    Postgres(String),
+}
+
+impl Location {
+    /// `postgres://…` or `postgresql://…` selects PostgreSQL; `None` or an empty URL the SQLite file
+    /// of `data_dir`; any other scheme is refused.
+    pub fn new(data_dir: &Path, database_url: Option<&str>) -> Result<Self, Error> {
+        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
+            None => Ok(Self::Sqlite(data_dir.join(DB_FILE))),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => Ok(Self::Postgres(url.to_owned())),
+            Some(url) => Err(Error::InvalidRequest(format!(
+                "the database URL must start with postgres:// (without one the SQLite file of the data directory is used); got {:?}",
+                redact(url).split(':').next().unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// What to show a person: the file, or the URL without its password.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Sqlite(path) => path.display().to_string(),
+            Self::Postgres(url) => redact(url),
+        }
+    }
+}
+
+/// A database URL with its password (if any) replaced by `***`.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let (authority, tail) = match rest.find(['/', '?']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// The SQL dialect of a connection, where the two databases differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+impl Dialect {
+    pub fn of(conn: &AnyConnection) -> Self {
+        if conn.backend_name().eq_ignore_ascii_case("postgresql") {
+            Self::Postgres
+        } else {
+            Self::Sqlite
+        }
+    }
+}
+
 /// A cheap-to-clone handle on the database.
 #[derive(Clone, Debug)]
 pub struct Db {
-    pool: SqlitePool,
-    path: PathBuf,
+    pool: AnyPool,
+    location: Location,
+    data_dir: PathBuf,
     writer: writer::Writer,
 }
+
+/// The advisory lock every write transaction on PostgreSQL takes first: one writer at a time across
+/// every console of the team, as SQLite has one writer at a time per file. It keeps the audit chain
+/// one chain and makes the change feed's numbers commit in order (a reader never skips a change
+/// committed late).
+pub(crate) const PG_WRITE_LOCK: i64 = 0x4170_7072_6f76_616c; // "Approval"
 
 impl Db {
     /// Opens (creating if missing) `<data_dir>/approval-console.db` and runs pending migrations.
@@ -46,49 +124,52 @@ impl Db {
     /// (its -wal and -shm files take the database file's mode); a data directory another user could
     /// write is refused (`unsafe_permissions`), naming the path.
     pub async fn open(data_dir: &Path) -> Result<Self, Error> {
-        private::data_dir(data_dir)?;
-        let path = data_dir.join(DB_FILE);
-        private::owner_only_file(&path)?;
-        for side in ["-wal", "-shm"] {
-            let side = data_dir.join(format!("{DB_FILE}{side}"));
-            if side.exists() {
-                private::owner_only_file(&side)?;
-            }
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            // Sorts and temporary indexes in memory, not in files created and unlinked per query.
-            .pragma("temp_store", "memory")
-            .busy_timeout(Duration::from_secs(5));
-        let pool =
-            SqlitePoolOptions::new().max_connections(8).acquire_timeout(Duration::from_secs(10)).connect_with(options).await.map_err(
-                |e| match Error::from(e) {
-                    Error::Storage(msg) => Error::Storage(format!("cannot open {}: {msg}", path.display())),
-                    other => other,
-                },
-            )?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        let writer = writer::Writer::new(pool.clone());
-        Ok(Self { pool, path, writer })
+        Self::open_at(data_dir, Location::new(data_dir, None)?).await
     }
 
-    pub fn pool(&self) -> &SqlitePool {
+    /// Opens the database `location` names; `data_dir` keeps this console's own files either way
+    /// (its lock, its exports, the SQLite file).
+    pub async fn open_at(data_dir: &Path, location: Location) -> Result<Self, Error> {
+        sqlx::any::install_default_drivers();
+        private::data_dir(data_dir)?;
+        let pool = match &location {
+            Location::Sqlite(path) => open_sqlite(data_dir, path).await?,
+            Location::Postgres(url) => open_postgres(url).await?,
+        };
+        let dialect = match location {
+            Location::Sqlite(_) => Dialect::Sqlite,
+            Location::Postgres(_) => Dialect::Postgres,
+        };
+        let writer = writer::Writer::new(pool.clone(), dialect);
+        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer })
+    }
+
+    pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The SQLite file, or where a PostgreSQL database is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self.location {
+            Location::Sqlite(_) => Dialect::Sqlite,
+            Location::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// This console's data directory (its own files, also in team mode).
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
     /// Starts a write: this process's writers take turns on one connection, and those that arrive
     /// while another writes share its commit (group commit, see [`writer`]). Every write goes
-    /// through here — a write on another connection would wait on SQLite's lock instead. The batch
-    /// transaction is `BEGIN IMMEDIATE`, so another process's writer waits on the busy timeout
-    /// instead of failing at commit.
+    /// through here — a write on another connection would wait on the database's lock instead. On
+    /// SQLite the batch transaction is `BEGIN IMMEDIATE`, so another process's writer waits on the
+    /// busy timeout instead of failing at commit; on PostgreSQL it takes [`PG_WRITE_LOCK`] first.
     pub async fn begin_write(&self) -> Result<writer::WriteTx, Error> {
         self.writer.begin().await
     }
@@ -97,6 +178,93 @@ impl Db {
     pub fn write_counts(&self) -> writer::WriteCounts {
         self.writer.counts()
     }
+}
+
+fn cannot_open(what: &str, e: sqlx::Error) -> Error {
+    match Error::from(e) {
+        Error::Storage(msg) => Error::Storage(format!("cannot open {what}: {msg}")),
+        other => other,
+    }
+}
+
+async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {
+    private::owner_only_file(path)?;
+    for side in ["-wal", "-shm"] {
+        let side = data_dir.join(format!("{DB_FILE}{side}"));
+        if side.exists() {
+            private::owner_only_file(&side)?;
+        }
+    }
+    // The path as a URL: `%`, `?` and `#` would otherwise be read as escapes, the query or a fragment.
+    let encoded = path.to_string_lossy().replace('%', "%25").replace('?', "%3F").replace('#', "%23");
+    let options =
+        AnyConnectOptions::from_str(&format!("sqlite://{encoded}?mode=rwc")).map_err(|e| cannot_open(&path.display().to_string(), e))?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(Duration::from_secs(10))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                for pragma in [
+                    "PRAGMA busy_timeout = 5000",
+                    "PRAGMA journal_mode = WAL",
+                    "PRAGMA synchronous = FULL",
+                    "PRAGMA foreign_keys = ON",
+                    // Sorts and temporary indexes in memory, not in files created and unlinked per query.
+                    "PRAGMA temp_store = memory",
+                ] {
+                    conn.execute(pragma).await?;
+                }
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
+        .map_err(|e| cannot_open(&path.display().to_string(), e))?;
+    sqlx::migrate!("./migrations").run(&pool).await?;
+    Ok(pool)
+}
+
+async fn open_postgres(url: &str) -> Result<AnyPool, Error> {
+    let shown = redact(url);
+    let options = AnyConnectOptions::from_str(url).map_err(|e| cannot_open(&shown, e))?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(Duration::from_secs(10))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                // A writer waiting this long for another console's write gives `storage_busy`.
+                conn.execute("SET lock_timeout = '30s'").await?;
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
+        .map_err(|e| cannot_open(&shown, e))?;
+    // Consoles starting together: one migrates, the others wait (sqlx's migrator takes an advisory lock).
+    sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+    Ok(pool)
+}
+
+/// A query built at run time with `?` for each value, numbered `$1, $2, …` (both databases read
+/// those); a `?` inside a quoted SQL string stays.
+pub(crate) fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let (mut n, mut quoted) = (0, false);
+    for c in sql.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push('$');
+                out.push_str(&n.to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Current time as stored: RFC 3339 with microseconds, UTC.

@@ -3,13 +3,13 @@
 use super::{audit, decisions, queue};
 use crate::domain::{Decision, Delivery, Error, ItemState, QueuedCall};
 use serde_json::{json, Value};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// Marks a claimed decision `delivered` (or `failed`), moves its queue entry on from `decided`, and
 /// appends the audit entry with the engine's answer. Call inside the engine's own transaction.
 /// Returns false, recording nothing, if the decision's delivery was already recorded.
 pub async fn record(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     decision: &Decision,
     item: &QueuedCall,
     outcome: &Value,

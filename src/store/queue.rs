@@ -1,10 +1,10 @@
 //! The queue table: every paused call, with its state; reads join the decision taken on it.
 
-use super::{decisions, now, parse_json, parse_ts, ts};
+use super::{decisions, now, parse_json, parse_ts, ts, Dialect};
 use crate::domain::{
     AgentId, CallKind, Decision, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall, RunId, ToolCallId,
 };
-use sqlx::{sqlite::SqliteRow, Row, SqliteConnection};
+use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// A queue entry with the decision taken on it, if any.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,11 +73,12 @@ impl Search {
         (!phrases.is_empty()).then(|| phrases.join(" AND "))
     }
 
-    /// `LIKE` patterns of the short words, `\` escaping the wildcards.
-    fn like_patterns(&self) -> Vec<String> {
+    /// `LIKE` patterns of the words shorter than `shorter_than` characters (every word with
+    /// 0), `\` escaping the wildcards.
+    fn like_patterns(&self, shorter_than: usize) -> Vec<String> {
         self.words
             .iter()
-            .filter(|w| w.chars().count() < 3)
+            .filter(|w| shorter_than == 0 || w.chars().count() < shorter_than)
             .map(|w| format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")))
             .collect()
     }
@@ -122,13 +123,13 @@ pub(crate) fn kind_str(kind: CallKind) -> &'static str {
 
 /// Adds a paused call as a pending entry (a trigger adds it to the search index). Fails if the
 /// same call is already pending.
-pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> Result<QueuedCall, Error> {
+pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Result<QueuedCall, Error> {
     let id = ItemId::generate();
     let at = now();
     sqlx::query(
         "INSERT INTO queue_items (id, engine, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
             tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, state, paused_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'pending', $17, $18)",
     )
     .bind(id.as_str())
     .bind(call.engine.as_str())
@@ -154,9 +155,9 @@ pub async fn insert_pending(conn: &mut SqliteConnection, call: &PausedCall) -> R
 }
 
 /// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
-pub async fn ids_starting_with(conn: &mut SqliteConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
+pub async fn ids_starting_with(conn: &mut AnyConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
     let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?")
+    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE id LIKE $1 ESCAPE '\\' ORDER BY id LIMIT $2")
         .bind(format!("{escaped}%"))
         .bind(limit)
         .fetch_all(&mut *conn)
@@ -165,8 +166,8 @@ pub async fn ids_starting_with(conn: &mut SqliteConnection, prefix: &str, limit:
 }
 
 /// Moves an entry from `from` to `to`; returns false (and changes nothing) if it was not in `from`.
-pub async fn transition(conn: &mut SqliteConnection, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE queue_items SET state = ?, updated_at = ? WHERE id = ? AND state = ?")
+pub async fn transition(conn: &mut AnyConnection, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE queue_items SET state = $1, updated_at = $2 WHERE id = $3 AND state = $4")
         .bind(state_str(to))
         .bind(ts(now()))
         .bind(id.as_str())
@@ -177,9 +178,9 @@ pub async fn transition(conn: &mut SqliteConnection, id: &ItemId, from: ItemStat
 }
 
 /// Marks every pending entry of a run as `gone` (the run ended without them being decided).
-pub async fn retire_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
+pub async fn retire_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
     let rows = sqlx::query(
-        "UPDATE queue_items SET state = 'gone', updated_at = ? WHERE engine = ? AND run_id = ? AND state = 'pending' RETURNING id",
+        "UPDATE queue_items SET state = 'gone', updated_at = $1 WHERE engine = $2 AND run_id = $3 AND state = 'pending' RETURNING id",
     )
     .bind(ts(now()))
     .bind(engine.as_str())
@@ -199,7 +200,7 @@ const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q
 /// The rows of [`COLUMNS`]: every queue entry, with its decision if any.
 const FROM: &str = " FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id";
 
-fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
+fn entry_from_row(row: &AnyRow) -> Result<Entry, Error> {
     let opt_json = |col: &str| -> Result<Option<serde_json::Value>, Error> {
         row.try_get::<Option<String>, _>(col)?.map(|t| parse_json(&t)).transpose()
     };
@@ -239,30 +240,31 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, Error> {
 }
 
 /// One entry by id.
-pub async fn get(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.id = ?")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut AnyConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
+    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.id = $1")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(entry_from_row).transpose()
 }
 
 /// The pending entry of one call of a run.
 pub async fn find_pending(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     engine: &EngineId,
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.tool_call_id = ? AND q.state = 'pending'"))
-        .bind(engine.as_str())
-        .bind(run_id.as_str())
-        .bind(tool_call_id.as_str())
-        .fetch_optional(&mut *conn)
-        .await?;
+    let row =
+        sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = $1 AND q.run_id = $2 AND q.tool_call_id = $3 AND q.state = 'pending'"))
+            .bind(engine.as_str())
+            .bind(run_id.as_str())
+            .bind(tool_call_id.as_str())
+            .fetch_optional(&mut *conn)
+            .await?;
     row.as_ref().map(entry_from_row).transpose()
 }
 
 /// The pending entries of a run, oldest first.
-pub async fn pending_of_run(conn: &mut SqliteConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = ? AND q.run_id = ? AND q.state = 'pending' ORDER BY q.seq"))
+pub async fn pending_of_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
+    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = $1 AND q.run_id = $2 AND q.state = 'pending' ORDER BY q.seq"))
         .bind(engine.as_str())
         .bind(run_id.as_str())
         .fetch_all(&mut *conn)
@@ -273,12 +275,12 @@ pub async fn pending_of_run(conn: &mut SqliteConnection, engine: &EngineId, run_
 /// The call an operator decided last before `id` of the same engine, thread and tool (a call
 /// without a thread has none): approved, declined, answered or approved with edits — an expiry is
 /// nobody's decision and is skipped. With its decision.
-pub async fn previous_decided(conn: &mut SqliteConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
+pub async fn previous_decided(conn: &mut AnyConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
     let row = sqlx::query(&format!(
         "{COLUMNS} FROM queue_items cur
          JOIN queue_items q ON q.thread_id = cur.thread_id AND q.tool_name = cur.tool_name AND q.engine = cur.engine AND q.seq < cur.seq
          JOIN decisions d ON d.queue_item_id = q.id
-         WHERE cur.id = ? AND NOT {EXPIRED}
+         WHERE cur.id = $1 AND NOT {EXPIRED}
          ORDER BY q.seq DESC LIMIT 1"
     ))
     .bind(id.as_str())
@@ -289,7 +291,7 @@ pub async fn previous_decided(conn: &mut SqliteConnection, id: &ItemId) -> Resul
 
 /// Whether the decision joined as `d` is an expiry: a decline stored with `expiredAfterSecs` in its
 /// data (see `decisions::insert`); NULL (false) without a decision.
-const EXPIRED: &str = "(d.kind = 'decline' AND json_extract(d.data, '$.expiredAfterSecs') IS NOT NULL)";
+const EXPIRED: &str = "(d.kind = 'decline' AND COALESCE(d.data, '') LIKE '{\"expiredAfterSecs\":%')";
 
 /// A value bound to a query built at run time.
 enum Bind {
@@ -313,12 +315,19 @@ enum Drive {
 /// The `FROM` and `WHERE` of a listing under `filter` (its state conditions only for
 /// [`Drive::Entries`]), the column that orders it (`seq`, or the search index's rowid, the same
 /// number), and the values to bind.
-fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind>) {
+fn select_from(filter: &Filter, drive: Drive, dialect: Dialect) -> (String, &'static str, Vec<Bind>) {
     let mut binds = Vec::new();
-    let fts = filter.search.as_ref().and_then(Search::fts_query);
+    // SQLite searches its trigram index (FTS5) for the long words; PostgreSQL its trigram index
+    // (pg_trgm) on `search_text` for every word, through ILIKE.
+    let fts = match dialect {
+        Dialect::Sqlite => filter.search.as_ref().and_then(Search::fts_query),
+        Dialect::Postgres => None,
+    };
     let (mut sql, order_col) = match (drive, fts) {
         (Drive::Expired, fts) => {
-            let mut sql = format!(" FROM decisions d CROSS JOIN queue_items q ON q.id = d.queue_item_id WHERE d.kind = 'decline' AND d.data IS NOT NULL AND {EXPIRED}");
+            // SQLite: CROSS JOIN keeps the decisions as the outer loop (few are expiries).
+            let join = if dialect == Dialect::Sqlite { "CROSS JOIN" } else { "JOIN" };
+            let mut sql = format!(" FROM decisions d {join} queue_items q ON q.id = d.queue_item_id WHERE d.kind = 'decline' AND d.data IS NOT NULL AND {EXPIRED}");
             if let Some(query) = fts {
                 sql.push_str(" AND EXISTS (SELECT 1 FROM queue_search WHERE queue_search MATCH ? AND rowid = q.seq)");
                 binds.push(Bind::Text(query));
@@ -330,8 +339,8 @@ fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind
             let decisions = if drive == Drive::Entries { " LEFT JOIN decisions d ON d.queue_item_id = q.id" } else { "" };
             (format!(" FROM queue_search s JOIN queue_items q ON q.seq = s.rowid{decisions} WHERE queue_search MATCH ?"), "s.rowid")
         }
-        (Drive::Entries, None) => (" FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id WHERE 1 = 1".to_owned(), "q.seq"),
-        (Drive::Counts, None) => (" FROM queue_items q WHERE 1 = 1".to_owned(), "q.seq"),
+        (Drive::Entries, None) => (" FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id WHERE TRUE".to_owned(), "q.seq"),
+        (Drive::Counts, None) => (" FROM queue_items q WHERE TRUE".to_owned(), "q.seq"),
     };
     let with_state = drive == Drive::Entries;
     let mut add = |clause: &str, value: Option<String>| {
@@ -355,10 +364,17 @@ fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind
     }
     match filter.expired {
         Some(true) if with_state => sql.push_str(&format!(" AND {EXPIRED}")),
-        Some(false) if with_state => sql.push_str(&format!(" AND NOT COALESCE({EXPIRED}, 0)")),
+        Some(false) if with_state => sql.push_str(&format!(" AND NOT COALESCE({EXPIRED}, FALSE)")),
         _ => {}
     }
-    for pattern in filter.search.as_ref().map(Search::like_patterns).unwrap_or_default() {
+    if dialect == Dialect::Postgres {
+        for pattern in filter.search.as_ref().map(|s| s.like_patterns(0)).unwrap_or_default() {
+            sql.push_str(" AND q.search_text ILIKE ? ESCAPE '\\'");
+            binds.push(Bind::Text(pattern));
+        }
+        return (sql, order_col, binds);
+    }
+    for pattern in filter.search.as_ref().map(|s| s.like_patterns(3)).unwrap_or_default() {
         sql.push_str(
             " AND (q.tool_name LIKE ? ESCAPE '\\' OR q.agent_id LIKE ? ESCAPE '\\' OR COALESCE(q.agent_name, '') LIKE ? ESCAPE '\\' OR q.args LIKE ? ESCAPE '\\')",
         );
@@ -368,9 +384,9 @@ fn select_from(filter: &Filter, drive: Drive) -> (String, &'static str, Vec<Bind
 }
 
 fn bind_all<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     binds: &'q [Bind],
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
     for b in binds {
         query = match b {
             Bind::Text(t) => query.bind(t.as_str()),
@@ -382,8 +398,8 @@ fn bind_all<'q>(
 
 /// A page of entries, newest first (oldest first with `filter.oldest_first`), after `cursor` (a
 /// `seq` from an earlier page of the same order).
-pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i64>, limit: u32) -> Result<Page, Error> {
-    let (from, order_col, mut binds) = select_from(filter, Drive::Entries);
+pub async fn list(conn: &mut AnyConnection, filter: &Filter, cursor: Option<i64>, limit: u32) -> Result<Page, Error> {
+    let (from, order_col, mut binds) = select_from(filter, Drive::Entries, Dialect::of(conn));
     let (cmp, dir) = if filter.oldest_first { (">", "ASC") } else { ("<", "DESC") };
     let mut sql = format!("{COLUMNS}{from}");
     if let Some(c) = cursor {
@@ -393,6 +409,7 @@ pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i
     sql.push_str(&format!(" ORDER BY {order_col} {dir} LIMIT ?"));
     let limit = limit.clamp(1, 500);
     binds.push(Bind::Int(i64::from(limit) + 1));
+    let sql = super::numbered(&sql);
     let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
     let more = rows.len() > limit as usize;
     let rows = &rows[..rows.len().min(limit as usize)];
@@ -406,14 +423,15 @@ pub async fn list(conn: &mut SqliteConnection, filter: &Filter, cursor: Option<i
 ///
 /// Two queries: every entry by state (on the state indexes, without the decisions), then the
 /// expired ones by state (from the decisions: declines with data), taken out of the first counts.
-pub async fn count_by_state(conn: &mut SqliteConnection, filter: &Filter) -> Result<Vec<(String, bool, i64)>, Error> {
-    let (from, _, binds) = select_from(filter, Drive::Counts);
-    let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
+pub async fn count_by_state(conn: &mut AnyConnection, filter: &Filter) -> Result<Vec<(String, bool, i64)>, Error> {
+    let dialect = Dialect::of(conn);
+    let (from, _, binds) = select_from(filter, Drive::Counts, dialect);
+    let sql = super::numbered(&format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state"));
     let rows = bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await?;
     let mut counts: Vec<(String, bool, i64)> =
         rows.iter().map(|r| Ok((r.try_get("state")?, false, r.try_get("n")?))).collect::<Result<_, Error>>()?;
-    let (from, _, binds) = select_from(filter, Drive::Expired);
-    let sql = format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state");
+    let (from, _, binds) = select_from(filter, Drive::Expired, dialect);
+    let sql = super::numbered(&format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state"));
     for row in bind_all(sqlx::query(&sql), &binds).fetch_all(&mut *conn).await? {
         let (state, n): (String, i64) = (row.try_get("state")?, row.try_get("n")?);
         if let Some(all) = counts.iter_mut().find(|(s, _, _)| *s == state) {
@@ -426,13 +444,13 @@ pub async fn count_by_state(conn: &mut SqliteConnection, filter: &Filter) -> Res
 }
 
 /// How many entries are pending.
-pub async fn count_pending(conn: &mut SqliteConnection) -> Result<i64, Error> {
+pub async fn count_pending(conn: &mut AnyConnection) -> Result<i64, Error> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").fetch_one(&mut *conn).await?)
 }
 
 /// Every pending entry of an engine, oldest first.
-pub async fn pending_of_engine(conn: &mut SqliteConnection, engine: &EngineId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = ? ORDER BY q.seq"))
+pub async fn pending_of_engine(conn: &mut AnyConnection, engine: &EngineId) -> Result<Vec<Entry>, Error> {
+    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = $1 ORDER BY q.seq"))
         .bind(engine.as_str())
         .fetch_all(&mut *conn)
         .await?;
@@ -441,13 +459,13 @@ pub async fn pending_of_engine(conn: &mut SqliteConnection, engine: &EngineId) -
 
 /// The state of the newest entry of one call that is not `gone`, if any.
 pub async fn live_state(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     engine: &EngineId,
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<ItemState>, Error> {
     let state: Option<String> = sqlx::query_scalar(
-        "SELECT state FROM queue_items WHERE run_id = ? AND engine = ? AND tool_call_id = ? AND state <> 'gone' ORDER BY seq DESC LIMIT 1",
+        "SELECT state FROM queue_items WHERE run_id = $1 AND engine = $2 AND tool_call_id = $3 AND state <> 'gone' ORDER BY seq DESC LIMIT 1",
     )
     .bind(run_id.as_str())
     .bind(engine.as_str())
@@ -458,7 +476,7 @@ pub async fn live_state(
 }
 
 /// Per engine: (pending entries, decisions waiting for delivery).
-pub async fn counts_by_engine(conn: &mut SqliteConnection) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
+pub async fn counts_by_engine(conn: &mut AnyConnection) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
     let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
     let rows =
         sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;

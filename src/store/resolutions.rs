@@ -7,7 +7,7 @@ use crate::domain::{DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AnyConnection, Row};
 
 /// A stored resolution.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -29,14 +29,14 @@ pub struct Stored {
 
 /// Stores the one resolution of `item`. A second one is `already_decided` (state `interrupted`),
 /// whatever the caller checked before: the primary key refuses it.
-pub async fn insert(conn: &mut SqliteConnection, item: &ItemId, r: &Stored) -> Result<(), Error> {
+pub async fn insert(conn: &mut AnyConnection, item: &ItemId, r: &Stored) -> Result<(), Error> {
     let kind = match r.kind {
         DecisionKind::Ran | DecisionKind::DidNotRun | DecisionKind::RunAgain => r.kind.as_str(),
         other => return Err(Error::Storage(format!("{} is not a resolution", other.as_str()))),
     };
     let done = sqlx::query(
         "INSERT INTO resolutions (queue_item_id, kind, result, fingerprint, operator, resolved_at, retry_item_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue_item_id) DO NOTHING",
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (queue_item_id) DO NOTHING",
     )
     .bind(item.as_str())
     .bind(kind)
@@ -55,7 +55,7 @@ pub async fn insert(conn: &mut SqliteConnection, item: &ItemId, r: &Stored) -> R
 
 /// Stores the resolution of `item` with its audit entry (`resolution.<kind>`), in the caller's
 /// transaction: the engine's own change (the run told what became of the call) commits with it.
-pub async fn record(conn: &mut SqliteConnection, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
+pub async fn record(conn: &mut AnyConnection, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
     insert(conn, &item.id, r).await?;
     let action = match r.kind {
         DecisionKind::Ran => AuditAction::ResolutionRan,
@@ -82,9 +82,9 @@ pub async fn record(conn: &mut SqliteConnection, item: &QueuedCall, r: &Stored) 
 }
 
 /// The resolution of `item`, if it has one.
-pub async fn get(conn: &mut SqliteConnection, item: &ItemId) -> Result<Option<Stored>, Error> {
+pub async fn get(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Stored>, Error> {
     let row =
-        sqlx::query("SELECT kind, result, fingerprint, operator, resolved_at, retry_item_id FROM resolutions WHERE queue_item_id = ?")
+        sqlx::query("SELECT kind, result, fingerprint, operator, resolved_at, retry_item_id FROM resolutions WHERE queue_item_id = $1")
             .bind(item.as_str())
             .fetch_optional(&mut *conn)
             .await?;

@@ -5,7 +5,7 @@ use crate::domain::Error;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// A settings document: stored as JSON under its key, its `Default` until first saved, checked
 /// before it is saved.
@@ -62,13 +62,13 @@ pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B) -> Resul
     Ok(())
 }
 
-pub async fn get(conn: &mut SqliteConnection, key: &str) -> Result<Option<Value>, Error> {
-    let text: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut AnyConnection, key: &str) -> Result<Option<Value>, Error> {
+    let text: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = $1").bind(key).fetch_optional(&mut *conn).await?;
     text.map(|t| parse_json(&t)).transpose()
 }
 
-pub async fn put(conn: &mut SqliteConnection, key: &str, value: &Value) -> Result<(), Error> {
-    sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
+pub async fn put(conn: &mut AnyConnection, key: &str, value: &Value) -> Result<(), Error> {
+    sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
         .bind(key)
         .bind(value.to_string())
         .bind(ts(now()))

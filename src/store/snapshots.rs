@@ -3,7 +3,7 @@
 use super::{now, parse_json, ts};
 use crate::domain::{AgentId, Error, RunId};
 use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AnyConnection, Row};
 
 /// A stored snapshot.
 #[derive(Clone, Debug)]
@@ -19,7 +19,7 @@ pub struct Stored {
 
 /// Writes the snapshot of a run as `suspended`, replacing an earlier one.
 pub async fn save_suspended(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     run_id: &RunId,
     agent_id: &AgentId,
     thread_id: Option<&str>,
@@ -29,7 +29,7 @@ pub async fn save_suspended(
     let at = ts(now());
     sqlx::query(
         "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'suspended', ?, ?, ?)
+         VALUES ($1, $2, $3, $4, 'suspended', $5, $6, $7)
          ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at",
     )
     .bind(run_id.as_str())
@@ -45,8 +45,8 @@ pub async fn save_suspended(
 }
 
 /// Updates the body of a suspended snapshot in place (a decided call's result recorded).
-pub async fn update_body(conn: &mut SqliteConnection, run_id: &RunId, body: &Value) -> Result<(), Error> {
-    sqlx::query("UPDATE snapshots SET body = ?, updated_at = ? WHERE run_id = ?")
+pub async fn update_body(conn: &mut AnyConnection, run_id: &RunId, body: &Value) -> Result<(), Error> {
+    sqlx::query("UPDATE snapshots SET body = $1, updated_at = $2 WHERE run_id = $3")
         .bind(body.to_string())
         .bind(ts(now()))
         .bind(run_id.as_str())
@@ -56,8 +56,8 @@ pub async fn update_body(conn: &mut SqliteConnection, run_id: &RunId, body: &Val
 }
 
 /// Claims a suspended run for advancing (`suspended → running`); false if it was not suspended.
-pub async fn claim_running(conn: &mut SqliteConnection, run_id: &RunId) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE snapshots SET state = 'running', updated_at = ? WHERE run_id = ? AND state = 'suspended'")
+pub async fn claim_running(conn: &mut AnyConnection, run_id: &RunId) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE snapshots SET state = 'running', updated_at = $1 WHERE run_id = $2 AND state = 'suspended'")
         .bind(ts(now()))
         .bind(run_id.as_str())
         .execute(&mut *conn)
@@ -66,15 +66,15 @@ pub async fn claim_running(conn: &mut SqliteConnection, run_id: &RunId) -> Resul
 }
 
 /// Removes the snapshot of a finished run.
-pub async fn delete(conn: &mut SqliteConnection, run_id: &RunId) -> Result<(), Error> {
-    sqlx::query("DELETE FROM snapshots WHERE run_id = ?").bind(run_id.as_str()).execute(&mut *conn).await?;
+pub async fn delete(conn: &mut AnyConnection, run_id: &RunId) -> Result<(), Error> {
+    sqlx::query("DELETE FROM snapshots WHERE run_id = $1").bind(run_id.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Removes a run's snapshot and those of its sub-agents' runs (`<run>/…`, S13).
-pub async fn delete_tree(conn: &mut SqliteConnection, run_id: &RunId) -> Result<(), Error> {
+pub async fn delete_tree(conn: &mut AnyConnection, run_id: &RunId) -> Result<(), Error> {
     let children = format!("{}/%", run_id.as_str().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-    sqlx::query("DELETE FROM snapshots WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\'")
+    sqlx::query("DELETE FROM snapshots WHERE run_id = $1 OR run_id LIKE $2 ESCAPE '\\'")
         .bind(run_id.as_str())
         .bind(children)
         .execute(&mut *conn)
@@ -82,7 +82,7 @@ pub async fn delete_tree(conn: &mut SqliteConnection, run_id: &RunId) -> Result<
     Ok(())
 }
 
-fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, Error> {
+fn from_row(row: &sqlx::any::AnyRow) -> Result<Stored, Error> {
     Ok(Stored {
         run_id: RunId::new(row.try_get::<String, _>("run_id")?),
         agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
@@ -94,20 +94,20 @@ fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, Error> {
     })
 }
 
-pub async fn get(conn: &mut SqliteConnection, run_id: &RunId) -> Result<Option<Stored>, Error> {
-    let row = sqlx::query("SELECT * FROM snapshots WHERE run_id = ?").bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut AnyConnection, run_id: &RunId) -> Result<Option<Stored>, Error> {
+    let row = sqlx::query("SELECT * FROM snapshots WHERE run_id = $1").bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// Snapshots of an agent's runs, newest first, optionally of one thread and resource (S12).
 pub async fn list(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     agent_id: &AgentId,
     thread_id: Option<&str>,
     resource_id: Option<&str>,
 ) -> Result<Vec<Stored>, Error> {
     let rows = sqlx::query(
-        "SELECT * FROM snapshots WHERE agent_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR resource_id = ?3)
+        "SELECT * FROM snapshots WHERE agent_id = $1 AND ($2 IS NULL OR thread_id = $2) AND ($3 IS NULL OR resource_id = $3)
          ORDER BY updated_at DESC",
     )
     .bind(agent_id.as_str())
@@ -119,7 +119,7 @@ pub async fn list(
 }
 
 /// Runs left `running` by a process that stopped (found at start-up).
-pub async fn running(conn: &mut SqliteConnection) -> Result<Vec<Stored>, Error> {
+pub async fn running(conn: &mut AnyConnection) -> Result<Vec<Stored>, Error> {
     let rows = sqlx::query("SELECT * FROM snapshots WHERE state = 'running'").fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }

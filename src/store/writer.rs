@@ -19,9 +19,10 @@
 //! What a crash means: a writer whose `commit` had not returned may or may not be on disk, all of a
 //! batch or none of it (one SQLite transaction); a writer whose `commit` returned is on disk.
 
+use super::Dialect;
 use crate::domain::Error;
 use sqlx::pool::PoolConnection;
-use sqlx::{Sqlite, SqliteConnection, SqlitePool};
+use sqlx::{Any, AnyConnection, AnyPool};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,7 +37,8 @@ const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// The process's one writer (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct Writer {
-    pool: SqlitePool,
+    pool: AnyPool,
+    dialect: Dialect,
     batch: Arc<Mutex<Batch>>,
     /// Writers waiting for their turn: while there are any, a released writer leaves the batch open.
     waiting: Arc<AtomicUsize>,
@@ -77,7 +79,7 @@ impl From<Failed> for Error {
 #[derive(Debug, Default)]
 struct Batch {
     /// Some while a batch transaction is open.
-    conn: Option<PoolConnection<Sqlite>>,
+    conn: Option<PoolConnection<Any>>,
     /// Writers whose work is in the open batch, each told the outcome of its commit.
     joined: Vec<oneshot::Sender<Outcome>>,
     /// A writer was dropped where no runtime could roll it back: the next one does.
@@ -101,8 +103,8 @@ impl Drop for Waiting {
 }
 
 impl Writer {
-    pub fn new(pool: SqlitePool) -> Self {
-        Self { pool, batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
+    pub fn new(pool: AnyPool, dialect: Dialect) -> Self {
+        Self { pool, dialect, batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
     }
 
     /// Waits for this writer's turn and opens its savepoint (and the batch, if none is open).
@@ -207,16 +209,22 @@ async fn abandon(batch: &mut Batch, why: &str) {
     }
 }
 
-/// Whether SQLite still has the connection inside a transaction.
-async fn in_transaction(conn: &mut SqliteConnection) -> Result<bool, Error> {
-    extern "C" {
-        fn sqlite3_get_autocommit(db: *mut std::ffi::c_void) -> std::ffi::c_int;
+/// Whether the connection is still inside a transaction. SQLite ends one on its own after some
+/// errors; `BEGIN` inside a transaction is refused, so one that succeeds shows it was gone (and is
+/// rolled back at once). PostgreSQL never ends a transaction on its own: after an error it refuses
+/// every statement until a rollback, which the writer that failed does.
+async fn in_transaction(conn: &mut AnyConnection, dialect: Dialect) -> Result<bool, Error> {
+    if dialect == Dialect::Postgres {
+        return Ok(true);
     }
-    let mut handle = conn.lock_handle().await?;
-    let raw = handle.as_raw_handle().as_ptr().cast::<std::ffi::c_void>();
-    // SAFETY: `handle` keeps the connection locked out from sqlx's worker thread while it lives, and
-    // sqlite3_get_autocommit only reads the connection's state.
-    Ok(unsafe { sqlite3_get_autocommit(raw) } == 0)
+    match sqlx::query("BEGIN").execute(&mut *conn).await {
+        Ok(_) => {
+            exec(conn, "ROLLBACK").await?;
+            Ok(false)
+        }
+        Err(sqlx::Error::Database(e)) if e.message().contains("within a transaction") => Ok(true),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Commits the open batch and tells every writer in it the outcome; the connection goes back to the
@@ -238,12 +246,12 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) {
     }
 }
 
-async fn exec(conn: &mut SqliteConnection, sql: &str) -> Result<(), Error> {
+async fn exec(conn: &mut AnyConnection, sql: &str) -> Result<(), Error> {
     sqlx::query(sql).execute(conn).await?;
     Ok(())
 }
 
-async fn rollback_savepoint(conn: &mut SqliteConnection) -> Result<(), Error> {
+async fn rollback_savepoint(conn: &mut AnyConnection) -> Result<(), Error> {
     exec(conn, "ROLLBACK TO w").await?;
     exec(conn, "RELEASE w").await
 }
@@ -267,13 +275,24 @@ impl WriteTx {
         // A writer joins only a transaction that is still open: one SQLite ended on its own would
         // otherwise have the joiner's savepoint start (and its release commit) a transaction of its own.
         if let Some(conn) = batch.conn.as_mut() {
-            if !in_transaction(conn).await? {
+            if !in_transaction(conn, self.writer.dialect).await? {
                 abandon(batch, "SQLite ended the transaction after an error").await;
             }
         }
         if batch.conn.is_none() {
             let mut conn = pool.acquire().await?;
-            exec(&mut conn, "BEGIN IMMEDIATE").await?;
+            match self.writer.dialect {
+                Dialect::Sqlite => exec(&mut conn, "BEGIN IMMEDIATE").await?,
+                Dialect::Postgres => {
+                    exec(&mut conn, "BEGIN").await?;
+                    let locked =
+                        sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)").bind(super::PG_WRITE_LOCK).execute(&mut *conn).await;
+                    if let Err(e) = locked {
+                        let _ = exec(&mut conn, "ROLLBACK").await;
+                        return Err(e.into());
+                    }
+                }
+            }
             batch.conn = Some(conn);
             self.turn = Turn::First;
         } else {
@@ -300,14 +319,14 @@ impl WriteTx {
 }
 
 impl Deref for WriteTx {
-    type Target = SqliteConnection;
-    fn deref(&self) -> &SqliteConnection {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
         self.batch.as_ref().and_then(|b| b.conn.as_deref()).expect("an open writer has the batch's connection")
     }
 }
 
 impl DerefMut for WriteTx {
-    fn deref_mut(&mut self) -> &mut SqliteConnection {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
         self.batch.as_mut().and_then(|b| b.conn.as_deref_mut()).expect("an open writer has the batch's connection")
     }
 }

@@ -155,6 +155,7 @@ async fn c06_jsonl_export_is_every_audit_entry_one_per_line() {
     // The CLI prints the same bytes.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
         .args(["--data-dir", t.dir.to_str().unwrap(), "audit", "export", "--format", "jsonl"])
+        .envs(serve_process::database_env(&t.dir))
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .output()
         .unwrap();
@@ -212,6 +213,7 @@ async fn c06_csv_export_quotes_every_cell_that_needs_it_and_defuses_formulas() {
     // The same export from the CLI.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
         .args(["--data-dir", t.dir.to_str().unwrap(), "audit", "export", "--format", "csv"])
+        .envs(serve_process::database_env(&t.dir))
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .output()
         .unwrap();

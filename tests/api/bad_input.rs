@@ -97,12 +97,18 @@ async fn a_decision_that_does_not_fit_the_call_kind_is_refused() {
 
 #[tokio::test]
 async fn a_locked_database_gives_storage_busy_and_changes_nothing() {
+    if on_postgres() {
+        return; // SQLite's file lock; PostgreSQL's lock wait is its lock_timeout (storage_busy too).
+    }
     let t = spawn_app().await;
     t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     // Another connection (as another process would) holds the write lock past the busy timeout.
     use sqlx::Connection;
-    let mut holder = sqlx::SqliteConnection::connect(&format!("sqlite://{}", t.app.db.path().display())).await.unwrap();
+    let mut holder =
+        sqlx::SqliteConnection::connect(&format!("sqlite://{}", t.app.db.data_dir().join(approval_console::store::DB_FILE).display()))
+            .await
+            .unwrap();
     sqlx::query("BEGIN IMMEDIATE").execute(&mut holder).await.unwrap();
     let (status, body) = t.approve(&item).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");

@@ -9,6 +9,7 @@ fn cli(dir: &std::path::Path, args: &[&str]) -> Output {
         .arg("--data-dir")
         .arg(dir)
         .args(args)
+        .envs(serve_process::database_env(dir))
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .stdin(Stdio::null())
         .output()
@@ -160,6 +161,7 @@ async fn c05_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_
 async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows_it() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
+    test_database(dir).await;
     let made = cli(dir, &["tokens", "add", "ci-bot", "--role", "agent"]);
     assert!(made.status.success(), "{}", text_of(&made));
     let stdout = String::from_utf8_lossy(&made.stdout).to_string();

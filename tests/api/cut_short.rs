@@ -97,7 +97,7 @@ fn steps(_: &Counters) -> Vec<Agent> {
 
 async fn snapshot(t: &TestApp, run: &str) -> Option<(String, Value)> {
     let row: Option<(String, String)> =
-        sqlx::query_as("SELECT state, body FROM snapshots WHERE run_id = ?").bind(run).fetch_optional(t.app.db.pool()).await.unwrap();
+        sqlx::query_as("SELECT state, body FROM snapshots WHERE run_id = $1").bind(run).fetch_optional(t.app.db.pool()).await.unwrap();
     row.map(|(state, body)| (state, serde_json::from_str(&body).unwrap()))
 }
 
@@ -140,10 +140,10 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     // The same run as the crash left it: its snapshot, running, with `notify` started.
     let (dir, tmp, counters) = t.stop().await;
     {
-        let db = approval_console::store::Db::open(&dir).await.unwrap();
+        let db = approval_console::store::Db::open_at(&dir, test_database(&dir).await).await.unwrap();
         sqlx::query(
             "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at)
-             VALUES ('run-cut', 'steps', 'th-cut', 'user-1', 'running', ?, '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z')",
+             VALUES ('run-cut', 'steps', 'th-cut', 'user-1', 'running', $1, '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z')",
         )
         .bind(at_crash.to_string())
         .execute(db.pool())

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[path = "../support/postgres.rs"]
+pub mod postgres;
 #[path = "../support/serve_process.rs"]
 pub mod serve_process;
 pub use serve_process::ServeProcess;
@@ -98,6 +100,35 @@ pub struct TestApp {
     serving: Option<approval_console::app::ServeLock>,
 }
 
+/// The database of a test's data directory: its SQLite file, or with
+/// `APPROVAL_CONSOLE_TEST_DATABASE=postgres` a PostgreSQL database of its own on the test cluster
+/// (its URL kept in the directory, so a restart over the directory finds the same database; a
+/// directory whose SQLite file a test made itself stays on that file).
+pub async fn test_database(dir: &Path) -> approval_console::store::Location {
+    // A test that made a SQLite file itself (an old schema) stays on it.
+    let own_file = dir.join(approval_console::store::DB_FILE).exists() && !dir.join("test-database-url").exists();
+    if !on_postgres() || own_file {
+        return approval_console::store::Location::new(dir, None).unwrap();
+    }
+    let file = dir.join("test-database-url");
+    let url = match std::fs::read_to_string(&file) {
+        Ok(url) => url,
+        Err(_) => {
+            let url = postgres::database().await;
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(&file, &url).unwrap();
+            url
+        }
+    };
+    approval_console::store::Location::Postgres(url)
+}
+
+/// Whether the tests run on PostgreSQL (`APPROVAL_CONSOLE_TEST_DATABASE=postgres`): the few tests
+/// about SQLite itself (its file, its locks, its triggers) return early there.
+pub fn on_postgres() -> bool {
+    std::env::var("APPROVAL_CONSOLE_TEST_DATABASE").as_deref() == Ok("postgres")
+}
+
 /// A fresh data directory, the counting demo agent, a server on a free port.
 pub async fn spawn_app() -> TestApp {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -125,7 +156,7 @@ pub async fn spawn_app_in(dir: &Path, counters: Counters) -> TestApp {
 pub async fn spawn_app_in_with(dir: &Path, counters: Counters, extra: fn(&Counters) -> Vec<Agent>) -> TestApp {
     let mut agents = vec![counting_demo(&counters)];
     agents.extend(extra(&counters));
-    let app = App::open(dir, agents).await.expect("open app");
+    let app = App::open_at(dir, test_database(dir).await, agents).await.expect("open app");
     let serving = Some(app.recover().await.expect("recover"));
     let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
     let base = format!("http://{}", server.addr);

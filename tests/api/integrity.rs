@@ -210,11 +210,12 @@ async fn a_call_the_engine_lost_is_not_found_and_stays_pending() {
     let answer = t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     // The run's snapshot no longer holds the call as paused (another process advanced it).
-    sqlx::query("UPDATE snapshots SET body = json_set(body, '$.calls[0].status', 'done', '$.calls[0].result', 'x') WHERE run_id = ?")
-        .bind(answer["runId"].as_str().unwrap())
-        .execute(t.app.db.pool())
-        .await
-        .unwrap();
+    let advance = if on_postgres() {
+        r#"UPDATE snapshots SET body = jsonb_set(jsonb_set(body::jsonb, '{calls,0,status}', '"done"'), '{calls,0,result}', '"x"')::text WHERE run_id = $1"#
+    } else {
+        "UPDATE snapshots SET body = json_set(body, '$.calls[0].status', 'done', '$.calls[0].result', 'x') WHERE run_id = $1"
+    };
+    sqlx::query(advance).bind(answer["runId"].as_str().unwrap()).execute(t.app.db.pool()).await.unwrap();
     let (status, body) = t.approve(&item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{body}");
     assert!(body["message"].as_str().unwrap().contains("no longer paused"), "{body}");

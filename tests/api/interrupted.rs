@@ -186,6 +186,7 @@ async fn c05_the_cli_lists_an_interrupted_call_with_its_choices_and_resolves_it(
             .arg("--data-dir")
             .arg(&dir)
             .args(args)
+            .envs(serve_process::database_env(&dir))
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdin(std::process::Stdio::null())
             .output()

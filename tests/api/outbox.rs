@@ -120,7 +120,7 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     let wait = second.next_attempt_at.unwrap() - again;
     assert!(wait > chrono::Duration::milliseconds(1500) && wait <= chrono::Duration::seconds(4), "second wait {wait}");
     assert_eq!(deferred_entries(&t).await, 1, "only the first deferral is audited");
-    let state: String = sqlx::query_scalar("SELECT delivery FROM decisions WHERE id = ?")
+    let state: String = sqlx::query_scalar("SELECT delivery FROM decisions WHERE id = $1")
         .bind(decision.id.as_str())
         .fetch_one(t.app.db.pool())
         .await

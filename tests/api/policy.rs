@@ -73,7 +73,7 @@ fn tool_names(items: &[Value]) -> Vec<&str> {
 
 /// The stored snapshot body of a run.
 async fn snapshot(t: &TestApp, run_id: &str) -> Value {
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?")
+    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
         .bind(run_id)
         .fetch_one(t.app.db.pool())
         .await

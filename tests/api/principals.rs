@@ -54,7 +54,7 @@ async fn agent_token_cannot_approve() {
     assert_eq!(t.count("SELECT COUNT(*) FROM grants").await, 0);
     assert_eq!(t.count("SELECT COUNT(*) FROM decisions").await, 0);
     // The session's view: who started it is on record.
-    let paused = t.count(&format!("SELECT COUNT(*) FROM audit_log WHERE action = 'call.paused' AND json_extract(details, '$.startedBy') = 'token:support-bot' AND queue_item_id = '{id}'")).await;
+    let paused = t.count(&format!(r#"SELECT COUNT(*) FROM audit_log WHERE action = 'call.paused' AND details LIKE '%"startedBy":"token:support-bot"%' AND queue_item_id = '{id}'"#)).await;
     assert_eq!(paused, 1);
 }
 

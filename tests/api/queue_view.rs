@@ -79,8 +79,8 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
     // Stages the local engine passes through too fast to catch: a decision waiting in the outbox,
     // a run that ended elsewhere.
     let pool = t.app.db.pool();
-    sqlx::query("UPDATE queue_items SET state = 'decided' WHERE id = ?").bind(by_arg("c")["id"].as_str()).execute(pool).await.unwrap();
-    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE id = ?").bind(by_arg("d")["id"].as_str()).execute(pool).await.unwrap();
+    sqlx::query("UPDATE queue_items SET state = 'decided' WHERE id = $1").bind(by_arg("c")["id"].as_str()).execute(pool).await.unwrap();
+    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE id = $1").bind(by_arg("d")["id"].as_str()).execute(pool).await.unwrap();
     // Nobody decided on e in time: the console declines it as expired.
     let e = by_arg("e");
     let expire = DecisionRequest {
@@ -184,7 +184,7 @@ async fn search_finds_calls_by_tool_agent_and_argument_text() {
     // Every insert is indexed, whoever makes it (a trigger, like the change feed).
     sqlx::query(
         "INSERT INTO queue_items (id, engine, agent_id, run_id, tool_call_id, tool_name, args, fingerprint, kind, state, paused_at, updated_at)
-         VALUES ('q_raw', 'local', 'raw-agent', 'run-raw', 'c1', 'raw_tool', '{\"path\":\"/srv/Quarterly-Report.pdf\"}', ?, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+         VALUES ('q_raw', 'local', 'raw-agent', 'run-raw', 'c1', 'raw_tool', '{\"path\":\"/srv/Quarterly-Report.pdf\"}', $1, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
     )
     .bind(format!("sha256:{}", "0".repeat(64)))
     .execute(t.app.db.pool())
@@ -286,7 +286,7 @@ async fn calls_queued_before_the_search_index_existed_are_found() {
         before.run(&pool).await.unwrap();
         sqlx::query(
             "INSERT INTO queue_items (id, engine, agent_id, agent_name, run_id, tool_call_id, tool_name, args, fingerprint, kind, state, paused_at, updated_at)
-             VALUES ('q_old', 'local', 'ops', 'Old Agent', 'run-old', 'c1', 'send_email', '{\"to\":\"cfo@example.com\"}', ?, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+             VALUES ('q_old', 'local', 'ops', 'Old Agent', 'run-old', 'c1', 'send_email', '{\"to\":\"cfo@example.com\"}', $1, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
         )
         .bind(format!("sha256:{}", "0".repeat(64)))
         .execute(&pool)

@@ -113,10 +113,10 @@ async fn s07_a_decision_for_another_fingerprint_is_refused() {
 /// Rewrites the args of a call inside the stored snapshot, as a tampering or buggy engine would.
 async fn change_args_in_snapshot(t: &TestApp, run_id: &str, new_id: &str) {
     let body: String =
-        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(run_id).fetch_one(t.app.db.pool()).await.unwrap();
+        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1").bind(run_id).fetch_one(t.app.db.pool()).await.unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!(new_id);
-    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?")
+    sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
         .bind(body.to_string())
         .bind(run_id)
         .execute(t.app.db.pool())

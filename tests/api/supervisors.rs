@@ -132,10 +132,10 @@ async fn s13_s07_arguments_changed_deep_in_the_chain_are_refused() {
     let (answer, item) = paused_at_depth(&t, "delete rec-3").await;
     let leaf_run = format!("{}/call_1/call_1", answer["runId"].as_str().unwrap());
     let body: String =
-        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = ?").bind(&leaf_run).fetch_one(t.app.db.pool()).await.unwrap();
+        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1").bind(&leaf_run).fetch_one(t.app.db.pool()).await.unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!("rec-EVIL");
-    sqlx::query("UPDATE snapshots SET body = ? WHERE run_id = ?")
+    sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
         .bind(body.to_string())
         .bind(&leaf_run)
         .execute(t.app.db.pool())

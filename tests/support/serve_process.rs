@@ -7,6 +7,16 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+/// The environment a console process over `data_dir` needs to reach the data directory's database:
+/// the PostgreSQL URL a test kept in `test-database-url` there (team-mode runs of the tests), else
+/// nothing (the directory's SQLite file).
+pub fn database_env(data_dir: &Path) -> Vec<(&'static str, String)> {
+    match std::fs::read_to_string(data_dir.join("test-database-url")) {
+        Ok(url) => vec![("APPROVAL_CONSOLE_DATABASE_URL", url)],
+        Err(_) => vec![],
+    }
+}
+
 /// A running `serve`; killed (SIGKILL) when dropped.
 pub struct ServeProcess {
     pub child: Child,
@@ -37,6 +47,7 @@ impl ServeProcess {
         let mut child = Command::new(bin)
             .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0", "--token", token])
             .args(more)
+            .envs(database_env(data_dir))
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdout(Stdio::piped())
             .spawn()

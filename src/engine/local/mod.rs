@@ -189,7 +189,7 @@ struct Unsaved {
 }
 
 /// Writes the outcome a delivery left (if any) in `tx`, the run's next transaction.
-async fn write_unsaved(tx: &mut sqlx::SqliteConnection, unsaved: Option<&Unsaved>) -> Result<(), Error> {
+async fn write_unsaved(tx: &mut sqlx::AnyConnection, unsaved: Option<&Unsaved>) -> Result<(), Error> {
     if let Some(u) = unsaved {
         outbox::record(tx, &u.decision, &u.item, &u.outcome, None).await?;
     }

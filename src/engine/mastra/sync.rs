@@ -193,7 +193,7 @@ pub(super) fn unchanged(stored: &PausedCall, listed: &PausedCall) -> bool {
 
 /// The audit entry of a call entering the queue.
 pub(super) async fn paused_audit(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     actor: &str,
     item: &crate::domain::ItemId,
     c: &PausedCall,
