@@ -13,9 +13,12 @@ CREATE TABLE snapshots (
     state       TEXT NOT NULL CHECK (state IN ('suspended', 'running')),
     body        TEXT NOT NULL,
     created_at  TEXT NOT NULL,
-    updated_at  TEXT NOT NULL
+    updated_at  TEXT NOT NULL,
+    -- The local engine the run belongs to (`local@<instance>`): only that console resumes it.
+    engine      TEXT NOT NULL DEFAULT 'local'
 );
 CREATE INDEX snapshots_agent ON snapshots (agent_id, updated_at);
+CREATE INDEX snapshots_engine_state ON snapshots (engine, state);
 
 -- The change feed: every insert and every change of state takes the next number. Writers take one
 -- advisory lock each (see the store), so the numbers commit in order.

@@ -5,7 +5,7 @@
 //! tool.
 
 use super::App;
-use crate::domain::{Actor, CallKind, DecisionRequest, EngineId, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
+use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
 use crate::engine::local::agent::Agent;
 use crate::engine::local::SuspendedRun;
 use crate::engine::ChunkSink;
@@ -46,7 +46,7 @@ impl App {
     /// `already_decided`.
     pub async fn pending_call(&self, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, Error> {
         let mut conn = self.db.pool().acquire().await?;
-        let local = EngineId::local();
+        let local = self.local.engine_id().clone();
         let found = match tool_call_id {
             Some(id) => queue::find_pending(&mut conn, &local, run_id, &ToolCallId::new(id)).await?,
             None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
@@ -78,7 +78,7 @@ impl App {
     ) -> Result<queue::Entry, Error> {
         let filter = queue::Filter {
             state: Some(ItemState::Pending),
-            engine: Some(EngineId::local().to_string()),
+            engine: Some(self.local.engine_id().to_string()),
             agent: Some(agent.to_owned()),
             thread: Some(thread.to_owned()),
             ..Default::default()

@@ -15,7 +15,7 @@ pub mod tokens;
 
 use crate::console::remotes::Remotes;
 use crate::console::{Console, Events};
-use crate::domain::{Actor, DecisionRequest, Error, Principal, RunId, Verdict};
+use crate::domain::{Actor, DecisionRequest, EngineId, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::{ChunkSink, Engine};
 use crate::notify::{Notifications, Notifier};
@@ -39,6 +39,43 @@ pub struct App {
     pub operator: String,
 }
 
+/// The id of this console's local engine: `local` on its own SQLite file; on a database a team
+/// shares, `local@<instance>` — the instance name kept in the data directory's `instance` file
+/// (made once: user, host and 4 random hex digits; edit it to rename before the first run), so each
+/// console resumes and delivers only its own runs, also after a restart.
+pub fn local_engine_id(db: &Db) -> Result<EngineId, Error> {
+    if db.dialect() == crate::store::Dialect::Sqlite {
+        return Ok(EngineId::local());
+    }
+    let file = db.data_dir().join("instance");
+    let name = match std::fs::read_to_string(&file) {
+        Ok(text) => text.trim().to_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let clean =
+                |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(24).collect::<String>();
+            let user = clean(&std::env::var("USER").unwrap_or_default());
+            let host = clean(std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim());
+            let name = format!(
+                "{}-{}-{:04x}",
+                if user.is_empty() { "console" } else { &user },
+                if host.is_empty() { "host" } else { &host },
+                rand::random::<u16>()
+            );
+            crate::store::private::owner_only_file(&file)?;
+            std::fs::write(&file, format!("{name}\n")).map_err(|e| Error::Storage(format!("cannot write {}: {e}", file.display())))?;
+            name
+        }
+        Err(e) => return Err(Error::Storage(format!("cannot read {}: {e}", file.display()))),
+    };
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
+        return Err(Error::InvalidRequest(format!(
+            "{}: the instance name must be 1–64 letters, digits, '.', '_' or '-' (found {name:?})",
+            file.display()
+        )));
+    }
+    Ok(EngineId::new(format!("local@{name}")))
+}
+
 impl App {
     /// Opens the data directory with the given local agents (the demo agent when `agents` is empty).
     /// Does not recover interrupted work: call [`App::recover`] once, in the process that serves.
@@ -53,7 +90,7 @@ impl App {
         let events = Events::default();
         events.watch(db.clone());
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
-        let local = LocalEngine::new(db.clone(), events.clone(), agents);
+        let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), events.clone(), agents);
         let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;

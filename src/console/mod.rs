@@ -73,14 +73,23 @@ impl Console {
     }
 
     fn engine(&self, id: &EngineId) -> Result<Arc<dyn Engine>, Error> {
-        self.engines.read().expect("engines lock").get(id).cloned().ok_or_else(|| Error::Engine(format!("engine {id} is not connected")))
+        if let Some(engine) = self.engines.read().expect("engines lock").get(id).cloned() {
+            return Ok(engine);
+        }
+        // Team mode: another console's local engine, known from its calls in the shared queue.
+        if self.db.dialect() == crate::store::Dialect::Postgres && id.as_str().starts_with("local@") {
+            let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone(), self.events.clone()));
+            self.engines.write().expect("engines lock").insert(id.clone(), peer.clone());
+            return Ok(peer);
+        }
+        Err(Error::Engine(format!("engine {id} is not connected")))
     }
 
     /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
     /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
         use crate::domain::DecisionKind;
-        let mut kinds = self.engines.read().expect("engines lock").get(&call.engine).map(|e| e.allowed(call)).unwrap_or_default();
+        let mut kinds = self.engine(&call.engine).map(|e| e.allowed(call)).unwrap_or_default();
         match approve_block(call) {
             Some(Error::MissingArguments) => kinds.retain(|k| !matches!(k, DecisionKind::Approve | DecisionKind::Edit)),
             Some(_) => kinds.retain(|k| *k != DecisionKind::Approve),
@@ -326,6 +335,9 @@ impl Console {
     /// their deciding process did not deliver. Runs until `stop` flips.
     pub fn spawn_outbox(&self, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
+        // A decision taken on another console of the team for a call of ours changes the queue: the
+        // change feed wakes the worker at once instead of at its next tick.
+        let mut changes = (self.db.dialect() == crate::store::Dialect::Postgres).then(|| self.events.subscribe());
         tokio::spawn(async move {
             loop {
                 match this.deliver_due().await {
@@ -335,6 +347,7 @@ impl Console {
                 tokio::select! {
                     _ = tokio::time::sleep(OUTBOX_TICK) => {}
                     _ = this.outbox_wake.notified() => {}
+                    _ = async { changes.as_mut().expect("subscribed").recv().await }, if changes.is_some() => {}
                     _ = stop.changed() => return,
                 }
                 if *stop.borrow() {
@@ -356,7 +369,7 @@ impl Console {
                 Ok(e) => e.queued.call.engine,
                 Err(_) => continue,
             };
-            if self.engine(&engine_id).is_err() {
+            if !self.engine(&engine_id).is_ok_and(|e| e.delivers_here()) {
                 continue;
             }
             match self.deliver(&d, None).await {

@@ -21,6 +21,10 @@ impl Console {
         };
         for d in &stuck {
             let entry = self.item(&d.item_id).await?;
+            if !self.engine(&entry.queued.call.engine).is_ok_and(|e| e.delivers_here()) {
+                // Another console's engine (team mode), or one not connected: not ours to settle.
+                continue;
+            }
             if self.engine(&entry.queued.call.engine).is_ok_and(|e| e.refuses_repeats()) {
                 // The engine will not act twice on one call: send it again (it re-reads the call first).
                 let mut tx = self.db.begin_write().await?;
@@ -66,12 +70,13 @@ impl Console {
         }
         let mut delivered = 0;
         for d in &waiting {
-            let remote = match self.item(&d.item_id).await {
-                Ok(e) => self.engine(&e.queued.call.engine).is_ok_and(|e| e.refuses_repeats()),
+            let remote_or_not_ours = match self.item(&d.item_id).await {
+                Ok(e) => self.engine(&e.queued.call.engine).map_or(true, |e| e.refuses_repeats() || !e.delivers_here()),
                 Err(_) => false,
             };
-            if remote {
-                // Remote deliveries wait for the outbox worker: the engine may be down, and start-up must not.
+            if remote_or_not_ours {
+                // Remote deliveries wait for the outbox worker: the engine may be down, and start-up
+                // must not. Another console's (team mode) are that console's.
                 continue;
             }
             match self.deliver(d, None).await {

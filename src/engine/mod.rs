@@ -37,6 +37,12 @@ pub trait Engine: Send + Sync {
         Err(Error::DecisionNotAllowed { kind: DecisionKind::Edit, allowed: self.allowed(call) })
     }
 
+    /// Whether this console delivers the engine's decisions (false for another console's local
+    /// engine in team mode: that console does; the outbox here leaves them alone).
+    fn delivers_here(&self) -> bool {
+        true
+    }
+
     /// Whether the engine itself refuses to act twice on one call, so that a delivery cut short by a
     /// crash may be sent again (a remote server that answers "not suspended" the second time). The
     /// local engine runs tools itself: for it a cut delivery is `interrupted`, never repeated.

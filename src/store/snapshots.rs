@@ -1,7 +1,7 @@
 //! S11: snapshots of suspended local runs. The body is the engine's own JSON; this module only stores it.
 
 use super::{now, parse_json, ts};
-use crate::domain::{AgentId, Error, RunId};
+use crate::domain::{AgentId, EngineId, Error, RunId};
 use serde_json::Value;
 use sqlx::{AnyConnection, Row};
 
@@ -20,6 +20,7 @@ pub struct Stored {
 /// Writes the snapshot of a run as `suspended`, replacing an earlier one.
 pub async fn save_suspended(
     conn: &mut AnyConnection,
+    engine: &EngineId,
     run_id: &RunId,
     agent_id: &AgentId,
     thread_id: Option<&str>,
@@ -28,8 +29,8 @@ pub async fn save_suspended(
 ) -> Result<(), Error> {
     let at = ts(now());
     sqlx::query(
-        "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'suspended', $5, $6, $7)
+        "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
+         VALUES ($1, $2, $3, $4, 'suspended', $5, $6, $7, $8)
          ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at",
     )
     .bind(run_id.as_str())
@@ -39,6 +40,7 @@ pub async fn save_suspended(
     .bind(body.to_string())
     .bind(&at)
     .bind(&at)
+    .bind(engine.as_str())
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -102,24 +104,27 @@ pub async fn get(conn: &mut AnyConnection, run_id: &RunId) -> Result<Option<Stor
 /// Snapshots of an agent's runs, newest first, optionally of one thread and resource (S12).
 pub async fn list(
     conn: &mut AnyConnection,
+    engine: &EngineId,
     agent_id: &AgentId,
     thread_id: Option<&str>,
     resource_id: Option<&str>,
 ) -> Result<Vec<Stored>, Error> {
     let rows = sqlx::query(
         "SELECT * FROM snapshots WHERE agent_id = $1 AND ($2 IS NULL OR thread_id = $2) AND ($3 IS NULL OR resource_id = $3)
-         ORDER BY updated_at DESC",
+         AND engine = $4 ORDER BY updated_at DESC",
     )
     .bind(agent_id.as_str())
     .bind(thread_id)
     .bind(resource_id)
+    .bind(engine.as_str())
     .fetch_all(&mut *conn)
     .await?;
     rows.iter().map(from_row).collect()
 }
 
-/// Runs left `running` by a process that stopped (found at start-up).
-pub async fn running(conn: &mut AnyConnection) -> Result<Vec<Stored>, Error> {
-    let rows = sqlx::query("SELECT * FROM snapshots WHERE state = 'running'").fetch_all(&mut *conn).await?;
+/// Runs of `engine` left `running` by a process that stopped (found at start-up).
+pub async fn running(conn: &mut AnyConnection, engine: &EngineId) -> Result<Vec<Stored>, Error> {
+    let rows =
+        sqlx::query("SELECT * FROM snapshots WHERE state = 'running' AND engine = $1").bind(engine.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }

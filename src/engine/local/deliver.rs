@@ -158,7 +158,7 @@ impl LocalEngine {
 #[async_trait]
 impl Engine for LocalEngine {
     fn id(&self) -> EngineId {
-        EngineId::local()
+        self.inner.id.clone()
     }
 
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {

@@ -10,6 +10,7 @@
 pub mod agent;
 mod deliver;
 pub mod demo;
+pub mod peer;
 mod run;
 mod settle;
 mod supervisor;
@@ -266,6 +267,8 @@ pub struct LocalEngine {
 }
 
 struct Inner {
+    /// `local` on a console of its own; `local@<instance>` on a console sharing its database.
+    id: EngineId,
     db: Db,
     events: Events,
     agents: BTreeMap<String, Arc<Agent>>,
@@ -292,9 +295,15 @@ impl Drop for Starting {
 const MAX_RUN_ID: usize = 200;
 
 impl LocalEngine {
-    pub fn new(db: Db, events: Events, agents: Vec<Agent>) -> Self {
+    /// The local engine `id` (see [`crate::app::local_engine_id`]) over `db`, running `agents`.
+    pub fn new(id: EngineId, db: Db, events: Events, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
-        Self { inner: Arc::new(Inner { db, events, agents, run_locks: Mutex::default(), starting: Mutex::default() }) }
+        Self { inner: Arc::new(Inner { id, db, events, agents, run_locks: Mutex::default(), starting: Mutex::default() }) }
+    }
+
+    /// This engine's id (the `engine` of its queue entries and runs).
+    pub fn engine_id(&self) -> &EngineId {
+        &self.inner.id
     }
 
     pub fn agents(&self) -> impl Iterator<Item = &Arc<Agent>> {

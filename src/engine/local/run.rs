@@ -302,9 +302,9 @@ impl LocalEngine {
             memory::append(&mut tx, thread, run_id, &bodies).await?;
         }
         snapshots::delete_tree(&mut tx, run_id).await?;
-        let gone = queue::retire_run(&mut tx, &EngineId::local(), run_id).await?;
+        let gone = queue::retire_run(&mut tx, &self.inner.id, run_id).await?;
         // A grant for "this run" ends with the run: a later run reusing the id is another run.
-        crate::store::grants::end_for_run(&mut tx, &EngineId::local(), run_id, crate::store::now()).await?;
+        crate::store::grants::end_for_run(&mut tx, &self.inner.id, run_id, crate::store::now()).await?;
         tx.commit().await?;
         if !gone.is_empty() || unsaved.is_some() {
             self.inner.events.changed();
@@ -332,7 +332,7 @@ impl LocalEngine {
     pub async fn recover(&self) -> Result<usize, Error> {
         let running = {
             let mut conn = self.inner.db.pool().acquire().await?;
-            snapshots::running(&mut conn).await?
+            snapshots::running(&mut conn, &self.inner.id).await?
         };
         let count = running.len();
         for s in running {

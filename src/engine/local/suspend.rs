@@ -11,7 +11,7 @@ impl LocalEngine {
             // A sub-agent's pause surfaces on the top-level run, which writes the queue entry.
             let body = serde_json::to_value(&*state).expect("run state serializes");
             let mut tx = self.inner.db.begin_write().await?;
-            snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, None, None, &body).await?;
+            snapshots::save_suspended(&mut tx, &self.inner.id, &state.run_id, &state.agent_id, None, None, &body).await?;
             tx.commit().await?;
             return Ok(Outcome::Paused);
         }
@@ -28,8 +28,16 @@ impl LocalEngine {
         let body = serde_json::to_value(&*state).expect("run state serializes");
         let mut tx = self.inner.db.begin_write().await?;
         write_unsaved(&mut tx, state.unsaved.take().as_deref()).await?;
-        snapshots::save_suspended(&mut tx, &state.run_id, &state.agent_id, state.thread_id.as_deref(), state.resource_id.as_deref(), &body)
-            .await?;
+        snapshots::save_suspended(
+            &mut tx,
+            &self.inner.id,
+            &state.run_id,
+            &state.agent_id,
+            state.thread_id.as_deref(),
+            state.resource_id.as_deref(),
+            &body,
+        )
+        .await?;
         let mut surfaced = Vec::new();
         for &i in &fresh {
             surfaced.push(self.surface(agent, state, i).await?);
@@ -96,7 +104,7 @@ impl LocalEngine {
             _ => (CallKind::Approval, None, None, call.pause_reason.clone()),
         };
         Ok(PausedCall {
-            engine: EngineId::local(),
+            engine: self.inner.id.clone(),
             agent_id: agent.id.clone(),
             agent_name: Some(agent.name.clone()),
             thread_id: state.thread_id.clone(),
@@ -123,7 +131,7 @@ impl LocalEngine {
     ) -> Result<Vec<SuspendedRun>, Error> {
         let agent = self.require_agent(agent_id.as_str())?;
         let mut conn = self.inner.db.pool().acquire().await?;
-        let stored = snapshots::list(&mut conn, agent_id, thread_id, resource_id).await?;
+        let stored = snapshots::list(&mut conn, &self.inner.id, agent_id, thread_id, resource_id).await?;
         drop(conn);
         let mut runs = Vec::new();
         for s in stored {
@@ -173,7 +181,7 @@ impl LocalEngine {
         let (true, Some(thread), Some(resource)) = (agent.memory, &request.thread_id, &request.resource_id) else { return Ok(None) };
         let filter = queue::Filter {
             state: Some(crate::domain::ItemState::Pending),
-            engine: Some(EngineId::local().to_string()),
+            engine: Some(self.inner.id.clone().to_string()),
             agent: Some(agent.id.to_string()),
             kind: Some(CallKind::Suspend),
             thread: Some(thread.clone()),
@@ -209,7 +217,7 @@ impl LocalEngine {
     /// The queue entry ids still pending in a run, most recently paused last.
     pub async fn pending_items(&self, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
         let mut conn = self.inner.db.pool().acquire().await?;
-        Ok(queue::pending_of_run(&mut conn, &EngineId::local(), run_id).await?.into_iter().map(|e| e.queued.id).collect())
+        Ok(queue::pending_of_run(&mut conn, &self.inner.id, run_id).await?.into_iter().map(|e| e.queued.id).collect())
     }
 }
 

@@ -1,0 +1,70 @@
+//! Team mode: another console's local engine, as seen from this one. Consoles sharing a database
+//! each run their own local engine (`local@<instance>`); a call paused on one shows on all, and any
+//! operator may decide it — but only the console that runs it delivers it (its agents, its tools, its
+//! MCP servers). A peer therefore checks decisions like a local engine (the same decision kinds; the
+//! call re-read from the run's snapshot in the shared database, C3) and never delivers: a decision
+//! for it waits in the outbox until its own console, woken by the change feed, takes it.
+
+use super::{LocalEngine, RunState};
+use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall};
+use crate::engine::{ChunkSink, Engine};
+use async_trait::async_trait;
+use serde_json::Value;
+
+pub struct Peer {
+    /// A local engine under the peer's id, with no agents: used only to read its runs' snapshots.
+    reader: LocalEngine,
+}
+
+impl Peer {
+    pub fn new(id: EngineId, db: crate::store::Db, events: crate::console::Events) -> Self {
+        Self { reader: LocalEngine::new(id, db, events, vec![]) }
+    }
+
+    fn instance(&self) -> String {
+        self.reader.inner.id.as_str().strip_prefix("local@").unwrap_or(self.reader.inner.id.as_str()).to_owned()
+    }
+}
+
+#[async_trait]
+impl Engine for Peer {
+    fn id(&self) -> EngineId {
+        self.reader.inner.id.clone()
+    }
+
+    fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
+        // What the local engine allows, but an edit: only the call's own console knows the tool's schema.
+        match call.kind {
+            CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline],
+            CallKind::Suspend => vec![DecisionKind::Resume, DecisionKind::Decline],
+        }
+    }
+
+    async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
+        let (state, _) = self.reader.load(&call.run_id).await?;
+        Ok(reread_from(&state, call))
+    }
+
+    async fn deliver(&self, _decision: &Decision, _item: &QueuedCall, _sink: Option<ChunkSink>) -> Result<Value, Error> {
+        Err(Error::Unreachable(format!("the call's run belongs to the console {}, which delivers the decision", self.instance())))
+    }
+
+    fn delivers_here(&self) -> bool {
+        false
+    }
+}
+
+/// The call as the snapshot holds it: still paused (with its fingerprint over the stored arguments)
+/// or not. A sub-agent's call (S13) is checked at its top-level call's pause; its own console
+/// re-reads the whole chain again before anything runs (S7).
+fn reread_from(state: &RunState, call: &PausedCall) -> Option<PausedCall> {
+    let top = state.calls.iter().find(|c| c.tool_call_id == call.tool_call_id.as_str())?;
+    if !top.paused() {
+        return None;
+    }
+    if !call.chain.is_empty() || top.tool_name != call.tool_name {
+        return Some(call.clone());
+    }
+    let fingerprint = Fingerprint::of(&top.tool_name, &top.args).ok()?;
+    Some(PausedCall { args: top.args.clone(), fingerprint, ..call.clone() })
+}

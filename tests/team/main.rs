@@ -1,0 +1,223 @@
+//! Team mode: several real `approval-console serve` processes, each with a data directory of its
+//! own, on one real PostgreSQL database (a throwaway cluster, tests/support/postgres.rs). One queue:
+//! a call paused on one console shows on the others through LISTEN/NOTIFY, a decision taken
+//! anywhere is delivered by the console whose local engine runs the call — also when that console
+//! was down when the decision was taken — and only one decision per call wins.
+
+#[path = "../support/postgres.rs"]
+mod postgres;
+#[path = "../support/serve_process.rs"]
+mod serve_process;
+
+use futures::StreamExt;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use serve_process::ServeProcess;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const TOKEN: &str = "team-test-token";
+
+/// A console's data directory, pointed at `url` (the test support hands the URL to each process).
+fn console_dir(root: &Path, name: &str, url: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("test-database-url"), url).unwrap();
+    dir
+}
+
+fn start(dir: &Path) -> ServeProcess {
+    ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
+}
+
+async fn call(s: &ServeProcess, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+    let mut r = reqwest::Client::new().request(method, format!("{}{path}", s.base)).bearer_auth(TOKEN);
+    if let Some(body) = body {
+        r = r.json(&body);
+    }
+    let r = r.send().await.unwrap();
+    let status = r.status();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// Pauses one call of the demo agent on `s` (the demo's delete_record asks for approval).
+async fn pause(s: &ServeProcess, record: &str) -> Value {
+    let (status, answer) = call(
+        s,
+        reqwest::Method::POST,
+        "/api/agents/demo/generate",
+        Some(json!({ "messages": [{ "role": "user", "content": format!("delete {record}") }] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    answer
+}
+
+async fn item(s: &ServeProcess, id: &str) -> Value {
+    s.get(&format!("/api/queue/{id}")).await
+}
+
+/// Waits (up to 20 s: a test, not a benchmark) until the entry's state on `s` is `state`.
+async fn wait_state(s: &ServeProcess, id: &str, state: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let entry = item(s, id).await;
+        if entry["state"] == state {
+            return entry;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{id} never became {state}: {entry}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn pending(s: &ServeProcess) -> Vec<Value> {
+    s.get("/api/queue?state=pending&limit=500").await["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// The audit entries of one call, oldest first.
+async fn audit_of(s: &ServeProcess, id: &str) -> Vec<Value> {
+    let mut entries = s.get(&format!("/api/audit?item={id}&limit=500")).await["entries"].as_array().cloned().unwrap_or_default();
+    entries.reverse();
+    entries
+}
+
+#[tokio::test]
+async fn a_call_paused_on_one_console_shows_on_another_which_approves_it_and_the_first_delivers_it() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let a = start(&console_dir(root.path(), "a", &url));
+    let b = start(&console_dir(root.path(), "b", &url));
+
+    // B listens to its event stream before A's agent pauses.
+    let events = reqwest::Client::new().get(format!("{}/api/events", b.base)).bearer_auth(TOKEN).send().await.unwrap();
+    let mut stream = events.bytes_stream();
+    let mut seen = String::new();
+    read_until(&mut stream, &mut seen, "event: ready").await;
+
+    let answer = pause(&a, "rec-1").await;
+    let on_a = pending(&a).await;
+    assert_eq!(on_a.len(), 1, "{answer}");
+    let id = on_a[0]["id"].as_str().unwrap().to_owned();
+    // The event reaches B through PostgreSQL's NOTIFY (B never polled for it: its safety-net poll is 5 s).
+    read_until(&mut stream, &mut seen, &format!(r#"{{"type":"added","id":"{id}"}}"#)).await;
+    let on_b = pending(&b).await;
+    assert_eq!(on_b.len(), 1);
+    assert_eq!((&on_b[0]["id"], &on_b[0]["fingerprint"]), (&on_a[0]["id"], &on_a[0]["fingerprint"]));
+    let engine = on_b[0]["engine"].as_str().unwrap().to_owned();
+    assert!(engine.starts_with("local@a") || engine.starts_with("local@"), "A's local engine, named per console: {engine}");
+
+    // B decides; A (whose local engine runs the call) delivers it: the tool runs there, once.
+    let (status, decided) =
+        call(&b, reqwest::Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": on_b[0]["fingerprint"] }))).await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    let delivered = wait_state(&b, &id, "delivered").await;
+    assert_eq!(delivered["decision"]["kind"], "approve");
+    assert!(delivered["decision"]["operator"].as_str().is_some_and(|o| !o.is_empty()), "{delivered}");
+    let actions: Vec<String> = audit_of(&a, &id).await.iter().map(|e| e["action"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(actions.iter().filter(|a| a.as_str() == "decision.approve").count(), 1, "{actions:?}");
+    assert_eq!(actions.iter().filter(|a| a.as_str() == "delivery.delivered").count(), 1, "{actions:?}");
+    // One audit chain, whichever console checks it.
+    for s in [&a, &b] {
+        let v = s.get("/api/audit/verify").await;
+        assert_eq!(v["ok"], true, "{v}");
+    }
+    assert_eq!(a.get("/api/audit/verify").await["checked"], b.get("/api/audit/verify").await["checked"]);
+}
+
+#[tokio::test]
+async fn decisions_taken_on_two_consoles_at_once_leave_exactly_one_per_call() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let a = start(&console_dir(root.path(), "a", &url));
+    let b = start(&console_dir(root.path(), "b", &url));
+    for n in 0..8 {
+        pause(if n % 2 == 0 { &a } else { &b }, &format!("rec-{n}")).await;
+    }
+    let calls = pending(&a).await;
+    assert_eq!(calls.len(), 8);
+    // Each call approved on A and declined on B at the same moment.
+    let races = calls.iter().map(|c| {
+        let id = c["id"].as_str().unwrap().to_owned();
+        let fp = c["fingerprint"].clone();
+        let (a, b) = (&a, &b);
+        async move {
+            let (approve_path, decline_path) = (format!("/api/queue/{id}/approve"), format!("/api/queue/{id}/decline"));
+            let approve = call(a, reqwest::Method::POST, &approve_path, Some(json!({ "fingerprint": fp })));
+            let decline = call(b, reqwest::Method::POST, &decline_path, Some(json!({ "fingerprint": fp, "reason": "no" })));
+            let ((sa, ba), (sb, bb)) = tokio::join!(approve, decline);
+            (id, sa, ba, sb, bb)
+        }
+    });
+    for (id, sa, ba, sb, bb) in futures::future::join_all(races).await {
+        let wins = [sa, sb].iter().filter(|s| **s == StatusCode::OK).count();
+        assert_eq!(wins, 1, "{id}: exactly one decision wins: A {sa} {ba}, B {sb} {bb}");
+        let loser = if sa == StatusCode::OK { &bb } else { &ba };
+        assert_eq!(loser["code"], "already_decided", "{id}: {loser}");
+        let entry = item(&a, &id).await;
+        let decided: Vec<Value> =
+            audit_of(&a, &id).await.into_iter().filter(|e| e["action"].as_str().is_some_and(|a| a.starts_with("decision."))).collect();
+        assert_eq!(decided.len(), 1, "{id}: one decision in the audit: {decided:?} ({entry})");
+    }
+    // Every call ends delivered exactly once by its own console.
+    for c in &calls {
+        let id = c["id"].as_str().unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let state = item(&b, id).await["state"].as_str().unwrap_or_default().to_owned();
+            if state == "delivered" {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{id} stuck in {state}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let deliveries = audit_of(&b, id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
+        assert_eq!(deliveries, 1, "{id}");
+    }
+    assert_eq!(a.get("/api/audit/verify").await["ok"], true);
+}
+
+#[tokio::test]
+async fn a_decision_for_a_console_that_is_down_waits_and_is_delivered_once_when_it_is_back() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let dir_a = console_dir(root.path(), "a", &url);
+    let mut a = start(&dir_a);
+    let b = start(&console_dir(root.path(), "b", &url));
+    pause(&a, "rec-1").await;
+    let c = pending(&b).await.remove(0);
+    let id = c["id"].as_str().unwrap().to_owned();
+    a.kill();
+
+    let (status, body) =
+        call(&b, reqwest::Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": c["fingerprint"] }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // Nobody else runs A's call: it waits in the outbox (B retries nothing of it).
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let waiting = item(&b, &id).await;
+    assert_eq!((waiting["state"].as_str(), waiting["decision"]["delivery"].as_str()), (Some("decided"), Some("pending")), "{waiting}");
+
+    // A comes back (same data directory: the same instance) and delivers it, once.
+    let a = start(&dir_a);
+    wait_state(&a, &id, "delivered").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let deliveries = audit_of(&a, &id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
+    assert_eq!(deliveries, 1);
+    assert_eq!(b.get("/api/audit/verify").await["ok"], true);
+}
+
+async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)
+where
+    S: futures::Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: std::fmt::Debug,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !text.contains(needle) {
+        let chunk = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {needle} in time; got {text}"))
+            .expect("stream open")
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
+    }
+}
