@@ -65,8 +65,12 @@ async fn one_cycle(app: &App, i: usize) {
     let pending = app.local.pending_items(&run_id).await.unwrap();
     assert_eq!(pending.len(), 1);
     let entry = app.console.item(&pending[0]).await.unwrap();
-    let request =
-        DecisionRequest { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone(), operator: "bench".into() };
+    let request = DecisionRequest {
+        verdict: Verdict::Approve,
+        fingerprint: entry.queued.call.fingerprint.clone(),
+        operator: "bench".into(),
+        operator_key: None,
+    };
     let after = app.console.decide_and_deliver(&pending[0], request).await.unwrap();
     assert_eq!(after.queued.state, ItemState::Delivered);
 }

@@ -33,6 +33,9 @@ macro_rules! with_commands {
             notification_status,
             notification_settings,
             save_notification_settings,
+            quorum_settings,
+            save_quorum_settings,
+            session,
             expiry_settings,
             save_expiry_settings,
             snooze,
@@ -40,6 +43,7 @@ macro_rules! with_commands {
             create_grant,
             preview_grant,
             revoke_grant,
+            stats,
             autostart,
             set_autostart,
         )

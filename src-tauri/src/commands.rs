@@ -6,10 +6,12 @@ use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
 use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
 use approval_console::app::query::{AuditQuery, QueueCountsQuery, QueueQuery};
 use approval_console::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
+use approval_console::app::stats::{TeamStats, DEFAULT_DAYS};
 use approval_console::app::App;
 use approval_console::console::expiry::ExpirySettings;
 use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
-use approval_console::domain::{DecisionKind, Error, ErrorCode, Verdict};
+use approval_console::domain::safety::QuorumSettings;
+use approval_console::domain::{DecisionKind, Error, ErrorCode, Principal, Verdict};
 use approval_console::notify::{NotificationSettings, NotifyStatus};
 use approval_console::store::audit::Verification;
 use serde::de::DeserializeOwned;
@@ -217,6 +219,22 @@ pub async fn save_notification_settings(app: State<'_, App>, settings: Checked<N
 }
 
 #[tauri::command]
+pub async fn quorum_settings(app: State<'_, App>) -> Answer<QuorumSettings> {
+    Ok(app.quorum_settings().await?)
+}
+
+#[tauri::command]
+pub async fn save_quorum_settings(app: State<'_, App>, settings: Checked<QuorumSettings>) -> Answer<QuorumSettings> {
+    Ok(app.save_quorum_settings(settings.get()?, &app.local_actor(CHANNEL)).await?)
+}
+
+/// Who the window acts as: the local admin, by name (so it can tell its own approvals of a call).
+#[tauri::command]
+pub fn session(app: State<'_, App>) -> Principal {
+    app.local_actor(CHANNEL).principal
+}
+
+#[tauri::command]
 pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
     Ok(app.expiry_settings().await?)
 }
@@ -250,6 +268,13 @@ pub async fn preview_grant(app: State<'_, App>, grant: Checked<NewGrant>) -> Ans
 #[tauri::command]
 pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
     Ok(app.revoke_grant(&id, &app.local_actor(CHANNEL)).await?)
+}
+
+/// The team's figures over the last `days` days (1–90, default 7).
+#[tauri::command]
+pub async fn stats(app: State<'_, App>, days: Option<Checked<u32>>) -> Answer<TeamStats> {
+    let days = days.map(Checked::get).transpose()?.unwrap_or(DEFAULT_DAYS);
+    Ok(app.stats(days, &app.local_actor(CHANNEL)).await?)
 }
 
 /// Whether the app starts at login (an XDG autostart entry on Linux).

@@ -256,6 +256,27 @@ fn expiry_settings_and_a_snooze_from_the_window() {
 }
 
 #[test]
+fn quorum_settings_from_the_window_and_its_approval_counts_the_local_admin_once() {
+    let d = desktop();
+    let me = d.invoke("session", json!({})).unwrap();
+    assert_eq!(me, json!({ "name": d.core.operator(), "role": "admin", "kind": "local" }), "the window knows whose approvals are its own");
+    let wanted = json!({ "rules": [{ "tool": "delete_record", "approvals": 2 }] });
+    assert_eq!(d.invoke("save_quorum_settings", json!({ "settings": wanted })).unwrap(), wanted);
+    assert_eq!(d.invoke("quorum_settings", json!({})).unwrap(), wanted);
+    let err = d.invoke("save_quorum_settings", json!({ "settings": { "rules": [{ "tool": "x", "approvals": 1 }] } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+
+    let item = d.pause("delete rec-1");
+    assert_eq!(item["quorum"], 2);
+    let after = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap();
+    assert_eq!(after["state"], "pending", "one approval of two: {after}");
+    assert_eq!(after["approvals"][0]["operatorKey"], format!("local:{}", d.core.operator()));
+    assert_eq!(after["approvals"][0]["operator"], format!("{} (desktop)", d.core.operator()));
+    let err = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap_err();
+    assert_eq!(err["code"], "already_approved", "{err}");
+}
+
+#[test]
 fn grants_are_made_listed_and_revoked_from_the_window() {
     let d = desktop();
     let item = d.pause("delete rec-1");
@@ -283,6 +304,42 @@ fn grants_are_made_listed_and_revoked_from_the_window() {
     // A grant of the wrong shape is refused in the window's error shape too, not as a bare string.
     let err = d.invoke("create_grant", json!({ "grant": { "fromItem": item["id"], "scope": 7 } })).unwrap_err();
     assert_eq!(err["code"], "invalid_request", "{err}");
+}
+
+#[test]
+fn stats_count_the_decisions_taken_in_the_window_and_refuse_a_period_out_of_range() {
+    let d = desktop();
+    let approved = d.pause("delete rec-1");
+    let declined = d.pause("delete rec-2");
+    d.pause("delete rec-3");
+    d.invoke("approve", json!({ "id": approved["id"], "fingerprint": approved["fingerprint"] })).unwrap();
+    d.invoke("decline", json!({ "id": declined["id"], "fingerprint": declined["fingerprint"] })).unwrap();
+    let stats = d.invoke("stats", json!({ "days": 7 })).unwrap();
+    assert_eq!(stats["decisions"], json!({ "approved": 1, "declined": 1, "expired": 0, "resumed": 0, "total": 2 }), "{stats}");
+    let tool = &stats["byTool"][0];
+    assert_eq!(
+        (tool["tool"].as_str(), tool["decided"].as_u64(), tool["declined"].as_u64()),
+        (Some("delete_record"), Some(2), Some(1)),
+        "{stats}"
+    );
+    assert!(tool["p50Secs"].as_f64().unwrap() <= tool["p90Secs"].as_f64().unwrap(), "{tool}");
+    let operators = stats["byOperator"].as_array().unwrap();
+    assert_eq!(operators.len(), 1, "{stats}");
+    assert!(operators[0]["operator"].as_str().unwrap().ends_with("(desktop)"), "{stats}");
+    assert_eq!(operators[0]["decided"], 2);
+    let points = stats["pendingOverTime"].as_array().unwrap();
+    assert_eq!(points.last().unwrap()["pending"], 1, "rec-3 waits");
+    assert_eq!(points.last().unwrap()["at"], stats["until"]);
+
+    // Without days: the last 7 days (a point per hour, and now). A period out of 1–90, or not a whole
+    // number, is refused.
+    let hours = |s: Value| s["pendingOverTime"].as_array().unwrap().len();
+    assert!((7 * 24..=7 * 24 + 1).contains(&hours(d.invoke("stats", json!({})).unwrap())));
+    assert!((30 * 24..=30 * 24 + 1).contains(&hours(d.invoke("stats", json!({ "days": 30 })).unwrap())));
+    for days in [json!(0), json!(91), json!("seven"), json!(1.5), json!(-1)] {
+        let err = d.invoke("stats", json!({ "days": days })).unwrap_err();
+        assert_eq!(err["code"], "invalid_request", "{days}: {err}");
+    }
 }
 
 #[test]
@@ -351,6 +408,7 @@ fn c05_an_interrupted_call_is_resolved_from_the_window() {
         verdict: Verdict::Approve,
         fingerprint: Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
         operator: "test".into(),
+        operator_key: None,
     };
     tauri::async_runtime::block_on(async {
         d.core.console.decide(&id, request).await.unwrap();

@@ -5,7 +5,8 @@ use super::{ApiQuery, ApiState, Caller};
 use crate::app::audit::AuditPage;
 use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat, HistoryQuery};
 use crate::app::query::{AuditQuery, QueueCountsQuery, QueueQuery, SortOrder, StateFilter, TabFilter};
-use crate::app::queue::{Blocked, DecisionView, PreviousCall, QueueCounts, QueueItem, QueuePage, QueueTab};
+use crate::app::queue::{ApprovalView, Blocked, DecisionView, PreviousCall, QueueCounts, QueueItem, QueuePage, QueueTab};
+use crate::app::stats::{DecisionCounts, OperatorStats, PendingPoint, StatsQuery, TeamStats, ToolStats};
 use crate::console::{Change, QueueEvent};
 use crate::domain::audit::AuditAction;
 use crate::domain::{
@@ -44,6 +45,7 @@ pub fn routes() -> Router<ApiState> {
         .route("/api/audit/decisions", get(decision_history))
         .route("/api/audit/export", get(export_audit))
         .route("/api/metrics", get(metrics))
+        .route("/api/stats", get(stats))
 }
 
 /// Prometheus text format: queue depth by engine and state, decisions by verdict and delivery,
@@ -57,6 +59,15 @@ async fn metrics(State(state): State<ApiState>, caller: Caller) -> ApiResult<axu
         .header(axum::http::header::CACHE_CONTROL, "no-store")
         .body(axum::body::Body::from(text))
         .expect("static headers are valid"))
+}
+
+/// The team's figures over the last `days` days: decisions by outcome, time to decision per tool
+/// and per operator, pending calls hour by hour.
+#[utoipa::path(get, path = "/api/stats", params(StatsQuery),
+    responses((status = 200, description = "The period's figures", body = TeamStats),
+        (status = 400, description = "invalid_request: days is not a whole number from 1 to 90", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn stats(State(state): State<ApiState>, caller: Caller, ApiQuery(q): ApiQuery<StatsQuery>) -> ApiResult<Json<TeamStats>> {
+    Ok(Json(state.app.stats(q.days()?, &caller.web()).await?))
 }
 
 /// `{status: "ok", version}`.
@@ -147,23 +158,29 @@ async fn decide(state: &ApiState, caller: &Caller, id: String, verdict: Verdict,
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve", params(("id" = String, Path)), request_body = ApproveBody,
-    responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed", body = ErrorBody),
+    responses((status = 200, description = "Decided; the call as it is after delivery", body = QueueItem),
+        (status = 202, description = "An approval of a tool with a quorum (the two-person rule) that did not complete it: recorded, and the call still waits for other operators' approvals (it is `pending`, its `approvals` list this one)", body = QueueItem),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, description = "forbidden; own_run (under a quorum, the principal that started the run cannot approve its calls)", body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided, decision_not_allowed, already_approved (this operator approved the call already) or quorum_tool (an approval that cannot count towards the quorum)", body = ErrorBody),
         (status = 503, description = "storage_busy", body = ErrorBody)))]
 async fn approve(
     State(state): State<ApiState>,
     caller: Caller,
     Path(id): Path<String>,
     body: Result<Json<ApproveBody>, JsonRejection>,
-) -> ApiResult<Json<QueueItem>> {
+) -> ApiResult<(axum::http::StatusCode, Json<QueueItem>)> {
     let Json(body) = body?;
-    decide(&state, &caller, id, Verdict::Approve, &body.fingerprint).await
+    let Json(item) = decide(&state, &caller, id, Verdict::Approve, &body.fingerprint).await?;
+    // Only an approval short of its quorum leaves the call waiting.
+    let status = if item.state == ItemState::Pending { axum::http::StatusCode::ACCEPTED } else { axum::http::StatusCode::OK };
+    Ok((status, Json(item)))
 }
 
 #[utoipa::path(post, path = "/api/queue/{id}/approve-edited", params(("id" = String, Path)), request_body = ApproveEditedBody,
     responses((status = 200, description = "Approved with the edited arguments (local engine); the decision holds both fingerprints", body = QueueItem),
         (status = 400, description = "invalid_request", body = ErrorBody), (status = 422, description = "invalid_arguments: the edited arguments fail the tool's input schema (errors by path)", body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments)", body = ErrorBody)))]
+        (status = 404, body = ErrorBody), (status = 409, description = "fingerprint_mismatch, already_decided, decision_not_allowed (an engine that cannot run edited arguments) or quorum_tool (a tool with a quorum is approved as it is)", body = ErrorBody)))]
 async fn approve_edited(
     State(state): State<ApiState>,
     caller: Caller,
@@ -302,9 +319,9 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
-    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit, metrics),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, crate::store::resolutions::Stored, AuditPage,
-        DecisionHistory, DecisionRecord, ExportFormat,
+    paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit, metrics, stats),
+    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, ApprovalView, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, crate::store::resolutions::Stored, AuditPage,
+        DecisionHistory, DecisionRecord, ExportFormat, TeamStats, DecisionCounts, ToolStats, OperatorStats, PendingPoint,
         audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
 )]
 pub struct ApiDoc;

@@ -55,6 +55,8 @@ impl From<Error> for ApiError {
             Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
             Error::AlreadyServing { .. } => StatusCode::CONFLICT,
             Error::HighRiskTool { .. } | Error::HighRiskNeedsConsole { .. } => StatusCode::CONFLICT,
+            Error::AlreadyApproved { .. } | Error::QuorumTool { .. } => StatusCode::CONFLICT,
+            Error::OwnRun { .. } => StatusCode::FORBIDDEN,
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
             Error::RunExists { .. } => StatusCode::CONFLICT,
             Error::MissingArguments => StatusCode::CONFLICT,

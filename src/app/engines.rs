@@ -31,12 +31,17 @@ pub struct EngineView {
     pub pending: i64,
     /// Decisions taken but not yet delivered to it (the outbox).
     pub awaiting_delivery: i64,
+    /// Whether this console syncs the engine and delivers to it: always on a console of its own; in
+    /// team mode only on the console holding the engine's lease (one at a time).
+    pub synced_here: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String, (i64, i64)>) -> EngineView {
-    let health = app.remotes.get(&row.name).map(|e| e.health()).unwrap_or(row.health);
+    let live = app.remotes.get(&row.name);
+    let synced_here = live.as_ref().is_some_and(|e| e.lease_held());
+    let health = live.map(|e| e.health()).unwrap_or(row.health);
     let (pending, awaiting_delivery) = counts.get(&row.name).copied().unwrap_or((0, 0));
     EngineView {
         kind: "mastra",
@@ -46,6 +51,7 @@ fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String,
         health,
         pending,
         awaiting_delivery,
+        synced_here,
         created_at: row.created_at,
         updated_at: row.updated_at,
         base_url: row.base_url,

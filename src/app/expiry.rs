@@ -34,6 +34,40 @@ impl App {
         Ok(settings)
     }
 
+    /// The quorums of the two-person rule (a tool without one needs one approval).
+    pub async fn quorum_settings(&self) -> Result<crate::domain::safety::QuorumSettings, Error> {
+        crate::store::settings::quorum(&self.db).await
+    }
+
+    /// Stores the quorums; admins only. They apply at once, to calls already waiting too (their
+    /// approvals so far count).
+    pub async fn save_quorum_settings(
+        &self,
+        settings: crate::domain::safety::QuorumSettings,
+        by: &Actor,
+    ) -> Result<crate::domain::safety::QuorumSettings, Error> {
+        by.require(Role::Admin)?;
+        crate::store::settings::save(&self.db, &settings).await?;
+        Ok(settings)
+    }
+
+    /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only.
+    /// Read and written in one transaction, so two changes at once both hold.
+    pub async fn set_quorum(&self, tool: &str, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
+        use crate::store::settings::Document;
+        by.require(Role::Admin)?;
+        let key = crate::domain::safety::QuorumSettings::KEY;
+        let mut tx = self.db.begin_write().await?;
+        let stored: crate::domain::safety::QuorumSettings = match crate::store::settings::get(&mut tx, key).await? {
+            Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored quorum settings are unreadable: {e}")))?,
+            None => Default::default(),
+        };
+        let settings = stored.with(tool, approvals)?;
+        crate::store::settings::put(&mut tx, key, &serde_json::to_value(&settings).expect("settings serialize")).await?;
+        tx.commit().await?;
+        Ok(settings)
+    }
+
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
     pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem]) -> Result<(), Error> {
         let settings = ExpirySettings::load(&self.db).await?;

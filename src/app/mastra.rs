@@ -2,7 +2,7 @@
 //! agents, new runs, the suspended runs a principal may see, the pending call a route names, and
 //! decisions taken there — through the console like any other, with the stored fingerprint (a client
 //! of these routes shows the call on its own screen), by an operator, never approving a high-risk
-//! tool.
+//! tool or one with a quorum (the two-person rule).
 
 use super::App;
 use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
@@ -111,13 +111,24 @@ impl App {
             if crate::store::settings::safety(&self.db).await?.high_risk(&call.tool_name) {
                 return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone() });
             }
+            // These routes answer with the run going on: an approval that only counts towards a
+            // quorum has no place in them.
+            let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&call.tool_name);
+            if quorum > 1 {
+                return Err(Error::QuorumTool {
+                    tool: call.tool_name.clone(),
+                    quorum,
+                    why: "approve it in the console, where each operator's approval is counted",
+                });
+            }
         }
         Ok(())
     }
 
     /// A decision through a Mastra-shaped route: by an operator; an approval only of an approval
-    /// call, never of a high-risk tool (it needs the console's confirm step). Delivered with `sink`
-    /// receiving the engine's chunks, or in the background (`sink` none and `background`).
+    /// call, never of a high-risk tool (it needs the console's confirm step) nor of one with a quorum.
+    /// Delivered with `sink` receiving the engine's chunks, or in the background (`sink` none and
+    /// `background`).
     pub async fn decide_as_engine_client(
         &self,
         by: &Actor,
@@ -128,7 +139,12 @@ impl App {
     ) -> Result<(), Error> {
         self.check_engine_client_decision(by, entry, &verdict).await?;
         let call = &entry.queued.call;
-        let request = DecisionRequest { verdict, fingerprint: call.fingerprint.clone(), operator: by.audit_name() };
+        let request = DecisionRequest {
+            verdict,
+            fingerprint: call.fingerprint.clone(),
+            operator: by.audit_name(),
+            operator_key: Some(by.principal.key()),
+        };
         if !background {
             let decision = self.console.decide_claimed(&entry.queued.id, request).await?;
             self.console.deliver_claimed(&decision, sink).await?;

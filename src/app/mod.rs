@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod notifications;
 pub mod query;
 pub mod queue;
+pub mod stats;
 pub mod tokens;
 
 use crate::console::remotes::Remotes;
@@ -133,6 +134,7 @@ impl App {
                             verdict: Verdict::Resume { data },
                             fingerprint: call.fingerprint.clone(),
                             operator: format!("auto-resume (model) for {}", by.audit_name()),
+                            operator_key: Some(by.principal.key()),
                         },
                     )
                     .await?;

@@ -119,6 +119,24 @@ pub struct QueueItem {
     /// null until then, and for calls that were not interrupted.
     #[schema(required = true)]
     pub resolution: Option<crate::store::resolutions::Stored>,
+    /// How many approvals by different operators a call of its tool needs now (the two-person
+    /// rule; settings `quorum`): 1 for a tool without a quorum.
+    pub quorum: u32,
+    /// The approvals of a call whose tool needs several, oldest first: while it waits, those so far
+    /// (one per operator); once decided, every one, the one that completed the quorum last. Empty
+    /// for a call approved the ordinary way.
+    pub approvals: Vec<ApprovalView>,
+}
+
+/// One operator's approval of a call whose tool needs several (the two-person rule).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalView {
+    /// Who, as the audit log names them: `alice (web)`.
+    pub operator: String,
+    /// The principal's key (`token:alice`, `local:bob`): what a quorum counts once.
+    pub operator_key: String,
+    pub at: DateTime<Utc>,
 }
 
 /// Why a decision is not offered: the error code and message it would get.
@@ -239,6 +257,8 @@ impl QueueItem {
             pause_reason: c.pause_reason,
             high_risk: false,
             resolution: None,
+            quorum: 1,
+            approvals: vec![],
         }
     }
 }
@@ -337,8 +357,33 @@ impl App {
         for item in &mut items {
             item.high_risk = settings.high_risk(&item.tool_name);
         }
+        self.fill_approvals(&mut items).await?;
         self.fill_resolutions(&mut items, &calls).await?;
         Ok(items)
+    }
+
+    /// The two-person rule on each item: its tool's quorum now and the approvals stored. A waiting
+    /// call of a tool with a quorum allows no edit (each operator approves the same arguments).
+    async fn fill_approvals(&self, items: &mut [QueueItem]) -> Result<(), Error> {
+        let settings = crate::store::settings::quorum(&self.db).await?;
+        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let mut stored = {
+            let mut conn = self.db.pool().acquire().await?;
+            crate::store::decisions::approvals::of_items(&mut conn, &ids).await?
+        };
+        for item in items.iter_mut() {
+            item.quorum = settings.quorum(&item.tool_name);
+            if item.quorum > 1 {
+                item.allowed.retain(|k| *k != DecisionKind::Edit);
+            }
+            item.approvals = stored
+                .remove(&item.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| ApprovalView { operator: a.operator, operator_key: a.operator_key, at: a.approved_at })
+                .collect();
+        }
+        Ok(())
     }
 
     /// Interrupted items: their resolution, or (none yet) the resolutions they allow.
@@ -378,6 +423,19 @@ impl App {
         Ok(PreviousCall { item })
     }
 
+    /// Team mode: a remote engine another console added moments ago is connected here before one of
+    /// its calls is decided (the engines table is otherwise re-read every 2 s).
+    async fn connect_engine_of(&self, id: &str) -> Result<(), Error> {
+        if self.db.dialect() != crate::store::Dialect::Postgres {
+            return Ok(());
+        }
+        let Ok(entry) = self.console.item(&ItemId::new(id)).await else { return Ok(()) };
+        if !self.console.connected(&entry.queued.call.engine) {
+            self.remotes.load().await?;
+        }
+        Ok(())
+    }
+
     /// Decides with the fingerprint that was on screen (C3) and delivers, as `by` (an operator; the
     /// audit log names it). Answers the entry as it is afterwards.
     pub async fn decide_shown(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<QueueItem, Error> {
@@ -388,7 +446,8 @@ impl App {
             Verdict::Decline { reason } => Verdict::Decline { reason: reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) },
             other => other,
         };
-        let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name() };
+        let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name(), operator_key: Some(by.principal.key()) };
+        self.connect_engine_of(id).await?;
         let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
         self.item_now(entry).await
     }
@@ -418,7 +477,7 @@ impl App {
                 return Err(Error::InvalidRequest(format!("`{}` is not a resolution: give ran, did_not_run or run_again", other.as_str())))
             }
         };
-        let request = ResolveRequest { resolution, fingerprint, operator: by.audit_name() };
+        let request = ResolveRequest { resolution, fingerprint, operator: by.audit_name(), operator_key: Some(by.principal.key()) };
         let entry = self.console.resolve(&ItemId::new(id), request).await?;
         self.item_now(entry).await
     }

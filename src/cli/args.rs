@@ -53,9 +53,15 @@ pub enum Command {
         /// Port on 127.0.0.1 (0: any free port).
         #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
         port: u16,
-        /// Session token for the API [default: a new random one]
+        /// Session token for the API [default: a new random one]. Every user of the machine can read
+        /// a command line (`ps`): on a shared server use --token-file.
         #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// Read the session token from FILE: the token alone, one final newline allowed. The file
+        /// must be yours and owner-only (`chmod 600 FILE`), else serve refuses to start. For a server
+        /// without a keyring (team mode); a symbolic link is refused, name the file itself.
+        #[arg(long, env = "APPROVAL_CONSOLE_TOKEN_FILE", value_name = "FILE", conflicts_with = "token")]
+        token_file: Option<PathBuf>,
         /// Raise a desktop notification for each new pending call (needs a notification service on
         /// the session bus; without one the console keeps working and says so once).
         #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
@@ -160,6 +166,9 @@ pub enum Command {
         command: EnginesCommand,
     },
     /// Secrets (model API keys) in the OS keyring: never in the database, a config file or a log.
+    ///
+    /// On a server without a keyring, name owner-only files instead: `api_key_file` in agents.toml,
+    /// `serve --token-file`.
     Secret {
         #[command(subcommand)]
         command: SecretCommand,
@@ -173,6 +182,36 @@ pub enum Command {
     Tokens {
         #[command(subcommand)]
         command: TokensCommand,
+    },
+    /// Safety policy: the quorums of the two-person rule (admins only; the CLI is the local admin).
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum PolicyCommand {
+    /// The two-person rule: each call of TOOL runs only after N approvals by N different operators
+    /// (credentials; the local admin is one, in the window, the CLI and notifications alike), all
+    /// of the same fingerprint. One decline ends it; its time limit covers the whole quorum; whoever
+    /// started the run cannot approve it; no grant applies to it.
+    ///
+    /// `policy quorum` lists the quorums; `policy quorum TOOL` shows one; `policy quorum TOOL 2`
+    /// sets one (2–10); `policy quorum TOOL 1` or `policy quorum TOOL --off` removes it. A running
+    /// `serve` applies a change at once, to waiting calls too.
+    Quorum {
+        /// The tool's name, exactly (as `queue` shows it).
+        tool: Option<String>,
+        /// How many different operators must approve each call of it: 2–10 sets, 1 removes.
+        #[arg(requires = "tool", conflicts_with = "off")]
+        approvals: Option<u32>,
+        /// Remove TOOL's quorum: one approval is enough again.
+        #[arg(long, requires = "tool")]
+        off: bool,
+        /// Print JSON (the settings as `GET /api/settings/quorum` answers them).
+        #[arg(long)]
+        json: bool,
     },
 }
 

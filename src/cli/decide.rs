@@ -19,9 +19,25 @@ pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()>
         return Ok(());
     }
     let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
+    if after.decision.is_none() {
+        // An approval short of its tool's quorum: recorded; the call waits for other operators.
+        println!("approval recorded: {}; {}; it waits for another operator's approval", id, approvals_line(&after));
+        return Ok(());
+    }
     let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);
     println!("{verb}d: {}; state {}; outcome {}", id, state_word(after.state), visible(&outcome.to_string()));
     Ok(())
+}
+
+/// `1 of 2 approvals: alice (web)`: where a call of a tool with a quorum stands.
+fn approvals_line(item: &QueueItem) -> String {
+    let names: Vec<String> = item.approvals.iter().map(|a| visible(&a.operator)).collect();
+    let count = format!("{} of {} approvals", item.approvals.len(), item.quorum);
+    if names.is_empty() {
+        count
+    } else {
+        format!("{count}: {}", names.join(", "))
+    }
 }
 
 /// `resolve`: shows the interrupted call, asks (unless `yes`), resolves it as the local admin.
@@ -57,6 +73,9 @@ fn confirmed(item: &QueueItem, question: &str, verb: &str, yes: bool) -> Result<
         eprintln!("payload:     {}", visible(&serde_json::to_string_pretty(p)?));
     }
     eprintln!("fingerprint: {}", item.fingerprint);
+    if item.quorum > 1 {
+        eprintln!("quorum:      {} (each by a different operator)", approvals_line(item));
+    }
     if yes {
         return Ok(true);
     }

@@ -4,6 +4,7 @@ mod args;
 mod audit;
 mod decide;
 mod engines;
+mod policy;
 mod queue;
 mod secret;
 mod serve;
@@ -13,6 +14,7 @@ use anyhow::{bail, Context, Result};
 use approval_console::app::{default_data_dir, App};
 use approval_console::domain::text::visible;
 use approval_console::domain::{Error, ItemId, Verdict};
+use approval_console::secrets;
 use approval_console::store::Location;
 use args::{AgentsFile, AuditCommand};
 pub use args::{Cli, Command};
@@ -57,6 +59,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         _ => {}
     }
+    // Read before anything starts, so a bad token file stops `serve` with nothing opened or run.
+    let session_token = match &cli.command {
+        Command::Serve { token_file: Some(file), .. } => Some(secrets::read_secret_file(file).map_err(Error::from)?.expose().to_owned()),
+        Command::Serve { token, .. } => token.clone(),
+        _ => None,
+    };
     // Only commands that run agents load them (and start their MCP servers): serve, and the decisions,
     // which deliver, i.e. run the tool, in this process.
     let agents = match &cli.command {
@@ -70,7 +78,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let location = Location::new(&data_dir, cli.database_url.as_deref())?;
     let app = App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))?;
     match cli.command {
-        Command::Serve { port, token, notify, .. } => serve::run(&app, port, token, notify).await?,
+        Command::Serve { port, notify, .. } => serve::run(&app, port, session_token, notify).await?,
         Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,
         Command::Show { id } => queue::show(&app, &id).await?,
         Command::Approve { id, yes, .. } => decide::run(&app, &id, Verdict::Approve, yes).await?,
@@ -88,6 +96,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Audit { command: AuditCommand::Export { format } } => audit::export(&app, &format).await?,
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
+        Command::Policy { command } => policy::run(&app, command).await?,
         Command::Openapi | Command::Agents { .. } | Command::Secret { .. } => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)

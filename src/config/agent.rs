@@ -2,7 +2,7 @@
 //! `ask_operator`), their approval flags, its model and its approval rules. Every mistake is
 //! located at the value that made it.
 
-use super::spec::{AgentSpec, McpSpec, ModelSpec};
+use super::spec::{AgentSpec, McpSpec, ModelSpec, OpenAiSpec};
 use super::{ConfigError, Located};
 use crate::domain::AgentId;
 use crate::engine::local::agent::{Agent, Model, SubAgent, Tool, ToolOutput};
@@ -241,7 +241,8 @@ fn flagged(
         .collect())
 }
 
-/// `[agents.model]`: the demo model unless an OpenAI-compatible one is set (its key read by name).
+/// `[agents.model]`: the demo model unless an OpenAI-compatible one is set (its key read from the
+/// keyring by name, `api_key_ref`, or from an owner-only file, `api_key_file`; never both).
 async fn model<F, Fut>(entry: &Entry<'_>, spec: Option<toml::Spanned<ModelSpec>>, secret: &F) -> Result<Arc<dyn Model>, ConfigError>
 where
     F: Fn(String) -> Fut,
@@ -251,10 +252,27 @@ where
     let span = spanned.span();
     match spanned.into_inner() {
         ModelSpec::Demo => Ok(Arc::new(demo::DemoModel)),
-        ModelSpec::OpenaiCompatible(config) => {
-            let key = match &config.api_key_ref {
-                None => None,
-                Some(name) => Some(secret(name.clone()).await.map_err(|m| entry.err(span.clone(), "model.api_key_ref", m))?),
+        ModelSpec::OpenaiCompatible(OpenAiSpec { api_key_file, config }) => {
+            let key = match (&config.api_key_ref, api_key_file) {
+                (None, None) => None,
+                (Some(_), Some(_)) => {
+                    return Err(entry.err(
+                        span,
+                        "model.api_key_file",
+                        format!("agent {:?} sets both api_key_ref and api_key_file: keep one (the keyring entry, or the file)", entry.id),
+                    ))
+                }
+                (Some(name), None) => Some(secret(name.clone()).await.map_err(|m| entry.err(span.clone(), "model.api_key_ref", m))?),
+                (None, Some(file)) => {
+                    // Relative to the agents file, not to wherever the console was started from.
+                    let file = match entry.loc.path.parent() {
+                        Some(dir) => dir.join(file),
+                        None => file,
+                    };
+                    let key = crate::secrets::read_secret_file(&file)
+                        .map_err(|e| entry.err(span.clone(), "model.api_key_file", format!("agent {:?}: {e}", entry.id)))?;
+                    Some(key)
+                }
             };
             Ok(Arc::new(OpenAiCompatible::new(config, key).map_err(|e| entry.err(span, "model", e.to_string()))?))
         }

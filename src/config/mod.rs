@@ -15,6 +15,8 @@
 //! base_url = "http://127.0.0.1:11434/v1"
 //! model = "llama3.1"
 //! api_key_ref = "ollama"                  # the OS keyring entry holding the key, never the key
+//! # api_key_file = "keys/ollama"          # or, without a keyring (a server): an owner-only file
+//!                                         # holding it (relative: to this file's directory); not both
 //!
 //! [agents.approval]
 //! tools = { lookup_record = true }        # per-tool require_approval (S1), overrides the default
@@ -58,8 +60,9 @@ pub struct ConfigError {
     pub message: String,
 }
 
-/// Loads the agents of `path`, reading model API keys from the OS keyring. A missing file is not an
-/// error: it gives no agents (the caller runs the demo agent).
+/// Loads the agents of `path`, reading model API keys from the OS keyring (`api_key_ref`) or from
+/// their owner-only files (`api_key_file`, see [`crate::secrets::read_secret_file`]). A missing file
+/// is not an error: it gives no agents (the caller runs the demo agent).
 ///
 /// The file starts programs (MCP servers) with secrets in their environment, so it is refused when
 /// another user could have changed it (or its directory), see [`crate::store::private::trusted_config`].
@@ -95,8 +98,8 @@ impl Located<'_> {
     }
 }
 
-/// Parses and validates an agents file's text (`path` is only for messages); `secret` reads a key
-/// by its keyring name.
+/// Parses and validates an agents file's text (`path` is for messages, and the directory relative
+/// `api_key_file` paths start from); `secret` reads a key by its keyring name.
 pub async fn parse_agents<F, Fut>(path: &Path, text: &str, secret: F) -> Result<Vec<Agent>, ConfigError>
 where
     F: Fn(String) -> Fut,

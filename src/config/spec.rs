@@ -2,8 +2,9 @@
 //! are reported keep their place in the text (`Spanned`).
 
 use crate::engine::local::model::OpenAiConfig;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -51,7 +52,32 @@ pub(super) struct McpSpec {
 #[serde(tag = "api", rename_all = "kebab-case")]
 pub(super) enum ModelSpec {
     Demo,
-    OpenaiCompatible(OpenAiConfig),
+    OpenaiCompatible(OpenAiSpec),
+}
+
+/// `api = "openai-compatible"`: the model's settings, and where its key is read from besides the
+/// keyring: `api_key_file`, a file of its own (relative paths from the agents file's directory).
+/// Every other field is [`OpenAiConfig`]'s, which refuses unknown ones (a key written into the file).
+#[derive(Debug)]
+pub(super) struct OpenAiSpec {
+    pub(super) api_key_file: Option<PathBuf>,
+    pub(super) config: OpenAiConfig,
+}
+
+impl<'de> Deserialize<'de> for OpenAiSpec {
+    // Not `#[serde(flatten)]`: a flattened struct ignores unknown fields instead of refusing them.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(deserializer)?;
+        let api_key_file = match table.remove("api_key_file") {
+            None => None,
+            Some(toml::Value::String(path)) if !path.is_empty() => Some(PathBuf::from(path)),
+            Some(toml::Value::String(_)) => return Err(D::Error::custom("api_key_file is empty: name the file that holds the key")),
+            Some(other) => return Err(D::Error::custom(format!("api_key_file must be a path (a string), not {}", other.type_str()))),
+        };
+        let config = OpenAiConfig::deserialize(toml::Value::Table(table)).map_err(|e| D::Error::custom(e.message()))?;
+        Ok(Self { api_key_file, config })
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -152,3 +152,53 @@ fn model_and_rule_mistakes_are_located() {
             .unwrap_err();
     assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].approval.rules", Some(4)), "{e}");
 }
+
+/// An agents file in its own directory, `model` its model table's extra lines.
+fn openai_agent(model: &str) -> String {
+    format!("[[agents]]\nid = \"ops\"\n[agents.model]\napi = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n{model}")
+}
+
+fn owner_only(path: &Path, content: &str, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[tokio::test]
+async fn an_api_key_file_is_read_relative_to_the_agents_file_and_a_bad_one_stops_the_load_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let agents_file = dir.path().join("agents.toml");
+    owner_only(&dir.path().join("keys/model.key"), "sk-from-file\n", 0o600);
+    // Relative to the agents file's directory, not to the process's (the crate root, which has no keys/).
+    let text = openai_agent("api_key_file = \"keys/model.key\"\n");
+    assert!(!Path::new("keys/model.key").exists());
+    let agents = parse_agents(&agents_file, &text, secrets).await.unwrap();
+    assert_eq!(agents[0].model.id(), "openai-compatible/m");
+    let absolute = openai_agent(&format!("api_key_file = \"{}\"\n", dir.path().join("keys/model.key").display()));
+    assert!(parse_agents(Path::new("elsewhere/agents.toml"), &absolute, secrets).await.is_ok(), "an absolute path is taken as it is");
+
+    owner_only(&dir.path().join("keys/model.key"), "sk-from-file\n", 0o644);
+    let e = parse_agents(&agents_file, &text, secrets).await.unwrap_err();
+    assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].model.api_key_file", Some(3)), "{e}");
+    assert!(e.message.contains("agent \"ops\"") && e.message.contains("its mode is 0644"), "{e}");
+    assert!(e.message.contains(&format!("chmod 600 {}", dir.path().join("keys/model.key").display())), "{e}");
+    assert!(!format!("{e} {e:?}").contains("sk-from-file"), "the key is never shown: {e}");
+
+    let missing = openai_agent("api_key_file = \"keys/none.key\"\n");
+    let e = parse_agents(&agents_file, &missing, secrets).await.unwrap_err();
+    assert!(e.to_string().contains(&dir.path().join("keys/none.key").display().to_string()), "names the resolved path: {e}");
+}
+
+#[test]
+fn an_agent_with_both_api_key_ref_and_api_key_file_is_refused_naming_it() {
+    let e = parse(&openai_agent("api_key_ref = \"good\"\napi_key_file = \"model.key\"\n")).unwrap_err();
+    assert_eq!((e.field.as_str(), e.line.map(|l| l.0)), ("agents[0].model.api_key_file", Some(3)), "{e}");
+    assert!(e.message.contains("agent \"ops\" sets both api_key_ref and api_key_file"), "{e}");
+    let e = parse(&openai_agent("api_key_file = 3\n")).unwrap_err();
+    assert!(e.message.contains("api_key_file must be a path"), "{e}");
+    let e = parse(&openai_agent("api_key_file = \"\"\n")).unwrap_err();
+    assert!(e.message.contains("api_key_file is empty"), "{e}");
+    let e = parse(&openai_agent("api_key = \"sk-live-123\"\n")).unwrap_err();
+    assert!(e.message.contains("unknown field `api_key`") && !e.to_string().contains("sk-live-123"), "still refused: {e}");
+}

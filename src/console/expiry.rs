@@ -220,6 +220,7 @@ impl Console {
                 verdict: Verdict::Expire { after_secs },
                 fingerprint: call.fingerprint.clone(),
                 operator: EXPIRY_ACTOR.into(),
+                operator_key: None,
             };
             let decision = match self.decide(&id, request).await {
                 Ok(d) => d,

@@ -1,7 +1,8 @@
 //! Grants at work (the types: [`crate::domain::grant`]): a matching call is approved by the console as
 //! soon as it is queued — bound to that call's own fingerprint, like any decision (C3) — and each use
 //! is audited (`grant.used`, and the decision's operator names the grant). High-risk tools (settings)
-//! never get a grant, and a grant stops applying if its tool becomes high-risk.
+//! and tools with a quorum (the two-person rule) never get a grant, and a grant stops applying if its
+//! tool becomes either.
 
 use super::{Change, Console};
 use crate::domain::grant::MAX_SECS;
@@ -14,7 +15,8 @@ use serde_json::json;
 const SWEEP: i64 = 500;
 
 impl Console {
-    /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a suspend call, a
+    /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a tool with a
+    /// quorum (`quorum_tool`), a suspend call, a
     /// changed call (`fingerprint_mismatch`), or conditions the call itself does not meet. Audited,
     /// with the number of waiting calls it approves at once.
     pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<CreatedGrant, Error> {
@@ -87,6 +89,14 @@ impl Console {
         if crate::store::settings::safety(&self.db).await?.high_risk(&c.tool_name) {
             return Err(Error::HighRiskTool { tool: c.tool_name.clone() });
         }
+        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&c.tool_name);
+        if quorum > 1 {
+            return Err(Error::QuorumTool {
+                tool: c.tool_name.clone(),
+                quorum,
+                why: "a grant cannot allow it always; each call needs its operators' approvals",
+            });
+        }
         let shown = Fingerprint::parse(&new.fingerprint)
             .ok_or_else(|| Error::InvalidRequest(format!("{:?} is not a fingerprint", new.fingerprint)))?;
         if shown != c.fingerprint {
@@ -147,7 +157,7 @@ impl Console {
         Ok(revoked)
     }
 
-    /// The live grant that covers this pending approval, unless its tool is high-risk now. The
+    /// The live grant that covers this pending approval, unless its tool is high-risk or has a quorum now. The
     /// notifications ask too: a call a grant is about to approve is not told to the operator.
     pub async fn grant_for(&self, q: &QueuedCall) -> Result<Option<Grant>, Error> {
         if q.state != ItemState::Pending || q.call.kind != CallKind::Approval {
@@ -162,10 +172,15 @@ impl Console {
             tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} is high-risk now", q.call.tool_name);
             return Ok(None);
         }
+        if crate::store::settings::quorum(&self.db).await?.quorum(&q.call.tool_name) > 1 {
+            tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} needs several operators' approvals now", q.call.tool_name);
+            return Ok(None);
+        }
         Ok(Some(grant))
     }
 
-    /// Approves `id` if a live grant covers it and its tool is not high-risk; returns the grant used.
+    /// Approves `id` if a live grant covers it and its tool is neither high-risk nor under a quorum;
+    /// returns the grant used.
     pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
         let entry = self.item(id).await?;
         let q = &entry.queued;
@@ -174,6 +189,8 @@ impl Console {
             verdict: Verdict::Approve,
             fingerprint: q.call.fingerprint.clone(),
             operator: format!("grant {} (made by {})", grant.id, grant.created_by),
+            // No principal: a grant never counts as an operator's approval under a quorum.
+            operator_key: None,
         };
         let decision = match self.decide(id, request).await {
             Ok(d) => d,

@@ -12,8 +12,9 @@ pub mod resolve;
 pub use crate::store::feed::{Change, Events, QueueEvent};
 use crate::store::outbox;
 
-use crate::domain::{Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict};
+use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict};
 use crate::engine::{ChunkSink, Engine};
+use crate::store::decisions::approvals;
 use crate::store::{audit, decisions, queue, Db};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -26,6 +27,16 @@ const OUTBOX_GRACE: chrono::Duration = chrono::Duration::seconds(10);
 const OUTBOX_TICK: Duration = Duration::from_secs(1);
 /// Longest wait between two delivery attempts of one decision.
 const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// What a decision request came to ([`Console::decide_or_approve`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decided {
+    /// The call's decision, stored: to be delivered.
+    Decision(Box<Decision>),
+    /// One more approval of a call whose tool needs several (the two-person rule), below its
+    /// quorum: stored and audited (`approval.recorded`); the call still waits, with these approvals.
+    Approval { approvals: Vec<Approval>, quorum: u32 },
+}
 
 /// Cheap to clone.
 #[derive(Clone)]
@@ -85,6 +96,11 @@ impl Console {
         Err(Error::Engine(format!("engine {id} is not connected")))
     }
 
+    /// Whether an engine is connected to this console (team mode: also another console's local engine).
+    pub fn connected(&self, id: &EngineId) -> bool {
+        self.engine(id).is_ok()
+    }
+
     /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
     /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
@@ -115,8 +131,15 @@ impl Console {
     ///
     /// An approval is also refused when the call's arguments cannot be bound by its fingerprint
     /// ([`approve_block`]: `missing_arguments`, `ambiguous_arguments`), whoever asks.
+    ///
+    /// The two-person rule: an approval of a tool with a quorum of N counts once per operator
+    /// (`operator_key`) and becomes the decision only as the N-th. Refused besides: a second
+    /// approval by the same operator (`already_approved`), one by the principal that started the
+    /// run (`own_run`), one that names no operator or has edited arguments (`quorum_tool`). Here an
+    /// approval that would not complete the quorum is refused too (`quorum_tool`), and nothing is
+    /// written: callers that record it use [`Console::decide_or_approve`].
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
-        self.decide_as(id, request, Delivery::Pending).await
+        Self::whole(self.decide_as(id, request, Delivery::Pending, false).await?)
     }
 
     /// [`Console::decide`] for a caller that delivers at once ([`Console::deliver_claimed`]): the
@@ -124,14 +147,30 @@ impl Console {
     /// A crash before the engine acts then leaves it `interrupted` (never run by itself; the
     /// operator says what became of it), where an unclaimed one would be delivered at the next start.
     pub async fn decide_claimed(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
-        self.decide_as(id, request, Delivery::Delivering).await
+        Self::whole(self.decide_as(id, request, Delivery::Delivering, false).await?)
+    }
+
+    /// [`Console::decide_claimed`], where an approval below its tool's quorum is recorded (and
+    /// audited, `approval.recorded`) instead of refused: the call keeps waiting for the other
+    /// operators' approvals ([`Decided::Approval`]). The operators' shells (the window, the CLI,
+    /// notifications) decide through this.
+    pub async fn decide_or_approve(&self, id: &ItemId, request: DecisionRequest) -> Result<Decided, Error> {
+        self.decide_as(id, request, Delivery::Delivering, true).await
+    }
+
+    fn whole(decided: Decided) -> Result<Decision, Error> {
+        match decided {
+            Decided::Decision(d) => Ok(*d),
+            Decided::Approval { .. } => Err(Error::Storage("an approval was recorded where only a whole decision may be".into())),
+        }
     }
 
     #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
-    async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery) -> Result<Decision, Error> {
+    async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery, partial: bool) -> Result<Decided, Error> {
         let entry = self.item(id).await?;
         let item = &entry.queued;
         self.check_decision(id, item, &request).await?;
+        let quorum = self.check_quorum(item, &request).await?;
         let decision = Decision {
             id: DecisionId::generate(),
             item_id: item.id.clone(),
@@ -145,8 +184,41 @@ impl Console {
             last_error: None,
             next_attempt_at: None,
         };
-        self.record_decision(item, &decision).await?;
-        Ok(decision)
+        self.record_decision(item, &decision, quorum.map(|(n, key)| (n, key, partial))).await
+    }
+
+    /// The two-person rule's checks of an approval, before anything is written: `None` when the
+    /// call needs one approval (the tool has no quorum, or this is no approval); else its quorum and
+    /// the approving principal's key. Refused: an approval with edited arguments or naming no
+    /// operator (`quorum_tool`), one by the principal that started the run (`own_run`), a second
+    /// one by the same operator (`already_approved`; checked again where it is stored).
+    async fn check_quorum(&self, item: &crate::domain::QueuedCall, request: &DecisionRequest) -> Result<Option<(u32, String)>, Error> {
+        let call = &item.call;
+        if call.kind != crate::domain::CallKind::Approval || !matches!(request.verdict, Verdict::Approve | Verdict::ApproveEdited { .. }) {
+            return Ok(None);
+        }
+        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&call.tool_name);
+        if quorum <= 1 {
+            return Ok(None);
+        }
+        let refuse = |why| Err(Error::QuorumTool { tool: call.tool_name.clone(), quorum, why });
+        if matches!(request.verdict, Verdict::ApproveEdited { .. }) {
+            return refuse(
+                "each operator approves the same arguments, so it cannot be approved with edited ones; approve it as it is, or decline it",
+            );
+        }
+        let Some(key) = request.operator_key.clone() else {
+            return refuse("an approval of it must name its operator, and no grant or automation can stand in for one");
+        };
+        if self.engine(&call.engine)?.started_by(call).await?.as_deref() == Some(key.as_str()) {
+            return Err(Error::OwnRun { principal: key });
+        }
+        let mut conn = self.db.pool().acquire().await?;
+        let approvals = approvals::of(&mut conn, &item.id).await?;
+        if approvals.iter().any(|a| a.operator_key == key) {
+            return Err(Error::AlreadyApproved { operator: request.operator.clone(), approvals: approvals.len() as u32, quorum });
+        }
+        Ok(Some((quorum, key)))
     }
 
     /// Every check of [`Console::decide`], in order, before anything is written.
@@ -221,8 +293,78 @@ impl Console {
 
     /// The decision made durable in one transaction: the entry out of `pending` (or `already_decided`
     /// if another decision won), the decision row (the outbox), the audit entry.
-    async fn record_decision(&self, item: &crate::domain::QueuedCall, decision: &Decision) -> Result<(), Error> {
+    ///
+    /// `quorum` (an approval of a tool that needs several: the quorum, the operator's key, and
+    /// whether an approval below the quorum may be recorded): the approval is stored with the
+    /// others, counted in this transaction — writers take turns, on every console of a team, so two
+    /// operators approving at once count each other. Below the quorum it is all that is written,
+    /// with its audit entry (`approval.recorded`), and the entry stays `pending` (set again, so the
+    /// change feed tells every screen of the new approval); the approval that completes the quorum
+    /// becomes the decision, its audit entry listing every approval.
+    async fn record_decision(
+        &self,
+        item: &crate::domain::QueuedCall,
+        decision: &Decision,
+        quorum: Option<(u32, String, bool)>,
+    ) -> Result<Decided, Error> {
         let mut tx = self.db.begin_write().await?;
+        let mut counted: Option<(Vec<Approval>, u32)> = None;
+        if let Some((n, key, partial)) = quorum {
+            let mut approvals = approvals::of(&mut tx, &item.id).await?;
+            let already = |approvals: &[Approval]| Error::AlreadyApproved {
+                operator: decision.operator.clone(),
+                approvals: approvals.len() as u32,
+                quorum: n,
+            };
+            if approvals.iter().any(|a| a.operator_key == key) {
+                return Err(already(&approvals));
+            }
+            let complete = approvals.len() as u32 + 1 >= n;
+            if !complete && !partial {
+                return Err(Error::QuorumTool {
+                    tool: item.call.tool_name.clone(),
+                    quorum: n,
+                    why: "approve it in the console, where each operator's approval is counted",
+                });
+            }
+            let mine = Approval {
+                operator: decision.operator.clone(),
+                operator_key: key,
+                fingerprint: decision.fingerprint.clone(),
+                approved_at: decision.decided_at,
+            };
+            if !approvals::insert(&mut tx, &item.id, &mine).await? {
+                return Err(already(&approvals));
+            }
+            approvals.push(mine);
+            if !complete {
+                // Still pending, set again: the change feed stamps the entry, so screens show the count.
+                if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Pending).await? {
+                    let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+                    return Err(Error::AlreadyDecided { state });
+                }
+                audit::append(
+                    &mut tx,
+                    audit::Record {
+                        actor: &decision.operator,
+                        action: crate::domain::audit::AuditAction::ApprovalRecorded,
+                        queue_item_id: Some(item.id.as_str()),
+                        tool_name: Some(&item.call.tool_name),
+                        fingerprint: Some(decision.fingerprint.as_str()),
+                        details: json!({
+                            "engine": item.call.engine, "agentId": item.call.agent_id, "runId": item.call.run_id,
+                            "toolCallId": item.call.tool_call_id, "args": item.call.args,
+                            "approvals": approvals.len(), "quorum": n, "approvedBy": approval_list(&approvals),
+                        }),
+                    },
+                )
+                .await?;
+                tx.commit().await?;
+                self.events.changed();
+                return Ok(Decided::Approval { approvals, quorum: n });
+            }
+            counted = Some((approvals, n));
+        }
         if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
             let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
             return Err(Error::AlreadyDecided { state });
@@ -235,6 +377,15 @@ impl Console {
             Verdict::Expire { after_secs } => json!({ "afterSecs": after_secs, "reason": Verdict::expiry_text(*after_secs) }),
             Verdict::ApproveEdited { args, fingerprint } => json!({ "editedArgs": args, "editedFingerprint": fingerprint }),
         };
+        let mut details = json!({
+            "decisionId": decision.id, "engine": item.call.engine, "agentId": item.call.agent_id,
+            "runId": item.call.run_id, "toolCallId": item.call.tool_call_id, "args": item.call.args,
+            "verdict": details,
+        });
+        if let Some((approvals, n)) = &counted {
+            details["quorum"] = json!(n);
+            details["approvedBy"] = approval_list(approvals);
+        }
         audit::append(
             &mut tx,
             audit::Record {
@@ -243,17 +394,26 @@ impl Console {
                 queue_item_id: Some(item.id.as_str()),
                 tool_name: Some(&item.call.tool_name),
                 fingerprint: Some(decision.fingerprint.as_str()),
-                details: json!({
-                    "decisionId": decision.id, "engine": item.call.engine, "agentId": item.call.agent_id,
-                    "runId": item.call.run_id, "toolCallId": item.call.tool_call_id, "args": item.call.args,
-                    "verdict": details,
-                }),
+                details,
             },
         )
         .await?;
         tx.commit().await?;
         self.events.changed();
-        Ok(())
+        Ok(Decided::Decision(Box::new(decision.clone())))
+    }
+
+    /// The quorum of a call's tool (the two-person rule: 1 for a tool without one) and its approvals
+    /// so far, oldest first.
+    pub async fn approvals(&self, item: &crate::domain::QueuedCall) -> Result<(u32, Vec<Approval>), Error> {
+        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&item.call.tool_name);
+        let mut conn = self.db.pool().acquire().await?;
+        Ok((quorum, approvals::of(&mut conn, &item.id).await?))
+    }
+
+    /// The principal that started the call's run, if its engine says (see [`Engine::started_by`]).
+    pub async fn started_by(&self, call: &crate::domain::PausedCall) -> Result<Option<String>, Error> {
+        self.engine(&call.engine)?.started_by(call).await
     }
 
     /// Delivers a stored decision to its engine, once: the claim (`pending → delivering`) is committed
@@ -283,6 +443,13 @@ impl Console {
                 return Err(e);
             }
         };
+        if !engine.delivers_here() {
+            // Team mode: another console delivers this engine's decisions (its own local engine's,
+            // or a remote engine's lease holder); the outbox keeps it for that console.
+            let why = format!("delivered by the console that runs engine {}", entry.queued.call.engine);
+            self.defer_as(decision, &entry.queued, &why, true).await?;
+            return Err(Error::Unreachable(why));
+        }
         match engine.deliver(decision, &entry.queued, sink).await {
             Ok(outcome) => Ok(outcome),
             Err(Error::Unreachable(why)) => {
@@ -304,12 +471,21 @@ impl Console {
     /// Gives a claimed decision back to the outbox, to be tried again after a backoff (C5). The first
     /// deferral is audited; later attempts only update the decision row.
     async fn defer(&self, decision: &Decision, item: &crate::domain::QueuedCall, why: &str) -> Result<(), Error> {
+        self.defer_as(decision, item, why, false).await
+    }
+
+    /// [`Console::defer`]; `handover`: not a failure but another console's to deliver (team mode).
+    async fn defer_as(&self, decision: &Decision, item: &crate::domain::QueuedCall, why: &str, handover: bool) -> Result<(), Error> {
         let mut tx = self.db.begin_write().await?;
         let attempts = decisions::attempts(&mut tx, &decision.id).await?.map(|a| a.attempts).unwrap_or(1);
-        let wait = retry_delay(attempts);
+        // A handover is due at once: the console that delivers it is woken by the notification below.
+        let wait = if handover { Duration::ZERO } else { retry_delay(attempts) };
         let next = crate::store::now() + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
         if !decisions::defer(&mut tx, &decision.id, why, next).await? {
             return Ok(());
+        }
+        if handover {
+            crate::store::feed::notify_outboxes(&mut tx).await?;
         }
         if attempts <= 1 {
             audit::append(
@@ -327,7 +503,11 @@ impl Console {
         }
         tx.commit().await?;
         self.events.changed();
-        tracing::warn!(item = %item.id, attempts, "engine unreachable, delivery deferred {}s: {why}", wait.as_secs());
+        if handover {
+            tracing::info!(item = %item.id, "decision left in the outbox: {why}");
+        } else {
+            tracing::warn!(item = %item.id, attempts, "engine unreachable, delivery deferred {}s: {why}", wait.as_secs());
+        }
         Ok(())
     }
 
@@ -335,9 +515,9 @@ impl Console {
     /// their deciding process did not deliver. Runs until `stop` flips.
     pub fn spawn_outbox(&self, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
-        // A decision taken on another console of the team for a call of ours changes the queue: the
-        // change feed wakes the worker at once instead of at its next tick.
-        let mut changes = (self.db.dialect() == crate::store::Dialect::Postgres).then(|| self.events.subscribe());
+        // Team mode: a decision another console hands over to this one comes with a notification,
+        // which wakes the worker at once instead of at its next tick.
+        let team = self.db.dialect() == crate::store::Dialect::Postgres;
         tokio::spawn(async move {
             loop {
                 match this.deliver_due().await {
@@ -347,7 +527,7 @@ impl Console {
                 tokio::select! {
                     _ = tokio::time::sleep(OUTBOX_TICK) => {}
                     _ = this.outbox_wake.notified() => {}
-                    _ = async { changes.as_mut().expect("subscribed").recv().await }, if changes.is_some() => {}
+                    _ = this.events.notified_by_database(), if team => {}
                     _ = stop.changed() => return,
                 }
                 if *stop.borrow() {
@@ -359,9 +539,14 @@ impl Console {
 
     /// One pass of the outbox worker; returns how many were delivered.
     pub async fn deliver_due(&self) -> Result<usize, Error> {
+        // Team mode: only the calls of engines this console delivers (its local engine, the remote
+        // engines whose lease it holds); the others' wait for their own console.
+        let mine: Option<Vec<String>> = (self.db.dialect() == crate::store::Dialect::Postgres).then(|| {
+            self.engines.read().expect("engines lock").values().filter(|e| e.delivers_here()).map(|e| e.id().to_string()).collect()
+        });
         let due = {
             let mut conn = self.db.pool().acquire().await?;
-            decisions::due(&mut conn, OUTBOX_GRACE).await?
+            decisions::due(&mut conn, OUTBOX_GRACE, mine.as_deref()).await?
         };
         let mut delivered = 0;
         for d in due {
@@ -382,14 +567,23 @@ impl Console {
         Ok(delivered)
     }
 
-    /// Decide, then deliver; answers the entry as it is afterwards.
+    /// Decide, then deliver; answers the entry as it is afterwards. An approval below its tool's
+    /// quorum is recorded ([`Console::decide_or_approve`]) and the entry answered still pending.
     pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
-        let decision = self.decide_claimed(id, request).await?;
-        if let Err(e) = self.deliver_claimed(&decision, None).await {
-            tracing::warn!(item = %id, "delivery failed: {e}");
+        if let Decided::Decision(decision) = self.decide_or_approve(id, request).await? {
+            match self.deliver_claimed(&decision, None).await {
+                // Back in the outbox (already logged): an engine down, or another console's to deliver.
+                Ok(_) | Err(Error::Unreachable(_)) => {}
+                Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
+            }
         }
         self.item(id).await
     }
+}
+
+/// Approvals as the audit log lists them: `[{operator, at}]`, oldest first.
+fn approval_list(approvals: &[Approval]) -> Value {
+    approvals.iter().map(|a| json!({ "operator": a.operator, "at": a.approved_at })).collect()
 }
 
 /// Why a call cannot be approved as it is, if it cannot: its engine did not list its arguments

@@ -107,7 +107,14 @@ impl Remotes {
             self.disconnect(&name);
         }
         for row in rows {
-            let same = self.running.lock().expect("remotes lock").get(&row.name).is_some_and(|r| settings_equal(&r.row, &row));
+            // Connected at open (no sync loop yet) and now serving: connected again, with its loop.
+            let syncing = self.syncing.lock().expect("remotes lock").is_some();
+            let same = self
+                .running
+                .lock()
+                .expect("remotes lock")
+                .get(&row.name)
+                .is_some_and(|r| settings_equal(&r.row, &row) && (r.stop.is_some() || !syncing));
             if !same {
                 self.disconnect(&row.name);
                 self.connect(row)?;

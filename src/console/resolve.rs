@@ -52,6 +52,14 @@ impl Console {
             return Err(Error::DecisionNotAllowed { kind, allowed });
         }
         let engine = self.engine(&item.call.engine)?;
+        if kind == DecisionKind::RunAgain {
+            // Under a quorum the new entry's approval is this operator's: one the run's own starter
+            // may not give (refused here, before anything is written).
+            let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&item.call.tool_name);
+            if quorum > 1 && request.operator_key.is_some() && engine.started_by(&item.call).await? == request.operator_key {
+                return Err(Error::OwnRun { principal: request.operator_key.clone().unwrap_or_default() });
+            }
+        }
         let mut stored = resolutions::Stored {
             kind,
             result: request.resolution.told(&item.call.tool_name),
@@ -71,7 +79,13 @@ impl Console {
                 resolutions::record(&mut tx, item, &stored).await?;
                 tx.commit().await?;
                 self.events.changed();
-                let approval = DecisionRequest { verdict: Verdict::Approve, fingerprint: request.fingerprint, operator: request.operator };
+                // Under a quorum this is the resolving operator's approval, one of those the new entry needs.
+                let approval = DecisionRequest {
+                    verdict: Verdict::Approve,
+                    fingerprint: request.fingerprint,
+                    operator: request.operator,
+                    operator_key: request.operator_key,
+                };
                 self.decide_and_deliver(&retry.id, approval).await
             }
             Some(result) => {

@@ -31,6 +31,11 @@ pub enum AuditAction {
     /// Nobody decided in time: declined as expired.
     #[serde(rename = "decision.expire")]
     DecisionExpire,
+    /// One operator's approval of a call whose tool needs several (the two-person rule), below the
+    /// quorum: the call still waits. The approval that completes the quorum is the decision
+    /// (`decision.approve`, listing every approval).
+    #[serde(rename = "approval.recorded")]
+    ApprovalRecorded,
     #[serde(rename = "delivery.delivered")]
     DeliveryDelivered,
     #[serde(rename = "delivery.failed")]
@@ -73,7 +78,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 24] = [
+    pub const ALL: [Self; 25] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -83,6 +88,7 @@ impl AuditAction {
         Self::DecisionResume,
         Self::DecisionEdit,
         Self::DecisionExpire,
+        Self::ApprovalRecorded,
         Self::DeliveryDelivered,
         Self::DeliveryFailed,
         Self::DeliveryDeferred,
@@ -112,6 +118,7 @@ impl AuditAction {
             Self::DecisionResume => "decision.resume",
             Self::DecisionEdit => "decision.edit",
             Self::DecisionExpire => "decision.expire",
+            Self::ApprovalRecorded => "approval.recorded",
             Self::DeliveryDelivered => "delivery.delivered",
             Self::DeliveryFailed => "delivery.failed",
             Self::DeliveryDeferred => "delivery.deferred",

@@ -88,6 +88,9 @@ pub struct ResolveRequest {
     pub fingerprint: Fingerprint,
     /// Who resolves and through what: `alice (web)`.
     pub operator: String,
+    /// The resolving principal's key: `run_again` approves the call anew as this operator (one
+    /// approval of its quorum, if its tool has one).
+    pub operator_key: Option<String>,
 }
 
 /// The decision itself, before it is stored.
@@ -160,6 +163,24 @@ pub struct DecisionRequest {
     pub fingerprint: Fingerprint,
     /// Who decided and through what: `alice (web)`, `alice (cli)`, `mastra-api`.
     pub operator: String,
+    /// The deciding principal's key ([`super::Principal::key`]: `token:alice`, `local:bob`): whose
+    /// approval it is under a quorum (the two-person rule). `None` for the console's own decisions
+    /// (expiry, grants) and callers that name no principal: such an approval of a tool with a quorum
+    /// is refused (`quorum_tool`).
+    pub operator_key: Option<String>,
+}
+
+/// One operator's approval of a call whose tool needs several (the two-person rule): the ones below
+/// the quorum wait in the `approvals` table; the last one becomes the decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Approval {
+    /// Who, as the audit log names them: `alice (web)`.
+    pub operator: String,
+    /// The principal's key (`token:alice`): one approval each per call.
+    pub operator_key: String,
+    /// The fingerprint that was on screen: always the call's own (any other is refused first).
+    pub fingerprint: Fingerprint,
+    pub approved_at: DateTime<Utc>,
 }
 
 /// Delivery state of a decision to its engine (the outbox, C5).

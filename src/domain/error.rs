@@ -27,6 +27,9 @@ pub enum ErrorCode {
     AlreadyDecided,
     DecisionNotAllowed,
     HighRiskTool,
+    AlreadyApproved,
+    OwnRun,
+    QuorumTool,
     AlreadyServing,
     RunExists,
     MissingArguments,
@@ -58,6 +61,9 @@ impl ErrorCode {
             Self::AlreadyDecided => "already_decided",
             Self::DecisionNotAllowed => "decision_not_allowed",
             Self::HighRiskTool => "high_risk_tool",
+            Self::AlreadyApproved => "already_approved",
+            Self::OwnRun => "own_run",
+            Self::QuorumTool => "quorum_tool",
             Self::AlreadyServing => "already_serving",
             Self::RunExists => "run_exists",
             Self::MissingArguments => "missing_arguments",
@@ -117,6 +123,16 @@ pub enum Error {
     /// The tool is high-risk (settings): every call of it needs an operator, so no grant may cover it.
     #[error("{tool} is a high-risk tool: it cannot be allowed always; decide each call")]
     HighRiskTool { tool: String },
+    /// This operator (principal) already approved the call; a quorum counts each operator once.
+    #[error("{operator} already approved this call: it needs {quorum} approvals by different operators, {approvals} so far")]
+    AlreadyApproved { operator: String, approvals: u32, quorum: u32 },
+    /// Under a quorum, the principal that started the call's run may not approve it.
+    #[error("{principal} started this run: under the two-person rule nobody approves a call of a run they started")]
+    OwnRun { principal: String },
+    /// The tool needs approvals by several operators (the two-person rule); `why` says what cannot
+    /// stand in for them.
+    #[error("{tool} needs {quorum} approvals by different operators: {why}")]
+    QuorumTool { tool: String, quorum: u32, why: &'static str },
     /// Another process (the desktop app or `serve`) already serves this data directory.
     #[error("another Approval Console is already serving {data_dir} ({holder}); stop it, or use another data directory")]
     AlreadyServing { data_dir: String, holder: String },
@@ -169,6 +185,9 @@ impl Error {
             Self::StorageBusy => ErrorCode::StorageBusy,
             Self::AlreadyServing { .. } => ErrorCode::AlreadyServing,
             Self::HighRiskTool { .. } | Self::HighRiskNeedsConsole { .. } => ErrorCode::HighRiskTool,
+            Self::AlreadyApproved { .. } => ErrorCode::AlreadyApproved,
+            Self::OwnRun { .. } => ErrorCode::OwnRun,
+            Self::QuorumTool { .. } => ErrorCode::QuorumTool,
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
             Self::MissingArguments => ErrorCode::MissingArguments,
@@ -189,6 +208,9 @@ impl Error {
             Self::Forbidden { needed, role, .. } => Some(json!({ "needed": needed, "role": role })),
             Self::AmbiguousArguments { paths } => Some(json!({ "paths": paths })),
             Self::UnsafePermissions { path, .. } => Some(json!({ "path": path })),
+            Self::AlreadyApproved { approvals, quorum, .. } => Some(json!({ "approvals": approvals, "quorum": quorum })),
+            Self::OwnRun { principal } => Some(json!({ "startedBy": principal })),
+            Self::QuorumTool { tool, quorum, .. } => Some(json!({ "tool": tool, "quorum": quorum })),
             _ => None,
         }
     }

@@ -15,7 +15,7 @@ pub mod schema;
 pub mod text;
 
 pub use call::{CallKind, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
-pub use decision::{human_secs, Decision, DecisionKind, DecisionRequest, Delivery, Resolution, ResolveRequest, Verdict};
+pub use decision::{human_secs, Approval, Decision, DecisionKind, DecisionRequest, Delivery, Resolution, ResolveRequest, Verdict};
 pub use error::{Error, ErrorCode, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};

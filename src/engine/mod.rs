@@ -31,6 +31,13 @@ pub trait Engine: Send + Sync {
     /// and streams what the run does next into `sink`.
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
 
+    /// The principal that started the call's run ([`crate::domain::Principal::key`]), if the engine
+    /// records it (the local engine: `startedBy`; a remote server does not say). Under a quorum that
+    /// principal may not approve the call (the two-person rule).
+    async fn started_by(&self, _call: &PausedCall) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
     /// Checks arguments an operator edited before approving (`DecisionKind::Edit`, for engines that
     /// allow it): against the tool's input schema. Engines that cannot run edited arguments refuse.
     fn check_edit(&self, call: &PausedCall, _args: &Value) -> Result<(), Error> {

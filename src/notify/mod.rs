@@ -10,7 +10,7 @@ pub mod desktop;
 pub mod settings;
 pub mod words;
 
-use crate::console::{Change, Console};
+use crate::console::{Change, Console, Decided};
 use crate::domain::text::{notification_text, Marked};
 use crate::domain::{CallKind, DecisionKind, DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
 use chrono::{DateTime, Utc};
@@ -72,6 +72,32 @@ impl Choice {
             "default" | "open" => Some(Self::Open),
             _ => None,
         }
+    }
+}
+
+/// Where a call of a tool with a quorum stands (the two-person rule), as its notice tells it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Standing {
+    /// How many approvals by different operators the call needs.
+    pub quorum: u32,
+    /// Who approved it so far (audit names), oldest first.
+    pub approved_by: Vec<String>,
+    /// The one the notice is for (the local admin) approved it already or started its run: no
+    /// Approve for them.
+    pub not_theirs: bool,
+}
+
+impl Standing {
+    /// The call's standing as `console` has it, for the principal `key`; `None` for a call that
+    /// needs one approval.
+    pub async fn of(console: &Console, item: &QueuedCall, key: &str) -> Result<Option<Self>, Error> {
+        let (quorum, approvals) = console.approvals(item).await?;
+        if quorum <= 1 || item.call.kind != CallKind::Approval {
+            return Ok(None);
+        }
+        let approved = approvals.iter().any(|a| a.operator_key == key);
+        let started = console.started_by(&item.call).await.ok().flatten().as_deref() == Some(key);
+        Ok(Some(Self { quorum, approved_by: approvals.into_iter().map(|a| a.operator).collect(), not_theirs: approved || started }))
     }
 }
 
@@ -229,7 +255,8 @@ impl Notifications {
                 let left = (soon.expires_at - Utc::now()).num_seconds().max(0) as u64;
                 let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M").to_string();
                 let allowed = console.allowed(&soon.item.call);
-                let notice = call_notice(&soon.item, &allowed, &settings, Lang::current(), Some((left, &at)));
+                let standing = Standing::of(&console, &soon.item, &crate::domain::Principal::local(&operator).key()).await.ok().flatten();
+                let notice = call_notice(&soon.item, &allowed, &settings, Lang::current(), Some((left, &at)), standing.as_ref());
                 let (actor, console2, call) = (this.clone(), console.clone(), notice.call.clone());
                 let operator = operator.clone();
                 let runtime = tokio::runtime::Handle::current();
@@ -249,24 +276,37 @@ impl Notifications {
     }
 
     /// Shows the notice for these new calls (those still pending, wanted by the settings, and not
-    /// about to be approved by a grant).
+    /// about to be approved by a grant). A call of a tool with a quorum is told again after each
+    /// approval (the change feed announces it anew) with where it stands, except to an operator
+    /// who approved it already.
     async fn tell(&self, console: &Console, notifier: &Arc<dyn Notifier>, operator: &str, ids: &[ItemId]) -> Result<(), String> {
         let settings = NotificationSettings::load(console.db()).await.unwrap_or_else(|e| {
             tracing::warn!("{e}; using default notification settings");
             NotificationSettings::default()
         });
         let now = chrono::Local::now().time();
+        let key = crate::domain::Principal::local(operator).key();
         let mut calls = Vec::new();
+        let mut standing = None;
         for id in ids {
             if let Ok(entry) = console.item(id).await {
                 // A call a grant covers is approved by the grants worker: nothing to tell.
                 let granted = matches!(console.grant_for(&entry.queued).await, Ok(Some(_)));
                 if entry.queued.state == ItemState::Pending && settings.wants(&entry.queued, now) && !granted {
-                    calls.push(entry.queued);
+                    let stands = Standing::of(console, &entry.queued, &key).await.ok().flatten();
+                    if stands.as_ref().is_some_and(|s| !s.approved_by.is_empty() && s.not_theirs) {
+                        // Told again after an approval: not to whoever gave it (or started the run).
+                        continue;
+                    }
+                    if calls.iter().all(|c: &QueuedCall| c.id != entry.queued.id) {
+                        standing = stands;
+                        calls.push(entry.queued);
+                    }
                 }
             }
         }
-        let Some(notice) = notice_for(&calls, &settings, console, Lang::current()) else { return Ok(()) };
+        let one = if calls.len() == 1 { standing.as_ref() } else { None };
+        let Some(notice) = notice_for(&calls, &settings, console, Lang::current(), one) else { return Ok(()) };
         let (this, console, operator) = (self.clone(), console.clone(), operator.to_owned());
         let runtime = tokio::runtime::Handle::current();
         let call = notice.call.clone();
@@ -318,12 +358,21 @@ impl Notifications {
             Choice::Approve => Verdict::Approve,
             Choice::Decline => Verdict::Decline { reason: Some("declined from a desktop notification".into()) },
         };
-        let request = DecisionRequest { verdict, fingerprint, operator: format!("{operator} (notification)") };
-        match console.decide(&id, request).await {
-            Ok(decision) => {
-                if let Err(e) = console.deliver(&decision, None).await {
+        // The local admin: one operator of a quorum (the same one as in the window and the CLI).
+        let request = DecisionRequest {
+            verdict,
+            fingerprint,
+            operator: format!("{operator} (notification)"),
+            operator_key: Some(crate::domain::Principal::local(operator).key()),
+        };
+        match console.decide_or_approve(&id, request).await {
+            Ok(Decided::Decision(decision)) => {
+                if let Err(e) = console.deliver_claimed(&decision, None).await {
                     tracing::warn!(item = %id, "delivery after a notification action failed: {e}");
                 }
+            }
+            Ok(Decided::Approval { approvals, quorum }) => {
+                tracing::info!(item = %id, "approval {} of {quorum} recorded from a notification", approvals.len());
             }
             Err(e) => {
                 tracing::info!(item = %id, "notification action refused: {e}");
@@ -337,11 +386,18 @@ impl Notifications {
     }
 }
 
-/// The notice for new calls, in `lang`: one call in detail ([`call_notice`]), several as a group.
-pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console: &Console, lang: Lang) -> Option<Notice> {
+/// The notice for new calls, in `lang`: one call in detail ([`call_notice`], with its `standing`
+/// under a quorum), several as a group.
+pub fn notice_for(
+    calls: &[QueuedCall],
+    settings: &NotificationSettings,
+    console: &Console,
+    lang: Lang,
+    standing: Option<&Standing>,
+) -> Option<Notice> {
     match calls {
         [] => None,
-        [one] => Some(call_notice(one, &console.allowed(&one.call), settings, lang, None)),
+        [one] => Some(call_notice(one, &console.allowed(&one.call), settings, lang, None, standing)),
         many => {
             let lines: Vec<String> = many
                 .iter()
@@ -372,13 +428,16 @@ pub fn notice_for(calls: &[QueuedCall], settings: &NotificationSettings, console
 /// Approve is offered only when the engine allows it, the tool is not high-risk, the notice shows
 /// the whole call (the tool name uncut in the summary, the arguments within [`BODY_BUDGET`]) and
 /// the call has no look-alike character; otherwise Decline (when allowed) and Open, and the body
-/// says why: a line that it is cut (the last), a line that it has look-alikes.
+/// says why: a line that it is cut (the last), a line that it has look-alikes. A call of a tool
+/// with a quorum (`standing`) has a line saying where it stands (`1 of 2 approvals: alice (web)`),
+/// and no Approve for one who approved it already or started its run.
 pub fn call_notice(
     one: &QueuedCall,
     allowed: &[DecisionKind],
     settings: &NotificationSettings,
     lang: Lang,
     expiring: Option<(u64, &str)>,
+    standing: Option<&Standing>,
 ) -> Notice {
     let c = &one.call;
     let agent = Marked::text(c.agent_name.as_deref().unwrap_or(c.agent_id.as_str()));
@@ -402,6 +461,9 @@ pub fn call_notice(
     }
     lines.push(detail.shortened(BODY_BUDGET));
     lines.push(lang.engine_line(c.engine.as_str(), &short));
+    if let Some(s) = standing.filter(|s| s.quorum > 1) {
+        lines.push(lang.approvals_line(s.quorum, &s.approved_by));
+    }
     if lookalikes {
         lines.push(lang.lookalike_line().to_owned());
     }
@@ -409,7 +471,8 @@ pub fn call_notice(
         lines.push(lang.cut_line().to_owned());
     }
     let mut actions = Vec::new();
-    if allowed.contains(&DecisionKind::Approve) && !settings.high_risk(&c.tool_name) && whole && !lookalikes {
+    let theirs = standing.is_none_or(|s| !s.not_theirs);
+    if allowed.contains(&DecisionKind::Approve) && !settings.high_risk(&c.tool_name) && whole && !lookalikes && theirs {
         actions.push(Choice::Approve);
     }
     if allowed.contains(&DecisionKind::Decline) {

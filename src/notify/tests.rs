@@ -34,9 +34,14 @@ async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) 
     let tmp = tempfile::tempdir().unwrap();
     let db = crate::store::Db::open(tmp.path()).await.unwrap();
     let events = crate::store::feed::Events::default();
-    let local = crate::engine::local::LocalEngine::new(db.clone(), events.clone(), vec![crate::engine::local::demo::agent()]);
+    let local = crate::engine::local::LocalEngine::new(
+        crate::domain::EngineId::local(),
+        db.clone(),
+        events.clone(),
+        vec![crate::engine::local::demo::agent()],
+    );
     let console = Console::new(db, events, vec![std::sync::Arc::new(local)]);
-    notice_for(std::slice::from_ref(call), settings, &console, lang).unwrap()
+    notice_for(std::slice::from_ref(call), settings, &console, lang, None).unwrap()
 }
 
 #[tokio::test]
@@ -128,11 +133,31 @@ async fn high_risk_tools_never_offer_approve() {
 fn an_expiry_warning_whose_tool_name_is_cut_offers_no_approve() {
     let all = [DecisionKind::Approve, DecisionKind::Decline];
     let settings = NotificationSettings::default();
-    let n = call_notice(&queued("delete_record", json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")));
+    let n = call_notice(&queued("delete_record", json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")), None);
     assert_eq!(n.summary, "Expires in 5 min: delete_record");
     assert!(n.body.starts_with("Nobody decided; at 12:05") && n.actions.contains(&Choice::Approve), "{n:?}");
-    let n = call_notice(&queued(&"t".repeat(110), json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")));
+    let n = call_notice(&queued(&"t".repeat(110), json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")), None);
     assert!(n.summary.chars().count() <= SUMMARY_BUDGET, "{n:?}");
     assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
     assert_eq!(n.body.lines().last(), Some("Cut: open the call to see all of it"));
+}
+
+#[test]
+fn a_call_under_a_quorum_says_where_it_stands_and_offers_no_approve_to_one_who_approved() {
+    let all = [DecisionKind::Approve, DecisionKind::Decline];
+    let settings = NotificationSettings::default();
+    let call = queued("delete_record", json!({ "id": "rec-1" }));
+    let fresh = Standing { quorum: 2, approved_by: vec![], not_theirs: false };
+    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&fresh));
+    assert!(n.body.lines().any(|l| l == "Needs 2 approvals by different operators"), "{n:?}");
+    assert!(n.actions.contains(&Choice::Approve));
+    let one = Standing { quorum: 2, approved_by: vec!["operator-a (web)".into()], not_theirs: false };
+    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&one));
+    assert!(n.body.lines().any(|l| l == "1 of 2 approvals: operator-a (web)"), "{n:?}");
+    assert_eq!(n.actions, vec![Choice::Approve, Choice::Decline, Choice::Open], "another operator may give the second");
+    let n = call_notice(&call, &all, &settings, Lang::Ja, None, Some(&one));
+    assert!(n.body.lines().any(|l| l == "承認 1/2: operator-a (web)"), "{n:?}");
+    let theirs = Standing { not_theirs: true, ..one };
+    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&theirs));
+    assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "no second approval by the same operator: {n:?}");
 }

@@ -131,6 +131,18 @@ impl Lang {
         }
     }
 
+    /// Where a call of a tool with a quorum stands (the two-person rule): `1 of 2 approvals:
+    /// alice (web)`, or the quorum alone while nobody approved.
+    pub fn approvals_line(self, quorum: u32, approved_by: &[String]) -> String {
+        let names = approved_by.join(", ");
+        match (self, approved_by.len()) {
+            (Self::En, 0) => format!("Needs {quorum} approvals by different operators"),
+            (Self::En, n) => format!("{n} of {quorum} approvals: {names}"),
+            (Self::Ja, 0) => format!("異なるオペレーター {quorum} 人の承認が必要です"),
+            (Self::Ja, n) => format!("承認 {n}/{quorum}: {names}"),
+        }
+    }
+
     /// The last line of a notice that shows only part of its call (and offers no Approve).
     pub fn cut_line(self) -> &'static str {
         self.pick("Cut: open the call to see all of it", "省略: 全体は呼び出しを開いて確認してください")

@@ -1,4 +1,7 @@
-//! Decisions and their delivery state: the outbox (C5).
+//! Decisions and their delivery state: the outbox (C5). `approvals`: the approvals a decision of a
+//! tool with a quorum waits for (the two-person rule).
+
+pub mod approvals;
 
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};
@@ -210,17 +213,45 @@ pub async fn attempts(conn: &mut AnyConnection, id: &DecisionId) -> Result<Optio
 
 /// Pending decisions the outbox worker should deliver now: deferred ones whose next attempt is due,
 /// and ones nobody delivered although they were decided more than `grace` ago (the deciding process
-/// delivers at once; the worker is the fallback). Oldest first.
-pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration) -> Result<Vec<Decision>, Error> {
+/// delivers at once; the worker is the fallback). Oldest first. `engines`: only calls of these
+/// (team mode: the engines this console delivers; `None`: every engine).
+pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Option<&[String]>) -> Result<Vec<Decision>, Error> {
     let at = now();
-    let rows = sqlx::query(&format!(
-        "{DECISION_COLUMNS} WHERE delivery = 'pending'
-           AND ((next_attempt_at IS NOT NULL AND next_attempt_at <= $1) OR (next_attempt_at IS NULL AND decided_at <= $2))
-         ORDER BY decided_at LIMIT 100"
-    ))
-    .bind(ts(at))
-    .bind(ts(at - grace))
+    let only = match engines {
+        Some(list) => format!(" AND q.engine IN ({})", if list.is_empty() { "NULL".to_owned() } else { vec!["?"; list.len()].join(", ") }),
+        None => String::new(),
+    };
+    let sql = super::numbered(&format!(
+        "SELECT d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
+            d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
+            d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at
+         FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery = 'pending'
+           AND ((d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?) OR (d.next_attempt_at IS NULL AND d.decided_at <= ?)){only}
+         ORDER BY d.decided_at LIMIT 100"
+    ));
+    let mut query = sqlx::query(&sql).bind(ts(at)).bind(ts(at - grace));
+    for engine in engines.unwrap_or_default() {
+        query = query.bind(engine.as_str());
+    }
+    let rows = query.fetch_all(&mut *conn).await?;
+    decisions_from_rows(&rows)
+}
+
+/// Decisions of `engine`'s calls left `delivering` (claimed by a console that then stopped): with
+/// their tool name, oldest first.
+pub async fn delivering_of_engine(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
+    let rows = sqlx::query(
+        "SELECT d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
+            d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
+            d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at,
+            q.tool_name
+         FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery = 'delivering' AND q.engine = $1 ORDER BY d.decided_at",
+    )
+    .bind(engine)
     .fetch_all(&mut *conn)
     .await?;
-    decisions_from_rows(&rows)
+    let decisions = decisions_from_rows(&rows)?;
+    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String, _>("tool_name")?))).collect()
 }

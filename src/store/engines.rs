@@ -200,7 +200,7 @@ pub async fn put_tool(conn: &mut AnyConnection, engine: &str, agent_id: &str, to
     sqlx::query(
         "INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (engine, agent_id, tool_name) DO UPDATE SET body = excluded.body, seen_at = excluded.seen_at
-         WHERE body <> excluded.body",
+         WHERE remote_tools.body <> excluded.body",
     )
     .bind(engine)
     .bind(agent_id)

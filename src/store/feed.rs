@@ -48,11 +48,14 @@ pub struct QueueEvent {
 pub struct Events {
     tx: broadcast::Sender<QueueEvent>,
     wake: Arc<Notify>,
+    /// Team mode: every notification PostgreSQL delivers on [`CHANNEL`] (queue changes, and
+    /// decisions handed over to another console's outbox).
+    from_database: Arc<Notify>,
 }
 
 impl Default for Events {
     fn default() -> Self {
-        Self { tx: broadcast::channel(4096).0, wake: Arc::new(Notify::new()) }
+        Self { tx: broadcast::channel(4096).0, wake: Arc::new(Notify::new()), from_database: Arc::new(Notify::new()) }
     }
 }
 
@@ -60,6 +63,12 @@ impl Events {
     /// Call after committing a queue change: the watcher reads the feed now instead of at its next poll.
     pub fn changed(&self) {
         self.wake.notify_one();
+    }
+
+    /// Waits for the next notification from the database (team mode; never returns on SQLite). One
+    /// waiter: the outbox worker.
+    pub async fn notified_by_database(&self) {
+        self.from_database.notified().await
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<QueueEvent> {
@@ -103,6 +112,7 @@ impl Events {
     /// was missed while the connection was down). Ends when the database is closed.
     fn listen(&self, url: String, db: Db) {
         let wake = self.wake.clone();
+        let from_database = self.from_database.clone();
         let listening = tokio::spawn(async move {
             let mut listener = loop {
                 match sqlx::postgres::PgListener::connect(&url).await {
@@ -117,7 +127,10 @@ impl Events {
             wake.notify_one();
             loop {
                 match listener.try_recv().await {
-                    Ok(Some(_)) => wake.notify_one(),
+                    Ok(Some(_)) => {
+                        wake.notify_one();
+                        from_database.notify_one();
+                    }
                     // The connection dropped and the listener connected again (and listens again).
                     Ok(None) => wake.notify_one(),
                     Err(e) => {
@@ -141,7 +154,8 @@ impl Events {
                 .fetch_all(db.pool())
                 .await?;
             for row in &rows {
-                // An entry is pending exactly once, when it is inserted.
+                // An entry is pending when it is inserted, and again when an approval below its quorum is
+                // recorded (C8: screens announce it again with the approvals so far).
                 let kind = if row.try_get::<String, _>("state")? == "pending" { Change::Added } else { Change::Updated };
                 let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(row.try_get::<String, _>("id")?) });
                 last = row.try_get("change_seq")?;
@@ -151,4 +165,13 @@ impl Events {
             }
         }
     }
+}
+
+/// Team mode: wakes the outbox workers of every console when the transaction commits (a decision
+/// handed over to the console that delivers it). Nothing on SQLite.
+pub async fn notify_outboxes(conn: &mut sqlx::AnyConnection) -> Result<(), crate::domain::Error> {
+    if super::Dialect::of(conn) == super::Dialect::Postgres {
+        sqlx::query("SELECT 1 FROM pg_notify($1, 'outbox')").bind(CHANNEL).execute(&mut *conn).await?;
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@ pub mod decisions;
 pub mod engines;
 pub mod feed;
 pub mod grants;
+pub mod lease;
 pub mod memory;
 pub mod outbox;
 pub mod private;
@@ -19,6 +20,7 @@ pub mod queue;
 pub mod resolutions;
 pub mod settings;
 pub mod snapshots;
+pub mod stats;
 pub mod writer;
 
 use crate::domain::Error;

@@ -291,7 +291,7 @@ pub async fn previous_decided(conn: &mut AnyConnection, id: &ItemId) -> Result<O
 
 /// Whether the decision joined as `d` is an expiry: a decline stored with `expiredAfterSecs` in its
 /// data (see `decisions::insert`); NULL (false) without a decision.
-const EXPIRED: &str = "(d.kind = 'decline' AND COALESCE(d.data, '') LIKE '{\"expiredAfterSecs\":%')";
+pub(crate) const EXPIRED: &str = "(d.kind = 'decline' AND COALESCE(d.data, '') LIKE '{\"expiredAfterSecs\":%')";
 
 /// A value bound to a query built at run time.
 enum Bind {

@@ -29,6 +29,19 @@ impl Document for crate::domain::safety::SafetySettings {
     }
 }
 
+impl Document for crate::domain::safety::QuorumSettings {
+    const KEY: &'static str = "quorum";
+    const NAME: &'static str = "quorum settings";
+    fn check(&self) -> Result<(), Error> {
+        crate::domain::safety::QuorumSettings::check(self)
+    }
+}
+
+/// The quorums of the two-person rule, or none (every tool needs one approval).
+pub async fn quorum(db: &Db) -> Result<crate::domain::safety::QuorumSettings, Error> {
+    load(db).await
+}
+
 /// The safety settings (the high-risk tools), or none marked high-risk.
 pub async fn safety(db: &Db) -> Result<crate::domain::safety::SafetySettings, Error> {
     load(db).await

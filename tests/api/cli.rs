@@ -348,3 +348,51 @@ async fn a_unique_start_of_an_id_is_enough_and_an_ambiguous_one_lists_the_candid
     assert!(all.contains("declined by ") && all.contains("(cli), delivered"), "{all}");
     drop(tmp);
 }
+
+#[tokio::test]
+async fn serve_token_file_takes_the_files_token_and_a_file_others_may_read_stops_the_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("session.token");
+    let token = "tok-from-a-file-7d31";
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let served = ServeProcess::start_args(
+        env!("CARGO_BIN_EXE_approval-console"),
+        &tmp.path().join("data"),
+        token,
+        &["--token-file", file.to_str().unwrap()],
+    );
+    let http = reqwest::Client::new();
+    let session = |bearer: &'static str| http.get(format!("{}/api/session", served.base)).bearer_auth(bearer).send();
+    let ok = session(token).await.unwrap();
+    assert_eq!(ok.status(), reqwest::StatusCode::OK, "the file's token, without its newline");
+    assert_eq!(ok.json::<serde_json::Value>().await.unwrap()["role"], "admin");
+    for other in [TOKEN, "tok-from-a-file-7d31x", "tok-from-a-file-7d3"] {
+        assert_eq!(session(other).await.unwrap().status(), reqwest::StatusCode::UNAUTHORIZED, "{other:?}");
+    }
+    drop(served);
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let fresh = tmp.path().join("fresh");
+    let refused = cli(&fresh, &["serve", "--port", "0", "--token-file", file.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text_of(&refused));
+    let said = text_of(&refused);
+    assert!(said.contains("unsafe_permissions") && said.contains("its mode is 0644"), "{said}");
+    assert!(said.contains(&format!("chmod 600 {}", file.display())), "says what to run: {said}");
+    assert!(!said.contains(token), "never the token: {said}");
+    assert!(!fresh.exists(), "refused before the data directory is made");
+
+    let by_env = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", fresh.to_str().unwrap(), "serve", "--port", "0"])
+        .env("APPROVAL_CONSOLE_TOKEN_FILE", &file)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert_eq!(by_env.status.code(), Some(2), "{}", text_of(&by_env));
+    assert!(text_of(&by_env).contains("its mode is 0644"), "APPROVAL_CONSOLE_TOKEN_FILE is read the same: {}", text_of(&by_env));
+
+    let both = cli(&fresh, &["serve", "--port", "0", "--token", TOKEN, "--token-file", file.to_str().unwrap()]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(text_of(&both).contains("cannot be used with"), "{}", text_of(&both));
+}

@@ -138,14 +138,16 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1);
 
     // The same run as the crash left it: its snapshot, running, with `notify` started.
+    let engine = t.app.local.engine_id().clone();
     let (dir, tmp, counters) = t.stop().await;
     {
         let db = approval_console::store::Db::open_at(&dir, test_database(&dir).await).await.unwrap();
         sqlx::query(
-            "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at)
-             VALUES ('run-cut', 'steps', 'th-cut', 'user-1', 'running', $1, '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z')",
+            "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
+             VALUES ('run-cut', 'steps', 'th-cut', 'user-1', 'running', $1, '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z', $2)",
         )
         .bind(at_crash.to_string())
+        .bind(engine.as_str())
         .execute(db.pool())
         .await
         .unwrap();

@@ -22,6 +22,7 @@ async fn interrupted(text: &str, thread: &str) -> (TestApp, Value) {
         verdict,
         fingerprint: Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
         operator: "test".into(),
+        operator_key: None,
     };
     t.app.console.decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
     // The process claimed the decision and died while the tool ran.

@@ -21,20 +21,22 @@ async fn metrics(t: &TestApp) -> String {
 #[tokio::test]
 async fn metrics_count_the_queue_decisions_and_commits_as_they_change() {
     let t = spawn_app().await;
+    // `local`, or `local@<instance>` when the tests run on PostgreSQL (team mode).
+    let pending_series = format!("approval_console_queue_items{{engine=\"{}\",state=\"pending\"}}", t.app.local.engine_id());
     let before = metrics(&t).await;
-    assert_eq!(sample(&before, "approval_console_queue_items{engine=\"local\",state=\"pending\"}"), None);
+    assert_eq!(sample(&before, &pending_series), None);
     for w in before.lines().filter(|l| l.starts_with("# TYPE")) {
         assert!(w.ends_with(" gauge") || w.ends_with(" counter"), "{w}");
     }
     t.generate("delete rec-1").await;
     t.generate("delete rec-2").await;
     let paused = metrics(&t).await;
-    assert_eq!(sample(&paused, "approval_console_queue_items{engine=\"local\",state=\"pending\"}"), Some(2.0), "{paused}");
+    assert_eq!(sample(&paused, &pending_series), Some(2.0), "{paused}");
     let item = t.pending().await.remove(0);
     let (status, _) = t.approve(&item).await;
     assert_eq!(status, StatusCode::OK);
     let after = metrics(&t).await;
-    assert_eq!(sample(&after, "approval_console_queue_items{engine=\"local\",state=\"pending\"}"), Some(1.0), "{after}");
+    assert_eq!(sample(&after, &pending_series), Some(1.0), "{after}");
     assert_eq!(sample(&after, "approval_console_decisions{verdict=\"approve\",delivery=\"delivered\"}"), Some(1.0), "{after}");
     let writes = |text: &str| sample(text, "approval_console_store_writes_total").unwrap();
     let commits = |text: &str| sample(text, "approval_console_store_commits_total").unwrap();

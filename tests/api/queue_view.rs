@@ -87,6 +87,7 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
         verdict: Verdict::Expire { after_secs: 60 },
         fingerprint: Fingerprint::parse(e["fingerprint"].as_str().unwrap()).unwrap(),
         operator: "console (expiry)".into(),
+        operator_key: None,
     };
     t.app.console.decide_and_deliver(&ItemId::new(e["id"].as_str().unwrap()), expire).await.unwrap();
 

@@ -97,3 +97,13 @@ async fn the_readme_token_commands_run_as_printed() {
     let said = text(&out);
     assert!(said.contains("support-bot") && said.contains("alice") && said.contains("revoked credential support-bot"), "{said}");
 }
+
+#[tokio::test]
+async fn the_readme_quorum_commands_run_as_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let block = blocks("sh").into_iter().find(|b| b.contains("policy quorum")).expect("the README's two-person rule block");
+    let out = run_shell(&block, tmp.path());
+    assert!(out.status.success(), "{block}\n{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("delete_record now needs 2 approvals") && said.contains("delete_record now needs one approval"), "{said}");
+}

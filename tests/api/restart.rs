@@ -33,6 +33,7 @@ fn approve_request(item: &serde_json::Value) -> (ItemId, DecisionRequest) {
             verdict: Verdict::Approve,
             fingerprint: Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
             operator: "test".into(),
+            operator_key: None,
         },
     )
 }

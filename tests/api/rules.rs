@@ -150,7 +150,7 @@ async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
         .console
         .decide(
             &ItemId::new(item["id"].as_str().unwrap()),
-            DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into() },
+            DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into(), operator_key: None },
         )
         .await
         .unwrap();

@@ -166,7 +166,8 @@ pub async fn run(app: &App, text: &str, limit: std::time::Duration) -> RunId {
 /// Decides a pending call with the fingerprint the console shows.
 pub async fn decide(app: &App, item: &ItemId, verdict: Verdict) -> approval_console::store::queue::Entry {
     let entry = app.console.item(item).await.unwrap();
-    let request = DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: "test".into() };
+    let request =
+        DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: "test".into(), operator_key: None };
     app.console.decide_and_deliver(item, request).await.unwrap()
 }
 

@@ -644,3 +644,55 @@ async fn a_forged_approve_on_a_notification_that_offered_none_opens_the_call_and
     assert_eq!(open.item.as_ref().map(|i| i.as_str()), item["id"].as_str());
     assert_eq!(console.item(item["id"].as_str().unwrap()).await["state"], "pending", "nothing was approved");
 }
+
+/// The two-person rule (C8): a call of a tool with a quorum is told with where it stands ("Needs 2
+/// approvals…"), told again after another operator's approval ("1 of 2 approvals: operator-a
+/// (web)", Approve still offered to this console's local admin), and not told again to the local
+/// admin after its own approval. (Plain `cargo test`: a recording notifier.)
+#[tokio::test]
+async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_where_it_stands() {
+    use approval_console::domain::{Actor, Principal, Role, Verdict};
+    use approval_console::notify::Choice;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    app.set_quorum("delete_record", 2, &app.local_actor("test")).await.unwrap();
+    let recorder = Recorder::default();
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    app.notifications.start(app.console.clone(), Arc::new(recorder.clone()), app.operator().to_owned(), rx);
+    let told = |n: usize| {
+        let recorder = recorder.clone();
+        async move {
+            for _ in 0..100 {
+                if let Some(notice) = recorder.0.lock().unwrap().get(n - 1).cloned() {
+                    return notice;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("notice {n} never shown: {:#?}", recorder.0.lock().unwrap());
+        }
+    };
+
+    let call = pause(&app, "delete rec-q1").await;
+    let first = told(1).await;
+    assert!(first.body.lines().any(|l| l == "Needs 2 approvals by different operators"), "{first:?}");
+    assert!(first.actions.contains(&Choice::Approve), "{first:?}");
+    let operator = Actor::new(Principal::token("operator-a", Role::Operator), "web");
+    let fp = call.call.fingerprint.as_str();
+    let waiting = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &operator).await.unwrap();
+    assert_eq!(waiting.state, approval_console::domain::ItemState::Pending);
+    let second = told(2).await;
+    assert_eq!(second.call, first.call, "the same call, bound to the same fingerprint");
+    assert!(second.body.lines().any(|l| l == "1 of 2 approvals: operator-a (web)"), "{second:?}");
+    assert!(second.actions.contains(&Choice::Approve), "this console's local admin may give the second: {second:?}");
+    let done = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &app.local_actor("desktop")).await.unwrap();
+    assert_eq!(done.state, approval_console::domain::ItemState::Delivered, "{done:?}");
+
+    // The local admin approves another call first: nobody else here to tell, so no second notice.
+    let other = pause(&app, "delete rec-q2").await;
+    told(3).await;
+    let mine =
+        app.decide_shown(other.id.as_str(), Verdict::Approve, other.call.fingerprint.as_str(), &app.local_actor("desktop")).await.unwrap();
+    assert_eq!(mine.approvals.len(), 1);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(recorder.0.lock().unwrap().len(), 3, "not told again to whoever approved: {:#?}", recorder.0.lock().unwrap());
+}

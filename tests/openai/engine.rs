@@ -65,7 +65,12 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
             .console
             .decide_and_deliver(
                 &pending[0],
-                DecisionRequest { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone(), operator: "test".into() },
+                DecisionRequest {
+                    verdict: Verdict::Approve,
+                    fingerprint: entry.queued.call.fingerprint.clone(),
+                    operator: "test".into(),
+                    operator_key: None,
+                },
             )
             .await
             .unwrap();

@@ -37,3 +37,26 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     let runs = server.get("/api/agents/ops/suspended-runs").await;
     assert_eq!(runs["total"], 0);
 }
+
+#[tokio::test]
+async fn an_api_key_file_next_to_agents_toml_is_sent_as_the_models_key() {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = FakeOpenAi::answering(approval_cycle(true)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("model.key");
+    std::fs::write(&key_file, format!("{}\n", crate::KEY)).unwrap();
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        format!(
+            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\napi_key_file = \"model.key\"\n",
+            fake.base_url
+        ),
+    )
+    .unwrap();
+    let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), "serve-test-token");
+    let paused = server.post("/api/agents/ops/generate", json!({"messages": "delete rec-7"})).await;
+    assert_eq!(paused["finishReason"], "suspended", "{paused}");
+    let sent = fake.requests();
+    assert_eq!(sent[0].authorization.as_deref(), Some(format!("Bearer {}", crate::KEY).as_str()), "the file's key, without its newline");
+}

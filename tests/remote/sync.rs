@@ -145,3 +145,21 @@ async fn a_run_finished_elsewhere_leaves_the_queue() {
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["code"], "already_decided");
 }
+
+#[tokio::test]
+async fn c1_a_console_restarted_syncs_the_engines_it_already_had() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mastra = MastraServer::start(&tmp.path().join("mastra"), None);
+    let dir = tmp.path().join("console");
+    let console = Console::start(&dir).await;
+    console.add_engine("m", &mastra, 200).await;
+    console.stop().await;
+
+    // Started again over the same directory: the engine comes from the table at open, and its sync
+    // loop must start with the background work (it once did not, until the engine was edited).
+    let console = Console::start(&dir).await;
+    let answer = mastra.generate("ops", "delete rec-after", Some(("t-r", "u-r"))).await;
+    assert_eq!(answer["finishReason"], "suspended", "{answer}");
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    assert_eq!(items[0]["args"], json!({ "id": "rec-after" }));
+}

@@ -8,7 +8,12 @@ use serde_json::json;
 use std::time::Instant;
 
 pub async fn fill(dir: &std::path::Path, n: usize) -> f64 {
-    let db = Db::open(dir).await.unwrap();
+    fill_at(dir, approval_console::store::Location::new(dir, None).unwrap(), n).await
+}
+
+/// [`fill`] into the database `location` names (a PostgreSQL one in team mode).
+pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::Location, n: usize) -> f64 {
+    let db = Db::open_at(dir, location).await.unwrap();
     let started = Instant::now();
     let mut i = 0;
     while i < n {
@@ -39,7 +44,14 @@ pub async fn fill(dir: &std::path::Path, n: usize) -> f64 {
         tx.commit().await.unwrap();
     }
     let rate = n as f64 / started.elapsed().as_secs_f64();
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(db.pool()).await.unwrap();
+    match db.dialect() {
+        approval_console::store::Dialect::Sqlite => {
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(db.pool()).await.unwrap();
+        }
+        approval_console::store::Dialect::Postgres => {
+            sqlx::query("ANALYZE").execute(db.pool()).await.unwrap();
+        }
+    }
     db.pool().close().await;
     rate
 }

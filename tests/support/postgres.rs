@@ -11,8 +11,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
+
+static DURABLE: AtomicBool = AtomicBool::new(false);
+
+/// Before the first [`database`]: the cluster fsyncs its commits, as a real server does (the tests'
+/// runs without, for speed; benchmarks want the real cost).
+pub fn durable() {
+    DURABLE.store(true, Ordering::SeqCst);
+}
 
 /// The server's URL without a database name (`postgres://postgres@127.0.0.1:PORT`).
 fn server() -> &'static str {
@@ -62,7 +70,8 @@ fn start_cluster() -> String {
     let out = pg(&bin.join("initdb"), &["-D", data.to_str().unwrap(), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
     assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300", dir.display());
+    let fsync = if DURABLE.load(Ordering::SeqCst) { "on" } else { "off" };
+    let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=300", dir.display());
     let log = dir.join("log");
     let out = pg(&bin.join("pg_ctl"), &["-D", data.to_str().unwrap(), "-l", log.to_str().unwrap(), "-w", "-o", &opts, "start"]);
     assert!(

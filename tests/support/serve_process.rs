@@ -44,9 +44,15 @@ impl ServeProcess {
 
     /// [`Self::start`] with more arguments to `serve` (`--agents FILE`).
     pub fn start_with(bin: &str, data_dir: &Path, token: &str, more: &[&str]) -> Self {
+        Self::start_args(bin, data_dir, token, &[&["--token", token][..], more].concat())
+    }
+
+    /// `serve --port 0` with `args` and no `--token` of its own (`--token-file FILE`); `token` is the
+    /// session token those arguments give it, for [`Self::get`] and [`Self::post`].
+    pub fn start_args(bin: &str, data_dir: &Path, token: &str, args: &[&str]) -> Self {
         let mut child = Command::new(bin)
-            .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0", "--token", token])
-            .args(more)
+            .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0"])
+            .args(args)
             .envs(database_env(data_dir))
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdout(Stdio::piped())

@@ -4,6 +4,8 @@
 //! anywhere is delivered by the console whose local engine runs the call — also when that console
 //! was down when the decision was taken — and only one decision per call wins.
 
+#[path = "../support/mastra_server.rs"]
+mod mastra_server;
 #[path = "../support/postgres.rs"]
 mod postgres;
 #[path = "../support/serve_process.rs"]
@@ -82,7 +84,7 @@ async fn audit_of(s: &ServeProcess, id: &str) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn a_call_paused_on_one_console_shows_on_another_which_approves_it_and_the_first_delivers_it() {
+async fn c01_c05_a_call_paused_on_one_console_shows_on_another_which_approves_it_and_the_first_delivers_it() {
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
     let a = start(&console_dir(root.path(), "a", &url));
@@ -125,7 +127,7 @@ async fn a_call_paused_on_one_console_shows_on_another_which_approves_it_and_the
 }
 
 #[tokio::test]
-async fn decisions_taken_on_two_consoles_at_once_leave_exactly_one_per_call() {
+async fn c05_decisions_taken_on_two_consoles_at_once_leave_exactly_one_per_call() {
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
     let a = start(&console_dir(root.path(), "a", &url));
@@ -177,7 +179,7 @@ async fn decisions_taken_on_two_consoles_at_once_leave_exactly_one_per_call() {
 }
 
 #[tokio::test]
-async fn a_decision_for_a_console_that_is_down_waits_and_is_delivered_once_when_it_is_back() {
+async fn c05_a_decision_for_a_console_that_is_down_waits_and_is_delivered_once_when_it_is_back() {
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
     let dir_a = console_dir(root.path(), "a", &url);
@@ -202,6 +204,158 @@ async fn a_decision_for_a_console_that_is_down_waits_and_is_delivered_once_when_
     tokio::time::sleep(Duration::from_millis(500)).await;
     let deliveries = audit_of(&a, &id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
     assert_eq!(deliveries, 1);
+    assert_eq!(b.get("/api/audit/verify").await["ok"], true);
+}
+
+/// Which of `consoles` sync engine `name` now (`syncedHere`), by index.
+async fn syncing(consoles: &[&ServeProcess], name: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, c) in consoles.iter().enumerate() {
+        let list = c.get("/api/engines").await;
+        if list.as_array().into_iter().flatten().any(|e| e["name"] == name && e["syncedHere"] == true) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Waits (up to 30 s) until exactly one of `consoles` syncs `name`; its index.
+async fn one_syncing(consoles: &[&ServeProcess], name: &str) -> usize {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = syncing(consoles, name).await;
+        if now.len() == 1 {
+            return now[0];
+        }
+        assert!(now.len() <= 1, "two consoles sync {name} at once: {now:?}");
+        assert!(tokio::time::Instant::now() < deadline, "no console took the lease of {name}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits (up to 20 s) until `s` lists a pending call of engine `engine` other than those in `known`.
+async fn new_pending_of(s: &ServeProcess, engine: &str, known: &[String]) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(c) =
+            pending(s).await.into_iter().find(|c| c["engine"] == engine && !known.contains(&c["id"].as_str().unwrap().to_owned()))
+        {
+            return c;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no new pending call of {engine}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn c05_a_remote_engine_is_synced_and_delivered_by_one_console_at_a_time_and_another_takes_over_when_it_dies() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let mastra = mastra_server::MastraServer::start(&root.path().join("mastra"), None);
+    let mut consoles = vec![start(&console_dir(root.path(), "a", &url)), start(&console_dir(root.path(), "b", &url))];
+    let (status, body) =
+        call(&consoles[0], reqwest::Method::POST, "/api/engines", Some(json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // Both consoles know the engine (the table is shared); exactly one holds its lease, and keeps it.
+    for c in &consoles {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while !c.get("/api/engines").await.as_array().into_iter().flatten().any(|e| e["name"] == "m") {
+            assert!(tokio::time::Instant::now() < deadline, "a console never loaded the engine added on another");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let holder = one_syncing(&consoles.iter().collect::<Vec<_>>(), "m").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(syncing(&consoles.iter().collect::<Vec<_>>(), "m").await, vec![holder]);
+    let other = 1 - holder;
+
+    // A pause at the engine shows on both; the console without the lease decides, the holder delivers.
+    mastra.generate("ops", "delete rec-1", Some(("t-1", "u-1"))).await;
+    let first = new_pending_of(&consoles[other], "m", &[]).await;
+    let id = first["id"].as_str().unwrap().to_owned();
+    let (status, body) = call(
+        &consoles[other],
+        reqwest::Method::POST,
+        &format!("/api/queue/{id}/approve"),
+        Some(json!({ "fingerprint": first["fingerprint"] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    wait_state(&consoles[other], &id, "delivered").await;
+    assert_eq!(mastra.tools_ran().len(), 1, "{:?}", mastra.tools_ran());
+
+    // The holder dies (-9): the other takes the lease over, syncs and delivers from then on.
+    consoles[holder].kill();
+    let survivors = [&consoles[other]];
+    assert_eq!(one_syncing(&survivors, "m").await, 0);
+    mastra.generate("ops", "delete rec-2", Some(("t-2", "u-2"))).await;
+    let second = new_pending_of(&consoles[other], "m", std::slice::from_ref(&id)).await;
+    let second_id = second["id"].as_str().unwrap().to_owned();
+    let (status, body) = call(
+        &consoles[other],
+        reqwest::Method::POST,
+        &format!("/api/queue/{second_id}/approve"),
+        Some(json!({ "fingerprint": second["fingerprint"] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    wait_state(&consoles[other], &second_id, "delivered").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Each approved call ran once at the engine: no delivery twice, none lost.
+    let ran = mastra.tools_ran();
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    assert_eq!(consoles[other].get("/api/audit/verify").await["ok"], true);
+    drop(consoles);
+}
+
+#[tokio::test]
+async fn c05_a_delivery_the_lease_holder_claimed_and_never_finished_is_sent_again_once_by_the_next_holder() {
+    use sqlx::Connection;
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let mastra = mastra_server::MastraServer::start(&root.path().join("mastra"), None);
+    let mut a = start(&console_dir(root.path(), "a", &url));
+    let (status, body) =
+        call(&a, reqwest::Method::POST, "/api/engines", Some(json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 }))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(one_syncing(&[&a], "m").await, 0);
+    mastra.generate("ops", "delete rec-1", Some(("t-1", "u-1"))).await;
+    let c = new_pending_of(&a, "m", &[]).await;
+    let id = c["id"].as_str().unwrap().to_owned();
+    a.kill();
+
+    // An operator approves from the CLI of another machine (it holds no lease: the decision waits in
+    // the outbox) …
+    let dir_b = console_dir(root.path(), "b", &url);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", dir_b.to_str().unwrap(), "approve", &id, "--yes"])
+        .env("APPROVAL_CONSOLE_DATABASE_URL", &url)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // … and the holder had claimed it and died sending it: the state a holder killed mid-delivery leaves.
+    let mut pg = sqlx::PgConnection::connect(&url).await.unwrap();
+    let claimed = sqlx::query(
+        "UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE queue_item_id = $1 AND delivery = 'pending'",
+    )
+    .bind(&id)
+    .execute(&mut pg)
+    .await
+    .unwrap();
+    assert_eq!(claimed.rows_affected(), 1);
+    assert!(mastra.tools_ran().is_empty());
+
+    // The next console to take the lease sends it again, re-reading the call first: it runs once.
+    let b = start(&dir_b);
+    assert_eq!(one_syncing(&[&b], "m").await, 0);
+    wait_state(&b, &id, "delivered").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(mastra.tools_ran().len(), 1, "{:?}", mastra.tools_ran());
+    let actions: Vec<String> = audit_of(&b, &id).await.iter().map(|e| e["action"].as_str().unwrap().to_owned()).collect();
+    assert!(actions.contains(&"delivery.retry".to_owned()), "{actions:?}");
+    assert_eq!(actions.iter().filter(|a| a.as_str() == "delivery.delivered").count(), 1, "{actions:?}");
     assert_eq!(b.get("/api/audit/verify").await["ok"], true);
 }
 

@@ -61,6 +61,9 @@ const UI: [string, string, string][] = [
   ['accent', 'bg', 'primary button fill'],
   ['accent', 'panel', 'primary button fill'],
   ['danger', 'panel', 'decline button border'],
+  ['accent', 'panel', 'team charts: p50 bars, the pending line'],
+  ['warn', 'panel', 'team charts: p90 bars'],
+  ['muted', 'panel', 'team charts: axis labels and legend'],
 ];
 
 describe.each([

@@ -192,6 +192,11 @@ impl Engine for LocalEngine {
         }
     }
 
+    async fn started_by(&self, call: &PausedCall) -> Result<Option<String>, Error> {
+        // A sub-agent's run records its top run's starter too; the queue names the top run.
+        Ok(self.load(&call.run_id).await?.0.started_by)
+    }
+
     fn settles(&self) -> bool {
         true
     }

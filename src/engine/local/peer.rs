@@ -17,7 +17,7 @@ pub struct Peer {
 }
 
 impl Peer {
-    pub fn new(id: EngineId, db: crate::store::Db, events: crate::console::Events) -> Self {
+    pub fn new(id: EngineId, db: crate::store::Db, events: crate::store::feed::Events) -> Self {
         Self { reader: LocalEngine::new(id, db, events, vec![]) }
     }
 
@@ -43,6 +43,10 @@ impl Engine for Peer {
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
         let (state, _) = self.reader.load(&call.run_id).await?;
         Ok(reread_from(&state, call))
+    }
+
+    async fn started_by(&self, call: &PausedCall) -> Result<Option<String>, Error> {
+        Ok(self.reader.load(&call.run_id).await?.0.started_by)
     }
 
     async fn deliver(&self, _decision: &Decision, _item: &QueuedCall, _sink: Option<ChunkSink>) -> Result<Value, Error> {

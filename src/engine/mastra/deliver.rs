@@ -83,6 +83,10 @@ impl Engine for MastraEngine {
         self.inner.id.clone()
     }
 
+    fn delivers_here(&self) -> bool {
+        self.lease_held()
+    }
+
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
         match call.kind {
             CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline],

@@ -41,6 +41,11 @@ const RECENT: chrono::Duration = chrono::Duration::minutes(10);
 /// Longest wait between polls while the engine is unreachable.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
+/// Team mode: how often a console that does not hold an engine's lease tries to take it (at most:
+/// a shorter poll interval tries as often as it polls). Another console's death is taken over
+/// within about this long.
+pub const LEASE_RETRY: Duration = Duration::from_secs(1);
+
 /// What one sync did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -81,12 +86,16 @@ struct Inner {
     poll: Duration,
     wake: Notify,
     full_requested: AtomicBool,
+    /// Whether this console syncs and delivers the engine: always on SQLite (one console); in team
+    /// mode while it holds the engine's lease (see [`crate::store::lease`]).
+    lease_held: AtomicBool,
 }
 
 impl MastraEngine {
     /// An engine for a configured row. Talks to nobody yet.
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Result<Self, Error> {
         let client = Client::new(&row.base_url).map_err(Error::InvalidRequest)?;
+        let db_is_sqlite = db.dialect() == crate::store::Dialect::Sqlite;
         Ok(Self {
             inner: Arc::new(Inner {
                 id: EngineId::new(&row.name),
@@ -101,8 +110,14 @@ impl MastraEngine {
                 poll: Duration::from_millis(u64::from(row.poll_ms)),
                 wake: Notify::new(),
                 full_requested: AtomicBool::new(true),
+                lease_held: AtomicBool::new(db_is_sqlite),
             }),
         })
+    }
+
+    /// Whether this console syncs and delivers this engine now (team mode: it holds the lease).
+    pub fn lease_held(&self) -> bool {
+        self.inner.lease_held.load(Ordering::SeqCst)
     }
 
     /// Uses `token` for this process only (when the keyring cannot hold it). Call on a new engine.

@@ -139,12 +139,87 @@ impl MastraEngine {
 
     /// Polls until `stop` flips: every `poll_ms`, a complete listing every [`FULL_EVERY`] polls or
     /// when asked; doubling the wait (up to [`MAX_BACKOFF`]) while the engine fails.
+    /// Keeps or takes the engine's lease; whether this console holds it now. A lease taken anew
+    /// starts with a complete sync (the last holder may have died half-way).
+    async fn hold_lease(&self, lease: &mut Option<crate::store::lease::Lease>) -> bool {
+        if let Some(held) = lease.as_mut() {
+            if held.alive().await {
+                return true;
+            }
+            tracing::warn!(engine = %self.inner.id, "lost the engine's lease (its database connection ended)");
+            *lease = None;
+        }
+        *lease = match crate::store::lease::Lease::try_take(&self.inner.db, &format!("engine:{}", self.inner.id)).await {
+            Ok(taken) => taken,
+            Err(e) => {
+                tracing::warn!(engine = %self.inner.id, "could not take the engine's lease: {e}");
+                None
+            }
+        };
+        let held = lease.is_some();
+        let before = self.inner.lease_held.swap(held, Ordering::SeqCst);
+        if held && !before {
+            tracing::info!(engine = %self.inner.id, "this console now syncs and delivers the engine (lease taken)");
+            self.inner.full_requested.store(true, Ordering::SeqCst);
+            if self.inner.db.dialect() == crate::store::Dialect::Postgres {
+                if let Err(e) = self.resend_cut_deliveries().await {
+                    tracing::warn!(engine = %self.inner.id, "could not take over the deliveries the last holder left: {e}");
+                }
+            }
+        }
+        held
+    }
+
+    /// Team mode, on taking the lease: deliveries the last holder claimed and never finished (it
+    /// died) go back to the outbox to be sent again — the engine refuses a second resume and the call
+    /// is re-read before every send, as after a restart (C5).
+    async fn resend_cut_deliveries(&self) -> Result<(), Error> {
+        let cut = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            crate::store::decisions::delivering_of_engine(&mut conn, self.inner.id.as_str()).await?
+        };
+        for (d, tool) in cut {
+            let why = "the console delivering this decision stopped; the console that took the engine over sends it again";
+            let mut tx = self.inner.db.begin_write().await?;
+            if crate::store::decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
+                crate::store::audit::append(
+                    &mut tx,
+                    crate::store::audit::Record {
+                        actor: "console",
+                        action: crate::domain::audit::AuditAction::DeliveryRetry,
+                        queue_item_id: Some(d.item_id.as_str()),
+                        tool_name: Some(&tool),
+                        fingerprint: Some(d.fingerprint.as_str()),
+                        details: serde_json::json!({ "decisionId": d.id, "why": why }),
+                    },
+                )
+                .await?;
+                crate::store::feed::notify_outboxes(&mut tx).await?;
+                tx.commit().await?;
+                tracing::warn!(engine = %self.inner.id, item = %d.item_id, "{why}");
+            }
+        }
+        Ok(())
+    }
+
     pub fn spawn_sync(&self, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
         tokio::spawn(async move {
             let mut polls: u32 = 0;
             let mut failures: u32 = 0;
+            let mut lease: Option<crate::store::lease::Lease> = None;
             loop {
+                // Team mode: only the console holding the engine's lease syncs it (and delivers to it).
+                if !this.hold_lease(&mut lease).await {
+                    tokio::select! {
+                        _ = tokio::time::sleep(this.inner.poll.min(LEASE_RETRY)) => {}
+                        _ = stop.changed() => return,
+                    }
+                    if *stop.borrow() {
+                        return;
+                    }
+                    continue;
+                }
                 let full = this.inner.full_requested.swap(false, Ordering::SeqCst) || polls.is_multiple_of(FULL_EVERY);
                 match this.sync(full).await {
                     Ok(report) => {
@@ -169,12 +244,15 @@ impl MastraEngine {
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = this.inner.wake.notified() => {}
-                    _ = stop.changed() => return,
+                    _ = stop.changed() => break,
                 }
                 if *stop.borrow() {
-                    return;
+                    break;
                 }
             }
+            // Disconnected or stopping: let the lease go for another console to take.
+            this.inner.lease_held.store(this.inner.db.dialect() == crate::store::Dialect::Sqlite, Ordering::SeqCst);
+            drop(lease);
         })
     }
 }

@@ -15,8 +15,8 @@ import type { QueueModel } from './queue.svelte';
 import type { BatchFailure } from './run-batch';
 import { moveSelection, nextAfterDecision } from './triage';
 
-export type ConsoleTab = 'queue' | 'audit' | 'grants' | 'engines' | 'settings';
-export const CONSOLE_TABS: ConsoleTab[] = ['queue', 'audit', 'grants', 'engines', 'settings'];
+export type ConsoleTab = 'queue' | 'audit' | 'team' | 'grants' | 'engines' | 'settings';
+export const CONSOLE_TABS: ConsoleTab[] = ['queue', 'audit', 'team', 'grants', 'engines', 'settings'];
 
 /** What the console asks of the queue list (`QueueList.svelte`). */
 export type ListFocus = {
@@ -201,6 +201,9 @@ export class ConsoleModel {
       case 'decision_not_allowed':
       case 'missing_arguments':
       case 'ambiguous_arguments':
+      // The two-person rule: the call as it stands now (who approved it so far).
+      case 'already_approved':
+      case 'own_run':
         void this.reloadItem(shown.id);
         break;
       case 'not_found':

@@ -493,6 +493,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/quorum": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_quorum_settings"];
+        put: operations["put_quorum_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/safety": {
         parameters: {
             query?: never;
@@ -509,12 +525,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's figures over the last `days` days: decisions by outcome, time to decision per tool
+         *     and per operator, pending calls hour by hour.
+         */
+        get: operations["stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description One agent of an engine. */
         AgentId: string;
+        /** @description One operator's approval of a call whose tool needs several (the two-person rule). */
+        ApprovalView: {
+            /** Format: date-time */
+            at: string;
+            /** @description Who, as the audit log names them: `alice (web)`. */
+            operator: string;
+            /** @description The principal's key (`token:alice`, `local:bob`): what a quorum counts once. */
+            operatorKey: string;
+        };
         /** @description `{fingerprint}`: the fingerprint that was on screen (C3). */
         ApproveBody: {
             fingerprint: string;
@@ -528,7 +573,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -596,6 +641,22 @@ export interface components {
              */
             approvesWaiting: number;
             grant: components["schemas"]["Grant"];
+        };
+        /**
+         * @description The period's decisions by outcome: `total` counts them all. An edited approval is `approved`;
+         *     `declined` leaves out `expired` (declined by the console because nobody decided in time).
+         */
+        DecisionCounts: {
+            /** Format: int64 */
+            approved: number;
+            /** Format: int64 */
+            declined: number;
+            /** Format: int64 */
+            expired: number;
+            /** Format: int64 */
+            resumed: number;
+            /** Format: int64 */
+            total: number;
         };
         /** @description A page of decisions, newest first. */
         DecisionHistory: {
@@ -723,6 +784,11 @@ export interface components {
              *     again after a restart.
              */
             sessionToken: boolean;
+            /**
+             * @description Whether this console syncs the engine and delivers to it: always on a console of its own; in
+             *     team mode only on the console holding the engine's lease (one at a time).
+             */
+            syncedHere: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -738,7 +804,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_serving" | "run_exists" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
@@ -914,6 +980,19 @@ export interface components {
             shown: number;
         };
         /**
+         * @description One operator's decisions in the period, with the seconds from the call pausing to the decision
+         *     (nearest rank; `null` only when none of them is among the newest 200,000 of the period).
+         */
+        OperatorStats: {
+            /** Format: int64 */
+            decided: number;
+            operator: string;
+            /** Format: double */
+            p50Secs: number | null;
+            /** Format: double */
+            p90Secs: number | null;
+        };
+        /**
          * @description Why a call paused, for the operator (the local engine knows; a remote engine does not say).
          * @enum {string}
          */
@@ -930,6 +1009,13 @@ export interface components {
              * @description For a rule: its position in its list, counting from 1.
              */
             rule?: number | null;
+        };
+        /** @description The calls pending at `at`: paused by then, and not decided (or gone) by then. */
+        PendingPoint: {
+            /** Format: date-time */
+            at: string;
+            /** Format: int64 */
+            pending: number;
         };
         /**
          * @description `{item}`: the call decided last by an operator before a given one, of the same engine, thread
@@ -984,6 +1070,12 @@ export interface components {
             agentName: string | null;
             /** @description The decisions this call allows. */
             allowed: components["schemas"]["DecisionKind"][];
+            /**
+             * @description The approvals of a call whose tool needs several, oldest first: while it waits, those so far
+             *     (one per operator); once decided, every one, the one that completed the quorum last. Empty
+             *     for a call approved the ordinary way.
+             */
+            approvals: components["schemas"]["ApprovalView"][];
             approveBlocked: null | components["schemas"]["Blocked"];
             /** @description The arguments exactly as stored; untrusted data. */
             args: unknown;
@@ -1008,6 +1100,12 @@ export interface components {
             pauseReason: null | components["schemas"]["PauseReason"];
             /** Format: date-time */
             pausedAt: string;
+            /**
+             * Format: int32
+             * @description How many approvals by different operators a call of its tool needs now (the two-person
+             *     rule; settings `quorum`): 1 for a tool without a quorum.
+             */
+            quorum: number;
             resolution: null | components["schemas"]["Stored"];
             resourceId: string | null;
             /** @description JSON Schema of the resume data (kind `suspend`). */
@@ -1045,6 +1143,27 @@ export interface components {
             end: string;
             /** @description `HH:MM`, local time. */
             start: string;
+        };
+        /** @description One tool's quorum. */
+        QuorumRule: {
+            /**
+             * Format: int32
+             * @description How many different operators must approve a call of it: 2 to 10.
+             */
+            approvals: number;
+            /** @description The tool's name, exactly (no patterns). */
+            tool: string;
+        };
+        /**
+         * @description The two-person rule: each call of a tool named here runs only after `approvals` approvals by
+         *     that many different operators (principals, by [`super::Principal::key`]), all of the call's one
+         *     fingerprint; one decline ends it, its time limit covers the whole quorum, the principal that
+         *     started the run cannot approve it, and neither a grant nor a Mastra-shaped route nor an approval
+         *     with edited arguments stands in for an operator's approval. A tool without a rule needs one
+         *     approval. Stored under the settings key `quorum`; changed by admins only.
+         */
+        QuorumSettings: {
+            rules?: components["schemas"]["QuorumRule"][];
         };
         /** @description What became of an interrupted call (the console stopped while its tool ran). */
         ResolveBody: {
@@ -1134,8 +1253,50 @@ export interface components {
          * @enum {string}
          */
         TabFilter: "pending" | "awaiting_delivery" | "decided" | "expired" | "gone" | "all";
+        /** @description The team's figures over a period: from `since` (`days` before `until`) to `until` (now). */
+        TeamStats: {
+            /**
+             * @description Per operator (as the audit log names them: `alice (web)`), expiries left out: most
+             *     decisions first, then by name.
+             */
+            byOperator: components["schemas"]["OperatorStats"][];
+            /** @description Per tool with decisions in the period: most decided first, then by name. */
+            byTool: components["schemas"]["ToolStats"][];
+            /** @description The decisions taken in the period (`decided_at >= since`), by outcome. */
+            decisions: components["schemas"]["DecisionCounts"];
+            /**
+             * @description Calls pending at the end of each clock hour of the period, oldest first; the last point is
+             *     `until` (the hour under way).
+             */
+            pendingOverTime: components["schemas"]["PendingPoint"][];
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+        };
         /** @description One tool call inside a run (Mastra's `toolCallId`). */
         ToolCallId: string;
+        /**
+         * @description One tool's decisions in the period. The times are seconds from the call pausing to its decision
+         *     (nearest rank), expiries included; `null` only when none of its decisions is among the newest
+         *     200,000 of the period.
+         */
+        ToolStats: {
+            /** Format: int64 */
+            decided: number;
+            /**
+             * Format: int64
+             * @description Declined by an operator (expiries not included).
+             */
+            declined: number;
+            /** Format: int64 */
+            expired: number;
+            /** Format: double */
+            p50Secs: number | null;
+            /** Format: double */
+            p90Secs: number | null;
+            tool: string;
+        };
         /** @description The result of walking the chain. */
         Verification: {
             /**
@@ -2115,6 +2276,15 @@ export interface operations {
                     "application/json": components["schemas"]["QueueItem"];
                 };
             };
+            /** @description An approval of a tool with a quorum (the two-person rule) that did not complete it: recorded, and the call still waits for other operators' approvals (it is `pending`, its `approvals` list this one) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueItem"];
+                };
+            };
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2131,6 +2301,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden; own_run (under a quorum, the principal that started the run cannot approve its calls) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2139,7 +2318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description fingerprint_mismatch, already_decided or decision_not_allowed */
+            /** @description fingerprint_mismatch, already_decided, decision_not_allowed, already_approved (this operator approved the call already) or quorum_tool (an approval that cannot count towards the quorum) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2208,7 +2387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description fingerprint_mismatch, already_decided or decision_not_allowed (an engine that cannot run edited arguments) */
+            /** @description fingerprint_mismatch, already_decided, decision_not_allowed (an engine that cannot run edited arguments) or quorum_tool (a tool with a quorum is approved as it is) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,6 +2889,82 @@ export interface operations {
             };
         };
     };
+    get_quorum_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuorumSettings"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_quorum_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuorumSettings"];
+            };
+        };
+        responses: {
+            /** @description Stored; applies at once, to waiting calls too (their approvals so far count), and to grants (a grant of a tool with a quorum is not used) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuorumSettings"];
+                };
+            };
+            /** @description invalid_request: a rule without a tool, a tool named twice, approvals outside 2–10 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_safety_settings: {
         parameters: {
             query?: never;
@@ -2759,6 +3014,54 @@ export interface operations {
                     "application/json": components["schemas"]["SafetySettings"];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stats: {
+        parameters: {
+            query?: {
+                /** @description 1–90, default 7. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamStats"];
+                };
+            };
+            /** @description invalid_request: days is not a whole number from 1 to 90 */
             400: {
                 headers: {
                     [name: string]: unknown;

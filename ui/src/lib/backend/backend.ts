@@ -101,6 +101,14 @@ export type QuietHours = Schemas['QuietHours'];
 /** Time limits: `rules` (`tool`, or `"*"` for every tool without a rule of its own; `afterSecs` 1 s – 30 days) and `warnBeforeSecs`. */
 export type ExpirySettings = Schemas['ExpirySettings'];
 export type ExpiryRule = Schemas['ExpiryRule'];
+/**
+ * The two-person rule: `rules` (`tool`, exactly; `approvals` 2–10 by different operators). A tool
+ * without a rule needs one approval. Admins change them; applied at once, to waiting calls too.
+ */
+export type QuorumSettings = Schemas['QuorumSettings'];
+export type QuorumRule = Schemas['QuorumRule'];
+/** One operator's approval of a call whose tool needs several (`item.approvals`; `operatorKey`: `token:alice`, `local:bob`). */
+export type ApprovalView = Schemas['ApprovalView'];
 /** An "always allow" grant as stored (`revokedAt`, `expiresAt` and `uses` say whether and how much it applied). */
 export type Grant = Schemas['Grant'];
 /** A grant to make from a call on screen; `fingerprint` is the one shown (C3). */
@@ -117,6 +125,23 @@ export type GrantScope = Schemas['GrantScope'];
 /** A condition on a later call's arguments: the value at a JSON Pointer `equals`, starts with (`prefix`), is `atMost` / `atLeast` a value. */
 export type GrantCondition = Schemas['Condition'];
 export type ConditionOp = Schemas['ConditionOp'];
+
+/**
+ * `GET /api/stats?days=N` (Tauri: `stats` with `{days}`): the period (`since`–`until`, RFC 3339),
+ * its decisions, by tool and by operator, and pending calls hour by hour, oldest first.
+ */
+export type TeamStats = Schemas['TeamStats'];
+/** How the calls of the period ended: `total` is all of them, expiries (declined by a time limit) included. */
+export type DecisionCounts = Schemas['DecisionCounts'];
+/**
+ * One tool's calls decided in the period; the times are seconds from the call pausing to its
+ * decision (`null` when none of its decisions is among the 200,000 newest the server reads).
+ */
+export type ToolStats = Schemas['ToolStats'];
+/** One operator's decisions in the period (`operator`: the actor as the audit log names it). */
+export type OperatorStats = Schemas['OperatorStats'];
+/** The calls pending at the end of the hour that ends at `at` (the last point: the server's now). */
+export type PendingPoint = Schemas['PendingPoint'];
 
 /**
  * A JSON Schema as the engine sends it for `resumeSchema` (the API types it as any JSON value);
@@ -255,6 +280,10 @@ export interface Backend {
   expirySettings(): Promise<ExpirySettings>;
   /** Stores the time limits (applied within seconds, also to calls already waiting); `invalid_request` for a limit out of range. */
   saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings>;
+  /** The quorums of the two-person rule. */
+  quorumSettings(): Promise<QuorumSettings>;
+  /** Stores the quorums (admins only); `invalid_request` for a rule without a tool, a tool twice, or approvals outside 2–10. */
+  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings>;
   /**
    * Moves a pending call's deadline to `secs` from now (60 s – 30 days, never earlier than it was);
    * answers the call with its new `expiresAt`. `invalid_request` when no time limit applies.
@@ -277,6 +306,12 @@ export interface Backend {
    * always the local admin.
    */
   session(): Promise<Principal>;
+  /**
+   * The team's figures over the last `days` days (1–90; the view offers 1, 7 and 30): decisions by
+   * outcome, time to decision (p50, p90) per tool and per operator, and pending calls hour by hour
+   * (`GET /api/stats?days=N`; the desktop's `stats` command). Operators and admins.
+   */
+  stats(days: number): Promise<TeamStats>;
   /** Whether the desktop app starts at login; `null` where that is not available (the web build). */
   autostart(): Promise<boolean | null>;
   /**
@@ -315,6 +350,12 @@ export type KnownErrorCode =
   | 'missing_arguments'
   /** Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers). */
   | 'ambiguous_arguments'
+  /** The two-person rule: this operator approved the call already (details: `approvals`, `quorum`). */
+  | 'already_approved'
+  /** The two-person rule: the principal that started the run cannot approve it (details: `startedBy`). */
+  | 'own_run'
+  /** The two-person rule: an approval that cannot count towards the tool's quorum — a grant, a Mastra-shaped route, edited arguments (details: `tool`, `quorum`). */
+  | 'quorum_tool'
   /** A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`). */
   | 'token_required'
   /** A file or directory another user could change. */

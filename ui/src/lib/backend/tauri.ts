@@ -36,8 +36,10 @@ import {
   type SavedFile,
   type Subscriber,
   type SyncAnswer,
+  type QuorumSettings,
   queueEventFrom,
 } from './backend';
+import type { TeamStats } from '../team';
 
 /** The commands the desktop app registers (checked against `src-tauri/src/command_names.rs`); nothing else is invoked. */
 export const TAURI_COMMANDS = [
@@ -68,11 +70,15 @@ export const TAURI_COMMANDS = [
   'save_notification_settings',
   'expiry_settings',
   'save_expiry_settings',
+  'quorum_settings',
+  'save_quorum_settings',
+  'session',
   'snooze',
   'grants',
   'create_grant',
   'preview_grant',
   'revoke_grant',
+  'stats',
   'autostart',
   'set_autostart',
 ] as const;
@@ -239,6 +245,14 @@ export class TauriBackend implements Backend {
     return call('save_expiry_settings', { settings });
   }
 
+  quorumSettings(): Promise<QuorumSettings> {
+    return call('quorum_settings');
+  }
+
+  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
+    return call('save_quorum_settings', { settings });
+  }
+
   snooze(id: string, secs: number): Promise<QueueItem> {
     return call('snooze', { id, secs });
   }
@@ -260,11 +274,21 @@ export class TauriBackend implements Backend {
   }
 
   /**
-   * The desktop window is always the local admin; no command is needed to know it. The window does
-   * not learn the OS user's name (the audit log records it), so `name` is empty.
+   * The desktop window is always the local admin. The `session` command adds the OS user's name,
+   * which tells the window its own approvals of a call under a quorum (the two-person rule); should
+   * it fail, the window is the local admin all the same, with an empty name.
    */
   async session(): Promise<Principal> {
-    return { ...DESKTOP_PRINCIPAL };
+    try {
+      const me = await call<Principal>('session');
+      return { ...DESKTOP_PRINCIPAL, name: typeof me?.name === 'string' ? me.name : '' };
+    } catch {
+      return { ...DESKTOP_PRINCIPAL };
+    }
+  }
+
+  stats(days: number): Promise<TeamStats> {
+    return call('stats', { days });
   }
 
   autostart(): Promise<boolean | null> {

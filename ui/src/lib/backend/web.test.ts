@@ -292,6 +292,58 @@ describe('WebBackend', () => {
     ]);
   });
 
+  it('reads and stores the quorums at /api/settings/quorum, and answers a 202 approval (one of a quorum) as the call it returns', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const quorum = { rules: [{ tool: 'delete_record', approvals: 2 }] };
+    const waiting = { id: 'q1', state: 'pending', quorum: 2, approvals: [{ operator: 'alice (web)', operatorKey: 'token:alice', at: '2026-12-01T10:00:00Z' }] };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (String(url) === '/api/queue/q1/approve') return jsonResponse(202, waiting);
+        if (init!.method === 'PUT') return jsonResponse(403, { code: 'forbidden', message: 'this needs the admin role; o is operator' });
+        return jsonResponse(200, quorum);
+      },
+    });
+    expect(await backend.quorumSettings()).toEqual(quorum);
+    expect(await backend.saveQuorumSettings(quorum).catch((e) => e)).toMatchObject({ code: 'forbidden', status: 403 });
+    expect(await backend.approve('q1', 'sha256:aa')).toEqual(waiting);
+    expect(seen).toEqual([
+      { url: '/api/settings/quorum', method: 'GET', body: undefined },
+      { url: '/api/settings/quorum', method: 'PUT', body: quorum },
+      { url: '/api/queue/q1/approve', method: 'POST', body: { fingerprint: 'sha256:aa' } },
+    ]);
+  });
+
+  it("asks GET /api/stats?days=N with the token for the team's figures, and keeps a refusal's code", async () => {
+    const figures = {
+      since: '2026-11-24T00:00:00.000000Z',
+      until: '2026-12-01T19:00:00.000000Z',
+      decisions: { approved: 12, declined: 3, expired: 1, resumed: 2, total: 18 },
+      byTool: [{ tool: 'delete_record', decided: 9, p50Secs: 41.5, p90Secs: 300.0, declined: 2, expired: 1 }],
+      byOperator: [{ operator: 'alice (web)', decided: 7, p50Secs: 20.0, p90Secs: 95.0 }],
+      pendingOverTime: [{ at: '2026-11-30T18:00:00.000000Z', pending: 4 }],
+    };
+    const seen: { url: string; init: RequestInit }[] = [];
+    let answer: Response = jsonResponse(200, figures);
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), init: init! });
+        return answer;
+      },
+    });
+    expect(await backend.stats(7)).toEqual(figures);
+    expect(seen[0].url).toBe('/api/stats?days=7');
+    expect(seen[0].init.method).toBe('GET');
+    expect(seen[0].init.body).toBeUndefined();
+    expect((seen[0].init.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+    answer = jsonResponse(400, { code: 'invalid_request', message: 'days must be 1 to 90' });
+    const err = await backend.stats(30).catch((e) => e);
+    expect(seen[1].url).toBe('/api/stats?days=30');
+    expect([err.code, err.status, err.message]).toEqual(['invalid_request', 400, 'days must be 1 to 90']);
+  });
+
   it('has no autostart: null, and a refused setAutostart without asking the server', async () => {
     let fetched = 0;
     const backend = new WebBackend({

@@ -38,8 +38,10 @@ import {
   type SnoozeBody,
   type Subscriber,
   type SyncAnswer,
+  type QuorumSettings,
   queueEventFrom,
 } from './backend';
+import type { TeamStats } from '../team';
 import { SseParser, type SseMessage } from './sse';
 
 export type WebBackendOptions = {
@@ -193,6 +195,14 @@ export class WebBackend implements Backend {
     return this.request('PUT', '/api/settings/expiry', settings);
   }
 
+  quorumSettings(): Promise<QuorumSettings> {
+    return this.request('GET', '/api/settings/quorum');
+  }
+
+  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
+    return this.request('PUT', '/api/settings/quorum', settings);
+  }
+
   snooze(id: string, secs: number): Promise<QueueItem> {
     const body: SnoozeBody = { secs };
     return this.request('POST', `/api/queue/${encodeURIComponent(id)}/snooze`, body);
@@ -216,6 +226,10 @@ export class WebBackend implements Backend {
 
   session(): Promise<Principal> {
     return this.request('GET', '/api/session');
+  }
+
+  stats(days: number): Promise<TeamStats> {
+    return this.request('GET', `/api/stats?${new URLSearchParams({ days: String(days) })}`);
   }
 
   async autostart(): Promise<boolean | null> {

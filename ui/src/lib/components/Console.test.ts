@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
@@ -15,6 +15,15 @@ async function render(backend: FakeBackend, props: { refreshMs?: number; notifyC
   const all = (sel: string) => [...target.querySelectorAll(sel)] as HTMLElement[];
   return { q, all };
 }
+
+// jsdom's canvas has no context (and says so on the console each time it is asked): the Team
+// view's charts are not drawn, their tables stand in.
+beforeEach(() => {
+  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('Console', () => {
   it('shows live additions at the top and drops decided calls from the pending list', async () => {
@@ -117,12 +126,17 @@ describe('Console', () => {
     expect(q('#panel-grants [data-testid="grants-view"]')).not.toBeNull();
     tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
     await settle();
+    expect(document.activeElement).toBe(q('[data-testid="team-tab"]'));
+    // The Team view is loaded when first shown.
+    await vi.waitFor(() => expect(q('#panel-team [data-testid="team-view"]')).not.toBeNull());
+    tabs.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    await settle();
     expect(document.activeElement).toBe(q('[data-testid="audit-tab"]'));
   });
 
   it('puts every view inside the one <main> landmark', async () => {
     const { q } = await render(new FakeBackend());
-    for (const tab of ['queue', 'audit', 'grants', 'engines', 'settings']) {
+    for (const tab of ['queue', 'audit', 'team', 'grants', 'engines', 'settings']) {
       q(`[data-testid="${tab}-tab"]`)!.click();
       await settle();
       expect(document.querySelectorAll('main').length).toBe(1);

@@ -225,6 +225,38 @@ describe('roles', () => {
     expect(tid('engine-agents-tree')).not.toBeNull();
   });
 
+  it("offers an operator and an admin the Team view in the header's tabs; an agent's token gets neither it nor its figures", async () => {
+    // jsdom's canvas has no context (and says so on the console each time it is asked).
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+    try {
+      for (const principal of [OPERATOR, { name: 'root', role: 'admin', kind: 'token' } as Principal]) {
+        const backend = new FakeBackend();
+        backend.principal = principal;
+        const { q } = renderApp(backend);
+        await settle();
+        const tab = q('team-tab')!;
+        expect(tab.getAttribute('role'), principal.role).toBe('tab');
+        expect(text(tab)).toBe('Team');
+        tab.click();
+        // The view is loaded when its tab is first shown.
+        await vi.waitFor(() => expect(q('team-view')?.closest('[role="tabpanel"]')?.id, principal.role).toBe('panel-team'));
+        await settle();
+        expect(backend.calls.filter((c) => c.method === 'stats').map((c) => c.args)).toEqual([[7]]);
+      }
+      const backend = new FakeBackend();
+      backend.principal = AGENT;
+      const { q } = renderApp(backend);
+      await settle();
+      expect(q('agent-page')).not.toBeNull();
+      expect(q('team-tab')).toBeNull();
+      expect(q('team-view')).toBeNull();
+      expect(asked(backend, 'stats')).toBe(0);
+    } finally {
+      flushSync();
+      vi.restoreAllMocks();
+    }
+  });
+
   it('lets an operator revoke a grant', async () => {
     const backend = new FakeBackend();
     backend.grants = [makeGrant({ id: 'g1' })];

@@ -11,6 +11,7 @@ import {
   type EngineView,
   type ExportFormat,
   type ExpirySettings,
+  type QuorumSettings,
   type Grant,
   type NewGrant,
   type NewEngine,
@@ -27,10 +28,11 @@ import {
   type SyncReport,
 } from '../backend/backend';
 import { matchesSearch } from '../search';
-import { decision, defaultNotificationSettings, fingerprintOf, makeEngine, makeGrant, makeNotifyStatus } from './fixtures';
+import type { TeamStats } from '../team';
+import { decision, defaultNotificationSettings, fingerprintOf, makeEngine, makeGrant, makeNotifyStatus, makeTeamStats } from './fixtures';
 import { checkQuietHours, holds, resolveLikeServer } from './server-rules';
 
-export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, tabOf } from './fixtures';
+export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
 
 export class FakeBackend implements Backend {
   items = new Map<string, QueueItem>();
@@ -173,7 +175,28 @@ export class FakeBackend implements Backend {
     return item;
   }
 
-  approve(id: string, fingerprint: string) {
+  /**
+   * Like the server: under a quorum (the item's `quorum`) each operator (`principal`) approves once
+   * (`already_approved`), and an approval short of it is recorded and answers the call still pending.
+   */
+  async approve(id: string, fingerprint: string) {
+    const item = this.items.get(id);
+    if (item && (item.quorum ?? 1) > 1 && !this.failNext) {
+      const key = `${this.principal.kind}:${this.principal.name}`;
+      const approvals = item.approvals ?? [];
+      if (approvals.some((a) => a.operatorKey === key)) {
+        this.calls.push({ method: 'approve', args: [id, fingerprint] });
+        throw new ApiError('already_approved', `${this.principal.name} (web) already approved this call`, { approvals: approvals.length, quorum: item.quorum }, 409);
+      }
+      const mine = { operator: `${this.principal.name} (web)`, operatorKey: key, at: '2025-01-01T10:00:30Z' };
+      if (approvals.length + 1 < (item.quorum ?? 1)) {
+        this.calls.push({ method: 'approve', args: [id, fingerprint] });
+        const waiting = { ...item, approvals: [...approvals, mine] };
+        this.items.set(id, waiting);
+        return wire(waiting);
+      }
+      this.items.set(id, { ...item, approvals: [...approvals, mine] });
+    }
     return this.decide('approve', id, fingerprint, decision('approve', fingerprint, null, null), []);
   }
   decline(id: string, fingerprint: string, reason?: string) {
@@ -345,6 +368,27 @@ export class FakeBackend implements Backend {
     return wire(this.expiry);
   }
 
+  quorum: QuorumSettings = { rules: [] };
+
+  async quorumSettings() {
+    this.calls.push({ method: 'quorumSettings', args: [] });
+    return wire(this.quorum);
+  }
+
+  /** Like the server: a tool once, 2–10 approvals; `invalid_request` naming the rule. */
+  async saveQuorumSettings(settings: QuorumSettings) {
+    this.calls.push({ method: 'saveQuorumSettings', args: [wire(settings)] });
+    const rules = settings.rules ?? [];
+    for (const [i, r] of rules.entries()) {
+      if (r.tool.trim() === '') throw new ApiError('invalid_request', `quorum: rule ${i + 1} has no tool name`, null, 400);
+      if (!(r.approvals >= 2 && r.approvals <= 10))
+        throw new ApiError('invalid_request', `quorum: ${r.tool}: approvals must be 2 to 10, not ${r.approvals} (remove the rule for one approval)`, null, 400);
+      if (rules.slice(0, i).some((o) => o.tool === r.tool)) throw new ApiError('invalid_request', `quorum: ${r.tool} has two rules`, null, 400);
+    }
+    this.quorum = wire({ rules });
+    return wire(this.quorum);
+  }
+
   /** Like the server: each limit 1 s – 30 days, the warn window at most 30 days; `invalid_request` naming the rule. */
   async saveExpirySettings(settings: ExpirySettings) {
     this.calls.push({ method: 'saveExpirySettings', args: [wire(settings)] });
@@ -459,6 +503,22 @@ export class FakeBackend implements Backend {
     if (this.sessionGate) await this.sessionGate;
     if (this.failSession) throw this.failSession;
     return wire(this.principal);
+  }
+
+  /** What `stats` answers: the same figures for any period unless a function of `days`. */
+  teamStats: TeamStats | ((days: number) => TeamStats) = makeTeamStats();
+  /** When set, `stats` fails with it (every time, until cleared). */
+  failStats: ApiError | null = null;
+  /** When set, `stats` waits for it before answering. */
+  statsGate: Promise<void> | null = null;
+
+  /** Like the server: 1 to 90 days, else `invalid_request`. */
+  async stats(days: number) {
+    this.calls.push({ method: 'stats', args: [days] });
+    if (this.statsGate) await this.statsGate;
+    if (this.failStats) throw this.failStats;
+    if (!Number.isInteger(days) || days < 1 || days > 90) throw new ApiError('invalid_request', `days must be 1 to 90, not ${days}`, null, 400);
+    return wire(typeof this.teamStats === 'function' ? this.teamStats(days) : this.teamStats);
   }
 
   async autostart() {

@@ -12,6 +12,7 @@ import type {
   QueueItem,
   QueueTab,
 } from '../backend/backend';
+import type { TeamStats } from '../team';
 
 /** The server's fingerprint of a call (S7), computed with Node's SHA-256 over our canonical JSON. */
 export function fingerprintOf(toolName: string, args: unknown): string {
@@ -63,6 +64,8 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     pauseReason: null,
     highRisk: false,
     resolution: null,
+    quorum: 1,
+    approvals: [],
     tab: 'pending',
     ...over,
   };
@@ -94,6 +97,7 @@ export function makeEngine(over: Partial<EngineView> = {}): EngineView {
     health: { state: 'unknown', lastError: null, lastErrorAt: null, lastOkAt: null },
     pending: 0,
     awaitingDelivery: 0,
+    syncedHere: true,
     createdAt: '2025-01-01T09:00:00Z',
     updatedAt: '2025-01-01T09:00:00Z',
     ...over,
@@ -144,4 +148,25 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
 /** A decision as the server shows it, by `web`, delivery pending. */
 export function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
   return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null };
+}
+
+/** The figures of `GET /api/stats` for a week: the example of the API's documentation, one tool and one operator. */
+export function makeTeamStats(over: Partial<TeamStats> = {}): TeamStats {
+  return {
+    since: '2026-11-24T00:00:00.000000Z',
+    until: '2026-12-01T19:00:00.000000Z',
+    decisions: { approved: 12, declined: 3, expired: 1, resumed: 2, total: 18 },
+    byTool: [{ tool: 'delete_record', decided: 9, p50Secs: 41.5, p90Secs: 300, declined: 2, expired: 1 }],
+    byOperator: [{ operator: 'alice (web)', decided: 7, p50Secs: 20, p90Secs: 95 }],
+    pendingOverTime: [
+      { at: '2026-11-30T17:00:00.000000Z', pending: 1 },
+      { at: '2026-11-30T18:00:00.000000Z', pending: 4 },
+    ],
+    ...over,
+  };
+}
+
+/** Figures of a period with nothing in it. */
+export function emptyTeamStats(): TeamStats {
+  return makeTeamStats({ decisions: { approved: 0, declined: 0, expired: 0, resumed: 0, total: 0 }, byTool: [], byOperator: [], pendingOverTime: [] });
 }

@@ -66,6 +66,16 @@ export const detail = {
   blockedPaths: 'The numbers at {paths} are too large to show or bind exactly: what you see may not be what would run.',
   blockedEdit: 'To approve exact values, use Edit arguments…; or decline it.',
   blockedDecline: 'It can only be declined.',
+  /**
+   * The two-person rule: where a call of a tool with a quorum stands. `approvals`: how many so far;
+   * `names`: who, as the audit log names them, joined.
+   */
+  quorumStanding: (approvals: number, quorum: number, names: string) =>
+    approvals === 0 ? `Needs ${quorum} approvals by different operators` : `${approvals} of ${quorum} approvals: ${names}`,
+  /** In place of a usable Approve for one who approved the call already. */
+  approvedByYou: (quorum: number) => `You approved this call. It runs once ${quorum} different operators have approved it; another operator gives the next approval.`,
+  /** The note after an approval that did not complete the quorum. */
+  approvalRecorded: (approvals: number, quorum: number) => `Your approval was recorded (${approvals} of ${quorum}). The call waits for another operator.`,
   /** `{tool}`: the tool's name; `{fingerprint}`: the call's fingerprint, shortened. */
   runsWith: 'runs {tool} with the arguments above (fingerprint {fingerprint})',
   declineReason: 'Reason for declining',

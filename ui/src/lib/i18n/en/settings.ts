@@ -28,10 +28,10 @@ export const settings = {
     'One tool name per line. Every call of these tools needs an operator: Approve asks to confirm first, a notification offers only Decline and Open, and no "always allow" grant applies to them.',
   saving: 'Saving…',
   /** What the one Save button stores. */
-  saveScope: 'Notifications, high-risk tools and time limits are kept by this console, for every window: change them, then save them all with Save settings below.',
+  saveScope: 'Notifications, high-risk tools, approvals needed and time limits are kept by this console, for every window: change them, then save them all with Save settings below.',
   /** In place of `saveScope` for a token that may not change them (an operator). */
   adminOnly:
-    'Notifications, high-risk tools and time limits are kept by this console, for every window. Only an admin changes them: with this token you can read them here, not save them.',
+    'Notifications, high-risk tools, approvals needed and time limits are kept by this console, for every window. Only an admin changes them: with this token you can read them here, not save them.',
   saveAll: 'Save settings',
   unsaved: 'Unsaved changes',
   /** `parts`: what was saved (`notifySaved`, `limitsSaved…`). */
@@ -53,6 +53,20 @@ export const settings = {
   /** Each language by its own name: the same in every table. */
   languageNames: { en: 'English', ja: '日本語' },
   appearanceHint: 'For this browser (or the desktop window) only; applies at once, nothing to save.',
+
+  quorums: 'Approvals needed (two-person rule)',
+  quorumsIntro:
+    'Each call of these tools runs only after this many approvals by different operators, all of the same arguments. One decline ends it, its time limit covers all the approvals, whoever started the run cannot approve it, and no "always allow" grant applies.',
+  noQuorums: 'No tool needs more than one approval.',
+  quorumTool: 'Tool',
+  quorumToolPlaceholder: 'tool name, exactly',
+  quorumApprovals: 'Approvals by different operators',
+  removeQuorum: (tool: string) => `Remove the approvals needed for ${tool}`,
+  addQuorum: 'Add a tool',
+  quorumsSavedNone: 'Every tool needs one approval.',
+  /** `rules`: the `quorumRule`s joined by `limitSeparator`. */
+  quorumsSaved: (rules: string) => `Approvals needed: ${rules}.`,
+  quorumRule: (tool: string, approvals: number) => `${tool} ${approvals}`,
 
   timeLimits: 'Time limits',
   timeLimitsIntro:

@@ -55,6 +55,10 @@ export const detail: Messages['detail'] = {
   blockedPaths: '{paths} の数値は大きすぎて、正確に表示することも結び付けることもできません。表示された値が実行される値とは限りません。',
   blockedEdit: '正確な値で承認するには「引数を編集…」を使ってください。または拒否してください。',
   blockedDecline: '拒否のみできます。',
+  quorumStanding: (approvals: number, quorum: number, names: string) =>
+    approvals === 0 ? `異なるオペレーター ${quorum} 人の承認が必要です` : `承認 ${approvals}/${quorum}: ${names}`,
+  approvedByYou: (quorum: number) => `この呼び出しはあなたが承認済みです。異なるオペレーター ${quorum} 人が承認すると実行されます。次の承認は別のオペレーターが行います。`,
+  approvalRecorded: (approvals: number, quorum: number) => `承認を記録しました（${approvals}/${quorum}）。呼び出しは別のオペレーターの承認を待っています。`,
   runsWith: '上記の引数で {tool} を実行します（フィンガープリント {fingerprint}）',
   declineReason: '拒否の理由',
   declineReasonNote: '（任意、エージェントに伝えられます）',

@@ -9,7 +9,8 @@ import { engines } from './engines';
 import { settings } from './settings';
 import { audit } from './audit';
 import { grants } from './grants';
+import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, audit, grants, errors, diff };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, audit, grants, team, errors, diff };

@@ -26,9 +26,9 @@ export const settings: Messages['settings'] = {
   highRiskHint:
     '1 行に 1 つのツール名を書きます。これらのツールの呼び出しは毎回オペレーターの判断が必要です。承認の前に確認を求め、通知からは拒否と開くのみ、「常に許可」ルールも適用されません。',
   saving: '保存中…',
-  saveScope: '通知、高リスクのツール、制限時間はこのコンソールに保存され、すべてのウィンドウに適用されます。変更したら、下の「設定を保存」でまとめて保存してください。',
+  saveScope: '通知、高リスクのツール、必要な承認数、制限時間はこのコンソールに保存され、すべてのウィンドウに適用されます。変更したら、下の「設定を保存」でまとめて保存してください。',
   adminOnly:
-    '通知、高リスクのツール、制限時間はこのコンソールに保存され、すべてのウィンドウに適用されます。変更できるのは管理者だけです。このトークンでは表示のみで、保存はできません。',
+    '通知、高リスクのツール、必要な承認数、制限時間はこのコンソールに保存され、すべてのウィンドウに適用されます。変更できるのは管理者だけです。このトークンでは表示のみで、保存はできません。',
   saveAll: '設定を保存',
   unsaved: '未保存の変更があります',
   savedAll: (parts: string[]) => ['保存しました。', ...parts].join(''),
@@ -47,6 +47,19 @@ export const settings: Messages['settings'] = {
   languageNow: (name: string) => `（このコンピューターに合わせる: 現在は ${name}）`,
   languageNames: { en: 'English', ja: '日本語' },
   appearanceHint: 'このブラウザー（またはデスクトップアプリのウィンドウ）だけの設定で、すぐに反映されます。保存は不要です。',
+
+  quorums: '必要な承認数（二者承認）',
+  quorumsIntro:
+    'これらのツールの呼び出しは、異なるオペレーターがこの人数だけ同じ引数を承認してから実行されます。1 人でも拒否すれば終わり、制限時間はすべての承認に及び、実行を開始した本人は承認できず、「常に許可」ルールも適用されません。',
+  noQuorums: '2 人以上の承認が必要なツールはありません。',
+  quorumTool: 'ツール',
+  quorumToolPlaceholder: 'ツール名（完全一致）',
+  quorumApprovals: '異なるオペレーターの承認数',
+  removeQuorum: (tool: string) => `${tool} の必要な承認数を削除`,
+  addQuorum: 'ツールを追加',
+  quorumsSavedNone: 'すべてのツールは 1 人の承認で実行されます。',
+  quorumsSaved: (rules: string) => `必要な承認数: ${rules}。`,
+  quorumRule: (tool: string, approvals: number) => `${tool} は ${approvals} 人`,
 
   timeLimits: '制限時間',
   timeLimitsIntro:

@@ -1,0 +1,38 @@
+import type { Messages } from '../en';
+
+/** Japanese words of the `team` section (see ../index.svelte.ts and ../GLOSSARY.md). */
+export const team: Messages['team'] = {
+  title: 'チーム',
+  intro: '呼び出しがどれだけ早く決定されたか（ツール別・オペレーター別）と、保留中の呼び出しの数の 1 時間ごとの推移です。',
+  period: '期間',
+  periods: (days: number) => (days === 1 ? '過去 24 時間' : `過去 ${days.toLocaleString('ja')} 日間`),
+  range: '{since} から {until} まで',
+  refresh: '更新',
+  empty: 'この期間に決定はありません。',
+  noPending: 'この期間、どの 1 時間の終わりにも保留中の呼び出しはありませんでした。',
+  totals: '合計',
+  decided: '決定済み',
+  declined: '拒否',
+  expired: '期限切れ',
+  share: (share: string) => `決定済みの ${share}`,
+  byTool: 'ツール別の決定までの時間',
+  byOperator: 'オペレーター別の決定までの時間',
+  pendingOverTime: '保留中の呼び出しの推移',
+  timesHint: '呼び出しが一時停止してから決定されるまでの時間です。p50 は中央値、p90 は 10 件中 9 件の決定がその時間内に行われたことを示します。',
+  p50: 'p50（中央値）',
+  p90: 'p90',
+  pendingAt: (n: number) => `保留中 ${n.toLocaleString('ja')} 件`,
+  chartLabel: (title: string) => `${title}：グラフ。同じ数値が後の表にあります。`,
+  showTable: '数値を表で表示',
+  columns: {
+    tool: 'ツール',
+    operator: 'オペレーター',
+    decided: '決定数',
+    p50: 'p50',
+    p90: 'p90',
+    declined: '拒否',
+    expired: '期限切れ',
+    hour: '時間帯（終わり）',
+    pending: '保留中',
+  },
+};
