@@ -48,7 +48,8 @@ fn console(root: &std::path::Path, name: &str, url: Option<&str>) -> ServeProces
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &dir, TOKEN)
 }
 
-/// One cycle: pause on `on`, approve on `by`; waits until the call is delivered.
+/// One cycle: pause on `on`, approve on `by`; waits until the call is delivered (polling every
+/// 10 ms: 32 clients polling faster would load the two cores more than the consoles do).
 async fn cycle(http: &reqwest::Client, on: &str, by: &str, i: usize) {
     let answer =
         post_json(http, &format!("{on}/api/agents/demo/generate"), TOKEN, &json!({ "messages": format!("delete cycle-{i}") })).await;
@@ -59,7 +60,7 @@ async fn cycle(http: &reqwest::Client, on: &str, by: &str, i: usize) {
     let after = post_json(http, &format!("{by}/api/queue/{id}/approve"), TOKEN, &json!({ "fingerprint": item["fingerprint"] })).await;
     let mut state = after["state"].as_str().unwrap_or_default().to_owned();
     while state != "delivered" {
-        tokio::time::sleep(Duration::from_millis(2)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
         state = get_json(http, &format!("{by}/api/queue/{id}"), TOKEN).await["state"].as_str().unwrap_or_default().to_owned();
     }
 }
