@@ -2,23 +2,8 @@
 //! decision to the fingerprint it showed.
 
 use crate::helpers::*;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn cli(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .envs(serve_process::database_env(dir))
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text_of(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 #[tokio::test]
 async fn cli_lists_the_queue_and_approves_with_yes_showing_the_fingerprint() {

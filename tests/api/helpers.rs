@@ -389,3 +389,21 @@ pub async fn answering_server(answer: fn(&str) -> (u16, String)) -> (String, std
     });
     (base, seen)
 }
+
+/// The real CLI over the data directory `dir` (and its test database), stdin closed.
+pub fn cli(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .envs(serve_process::database_env(dir))
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// What a process printed, stdout then stderr.
+pub fn text_of(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}

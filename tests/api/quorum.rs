@@ -8,7 +8,6 @@ use crate::helpers::*;
 use approval_console::domain::{ItemId, Role, Verdict};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 async fn set_quorum(t: &TestApp, rules: Value) {
@@ -292,21 +291,6 @@ async fn c08_only_an_admin_changes_a_quorum() {
     assert_eq!(t.get("/api/settings/quorum").await.1["rules"][0]["approvals"], 2, "unchanged");
 }
 
-fn cli(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .envs(serve_process::database_env(dir))
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text_of(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 #[tokio::test]
 async fn c08_cli_policy_quorum_sets_lists_and_removes_a_quorum_and_approves_as_one_operator() {
