@@ -4,7 +4,6 @@
 use crate::helpers::*;
 use std::process::{Command, Stdio};
 
-
 #[tokio::test]
 async fn cli_lists_the_queue_and_approves_with_yes_showing_the_fingerprint() {
     let t = spawn_app().await;

@@ -291,7 +291,6 @@ async fn c08_only_an_admin_changes_a_quorum() {
     assert_eq!(t.get("/api/settings/quorum").await.1["rules"][0]["approvals"], 2, "unchanged");
 }
 
-
 #[tokio::test]
 async fn c08_cli_policy_quorum_sets_lists_and_removes_a_quorum_and_approves_as_one_operator() {
     let t = spawn_app().await;
