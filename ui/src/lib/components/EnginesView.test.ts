@@ -46,6 +46,14 @@ describe('EnginesView', () => {
     expect(tid('engine-last-error', card('ok')!)).toBeNull();
   });
 
+  it('says when another console of the team syncs an engine, and nothing when this one does', async () => {
+    const backend = new FakeBackend();
+    backend.addEngines(makeEngine({ name: 'shared', syncedHere: false }), makeEngine({ name: 'mine', syncedHere: true }));
+    const { tid, card } = await render(backend);
+    expect(tid('engine-synced-elsewhere', card('shared')!)!.textContent).toBe('another console of the team, which also delivers its decisions');
+    expect(tid('engine-synced-elsewhere', card('mine')!)).toBeNull();
+  });
+
   it('adds an engine: sends the token once, then never renders it anywhere', async () => {
     const backend = new FakeBackend();
     const { target, tid, card } = await render(backend);

@@ -23,6 +23,8 @@ export const engines = {
   pending: 'Pending calls',
   awaitingDelivery: 'Awaiting delivery',
   pollInterval: 'Poll interval',
+  syncedBy: 'Synced by',
+  syncedElsewhere: 'another console of the team, which also delivers its decisions',
   reenterToken: 'Enter token again',
   sync: 'Sync now',
   syncing: 'Syncing…',

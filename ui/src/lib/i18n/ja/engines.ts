@@ -22,6 +22,8 @@ export const engines: Messages['engines'] = {
   pending: '保留中の呼び出し',
   awaitingDelivery: '配信待ち',
   pollInterval: 'ポーリング間隔',
+  syncedBy: '同期',
+  syncedElsewhere: 'チームの別のコンソール (判断の配信もそちら)',
   reenterToken: 'トークンを再入力',
   sync: '今すぐ同期',
   syncing: '同期中…',
