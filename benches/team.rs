@@ -94,14 +94,7 @@ where
     B: AsRef<[u8]>,
     E: std::fmt::Debug,
 {
-    use futures::StreamExt;
-    let needle = format!(r#"{{"type":"added","id":"{id}"}}"#);
-    let mut text = String::new();
-    while !text.contains(&needle) {
-        let chunk =
-            tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("event in time").expect("stream open").unwrap();
-        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
-    }
+    serve_process::read_until(stream, &mut String::new(), &format!(r#"{{"type":"added","id":"{id}"}}"#)).await;
     Instant::now()
 }
 

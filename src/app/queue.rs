@@ -423,19 +423,6 @@ impl App {
         Ok(PreviousCall { item })
     }
 
-    /// Team mode: a remote engine another console added moments ago is connected here before one of
-    /// its calls is decided (the engines table is otherwise re-read every 2 s).
-    async fn connect_engine_of(&self, id: &str) -> Result<(), Error> {
-        if self.db.dialect() != crate::store::Dialect::Postgres {
-            return Ok(());
-        }
-        let Ok(entry) = self.console.item(&ItemId::new(id)).await else { return Ok(()) };
-        if !self.console.connected(&entry.queued.call.engine) {
-            self.remotes.load().await?;
-        }
-        Ok(())
-    }
-
     /// Decides with the fingerprint that was on screen (C3) and delivers, as `by` (an operator; the
     /// audit log names it). Answers the entry as it is afterwards.
     pub async fn decide_shown(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<QueueItem, Error> {
@@ -447,8 +434,16 @@ impl App {
             other => other,
         };
         let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name(), operator_key: Some(by.principal.key()) };
-        self.connect_engine_of(id).await?;
-        let entry = self.console.decide_and_deliver(&ItemId::new(id), request).await?;
+        let id = ItemId::new(id);
+        let entry = match self.console.decide_and_deliver(&id, request.clone()).await {
+            // Team mode: a remote engine another console added moments ago, not connected here yet
+            // (the engines table is re-read every 2 s). The refusal stored nothing: connect, decide again.
+            Err(Error::Engine(_)) if self.db.dialect() == crate::store::Dialect::Postgres => {
+                self.remotes.load().await?;
+                self.console.decide_and_deliver(&id, request).await?
+            }
+            other => other?,
+        };
         self.item_now(entry).await
     }
 

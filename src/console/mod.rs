@@ -96,11 +96,6 @@ impl Console {
         Err(Error::Engine(format!("engine {id} is not connected")))
     }
 
-    /// Whether an engine is connected to this console (team mode: also another console's local engine).
-    pub fn connected(&self, id: &EngineId) -> bool {
-        self.engine(id).is_ok()
-    }
-
     /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
     /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
@@ -190,8 +185,8 @@ impl Console {
     /// The two-person rule's checks of an approval, before anything is written: `None` when the
     /// call needs one approval (the tool has no quorum, or this is no approval); else its quorum and
     /// the approving principal's key. Refused: an approval with edited arguments or naming no
-    /// operator (`quorum_tool`), one by the principal that started the run (`own_run`), a second
-    /// one by the same operator (`already_approved`; checked again where it is stored).
+    /// operator (`quorum_tool`), one by the principal that started the run (`own_run`). A second one
+    /// by the same operator (`already_approved`) is refused where it is stored.
     async fn check_quorum(&self, item: &crate::domain::QueuedCall, request: &DecisionRequest) -> Result<Option<(u32, String)>, Error> {
         let call = &item.call;
         if call.kind != crate::domain::CallKind::Approval || !matches!(request.verdict, Verdict::Approve | Verdict::ApproveEdited { .. }) {
@@ -213,11 +208,8 @@ impl Console {
         if self.engine(&call.engine)?.started_by(call).await?.as_deref() == Some(key.as_str()) {
             return Err(Error::OwnRun { principal: key });
         }
-        let mut conn = self.db.pool().acquire().await?;
-        let approvals = approvals::of(&mut conn, &item.id).await?;
-        if approvals.iter().any(|a| a.operator_key == key) {
-            return Err(Error::AlreadyApproved { operator: request.operator.clone(), approvals: approvals.len() as u32, quorum });
-        }
+        // A second approval by the same operator is refused where the approvals are counted, in the
+        // decision's transaction (`record_decision`).
         Ok(Some((quorum, key)))
     }
 

@@ -99,11 +99,10 @@ pub async fn finish(
     Ok(done.rows_affected() == 1)
 }
 
-/// The columns [`from_joined_row`] reads, selected from the decisions table alone.
-const DECISION_COLUMNS: &str = "SELECT id AS d_id, queue_item_id, kind AS d_kind, fingerprint AS d_fingerprint, reason AS d_reason,
-    data AS d_data, operator AS d_operator, decided_at AS d_decided_at, delivery AS d_delivery,
-    outcome AS d_outcome, attempts AS d_attempts, last_error AS d_last_error, next_attempt_at AS d_next_attempt_at
-    FROM decisions";
+/// The columns [`from_joined_row`] reads, of the decisions table as `d`.
+const D_COLUMNS: &str = "d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
+    d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
+    d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at";
 
 fn decisions_from_rows(rows: &[AnyRow]) -> Result<Vec<Decision>, Error> {
     rows.iter()
@@ -116,7 +115,7 @@ fn decisions_from_rows(rows: &[AnyRow]) -> Result<Vec<Decision>, Error> {
 
 /// Decisions in a delivery state, oldest first.
 pub async fn with_delivery(conn: &mut AnyConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
-    let rows = sqlx::query(&format!("{DECISION_COLUMNS} WHERE delivery = $1 ORDER BY decided_at"))
+    let rows = sqlx::query(&format!("SELECT {D_COLUMNS} FROM decisions d WHERE d.delivery = $1 ORDER BY d.decided_at"))
         .bind(delivery_str(delivery))
         .fetch_all(&mut *conn)
         .await?;
@@ -222,10 +221,7 @@ pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Opt
         None => String::new(),
     };
     let sql = super::numbered(&format!(
-        "SELECT d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
-            d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
-            d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at
-         FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+        "SELECT {D_COLUMNS} FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'pending'
            AND ((d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?) OR (d.next_attempt_at IS NULL AND d.decided_at <= ?)){only}
          ORDER BY d.decided_at LIMIT 100"
@@ -241,14 +237,10 @@ pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Opt
 /// Decisions of `engine`'s calls left `delivering` (claimed by a console that then stopped): with
 /// their tool name, oldest first.
 pub async fn delivering_of_engine(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
-    let rows = sqlx::query(
-        "SELECT d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
-            d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
-            d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at,
-            q.tool_name
-         FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
-         WHERE d.delivery = 'delivering' AND q.engine = $1 ORDER BY d.decided_at",
-    )
+    let rows = sqlx::query(&format!(
+        "SELECT {D_COLUMNS}, q.tool_name FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery = 'delivering' AND q.engine = $1 ORDER BY d.decided_at"
+    ))
     .bind(engine)
     .fetch_all(&mut *conn)
     .await?;

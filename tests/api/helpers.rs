@@ -16,7 +16,7 @@ use std::time::Duration;
 pub mod postgres;
 #[path = "../support/serve_process.rs"]
 pub mod serve_process;
-pub use serve_process::ServeProcess;
+pub use serve_process::{read_until, ServeProcess};
 
 pub const TOKEN: &str = "test-token-0123456789";
 
@@ -328,21 +328,6 @@ impl TestApp {
 /// The text of the `finish` chunk of a stream.
 pub fn finish_text(chunks: &[Value]) -> Option<String> {
     chunks.iter().find(|c| c["type"] == "finish").map(|c| c["payload"]["output"]["text"].as_str().unwrap_or_default().to_owned())
-}
-
-/// Reads an SSE body until `needle` has arrived (10 s at most).
-pub async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)
-where
-    S: futures::Stream<Item = Result<B, E>> + Unpin,
-    B: AsRef<[u8]>,
-    E: std::fmt::Debug,
-{
-    use futures::StreamExt;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !text.contains(needle) {
-        let chunk = tokio::time::timeout_at(deadline, stream.next()).await.expect("event in time").expect("stream open").unwrap();
-        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
-    }
 }
 
 /// A plain HTTP server on 127.0.0.1 that answers every request `{}` and keeps each request's

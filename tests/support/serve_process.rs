@@ -17,6 +17,26 @@ pub fn database_env(data_dir: &Path) -> Vec<(&'static str, String)> {
     }
 }
 
+/// Reads an SSE byte stream into `text` until it holds `needle` (10 s at most, then panics with what
+/// came).
+pub async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)
+where
+    S: futures::Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: std::fmt::Debug,
+{
+    use futures::StreamExt;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !text.contains(needle) {
+        let chunk = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {needle} in time; got {text}"))
+            .expect("stream open")
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
+    }
+}
+
 /// A running `serve`; killed (SIGKILL) when dropped.
 pub struct ServeProcess {
     pub child: Child,

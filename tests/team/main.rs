@@ -11,10 +11,9 @@ mod postgres;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 
-use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use serve_process::ServeProcess;
+use serve_process::{read_until, ServeProcess};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -87,7 +86,8 @@ async fn audit_of(s: &ServeProcess, id: &str) -> Vec<Value> {
 async fn c01_c05_a_call_paused_on_one_console_shows_on_another_which_approves_it_and_the_first_delivers_it() {
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
-    let a = start(&console_dir(root.path(), "a", &url));
+    let dir_a = console_dir(root.path(), "a", &url);
+    let a = start(&dir_a);
     let b = start(&console_dir(root.path(), "b", &url));
 
     // B listens to its event stream before A's agent pauses.
@@ -106,7 +106,9 @@ async fn c01_c05_a_call_paused_on_one_console_shows_on_another_which_approves_it
     assert_eq!(on_b.len(), 1);
     assert_eq!((&on_b[0]["id"], &on_b[0]["fingerprint"]), (&on_a[0]["id"], &on_a[0]["fingerprint"]));
     let engine = on_b[0]["engine"].as_str().unwrap().to_owned();
-    assert!(engine.starts_with("local@a") || engine.starts_with("local@"), "A's local engine, named per console: {engine}");
+    // A's local engine, named after the instance name A keeps in its data directory.
+    let instance = std::fs::read_to_string(dir_a.join("instance")).unwrap();
+    assert_eq!(engine, format!("local@{}", instance.trim()));
 
     // B decides; A (whose local engine runs the call) delivers it: the tool runs there, once.
     let (status, decided) =
@@ -357,21 +359,4 @@ async fn c05_a_delivery_the_lease_holder_claimed_and_never_finished_is_sent_agai
     assert!(actions.contains(&"delivery.retry".to_owned()), "{actions:?}");
     assert_eq!(actions.iter().filter(|a| a.as_str() == "delivery.delivered").count(), 1, "{actions:?}");
     assert_eq!(b.get("/api/audit/verify").await["ok"], true);
-}
-
-async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)
-where
-    S: futures::Stream<Item = Result<B, E>> + Unpin,
-    B: AsRef<[u8]>,
-    E: std::fmt::Debug,
-{
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !text.contains(needle) {
-        let chunk = tokio::time::timeout_at(deadline, stream.next())
-            .await
-            .unwrap_or_else(|_| panic!("no {needle} in time; got {text}"))
-            .expect("stream open")
-            .unwrap();
-        text.push_str(&String::from_utf8_lossy(chunk.as_ref()));
-    }
 }
