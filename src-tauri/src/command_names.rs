@@ -12,6 +12,8 @@ macro_rules! with_commands {
             queue_counts,
             queue_item,
             previous_call,
+            viewing,
+            stop_viewing,
             approve,
             approve_edited,
             decline,

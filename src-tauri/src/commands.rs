@@ -4,6 +4,7 @@
 use approval_console::app::audit::AuditPage;
 use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
 use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
+use approval_console::app::presence::Presence;
 use approval_console::app::query::{AuditQuery, QueueCountsQuery, QueueQuery};
 use approval_console::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
 use approval_console::app::stats::{TeamStats, DEFAULT_DAYS};
@@ -247,6 +248,17 @@ pub async fn save_expiry_settings(app: State<'_, App>, settings: Checked<ExpiryS
 #[tauri::command]
 pub async fn snooze(app: State<'_, App>, id: String, secs: u64) -> Answer<QueueItem> {
     Ok(app.snooze(&id, secs, &app.local_actor(CHANNEL)).await?)
+}
+
+/// The window has call `id` open (every `heartbeatSecs` while it does): who else has, on any console.
+#[tauri::command]
+pub async fn viewing(app: State<'_, App>, id: String) -> Answer<Presence> {
+    Ok(app.viewing(&id, &app.local_actor(CHANNEL)).await?)
+}
+
+#[tauri::command]
+pub async fn stop_viewing(app: State<'_, App>, id: String) -> Answer<()> {
+    Ok(app.stop_viewing(&id, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]

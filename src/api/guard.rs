@@ -42,6 +42,8 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::POST, "/api/queue/{id}/resume", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/approve-edited", Some(Role::Operator)),
     (Method::POST, "/api/queue/{id}/snooze", Some(Role::Operator)),
+    (Method::POST, "/api/queue/{id}/viewers", Some(Role::Operator)),
+    (Method::DELETE, "/api/queue/{id}/viewers", Some(Role::Operator)),
     (Method::GET, "/api/events", Some(Role::Operator)),
     (Method::GET, "/api/audit", Some(Role::Operator)),
     (Method::GET, "/api/audit/verify", Some(Role::Operator)),

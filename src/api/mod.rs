@@ -9,6 +9,7 @@ mod grants;
 pub mod guard;
 mod mastra;
 mod notifications;
+mod presence;
 mod safety;
 mod ui;
 
@@ -51,6 +52,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(console::routes())
         .merge(engines::routes())
         .merge(notifications::routes())
+        .merge(presence::routes())
         .merge(safety::routes())
         .merge(expiry::routes())
         .merge(grants::routes())

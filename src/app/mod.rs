@@ -9,6 +9,7 @@ pub mod lock;
 pub mod mastra;
 pub mod metrics;
 pub mod notifications;
+pub mod presence;
 pub mod query;
 pub mod queue;
 pub mod stats;

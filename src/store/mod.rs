@@ -15,6 +15,7 @@ pub mod grants;
 pub mod lease;
 pub mod memory;
 pub mod outbox;
+pub mod presence;
 pub mod private;
 pub mod queue;
 pub mod resolutions;

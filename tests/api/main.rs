@@ -18,6 +18,7 @@ mod metrics;
 mod old_database;
 mod outbox;
 mod policy;
+mod presence;
 mod previous;
 mod principals;
 mod queue_view;

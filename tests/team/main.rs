@@ -360,3 +360,41 @@ async fn c05_a_delivery_the_lease_holder_claimed_and_never_finished_is_sent_agai
     assert_eq!(actions.iter().filter(|a| a.as_str() == "delivery.delivered").count(), 1, "{actions:?}");
     assert_eq!(b.get("/api/audit/verify").await["ok"], true);
 }
+
+/// A credential made with the CLI on the team's database: it works on every console.
+fn operator_token(dir: &Path, url: &str, name: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", dir.to_str().unwrap(), "tokens", "add", name, "--role", "operator"])
+        .env("APPROVAL_CONSOLE_DATABASE_URL", url)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
+}
+
+/// `token`'s heartbeat on call `id` through console `s`: who else has it open.
+async fn viewers(s: &ServeProcess, token: &str, id: &str) -> Vec<String> {
+    let r = reqwest::Client::new().post(format!("{}/api/queue/{id}/viewers", s.base)).bearer_auth(token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body: Value = r.json().await.unwrap();
+    body["viewers"].as_array().unwrap().iter().map(|v| v["viewer"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn c02_operators_on_two_consoles_see_each_other_on_the_call_they_both_have_open() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let (dir_a, dir_b) = (console_dir(root.path(), "a", &url), console_dir(root.path(), "b", &url));
+    let (a, b) = (start(&dir_a), start(&dir_b));
+    let (alice, bob) = (operator_token(&dir_a, &url, "alice"), operator_token(&dir_b, &url, "bob"));
+    pause(&a, "rec-1").await;
+    let id = pending(&a).await[0]["id"].as_str().unwrap().to_owned();
+
+    assert!(viewers(&a, &alice, &id).await.is_empty());
+    assert_eq!(viewers(&b, &bob, &id).await, ["alice (web)"], "bob on B sees alice, who opened it on A");
+    assert_eq!(viewers(&a, &alice, &id).await, ["bob (web)"], "and alice on A sees bob");
+    let r = reqwest::Client::new().delete(format!("{}/api/queue/{id}/viewers", b.base)).bearer_auth(&bob).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert!(viewers(&a, &alice, &id).await.is_empty(), "bob closed it on B: alice on A sees nobody");
+}

@@ -444,6 +444,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/viewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The caller has the call open (say so every `heartbeatSecs` while it stays open): who else has. */
+        post: operations["viewing"];
+        /** The caller closed the call: the others stop seeing them at once. */
+        delete: operations["stop_viewing"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session": {
         parameters: {
             query?: never;
@@ -1017,6 +1035,19 @@ export interface components {
             /** Format: int64 */
             pending: number;
         };
+        /** @description The answer to a heartbeat: who else has the call open, and when to say so again. */
+        Presence: {
+            /**
+             * Format: int64
+             * @description Seconds until the next heartbeat is due.
+             */
+            heartbeatSecs: number;
+            /**
+             * @description Everyone else seen on this call within the last `PRESENCE_TTL`, longest there first; the
+             *     caller is never listed (whichever window they use).
+             */
+            viewers: components["schemas"]["Viewer"][];
+        };
         /**
          * @description `{item}`: the call decided last by an operator before a given one, of the same engine, thread
          *     and tool, with its decision; null when there is none (no thread, or the first of its kind).
@@ -1306,6 +1337,21 @@ export interface components {
             checked: number;
             firstBad: null | components["schemas"]["BadEntry"];
             ok: boolean;
+        };
+        /** @description Someone who has a call open. */
+        Viewer: {
+            /**
+             * Format: date-time
+             * @description Their last heartbeat.
+             */
+            seenAt: string;
+            /**
+             * Format: date-time
+             * @description Since when they have had it open (their first heartbeat in a row).
+             */
+            since: string;
+            /** @description As the audit log names them, with the channel of their last heartbeat: `alice (web)`. */
+            viewer: string;
         };
     };
     responses: never;
@@ -2718,6 +2764,88 @@ export interface operations {
             };
             /** @description already_decided */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    viewing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recorded; the others who have the call open, on any console of the team */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Presence"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stop_viewing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No longer listed (also when the caller was not) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -33,6 +33,9 @@ export type QueueItem = Schemas['QueueItem'];
 export type QueuePage = Schemas['QueuePage'];
 /** `{item}`: the call of the same tool in the same thread decided last before a given one (`null`: none). */
 export type PreviousCall = Schemas['PreviousCall'];
+/** `{viewers, heartbeatSecs}`: who else has a call open (presence), and when to say so again. */
+export type Presence = Schemas['Presence'];
+export type Viewer = Schemas['Viewer'];
 /**
  * The tab of the queue view a call is under (its `tab`): `pending`, `awaiting_delivery` (decided,
  * in the outbox), `decided` (by an operator, delivery over), `expired` (declined by its time limit,
@@ -222,6 +225,13 @@ export interface Backend {
    * decision (`item: null` when there is none: no thread, or the first such call), to show what changed.
    */
   previousCall(id: string): Promise<PreviousCall>;
+  /**
+   * Says this window has the call open (again every `heartbeatSecs` while it stays open) and answers
+   * who else has it open right now, on any console of the team; the caller is never listed.
+   */
+  viewing(id: string): Promise<Presence>;
+  /** Says this window closed the call, so the others stop seeing it at once. */
+  stopViewing(id: string): Promise<void>;
   /** `fingerprint` must be the one displayed for the item, never a re-fetched one (rule C3). */
   approve(id: string, fingerprint: string): Promise<QueueItem>;
   decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem>;

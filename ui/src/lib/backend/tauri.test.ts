@@ -90,6 +90,8 @@ describe('TauriBackend commands', () => {
     },
     { name: 'getItem', run: (b) => b.getItem('q 1/é'), cmd: 'queue_item', args: { id: 'q 1/é' } },
     { name: 'previousCall', run: (b) => b.previousCall('q 1/é'), cmd: 'previous_call', args: { id: 'q 1/é' } },
+    { name: 'viewing', run: (b) => b.viewing('q 1/é'), cmd: 'viewing', args: { id: 'q 1/é' } },
+    { name: 'stopViewing', run: (b) => b.stopViewing('q 1/é'), cmd: 'stop_viewing', args: { id: 'q 1/é' } },
     { name: 'approve', run: (b) => b.approve('q1', 'sha256:aa'), cmd: 'approve', args: { id: 'q1', fingerprint: 'sha256:aa' } },
     { name: 'decline', run: (b) => b.decline('q1', 'sha256:aa'), cmd: 'decline', args: { id: 'q1', fingerprint: 'sha256:aa' } },
     { name: 'decline (empty reason)', run: (b) => b.decline('q1', 'sha256:aa', ''), cmd: 'decline', args: { id: 'q1', fingerprint: 'sha256:aa' } },
@@ -164,7 +166,7 @@ describe('TauriBackend commands', () => {
       const invoked = mockApp((cmd) => (cmd === 'remove_engine' ? null : answer));
       const got = await c.run(new TauriBackend());
       expect(invoked).toEqual([{ cmd: c.cmd, args: c.args }]);
-      expect(got).toEqual(c.cmd === 'remove_engine' ? undefined : answer);
+      expect(got).toEqual(['remove_engine', 'stop_viewing'].includes(c.cmd) ? undefined : answer);
     });
   }
 

@@ -31,6 +31,7 @@ import {
   type QueueFilter,
   type QueueItem,
   type PreviousCall,
+  type Presence,
   type QueuePage,
   type ResolutionKind,
   type SavedFile,
@@ -49,6 +50,8 @@ export const TAURI_COMMANDS = [
   'save_audit_export',
   'set_language',
   'previous_call',
+  'viewing',
+  'stop_viewing',
   'approve',
   'approve_edited',
   'decline',
@@ -140,6 +143,14 @@ export class TauriBackend implements Backend {
 
   previousCall(id: string): Promise<PreviousCall> {
     return call('previous_call', { id });
+  }
+
+  viewing(id: string): Promise<Presence> {
+    return call('viewing', { id });
+  }
+
+  async stopViewing(id: string): Promise<void> {
+    await call<null>('stop_viewing', { id });
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {

@@ -219,6 +219,8 @@ describe('WebBackend', () => {
     const err = await backend.exportAudit('xlsx' as 'csv').catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('invalid_request');
+    await backend.viewing('q 1/é');
+    await backend.stopViewing('q 1/é');
     expect(seen.map(({ url, method, body }) => ({ url, method, body }))).toEqual([
       { url: '/api/queue?agent=ops&run=r+1&q=rec-4+%22id%22&tab=awaiting_delivery&sort=oldest&limit=100&cursor=9', method: 'GET', body: undefined },
       { url: '/api/queue?tab=pending&limit=50', method: 'GET', body: undefined },
@@ -228,6 +230,8 @@ describe('WebBackend', () => {
       { url: '/api/engines/test', method: 'POST', body: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
       { url: '/api/audit/export?format=jsonl', method: 'GET', body: undefined },
       { url: '/api/audit/export?format=xlsx', method: 'GET', body: undefined },
+      { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'POST', body: undefined },
+      { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'DELETE', body: undefined },
     ]);
     expect(seen[6].accept).not.toBe('application/json');
   });

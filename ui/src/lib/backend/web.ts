@@ -31,6 +31,7 @@ import {
   type QueueFilter,
   type QueueItem,
   type PreviousCall,
+  type Presence,
   type QueuePage,
   type ResolveBody,
   type ResolutionKind,
@@ -90,6 +91,14 @@ export class WebBackend implements Backend {
 
   previousCall(id: string): Promise<PreviousCall> {
     return this.request('GET', `/api/queue/${encodeURIComponent(id)}/previous`);
+  }
+
+  viewing(id: string): Promise<Presence> {
+    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/viewers`);
+  }
+
+  async stopViewing(id: string): Promise<void> {
+    await this.request<void>('DELETE', `/api/queue/${encodeURIComponent(id)}/viewers`);
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {

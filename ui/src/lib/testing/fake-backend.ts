@@ -26,6 +26,7 @@ import {
   type ResolutionKind,
   type Subscriber,
   type SyncReport,
+  type Viewer,
 } from '../backend/backend';
 import { matchesSearch } from '../search';
 import type { TeamStats } from '../team';
@@ -144,6 +145,22 @@ export class FakeBackend implements Backend {
     const i = this.items.get(id);
     if (!i) throw new ApiError('not_found', `no item ${id}`);
     return i;
+  }
+
+  /** Who else has each call open, as the server would answer a heartbeat (the caller never in it). */
+  viewers = new Map<string, Viewer[]>();
+  heartbeatSecs = 10;
+  /** Heartbeats and goodbyes, kept apart from `calls`: an open detail sends them on its own. */
+  presence: { method: 'viewing' | 'stopViewing'; id: string }[] = [];
+
+  async viewing(id: string) {
+    this.presence.push({ method: 'viewing', id });
+    if (!this.items.has(id)) throw new ApiError('not_found', `no item ${id}`);
+    return { viewers: this.viewers.get(id) ?? [], heartbeatSecs: this.heartbeatSecs };
+  }
+
+  async stopViewing(id: string) {
+    this.presence.push({ method: 'stopViewing', id });
   }
 
   /** Like the server: the last decided call (not an expiry) before `id`, same engine, thread and tool; order as inserted. */

@@ -31,6 +31,9 @@ export const detail = {
   /** The identifiers and the rest, below what matters. */
   details: 'Details',
   goneNote: "This call is no longer in the console's queue.",
+  /** Presence: `{who}`, the others who have this call open now (`alice (web), bob (desktop)`). */
+  viewers: 'Also open now: {who}',
+  viewersTitle: 'Someone else is reviewing this call right now, here or on another console of the team',
   agent: 'Agent',
   engine: 'Engine',
   thread: 'Thread',

@@ -25,6 +25,8 @@ export const detail: Messages['detail'] = {
   },
   details: '詳細情報',
   goneNote: 'この呼び出しは、もうコンソールのキューにありません。',
+  viewers: '他に開いている人: {who}',
+  viewersTitle: 'この呼び出しを、ここかチームの別のコンソールで、いま他の人も確認しています',
   agent: 'エージェント',
   engine: 'エンジン',
   thread: 'スレッド',
