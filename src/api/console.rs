@@ -335,6 +335,7 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
     doc.merge(<super::grants::GrantsDoc as OpenApi>::openapi());
     doc.merge(<super::safety::SafetyDoc as OpenApi>::openapi());
     doc.merge(<super::presence::PresenceDoc as OpenApi>::openapi());
+    doc.merge(<super::calls::CallsDoc as OpenApi>::openapi());
     doc
 }
 

@@ -58,7 +58,7 @@ impl From<Error> for ApiError {
             Error::AlreadyApproved { .. } | Error::QuorumTool { .. } => StatusCode::CONFLICT,
             Error::OwnRun { .. } => StatusCode::FORBIDDEN,
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
-            Error::RunExists { .. } => StatusCode::CONFLICT,
+            Error::RunExists { .. } | Error::IdempotencyKeyReused { .. } => StatusCode::CONFLICT,
             Error::MissingArguments => StatusCode::CONFLICT,
             Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::TokenRequired { .. } => StatusCode::BAD_REQUEST,

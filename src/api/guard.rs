@@ -23,6 +23,10 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::POST, "/api/agents/{agent}/generate", Some(Role::Agent)),
     (Method::POST, "/api/agents/{agent}/stream", Some(Role::Agent)),
     (Method::GET, "/api/agents/{agent}/suspended-runs", Some(Role::Agent)),
+    // Calls that agents submit themselves: queue one, wait for its decision, withdraw it.
+    (Method::POST, "/api/calls", Some(Role::Agent)),
+    (Method::GET, "/api/calls/{id}", Some(Role::Agent)),
+    (Method::DELETE, "/api/calls/{id}", Some(Role::Agent)),
     // Decisions through the Mastra-shaped routes: an app with its own approval screen is an operator.
     (Method::POST, "/api/agents/{agent}/approve-tool-call", Some(Role::Operator)),
     (Method::POST, "/api/agents/{agent}/decline-tool-call", Some(Role::Operator)),

@@ -1,6 +1,7 @@
 //! The HTTP server of `serve`: the console API (`/api/queue`, `/api/events`, `/api/audit`, …), the
 //! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
 
+mod calls;
 mod console;
 mod engines;
 mod error;
@@ -50,6 +51,7 @@ impl ApiState {
 pub fn router(state: ApiState) -> Router {
     Router::new()
         .merge(console::routes())
+        .merge(calls::routes())
         .merge(engines::routes())
         .merge(notifications::routes())
         .merge(presence::routes())

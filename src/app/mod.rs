@@ -2,6 +2,7 @@
 //! the CLI, the tests and (later) the desktop shell.
 
 pub mod audit;
+pub mod calls;
 pub mod engines;
 pub mod expiry;
 pub mod grants;
@@ -93,7 +94,11 @@ impl App {
         events.watch(db.clone());
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
         let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), events.clone(), agents);
-        let console = Console::new(db.clone(), events.clone(), vec![Arc::new(local.clone()) as Arc<dyn Engine>]);
+        let mut engines = vec![Arc::new(local.clone()) as Arc<dyn Engine>];
+        for source in crate::engine::submitted::Source::ALL {
+            engines.push(Arc::new(crate::engine::submitted::Submitted::new(source, db.clone(), events.clone())));
+        }
+        let console = Console::new(db.clone(), events.clone(), engines);
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());

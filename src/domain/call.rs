@@ -57,6 +57,8 @@ pub enum PauseKind {
     Suspended,
     /// A remote engine paused it; it does not say why.
     Remote,
+    /// The agent submitted it to be asked about (`POST /api/calls`: an HTTP agent, a hook, the MCP gate).
+    Submitted,
 }
 
 /// [`PauseKind`] with what it refers to.

@@ -32,6 +32,7 @@ pub enum ErrorCode {
     QuorumTool,
     AlreadyServing,
     RunExists,
+    IdempotencyKeyReused,
     MissingArguments,
     AmbiguousArguments,
     TokenRequired,
@@ -66,6 +67,7 @@ impl ErrorCode {
             Self::QuorumTool => "quorum_tool",
             Self::AlreadyServing => "already_serving",
             Self::RunExists => "run_exists",
+            Self::IdempotencyKeyReused => "idempotency_key_reused",
             Self::MissingArguments => "missing_arguments",
             Self::AmbiguousArguments => "ambiguous_arguments",
             Self::TokenRequired => "token_required",
@@ -142,6 +144,9 @@ pub enum Error {
     /// A run id given by a client names a run that exists and has not finished.
     #[error("run {run_id} exists and has not finished: choose another run id, or leave it out")]
     RunExists { run_id: String },
+    /// An idempotency key a credential used already, sent with another request than the first time.
+    #[error("idempotency key {key:?} was used for another call ({item}): a retry must send the same request; a new call needs a new key")]
+    IdempotencyKeyReused { key: String, item: String },
     /// The engine did not say with which arguments the call would run: it can only be declined.
     #[error("the engine did not list this call's arguments, so nobody can see what would run: it can only be declined")]
     MissingArguments,
@@ -190,6 +195,7 @@ impl Error {
             Self::QuorumTool { .. } => ErrorCode::QuorumTool,
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
+            Self::IdempotencyKeyReused { .. } => ErrorCode::IdempotencyKeyReused,
             Self::MissingArguments => ErrorCode::MissingArguments,
             Self::AmbiguousArguments { .. } => ErrorCode::AmbiguousArguments,
             Self::TokenRequired { .. } => ErrorCode::TokenRequired,
@@ -210,6 +216,7 @@ impl Error {
             Self::UnsafePermissions { path, .. } => Some(json!({ "path": path })),
             Self::AlreadyApproved { approvals, quorum, .. } => Some(json!({ "approvals": approvals, "quorum": quorum })),
             Self::OwnRun { principal } => Some(json!({ "startedBy": principal })),
+            Self::IdempotencyKeyReused { item, .. } => Some(json!({ "id": item })),
             Self::QuorumTool { tool, quorum, .. } => Some(json!({ "tool": tool, "quorum": quorum })),
             _ => None,
         }

@@ -4,6 +4,7 @@
 pub mod chunk;
 pub mod local;
 pub mod mastra;
+pub mod submitted;
 
 use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use async_trait::async_trait;

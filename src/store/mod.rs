@@ -22,6 +22,7 @@ pub mod resolutions;
 pub mod settings;
 pub mod snapshots;
 pub mod stats;
+pub mod submissions;
 pub mod writer;
 
 use crate::domain::Error;

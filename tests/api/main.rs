@@ -3,6 +3,7 @@
 mod audit;
 mod audit_export;
 mod bad_input;
+mod calls;
 mod cli;
 mod concurrency;
 mod cut_short;

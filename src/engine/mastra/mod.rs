@@ -263,13 +263,17 @@ impl std::fmt::Debug for MastraEngine {
     }
 }
 
-/// Checks an engine name: 1–64 of `A–Z a–z 0–9 . _ -`, and not `local`.
+/// Checks an engine name: 1–64 of `A–Z a–z 0–9 . _ -`, not `local` and not a source of submitted
+/// calls (`http`, `claude-code`, `codex`, `mcp`).
 pub fn check_name(name: &str) -> Result<(), Error> {
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
         return Err(Error::InvalidRequest(format!("engine name {name:?}: use 1–64 letters, digits, '.', '_' or '-'")));
     }
     if name == EngineId::local().as_str() {
         return Err(Error::InvalidRequest("\"local\" is the local engine's name; pick another".into()));
+    }
+    if crate::engine::submitted::Source::parse(name).is_some() {
+        return Err(Error::InvalidRequest(format!("{name:?} is where calls that agents submit themselves are queued; pick another name")));
     }
     Ok(())
 }

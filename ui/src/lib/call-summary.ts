@@ -169,7 +169,8 @@ export type PauseReasonWords = Record<
   | 'predicateFailed'
   | 'predicateFailedNoDetail'
   | 'suspended'
-  | 'remote',
+  | 'remote'
+  | 'submitted',
   string
 >;
 
@@ -193,6 +194,7 @@ export function pauseReasonText(
     case 'predicate':
     case 'suspended':
     case 'remote':
+    case 'submitted':
       return { text: words[reason.kind] };
     case 'requestRule':
       return { text: rule ? words.requestRule : words.requestRuleAny, rule };
@@ -202,6 +204,6 @@ export function pauseReasonText(
     case 'predicateFailed':
       return detail ? { text: words.predicateFailed, detail } : { text: words.predicateFailedNoDetail };
     default:
-      return typeof reason.kind === 'string' && reason.kind !== '' ? { unknown: reason.kind } : null;
+      return typeof reason.kind === 'string' && (reason.kind as string) !== '' ? { unknown: reason.kind } : null;
   }
 }

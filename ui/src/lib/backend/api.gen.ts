@@ -68,6 +68,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queues a call for an operator to decide. Send an `Idempotency-Key` header (1–200 characters,
+         *     unique per call, e.g. the agent's own call id): a retry with it finds the call it queued (200)
+         *     instead of queueing it twice.
+         */
+        post: operations["submit_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a submitted call stands. An agent reads only the calls it submitted. */
+        get: operations["call_status"];
+        put?: never;
+        post?: never;
+        /**
+         * The agent stops waiting: the call leaves the queue (`withdrawn`), so nobody approves what will
+         *     not run. A call decided already keeps its decision: 409 `already_decided`, then read it.
+         */
+        delete: operations["withdraw_call"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/engines": {
         parameters: {
             query?: never;
@@ -631,6 +673,25 @@ export interface components {
          * @enum {string}
          */
         CallKind: "approval" | "suspend";
+        /** @description A submitted call's decision, as its agent gets it. */
+        CallStatus: {
+            /** @description `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit. */
+            args: unknown;
+            /** @description `answered`: the operator's data, valid against the call's `resumeSchema`. */
+            data: unknown;
+            /**
+             * @description `approved`: whether the operator changed the arguments (then `args` has their fingerprint
+             *     `editedFingerprint`).
+             */
+            edited: boolean;
+            editedFingerprint: string | null;
+            /** @description `declined`: nobody decided within the tool's time limit. */
+            expired: boolean;
+            id: string;
+            outcome: components["schemas"]["Outcome"];
+            /** @description `declined`: what the operator said, if anything. */
+            reason: string | null;
+        };
         /** @description One step of a supervisor chain: the agent and the call through which the pause surfaced (S13). */
         ChainLink: {
             agentId: components["schemas"]["AgentId"];
@@ -822,7 +883,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
@@ -925,6 +986,33 @@ export interface components {
          * @enum {string}
          */
         ItemState: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone";
+        /** @description A call an agent asks an operator about. */
+        NewCall: {
+            /** @description Which agent asks (1–200 characters): shown to the operator, and a filter of the queue. */
+            agent: string;
+            /** @description Its arguments, exactly as it would run them; the fingerprint is over `tool` and `args`. */
+            args: unknown;
+            /**
+             * @description What the agent says around the call (a working directory, the event that asked): shown,
+             *     never part of the fingerprint; a JSON object of at most 16 KiB.
+             */
+            context?: unknown;
+            /**
+             * @description With `resumeSchema`: what the agent asks or shows the operator (its `question`, if it is an
+             *     object with one, is the question shown).
+             */
+            payload?: unknown;
+            /**
+             * @description A call that waits for data rather than a yes or no: the JSON Schema the operator's answer
+             *     must meet (`resume` decisions). Without it, the call is approved or declined.
+             */
+            resumeSchema?: unknown;
+            source?: null | components["schemas"]["Source"];
+            /** @description The conversation or session the call belongs to, if any (1–200 characters). */
+            thread?: string | null;
+            /** @description The tool the agent wants to run (1–200 characters). */
+            tool: string;
+        };
         /** @description A new remote engine. */
         NewEngine: {
             /** @description The server's base URL, e.g. `http://127.0.0.1:4111`. */
@@ -1011,10 +1099,15 @@ export interface components {
             p90Secs: number | null;
         };
         /**
+         * @description Where a submitted call stands, as its agent needs to know.
+         * @enum {string}
+         */
+        Outcome: "pending" | "approved" | "declined" | "answered" | "withdrawn";
+        /**
          * @description Why a call paused, for the operator (the local engine knows; a remote engine does not say).
          * @enum {string}
          */
-        PauseKind: "tool" | "request" | "requestRule" | "agentRule" | "predicate" | "predicateFailed" | "suspended" | "remote";
+        PauseKind: "tool" | "request" | "requestRule" | "agentRule" | "predicate" | "predicateFailed" | "suspended" | "remote" | "submitted";
         /** @description [`PauseKind`] with what it refers to. */
         PauseReason: {
             /** @description For an agent's rule: the agent. */
@@ -1242,6 +1335,11 @@ export interface components {
          */
         SortOrder: "newest" | "oldest";
         /**
+         * @description Where a submitted call comes from. Its engine id is its name.
+         * @enum {string}
+         */
+        Source: "http" | "claude-code" | "codex" | "mcp";
+        /**
          * @description A queue state to list, or `all`.
          * @enum {string}
          */
@@ -1258,6 +1356,16 @@ export interface components {
             result: unknown;
             /** @description `run_again`: the new entry whose approval runs the call again. */
             retryItem: string | null;
+        };
+        /** @description A submitted call as queued. */
+        SubmittedCall: {
+            /** @description False when the idempotency key found the call an earlier request queued. */
+            created: boolean;
+            fingerprint: string;
+            id: string;
+            source: components["schemas"]["Source"];
+            /** @description Where it stands now (also for a retry that found a call decided meanwhile). */
+            status: components["schemas"]["CallStatus"];
         };
         /** @description What a sync now did, and the engine after it. */
         SyncAnswer: {
@@ -1505,6 +1613,176 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submit_call: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry find the call the first request queued */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewCall"];
+            };
+        };
+        responses: {
+            /** @description Queued by an earlier request with the same Idempotency-Key and the same call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmittedCall"];
+                };
+            };
+            /** @description Queued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmittedCall"];
+                };
+            };
+            /** @description invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description idempotency_key_reused: the key came with another call before (details: id) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    call_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /**
+                 * @description Hold the request until the call is decided, at most this many seconds (0–60; default 0:
+                 *     answer at once). Ask again while `outcome` is `pending`.
+                 */
+                waitSecs: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call's outcome so far */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallStatus"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such submitted call of this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    withdraw_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description already_decided */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

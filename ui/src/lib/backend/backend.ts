@@ -356,6 +356,8 @@ export type KnownErrorCode =
   | 'storage_busy'
   /** A `runId` chosen by a client names a run that exists and has not finished. */
   | 'run_exists'
+  /** An agent's Idempotency-Key came with another call before (`POST /api/calls`; details: `id`). */
+  | 'idempotency_key_reused'
   /** The engine did not list the call's arguments: it can only be declined. */
   | 'missing_arguments'
   /** Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers). */

@@ -27,6 +27,7 @@ export const detail = {
     predicateFailedNoDetail: "The request's approval check failed, so approval is required",
     suspended: 'The tool stopped to ask a question',
     remote: 'The remote engine paused it',
+    submitted: 'The agent asked before running it',
   },
   /** The identifiers and the rest, below what matters. */
   details: 'Details',

@@ -22,6 +22,7 @@ export const detail: Messages['detail'] = {
     predicateFailedNoDetail: 'リクエストの承認チェックが失敗したため、承認が必要です',
     suspended: 'ツールが質問のために一時停止しました',
     remote: 'リモートエンジンが一時停止しました',
+    submitted: 'エージェントが実行前に確認を求めました',
   },
   details: '詳細情報',
   goneNote: 'この呼び出しは、もうコンソールのキューにありません。',

@@ -1,0 +1,89 @@
+//! Calls that agents submit themselves, over HTTP: queue one, wait for its decision, withdraw it.
+
+use super::error::{ApiResult, ErrorBody};
+use super::{ApiQuery, ApiState, Caller};
+use crate::app::calls::{CallStatus, NewCall, Outcome, SubmittedCall, MAX_WAIT};
+use crate::engine::submitted::Source;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::time::Duration;
+use utoipa::OpenApi;
+
+pub fn routes() -> Router<ApiState> {
+    Router::new().route("/api/calls", post(submit)).route("/api/calls/{id}", get(status).delete(withdraw))
+}
+
+/// Queues a call for an operator to decide. Send an `Idempotency-Key` header (1–200 characters,
+/// unique per call, e.g. the agent's own call id): a retry with it finds the call it queued (200)
+/// instead of queueing it twice.
+#[utoipa::path(post, path = "/api/calls", operation_id = "submit_call", request_body = NewCall,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry find the call the first request queued")),
+    responses(
+        (status = 201, description = "Queued", body = SubmittedCall),
+        (status = 200, description = "Queued by an earlier request with the same Idempotency-Key and the same call", body = SubmittedCall),
+        (status = 400, description = "invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "idempotency_key_reused: the key came with another call before (details: id)", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody)))]
+async fn submit(
+    State(state): State<ApiState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Result<Json<NewCall>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<SubmittedCall>)> {
+    let Json(call) = body?;
+    let key = match headers.get("idempotency-key") {
+        None => None,
+        Some(v) => Some(v.to_str().map_err(|_| super::ApiError::invalid("Idempotency-Key: visible ASCII characters only"))?.to_owned()),
+    };
+    let submitted = state.app.submit_call(call, key.as_deref(), &caller.via("api")).await?;
+    let code = if submitted.created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((code, Json(submitted)))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitQuery {
+    /// Hold the request until the call is decided, at most this many seconds (0–60; default 0:
+    /// answer at once). Ask again while `outcome` is `pending`.
+    #[serde(default)]
+    wait_secs: u64,
+}
+
+/// Where a submitted call stands. An agent reads only the calls it submitted.
+#[utoipa::path(get, path = "/api/calls/{id}", operation_id = "call_status", params(("id" = String, Path), WaitQuery),
+    responses((status = 200, description = "The call's outcome so far", body = CallStatus),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, description = "No such submitted call of this credential", body = ErrorBody)))]
+async fn status(
+    State(state): State<ApiState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<WaitQuery>,
+) -> ApiResult<Json<CallStatus>> {
+    if q.wait_secs > MAX_WAIT.as_secs() {
+        return Err(super::ApiError::invalid(format!("waitSecs: 0–{}", MAX_WAIT.as_secs())));
+    }
+    let by = caller.via("api");
+    tokio::select! {
+        answer = state.app.call_status(&id, Duration::from_secs(q.wait_secs), &by) => Ok(Json(answer?)),
+        // A stopping server answers what it knows now rather than holding the request.
+        _ = super::stopped(state.shutdown.clone()) => Ok(Json(state.app.call_status(&id, Duration::ZERO, &by).await?)),
+    }
+}
+
+/// The agent stops waiting: the call leaves the queue (`withdrawn`), so nobody approves what will
+/// not run. A call decided already keeps its decision: 409 `already_decided`, then read it.
+#[utoipa::path(delete, path = "/api/calls/{id}", operation_id = "withdraw_call", params(("id" = String, Path)),
+    responses((status = 200, description = "Withdrawn", body = CallStatus),
+        (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, description = "already_decided", body = ErrorBody)))]
+async fn withdraw(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<CallStatus>> {
+    Ok(Json(state.app.withdraw_call(&id, &caller.via("api")).await?))
+}
+
+#[derive(OpenApi)]
+#[openapi(paths(submit, status, withdraw), components(schemas(NewCall, SubmittedCall, CallStatus, Outcome, Source)))]
+pub struct CallsDoc;

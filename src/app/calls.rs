@@ -1,0 +1,353 @@
+//! Calls that agents submit themselves (`POST /api/calls`), for agents without a connector: the
+//! call is queued like any paused call (fingerprint, grants, expiry, quorum, notifications, audit),
+//! and the agent waits for the decision (`GET /api/calls/{id}?waitSecs=`), or withdraws it when it
+//! stops waiting. An idempotency key makes a retry find the call it queued, never queue it twice.
+
+use super::App;
+use crate::domain::audit::AuditAction;
+use crate::domain::Actor;
+use crate::domain::{
+    AgentId, CallKind, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId, ToolCallId, Verdict,
+};
+use crate::engine::submitted::Source;
+use crate::store::submissions::{self, Submission};
+use crate::store::{audit, queue};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+/// The longest a wait for a decision holds one request (a client waits longer by asking again).
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// Most bytes of a submission's `context` (as JSON).
+const CONTEXT_LIMIT: usize = 16 * 1024;
+
+/// A call an agent asks an operator about.
+#[derive(Clone, Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewCall {
+    /// The tool the agent wants to run (1–200 characters).
+    pub tool: String,
+    /// Its arguments, exactly as it would run them; the fingerprint is over `tool` and `args`.
+    pub args: Value,
+    /// Which agent asks (1–200 characters): shown to the operator, and a filter of the queue.
+    pub agent: String,
+    /// The conversation or session the call belongs to, if any (1–200 characters).
+    #[serde(default)]
+    pub thread: Option<String>,
+    /// A call that waits for data rather than a yes or no: the JSON Schema the operator's answer
+    /// must meet (`resume` decisions). Without it, the call is approved or declined.
+    #[serde(default)]
+    pub resume_schema: Option<Value>,
+    /// With `resumeSchema`: what the agent asks or shows the operator (its `question`, if it is an
+    /// object with one, is the question shown).
+    #[serde(default)]
+    pub payload: Option<Value>,
+    /// Where it comes from (default `http`); the hooks and the MCP gate say theirs.
+    #[serde(default)]
+    pub source: Option<Source>,
+    /// What the agent says around the call (a working directory, the event that asked): shown,
+    /// never part of the fingerprint; a JSON object of at most 16 KiB.
+    #[serde(default)]
+    pub context: Option<Value>,
+}
+
+/// A submitted call as queued.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubmittedCall {
+    pub id: String,
+    #[schema(value_type = String)]
+    pub fingerprint: Fingerprint,
+    pub source: Source,
+    /// False when the idempotency key found the call an earlier request queued.
+    pub created: bool,
+    /// Where it stands now (also for a retry that found a call decided meanwhile).
+    pub status: CallStatus,
+}
+
+/// Where a submitted call stands, as its agent needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Nobody decided yet: ask again.
+    Pending,
+    /// Run it, with `args` (the operator's edit when `edited`).
+    Approved,
+    /// Do not run it; `reason` says why (`expired` when nobody decided in time).
+    Declined,
+    /// The operator answered a call that waits for data: `data`.
+    Answered,
+    /// It no longer waits: withdrawn by the agent, or ended otherwise. Do not run it.
+    Withdrawn,
+}
+
+/// A submitted call's decision, as its agent gets it.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallStatus {
+    pub id: String,
+    pub outcome: Outcome,
+    /// `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit.
+    #[schema(required = true)]
+    pub args: Option<Value>,
+    /// `approved`: whether the operator changed the arguments (then `args` has their fingerprint
+    /// `editedFingerprint`).
+    pub edited: bool,
+    #[schema(value_type = Option<String>, required = true)]
+    pub edited_fingerprint: Option<Fingerprint>,
+    /// `declined`: what the operator said, if anything.
+    #[schema(required = true)]
+    pub reason: Option<String>,
+    /// `declined`: nobody decided within the tool's time limit.
+    pub expired: bool,
+    /// `answered`: the operator's data, valid against the call's `resumeSchema`.
+    #[schema(required = true)]
+    pub data: Option<Value>,
+}
+
+impl App {
+    /// Queues `call` for `by` (an agent credential, or better), under `idempotency_key` if given:
+    /// the same key with the same request finds the call queued the first time (`created` false);
+    /// with another request it is `idempotency_key_reused`.
+    pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
+        by.require(Role::Agent)?;
+        let paused = checked(&call)?;
+        let source = call.source.unwrap_or(Source::Http);
+        let request_hash = {
+            let canonical = crate::domain::canonical_json(&serde_json::to_value(&call).expect("a call serializes"))
+                .map_err(|e| Error::InvalidRequest(format!("the call cannot be read as JSON: {e}")))?;
+            format!("sha256:{}", hex::encode(Sha256::digest(canonical.as_bytes())))
+        };
+        let key = match idempotency_key {
+            Some(k) => {
+                let k = k.trim();
+                if k.is_empty() || k.len() > 200 || k.chars().any(char::is_control) {
+                    return Err(Error::InvalidRequest("Idempotency-Key: 1–200 characters, none of them control characters".into()));
+                }
+                k.to_owned()
+            }
+            None => format!("auto:{}", paused.run_id),
+        };
+        let principal_key = by.principal.key();
+        let mut tx = self.db.begin_write().await?;
+        if let Some(earlier) = submissions::by_key(&mut tx, &principal_key, &key).await? {
+            if earlier.request_hash != request_hash {
+                return Err(Error::IdempotencyKeyReused { key, item: earlier.item.to_string() });
+            }
+            // Read in this transaction: the first request's call may be in the same batch, not
+            // committed yet; answering only after the commit, it is durable when the agent hears of it.
+            let entry =
+                queue::get(&mut tx, &earlier.item).await?.ok_or_else(|| Error::not_found(format!("queue item {}", earlier.item)))?;
+            tx.commit().await?;
+            return Ok(SubmittedCall {
+                id: earlier.item.to_string(),
+                fingerprint: entry.queued.call.fingerprint.clone(),
+                source,
+                created: false,
+                status: status_of(&entry),
+            });
+        }
+        let item = queue::insert_pending(&mut tx, &paused).await?;
+        let stored = submissions::insert(
+            &mut tx,
+            &Submission {
+                item: item.id.clone(),
+                principal_key: principal_key.clone(),
+                idempotency_key: key,
+                request_hash,
+                context: call.context.clone(),
+                submitted_at: item.paused_at,
+            },
+        )
+        .await?;
+        if !stored {
+            return Err(Error::StorageBusy);
+        }
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &format!("agent:{}", by.audit_name()),
+                action: AuditAction::CallPaused,
+                queue_item_id: Some(item.id.as_str()),
+                tool_name: Some(&paused.tool_name),
+                fingerprint: Some(paused.fingerprint.as_str()),
+                details: json!({ "runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind,
+                    "args": paused.args, "source": source, "submittedBy": principal_key, "context": call.context }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.events.changed();
+        let entry = self.console.item(&item.id).await?;
+        Ok(SubmittedCall { id: item.id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
+    }
+
+    /// Where submitted call `id` stands; with `wait`, holds the request until it is decided or
+    /// `wait` (at most [`MAX_WAIT`]) passes. An agent sees only the calls it submitted (another's
+    /// is `not_found`); operators see any.
+    pub async fn call_status(&self, id: &str, wait: Duration, by: &Actor) -> Result<CallStatus, Error> {
+        by.require(Role::Agent)?;
+        let id = ItemId::new(id);
+        // Listen before reading: a decision between the read and the wait is not missed.
+        let mut events = self.events.subscribe();
+        let mut entry = self.submitted_entry(&id, by).await?;
+        let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
+        while entry.queued.state == ItemState::Pending {
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Err(_) => break,
+                Ok(Ok(e)) if e.id != id => continue,
+                // Our call changed, or events were missed (lagged) or the feed stopped: read again.
+                Ok(Ok(_)) | Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {}
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => {
+                    tokio::time::sleep_until(deadline).await;
+                }
+            }
+            entry = self.console.item(&id).await?;
+        }
+        Ok(status_of(&entry))
+    }
+
+    /// The agent stopped waiting for submitted call `id` (a hook's timeout): it leaves the queue as
+    /// `gone`, audited, so nobody approves what will not run. A call decided already is
+    /// `already_decided`; its decision stands (read it with [`App::call_status`]).
+    pub async fn withdraw_call(&self, id: &str, by: &Actor) -> Result<CallStatus, Error> {
+        by.require(Role::Agent)?;
+        let id = ItemId::new(id);
+        let entry = self.submitted_entry(&id, by).await?;
+        let mut tx = self.db.begin_write().await?;
+        if !queue::transition(&mut tx, &id, ItemState::Pending, ItemState::Gone).await? {
+            drop(tx);
+            let now = self.console.item(&id).await?;
+            return Err(Error::AlreadyDecided { state: now.queued.state });
+        }
+        audit::append(
+            &mut tx,
+            audit::Record {
+                actor: &format!("agent:{}", by.audit_name()),
+                action: AuditAction::CallGone,
+                queue_item_id: Some(id.as_str()),
+                tool_name: Some(&entry.queued.call.tool_name),
+                fingerprint: Some(entry.queued.call.fingerprint.as_str()),
+                details: json!({ "why": "the agent withdrew the call: it stopped waiting for a decision" }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.events.changed();
+        Ok(status_of(&self.console.item(&id).await?))
+    }
+
+    async fn submitted_entry(&self, id: &ItemId, by: &Actor) -> Result<queue::Entry, Error> {
+        let submission = {
+            let mut conn = self.db.pool().acquire().await?;
+            submissions::of_item(&mut conn, id).await?
+        };
+        let hidden = match &submission {
+            None => true,
+            Some(s) => by.principal.role < Role::Operator && s.principal_key != by.principal.key(),
+        };
+        if hidden {
+            return Err(Error::not_found(format!("submitted call {id}")));
+        }
+        self.console.item(id).await
+    }
+}
+
+/// The queue call a submission stands for, or why it is refused.
+fn checked(call: &NewCall) -> Result<PausedCall, Error> {
+    let text = |what: &str, value: &str| -> Result<(), Error> {
+        if value.trim().is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
+            return Err(Error::InvalidRequest(format!("{what}: 1–200 characters, none of them control characters")));
+        }
+        Ok(())
+    };
+    text("tool", &call.tool)?;
+    text("agent", &call.agent)?;
+    if let Some(thread) = &call.thread {
+        text("thread", thread)?;
+    }
+    if let Some(context) = &call.context {
+        if !context.is_object() {
+            return Err(Error::InvalidRequest("context: a JSON object".into()));
+        }
+        if context.to_string().len() > CONTEXT_LIMIT {
+            return Err(Error::InvalidRequest(format!("context: at most {CONTEXT_LIMIT} bytes of JSON")));
+        }
+    }
+    if call.payload.is_some() && call.resume_schema.is_none() {
+        return Err(Error::InvalidRequest("payload goes with resumeSchema: a call that waits for data".into()));
+    }
+    if let Some(schema) = &call.resume_schema {
+        if !schema.is_object() && !schema.is_boolean() {
+            return Err(Error::InvalidRequest("resumeSchema: a JSON Schema (an object)".into()));
+        }
+        jsonschema::validator_for(schema).map_err(|e| Error::InvalidRequest(format!("resumeSchema is not a usable JSON Schema: {e}")))?;
+    }
+    let fingerprint =
+        Fingerprint::of(&call.tool, &call.args).map_err(|e| Error::InvalidRequest(format!("args cannot be fingerprinted: {e}")))?;
+    let suspend = call.resume_schema.is_some();
+    let source = call.source.unwrap_or(Source::Http);
+    Ok(PausedCall {
+        engine: source.engine_id(),
+        agent_id: AgentId::new(call.agent.trim()),
+        agent_name: None,
+        thread_id: call.thread.clone(),
+        resource_id: None,
+        run_id: RunId::new(format!("sub_{}", uuid::Uuid::now_v7().simple())),
+        tool_call_id: ToolCallId::new("call"),
+        tool_name: call.tool.clone(),
+        args: call.args.clone(),
+        fingerprint,
+        kind: if suspend { CallKind::Suspend } else { CallKind::Approval },
+        suspend_payload: call.payload.clone(),
+        resume_schema: call.resume_schema.clone(),
+        chain: vec![],
+        pause_reason: Some(PauseReason::of(PauseKind::Submitted)),
+    })
+}
+
+/// What a queue entry means to the agent that submitted it.
+fn status_of(entry: &queue::Entry) -> CallStatus {
+    let mut s = CallStatus {
+        id: entry.queued.id.to_string(),
+        outcome: Outcome::Pending,
+        args: None,
+        edited: false,
+        edited_fingerprint: None,
+        reason: None,
+        expired: false,
+        data: None,
+    };
+    match (&entry.decision, entry.queued.state) {
+        (Some(d), _) => match &d.verdict {
+            Verdict::Approve => {
+                s.outcome = Outcome::Approved;
+                s.args = Some(entry.queued.call.args.clone());
+            }
+            Verdict::ApproveEdited { args, fingerprint } => {
+                s.outcome = Outcome::Approved;
+                s.args = Some(args.clone());
+                s.edited = true;
+                s.edited_fingerprint = Some(fingerprint.clone());
+            }
+            Verdict::Decline { reason } => {
+                s.outcome = Outcome::Declined;
+                s.reason = reason.clone();
+            }
+            Verdict::Expire { after_secs } => {
+                s.outcome = Outcome::Declined;
+                s.expired = true;
+                s.reason = Some(format!("nobody decided within {after_secs} s"));
+            }
+            Verdict::Resume { data } => {
+                s.outcome = Outcome::Answered;
+                s.data = Some(data.clone());
+            }
+        },
+        (None, ItemState::Pending | ItemState::Decided) => {}
+        (None, _) => s.outcome = Outcome::Withdrawn,
+    }
+    s
+}

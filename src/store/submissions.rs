@@ -1,0 +1,66 @@
+//! Submitted calls (`POST /api/calls`): who submitted each one, under which idempotency key, and
+//! what they said around it.
+
+use super::{parse_json, ts};
+use crate::domain::{Error, ItemId};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::{AnyConnection, Row};
+
+/// One submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submission {
+    pub item: ItemId,
+    /// `Principal::key()` of the credential that submitted it.
+    pub principal_key: String,
+    pub idempotency_key: String,
+    pub request_hash: String,
+    pub context: Option<Value>,
+    pub submitted_at: DateTime<Utc>,
+}
+
+/// Stores `s`; false (nothing stored) when its principal used its idempotency key already.
+pub async fn insert(conn: &mut AnyConnection, s: &Submission) -> Result<bool, Error> {
+    let done = sqlx::query(
+        "INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal_key, idempotency_key) DO NOTHING",
+    )
+    .bind(s.item.as_str())
+    .bind(&s.principal_key)
+    .bind(&s.idempotency_key)
+    .bind(&s.request_hash)
+    .bind(s.context.as_ref().map(Value::to_string))
+    .bind(ts(s.submitted_at))
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+const COLUMNS: &str = "SELECT queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at FROM submissions";
+
+/// The submission `principal_key` made under `key`, if any.
+pub async fn by_key(conn: &mut AnyConnection, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
+    let row = sqlx::query(&format!("{COLUMNS} WHERE principal_key = $1 AND idempotency_key = $2"))
+        .bind(principal_key)
+        .bind(key)
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// The submission that queued `item`, if it was submitted.
+pub async fn of_item(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Submission>, Error> {
+    let row = sqlx::query(&format!("{COLUMNS} WHERE queue_item_id = $1")).bind(item.as_str()).fetch_optional(&mut *conn).await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+fn from_row(r: &sqlx::any::AnyRow) -> Result<Submission, Error> {
+    Ok(Submission {
+        item: ItemId::new(r.try_get::<String, _>("queue_item_id")?),
+        principal_key: r.try_get("principal_key")?,
+        idempotency_key: r.try_get("idempotency_key")?,
+        request_hash: r.try_get("request_hash")?,
+        context: r.try_get::<Option<String>, _>("context")?.as_deref().map(parse_json).transpose()?,
+        submitted_at: super::parse_ts(&r.try_get::<String, _>("submitted_at")?)?,
+    })
+}
