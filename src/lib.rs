@@ -8,6 +8,7 @@ pub mod config;
 pub mod console;
 pub mod domain;
 pub mod engine;
+pub mod hook;
 pub mod notify;
 pub mod secrets;
 pub mod store;

@@ -68,7 +68,7 @@ pub struct SubmittedCall {
 }
 
 /// Where a submitted call stands, as its agent needs to know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Nobody decided yet: ask again.
@@ -84,7 +84,7 @@ pub enum Outcome {
 }
 
 /// A submitted call's decision, as its agent gets it.
-#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CallStatus {
     pub id: String,

@@ -188,6 +188,36 @@ pub enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// A coding agent's hook: reads the hook event (PreToolUse or PermissionRequest) on stdin,
+    /// queues the tool call in the console, waits for an operator's decision and prints the
+    /// decision JSON the agent expects. Fails closed: console unreachable, no decision within
+    /// --timeout or bad input → deny, with the reason. The console's URL and an agent credential's
+    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_TOKEN (`tokens add NAME --role agent`).
+    Hook {
+        #[command(subcommand)]
+        agent: HookAgent,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum HookAgent {
+    /// Claude Code (`hooks.PreToolUse` or `hooks.PermissionRequest` in .claude/settings.json): an
+    /// approval with edited input runs the edit (`updatedInput`).
+    ClaudeCode(HookArgs),
+    /// Codex CLI (`PreToolUse` or `PermissionRequest` hooks in its config): allow or deny, never
+    /// edited input (Codex refuses it).
+    Codex(HookArgs),
+}
+
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The console's address (where `serve` or the desktop app listens).
+    #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = "http://127.0.0.1:4319")]
+    pub url: String,
+    /// Seconds to wait for a decision before denying (and withdrawing the call from the queue).
+    /// Keep it below the hook's own timeout in the agent's settings (Claude Code: 60 s by default).
+    #[arg(long, env = "APPROVAL_CONSOLE_HOOK_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
 }
 
 #[derive(Subcommand)]

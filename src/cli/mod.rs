@@ -4,6 +4,7 @@ mod args;
 mod audit;
 mod decide;
 mod engines;
+mod hook;
 mod policy;
 mod queue;
 mod secret;
@@ -56,6 +57,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::Hook { agent } => return Ok(hook::run(agent).await),
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         _ => {}
     }
@@ -97,7 +99,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
-        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } => unreachable!("handled above"),
+        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } | Command::Hook { .. } => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)
 }

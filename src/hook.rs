@@ -1,0 +1,260 @@
+//! Coding agents' hooks (`approval-console hook claude-code|codex`): the hook event a coding agent
+//! writes on the hook's stdin becomes a submitted call ([`crate::app::calls::NewCall`]), and the
+//! call's outcome becomes the decision JSON that agent reads from the hook's stdout. Both agents use
+//! the same event names and shapes for `PreToolUse` and `PermissionRequest`; they differ in what an
+//! answer may carry (Claude Code takes edited input, Codex refuses it and fails closed).
+//!
+//! Fail closed: whatever goes wrong — unreadable input, an event this hook does not answer, the
+//! console unreachable, no decision in time — the answer is a deny with the reason, never an allow.
+
+use crate::app::calls::{CallStatus, NewCall, Outcome};
+use crate::engine::submitted::Source;
+use serde_json::{json, Value};
+
+/// Which coding agent runs the hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+}
+
+impl Agent {
+    pub fn source(self) -> Source {
+        match self {
+            Agent::ClaudeCode => Source::ClaudeCode,
+            Agent::Codex => Source::Codex,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.source().as_str()
+    }
+}
+
+/// The hook events answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Before a tool runs: `permissionDecision` allow / deny.
+    PreToolUse,
+    /// Where the agent would ask its user: `decision.behavior` allow / deny.
+    PermissionRequest,
+}
+
+impl Event {
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PermissionRequest => "PermissionRequest",
+        }
+    }
+}
+
+/// A hook event as read from stdin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookEvent {
+    pub event: Event,
+    pub tool_name: String,
+    pub tool_input: Value,
+    pub session_id: Option<String>,
+    pub tool_use_id: Option<String>,
+    pub cwd: Option<String>,
+    pub permission_mode: Option<String>,
+}
+
+/// Why an input cannot be asked about; the hook denies with it. `event` is the event it names, if
+/// it names one this hook answers (the deny is shaped for it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadInput {
+    pub event: Option<Event>,
+    pub reason: String,
+}
+
+/// Reads the event JSON a coding agent wrote on stdin.
+pub fn parse(input: &str) -> Result<HookEvent, BadInput> {
+    let value: Value =
+        serde_json::from_str(input).map_err(|e| BadInput { event: None, reason: format!("the hook input is not JSON: {e}") })?;
+    let Some(obj) = value.as_object() else {
+        return Err(BadInput { event: None, reason: "the hook input is not a JSON object".into() });
+    };
+    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_owned);
+    let event = match text("hook_event_name").as_deref() {
+        Some("PreToolUse") => Event::PreToolUse,
+        Some("PermissionRequest") => Event::PermissionRequest,
+        Some(other) => {
+            return Err(BadInput {
+                event: None,
+                reason: format!(
+                    "this hook answers PreToolUse and PermissionRequest, not {other:?}: check the hook's event in the settings"
+                ),
+            })
+        }
+        None => return Err(BadInput { event: None, reason: "the hook input has no hook_event_name".into() }),
+    };
+    let bad = |reason: String| BadInput { event: Some(event), reason };
+    let tool_name = text("tool_name").filter(|t| !t.is_empty()).ok_or_else(|| bad("the hook input has no tool_name".into()))?;
+    let tool_input = obj.get("tool_input").cloned().ok_or_else(|| bad("the hook input has no tool_input".into()))?;
+    Ok(HookEvent {
+        event,
+        tool_name,
+        tool_input,
+        session_id: text("session_id").filter(|s| !s.is_empty()),
+        tool_use_id: text("tool_use_id").filter(|s| !s.is_empty()),
+        cwd: text("cwd"),
+        permission_mode: text("permission_mode"),
+    })
+}
+
+impl HookEvent {
+    /// The call to queue: the tool and its input as the agent would run them, the session as the
+    /// thread, and the working directory and event around it.
+    pub fn call(&self, agent: Agent) -> NewCall {
+        let mut context = serde_json::Map::new();
+        context.insert("event".into(), json!(self.event.name()));
+        for (k, v) in [("cwd", &self.cwd), ("permissionMode", &self.permission_mode), ("toolUseId", &self.tool_use_id)] {
+            if let Some(v) = v {
+                context.insert(k.into(), json!(v));
+            }
+        }
+        NewCall {
+            tool: self.tool_name.clone(),
+            args: self.tool_input.clone(),
+            agent: agent.name().to_owned(),
+            thread: self.session_id.clone(),
+            resume_schema: None,
+            payload: None,
+            source: Some(agent.source()),
+            context: Some(Value::Object(context)),
+        }
+    }
+
+    /// The idempotency key of this call: the agent's own tool-use id where it sends one (a hook run
+    /// again for the same call finds it queued), else `None` (each run queues anew).
+    pub fn idempotency_key(&self, agent: Agent) -> Option<String> {
+        let id = self.tool_use_id.as_ref()?;
+        Some(format!("{}:{}:{}:{id}", agent.name(), self.event.name(), self.session_id.as_deref().unwrap_or("-")))
+    }
+}
+
+/// The answer for a decided call: allow (with the edited input where the agent takes it) or deny.
+pub fn answer(agent: Agent, event: Event, status: &CallStatus) -> Value {
+    match status.outcome {
+        Outcome::Approved => {
+            let edited = status.edited.then(|| status.args.clone()).flatten();
+            if edited.is_some() && agent == Agent::Codex {
+                // Codex fails closed on updatedInput; the console offers no edit for its calls.
+                return deny(agent, Some(event), "the operator edited the input, which Codex cannot run: ask again");
+            }
+            allow(event, edited, "approved in Approval Console")
+        }
+        Outcome::Declined => {
+            let why = match (&status.reason, status.expired) {
+                (Some(r), true) => format!("nobody decided in time in Approval Console ({r})"),
+                (Some(r), false) => format!("declined in Approval Console: {r}"),
+                (None, _) => "declined in Approval Console".to_owned(),
+            };
+            deny(agent, Some(event), &why)
+        }
+        Outcome::Answered => deny(agent, Some(event), "Approval Console answered with data, which a hook cannot pass on"),
+        Outcome::Withdrawn => deny(agent, Some(event), "the call left the Approval Console queue undecided"),
+        Outcome::Pending => deny(agent, Some(event), "no decision in Approval Console"),
+    }
+}
+
+fn allow(event: Event, updated_input: Option<Value>, reason: &str) -> Value {
+    match event {
+        Event::PreToolUse => {
+            let mut out = json!({ "hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": reason });
+            if let Some(input) = updated_input {
+                out["updatedInput"] = input;
+            }
+            json!({ "hookSpecificOutput": out })
+        }
+        Event::PermissionRequest => {
+            let mut decision = json!({ "behavior": "allow" });
+            if let Some(input) = updated_input {
+                decision["updatedInput"] = input;
+            }
+            json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
+        }
+    }
+}
+
+/// A deny with `reason` (the agent shows it to its model), shaped for `event`; an input that named
+/// no event this hook answers gets a `PreToolUse` deny, the shape both agents read before a tool runs.
+pub fn deny(_agent: Agent, event: Option<Event>, reason: &str) -> Value {
+    match event.unwrap_or(Event::PreToolUse) {
+        Event::PreToolUse => json!({ "hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason } }),
+        Event::PermissionRequest => json!({ "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest", "decision": { "behavior": "deny", "message": reason } } }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(outcome: Outcome) -> CallStatus {
+        CallStatus {
+            id: "q_1".into(),
+            outcome,
+            args: None,
+            edited: false,
+            edited_fingerprint: None,
+            reason: None,
+            expired: false,
+            data: None,
+        }
+    }
+
+    #[test]
+    fn a_claude_code_pre_tool_use_event_becomes_a_call_with_its_session_as_thread() {
+        let e = parse(
+            r#"{"session_id":"s-1","transcript_path":"/t","cwd":"/repo","permission_mode":"default","hook_event_name":"PreToolUse",
+            "tool_name":"Bash","tool_input":{"command":"rm -rf build","description":"clean"},"tool_use_id":"toolu_1"}"#,
+        )
+        .unwrap();
+        let call = e.call(Agent::ClaudeCode);
+        assert_eq!((call.tool.as_str(), call.thread.as_deref(), call.agent.as_str()), ("Bash", Some("s-1"), "claude-code"));
+        assert_eq!(call.args, json!({"command": "rm -rf build", "description": "clean"}));
+        assert_eq!(call.context, Some(json!({"event": "PreToolUse", "cwd": "/repo", "permissionMode": "default", "toolUseId": "toolu_1"})));
+        assert_eq!(e.idempotency_key(Agent::ClaudeCode).as_deref(), Some("claude-code:PreToolUse:s-1:toolu_1"));
+    }
+
+    #[test]
+    fn bad_input_names_why_and_the_event_when_it_can() {
+        assert_eq!(parse("not json").unwrap_err().event, None);
+        assert!(parse(r#"{"hook_event_name":"Stop"}"#).unwrap_err().reason.contains("\"Stop\""));
+        let e = parse(r#"{"hook_event_name":"PermissionRequest","tool_input":{}}"#).unwrap_err();
+        assert_eq!((e.event, e.reason.as_str()), (Some(Event::PermissionRequest), "the hook input has no tool_name"));
+    }
+
+    #[test]
+    fn answers_are_shaped_as_each_event_expects_and_only_claude_code_gets_edited_input() {
+        let mut approved = status(Outcome::Approved);
+        approved.args = Some(json!({"command": "ls"}));
+        assert_eq!(
+            answer(Agent::Codex, Event::PreToolUse, &approved)["hookSpecificOutput"]["permissionDecision"],
+            "allow",
+            "an approval without an edit carries no updatedInput"
+        );
+        assert!(answer(Agent::Codex, Event::PreToolUse, &approved)["hookSpecificOutput"].get("updatedInput").is_none());
+        approved.edited = true;
+        let claude = answer(Agent::ClaudeCode, Event::PermissionRequest, &approved);
+        assert_eq!(claude["hookSpecificOutput"]["decision"], json!({"behavior": "allow", "updatedInput": {"command": "ls"}}));
+        let codex = answer(Agent::Codex, Event::PermissionRequest, &approved);
+        assert_eq!(codex["hookSpecificOutput"]["decision"]["behavior"], "deny", "Codex cannot run an edit: fail closed");
+        let mut declined = status(Outcome::Declined);
+        declined.reason = Some("not in prod".into());
+        let out = answer(Agent::ClaudeCode, Event::PreToolUse, &declined);
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(out["hookSpecificOutput"]["permissionDecisionReason"], "declined in Approval Console: not in prod");
+        for o in [Outcome::Pending, Outcome::Withdrawn, Outcome::Answered] {
+            assert_eq!(
+                answer(Agent::ClaudeCode, Event::PreToolUse, &status(o))["hookSpecificOutput"]["permissionDecision"],
+                "deny",
+                "{o:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! `approval-console hook claude-code|codex`, the real binary, against a real console: the hook
+//! event on stdin (as each agent documents it) is queued, the operator's decision comes back as the
+//! JSON that agent reads, and every failure is a deny with the reason — never an allow, never a crash.
+
+use crate::helpers::*;
+use approval_console::domain::Role;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+/// Starts the hook with `input` on stdin; the child's stdout is read by [`finish`].
+fn start_hook(agent: &str, url: &str, token: Option<&str>, timeout: &str, input: &str) -> tokio::process::Child {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
+    cmd.args(["hook", agent, "--timeout", timeout])
+        .env("APPROVAL_CONSOLE_URL", url)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env_remove("APPROVAL_CONSOLE_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(token) = token {
+        cmd.env("APPROVAL_CONSOLE_TOKEN", token);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    tokio::spawn(async move {
+        let _ = stdin.write_all(input.as_bytes()).await;
+    });
+    child
+}
+
+/// The hook's answer: it must exit 0 with one JSON object on stdout.
+async fn finish(child: tokio::process::Child) -> Value {
+    let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await.expect("the hook ends").unwrap();
+    assert!(out.status.success(), "a hook always exits 0 with an answer: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn pre_tool_use(tool: &str, input: Value, tool_use_id: &str) -> String {
+    json!({ "session_id": "sess-42", "transcript_path": "/home/dev/.claude/projects/x.jsonl", "cwd": "/home/dev/shop",
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": tool_use_id })
+    .to_string()
+}
+
+/// The one pending call of `engine`, once the hook queued it.
+async fn queued(t: &TestApp, engine: &str) -> Value {
+    for _ in 0..200 {
+        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == engine) {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the hook queued no call of {engine}")
+}
+
+#[tokio::test]
+async fn c01_claude_code_pre_tool_use_is_queued_and_the_operators_approval_allows_it() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let command = json!({ "command": "rm -rf build/", "description": "Clean the build" });
+    let hook = start_hook("claude-code", &t.base, Some(&token), "20", &pre_tool_use("Bash", command.clone(), "toolu_01"));
+    let call = queued(&t, "claude-code").await;
+    assert_eq!(
+        (call["toolName"].as_str(), call["threadId"].as_str(), call["agentId"].as_str()),
+        (Some("Bash"), Some("sess-42"), Some("claude-code")),
+        "{call}"
+    );
+    assert_eq!(call["args"], command, "the tool input exactly, fingerprinted");
+    assert_eq!(call["allowed"], json!(["approve", "decline", "edit"]), "Claude Code takes edited input");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = finish(hook).await;
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow", "{answer}");
+    assert!(answer["hookSpecificOutput"].get("updatedInput").is_none(), "approved as shown: {answer}");
+}
+
+#[tokio::test]
+async fn claude_code_permission_request_runs_the_input_the_operator_edited() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let input = json!({ "session_id": "sess-42", "cwd": "/home/dev/shop", "hook_event_name": "PermissionRequest",
+        "tool_name": "Write", "tool_input": { "file_path": "/home/dev/shop/.env", "content": "DEBUG=1" } })
+    .to_string();
+    let hook = start_hook("claude-code", &t.base, Some(&token), "20", &input);
+    let call = queued(&t, "claude-code").await;
+    let edited = json!({ "file_path": "/home/dev/shop/.env.local", "content": "DEBUG=1" });
+    let (status, body) = t
+        .post(
+            &format!("/api/queue/{}/approve-edited", call["id"].as_str().unwrap()),
+            json!({ "fingerprint": call["fingerprint"], "args": edited }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = finish(hook).await;
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PermissionRequest");
+    assert_eq!(answer["hookSpecificOutput"]["decision"], json!({ "behavior": "allow", "updatedInput": edited }), "{answer}");
+}
+
+#[tokio::test]
+async fn codex_gets_the_operators_decline_with_the_reason_and_is_never_offered_an_edit() {
+    let t = spawn_app().await;
+    let token = t.token("codex-hook", Role::Agent).await;
+    let hook = start_hook(
+        "codex",
+        &t.base,
+        Some(&token),
+        "20",
+        &pre_tool_use("shell", json!({ "command": ["git", "push", "--force"] }), "call_9"),
+    );
+    let call = queued(&t, "codex").await;
+    assert_eq!(call["allowed"], json!(["approve", "decline"]), "Codex refuses edited input");
+    let (status, _) = t.decline(&call, "no force pushes").await;
+    assert_eq!(status, StatusCode::OK);
+    let answer = finish(hook).await;
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecisionReason"], "declined in Approval Console: no force pushes", "{answer}");
+}
+
+#[tokio::test]
+async fn the_hook_fails_closed_and_says_why() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let input = pre_tool_use("Bash", json!({ "command": "ls" }), "toolu_02");
+    let reason = |a: &Value| a["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default().to_owned();
+    let denied = |a: &Value| a["hookSpecificOutput"]["permissionDecision"] == "deny";
+
+    // Nothing listens there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let a = finish(start_hook("claude-code", &url, Some(&token), "5", &input)).await;
+    assert!(denied(&a) && reason(&a).contains("cannot be reached"), "{a}");
+    // No credential, and a credential the console does not know.
+    let a = finish(start_hook("claude-code", &t.base, None, "5", &input)).await;
+    assert!(denied(&a) && reason(&a).contains("APPROVAL_CONSOLE_TOKEN is not set"), "{a}");
+    let a = finish(start_hook("claude-code", &t.base, Some("ac_wrong"), "5", &input)).await;
+    assert!(denied(&a) && reason(&a).contains("refused APPROVAL_CONSOLE_TOKEN"), "{a}");
+    // Input that is no hook event, and an event this hook does not answer.
+    let a = finish(start_hook("codex", &t.base, Some(&token), "5", "{not json")).await;
+    assert!(denied(&a) && reason(&a).contains("not JSON"), "{a}");
+    let a =
+        finish(start_hook("codex", &t.base, Some(&token), "5", r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{}}"#))
+            .await;
+    assert!(denied(&a) && reason(&a).contains("PostToolUse"), "{a}");
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 0, "nothing was queued so far");
+
+    // Nobody decides within the timeout: denied, and the call leaves the queue.
+    let a = finish(start_hook("claude-code", &t.base, Some(&token), "1", &input)).await;
+    assert!(denied(&a) && reason(&a).contains("no decision within 1 s"), "{a}");
+    let gone = t.count("SELECT COUNT(*) FROM queue_items WHERE engine = 'claude-code' AND state = 'gone'").await;
+    assert_eq!(gone, 1, "withdrawn, so nobody approves what will not run");
+    // The same tool use asked again finds its withdrawn call: still a deny, not a second call.
+    let a = finish(start_hook("claude-code", &t.base, Some(&token), "5", &input)).await;
+    assert!(denied(&a) && reason(&a).contains("left the Approval Console queue"), "{a}");
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 1);
+}
