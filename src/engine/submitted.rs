@@ -5,8 +5,8 @@
 //! ([`Source`]), so the queue's engine filter is a source filter, and its name is reserved.
 
 use super::{ChunkSink, Engine};
-use crate::console::Events;
 use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use crate::store::feed::Events;
 use crate::store::{outbox, queue, Db};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
