@@ -3,7 +3,7 @@
 //! an empty one is the same as none), and their translation into the store's filter.
 
 use super::queue::QueueTab;
-use crate::domain::{CallKind, Error, ItemState};
+use crate::domain::{CallKind, CallSource, Error, ItemState};
 use crate::store::queue;
 use serde::Deserialize;
 
@@ -17,6 +17,10 @@ pub struct QueueQuery {
     #[serde(default, deserialize_with = "blank_is_none")]
     pub tab: Option<TabFilter>,
     pub engine: Option<String>,
+    /// Where calls come from: `local`, `mastra` (any remote engine), or the source of submitted calls
+    /// (`http`, `claude-code`, `codex`, `mcp`).
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub source: Option<CallSource>,
     pub agent: Option<String>,
     pub tool: Option<String>,
     #[serde(default, deserialize_with = "blank_is_none")]
@@ -43,6 +47,8 @@ pub struct QueueQuery {
 #[into_params(parameter_in = Query)]
 pub struct QueueCountsQuery {
     pub engine: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub source: Option<CallSource>,
     pub agent: Option<String>,
     pub tool: Option<String>,
     #[serde(default, deserialize_with = "blank_is_none")]
@@ -129,6 +135,7 @@ where
 /// The filter fields common to a page and the counts; empty strings mean "any".
 pub(crate) fn base_filter(
     engine: &Option<String>,
+    source: Option<CallSource>,
     agent: &Option<String>,
     tool: &Option<String>,
     kind: &Option<CallKind>,
@@ -140,6 +147,7 @@ pub(crate) fn base_filter(
     let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
     Ok(queue::Filter {
         engine: nonempty(engine),
+        source,
         agent: nonempty(agent),
         tool: nonempty(tool),
         kind,

@@ -6,8 +6,8 @@ use super::query::{base_filter, parse_cursor, QueueCountsQuery, QueueQuery, Sort
 use super::App;
 use crate::console::Console;
 use crate::domain::{
-    Actor, CallKind, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Resolution,
-    ResolveRequest, Role, Verdict,
+    Actor, CallKind, CallSource, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason,
+    Resolution, ResolveRequest, Role, Verdict,
 };
 use crate::store::queue;
 use chrono::{DateTime, Utc};
@@ -72,6 +72,13 @@ impl QueueTab {
 pub struct QueueItem {
     pub id: String,
     pub engine: String,
+    /// Where the call comes from (follows from `engine`): the local engine, a remote engine's kind,
+    /// or the source of a call an agent submitted itself.
+    pub source: CallSource,
+    /// What an agent that submitted the call said around it (a hook: its working directory, the
+    /// event); untrusted, never part of the fingerprint. Null for calls of engines.
+    #[schema(required = true)]
+    pub context: Option<Value>,
     pub agent_id: String,
     #[schema(required = true)]
     pub agent_name: Option<String>,
@@ -233,6 +240,8 @@ impl QueueItem {
         let c = q.call;
         Self {
             id: q.id.to_string(),
+            source: CallSource::of_engine(c.engine.as_str()),
+            context: None,
             engine: c.engine.to_string(),
             agent_id: c.agent_id.to_string(),
             agent_name: c.agent_name,
@@ -290,7 +299,7 @@ pub struct QueueCounts {
 impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
     pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
-        let mut filter = base_filter(&q.engine, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let mut filter = base_filter(&q.engine, q.source, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
         match (q.state, q.tab) {
             (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
             (None, Some(tab)) => {
@@ -313,7 +322,7 @@ impl App {
     /// How many calls each tab holds under the filters and search (one query), and how many are
     /// pending under none.
     pub async fn queue_counts(&self, q: &QueueCountsQuery) -> Result<QueueCounts, Error> {
-        let filter = base_filter(&q.engine, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let filter = base_filter(&q.engine, q.source, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
         let mut conn = self.db.pool().acquire().await?;
         let by_state = queue::count_by_state(&mut conn, &filter).await?;
         let pending_total = queue::count_pending(&mut conn).await?;
@@ -359,6 +368,7 @@ impl App {
         }
         self.fill_approvals(&mut items).await?;
         self.fill_resolutions(&mut items, &calls).await?;
+        self.fill_contexts(&mut items).await?;
         Ok(items)
     }
 
@@ -382,6 +392,22 @@ impl App {
                 .into_iter()
                 .map(|a| ApprovalView { operator: a.operator, operator_key: a.operator_key, at: a.approved_at })
                 .collect();
+        }
+        Ok(())
+    }
+
+    /// Submitted calls: what their agent said around them.
+    async fn fill_contexts(&self, items: &mut [QueueItem]) -> Result<(), Error> {
+        let ids: Vec<&str> = items.iter().filter(|i| CallSource::SUBMITTED.contains(&i.source)).map(|i| i.id.as_str()).collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut contexts = {
+            let mut conn = self.db.pool().acquire().await?;
+            crate::store::submissions::contexts_of(&mut conn, &ids).await?
+        };
+        for item in items.iter_mut() {
+            item.context = contexts.remove(&item.id);
         }
         Ok(())
     }

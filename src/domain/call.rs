@@ -13,6 +13,50 @@ pub enum CallKind {
     Suspend,
 }
 
+/// Where a call comes from, as the queue marks and filters it: the local engine, a remote engine's
+/// kind, or the source of a call an agent submitted itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallSource {
+    /// This console's local engine (or, in team mode, another console's).
+    Local,
+    /// A remote Mastra server.
+    Mastra,
+    /// An agent over the HTTP API (`POST /api/calls`).
+    Http,
+    /// Claude Code's hook.
+    ClaudeCode,
+    /// Codex CLI's hook.
+    Codex,
+    /// The MCP gate.
+    Mcp,
+}
+
+impl CallSource {
+    /// The engine ids that are sources of submitted calls.
+    pub const SUBMITTED: [CallSource; 4] = [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallSource::Local => "local",
+            CallSource::Mastra => "mastra",
+            CallSource::Http => "http",
+            CallSource::ClaudeCode => "claude-code",
+            CallSource::Codex => "codex",
+            CallSource::Mcp => "mcp",
+        }
+    }
+
+    /// The source of a call of `engine`: `local` and `local@<instance>` are local engines, the
+    /// submitted sources are engines of their own names, every other engine is a remote Mastra.
+    pub fn of_engine(engine: &str) -> Self {
+        if engine == "local" || engine.starts_with("local@") {
+            return CallSource::Local;
+        }
+        Self::SUBMITTED.into_iter().find(|s| s.as_str() == engine).unwrap_or(CallSource::Mastra)
+    }
+}
+
 /// Where a queue entry is in its life.
 ///
 /// `pending → decided → delivered | failed`; `decided → interrupted` when the process died while the

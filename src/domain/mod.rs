@@ -14,7 +14,7 @@ pub mod safety;
 pub mod schema;
 pub mod text;
 
-pub use call::{CallKind, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
+pub use call::{CallKind, CallSource, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
 pub use decision::{human_secs, Approval, Decision, DecisionKind, DecisionRequest, Delivery, Resolution, ResolveRequest, Verdict};
 pub use error::{Error, ErrorCode, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};

@@ -2,7 +2,7 @@
 
 use super::{decisions, now, parse_json, parse_ts, ts, Dialect};
 use crate::domain::{
-    AgentId, CallKind, Decision, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall, RunId, ToolCallId,
+    AgentId, CallKind, CallSource, Decision, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall, RunId, ToolCallId,
 };
 use sqlx::{any::AnyRow, AnyConnection, Row};
 
@@ -25,6 +25,8 @@ pub struct Filter {
     /// time); `Some(false)`: only entries without such a decision.
     pub expired: Option<bool>,
     pub engine: Option<String>,
+    /// Only calls from this source ([`CallSource::of_engine`] of their engine).
+    pub source: Option<CallSource>,
     pub agent: Option<String>,
     pub tool: Option<String>,
     pub kind: Option<CallKind>,
@@ -358,6 +360,18 @@ fn select_from(filter: &Filter, drive: Drive, dialect: Dialect) -> (String, &'st
     add(" AND q.kind = ?", filter.kind.map(|k| kind_str(k).to_owned()));
     add(" AND q.run_id = ?", filter.run.clone());
     add(" AND q.thread_id = ?", filter.thread.clone());
+    match filter.source {
+        None => {}
+        Some(CallSource::Local) => sql.push_str(" AND (q.engine = 'local' OR q.engine LIKE 'local@%')"),
+        Some(CallSource::Mastra) => {
+            let submitted = CallSource::SUBMITTED.map(|s| format!("'{}'", s.as_str())).join(", ");
+            sql.push_str(&format!(" AND q.engine <> 'local' AND q.engine NOT LIKE 'local@%' AND q.engine NOT IN ({submitted})"));
+        }
+        Some(submitted) => {
+            sql.push_str(" AND q.engine = ?");
+            binds.push(Bind::Text(submitted.as_str().to_owned()));
+        }
+    }
     if with_state && !filter.states.is_empty() {
         sql.push_str(&format!(" AND q.state IN ({})", vec!["?"; filter.states.len()].join(", ")));
         binds.extend(filter.states.iter().map(|s| Bind::Text((*s).to_owned())));

@@ -54,6 +54,27 @@ pub async fn of_item(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<S
     row.as_ref().map(from_row).transpose()
 }
 
+/// The `context` of each of these entries that was submitted with one, by entry id.
+pub async fn contexts_of(conn: &mut AnyConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
+    let mut out = std::collections::HashMap::new();
+    if items.is_empty() {
+        return Ok(out);
+    }
+    let sql = super::numbered(&format!(
+        "SELECT queue_item_id, context FROM submissions WHERE context IS NOT NULL AND queue_item_id IN ({})",
+        vec!["?"; items.len()].join(", ")
+    ));
+    let mut query = sqlx::query(&sql);
+    for item in items {
+        query = query.bind(*item);
+    }
+    for row in query.fetch_all(&mut *conn).await? {
+        let context: String = row.try_get("context")?;
+        out.insert(row.try_get("queue_item_id")?, parse_json(&context)?);
+    }
+    Ok(out)
+}
+
 fn from_row(r: &sqlx::any::AnyRow) -> Result<Submission, Error> {
     Ok(Submission {
         item: ItemId::new(r.try_get::<String, _>("queue_item_id")?),

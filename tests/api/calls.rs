@@ -197,3 +197,35 @@ async fn bad_submissions_get_a_clear_error_and_queue_nothing() {
     let (status, _) = submit(&t, "not-a-token", None, delete_call()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn c01_the_queue_marks_each_calls_source_and_filters_by_it() {
+    let t = spawn_app().await;
+    let bot = t.token("bot", Role::Agent).await;
+    t.generate("delete rec-1").await;
+    submit(&t, &bot, None, delete_call()).await;
+    let mut hooked = delete_call();
+    hooked["source"] = json!("claude-code");
+    hooked["tool"] = json!("Bash");
+    hooked["args"] = json!({ "command": "make deploy" });
+    submit(&t, &bot, None, hooked).await;
+
+    let (_, all) = t.get("/api/queue").await;
+    let sources: Vec<&str> = all["items"].as_array().unwrap().iter().map(|i| i["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["claude-code", "http", "local"], "newest first, each marked");
+    let hook_item = &all["items"][0];
+    assert_eq!(hook_item["context"], json!({ "cwd": "/srv/app" }), "what the agent said around it");
+    assert_eq!(all["items"][2]["context"], Value::Null, "an engine's call has none");
+    for (source, expected) in
+        [("claude-code", vec!["Bash"]), ("http", vec!["delete_record"]), ("local", vec!["delete_record"]), ("mastra", vec![])]
+    {
+        let (status, page) = t.get(&format!("/api/queue?source={source}")).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let tools: Vec<&str> = page["items"].as_array().unwrap().iter().map(|i| i["toolName"].as_str().unwrap()).collect();
+        assert_eq!(tools, expected, "source={source}");
+        let (_, counts) = t.get(&format!("/api/queue/counts?source={source}")).await;
+        assert_eq!(counts["pending"], expected.len(), "counts under source={source}: {counts}");
+    }
+    let (status, body) = t.get("/api/queue?source=slack").await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+}

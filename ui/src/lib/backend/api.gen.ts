@@ -673,6 +673,12 @@ export interface components {
          * @enum {string}
          */
         CallKind: "approval" | "suspend";
+        /**
+         * @description Where a call comes from, as the queue marks and filters it: the local engine, a remote engine's
+         *     kind, or the source of a call an agent submitted itself.
+         * @enum {string}
+         */
+        CallSource: "local" | "mastra" | "http" | "claude-code" | "codex" | "mcp";
         /** @description A submitted call's decision, as its agent gets it. */
         CallStatus: {
             /** @description `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit. */
@@ -1205,6 +1211,11 @@ export interface components {
             args: unknown;
             /** @description Supervisor path, outermost first (S13); empty for a direct call. */
             chain: components["schemas"]["ChainLink"][];
+            /**
+             * @description What an agent that submitted the call said around it (a hook: its working directory, the
+             *     event); untrusted, never part of the fingerprint. Null for calls of engines.
+             */
+            context: unknown;
             decision: null | components["schemas"]["DecisionView"];
             engine: string;
             /**
@@ -1235,6 +1246,11 @@ export interface components {
             /** @description JSON Schema of the resume data (kind `suspend`). */
             resumeSchema: unknown;
             runId: string;
+            /**
+             * @description Where the call comes from (follows from `engine`): the local engine, a remote engine's kind,
+             *     or the source of a call an agent submitted itself.
+             */
+            source: components["schemas"]["CallSource"];
             state: components["schemas"]["ItemState"];
             suspendPayload: unknown;
             /** @description The tab of the queue view this call is listed under (follows from `state`). */
@@ -2441,6 +2457,11 @@ export interface operations {
                 /** @description A tab of the queue view (see `QueueTab`), or `all`. Not with `state`. */
                 tab?: components["schemas"]["TabFilter"];
                 engine?: string;
+                /**
+                 * @description Where calls come from: `local`, `mastra` (any remote engine), or the source of submitted calls
+                 *     (`http`, `claude-code`, `codex`, `mcp`).
+                 */
+                source?: components["schemas"]["CallSource"];
                 agent?: string;
                 tool?: string;
                 kind?: components["schemas"]["CallKind"];
@@ -2497,6 +2518,7 @@ export interface operations {
         parameters: {
             query?: {
                 engine?: string;
+                source?: components["schemas"]["CallSource"];
                 agent?: string;
                 tool?: string;
                 kind?: components["schemas"]["CallKind"];

@@ -41,6 +41,8 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
   const item: QueueItem = {
     id,
     engine: 'local',
+    source: 'local',
+    context: null,
     agentId: 'demo',
     agentName: 'Demo agent',
     threadId: null,
