@@ -5,9 +5,11 @@
 pub mod api;
 pub mod app;
 pub mod config;
+pub mod connector;
 pub mod console;
 pub mod domain;
 pub mod engine;
+pub mod gate;
 pub mod hook;
 pub mod notify;
 pub mod secrets;

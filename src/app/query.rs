@@ -132,30 +132,38 @@ where
     }
 }
 
-/// The filter fields common to a page and the counts; empty strings mean "any".
-pub(crate) fn base_filter(
-    engine: &Option<String>,
-    source: Option<CallSource>,
-    agent: &Option<String>,
-    tool: &Option<String>,
-    kind: &Option<CallKind>,
-    thread: &Option<String>,
-    run: &Option<String>,
-    q: &Option<String>,
-) -> Result<queue::Filter, Error> {
-    let kind = *kind;
-    let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
-    Ok(queue::Filter {
-        engine: nonempty(engine),
-        source,
-        agent: nonempty(agent),
-        tool: nonempty(tool),
-        kind,
-        run: nonempty(run),
-        thread: nonempty(thread),
-        search: q.as_deref().map(queue::Search::parse).transpose()?.flatten(),
-        ..Default::default()
-    })
+impl QueueQuery {
+    /// Its filters and search: what the tab counts of its page apply.
+    pub fn filters(&self) -> QueueCountsQuery {
+        QueueCountsQuery {
+            engine: self.engine.clone(),
+            source: self.source,
+            agent: self.agent.clone(),
+            tool: self.tool.clone(),
+            kind: self.kind,
+            thread: self.thread.clone(),
+            run: self.run.clone(),
+            q: self.q.clone(),
+        }
+    }
+}
+
+impl QueueCountsQuery {
+    /// The store's filter for these fields; empty strings mean "any".
+    pub(crate) fn filter(&self) -> Result<queue::Filter, Error> {
+        let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+        Ok(queue::Filter {
+            engine: nonempty(&self.engine),
+            source: self.source,
+            agent: nonempty(&self.agent),
+            tool: nonempty(&self.tool),
+            kind: self.kind,
+            run: nonempty(&self.run),
+            thread: nonempty(&self.thread),
+            search: self.q.as_deref().map(queue::Search::parse).transpose()?.flatten(),
+            ..Default::default()
+        })
+    }
 }
 
 pub(crate) fn parse_cursor(cursor: Option<&str>) -> Result<Option<i64>, Error> {

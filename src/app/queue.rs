@@ -2,7 +2,7 @@
 //! they allow, pages, decisions taken on a shown fingerprint, the audit log. One surface, so the
 //! HTTP handlers and the desktop commands stay thin.
 
-use super::query::{base_filter, parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
+use super::query::{parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
 use super::App;
 use crate::console::Console;
 use crate::domain::{
@@ -299,7 +299,7 @@ pub struct QueueCounts {
 impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
     pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
-        let mut filter = base_filter(&q.engine, q.source, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let mut filter = q.filters().filter()?;
         match (q.state, q.tab) {
             (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
             (None, Some(tab)) => {
@@ -322,7 +322,7 @@ impl App {
     /// How many calls each tab holds under the filters and search (one query), and how many are
     /// pending under none.
     pub async fn queue_counts(&self, q: &QueueCountsQuery) -> Result<QueueCounts, Error> {
-        let filter = base_filter(&q.engine, q.source, &q.agent, &q.tool, &q.kind, &q.thread, &q.run, &q.q)?;
+        let filter = q.filter()?;
         let mut conn = self.db.pool().acquire().await?;
         let by_state = queue::count_by_state(&mut conn, &filter).await?;
         let pending_total = queue::count_pending(&mut conn).await?;

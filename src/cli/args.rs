@@ -197,6 +197,34 @@ pub enum Command {
         #[command(subcommand)]
         agent: HookAgent,
     },
+    /// An MCP server over stdio in front of another one (`-- COMMAND ARGS…`): it offers the
+    /// upstream's tools, and a call of a tool it asks about runs only once an operator approved it
+    /// in the console (declined → a tool error with the reason). Asked about: tools named with
+    /// --ask, and every tool the upstream does not mark read-only (`readOnlyHint: true`) or marks
+    /// destructive — but not those named with --pass. The console's URL and an agent credential's
+    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_TOKEN, as for the hooks. Fails
+    /// closed: console unreachable or no decision within --timeout → the call is not run.
+    McpGate {
+        /// Always ask about TOOL, whatever the upstream says of it (repeat for more).
+        #[arg(long = "ask", value_name = "TOOL")]
+        ask: Vec<String>,
+        /// Never ask about TOOL: you trust it (repeat for more). --ask wins.
+        #[arg(long = "pass", value_name = "TOOL")]
+        pass: Vec<String>,
+        /// The console's address.
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = approval_console::connector::DEFAULT_URL)]
+        url: String,
+        /// Seconds a call waits for a decision before it fails (and leaves the queue). Keep it
+        /// below your MCP client's request timeout (often 60 s).
+        #[arg(long, env = "APPROVAL_CONSOLE_GATE_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+        /// The calls' agent in the queue [default: the upstream command's name].
+        #[arg(long)]
+        agent: Option<String>,
+        /// The upstream MCP server: its command and arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        upstream: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]

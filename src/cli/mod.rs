@@ -4,6 +4,7 @@ mod args;
 mod audit;
 mod decide;
 mod engines;
+mod gate;
 mod hook;
 mod policy;
 mod queue;
@@ -58,6 +59,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Hook { agent } => return Ok(hook::run(agent).await),
+        Command::McpGate { ask, pass, url, timeout, agent, upstream } => {
+            return gate::run(ask, pass, url, *timeout, agent.as_deref(), upstream).await
+        }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         _ => {}
     }
@@ -99,7 +103,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
-        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } | Command::Hook { .. } => unreachable!("handled above"),
+        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } | Command::Hook { .. } | Command::McpGate { .. } => {
+            unreachable!("handled above")
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -232,3 +232,19 @@ fn the_readme_codex_hook_config_is_toml_that_runs_the_hook() {
 fn regex_lite_match(pattern: &str, tool: &str) -> bool {
     pattern.split('|').any(|p| p == tool || p.strip_suffix(".*").is_some_and(|prefix| tool.starts_with(prefix)))
 }
+
+#[test]
+fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
+    let config: serde_json::Value = serde_json::from_str(&block("json", "mcp-gate")).expect("the client config is JSON");
+    let files = &config["mcpServers"]["files"];
+    assert_eq!(files["command"], "approval-console");
+    let args: Vec<&str> = files["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    let dashes = args.iter().position(|a| *a == "--").expect("the upstream after --");
+    assert_eq!(args[0], "mcp-gate");
+    assert!(args[dashes + 1..].contains(&"@modelcontextprotocol/server-filesystem"), "{args:?}");
+    // The gate's own flags parse as printed.
+    let help = Command::new(env!("CARGO_BIN_EXE_approval-console")).args(&args[..dashes]).arg("--help").output().unwrap();
+    assert!(help.status.success(), "{}", text(&help));
+    let timeout: u64 = args[args.iter().position(|a| *a == "--timeout").unwrap() + 1].parse().unwrap();
+    assert!(timeout < 60, "below the client's request timeout");
+}

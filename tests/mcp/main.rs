@@ -8,6 +8,7 @@ mod crash_loop;
 mod die_with_console;
 mod failures;
 mod filesystem;
+mod gate;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 mod settings;

@@ -167,6 +167,11 @@ impl McpServer {
     /// that may have reached the server is never sent again (it may have had effects); one that
     /// could not even be written (the server had just died) is sent once more to a fresh server.
     pub async fn call(&self, tool: &str, args: &Value) -> Result<Value, String> {
+        result_value(self.call_raw(tool, args).await?)
+    }
+
+    /// [`McpServer::call`] with the server's result as it answered it (the MCP gate passes it on).
+    pub async fn call_raw(&self, tool: &str, args: &Value) -> Result<CallToolResult, String> {
         let arguments = match args {
             Value::Object(map) => Some(map.clone()),
             Value::Null => None,
@@ -185,7 +190,7 @@ impl McpServer {
         let name = &self.config.name;
         match answer {
             Err(_) => Err(format!("MCP server {name:?} did not answer within {} (timeout_secs)", seconds(self.config.timeout))),
-            Ok(Ok(result)) => result_value(result),
+            Ok(Ok(result)) => Ok(result),
             Ok(Err(ServiceError::McpError(e))) => {
                 Err(format!("MCP server {name:?} refused the call: {} (JSON-RPC error {})", e.message, e.code.0))
             }

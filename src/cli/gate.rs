@@ -1,0 +1,38 @@
+//! `approval-console mcp-gate -- COMMAND…`: starts the upstream MCP server, then serves the gate
+//! ([`approval_console::gate::Gate`]) on stdin/stdout until the client goes. Stdout is the MCP
+//! channel: everything else goes to stderr.
+
+use anyhow::{Context, Result};
+use approval_console::connector::ConsoleClient;
+use approval_console::engine::local::mcp::{McpServer, ServerConfig};
+use approval_console::gate::{Gate, Policy};
+use rmcp::ServiceExt;
+use std::process::ExitCode;
+use std::time::Duration;
+
+pub async fn run(ask: &[String], pass: &[String], url: &str, timeout: u64, agent: Option<&str>, upstream: &[String]) -> Result<ExitCode> {
+    let (command, args) = upstream.split_first().context("name the upstream MCP server after `--`")?;
+    let mut config = ServerConfig::new("upstream", command.clone(), args.iter().cloned());
+    // The upstream gets the gate's environment (its keys and settings), but never the console's credential.
+    config.env = std::env::vars().filter(|(k, _)| !k.starts_with("APPROVAL_CONSOLE_")).collect();
+    let shown = upstream.join(" ");
+    let (server, tools) =
+        McpServer::start("mcp-gate", config).await.map_err(anyhow::Error::msg).context("starting the upstream MCP server")?;
+    let console = ConsoleClient::from_env(url);
+    if let Err(e) = &console {
+        tracing::warn!("every call that needs an approval will fail: {e}");
+    }
+    let agent = agent.map(str::to_owned).unwrap_or_else(|| {
+        let base = std::path::Path::new(command).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // `npx -y @scope/server-x@1.2` names its package, not npx.
+        args.iter().find(|a| !a.starts_with('-')).filter(|_| base == "npx").cloned().unwrap_or(base)
+    });
+    let policy = Policy { ask: ask.iter().cloned().collect(), pass: pass.iter().cloned().collect() };
+    let gate = Gate::new(server, tools, policy, console, agent, shown, Duration::from_secs(timeout));
+    for (tool, asks) in gate.tools() {
+        tracing::info!(tool, "{}", if asks { "waits for an approval" } else { "passes through" });
+    }
+    let running = gate.serve(rmcp::transport::stdio()).await.context("talking MCP on stdin/stdout")?;
+    running.waiting().await.context("serving MCP")?;
+    Ok(ExitCode::SUCCESS)
+}
