@@ -105,12 +105,103 @@ export function questionOf(item: Pick<QueueItem, 'kind' | 'suspendPayload'>): st
   return null;
 }
 
+/** Each side of an `Edit`'s `old → new` in a tool line is cut after this many characters. */
+const EDIT_SIDE_LIMIT = 48;
+
+/**
+ * The first line of `text` that is not blank (spaces and tabs only; other characters, hidden ones
+ * too, stay for `MarkedText` to mark), without its leading and trailing spaces and tabs, cut at
+ * `limit`; `…` when cut or when more text follows. `""` when all of it is blank. Reads no further
+ * than it needs to.
+ */
+function firstLine(text: string, limit: number): string {
+  const start = text.search(/[^ \t\r\n]/);
+  if (start < 0) return '""';
+  const br = /[\r\n]/g;
+  br.lastIndex = start;
+  const end = br.exec(text)?.index ?? text.length;
+  const line = text.slice(start, end).replace(/[ \t]+$/, '');
+  const rest = /[^ \t\r\n]/g;
+  rest.lastIndex = end;
+  const more = rest.test(text);
+  return line.length > limit ? cutText(line, limit) : more ? `${line}…` : line;
+}
+
+const plainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+/** The files an `apply_patch` patch names (`*** Update File: `, `*** Add File: `, `*** Delete File: ` lines), in order, once each, until `limit` characters. */
+function patchFiles(patch: string, limit: number): string[] {
+  const files = new Set<string>();
+  let size = 0;
+  // Lines end at line breaks only: a name keeps its other characters (hidden ones too, for `MarkedText`).
+  for (const m of patch.matchAll(/(?:^|[\r\n])\*\*\* (?:Update|Add|Delete) File: ([^\r\n]+)/g)) {
+    const name = m[1];
+    if (name.trim() === '' || files.has(name)) continue;
+    files.add(name);
+    size += name.length + 2;
+    if (size > limit) break;
+  }
+  return [...files];
+}
+
+/**
+ * What a coding agent's call would do, in the agent's own terms, for the tools whose arguments have
+ * a known shape: Claude Code's `Bash` (`$ command`), `Write` (`write path`), `Edit` (`edit path: old
+ * → new`, the first line of each, shortened) and `MultiEdit` (`edit path`); Codex's `shell` (`$ ` and the command's
+ * words) and `apply_patch` (`patch` and the files it names). One line of at most `limit` characters;
+ * `null` for other sources and tools, and for arguments of another shape (then the arguments are
+ * summarised as for any call). Untrusted text, kept as it came (hidden characters stay, for
+ * `MarkedText` to mark); line breaks read as spaces.
+ */
+export function toolLine(item: Pick<QueueItem, 'source' | 'kind' | 'toolName' | 'args'>, limit = SUMMARY_LIMIT): string | null {
+  if (item.kind !== 'approval' || !plainObject(item.args)) return null;
+  const a = item.args;
+  let line: string | null = null;
+  if (item.source === 'claude-code') {
+    switch (item.toolName) {
+      case 'Bash':
+        if (nonEmpty(a.command)) line = `$ ${a.command}`;
+        break;
+      case 'Write':
+        if (nonEmpty(a.file_path) && typeof a.content === 'string') line = `write ${a.file_path}`;
+        break;
+      case 'Edit':
+        if (nonEmpty(a.file_path) && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
+          line = `edit ${a.file_path}: ${firstLine(a.old_string, EDIT_SIDE_LIMIT)} → ${firstLine(a.new_string, EDIT_SIDE_LIMIT)}`;
+        }
+        break;
+      case 'MultiEdit':
+        if (nonEmpty(a.file_path) && Array.isArray(a.edits)) line = `edit ${a.file_path}`;
+        break;
+    }
+  } else if (item.source === 'codex') {
+    switch (item.toolName) {
+      case 'shell': {
+        const cmd = a.command;
+        if (Array.isArray(cmd) && cmd.length > 0 && cmd.every((w) => typeof w === 'string') && cmd.some(nonEmpty)) line = `$ ${cmd.join(' ')}`;
+        break;
+      }
+      case 'apply_patch': {
+        const patch = typeof a.input === 'string' ? a.input : typeof a.patch === 'string' ? a.patch : null;
+        const files = patch === null ? [] : patchFiles(patch, limit);
+        if (files.length > 0) line = `patch ${files.join(', ')}`;
+        break;
+      }
+    }
+  }
+  return line === null ? null : cutText(line, limit);
+}
+
 /** A row's one line: what the call would do (its arguments) or, suspended, what it asks. */
 export type Summary = {
-  /** `question`: the text is the question itself; `payload`: the suspend payload, cut; `args`: the arguments, cut. */
-  what: 'args' | 'question' | 'payload';
+  /**
+   * `question`: the text is the question itself; `payload`: the suspend payload, cut; `args`: the
+   * arguments, cut; `tool`: a coding agent's call in its own terms (`toolLine`), cut.
+   */
+  what: 'args' | 'question' | 'payload' | 'tool';
   text: string;
-  /** Hidden and look-alike characters anywhere in the value summarised (also past the cut). */
+  /** Hidden and look-alike characters anywhere in the value summarised (also past the cut; for `tool`, in all the arguments). */
   hidden: number;
   lookalike: number;
 };
@@ -123,7 +214,12 @@ export function summaryOf(item: QueueItem, limit = SUMMARY_LIMIT): Summary {
   if (known) return known;
   let s: Summary;
   const question = questionOf(item);
-  if (question !== null) {
+  const tool = question === null ? toolLine(item, limit) : null;
+  if (tool !== null) {
+    // Marks count over all the arguments, not only the parts in the line.
+    const flags = flagsIn(item.args);
+    s = { what: 'tool', text: tool, hidden: flags.hidden, lookalike: flags.lookalike };
+  } else if (question !== null) {
     const flags = flagsIn(question);
     s = { what: 'question', text: cutText(question, limit), hidden: flags.hidden, lookalike: flags.lookalike };
   } else {

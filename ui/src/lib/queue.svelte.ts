@@ -258,6 +258,7 @@ export class QueueModel {
     const tab = f.tab ?? 'pending';
     if (tab !== 'all' && item.tab !== tab) return false;
     if (f.engine && item.engine !== f.engine) return false;
+    if (f.source && item.source !== f.source) return false;
     if (f.agent && item.agentId !== f.agent) return false;
     if (f.tool && item.toolName !== f.tool) return false;
     if (f.kind && item.kind !== f.kind) return false;

@@ -42,6 +42,17 @@ describe('QueueModel live updates', () => {
     expect(queue.items).toEqual([]);
   });
 
+  it('adds a live call only when it is of the source filtered for', async () => {
+    const { backend, queue } = setup();
+    await queue.setFilter({ tab: 'pending', source: 'claude-code' });
+    backend.add(makeItem({ id: 'local' }));
+    await queue.apply({ kind: 'queue', type: 'added', id: 'local' });
+    expect(queue.items).toEqual([]);
+    backend.add(makeItem({ id: 'hook', engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'ls' } }));
+    await queue.apply({ kind: 'queue', type: 'added', id: 'hook' });
+    expect(queue.items.map((i) => i.id)).toEqual(['hook']);
+  });
+
   it('reloads on resync and removes calls that vanished', async () => {
     const { backend, queue } = setup();
     backend.add(makeItem({ id: 'a' }));

@@ -17,6 +17,11 @@ import type { components } from './api.gen';
 type Schemas = components['schemas'];
 
 export type ItemKind = Schemas['CallKind'];
+/**
+ * Where a call comes from (`item.source`): `local` (the console's engine), `mastra` (a remote
+ * engine), or, for calls agents submitted themselves, `http`, `claude-code`, `codex`, `mcp`.
+ */
+export type CallSource = Schemas['CallSource'];
 export type ItemState = Schemas['ItemState'];
 export type DecisionKind = Schemas['DecisionKind'];
 export type DeliveryState = Schemas['Delivery'];
@@ -165,6 +170,8 @@ export type QueueFilter = {
   /** The tab (default `pending`), or `all` (the server's `TabFilter`). */
   tab?: Schemas['TabFilter'];
   engine?: string;
+  /** Where calls come from (`''`: any source). */
+  source?: CallSource | '';
   agent?: string;
   tool?: string;
   kind?: ItemKind | '';

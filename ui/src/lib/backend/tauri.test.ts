@@ -62,13 +62,13 @@ describe('TauriBackend commands', () => {
     {
       name: 'listQueue (every filter)',
       run: (b) =>
-        b.listQueue({ tab: 'awaiting_delivery', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: ' rec 42 ', sort: 'oldest', limit: 10, cursor: 'c2' }),
+        b.listQueue({ tab: 'awaiting_delivery', engine: 'remote', source: 'mastra', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: ' rec 42 ', sort: 'oldest', limit: 10, cursor: 'c2' }),
       cmd: 'queue_page',
-      args: { query: { tab: 'awaiting_delivery', engine: 'remote', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: 'rec 42', sort: 'oldest', limit: 10, cursor: 'c2' } },
+      args: { query: { tab: 'awaiting_delivery', engine: 'remote', source: 'mastra', agent: 'ops', tool: 'rm', kind: 'suspend', thread: 't1', run: 'r1', q: 'rec 42', sort: 'oldest', limit: 10, cursor: 'c2' } },
     },
     {
       name: 'listQueue (empty fields left out)',
-      run: (b) => b.listQueue({ tab: 'all', engine: '', agent: '', tool: '', kind: '', thread: '', q: '  ', sort: 'newest', cursor: null }),
+      run: (b) => b.listQueue({ tab: 'all', engine: '', source: '', agent: '', tool: '', kind: '', thread: '', q: '  ', sort: 'newest', cursor: null }),
       cmd: 'queue_page',
       args: { query: { tab: 'all', limit: 50 } },
     },
@@ -77,6 +77,12 @@ describe('TauriBackend commands', () => {
       run: (b) => b.queueCounts({ tab: 'decided', agent: 'ops', q: 'rm', sort: 'oldest', limit: 5, cursor: 'c' }),
       cmd: 'queue_counts',
       args: { query: { agent: 'ops', q: 'rm' } },
+    },
+    {
+      name: 'queueCounts (source)',
+      run: (b) => b.queueCounts({ source: 'claude-code', kind: 'approval' }),
+      cmd: 'queue_counts',
+      args: { query: { source: 'claude-code', kind: 'approval' } },
     },
     { name: 'decisionHistory', run: (b) => b.decisionHistory({ cursor: '7' }), cmd: 'decision_history', args: { query: { limit: 50, cursor: '7' } } },
     { name: 'exportAudit', run: (b) => b.exportAudit('csv'), cmd: 'export_audit', args: { format: 'csv' } },

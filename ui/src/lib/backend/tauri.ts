@@ -97,6 +97,7 @@ export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
 /** The filters and search of `queue_page` and `queue_counts`: the fields `WebBackend` sends as URL parameters. */
 type FilterQuery = {
   engine?: string;
+  source?: string;
   agent?: string;
   tool?: string;
   kind?: string;
@@ -116,6 +117,7 @@ type QueueQuery = FilterQuery & {
 function filterQuery(filter: QueueFilter): FilterQuery {
   const query: FilterQuery = {};
   if (filter.engine) query.engine = filter.engine;
+  if (filter.source) query.source = filter.source;
   if (filter.agent) query.agent = filter.agent;
   if (filter.tool) query.tool = filter.tool;
   if (filter.kind) query.kind = filter.kind;

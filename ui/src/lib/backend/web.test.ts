@@ -212,6 +212,9 @@ describe('WebBackend', () => {
     await backend.listQueue({ tab: 'awaiting_delivery', agent: 'ops', run: 'r 1', q: '  rec-4 "id" ', sort: 'oldest', limit: 100, cursor: '9' });
     await backend.listQueue({ q: ' ', sort: 'newest' });
     await backend.queueCounts({ tab: 'decided', kind: 'suspend', q: 'rm', cursor: '3' });
+    await backend.listQueue({ source: 'claude-code', engine: 'hooks' });
+    await backend.queueCounts({ source: 'mcp', kind: 'approval' });
+    await backend.queueCounts({ source: '' });
     await backend.decisionHistory({ limit: 20 });
     await backend.previousCall('q 1/é');
     await backend.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' });
@@ -225,6 +228,9 @@ describe('WebBackend', () => {
       { url: '/api/queue?agent=ops&run=r+1&q=rec-4+%22id%22&tab=awaiting_delivery&sort=oldest&limit=100&cursor=9', method: 'GET', body: undefined },
       { url: '/api/queue?tab=pending&limit=50', method: 'GET', body: undefined },
       { url: '/api/queue/counts?kind=suspend&q=rm', method: 'GET', body: undefined },
+      { url: '/api/queue?engine=hooks&source=claude-code&tab=pending&limit=50', method: 'GET', body: undefined },
+      { url: '/api/queue/counts?source=mcp&kind=approval', method: 'GET', body: undefined },
+      { url: '/api/queue/counts?', method: 'GET', body: undefined },
       { url: '/api/audit/decisions?limit=20', method: 'GET', body: undefined },
       { url: '/api/queue/q%201%2F%C3%A9/previous', method: 'GET', body: undefined },
       { url: '/api/engines/test', method: 'POST', body: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
@@ -233,7 +239,7 @@ describe('WebBackend', () => {
       { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'POST', body: undefined },
       { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'DELETE', body: undefined },
     ]);
-    expect(seen[6].accept).not.toBe('application/json');
+    expect(seen[9].accept).not.toBe('application/json');
   });
 
   it('calls the notification routes, and turns a refused save into ApiError by code', async () => {

@@ -335,6 +335,7 @@ export class WebBackend implements Backend {
 function filterParams(filter: QueueFilter): URLSearchParams {
   const q = new URLSearchParams();
   if (filter.engine) q.set('engine', filter.engine);
+  if (filter.source) q.set('source', filter.source);
   if (filter.agent) q.set('agent', filter.agent);
   if (filter.tool) q.set('tool', filter.tool);
   if (filter.kind) q.set('kind', filter.kind);

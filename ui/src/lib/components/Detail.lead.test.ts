@@ -81,6 +81,20 @@ describe('Detail: what matters first', () => {
     expect(q('detail-paused-at')!.textContent).toMatch(/Jan/);
   });
 
+  it("leads a coding agent's call with what it would do in its own terms, as text, before its arguments", () => {
+    const bash = render(makeItem({ engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'rm -rf build/ && echo <b>done</b>' } }));
+    const line = bash.q('detail-tool-line')!;
+    expect(text(line)).toBe('$ rm -rf build/ && echo <b>done</b>');
+    expect(line.querySelector('b')).toBeNull();
+    expect(line.compareDocumentPosition(bash.q('args-tree')!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // Longer than the row's line, still bounded.
+    const long = render(makeItem({ engine: 'codex', source: 'codex', toolName: 'shell', args: { command: ['echo', 'z'.repeat(100_000)] } })).q('detail-tool-line')!;
+    expect(text(long)).toBe(`$ echo ${'z'.repeat(393)}…`);
+    // Other calls, and odd arguments: no such line.
+    expect(render(makeItem()).q('detail-tool-line')).toBeNull();
+    expect(render(makeItem({ source: 'claude-code', engine: 'claude-code', toolName: 'Bash', args: { command: 1 } })).q('detail-tool-line')).toBeNull();
+  });
+
   it('reads a suspended call as "The agent asks: …" once, with its answer form and a way to decline', async () => {
     const item = makeItem({
       id: 's1',

@@ -39,6 +39,50 @@ describe('Detail', () => {
     expect(q('detail')!.querySelector('ol.chain b')).toBeNull();
   });
 
+  it('marks where the call comes from next to its kind, the local engine too', () => {
+    const badge = (over: Partial<QueueItem>) => render(makeItem(over), new FakeBackend()).q('detail-source')!;
+    const local = badge({});
+    expect([local.textContent, local.dataset.source, local.title]).toEqual(['Local engine', 'local', "From the console's local engine"]);
+    expect(local.previousElementSibling!.textContent).toBe('approval');
+    for (const [source, word] of [['mastra', 'Mastra'], ['http', 'HTTP'], ['claude-code', 'Claude Code'], ['codex', 'Codex'], ['mcp', 'MCP']] as const) {
+      const b = badge({ engine: source, source });
+      expect([b.textContent, b.dataset.source], source).toEqual([word, source]);
+    }
+    expect(badge({ engine: 'codex', source: 'codex' }).title).toBe("From Codex CLI's hook");
+  });
+
+  it("shows a hook's working directory and event from its context, as text; other keys and other values not", () => {
+    const hook = (context: unknown) => render(makeItem({ engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'ls' }, context }), new FakeBackend());
+    const labels = (q: (id: string) => HTMLElement | null) => [...q('detail')!.querySelectorAll('.meta dt')].map((dt) => dt.textContent);
+    const full = hook({ event: 'PreToolUse', cwd: '/home/dev/shop', permissionMode: 'default', toolUseId: 'toolu_01' });
+    expect(full.q('detail-cwd')!.textContent).toBe('/home/dev/shop');
+    expect(full.q('detail-hook-event')!.textContent).toBe('PreToolUse');
+    expect(labels(full.q)).toEqual(['Agent', 'Engine', 'Working directory', 'Hook event', 'Paused at', 'Thread', 'Resource', 'Run', 'Tool call', 'Fingerprint']);
+    expect(full.q('detail-cwd')!.parentElement!.previousElementSibling!.textContent).toBe('Working directory');
+    const ids = full.q('detail')!.querySelector('.ids')!.textContent!;
+    expect(ids).not.toContain('default');
+    expect(ids).not.toContain('toolu_01');
+
+    // Untrusted: never HTML, hidden characters marked.
+    const html = hook({ cwd: '/srv/<img src=x onerror="window.__pwned=1">\u202Eapp', event: '<b>Pre</b>' });
+    expect(html.q('detail-cwd')!.querySelector('img')).toBeNull();
+    expect(html.q('detail-cwd')!.textContent).toBe('/srv/<img src=x onerror="window.__pwned=1">\\u{202E}app');
+    expect(html.q('detail-cwd')!.querySelector('[data-mark="hidden"]')).not.toBeNull();
+    expect(html.q('detail-hook-event')!.querySelector('b')).toBeNull();
+    expect(html.q('detail-hook-event')!.textContent).toBe('<b>Pre</b>');
+
+    // Only strings; only an object.
+    const odd = hook({ cwd: ['/a'], event: 7 });
+    expect([odd.q('detail-cwd'), odd.q('detail-hook-event')]).toEqual([null, null]);
+    expect(labels(odd.q)).not.toContain('Working directory');
+    const onlyEvent = hook({ event: 'PermissionRequest', cwd: null });
+    expect([onlyEvent.q('detail-cwd'), onlyEvent.q('detail-hook-event')?.textContent]).toEqual([null, 'PermissionRequest']);
+    for (const context of [null, 'cwd', ['cwd'], 42]) {
+      const r = hook(context);
+      expect([r.q('detail-cwd'), r.q('detail-hook-event')], JSON.stringify(context)).toEqual([null, null]);
+    }
+  });
+
   it('shows no chain for a direct call', () => {
     const { q } = render(makeItem(), new FakeBackend());
     expect(q('detail')!.querySelector('ol.chain')).toBeNull();

@@ -42,8 +42,8 @@ function englishLeft(root: HTMLElement, wire: string[]): string[] {
   return [...new Set(all.match(/[A-Za-z]{3,}/g) ?? [])];
 }
 
-/** What the fake backend's calls carry from the wire, and the keys' names on the keyboard. */
-const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End', 'Space'];
+/** What the fake backend's calls carry from the wire, the keys' names on the keyboard, and the product names of the source filter. */
+const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End', 'Space', 'Mastra', 'HTTP', 'Claude Code', 'Codex', 'MCP'];
 const wireOf = (...items: { fingerprint: string; toolCallId: string }[]) => [...WIRE, ...items.flatMap((i) => [i.fingerprint, shortFingerprint(i.fingerprint), i.toolCallId])];
 
 describe('the queue in Japanese', () => {
@@ -153,6 +153,39 @@ describe('the queue in Japanese', () => {
     window.dispatchEvent(new KeyboardEvent('keydown', { key: '?', bubbles: true, cancelable: true }));
     flushSync();
     expect(englishLeft(q('[data-testid="shortcut-help"]')!, wire)).toEqual([]);
+  });
+
+  it("names a call's source and a hook's context in Japanese, the product names as they are", async () => {
+    i18n.set('ja');
+    const backend = new FakeBackend();
+    const hook = makeItem({ id: 'h1', engine: 'claude-code', source: 'claude-code', agentId: 'claude-code', agentName: null, toolName: 'Bash', args: { command: 'make deploy' },
+      context: { event: 'PreToolUse', cwd: '/home/dev/shop' }, pausedAt: '2025-01-01T11:00:00Z', runId: 'run-h' });
+    const local = makeItem({ id: 'q1' });
+    backend.add(hook, local);
+    const { target, q, all } = await renderConsole(backend);
+
+    const source = q('[data-testid="filter-source"]') as HTMLSelectElement;
+    expect(text(source.closest('label')!.firstChild as Element)).toBe('呼び出し元');
+    expect([...source.options].map((o) => o.textContent)).toEqual(['すべての呼び出し元', 'ローカルエンジン', 'Mastra', 'HTTP エージェント', 'Claude Code', 'Codex', 'MCP']);
+    const row = (id: string) => all('[data-testid="queue-item"]').find((r) => r.dataset.id === id)!;
+    const badge = row('h1').querySelector<HTMLElement>('[data-testid="row-source"]')!;
+    expect([badge.textContent, badge.title]).toEqual(['Claude Code', 'Claude Code のフックから']);
+    expect(row('q1').querySelector('[data-testid="row-source"]')).toBeNull();
+
+    row('h1').click();
+    await settle();
+    expect(text(q('[data-testid="detail-source"]'))).toBe('Claude Code');
+    const labels = [...q('[data-testid="detail"]')!.querySelectorAll('.meta dt')].map((dt) => dt.textContent);
+    expect(labels.slice(0, 4)).toEqual(['エージェント', 'エンジン', '作業ディレクトリ', 'フックイベント']);
+    expect(text(q('[data-testid="detail-hook-event"]'))).toBe('PreToolUse');
+    const wire = [...wireOf(hook, local), 'claude-code', 'Bash', 'make deploy', 'command', 'PreToolUse', '/home/dev/shop', 'run-h'];
+    expect(englishLeft(target, wire)).toEqual([]);
+
+    row('q1').click();
+    await settle();
+    const localBadge = q('[data-testid="detail-source"]')!;
+    expect([localBadge.textContent, localBadge.title]).toEqual(['ローカルエンジン', 'コンソールのローカルエンジンから']);
+    expect(q('[data-testid="detail-cwd"]')).toBeNull();
   });
 
   it('shows the decision taken and its delivery in Japanese', () => {

@@ -117,4 +117,39 @@ describe('QueueList rows', () => {
     expect(row('ra').querySelector('b, i')).toBeNull();
     expect(parseFloat(row('in').style.height)).toBeGreaterThan(parseFloat(row('de').style.height));
   });
+
+  it('marks where a call comes from, except the local engine; the product names as they are', async () => {
+    const sources = ['local', 'mastra', 'http', 'claude-code', 'codex', 'mcp'] as const;
+    const { row, part } = await render(sources.map((source, i) => makeItem({ id: source, engine: source === 'mastra' ? 'prod' : source, source, pausedAt: at(i), runId: `run-${i}` })));
+    expect(part('local', 'row-source')).toBeNull();
+    const badges = sources.slice(1).map((id) => part(id, 'row-source')!);
+    expect(badges.map((b) => [b.dataset.source, text(b)])).toEqual([
+      ['mastra', 'Mastra'],
+      ['http', 'HTTP'],
+      ['claude-code', 'Claude Code'],
+      ['codex', 'Codex'],
+      ['mcp', 'MCP'],
+    ]);
+    expect(badges[2].title).toBe("From Claude Code's hook");
+    expect(badges[2].classList.contains('badge')).toBe(true);
+    // On the first line, with the tool and its kind.
+    expect(badges[2].closest('.line1')).toBe(row('claude-code').querySelector('.line1'));
+  });
+
+  it("summarises a coding agent's call in its own terms, as text", async () => {
+    const { part } = await render([
+      makeItem({ id: 'bash', engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'rm -rf build/ <b>x</b>' }, pausedAt: at(1), runId: 'r1' }),
+      makeItem({ id: 'patch', engine: 'codex', source: 'codex', toolName: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/\u202Emain.rs\n*** End Patch' }, pausedAt: at(2), runId: 'r2' }),
+      makeItem({ id: 'odd', engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 42 }, pausedAt: at(3), runId: 'r3' }),
+    ]);
+    const bash = part('bash', 'queue-item-summary')!;
+    expect(bash.dataset.what).toBe('tool');
+    expect(text(bash)).toBe('$ rm -rf build/ <b>x</b>');
+    expect(bash.querySelector('b')).toBeNull();
+    const patch = part('patch', 'queue-item-summary')!;
+    expect(text(patch)).toBe('⚠1 hidden or look-alike character: see the details patch src/\\u{202E}main.rs');
+    expect(patch.querySelector('[data-mark="hidden"]')!.textContent).toBe('\\u{202E}');
+    expect(part('odd', 'queue-item-summary')!.dataset.what).toBe('args');
+    expect(text(part('odd', 'queue-item-summary'))).toBe('command: 42');
+  });
 });

@@ -119,6 +119,74 @@ describe('QueueList tabs, counts, filters, search and order', () => {
     expect(toggle.textContent!.trim()).toBe('▸ Filters');
   });
 
+  it('filters by source with the Source select: sent to the server, counted as a filter, cleared with the others', async () => {
+    const backend = new FakeBackend();
+    backend.add(
+      call('loc', 1),
+      call('cc', 2, { engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'ls' } }),
+      call('cx', 3, { engine: 'codex', source: 'codex', toolName: 'shell', args: { command: ['ls'] } }),
+      call('cc-done', 4, { engine: 'claude-code', source: 'claude-code', state: 'delivered', allowed: [] }),
+    );
+    const { q, rows, listCalls, tab } = await render(backend);
+    const toggle = q('[data-testid="filters-toggle"]')!;
+    toggle.click();
+    await settle();
+    const source = q('[data-testid="filter-source"]') as HTMLSelectElement;
+    expect(source.closest('label')!.firstChild!.textContent!.trim()).toBe('Source');
+    expect([...source.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'Any source'],
+      ['local', 'Local engine'],
+      ['mastra', 'Mastra'],
+      ['http', 'HTTP agent'],
+      ['claude-code', 'Claude Code'],
+      ['codex', 'Codex'],
+      ['mcp', 'MCP'],
+    ]);
+    expect(rows()).toEqual(['cx', 'cc', 'loc']);
+
+    source.value = 'claude-code';
+    source.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(listCalls().at(-1)).toMatchObject({ tab: 'pending', source: 'claude-code' });
+    expect(rows()).toEqual(['cc']);
+    expect(backend.calls.filter((c) => c.method === 'queueCounts').at(-1)!.args[0]).toMatchObject({ source: 'claude-code' });
+    expect(tab('pending').querySelector('[data-testid="state-tab-count"]')!.textContent).toBe('1');
+    expect(tab('decided').querySelector('[data-testid="state-tab-count"]')!.textContent).toBe('1');
+    expect(toggle.textContent!.trim()).toBe('▾ Filters (1 active)');
+
+    // With the kind too: two filters.
+    const kind = q('[data-testid="filter-kind"]') as HTMLSelectElement;
+    kind.value = 'suspend';
+    kind.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(listCalls().at(-1)).toMatchObject({ source: 'claude-code', kind: 'suspend' });
+    expect(toggle.textContent!.trim()).toBe('▾ Filters (2 active)');
+
+    q('[data-testid="filter-clear"]')!.click();
+    await settle();
+    expect(listCalls().at(-1)).toMatchObject({ source: '', kind: '' });
+    expect(source.value).toBe('');
+    expect(rows()).toEqual(['cx', 'cc', 'loc']);
+    expect(toggle.textContent!.trim()).toBe('▾ Filters');
+
+    source.value = 'local';
+    source.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(rows()).toEqual(['loc']);
+  });
+
+  it('the fake backend refuses an unknown source, as the server does', async () => {
+    const backend = new FakeBackend();
+    backend.add(call('a', 1));
+    for (const ask of [() => backend.listQueue({ source: 'slack' as 'mcp' }), () => backend.queueCounts({ source: 'slack' as 'mcp' })]) {
+      const err = await ask().catch((e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ code: 'invalid_request', status: 400 });
+    }
+    expect((await backend.listQueue({ source: '' })).items).toHaveLength(1);
+    expect((await backend.queueCounts({ source: 'mcp' })).pending).toBe(0);
+  });
+
   it('searches on the server once typing pauses (at once on Enter), showing the loaded matches meanwhile', async () => {
     const backend = new FakeBackend();
     for (let i = 0; i < 300; i++) backend.add(call(`c${i}`, i, { args: { id: `rec-${i}`, note: i === 3 ? 'Invoice' : 'routine' } }));

@@ -48,6 +48,12 @@ function sample(f: (...a: never[]) => unknown): unknown {
 const SAME_IN_BOTH = new Set<string>([
   'settings.languageNames.en', // each language is named in its own language in every table
   'resume.types.null', // the JSON literal `null`, as the schema's type is named
+  // Where a call comes from, by product name (the local engine's badge is translated).
+  'queue.sources.mastra',
+  'queue.sources.http',
+  'queue.sources.claude-code',
+  'queue.sources.codex',
+  'queue.sources.mcp',
 ]);
 
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;

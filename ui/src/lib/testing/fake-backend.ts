@@ -31,7 +31,7 @@ import {
 import { matchesSearch } from '../search';
 import type { TeamStats } from '../team';
 import { decision, defaultNotificationSettings, fingerprintOf, makeEngine, makeGrant, makeNotifyStatus, makeTeamStats } from './fixtures';
-import { checkQuietHours, holds, resolveLikeServer } from './server-rules';
+import { checkQuietHours, checkSourceFilter, holds, resolveLikeServer } from './server-rules';
 
 export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
 
@@ -111,11 +111,13 @@ export class FakeBackend implements Backend {
     return { items: items.slice(from, end), nextCursor: end < items.length ? String(end) : null };
   }
 
-  /** The calls under the filter's filters and search (any tab). */
+  /** The calls under the filter's filters and search (any tab); an unknown source is refused, as the server does. */
   private matching(f: QueueFilter): QueueItem[] {
+    checkSourceFilter(f.source);
     return [...this.items.values()].filter(
       (i) =>
         (!f.engine || i.engine === f.engine) &&
+        (!f.source || i.source === f.source) &&
         (!f.agent || i.agentId === f.agent) &&
         (!f.tool || i.toolName === f.tool) &&
         (!f.kind || i.kind === f.kind) &&

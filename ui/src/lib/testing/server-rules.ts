@@ -1,5 +1,6 @@
-/** Rules of the server that `FakeBackend` follows: quiet hours, grant conditions, resolving an interrupted call. */
+/** Rules of the server that `FakeBackend` follows: quiet hours, grant conditions, resolving an interrupted call, the source filter. */
 import { ApiError, type GrantCondition, type NotificationSettings, type QueueItem, type ResolutionKind } from '../backend/backend';
+import { CALL_SOURCES, isCallSource } from '../call-source';
 import { decision } from './fixtures';
 
 /** The server's check (chrono `%H:%M`): `invalid_request` naming the first time that does not parse. */
@@ -10,6 +11,12 @@ export function checkQuietHours(s: NotificationSettings): void {
     const m = /^(\d{1,2}):(\d{1,2})$/.exec(t);
     if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new ApiError('invalid_request', `quiet hours: ${JSON.stringify(t)} is not a HH:MM time`, null, 400);
   }
+}
+
+/** The server's check of `source=` (serde, as for `kind`): empty is none, an unknown value is `invalid_request`. */
+export function checkSourceFilter(source: unknown): void {
+  if (source === undefined || source === '' || isCallSource(source)) return;
+  throw new ApiError('invalid_request', `source: unknown variant \`${String(source)}\`, expected one of ${CALL_SOURCES.map((s) => `\`${s}\``).join(', ')}`, null, 400);
 }
 
 /** A condition on a top-level argument (`/key`), as the server checks it. */

@@ -41,6 +41,9 @@ export const detail = {
   resource: 'Resource',
   run: 'Run',
   toolCall: 'Tool call',
+  /** A coding agent's hook call: the directory the agent worked in, and the hook's event (`PreToolUse`), as the agent said. */
+  workingDirectory: 'Working directory',
+  hookEvent: 'Hook event',
   pausedAt: 'Paused at',
   via: 'Via',
   expires: 'Expires',

@@ -60,8 +60,12 @@ export const queue = {
   filterTool: 'Tool',
   filterThread: 'Thread',
   filterKind: 'Kind',
+  filterSource: 'Source',
   filterOrder: 'Order',
   anyKind: 'any',
+  anySource: 'Any source',
+  /** The source filter's choice for `http` (its badge reads `sources.http`). */
+  sourceHttpAgent: 'HTTP agent',
   newestFirst: 'newest first',
   oldestFirst: 'oldest first',
   clearFilters: 'Clear filters',
@@ -69,6 +73,17 @@ export const queue = {
   listOldestFirst: 'Calls, oldest first',
   /** A call's kind, as its badge reads. */
   kinds: { approval: 'approval', suspend: 'suspend' },
+  /** Where a call comes from, as its badge reads (product names as they are). */
+  sources: { local: 'Local engine', mastra: 'Mastra', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP' },
+  /** The source badge's title: where exactly a call of that source comes from. */
+  sourceTitles: {
+    local: "From the console's local engine",
+    mastra: 'From a remote Mastra server',
+    http: 'From an agent over the HTTP API',
+    'claude-code': "From Claude Code's hook",
+    codex: "From Codex CLI's hook",
+    mcp: 'From the MCP gate',
+  },
   /** A call's state, as its badge reads. */
   states: { pending: 'pending', decided: 'decided', delivered: 'delivered', failed: 'failed', interrupted: 'interrupted', gone: 'gone' },
   awaitingDelivery: 'awaiting delivery',

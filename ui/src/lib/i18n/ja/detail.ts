@@ -34,6 +34,8 @@ export const detail: Messages['detail'] = {
   resource: 'リソース',
   run: '実行',
   toolCall: 'ツール呼び出し',
+  workingDirectory: '作業ディレクトリ',
+  hookEvent: 'フックイベント',
   pausedAt: '一時停止日時',
   via: '経由',
   expires: '期限',

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { CALL_SOURCES, hookContextOf, isCallSource } from './call-source';
+
+describe('call sources', () => {
+  it('knows every source the server sends, and nothing else', () => {
+    expect(CALL_SOURCES).toEqual(['local', 'mastra', 'http', 'claude-code', 'codex', 'mcp']);
+    expect(CALL_SOURCES.every(isCallSource)).toBe(true);
+    for (const v of ['', 'Claude Code', 'claude_code', 'slack', null, undefined, 1, ['local']]) expect(isCallSource(v), String(v)).toBe(false);
+  });
+
+  it("reads a hook's working directory and event from its context: strings of an object only", () => {
+    expect(hookContextOf({ context: { event: 'PreToolUse', cwd: '/home/dev/shop', permissionMode: 'default', toolUseId: 'toolu_01' } })).toEqual({ cwd: '/home/dev/shop', event: 'PreToolUse' });
+    expect(hookContextOf({ context: { cwd: 1, event: { name: 'PreToolUse' } } })).toEqual({ cwd: null, event: null });
+    expect(hookContextOf({ context: { cwd: '', event: 'PermissionRequest' } })).toEqual({ cwd: null, event: 'PermissionRequest' });
+    for (const context of [null, undefined, 'cwd', 42, ['/a', 'PreToolUse'], true]) expect(hookContextOf({ context }), String(context)).toEqual({ cwd: null, event: null });
+    // Only its own keys, not what an object inherits.
+    expect(hookContextOf({ context: JSON.parse('{"__proto__": {"cwd": "/inherited"}}') })).toEqual({ cwd: null, event: null });
+  });
+});

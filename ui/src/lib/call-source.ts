@@ -1,0 +1,29 @@
+/**
+ * Where a call comes from (`item.source`) and what an agent that submitted it said around it
+ * (`item.context`). Pure, no HTML: the context is untrusted JSON the agent sent, read here only for
+ * the few strings the console shows (as text, through `MarkedText`).
+ */
+import type { CallSource, QueueItem } from './backend/backend';
+
+/** Every source, in the order the filter offers them (`satisfies`: a new one on the wire is a type error here). */
+export const CALL_SOURCES = ['local', 'mastra', 'http', 'claude-code', 'codex', 'mcp'] as const satisfies readonly CallSource[];
+
+// Fails to compile when the server's `CallSource` gains a value missing above.
+const _everySource: Record<Exclude<CallSource, (typeof CALL_SOURCES)[number]>, never> = {};
+void _everySource;
+
+export function isCallSource(value: unknown): value is CallSource {
+  return typeof value === 'string' && (CALL_SOURCES as readonly string[]).includes(value);
+}
+
+/** What a hook's context says that the detail shows: its working directory and its event, each when a non-empty string. */
+export type HookContext = { cwd: string | null; event: string | null };
+
+/** `cwd` and `event` of a call's context when it is a JSON object and they are non-empty strings; other keys and values are ignored. */
+export function hookContextOf(item: Pick<QueueItem, 'context'>): HookContext {
+  const c = item.context;
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) return { cwd: null, event: null };
+  const { cwd, event } = c as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  return { cwd: text(cwd), event: text(event) };
+}
