@@ -1,7 +1,9 @@
 // Takes the README's screenshots: a real server with paused and decided demo calls, the console in
 // Debian chromium, in the light and the dark theme: the queue with a call open, a call whose
 // arguments hide characters (flagged), and the audit view; and the queue in Japanese (which needs a
-// CJK font in chromium's reach, e.g. Debian's fonts-noto-cjk). Not a test:
+// CJK font in chromium's reach, e.g. Debian's fonts-noto-cjk); and a queue holding calls from five
+// sources (the local engine, an HTTP agent, Claude Code's and Codex's hooks, the MCP gate — the
+// latter four submitted as those connectors submit them, POST /api/calls). Not a test:
 //   node tests/e2e/screenshot.mjs [out-dir]      (default docs/)
 import { join } from 'node:path';
 import { launchBrowser, openConsole, repoRoot, row, startServer } from './helpers.mjs';
@@ -47,7 +49,26 @@ try {
   await page.locator(`[data-testid="detail"][data-id="${item.id}"]`).waitFor();
   await page.screenshot({ path: join(outDir, 'queue-ja.png') });
   await context.close();
-  console.log(`wrote queue-, hidden- and audit-{light,dark}.png and queue-ja.png in ${outDir}`);
+  const submitted = [
+    { tool: 'Bash', args: { command: 'terraform apply -auto-approve', description: 'Apply the plan' }, agent: 'claude-code', source: 'claude-code', thread: 'sess-4f2a', context: { event: 'PreToolUse', cwd: '/home/dev/infra' } },
+    { tool: 'shell', args: { command: ['git', 'push', '--force', 'origin', 'main'] }, agent: 'codex', source: 'codex', thread: 'sess-91c0', context: { event: 'PreToolUse', cwd: '/home/dev/shop' } },
+    { tool: 'write_file', args: { path: '/home/dev/notes/plan.md', content: '# Q1 plan' }, agent: 'server-filesystem', source: 'mcp', context: { upstream: 'npx -y @modelcontextprotocol/server-filesystem /home/dev/notes' } },
+    { tool: 'refund_order', args: { order: 'ord-5521', amount: 129.9 }, agent: 'billing-bot', thread: 't-88' },
+  ];
+  let open = null;
+  for (const call of submitted) {
+    const { status, body } = await server.api('POST', '/api/calls', call);
+    if (status !== 201) throw new Error(`POST /api/calls: ${status} ${JSON.stringify(body)}`);
+    if (call.source === 'claude-code') open = body.id;
+  }
+  const sources = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'light' });
+  const sourcesPage = await sources.newPage();
+  await openConsole(sourcesPage, server);
+  await row(sourcesPage, open).click();
+  await sourcesPage.locator(`[data-testid="detail"][data-id="${open}"] [data-testid="detail-source"]`).waitFor();
+  await sourcesPage.screenshot({ path: join(outDir, 'queue-sources.png') });
+  await sources.close();
+  console.log(`wrote queue-, hidden- and audit-{light,dark}.png, queue-ja.png and queue-sources.png in ${outDir}`);
 } finally {
   await browser.close();
   await server.stop();
