@@ -398,3 +398,67 @@ async fn c02_operators_on_two_consoles_see_each_other_on_the_call_they_both_have
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     assert!(viewers(&a, &alice, &id).await.is_empty(), "bob closed it on B: alice on A sees nobody");
 }
+
+/// An agent credential made with the CLI on the team's database.
+fn agent_token(dir: &Path, url: &str, name: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["--data-dir", dir.to_str().unwrap(), "tokens", "add", name, "--role", "agent"])
+        .env("APPROVAL_CONSOLE_DATABASE_URL", url)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
+}
+
+#[tokio::test]
+async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_and_its_wait_ends() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let (dir_a, dir_b) = (console_dir(root.path(), "a", &url), console_dir(root.path(), "b", &url));
+    let (a, b) = (start(&dir_a), start(&dir_b));
+    let bot = agent_token(&dir_a, &url, "bot");
+    let http = reqwest::Client::new();
+    let submitted: Value = http
+        .post(format!("{}/api/calls", a.base))
+        .bearer_auth(&bot)
+        .header("Idempotency-Key", "k-1")
+        .json(&json!({ "tool": "refund_order", "args": { "order": "ord-1" }, "agent": "billing-bot" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = submitted["id"].as_str().unwrap().to_owned();
+    // The agent waits on A …
+    let waiting = {
+        let (http, base, bot, id) = (http.clone(), a.base.clone(), bot.clone(), id.clone());
+        tokio::spawn(async move {
+            http.get(format!("{base}/api/calls/{id}?waitSecs=30")).bearer_auth(&bot).send().await.unwrap().json::<Value>().await.unwrap()
+        })
+    };
+    // … the same key on B finds the same call …
+    let again: Value = http
+        .post(format!("{}/api/calls", b.base))
+        .bearer_auth(&bot)
+        .header("Idempotency-Key", "k-1")
+        .json(&json!({ "tool": "refund_order", "args": { "order": "ord-1" }, "agent": "billing-bot" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!((again["id"].as_str(), again["created"].as_bool()), (Some(id.as_str()), Some(false)), "{again}");
+    // … an operator on B approves it, and A's wait ends with the approval.
+    let on_b = item(&b, &id).await;
+    let (status, body) =
+        call(&b, reqwest::Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": on_b["fingerprint"] }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = tokio::time::timeout(Duration::from_secs(15), waiting).await.expect("A hears of B's decision").unwrap();
+    assert_eq!((answer["outcome"].as_str(), answer["args"].clone()), (Some("approved"), json!({ "order": "ord-1" })), "{answer}");
+    wait_state(&a, &id, "delivered").await;
+    let delivered = audit_of(&a, &id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
+    assert_eq!(delivered, 1, "handed over once, whichever console");
+}
