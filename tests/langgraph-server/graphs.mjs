@@ -1,0 +1,69 @@
+// Graphs of the LangGraph fixture server (the official JS dev server, `langgraphjs dev`), one per
+// interrupt convention a LangGraph engine of the console reads; no model, no network.
+import { Annotation, END, interrupt, Send, START, StateGraph } from '@langchain/langgraph';
+
+const Email = Annotation.Root({ to: Annotation(), result: Annotation() });
+
+/** Agent Inbox's `HumanInterrupt`: a list of one request, answered by a list of one `HumanResponse`. */
+export const inbox = new StateGraph(Email)
+  .addNode('send_email', async (state) => {
+    const [response] = interrupt([
+      {
+        action_request: { action: 'send_email', args: { to: state.to ?? 'a@example.com', subject: 'Invoice' } },
+        config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+        description: 'Send the invoice email?',
+      },
+    ]);
+    return { result: response };
+  })
+  .addEdge(START, 'send_email')
+  .addEdge('send_email', END)
+  .compile();
+
+const Calls = Annotation.Root({ result: Annotation() });
+
+/** LangChain's `humanInTheLoopMiddleware` shape: action requests and review configs, answered by `{decisions}`. */
+export const hitl = new StateGraph(Calls)
+  .addNode('tools', async () => {
+    const answer = interrupt({
+      actionRequests: [
+        { name: 'delete_file', args: { path: '/srv/data/old.csv' }, description: 'Delete a file' },
+        { name: 'write_file', args: { path: '/srv/data/new.csv', content: 'a,b' }, description: 'Write a file' },
+      ],
+      reviewConfigs: [
+        { actionName: 'delete_file', allowedDecisions: ['approve', 'reject'] },
+        { actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] },
+      ],
+    });
+    return { result: answer };
+  })
+  .addEdge(START, 'tools')
+  .addEdge('tools', END)
+  .compile();
+
+const Question = Annotation.Root({ region: Annotation() });
+
+/** A plain `interrupt(value)`: a call that waits for data. */
+export const ask = new StateGraph(Question)
+  .addNode('pick', async () => ({ region: interrupt('Which region should the backup go to?') }))
+  .addEdge(START, 'pick')
+  .addEdge('pick', END)
+  .compile();
+
+const Pair = Annotation.Root({ answers: Annotation({ reducer: (a, b) => [...(a ?? []), ...b], default: () => [] }) });
+
+/** Two interrupts at once (parallel branches), answered one by one by interrupt id. */
+export const pair = new StateGraph(Pair)
+  .addNode('approve', async (state) => {
+    const [response] = interrupt([
+      {
+        action_request: { action: 'refund_order', args: { order: state.order } },
+        config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
+        description: `Refund ${state.order}?`,
+      },
+    ]);
+    return { answers: [{ order: state.order, response }] };
+  })
+  .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
+  .addEdge('approve', END)
+  .compile();
