@@ -2,6 +2,7 @@
 //! connectors (Mastra, later LangGraph) implement the same trait.
 
 pub mod chunk;
+pub mod langgraph;
 pub mod local;
 pub mod mastra;
 pub mod submitted;

@@ -104,6 +104,14 @@ describe('the LangGraph fixture server', () => {
     assert.deepEqual(done.body.result, { decisions });
   });
 
+  test('one interrupt is answered by its id too (the form the console always sends)', async () => {
+    const thread = await interrupted('inbox');
+    const [i] = only(thread);
+    const done = await api('POST', `/threads/${thread.thread_id}/runs/wait`, { assistant_id: 'inbox', command: { resume: { [i.id]: [{ type: 'accept', args: null }] } } });
+    assert.deepEqual(done.body.result, { type: 'accept', args: null });
+    assert.equal((await api('GET', `/threads/${thread.thread_id}`)).body.status, 'idle');
+  });
+
   test('a plain interrupt(value) waits for data', async () => {
     const thread = await interrupted('ask');
     assert.deepEqual(only(thread).map((i) => i.value), ['Which region should the backup go to?']);
