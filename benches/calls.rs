@@ -23,16 +23,6 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-fn agent_token(dir: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", dir.to_str().unwrap(), "tokens", "add", "bench-agent", "--role", "agent"])
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
-}
-
 /// Submit, wait (long poll already held), approve: the time from the approval to the poll's answer.
 async fn cycle(http: &reqwest::Client, base: &str, agent: &str, i: usize) -> Duration {
     let submitted: Value = http
@@ -82,7 +72,7 @@ async fn main() {
         std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,4,32".into()).split(',').filter_map(|c| c.trim().parse().ok()).collect();
     let tmp = tempfile::tempdir().unwrap();
     let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
-    let agent = agent_token(tmp.path());
+    let agent = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();
 

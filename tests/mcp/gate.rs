@@ -4,22 +4,30 @@
 //! queue (source `mcp`) and runs only once approved; a declined one is a tool error with the reason
 //! and never reaches the server.
 
-use super::{filesystem_server, node, serve_process::ServeProcess, tests_dir};
+use super::serve_process::{self, ServeProcess};
+use super::{filesystem_server, node, tests_dir};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const TOKEN: &str = "gate-test-token";
 
-/// An agent credential made with the CLI on the console's data directory.
-fn agent_token(data_dir: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", data_dir.to_str().unwrap(), "tokens", "add", "files-gate", "--role", "agent"])
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
+/// Starts the SDK client script against `url` with `token`; `only_write`: its short run (tools, one write).
+fn client(root: &std::path::Path, url: &str, token: &str, only_write: bool) -> tokio::process::Child {
+    let mut cmd = tokio::process::Command::new(node());
+    cmd.arg(tests_dir().join("gate-client.mjs"))
+        .current_dir(tests_dir())
+        .env("GATE_BIN", env!("CARGO_BIN_EXE_approval-console"))
+        .env("FS_SERVER", filesystem_server())
+        .env("ROOT", root)
+        .env("APPROVAL_CONSOLE_URL", url)
+        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    if only_write {
+        cmd.env("ONLY_WRITE", "1");
+    }
+    cmd.spawn().unwrap()
 }
 
 /// The pending `mcp` call not among `seen`, once it is queued.
@@ -49,20 +57,9 @@ async fn c01_an_mcp_clients_writes_wait_for_the_operator_and_reads_pass() {
     let root = root.canonicalize().unwrap();
     std::fs::write(root.join("hello.txt"), "hello from the upstream").unwrap();
     let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data_dir, TOKEN);
-    let token = agent_token(&data_dir);
+    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data_dir, "files-gate", "agent");
 
-    let mut client = tokio::process::Command::new(node())
-        .arg(tests_dir().join("gate-client.mjs"))
-        .current_dir(tests_dir())
-        .env("GATE_BIN", env!("CARGO_BIN_EXE_approval-console"))
-        .env("FS_SERVER", filesystem_server())
-        .env("ROOT", &root)
-        .env("APPROVAL_CONSOLE_URL", &console.base)
-        .env("APPROVAL_CONSOLE_TOKEN", &token)
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut client = client(&root, &console.base, &token, false);
     let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
     let tools = next(&mut lines).await;
     let names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -118,19 +115,7 @@ async fn a_call_that_needs_an_approval_fails_closed_when_the_console_cannot_be_r
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let mut client = tokio::process::Command::new(node())
-        .arg(tests_dir().join("gate-client.mjs"))
-        .current_dir(tests_dir())
-        .env("GATE_BIN", env!("CARGO_BIN_EXE_approval-console"))
-        .env("FS_SERVER", filesystem_server())
-        .env("ROOT", &root)
-        .env("ONLY_WRITE", "1")
-        .env("APPROVAL_CONSOLE_URL", &url)
-        .env("APPROVAL_CONSOLE_TOKEN", "ac_anything")
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut client = client(&root, &url, "ac_anything", true);
     let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
     next(&mut lines).await;
     let write = next(&mut lines).await;

@@ -17,6 +17,19 @@ pub fn database_env(data_dir: &Path) -> Vec<(&'static str, String)> {
     }
 }
 
+/// A credential made with the CLI (`tokens add NAME --role ROLE`) on `data_dir`'s database (the
+/// team's, when the directory names one): its token.
+pub fn add_token(bin: &str, data_dir: &Path, name: &str, role: &str) -> String {
+    let out = Command::new(bin)
+        .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "tokens", "add", name, "--role", role])
+        .envs(database_env(data_dir))
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .output()
+        .expect("run tokens add");
+    assert!(out.status.success(), "tokens add: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8").lines().last().expect("the token line").trim().to_owned()
+}
+
 /// Reads an SSE byte stream into `text` until it holds `needle` (10 s at most, then panics with what
 /// came).
 pub async fn read_until<S, B, E>(stream: &mut S, text: &mut String, needle: &str)

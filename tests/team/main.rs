@@ -27,6 +27,11 @@ fn console_dir(root: &Path, name: &str, url: &str) -> PathBuf {
     dir
 }
 
+/// A credential made with the CLI on the team's database: it works on every console.
+fn token(dir: &Path, name: &str, role: &str) -> String {
+    serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), dir, name, role)
+}
+
 fn start(dir: &Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
 }
@@ -361,18 +366,6 @@ async fn c05_a_delivery_the_lease_holder_claimed_and_never_finished_is_sent_agai
     assert_eq!(b.get("/api/audit/verify").await["ok"], true);
 }
 
-/// A credential made with the CLI on the team's database: it works on every console.
-fn operator_token(dir: &Path, url: &str, name: &str) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", dir.to_str().unwrap(), "tokens", "add", name, "--role", "operator"])
-        .env("APPROVAL_CONSOLE_DATABASE_URL", url)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
-}
-
 /// `token`'s heartbeat on call `id` through console `s`: who else has it open.
 async fn viewers(s: &ServeProcess, token: &str, id: &str) -> Vec<String> {
     let r = reqwest::Client::new().post(format!("{}/api/queue/{id}/viewers", s.base)).bearer_auth(token).send().await.unwrap();
@@ -387,7 +380,7 @@ async fn c02_operators_on_two_consoles_see_each_other_on_the_call_they_both_have
     let root = tempfile::tempdir().unwrap();
     let (dir_a, dir_b) = (console_dir(root.path(), "a", &url), console_dir(root.path(), "b", &url));
     let (a, b) = (start(&dir_a), start(&dir_b));
-    let (alice, bob) = (operator_token(&dir_a, &url, "alice"), operator_token(&dir_b, &url, "bob"));
+    let (alice, bob) = (token(&dir_a, "alice", "operator"), token(&dir_b, "bob", "operator"));
     pause(&a, "rec-1").await;
     let id = pending(&a).await[0]["id"].as_str().unwrap().to_owned();
 
@@ -399,25 +392,13 @@ async fn c02_operators_on_two_consoles_see_each_other_on_the_call_they_both_have
     assert!(viewers(&a, &alice, &id).await.is_empty(), "bob closed it on B: alice on A sees nobody");
 }
 
-/// An agent credential made with the CLI on the team's database.
-fn agent_token(dir: &Path, url: &str, name: &str) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["--data-dir", dir.to_str().unwrap(), "tokens", "add", name, "--role", "agent"])
-        .env("APPROVAL_CONSOLE_DATABASE_URL", url)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned()
-}
-
 #[tokio::test]
 async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_and_its_wait_ends() {
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
     let (dir_a, dir_b) = (console_dir(root.path(), "a", &url), console_dir(root.path(), "b", &url));
     let (a, b) = (start(&dir_a), start(&dir_b));
-    let bot = agent_token(&dir_a, &url, "bot");
+    let bot = token(&dir_a, "bot", "agent");
     let http = reqwest::Client::new();
     let submitted: Value = http
         .post(format!("{}/api/calls", a.base))
