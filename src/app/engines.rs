@@ -4,10 +4,12 @@
 use super::App;
 use crate::console::remotes::EngineSettings;
 use crate::domain::{Actor, Error, Role};
+use crate::engine::langgraph;
 use crate::engine::local::model::ApiKey;
-use crate::engine::mastra::client::{Client, RemoteError};
-use crate::engine::mastra::{self, SyncReport};
-use crate::store::engines::{EngineRow, Health, HealthReport};
+use crate::engine::mastra::client::Client;
+use crate::engine::remote::base::SyncReport;
+use crate::engine::remote::http::RemoteError;
+use crate::store::engines::{EngineKind, EngineRow, Health, HealthReport};
 use crate::store::queue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,8 +20,8 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct EngineView {
     pub name: String,
-    /// Always `mastra` for now.
-    pub kind: &'static str,
+    /// Which API the server speaks: `mastra` or `langgraph`.
+    pub kind: EngineKind,
     pub base_url: String,
     pub has_token: bool,
     /// The token was given for this session only (the keyring could not hold it): it is asked for
@@ -44,7 +46,7 @@ fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String,
     let health = live.map(|e| e.health()).unwrap_or(row.health);
     let (pending, awaiting_delivery) = counts.get(&row.name).copied().unwrap_or((0, 0));
     EngineView {
-        kind: "mastra",
+        kind: row.kind,
         has_token: row.token_ref.is_some(),
         session_token: row.token_ref.as_deref() == Some(crate::store::engines::SESSION_TOKEN),
         poll_ms: row.poll_ms,
@@ -65,9 +67,14 @@ fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String,
 pub struct NewEngine {
     /// 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue.
     pub name: String,
-    /// The server's base URL, e.g. `http://127.0.0.1:4111`.
+    /// Which API the server speaks: `mastra` (the default) or `langgraph`.
+    #[serde(default)]
+    pub kind: EngineKind,
+    /// The server's base URL, e.g. `http://127.0.0.1:4111` (Mastra) or `http://127.0.0.1:2024`
+    /// (LangGraph).
     pub base_url: String,
-    /// Bearer token; stored in the OS keyring, never shown again.
+    /// Token; stored in the OS keyring, never shown again. Sent as a bearer token (and to a LangGraph
+    /// server also as `x-api-key`).
     pub token: Option<String>,
     /// Poll interval, 100 ms – 1 h (default 1000).
     pub poll_ms: Option<u32>,
@@ -106,6 +113,9 @@ fn token(text: Option<String>) -> Option<ApiKey> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EngineTest {
+    /// `mastra` (the default) or `langgraph`.
+    #[serde(default)]
+    pub kind: EngineKind,
     pub base_url: String,
     /// Bearer token to try; used for these requests only, never stored or logged.
     pub token: Option<String>,
@@ -119,9 +129,13 @@ pub struct EngineTestResult {
     pub result: Health,
     /// What was found, for people: the agent count, or the error.
     pub message: String,
-    /// The server's agents, when it listed them.
+    /// The server's agents, when it listed them (a Mastra server; a LangGraph server lists its
+    /// interrupted threads instead: `interrupted`).
     #[schema(required = true)]
     pub agents: Option<usize>,
+    /// A LangGraph server's interrupted threads, when it counted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<u64>,
 }
 
 /// What a sync now did, and the engine after it.
@@ -153,6 +167,7 @@ impl App {
             .remotes
             .add(EngineSettings {
                 name: e.name,
+                kind: e.kind,
                 base_url: e.base_url,
                 token: token(e.token),
                 clear_token: false,
@@ -170,6 +185,7 @@ impl App {
             .remotes
             .edit(EngineSettings {
                 name: name.to_owned(),
+                kind: EngineKind::default(),
                 base_url: c.base_url.unwrap_or_default(),
                 token: token(c.token),
                 clear_token: c.clear_token,
@@ -195,12 +211,11 @@ impl App {
         Ok(SyncAnswer { report, engine: self.engine_view(row).await? })
     }
 
-    /// Tries a Mastra server as the sync would, storing nothing: lists its agents, then asks one
-    /// agent for its suspended runs (of the last minute: a small answer) to see that the route the
-    /// sync depends on is there. `invalid_request` only for a base URL that is not one.
+    /// Tries a server as the sync would, storing nothing. A Mastra server: lists its agents, then asks
+    /// one agent for its suspended runs (of the last minute: a small answer) to see that the route the
+    /// sync depends on is there. A LangGraph server: counts its interrupted threads. `invalid_request` only for a base URL that is not one.
     pub async fn test_engine(&self, t: EngineTest, by: &Actor) -> Result<EngineTestResult, Error> {
         by.require(Role::Admin)?;
-        let client = Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
         let token = token(t.token);
         let failed = |e: RemoteError| {
             let result = match e {
@@ -208,8 +223,22 @@ impl App {
                 RemoteError::Unreachable(_) => Health::Unreachable,
                 _ => Health::Incompatible,
             };
-            EngineTestResult { result, message: e.to_string(), agents: None }
+            EngineTestResult { result, message: e.to_string(), agents: None, interrupted: None }
         };
+        if t.kind == EngineKind::Langgraph {
+            // The route the sync depends on, asked for a count (a small answer).
+            let client = langgraph::client::Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
+            return Ok(match client.count("interrupted", token.as_ref()).await {
+                Ok(n) => EngineTestResult {
+                    result: Health::Reachable,
+                    message: format!("reachable: {n} interrupted {}", if n == 1 { "thread" } else { "threads" }),
+                    agents: None,
+                    interrupted: Some(n),
+                },
+                Err(e) => failed(e),
+            });
+        }
+        let client = Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
         let agents = match client.agents(token.as_ref()).await {
             Ok(agents) => agents,
             Err(e) => return Ok(failed(e)),
@@ -226,6 +255,7 @@ impl App {
             result: Health::Reachable,
             message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }),
             agents: Some(n),
+            interrupted: None,
         })
     }
 
@@ -238,6 +268,6 @@ impl App {
     /// The engine's agents as last listed.
     pub fn engine_agents(&self, name: &str) -> Result<Value, Error> {
         let engine = self.remotes.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
-        Ok(mastra::agents_view(&engine.agents()))
+        Ok(engine.agents_view())
     }
 }

@@ -240,7 +240,7 @@ impl QueueItem {
         let c = q.call;
         Self {
             id: q.id.to_string(),
-            source: CallSource::of_engine(c.engine.as_str()),
+            source: console.source(&c.engine),
             context: None,
             engine: c.engine.to_string(),
             agent_id: c.agent_id.to_string(),

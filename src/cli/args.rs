@@ -325,19 +325,24 @@ pub enum EnginesCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Add a Mastra server, e.g. `approval-console engines add prod http://127.0.0.1:4111`.
+    /// Add a Mastra or LangGraph server, e.g. `approval-console engines add prod http://127.0.0.1:4111`
+    /// or `approval-console engines add graphs http://127.0.0.1:2024 --kind langgraph`.
     ///
-    /// With --token, the bearer token is read from standard input (on a terminal: asked, without
-    /// echo) and stored in the OS keyring; it never appears in the database, a file or a log.
+    /// With --token, the token is read from standard input (on a terminal: asked, without echo) and
+    /// stored in the OS keyring; it never appears in the database, a file or a log.
     Add {
         /// A name (letters, digits, '.', '_', '-'): the engine's id in the queue.
         name: String,
-        /// The server's base URL (its API is under /api).
+        /// The server's base URL (a Mastra server's API is under /api; a LangGraph server's at the root).
         url: String,
+        /// Which API the server speaks: mastra (suspended runs of its agents) or langgraph
+        /// (interrupted threads).
+        #[arg(long, value_parser = ["mastra", "langgraph"], default_value = "mastra")]
+        kind: String,
         /// Ask for a bearer token (or read one line from standard input).
         #[arg(long)]
         token: bool,
-        /// How often to look for suspended runs, in milliseconds.
+        /// How often to look for waiting calls, in milliseconds.
         #[arg(long, default_value_t = approval_console::console::remotes::DEFAULT_POLL_MS)]
         poll_ms: u32,
     },

@@ -6,19 +6,23 @@ use anyhow::Result;
 use approval_console::app::engines::{EngineChanges, NewEngine};
 use approval_console::app::App;
 use approval_console::domain::text::visible;
+use approval_console::store::engines::EngineKind;
 use std::process::ExitCode;
 
 pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
     let by = app.local_actor("cli");
     match command {
         EnginesCommand::List { json } => list(app, json).await?,
-        EnginesCommand::Add { name, url, token, poll_ms } => {
+        EnginesCommand::Add { name, url, kind, token, poll_ms } => {
+            let kind = EngineKind::parse(&kind)?;
             let token = if token { Some(read_secret(&format!("engine {name} token"))?.expose().to_owned()) } else { None };
-            let engine = app.add_engine(NewEngine { name, base_url: url, token, poll_ms: Some(poll_ms), session_only: false }, &by).await?;
+            let new = NewEngine { name, kind, base_url: url, token, poll_ms: Some(poll_ms), session_only: false };
+            let engine = app.add_engine(new, &by).await?;
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
-            println!("added engine {} at {}{where_token}", visible(&engine.name), visible(&engine.base_url));
+            println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
+            let agents = if engine.kind == EngineKind::Langgraph { "graphs with interrupted threads" } else { "agents" };
             match app.sync_engine(&engine.name).await {
-                Ok(a) => println!("reachable: {} agents, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
+                Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
             }
         }
@@ -64,14 +68,15 @@ async fn list(app: &App, json: bool) -> Result<()> {
         return Ok(());
     }
     if engines.is_empty() {
-        println!("No remote engines. Add one: approval-console engines add <name> <url> [--token]");
+        println!("No remote engines. Add one: approval-console engines add <name> <url> [--kind langgraph] [--token]");
         return Ok(());
     }
     for e in &engines {
         let health = serde_json::to_value(e.health.state)?.as_str().unwrap_or_default().to_owned();
         println!(
-            "{:<20} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}",
+            "{:<20} {:<9} {:<40} {:<12} token:{:<3} pending:{} awaiting delivery:{}",
             visible(&e.name),
+            e.kind.as_str(),
             visible(&e.base_url),
             health,
             if e.has_token { "yes" } else { "no" },

@@ -98,6 +98,11 @@ impl Console {
 
     /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
     /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
+    /// Where the calls of `engine` come from: as a connected engine says, else as its name tells.
+    pub fn source(&self, engine: &EngineId) -> crate::domain::CallSource {
+        self.engine(engine).map(|e| e.source()).unwrap_or_else(|_| crate::domain::CallSource::of_engine(engine.as_str()))
+    }
+
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
         use crate::domain::DecisionKind;
         let mut kinds = self.engine(&call.engine).map(|e| e.allowed(call)).unwrap_or_default();

@@ -5,10 +5,11 @@
 use super::{Console, Events};
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
-use crate::engine::mastra::{self, MastraEngine, SyncReport};
-use crate::engine::Engine;
+use crate::engine::remote::base::SyncReport;
+use crate::engine::remote::http::parse_base_url;
+use crate::engine::remote::RemoteEngine;
 use crate::secrets;
-use crate::store::engines::{self as store, EngineRow};
+use crate::store::engines::{self as store, EngineKind, EngineRow};
 use crate::store::Db;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,8 @@ const RELOAD: Duration = Duration::from_secs(2);
 #[derive(Clone, Debug)]
 pub struct EngineSettings {
     pub name: String,
+    /// On add: which API the server speaks (ignored on edit: a kind never changes).
+    pub kind: EngineKind,
     pub base_url: String,
     /// `Some(token)`: store it in the keyring; `None` on add: no token; `None` on edit: keep it.
     pub token: Option<ApiKey>,
@@ -41,7 +44,7 @@ pub const DEFAULT_POLL_MS: u32 = 1000;
 
 struct Running {
     row: EngineRow,
-    engine: MastraEngine,
+    engine: RemoteEngine,
     stop: Option<watch::Sender<bool>>,
 }
 
@@ -124,13 +127,13 @@ impl Remotes {
     }
 
     fn connect(&self, row: EngineRow) -> Result<(), Error> {
-        let engine = MastraEngine::new(self.db.clone(), self.events.clone(), &row)?;
+        let engine = RemoteEngine::new(self.db.clone(), self.events.clone(), &row)?;
         if row.token_ref.as_deref() == Some(store::SESSION_TOKEN) {
             if let Some(token) = self.session_tokens.lock().expect("remotes lock").get(&row.name) {
                 engine.set_session_token_now(token.clone());
             }
         }
-        self.console.register(Arc::new(engine.clone()) as Arc<dyn Engine>);
+        self.console.register(engine.as_engine());
         let stop = self.syncing.lock().expect("remotes lock").clone().map(|outer| {
             let (tx, rx) = watch::channel(false);
             let mut outer = outer;
@@ -145,7 +148,7 @@ impl Remotes {
             engine.spawn_sync(rx);
             tx
         });
-        tracing::debug!(engine = %row.name, url = %row.base_url, "remote engine connected");
+        tracing::debug!(engine = %row.name, kind = row.kind.as_str(), url = %row.base_url, "remote engine connected");
         self.running.lock().expect("remotes lock").insert(row.name.clone(), Running { row, engine, stop });
         Ok(())
     }
@@ -160,12 +163,12 @@ impl Remotes {
     }
 
     /// The connected engine `name`.
-    pub fn get(&self, name: &str) -> Option<MastraEngine> {
+    pub fn get(&self, name: &str) -> Option<RemoteEngine> {
         self.running.lock().expect("remotes lock").get(name).map(|r| r.engine.clone())
     }
 
     /// Every configured engine with its live health.
-    pub async fn list(&self) -> Result<Vec<(EngineRow, Option<MastraEngine>)>, Error> {
+    pub async fn list(&self) -> Result<Vec<(EngineRow, Option<RemoteEngine>)>, Error> {
         let rows = {
             let mut conn = self.db.pool().acquire().await?;
             store::list(&mut conn).await?
@@ -181,8 +184,8 @@ impl Remotes {
 
     /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).
     pub async fn add(&self, s: EngineSettings) -> Result<EngineRow, Error> {
-        mastra::check_name(&s.name)?;
-        mastra::client::parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
+        crate::engine::remote::check_name(&s.name)?;
+        parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
         {
             let mut conn = self.db.pool().acquire().await?;
@@ -204,7 +207,7 @@ impl Remotes {
         };
         let row = {
             let mut tx = self.db.begin_write().await?;
-            let row = store::insert(&mut tx, &s.name, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
+            let row = store::insert(&mut tx, &s.name, s.kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
             tx.commit().await?;
             row
         };
@@ -220,8 +223,8 @@ impl Remotes {
             store::get(&mut conn, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?
         };
         let base_url = if s.base_url.trim().is_empty() { current.base_url.clone() } else { s.base_url.trim().to_owned() };
-        let new_url = mastra::client::parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
-        let moved = mastra::client::parse_base_url(&current.base_url).map_or(true, |old| old != new_url);
+        let new_url = parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
+        let moved = parse_base_url(&current.base_url).map_or(true, |old| old != new_url);
         if moved && current.token_ref.is_some() && s.token.is_none() && !s.clear_token && !s.keep_token {
             return Err(Error::TokenRequired { engine: s.name.clone() });
         }

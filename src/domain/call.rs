@@ -22,6 +22,8 @@ pub enum CallSource {
     Local,
     /// A remote Mastra server.
     Mastra,
+    /// A remote LangGraph server.
+    Langgraph,
     /// An agent over the HTTP API (`POST /api/calls`).
     Http,
     /// Claude Code's hook.
@@ -40,6 +42,7 @@ impl CallSource {
         match self {
             CallSource::Local => "local",
             CallSource::Mastra => "mastra",
+            CallSource::Langgraph => "langgraph",
             CallSource::Http => "http",
             CallSource::ClaudeCode => "claude-code",
             CallSource::Codex => "codex",
@@ -47,8 +50,10 @@ impl CallSource {
         }
     }
 
-    /// The source of a call of `engine`: `local` and `local@<instance>` are local engines, the
-    /// submitted sources are engines of their own names, every other engine is a remote Mastra.
+    /// The source of a call of `engine` as far as its name tells: `local` and `local@<instance>` are
+    /// local engines, the submitted sources are engines of their own names, every other engine is a
+    /// remote one — Mastra here; a connected engine says its kind ([`crate::domain`] callers ask the
+    /// engine first).
     pub fn of_engine(engine: &str) -> Self {
         if engine == "local" || engine.starts_with("local@") {
             return CallSource::Local;

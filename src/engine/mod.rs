@@ -1,13 +1,14 @@
 //! Engines: sources of paused calls and sinks for decisions. `local` runs agents in-process; remote
-//! connectors (Mastra, later LangGraph) implement the same trait.
+//! connectors (Mastra, LangGraph: [`remote`]) implement the same trait.
 
 pub mod chunk;
 pub mod langgraph;
 pub mod local;
 pub mod mastra;
+pub mod remote;
 pub mod submitted;
 
-use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use async_trait::async_trait;
 use serde_json::Value;
 
@@ -21,6 +22,11 @@ pub type ChunkSink = tokio::sync::mpsc::UnboundedSender<Value>;
 #[async_trait]
 pub trait Engine: Send + Sync {
     fn id(&self) -> EngineId;
+
+    /// Where its calls come from, as the queue marks and filters them.
+    fn source(&self) -> CallSource {
+        CallSource::of_engine(self.id().as_str())
+    }
 
     /// The decision kinds this call allows.
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind>;

@@ -66,11 +66,41 @@ impl Default for HealthReport {
     }
 }
 
+/// What a remote engine is: which API the console speaks to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// A Mastra server (`/api/agents/…/suspended-runs`, `approve-tool-call`, …).
+    #[default]
+    Mastra,
+    /// A LangGraph server (`/threads/search`, `/threads/{id}/runs/wait` with `command.resume`).
+    Langgraph,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mastra => "mastra",
+            Self::Langgraph => "langgraph",
+        }
+    }
+
+    /// `mastra` or `langgraph`; anything else is refused with the kinds there are.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "mastra" => Ok(Self::Mastra),
+            "langgraph" => Ok(Self::Langgraph),
+            other => Err(Error::InvalidRequest(format!("engine kind {other:?}: use mastra or langgraph"))),
+        }
+    }
+}
+
 /// A configured remote engine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineRow {
     /// Also its engine id in the queue.
     pub name: String,
+    pub kind: EngineKind,
     pub base_url: String,
     /// The keyring entry holding its bearer token, if it has one.
     pub token_ref: Option<String>,
@@ -93,6 +123,7 @@ fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
     let opt_ts = |col: &str| row.try_get::<Option<String>, _>(col)?.map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {
         name: row.try_get("name")?,
+        kind: EngineKind::parse(&row.try_get::<String, _>("kind")?)?,
         base_url: row.try_get("base_url")?,
         token_ref: row.try_get("token_ref")?,
         poll_ms: row.try_get::<i64, _>("poll_ms")?.clamp(100, i64::from(u32::MAX)) as u32,
@@ -108,7 +139,7 @@ fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
 }
 
 const SELECT: &str =
-    "SELECT name, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
+    "SELECT name, kind, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
 
 pub async fn list(conn: &mut AnyConnection) -> Result<Vec<EngineRow>, Error> {
     let rows = sqlx::query(&format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
@@ -124,16 +155,18 @@ pub async fn get(conn: &mut AnyConnection, name: &str) -> Result<Option<EngineRo
 pub async fn insert(
     conn: &mut AnyConnection,
     name: &str,
+    kind: EngineKind,
     base_url: &str,
     token_ref: Option<&str>,
     poll_ms: u32,
 ) -> Result<EngineRow, Error> {
     let at = ts(now());
     let done = sqlx::query(
-        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES ($1, 'mastra', $2, $3, $4, $5, $6)
+        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (name) DO NOTHING",
     )
     .bind(name)
+    .bind(kind.as_str())
     .bind(base_url)
     .bind(token_ref)
     .bind(i64::from(poll_ms))

@@ -363,10 +363,15 @@ fn select_from(filter: &Filter, drive: Drive, dialect: Dialect) -> (String, &'st
     match filter.source {
         None => {}
         Some(CallSource::Local) => sql.push_str(" AND (q.engine = 'local' OR q.engine LIKE 'local@%')"),
+        // A remote engine's kind is in its row; the calls of an engine since removed are Mastra's (the
+        // only kind there was before kinds were stored).
         Some(CallSource::Mastra) => {
             let submitted = CallSource::SUBMITTED.map(|s| format!("'{}'", s.as_str())).join(", ");
-            sql.push_str(&format!(" AND q.engine <> 'local' AND q.engine NOT LIKE 'local@%' AND q.engine NOT IN ({submitted})"));
+            sql.push_str(&format!(
+                " AND q.engine <> 'local' AND q.engine NOT LIKE 'local@%' AND q.engine NOT IN ({submitted}) AND q.engine NOT IN (SELECT name FROM engines WHERE kind <> 'mastra')"
+            ));
         }
+        Some(CallSource::Langgraph) => sql.push_str(" AND q.engine IN (SELECT name FROM engines WHERE kind = 'langgraph')"),
         Some(submitted) => {
             sql.push_str(" AND q.engine = ?");
             binds.push(Bind::Text(submitted.as_str().to_owned()));

@@ -3,13 +3,20 @@
 //! and the console in-process over a real SQLite file, serving its API on 127.0.0.1:0 with its
 //! background work (sync loops, outbox) running as under `serve`.
 //!
-//! Needs `npm ci --prefix tests/mastra-server` (scripts/test does it).
+//! LangGraph engines (issue 17, `langgraph`) against the official LangGraph JS dev server
+//! (`tests/langgraph-server`), the same way.
+//!
+//! Needs `npm ci --prefix tests/mastra-server` and `npm ci --prefix tests/langgraph-server`
+//! (scripts/test does both).
 
 mod decisions;
 mod engines;
+mod langgraph;
 mod outbox;
 mod sync;
 
+#[path = "../support/langgraph_server.rs"]
+mod langgraph_server;
 #[path = "../support/mastra_server.rs"]
 mod mastra_server;
 

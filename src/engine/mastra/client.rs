@@ -2,40 +2,12 @@
 
 use crate::engine::local::model::sse::SseDecoder;
 use crate::engine::local::model::ApiKey;
+use crate::engine::remote::http::{describe, http_client, read_limited, REQUEST_TIMEOUT};
+pub use crate::engine::remote::http::{parse_base_url, RemoteError, MAX_BODY};
 use crate::engine::ChunkSink;
 use futures::StreamExt;
 use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
-use std::time::Duration;
-
-/// Largest answer read from a server (a listing of many runs with big arguments included).
-pub const MAX_BODY: usize = 64 * 1024 * 1024;
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Limit for a plain request, and for the gap between two chunks of a stream.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Why a request failed, as far as the console must tell apart.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RemoteError {
-    /// No answer: connection refused, timeout, reset; or a 5xx that is not one of the known answers.
-    #[error("{0}")]
-    Unreachable(String),
-    /// 401 / 403.
-    #[error("{0}")]
-    Auth(String),
-    /// An answer, but not one a supported Mastra server gives (404 on a known route, malformed JSON, …).
-    #[error("{0}")]
-    Incompatible(String),
-    /// 500 "could not find a suspended run": the run is not suspended there (finished, or unknown).
-    #[error("{0}")]
-    RunNotSuspended(String),
-    /// 500 "… cannot resume tool call … because it is not suspended": this call is not the one waiting.
-    #[error("{0}")]
-    CallNotSuspended(String),
-    /// Any other 4xx: the server refused the request as such.
-    #[error("{0}")]
-    Refused(String),
-}
 
 /// A server at `base` (e.g. `http://127.0.0.1:4111`), with an optional bearer token.
 #[derive(Clone)]
@@ -47,13 +19,7 @@ pub struct Client {
 impl Client {
     pub fn new(base: &str) -> Result<Self, String> {
         let base = parse_base_url(base)?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(REQUEST_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("approval-console/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let http = http_client()?;
         Ok(Self { base, http })
     }
 
@@ -212,68 +178,9 @@ impl Client {
     }
 }
 
-/// Checks an engine's base URL: http or https, a host, no query, fragment or credentials.
-pub fn parse_base_url(text: &str) -> Result<Url, String> {
-    let url = Url::parse(text.trim()).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("{text:?}: only http and https URLs are supported"));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("{text:?} has no host"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(format!("{text:?} contains credentials: give the token separately (it goes to the OS keyring)"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("{text:?} has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:4111"));
-    }
-    Ok(url)
-}
-
-async fn read_limited(response: reqwest::Response) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut bytes = response.bytes_stream();
-    while let Some(piece) = bytes.next().await {
-        let piece = piece.map_err(|e| describe(&e))?;
-        if out.len() + piece.len() > MAX_BODY {
-            return Err(format!("answer larger than {MAX_BODY} bytes"));
-        }
-        out.extend_from_slice(&piece);
-    }
-    Ok(out)
-}
-
-/// A reqwest error with its causes, without the URL's query (no tokens are ever in it, but keep it short).
-fn describe(e: &reqwest::Error) -> String {
-    let mut text = if e.is_timeout() {
-        "timed out".to_owned()
-    } else if e.is_connect() {
-        "cannot connect".to_owned()
-    } else {
-        "request failed".to_owned()
-    };
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base_urls_are_checked() {
-        assert!(parse_base_url("http://127.0.0.1:4111").is_ok());
-        assert!(parse_base_url("https://mastra.example.com/").is_ok());
-        assert!(parse_base_url("ftp://x").unwrap_err().contains("http"));
-        assert!(parse_base_url("http://user:pw@x").unwrap_err().contains("credentials"));
-        assert!(parse_base_url("http://x/?apiKey=1").unwrap_err().contains("query"));
-        assert!(parse_base_url("nonsense").is_err());
-    }
 
     #[test]
     fn urls_escape_agent_ids() {

@@ -13,24 +13,9 @@ impl MastraEngine {
         if agents.is_empty() {
             agents = self.remembered_agents().await.unwrap_or_default();
         }
-        let surfaced = listing::surface(&self.inner.id, &agents, &runs);
+        let surfaced = listing::surface(&self.inner.core.id, &agents, &runs);
         let now = surfaced.calls.into_iter().chain(surfaced.unmatched_children).find(|c| c.tool_call_id == call.tool_call_id);
         Ok(now.map(|now| if unchanged(call, &now) { call.clone() } else { now }))
-    }
-}
-
-/// A remote failure as the console's error: unreachable and auth failures are worth retrying.
-pub(super) fn remote_to_error(e: RemoteError) -> Error {
-    match e {
-        RemoteError::Unreachable(m) => Error::Unreachable(m),
-        RemoteError::Auth(m) => Error::Unreachable(format!("authentication failed: {m}")),
-        RemoteError::Incompatible(m) => Error::Engine(format!("the engine's answer is not one a supported Mastra server gives: {m}")),
-        RemoteError::RunNotSuspended(m) => Error::not_found(format!("suspended run at the engine ({m})")),
-        RemoteError::CallNotSuspended(m) => {
-            tracing::info!("engine: {m}");
-            Error::AlreadyDecided { state: ItemState::Gone }
-        }
-        RemoteError::Refused(m) => Error::Engine(m),
     }
 }
 
@@ -80,11 +65,11 @@ pub(super) fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInf
 #[async_trait]
 impl Engine for MastraEngine {
     fn id(&self) -> EngineId {
-        self.inner.id.clone()
+        self.inner.core.id.clone()
     }
 
     fn delivers_here(&self) -> bool {
-        self.lease_held()
+        self.inner.core.lease_held()
     }
 
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
@@ -95,8 +80,8 @@ impl Engine for MastraEngine {
     }
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        let token = self.token_or_health().await?;
-        self.find(call, token.as_ref()).await.map_err(remote_to_error)
+        let token = self.inner.core.token_or_health().await?;
+        self.find(call, token.as_ref()).await.map_err(|e| self.inner.core.to_error(e))
     }
 
     /// Mastra refuses to resume a call twice ("not suspended"), so a delivery cut by a crash can be sent again.
@@ -106,9 +91,9 @@ impl Engine for MastraEngine {
 
     async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let call = &item.call;
-        let token = self.token_or_health().await?;
+        let token = self.inner.core.token_or_health().await?;
         // C3, again just before sending: the decision may have waited in the outbox.
-        match self.find(call, token.as_ref()).await.map_err(remote_to_error)? {
+        match self.find(call, token.as_ref()).await.map_err(|e| self.inner.core.to_error(e))? {
             None => return Err(Error::not_found(format!("call {} (no longer waiting at engine {})", call.tool_call_id, call.engine))),
             Some(now) if now.fingerprint != decision.fingerprint => {
                 return Err(Error::FingerprintMismatch { shown: decision.fingerprint.clone(), current: now.fingerprint })
@@ -144,7 +129,7 @@ impl Engine for MastraEngine {
         let chunks = self
             .observe(self.inner.client.post_stream(call.agent_id.as_str(), route, &body, token.as_ref(), sink.as_ref()).await)
             .await
-            .map_err(remote_to_error)?;
+            .map_err(|e| self.inner.core.to_error(e))?;
         let mut folded = Folded::default();
         chunks.iter().for_each(|c| folded.push(c));
         let next = next_pause(item, &chunks, &self.agents());
@@ -168,10 +153,10 @@ impl Engine for MastraEngine {
             chunks.iter().filter(|c| c["type"] == "tool-result").filter_map(|c| c["payload"]["toolCallId"].as_str()).collect();
         if !results.is_empty() && !results.contains(&call.tool_call_id.as_str()) {
             let warning = format!("the engine answered with results for {results:?}, not for the call decided ({})", call.tool_call_id);
-            tracing::warn!(engine = %self.inner.id, item = %item.id, "{warning}");
+            tracing::warn!(engine = %self.inner.core.id, item = %item.id, "{warning}");
             outcome["warning"] = json!(warning);
         }
-        let mut tx = self.inner.db.begin_write().await?;
+        let mut tx = self.inner.core.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
         if next.is_none() && folded.finish_reason.as_deref().is_some_and(|r| r != "suspended") {
             // The run finished: a grant for "this run" ends with it, so a later run that reuses the
@@ -186,12 +171,12 @@ impl Engine for MastraEngine {
                 || (!same_call && queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some());
             if !blocked {
                 let added = queue::insert_pending(&mut tx, &n).await?;
-                paused_audit(&mut tx, &format!("engine:{}", self.inner.id), &added.id, &n).await?;
+                paused_audit(&mut tx, &format!("engine:{}", self.inner.core.id), &added.id, &n).await?;
             }
         }
         tx.commit().await?;
-        self.inner.events.changed();
-        self.request_sync();
+        self.inner.core.events.changed();
+        self.inner.core.request_sync();
         Ok(outcome)
     }
 }

@@ -678,7 +678,7 @@ export interface components {
          *     kind, or the source of a call an agent submitted itself.
          * @enum {string}
          */
-        CallSource: "local" | "mastra" | "http" | "claude-code" | "codex" | "mcp";
+        CallSource: "local" | "mastra" | "langgraph" | "http" | "claude-code" | "codex" | "mcp";
         /** @description A submitted call's decision, as its agent gets it. */
         CallStatus: {
             /** @description `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit. */
@@ -825,9 +825,16 @@ export interface components {
          * @enum {string}
          */
         EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "incompatible";
+        /**
+         * @description What a remote engine is: which API the console speaks to it.
+         * @enum {string}
+         */
+        EngineKind: "mastra" | "langgraph";
         /** @description A server to try before adding it (`POST /api/engines/test`): nothing is stored. */
         EngineTest: {
             baseUrl: string;
+            /** @description `mastra` (the default) or `langgraph`. */
+            kind?: components["schemas"]["EngineKind"];
             /** @description Bearer token to try; used for these requests only, never stored or logged. */
             token?: string | null;
         };
@@ -836,8 +843,16 @@ export interface components {
          *     (never `unknown`), with what it said.
          */
         EngineTestResult: {
-            /** @description The server's agents, when it listed them. */
+            /**
+             * @description The server's agents, when it listed them (a Mastra server; a LangGraph server lists its
+             *     interrupted threads instead: `interrupted`).
+             */
             agents: number | null;
+            /**
+             * Format: int64
+             * @description A LangGraph server's interrupted threads, when it counted them.
+             */
+            interrupted?: number | null;
             /** @description What was found, for people: the agent count, or the error. */
             message: string;
             result: components["schemas"]["EngineHealth"];
@@ -854,8 +869,8 @@ export interface components {
             createdAt: string;
             hasToken: boolean;
             health: components["schemas"]["HealthReport"];
-            /** @description Always `mastra` for now. */
-            kind: string;
+            /** @description Which API the server speaks: `mastra` or `langgraph`. */
+            kind: components["schemas"]["EngineKind"];
             name: string;
             /**
              * Format: int64
@@ -1021,8 +1036,13 @@ export interface components {
         };
         /** @description A new remote engine. */
         NewEngine: {
-            /** @description The server's base URL, e.g. `http://127.0.0.1:4111`. */
+            /**
+             * @description The server's base URL, e.g. `http://127.0.0.1:4111` (Mastra) or `http://127.0.0.1:2024`
+             *     (LangGraph).
+             */
             baseUrl: string;
+            /** @description Which API the server speaks: `mastra` (the default) or `langgraph`. */
+            kind?: components["schemas"]["EngineKind"];
             /** @description 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue. */
             name: string;
             /**
@@ -1035,7 +1055,10 @@ export interface components {
              *     missing or locked); it must be given again after a restart.
              */
             sessionOnly?: boolean;
-            /** @description Bearer token; stored in the OS keyring, never shown again. */
+            /**
+             * @description Token; stored in the OS keyring, never shown again. Sent as a bearer token (and to a LangGraph
+             *     server also as `x-api-key`).
+             */
             token?: string | null;
         };
         /** @description A grant to make from a call the operator sees. */
@@ -1391,6 +1414,7 @@ export interface components {
         /** @description What one sync did. */
         SyncReport: {
             added: number;
+            /** @description Agents (Mastra) or graphs with waiting threads (LangGraph) seen. */
             agents: number;
             /** @description Calls whose arguments changed since they were queued (old entry `gone`, new one pending). */
             changed: number;

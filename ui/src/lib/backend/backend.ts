@@ -94,6 +94,7 @@ export type EngineHealth = Schemas['EngineHealth'];
 export type HealthReport = Schemas['HealthReport'];
 /** A remote engine with its live health. Only `hasToken` says whether a token is stored; its value is never sent. */
 export type EngineView = Schemas['EngineView'];
+export type EngineKind = Schemas['EngineKind'];
 export type SyncAnswer = Schemas['SyncAnswer'];
 
 /**

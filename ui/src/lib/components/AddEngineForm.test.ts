@@ -13,6 +13,34 @@ async function render(backend: FakeBackend) {
   return { tid, added };
 }
 
+describe('AddEngineForm: the engine kind', () => {
+  it('tests and adds a LangGraph server as one, with its own URL hint and its interrupted threads counted', async () => {
+    const backend = new FakeBackend();
+    const { tid, added } = await render(backend);
+    expect((tid('add-engine-kind') as HTMLSelectElement).value).toBe('mastra');
+    expect(tid('add-engine-form')!.textContent).toContain('its API is under /api');
+    const kind = tid('add-engine-kind') as HTMLSelectElement;
+    kind.value = 'langgraph';
+    kind.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(tid('add-engine-form')!.textContent).toContain('http://127.0.0.1:2024');
+    type(tid('add-engine-url'), 'http://127.0.0.1:2024');
+    type(tid('add-engine-name'), 'graphs');
+    await settle();
+    backend.testResult = { result: 'reachable', message: 'reachable: 3 interrupted threads', agents: null, interrupted: 3 };
+    tid('add-engine-test')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'testEngine').at(-1)!.args).toEqual([{ kind: 'langgraph', baseUrl: 'http://127.0.0.1:2024', token: null }]);
+    expect(tid('add-engine-test-result')!.textContent).toContain('reachable: 3 interrupted threads');
+    (tid('add-engine-form') as HTMLFormElement).requestSubmit();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'addEngine')!.args[0]).toMatchObject({ name: 'graphs', kind: 'langgraph', baseUrl: 'http://127.0.0.1:2024' });
+    expect(added).toEqual(['graphs']);
+    expect(backend.engines.get('graphs')!.kind).toBe('langgraph');
+    expect((tid('add-engine-kind') as HTMLSelectElement).value, 'the form starts over').toBe('mastra');
+  });
+});
+
 describe('AddEngineForm: test connection', () => {
   it('tries the URL and token as typed, says how the server answered, and stores nothing', async () => {
     const backend = new FakeBackend();
@@ -23,7 +51,7 @@ describe('AddEngineForm: test connection', () => {
     await settle();
     tid('add-engine-test')!.click();
     await settle();
-    expect(backend.calls.filter((c) => c.method === 'testEngine')).toEqual([{ method: 'testEngine', args: [{ baseUrl: 'http://127.0.0.1:4111', token: 'secret' }] }]);
+    expect(backend.calls.filter((c) => c.method === 'testEngine')).toEqual([{ method: 'testEngine', args: [{ kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: 'secret' }] }]);
     const result = tid('add-engine-test-result')!;
     expect(result.dataset.result).toBe('reachable');
     expect(result.textContent).toContain('reachable: 2 agents');
@@ -50,7 +78,7 @@ describe('AddEngineForm: test connection', () => {
     expect(tid('add-engine-test-result')!.dataset.result).toBe('auth_failed');
     expect(tid('add-engine-test-result')!.textContent).toContain('auth failed');
     expect(tid('add-engine-test-result')!.textContent).toContain('401 Unauthorized: bad token');
-    expect(backend.calls.at(-1)!.args).toEqual([{ baseUrl: 'http://127.0.0.1:4111', token: null }]);
+    expect(backend.calls.at(-1)!.args).toEqual([{ kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: null }]);
 
     backend.testResult = { result: 'unreachable', message: 'GET /api/agents: cannot connect: Connection refused', agents: null };
     tid('add-engine-test')!.click();

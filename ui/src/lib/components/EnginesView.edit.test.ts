@@ -211,9 +211,9 @@ describe('EnginesView: editing an engine and its token', () => {
     await settle();
 
     expect(backend.calls.filter((c) => c.method === 'addEngine').map((c) => c.args[0])).toEqual([
-      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
-      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
-      { name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000, sessionOnly: true },
+      { name: 'remote-1', kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
+      { name: 'remote-1', kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 },
+      { name: 'remote-1', kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000, sessionOnly: true },
     ]);
     const added = card('remote-1')!;
     expect(tid('engine-token', added)!.textContent).toBe('token for this session only');
@@ -245,7 +245,7 @@ describe('EnginesView: editing an engine and its token', () => {
     type(tid('add-engine-token'), '');
     tid('add-engine-submit')!.click();
     await settle();
-    expect(backend.calls.filter((c) => c.method === 'addEngine').at(-1)!.args[0]).toEqual({ name: 'fresh', baseUrl: 'http://127.0.0.1:4111', pollMs: 1000 });
+    expect(backend.calls.filter((c) => c.method === 'addEngine').at(-1)!.args[0]).toEqual({ name: 'fresh', kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', pollMs: 1000 });
   });
 
   it('edit: offers "this session only" after the keyring is locked, sends sessionOnly, shows the badge', async () => {

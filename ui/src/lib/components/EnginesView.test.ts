@@ -23,9 +23,12 @@ describe('EnginesView', () => {
         },
       }),
       makeEngine({ name: 'staging', health: { state: 'auth_failed', lastError: 'HTTP 401', lastErrorAt: null, lastOkAt: null } }),
-      makeEngine({ name: 'ok', health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T09:30:00Z' } }),
+      makeEngine({ name: 'ok', kind: 'langgraph', health: { state: 'reachable', lastError: null, lastErrorAt: null, lastOkAt: '2025-01-01T09:30:00Z' } }),
     );
     const { tid, card } = await render(backend);
+    // Which API each speaks, as a badge.
+    expect([tid('engine-kind', card('prod')!)!.textContent, tid('engine-kind', card('ok')!)!.dataset.kind]).toEqual(['Mastra', 'langgraph']);
+    expect(tid('engine-kind', card('ok')!)!.textContent).toBe('LangGraph');
 
     const prod = card('prod')!;
     expect(prod.dataset.health).toBe('unreachable');
@@ -71,7 +74,7 @@ describe('EnginesView', () => {
     await settle();
 
     expect(backend.calls.filter((c) => c.method === 'addEngine')).toEqual([
-      { method: 'addEngine', args: [{ name: 'remote-1', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 }] },
+      { method: 'addEngine', args: [{ name: 'remote-1', kind: 'mastra', baseUrl: 'http://127.0.0.1:4111', token: SECRET, pollMs: 1000 }] },
     ]);
     const added = card('remote-1')!;
     expect(added).not.toBeNull();
@@ -91,7 +94,7 @@ describe('EnginesView', () => {
     type(tid('add-engine-poll'), '250');
     tid('add-engine-submit')!.click();
     await settle();
-    expect(backend.calls.find((c) => c.method === 'addEngine')!.args[0]).toEqual({ name: 'plain', baseUrl: 'http://127.0.0.1:9', pollMs: 250 });
+    expect(backend.calls.find((c) => c.method === 'addEngine')!.args[0]).toEqual({ name: 'plain', kind: 'mastra', baseUrl: 'http://127.0.0.1:9', pollMs: 250 });
   });
 
   it.each([

@@ -143,7 +143,7 @@ describe('in Japanese', () => {
     expect(text(tid('add-engine-test-result'))).toBe('接続可能: エージェント 2 個 何も保存されていません。');
     const t = text(target);
     for (const english of ['Remote engines', 'auth failed', 'token stored', 'Sync now', 'Add engine', 'Test connection', 'Poll interval']) expect(t).not.toContain(english);
-    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms'])).toEqual([]);
+    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'LangGraph', '/api', 'API', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms'])).toEqual([]);
   });
 
   it('audit: the history with its verdicts and deliveries, the chain check, and all entries', async () => {

@@ -137,6 +137,7 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['', 'Any source'],
       ['local', 'Local engine'],
       ['mastra', 'Mastra'],
+      ['langgraph', 'LangGraph'],
       ['http', 'HTTP agent'],
       ['claude-code', 'Claude Code'],
       ['codex', 'Codex'],

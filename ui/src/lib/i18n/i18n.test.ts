@@ -50,6 +50,9 @@ const SAME_IN_BOTH = new Set<string>([
   'resume.types.null', // the JSON literal `null`, as the schema's type is named
   // Where a call comes from, by product name (the local engine's badge is translated).
   'queue.sources.mastra',
+  'queue.sources.langgraph',
+  'engines.kinds.mastra', // which API a remote engine speaks, by product name
+  'engines.kinds.langgraph',
   'queue.sources.http',
   'queue.sources.claude-code',
   'queue.sources.codex',

@@ -323,7 +323,7 @@ export class FakeBackend implements Backend {
     this.storeToken(engine.token, engine.sessionOnly);
     // Like the server: the token is kept elsewhere and only `hasToken` / `sessionToken` are answered.
     const hasToken = !!engine.token?.trim();
-    const e = makeEngine({ name: engine.name, baseUrl: engine.baseUrl, hasToken, sessionToken: hasToken && !!engine.sessionOnly, pollMs: engine.pollMs ?? 1000 });
+    const e = makeEngine({ name: engine.name, kind: engine.kind ?? 'mastra', baseUrl: engine.baseUrl, hasToken, sessionToken: hasToken && !!engine.sessionOnly, pollMs: engine.pollMs ?? 1000 });
     this.engines.set(e.name, e);
     return e;
   }

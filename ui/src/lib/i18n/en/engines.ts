@@ -4,7 +4,7 @@ export const engines = {
   refresh: 'Refresh',
   refreshNote: (secs: number) => `Health is checked again every ${secs} s while this view is open.`,
   intro:
-    'Mastra servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
+    'Mastra and LangGraph servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
   empty: 'No remote engines yet. Add one below.',
   /** For a token that may not add or change engines (an operator), in place of the add form. */
   emptyReadOnly: 'No remote engines.',
@@ -34,6 +34,8 @@ export const engines = {
   synced: 'Synced: {added} added, {changed} changed, {gone} gone, {skipped} skipped',
   syncedFrom: (listed: number, agents: number, full: boolean) =>
     `(${listed} listed from ${agents} ${agents === 1 ? 'agent' : 'agents'}${full ? '' : ', recent runs only'})`,
+  /** A LangGraph server's sync: calls listed from its interrupted threads, over how many graphs. */
+  syncedFromGraphs: (listed: number, graphs: number) => `(${listed} listed from interrupted threads of ${graphs} ${graphs === 1 ? 'graph' : 'graphs'})`,
   confirmRemoval: (name: string) => `Confirm removal of ${name}`,
   /** `{name}`: the engine's name. */
   removeSession: 'Remove engine {name}? Its token for this session is dropped; its calls stay in the queue as history.',
@@ -58,7 +60,12 @@ export const engines = {
   adding: 'Adding…',
   name: 'Name',
   nameHint: '(letters, digits, . _ -; also the engine id in the queue)',
-  baseUrlHint: '(e.g. http://127.0.0.1:4111)',
+  kind: 'Kind',
+  /** Which API a remote engine speaks (product names as they are). */
+  kinds: { mastra: 'Mastra', langgraph: 'LangGraph' },
+  /** What the base URL looks like for each kind. */
+  baseUrlHints: { mastra: '(e.g. http://127.0.0.1:4111; its API is under /api)', langgraph: '(e.g. http://127.0.0.1:2024)' },
+  interruptedCount: (n: number) => (n === 1 ? '1 interrupted thread' : `${n.toLocaleString('en')} interrupted threads`),
   token: 'Token',
   tokenHint: '(optional; stored in the OS keyring, never shown again)',
   test: 'Test connection',

@@ -6,7 +6,7 @@ export const engines: Messages['engines'] = {
   refresh: '更新',
   refreshNote: (secs: number) => `この画面を開いている間、${secs} 秒ごとに状態を確認します。`,
   intro:
-    '一時停止したツール呼び出しをこのコンソールに送る Mastra サーバーです。ローカルエンジン（このプロセス内で動くエージェント）は常に有効で、ここには表示されません。',
+    '一時停止したツール呼び出しをこのコンソールに送る Mastra サーバーと LangGraph サーバーです。ローカルエンジン（このプロセス内で動くエージェント）は常に有効で、ここには表示されません。',
   empty: 'リモートエンジンはまだありません。下のフォームから追加してください。',
   emptyReadOnly: 'リモートエンジンはありません。',
   adminOnly: 'エンジンの追加・編集・削除は管理者だけが行えます。このトークンでは、状態の確認、同期、エージェントの一覧表示ができます。',
@@ -32,6 +32,7 @@ export const engines: Messages['engines'] = {
   synced: '同期しました: 追加 {added}、変更 {changed}、消失 {gone}、スキップ {skipped}',
   syncedFrom: (listed: number, agents: number, full: boolean) =>
     `（エージェント ${agents} 個から ${listed} 件を取得${full ? '' : '、最近の実行のみ'}）`,
+  syncedFromGraphs: (listed: number, graphs: number) => `（グラフ ${graphs} 個の中断中スレッドから ${listed} 件を取得）`,
   confirmRemoval: (name: string) => `${name} の削除の確認`,
   removeSession: 'エンジン {name} を削除しますか？このセッション用のトークンは破棄されます。呼び出しは履歴としてキューに残ります。',
   removeStored: 'エンジン {name} を削除しますか？保存されたトークンはキーリングから削除されます。呼び出しは履歴としてキューに残ります。',
@@ -54,7 +55,10 @@ export const engines: Messages['engines'] = {
   adding: '追加中…',
   name: '名前',
   nameHint: '（英字・数字・. _ -。キューでのエンジン ID にもなります）',
-  baseUrlHint: '（例: http://127.0.0.1:4111）',
+  kind: '種類',
+  kinds: { mastra: 'Mastra', langgraph: 'LangGraph' },
+  baseUrlHints: { mastra: '（例: http://127.0.0.1:4111。API は /api 以下）', langgraph: '（例: http://127.0.0.1:2024）' },
+  interruptedCount: (n: number) => `中断中のスレッド ${n.toLocaleString('ja')} 件`,
   token: 'トークン',
   tokenHint: '（任意。OS のキーリングに保存され、再び表示されることはありません）',
   test: '接続をテスト',

@@ -61,10 +61,11 @@ export const queue: Messages['queue'] = {
   listNewestFirst: '呼び出し（新しい順）',
   listOldestFirst: '呼び出し（古い順）',
   kinds: { approval: '要承認', suspend: '一時停止' },
-  sources: { local: 'ローカルエンジン', mastra: 'Mastra', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP' },
+  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
     mastra: 'リモートの Mastra サーバーから',
+    langgraph: 'リモートの LangGraph サーバーの中断中スレッドから',
     http: 'HTTP API 経由のエージェントから',
     'claude-code': 'Claude Code のフックから',
     codex: 'Codex CLI のフックから',

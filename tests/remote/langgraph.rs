@@ -1,0 +1,226 @@
+//! LangGraph servers as remote engines (issue 17), against the official JS dev server started per test
+//! with the fixture's graphs: each convention queued with S7 fingerprints, answered with exactly what
+//! each call allows, sibling requests of one interrupt sent together, several interrupts one by one.
+
+use crate::langgraph_server::LangGraphServer;
+use crate::{eventually, Console};
+use approval_console::domain::Fingerprint;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// A LangGraph server and a console with it added as engine `lg` (kind `langgraph`, polling every 200 ms).
+async fn setup() -> (tempfile::TempDir, LangGraphServer, Console) {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = LangGraphServer::start(&tmp.path().join("langgraph")).await;
+    let console = Console::start(&tmp.path().join("console")).await;
+    let (status, body) =
+        console.post("/api/engines", json!({ "name": "lg", "kind": "langgraph", "baseUrl": server.base, "pollMs": 200 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["kind"], "langgraph");
+    (tmp, server, console)
+}
+
+/// The pending calls of thread `thread`, once there are `n`, in tool call id order.
+async fn calls_of(console: &Console, thread: &str, n: usize) -> Vec<Value> {
+    let mut calls = console.wait_pending(n, |i| i["threadId"] == thread).await;
+    calls.sort_by(|a, b| a["toolCallId"].as_str().cmp(&b["toolCallId"].as_str()));
+    calls
+}
+
+async fn thread_status(server: &LangGraphServer, thread: &str) -> String {
+    server.thread(thread).await["status"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn s07_an_agent_inbox_interrupt_is_queued_with_its_fingerprint_and_an_approval_resumes_the_thread() {
+    let (_tmp, server, console) = setup().await;
+    let thread = server.interrupted("inbox", json!({ "to": "bob@example.com" })).await;
+    let [call] = &calls_of(&console, &thread, 1).await[..] else { unreachable!() };
+    assert_eq!((call["engine"].as_str(), call["source"].as_str()), (Some("lg"), Some("langgraph")));
+    assert_eq!(
+        (call["toolName"].as_str(), call["agentId"].as_str(), call["runId"].as_str()),
+        (Some("send_email"), Some("inbox"), Some(thread.as_str()))
+    );
+    let args = json!({ "to": "bob@example.com", "subject": "Invoice" });
+    assert_eq!(call["args"], args);
+    assert_eq!(call["fingerprint"], Fingerprint::of("send_email", &args).unwrap().as_str(), "S7 over the action and its args");
+    assert_eq!(call["allowed"], json!(["approve", "decline", "edit"]), "what the interrupt's config allows");
+    let (_, filtered) = console.get("/api/queue?source=langgraph").await;
+    assert_eq!(filtered["items"].as_array().map(Vec::len), Some(1), "{filtered}");
+    let (_, mastra) = console.get("/api/queue?source=mastra").await;
+    assert_eq!(mastra["items"].as_array().map(Vec::len), Some(0), "a LangGraph call is not a Mastra one: {mastra}");
+
+    let (status, body) = console.approve(call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id = call["id"].as_str().unwrap();
+    eventually("the approval delivered", || async { console.item(id).await["state"] == "delivered" }).await;
+    let done = server.thread(&thread).await;
+    assert_eq!(done["status"], "idle", "{done}");
+    assert_eq!(done["values"]["result"], json!({ "type": "accept", "args": null }), "the graph read an Agent Inbox accept");
+    let (_, audit) = console.get(&format!("/api/audit?item={id}")).await;
+    let actions: Vec<&str> = audit["entries"].as_array().into_iter().flatten().filter_map(|e| e["action"].as_str()).collect();
+    assert!(actions.contains(&"call.paused") && actions.contains(&"delivery.delivered"), "{audit}");
+}
+
+#[tokio::test]
+async fn a_declined_inbox_call_answers_with_the_reason_and_an_edited_one_with_its_new_arguments_and_fingerprint() {
+    let (_tmp, server, console) = setup().await;
+    let declined = server.interrupted("inbox", json!({ "to": "eve@example.com" })).await;
+    let edited = server.interrupted("inbox", json!({ "to": "bob@example.com" })).await;
+    let [d] = &calls_of(&console, &declined, 1).await[..] else { unreachable!() };
+    let [e] = &calls_of(&console, &edited, 1).await[..] else { unreachable!() };
+
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/decline", d["id"].as_str().unwrap()),
+            json!({ "fingerprint": d["fingerprint"], "reason": "not this address" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let new_args = json!({ "to": "carol@example.com", "subject": "Invoice" });
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/approve-edited", e["id"].as_str().unwrap()),
+            json!({ "fingerprint": e["fingerprint"], "args": new_args }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("both delivered", || async {
+        thread_status(&server, &declined).await == "idle" && thread_status(&server, &edited).await == "idle"
+    })
+    .await;
+    assert_eq!(server.thread(&declined).await["values"]["result"], json!({ "type": "response", "args": "not this address" }));
+    assert_eq!(
+        server.thread(&edited).await["values"]["result"],
+        json!({ "type": "edit", "args": { "action": "send_email", "args": new_args } }),
+        "the graph ran the edited arguments"
+    );
+    let item = console.item(e["id"].as_str().unwrap()).await;
+    assert_eq!(item["decision"]["editedFingerprint"], Fingerprint::of("send_email", &new_args).unwrap().as_str(), "{item}");
+}
+
+#[tokio::test]
+async fn s08_a_plain_interrupt_waits_for_data_and_its_answer_is_what_the_graph_reads() {
+    let (_tmp, server, console) = setup().await;
+    let thread = server.interrupted("ask", json!({})).await;
+    let [call] = &calls_of(&console, &thread, 1).await[..] else { unreachable!() };
+    assert_eq!((call["kind"].as_str(), call["toolName"].as_str()), (Some("suspend"), Some("interrupt")));
+    assert_eq!(call["allowed"], json!(["resume"]));
+    assert_eq!(call["suspendPayload"]["question"], "Which region should the backup go to?");
+    let (status, body) = console.approve(call).await;
+    assert_eq!(status, StatusCode::CONFLICT, "a call that waits for data cannot be approved: {body}");
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/resume", call["id"].as_str().unwrap()),
+            json!({ "fingerprint": call["fingerprint"], "data": "eu-west" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    assert_eq!(server.thread(&thread).await["values"]["region"], "eu-west");
+}
+
+#[tokio::test]
+async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays_queued_meanwhile() {
+    let (_tmp, server, console) = setup().await;
+    let thread = server.interrupted("pair", json!({})).await;
+    let calls = calls_of(&console, &thread, 2).await;
+    let order = |c: &Value| c["args"]["order"].as_str().unwrap_or_default().to_owned();
+    let first = calls.iter().find(|c| order(c) == "ord-1").unwrap();
+    let second = calls.iter().find(|c| order(c) == "ord-2").unwrap();
+    assert_ne!(first["toolCallId"], second["toolCallId"], "each interrupt is a call of its own");
+    assert_eq!(first["allowed"], json!(["approve", "decline"]), "no edit, no respond: decline ignores");
+
+    let (status, body) = console.approve(first).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the first delivered", || async { console.item(first["id"].as_str().unwrap()).await["state"] == "delivered" }).await;
+    let mid = server.thread(&thread).await;
+    assert_eq!(mid["status"], "interrupted", "still waiting on the second: {mid}");
+    // A few polls later the second is still the same pending entry (not gone and queued again).
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert_eq!(console.item(second["id"].as_str().unwrap()).await["state"], "pending");
+
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/decline", second["id"].as_str().unwrap()),
+            json!({ "fingerprint": second["fingerprint"], "reason": "no" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
+    let answers = server.thread(&thread).await["values"]["answers"].clone();
+    let mut got: Vec<(String, String)> = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
+        .collect();
+    got.sort();
+    assert_eq!(got, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
+}
+
+#[tokio::test]
+async fn the_requests_of_one_middleware_interrupt_are_held_until_all_are_decided_then_sent_together_in_order() {
+    let (_tmp, server, console) = setup().await;
+    let thread = server.interrupted("hitl", json!({})).await;
+    let calls = calls_of(&console, &thread, 2).await;
+    let (delete, write) = (&calls[0], &calls[1]);
+    assert_eq!((delete["toolName"].as_str(), write["toolName"].as_str()), (Some("delete_file"), Some("write_file")));
+    assert_eq!(delete["allowed"], json!(["approve", "decline"]), "its review config allows no edit");
+    assert_eq!(write["allowed"], json!(["approve", "decline", "edit"]));
+
+    // The second request decided first: held, nothing sent yet.
+    let (status, body) = console.approve(write).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(console.item(write["id"].as_str().unwrap()).await["state"], "decided", "held until the other request is decided");
+    assert_eq!(thread_status(&server, &thread).await, "interrupted", "nothing sent while one request is undecided");
+
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/decline", delete["id"].as_str().unwrap()),
+            json!({ "fingerprint": delete["fingerprint"], "reason": "keep it" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    assert_eq!(
+        server.thread(&thread).await["values"]["result"],
+        json!({ "decisions": [{ "type": "reject", "message": "keep it" }, { "type": "approve" }] }),
+        "one decision per request, in the requests' order"
+    );
+    for c in [delete, write] {
+        assert_eq!(console.item(c["id"].as_str().unwrap()).await["state"], "delivered");
+    }
+}
+
+#[tokio::test]
+async fn a_langgraph_engine_is_listed_with_its_kind_tested_before_adding_and_its_threads_leave_when_answered_elsewhere() {
+    let (_tmp, server, console) = setup().await;
+    let (status, tested) = console.post("/api/engines/test", json!({ "kind": "langgraph", "baseUrl": server.base })).await;
+    assert_eq!(status, StatusCode::OK, "{tested}");
+    assert_eq!((tested["result"].as_str(), tested["interrupted"].as_u64()), (Some("reachable"), Some(0)), "{tested}");
+    let (_, tested) = console.post("/api/engines/test", json!({ "baseUrl": server.base })).await;
+    assert_ne!(tested["result"], "reachable", "a LangGraph server is not a Mastra server: {tested}");
+    let (status, bad) = console.post("/api/engines", json!({ "name": "x", "kind": "crewai", "baseUrl": server.base })).await;
+    assert_eq!((status, bad["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{bad}");
+    assert!(bad["message"].as_str().unwrap().contains("expected `mastra` or `langgraph`"), "{bad}");
+
+    let thread = server.interrupted("ask", json!({})).await;
+    let [call] = &calls_of(&console, &thread, 1).await[..] else { unreachable!() };
+    let engine = console.engine("lg").await;
+    assert_eq!(
+        (engine["kind"].as_str(), engine["health"]["state"].as_str(), engine["pending"].as_i64()),
+        (Some("langgraph"), Some("reachable"), Some(1))
+    );
+    // Answered by someone else, straight at the server: the call leaves the queue.
+    let http = reqwest::Client::new();
+    let r = http
+        .post(format!("{}/threads/{thread}/runs/wait", server.base))
+        .json(&json!({ "assistant_id": "ask", "command": { "resume": "us-east" } }))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let id = call["id"].as_str().unwrap().to_owned();
+    eventually("the call gone", || async { console.item(&id).await["state"] == "gone" }).await;
+}
