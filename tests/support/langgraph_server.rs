@@ -1,6 +1,7 @@
 //! A real LangGraph server: the official JS dev server (`langgraphjs dev` from
 //! `@langchain/langgraph-cli`, pinned in tests/langgraph-server, on its Node 22) with the fixture's
-//! graphs (`inbox`, `hitl`, `ask`, `pair`: tests/langgraph-server/graphs.mjs), as a child process in
+//! graphs (`inbox`, `hitl`, `ask`, `pair`: tests/langgraph-server/graphs.mjs; `agent`, a real
+//! `createAgent` behind the real `humanInTheLoopMiddleware`: agent.mjs), as a child process in
 //! a directory of its own (its state file lands there). Included with
 //! `#[path = "../support/langgraph_server.rs"] mod langgraph_server;`.
 //!
@@ -65,10 +66,11 @@ impl LangGraphServer {
         require_installed();
         std::fs::create_dir_all(dir).expect("create the LangGraph server's directory");
         let dir = dir.canonicalize().expect("canonical directory");
-        let graphs = relative(&dir, &fixture_dir().canonicalize().expect("fixture directory").join("graphs.mjs"));
-        let graph = |name: &str| format!("{}:{name}", graphs.display());
-        let config = json!({ "node_version": "22", "dependencies": ["."],
-            "graphs": { "inbox": graph("inbox"), "hitl": graph("hitl"), "ask": graph("ask"), "pair": graph("pair") } });
+        let fixture = relative(&dir, &fixture_dir().canonicalize().expect("fixture directory"));
+        let graph = |file: &str, name: &str| format!("{}:{name}", fixture.join(file).display());
+        let config = json!({ "node_version": "22", "dependencies": ["."], "graphs": {
+            "inbox": graph("graphs.mjs", "inbox"), "hitl": graph("graphs.mjs", "hitl"), "ask": graph("graphs.mjs", "ask"),
+            "pair": graph("graphs.mjs", "pair"), "agent": graph("agent.mjs", "agent") } });
         std::fs::write(dir.join("langgraph.json"), config.to_string()).expect("write langgraph.json");
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
         let log = std::fs::File::create(dir.join("langgraph-server.log")).expect("create the server log");

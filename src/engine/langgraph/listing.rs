@@ -15,8 +15,6 @@
 //! thread, the graph as agent, the interrupt's id (and the request's position, where one interrupt
 //! holds several) as the tool call id. What a call allows and how it is answered travel with it in
 //! its `suspend_payload` (`convention`…), so both follow from the stored call alone.
-//!
-//! Not wired to the console yet: the engine that syncs and delivers these is the next step of issue 17.
 
 use crate::domain::{
     AgentId, CallKind, DecisionKind, EngineId, Error, Fingerprint, PauseKind, PauseReason, PausedCall, RunId, ToolCallId, Verdict,

@@ -12,7 +12,7 @@
 pub mod client;
 pub mod listing;
 
-use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall, Verdict};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::{unchanged, Core, SyncReport};
 use crate::engine::{ChunkSink, Engine};
@@ -237,6 +237,11 @@ impl Engine for LangGraphEngine {
             .await
             .map_err(|e| core.to_error(e))?;
         let next: Vec<Value> = state.get("__interrupt__").and_then(Value::as_array).cloned().unwrap_or_default();
+        // humanInTheLoopMiddleware runs none of a step's calls when one of them is rejected: it asks
+        // the model again. The approvals sent with a rejection say so.
+        let rejected = p["convention"] == listing::HITL
+            && parts.len() > 1
+            && parts.iter().any(|(_, d, _)| matches!(d.verdict, Verdict::Decline { .. } | Verdict::Expire { .. }));
         let mut tx = core.db.begin_write().await?;
         for (_, d, q) in &parts {
             let mut outcome = json!({
@@ -245,6 +250,10 @@ impl Engine for LangGraphEngine {
             });
             if let Some(e) = state.get("__error__").filter(|e| !e.is_null()) {
                 outcome["error"] = e.clone();
+            }
+            if rejected && !matches!(d.verdict, Verdict::Decline { .. } | Verdict::Expire { .. }) {
+                outcome["note"] =
+                    json!("another call of this step was rejected: the middleware runs none of them and asks the model again");
             }
             outbox::record(&mut tx, d, q, &outcome, None).await?;
         }
