@@ -157,6 +157,11 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
         .collect();
     got.sort();
     assert_eq!(got, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
+    let declined = console.item(second["id"].as_str().unwrap()).await;
+    assert!(
+        declined["decision"]["outcome"]["note"].as_str().is_some_and(|n| n.contains("answered `ignore`")),
+        "a reason the interrupt cannot take is said to be kept here only: {declined}"
+    );
 }
 
 #[tokio::test]
@@ -282,4 +287,30 @@ async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edite
         approved["decision"]["outcome"]["note"].as_str().is_some_and(|n| n.contains("none of")),
         "the approval's outcome says it did not run: {approved}"
     );
+}
+
+#[tokio::test]
+async fn c5_a_held_request_survives_a_console_restart_and_is_sent_with_the_other_once_it_is_decided() {
+    let (tmp, server, console) = setup().await;
+    let thread = server.interrupted("hitl", json!({})).await;
+    let calls = calls_of(&console, &thread, 2).await;
+    let (status, body) = console.approve(&calls[0]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(console.item(calls[0]["id"].as_str().unwrap()).await["state"], "decided");
+    console.stop().await;
+
+    let console = Console::start(&tmp.path().join("console")).await;
+    // Still held after the restart: nothing was sent, the other request still waits for a decision.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(thread_status(&server, &thread).await, "interrupted");
+    assert_eq!(console.item(calls[0]["id"].as_str().unwrap()).await["state"], "decided");
+    let [other] = &calls_of(&console, &thread, 1).await[..] else { unreachable!() };
+    assert_eq!(other["id"], calls[1]["id"], "the same entry, not queued again");
+    let (status, body) = console.approve(other).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    assert_eq!(server.thread(&thread).await["values"]["result"], json!({ "decisions": [{ "type": "approve" }, { "type": "approve" }] }));
+    for c in &calls {
+        assert_eq!(console.item(c["id"].as_str().unwrap()).await["state"], "delivered");
+    }
 }

@@ -243,7 +243,8 @@ impl Engine for LangGraphEngine {
             && parts.len() > 1
             && parts.iter().any(|(_, d, _)| matches!(d.verdict, Verdict::Decline { .. } | Verdict::Expire { .. }));
         let mut tx = core.db.begin_write().await?;
-        for (_, d, q) in &parts {
+        for (c, d, q) in &parts {
+            let own = c.suspend_payload.as_ref().unwrap_or(&Value::Null);
             let mut outcome = json!({
                 "status": "delivered", "route": "runs/wait", "interrupt": interrupt, "resume": value,
                 "requests": parts.len(), "nextInterrupts": next.len(),
@@ -254,6 +255,13 @@ impl Engine for LangGraphEngine {
             if rejected && !matches!(d.verdict, Verdict::Decline { .. } | Verdict::Expire { .. }) {
                 outcome["note"] =
                     json!("another call of this step was rejected: the middleware runs none of them and asks the model again");
+            }
+            if own["convention"] == listing::AGENT_INBOX && own["config"]["allow_respond"] != true {
+                if let Verdict::Decline { reason: Some(_) } = &d.verdict {
+                    outcome["note"] = json!(
+                        "this interrupt takes no response: it was answered `ignore`, and the reason stays in the console's audit log only"
+                    );
+                }
             }
             outbox::record(&mut tx, d, q, &outcome, None).await?;
         }
