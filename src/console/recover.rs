@@ -29,19 +29,7 @@ impl Console {
                 // The engine will not act twice on one call: send it again (it re-reads the call first).
                 let mut tx = self.db.begin_write().await?;
                 let why = "the console stopped while this decision was being sent; sending it again";
-                if decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
-                    audit::append(
-                        &mut tx,
-                        audit::Record {
-                            actor: "console",
-                            action: crate::domain::audit::AuditAction::DeliveryRetry,
-                            queue_item_id: Some(d.item_id.as_str()),
-                            tool_name: Some(&entry.queued.call.tool_name),
-                            fingerprint: Some(d.fingerprint.as_str()),
-                            details: json!({ "decisionId": d.id, "why": why }),
-                        },
-                    )
-                    .await?;
+                if decisions::retry_cut(&mut tx, d, &entry.queued.call.tool_name, why).await? {
                     tx.commit().await?;
                 }
                 continue;

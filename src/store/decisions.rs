@@ -187,6 +187,28 @@ pub async fn defer(
     Ok(done.rows_affected() == 1)
 }
 
+/// A delivery cut short (its console stopped while sending it) back to the outbox, due now, with its
+/// audit entry (`delivery.retry`, saying `why`): for engines that refuse to act twice on one call,
+/// whose call is re-read before it is sent again. False (nothing written) if it was not `delivering`.
+pub async fn retry_cut(conn: &mut AnyConnection, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
+    if !defer(conn, &d.id, why, now()).await? {
+        return Ok(false);
+    }
+    super::audit::append(
+        conn,
+        super::audit::Record {
+            actor: "console",
+            action: crate::domain::audit::AuditAction::DeliveryRetry,
+            queue_item_id: Some(d.item_id.as_str()),
+            tool_name: Some(tool),
+            fingerprint: Some(d.fingerprint.as_str()),
+            details: serde_json::json!({ "decisionId": d.id, "why": why }),
+        },
+    )
+    .await?;
+    Ok(true)
+}
+
 /// How a waiting decision stands in the outbox.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempts {

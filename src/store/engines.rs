@@ -20,7 +20,7 @@ pub enum Health {
     Unreachable,
     /// 401 / 403: the token is missing, wrong or expired.
     AuthFailed,
-    /// It answers, but not as a supported Mastra server does (missing routes, unexpected shapes).
+    /// It answers, but not as a supported server of its kind does (missing routes, unexpected shapes).
     Incompatible,
 }
 

@@ -70,20 +70,10 @@ async fn a_declined_inbox_call_answers_with_the_reason_and_an_edited_one_with_it
     let [d] = &calls_of(&console, &declined, 1).await[..] else { unreachable!() };
     let [e] = &calls_of(&console, &edited, 1).await[..] else { unreachable!() };
 
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/decline", d["id"].as_str().unwrap()),
-            json!({ "fingerprint": d["fingerprint"], "reason": "not this address" }),
-        )
-        .await;
+    let (status, body) = console.decline(d, "not this address").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let new_args = json!({ "to": "carol@example.com", "subject": "Invoice" });
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/approve-edited", e["id"].as_str().unwrap()),
-            json!({ "fingerprint": e["fingerprint"], "args": new_args }),
-        )
-        .await;
+    let (status, body) = console.approve_edited(e, &new_args).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually("both delivered", || async {
         thread_status(&server, &declined).await == "idle" && thread_status(&server, &edited).await == "idle"
@@ -109,12 +99,7 @@ async fn s08_a_plain_interrupt_waits_for_data_and_its_answer_is_what_the_graph_r
     assert_eq!(call["suspendPayload"]["question"], "Which region should the backup go to?");
     let (status, body) = console.approve(call).await;
     assert_eq!(status, StatusCode::CONFLICT, "a call that waits for data cannot be approved: {body}");
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/resume", call["id"].as_str().unwrap()),
-            json!({ "fingerprint": call["fingerprint"], "data": "eu-west" }),
-        )
-        .await;
+    let (status, body) = console.resume(call, json!("eu-west")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(server.thread(&thread).await["values"]["region"], "eu-west");
@@ -140,12 +125,7 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     assert_eq!(console.item(second["id"].as_str().unwrap()).await["state"], "pending");
 
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/decline", second["id"].as_str().unwrap()),
-            json!({ "fingerprint": second["fingerprint"], "reason": "no" }),
-        )
-        .await;
+    let (status, body) = console.decline(second, "no").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually("the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
     let answers = server.thread(&thread).await["values"]["answers"].clone();
@@ -180,12 +160,7 @@ async fn the_requests_of_one_middleware_interrupt_are_held_until_all_are_decided
     assert_eq!(console.item(write["id"].as_str().unwrap()).await["state"], "decided", "held until the other request is decided");
     assert_eq!(thread_status(&server, &thread).await, "interrupted", "nothing sent while one request is undecided");
 
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/decline", delete["id"].as_str().unwrap()),
-            json!({ "fingerprint": delete["fingerprint"], "reason": "keep it" }),
-        )
-        .await;
+    let (status, body) = console.decline(delete, "keep it").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(
@@ -259,24 +234,14 @@ async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edite
     let (status, body) = console.approve(delete).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let edited = json!({ "path": "/srv/data/new.csv", "content": "x,y,z" });
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/approve-edited", write["id"].as_str().unwrap()),
-            json!({ "fingerprint": write["fingerprint"], "args": edited }),
-        )
-        .await;
+    let (status, body) = console.approve_edited(write, &edited).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually("the agent finished", || async { thread_status(&server, &ran).await == "idle" }).await;
     assert_eq!(tool_messages(&server, &ran).await, ["deleted /srv/data/old.csv", "wrote 5 bytes to /srv/data/new.csv"]);
 
     // One rejected: the middleware runs none of that step's calls and tells the model why.
     let calls = calls_of(&console, &stopped, 2).await;
-    let (status, body) = console
-        .post(
-            &format!("/api/queue/{}/decline", calls[0]["id"].as_str().unwrap()),
-            json!({ "fingerprint": calls[0]["fingerprint"], "reason": "keep the old file" }),
-        )
-        .await;
+    let (status, body) = console.decline(&calls[0], "keep the old file").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = console.approve(&calls[1]).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -114,6 +114,33 @@ impl Console {
         self.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] })).await
     }
 
+    /// Declines `item` (as shown) with `reason`.
+    pub async fn decline(&self, item: &Value, reason: &str) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/queue/{}/decline", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "reason": reason }),
+        )
+        .await
+    }
+
+    /// Approves `item` (as shown) with `args` in place of its own.
+    pub async fn approve_edited(&self, item: &Value, args: &Value) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/queue/{}/approve-edited", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "args": args }),
+        )
+        .await
+    }
+
+    /// Answers `item` (as shown) with resume `data`.
+    pub async fn resume(&self, item: &Value, data: Value) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/queue/{}/resume", item["id"].as_str().unwrap()),
+            json!({ "fingerprint": item["fingerprint"], "data": data }),
+        )
+        .await
+    }
+
     pub async fn item(&self, id: &str) -> Value {
         let (status, body) = self.get(&format!("/api/queue/{id}")).await;
         assert_eq!(status, StatusCode::OK, "{body}");

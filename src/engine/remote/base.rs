@@ -350,19 +350,7 @@ impl Core {
         for (d, tool) in cut {
             let why = "the console delivering this decision stopped; the console that took the engine over sends it again";
             let mut tx = self.db.begin_write().await?;
-            if crate::store::decisions::defer(&mut tx, &d.id, why, crate::store::now()).await? {
-                audit::append(
-                    &mut tx,
-                    audit::Record {
-                        actor: "console",
-                        action: crate::domain::audit::AuditAction::DeliveryRetry,
-                        queue_item_id: Some(d.item_id.as_str()),
-                        tool_name: Some(&tool),
-                        fingerprint: Some(d.fingerprint.as_str()),
-                        details: json!({ "decisionId": d.id, "why": why }),
-                    },
-                )
-                .await?;
+            if crate::store::decisions::retry_cut(&mut tx, &d, &tool, why).await? {
                 crate::store::feed::notify_outboxes(&mut tx).await?;
                 tx.commit().await?;
                 tracing::warn!(engine = %self.id, item = %d.item_id, "{why}");
