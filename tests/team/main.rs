@@ -4,6 +4,8 @@
 //! anywhere is delivered by the console whose local engine runs the call — also when that console
 //! was down when the decision was taken — and only one decision per call wins.
 
+#[path = "../support/langgraph_server.rs"]
+mod langgraph_server;
 #[path = "../support/mastra_server.rs"]
 mod mastra_server;
 #[path = "../support/postgres.rs"]
@@ -312,6 +314,70 @@ async fn c05_a_remote_engine_is_synced_and_delivered_by_one_console_at_a_time_an
     // Each approved call ran once at the engine: no delivery twice, none lost.
     let ran = mastra.tools_ran();
     assert_eq!(ran.len(), 2, "{ran:?}");
+    assert_eq!(consoles[other].get("/api/audit/verify").await["ok"], true);
+    drop(consoles);
+}
+
+/// Adds engine `name` on `s`, and waits until every console of `consoles` has loaded it.
+async fn add_engine(s: &ServeProcess, consoles: &[&ServeProcess], body: Value) {
+    let name = body["name"].clone();
+    let (status, answer) = call(s, reqwest::Method::POST, "/api/engines", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    for c in consoles {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while !c.get("/api/engines").await.as_array().into_iter().flatten().any(|e| e["name"] == name) {
+            assert!(tokio::time::Instant::now() < deadline, "a console never loaded the engine added on another");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn c05_a_langgraph_engine_has_one_holder_and_a_request_held_by_a_holder_that_dies_is_sent_by_the_next() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let lg = langgraph_server::LangGraphServer::start(&root.path().join("langgraph")).await;
+    let mut consoles = vec![start(&console_dir(root.path(), "a", &url)), start(&console_dir(root.path(), "b", &url))];
+    let all: Vec<&ServeProcess> = consoles.iter().collect();
+    add_engine(&consoles[0], &all, json!({ "name": "lg", "kind": "langgraph", "baseUrl": lg.base, "pollMs": 200 })).await;
+    let holder = one_syncing(&all, "lg").await;
+    let other = 1 - holder;
+
+    // A middleware interrupt with two requests, shown on both consoles.
+    let thread = lg.interrupted("hitl", json!({})).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut calls = loop {
+        let now: Vec<Value> = pending(&consoles[other]).await.into_iter().filter(|c| c["threadId"] == thread.as_str()).collect();
+        if now.len() == 2 {
+            break now;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the interrupt's two requests never showed: {now:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    calls.sort_by(|a, b| a["toolCallId"].as_str().cmp(&b["toolCallId"].as_str()));
+    let approve = |s: &ServeProcess, c: &Value| {
+        let (path, body) = (format!("/api/queue/{}/approve", c["id"].as_str().unwrap()), json!({ "fingerprint": c["fingerprint"] }));
+        let s = s.base.clone();
+        async move {
+            let r = reqwest::Client::new().post(format!("{s}{path}")).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap_or_default());
+        }
+    };
+    // The first decided where the engine is not synced: the holder takes it and holds it.
+    approve(&consoles[other], &calls[0]).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(lg.thread(&thread).await["status"], "interrupted", "nothing sent while a request is undecided");
+
+    // The holder dies (-9); the survivor takes the engine over and, once the second is decided, sends both.
+    consoles[holder].kill();
+    assert_eq!(one_syncing(&[&consoles[other]], "lg").await, 0);
+    approve(&consoles[other], &calls[1]).await;
+    for c in &calls {
+        wait_state(&consoles[other], c["id"].as_str().unwrap(), "delivered").await;
+    }
+    let done = lg.thread(&thread).await;
+    assert_eq!(done["status"], "idle", "{done}");
+    assert_eq!(done["values"]["result"], json!({ "decisions": [{ "type": "approve" }, { "type": "approve" }] }), "sent once, both answers");
     assert_eq!(consoles[other].get("/api/audit/verify").await["ok"], true);
     drop(consoles);
 }
