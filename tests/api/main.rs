@@ -4,6 +4,7 @@ mod audit;
 mod audit_export;
 mod bad_input;
 mod calls;
+mod claude_code;
 mod cli;
 mod concurrency;
 mod cut_short;

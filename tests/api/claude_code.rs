@@ -1,0 +1,195 @@
+//! The real Claude Code CLI (`tests/claude-code`: `@anthropic-ai/claude-code` from npm) with
+//! `approval-console hook claude-code` as its PreToolUse hook, against a real console. No model and no
+//! account: Claude Code talks to a scripted Messages API on 127.0.0.1 (`ANTHROPIC_BASE_URL`) that asks
+//! for one Bash call and then ends the turn, and records what Claude Code tells it the tool did. An
+//! approval lets the command run; a decline keeps it from running and its reason reaches the model.
+
+use crate::helpers::*;
+use approval_console::domain::Role;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn claude_bin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude-code/node_modules/.bin/claude")
+}
+
+/// The scripted model: the Bash command it asks for, and the tool results Claude Code sent back.
+#[derive(Clone, Default)]
+struct Script {
+    command: String,
+    results: Arc<Mutex<Vec<String>>>,
+}
+
+/// One Server-Sent Event of the Messages API.
+fn event(kind: &str, data: Value) -> String {
+    format!("event: {kind}\ndata: {data}\n\n")
+}
+
+/// `POST /v1/messages`: a Bash `tool_use` for a new turn; after a tool result, the end of the turn.
+async fn messages(State(script): State<Script>, Json(request): Json<Value>) -> Response {
+    let last = request["messages"].as_array().and_then(|m| m.last()).cloned().unwrap_or(Value::Null);
+    let results: Vec<String> = last["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"] == "tool_result")
+        .map(|c| match &c["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let asks_bash = results.is_empty() && request["tools"].as_array().into_iter().flatten().any(|t| t["name"] == "Bash");
+    script.results.lock().unwrap().extend(results);
+    let model = request["model"].clone();
+    if request["stream"] != true {
+        let body = json!({ "id": "msg_plain", "type": "message", "role": "assistant", "model": model,
+            "content": [{ "type": "text", "text": "ok" }], "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": { "input_tokens": 1, "output_tokens": 1 } });
+        return Json(body).into_response();
+    }
+    let mut sse = event(
+        "message_start",
+        json!({ "type": "message_start", "message": { "id": "msg_1", "type": "message", "role": "assistant",
+        "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": { "input_tokens": 10, "output_tokens": 1 } } }),
+    );
+    let stop = if asks_bash {
+        let input = json!({ "command": script.command, "description": "Clean up" }).to_string();
+        sse += &event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": 0,
+            "content_block": { "type": "tool_use", "id": "toolu_console_1", "name": "Bash", "input": {} } }),
+        );
+        sse += &event(
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "input_json_delta", "partial_json": input } }),
+        );
+        "tool_use"
+    } else {
+        sse += &event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "text", "text": "" } }),
+        );
+        sse += &event(
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "text_delta", "text": "done" } }),
+        );
+        "end_turn"
+    };
+    sse += &event("content_block_stop", json!({ "type": "content_block_stop", "index": 0 }));
+    sse += &event(
+        "message_delta",
+        json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null }, "usage": { "output_tokens": 1 } }),
+    );
+    sse += &event("message_stop", json!({ "type": "message_stop" }));
+    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse).into_response()
+}
+
+/// Serves the scripted model on 127.0.0.1; its base URL.
+async fn scripted_model(script: Script) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new().route("/v1/messages", post(messages)).with_state(script);
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// Runs `claude -p` in `dir` with the console's hook on Bash; resolves when it exits.
+fn run_claude(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
+    assert!(
+        claude_bin().exists(),
+        "Claude Code is not installed ({}): run `npm ci --prefix tests/claude-code` (scripts/test does it)",
+        claude_bin().display()
+    );
+    let hook = format!("{} hook claude-code --timeout 50", env!("CARGO_BIN_EXE_approval-console"));
+    let settings =
+        json!({ "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": hook, "timeout": 60 }] }] } });
+    std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    tokio::process::Command::new(claude_bin())
+        .args(["-p", "clean up the build folder", "--output-format", "json", "--settings"])
+        .arg(dir.join("settings.json"))
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("ANTHROPIC_BASE_URL", model)
+        .env("ANTHROPIC_API_KEY", "sk-ant-scripted-model")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("APPROVAL_CONSOLE_URL", console)
+        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start claude")
+}
+
+/// The pending call of the hook, once Claude Code called it.
+async fn queued(t: &TestApp) -> Value {
+    for _ in 0..1200 {
+        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "claude-code") {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("Claude Code's hook queued nothing in 60 s")
+}
+
+async fn finished(child: tokio::process::Child) -> Value {
+    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output()).await.expect("claude ends").unwrap();
+    assert!(
+        out.status.success(),
+        "claude: {:?}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[tokio::test]
+async fn c01_the_real_claude_code_runs_a_command_the_operator_approved_and_never_one_declined() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+
+    // Approved: Claude Code runs the command.
+    let approved = work.path().join("approved");
+    std::fs::create_dir_all(&approved).unwrap();
+    let script = Script { command: format!("touch {}", approved.join("ran").display()), ..Default::default() };
+    let model = scripted_model(script.clone()).await;
+    let claude = run_claude(&approved, &model, &t.base, &token);
+    let call = queued(&t).await;
+    assert_eq!((call["toolName"].as_str(), call["source"].as_str()), (Some("Bash"), Some("claude-code")), "{call}");
+    assert_eq!(call["args"]["command"], script.command.as_str(), "the command exactly as Claude Code would run it");
+    assert_eq!(call["context"]["cwd"].as_str().map(|c| c.ends_with("approved")), Some(true), "{call}");
+    assert!(!approved.join("ran").exists(), "nothing runs before the decision");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = finished(claude).await;
+    assert!(approved.join("ran").exists(), "the approved command ran: {answer}");
+    assert!(answer["permission_denials"].as_array().is_none_or(Vec::is_empty), "{answer}");
+
+    // Declined: it never runs, and the model hears the operator's reason.
+    let declined = work.path().join("declined");
+    std::fs::create_dir_all(&declined).unwrap();
+    let script = Script { command: format!("touch {}", declined.join("ran").display()), ..Default::default() };
+    let model = scripted_model(script.clone()).await;
+    let claude = run_claude(&declined, &model, &t.base, &token);
+    let call = queued(&t).await;
+    let (status, body) = t.decline(&call, "not during the release freeze").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = finished(claude).await;
+    assert!(!declined.join("ran").exists(), "the declined command never ran");
+    assert_eq!(answer["permission_denials"][0]["tool_name"], "Bash", "{answer}");
+    let results = script.results.lock().unwrap().clone();
+    assert!(results.iter().any(|r| r.contains("not during the release freeze")), "the reason reached the model: {results:?}");
+}
