@@ -6,6 +6,7 @@ mod bad_input;
 mod calls;
 mod claude_code;
 mod cli;
+mod codex;
 mod concurrency;
 mod cut_short;
 mod edit;

@@ -138,7 +138,7 @@ async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str]) -> S
 }
 
 /// The one fenced block of `lang` in the README that contains `needle`.
-fn block(lang: &str, needle: &str) -> String {
+pub(crate) fn block(lang: &str, needle: &str) -> String {
     let found: Vec<String> = blocks(lang).into_iter().filter(|b| b.contains(needle)).collect();
     assert_eq!(found.len(), 1, "one {lang} block with {needle:?}");
     found.into_iter().next().unwrap()
