@@ -1,5 +1,6 @@
 //! The real Claude Code CLI (`tests/claude-code`: `@anthropic-ai/claude-code` from npm) with
-//! `approval-console hook claude-code` as its PreToolUse hook, against a real console. No model and no
+//! `approval-console hook claude-code` as its PreToolUse hook (the README's settings), against a
+//! real console. No model and no
 //! account: Claude Code talks to a scripted Messages API on 127.0.0.1 (`ANTHROPIC_BASE_URL`) that asks
 //! for one Bash call and then ends the turn, and records what Claude Code tells it the tool did. An
 //! approval lets the command run; a decline keeps it from running and its reason reaches the model.
@@ -100,17 +101,17 @@ async fn scripted_model(script: Script) -> String {
     format!("http://{addr}")
 }
 
-/// Runs `claude -p` in `dir` with the console's hook on Bash; resolves when it exits.
+/// Runs `claude -p` in `dir` with the README's hook settings; resolves when it exits.
 fn run_claude(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
     assert!(
         claude_bin().exists(),
         "Claude Code is not installed ({}): run `npm ci --prefix tests/claude-code` (scripts/test does it)",
         claude_bin().display()
     );
-    let hook = format!("{} hook claude-code --timeout 50", env!("CARGO_BIN_EXE_approval-console"));
-    let settings =
-        json!({ "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": hook, "timeout": 60 }] }] } });
-    std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();
+    // The README's settings, the binary named by its path.
+    let settings = crate::readme::block("json", "hook claude-code")
+        .replace("\"approval-console hook claude-code", &format!("\"{} hook claude-code", env!("CARGO_BIN_EXE_approval-console")));
+    std::fs::write(dir.join("settings.json"), settings).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
     tokio::process::Command::new(claude_bin())
         .args(["-p", "clean up the build folder", "--output-format", "json", "--settings"])
