@@ -215,8 +215,15 @@ pub fn answer(call: &PausedCall, verdict: &Verdict) -> Result<Value, Error> {
         Some(AGENT_INBOX) => Ok(match verdict {
             Verdict::Approve => json!({ "type": "accept", "args": null }),
             Verdict::ApproveEdited { args, .. } => json!({ "type": "edit", "args": { "action": call.tool_name, "args": args } }),
-            Verdict::Decline { reason } if p["config"]["allow_respond"].as_bool() == Some(true) => {
-                json!({ "type": "response", "args": reason.clone().unwrap_or_else(|| "Declined by the operator.".into()) })
+            // A reason is the response; a decline without one ignores the request where it may be
+            // ignored (so the operator chooses between the two by writing a reason or not).
+            Verdict::Decline { reason: Some(r) } if p["config"]["allow_respond"].as_bool() == Some(true) => {
+                json!({ "type": "response", "args": r })
+            }
+            Verdict::Decline { reason: None }
+                if p["config"]["allow_respond"].as_bool() == Some(true) && p["config"]["allow_ignore"].as_bool() != Some(true) =>
+            {
+                json!({ "type": "response", "args": "Declined by the operator." })
             }
             Verdict::Expire { after_secs } if p["config"]["allow_respond"].as_bool() == Some(true) => {
                 json!({ "type": "response", "args": Verdict::expiry_text(*after_secs) })
@@ -327,6 +334,7 @@ mod tests {
             json!({ "type": "edit", "args": { "action": "send_email", "args": edited } })
         );
         assert_eq!(inbox_resume(vec![json!({ "type": "accept", "args": null })], true), json!([{ "type": "accept", "args": null }]));
+        assert_eq!(answer(c, &Verdict::Decline { reason: None }).unwrap(), json!({ "type": "ignore", "args": null }), "no reason: ignored");
     }
 
     #[test]
