@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_SOURCES, hookContextOf, isCallSource } from './call-source';
+import { CALL_SOURCES, hookContextOf, inboxDeclineOf, isCallSource } from './call-source';
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
     expect(CALL_SOURCES).toEqual(['local', 'mastra', 'langgraph', 'http', 'claude-code', 'codex', 'mcp']);
     expect(CALL_SOURCES.every(isCallSource)).toBe(true);
     for (const v of ['', 'Claude Code', 'claude_code', 'slack', null, undefined, 1, ['local']]) expect(isCallSource(v), String(v)).toBe(false);
+  });
+
+  it('says what a decline reason becomes for a LangGraph Agent Inbox request, from its config only', () => {
+    const inbox = (config: unknown) => ({ source: 'langgraph' as const, suspendPayload: { convention: 'agent-inbox', config } });
+    expect(inboxDeclineOf(inbox({ allow_respond: true, allow_ignore: true }))).toBe('respond-or-ignore');
+    expect(inboxDeclineOf(inbox({ allow_respond: true, allow_ignore: false }))).toBe('respond');
+    expect(inboxDeclineOf(inbox({ allow_respond: false, allow_ignore: true }))).toBe('ignore');
+    expect(inboxDeclineOf(inbox({ allow_respond: 'yes', allow_ignore: 1 }))).toBeNull();
+    expect(inboxDeclineOf(inbox(null))).toBeNull();
+    expect(inboxDeclineOf({ source: 'langgraph', suspendPayload: { convention: 'hitl-middleware', config: { allow_respond: true } } })).toBeNull();
+    expect(inboxDeclineOf({ source: 'mastra', suspendPayload: { convention: 'agent-inbox', config: { allow_respond: true } } })).toBeNull();
+    expect(inboxDeclineOf({ source: 'langgraph', suspendPayload: ['agent-inbox'] })).toBeNull();
   });
 
   it("reads a hook's working directory and event from its context: strings of an object only", () => {

@@ -27,3 +27,23 @@ export function hookContextOf(item: Pick<QueueItem, 'context'>): HookContext {
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   return { cwd: text(cwd), event: text(event) };
 }
+
+/**
+ * What a decline's reason becomes for a LangGraph Agent Inbox request (`suspendPayload.convention`
+ * `agent-inbox`), as the server answers it: with `allow_respond` and `allow_ignore`, a reason is the
+ * response and no reason ignores the request (`respond-or-ignore`); with only one of them, `respond` or
+ * `ignore` (a reason then stays in the console's audit log). `null` for every other call.
+ */
+export type InboxDecline = 'respond-or-ignore' | 'respond' | 'ignore';
+
+export function inboxDeclineOf(item: Pick<QueueItem, 'source' | 'suspendPayload'>): InboxDecline | null {
+  const p = item.suspendPayload;
+  if (item.source !== 'langgraph' || p === null || typeof p !== 'object' || Array.isArray(p)) return null;
+  const { convention, config } = p as Record<string, unknown>;
+  if (convention !== 'agent-inbox' || config === null || typeof config !== 'object') return null;
+  const { allow_respond: respond, allow_ignore: ignore } = config as Record<string, unknown>;
+  if (respond === true && ignore === true) return 'respond-or-ignore';
+  if (respond === true) return 'respond';
+  if (ignore === true) return 'ignore';
+  return null;
+}

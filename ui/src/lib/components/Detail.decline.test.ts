@@ -77,3 +77,23 @@ describe('Decline presets', () => {
     expect(reason.value).toBe(DECLINE_PRESETS[1]);
   });
 });
+
+describe('Decline note for a LangGraph Agent Inbox request', () => {
+  it('says the reason is the response and an empty one ignores, in place of the usual note; other calls keep it', () => {
+    const backend = new FakeBackend();
+    const item = makeItem({
+      id: 'lg-1',
+      engine: 'lg',
+      source: 'langgraph',
+      suspendPayload: { convention: 'agent-inbox', config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true } },
+    });
+    backend.add(item);
+    const { target } = mountInBody(Detail, { props: { item, ondecided: vi.fn(), onerror: vi.fn() }, context: backendContext(backend) });
+    flushSync();
+    expect(target.querySelector('[data-testid="decline-reason-note"]')!.textContent).toBe(
+      '(sent to the graph as the response; leave it empty to ignore the request)',
+    );
+    const other = render();
+    expect(other.reason.closest('form')!.querySelector('[data-testid="decline-reason-note"]')!.textContent).toBe('(optional, told to the agent)');
+  });
+});

@@ -87,6 +87,12 @@ export const detail = {
   runsWith: 'runs {tool} with the arguments above (fingerprint {fingerprint})',
   declineReason: 'Reason for declining',
   declineReasonNote: '(optional, told to the agent)',
+  /** The same note for a LangGraph Agent Inbox request: what its server does with the reason. */
+  inboxDeclineNotes: {
+    'respond-or-ignore': '(sent to the graph as the response; leave it empty to ignore the request)',
+    respond: '(sent to the graph as the response)',
+    ignore: '(this request can only be ignored: the reason stays in the audit log)',
+  },
   presetsLabel: 'Preset reasons',
   /**
    * The preset decline reasons (`decline-presets.ts`): a click fills the reason, which is sent to the

@@ -67,6 +67,11 @@ export const detail: Messages['detail'] = {
   runsWith: '上記の引数で {tool} を実行します（フィンガープリント {fingerprint}）',
   declineReason: '拒否の理由',
   declineReasonNote: '（任意、エージェントに伝えられます）',
+  inboxDeclineNotes: {
+    'respond-or-ignore': '（応答としてグラフに送られます。空欄ならこのリクエストを無視します）',
+    respond: '（応答としてグラフに送られます）',
+    ignore: '（このリクエストは無視することしかできません。理由は監査ログにだけ残ります）',
+  },
   presetsLabel: '定型の理由',
   presets: { notAuthorised: '権限がありません', wrongTarget: '対象が誤っています', tooRisky: 'リスクが高すぎます' },
 
