@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_SOURCES, hookContextOf, inboxDeclineOf, isCallSource } from './call-source';
+import { CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource } from './call-source';
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
@@ -18,6 +18,13 @@ describe('call sources', () => {
     expect(inboxDeclineOf({ source: 'langgraph', suspendPayload: { convention: 'hitl-middleware', config: { allow_respond: true } } })).toBeNull();
     expect(inboxDeclineOf({ source: 'mastra', suspendPayload: { convention: 'agent-inbox', config: { allow_respond: true } } })).toBeNull();
     expect(inboxDeclineOf({ source: 'langgraph', suspendPayload: ['agent-inbox'] })).toBeNull();
+  });
+
+  it('counts the requests of a LangGraph interrupt only when it holds more than one', () => {
+    const lg = (suspendPayload: unknown) => ({ source: 'langgraph' as const, suspendPayload });
+    expect(interruptRequestsOf(lg({ convention: 'hitl-middleware', count: 2 }))).toBe(2);
+    for (const p of [{ count: 1 }, { count: 2.5 }, { count: '2' }, {}, null, [2]]) expect(interruptRequestsOf(lg(p)), JSON.stringify(p)).toBeNull();
+    expect(interruptRequestsOf({ source: 'mastra', suspendPayload: { count: 3 } })).toBeNull();
   });
 
   it("reads a hook's working directory and event from its context: strings of an object only", () => {

@@ -47,3 +47,15 @@ export function inboxDeclineOf(item: Pick<QueueItem, 'source' | 'suspendPayload'
   if (ignore === true) return 'ignore';
   return null;
 }
+
+/**
+ * How many requests the LangGraph interrupt of this call holds (`suspendPayload.count`, when more
+ * than one): the graph takes all their answers at once, so a decided one is held until the others are
+ * decided. `null` for an interrupt of one request and for every other call.
+ */
+export function interruptRequestsOf(item: Pick<QueueItem, 'source' | 'suspendPayload'>): number | null {
+  const p = item.suspendPayload;
+  if (item.source !== 'langgraph' || p === null || typeof p !== 'object' || Array.isArray(p)) return null;
+  const count = (p as Record<string, unknown>).count;
+  return typeof count === 'number' && Number.isInteger(count) && count > 1 ? count : null;
+}

@@ -243,6 +243,22 @@ describe('Detail', () => {
     expect(q('delivery-next-attempt')).toBeNull();
   });
 
+  it('says a LangGraph request is held until the other requests of its interrupt are decided', () => {
+    const item = makeItem({
+      engine: 'lg',
+      source: 'langgraph',
+      state: 'decided',
+      allowed: [],
+      suspendPayload: { convention: 'hitl-middleware', position: 1, count: 2, allowedDecisions: ['approve', 'reject'] },
+      decision: makeAwaitingDecision({ delivery: 'delivering', attempts: 1, lastError: null, nextAttemptAt: null }),
+    });
+    const { q } = render(item, new FakeBackend());
+    expect(q('delivery-held')!.textContent).toBe(
+      'This interrupt holds 2 requests and its graph takes their answers at once: this decision is sent with the others once all are decided.',
+    );
+    expect(q('awaiting-delivery')!.textContent).not.toContain('being sent to engine');
+  });
+
   it('does not say awaiting delivery once delivered or failed', () => {
     for (const delivery of ['delivered', 'failed'] as const) {
       const item = makeItem({ state: delivery, allowed: [], decision: makeAwaitingDecision({ delivery, lastError: 'old error' }) });

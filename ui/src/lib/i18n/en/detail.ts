@@ -164,6 +164,8 @@ export const detail = {
   /** `{engine}`: the engine's name. */
   delivering: 'The decision is being sent to engine {engine} now.',
   notDelivered: 'Engine {engine} has not received this decision yet; the console keeps trying.',
+  /** A LangGraph request of an interrupt of `n`: its graph takes all answers at once. */
+  heldForSiblings: (n: number) => `This interrupt holds ${n.toLocaleString('en')} requests and its graph takes their answers at once: this decision is sent with the others once all are decided.`,
   attempts: 'Attempts',
   lastError: 'Last error',
   nextAttempt: 'Next attempt',

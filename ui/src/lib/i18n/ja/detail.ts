@@ -124,6 +124,7 @@ export const detail: Messages['detail'] = {
   ranTitle: 'ツールの実行に使われた、編集後の引数のフィンガープリント',
   awaitingDelivery: '配信待ちです。',
   delivering: 'この決定をエンジン {engine} に送信しています。',
+  heldForSiblings: (n: number) => `この中断には ${n.toLocaleString('ja')} 件のリクエストがあり、グラフはその回答をまとめて受け取ります。この決定は、すべてが決まった時点でほかの決定と一緒に送られます。`,
   notDelivered: 'エンジン {engine} はまだこの決定を受け取っていません。コンソールが再試行を続けます。',
   attempts: '試行回数',
   lastError: '最後のエラー',
