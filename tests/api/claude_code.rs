@@ -5,6 +5,7 @@
 //! for one Bash call and then ends the turn, and records what Claude Code tells it the tool did. An
 //! approval lets the command run; a decline keeps it from running and its reason reaches the model.
 
+use crate::agent_cli;
 use crate::helpers::*;
 use approval_console::domain::Role;
 use axum::extract::State;
@@ -15,7 +16,6 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 fn claude_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude-code/node_modules/.bin/claude")
@@ -94,11 +94,7 @@ async fn messages(State(script): State<Script>, Json(request): Json<Value>) -> R
 
 /// Serves the scripted model on 127.0.0.1; its base URL.
 async fn scripted_model(script: Script) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = Router::new().route("/v1/messages", post(messages)).with_state(script);
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
+    agent_cli::serve_on_loopback(Router::new().route("/v1/messages", post(messages)).with_state(script)).await
 }
 
 /// Runs `claude -p` in `dir` with the README's hook settings; resolves when it exits.
@@ -113,47 +109,21 @@ fn run_claude(dir: &Path, model: &str, console: &str, token: &str) -> tokio::pro
         .replace("\"approval-console hook claude-code", &format!("\"{} hook claude-code", env!("CARGO_BIN_EXE_approval-console")));
     std::fs::write(dir.join("settings.json"), settings).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
-    tokio::process::Command::new(claude_bin())
-        .args(["-p", "clean up the build folder", "--output-format", "json", "--settings"])
-        .arg(dir.join("settings.json"))
-        .current_dir(dir)
-        .env("HOME", dir.join("home"))
-        .env("ANTHROPIC_BASE_URL", model)
-        .env("ANTHROPIC_API_KEY", "sk-ant-scripted-model")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("APPROVAL_CONSOLE_URL", console)
-        .env("APPROVAL_CONSOLE_TOKEN", token)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start claude")
+    agent_cli::start(&claude_bin(), dir, console, token, |cmd| {
+        cmd.args(["-p", "clean up the build folder", "--output-format", "json", "--settings"])
+            .arg(dir.join("settings.json"))
+            .env("HOME", dir.join("home"))
+            .env("ANTHROPIC_BASE_URL", model)
+            .env("ANTHROPIC_API_KEY", "sk-ant-scripted-model")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1");
+    })
 }
 
-/// The pending call of the hook, once Claude Code called it.
-async fn queued(t: &TestApp) -> Value {
-    for _ in 0..1200 {
-        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "claude-code") {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("Claude Code's hook queued nothing in 60 s")
-}
-
+/// Claude Code's answer (`--output-format json`), once it exited 0.
 async fn finished(child: tokio::process::Child) -> Value {
-    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output()).await.expect("claude ends").unwrap();
-    assert!(
-        out.status.success(),
-        "claude: {:?}\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    let out = agent_cli::exits_ok(child, "claude").await;
+    serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out)))
 }
 
 #[tokio::test]
@@ -168,7 +138,7 @@ async fn c01_the_real_claude_code_runs_a_command_the_operator_approved_and_never
     let script = Script { command: format!("touch {}", approved.join("ran").display()), ..Default::default() };
     let model = scripted_model(script.clone()).await;
     let claude = run_claude(&approved, &model, &t.base, &token);
-    let call = queued(&t).await;
+    let call = agent_cli::queued(&t, "claude-code").await;
     assert_eq!((call["toolName"].as_str(), call["source"].as_str()), (Some("Bash"), Some("claude-code")), "{call}");
     assert_eq!(call["args"]["command"], script.command.as_str(), "the command exactly as Claude Code would run it");
     assert_eq!(call["context"]["cwd"].as_str().map(|c| c.ends_with("approved")), Some(true), "{call}");
@@ -185,7 +155,7 @@ async fn c01_the_real_claude_code_runs_a_command_the_operator_approved_and_never
     let script = Script { command: format!("touch {}", declined.join("ran").display()), ..Default::default() };
     let model = scripted_model(script.clone()).await;
     let claude = run_claude(&declined, &model, &t.base, &token);
-    let call = queued(&t).await;
+    let call = agent_cli::queued(&t, "claude-code").await;
     let (status, body) = t.decline(&call, "not during the release freeze").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let answer = finished(claude).await;

@@ -4,6 +4,7 @@
 //! that asks for one shell command and then ends the turn, and records what Codex tells it the
 //! command did. An approval lets the command run; a decline blocks it and its reason reaches the model.
 
+use crate::agent_cli;
 use crate::helpers::*;
 use approval_console::domain::Role;
 use axum::extract::State;
@@ -14,7 +15,6 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 fn codex_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codex/node_modules/.bin/codex")
@@ -62,11 +62,8 @@ async fn responses(State(script): State<Script>, Json(request): Json<Value>) -> 
 }
 
 async fn scripted_model(script: Script) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = Router::new().route("/v1/responses", post(responses)).with_state(script);
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}/v1")
+    let base = agent_cli::serve_on_loopback(Router::new().route("/v1/responses", post(responses)).with_state(script)).await;
+    format!("{base}/v1")
 }
 
 /// `codex exec` in `dir`, its config the scripted provider and the README's hook block (the binary
@@ -85,50 +82,20 @@ fn run_codex(dir: &Path, model: &str, console: &str, token: &str) -> tokio::proc
         "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{model}\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\n\n{hooks}"
     );
     std::fs::write(home.join(".codex/config.toml"), config).unwrap();
-    tokio::process::Command::new(codex_bin())
+    agent_cli::start(&codex_bin(), dir, console, token, |cmd| {
         // The hook is the README's, trusted here without Codex's first-use prompt; no sandbox (the
         // command is a `touch` in this test's directory).
-        .args([
+        cmd.args([
             "exec",
             "--skip-git-repo-check",
             "--dangerously-bypass-hook-trust",
             "--dangerously-bypass-approvals-and-sandbox",
             "clean up",
         ])
-        .current_dir(dir)
         .env("HOME", &home)
         .env("CODEX_HOME", home.join(".codex"))
-        .env("SCRIPTED_MODEL_KEY", "scripted")
-        .env("APPROVAL_CONSOLE_URL", console)
-        .env("APPROVAL_CONSOLE_TOKEN", token)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start codex")
-}
-
-async fn queued(t: &TestApp) -> Value {
-    for _ in 0..1200 {
-        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "codex") {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("Codex's hook queued nothing in 60 s")
-}
-
-async fn finished(child: tokio::process::Child) {
-    let out = tokio::time::timeout(Duration::from_secs(90), child.wait_with_output()).await.expect("codex ends").unwrap();
-    assert!(
-        out.status.success(),
-        "codex: {:?}\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .env("SCRIPTED_MODEL_KEY", "scripted");
+    })
 }
 
 #[tokio::test]
@@ -141,24 +108,24 @@ async fn c01_the_real_codex_with_the_readme_hook_config_runs_a_command_approved_
     std::fs::create_dir_all(&approved).unwrap();
     let script = Script { command: format!("touch {}", approved.join("ran").display()), ..Default::default() };
     let codex = run_codex(&approved, &scripted_model(script.clone()).await, &t.base, &token);
-    let call = queued(&t).await;
+    let call = agent_cli::queued(&t, "codex").await;
     assert_eq!((call["toolName"].as_str(), call["source"].as_str()), (Some("Bash"), Some("codex")), "{call}");
     assert_eq!(call["args"]["command"], script.command.as_str(), "the command exactly as Codex would run it");
     assert_eq!(call["allowed"], json!(["approve", "decline"]), "Codex takes no edited input");
     assert!(!approved.join("ran").exists(), "nothing runs before the decision");
     let (status, body) = t.approve(&call).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    finished(codex).await;
+    agent_cli::exits_ok(codex, "codex").await;
     assert!(approved.join("ran").exists(), "the approved command ran");
 
     let declined = work.path().join("declined");
     std::fs::create_dir_all(&declined).unwrap();
     let script = Script { command: format!("touch {}", declined.join("ran").display()), ..Default::default() };
     let codex = run_codex(&declined, &scripted_model(script.clone()).await, &t.base, &token);
-    let call = queued(&t).await;
+    let call = agent_cli::queued(&t, "codex").await;
     let (status, body) = t.decline(&call, "not during the release freeze").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    finished(codex).await;
+    agent_cli::exits_ok(codex, "codex").await;
     assert!(!declined.join("ran").exists(), "the declined command never ran");
     let outputs = script.outputs.lock().unwrap().clone();
     assert!(outputs.iter().any(|o| o.contains("not during the release freeze")), "the reason reached the model: {outputs:?}");

@@ -262,18 +262,8 @@ async fn c05_a_remote_engine_is_synced_and_delivered_by_one_console_at_a_time_an
     let root = tempfile::tempdir().unwrap();
     let mastra = mastra_server::MastraServer::start(&root.path().join("mastra"), None);
     let mut consoles = vec![start(&console_dir(root.path(), "a", &url)), start(&console_dir(root.path(), "b", &url))];
-    let (status, body) =
-        call(&consoles[0], reqwest::Method::POST, "/api/engines", Some(json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })))
-            .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
     // Both consoles know the engine (the table is shared); exactly one holds its lease, and keeps it.
-    for c in &consoles {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while !c.get("/api/engines").await.as_array().into_iter().flatten().any(|e| e["name"] == "m") {
-            assert!(tokio::time::Instant::now() < deadline, "a console never loaded the engine added on another");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
+    add_engine(&consoles[0], &consoles.iter().collect::<Vec<_>>(), json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 })).await;
     let holder = one_syncing(&consoles.iter().collect::<Vec<_>>(), "m").await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(syncing(&consoles.iter().collect::<Vec<_>>(), "m").await, vec![holder]);
