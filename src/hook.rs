@@ -195,16 +195,7 @@ mod tests {
     use super::*;
 
     fn status(outcome: Outcome) -> CallStatus {
-        CallStatus {
-            id: "q_1".into(),
-            outcome,
-            args: None,
-            edited: false,
-            edited_fingerprint: None,
-            reason: None,
-            expired: false,
-            data: None,
-        }
+        CallStatus { id: "q_1".into(), outcome, ..Default::default() }
     }
 
     #[test]

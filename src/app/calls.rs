@@ -68,10 +68,11 @@ pub struct SubmittedCall {
 }
 
 /// Where a submitted call stands, as its agent needs to know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Nobody decided yet: ask again.
+    #[default]
     Pending,
     /// Run it, with `args` (the operator's edit when `edited`).
     Approved,
@@ -84,7 +85,7 @@ pub enum Outcome {
 }
 
 /// A submitted call's decision, as its agent gets it.
-#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CallStatus {
     pub id: String,
@@ -310,16 +311,7 @@ fn checked(call: &NewCall) -> Result<PausedCall, Error> {
 
 /// What a queue entry means to the agent that submitted it.
 fn status_of(entry: &queue::Entry) -> CallStatus {
-    let mut s = CallStatus {
-        id: entry.queued.id.to_string(),
-        outcome: Outcome::Pending,
-        args: None,
-        edited: false,
-        edited_fingerprint: None,
-        reason: None,
-        expired: false,
-        data: None,
-    };
+    let mut s = CallStatus { id: entry.queued.id.to_string(), ..Default::default() };
     match (&entry.decision, entry.queued.state) {
         (Some(d), _) => match &d.verdict {
             Verdict::Approve => {

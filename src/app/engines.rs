@@ -165,16 +165,18 @@ impl App {
         by.require(Role::Admin)?;
         let row = self
             .remotes
-            .add(EngineSettings {
-                name: e.name,
-                kind: e.kind,
-                base_url: e.base_url,
-                token: token(e.token),
-                clear_token: false,
-                keep_token: false,
-                session_only: e.session_only,
-                poll_ms: e.poll_ms,
-            })
+            .add(
+                e.kind,
+                EngineSettings {
+                    name: e.name,
+                    base_url: e.base_url,
+                    token: token(e.token),
+                    clear_token: false,
+                    keep_token: false,
+                    session_only: e.session_only,
+                    poll_ms: e.poll_ms,
+                },
+            )
             .await?;
         self.engine_view(row).await
     }
@@ -185,7 +187,6 @@ impl App {
             .remotes
             .edit(EngineSettings {
                 name: name.to_owned(),
-                kind: EngineKind::default(),
                 base_url: c.base_url.unwrap_or_default(),
                 token: token(c.token),
                 clear_token: c.clear_token,

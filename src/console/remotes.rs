@@ -23,8 +23,6 @@ const RELOAD: Duration = Duration::from_secs(2);
 #[derive(Clone, Debug)]
 pub struct EngineSettings {
     pub name: String,
-    /// On add: which API the server speaks (ignored on edit: a kind never changes).
-    pub kind: EngineKind,
     pub base_url: String,
     /// `Some(token)`: store it in the keyring; `None` on add: no token; `None` on edit: keep it.
     pub token: Option<ApiKey>,
@@ -183,7 +181,8 @@ impl Remotes {
     }
 
     /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).
-    pub async fn add(&self, s: EngineSettings) -> Result<EngineRow, Error> {
+    /// `kind` says which API it speaks (it never changes after).
+    pub async fn add(&self, kind: EngineKind, s: EngineSettings) -> Result<EngineRow, Error> {
         crate::engine::remote::check_name(&s.name)?;
         parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
@@ -207,7 +206,7 @@ impl Remotes {
         };
         let row = {
             let mut tx = self.db.begin_write().await?;
-            let row = store::insert(&mut tx, &s.name, s.kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
+            let row = store::insert(&mut tx, &s.name, kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
             tx.commit().await?;
             row
         };

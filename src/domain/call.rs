@@ -52,8 +52,8 @@ impl CallSource {
 
     /// The source of a call of `engine` as far as its name tells: `local` and `local@<instance>` are
     /// local engines, the submitted sources are engines of their own names, every other engine is a
-    /// remote one — Mastra here; a connected engine says its kind ([`crate::domain`] callers ask the
-    /// engine first).
+    /// remote Mastra. A connected remote engine says its own kind (`Engine::source`); this is for
+    /// the calls of engines not connected (removed since).
     pub fn of_engine(engine: &str) -> Self {
         if engine == "local" || engine.starts_with("local@") {
             return CallSource::Local;

@@ -256,6 +256,21 @@ pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Opt
     decisions_from_rows(&rows)
 }
 
+/// Decisions of the calls of one run of `engine` that are `delivering` (claimed, or held by an
+/// engine that sends several together), with each call's tool call id.
+pub async fn delivering_of_run(conn: &mut AnyConnection, engine: &str, run_id: &str) -> Result<Vec<(Decision, String)>, Error> {
+    let rows = sqlx::query(&format!(
+        "SELECT {D_COLUMNS}, q.tool_call_id FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery = 'delivering' AND q.engine = $1 AND q.run_id = $2 ORDER BY d.decided_at"
+    ))
+    .bind(engine)
+    .bind(run_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let decisions = decisions_from_rows(&rows)?;
+    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String, _>("tool_call_id")?))).collect()
+}
+
 /// Decisions of `engine`'s calls left `delivering` (claimed by a console that then stopped): with
 /// their tool name, oldest first.
 pub async fn delivering_of_engine(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(Decision, String)>, Error> {

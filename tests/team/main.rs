@@ -448,6 +448,14 @@ async fn c02_operators_on_two_consoles_see_each_other_on_the_call_they_both_have
     assert!(viewers(&a, &alice, &id).await.is_empty(), "bob closed it on B: alice on A sees nobody");
 }
 
+/// Submits the same call (`refund_order` ord-1, Idempotency-Key `k-1`) to `s` as `bot`: the answer.
+async fn submit(http: &reqwest::Client, s: &ServeProcess, bot: &str) -> Value {
+    let request = json!({ "tool": "refund_order", "args": { "order": "ord-1" }, "agent": "billing-bot" });
+    let r =
+        http.post(format!("{}/api/calls", s.base)).bearer_auth(bot).header("Idempotency-Key", "k-1").json(&request).send().await.unwrap();
+    r.json().await.unwrap()
+}
+
 #[tokio::test]
 async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_and_its_wait_ends() {
     let url = postgres::database().await;
@@ -456,17 +464,7 @@ async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_an
     let (a, b) = (start(&dir_a), start(&dir_b));
     let bot = token(&dir_a, "bot", "agent");
     let http = reqwest::Client::new();
-    let submitted: Value = http
-        .post(format!("{}/api/calls", a.base))
-        .bearer_auth(&bot)
-        .header("Idempotency-Key", "k-1")
-        .json(&json!({ "tool": "refund_order", "args": { "order": "ord-1" }, "agent": "billing-bot" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let submitted: Value = submit(&http, &a, &bot).await;
     let id = submitted["id"].as_str().unwrap().to_owned();
     // The agent waits on A …
     let waiting = {
@@ -476,17 +474,7 @@ async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_an
         })
     };
     // … the same key on B finds the same call …
-    let again: Value = http
-        .post(format!("{}/api/calls", b.base))
-        .bearer_auth(&bot)
-        .header("Idempotency-Key", "k-1")
-        .json(&json!({ "tool": "refund_order", "args": { "order": "ord-1" }, "agent": "billing-bot" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let again: Value = submit(&http, &b, &bot).await;
     assert_eq!((again["id"].as_str(), again["created"].as_bool()), (Some(id.as_str()), Some(false)), "{again}");
     // … an operator on B approves it, and A's wait ends with the approval.
     let on_b = item(&b, &id).await;

@@ -78,7 +78,14 @@ impl LangGraphEngine {
             graphs.extend(found.iter().map(|c| c.agent_id.to_string()));
             calls.extend(found);
         }
-        let busy: HashSet<String> = if listing.complete {
+        // Busy threads matter only for pending calls whose thread is not listed now (most polls have
+        // none): only then is the server asked which threads are busy.
+        let unlisted = listing.complete && {
+            let listed: HashSet<&str> = calls.iter().map(|c| c.run_id.as_str()).collect();
+            let mut conn = core.db.pool().acquire().await?;
+            queue::pending_of_engine(&mut conn, &core.id).await?.iter().any(|e| !listed.contains(e.queued.call.run_id.as_str()))
+        };
+        let busy: HashSet<String> = if unlisted {
             let busy = core.observe(self.inner.client.threads("busy", token.as_ref()).await).await.map_err(|e| core.to_error(e))?;
             busy.threads.iter().filter_map(|t| t["thread_id"].as_str().map(str::to_owned)).collect()
         } else {
@@ -104,6 +111,13 @@ impl LangGraphEngine {
         Ok(found.map(|t| listing::calls(&core.id, &t).0).unwrap_or_default())
     }
 
+    /// `call` as `listed` shows it now: the stored call itself if unchanged (C3), `None` if it no
+    /// longer waits.
+    fn current(call: &PausedCall, listed: &[PausedCall]) -> Option<PausedCall> {
+        let now = listed.iter().find(|c| c.tool_call_id == call.tool_call_id)?;
+        Some(if unchanged(call, now) { call.clone() } else { now.clone() })
+    }
+
     /// The other requests of `call`'s interrupt with their decisions, in order; `None` while one
     /// of them is not decided yet (or its decision waits in the outbox: its own delivery, when it
     /// comes, sends them all).
@@ -115,22 +129,13 @@ impl LangGraphEngine {
             .collect();
         let core = &self.inner.core;
         let mut conn = core.db.pool().acquire().await?;
-        let held = decisions::delivering_of_engine(&mut conn, core.id.as_str()).await?;
+        let mut held = decisions::delivering_of_run(&mut conn, core.id.as_str(), call.run_id.as_str()).await?;
         let mut out = Vec::new();
         for other in others {
-            let mut found = None;
-            for (d, _) in &held {
-                if let Some(entry) = queue::get(&mut conn, &d.item_id).await? {
-                    if entry.queued.call.run_id == other.run_id && entry.queued.call.tool_call_id == other.tool_call_id {
-                        found = Some((other.clone(), d.clone(), entry.queued));
-                        break;
-                    }
-                }
-            }
-            match found {
-                Some(f) => out.push(f),
-                None => return Ok(None),
-            }
+            let Some(k) = held.iter().position(|(_, tool_call_id)| tool_call_id == other.tool_call_id.as_str()) else { return Ok(None) };
+            let (d, _) = held.swap_remove(k);
+            let Some(entry) = queue::get(&mut conn, &d.item_id).await? else { return Ok(None) };
+            out.push((other.clone(), d, entry.queued));
         }
         Ok(Some(out))
     }
@@ -179,11 +184,7 @@ impl Engine for LangGraphEngine {
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
         let token = self.inner.core.token_or_health().await?;
-        let listed = self.listed(call.run_id.as_str(), token.as_ref()).await?;
-        Ok(listed
-            .into_iter()
-            .find(|c| c.tool_call_id == call.tool_call_id)
-            .map(|now| if unchanged(call, &now) { call.clone() } else { now }))
+        Ok(Self::current(call, &self.listed(call.run_id.as_str(), token.as_ref()).await?))
     }
 
     /// The resume is keyed by interrupt id, and the thread is re-read before every send: an
@@ -198,10 +199,10 @@ impl Engine for LangGraphEngine {
         let token = core.token_or_health().await?;
         // C3, again just before sending: the decision may have waited in the outbox.
         let listed = self.listed(call.run_id.as_str(), token.as_ref()).await?;
-        match listed.iter().find(|c| c.tool_call_id == call.tool_call_id) {
+        match Self::current(call, &listed) {
             None => return Err(Error::not_found(format!("call {} (no longer waiting at engine {})", call.tool_call_id, call.engine))),
-            Some(now) if !unchanged(call, now) || now.fingerprint != decision.fingerprint => {
-                return Err(Error::FingerprintMismatch { shown: decision.fingerprint.clone(), current: now.fingerprint.clone() })
+            Some(now) if now.fingerprint != decision.fingerprint => {
+                return Err(Error::FingerprintMismatch { shown: decision.fingerprint.clone(), current: now.fingerprint })
             }
             Some(_) => {}
         }

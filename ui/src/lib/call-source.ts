@@ -36,10 +36,14 @@ export function hookContextOf(item: Pick<QueueItem, 'context'>): HookContext {
  */
 export type InboxDecline = 'respond-or-ignore' | 'respond' | 'ignore';
 
-export function inboxDeclineOf(item: Pick<QueueItem, 'source' | 'suspendPayload'>): InboxDecline | null {
+/** A LangGraph call's `suspendPayload` when it is a JSON object (what the server keeps of its interrupt); else `null`. */
+function langgraphPayload(item: Pick<QueueItem, 'source' | 'suspendPayload'>): Record<string, unknown> | null {
   const p = item.suspendPayload;
-  if (item.source !== 'langgraph' || p === null || typeof p !== 'object' || Array.isArray(p)) return null;
-  const { convention, config } = p as Record<string, unknown>;
+  return item.source === 'langgraph' && p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : null;
+}
+
+export function inboxDeclineOf(item: Pick<QueueItem, 'source' | 'suspendPayload'>): InboxDecline | null {
+  const { convention, config } = langgraphPayload(item) ?? {};
   if (convention !== 'agent-inbox' || config === null || typeof config !== 'object') return null;
   const { allow_respond: respond, allow_ignore: ignore } = config as Record<string, unknown>;
   if (respond === true && ignore === true) return 'respond-or-ignore';
@@ -54,8 +58,6 @@ export function inboxDeclineOf(item: Pick<QueueItem, 'source' | 'suspendPayload'
  * decided. `null` for an interrupt of one request and for every other call.
  */
 export function interruptRequestsOf(item: Pick<QueueItem, 'source' | 'suspendPayload'>): number | null {
-  const p = item.suspendPayload;
-  if (item.source !== 'langgraph' || p === null || typeof p !== 'object' || Array.isArray(p)) return null;
-  const count = (p as Record<string, unknown>).count;
+  const count = langgraphPayload(item)?.count;
   return typeof count === 'number' && Number.isInteger(count) && count > 1 ? count : null;
 }
