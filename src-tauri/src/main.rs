@@ -99,6 +99,7 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn start_serving(core: App, port: u16, token: &str, print_url: bool) -> anyhow::Result<Serving> {
+    core.check_session_token(token).await?;
     let lock = core.recover().await?;
     let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
     // The same HTTP API as `serve`. A port in use (another program) is not fatal.

@@ -57,7 +57,7 @@ impl From<Error> for ApiError {
             Error::HighRiskTool { .. } | Error::HighRiskNeedsConsole { .. } => StatusCode::CONFLICT,
             Error::AlreadyApproved { .. } | Error::QuorumTool { .. } => StatusCode::CONFLICT,
             Error::OwnRun { .. } => StatusCode::FORBIDDEN,
-            Error::Forbidden { .. } => StatusCode::FORBIDDEN,
+            Error::Forbidden { .. } | Error::ClaimNotAllowed { .. } => StatusCode::FORBIDDEN,
             Error::RunExists { .. } | Error::IdempotencyKeyReused { .. } => StatusCode::CONFLICT,
             Error::MissingArguments => StatusCode::CONFLICT,
             Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,

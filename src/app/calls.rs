@@ -114,8 +114,10 @@ impl App {
     /// with another request it is `idempotency_key_reused`.
     pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
         by.require(Role::Agent)?;
-        let paused = checked(&call)?;
+        let mut paused = checked(&call)?;
         let source = call.source.unwrap_or(Source::Http);
+        paused.agent_id = self.claimed_agent(&call, source, by).await?;
+        paused.requested_by = Some(by.principal.key());
         let request_hash = {
             let canonical = crate::domain::canonical_json(&serde_json::to_value(&call).expect("a call serializes"))
                 .map_err(|e| Error::InvalidRequest(format!("the call cannot be read as JSON: {e}")))?;
@@ -183,6 +185,43 @@ impl App {
         self.events.changed();
         let entry = self.console.item(&item.id).await?;
         Ok(SubmittedCall { id: item.id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
+    }
+
+    /// The agent a submitted call is queued under: what the credential may claim, never merely what
+    /// it says. A credential listed with agent names (`tokens add NAME --agent A`) may claim only
+    /// those; one without such a list submits as itself (its own name, whatever the call says). A
+    /// credential listed with sources may claim only those. The local admin claims what it says.
+    async fn claimed_agent(&self, call: &NewCall, source: Source, by: &Actor) -> Result<AgentId, Error> {
+        let claimed = call.agent.trim();
+        if by.principal.kind != crate::domain::PrincipalKind::Token {
+            return Ok(AgentId::new(claimed));
+        }
+        let credential = {
+            let mut conn = self.db.pool().acquire().await?;
+            crate::store::credentials::by_name(&mut conn, &by.principal.name).await?
+        }
+        // Revoked between its check and here: as good as an unknown token.
+        .ok_or_else(|| Error::not_found(format!("credential {:?}", by.principal.name)))?;
+        if let Some(sources) = &credential.sources {
+            if !sources.iter().any(|s| s == source.as_str()) {
+                return Err(Error::ClaimNotAllowed {
+                    credential: credential.name,
+                    what: "source",
+                    claimed: source.as_str().to_owned(),
+                    allowed: sources.clone(),
+                });
+            }
+        }
+        match &credential.agents {
+            None => Ok(AgentId::new(&credential.name)),
+            Some(agents) if agents.iter().any(|a| a == claimed) => Ok(AgentId::new(claimed)),
+            Some(agents) => Err(Error::ClaimNotAllowed {
+                credential: credential.name,
+                what: "agent",
+                claimed: claimed.to_owned(),
+                allowed: agents.clone(),
+            }),
+        }
     }
 
     /// Where submitted call `id` stands; with `wait`, holds the request until it is decided or
@@ -306,6 +345,7 @@ fn checked(call: &NewCall) -> Result<PausedCall, Error> {
         resume_schema: call.resume_schema.clone(),
         chain: vec![],
         pause_reason: Some(PauseReason::of(PauseKind::Submitted)),
+        requested_by: None,
     })
 }
 

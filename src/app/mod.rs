@@ -1,6 +1,7 @@
 //! The running core: database, events, engines and the console, wired once and shared by `serve`,
 //! the CLI, the tests and (later) the desktop shell.
 
+pub mod account;
 pub mod audit;
 pub mod calls;
 pub mod engines;
@@ -38,7 +39,8 @@ pub struct App {
     pub remotes: Remotes,
     /// Desktop notifications (running once started with a notifier).
     pub notifications: Notifications,
-    /// Who decides, as written in the audit log: the OS user running the console.
+    /// Who the local admin is, as written in the audit log: the OS account this process runs as,
+    /// by its user id ([`account::os_account`]; never `$USER`).
     pub operator: String,
 }
 
@@ -56,7 +58,7 @@ pub fn local_engine_id(db: &Db) -> Result<EngineId, Error> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let clean =
                 |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(24).collect::<String>();
-            let user = clean(&std::env::var("USER").unwrap_or_default());
+            let user = clean(&account::os_account());
             let host = clean(std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim());
             let name = format!(
                 "{}-{}-{:04x}",
@@ -101,7 +103,7 @@ impl App {
         let console = Console::new(db.clone(), events.clone(), engines);
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
-        let operator = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
+        let operator = account::os_account();
         Ok(Self { db, events, local, console, remotes, notifications: Notifications::default(), operator })
     }
 

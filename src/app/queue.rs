@@ -133,6 +133,34 @@ pub struct QueueItem {
     /// (one per operator); once decided, every one, the one that completed the quorum last. Empty
     /// for a call approved the ordinary way.
     pub approvals: Vec<ApprovalView>,
+    /// Who asked for the call: the credential that submitted it, or the principal that started its
+    /// run (an agent credential, or the local admin); null where the engine does not say (remote
+    /// servers). Not what the call claims: the agent name is what the credential may claim.
+    #[schema(required = true)]
+    pub requested_by: Option<Requester>,
+}
+
+/// A principal that asked for a call, as the queue shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Requester {
+    /// The credential's name, or the local admin's OS account.
+    pub name: String,
+    /// `token` (a stored credential) or `local` (the local admin).
+    pub kind: crate::domain::PrincipalKind,
+}
+
+impl Requester {
+    /// From a `Principal::key()` (`token:claude-hook`, `local:alice`); `None` for any other text.
+    pub fn of_key(key: &str) -> Option<Self> {
+        let (kind, name) = key.split_once(':')?;
+        let kind = match kind {
+            "token" => crate::domain::PrincipalKind::Token,
+            "local" => crate::domain::PrincipalKind::Local,
+            _ => return None,
+        };
+        Some(Self { name: name.to_owned(), kind })
+    }
 }
 
 /// One operator's approval of a call whose tool needs several (the two-person rule).
@@ -239,6 +267,7 @@ impl QueueItem {
         });
         let c = q.call;
         Self {
+            requested_by: c.requested_by.as_deref().and_then(Requester::of_key),
             id: q.id.to_string(),
             source: console.source(&c.engine),
             context: None,

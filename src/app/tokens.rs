@@ -8,6 +8,7 @@
 use super::App;
 use crate::domain::principal::valid_credential_name;
 use crate::domain::{Actor, Error, Principal, Role};
+pub use crate::store::credentials::Claims;
 use crate::store::{audit, credentials, credentials::Credential};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -31,16 +32,52 @@ async fn audit_credential(
     action: crate::domain::audit::AuditAction,
     name: &str,
     role: Role,
+    claims: Option<&Claims>,
 ) -> Result<(), Error> {
-    let record = audit::Record {
-        actor: &by.audit_name(),
-        action,
-        queue_item_id: None,
-        tool_name: None,
-        fingerprint: None,
-        details: json!({ "name": name, "role": role }),
-    };
+    let mut details = json!({ "name": name, "role": role });
+    if let Some(c) = claims {
+        details["person"] = json!(c.person.as_deref().unwrap_or(name));
+        details["agents"] = json!(c.agents);
+        details["sources"] = json!(c.sources);
+    }
+    let record = audit::Record { actor: &by.audit_name(), action, queue_item_id: None, tool_name: None, fingerprint: None, details };
     audit::append(conn, record).await.map(drop)
+}
+
+/// `claims` as stored: each agent name 1–200 printable characters, each source one of the
+/// submitted sources, a person a credential name; no list empty, none twice.
+fn checked_claims(claims: Claims) -> Result<Claims, Error> {
+    let list = |what: &str, l: Option<Vec<String>>, ok: &dyn Fn(&str) -> bool| -> Result<Option<Vec<String>>, Error> {
+        let Some(l) = l else { return Ok(None) };
+        let mut out: Vec<String> = Vec::with_capacity(l.len());
+        for v in l {
+            let v = v.trim().to_owned();
+            if !ok(&v) {
+                return Err(Error::InvalidRequest(format!("{v:?} is not a {what}")));
+            }
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidRequest(format!("an empty list of {what}s: leave it out instead")));
+        }
+        Ok(Some(out))
+    };
+    let agent_name = |v: &str| (1..=200).contains(&v.chars().count()) && !v.chars().any(char::is_control);
+    let source = |v: &str| crate::engine::submitted::Source::parse(v).is_some();
+    if let Some(p) = &claims.person {
+        if !valid_credential_name(p) {
+            return Err(Error::InvalidRequest(format!(
+                "{p:?} is not a person's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )));
+        }
+    }
+    Ok(Claims {
+        person: claims.person,
+        agents: list("agent name", claims.agents, &agent_name)?,
+        sources: list("source (http, claude-code, codex, mcp)", claims.sources, &source)?,
+    })
 }
 
 fn secret_hash(secret: &str) -> String {
@@ -51,22 +88,39 @@ impl App {
     /// Makes a credential `name` with `role` (admin only). Audited `credential.created` (never the
     /// secret). Refused when a live credential has that name (`invalid_request`).
     pub async fn add_token(&self, name: &str, role: Role, by: &Actor) -> Result<NewToken, Error> {
+        self.add_token_with(name, role, Claims::default(), by).await
+    }
+
+    /// [`App::add_token`] with what the credential may claim of the calls it submits (agent names,
+    /// sources) and whose it is (`person`, for the two-person rule). Names and sources are checked
+    /// here: each agent name 1–200 printable characters, each source one of the submitted sources.
+    pub async fn add_token_with(&self, name: &str, role: Role, claims: Claims, by: &Actor) -> Result<NewToken, Error> {
         by.require(Role::Admin)?;
         if !valid_credential_name(name) {
             return Err(Error::InvalidRequest(format!(
                 "{name:?} is not a credential name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
             )));
         }
+        let claims = checked_claims(claims)?;
         let secret = format!("{TOKEN_PREFIX}{}", crate::secrets::random_token());
         let at = crate::store::now();
         let mut tx = self.db.begin_write().await?;
         let id = uuid::Uuid::now_v7().to_string();
-        if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &by.audit_name(), at).await? {
+        if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &claims, &by.audit_name(), at).await? {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialCreated, name, role).await?;
+        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialCreated, name, role, Some(&claims)).await?;
         tx.commit().await?;
-        let credential = Credential { name: name.to_owned(), role, created_at: at, created_by: by.audit_name(), last_used_at: None };
+        let credential = Credential {
+            name: name.to_owned(),
+            role,
+            created_at: at,
+            created_by: by.audit_name(),
+            last_used_at: None,
+            person: claims.person.clone().unwrap_or_else(|| name.to_owned()),
+            agents: claims.agents,
+            sources: claims.sources,
+        };
         Ok(NewToken { credential, secret })
     }
 
@@ -85,9 +139,31 @@ impl App {
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialRevoked, name, role).await?;
+        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialRevoked, name, role, None).await?;
         tx.commit().await?;
         Ok(role)
+    }
+
+    /// Checks a session token (`serve --token`, `--token-file`, `APPROVAL_CONSOLE_TOKEN`, the
+    /// desktop app's `--token`) before it is served: it makes its holder the local admin, so it may
+    /// not be a credential — one stored here (of any role, revoked ones too), or anything of a
+    /// credential's form (`ac_…`): an agent's credential must never open an admin console.
+    pub async fn check_session_token(&self, token: &str) -> Result<(), Error> {
+        let found = {
+            let mut conn = self.db.pool().acquire().await?;
+            credentials::ever_by_hash(&mut conn, &secret_hash(token)).await?
+        };
+        let why = match found {
+            Some((name, role, revoked)) => {
+                format!("it is the token of the {}credential {name:?} (role {role})", if revoked { "revoked " } else { "" })
+            }
+            None if token.starts_with(TOKEN_PREFIX) => format!("it has the form of a stored credential ({TOKEN_PREFIX}…)"),
+            None => return Ok(()),
+        };
+        Err(Error::InvalidRequest(format!(
+            "the session token makes its holder the local admin, and {why}: choose another (or none, for a random one). \
+             Connectors read their agent credential from APPROVAL_CONSOLE_AGENT_TOKEN, never from APPROVAL_CONSOLE_TOKEN"
+        )))
     }
 
     /// The principal a stored token stands for, or `None` for a token that is unknown or revoked.

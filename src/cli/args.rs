@@ -284,6 +284,19 @@ pub enum TokensCommand {
         /// What the token may do.
         #[arg(long, value_parser = ["agent", "operator", "admin"])]
         role: String,
+        /// An agent name its submitted calls may claim (repeat for more). Without it, the calls it
+        /// submits (POST /api/calls, the hooks, the MCP gate) are queued under its own name,
+        /// whatever agent they say they are; grants for an agent then bind to that name.
+        #[arg(long = "agent", value_name = "AGENT")]
+        agents: Vec<String>,
+        /// A source its submitted calls may claim: http, claude-code, codex, mcp (repeat for more)
+        /// [default: any].
+        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "mcp"])]
+        sources: Vec<String>,
+        /// Whose credential it is [default: its name]. The two-person rule counts persons: one
+        /// person's credentials, and the local admin (the OS account) of the same name, approve once.
+        #[arg(long, value_name = "NAME")]
+        person: Option<String>,
     },
     /// The credentials: name, role, when made and last used (never a token).
     List {

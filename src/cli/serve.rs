@@ -7,13 +7,17 @@ use std::io::Write;
 
 /// Serves until Ctrl-C or SIGTERM, holding the data directory's lock.
 pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool) -> Result<()> {
+    let token = token.filter(|t| !t.is_empty());
+    if let Some(token) = &token {
+        app.check_session_token(token).await?;
+    }
     // Held until the server stops: a second `serve` or the desktop app on this data directory is refused.
     let _serving = app.recover().await?;
     let notifier = notify.then(|| {
         std::sync::Arc::new(approval_console::notify::desktop::DesktopNotifier) as std::sync::Arc<dyn approval_console::notify::Notifier>
     });
     let _background = app.start(notifier);
-    let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
+    let token = token.unwrap_or_else(api::random_token);
     let server =
         api::serve(app.clone(), port, &token).await.with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
     // Printed once; a closed stdout (`serve | head -1`) must not stop the server.

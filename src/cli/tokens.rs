@@ -2,6 +2,7 @@
 
 use super::args::TokensCommand;
 use anyhow::Result;
+use approval_console::app::tokens::Claims;
 use approval_console::app::App;
 use approval_console::domain::text::visible;
 
@@ -9,10 +10,24 @@ use approval_console::domain::text::visible;
 pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
     let by = app.local_actor("cli");
     match command {
-        TokensCommand::Add { name, role } => {
+        TokensCommand::Add { name, role, agents, sources, person } => {
             let role = approval_console::domain::Role::parse(&role).expect("clap checked it");
-            let made = app.add_token(&name, role, &by).await?;
-            println!("made credential {} with role {role}; its token (shown only now):", visible(&made.credential.name));
+            let claims =
+                Claims { person, agents: (!agents.is_empty()).then_some(agents), sources: (!sources.is_empty()).then_some(sources) };
+            let made = app.add_token_with(&name, role, claims, &by).await?;
+            let c = &made.credential;
+            let agents = c.agents.as_ref().map(|a| a.iter().map(|a| visible(a)).collect::<Vec<_>>().join(", "));
+            let claims = match (&agents, &c.sources) {
+                (None, None) => format!("its calls are queued as agent {}", visible(&c.name)),
+                (Some(a), None) => format!("its calls may be of agent {a}"),
+                (None, Some(s)) => format!("its calls are queued as agent {}, from {}", visible(&c.name), s.join(", ")),
+                (Some(a), Some(s)) => format!("its calls may be of agent {a}, from {}", s.join(", ")),
+            };
+            println!(
+                "made credential {} with role {role} (person {}; {claims}); its token (shown only now):",
+                visible(&c.name),
+                visible(&c.person)
+            );
             println!("{}", made.secret);
         }
         TokensCommand::List { json } => {
@@ -22,14 +37,20 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
             } else if list.is_empty() {
                 println!("No credentials. Make one: approval-console tokens add <name> --role agent|operator|admin");
             } else {
-                println!("{:<24} {:<9} {:<26} LAST USED", "NAME", "ROLE", "CREATED");
+                println!("{:<24} {:<9} {:<16} {:<26} {:<26} CLAIMS", "NAME", "ROLE", "PERSON", "CREATED", "LAST USED");
                 for c in &list {
                     let used =
                         c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
+                    let agents = match &c.agents {
+                        Some(a) => format!("agents {}", a.iter().map(|a| visible(a)).collect::<Vec<_>>().join(",")),
+                        None => "agent: its name".into(),
+                    };
+                    let sources = c.sources.as_ref().map(|s| format!("; sources {}", s.join(","))).unwrap_or_default();
                     println!(
-                        "{:<24} {:<9} {:<26} {used}",
+                        "{:<24} {:<9} {:<16} {:<26} {used:<26} {agents}{sources}",
                         visible(&c.name),
                         c.role,
+                        visible(&c.person),
                         c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                     );
                 }

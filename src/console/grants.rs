@@ -6,7 +6,9 @@
 
 use super::{Change, Console};
 use crate::domain::grant::MAX_SECS;
-pub use crate::domain::grant::{Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant};
+pub use crate::domain::grant::{
+    Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
+};
 use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
 use crate::store::{audit, grants};
 use serde_json::json;
@@ -48,7 +50,26 @@ impl Console {
         let grant = self.grant_from(new, "preview").await?;
         let covered = self.waiting_covered(&grant).await?;
         let from = grant.from_item.as_deref().unwrap_or_default();
-        Ok(GrantPreview { approves_waiting: covered.len() as u64, includes_from_item: covered.iter().any(|id| id.as_str() == from) })
+        let mut waiting = Vec::with_capacity(covered.len().min(PREVIEW_CALLS));
+        for id in covered.iter().take(PREVIEW_CALLS) {
+            let Ok(entry) = self.item(id).await else { continue };
+            let (q, c) = (&entry.queued, &entry.queued.call);
+            waiting.push(WaitingCall {
+                id: q.id.to_string(),
+                tool_name: c.tool_name.clone(),
+                agent_id: c.agent_id.to_string(),
+                run_id: c.run_id.to_string(),
+                args: c.args.clone(),
+                fingerprint: c.fingerprint.clone(),
+                paused_at: q.paused_at,
+                requested_by: c.requested_by.clone(),
+            });
+        }
+        Ok(GrantPreview {
+            approves_waiting: covered.len() as u64,
+            includes_from_item: covered.iter().any(|id| id.as_str() == from),
+            waiting,
+        })
     }
 
     /// The waiting calls a live grant covers now (all of them, however many).
@@ -102,6 +123,13 @@ impl Console {
         if shown != c.fingerprint {
             return Err(Error::FingerprintMismatch { shown, current: c.fingerprint.clone() });
         }
+        if new.conditions.is_empty() && crate::domain::grant::shell_like(&c.tool_name) {
+            return Err(Error::InvalidRequest(format!(
+                "{} runs whatever command it is given: a grant on it needs a condition on its arguments \
+                 (e.g. the command starts with `git status`, or matches a glob or a regex)",
+                c.tool_name
+            )));
+        }
         for cond in &new.conditions {
             cond.check()?;
             if !cond.holds(&c.args) {
@@ -125,6 +153,7 @@ impl Console {
             revoked_by: None,
             uses: 0,
             applies_from: (!new.apply_to_waiting).then_some(now),
+            requested_by: if new.scope == GrantScope::Engine { None } else { c.requested_by.clone() },
         })
     }
 

@@ -15,7 +15,7 @@ use crate::store::outbox;
 use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::decisions::approvals;
-use crate::store::{audit, decisions, queue, Db};
+use crate::store::{audit, credentials, decisions, queue, Db};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -210,8 +210,17 @@ impl Console {
         let Some(key) = request.operator_key.clone() else {
             return refuse("an approval of it must name its operator, and no grant or automation can stand in for one");
         };
-        if self.engine(&call.engine)?.started_by(call).await?.as_deref() == Some(key.as_str()) {
-            return Err(Error::OwnRun { principal: key });
+        // Who asked for the call — its submitter, or its run's starter — never counts towards its
+        // quorum, through any credential of the same person.
+        let requester = match &call.requested_by {
+            Some(by) => Some(by.clone()),
+            None => self.engine(&call.engine)?.started_by(call).await?,
+        };
+        if let Some(requester) = requester {
+            let mut conn = self.db.pool().acquire().await?;
+            if credentials::person_of(&mut conn, &requester).await? == credentials::person_of(&mut conn, &key).await? {
+                return Err(Error::OwnRun { principal: requester });
+            }
         }
         // A second approval by the same operator is refused where the approvals are counted, in the
         // decision's transaction (`record_decision`).
@@ -313,8 +322,13 @@ impl Console {
                 approvals: approvals.len() as u32,
                 quorum: n,
             };
-            if approvals.iter().any(|a| a.operator_key == key) {
-                return Err(already(&approvals));
+            // One person counts once, whichever of their credentials (or the local admin of the
+            // same name) approved before.
+            let person = credentials::person_of(&mut tx, &key).await?;
+            for a in &approvals {
+                if credentials::person_of(&mut tx, &a.operator_key).await? == person {
+                    return Err(already(&approvals));
+                }
             }
             let complete = approvals.len() as u32 + 1 >= n;
             if !complete && !partial {
@@ -624,6 +638,7 @@ mod tests {
             suspend_payload: None,
             resume_schema: None,
             chain: vec![],
+            requested_by: None,
             pause_reason: None,
         }
     }

@@ -153,6 +153,10 @@ pub struct PausedCall {
     /// Why it paused, when the engine knows.
     #[serde(default)]
     pub pause_reason: Option<PauseReason>,
+    /// Who asked for it: the principal (`Principal::key()`) that submitted the call or started its
+    /// run; `None` where the engine does not say (remote servers). Never part of the fingerprint.
+    #[serde(default)]
+    pub requested_by: Option<String>,
 }
 
 /// A queue entry.

@@ -33,6 +33,7 @@ pub enum ErrorCode {
     AlreadyServing,
     RunExists,
     IdempotencyKeyReused,
+    ClaimNotAllowed,
     MissingArguments,
     AmbiguousArguments,
     TokenRequired,
@@ -68,6 +69,7 @@ impl ErrorCode {
             Self::AlreadyServing => "already_serving",
             Self::RunExists => "run_exists",
             Self::IdempotencyKeyReused => "idempotency_key_reused",
+            Self::ClaimNotAllowed => "claim_not_allowed",
             Self::MissingArguments => "missing_arguments",
             Self::AmbiguousArguments => "ambiguous_arguments",
             Self::TokenRequired => "token_required",
@@ -128,8 +130,9 @@ pub enum Error {
     /// This operator (principal) already approved the call; a quorum counts each operator once.
     #[error("{operator} already approved this call: it needs {quorum} approvals by different operators, {approvals} so far")]
     AlreadyApproved { operator: String, approvals: u32, quorum: u32 },
-    /// Under a quorum, the principal that started the call's run may not approve it.
-    #[error("{principal} started this run: under the two-person rule nobody approves a call of a run they started")]
+    /// Under a quorum, the principal that asked for the call (started its run, or submitted it) may
+    /// not approve it, through any credential of the same person.
+    #[error("{principal} asked for this call (started its run or submitted it): under the two-person rule nobody approves a call they asked for")]
     OwnRun { principal: String },
     /// The tool needs approvals by several operators (the two-person rule); `why` says what cannot
     /// stand in for them.
@@ -147,6 +150,10 @@ pub enum Error {
     /// An idempotency key a credential used already, sent with another request than the first time.
     #[error("idempotency key {key:?} was used for another call ({item}): a retry must send the same request; a new call needs a new key")]
     IdempotencyKeyReused { key: String, item: String },
+    /// A credential submitted a call claiming an agent name or a source it may not claim
+    /// (`tokens add NAME --agent A --source S` lists what it may).
+    #[error("credential {credential} may not submit calls as {what} {claimed:?}; it may claim: {}", .allowed.join(", "))]
+    ClaimNotAllowed { credential: String, what: &'static str, claimed: String, allowed: Vec<String> },
     /// The engine did not say with which arguments the call would run: it can only be declined.
     #[error("the engine did not list this call's arguments, so nobody can see what would run: it can only be declined")]
     MissingArguments,
@@ -196,6 +203,7 @@ impl Error {
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
             Self::IdempotencyKeyReused { .. } => ErrorCode::IdempotencyKeyReused,
+            Self::ClaimNotAllowed { .. } => ErrorCode::ClaimNotAllowed,
             Self::MissingArguments => ErrorCode::MissingArguments,
             Self::AmbiguousArguments { .. } => ErrorCode::AmbiguousArguments,
             Self::TokenRequired { .. } => ErrorCode::TokenRequired,
@@ -217,6 +225,7 @@ impl Error {
             Self::AlreadyApproved { approvals, quorum, .. } => Some(json!({ "approvals": approvals, "quorum": quorum })),
             Self::OwnRun { principal } => Some(json!({ "startedBy": principal })),
             Self::IdempotencyKeyReused { item, .. } => Some(json!({ "id": item })),
+            Self::ClaimNotAllowed { what, claimed, allowed, .. } => Some(json!({ "what": what, "claimed": claimed, "allowed": allowed })),
             Self::QuorumTool { tool, quorum, .. } => Some(json!({ "tool": tool, "quorum": quorum })),
             _ => None,
         }

@@ -461,6 +461,9 @@ pub fn call_notice(
     }
     lines.push(detail.shortened(BODY_BUDGET));
     lines.push(lang.engine_line(c.engine.as_str(), &short));
+    if let Some(by) = &c.requested_by {
+        lines.push(Marked::text(&lang.requester_line(by)).text);
+    }
     if let Some(s) = standing.filter(|s| s.quorum > 1) {
         lines.push(lang.approvals_line(s.quorum, &s.approved_by));
     }

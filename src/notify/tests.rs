@@ -22,6 +22,7 @@ fn queued(tool: &str, args: Value) -> QueuedCall {
             suspend_payload: None,
             resume_schema: None,
             chain: vec![],
+            requested_by: None,
             pause_reason: None,
         },
         state: ItemState::Pending,

@@ -131,6 +131,17 @@ impl Lang {
         }
     }
 
+    /// Who asked for the call (`Principal::key()`: `token:claude-hook`, `local:alice`).
+    pub fn requester_line(self, key: &str) -> String {
+        let (kind, name) = key.split_once(':').unwrap_or(("", key));
+        match (self, kind) {
+            (Self::En, "local") => format!("asked for by the local admin {name}"),
+            (Self::En, _) => format!("asked for by credential {name}"),
+            (Self::Ja, "local") => format!("要求元: ローカル管理者 {name}"),
+            (Self::Ja, _) => format!("要求元の資格情報: {name}"),
+        }
+    }
+
     /// Where a call of a tool with a quorum stands (the two-person rule): `1 of 2 approvals:
     /// alice (web)`, or the quorum alone while nobody approved.
     pub fn approvals_line(self, quorum: u32, approved_by: &[String]) -> String {

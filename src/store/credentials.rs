@@ -17,13 +17,46 @@ pub struct Credential {
     pub created_by: String,
     #[schema(required = true)]
     pub last_used_at: Option<DateTime<Utc>>,
+    /// Whom it belongs to: the two-person rule counts persons, so one person's credentials (and the
+    /// local admin of the same name) approve once. The credential's own name unless set.
+    pub person: String,
+    /// The agent names its submitted calls may claim; null: its calls carry its own name.
+    #[schema(required = true)]
+    pub agents: Option<Vec<String>>,
+    /// The sources (`http`, `claude-code`, `codex`, `mcp`) its submitted calls may claim; null: any.
+    #[schema(required = true)]
+    pub sources: Option<Vec<String>>,
+}
+
+/// What a credential may claim of the calls it submits, and whose it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Claims {
+    /// Whom it belongs to (`None`: the credential's own name).
+    pub person: Option<String>,
+    /// The agent names it may claim (`None`: only its own name).
+    pub agents: Option<Vec<String>>,
+    /// The sources it may claim (`None`: any).
+    pub sources: Option<Vec<String>>,
+}
+
+/// Every column [`from_row`] reads.
+const COLUMNS: &str = "name, role, created_at, created_by, last_used_at, person, agents, sources";
+
+fn list_of(r: &AnyRow, column: &str) -> Result<Option<Vec<String>>, Error> {
+    r.try_get::<Option<String>, _>(column)?
+        .map(|t| serde_json::from_str(&t).map_err(|e| Error::Storage(format!("bad {column} in credentials: {e}"))))
+        .transpose()
 }
 
 fn from_row(r: &AnyRow) -> Result<Credential, Error> {
     let role: String = r.try_get("role")?;
+    let name: String = r.try_get("name")?;
     Ok(Credential {
+        person: r.try_get::<Option<String>, _>("person")?.unwrap_or_else(|| name.clone()),
+        agents: list_of(r, "agents")?,
+        sources: list_of(r, "sources")?,
         role: Role::parse(&role).ok_or_else(|| Error::Storage(format!("unknown role {role:?} in credentials")))?,
-        name: r.try_get("name")?,
+        name,
         created_at: parse_ts(&r.try_get::<String, _>("created_at")?)?,
         created_by: r.try_get("created_by")?,
         last_used_at: r.try_get::<Option<String>, _>("last_used_at")?.map(|t| parse_ts(&t)).transpose()?,
@@ -37,11 +70,14 @@ pub async fn insert(
     name: &str,
     role: Role,
     secret_hash: &str,
+    claims: &Claims,
     by: &str,
     at: DateTime<Utc>,
 ) -> Result<bool, Error> {
+    let list = |l: &Option<Vec<String>>| l.as_ref().map(|l| serde_json::to_string(l).expect("a list of strings serializes"));
     let done = sqlx::query(
-        "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+        "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by, person, agents, sources)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT DO NOTHING",
     )
     .bind(id)
@@ -50,6 +86,9 @@ pub async fn insert(
     .bind(secret_hash)
     .bind(ts(at))
     .bind(by)
+    .bind(claims.person.as_deref())
+    .bind(list(&claims.agents))
+    .bind(list(&claims.sources))
     .execute(&mut *conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -58,21 +97,53 @@ pub async fn insert(
 /// The live credentials, by name.
 pub async fn live(conn: &mut AnyConnection) -> Result<Vec<Credential>, Error> {
     let rows =
-        sqlx::query("SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE revoked_at IS NULL ORDER BY name")
-            .fetch_all(&mut *conn)
-            .await?;
+        sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE revoked_at IS NULL ORDER BY name")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The live credential whose secret hashes to `secret_hash`, with when it was last used.
 pub async fn by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Option<Credential>, Error> {
-    let row = sqlx::query(
-        "SELECT name, role, created_at, created_by, last_used_at FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL",
-    )
-    .bind(secret_hash)
-    .fetch_optional(&mut *conn)
-    .await?;
+    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL"))
+        .bind(secret_hash)
+        .fetch_optional(&mut *conn)
+        .await?;
     row.as_ref().map(from_row).transpose()
+}
+
+/// The credential, live or revoked, whose secret hashes to `secret_hash`: its name, role and whether
+/// it was revoked.
+pub async fn ever_by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
+    let row = sqlx::query("SELECT name, role, revoked_at FROM credentials WHERE secret_hash = $1 ORDER BY created_at DESC LIMIT 1")
+        .bind(secret_hash)
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.map(|r| Ok((r.try_get("name")?, r.try_get("role")?, r.try_get::<Option<String>, _>("revoked_at")?.is_some()))).transpose()
+}
+
+/// The live credential `name`.
+pub async fn by_name(conn: &mut AnyConnection, name: &str) -> Result<Option<Credential>, Error> {
+    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE name = $1 AND revoked_at IS NULL"))
+        .bind(name)
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// The person a principal key (`Principal::key()`) stands for, as the two-person rule counts them:
+/// the local admin `local:alice` is `alice`; a credential `token:alice-laptop` is its `person`
+/// (the newest credential of that name, revoked ones included: a run's starter may be revoked
+/// since), else its name. A key of another form is its own person.
+pub async fn person_of(conn: &mut AnyConnection, key: &str) -> Result<String, Error> {
+    if let Some(name) = key.strip_prefix("local:") {
+        return Ok(name.to_owned());
+    }
+    let Some(name) = key.strip_prefix("token:") else { return Ok(key.to_owned()) };
+    let person: Option<Option<String>> =
+        sqlx::query_scalar("SELECT person FROM credentials WHERE name = $1 ORDER BY created_at DESC LIMIT 1")
+            .bind(name)
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(person.flatten().unwrap_or_else(|| name.to_owned()))
 }
 
 /// Revokes the live credential `name`; its role, or `None` if there was none.

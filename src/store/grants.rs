@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{any::AnyRow, AnyConnection, Row};
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
-    expires_at, revoked_at, revoked_by, uses, applies_from FROM grants";
+    expires_at, revoked_at, revoked_by, uses, applies_from, requested_by FROM grants";
 
 fn from_row(r: &AnyRow) -> Result<Grant, Error> {
     let scope = match r.try_get::<String, _>("scope")?.as_str() {
@@ -35,13 +35,15 @@ fn from_row(r: &AnyRow) -> Result<Grant, Error> {
         revoked_by: r.try_get("revoked_by")?,
         uses: r.try_get::<i64, _>("uses")? as u64,
         applies_from: opt_ts("applies_from")?,
+        requested_by: r.try_get("requested_by")?,
     })
 }
 
 pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
     sqlx::query(
-        "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from,
+            requested_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(g.id.as_str())
     .bind(&g.tool_name)
@@ -55,6 +57,7 @@ pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
     .bind(&g.created_by)
     .bind(ts(g.expires_at))
     .bind(g.applies_from.map(ts))
+    .bind(&g.requested_by)
     .execute(&mut *conn)
     .await?;
     Ok(())

@@ -130,8 +130,9 @@ pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Resu
     let at = now();
     sqlx::query(
         "INSERT INTO queue_items (id, engine, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
-            tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, state, paused_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'pending', $17, $18)",
+            tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, requested_by, state, paused_at,
+            updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending', $18, $19)",
     )
     .bind(id.as_str())
     .bind(call.engine.as_str())
@@ -149,6 +150,7 @@ pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Resu
     .bind(call.resume_schema.as_ref().map(|v| v.to_string()))
     .bind(serde_json::to_string(&call.chain).expect("chain serializes"))
     .bind(call.pause_reason.as_ref().map(|r| serde_json::to_string(r).expect("pause reason serializes")))
+    .bind(call.requested_by.as_deref())
     .bind(ts(at))
     .bind(ts(at))
     .execute(&mut *conn)
@@ -194,7 +196,7 @@ pub async fn retire_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &Ru
 
 /// The columns [`entry_from_row`] reads: a queue row and the decision taken on it (`d`).
 const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
-    q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain, q.pause_reason,
+    q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain, q.pause_reason, q.requested_by,
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
     d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome,
@@ -230,6 +232,7 @@ fn entry_from_row(row: &AnyRow) -> Result<Entry, Error> {
             .map_err(|e| Error::Storage(format!("bad chain in database: {e}")))?,
         // An unreadable reason is only a missing explanation, never a broken entry.
         pause_reason: row.try_get::<Option<String>, _>("pause_reason")?.and_then(|t| serde_json::from_str(&t).ok()),
+        requested_by: row.try_get("requested_by")?,
     };
     let queued = QueuedCall {
         id: ItemId::new(row.try_get::<String, _>("id")?),

@@ -66,7 +66,8 @@ async fn c01_claude_code_pre_tool_use_is_queued_and_the_operators_approval_allow
     let call = queued(&t, "claude-code").await;
     assert_eq!(
         (call["toolName"].as_str(), call["threadId"].as_str(), call["agentId"].as_str()),
-        (Some("Bash"), Some("sess-42"), Some("claude-code")),
+        // The credential claims no agent names: its calls carry its own.
+        (Some("Bash"), Some("sess-42"), Some("claude-hook")),
         "{call}"
     );
     assert_eq!(call["args"], command, "the tool input exactly, fingerprinted");

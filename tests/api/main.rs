@@ -26,6 +26,7 @@ mod policy;
 mod presence;
 mod previous;
 mod principals;
+mod provenance;
 mod queue_view;
 mod quorum;
 mod readme;

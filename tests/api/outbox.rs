@@ -69,6 +69,7 @@ async fn queue_call(t: &TestApp, n: usize) -> (approval_console::domain::ItemId,
         suspend_payload: None,
         resume_schema: None,
         chain: vec![],
+        requested_by: None,
         pause_reason: None,
     };
     let mut tx = t.app.db.begin_write().await.unwrap();

@@ -32,6 +32,7 @@ async fn queue_calls(t: &TestApp, n: usize, args: impl Fn(usize) -> Value) {
             suspend_payload: None,
             resume_schema: None,
             chain: vec![],
+            requested_by: None,
             pause_reason: None,
         };
         queue::insert_pending(&mut tx, &call).await.unwrap();

@@ -36,6 +36,7 @@ pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::L
                 suspend_payload: (kind == CallKind::Suspend).then(|| json!({"question": "which one?"})),
                 resume_schema: None,
                 chain: vec![],
+                requested_by: None,
                 pause_reason: None,
             };
             queue::insert_pending(&mut tx, &call).await.unwrap();

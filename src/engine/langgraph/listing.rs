@@ -91,6 +91,7 @@ impl Base<'_> {
             suspend_payload: Some(payload),
             resume_schema: schema,
             chain: vec![],
+            requested_by: None,
             pause_reason: Some(PauseReason::of(PauseKind::Remote)),
         })
     }

@@ -119,6 +119,7 @@ impl LocalEngine {
             resume_schema,
             chain: vec![],
             pause_reason,
+            requested_by: state.started_by.clone(),
         })
     }
 

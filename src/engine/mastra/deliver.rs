@@ -54,6 +54,7 @@ pub(super) fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInf
         suspend_payload: (!approval).then(|| p.get("suspendPayload").cloned()).flatten(),
         resume_schema,
         chain: vec![],
+        requested_by: None,
         pause_reason: Some(crate::domain::PauseReason::of(listing::remote_pause(if approval {
             CallKind::Approval
         } else {

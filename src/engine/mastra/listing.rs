@@ -188,6 +188,7 @@ fn paused(
         suspend_payload,
         resume_schema,
         chain,
+        requested_by: None,
         pause_reason: Some(crate::domain::PauseReason::of(remote_pause(kind))),
     })
 }

@@ -716,7 +716,7 @@ export interface components {
             value: unknown;
         };
         /** @enum {string} */
-        ConditionOp: "equals" | "prefix" | "atMost" | "atLeast";
+        ConditionOp: "equals" | "prefix" | "glob" | "regex" | "atMost" | "atLeast";
         /** @description A grant just made, and how many waiting calls it approves now. */
         CreatedGrant: {
             /**
@@ -904,7 +904,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
@@ -955,6 +955,12 @@ export interface components {
             /** @description The call it was made from. */
             fromItem: string | null;
             id: components["schemas"]["GrantId"];
+            /**
+             * @description Who asked for the call it was made from (`Principal::key()`), for scopes run and agent:
+             *     it covers only calls asked for by the same principal — never one that merely claims the
+             *     same agent name. Null for an engine-wide grant, or a call whose engine does not say.
+             */
+            requestedBy: string | null;
             /** Format: date-time */
             revokedAt: string | null;
             revokedBy: string | null;
@@ -979,6 +985,11 @@ export interface components {
             approvesWaiting: number;
             /** @description Whether the call it is made from is among them. */
             includesFromItem: boolean;
+            /**
+             * @description The waiting calls it would approve, oldest first: the first [`PREVIEW_CALLS`] of them (all
+             *     `approvesWaiting` of them when there are no more), so the operator sees each before a confirm.
+             */
+            waiting: components["schemas"]["WaitingCall"][];
         };
         /** @enum {string} */
         GrantScope: "run" | "agent" | "engine";
@@ -1264,6 +1275,7 @@ export interface components {
              *     rule; settings `quorum`): 1 for a tool without a quorum.
              */
             quorum: number;
+            requestedBy: null | components["schemas"]["Requester"];
             resolution: null | components["schemas"]["Stored"];
             resourceId: string | null;
             /** @description JSON Schema of the resume data (kind `suspend`). */
@@ -1327,6 +1339,13 @@ export interface components {
          */
         QuorumSettings: {
             rules?: components["schemas"]["QuorumRule"][];
+        };
+        /** @description A principal that asked for a call, as the queue shows it. */
+        Requester: {
+            /** @description `token` (a stored credential) or `local` (the local admin). */
+            kind: components["schemas"]["PrincipalKind"];
+            /** @description The credential's name, or the local admin's OS account. */
+            name: string;
         };
         /** @description What became of an interrupted call (the console stopped while its tool ran). */
         ResolveBody: {
@@ -1500,6 +1519,19 @@ export interface components {
             since: string;
             /** @description As the audit log names them, with the channel of their last heartbeat: `alice (web)`. */
             viewer: string;
+        };
+        /** @description A waiting call a grant would approve, as its preview lists it: untrusted text, shown as text. */
+        WaitingCall: {
+            agentId: string;
+            args: unknown;
+            fingerprint: string;
+            id: string;
+            /** Format: date-time */
+            pausedAt: string;
+            /** @description Who asked for it (`Principal::key()`), if its engine says. */
+            requestedBy: string | null;
+            runId: string;
+            toolName: string;
         };
     };
     responses: never;

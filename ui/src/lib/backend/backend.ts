@@ -372,8 +372,10 @@ export type KnownErrorCode =
   | 'ambiguous_arguments'
   /** The two-person rule: this operator approved the call already (details: `approvals`, `quorum`). */
   | 'already_approved'
-  /** The two-person rule: the principal that started the run cannot approve it (details: `startedBy`). */
+  /** The two-person rule: the principal that asked for the call (started its run or submitted it) cannot approve it, through any credential of the same person (details: `startedBy`). */
   | 'own_run'
+  /** An agent credential claimed an agent name or source it may not (`POST /api/calls`; details: `what`, `claimed`, `allowed`). */
+  | 'claim_not_allowed'
   /** The two-person rule: an approval that cannot count towards the tool's quorum — a grant, a Mastra-shaped route, edited arguments (details: `tool`, `quorum`). */
   | 'quorum_tool'
   /** A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`). */

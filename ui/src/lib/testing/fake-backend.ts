@@ -498,7 +498,17 @@ export class FakeBackend implements Backend {
       conditions: grant.conditions ?? [],
     });
     const covered = this.waitingCovered(g);
-    return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id) });
+    const waiting = covered.slice(0, 50).map((i) => ({
+      id: i.id,
+      toolName: i.toolName,
+      agentId: i.agentId,
+      runId: i.runId,
+      args: i.args,
+      fingerprint: i.fingerprint,
+      pausedAt: i.pausedAt,
+      requestedBy: i.requestedBy ? `${i.requestedBy.kind}:${i.requestedBy.name}` : null,
+    }));
+    return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id), waiting });
   }
 
   async revokeGrant(id: string) {

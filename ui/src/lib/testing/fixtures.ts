@@ -45,6 +45,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     context: null,
     agentId: 'demo',
     agentName: 'Demo agent',
+    requestedBy: null,
     threadId: null,
     resourceId: null,
     runId: 'run-1',
@@ -143,6 +144,7 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
     revokedBy: null,
     uses: 0,
     appliesFrom: null,
+    requestedBy: null,
     ...over,
   };
 }

@@ -19,6 +19,18 @@ export function checkSourceFilter(source: unknown): void {
   throw new ApiError('invalid_request', `source: unknown variant \`${String(source)}\`, expected one of ${CALL_SOURCES.map((s) => `\`${s}\``).join(', ')}`, null, 400);
 }
 
+/** The server's shell control sequences (`domain::grant::shell_control`): what a prefix may not be followed by. */
+export function shellControl(text: string): boolean {
+  return /[&|;\n\r`<>]|\$\(|\$\{/.test(text);
+}
+
+/** A glob as the server reads it: `*` any run, `?` one character, neither a shell control character. */
+function globRegExp(glob: string): RegExp {
+  const free = '(?:(?!\\$[({])[^&|;\\n\\r`<>])';
+  const body = [...glob].map((ch) => (ch === '*' ? `${free}*` : ch === '?' ? free : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${body}$`, 'u');
+}
+
 /** A condition on a top-level argument (`/key`), as the server checks it. */
 export function holds(c: GrantCondition, args: unknown): boolean {
   const key = c.pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
@@ -27,7 +39,15 @@ export function holds(c: GrantCondition, args: unknown): boolean {
     case 'equals':
       return JSON.stringify(v) === JSON.stringify(c.value);
     case 'prefix':
-      return typeof v === 'string' && typeof c.value === 'string' && v.startsWith(c.value);
+      return typeof v === 'string' && typeof c.value === 'string' && v.startsWith(c.value) && !shellControl(v.slice(c.value.length));
+    case 'glob':
+      return typeof v === 'string' && typeof c.value === 'string' && globRegExp(c.value).test(v);
+    case 'regex':
+      try {
+        return typeof v === 'string' && typeof c.value === 'string' && new RegExp(`^(?:${c.value})$`, 'u').test(v);
+      } catch {
+        return false;
+      }
     case 'atMost':
       return typeof v === 'number' && typeof c.value === 'number' && v <= c.value;
     case 'atLeast':

@@ -9,6 +9,11 @@ export const detail = {
   /** A suspended call's arguments and payload, folded under its question. */
   argsAndPayload: 'Arguments and suspend payload',
   whyPaused: 'Why it paused:',
+  /** Who asked for the call, by the principal's kind (`{name}`: a credential, or the local admin's account). */
+  requestedBy: {
+    token: 'Asked for by credential {name}',
+    local: 'Asked for by the local admin {name}',
+  },
   /**
    * Why the call waits (the server's `pauseReason`). `{rule}`: the rule's number (1 for the first);
    * `{agent}`: the agent's id; `{detail}`: what went wrong.

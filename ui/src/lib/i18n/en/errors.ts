@@ -21,7 +21,7 @@ export const errors = {
     invalid_request: 'The server rejected the request as invalid.',
     high_risk_tool: 'This tool is high-risk: it cannot be always allowed. Decide each call.',
     already_approved: "You approved this call already. It waits for another operator's approval.",
-    own_run: 'You started this run, so you cannot approve its call: another operator must.',
+    own_run: 'You asked for this call (you started its run or submitted it), so you cannot approve it: another operator must.',
     quorum_tool: 'This tool needs approvals by several operators: approve the call as it is, here in the console.',
     engine_error: 'The engine reported an error.',
     engine_unreachable: 'The engine cannot be reached (or refused the token).',

@@ -39,11 +39,13 @@ export const grants = {
     engine: 'every {tool} call of any agent on engine {engine}',
   },
   /** The comparisons, as the form's choices. */
-  ops: { equals: 'equals', prefix: 'starts with', atMost: 'is at most', atLeast: 'is at least' },
+  ops: { equals: 'equals', prefix: 'starts with', glob: 'matches the glob', regex: 'matches the regex', atMost: 'is at most', atLeast: 'is at least' },
   /** A condition as a clause. */
   conditionText: {
     equals: '{key} equals {value}',
     prefix: '{key} starts with {value}',
+    glob: '{key} matches the glob {value}',
+    regex: '{key} matches the regex {value}',
     atMost: '{key} is at most {value}',
     atLeast: '{key} is at least {value}',
   },

@@ -90,6 +90,13 @@ export const queue = {
   awaitingDelivery: 'awaiting delivery',
   expired: 'expired',
   engineTitle: 'engine',
+  /** Who asked for a call (on its row): `{name}` the credential, or the local admin's account. */
+  rowRequester: 'via {name}',
+  /** The title of that mark, by the principal's kind. */
+  requesterTitles: {
+    token: 'The credential that submitted this call or started its run',
+    local: 'The local admin started this run',
+  },
   /** `{question}`: the question a suspended call asks (its row's one line). */
   rowAsks: 'Asks: {question}',
   /** The mark on a row whose call holds hidden or look-alike characters (anywhere in it, also past the cut). */

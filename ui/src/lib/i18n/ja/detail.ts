@@ -8,6 +8,10 @@ export const detail: Messages['detail'] = {
   asks: 'エージェントからの質問: {question}',
   argsAndPayload: '引数と一時停止ペイロード',
   whyPaused: '一時停止の理由:',
+  requestedBy: {
+    token: '要求元の資格情報: {name}',
+    local: '要求元: ローカル管理者 {name}',
+  },
   pauseReasons: {
     tool: 'このツールは常に承認が必要です',
     request: 'リクエストがすべての呼び出しの承認を求めました',

@@ -34,10 +34,12 @@ export const grants: Messages['grants'] = {
     agent: 'エンジン {engine} のエージェント {agent} による {tool} の呼び出しすべて',
     engine: 'エンジン {engine} のすべてのエージェントによる {tool} の呼び出しすべて',
   },
-  ops: { equals: 'に等しい', prefix: 'で始まる', atMost: '以下', atLeast: '以上' },
+  ops: { equals: 'に等しい', prefix: 'で始まる', glob: 'がグロブに一致', regex: 'が正規表現に一致', atMost: '以下', atLeast: '以上' },
   conditionText: {
     equals: '{key} が {value} に等しい',
     prefix: '{key} が {value} で始まる',
+    glob: '{key} がグロブ {value} に一致する',
+    regex: '{key} が正規表現 {value} に一致する',
     atMost: '{key} が {value} 以下である',
     atLeast: '{key} が {value} 以上である',
   },

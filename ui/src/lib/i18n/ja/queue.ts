@@ -75,6 +75,11 @@ export const queue: Messages['queue'] = {
   awaitingDelivery: '配信待ち',
   expired: '期限切れ',
   engineTitle: 'エンジン',
+  rowRequester: '{name} 経由',
+  requesterTitles: {
+    token: 'この呼び出しを送信した、または実行を開始した資格情報',
+    local: 'ローカル管理者がこの実行を開始しました',
+  },
   rowAsks: '質問: {question}',
   rowMarked: (n: number) => `不可視文字または紛らわしい文字が ${n.toLocaleString('ja')} 個あります。詳細を確認してください`,
   outcomes: {
