@@ -35,10 +35,16 @@ pub async fn run(which: &HookAgent) -> ExitCode {
     };
     // Whatever hangs (input never closed, a console that stops answering mid-request), the hook
     // answers before the agent's own timeout, which `hooks install` sets 10 s past --timeout.
-    let answer = tokio::time::timeout(timeout + OVERRUN, answering)
-        .await
-        .unwrap_or_else(|_| hook::deny(agent, None, &format!("Approval Console hook: no answer within {} s (--timeout)", args.timeout)));
+    let (answer, timed_out) = match tokio::time::timeout(timeout + OVERRUN, answering).await {
+        Ok(answer) => (answer, false),
+        Err(_) => (hook::deny(agent, None, &format!("Approval Console hook: no answer within {} s (--timeout)", args.timeout)), true),
+    };
     println!("{answer}");
+    if timed_out {
+        // The input may still be open: a read of it blocks a thread that the runtime would wait for
+        // at the end. The answer is out (a line of stdout is flushed), so end here.
+        std::process::exit(0);
+    }
     ExitCode::SUCCESS
 }
 

@@ -219,8 +219,8 @@ async fn the_real_claude_code_blocks_the_tool_when_its_hook_is_missing_crashes_o
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let missing = dir.join("moved-away/approval-console");
-    let crashing = script_at(dir, "crashing", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
-    let hanging = script_at(dir, "hanging", "cat > /dev/null; exec sleep 120");
+    let crashing = script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
+    let hanging = script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120");
     let (missing_open, missing_blocked, crashed, hung) = tokio::join!(
         // The control: without onFailure, Claude Code runs the command when the hook is missing.
         ran_with(dir, "missing-open", |w| installed_settings(w, &missing, 30, false)),

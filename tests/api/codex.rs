@@ -178,8 +178,8 @@ async fn the_real_codex_blocks_the_tool_when_its_hook_is_missing_or_crashes_but_
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let missing = dir.join("moved-away/approval-console");
-    let crashing = script_at(dir, "crashing", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
-    let hanging = script_at(dir, "hanging", "cat > /dev/null; exec sleep 120");
+    let crashing = script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
+    let hanging = script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120");
     let (missing, crashed, hung) = tokio::join!(
         ran_with(dir, "missing", |w| installed_hooks(w, &missing, 30)),
         ran_with(dir, "crashing", |w| installed_hooks(w, &crashing, 30)),
