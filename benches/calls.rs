@@ -120,7 +120,7 @@ async fn main() {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
             .args(["hook", "claude-code", "--timeout", "30"])
             .env("APPROVAL_CONSOLE_URL", &base)
-            .env("APPROVAL_CONSOLE_TOKEN", &agent)
+            .env("APPROVAL_CONSOLE_AGENT_TOKEN", &agent)
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -71,3 +71,21 @@ need_tauri_driver() {
   say "installing tauri-driver 2.1.0 into .tools/"
   cargo install --quiet --locked tauri-driver --version 2.1.0 --root "$ROOT/.tools"
 }
+
+# link_cli: the release CLI where a newcomer finds it. With ~/.local/bin on PATH, a symbolic link
+# there (made or kept; a file of that name that is not such a link is left alone); else its path.
+link_cli() {
+  local bin="$TARGET_DIR/release/approval-console" dir="$HOME/.local/bin"
+  case ":$PATH:" in
+    *":$dir:"*) ;;
+    *) say "the CLI is $bin (put ~/.local/bin on PATH and run scripts/run again to have it linked there)"; return 0 ;;
+  esac
+  if [ -e "$dir/approval-console" ] && [ ! -L "$dir/approval-console" ]; then
+    say "the CLI is $bin ($dir/approval-console is another file: left as it is)"
+  elif [ "$(readlink "$dir/approval-console" 2>/dev/null)" = "$bin" ]; then
+    say "the CLI is approval-console on your PATH (the link $dir/approval-console, kept)"
+  else
+    mkdir -p "$dir" && ln -sfn "$bin" "$dir/approval-console"
+    say "the CLI is approval-console on your PATH (linked $dir/approval-console -> $bin)"
+  fi
+}

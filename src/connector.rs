@@ -1,8 +1,13 @@
 //! The client side of submitted calls, shared by the connectors that run beside an agent (the
 //! coding agents' hooks, the MCP gate): find the console (`APPROVAL_CONSOLE_URL`, and an agent
-//! credential in `APPROVAL_CONSOLE_TOKEN`), submit a call, wait for its outcome until a deadline,
-//! and withdraw it if none came. Every failure is an `Err` with a sentence for the agent: the
-//! callers fail closed on it.
+//! credential in `APPROVAL_CONSOLE_AGENT_TOKEN`), submit a call, wait for its outcome until a
+//! deadline, and withdraw it if none came. Every failure is an `Err` with a sentence for the agent:
+//! the callers fail closed on it.
+//!
+//! The agent credential never shares a variable with the console's own session token
+//! (`APPROVAL_CONSOLE_TOKEN`, read by `serve` and the desktop app): an agent that holds its
+//! credential must not be able to start a console as its admin. The connectors never take a token
+//! from `APPROVAL_CONSOLE_TOKEN`; set alone, it is refused with a sentence naming the right one.
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use serde_json::Value;
@@ -15,6 +20,12 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:4319";
 /// Longest single wait request; the client asks again until its deadline.
 const POLL_SECS: u64 = 25;
 
+/// The variable the connectors read their agent credential from.
+pub const TOKEN_VAR: &str = "APPROVAL_CONSOLE_AGENT_TOKEN";
+
+/// The console's session token variable (`serve`, the desktop app): never a connector's credential.
+const SESSION_TOKEN_VAR: &str = "APPROVAL_CONSOLE_TOKEN";
+
 /// A console to ask, as an agent credential.
 pub struct ConsoleClient {
     base: String,
@@ -23,12 +34,36 @@ pub struct ConsoleClient {
 }
 
 impl ConsoleClient {
-    /// The console at `url`, with the token from `APPROVAL_CONSOLE_TOKEN`.
+    /// The console at `url`, with the agent credential from `APPROVAL_CONSOLE_AGENT_TOKEN`. Without
+    /// it, an error; one that names `APPROVAL_CONSOLE_AGENT_TOKEN` when only the session token's
+    /// variable is set (whose value is never read here).
     pub fn from_env(url: &str) -> Result<Self, String> {
-        let token = std::env::var("APPROVAL_CONSOLE_TOKEN").ok().filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-            "APPROVAL_CONSOLE_TOKEN is not set: give it an agent credential (approval-console tokens add NAME --role agent)".to_owned()
+        let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+            if std::env::var_os(SESSION_TOKEN_VAR).is_some() {
+                format!(
+                    "{TOKEN_VAR} is not set, and {SESSION_TOKEN_VAR} is the console's own session token, never an agent's: \
+                     put the agent credential in {TOKEN_VAR} (approval-console tokens add NAME --role agent)"
+                )
+            } else {
+                format!("{TOKEN_VAR} is not set: give it an agent credential (approval-console tokens add NAME --role agent)")
+            }
         })?;
         Self::new(url, token.trim())
+    }
+
+    /// [`from_env`](Self::from_env), then the values of every `APPROVAL_CONSOLE_*` variable (the
+    /// credential, a session token that happens to be set) are wiped from this process's environment
+    /// block (zeroed in place), so a process that reads `/proc/<pid>/environ` of this one, or of a fork
+    /// of it, no longer finds them; and this process is made non-dumpable, so another process of the
+    /// same user (not root) cannot read its files in `/proc` or its memory at all. For the MCP gate,
+    /// which starts an upstream server it does not trust. Call it before starting any child, while no
+    /// other thread reads the environment; afterwards those variables read as empty.
+    pub fn from_env_hidden(url: &str) -> Result<Self, String> {
+        let console = Self::from_env(url);
+        let ours: Vec<String> =
+            std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with("APPROVAL_CONSOLE_")).collect();
+        hide_from_proc(&ours);
+        console
     }
 
     pub fn new(url: &str, token: &str) -> Result<Self, String> {
@@ -105,6 +140,31 @@ impl ConsoleClient {
     }
 }
 
+/// Zeroes the values of `names` where the environment block holds them, and makes the process
+/// non-dumpable (Linux); elsewhere, nothing.
+fn hide_from_proc(names: &[String]) {
+    #[cfg(target_os = "linux")]
+    {
+        for name in names {
+            let Ok(name) = std::ffi::CString::new(name.as_str()) else { continue };
+            // SAFETY: `getenv` answers a pointer to the value's NUL-terminated bytes in the environment
+            // block (for a variable the process inherited: the block the kernel shows as
+            // /proc/<pid>/environ), which is writable; zeroing `strlen` bytes stays inside that value
+            // and leaves the terminator. The caller guarantees no other thread reads the environment.
+            unsafe {
+                let value = libc::getenv(name.as_ptr());
+                if !value.is_null() {
+                    std::ptr::write_bytes(value, 0, libc::strlen(value));
+                }
+            }
+        }
+        // SAFETY: a flag of this process; no memory is involved.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = names;
+}
+
 fn status_from(v: Value) -> Result<CallStatus, String> {
     serde_json::from_value(v).map_err(|e| format!("the console's answer is not a call status: {e}"))
 }
@@ -119,7 +179,7 @@ async fn read(r: reqwest::Response) -> Result<Value, String> {
     let code = body["code"].as_str().unwrap_or("error");
     let message = body["message"].as_str().unwrap_or("");
     Err(match status {
-        reqwest::StatusCode::UNAUTHORIZED => format!("the console refused APPROVAL_CONSOLE_TOKEN ({code}): {message}"),
+        reqwest::StatusCode::UNAUTHORIZED => format!("the console refused {TOKEN_VAR} ({code}): {message}"),
         _ => format!("the console refused the call ({status}, {code}): {message}"),
     })
 }

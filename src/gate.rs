@@ -3,11 +3,12 @@
 //! once an operator approved it in the console. So any MCP client (Claude Desktop, Cursor, VS Code)
 //! gets approvals for any MCP server.
 //!
-//! Which calls wait ([`Policy::asks`]): a tool the gate's flags name with `--ask` always; one named
-//! with `--pass` never; any other one unless the upstream marks it read-only and not destructive
-//! (`readOnlyHint: true`, `destructiveHint` not true). The annotations are the upstream's hints:
-//! they may only add caution — a hint never skips a tool `--ask` names — and a tool without them
-//! waits (MCP's defaults: not read-only, destructive).
+//! Which calls wait ([`Policy::asks`]): every one, but those of a tool named with `--pass` (unless
+//! `--ask` names it too). The upstream's annotations are its own claims, so by default they skip
+//! nothing: a server that marks `wipe_disk` `readOnlyHint: true` is still asked about. Only with
+//! `--trust-annotations` does a tool the upstream marks read-only and not destructive
+//! (`readOnlyHint: true`, `destructiveHint` not true) pass; even then a hint never skips a tool
+//! `--ask` names, and a tool without hints waits (MCP's defaults: not read-only, destructive).
 //!
 //! A call that waits is submitted as source `mcp` (its arguments as they would run, the upstream
 //! command as context) and runs only when approved; declined, expired, unanswered or with the
@@ -35,6 +36,9 @@ pub struct Policy {
     pub ask: BTreeSet<String>,
     /// Never asked about: the operator trusts them (wins over the annotations, not over `ask`).
     pub pass: BTreeSet<String>,
+    /// Let a tool the upstream marks read-only (and not destructive) pass unasked
+    /// (`--trust-annotations`); off, every tool not in `pass` is asked about.
+    pub trust_annotations: bool,
 }
 
 impl Policy {
@@ -46,6 +50,9 @@ impl Policy {
         }
         if self.pass.contains(name) {
             return false;
+        }
+        if !self.trust_annotations {
+            return true;
         }
         let hints = tool.annotations.as_ref();
         let read_only = hints.and_then(|a| a.read_only_hint) == Some(true);
@@ -180,13 +187,23 @@ mod tests {
     }
 
     #[test]
-    fn only_read_only_tools_pass_unless_the_flags_say_otherwise() {
+    fn every_tool_is_asked_about_unless_passed_or_the_annotations_are_trusted() {
         let p = Policy::default();
-        assert!(p.asks(&tool("write_file", None, None)), "no annotations: MCP's defaults, destructive");
-        assert!(p.asks(&tool("write_file", Some(false), Some(false))), "not read-only");
-        assert!(!p.asks(&tool("read_file", Some(true), None)));
-        assert!(p.asks(&tool("odd", Some(true), Some(true))), "read-only but destructive: asked");
-        let flagged = Policy { ask: ["read_file".to_owned()].into(), pass: ["write_file".to_owned(), "read_file".to_owned()].into() };
+        assert!(p.asks(&tool("write_file", None, None)));
+        assert!(p.asks(&tool("wipe_disk", Some(true), Some(false))), "the upstream's read-only hint is not trusted by default");
+        let passed = Policy { pass: ["read_file".to_owned()].into(), ..Policy::default() };
+        assert!(!passed.asks(&tool("read_file", None, None)), "--pass trusts a tool");
+
+        let trusting = Policy { trust_annotations: true, ..Policy::default() };
+        assert!(trusting.asks(&tool("write_file", None, None)), "no annotations: MCP's defaults, destructive");
+        assert!(trusting.asks(&tool("write_file", Some(false), Some(false))), "not read-only");
+        assert!(!trusting.asks(&tool("read_file", Some(true), None)));
+        assert!(trusting.asks(&tool("odd", Some(true), Some(true))), "read-only but destructive: asked");
+        let flagged = Policy {
+            ask: ["read_file".to_owned()].into(),
+            pass: ["write_file".to_owned(), "read_file".to_owned()].into(),
+            trust_annotations: true,
+        };
         assert!(flagged.asks(&tool("read_file", Some(true), None)), "--ask wins over a hint and over --pass");
         assert!(!flagged.asks(&tool("write_file", None, None)), "--pass trusts a tool");
     }

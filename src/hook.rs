@@ -7,6 +7,8 @@
 //! Fail closed: whatever goes wrong — unreadable input, an event this hook does not answer, the
 //! console unreachable, no decision in time — the answer is a deny with the reason, never an allow.
 
+pub mod install;
+
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::engine::submitted::Source;
 use serde_json::{json, Value};

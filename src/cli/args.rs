@@ -192,25 +192,39 @@ pub enum Command {
     /// queues the tool call in the console, waits for an operator's decision and prints the
     /// decision JSON the agent expects. Fails closed: console unreachable, no decision within
     /// --timeout or bad input → deny, with the reason. The console's URL and an agent credential's
-    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_TOKEN (`tokens add NAME --role agent`).
+    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_AGENT_TOKEN (`tokens add NAME --role
+    /// agent`); APPROVAL_CONSOLE_TOKEN, the console's session token, is never read as one.
+    /// `hooks install` writes the agent's settings.
     Hook {
         #[command(subcommand)]
         agent: HookAgent,
     },
+    /// The coding agents' hook settings.
+    Hooks {
+        #[command(subcommand)]
+        command: HooksCommand,
+    },
     /// An MCP server over stdio in front of another one (`-- COMMAND ARGS…`): it offers the
     /// upstream's tools, and a call of a tool it asks about runs only once an operator approved it
-    /// in the console (declined → a tool error with the reason). Asked about: tools named with
-    /// --ask, and every tool the upstream does not mark read-only (`readOnlyHint: true`) or marks
-    /// destructive — but not those named with --pass. The console's URL and an agent credential's
-    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_TOKEN, as for the hooks. Fails
-    /// closed: console unreachable or no decision within --timeout → the call is not run.
+    /// in the console (declined → a tool error with the reason). Asked about: every tool but those
+    /// named with --pass; the upstream's annotations skip nothing unless --trust-annotations. The
+    /// console's URL and an agent credential's token come from APPROVAL_CONSOLE_URL and
+    /// APPROVAL_CONSOLE_AGENT_TOKEN, as for the hooks; nothing of APPROVAL_CONSOLE_* reaches the
+    /// upstream. Fails closed: console unreachable or no decision within --timeout → the call is not
+    /// run.
     McpGate {
-        /// Always ask about TOOL, whatever the upstream says of it (repeat for more).
+        /// Always ask about TOOL, even when --pass or --trust-annotations would let it pass (repeat
+        /// for more).
         #[arg(long = "ask", value_name = "TOOL")]
         ask: Vec<String>,
         /// Never ask about TOOL: you trust it (repeat for more). --ask wins.
         #[arg(long = "pass", value_name = "TOOL")]
         pass: Vec<String>,
+        /// Trust the upstream's own annotations: a tool it marks read-only (`readOnlyHint: true`) and
+        /// not destructive passes unasked. The upstream decides what those hints say: use it only for
+        /// a server you trust.
+        #[arg(long)]
+        trust_annotations: bool,
         /// The console's address.
         #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = approval_console::connector::DEFAULT_URL)]
         url: String,
@@ -237,13 +251,49 @@ pub enum HookAgent {
     Codex(HookArgs),
 }
 
+#[derive(Subcommand)]
+pub enum HooksCommand {
+    /// Write the hook into the agent's settings: `hook claude-code|codex` by the absolute path of
+    /// this binary, a timeout, and (Claude Code) `"onFailure": "block"`, so that a hook that cannot
+    /// run blocks the call instead of letting it through (Codex: a missing or crashing hook blocks;
+    /// one that runs past Codex's timeout cannot be made to, see the README).
+    ///
+    /// Merges into the file: everything else in it is kept, an entry of ours is rewritten where it
+    /// is, and installing again changes nothing. The file as it was is kept beside it (FILE.bak.N);
+    /// a file that does not parse is refused and left as it is.
+    Install {
+        /// Which agent.
+        #[arg(value_enum)]
+        agent: HookTarget,
+        /// The settings file [default: ~/.claude/settings.json; for Codex $CODEX_HOME/config.toml or
+        /// ~/.codex/config.toml]. A project's own is e.g. .claude/settings.json.
+        #[arg(long, value_name = "FILE")]
+        settings: Option<PathBuf>,
+        /// Print the file as it would be, and write nothing.
+        #[arg(long)]
+        print: bool,
+        /// The hook's own --timeout in seconds (it denies then); the agent's timeout for the hook is
+        /// 10 s more.
+        #[arg(long, default_value_t = approval_console::hook::install::DEFAULT_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+    },
+}
+
+/// A coding agent whose settings `hooks install` writes.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HookTarget {
+    ClaudeCode,
+    Codex,
+}
+
 #[derive(clap::Args)]
 pub struct HookArgs {
     /// The console's address (where `serve` or the desktop app listens).
     #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = "http://127.0.0.1:4319")]
     pub url: String,
     /// Seconds to wait for a decision before denying (and withdrawing the call from the queue).
-    /// Keep it below the hook's own timeout in the agent's settings (Claude Code: 60 s by default).
+    /// Keep it below the hook's own timeout in the agent's settings (`hooks install` gives that 10 s
+    /// more).
     #[arg(long, env = "APPROVAL_CONSOLE_HOOK_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 }

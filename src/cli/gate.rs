@@ -10,24 +10,35 @@ use rmcp::ServiceExt;
 use std::process::ExitCode;
 use std::time::Duration;
 
-pub async fn run(ask: &[String], pass: &[String], url: &str, timeout: u64, agent: Option<&str>, upstream: &[String]) -> Result<ExitCode> {
+/// What `mcp-gate` was given on its command line.
+pub struct GateArgs<'a> {
+    pub policy: Policy,
+    pub url: &'a str,
+    pub timeout: u64,
+    pub agent: Option<&'a str>,
+    pub upstream: &'a [String],
+}
+
+pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
+    let GateArgs { policy, url, timeout, agent, upstream } = given;
     let (command, args) = upstream.split_first().context("name the upstream MCP server after `--`")?;
+    // Read (and wiped from this process's environment) before the upstream starts: the upstream, or
+    // anything it runs, must not find the credential in /proc/<pid>/environ of the gate.
+    let console = ConsoleClient::from_env_hidden(url);
+    if let Err(e) = &console {
+        tracing::warn!("every call that needs an approval will fail: {e}");
+    }
     let mut config = ServerConfig::new("upstream", command.clone(), args.iter().cloned());
-    // The upstream gets the gate's environment (its keys and settings), but never the console's credential.
+    // The upstream gets the gate's environment (its keys and settings), but nothing of the console's.
     config.env = std::env::vars().filter(|(k, _)| !k.starts_with("APPROVAL_CONSOLE_")).collect();
     let shown = upstream.join(" ");
     let (server, tools) =
         McpServer::start("mcp-gate", config).await.map_err(anyhow::Error::msg).context("starting the upstream MCP server")?;
-    let console = ConsoleClient::from_env(url);
-    if let Err(e) = &console {
-        tracing::warn!("every call that needs an approval will fail: {e}");
-    }
     let agent = agent.map(str::to_owned).unwrap_or_else(|| {
         let base = std::path::Path::new(command).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         // `npx -y @scope/server-x@1.2` names its package, not npx.
         args.iter().find(|a| !a.starts_with('-')).filter(|_| base == "npx").cloned().unwrap_or(base)
     });
-    let policy = Policy { ask: ask.iter().cloned().collect(), pass: pass.iter().cloned().collect() };
     let gate = Gate::new(server, tools, policy, console, agent, shown, Duration::from_secs(timeout));
     for (tool, asks) in gate.tools() {
         tracing::info!(tool, "{}", if asks { "waits for an approval" } else { "passes through" });

@@ -1,6 +1,8 @@
 //! `approval-console hook claude-code|codex`: one hook run. Reads the event on stdin, asks the
 //! console ([`ConsoleClient::ask`]) and prints the answer; every failure prints a deny. Always exits
-//! 0 with an answer on stdout: a hook that crashes or exits non-zero lets the call go on in both agents.
+//! 0 with an answer on stdout, and within its --timeout and a few seconds: by default a hook that
+//! crashes, exits non-zero or outlives the agent's own timeout lets the call go on in both agents
+//! (`hooks install` writes the settings that make Claude Code block then, and Codex where it can).
 
 use super::args::HookAgent;
 use approval_console::connector::ConsoleClient;
@@ -13,19 +15,36 @@ use tokio::io::AsyncReadExt;
 /// Most bytes of hook input read (the console takes at most 4 MiB of call).
 const INPUT_LIMIT: u64 = 4 * 1024 * 1024;
 
+/// How long past --timeout the hook may take to withdraw its call and answer before it stops waiting.
+const OVERRUN: Duration = Duration::from_secs(7);
+
 pub async fn run(which: &HookAgent) -> ExitCode {
     let (agent, args) = match which {
         HookAgent::ClaudeCode(a) => (Agent::ClaudeCode, a),
         HookAgent::Codex(a) => (Agent::Codex, a),
     };
-    let mut input = String::new();
-    let read = tokio::io::stdin().take(INPUT_LIMIT + 1).read_to_string(&mut input).await;
-    let answer = match read {
-        Err(e) => hook::deny(agent, None, &format!("Approval Console hook: cannot read the hook input: {e}")),
-        Ok(n) if n as u64 > INPUT_LIMIT => hook::deny(agent, None, "Approval Console hook: the hook input is larger than 4 MiB"),
-        Ok(_) => answer_for(agent, &input, &args.url, Duration::from_secs(args.timeout)).await,
+    let timeout = Duration::from_secs(args.timeout);
+    let answering = async {
+        let mut input = String::new();
+        let read = tokio::io::stdin().take(INPUT_LIMIT + 1).read_to_string(&mut input).await;
+        match read {
+            Err(e) => hook::deny(agent, None, &format!("Approval Console hook: cannot read the hook input: {e}")),
+            Ok(n) if n as u64 > INPUT_LIMIT => hook::deny(agent, None, "Approval Console hook: the hook input is larger than 4 MiB"),
+            Ok(_) => answer_for(agent, &input, &args.url, timeout).await,
+        }
+    };
+    // Whatever hangs (input never closed, a console that stops answering mid-request), the hook
+    // answers before the agent's own timeout, which `hooks install` sets 10 s past --timeout.
+    let (answer, timed_out) = match tokio::time::timeout(timeout + OVERRUN, answering).await {
+        Ok(answer) => (answer, false),
+        Err(_) => (hook::deny(agent, None, &format!("Approval Console hook: no answer within {} s (--timeout)", args.timeout)), true),
     };
     println!("{answer}");
+    if timed_out {
+        // The input may still be open: a read of it blocks a thread that the runtime would wait for
+        // at the end. The answer is out (a line of stdout is flushed), so end here.
+        std::process::exit(0);
+    }
     ExitCode::SUCCESS
 }
 

@@ -6,6 +6,7 @@ mod decide;
 mod engines;
 mod gate;
 mod hook;
+mod hooks;
 mod policy;
 mod queue;
 mod secret;
@@ -18,7 +19,7 @@ use approval_console::domain::text::visible;
 use approval_console::domain::{Error, ItemId, Verdict};
 use approval_console::secrets;
 use approval_console::store::Location;
-use args::{AgentsFile, AuditCommand};
+use args::{AgentsFile, AuditCommand, HooksCommand};
 pub use args::{Cli, Command};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,8 +60,16 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Hook { agent } => return Ok(hook::run(agent).await),
-        Command::McpGate { ask, pass, url, timeout, agent, upstream } => {
-            return gate::run(ask, pass, url, *timeout, agent.as_deref(), upstream).await
+        Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout } } => {
+            return hooks::install(*agent, settings.clone(), *print, *timeout).map(|()| ExitCode::SUCCESS)
+        }
+        Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream } => {
+            let policy = approval_console::gate::Policy {
+                ask: ask.iter().cloned().collect(),
+                pass: pass.iter().cloned().collect(),
+                trust_annotations: *trust_annotations,
+            };
+            return gate::run(gate::GateArgs { policy, url, timeout: *timeout, agent: agent.as_deref(), upstream }).await;
         }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         _ => {}
@@ -103,7 +112,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
-        Command::Openapi | Command::Agents { .. } | Command::Secret { .. } | Command::Hook { .. } | Command::McpGate { .. } => {
+        Command::Openapi
+        | Command::Agents { .. }
+        | Command::Secret { .. }
+        | Command::Hook { .. }
+        | Command::Hooks { .. }
+        | Command::McpGate { .. } => {
             unreachable!("handled above")
         }
     }

@@ -27,7 +27,7 @@ pub fn start(
     let mut cmd = tokio::process::Command::new(bin);
     cmd.current_dir(dir)
         .env("APPROVAL_CONSOLE_URL", console)
-        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

@@ -4,6 +4,8 @@
 //! account: Claude Code talks to a scripted Messages API on 127.0.0.1 (`ANTHROPIC_BASE_URL`) that asks
 //! for one Bash call and then ends the turn, and records what Claude Code tells it the tool did. An
 //! approval lets the command run; a decline keeps it from running and its reason reaches the model.
+//! With the settings `hooks install` writes, a hook that cannot answer (missing, crashing, past its
+//! timeout) blocks the command too, where Claude Code would otherwise have run it.
 
 use crate::agent_cli;
 use crate::helpers::*;
@@ -97,16 +99,19 @@ async fn scripted_model(script: Script) -> String {
     agent_cli::serve_on_loopback(Router::new().route("/v1/messages", post(messages)).with_state(script)).await
 }
 
-/// Runs `claude -p` in `dir` with the README's hook settings; resolves when it exits.
+/// Runs `claude -p` in `dir` with the README's hook settings (this binary at its path).
 fn run_claude(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
+    let settings = crate::readme::claude_code_settings().replace(crate::readme::README_BINARY, env!("CARGO_BIN_EXE_approval-console"));
+    run_claude_with(dir, model, console, token, &settings)
+}
+
+/// Runs `claude -p` in `dir` with `settings`; resolves when it exits.
+fn run_claude_with(dir: &Path, model: &str, console: &str, token: &str, settings: &str) -> tokio::process::Child {
     assert!(
         claude_bin().exists(),
         "Claude Code is not installed ({}): run `npm ci --prefix tests/claude-code` (scripts/test does it)",
         claude_bin().display()
     );
-    // The README's settings, the binary named by its path.
-    let settings = crate::readme::block("json", "hook claude-code")
-        .replace("\"approval-console hook claude-code", &format!("\"{} hook claude-code", env!("CARGO_BIN_EXE_approval-console")));
     std::fs::write(dir.join("settings.json"), settings).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
     agent_cli::start(&claude_bin(), dir, console, token, |cmd| {
@@ -163,4 +168,70 @@ async fn c01_the_real_claude_code_runs_a_command_the_operator_approved_and_never
     assert_eq!(answer["permission_denials"][0]["tool_name"], "Bash", "{answer}");
     let results = script.results.lock().unwrap().clone();
     assert!(results.iter().any(|r| r.contains("not during the release freeze")), "the reason reached the model: {results:?}");
+}
+
+/// Settings as `hooks install claude-code --timeout HOOK_SECS` writes them, Bash allowed without
+/// asking (so only the hook can stop a command), and the hook's program at `program`; `on_failure`
+/// false drops `onFailure` (what Claude Code does without it).
+fn installed_settings(dir: &Path, program: &Path, hook_secs: u64, on_failure: bool) -> String {
+    let file = dir.join("installed.json");
+    std::fs::write(&file, r#"{ "permissions": { "allow": ["Bash"] } }"#).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install", "claude-code", "--timeout", &hook_secs.to_string(), "--settings"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entry = &mut settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(entry["onFailure"], "block", "{entry}");
+    entry["command"] = json!(program);
+    if !on_failure {
+        entry.as_object_mut().unwrap().remove("onFailure");
+    }
+    settings.to_string()
+}
+
+/// Runs Claude Code in `dir/name` with `settings` and no console to answer: whether its command ran,
+/// and the tool results the model got.
+async fn ran_with(dir: &Path, name: &str, settings: impl FnOnce(&Path) -> String) -> (bool, Vec<String>) {
+    let work = dir.join(name);
+    std::fs::create_dir_all(&work).unwrap();
+    let script = Script { command: format!("touch {}", work.join("ran").display()), ..Default::default() };
+    let model = scripted_model(script.clone()).await;
+    let claude = run_claude_with(&work, &model, "http://127.0.0.1:9", "ac_unused", &settings(&work));
+    finished(claude).await;
+    let results = script.results.lock().unwrap().clone();
+    (work.join("ran").exists(), results)
+}
+
+/// A program at `dir/name` that does `body` (a shell script), executable.
+fn script_at(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn the_real_claude_code_blocks_the_tool_when_its_hook_is_missing_crashes_or_runs_past_its_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let missing = dir.join("moved-away/approval-console");
+    let crashing = script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
+    let hanging = script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120");
+    let (missing_open, missing_blocked, crashed, hung) = tokio::join!(
+        // The control: without onFailure, Claude Code runs the command when the hook is missing.
+        ran_with(dir, "missing-open", |w| installed_settings(w, &missing, 30, false)),
+        ran_with(dir, "missing", |w| installed_settings(w, &missing, 30, true)),
+        ran_with(dir, "crashing", |w| installed_settings(w, &crashing, 30, true)),
+        // The hook's own --timeout 1, so Claude Code gives it 11 s; it sleeps for 120.
+        ran_with(dir, "hanging", |w| installed_settings(w, &hanging, 1, true)),
+    );
+    assert!(missing_open.0, "without onFailure the command runs: the test would see a hook that fails open: {:?}", missing_open.1);
+    for (case, (ran, results)) in [("missing", missing_blocked), ("crashing", crashed), ("past its timeout", hung)] {
+        assert!(!ran, "{case}: the command never ran: {results:?}");
+        assert!(results.iter().any(|r| r.contains("onFailure")), "{case}: blocked by the failed hook: {results:?}");
+    }
 }

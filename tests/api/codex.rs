@@ -3,6 +3,9 @@
 //! account: Codex talks to a scripted Responses API on 127.0.0.1 (a model provider in its config)
 //! that asks for one shell command and then ends the turn, and records what Codex tells it the
 //! command did. An approval lets the command run; a decline blocks it and its reason reaches the model.
+//! With the config `hooks install codex` writes, a missing or crashing hook blocks the command; one
+//! that runs past Codex's timeout does not (Codex has no setting for it: the README says so, and a
+//! test pins it).
 
 use crate::agent_cli;
 use crate::helpers::*;
@@ -66,9 +69,15 @@ async fn scripted_model(script: Script) -> String {
     format!("{base}/v1")
 }
 
-/// `codex exec` in `dir`, its config the scripted provider and the README's hook block (the binary
-/// named by its path).
+/// `codex exec` in `dir`, its config the scripted provider and the README's hook block (this binary
+/// at its path).
 fn run_codex(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
+    let hooks = crate::readme::codex_hook_config().replace(crate::readme::README_BINARY, env!("CARGO_BIN_EXE_approval-console"));
+    run_codex_with(dir, model, console, token, &hooks)
+}
+
+/// `codex exec` in `dir`, its config the scripted provider and `hooks`.
+fn run_codex_with(dir: &Path, model: &str, console: &str, token: &str, hooks: &str) -> tokio::process::Child {
     assert!(
         codex_bin().exists(),
         "Codex is not installed ({}): run `npm ci --prefix tests/codex` (scripts/test does it)",
@@ -76,8 +85,6 @@ fn run_codex(dir: &Path, model: &str, console: &str, token: &str) -> tokio::proc
     );
     let home = dir.join("home");
     std::fs::create_dir_all(home.join(".codex")).unwrap();
-    let hooks = crate::readme::block("toml", "hook codex")
-        .replace("\"approval-console hook codex", &format!("\"{} hook codex", env!("CARGO_BIN_EXE_approval-console")));
     let config = format!(
         "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{model}\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\n\n{hooks}"
     );
@@ -129,4 +136,64 @@ async fn c01_the_real_codex_with_the_readme_hook_config_runs_a_command_approved_
     assert!(!declined.join("ran").exists(), "the declined command never ran");
     let outputs = script.outputs.lock().unwrap().clone();
     assert!(outputs.iter().any(|o| o.contains("not during the release freeze")), "the reason reached the model: {outputs:?}");
+}
+
+/// The hook config as `hooks install codex --timeout HOOK_SECS` writes it, its program at `program`.
+fn installed_hooks(dir: &Path, program: &Path, hook_secs: u64) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install", "codex", "--print", "--timeout", &hook_secs.to_string(), "--settings"])
+        .arg(dir.join("none.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let installed = String::from_utf8(out.stdout).unwrap();
+    let binary = crate::readme::installed_binary();
+    assert!(installed.contains(&format!("command = \"{binary} hook codex")), "{installed}");
+    installed.replace(&binary, program.to_str().unwrap())
+}
+
+/// Runs Codex in `dir/name` with `hooks` and no console to answer: whether its command ran, and
+/// what the model was told.
+async fn ran_with(dir: &Path, name: &str, hooks: impl FnOnce(&Path) -> String) -> (bool, Vec<String>) {
+    let work = dir.join(name);
+    std::fs::create_dir_all(&work).unwrap();
+    let script = Script { command: format!("touch {}", work.join("ran").display()), ..Default::default() };
+    let codex = run_codex_with(&work, &scripted_model(script.clone()).await, "http://127.0.0.1:9", "ac_unused", &hooks(&work));
+    agent_cli::exits_ok(codex, "codex").await;
+    let outputs = script.outputs.lock().unwrap().clone();
+    (work.join("ran").exists(), outputs)
+}
+
+/// A program at `dir/name` that does `body` (a shell script), executable.
+fn script_at(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn the_real_codex_blocks_the_tool_when_its_hook_is_missing_or_crashes_but_runs_it_when_the_hook_outlives_its_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let missing = dir.join("moved-away/approval-console");
+    let crashing = script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
+    let hanging = script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120");
+    let (missing, crashed, hung) = tokio::join!(
+        ran_with(dir, "missing", |w| installed_hooks(w, &missing, 30)),
+        ran_with(dir, "crashing", |w| installed_hooks(w, &crashing, 30)),
+        // The hook's own --timeout 1, so Codex gives it 11 s; it sleeps for 120.
+        ran_with(dir, "hanging", |w| installed_hooks(w, &hanging, 1)),
+    );
+    for (case, (ran, outputs)) in [("missing", missing), ("crashing", crashed)] {
+        assert!(!ran, "{case}: the command never ran: {outputs:?}");
+        assert!(
+            outputs.iter().any(|o| o.contains("Approval Console: the hook failed, so this call is blocked")),
+            "{case}: blocked by the config's fallback: {outputs:?}"
+        );
+    }
+    // What Codex 0.169.0 does, as the README says: a hook it ends at its timeout lets the call run.
+    // If this fails, Codex blocks now: say so in the README.
+    assert!(hung.0, "Codex ran the command after the hook outlived its timeout: {:?}", hung.1);
 }

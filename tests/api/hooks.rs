@@ -17,12 +17,13 @@ fn start_hook(agent: &str, url: &str, token: Option<&str>, timeout: &str, input:
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .env_remove("APPROVAL_CONSOLE_TOKEN")
+        .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     if let Some(token) = token {
-        cmd.env("APPROVAL_CONSOLE_TOKEN", token);
+        cmd.env("APPROVAL_CONSOLE_AGENT_TOKEN", token);
     }
     let mut child = cmd.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -138,9 +139,9 @@ async fn the_hook_fails_closed_and_says_why() {
     assert!(denied(&a) && reason(&a).contains("cannot be reached"), "{a}");
     // No credential, and a credential the console does not know.
     let a = finish(start_hook("claude-code", &t.base, None, "5", &input)).await;
-    assert!(denied(&a) && reason(&a).contains("APPROVAL_CONSOLE_TOKEN is not set"), "{a}");
+    assert!(denied(&a) && reason(&a).contains("APPROVAL_CONSOLE_AGENT_TOKEN is not set"), "{a}");
     let a = finish(start_hook("claude-code", &t.base, Some("ac_wrong"), "5", &input)).await;
-    assert!(denied(&a) && reason(&a).contains("refused APPROVAL_CONSOLE_TOKEN"), "{a}");
+    assert!(denied(&a) && reason(&a).contains("refused APPROVAL_CONSOLE_AGENT_TOKEN"), "{a}");
     // Input that is no hook event, and an event this hook does not answer.
     let a = finish(start_hook("codex", &t.base, Some(&token), "5", "{not json")).await;
     assert!(denied(&a) && reason(&a).contains("not JSON"), "{a}");
@@ -159,4 +160,138 @@ async fn the_hook_fails_closed_and_says_why() {
     let a = finish(start_hook("claude-code", &t.base, Some(&token), "5", &input)).await;
     assert!(denied(&a) && reason(&a).contains("left the Approval Console queue"), "{a}");
     assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 1);
+}
+
+#[tokio::test]
+async fn the_hooks_never_take_the_session_token_variable_as_their_credential() {
+    let t = spawn_app().await;
+    let agent = t.token("claude-hook", Role::Agent).await;
+    let input = pre_tool_use("Bash", json!({ "command": "ls" }), "toolu_03");
+    // A valid agent credential, and the console's own session token (an admin's): in the session
+    // token's variable, neither is used.
+    for token in [agent.as_str(), TOKEN] {
+        for agent_kind in ["claude-code", "codex"] {
+            let a = finish(with_session_token(agent_kind, &t.base, token, &input)).await;
+            assert_eq!(a["hookSpecificOutput"]["permissionDecision"], "deny", "{a}");
+            let reason = a["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+            assert!(reason.contains("put the agent credential in APPROVAL_CONSOLE_AGENT_TOKEN"), "{reason}");
+        }
+    }
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 0, "nothing was queued with the session token's variable");
+}
+
+/// The hook with `token` in APPROVAL_CONSOLE_TOKEN only.
+fn with_session_token(agent: &str, url: &str, token: &str, input: &str) -> tokio::process::Child {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
+    cmd.args(["hook", agent, "--timeout", "5"])
+        .env("APPROVAL_CONSOLE_URL", url)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
+        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    tokio::spawn(async move {
+        let _ = stdin.write_all(input.as_bytes()).await;
+    });
+    child
+}
+
+#[tokio::test]
+async fn the_hook_answers_a_deny_by_its_own_timeout_when_its_input_never_ends() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
+    cmd.args(["hook", "claude-code", "--timeout", "1"])
+        .env("APPROVAL_CONSOLE_URL", &t.base)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", &token)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    // Half an event, and the input kept open: a stuck agent.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(br#"{"hook_event_name":"PreToolUse","#).await.unwrap();
+    let a = finish(child).await;
+    drop(stdin);
+    assert_eq!(a["hookSpecificOutput"]["permissionDecision"], "deny", "{a}");
+    assert!(a["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("no answer within 1 s"), "{a}");
+}
+
+/// `approval-console hooks install ARGS…`: its exit status and what it said.
+fn install(args: &[&str], file: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install"])
+        .args(args)
+        .arg("--settings")
+        .arg(file)
+        .output()
+        .unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The files in `dir`, by name.
+fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut all: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn hooks_install_merges_into_the_agents_settings_keeps_the_old_file_and_refuses_one_it_cannot_parse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_approval-console")).unwrap();
+
+    // Claude Code: the user's settings, with an older entry of ours that used PATH and failed open.
+    let settings = tmp.path().join("settings.json");
+    let before = r#"{ "model": "opus", "hooks": { "PreToolUse": [ { "matcher": "Bash",
+        "hooks": [{ "type": "command", "command": "approval-console hook claude-code --timeout 50", "timeout": 60 }] } ] } }"#;
+    std::fs::write(&settings, before).unwrap();
+    let (ok, said) = install(&["claude-code"], &settings);
+    assert!(ok, "{said}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after["model"], "opus", "the rest is kept");
+    let entry = &after["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(entry["command"], json!(binary), "the running binary by its absolute path: {entry}");
+    assert_eq!((entry["onFailure"].as_str(), entry["timeout"].as_u64()), (Some("block"), Some(300)), "{entry}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("settings.json.bak.1")).unwrap(), before, "the file as it was is kept");
+    let written = std::fs::read_to_string(&settings).unwrap();
+    let (ok, said) = install(&["claude-code"], &settings);
+    assert!(ok && said.contains("nothing changed"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), written, "installing again changes nothing");
+    assert_eq!(names(tmp.path()), ["settings.json", "settings.json.bak.1"], "and keeps no second copy");
+
+    // Codex: a config with comments, none of ours yet.
+    let config = tmp.path().join("config.toml");
+    std::fs::write(&config, "# mine\nmodel = \"o4\"\n").unwrap();
+    let (ok, said) = install(&["codex", "--timeout", "100"], &config);
+    assert!(ok, "{said}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with("# mine\nmodel = \"o4\"\n"), "{text}");
+    let parsed: toml::Table = text.parse().unwrap();
+    let entry = &parsed["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert!(entry["command"].as_str().unwrap().starts_with(&format!("{} hook codex --timeout 100 || ", binary.display())), "{entry}");
+    assert_eq!(entry["timeout"].as_integer(), Some(110));
+
+    // A file that does not parse: refused, left as it is, no copy made.
+    let broken = tmp.path().join("broken.json");
+    std::fs::write(&broken, "{ \"hooks\": ").unwrap();
+    let (ok, said) = install(&["claude-code"], &broken);
+    assert!(!ok && said.contains("not valid JSON") && said.contains("not changed"), "{said}");
+    assert_eq!(std::fs::read_to_string(&broken).unwrap(), "{ \"hooks\": ");
+    assert!(!tmp.path().join("broken.json.bak.1").exists());
+
+    // --print writes nothing; a new file is made with its folder.
+    let fresh = tmp.path().join("project/.claude/settings.json");
+    let (ok, said) = install(&["claude-code", "--print"], &fresh);
+    assert!(ok && said.contains("\"onFailure\": \"block\""), "{said}");
+    assert!(!fresh.exists());
+    let (ok, said) = install(&["claude-code"], &fresh);
+    assert!(ok && fresh.exists(), "{said}");
 }

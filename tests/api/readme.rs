@@ -114,7 +114,7 @@ async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str]) -> S
     let child = tokio::process::Command::new(program)
         .args(args)
         .env("APPROVAL_CONSOLE_URL", &t.base)
-        .env("APPROVAL_CONSOLE_TOKEN", token)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
@@ -169,25 +169,44 @@ async fn the_readme_typescript_example_asks_and_gets_the_operators_decision() {
     assert_eq!(said.trim(), r#"approved: {"id":"rec-7"}"#);
 }
 
+/// The binary's path in the README's hook settings, where `hooks install` writes the running one's.
+pub(crate) const README_BINARY: &str = "/home/me/.local/bin/approval-console";
+
+/// The README's Claude Code settings.
+pub(crate) fn claude_code_settings() -> String {
+    block("json", r#""hook", "claude-code""#)
+}
+
+/// The README's Codex hook config.
+pub(crate) fn codex_hook_config() -> String {
+    block("toml", " hook codex ")
+}
+
+/// The test binary's path as `hooks install` finds it (the running binary, resolved).
+pub(crate) fn installed_binary() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_approval-console")).unwrap().to_string_lossy().into_owned()
+}
+
 #[tokio::test]
-async fn the_readme_claude_code_settings_run_the_hook() {
-    let settings: serde_json::Value = serde_json::from_str(&block("json", "hook claude-code")).expect("the settings are JSON");
+async fn the_readme_claude_code_settings_run_the_hook_and_block_when_it_fails() {
+    let settings: serde_json::Value = serde_json::from_str(&claude_code_settings()).expect("the settings are JSON");
     let hook = &settings["hooks"]["PreToolUse"][0];
     assert!(regex_lite_match(hook["matcher"].as_str().unwrap(), "Bash"), "{hook}");
     let entry = &hook["hooks"][0];
-    let command = entry["command"].as_str().unwrap();
-    let timeout: u64 = command.split("--timeout ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert_eq!(entry["onFailure"], "block", "a hook that cannot answer blocks the tool: {entry}");
+    assert_eq!(entry["command"], README_BINARY, "the binary by its absolute path: {entry}");
+    let args: Vec<&str> = entry["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(args[..3], ["hook", "claude-code", "--timeout"], "{entry}");
+    let timeout: u64 = args[3].parse().unwrap();
     assert!(timeout < entry["timeout"].as_u64().unwrap(), "the hook answers before Claude Code gives up on it: {entry}");
 
-    // The command as printed, run as Claude Code runs it: the event on stdin.
+    // The command as printed (exec form: no shell), run as Claude Code runs it: the event on stdin.
     let t = spawn_app().await;
     let token = t.token("claude-hook", approval_console::domain::Role::Agent).await;
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_approval-console")).parent().unwrap().to_owned();
-    let mut child = tokio::process::Command::new("bash")
-        .args(["-c", command])
-        .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(&args)
         .env("APPROVAL_CONSOLE_URL", &t.base)
-        .env("APPROVAL_CONSOLE_TOKEN", &token)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", &token)
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -217,15 +236,42 @@ async fn the_readme_claude_code_settings_run_the_hook() {
 }
 
 #[test]
-fn the_readme_codex_hook_config_is_toml_that_runs_the_hook() {
-    let config: toml::Table = block("toml", "hook codex").parse().expect("the Codex config is TOML");
+fn the_readme_codex_hook_config_is_toml_that_runs_the_hook_and_blocks_when_it_cannot() {
+    let config: toml::Table = codex_hook_config().parse().expect("the Codex config is TOML");
     let pre = &config["hooks"]["PreToolUse"][0];
     let entry = &pre["hooks"][0];
     assert_eq!(entry["type"].as_str(), Some("command"));
     let command = entry["command"].as_str().unwrap();
-    assert!(command.starts_with("approval-console hook codex --timeout "), "{command}");
-    let timeout: i64 = command.rsplit(' ').next().unwrap().parse().unwrap();
+    let prefix = format!("{README_BINARY} hook codex --timeout ");
+    assert!(command.starts_with(&prefix), "the binary by its absolute path: {command}");
+    let timeout: i64 = command[prefix.len()..].split_whitespace().next().unwrap().parse().unwrap();
     assert!(timeout < entry["timeout"].as_integer().unwrap(), "the hook answers before Codex gives up on it");
+    // A hook that exits non-zero (missing, crashed) exits 2, Codex's block, with a reason on stderr.
+    let missing = command.replacen(README_BINARY, "/nonexistent/approval-console", 1);
+    let out = Command::new("bash").args(["-c", &missing]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Approval Console: the hook failed, so this call is blocked"), "{}", text(&out));
+}
+
+#[test]
+fn the_readme_hook_settings_are_what_hooks_install_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let print = |agent: &str, file: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+            .args(["hooks", "install", agent, "--print", "--settings"])
+            .arg(tmp.path().join(file))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let installed: serde_json::Value = serde_json::from_str(&print("claude-code", "settings.json")).unwrap();
+    let readme: serde_json::Value = serde_json::from_str(&claude_code_settings().replace(README_BINARY, &installed_binary())).unwrap();
+    assert_eq!(installed, readme, "the README's Claude Code settings, with this binary's path");
+    let installed: toml::Table = print("codex", "config.toml").parse().unwrap();
+    let readme: toml::Table = codex_hook_config().replace(README_BINARY, &installed_binary()).parse().unwrap();
+    assert_eq!(installed, readme, "the README's Codex config, with this binary's path");
+    assert!(std::fs::read_dir(tmp.path()).unwrap().next().is_none(), "--print writes nothing");
 }
 
 /// Whether `pattern` (a `|`-list of names, or a name with `.*`) selects `tool`, as the agents' matchers do.
@@ -238,6 +284,8 @@ fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
     let config: serde_json::Value = serde_json::from_str(&block("json", "mcp-gate")).expect("the client config is JSON");
     let files = &config["mcpServers"]["files"];
     assert_eq!(files["command"], "approval-console");
+    let env: Vec<&String> = files["env"].as_object().unwrap().keys().collect();
+    assert_eq!(env, ["APPROVAL_CONSOLE_AGENT_TOKEN"], "the gate's credential, never the session token's variable");
     let args: Vec<&str> = files["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
     let dashes = args.iter().position(|a| *a == "--").expect("the upstream after --");
     assert_eq!(args[0], "mcp-gate");
