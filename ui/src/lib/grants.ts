@@ -45,6 +45,26 @@ export function opWord(op: ConditionOp): string {
   return i18n.m.grants.ops[op];
 }
 
+/** The comparisons a string argument offers; the last three take a text typed in the form. */
+export const STRING_OPS: ConditionOp[] = ['equals', 'prefix', 'glob', 'regex'];
+
+/** Whether a condition of `op` compares with a text typed in the form (not the call's own value). */
+export function typedOp(op: ConditionOp): op is 'prefix' | 'glob' | 'regex' {
+  return op === 'prefix' || op === 'glob' || op === 'regex';
+}
+
+/**
+ * Whether `tool` is shell-like (it runs whatever command it is given), as the server reads it
+ * (`domain::grant::shell_like`): a grant on it needs a condition, or the server refuses it.
+ */
+export function shellLike(tool: string): boolean {
+  const t = tool.replace(/[A-Z]/g, (c) => c.toLowerCase()); // ASCII only, as Rust's to_ascii_lowercase
+  return (
+    ['bash', 'shell', 'exec', 'command', 'terminal', 'powershell', 'cmd', 'script'].some((w) => t.includes(w)) ||
+    ['sh', 'zsh', 'fish', 'run', 'eval', 'system'].includes(t)
+  );
+}
+
 /** A top-level scalar argument of a call, as a possible condition. */
 export type Candidate = { key: string; pointer: string; value: string | number | boolean; ops: ConditionOp[] };
 
@@ -54,7 +74,7 @@ export function conditionCandidates(args: unknown): Candidate[] {
   const out: Candidate[] = [];
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     const pointer = '/' + pointerToken(key);
-    if (typeof value === 'string') out.push({ key, pointer, value, ops: ['equals', 'prefix'] });
+    if (typeof value === 'string') out.push({ key, pointer, value, ops: STRING_OPS });
     else if (typeof value === 'number') out.push({ key, pointer, value, ops: ['equals', 'atMost', 'atLeast'] });
     else if (typeof value === 'boolean') out.push({ key, pointer, value, ops: ['equals'] });
   }

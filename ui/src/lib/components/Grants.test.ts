@@ -33,15 +33,15 @@ describe('Always allow… in the detail', () => {
     const { q, all } = renderDetail(item, backend);
     q('grant-open')!.click();
     await settle();
-    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of agent demo on engine local, without asking.');
-    (q('grant-scope-run') as HTMLInputElement).click();
-    flushSync();
+    // The narrowest scope first: this run.
+    expect((q('grant-scope-run') as HTMLInputElement).checked).toBe(true);
     expect(text(q('grant-preview'))).toBe('Approves every delete_record call of run run-1 (agent demo on engine local), without asking.');
     (q('grant-scope-engine') as HTMLInputElement).click();
     flushSync();
     expect(text(q('grant-preview'))).toBe('Approves every delete_record call of any agent on engine local, without asking.');
     (q('grant-scope-agent') as HTMLInputElement).click();
     flushSync();
+    expect(text(q('grant-preview'))).toBe('Approves every delete_record call of agent demo on engine local, without asking.');
     // Conditions from the top-level scalars only, each off until ticked.
     expect(all('grant-condition').map((c) => c.dataset.key)).toEqual(['id', 'limit']);
     const [idCond, limitCond] = all('grant-condition');
@@ -59,9 +59,12 @@ describe('Always allow… in the detail', () => {
     );
     choose(q('grant-lifetime'), '86400');
     expect(text(q('grant-fingerprint'))).toBe(item.fingerprint);
-    // The call changes on the server after it was shown: the fingerprint on screen is the one sent.
-    backend.add({ ...item, fingerprint: 'sha256:' + 'ff'.repeat(32) });
     q('grant-save')!.click();
+    await settle();
+    expect(q('grant-form')!.dataset.step).toBe('confirm');
+    // The call changes on the server while the confirm step is shown: the fingerprint on screen is the one sent.
+    backend.add({ ...item, fingerprint: 'sha256:' + 'ff'.repeat(32) });
+    q('grant-confirm-yes')!.click();
     await settle();
     expect(backend.calls.filter((c) => c.method === 'createGrant').map((c) => c.args[0])).toEqual([
       {
@@ -88,9 +91,11 @@ describe('Always allow… in the detail', () => {
     await settle();
     q('grant-save')!.click();
     await settle();
-    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ scope: 'agent', conditions: [], expiresInSecs: 3600 });
+    q('grant-confirm-yes')!.click();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ scope: 'run', conditions: [], expiresInSecs: 3600 });
     expect(q('grant-form')).toBeNull();
-    expect(text(q('grant-made'))).toContain('every delete_record call of agent demo on engine local');
+    expect(text(q('grant-made'))).toContain('every delete_record call of run run-1 (agent demo on engine local)');
   });
 
   it('shows untrusted names and values as text with hidden characters escaped', async () => {
@@ -100,7 +105,7 @@ describe('Always allow… in the detail', () => {
     const { q, target } = renderDetail(item, backend);
     q('grant-open')!.click();
     await settle();
-    expect(text(q('grant-preview'))).toContain('every del\\u{202E}ete call of agent <b>x</b>');
+    expect(text(q('grant-preview'))).toContain('every del\\u{202E}ete call of run run-1 (agent <b>x</b> on engine local)');
     expect(q('grant-form')!.querySelector('b')).toBeNull();
     check(q('grant-condition-on'), true);
     flushSync();
@@ -154,21 +159,21 @@ describe('how many waiting calls a grant approves now', () => {
     const { q, all } = renderDetail(item, backend);
     q('grant-open')!.click();
     await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
-    expect(text(q('grant-waiting'))).toBe('Approves this call and 2 more waiting now.');
-    expect(q('grant-waiting')!.dataset.count).toBe('3');
+    expect(text(q('grant-waiting'))).toBe('Approves this call and 1 more waiting now.');
+    expect(q('grant-waiting')!.dataset.count).toBe('2');
     expect(q('grant-waiting')!.getAttribute('role')).toBe('status');
-    expect(previews(backend)).toEqual([{ fromItem: 'q1', fingerprint: item.fingerprint, scope: 'agent', conditions: [], expiresInSecs: 3600 }]);
+    expect(previews(backend)).toEqual([{ fromItem: 'q1', fingerprint: item.fingerprint, scope: 'run', conditions: [], expiresInSecs: 3600 }]);
 
     // Two changes in a row: one question, for the last.
     (q('grant-scope-engine') as HTMLInputElement).click();
     flushSync();
-    (q('grant-scope-run') as HTMLInputElement).click();
+    (q('grant-scope-agent') as HTMLInputElement).click();
     flushSync();
     expect(q('grant-waiting')!.dataset.state).toBe('counting');
     expect(text(q('grant-waiting'))).toBe('Counting the calls waiting now…');
     await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
-    expect(text(q('grant-waiting'))).toBe('Approves this call and 1 more waiting now.');
-    expect(previews(backend).map((p) => p.scope)).toEqual(['agent', 'run']);
+    expect(text(q('grant-waiting'))).toBe('Approves this call and 2 more waiting now.');
+    expect(previews(backend).map((p) => p.scope)).toEqual(['run', 'agent']);
 
     check(all('grant-condition')[0].querySelector('[data-testid="grant-condition-on"]'), true);
     flushSync();
@@ -188,7 +193,10 @@ describe('how many waiting calls a grant approves now', () => {
     const { q } = renderDetail(item, backend);
     q('grant-open')!.click();
     await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
-    expect(text(q('grant-waiting'))).toBe('Approves 2 calls waiting now, not this one.');
+    expect(text(q('grant-waiting'))).toBe('Approves 1 call waiting now, not this one.');
+    (q('grant-scope-agent') as HTMLInputElement).click();
+    flushSync();
+    await vi.waitFor(() => expect(text(q('grant-waiting'))).toBe('Approves 2 calls waiting now, not this one.'), counted);
     (q('grant-scope-run') as HTMLInputElement).click();
     flushSync();
     backend.items.delete('q3');
@@ -219,7 +227,10 @@ describe('how many waiting calls a grant approves now', () => {
     const { q } = renderDetail(item, backend);
     q('grant-open')!.click();
     await settle();
+    (q('grant-scope-agent') as HTMLInputElement).click();
     q('grant-save')!.click();
+    await settle();
+    q('grant-confirm-yes')!.click();
     await settle();
     expect(q('grant-made-count')!.dataset.count).toBe('3');
     expect(text(q('grant-made-count'))).toBe('It approved 3 calls waiting at once.');
@@ -231,7 +242,7 @@ describe('how many waiting calls a grant approves now', () => {
     const { q } = renderDetail(item, backend);
     q('grant-open')!.click();
     await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
-    expect(text(q('grant-save'))).toBe('Approve this call and always allow');
+    expect(text(q('grant-save'))).toBe('Approve this call and always allow…');
     check(q('grant-leave-waiting'), true);
     flushSync();
     expect(q('grant-waiting')!.dataset.state).toBe('left');
@@ -241,12 +252,21 @@ describe('how many waiting calls a grant approves now', () => {
     );
     expect(text(q('grant-also-this-call'))).toBe('Saving approves nothing now; every later call the rule covers is approved.');
     expect(text(q('grant-form')!.querySelector('h4'))).toBe('Always allow later calls of delete_record');
-    expect(text(q('grant-save'))).toBe('Always allow later calls');
+    expect(text(q('grant-save'))).toBe('Always allow later calls…');
     const label = q('grant-leave-waiting')!.closest('label');
     expect(text(label)).toBe('Leave the calls already waiting for me (this one too)');
+    const asked = previews(backend).length;
     q('grant-save')!.click();
     await settle();
-    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ applyToWaiting: false, scope: 'agent' });
+    // Confirmed once, briefly: nothing to list, nothing asked.
+    expect(text(q('grant-confirm-question'))).toBe('Always allow later calls? It approves no call waiting now.');
+    expect(q('grant-confirm-list')).toBeNull();
+    expect(previews(backend).length).toBe(asked);
+    expect(backend.calls.some((c) => c.method === 'createGrant')).toBe(false);
+    expect(text(q('grant-confirm-yes'))).toBe('Always allow later calls');
+    q('grant-confirm-yes')!.click();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'createGrant')!.args[0]).toMatchObject({ applyToWaiting: false, scope: 'run' });
     expect(q('grant-made-count')!.dataset.count).toBe('0');
     expect(text(q('grant-made-count'))).toBe('It approved no call waiting. The calls already waiting stay for you.');
     // Opened again: the tick is off, as at first.

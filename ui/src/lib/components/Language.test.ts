@@ -226,6 +226,9 @@ describe('in Japanese', () => {
     q('grant-open')!.click();
     await settle();
     expect(text(target.querySelector('h4'))).toBe('delete_record を今すぐ承認し、常に許可');
+    expect(text(q('grant-preview'))).toBe('実行 run-1（エンジン local のエージェント demo）での delete_record の呼び出しすべてを確認なしで承認します。');
+    (q('grant-scope-agent') as HTMLInputElement).click();
+    flushSync();
     expect(text(q('grant-preview'))).toBe('エンジン local のエージェント demo による delete_record の呼び出しすべてを確認なしで承認します。');
     pick(q('grant-condition-on'));
     const box = q('grant-condition-on') as HTMLInputElement;

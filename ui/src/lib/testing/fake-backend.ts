@@ -31,7 +31,7 @@ import {
 import { matchesSearch } from '../search';
 import type { TeamStats } from '../team';
 import { decision, defaultNotificationSettings, fingerprintOf, makeEngine, makeGrant, makeNotifyStatus, makeTeamStats } from './fixtures';
-import { checkQuietHours, checkSourceFilter, holds, resolveLikeServer } from './server-rules';
+import { checkGrantConditions, checkQuietHours, checkSourceFilter, holds, resolveLikeServer } from './server-rules';
 
 export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
 
@@ -445,6 +445,7 @@ export class FakeBackend implements Backend {
     if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
     if (item.kind !== 'approval') throw new ApiError('invalid_request', 'a suspend call cannot be always allowed', null, 400);
     if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
+    checkGrantConditions(item.toolName, item.args, grant.conditions ?? []);
     const made = makeGrant({
       id: `g${this.grants.length + 1}`,
       scope: grant.scope,
@@ -453,6 +454,7 @@ export class FakeBackend implements Backend {
       runId: grant.scope === 'run' ? item.runId : null,
       toolName: item.toolName,
       conditions: grant.conditions ?? [],
+      requestedBy: grant.scope !== 'engine' && item.requestedBy ? `${item.requestedBy.kind}:${item.requestedBy.name}` : null,
       fromItem: item.id,
       expiresAt: new Date(Date.now() + grant.expiresInSecs * 1000).toISOString(),
     });
@@ -471,6 +473,7 @@ export class FakeBackend implements Backend {
         i.engine === g.engine &&
         (g.agentId === null || i.agentId === g.agentId) &&
         (g.runId === null || i.runId === g.runId) &&
+        (g.requestedBy === null || (i.requestedBy !== null && `${i.requestedBy.kind}:${i.requestedBy.name}` === g.requestedBy)) &&
         g.conditions.every((c) => holds(c, i.args)),
     );
   }
@@ -489,6 +492,7 @@ export class FakeBackend implements Backend {
     if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
     if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
     if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
+    checkGrantConditions(item.toolName, item.args, grant.conditions ?? []);
     const g = makeGrant({
       scope: grant.scope,
       engine: item.engine,
@@ -496,8 +500,10 @@ export class FakeBackend implements Backend {
       runId: grant.scope === 'run' ? item.runId : null,
       toolName: item.toolName,
       conditions: grant.conditions ?? [],
+      requestedBy: grant.scope !== 'engine' && item.requestedBy ? `${item.requestedBy.kind}:${item.requestedBy.name}` : null,
     });
-    const covered = this.waitingCovered(g);
+    // Oldest first, the first 50 listed (`PREVIEW_CALLS`).
+    const covered = this.waitingCovered(g).sort((a, b) => Date.parse(a.pausedAt) - Date.parse(b.pausedAt));
     const waiting = covered.slice(0, 50).map((i) => ({
       id: i.id,
       toolName: i.toolName,

@@ -31,6 +31,57 @@ function globRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`, 'u');
 }
 
+/** `domain::json::path_under`: `path` is `prefix` or under it, segment by segment (no `..`). */
+function pathUnder(path: string, prefix: string): boolean {
+  const segments = (p: string) => {
+    const parts = p.split('/').filter((x) => x !== '' && x !== '.');
+    return parts.includes('..') ? null : parts;
+  };
+  if (path.startsWith('/') !== prefix.startsWith('/')) return false;
+  const [a, b] = [segments(path), segments(prefix)];
+  return !!a && !!b && a.length >= b.length && b.every((x, i) => a[i] === x);
+}
+
+/** A prefix condition as the server checks it: a path prefix (one with `/`) by segments; never followed by shell control. */
+function prefixHolds(s: string, p: string): boolean {
+  if (p.includes('/')) return pathUnder(s, p) && (s.length <= p.length || !shellControl(s.slice(p.length)));
+  return s.startsWith(p) && !shellControl(s.slice(p.length));
+}
+
+/** `domain::grant::shell_like`, as the server reads a tool's name. */
+export function shellLikeTool(tool: string): boolean {
+  const t = tool.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return ['bash', 'shell', 'exec', 'command', 'terminal', 'powershell', 'cmd', 'script'].some((w) => t.includes(w)) || ['sh', 'zsh', 'fish', 'run', 'eval', 'system'].includes(t);
+}
+
+/**
+ * The server's checks of a new grant's conditions against the call it is made from
+ * (`console::grants::grant_from`, `Condition::check`), in its order: a shell-like tool needs a
+ * condition; each condition is well formed and holds for that call. Throws `invalid_request`.
+ */
+export function checkGrantConditions(toolName: string, args: unknown, conditions: readonly GrantCondition[]): void {
+  const bad = (m: string) => new ApiError('invalid_request', m, null, 400);
+  if (conditions.length === 0 && shellLikeTool(toolName)) {
+    throw bad(`${toolName} runs whatever command it is given: a grant on it needs a condition on its arguments (e.g. the command starts with \`git status\`, or matches a glob or a regex)`);
+  }
+  for (const c of conditions) {
+    const on = `condition on ${JSON.stringify(c.pointer)}: `;
+    if (c.pointer !== '' && !c.pointer.startsWith('/')) throw bad(on + 'a JSON Pointer starts with / ("" is the whole arguments)');
+    if (c.op === 'prefix' && (typeof c.value !== 'string' || c.value === '')) throw bad(on + 'an empty prefix matches every string');
+    if ((c.op === 'glob' || c.op === 'regex') && typeof c.value !== 'string') throw bad(on + 'glob and regex need a string');
+    if (c.op === 'glob' && /^\**$/.test(c.value as string)) throw bad(on + 'a glob of only * matches every string');
+    if (c.op === 'regex') {
+      if ([...(c.value as string)].length > 500) throw bad(on + 'a regex of at most 500 characters');
+      try {
+        new RegExp(c.value as string, 'u');
+      } catch (e) {
+        throw bad(on + `not a regular expression: ${String(e)}`);
+      }
+    }
+    if (!holds(c, args)) throw bad(`condition on ${JSON.stringify(c.pointer)} does not hold for the call it is made from`);
+  }
+}
+
 /** A condition on a top-level argument (`/key`), as the server checks it. */
 export function holds(c: GrantCondition, args: unknown): boolean {
   const key = c.pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
@@ -39,7 +90,7 @@ export function holds(c: GrantCondition, args: unknown): boolean {
     case 'equals':
       return JSON.stringify(v) === JSON.stringify(c.value);
     case 'prefix':
-      return typeof v === 'string' && typeof c.value === 'string' && v.startsWith(c.value) && !shellControl(v.slice(c.value.length));
+      return typeof v === 'string' && typeof c.value === 'string' && prefixHolds(v, c.value);
     case 'glob':
       return typeof v === 'string' && typeof c.value === 'string' && globRegExp(c.value).test(v);
     case 'regex':

@@ -62,7 +62,42 @@ export const grants = {
   days: (n: number) => (n === 1 ? '1 day' : `${n} days`),
   boundTo: 'Bound to this call as shown: fingerprint {fingerprint}',
   saving: 'Saving…',
-  save: 'Approve this call and always allow',
+  /** The buttons that lead to the confirm step. */
+  save: 'Approve this call and always allow…',
+  /** While the calls it would approve are asked for, before the confirm step. */
+  checking: 'Checking the calls waiting now…',
+
+  /** Beside "Only when" for a shell-like tool. */
+  required: '(needed)',
+  /** A shell-like tool (`{tool}`): the grant cannot be made without a condition. */
+  needsCondition: '{tool} runs whatever command it is given: tick a condition on its arguments (for example "starts with" or "matches the glob") to always allow it.',
+  /** Near a "starts with" condition. */
+  prefixNote: 'A command chained after the prefix (&&, ||, ;, |, a newline, $( ), ${ }, backticks, < or >) is never covered: such a call still waits for you.',
+  globNote: 'The whole value must match: * stands for any run of characters, ? for one, neither ever for a shell control character (; & | < > a newline, a backtick, $( or ${).',
+  regexNote: 'The whole value must match (the regular expression is anchored at both ends).',
+  globWhat: (key: string) => `The glob all of ${key} must match`,
+  regexWhat: (key: string) => `The regular expression all of ${key} must match`,
+
+  /** The list of waiting calls the grant would approve now. */
+  waitingListLabel: 'The waiting calls it approves now',
+  /** The list holds the first ones only. */
+  waitingMore: (n: number) => `and ${n.toLocaleString('en')} more`,
+  /** Marks the call on screen in that list. */
+  thisCall: '(this call)',
+  /** `{agent}`: the agent of a listed call. */
+  listedAgent: 'agent {agent}',
+  /** `{who}`: the credential (or local account) that asked for a listed call. */
+  listedBy: 'asked by {who}',
+
+  /** The confirm step: what making the grant approves now. */
+  confirmHeading: (n: number) =>
+    n === 1 ? 'Approve this waiting call now and always allow later ones?' : `Approve these ${n.toLocaleString('en')} waiting calls now and always allow later ones?`,
+  confirmApprove: (n: number) => (n === 1 ? 'Approve this call and allow later ones' : `Approve these ${n.toLocaleString('en')} calls and allow later ones`),
+  /** The confirm step of a grant that approves no call now. */
+  confirmLaterHeading: 'Always allow later calls? It approves no call waiting now.',
+  confirmLater: 'Always allow later calls',
+  /** Back from the confirm step to the form. */
+  back: 'Back',
 
   /** How many calls waiting now the grant would approve at once (asked of the server as the form changes). */
   waitingCounting: 'Counting the calls waiting now…',
@@ -77,7 +112,7 @@ export const grants = {
   leaveWaitingNow: 'Approves no call now: the calls already waiting stay for you, this one too. Only calls paused from now on are approved.',
   headingLater: 'Always allow later calls of {tool}',
   alsoLater: 'Saving approves nothing now; every later call the rule covers is approved.',
-  saveLater: 'Always allow later calls',
+  saveLater: 'Always allow later calls…',
   /** After the grant was made: what it approved at once. */
   madeApproved: (n: number) =>
     n === 0 ? 'It approved no call waiting.' : n === 1 ? 'It approved 1 call waiting at once.' : `It approved ${n.toLocaleString('en')} calls waiting at once.`,

@@ -56,7 +56,28 @@ export const grants: Messages['grants'] = {
   days: (n: number) => `${n} 日`,
   boundTo: '表示中の呼び出しに結び付けられます: フィンガープリント {fingerprint}',
   saving: '保存中…',
-  save: 'この呼び出しを承認して常に許可',
+  save: 'この呼び出しを承認して常に許可…',
+  checking: '保留中の呼び出しを確認しています…',
+
+  required: '（必須）',
+  needsCondition: '{tool} は与えられたコマンドを何でも実行します。常に許可するには、引数の条件（例:「で始まる」「がグロブに一致」）を選んでください。',
+  prefixNote: '先頭の文字列の後に連結されたコマンド（&&、||、;、|、改行、$( )、${ }、バッククォート、<、>）は対象になりません。そのような呼び出しは引き続きあなたの決定を待ちます。',
+  globNote: '値全体が一致する必要があります。* は任意の文字列、? は 1 文字を表しますが、シェルの制御文字（; & | < > 改行、バッククォート、$( や ${）を表すことはありません。',
+  regexNote: '値全体が一致する必要があります（正規表現は先頭と末尾に固定されます）。',
+  globWhat: (key: string) => `${key} 全体が一致すべきグロブ`,
+  regexWhat: (key: string) => `${key} 全体が一致すべき正規表現`,
+
+  waitingListLabel: '今すぐ承認される保留中の呼び出し',
+  waitingMore: (n: number) => `ほか ${n.toLocaleString('ja')} 件`,
+  thisCall: '（この呼び出し）',
+  listedAgent: 'エージェント {agent}',
+  listedBy: '依頼元 {who}',
+
+  confirmHeading: (n: number) => `保留中の呼び出し ${n.toLocaleString('ja')} 件を今すぐ承認し、以降の呼び出しを常に許可しますか？`,
+  confirmApprove: (n: number) => `この ${n.toLocaleString('ja')} 件を承認して以降も許可`,
+  confirmLaterHeading: '以降の呼び出しを常に許可しますか？保留中の呼び出しは今は承認されません。',
+  confirmLater: '以降の呼び出しを常に許可',
+  back: '戻る',
 
   waitingCounting: '保留中の呼び出しを数えています…',
   waitingThis: 'この呼び出しを承認します。',
@@ -68,7 +89,7 @@ export const grants: Messages['grants'] = {
   leaveWaitingNow: '今は何も承認しません。既に保留中の呼び出しは、この呼び出しも含めてあなたの決定を待ちます。承認されるのは、これ以降に一時停止した呼び出しだけです。',
   headingLater: '{tool} の以降の呼び出しを常に許可',
   alsoLater: '保存しても今は何も承認されません。以後、ルールの対象となる呼び出しが承認されます。',
-  saveLater: '以降の呼び出しを常に許可',
+  saveLater: '以降の呼び出しを常に許可…',
   madeApproved: (n: number) =>
     n === 0 ? '保留中の呼び出しは承認されませんでした。' : `保留中の呼び出し ${n.toLocaleString('ja')} 件をすぐに承認しました。`,
   madeLeft: '既に保留中の呼び出しは、あなたの決定を待っています。',
