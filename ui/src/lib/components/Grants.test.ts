@@ -26,7 +26,10 @@ function choose(el: HTMLElement | null, value: string) {
 }
 
 describe('Always allow… in the detail', () => {
-  it('previews the scope in plain words and sends the scope, conditions, lifetime and the fingerprint on screen', async () => {
+  // Mounting the detail and opening the form cost most of these tests (jsdom rendering, ~0.4-1.5 s the
+  // first time in a file): the preview words and what is sent are two tests, each well inside the
+  // default timeout on a loaded machine. No test here waits on a clock.
+  it('previews the scope and the conditions in plain words as they are chosen', async () => {
     const backend = new FakeBackend();
     const item = makeItem({ args: { id: 'rec-1', limit: 5, deep: { x: 1 } } });
     backend.add(item);
@@ -57,7 +60,25 @@ describe('Always allow… in the detail', () => {
     expect(text(q('grant-preview'))).toBe(
       'Approves every delete_record call of agent demo on engine local when id starts with rec- and limit is at most 5, without asking.',
     );
+  });
+
+  it('sends the scope, conditions, lifetime and the fingerprint on screen, also when the call changed meanwhile', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ args: { id: 'rec-1', limit: 5, deep: { x: 1 } } });
+    backend.add(item);
+    const { q, all } = renderDetail(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    (q('grant-scope-agent') as HTMLInputElement).click();
+    const [idCond, limitCond] = all('grant-condition');
+    check(idCond.querySelector('[data-testid="grant-condition-on"]'), true);
+    choose(idCond.querySelector('[data-testid="grant-condition-op"]'), 'prefix');
+    flushSync();
+    type(idCond.querySelector('[data-testid="grant-condition-prefix"]'), 'rec-');
+    check(limitCond.querySelector('[data-testid="grant-condition-on"]'), true);
+    choose(limitCond.querySelector('[data-testid="grant-condition-op"]'), 'atMost');
     choose(q('grant-lifetime'), '86400');
+    flushSync();
     expect(text(q('grant-fingerprint'))).toBe(item.fingerprint);
     q('grant-save')!.click();
     await settle();
