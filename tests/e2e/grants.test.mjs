@@ -20,10 +20,19 @@ test('a grant made in the detail approves the next call by itself, and after rev
     const form = detail.locator('[data-testid="grant-form"]');
     await form.waitFor();
     assert.equal(await form.locator('[data-testid="grant-fingerprint"]').textContent(), first.fingerprint, 'the fingerprint on screen');
+    // The narrowest scope by default (this run); this test allows every delete of the agent.
+    assert.match(await form.locator('[data-testid="grant-preview"]').textContent(), /every delete_record call of run .* \(agent demo on engine local\)/);
+    await form.locator('[data-testid="grant-scope-agent"]').check();
     assert.match(await form.locator('[data-testid="grant-preview"]').textContent(), /every delete_record call of agent demo on engine local/);
     // Offered as a condition, left unticked: every delete of this agent.
     assert.equal(await form.locator('[data-testid="grant-condition"][data-key="id"]').count(), 1);
     await form.locator('[data-testid="grant-save"]').click();
+    // The confirm step lists the calls it approves now (this one) before anything is made.
+    const confirm = form.locator('[data-testid="grant-confirm-yes"]');
+    await confirm.waitFor();
+    assert.equal(await form.locator(`[data-testid="grant-confirm-list"] [data-testid="grant-waiting-call"][data-id="${first.id}"]`).count(), 1);
+    assert.equal((await server.api('GET', '/api/grants')).body.length, 0, 'no grant before the confirm');
+    await confirm.click();
     await detail.locator('[data-testid="grant-made"]').waitFor();
 
     const grants = (await server.api('GET', '/api/grants')).body;

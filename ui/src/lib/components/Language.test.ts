@@ -1,7 +1,7 @@
 // The console in Japanese: the language picker in Settings (applied at once, stored, "system" showing
 // what it resolves to), and the settings, engines, audit, grants and error banners in Japanese with
 // no English words left but the names and codes that come from the wire.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import type { AuditEntry, DecisionRecord } from '../backend/backend';
 import { backendContext } from '../backend/context';
@@ -236,6 +236,15 @@ describe('in Japanese', () => {
     await settle();
     expect(text(q('grant-preview'))).toBe('id が rec-1 に等しい場合、エンジン local のエージェント demo による delete_record の呼び出しすべてを確認なしで承認します。');
     expect([...target.querySelectorAll('[data-testid="grant-lifetime"] option')].map((o) => o.textContent)).toEqual(['1 時間', '8 時間', '1 日', '7 日']);
+    expect(englishLeft(target, ['local', 'demo', 'delete_record', 'rec-1', 'id', item.fingerprint])).toEqual([]);
+    // The waiting calls it approves and the confirm step.
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'));
+    expect(text(q('grant-waiting-call'))).toBe('delete_record （この呼び出し） エージェント demo id: "rec-1"');
+    q('grant-save')!.click();
+    await settle();
+    expect(text(q('grant-confirm-question'))).toBe('保留中の呼び出し 1 件を今すぐ承認し、以降の呼び出しを常に許可しますか？');
+    expect(text(q('grant-confirm-yes'))).toBe('この 1 件を承認して以降も許可');
+    expect(text(q('grant-back'))).toBe('戻る');
     expect(englishLeft(target, ['local', 'demo', 'delete_record', 'rec-1', 'id', item.fingerprint])).toEqual([]);
   });
 
