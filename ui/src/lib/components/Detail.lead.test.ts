@@ -139,7 +139,7 @@ describe('Detail: what matters first', () => {
     q('grant-open')!.click();
     await settle();
     expect(text(q('grant-also-this-call'))).toBe('Saving approves this call at once, then every later call the rule covers.');
-    expect(text(q('grant-save'))).toBe('Approve this call and always allow');
+    expect(text(q('grant-save'))).toBe('Approve this call and always allow…');
   });
 });
 
