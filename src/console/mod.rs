@@ -13,7 +13,7 @@ pub use crate::store::feed::{Change, Events, QueueEvent};
 use crate::store::outbox;
 
 use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, EngineId, Error, ItemId, ItemState, Verdict};
-use crate::engine::{ChunkSink, Engine};
+use crate::engine::{send, ChunkSink, Engine};
 use crate::store::decisions::approvals;
 use crate::store::{audit, credentials, decisions, queue, Db};
 use serde_json::{json, Value};
@@ -27,6 +27,8 @@ const OUTBOX_GRACE: chrono::Duration = chrono::Duration::seconds(10);
 const OUTBOX_TICK: Duration = Duration::from_secs(1);
 /// Longest wait between two delivery attempts of one decision.
 const MAX_RETRY: Duration = Duration::from_secs(60);
+/// At most this many prepare-and-check rounds for one send (each fails a decision it carried).
+const MAX_SEND_ROUNDS: usize = 8;
 
 /// What a decision request came to ([`Console::decide_or_approve`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -461,7 +463,7 @@ impl Console {
             self.defer_as(decision, &entry.queued, &why, true).await?;
             return Err(Error::Unreachable(why));
         }
-        match engine.deliver(decision, &entry.queued, sink).await {
+        match self.send(engine.as_ref(), decision, &entry.queued, sink).await {
             Ok(outcome) => Ok(outcome),
             Err(Error::Unreachable(why)) => {
                 self.defer(decision, &entry.queued, &why).await?;
@@ -477,6 +479,107 @@ impl Console {
                 Err(e)
             }
         }
+    }
+
+    /// The one send path of every decision to every engine (C3 for every send): the engine prepares
+    /// the send — re-reads each call it would carry, the decision's own and any held with it — and
+    /// [`send::confirm`] compares each with the fingerprint it was decided on. Only a send whose every
+    /// part passed is sent ([`Engine::send`] takes nothing else). A part that did not is failed here
+    /// ([`Console::refuse`]: `fingerprint_mismatch` with the call queued again as it is now, or
+    /// `not_found`) and nothing is sent; if the decision's own part passed, the engine prepares again
+    /// without the failed ones (held again, or sent with the others). A held decision answers
+    /// `{"status": "held"}` and stays claimed.
+    async fn send(
+        &self,
+        engine: &dyn Engine,
+        decision: &Decision,
+        item: &crate::domain::QueuedCall,
+        sink: Option<ChunkSink>,
+    ) -> Result<Value, Error> {
+        // Each round fails at least one claimed decision, which no later round carries again.
+        for _ in 0..MAX_SEND_ROUNDS {
+            let prepared = engine.prepare(decision, item).await?;
+            let wait = prepared.wait.clone();
+            match send::confirm(prepared) {
+                Ok(checked) => {
+                    if let Some(why) = wait {
+                        tracing::info!(item = %item.id, "decision held: {why}");
+                        return Ok(json!({ "status": "held", "why": why }));
+                    }
+                    return engine.send(checked, sink).await;
+                }
+                Err(refused) => {
+                    let mut own = None;
+                    for r in refused {
+                        self.refuse(&r).await?;
+                        if r.part.decision.id == decision.id {
+                            own = Some(r.why);
+                        }
+                    }
+                    if let Some(why) = own {
+                        return Err(why);
+                    }
+                }
+            }
+        }
+        Err(Error::Engine(format!("the send of decision {} kept changing while it was checked; it waits, claimed", decision.id)))
+    }
+
+    /// Fails a decision [`send::confirm`] refused to send, in one transaction: the decision `failed`
+    /// with its code and details (the fingerprint shown and the current one), its entry `failed`, the
+    /// audit entry (`delivery.failed`); a call that changed is queued again as it is now — a new
+    /// pending entry with its new fingerprint (`call.changed` on the old entry, `call.paused` on the
+    /// new) — for the operator to decide.
+    async fn refuse(&self, refused: &send::Refused) -> Result<(), Error> {
+        let send::Refused { part, why } = refused;
+        let (decision, item) = (&part.decision, &part.item);
+        let mut outcome = json!({ "status": "failed", "code": why.code(), "error": why.to_string() });
+        if let Some(details) = why.details() {
+            outcome["details"] = details;
+        }
+        let mut tx = self.db.begin_write().await?;
+        let changed = match (why, &part.current) {
+            (Error::FingerprintMismatch { .. }, Some(now)) => Some(now),
+            _ => None,
+        };
+        let mut replaced_by = None;
+        if let Some(now) = changed {
+            let c = &item.call;
+            if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
+                let new = queue::insert_pending(&mut tx, now).await?;
+                let actor = format!("engine:{}", c.engine);
+                audit::append(
+                    &mut tx,
+                    audit::Record {
+                        actor: &actor,
+                        action: crate::domain::audit::AuditAction::CallChanged,
+                        queue_item_id: Some(item.id.as_str()),
+                        tool_name: Some(&now.tool_name),
+                        fingerprint: Some(now.fingerprint.as_str()),
+                        details: json!({
+                            "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
+                            "why": "the call changed at the engine after it was decided; the decision was not sent",
+                            "before": { "fingerprint": c.fingerprint, "args": c.args },
+                            "after": { "fingerprint": now.fingerprint, "args": now.args },
+                        }),
+                    },
+                )
+                .await?;
+                crate::engine::remote::base::paused_audit(&mut tx, &actor, &new.id, now).await?;
+                replaced_by = Some(new.id);
+            }
+        }
+        if let Some(id) = &replaced_by {
+            outcome["replacedBy"] = json!(id);
+        }
+        if !outbox::record(&mut tx, decision, item, &outcome, Some(&why.to_string())).await? {
+            // Its delivery was recorded meanwhile: nothing of this is written.
+            return Ok(());
+        }
+        tx.commit().await?;
+        self.events.changed();
+        tracing::warn!(item = %item.id, decision = %decision.id, "decision not sent: {why}");
+        Ok(())
     }
 
     /// Gives a claimed decision back to the outbox, to be tried again after a backoff (C5). The first

@@ -6,6 +6,7 @@ pub mod langgraph;
 pub mod local;
 pub mod mastra;
 pub mod remote;
+pub mod send;
 pub mod submitted;
 
 use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
@@ -18,7 +19,9 @@ pub type ChunkSink = tokio::sync::mpsc::UnboundedSender<Value>;
 /// A source of paused calls and a sink for decisions.
 ///
 /// Kept free of Mastra-only notions: an engine says which decision kinds a call allows, re-reads a call
-/// so the console can check it did not change (C3), and delivers a decision the console made durable.
+/// so the console can check it did not change (C3), and delivers a decision the console made durable
+/// in two steps ([`send`]): [`Engine::prepare`] re-reads every call a send would carry, the console
+/// compares each with the fingerprint decided, and only then [`Engine::send`] gets the checked value.
 #[async_trait]
 pub trait Engine: Send + Sync {
     fn id(&self) -> EngineId;
@@ -34,10 +37,19 @@ pub trait Engine: Send + Sync {
     /// The call as the engine holds it now; `None` if it is no longer paused there.
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error>;
 
-    /// Delivers a decision already stored and claimed (`delivering`). The engine records the outcome
-    /// (through [`crate::store::outbox::record`]) in the same transaction as its own state change,
-    /// and streams what the run does next into `sink`.
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error>;
+    /// Step one of delivering a decision already stored and claimed (`delivering`): every call the
+    /// send would carry — the decision's own, and any other decision sent with it — as the engine
+    /// holds it now, re-read right here (C3), or why the send waits ([`send::Prepared::wait`]).
+    /// Sends nothing. The default: the decision's own call, re-read ([`Engine::reread`]).
+    async fn prepare(&self, decision: &Decision, item: &QueuedCall) -> Result<send::Prepared, Error> {
+        Ok(send::Prepared::single(decision, item, self.reread(&item.call).await?))
+    }
+
+    /// Step two: sends decisions the console checked ([`send::confirm`]: each call as prepared has
+    /// the fingerprint decided) and nothing else. The engine records each outcome (through
+    /// [`crate::store::outbox::record`]) in the same transaction as its own state change, and streams
+    /// what the run does next into `sink`. Answers the outcome of the decision the send was for.
+    async fn send(&self, checked: send::Checked, sink: Option<ChunkSink>) -> Result<Value, Error>;
 
     /// The principal that started the call's run ([`crate::domain::Principal::key`]), if the engine
     /// records it (the local engine: `startedBy`; a remote server does not say). Under a quorum that

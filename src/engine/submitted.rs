@@ -4,6 +4,7 @@
 //! is recording that it is ready to be fetched. Each source is an engine id of its own
 //! ([`Source`]), so the queue's engine filter is a source filter, and its name is reserved.
 
+use super::send::{Checked, Prepared};
 use super::{ChunkSink, Engine};
 use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use crate::store::feed::Events;
@@ -101,8 +102,17 @@ impl Engine for Submitted {
         Ok(())
     }
 
+    /// The call as stored when it was submitted (re-read by its entry: a submitted call never
+    /// changes, and is no longer pending once decided).
+    async fn prepare(&self, decision: &Decision, item: &QueuedCall) -> Result<Prepared, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        let current = queue::get(&mut conn, &item.id).await?.map(|e| e.queued.call);
+        Ok(Prepared::single(decision, item, current))
+    }
+
     /// Ready to be fetched: the agent reads the decision itself.
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, _sink: Option<ChunkSink>) -> Result<Value, Error> {
+    async fn send(&self, checked: Checked, _sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let (decision, item) = (&checked.own().decision, &checked.own().item);
         let outcome = json!({ "handedOver": "the decision waits for the agent to fetch it (GET /api/calls/{id})" });
         let mut tx = self.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;

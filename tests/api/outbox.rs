@@ -3,9 +3,8 @@
 //! is always down (the real Mastra server version: tests/remote/outbox.rs).
 
 use crate::helpers::*;
-use approval_console::domain::{
-    AgentId, CallKind, Decision, DecisionKind, Delivery, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId,
-};
+use approval_console::domain::{AgentId, CallKind, DecisionKind, Delivery, EngineId, Error, Fingerprint, PausedCall, RunId, ToolCallId};
+use approval_console::engine::send::Checked;
 use approval_console::engine::{ChunkSink, Engine};
 use approval_console::store::{decisions, outbox, queue};
 use async_trait::async_trait;
@@ -14,11 +13,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// An engine whose server does not answer (every delivery `Unreachable`) until `up` is set; then it
-/// takes each decision and records the outcome as an engine does.
+/// takes each decision and records the outcome as an engine does. `now`: arguments its calls hold
+/// now when they changed at the engine (a kind of engine the console has never seen: it implements
+/// only the trait, and the console's send path checks it as any other).
 struct Down {
     db: approval_console::store::Db,
     tried: AtomicUsize,
     up: AtomicBool,
+    now: std::sync::Mutex<Option<Value>>,
 }
 
 #[async_trait]
@@ -30,23 +32,26 @@ impl Engine for Down {
         vec![DecisionKind::Approve, DecisionKind::Decline]
     }
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        Ok(Some(call.clone()))
+        Ok(Some(match self.now.lock().unwrap().clone() {
+            Some(args) => PausedCall { fingerprint: Fingerprint::of(&call.tool_name, &args).unwrap(), args, ..call.clone() },
+            None => call.clone(),
+        }))
     }
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, _: Option<ChunkSink>) -> Result<Value, Error> {
+    async fn send(&self, checked: Checked, _: Option<ChunkSink>) -> Result<Value, Error> {
         self.tried.fetch_add(1, Ordering::SeqCst);
         if !self.up.load(Ordering::SeqCst) {
             return Err(Error::Unreachable("connection refused".into()));
         }
         let outcome = json!({ "status": "delivered" });
         let mut tx = self.db.begin_write().await?;
-        outbox::record(&mut tx, decision, item, &outcome, None).await?;
+        outbox::record(&mut tx, &checked.own().decision, &checked.own().item, &outcome, None).await?;
         tx.commit().await?;
         Ok(outcome)
     }
 }
 
 fn down(t: &TestApp) -> Arc<Down> {
-    let down = Arc::new(Down { db: t.app.db.clone(), tried: AtomicUsize::new(0), up: AtomicBool::new(false) });
+    let down = Arc::new(Down { db: t.app.db.clone(), tried: AtomicUsize::new(0), up: AtomicBool::new(false), now: Default::default() });
     t.app.console.register(down.clone());
     down
 }
@@ -156,4 +161,45 @@ async fn c05_the_outbox_worker_delivers_each_due_decision_once_when_the_engine_i
     assert_eq!(t.count("SELECT COUNT(*) FROM queue_items WHERE state = 'delivered'").await, 2);
     assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 6);
+}
+
+#[tokio::test]
+async fn c3_any_engine_kind_gets_no_send_of_a_decision_whose_call_changed_after_it_was_made() {
+    let t = spawn_app().await;
+    let down = down(&t);
+    let (id, fingerprint) = queue_call(&t, 1).await;
+    let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
+    assert!(!status.is_server_error(), "{status} {body}");
+    assert_eq!(down.tried.load(Ordering::SeqCst), 1, "sent once, the engine down");
+
+    // While the decision waits in the outbox, the call changes at the engine; the engine comes back.
+    let changed = json!({ "id": "rec-666" });
+    *down.now.lock().unwrap() = Some(changed.clone());
+    down.up.store(true, Ordering::SeqCst);
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
+    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0, "nothing delivered");
+    assert_eq!(down.tried.load(Ordering::SeqCst), 1, "the engine was never asked to send it");
+
+    let item = t.item(id.as_str()).await;
+    assert_eq!((item["state"].as_str(), item["decision"]["delivery"].as_str()), (Some("failed"), Some("failed")), "{item}");
+    let outcome = &item["decision"]["outcome"];
+    let now = Fingerprint::of("deleteRecord", &changed).unwrap();
+    assert_eq!(outcome["code"], "fingerprint_mismatch", "{item}");
+    assert_eq!(outcome["details"], json!({ "expected": fingerprint, "actual": now }), "the fingerprint shown and the current one");
+    // The call as it is now waits for the operator, as a new entry with its own fingerprint.
+    let new_id = outcome["replacedBy"].as_str().expect("the changed call queued as new").to_owned();
+    let new = t.item(&new_id).await;
+    assert_eq!((new["state"].as_str(), new["args"].clone()), (Some("pending"), changed), "{new}");
+    assert_eq!(new["fingerprint"], now.as_str());
+    assert_eq!(
+        t.actions_of(id.as_str()).await,
+        ["decision.approve", "delivery.deferred", "call.changed", "delivery.failed"].map(String::from)
+    );
+    assert_eq!(t.actions_of(&new_id).await, ["call.paused"].map(String::from));
+
+    // The new entry is decided on its own fingerprint and sent.
+    let (status, body) = t.post(&format!("/api/queue/{new_id}/approve"), json!({ "fingerprint": now })).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    assert_eq!(body["state"], "delivered", "{body}");
+    assert_eq!(down.tried.load(Ordering::SeqCst), 2);
 }

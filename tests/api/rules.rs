@@ -141,24 +141,61 @@ async fn s07_arguments_changed_at_the_engine_since_shown_are_refused_before_deci
 #[tokio::test]
 async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
     use approval_console::domain::{DecisionRequest, ItemId, Verdict};
+    use approval_console::engine::{send, Engine};
     let t = spawn_app().await;
     let answer = t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let fingerprint = approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap();
+    let id = ItemId::new(item["id"].as_str().unwrap());
+    let decision = t
+        .app
+        .console
+        .decide_claimed(&id, DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into(), operator_key: None })
+        .await
+        .unwrap();
+    // The console's check (C3) passes; the arguments change after it and before the tool runs: the
+    // engine's own check under the run's lock (S7) still blocks the tool.
+    let queued = t.app.console.item(&id).await.unwrap().queued;
+    let checked = send::confirm(t.app.local.prepare(&decision, &queued).await.unwrap()).unwrap();
+    change_args_in_snapshot(&t, answer["runId"].as_str().unwrap(), "rec-EVIL").await;
+    let outcome = t.app.local.send(checked, None).await.unwrap();
+    assert_eq!(outcome["status"], "blocked");
+    assert_eq!(outcome["result"], "Tool call blocked: approval did not match delete_record arguments.");
+    assert_eq!(t.counters.deletes(), 0, "the tool ran with arguments nobody approved");
+}
+
+#[tokio::test]
+async fn c3_arguments_changed_between_approval_and_delivery_fail_the_decision_and_queue_the_call_again() {
+    use approval_console::domain::{DecisionRequest, ItemId, Verdict};
+    let t = spawn_app().await;
+    let answer = t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let fingerprint = approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap();
+    let id = ItemId::new(item["id"].as_str().unwrap());
     let decision = t
         .app
         .console
         .decide(
-            &ItemId::new(item["id"].as_str().unwrap()),
-            DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into(), operator_key: None },
+            &id,
+            DecisionRequest { verdict: Verdict::Approve, fingerprint: fingerprint.clone(), operator: "test".into(), operator_key: None },
         )
         .await
         .unwrap();
     change_args_in_snapshot(&t, answer["runId"].as_str().unwrap(), "rec-EVIL").await;
-    let outcome = t.app.console.deliver(&decision, None).await.unwrap().unwrap();
-    assert_eq!(outcome["status"], "blocked");
-    assert_eq!(outcome["result"], "Tool call blocked: approval did not match delete_record arguments.");
-    assert_eq!(t.counters.deletes(), 0, "the tool ran with arguments nobody approved");
+    let err = t.app.console.deliver(&decision, None).await.unwrap_err();
+    assert_eq!(err.code(), "fingerprint_mismatch", "{err}");
+    assert_eq!(t.counters.deletes(), 0, "nothing ran");
+    let failed = t.item(id.as_str()).await;
+    assert_eq!((failed["state"].as_str(), failed["decision"]["outcome"]["code"].as_str()), (Some("failed"), Some("fingerprint_mismatch")));
+    let now = approval_console::domain::Fingerprint::of("delete_record", &json!({ "id": "rec-EVIL" })).unwrap();
+    assert_eq!(failed["decision"]["outcome"]["details"], json!({ "expected": fingerprint, "actual": now }), "{failed}");
+    // The call as it is now waits for the operator as a new entry, with its own fingerprint.
+    let again = t.pending().await.remove(0);
+    assert_eq!((again["args"].clone(), again["fingerprint"].as_str()), (json!({ "id": "rec-EVIL" }), Some(now.as_str())));
+    assert_eq!(again["id"], failed["decision"]["outcome"]["replacedBy"]);
+    let (status, body) = t.decline(&again, "not that one").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(t.counters.deletes(), 0);
 }
 
 #[tokio::test]

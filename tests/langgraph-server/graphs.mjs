@@ -1,5 +1,6 @@
 // Graphs of the LangGraph fixture server (the official JS dev server, `langgraphjs dev`), one per
 // interrupt convention a LangGraph engine of the console reads; no model, no network.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { Annotation, END, interrupt, Send, START, StateGraph } from '@langchain/langgraph';
 
 const Email = Annotation.Root({ to: Annotation(), result: Annotation() });
@@ -66,4 +67,31 @@ export const pair = new StateGraph(Pair)
   })
   .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
   .addEdge('approve', END)
+  .compile();
+
+const Review = Annotation.Root({ requests: Annotation(), result: Annotation() });
+
+/**
+ * The middleware's shape, with requests a graph builds from outside data when its node runs (here the
+ * JSON file named by `requests`): run again from where it stopped (a run with no input), the node
+ * interrupts again under the same interrupt id with the requests as they are then. After the answer
+ * it runs each approved (or edited) request, appending `{name, args}` to `<requests>.ran`, one JSON
+ * line each: what ran, as the tests read it.
+ */
+export const review = new StateGraph(Review)
+  .addNode('tools', async (state) => {
+    const requests = JSON.parse(readFileSync(state.requests, 'utf8'));
+    const answer = interrupt({
+      actionRequests: requests,
+      reviewConfigs: requests.map((r) => ({ actionName: r.name, allowedDecisions: ['approve', 'reject'] })),
+    });
+    requests.forEach((r, i) => {
+      const d = answer.decisions?.[i];
+      const ran = d?.type === 'approve' ? r : d?.type === 'edit' ? d.editedAction : null;
+      if (ran) appendFileSync(`${state.requests}.ran`, `${JSON.stringify({ name: ran.name, args: ran.args })}\n`);
+    });
+    return { result: answer };
+  })
+  .addEdge(START, 'tools')
+  .addEdge('tools', END)
   .compile();

@@ -279,3 +279,76 @@ async fn c5_a_held_request_survives_a_console_restart_and_is_sent_with_the_other
         assert_eq!(console.item(c["id"].as_str().unwrap()).await["state"], "delivered");
     }
 }
+
+/// What the `review` graph ran, in order: `{name, args}` per approved request.
+fn ran(requests: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(format!("{}.ran", requests.display())).unwrap_or_default();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[tokio::test]
+async fn c3_a_held_request_whose_sibling_changed_under_the_same_interrupt_is_not_sent_and_the_changed_one_is_queued_anew() {
+    let (tmp, server, console) = setup().await;
+    let requests = tmp.path().join("requests.json");
+    let write = json!({ "name": "write_file", "args": { "path": "/srv/data/new.csv", "content": "a,b" } });
+    std::fs::write(&requests, json!([{ "name": "delete_file", "args": { "path": "/srv/data/old.csv" } }, write]).to_string()).unwrap();
+    let thread = server.interrupted("review", json!({ "requests": requests })).await;
+    let calls = calls_of(&console, &thread, 2).await;
+    let (delete, write_call) = (&calls[0], &calls[1]);
+    assert_eq!(delete["args"], json!({ "path": "/srv/data/old.csv" }));
+    let interrupt_id =
+        |t: &Value| t["interrupts"].as_object().unwrap().values().flat_map(|v| v.as_array().unwrap().clone()).next().unwrap()["id"].clone();
+    let interrupt = interrupt_id(&server.thread(&thread).await);
+
+    // The delete approved: held for the other request of its interrupt.
+    let (status, body) = console.approve(delete).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["state"], "decided", "held: {body}");
+
+    // Behind the operator's back the graph asks again, under the same interrupt id, with a wider delete.
+    let wider = json!({ "path": "/srv/data", "recursive": true });
+    std::fs::write(&requests, json!([{ "name": "delete_file", "args": wider }, write]).to_string()).unwrap();
+    server.run_again(&thread, "review").await;
+    let changed = server.thread(&thread).await;
+    assert_eq!(interrupt_id(&changed), interrupt, "the same interrupt: {changed}");
+    assert!(changed["interrupts"].to_string().contains("recursive"), "with the changed request: {changed}");
+
+    // The write approved: its send would carry the held delete, which is no longer what was approved.
+    let (status, body) = console.approve(write_call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let old = console.item(delete["id"].as_str().unwrap()).await;
+    assert_eq!((old["state"].as_str(), old["decision"]["delivery"].as_str()), (Some("failed"), Some("failed")), "{old}");
+    let outcome = &old["decision"]["outcome"];
+    let now = Fingerprint::of("delete_file", &wider).unwrap();
+    assert_eq!(outcome["code"], "fingerprint_mismatch", "{old}");
+    assert_eq!(outcome["details"], json!({ "expected": delete["fingerprint"], "actual": now.as_str() }), "{old}");
+    assert_eq!(thread_status(&server, &thread).await, "interrupted", "nothing was sent");
+    assert!(ran(&requests).is_empty(), "nothing ran: {:?}", ran(&requests));
+    let (_, audit) = console.get(&format!("/api/audit?item={}", delete["id"].as_str().unwrap())).await;
+    let actions: Vec<&str> = audit["entries"].as_array().into_iter().flatten().filter_map(|e| e["action"].as_str()).collect();
+    assert!(
+        actions.contains(&"call.changed") && actions.contains(&"delivery.failed") && !actions.contains(&"delivery.delivered"),
+        "{audit}"
+    );
+
+    // The changed request waits for the operator as a new call with its new fingerprint; the write
+    // stays held until it is decided.
+    let [again] = &console.wait_pending(1, |i| i["threadId"] == thread.as_str()).await[..] else { unreachable!() };
+    assert_eq!((again["args"].clone(), again["fingerprint"].as_str()), (wider.clone(), Some(now.as_str())), "{again}");
+    assert_eq!(again["toolCallId"], delete["toolCallId"]);
+    assert_eq!(again["id"], outcome["replacedBy"]);
+    assert_eq!(console.item(write_call["id"].as_str().unwrap()).await["state"], "decided", "still held");
+
+    // Declined: the interrupt's answers go together, and the wider delete never runs.
+    let (status, body) = console.decline(again, "not the whole folder").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    assert_eq!(
+        server.thread(&thread).await["values"]["result"],
+        json!({ "decisions": [{ "type": "reject", "message": "not the whole folder" }, { "type": "approve" }] })
+    );
+    assert_eq!(ran(&requests), [write], "only what the operator saw ran");
+    for id in [&again["id"], &write_call["id"]] {
+        assert_eq!(console.item(id.as_str().unwrap()).await["state"], "delivered");
+    }
+}

@@ -120,3 +120,35 @@ async fn a_delivery_cut_by_a_crash_is_sent_again_and_the_server_refuses_a_second
     assert!(actions(&console, &one).await.contains(&"delivery.retry".to_owned()));
     let _ = answer;
 }
+
+#[tokio::test]
+async fn c3_a_decision_that_waited_in_the_outbox_is_not_sent_when_its_call_changed_at_the_server_meanwhile() {
+    let (_tmp, mut mastra, console) = setup(None).await;
+    let answer = mastra.generate("ops", "delete rec-w", Some(("t-w", "u-w"))).await;
+    let items = console.wait_pending(1, |i| i["engine"] == "m").await;
+    let id = items[0]["id"].as_str().unwrap().to_owned();
+
+    mastra.kill();
+    let (status, after) = console.approve(&items[0]).await;
+    assert_eq!(status, StatusCode::OK, "the decision is taken: {after}");
+    assert_eq!(after["decision"]["delivery"], "pending", "waiting in the outbox: {after}");
+    // Meanwhile, at the server, the stored run now deletes another record.
+    assert!(mastra.tamper_args(answer["runId"].as_str().unwrap(), "rec-w", "rec-666").await > 0);
+    mastra.restart();
+
+    eventually("the decision settled", || async { console.item(&id).await["decision"]["delivery"] == "failed" }).await;
+    let item = console.item(&id).await;
+    let now = approval_console::domain::Fingerprint::of("deleteRecord", &json!({ "id": "rec-666" })).unwrap();
+    assert_eq!(item["decision"]["outcome"]["code"], "fingerprint_mismatch", "{item}");
+    assert_eq!(item["decision"]["outcome"]["details"], json!({ "expected": items[0]["fingerprint"], "actual": now.as_str() }));
+    assert!(ran(&mastra, "deleteRecord").is_empty(), "nothing ran");
+    // The call as it is now waits for the operator, as a new entry with its own fingerprint.
+    let again = console.wait_pending(1, |i| i["engine"] == "m").await;
+    assert_eq!((again[0]["args"].clone(), again[0]["fingerprint"].as_str()), (json!({ "id": "rec-666" }), Some(now.as_str())));
+    assert_eq!(again[0]["id"], item["decision"]["outcome"]["replacedBy"]);
+    assert!(
+        actions(&console, &id).await.ends_with(&["call.changed".to_owned(), "delivery.failed".to_owned()]),
+        "{:?}",
+        actions(&console, &id).await
+    );
+}

@@ -1,6 +1,6 @@
 //! A real LangGraph server: the official JS dev server (`langgraphjs dev` from
 //! `@langchain/langgraph-cli`, pinned in tests/langgraph-server, on its Node 22) with the fixture's
-//! graphs (`inbox`, `hitl`, `ask`, `pair`: tests/langgraph-server/graphs.mjs; `agent`, a real
+//! graphs (`inbox`, `hitl`, `ask`, `pair`, `review`: tests/langgraph-server/graphs.mjs; `agent`, a real
 //! `createAgent` behind the real `humanInTheLoopMiddleware`: agent.mjs), as a child process in
 //! a directory of its own (its state file lands there). Included with
 //! `#[path = "../support/langgraph_server.rs"] mod langgraph_server;`.
@@ -70,7 +70,7 @@ impl LangGraphServer {
         let graph = |file: &str, name: &str| format!("{}:{name}", fixture.join(file).display());
         let config = json!({ "node_version": "22", "dependencies": ["."], "graphs": {
             "inbox": graph("graphs.mjs", "inbox"), "hitl": graph("graphs.mjs", "hitl"), "ask": graph("graphs.mjs", "ask"),
-            "pair": graph("graphs.mjs", "pair"), "agent": graph("agent.mjs", "agent") } });
+            "pair": graph("graphs.mjs", "pair"), "review": graph("graphs.mjs", "review"), "agent": graph("agent.mjs", "agent") } });
         std::fs::write(dir.join("langgraph.json"), config.to_string()).expect("write langgraph.json");
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
         let log = std::fs::File::create(dir.join("langgraph-server.log")).expect("create the server log");
@@ -132,6 +132,14 @@ impl LangGraphServer {
         let id = thread["thread_id"].as_str().expect("thread_id").to_owned();
         self.call(reqwest::Method::POST, &format!("/threads/{id}/runs/wait"), Some(json!({ "assistant_id": graph, "input": input }))).await;
         id
+    }
+
+    /// Runs an interrupted thread of `graph` again from where it stopped, with no input and no
+    /// answer, as a client may: the interrupted node runs again and interrupts again under the same
+    /// interrupt id, with the value it computes now (the `review` graph: its requests file as it is).
+    pub async fn run_again(&self, thread: &str, graph: &str) {
+        self.call(reqwest::Method::POST, &format!("/threads/{thread}/runs/wait"), Some(json!({ "assistant_id": graph, "input": null })))
+            .await;
     }
 
     /// The thread as the server holds it now (`status`, `values`, `interrupts`).

@@ -8,6 +8,10 @@
 //! are sent together once the last is taken. Until then a decided request is held: its decision
 //! stays claimed (`delivering`) and its entry `decided`; the delivery of the last one records every
 //! request's outcome in one transaction. Several interrupts on one thread are answered one by one.
+//! Every held decision is part of each send's `prepare`, re-read with the others, so the console
+//! compares it with the request as the server lists it now (C3, [`crate::engine::send`]): a request
+//! changed under the same interrupt id is failed and queued anew, and the others stay held until the
+//! new one is decided.
 
 pub mod client;
 pub mod listing;
@@ -15,6 +19,7 @@ pub mod listing;
 use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall, Verdict};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::{unchanged, Core, SyncReport};
+use crate::engine::send::{Checked, Part, Prepared};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::EngineRow;
 use crate::store::feed::Events;
@@ -60,7 +65,8 @@ impl LangGraphEngine {
 
     /// Lists every interrupted thread and brings the queue in line. The listing is always complete
     /// (the API has no cheaper incremental form): calls no longer listed leave the queue, except
-    /// those of threads busy right now (a run going on them; they may stop at the same interrupt).
+    /// those of threads busy right now (a run going on them; they may stop at the same interrupt),
+    /// found by reading each thread of a pending call that the listing did not show.
     #[tracing::instrument(name = "sync", skip_all, fields(engine = %self.inner.core.id))]
     pub async fn sync(&self, _full: bool) -> Result<SyncReport, Error> {
         let core = &self.inner.core;
@@ -78,19 +84,41 @@ impl LangGraphEngine {
             graphs.extend(found.iter().map(|c| c.agent_id.to_string()));
             calls.extend(found);
         }
-        // Busy threads matter only for pending calls whose thread is not listed now (most polls have
-        // none): only then is the server asked which threads are busy.
-        let unlisted = listing.complete && {
+        // A pending call whose thread the listing did not show: its thread is read by itself (most
+        // polls have none). Not a second listing of busy threads: a thread may be busy when the
+        // first listing is taken (an answer being sent to its other interrupt) and interrupted again
+        // by the time the second one is, and so be in neither — its waiting calls would leave the
+        // queue and come back as new entries. One thread read is one moment of that thread.
+        let unlisted: BTreeSet<String> = if listing.complete {
             let listed: HashSet<&str> = calls.iter().map(|c| c.run_id.as_str()).collect();
             let mut conn = core.db.pool().acquire().await?;
-            queue::pending_of_engine(&mut conn, &core.id).await?.iter().any(|e| !listed.contains(e.queued.call.run_id.as_str()))
-        };
-        let busy: HashSet<String> = if unlisted {
-            let busy = core.observe(self.inner.client.threads("busy", token.as_ref()).await).await.map_err(|e| core.to_error(e))?;
-            busy.threads.iter().filter_map(|t| t["thread_id"].as_str().map(str::to_owned)).collect()
+            queue::pending_of_engine(&mut conn, &core.id)
+                .await?
+                .into_iter()
+                .map(|e| e.queued.call.run_id.to_string())
+                .filter(|t| !listed.contains(t.as_str()))
+                .collect()
         } else {
-            HashSet::new()
+            BTreeSet::new()
         };
+        let mut busy = HashSet::new();
+        for thread in unlisted {
+            let read = core.observe(self.inner.client.thread(&thread, token.as_ref()).await).await.map_err(|e| core.to_error(e))?;
+            match read {
+                // A run goes on it: it may stop at the same interrupts again (kept, not `gone`).
+                Some(t) if t["status"] == "busy" => {
+                    busy.insert(thread);
+                }
+                // Interrupted since the listing was taken: its calls as they are now.
+                Some(t) if t["status"] == "interrupted" => {
+                    let (found, _) = listing::calls(&core.id, &t);
+                    graphs.extend(found.iter().map(|c| c.agent_id.to_string()));
+                    calls.extend(found);
+                }
+                // Idle, failed or deleted: its calls no longer wait.
+                _ => {}
+            }
+        }
         let mut report = core.apply_keeping(&calls, listing.complete, &busy).await?;
         report.agents = graphs.len();
         report.skipped = skipped;
@@ -118,26 +146,23 @@ impl LangGraphEngine {
         Some(if unchanged(call, now) { call.clone() } else { now.clone() })
     }
 
-    /// The other requests of `call`'s interrupt with their decisions, in order; `None` while one
-    /// of them is not decided yet (or its decision waits in the outbox: its own delivery, when it
-    /// comes, sends them all).
-    async fn siblings(&self, call: &PausedCall, listed: &[PausedCall]) -> Result<Option<Vec<(PausedCall, Decision, QueuedCall)>>, Error> {
+    /// The decisions of `call`'s interrupt held (claimed, `delivering`) besides `own`, with their
+    /// entries: the other requests' answers that go with it.
+    async fn held_with(&self, call: &PausedCall, own: &Decision) -> Result<Vec<(Decision, QueuedCall)>, Error> {
         let interrupt = listing::interrupt_of(call);
-        let others: Vec<&PausedCall> = listed
-            .iter()
-            .filter(|c| c.run_id == call.run_id && listing::interrupt_of(c) == interrupt && c.tool_call_id != call.tool_call_id)
-            .collect();
         let core = &self.inner.core;
         let mut conn = core.db.pool().acquire().await?;
-        let mut held = decisions::delivering_of_run(&mut conn, core.id.as_str(), call.run_id.as_str()).await?;
         let mut out = Vec::new();
-        for other in others {
-            let Some(k) = held.iter().position(|(_, tool_call_id)| tool_call_id == other.tool_call_id.as_str()) else { return Ok(None) };
-            let (d, _) = held.swap_remove(k);
-            let Some(entry) = queue::get(&mut conn, &d.item_id).await? else { return Ok(None) };
-            out.push((other.clone(), d, entry.queued));
+        for (d, tool_call_id) in decisions::delivering_of_run(&mut conn, core.id.as_str(), call.run_id.as_str()).await? {
+            let same = tool_call_id.split_once('/').map_or(tool_call_id.as_str(), |(i, _)| i) == interrupt;
+            if d.id == own.id || !same {
+                continue;
+            }
+            if let Some(entry) = queue::get(&mut conn, &d.item_id).await? {
+                out.push((d, entry.queued));
+            }
         }
-        Ok(Some(out))
+        Ok(out)
     }
 }
 
@@ -193,35 +218,47 @@ impl Engine for LangGraphEngine {
         true
     }
 
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, _sink: Option<ChunkSink>) -> Result<Value, Error> {
-        let core = &self.inner.core;
+    /// The thread re-read (C3, just before sending: the decision may have waited in the outbox or
+    /// been held): the decision's own request and, for an interrupt of several, every decision of the
+    /// other requests held for it, each as the server lists it now. Waits while a request listed under
+    /// the interrupt has no decision held (module docs).
+    async fn prepare(&self, decision: &Decision, item: &QueuedCall) -> Result<Prepared, Error> {
         let call = &item.call;
-        let token = core.token_or_health().await?;
-        // C3, again just before sending: the decision may have waited in the outbox.
+        let token = self.inner.core.token_or_health().await?;
         let listed = self.listed(call.run_id.as_str(), token.as_ref()).await?;
-        match Self::current(call, &listed) {
-            None => return Err(Error::not_found(format!("call {} (no longer waiting at engine {})", call.tool_call_id, call.engine))),
-            Some(now) if now.fingerprint != decision.fingerprint => {
-                return Err(Error::FingerprintMismatch { shown: decision.fingerprint.clone(), current: now.fingerprint })
-            }
-            Some(_) => {}
+        let mut prepared = Prepared::single(decision, item, Self::current(call, &listed));
+        let count = call.suspend_payload.as_ref().and_then(|p| p["count"].as_u64()).unwrap_or(1);
+        if count <= 1 {
+            return Ok(prepared);
         }
+        for (d, q) in self.held_with(call, decision).await? {
+            let current = Self::current(&q.call, &listed);
+            prepared.parts.push(Part { decision: d, item: q, current });
+        }
+        let interrupt = listing::interrupt_of(call);
+        let undecided = listed.iter().any(|c| {
+            c.run_id == call.run_id
+                && listing::interrupt_of(c) == interrupt
+                && !prepared.parts.iter().any(|p| p.item.call.tool_call_id == c.tool_call_id)
+        });
+        if undecided {
+            prepared.wait = Some(format!(
+                "the graph takes the answers to all {count} requests of this interrupt at once; sent when the others are decided"
+            ));
+        }
+        Ok(prepared)
+    }
+
+    /// One resume for every request of the interrupt checked, in the requests' order; every
+    /// outcome recorded in one transaction.
+    async fn send(&self, checked: Checked, _sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let core = &self.inner.core;
+        let call = &checked.own().call;
+        let token = core.token_or_health().await?;
         let p = call.suspend_payload.clone().unwrap_or(Value::Null);
-        let count = p["count"].as_u64().unwrap_or(1);
-        let mut parts = vec![(call.clone(), decision.clone(), item.clone())];
-        if count > 1 {
-            match self.siblings(call, &listed).await? {
-                Some(others) => parts.extend(others),
-                None => {
-                    // Held: claimed, waiting for the other requests' decisions (module docs).
-                    tracing::info!(engine = %core.id, item = %item.id, "decision held until the other requests of its interrupt are decided");
-                    return Ok(
-                        json!({ "status": "held", "why": format!("the graph takes the answers to all {count} requests of this interrupt at once; sent when the others are decided") }),
-                    );
-                }
-            }
-            parts.sort_by_key(|(c, _, _)| position(c));
-        }
+        let mut parts: Vec<(&PausedCall, &Decision, &QueuedCall)> =
+            checked.parts().iter().map(|s| (&s.call, &s.decision, &s.item)).collect();
+        parts.sort_by_key(|(c, _, _)| position(c));
         let mut answers = Vec::with_capacity(parts.len());
         for (c, d, _) in &parts {
             answers.push(listing::answer(c, &d.verdict)?);

@@ -216,9 +216,13 @@ impl Engine for LocalEngine {
         .map_err(|e| Error::Engine(format!("settle task failed: {e}")))?
     }
 
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
+    /// The decision checked by the console against the call as [`Engine::reread`] finds it in the
+    /// run's snapshot (the default prepare), delivered under the run's lock, where S7 compares the
+    /// arguments about to run with the decision once more (defence in depth: `apply`).
+    async fn send(&self, checked: Checked, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let this = self.clone();
-        let (decision, item) = (decision.clone(), item.clone());
+        let own = checked.own();
+        let (decision, item) = (own.decision.clone(), own.item.clone());
         tokio::spawn(async move {
             let _guard = this.lock_run(&item.call.run_id).await;
             this.deliver_locked(&decision, &item, &Emit(sink)).await

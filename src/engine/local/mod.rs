@@ -27,6 +27,7 @@ use crate::domain::{
     QueuedCall, RunId, ToolCallId, Verdict,
 };
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
+use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
 use crate::store::feed::Events;
 use crate::store::outbox;

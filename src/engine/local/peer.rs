@@ -6,7 +6,8 @@
 //! for it waits in the outbox until its own console, woken by the change feed, takes it.
 
 use super::{LocalEngine, RunState};
-use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall};
+use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall};
+use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
 use async_trait::async_trait;
 use serde_json::Value;
@@ -49,7 +50,7 @@ impl Engine for Peer {
         Ok(self.reader.load(&call.run_id).await?.0.started_by)
     }
 
-    async fn deliver(&self, _decision: &Decision, _item: &QueuedCall, _sink: Option<ChunkSink>) -> Result<Value, Error> {
+    async fn send(&self, _checked: Checked, _sink: Option<ChunkSink>) -> Result<Value, Error> {
         Err(Error::Unreachable(format!("the call's run belongs to the console {}, which delivers the decision", self.instance())))
     }
 

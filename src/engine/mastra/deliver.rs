@@ -1,4 +1,5 @@
-//! A decision sent to the server: the call re-read first (C3), the route for the verdict, the
+//! A decision sent to the server: the call re-read first (C3, `reread`, which the console compares
+//! with the decision before it lets anything be sent), the route for the verdict, the
 //! stream read to its end, the answer recorded with the next pause the stream ended on.
 
 use super::*;
@@ -90,17 +91,11 @@ impl Engine for MastraEngine {
         true
     }
 
-    async fn deliver(&self, decision: &Decision, item: &QueuedCall, sink: Option<ChunkSink>) -> Result<Value, Error> {
-        let call = &item.call;
+    /// Sends the one decision checked (its call re-read by [`Engine::prepare`]'s default, C3).
+    async fn send(&self, checked: Checked, sink: Option<ChunkSink>) -> Result<Value, Error> {
+        let own = checked.own();
+        let (decision, item, call) = (&own.decision, &own.item, &own.item.call);
         let token = self.inner.core.token_or_health().await?;
-        // C3, again just before sending: the decision may have waited in the outbox.
-        match self.find(call, token.as_ref()).await.map_err(|e| self.inner.core.to_error(e))? {
-            None => return Err(Error::not_found(format!("call {} (no longer waiting at engine {})", call.tool_call_id, call.engine))),
-            Some(now) if now.fingerprint != decision.fingerprint => {
-                return Err(Error::FingerprintMismatch { shown: decision.fingerprint.clone(), current: now.fingerprint })
-            }
-            Some(_) => {}
-        }
         let ids = json!({ "runId": call.run_id, "toolCallId": call.tool_call_id });
         let (route, body) = match (&decision.verdict, call.kind) {
             (Verdict::Approve, _) => ("approve-tool-call", ids),

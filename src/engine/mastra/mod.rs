@@ -11,9 +11,10 @@ mod sync;
 use crate::engine::remote::base::{paused_audit, unchanged, Core};
 pub use crate::engine::remote::base::{SyncReport, FULL_EVERY, LEASE_RETRY, MAX_BACKOFF};
 
-use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};
+use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};
 use crate::engine::chunk::Folded;
 use crate::engine::local::model::ApiKey;
+use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::feed::Events;
