@@ -77,7 +77,8 @@ impl Pool {
             victim.reserve
         };
         rooms.next += 1;
-        let conn = Arc::new(Conn { id: rooms.next, reserve, busy: AtomicUsize::new(0), last: AtomicU64::new(self.now()), close: Notify::new() });
+        let conn =
+            Arc::new(Conn { id: rooms.next, reserve, busy: AtomicUsize::new(0), last: AtomicU64::new(self.now()), close: Notify::new() });
         if reserve {
             rooms.reserve += 1;
         } else {
@@ -89,7 +90,8 @@ impl Pool {
 
     /// Tells the connection idle the longest to close, and frees its place.
     fn take_idle(rooms: &mut Rooms) -> Option<Arc<Conn>> {
-        let victim = rooms.conns.values().filter(|c| c.busy.load(Ordering::SeqCst) == 0).min_by_key(|c| c.last.load(Ordering::SeqCst))?.clone();
+        let victim =
+            rooms.conns.values().filter(|c| c.busy.load(Ordering::SeqCst) == 0).min_by_key(|c| c.last.load(Ordering::SeqCst))?.clone();
         Self::remove(rooms, &victim);
         victim.close.notify_one();
         Some(victim)

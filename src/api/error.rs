@@ -50,7 +50,8 @@ impl ApiError {
     /// 413 `payload_too_large` for one part of a request (`what`), with `limit` and `size` in bytes
     /// in `details`.
     pub fn too_large(what: &str, limit: usize, size: usize) -> Self {
-        let mut e = Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("{what}: {size} bytes, more than {limit}"));
+        let mut e =
+            Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("{what}: {size} bytes, more than {limit}"));
         e.body.details = Some(serde_json::json!({ "field": what, "limit": limit, "size": size }));
         e
     }

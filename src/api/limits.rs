@@ -181,7 +181,12 @@ impl Quotas {
 pub async fn quota(State(state): State<ApiState>, request: Request, next: Next) -> Response {
     let Some(principal) = request.extensions().get::<Principal>().cloned() else { return next.run(request).await };
     let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_default();
-    let long_poll = request.uri().query().unwrap_or("").split('&').any(|p| p.strip_prefix("waitSecs=").is_some_and(|n| !n.trim_start_matches('0').is_empty()));
+    let long_poll = request
+        .uri()
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .any(|p| p.strip_prefix("waitSecs=").is_some_and(|n| !n.trim_start_matches('0').is_empty()));
     let (rate, hold) = match (request.method(), route.as_str()) {
         (&Method::POST, "/api/calls") => (Some(Use::Calls), None),
         (&Method::POST, "/api/agents/{agent}/generate") => (Some(Use::Runs), None),
@@ -189,7 +194,10 @@ pub async fn quota(State(state): State<ApiState>, request: Request, next: Next) 
         (&Method::GET, "/api/calls/{id}") if long_poll => (None, Some(Use::Waits)),
         (
             &Method::GET | &Method::POST,
-            "/api/events" | "/api/agents/{agent}/approve-tool-call" | "/api/agents/{agent}/decline-tool-call" | "/api/agents/{agent}/resume-stream",
+            "/api/events"
+            | "/api/agents/{agent}/approve-tool-call"
+            | "/api/agents/{agent}/decline-tool-call"
+            | "/api/agents/{agent}/resume-stream",
         ) => (None, Some(Use::Streams)),
         _ => (None, None),
     };
@@ -246,7 +254,11 @@ pub async fn bodies(State(state): State<ApiState>, request: Request, next: Next)
     let refuse = |e: ApiError| if mastra { super::mastra::answer(e) } else { e.into_response() };
     let limits = state.quotas.limits();
     let too_large = || {
-        ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("request body larger than {} bytes", super::BODY_LIMIT))
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::PayloadTooLarge,
+            format!("request body larger than {} bytes", super::BODY_LIMIT),
+        )
     };
     let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > super::BODY_LIMIT) {
@@ -256,7 +268,8 @@ pub async fn bodies(State(state): State<ApiState>, request: Request, next: Next)
     let bytes = match tokio::time::timeout(limits.body_read_timeout, axum::body::to_bytes(body, super::BODY_LIMIT)).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(e)) => {
-            let over = std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit")) || e.to_string().contains("length limit");
+            let over = std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"))
+                || e.to_string().contains("length limit");
             return refuse(if over { too_large() } else { ApiError::invalid(format!("the request body could not be read: {e}")) });
         }
         Err(_) => {
@@ -282,10 +295,9 @@ pub async fn bodies(State(state): State<ApiState>, request: Request, next: Next)
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json") || m.trim().ends_with("+json")))
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json") || m.trim().ends_with("+json"))
+    })
 }
 
 /// How many values `bytes` holds when that is more than `max` (counting stops there); `None` when

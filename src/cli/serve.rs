@@ -14,8 +14,9 @@ pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool, limi
     });
     let _background = app.start(notifier);
     let token = token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token);
-    let server =
-        api::serve_with(app.clone(), port, &token, limits).await.with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
+    let server = api::serve_with(app.clone(), port, &token, limits)
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
     // Printed once; a closed stdout (`serve | head -1`) must not stop the server.
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "Approval Console is serving. Open: {}", server.ui_url(&token));

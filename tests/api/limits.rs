@@ -111,7 +111,8 @@ async fn long_polls_and_event_streams_past_a_credentials_cap_are_answered_429_un
     let (status, _, body) = ask(&t, &base, &bot, Method::GET, &format!("/api/calls/{id}"), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, _, theirs) = ask(&t, &base, &other, Method::POST, "/api/calls", Some(a_call(2))).await;
-    let (status, _, body) = ask(&t, &base, &other, Method::GET, &format!("/api/calls/{}?waitSecs=1", theirs["id"].as_str().unwrap()), None).await;
+    let (status, _, body) =
+        ask(&t, &base, &other, Method::GET, &format!("/api/calls/{}?waitSecs=1", theirs["id"].as_str().unwrap()), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // The decision ends both long polls; their places are free again.
     let item = t.item(&id).await;
@@ -198,7 +199,8 @@ async fn an_operators_queue_page_answers_under_a_flood_of_idle_connections_and_l
     let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let polls: Vec<_> = (0..300)
         .map(|_| {
-            let (http, url, bot, answered) = (http.clone(), format!("{}/api/calls/{id}?waitSecs=60", serve.base), bot.clone(), answered.clone());
+            let (http, url, bot, answered) =
+                (http.clone(), format!("{}/api/calls/{id}?waitSecs=60", serve.base), bot.clone(), answered.clone());
             tokio::spawn(async move {
                 let _ = http.get(url).bearer_auth(bot).send().await;
                 answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -206,8 +206,9 @@ mod tests {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let count = asked.clone();
-        let page: Vec<Value> =
-            (0..PAGE).map(|i| json!({ "thread_id": format!("t{i}"), "status": "interrupted", "metadata": { "pad": "x".repeat(10_000) } })).collect();
+        let page: Vec<Value> = (0..PAGE)
+            .map(|i| json!({ "thread_id": format!("t{i}"), "status": "interrupted", "metadata": { "pad": "x".repeat(10_000) } }))
+            .collect();
         let page = serde_json::to_string(&page).unwrap();
         tokio::spawn(async move {
             loop {
@@ -238,7 +239,8 @@ mod tests {
                         }
                         seen.drain(..head_end + length);
                         count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{page}", page.len());
+                        let reply =
+                            format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{page}", page.len());
                         if socket.write_all(reply.as_bytes()).await.is_err() {
                             return;
                         }
