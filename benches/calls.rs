@@ -71,7 +71,14 @@ async fn main() {
     let clients: Vec<usize> =
         std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,4,32".into()).split(',').filter_map(|c| c.trim().parse().ok()).collect();
     let tmp = tempfile::tempdir().unwrap();
-    let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
+    // Throughput, not the quotas: one agent credential here makes far more calls and long polls than
+    // the defaults allow (benches/limits.rs measures those).
+    let serve = ServeProcess::start_with(
+        env!("CARGO_BIN_EXE_approval-console"),
+        tmp.path(),
+        TOKEN,
+        &["--quota-per-sec", "1000000", "--quota-burst", "1000000", "--max-long-polls", "100000"],
+    );
     let agent = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();

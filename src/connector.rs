@@ -104,6 +104,12 @@ impl ConsoleClient {
                 .send()
                 .await;
             match asked {
+                // The credential holds as many long polls as it may (other sessions of the same agent):
+                // wait as told, then ask again until the deadline.
+                Ok(r) if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+                    let secs = r.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()?.parse().ok()).unwrap_or(1);
+                    tokio::time::sleep(Duration::from_secs(secs).min(left())).await;
+                }
                 Ok(r) => status = status_from(read(r).await?)?,
                 // The console restarting or a lost connection: the call is queued; ask again until the deadline.
                 Err(e) => {

@@ -28,7 +28,8 @@ pub fn routes() -> Router<ApiState> {
         (status = 400, description = "invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 409, description = "idempotency_key_reused: the key came with another call before (details: id)", body = ErrorBody),
-        (status = 413, description = "payload_too_large", body = ErrorBody)))]
+        (status = 413, description = "payload_too_large: the body is larger than 4 MiB, holds more JSON values than the server takes, or `args`, `payload` or `resumeSchema` is larger (as compact JSON) than the server's limit, 256 KiB by default (details: field, limit, size)", body = ErrorBody),
+        (status = 429, description = "rate_limited: this credential submitted more calls than its quota (10 a second, 30 at once by default); ask again after `Retry-After` seconds (details: retryAfterSecs)", body = ErrorBody)))]
 async fn submit(
     State(state): State<ApiState>,
     caller: Caller,
@@ -36,6 +37,13 @@ async fn submit(
     body: Result<Json<NewCall>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<SubmittedCall>)> {
     let Json(call) = body?;
+    let limit = state.quotas.limits().max_args_bytes;
+    for (what, value) in [("args", Some(&call.args)), ("payload", call.payload.as_ref()), ("resumeSchema", call.resume_schema.as_ref())] {
+        let size = value.map_or(0, super::limits::json_len);
+        if size > limit {
+            return Err(super::ApiError::too_large(what, limit, size));
+        }
+    }
     let key = match headers.get("idempotency-key") {
         None => None,
         Some(v) => Some(v.to_str().map_err(|_| super::ApiError::invalid("Idempotency-Key: visible ASCII characters only"))?.to_owned()),
@@ -57,7 +65,8 @@ pub struct WaitQuery {
 /// Where a submitted call stands. An agent reads only the calls it submitted.
 #[utoipa::path(get, path = "/api/calls/{id}", operation_id = "call_status", params(("id" = String, Path), WaitQuery),
     responses((status = 200, description = "The call's outcome so far", body = CallStatus),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, description = "No such submitted call of this credential", body = ErrorBody)))]
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, description = "No such submitted call of this credential", body = ErrorBody),
+        (status = 429, description = "rate_limited: this credential holds as many long polls as it may (32 by default); ask again after `Retry-After` seconds", body = ErrorBody)))]
 async fn status(
     State(state): State<ApiState>,
     caller: Caller,

@@ -37,6 +37,29 @@ impl ApiError {
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, message)
     }
+
+    /// 429 `rate_limited`: ask again after `retry_after_secs` (also the `Retry-After` header);
+    /// `details` gains `retryAfterSecs`.
+    pub fn rate_limited(message: impl Into<String>, retry_after_secs: u64, mut details: Value) -> Self {
+        details["retryAfterSecs"] = retry_after_secs.into();
+        let mut e = Self::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message);
+        e.body.details = Some(details);
+        e
+    }
+
+    /// 413 `payload_too_large` for one part of a request (`what`), with `limit` and `size` in bytes
+    /// in `details`.
+    pub fn too_large(what: &str, limit: usize, size: usize) -> Self {
+        let mut e =
+            Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("{what}: {size} bytes, more than {limit}"));
+        e.body.details = Some(serde_json::json!({ "field": what, "limit": limit, "size": size }));
+        e
+    }
+
+    /// The `Retry-After` an answer carries: `details.retryAfterSecs`, when there is one.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.body.details.as_ref().and_then(|d| d.get("retryAfterSecs")).and_then(Value::as_u64)
+    }
 }
 
 impl From<Error> for ApiError {
@@ -89,7 +112,12 @@ impl From<JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.body)).into_response()
+        let retry_after = self.retry_after();
+        let mut response = (self.status, Json(self.body)).into_response();
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 

@@ -145,6 +145,19 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
         };
         match principal {
             Some(p) => {
+                // A connection let in on the operators' reserve (every other place taken) serves
+                // operators only: anyone else is told to come back, and the connection closes.
+                let on_reserve = request.extensions().get::<super::connections::OnReserve>().is_some_and(|r| r.0);
+                if on_reserve && p.role < Role::Operator {
+                    let mut refused = ApiError::rate_limited(
+                        "the server has as many connections as it serves; the rest are kept for operators",
+                        1,
+                        serde_json::json!({ "quota": "connections" }),
+                    )
+                    .into_response();
+                    refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+                    return refused;
+                }
                 request.extensions_mut().insert(p);
             }
             None => return ApiError::unauthorized().into_response(),

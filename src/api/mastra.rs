@@ -58,13 +58,24 @@ impl From<JsonRejection> for MastraError {
 
 impl IntoResponse for MastraError {
     fn into_response(self) -> Response {
+        let retry_after = self.0.retry_after();
         let b = self.0.body;
         let mut body = json!({ "error": b.message, "code": b.code, "message": b.message });
         if let Some(d) = b.details {
             body["details"] = d;
         }
-        (self.0.status, Json(body)).into_response()
+        let mut response = (self.0.status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
+}
+
+/// `e` as the Mastra-shaped routes answer errors (`{error, code, message, details?}`), for the
+/// layers in front of them ([`super::limits`]).
+pub(super) fn answer(e: ApiError) -> Response {
+    MastraError(e).into_response()
 }
 
 type MastraResult<T> = Result<T, MastraError>;

@@ -2,12 +2,14 @@
 //! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
 
 mod calls;
+pub mod connections;
 mod console;
 mod engines;
 mod error;
 mod expiry;
 mod grants;
 pub mod guard;
+pub mod limits;
 mod mastra;
 mod notifications;
 mod presence;
@@ -17,6 +19,7 @@ mod ui;
 pub use crate::app::queue::{DecisionView, QueueItem};
 pub use console::openapi_document;
 pub use error::{ApiError, ErrorBody};
+pub use limits::Limits;
 
 use crate::app::App;
 use crate::domain::{Actor, Principal};
@@ -39,6 +42,8 @@ pub struct ApiState {
     addr: SocketAddr,
     /// Flips to true when the server stops, ending SSE streams.
     shutdown: watch::Receiver<bool>,
+    /// Per-credential quotas and per-request limits ([`limits`]).
+    quotas: Arc<limits::Quotas>,
 }
 
 impl ApiState {
@@ -59,9 +64,12 @@ pub fn router(state: ApiState) -> Router {
         .merge(expiry::routes())
         .merge(grants::routes())
         .merge(mastra::routes())
+        // Outermost runs first: the role, then the quotas it may use.
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::quota))
         .route_layer(axum::middleware::from_fn(guard::authorize))
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .with_state(state)
 }
@@ -129,15 +137,22 @@ impl Server {
     }
 }
 
-/// Binds 127.0.0.1:`port` (0: any free port) and serves.
+/// Binds 127.0.0.1:`port` (0: any free port) and serves, with the default [`Limits`].
 pub async fn serve(app: App, port: u16, token: &str) -> std::io::Result<Server> {
+    serve_with(app, port, token, Limits::default()).await
+}
+
+/// [`serve`] with `limits` (their connection caps lowered to fit the open files limit, which is
+/// raised to its hard limit first: see [`connections`]).
+pub async fn serve_with(app: App, port: u16, token: &str, limits: Limits) -> std::io::Result<Server> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
     let addr = listener.local_addr()?;
+    let limits = connections::fit(limits, connections::raise_open_files());
     let (stop, shutdown) = watch::channel(false);
-    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone() };
+    let quotas = Arc::new(limits::Quotas::new(limits.clone()));
+    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone(), quotas };
     let router = router(state);
-    let stopping = shutdown;
-    let task = tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(stopped(stopping)).await });
+    let task = tokio::spawn(connections::run(listener, router, limits, shutdown));
     Ok(Server { addr, stop, task })
 }
 

@@ -40,6 +40,39 @@ pub struct AgentsFile {
     pub agents: Option<PathBuf>,
 }
 
+/// `serve`'s per-credential quotas (docs/security.md, "The network boundary").
+#[derive(clap::Args, Clone)]
+pub struct QuotaArgs {
+    /// Submitted calls, and runs, that one stored credential may start per second (each its own
+    /// quota; beyond it: 429 rate_limited with Retry-After). The session token has none.
+    #[arg(long, default_value_t = 10.0, env = "APPROVAL_CONSOLE_QUOTA_PER_SEC", value_name = "N")]
+    pub quota_per_sec: f64,
+    /// …and how many at once after a pause.
+    #[arg(long, default_value_t = 30, env = "APPROVAL_CONSOLE_QUOTA_BURST", value_name = "N")]
+    pub quota_burst: u32,
+    /// Largest `args` (and `payload`, `resumeSchema`) of a submitted call, in bytes of compact JSON
+    /// (beyond it: 413 payload_too_large).
+    #[arg(long, default_value_t = 256 * 1024, env = "APPROVAL_CONSOLE_MAX_ARGS_BYTES", value_name = "BYTES")]
+    pub max_args_bytes: usize,
+    /// Long polls (`GET /api/calls/{id}?waitSecs=`) one credential may hold at once.
+    #[arg(long, default_value_t = 32, env = "APPROVAL_CONSOLE_MAX_LONG_POLLS", value_name = "N")]
+    pub max_long_polls: usize,
+}
+
+impl QuotaArgs {
+    pub fn limits(&self) -> approval_console::api::Limits {
+        approval_console::api::Limits {
+            calls_per_sec: self.quota_per_sec,
+            calls_burst: self.quota_burst,
+            runs_per_sec: self.quota_per_sec,
+            runs_burst: self.quota_burst,
+            max_args_bytes: self.max_args_bytes,
+            waits_per_credential: self.max_long_polls,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Subcommand)]
 pub enum Command {
     /// Serve the web UI, the console API and the local engine's API on 127.0.0.1.
@@ -66,6 +99,8 @@ pub enum Command {
         /// the session bus; without one the console keeps working and says so once).
         #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
         notify: bool,
+        #[command(flatten)]
+        quotas: QuotaArgs,
     },
     /// List the queue, newest first: pending calls, or every call with its outcome (--all).
     Queue {

@@ -93,7 +93,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let location = Location::new(&data_dir, cli.database_url.as_deref())?;
     let app = App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))?;
     match cli.command {
-        Command::Serve { port, notify, .. } => serve::run(&app, port, session_token, notify).await?,
+        Command::Serve { port, notify, quotas, .. } => serve::run(&app, port, session_token, notify, quotas.limits()).await?,
         Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,
         Command::Show { id } => queue::show(&app, &id).await?,
         Command::Approve { id, yes, .. } => decide::run(&app, &id, Verdict::Approve, yes).await?,

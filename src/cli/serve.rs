@@ -6,7 +6,7 @@ use approval_console::app::App;
 use std::io::Write;
 
 /// Serves until Ctrl-C or SIGTERM, holding the data directory's lock.
-pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool) -> Result<()> {
+pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool, limits: api::Limits) -> Result<()> {
     let token = token.filter(|t| !t.is_empty());
     if let Some(token) = &token {
         app.check_session_token(token).await?;
@@ -18,8 +18,9 @@ pub async fn run(app: &App, port: u16, token: Option<String>, notify: bool) -> R
     });
     let _background = app.start(notifier);
     let token = token.unwrap_or_else(api::random_token);
-    let server =
-        api::serve(app.clone(), port, &token).await.with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
+    let server = api::serve_with(app.clone(), port, &token, limits)
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port} (in use? try --port 0)"))?;
     // Printed once; a closed stdout (`serve | head -1`) must not stop the server.
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "Approval Console is serving. Open: {}", server.ui_url(&token));

@@ -41,6 +41,9 @@ pub enum ErrorCode {
     InvalidArguments,
     InvalidRequest,
     PayloadTooLarge,
+    /// A credential's quota is used up (calls or runs per second, concurrent long polls or event
+    /// streams, connections): HTTP 429 with `Retry-After`; `details.retryAfterSecs` says when to ask again.
+    RateLimited,
     EngineError,
     EngineUnreachable,
     KeyringUnavailable,
@@ -77,6 +80,7 @@ impl ErrorCode {
             Self::InvalidArguments => "invalid_arguments",
             Self::InvalidRequest => "invalid_request",
             Self::PayloadTooLarge => "payload_too_large",
+            Self::RateLimited => "rate_limited",
             Self::EngineError => "engine_error",
             Self::EngineUnreachable => "engine_unreachable",
             Self::KeyringUnavailable => "keyring_unavailable",

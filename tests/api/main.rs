@@ -18,6 +18,7 @@ mod helpers;
 mod hooks;
 mod integrity;
 mod interrupted;
+mod limits;
 mod memory;
 mod metrics;
 mod old_database;

@@ -83,14 +83,32 @@ impl ServeProcess {
     /// `serve --port 0` with `args` and no `--token` of its own (`--token-file FILE`); `token` is the
     /// session token those arguments give it, for [`Self::get`] and [`Self::post`].
     pub fn start_args(bin: &str, data_dir: &Path, token: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(bin)
+        Self::start_open_files(bin, data_dir, token, args, None)
+    }
+
+    /// [`Self::start_args`] with `RLIMIT_NOFILE` (soft and hard) set to `open_files` for the process.
+    pub fn start_open_files(bin: &str, data_dir: &Path, token: &str, args: &[&str], open_files: Option<u64>) -> Self {
+        let mut command = Command::new(bin);
+        command
             .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0"])
             .args(args)
             .envs(database_env(data_dir))
             .env("APPROVAL_CONSOLE_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start approval-console serve");
+            .stdout(Stdio::piped());
+        if let Some(n) = open_files {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only setrlimit (async-signal-safe) between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let rl = libc::rlimit { rlim_cur: n as libc::rlim_t, rlim_max: n as libc::rlim_t };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command.spawn().expect("start approval-console serve");
         let mut line = String::new();
         // The reader borrows the pipe; the pipe itself stays open with the child.
         BufReader::new(child.stdout.as_mut().expect("piped stdout")).read_line(&mut line).expect("read the URL line");

@@ -12,6 +12,9 @@ pub const PAGE: usize = 100;
 /// Pages read per listing at most: beyond `PAGE * MAX_PAGES` interrupted threads a listing is
 /// partial (and then marks nothing gone).
 pub const MAX_PAGES: usize = 100;
+/// Bytes read per listing at most, all pages together (one answer may hold up to
+/// [`crate::engine::remote::http::MAX_BODY`]): beyond it the listing stops, partial.
+pub const LISTING_BUDGET: usize = 64 * 1024 * 1024;
 /// A resume run may take as long as the graph needs to reach its next interrupt or its end.
 const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -21,18 +24,27 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 pub struct Client {
     base: Url,
     http: reqwest::Client,
+    /// [`LISTING_BUDGET`], smaller in tests.
+    listing_budget: usize,
 }
 
 /// One listing of the interrupted threads.
 pub struct Listing {
     pub threads: Vec<Value>,
-    /// False if there were more than [`MAX_PAGES`] pages.
+    /// False if there were more than [`MAX_PAGES`] pages, or more than [`LISTING_BUDGET`] bytes:
+    /// then nothing unlisted is taken as gone.
     pub complete: bool,
 }
 
 impl Client {
     pub fn new(base: &str) -> Result<Self, String> {
-        Ok(Self { base: parse_base_url(base)?, http: http_client()? })
+        Ok(Self { base: parse_base_url(base)?, http: http_client()?, listing_budget: LISTING_BUDGET })
+    }
+
+    /// This client with another total budget for one listing (tests).
+    pub fn with_listing_budget(mut self, bytes: usize) -> Self {
+        self.listing_budget = bytes;
+        self
     }
 
     pub fn base(&self) -> &Url {
@@ -56,13 +68,24 @@ impl Client {
     /// by page, with the fields the console reads (`values` left out: it can be large).
     pub async fn threads(&self, status: &str, token: Option<&ApiKey>) -> Result<Listing, RemoteError> {
         let mut threads = Vec::new();
+        let mut read = 0;
         for page in 0..MAX_PAGES {
+            if read > self.listing_budget {
+                tracing::warn!(
+                    "{}: the {status} threads take more than {} bytes after {page} pages: the listing is partial (nothing unlisted is taken as gone)",
+                    self.base,
+                    self.listing_budget
+                );
+                return Ok(Listing { threads, complete: false });
+            }
             let body = json!({
                 "status": status, "limit": PAGE, "offset": page * PAGE,
                 "sort_by": "thread_id", "sort_order": "asc",
                 "select": ["thread_id", "status", "metadata", "interrupts", "updated_at"],
             });
-            let answer = self.json(Method::POST, self.url(&["threads", "search"]), token, Some(&body)).await?;
+            let (answer, size) =
+                self.json_sized(Method::POST, self.url(&["threads", "search"]), token, Some(&body), REQUEST_TIMEOUT).await?;
+            read += size;
             let Value::Array(found) = answer else {
                 return Err(RemoteError::Incompatible("POST /threads/search did not answer a list of threads".into()));
             };
@@ -72,6 +95,7 @@ impl Client {
                 return Ok(Listing { threads, complete: true });
             }
         }
+        tracing::warn!("{}: more than {MAX_PAGES} pages of {status} threads: the listing is partial", self.base);
         Ok(Listing { threads, complete: false })
     }
 
@@ -109,6 +133,18 @@ impl Client {
         body: Option<&Value>,
         timeout: Duration,
     ) -> Result<Value, RemoteError> {
+        self.json_sized(method, url, token, body, timeout).await.map(|(v, _)| v)
+    }
+
+    /// [`Self::json_within`], with the answer's size in bytes.
+    async fn json_sized(
+        &self,
+        method: Method,
+        url: Url,
+        token: Option<&ApiKey>,
+        body: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<(Value, usize), RemoteError> {
         let what = format!("{method} {}", url.path());
         let mut request = self.http.request(method, url).timeout(timeout);
         if let Some(token) = token {
@@ -121,7 +157,9 @@ impl Client {
         let status = response.status();
         let bytes = read_limited(response).await.map_err(|e| RemoteError::Unreachable(format!("{what}: {e}")))?;
         if status.is_success() {
-            return serde_json::from_slice(&bytes).map_err(|e| RemoteError::Incompatible(format!("{what} answered malformed JSON: {e}")));
+            return serde_json::from_slice(&bytes)
+                .map(|v| (v, bytes.len()))
+                .map_err(|e| RemoteError::Incompatible(format!("{what} answered malformed JSON: {e}")));
         }
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
         // The error shapes of the LangGraph servers: `{detail}` (Python), `{error, message}` (JS).
@@ -158,5 +196,69 @@ mod tests {
         assert_eq!(c.url(&["threads", "a/b?c", "runs", "wait"]).as_str(), "http://127.0.0.1:2024/threads/a%2Fb%3Fc/runs/wait");
         let c = Client::new("http://127.0.0.1:2024/lg").unwrap();
         assert_eq!(c.url(&["threads", "search"]).as_str(), "http://127.0.0.1:2024/lg/threads/search");
+    }
+
+    /// A server on 127.0.0.1 whose every `POST /threads/search` answers a full page of 100 threads
+    /// of about 10 KB each; the number of pages asked for is counted.
+    async fn endless_pages() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = asked.clone();
+        let page: Vec<Value> = (0..PAGE)
+            .map(|i| json!({ "thread_id": format!("t{i}"), "status": "interrupted", "metadata": { "pad": "x".repeat(10_000) } }))
+            .collect();
+        let page = serde_json::to_string(&page).unwrap();
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else { return };
+                let (count, page) = (count.clone(), page.clone());
+                tokio::spawn(async move {
+                    let mut seen = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    loop {
+                        // Each request: its head, then its body (Content-Length), then the answer.
+                        let head_end = loop {
+                            if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                                break at + 4;
+                            }
+                            match socket.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => seen.extend_from_slice(&buf[..n]),
+                            }
+                        };
+                        let head = String::from_utf8_lossy(&seen[..head_end]).to_ascii_lowercase();
+                        let length: usize =
+                            head.lines().find_map(|l| l.strip_prefix("content-length: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+                        while seen.len() < head_end + length {
+                            match socket.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => seen.extend_from_slice(&buf[..n]),
+                            }
+                        }
+                        seen.drain(..head_end + length);
+                        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let reply =
+                            format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{page}", page.len());
+                        if socket.write_all(reply.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (base, asked)
+    }
+
+    #[tokio::test]
+    async fn a_listing_stops_partial_once_its_pages_pass_the_total_budget() {
+        let (base, asked) = endless_pages().await;
+        // About 1 MB a page: past 3 MB after the fourth page.
+        let client = Client::new(&base).unwrap().with_listing_budget(3 * 1024 * 1024);
+        let listing = client.threads("interrupted", None).await.unwrap();
+        assert!(!listing.complete, "a listing cut by the budget is partial, so nothing unlisted is taken as gone");
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 4);
+        assert_eq!(listing.threads.len(), 4 * PAGE);
     }
 }

@@ -18,6 +18,7 @@ export const KNOWN_CODES = [
   'snapshot_not_found',
   'storage_busy',
   'payload_too_large',
+  'rate_limited',
   'run_exists',
   'missing_arguments',
   'ambiguous_arguments',

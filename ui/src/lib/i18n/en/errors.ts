@@ -13,6 +13,7 @@ export const errors = {
     snapshot_not_found: 'The engine no longer has the saved run for this call, so it cannot continue.',
     storage_busy: 'The console database is busy. Try again in a moment.',
     payload_too_large: 'The request was too large for the server.',
+    rate_limited: 'Too many requests with this token right now. Try again in a moment; nothing was changed.',
     run_exists: 'A run with this id exists and has not finished.',
     missing_arguments: 'The engine did not list what this call would run: it can only be declined.',
     ambiguous_arguments: 'The arguments hold numbers too large to approve exactly: decline the call, or edit its arguments and approve those.',
