@@ -824,7 +824,7 @@ export interface components {
          * @description How an engine answered last.
          * @enum {string}
          */
-        EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "incompatible";
+        EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "token_required" | "incompatible";
         /**
          * @description What a remote engine is: which API the console speaks to it.
          * @enum {string}
@@ -904,7 +904,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
