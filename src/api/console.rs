@@ -171,9 +171,10 @@ async fn approve(
     body: Result<Json<ApproveBody>, JsonRejection>,
 ) -> ApiResult<(axum::http::StatusCode, Json<QueueItem>)> {
     let Json(body) = body?;
-    let Json(item) = decide(&state, &caller, id, Verdict::Approve, &body.fingerprint).await?;
-    // Only an approval short of its quorum leaves the call waiting.
-    let status = if item.state == ItemState::Pending { axum::http::StatusCode::ACCEPTED } else { axum::http::StatusCode::OK };
+    let (item, recorded) = state.app.decide_shown_told(&id, Verdict::Approve, &body.fingerprint, &caller.web()).await?;
+    // What this request did, not what the call shows now: an approval recorded short of its quorum
+    // is 202 even if another operator's decision completed or declined the call meanwhile.
+    let status = if recorded { axum::http::StatusCode::ACCEPTED } else { axum::http::StatusCode::OK };
     Ok((status, Json(item)))
 }
 

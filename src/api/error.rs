@@ -75,7 +75,7 @@ impl From<Error> for ApiError {
             Error::Secret { code: ErrorCode::InvalidRequest, .. } => StatusCode::BAD_REQUEST,
             Error::Secret { code: ErrorCode::SecretNotFound, .. } => StatusCode::NOT_FOUND,
             Error::Secret { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            Error::StorageBusy => StatusCode::SERVICE_UNAVAILABLE,
+            Error::StorageBusy | Error::StorageUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::AlreadyServing { .. } => StatusCode::CONFLICT,
             Error::HighRiskTool { .. } | Error::HighRiskNeedsConsole { .. } => StatusCode::CONFLICT,
             Error::AlreadyApproved { .. } | Error::QuorumTool { .. } => StatusCode::CONFLICT,
@@ -110,12 +110,24 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
+/// Seconds a client waits before trying again after `storage_unavailable` (its `Retry-After`).
+pub const STORAGE_RETRY_AFTER_SECS: u64 = 2;
+
+/// Marks an answer `storage_unavailable`: a read (GET) that met it is tried again (see
+/// [`super::retry_reads`]).
+#[derive(Clone, Copy, Debug)]
+pub struct StorageUnavailable;
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let retry_after = self.retry_after();
+        let unavailable = self.body.code == ErrorCode::StorageUnavailable;
+        let retry_after = self.retry_after().or(unavailable.then_some(STORAGE_RETRY_AFTER_SECS));
         let mut response = (self.status, Json(self.body)).into_response();
         if let Some(secs) = retry_after {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        if unavailable {
+            response.extensions_mut().insert(StorageUnavailable);
         }
         response
     }

@@ -71,7 +71,33 @@ pub fn router(state: ApiState) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
+        .layer(axum::middleware::from_fn(retry_reads))
         .with_state(state)
+}
+
+/// Waits before each new try of a read that met `storage_unavailable`.
+const READ_RETRIES: [std::time::Duration; 2] = [std::time::Duration::from_millis(200), std::time::Duration::from_millis(800)];
+
+/// A read (GET, HEAD: it changes nothing, so trying it again is safe) that met
+/// `storage_unavailable` — a database connection lost under it, PostgreSQL restarting — is tried
+/// again, twice at most; the pool then connects afresh. Whatever still fails answers 503
+/// `storage_unavailable` with `Retry-After`. Writes are never repeated here: a lost commit may
+/// have happened, and only the caller can tell by reading.
+async fn retry_reads(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    use axum::http::Method;
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let mut response = next.clone().run(axum::extract::Request::from_parts(parts.clone(), body)).await;
+    for wait in READ_RETRIES {
+        if response.extensions().get::<error::StorageUnavailable>().is_none() {
+            break;
+        }
+        tokio::time::sleep(wait).await;
+        response = next.clone().run(axum::extract::Request::from_parts(parts.clone(), axum::body::Body::empty())).await;
+    }
+    response
 }
 
 /// Query parameters, refused as `invalid_request` in the API's error shape (axum's own `Query`

@@ -220,7 +220,7 @@ impl App {
         let token = token(t.token);
         let failed = |e: RemoteError| {
             let result = match e {
-                RemoteError::Auth(_) => Health::AuthFailed,
+                RemoteError::Auth(_) | RemoteError::TokenRequired(_) => Health::AuthFailed,
                 RemoteError::Unreachable(_) => Health::Unreachable,
                 _ => Health::Incompatible,
             };

@@ -481,6 +481,12 @@ impl App {
     /// Decides with the fingerprint that was on screen (C3) and delivers, as `by` (an operator; the
     /// audit log names it). Answers the entry as it is afterwards.
     pub async fn decide_shown(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<QueueItem, Error> {
+        Ok(self.decide_shown_told(id, verdict, fingerprint, by).await?.0)
+    }
+
+    /// [`App::decide_shown`], also saying whether this request recorded an approval short of the
+    /// quorum (`true`: the HTTP answer is 202 whatever the entry shows now) or decided the call.
+    pub async fn decide_shown_told(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<(QueueItem, bool), Error> {
         by.require(Role::Operator)?;
         let fingerprint = Fingerprint::parse(fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
@@ -490,16 +496,16 @@ impl App {
         };
         let request = DecisionRequest { verdict, fingerprint, operator: by.audit_name(), operator_key: Some(by.principal.key()) };
         let id = ItemId::new(id);
-        let entry = match self.console.decide_and_deliver(&id, request.clone()).await {
+        let (entry, recorded) = match self.console.decide_and_deliver_told(&id, request.clone()).await {
             // Team mode: a remote engine another console added moments ago, not connected here yet
             // (the engines table is re-read every 2 s). The refusal stored nothing: connect, decide again.
             Err(Error::Engine(_)) if self.db.dialect() == crate::store::Dialect::Postgres => {
                 self.remotes.load().await?;
-                self.console.decide_and_deliver(&id, request).await?
+                self.console.decide_and_deliver_told(&id, request).await?
             }
             other => other?,
         };
-        self.item_now(entry).await
+        Ok((self.item_now(entry).await?, recorded))
     }
 
     /// Resolves an interrupted call as `by` (an operator), bound to the fingerprint that was on screen

@@ -28,7 +28,7 @@ use std::process::ExitCode;
 pub fn exit_code(e: &Error) -> u8 {
     match e.code() {
         "not_found" | "secret_not_found" | "snapshot_not_found" => 3,
-        "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "storage_busy" => 4,
+        "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "storage_busy" | "storage_unavailable" => 4,
         _ => 2,
     }
 }

@@ -684,14 +684,26 @@ impl Console {
     /// Decide, then deliver; answers the entry as it is afterwards. An approval below its tool's
     /// quorum is recorded ([`Console::decide_or_approve`]) and the entry answered still pending.
     pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
-        if let Decided::Decision(decision) = self.decide_or_approve(id, request).await? {
-            match self.deliver_claimed(&decision, None).await {
-                // Back in the outbox (already logged): an engine down, or another console's to deliver.
-                Ok(_) | Err(Error::Unreachable(_)) => {}
-                Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
+        Ok(self.decide_and_deliver_told(id, request).await?.0)
+    }
+
+    /// [`Console::decide_and_deliver`], also saying what this request did: whether it recorded an
+    /// approval short of the quorum (`true`) or stored the call's decision (`false`). The entry is
+    /// re-read afterwards and may show another request's decision (one that completed or beat a
+    /// recorded approval meanwhile): what this request did is the flag, never the entry's state.
+    pub async fn decide_and_deliver_told(&self, id: &ItemId, request: DecisionRequest) -> Result<(queue::Entry, bool), Error> {
+        let recorded = match self.decide_or_approve(id, request).await? {
+            Decided::Decision(decision) => {
+                match self.deliver_claimed(&decision, None).await {
+                    // Back in the outbox (already logged): an engine down, or another console's to deliver.
+                    Ok(_) | Err(Error::Unreachable(_)) => {}
+                    Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
+                }
+                false
             }
-        }
-        self.item(id).await
+            Decided::Approval { .. } => true,
+        };
+        Ok((self.item(id).await?, recorded))
     }
 }
 

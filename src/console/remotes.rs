@@ -28,8 +28,10 @@ pub struct EngineSettings {
     pub token: Option<ApiKey>,
     /// On edit: forget the stored token.
     pub clear_token: bool,
-    /// On edit with a new URL and no `token`: keep sending the stored token, to the new host. Without
-    /// it, a URL change of an engine with a token needs `token` or `clear_token` (`token_required`).
+    /// On edit with a new URL and no `token`: keep sending the stored token, to the new host — the
+    /// token this console holds (it is bound to the new URL here); other consoles of a team hold
+    /// theirs for the old URL and send nothing until given it again. Without it, a URL change of an
+    /// engine with a token needs `token` or `clear_token` (`token_required`).
     pub keep_token: bool,
     /// Keep `token` in this process's memory only, not in the keyring (when the keyring is missing
     /// or locked); it is asked for again after a restart.
@@ -53,8 +55,9 @@ pub struct Remotes {
     events: Events,
     console: Console,
     running: Arc<Mutex<HashMap<String, Running>>>,
-    /// Tokens given for this session only, by engine name; handed to the engine on every (re)connect.
-    session_tokens: Arc<Mutex<HashMap<String, ApiKey>>>,
+    /// Tokens given for this session only, by engine name, each with the URL it was given for;
+    /// handed to the engine on every (re)connect, which uses it for that URL only.
+    session_tokens: Arc<Mutex<HashMap<String, (ApiKey, String)>>>,
     /// Set once `start` ran: engines then get a sync loop.
     syncing: Arc<Mutex<Option<watch::Receiver<bool>>>>,
     wake: Arc<Notify>,
@@ -127,8 +130,8 @@ impl Remotes {
     fn connect(&self, row: EngineRow) -> Result<(), Error> {
         let engine = RemoteEngine::new(self.db.clone(), self.events.clone(), &row)?;
         if row.token_ref.as_deref() == Some(store::SESSION_TOKEN) {
-            if let Some(token) = self.session_tokens.lock().expect("remotes lock").get(&row.name) {
-                engine.set_session_token_now(token.clone());
+            if let Some((token, given_for)) = self.session_tokens.lock().expect("remotes lock").get(&row.name) {
+                engine.set_session_token_now(token.clone(), given_for);
             }
         }
         self.console.register(engine.as_engine());
@@ -194,11 +197,11 @@ impl Remotes {
         }
         let token_ref = match &s.token {
             Some(token) if s.session_only => {
-                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), token.clone());
+                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), (token.clone(), s.base_url.trim().to_owned()));
                 Some(store::SESSION_TOKEN.to_owned())
             }
             Some(token) => {
-                let name = store::token_ref(&s.name);
+                let name = store::token_ref(&s.name, s.base_url.trim());
                 secrets::set(&name, token).await?;
                 Some(name)
             }
@@ -230,23 +233,24 @@ impl Remotes {
         let poll_ms = check_poll(s.poll_ms.unwrap_or(current.poll_ms))?;
         let token_ref = if let Some(token) = &s.token {
             if s.session_only {
-                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), token.clone());
+                self.session_tokens.lock().expect("remotes lock").insert(s.name.clone(), (token.clone(), base_url.clone()));
                 Some(store::SESSION_TOKEN.to_owned())
             } else {
-                let name = store::token_ref(&s.name);
+                let name = store::token_ref(&s.name, &base_url);
                 secrets::set(&name, token).await?;
                 self.session_tokens.lock().expect("remotes lock").remove(&s.name);
+                if moved {
+                    forget(&old_entries(&current, &name)).await?;
+                }
                 Some(name)
             }
         } else if s.clear_token {
             self.session_tokens.lock().expect("remotes lock").remove(&s.name);
-            if let Some(name) = current.token_ref.as_ref().filter(|n| n.as_str() != store::SESSION_TOKEN) {
-                match secrets::delete(name).await {
-                    Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
+            forget(&old_entries(&current, "")).await?;
             None
+        } else if moved && current.token_ref.is_some() {
+            // keep_token: this console's own token follows the URL, on purpose; no other console's does.
+            Some(self.rebind(&current, &base_url).await?)
         } else {
             current.token_ref.clone()
         };
@@ -271,11 +275,8 @@ impl Remotes {
             store::get(&mut conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?
         };
         self.session_tokens.lock().expect("remotes lock").remove(name);
-        if let Some(token_ref) = row.token_ref.as_ref().filter(|n| n.as_str() != store::SESSION_TOKEN) {
-            match secrets::delete(token_ref).await {
-                Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
-                Err(e) => tracing::warn!(engine = name, "could not delete the engine's token from the keyring: {e}"),
-            }
+        if let Err(e) = forget(&old_entries(&row, "")).await {
+            tracing::warn!(engine = name, "could not delete the engine's token from the keyring: {e}");
         }
         {
             let mut tx = self.db.begin_write().await?;
@@ -291,6 +292,72 @@ impl Remotes {
         let engine = self.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         engine.sync(true).await
     }
+}
+
+impl Remotes {
+    /// `keep_token` on a new URL: the token this console holds for the engine's current URL is
+    /// bound to `new_url` instead (a session token's URL changes; a keyring token moves to the entry
+    /// of the new URL). `token_required` if this console holds none for the current URL: it cannot
+    /// keep what it never had (another console's token stays that console's).
+    async fn rebind(&self, current: &EngineRow, new_url: &str) -> Result<String, Error> {
+        let name = &current.name;
+        let required = || Error::TokenRequired { engine: name.clone() };
+        if current.token_ref.as_deref() == Some(store::SESSION_TOKEN) {
+            let mut tokens = self.session_tokens.lock().expect("remotes lock");
+            let Some((_, given_for)) = tokens.get_mut(name).filter(|(_, u)| store::url_key(u) == store::url_key(&current.base_url)) else {
+                return Err(required());
+            };
+            *given_for = new_url.to_owned();
+            return Ok(store::SESSION_TOKEN.to_owned());
+        }
+        let mut held = None;
+        let mut candidates = vec![store::token_ref(name, &current.base_url)];
+        if self.db.dialect() == crate::store::Dialect::Sqlite {
+            candidates.push(store::legacy_token_ref(name));
+        }
+        for entry in &candidates {
+            match secrets::get(entry).await {
+                Ok(token) => {
+                    held = Some(token);
+                    break;
+                }
+                Err(secrets::SecretError::NotFound { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let token = held.ok_or_else(required)?;
+        let bound = store::token_ref(name, new_url);
+        secrets::set(&bound, &token).await?;
+        forget(&old_entries(current, &bound)).await?;
+        Ok(bound)
+    }
+}
+
+/// The keyring entries this console may hold for `row`'s token, but `keep`: the one its row names,
+/// the one of its URL, the one from before tokens were bound to URLs.
+fn old_entries(row: &EngineRow, keep: &str) -> Vec<String> {
+    if row.token_ref.as_deref().is_none_or(|r| r == store::SESSION_TOKEN) {
+        return vec![];
+    }
+    let mut names = vec![store::token_ref(&row.name, &row.base_url), store::legacy_token_ref(&row.name)];
+    if let Some(named) = row.token_ref.as_ref().filter(|n| n.as_str() != store::SESSION_TOKEN) {
+        names.push(named.clone());
+    }
+    names.sort();
+    names.dedup();
+    names.retain(|n| n != keep);
+    names
+}
+
+/// Deletes keyring entries; ones that are not there are fine.
+async fn forget(names: &[String]) -> Result<(), Error> {
+    for name in names {
+        match secrets::delete(name).await {
+            Ok(()) | Err(secrets::SecretError::NotFound { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 fn settings_equal(a: &EngineRow, b: &EngineRow) -> bool {

@@ -50,6 +50,7 @@ pub enum ErrorCode {
     KeyringLocked,
     KeyringError,
     StorageBusy,
+    StorageUnavailable,
     UnsafePermissions,
     Internal,
 }
@@ -87,6 +88,7 @@ impl ErrorCode {
             Self::KeyringLocked => "keyring_locked",
             Self::KeyringError => "keyring_error",
             Self::StorageBusy => "storage_busy",
+            Self::StorageUnavailable => "storage_unavailable",
             Self::UnsafePermissions => "unsafe_permissions",
             Self::Internal => "internal",
         }
@@ -128,6 +130,11 @@ pub enum Error {
     Secret { code: ErrorCode, message: String },
     #[error("the database is busy (locked by another process); nothing was changed, try again")]
     StorageBusy,
+    /// The database could not be reached, or its connection was lost (team mode: PostgreSQL
+    /// restarting, the network gone). Worth trying again: a write whose commit was not confirmed
+    /// may or may not have happened, so a caller re-reads before it repeats one.
+    #[error("the database cannot be reached ({0}); try again shortly")]
+    StorageUnavailable(String),
     /// The tool is high-risk (settings): every call of it needs an operator, so no grant may cover it.
     #[error("{tool} is a high-risk tool: it cannot be allowed always; decide each call")]
     HighRiskTool { tool: String },
@@ -199,6 +206,7 @@ impl Error {
             Self::Unreachable(_) => ErrorCode::EngineUnreachable,
             Self::Secret { code, .. } => *code,
             Self::StorageBusy => ErrorCode::StorageBusy,
+            Self::StorageUnavailable(_) => ErrorCode::StorageUnavailable,
             Self::AlreadyServing { .. } => ErrorCode::AlreadyServing,
             Self::HighRiskTool { .. } | Self::HighRiskNeedsConsole { .. } => ErrorCode::HighRiskTool,
             Self::AlreadyApproved { .. } => ErrorCode::AlreadyApproved,
@@ -252,10 +260,24 @@ impl From<sqlx::Error> for Error {
                 return Self::StorageBusy;
             }
         }
-        if matches!(e, sqlx::Error::PoolTimedOut) {
-            return Self::StorageBusy;
+        if lost_connection(&e) {
+            return Self::StorageUnavailable(e.to_string());
         }
         Self::Storage(e.to_string())
+    }
+}
+
+/// Whether `e` says the database could not be reached or the connection was lost, rather than
+/// anything about the query: an I/O error (refused, reset, closed), no connection within the pool's
+/// timeout, a closed pool, and PostgreSQL's connection exceptions (class 08), its shutdowns
+/// (57P01 admin, 57P02 crash, 57P03 cannot connect now) and too many connections (53300).
+pub fn lost_connection(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            db.code().is_some_and(|c| c.starts_with("08") || matches!(c.as_ref(), "57P01" | "57P02" | "57P03" | "53300"))
+        }
+        _ => false,
     }
 }
 

@@ -20,6 +20,10 @@ pub enum Health {
     Unreachable,
     /// 401 / 403: the token is missing, wrong or expired.
     AuthFailed,
+    /// The engine has a token, but this console holds none given for the engine's URL (the URL was
+    /// changed, here or on another console of the team): nothing is sent until an admin gives the
+    /// token again for the new URL.
+    TokenRequired,
     /// It answers, but not as a supported server of its kind does (missing routes, unexpected shapes).
     Incompatible,
 }
@@ -31,6 +35,7 @@ impl Health {
             Self::Reachable => "reachable",
             Self::Unreachable => "unreachable",
             Self::AuthFailed => "auth_failed",
+            Self::TokenRequired => "token_required",
             Self::Incompatible => "incompatible",
         }
     }
@@ -40,6 +45,7 @@ impl Health {
             "reachable" => Self::Reachable,
             "unreachable" => Self::Unreachable,
             "auth_failed" => Self::AuthFailed,
+            "token_required" => Self::TokenRequired,
             "incompatible" => Self::Incompatible,
             _ => Self::Unknown,
         }
@@ -110,9 +116,29 @@ pub struct EngineRow {
     pub health: HealthReport,
 }
 
-/// The keyring entry name of an engine's token.
-pub fn token_ref(name: &str) -> String {
+/// The keyring entry name an engine's token had before tokens were bound to a URL: read on a
+/// console of its own only (there, nobody else could have changed the URL).
+pub fn legacy_token_ref(name: &str) -> String {
     format!("engine.{name}.token")
+}
+
+/// The keyring entry name of engine `name`'s token for `base_url`: the URL's hash is part of the
+/// name, so a token is found only for the URL it was given for. A console derives the name from the
+/// URL it is about to send to, never takes it from the (shared) row: a URL changed anywhere — or a
+/// row forged — finds no token, and the engine reports `token_required`.
+pub fn token_ref(name: &str, base_url: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(url_key(base_url).as_bytes());
+    format!("engine.{name}.token.{}", &hex::encode(digest)[..16])
+}
+
+/// `base_url` as tokens are bound to it: parsed and normalised (as requests are built from it),
+/// else as given.
+pub fn url_key(base_url: &str) -> String {
+    match reqwest::Url::parse(base_url.trim()) {
+        Ok(u) => u.to_string(),
+        Err(_) => base_url.trim().to_owned(),
+    }
 }
 
 /// The `token_ref` of an engine whose token was given for one session only (the keyring could not
@@ -250,4 +276,23 @@ pub async fn tools(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(String
     let rows =
         sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = $1").bind(engine).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keyring_token_entry_is_named_after_its_url_so_another_url_never_finds_it() {
+        let a = token_ref("prod", "http://127.0.0.1:4111");
+        assert_eq!(a, token_ref("prod", " http://127.0.0.1:4111/ "), "the same URL, written differently");
+        assert!(a.starts_with("engine.prod.token.") && a.len() <= crate::secrets::MAX_NAME_CHARS, "{a}");
+        for other in ["http://127.0.0.1:4112", "https://127.0.0.1:4111", "http://evil.example:4111", "http://127.0.0.1:4111/v2"] {
+            assert_ne!(token_ref("prod", other), a, "{other}");
+        }
+        assert_ne!(token_ref("staging", "http://127.0.0.1:4111"), a, "another engine's");
+        assert_ne!(legacy_token_ref("prod"), a);
+        let longest = "x".repeat(64);
+        assert!(token_ref(&longest, "http://h").len() <= crate::secrets::MAX_NAME_CHARS);
+    }
 }

@@ -17,7 +17,9 @@ pub struct Stored {
     pub updated_at: String,
 }
 
-/// Writes the snapshot of a run as `suspended`, replacing an earlier one.
+/// Writes the snapshot of a run as `suspended`, replacing an earlier one of the same engine. A
+/// snapshot of that run id by another engine (another console's local engine) is never overwritten:
+/// `run_exists`, and nothing changes.
 pub async fn save_suspended(
     conn: &mut AnyConnection,
     engine: &EngineId,
@@ -28,10 +30,11 @@ pub async fn save_suspended(
     body: &Value,
 ) -> Result<(), Error> {
     let at = ts(now());
-    sqlx::query(
+    let done = sqlx::query(
         "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
          VALUES ($1, $2, $3, $4, 'suspended', $5, $6, $7, $8)
-         ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at",
+         ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at
+         WHERE snapshots.engine = excluded.engine",
     )
     .bind(run_id.as_str())
     .bind(agent_id.as_str())
@@ -43,6 +46,42 @@ pub async fn save_suspended(
     .bind(engine.as_str())
     .execute(&mut *conn)
     .await?;
+    if done.rows_affected() != 1 {
+        return Err(Error::RunExists { run_id: run_id.to_string() });
+    }
+    Ok(())
+}
+
+/// Claims a run id a client chose for a run `engine` starts: false if another start holds it
+/// (here or on another console sharing the database). First writer wins.
+pub async fn claim(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<bool, Error> {
+    let done = sqlx::query("INSERT INTO run_claims (run_id, engine, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING")
+        .bind(run_id.as_str())
+        .bind(engine.as_str())
+        .bind(ts(now()))
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Ends `engine`'s claim of a run id (its start is over: the run finished, failed or has a snapshot).
+pub async fn release(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<(), Error> {
+    sqlx::query("DELETE FROM run_claims WHERE run_id = $1 AND engine = $2")
+        .bind(run_id.as_str())
+        .bind(engine.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether a start holds the run id now.
+pub async fn claimed(conn: &mut AnyConnection, run_id: &RunId) -> Result<bool, Error> {
+    Ok(sqlx::query("SELECT 1 FROM run_claims WHERE run_id = $1").bind(run_id.as_str()).fetch_optional(&mut *conn).await?.is_some())
+}
+
+/// At start-up: drops the claims `engine` left (a process that stopped mid-start).
+pub async fn release_all(conn: &mut AnyConnection, engine: &EngineId) -> Result<(), Error> {
+    sqlx::query("DELETE FROM run_claims WHERE engine = $1").bind(engine.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 

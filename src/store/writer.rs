@@ -64,13 +64,27 @@ type Outcome = Result<(), Failed>;
 #[derive(Clone, Debug)]
 enum Failed {
     Busy,
+    /// The connection was lost (`storage_unavailable`): the batch is gone, nothing of it committed
+    /// — or, for a lost `COMMIT`, perhaps all of it.
+    Unavailable(String),
     Other(String),
+}
+
+impl Failed {
+    fn of(e: Error) -> Self {
+        match e {
+            Error::StorageBusy => Failed::Busy,
+            Error::StorageUnavailable(msg) => Failed::Unavailable(msg),
+            e => Failed::Other(e.to_string()),
+        }
+    }
 }
 
 impl From<Failed> for Error {
     fn from(f: Failed) -> Self {
         match f {
             Failed::Busy => Error::StorageBusy,
+            Failed::Unavailable(msg) => Error::StorageUnavailable(msg),
             Failed::Other(msg) => Error::Storage(msg),
         }
     }
@@ -182,9 +196,10 @@ async fn undo(batch: &mut Batch, turn: Turn) {
         Turn::Joined => {
             if let Some(conn) = batch.conn.as_mut() {
                 if let Err(e) = rollback_savepoint(conn).await {
-                    // No savepoint to go back to: SQLite ended the whole transaction.
+                    // No savepoint to go back to: SQLite ended the whole transaction, or the
+                    // connection was lost.
                     tracing::warn!("store: could not roll a writer back: {e}");
-                    abandon(batch, &e.to_string()).await;
+                    abandon(batch, Failed::of(e)).await;
                 }
             }
         }
@@ -199,13 +214,19 @@ async fn undo(batch: &mut Batch, turn: Turn) {
 }
 
 /// The batch's transaction is gone (SQLite rolls one back on its own after some errors: a full disk,
-/// an I/O error): every writer in it is told its work was lost, and the next writer starts afresh.
-async fn abandon(batch: &mut Batch, why: &str) {
+/// an I/O error; a lost connection ends it on either database): every writer in it is told its work
+/// was lost, and the next writer starts afresh on a connection of its own.
+async fn abandon(batch: &mut Batch, why: Failed) {
     if let Some(mut conn) = batch.conn.take() {
         let _ = exec(&mut conn, "ROLLBACK").await;
     }
+    let told = match why {
+        Failed::Unavailable(msg) => Failed::Unavailable(format!("the transaction holding this write was lost: {msg}")),
+        Failed::Busy => Failed::Busy,
+        Failed::Other(msg) => Failed::Other(format!("the transaction holding this write was rolled back: {msg}")),
+    };
     for tell in batch.joined.drain(..) {
-        let _ = tell.send(Err(Failed::Other(format!("the transaction holding this write was rolled back: {why}"))));
+        let _ = tell.send(Err(told.clone()));
     }
 }
 
@@ -231,10 +252,7 @@ async fn in_transaction(conn: &mut AnyConnection, dialect: Dialect) -> Result<bo
 /// pool (rolled back first if the commit failed, so it never returns inside a transaction).
 async fn commit_batch(batch: &mut Batch, counts: &Counts) {
     let Some(mut conn) = batch.conn.take() else { return };
-    let result = exec(&mut conn, "COMMIT").await.map_err(|e| match e {
-        Error::StorageBusy => Failed::Busy,
-        e => Failed::Other(e.to_string()),
-    });
+    let result = exec(&mut conn, "COMMIT").await.map_err(Failed::of);
     if result.is_err() {
         let _ = exec(&mut conn, "ROLLBACK").await;
     }
@@ -254,6 +272,24 @@ async fn exec(conn: &mut AnyConnection, sql: &str) -> Result<(), Error> {
 async fn rollback_savepoint(conn: &mut AnyConnection) -> Result<(), Error> {
     exec(conn, "ROLLBACK TO w").await?;
     exec(conn, "RELEASE w").await
+}
+
+/// A connection from the pool inside a new batch transaction (`BEGIN IMMEDIATE` on SQLite; on
+/// PostgreSQL `BEGIN` and the team's write lock).
+async fn begin(pool: &AnyPool, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
+    let mut conn = pool.acquire().await?;
+    match dialect {
+        Dialect::Sqlite => exec(&mut conn, "BEGIN IMMEDIATE").await?,
+        Dialect::Postgres => {
+            exec(&mut conn, "BEGIN").await?;
+            let locked = sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)").bind(super::PG_WRITE_LOCK).execute(&mut *conn).await;
+            if let Err(e) = locked {
+                let _ = exec(&mut conn, "ROLLBACK").await;
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(conn)
 }
 
 /// One writer's turn: derefs to the connection of the batch transaction.
@@ -276,29 +312,32 @@ impl WriteTx {
         // otherwise have the joiner's savepoint start (and its release commit) a transaction of its own.
         if let Some(conn) = batch.conn.as_mut() {
             if !in_transaction(conn, self.writer.dialect).await? {
-                abandon(batch, "SQLite ended the transaction after an error").await;
+                abandon(batch, Failed::Other("SQLite ended the transaction after an error".into())).await;
             }
         }
-        if batch.conn.is_none() {
-            let mut conn = pool.acquire().await?;
-            match self.writer.dialect {
-                Dialect::Sqlite => exec(&mut conn, "BEGIN IMMEDIATE").await?,
-                Dialect::Postgres => {
-                    exec(&mut conn, "BEGIN").await?;
-                    let locked =
-                        sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)").bind(super::PG_WRITE_LOCK).execute(&mut *conn).await;
-                    if let Err(e) = locked {
-                        let _ = exec(&mut conn, "ROLLBACK").await;
-                        return Err(e.into());
-                    }
+        if let Some(conn) = batch.conn.as_mut() {
+            match exec(conn, "SAVEPOINT w").await {
+                Ok(()) => {
+                    self.turn = Turn::Joined;
+                    return Ok(());
                 }
+                // The batch's connection was lost under it: its writers are told, and this one
+                // starts a batch of its own on a fresh connection.
+                Err(Error::StorageUnavailable(why)) => abandon(batch, Failed::Unavailable(why)).await,
+                Err(e) => return Err(e),
             }
-            batch.conn = Some(conn);
-            self.turn = Turn::First;
-        } else {
-            exec(batch.conn.as_mut().expect("the batch is open"), "SAVEPOINT w").await?;
-            self.turn = Turn::Joined;
         }
+        // A connection the pool handed out may have died since (PostgreSQL restarted): one more try
+        // on another before giving up with `storage_unavailable`.
+        let conn = match begin(&pool, self.writer.dialect).await {
+            Err(Error::StorageUnavailable(why)) => {
+                tracing::info!("store: a write could not begin ({why}); trying once more on a fresh connection");
+                begin(&pool, self.writer.dialect).await?
+            }
+            other => other?,
+        };
+        batch.conn = Some(conn);
+        self.turn = Turn::First;
         Ok(())
     }
 

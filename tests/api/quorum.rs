@@ -378,3 +378,42 @@ async fn c08_running_an_interrupted_call_again_needs_the_quorum_anew() {
     assert_eq!((status, done["state"].as_str()), (StatusCode::OK, Some("delivered")), "{done}");
     assert_eq!(t.counters.deletes(), 1);
 }
+
+#[tokio::test]
+async fn c08_an_approval_racing_a_decline_answers_what_it_did_recorded_202_or_lost_409_never_200() {
+    let t = spawn_app().await;
+    let (bot, a, b) = cast(&t).await;
+    set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
+    let mut items = Vec::new();
+    for n in 0..12 {
+        items.push(paused_by(&t, &bot, &format!("delete rec-{n}")).await);
+    }
+    // Each call approved by one operator (1 of 2) and declined by another at the same moment.
+    let races = items.iter().map(|item| {
+        let (t, a, b) = (&t, &a, &b);
+        async move {
+            let id = item["id"].as_str().unwrap();
+            let path = format!("/api/queue/{id}/decline");
+            let decline = t.call_as(b, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"], "reason": "no" })));
+            let (approved, declined) = tokio::join!(approve_as(t, a, item), decline);
+            (id.to_owned(), approved, declined)
+        }
+    });
+    for (id, (approve_status, approve_body), (decline_status, decline_body)) in futures::future::join_all(races).await {
+        assert_eq!(decline_status, StatusCode::OK, "{id}: the decline decides either way: {decline_body}");
+        let actions = t.actions_of(&id).await;
+        let recorded = actions.iter().any(|a| a == "approval.recorded");
+        if recorded {
+            // Recorded as 1 of 2 — whatever the call shows now (the decline may have won since).
+            assert_eq!(approve_status, StatusCode::ACCEPTED, "{id}: recorded, so 202: {approve_body} ({actions:?})");
+        } else {
+            assert_eq!(
+                (approve_status, approve_body["code"].as_str()),
+                (StatusCode::CONFLICT, Some("already_decided")),
+                "{id}: it lost the race and recorded nothing: {actions:?}"
+            );
+        }
+        assert!(actions.contains(&"decision.decline".to_owned()), "{id}: {actions:?}");
+    }
+    assert_eq!(t.counters.deletes(), 0, "declined calls never run");
+}

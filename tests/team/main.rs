@@ -487,3 +487,241 @@ async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_an
     let delivered = audit_of(&a, &id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
     assert_eq!(delivered, 1, "handed over once, whichever console");
 }
+
+/// A server on 127.0.0.1 that records the `Authorization` header of every request (`""` for none)
+/// and answers `{}`.
+async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).to_string();
+                let auth = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("authorization: ").map(|_| l[15..].to_owned()));
+                log.lock().unwrap().push(auth.unwrap_or_default());
+                let body = "{}";
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (base, seen)
+}
+
+/// Engine `name` as console `s` lists it.
+async fn engine_on(s: &ServeProcess, name: &str) -> Value {
+    s.get("/api/engines").await.as_array().into_iter().flatten().find(|e| e["name"] == name).cloned().unwrap_or(Value::Null)
+}
+
+/// Waits (up to 20 s) until `s` lists engine `name` with health `state` at `base`.
+async fn wait_engine(s: &ServeProcess, name: &str, base: &str, state: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let e = engine_on(s, name).await;
+        if e["baseUrl"] == base && e["health"]["state"] == state {
+            return e;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{name} never became {state} at {base}: {e}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_follows_a_url_changed_on_another() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let server_1 = mastra_server::MastraServer::start(&root.path().join("mastra"), Some("secret-1"));
+    let (server_2, seen_by_2) = recording_server().await;
+    // A alone first, so A holds the engine's lease: A is the console that sends to it.
+    let a = start(&console_dir(root.path(), "a", &url));
+    let (status, body) = call(
+        &a,
+        reqwest::Method::POST,
+        "/api/engines",
+        Some(json!({ "name": "m", "baseUrl": server_1.base, "token": "secret-1", "sessionOnly": true, "pollMs": 200 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(one_syncing(&[&a], "m").await, 0);
+    wait_engine(&a, "m", &server_1.base, "reachable").await;
+    let b = start(&console_dir(root.path(), "b", &url));
+    assert_eq!(one_syncing(&[&a, &b], "m").await, 0, "A keeps the lease");
+
+    // On B an admin points the engine at server 2, with a token of B's own for it.
+    let (status, body) = call(
+        &b,
+        reqwest::Method::PATCH,
+        "/api/engines/m",
+        Some(json!({ "baseUrl": server_2, "token": "secret-2-on-b", "sessionOnly": true })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // A re-reads the row and reconnects to server 2: its token was given for server 1, so it sends
+    // nothing and says why.
+    let on_a = wait_engine(&a, "m", &server_2, "token_required").await;
+    assert!(on_a["health"]["lastError"].as_str().is_some_and(|e| e.contains(&server_2)), "{on_a}");
+    tokio::time::sleep(Duration::from_secs(1)).await; // five more poll intervals
+    let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
+    assert!(seen.iter().all(|h| !h.contains("secret-1")), "server 2 got server 1's token: {seen:?}");
+
+    // Given the token again for server 2 on A, A sends that one, to server 2.
+    let (status, body) =
+        call(&a, reqwest::Method::PATCH, "/api/engines/m", Some(json!({ "token": "secret-2", "sessionOnly": true }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !seen_by_2.lock().unwrap().iter().any(|h| h == "Bearer secret-2") {
+        assert!(tokio::time::Instant::now() < deadline, "A never used the token given for server 2: {:?}", seen_by_2.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
+    assert!(seen.iter().all(|h| !h.contains("secret-1")), "{seen:?}");
+}
+
+#[tokio::test]
+async fn c05_two_consoles_starting_one_run_id_at_once_first_writer_wins_and_the_other_gets_run_exists() {
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let a = start(&console_dir(root.path(), "a", &url));
+    let b = start(&console_dir(root.path(), "b", &url));
+    let starts = (0..10).map(|n| {
+        let (a, b) = (&a, &b);
+        async move {
+            let run_id = format!("shared-{n}");
+            let body = |record: &str| json!({ "messages": [{ "role": "user", "content": format!("delete {record}") }], "runId": run_id });
+            let on_a = call(a, reqwest::Method::POST, "/api/agents/demo/generate", Some(body("rec-from-a")));
+            let on_b = call(b, reqwest::Method::POST, "/api/agents/demo/generate", Some(body("rec-from-b")));
+            let ((sa, ba), (sb, bb)) = tokio::join!(on_a, on_b);
+            (run_id, sa, ba, sb, bb)
+        }
+    });
+    let results = futures::future::join_all(starts).await;
+    let calls = pending(&a).await;
+    for (run_id, sa, ba, sb, bb) in results {
+        let ok: Vec<&str> = [(sa, "a"), (sb, "b")].iter().filter(|(s, _)| *s == StatusCode::OK).map(|(_, c)| *c).collect();
+        assert_eq!(ok.len(), 1, "{run_id}: exactly one start wins: A {sa} {ba}, B {sb} {bb}");
+        let loser = if sa == StatusCode::OK { (&sb, &bb) } else { (&sa, &ba) };
+        assert_eq!((*loser.0, loser.1["code"].as_str()), (StatusCode::CONFLICT, Some("run_exists")), "{run_id}: {}", loser.1);
+        // The winner's run is the one that waits, untouched: its call, its arguments, its console's engine.
+        let of_run: Vec<&Value> = calls.iter().filter(|c| c["runId"] == run_id.as_str()).collect();
+        assert_eq!(of_run.len(), 1, "{run_id}: {of_run:?}");
+        assert_eq!(of_run[0]["args"]["id"], format!("rec-from-{}", ok[0]), "{run_id}: {}", of_run[0]);
+    }
+    // Each waiting run is its winner's, and approving it on the other console runs it there.
+    let c = &calls[0];
+    let (status, body) = call(
+        &b,
+        reqwest::Method::POST,
+        &format!("/api/queue/{}/approve", c["id"].as_str().unwrap()),
+        Some(json!({ "fingerprint": c["fingerprint"] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    wait_state(&a, c["id"].as_str().unwrap(), "delivered").await;
+}
+
+/// One request of the load: its status, whether it had a `Retry-After`, its body.
+async fn load_request(http: &reqwest::Client, s: &str, n: usize, ids: &[String]) -> (StatusCode, bool, String) {
+    let r = match n % 4 {
+        0 => http.get(format!("{s}/api/queue?state=pending&limit=50")),
+        1 => http.get(format!("{s}/api/queue/{}", ids[n % ids.len()])),
+        2 => http
+            .post(format!("{s}/api/agents/demo/generate"))
+            .json(&json!({ "messages": [{ "role": "user", "content": format!("delete load-{n}") }] })),
+        _ => http.get(format!("{s}/api/audit?limit=20")),
+    };
+    let r = r.bearer_auth(TOKEN).send().await.unwrap_or_else(|e| panic!("the console must answer every request: {e}"));
+    let status = r.status();
+    let retry_after = r.headers().contains_key(reqwest::header::RETRY_AFTER);
+    (status, retry_after, r.text().await.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c05_postgresql_restarted_under_load_gives_2xx_409_or_503_storage_unavailable_with_retry_after_never_500_and_serving_resumes() {
+    // A cluster of this test's own: restarting the shared one would cut the other tests short.
+    let cluster = std::sync::Arc::new(postgres::Cluster::start());
+    let url = cluster.database().await;
+    let root = tempfile::tempdir().unwrap();
+    let a = start(&console_dir(root.path(), "a", &url));
+    for n in 0..3 {
+        pause(&a, &format!("rec-{n}")).await;
+    }
+    let ids: Vec<String> = pending(&a).await.iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let workers: Vec<_> = (0..6)
+        .map(|w| {
+            let (base, ids, stop) = (a.base.clone(), ids.clone(), stop.clone());
+            tokio::spawn(async move {
+                let http = reqwest::Client::new();
+                let mut answers = Vec::new();
+                let mut n = w;
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    answers.push(load_request(&http, &base, n, &ids).await);
+                    n += 6;
+                }
+                answers
+            })
+        })
+        .collect();
+    for _ in 0..2 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let c = cluster.clone();
+        tokio::task::spawn_blocking(move || c.restart()).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut unavailable = 0;
+    let mut total = 0;
+    for w in workers {
+        for (status, retry_after, body) in w.await.unwrap() {
+            total += 1;
+            assert_ne!(status, StatusCode::INTERNAL_SERVER_ERROR, "never 500: {body}");
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                unavailable += 1;
+                assert!(retry_after, "503 without Retry-After: {body}");
+                assert!(body.contains("\"storage_unavailable\""), "{body}");
+            } else {
+                assert!(status.is_success() || status == StatusCode::CONFLICT, "{status}: {body}");
+            }
+        }
+    }
+    eprintln!("{total} requests under two restarts, {unavailable} answered 503 storage_unavailable");
+
+    // Serving again: reads, a new pause and a decision all work.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = reqwest::Client::new().get(format!("{}/api/queue", a.base)).bearer_auth(TOKEN).send().await.unwrap();
+        if r.status() == StatusCode::OK {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the console never served again: {}", r.status());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    pause(&a, "after-restart").await;
+    let c = pending(&a).await.into_iter().find(|c| c["args"]["id"] == "after-restart").expect("the new call waits");
+    let (status, body) = call(
+        &a,
+        reqwest::Method::POST,
+        &format!("/api/queue/{}/approve", c["id"].as_str().unwrap()),
+        Some(json!({ "fingerprint": c["fingerprint"] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    wait_state(&a, c["id"].as_str().unwrap(), "delivered").await;
+    assert_eq!(a.get("/api/audit/verify").await["ok"], true);
+}

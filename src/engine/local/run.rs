@@ -12,13 +12,63 @@ impl LocalEngine {
     /// contain `/` either (sub-agents' runs are `<run>/<call>`).
     pub async fn start(&self, request: RunRequest, sink: Option<ChunkSink>) -> Result<RunId, Error> {
         let agent = self.require_agent(request.agent_id.as_str())?;
-        let run_id = request.run_id.unwrap_or_else(RunId::generate);
+        let chosen = request.run_id.is_some();
+        let run_id = request.run_id.clone().unwrap_or_else(RunId::generate);
         check_run_id(&run_id)?;
         if !self.inner.starting.lock().expect("starting runs poisoned").insert(run_id.clone()) {
             return Err(Error::RunExists { run_id: run_id.to_string() });
         }
         let starting = Starting { engine: self.clone(), run_id: run_id.clone() };
-        self.check_new_run_id(&run_id).await?;
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _starting = starting;
+            // A chosen id is claimed in the database first: another console sharing it may be
+            // starting the same id (a generated one is unique by construction).
+            if chosen {
+                this.claim_run_id(&run_id).await?;
+            }
+            let started = this.start_claimed(agent, &run_id, request, sink).await;
+            if chosen {
+                let released = async {
+                    let mut tx = this.inner.db.begin_write().await?;
+                    snapshots::release(&mut tx, &this.inner.id, &run_id).await?;
+                    tx.commit().await
+                };
+                if let Err(e) = released.await {
+                    tracing::warn!(run_id = %run_id, "could not release the run id's claim (it is dropped at the next start): {e}");
+                }
+            }
+            started.map(|_| run_id)
+        })
+        .await
+        .map_err(|e| Error::Engine(format!("run task failed: {e}")))?
+    }
+
+    /// Claims a run id a client chose, first writer wins across every console sharing the database:
+    /// `run_exists` if another start holds it or a run of that id has a snapshot (it has not finished).
+    async fn claim_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+        let mut tx = self.inner.db.begin_write().await?;
+        if !snapshots::claim(&mut tx, &self.inner.id, run_id).await? {
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        tx.commit().await?;
+        // Claimed: a run that paused meanwhile has its snapshot written already (its start released
+        // its claim only after that), so it shows here.
+        let taken = {
+            let mut conn = self.inner.db.pool().acquire().await?;
+            snapshots::get(&mut conn, run_id).await?.is_some()
+        };
+        if taken {
+            let mut tx = self.inner.db.begin_write().await?;
+            snapshots::release(&mut tx, &self.inner.id, run_id).await?;
+            tx.commit().await?;
+            return Err(Error::RunExists { run_id: run_id.to_string() });
+        }
+        Ok(())
+    }
+
+    /// The run's first steps once its id is its own; drives it until it finishes or pauses.
+    async fn start_claimed(&self, agent: Arc<Agent>, run_id: &RunId, request: RunRequest, sink: Option<ChunkSink>) -> Result<(), Error> {
         let mut messages = vec![Message::System { content: agent.instructions.clone() }];
         let history = self.remembered(&agent, request.thread_id.as_deref(), request.resource_id.as_deref()).await?;
         let history_len = history.len();
@@ -39,28 +89,21 @@ impl LocalEngine {
             stored: false,
             unsaved: None,
         };
-        let this = self.clone();
-        tokio::spawn(async move {
-            let _starting = starting;
-            let _guard = this.lock_run(&state.run_id).await;
-            let emit = Emit(sink);
-            emit.send(chunk("start", &state.run_id, json!({})));
-            this.drive(&agent, &mut state, &emit).await.map(|_| ())
-        })
-        .await
-        .map_err(|e| Error::Engine(format!("run task failed: {e}")))??;
-        Ok(run_id)
+        let _guard = self.lock_run(&state.run_id).await;
+        let emit = Emit(sink);
+        emit.send(chunk("start", &state.run_id, json!({})));
+        self.drive(&agent, &mut state, &emit).await.map(|_| ())
     }
 
     /// Refuses a run id a new run cannot take: malformed (`invalid_request`), or naming a run that
-    /// exists and has not finished (`run_exists`). [`LocalEngine::start`] checks again, atomically.
+    /// exists and has not finished, or one being started on any console (`run_exists`).
+    /// [`LocalEngine::start`] checks again, atomically.
     pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
         check_run_id(run_id)?;
         let taken = {
             let mut conn = self.inner.db.pool().acquire().await?;
-            snapshots::get(&mut conn, run_id).await?.is_some()
+            snapshots::get(&mut conn, run_id).await?.is_some() || snapshots::claimed(&mut conn, run_id).await?
         };
-        // `start` has put the id in `starting` itself before asking: only a snapshot counts then.
         if taken {
             return Err(Error::RunExists { run_id: run_id.to_string() });
         }
@@ -330,6 +373,12 @@ impl LocalEngine {
     /// At start-up: runs left `running` by a process that stopped are put back to `suspended`; those
     /// whose calls are all answered continue (their approved tools already ran and are not re-run).
     pub async fn recover(&self) -> Result<usize, Error> {
+        // Starts a stopped process left half-way hold their run ids no longer.
+        {
+            let mut tx = self.inner.db.begin_write().await?;
+            snapshots::release_all(&mut tx, &self.inner.id).await?;
+            tx.commit().await?;
+        }
         let running = {
             let mut conn = self.inner.db.pool().acquire().await?;
             snapshots::running(&mut conn, &self.inner.id).await?

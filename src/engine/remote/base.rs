@@ -56,8 +56,14 @@ pub struct Core {
     pub db: Db,
     pub events: Events,
     token_ref: Option<String>,
-    /// The token read from the keyring (or given for this session only), kept after the first read.
+    /// The engine's URL as tokens are bound to it ([`store::url_key`]): the URL of every request
+    /// this engine sends (its client is built from the same row).
+    url: String,
+    /// The token read from the keyring (or given for this session only), kept after the first read;
+    /// only ever one given for [`Core::url`].
     token: tokio::sync::Mutex<Option<ApiKey>>,
+    /// A session token was given, but for another URL: it is not used.
+    session_elsewhere: AtomicBool,
     health: Mutex<HealthReport>,
     pub poll: Duration,
     wake: Notify,
@@ -76,7 +82,9 @@ impl Core {
             db,
             events,
             token_ref: row.token_ref.clone(),
+            url: store::url_key(&row.base_url),
             token: tokio::sync::Mutex::new(None),
+            session_elsewhere: AtomicBool::new(false),
             health: Mutex::new(row.health.clone()),
             poll: Duration::from_millis(u64::from(row.poll_ms)),
             wake: Notify::new(),
@@ -90,8 +98,15 @@ impl Core {
         self.lease_held.load(Ordering::SeqCst)
     }
 
-    /// Uses `token` for this process only (when the keyring cannot hold it). Call on a new engine.
-    pub fn set_session_token_now(&self, token: ApiKey) {
+    /// Uses `token` for this process only (when the keyring cannot hold it), if it was given for
+    /// this engine's URL (`given_for`); one given for another URL is never sent (`token_required`).
+    /// Call on a new engine.
+    pub fn set_session_token_now(&self, token: ApiKey, given_for: &str) {
+        if store::url_key(given_for) != self.url {
+            tracing::warn!(engine = %self.id, "the token of this session was given for another URL: not sent to {}", self.url);
+            self.session_elsewhere.store(true, Ordering::SeqCst);
+            return;
+        }
         match self.token.try_lock() {
             Ok(mut slot) => *slot = Some(token),
             Err(_) => tracing::warn!(engine = %self.id, "the session token could not be set: the engine is busy"),
@@ -114,16 +129,38 @@ impl Core {
         if let Some(t) = &*cached {
             return Ok(Some(t.clone()));
         }
+        let required = || {
+            RemoteError::TokenRequired(format!(
+                "this console holds no token given for {}: the engine's URL changed (here or on another console), so an admin gives its token again for the new URL",
+                self.url
+            ))
+        };
         if name == store::SESSION_TOKEN {
+            if self.session_elsewhere.load(Ordering::SeqCst) {
+                return Err(required());
+            }
             return Err(RemoteError::Auth(
                 "this engine's token was kept for one session only (the keyring could not hold it): enter it again".into(),
             ));
         }
-        match secrets::get(name).await {
+        // The entry is named after the URL the requests go to, whatever the (shared) row names: a
+        // token is only ever read for the URL it was given for.
+        let bound = store::token_ref(self.id.as_str(), &self.url);
+        let entry = if *name == bound {
+            bound
+        } else if *name == store::legacy_token_ref(self.id.as_str()) && self.db.dialect() == crate::store::Dialect::Sqlite {
+            // Stored before tokens were bound to URLs, on a console of its own: only its own edits
+            // changed the URL, each of which needed the token again or kept it on purpose.
+            name.clone()
+        } else {
+            return Err(required());
+        };
+        match secrets::get(&entry).await {
             Ok(t) => {
                 *cached = Some(t.clone());
                 Ok(Some(t))
             }
+            Err(secrets::SecretError::NotFound { .. }) => Err(required()),
             // Without its token the engine would answer 401: say why instead.
             Err(e) => Err(RemoteError::Auth(format!("cannot read the engine's token: {e}"))),
         }
@@ -142,6 +179,7 @@ impl Core {
         match e {
             RemoteError::Unreachable(m) | RemoteError::Busy(m) => Error::Unreachable(m),
             RemoteError::Auth(m) => Error::Unreachable(format!("authentication failed: {m}")),
+            RemoteError::TokenRequired(m) => Error::Unreachable(format!("token required: {m}")),
             RemoteError::Incompatible(m) => {
                 Error::Engine(format!("the engine's answer is not one a supported {} server gives: {m}", self.kind.as_str()))
             }
@@ -171,6 +209,7 @@ impl Core {
                 Err(e) => {
                     h.state = match e {
                         RemoteError::Auth(_) => Health::AuthFailed,
+                        RemoteError::TokenRequired(_) => Health::TokenRequired,
                         RemoteError::Incompatible(_) => Health::Incompatible,
                         _ => Health::Unreachable,
                     };

@@ -38,6 +38,10 @@ pub enum RemoteError {
     /// Any other 4xx: the server refused the request as such.
     #[error("{0}")]
     Refused(String),
+    /// The engine has a token, but none this console holds was given for the URL the request would
+    /// go to: nothing was sent.
+    #[error("{0}")]
+    TokenRequired(String),
 }
 
 /// The HTTP client for one server: short connect timeout, no redirects (a token never follows one).

@@ -59,8 +59,9 @@ impl RemoteEngine {
         self.core().health()
     }
 
-    pub fn set_session_token_now(&self, token: ApiKey) {
-        self.core().set_session_token_now(token)
+    /// See [`Core::set_session_token_now`].
+    pub fn set_session_token_now(&self, token: ApiKey, given_for: &str) {
+        self.core().set_session_token_now(token, given_for)
     }
 
     pub fn base_url(&self) -> &str {

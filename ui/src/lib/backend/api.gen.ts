@@ -824,7 +824,7 @@ export interface components {
          * @description How an engine answered last.
          * @enum {string}
          */
-        EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "incompatible";
+        EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "token_required" | "incompatible";
         /**
          * @description What a remote engine is: which API the console speaks to it.
          * @enum {string}
@@ -904,7 +904,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
@@ -1722,17 +1722,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description payload_too_large: the body is larger than 4 MiB, holds more JSON values than the server takes, or `args`, `payload` or `resumeSchema` is larger (as compact JSON) than the server's limit, 256 KiB by default (details: field, limit, size) */
+            /** @description payload_too_large */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description rate_limited: this credential submitted more calls than its quota (10 a second, 30 at once by default); ask again after `Retry-After` seconds (details: retryAfterSecs) */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1785,15 +1776,6 @@ export interface operations {
             };
             /** @description No such submitted call of this credential */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description rate_limited: this credential holds as many long polls as it may (32 by default); ask again after `Retry-After` seconds */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,7 @@ export const engines = {
   emptyReadOnly: 'No remote engines.',
   adminOnly: 'Only an admin adds, edits or removes engines: with this token you can see their health, sync them and list their agents.',
   /** An engine's health state; an unknown state is shown as it came. */
-  health: { unknown: 'unknown', reachable: 'reachable', unreachable: 'unreachable', auth_failed: 'auth failed', incompatible: 'incompatible' },
+  health: { unknown: 'unknown', reachable: 'reachable', unreachable: 'unreachable', auth_failed: 'auth failed', token_required: 'token required for this URL', incompatible: 'incompatible' },
   tokenSession: 'token for this session only',
   tokenStored: 'token stored',
   tokenNone: 'no token',

@@ -10,7 +10,7 @@ export const engines: Messages['engines'] = {
   empty: 'リモートエンジンはまだありません。下のフォームから追加してください。',
   emptyReadOnly: 'リモートエンジンはありません。',
   adminOnly: 'エンジンの追加・編集・削除は管理者だけが行えます。このトークンでは、状態の確認、同期、エージェントの一覧表示ができます。',
-  health: { unknown: '不明', reachable: '接続可能', unreachable: '接続不可', auth_failed: '認証失敗', incompatible: '互換性なし' },
+  health: { unknown: '不明', reachable: '接続可能', unreachable: '接続不可', auth_failed: '認証失敗', token_required: 'このURL用のトークンが必要', incompatible: '互換性なし' },
   tokenSession: 'このセッションのみのトークン',
   tokenStored: 'トークン保存済み',
   tokenNone: 'トークンなし',
