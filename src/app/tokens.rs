@@ -106,7 +106,20 @@ impl App {
         let at = crate::store::now();
         let mut tx = self.db.begin_write().await?;
         let id = uuid::Uuid::now_v7().to_string();
-        if !credentials::insert(&mut tx, &id, name, role, &secret_hash(&secret), &claims, &by.audit_name(), at).await? {
+        if !credentials::insert(
+            &mut tx,
+            &credentials::NewCredential {
+                id: &id,
+                name,
+                role,
+                secret_hash: &secret_hash(&secret),
+                claims: &claims,
+                by: &by.audit_name(),
+                at,
+            },
+        )
+        .await?
+        {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
         audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialCreated, name, role, Some(&claims)).await?;

@@ -147,7 +147,10 @@ fn anchored(pattern: &str) -> Result<regex::Regex, String> {
 fn glob_matches(glob: &str, text: &str) -> bool {
     let (g, t): (Vec<char>, Vec<char>) = (glob.chars().collect(), text.chars().collect());
     // A wildcard may stand for t[i] when it is no control character and starts no substitution.
-    let free = |i: usize| !shell_control(&t[i].to_string()) && !(t[i] == '$' && matches!(t.get(i + 1), Some('(' | '{')));
+    let free = |i: usize| {
+        let substitution = t[i] == '$' && matches!(t.get(i + 1), Some('(' | '{'));
+        !(substitution || shell_control(&t[i].to_string()))
+    };
     // Iterative matching with one backtrack point for the last `*` (linear-ish, no recursion).
     let (mut gi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;

@@ -136,6 +136,7 @@ mod tests {
             resume_schema: None,
             chain: vec![],
             pause_reason: None,
+            requested_by: None,
         }
     }
 

@@ -63,17 +63,21 @@ fn from_row(r: &AnyRow) -> Result<Credential, Error> {
     })
 }
 
+/// A credential to store: never its secret, only the secret's hash.
+pub struct NewCredential<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub role: Role,
+    pub secret_hash: &'a str,
+    pub claims: &'a Claims,
+    /// Who made it, as the audit log names them.
+    pub by: &'a str,
+    pub at: DateTime<Utc>,
+}
+
 /// Stores a new credential; `false` if a live one has that name already.
-pub async fn insert(
-    conn: &mut AnyConnection,
-    id: &str,
-    name: &str,
-    role: Role,
-    secret_hash: &str,
-    claims: &Claims,
-    by: &str,
-    at: DateTime<Utc>,
-) -> Result<bool, Error> {
+pub async fn insert(conn: &mut AnyConnection, c: &NewCredential<'_>) -> Result<bool, Error> {
+    let NewCredential { id, name, role, secret_hash, claims, by, at } = *c;
     let list = |l: &Option<Vec<String>>| l.as_ref().map(|l| serde_json::to_string(l).expect("a list of strings serializes"));
     let done = sqlx::query(
         "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by, person, agents, sources)
