@@ -174,8 +174,8 @@ pub enum Command {
         command: SecretCommand,
     },
     /// Credentials for the HTTP API, each with a role: `agent` (start runs, list its own suspended
-    /// runs; never decide), `operator` (the console and decisions), `admin` (also grants, settings,
-    /// engines).
+    /// runs; never decide), `viewer` (read the metrics and the team's figures, nothing else),
+    /// `operator` (the console and decisions), `admin` (also grants, settings, engines).
     ///
     /// Only a hash of each token is stored: a token is shown once, when it is made. The token that
     /// `serve` prints (or `--token`) is the local admin's and is not listed here.
@@ -282,7 +282,7 @@ pub enum TokensCommand {
         /// A name for the audit log: 1–64 letters, digits, '.', '_', '-'.
         name: String,
         /// What the token may do.
-        #[arg(long, value_parser = ["agent", "operator", "admin"])]
+        #[arg(long, value_parser = ["agent", "viewer", "operator", "admin"])]
         role: String,
     },
     /// The credentials: name, role, when made and last used (never a token).
