@@ -244,13 +244,15 @@ const STILL_VALID_EVERY: Duration = Duration::from_secs(1);
 #[utoipa::path(get, path = "/api/events", responses(
     (status = 200, description = "Server-Sent Events. `event: ready` (data `{}`) once connected; `event: queue` with a QueueEvent as data; `event: resync` (data `{}`) when this listener fell behind and must reload.", content_type = "text/event-stream", body = QueueEvent),
     (status = 401, body = ErrorBody)))]
-async fn events(State(state): State<ApiState>, caller: Caller, headers: axum::http::HeaderMap) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+async fn events(
+    State(state): State<ApiState>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = state.app.subscribe();
     let stop = super::stopped(state.shutdown.clone());
     // The token the guard accepted, to ask again whether it still holds (a stored credential only).
-    let secret = (caller.0.kind == PrincipalKind::Token)
-        .then(|| super::guard::bearer(&headers).to_owned())
-        .filter(|s| !s.is_empty());
+    let secret = (caller.0.kind == PrincipalKind::Token).then(|| super::guard::bearer(&headers).to_owned()).filter(|s| !s.is_empty());
     let app = state.app.clone();
     let stream = async_stream::stream! {
         tokio::pin!(stop);

@@ -188,13 +188,13 @@ impl App {
             .remotes
             .edit(
                 EngineSettings {
-                name: name.to_owned(),
-                base_url: c.base_url.unwrap_or_default(),
-                token: token(c.token),
-                clear_token: c.clear_token,
-                keep_token: c.keep_token,
-                session_only: c.session_only,
-                poll_ms: c.poll_ms,
+                    name: name.to_owned(),
+                    base_url: c.base_url.unwrap_or_default(),
+                    token: token(c.token),
+                    clear_token: c.clear_token,
+                    keep_token: c.keep_token,
+                    session_only: c.session_only,
+                    poll_ms: c.poll_ms,
                 },
                 &by.audit_name(),
             )

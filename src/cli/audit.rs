@@ -36,22 +36,24 @@ pub async fn list(app: &App, limit: u32) -> Result<()> {
             visible(e.tool_name.as_deref().unwrap_or("-")),
             e.fingerprint.as_deref().map(|f| &f[..f.len().min(19)]).unwrap_or("-")
         );
-        if let Some(change) = change(&e.details) {
+        if let Some(change) = change(&e.action, &e.details) {
             println!("{:>6} {}", "", visible(&change));
         }
     }
     Ok(())
 }
 
-/// What a change entry changed, for people: its subject (`quorum`, `engine prod`, `credential
-/// ci-bot`), then each top-level field that differs, `before → after` (`rules: [] → [{…}]`).
-fn change(details: &Value) -> Option<String> {
-    let subject = if let Some(setting) = details.get("setting").and_then(Value::as_str) {
-        setting.to_owned()
-    } else if let Some(engine) = details.get("engine").and_then(Value::as_str) {
-        format!("engine {engine}")
+/// What a change entry (`settings.changed`, `engine.*`, `credential.*`) changed, for people: its
+/// subject (`quorum`, `engine prod`, `credential ci-bot`), then each top-level field that differs,
+/// `before → after` (`rules: [] → [{…}]`). `None` for the entries of calls.
+fn change(action: &str, details: &Value) -> Option<String> {
+    let text = |key: &str| details.get(key).and_then(Value::as_str);
+    let subject = if action == "settings.changed" {
+        text("setting")?.to_owned()
+    } else if action.starts_with("engine.") {
+        format!("engine {}", text("engine")?)
     } else {
-        let name = details.get("name").and_then(Value::as_str)?;
+        let name = text("name").filter(|_| action.starts_with("credential."))?;
         let role = details.get("role").and_then(Value::as_str).unwrap_or("?");
         return Some(format!("credential {name} ({role})"));
     };
@@ -100,12 +102,14 @@ mod tests {
     #[test]
     fn a_change_shows_only_what_differs() {
         let d = json!({ "setting": "quorum", "before": { "rules": [{ "tool": "x", "approvals": 2 }] }, "after": { "rules": [] } });
-        assert_eq!(change(&d).unwrap(), r#"quorum: rules: [{"approvals":2,"tool":"x"}] → []"#);
+        assert_eq!(change("settings.changed", &d).unwrap(), r#"quorum: rules: [{"tool":"x","approvals":2}] → []"#);
         let d = json!({ "engine": "m", "before": { "baseUrl": "http://a", "token": "keyring" }, "after": { "baseUrl": "http://b", "token": "keyring" }, "tokenChange": "replaced" });
-        assert_eq!(change(&d).unwrap(), r#"engine m: baseUrl: "http://a" → "http://b"; token replaced"#);
-        assert_eq!(change(&json!({ "engine": "m", "before": { "pollMs": 1 }, "after": null })).unwrap(), r#"engine m: removed (was {"pollMs":1})"#);
-        assert_eq!(change(&json!({ "name": "ci", "role": "viewer" })).unwrap(), "credential ci (viewer)");
-        assert_eq!(change(&json!({ "args": {} })), None, "a call's entry is no change");
+        assert_eq!(change("engine.changed", &d).unwrap(), r#"engine m: baseUrl: "http://a" → "http://b"; token replaced"#);
+        let removed = json!({ "engine": "m", "before": { "pollMs": 1 }, "after": null });
+        assert_eq!(change("engine.removed", &removed).unwrap(), r#"engine m: removed (was {"pollMs":1})"#);
+        assert_eq!(change("credential.created", &json!({ "name": "ci", "role": "viewer" })).unwrap(), "credential ci (viewer)");
+        let decision = json!({ "engine": "local", "name": "x", "setting": "y" });
+        assert_eq!(change("decision.approve", &decision), None, "a call's entry is no change");
     }
 }
 

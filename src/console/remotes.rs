@@ -3,13 +3,13 @@
 //! each with its sync loop while the console serves.
 
 use super::{Console, Events};
+use crate::domain::audit::AuditAction;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::SyncReport;
 use crate::engine::remote::http::parse_base_url;
 use crate::engine::remote::RemoteEngine;
 use crate::secrets;
-use crate::domain::audit::AuditAction;
 use crate::store::engines::{self as store, EngineKind, EngineRow};
 use crate::store::{audit, Db};
 use serde_json::{json, Value};

@@ -164,11 +164,19 @@ async fn every_route_refuses_a_role_below_or_beside_its_own_and_changes_nothing(
     let agent = t.token("a", Role::Agent).await;
     let viewer = t.token("v", Role::Viewer).await;
     let operator = t.token("o", Role::Operator).await;
+    // What each role may, written out here rather than asked of `Role::includes` (the thing tested):
+    // an operator an agent's and a viewer's routes; an agent and a viewer only their own.
+    let may = |role: Role, needed: Role| match role {
+        Role::Agent => needed == Role::Agent,
+        Role::Viewer => needed == Role::Viewer,
+        Role::Operator => needed != Role::Admin,
+        Role::Admin => true,
+    };
     let mut checked = 0;
     for (method, route, needed) in ROLES {
         let Some(needed) = needed else { continue };
         for (token, role) in [(&agent, Role::Agent), (&viewer, Role::Viewer), (&operator, Role::Operator)] {
-            if role.includes(*needed) {
+            if may(role, *needed) {
                 continue;
             }
             let body = (method != Method::GET).then(|| json!({}));
