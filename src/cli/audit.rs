@@ -94,6 +94,19 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// The whole log to standard output, oldest first.
+pub async fn export(app: &App, format: &str) -> Result<()> {
+    use futures::StreamExt;
+    let format = ExportFormat::parse(format)?;
+    let mut out = std::io::stdout().lock();
+    let mut chunks = std::pin::pin!(app.export_audit(format));
+    while let Some(chunk) = chunks.next().await {
+        out.write_all(chunk?.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,17 +124,4 @@ mod tests {
         let decision = json!({ "engine": "local", "name": "x", "setting": "y" });
         assert_eq!(change("decision.approve", &decision), None, "a call's entry is no change");
     }
-}
-
-/// The whole log to standard output, oldest first.
-pub async fn export(app: &App, format: &str) -> Result<()> {
-    use futures::StreamExt;
-    let format = ExportFormat::parse(format)?;
-    let mut out = std::io::stdout().lock();
-    let mut chunks = std::pin::pin!(app.export_audit(format));
-    while let Some(chunk) = chunks.next().await {
-        out.write_all(chunk?.as_bytes())?;
-    }
-    out.flush()?;
-    Ok(())
 }

@@ -164,9 +164,10 @@ describe('AuditView', () => {
     const cell = (seq: number) => rows.find((r) => r.dataset.seq === String(seq))!.querySelector('[data-testid="audit-change"]')!;
     const words = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
     expect(words(cell(1).querySelector('[data-testid="audit-change-subject"]'))).toBe('Setting quorum · changed');
+    // Newest first: the engine's change, then the quorum's.
     expect(all('[data-testid="audit-change-field"]').map((f) => [f.dataset.field, words(f)])).toEqual([
+      ['baseUrl', 'baseUrl: http://a → http://b'],
       ['rules', 'rules: [{"tool":"delete_record","approvals":2}] → []'],
-      ['baseUrl', 'baseUrl: "http://a" → "http://b"'],
     ]);
     expect(words(cell(2).querySelector('[data-testid="audit-change-token"]'))).toBe('Its token: kept, and sent to the new URL');
     // A name from the wire stays text.
