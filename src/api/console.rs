@@ -236,16 +236,29 @@ async fn resolve(
     Ok(Json(state.app.resolve(&id, body.resolution, body.result, &body.fingerprint, &caller.web()).await?))
 }
 
+/// How often an open event stream of a stored credential checks that it was not revoked.
+const STILL_VALID_EVERY: Duration = Duration::from_secs(1);
+
 /// Server-Sent Events: `queue` events `{type: added|updated, id}`; `resync` when this listener fell
-/// behind and should reload. Ends when the server stops.
+/// behind and should reload. Ends when the server stops, and — for a stored credential — within
+/// [`STILL_VALID_EVERY`] of its revocation (the session token cannot be revoked).
 #[utoipa::path(get, path = "/api/events", responses(
     (status = 200, description = "Server-Sent Events. `event: ready` (data `{}`) once connected; `event: queue` with a QueueEvent as data; `event: resync` (data `{}`) when this listener fell behind and must reload.", content_type = "text/event-stream", body = QueueEvent),
     (status = 401, body = ErrorBody)))]
-async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+async fn events(
+    State(state): State<ApiState>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = state.app.subscribe();
     let stop = super::stopped(state.shutdown.clone());
+    // The token the guard accepted, to ask again whether it still holds (a stored credential only).
+    let secret = (caller.0.kind == PrincipalKind::Token).then(|| super::guard::bearer(&headers).to_owned()).filter(|s| !s.is_empty());
+    let app = state.app.clone();
     let stream = async_stream::stream! {
         tokio::pin!(stop);
+        let mut check = tokio::time::interval(STILL_VALID_EVERY);
+        check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         yield Ok(Event::default().event("ready").data("{}"));
         loop {
             tokio::select! {
@@ -254,6 +267,16 @@ async fn events(State(state): State<ApiState>) -> Sse<impl Stream<Item = Result<
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => yield Ok(Event::default().event("resync").data("{}")),
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 },
+                _ = check.tick(), if secret.is_some() => {
+                    let secret = secret.as_deref().unwrap_or_default();
+                    match app.token_still_valid(secret).await {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        // The database did not answer: ask again at the next tick rather than cut a
+                        // stream whose credential may well be fine.
+                        Err(e) => tracing::debug!("cannot check an event stream's credential: {e}"),
+                    }
+                }
                 _ = &mut stop => break,
             }
         }
@@ -319,7 +342,7 @@ impl utoipa::Modify for BearerAuth {
 #[derive(OpenApi)]
 #[openapi(
     modifiers(&BearerAuth),
-    info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
+    info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` or `viewer` (beside each other: neither may use the routes of the other) < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
     paths(health, session, openapi, list_queue, queue_counts, get_item, previous_call, approve, approve_edited, decline, resume, resolve, events, list_audit, verify_audit, decision_history, export_audit, metrics, stats),
     components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, ApprovalView, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, crate::store::resolutions::Stored, AuditPage,
         DecisionHistory, DecisionRecord, ExportFormat, TeamStats, DecisionCounts, ToolStats, OperatorStats, PendingPoint,

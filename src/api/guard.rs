@@ -11,12 +11,15 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 
-/// Who may call each route: `None` is public. The roles include each other (agent < operator < admin).
-/// A route that is not listed here is refused to everyone ([`authorize`]), and a test checks that
-/// every route of the router is listed.
+/// Who may call each route: `Some(role)` a principal whose role [`Role::includes`] it (an operator an
+/// agent's and a viewer's routes, an admin every route; agent and viewer neither's of the other);
+/// `None` no role — public for `/api/health` alone ([`guard`] lets no other `/api` request through
+/// without a valid credential), any credential elsewhere. A route that is not listed here is refused
+/// to everyone ([`authorize`]), and a test checks that every route of the router is listed.
 pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::GET, "/api/health", None),
-    (Method::GET, "/api/session", Some(Role::Agent)),
+    // Who am I: every credential (an agent, a viewer, …).
+    (Method::GET, "/api/session", None),
     // The engine API of the local engine (Mastra's shapes): what agent clients need.
     (Method::GET, "/api/agents", Some(Role::Agent)),
     (Method::GET, "/api/agents/{agent}", Some(Role::Agent)),
@@ -53,8 +56,9 @@ pub const ROLES: &[(Method, &str, Option<Role>)] = &[
     (Method::GET, "/api/audit/verify", Some(Role::Operator)),
     (Method::GET, "/api/audit/decisions", Some(Role::Operator)),
     (Method::GET, "/api/audit/export", Some(Role::Operator)),
-    (Method::GET, "/api/metrics", Some(Role::Operator)),
-    (Method::GET, "/api/stats", Some(Role::Operator)),
+    // Dashboards: a viewer's (read-only) routes.
+    (Method::GET, "/api/metrics", Some(Role::Viewer)),
+    (Method::GET, "/api/stats", Some(Role::Viewer)),
     (Method::GET, "/api/notifications/status", Some(Role::Operator)),
     (Method::GET, "/api/settings/notifications", Some(Role::Operator)),
     (Method::PUT, "/api/settings/notifications", Some(Role::Admin)),
@@ -111,6 +115,11 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The bearer token of a request (`Authorization: Bearer …`), or "".
+pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> &str {
+    headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("")
+}
+
 /// Host, Origin, then the credential: the session token (the local admin), else a stored token.
 /// The principal found goes into the request's extensions for [`authorize`] and the handlers.
 pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
@@ -133,8 +142,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     }
     let path = request.uri().path();
     if path.starts_with("/api/") && path != "/api/health" {
-        let presented =
-            headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
+        let presented = bearer(headers);
         let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
             Some(Principal::local(state.app.operator()))
         } else {
@@ -180,7 +188,7 @@ pub async fn authorize(request: Request, next: Next) -> Response {
         }
     };
     match request.extensions().get::<Principal>() {
-        Some(p) if p.role >= needed => {
+        Some(p) if p.role.includes(needed) => {
             // One span per request: the route and who asked (never a body, a token or an argument).
             let span = tracing::info_span!("api", method = %request.method(), route = %route, principal = %p.key());
             next.run(request).instrument(span).await
@@ -259,5 +267,9 @@ mod tests {
         assert_eq!(required_role(&Method::GET, "/api/health"), Some(None));
         assert_eq!(required_role(&Method::POST, "/api/queue/{id}/approve"), Some(Some(Role::Operator)));
         assert_eq!(required_role(&Method::POST, "/api/no-such"), None);
+        // No role needed is public only where the guard asks for no credential.
+        for (m, r, role) in ROLES {
+            assert!(role.is_some() || *r == "/api/health" || (*m == Method::GET && *r == "/api/session"), "{m} {r} needs no role");
+        }
     }
 }

@@ -194,7 +194,8 @@ impl App {
 
     /// Writes the whole export as a new file in `dir` (named by [`ExportFormat::file_name`], `-2`,
     /// `-3`, … added rather than overwriting a file) and answers its path. The desktop window's
-    /// export: a download inside WebKitGTK is not something the operator can find reliably.
+    /// export: a download inside WebKitGTK is not something the operator can find reliably. The file
+    /// is created owner-only (0600), whatever the umask: the log names operators, tools and arguments.
     pub async fn export_audit_to(&self, dir: &std::path::Path, format: ExportFormat) -> Result<std::path::PathBuf, Error> {
         use futures::TryStreamExt;
         use tokio::io::AsyncWriteExt;
@@ -205,7 +206,7 @@ impl App {
         let mut n = 1;
         let (path, file) = loop {
             let path = dir.join(if n == 1 { name.clone() } else { format!("{stem}-{n}.{ext}") });
-            match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
+            match tokio::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path).await {
                 Ok(file) => break (path, file),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
                 Err(e) => return Err(io("create", &path, e)),

@@ -286,7 +286,7 @@ impl App {
         };
         let hidden = match &submission {
             None => true,
-            Some(s) => by.principal.role < Role::Operator && s.principal_key != by.principal.key(),
+            Some(s) => !by.principal.role.includes(Role::Operator) && s.principal_key != by.principal.key(),
         };
         if hidden {
             return Err(Error::not_found(format!("submitted call {id}")));

@@ -176,6 +176,7 @@ impl App {
                     session_only: e.session_only,
                     poll_ms: e.poll_ms,
                 },
+                &by.audit_name(),
             )
             .await?;
         self.engine_view(row).await
@@ -185,15 +186,18 @@ impl App {
         by.require(Role::Admin)?;
         let row = self
             .remotes
-            .edit(EngineSettings {
-                name: name.to_owned(),
-                base_url: c.base_url.unwrap_or_default(),
-                token: token(c.token),
-                clear_token: c.clear_token,
-                keep_token: c.keep_token,
-                session_only: c.session_only,
-                poll_ms: c.poll_ms,
-            })
+            .edit(
+                EngineSettings {
+                    name: name.to_owned(),
+                    base_url: c.base_url.unwrap_or_default(),
+                    token: token(c.token),
+                    clear_token: c.clear_token,
+                    keep_token: c.keep_token,
+                    session_only: c.session_only,
+                    poll_ms: c.poll_ms,
+                },
+                &by.audit_name(),
+            )
             .await?;
         self.engine_view(row).await
     }
@@ -263,7 +267,7 @@ impl App {
     /// Removes an engine and its token (admins only); its entries stay as history.
     pub async fn remove_engine(&self, name: &str, by: &Actor) -> Result<(), Error> {
         by.require(Role::Admin)?;
-        self.remotes.remove(name).await
+        self.remotes.remove(name, &by.audit_name()).await
     }
 
     /// The engine's agents as last listed.

@@ -14,7 +14,7 @@ impl App {
     /// Admins only.
     pub async fn save_expiry_settings(&self, settings: &ExpirySettings, by: &Actor) -> Result<ExpirySettings, Error> {
         by.require(Role::Admin)?;
-        settings.save(&self.db).await?;
+        settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings.clone())
     }
 
@@ -30,7 +30,7 @@ impl App {
         by: &Actor,
     ) -> Result<crate::domain::safety::SafetySettings, Error> {
         by.require(Role::Admin)?;
-        crate::store::settings::save(&self.db, &settings).await?;
+        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
@@ -47,23 +47,18 @@ impl App {
         by: &Actor,
     ) -> Result<crate::domain::safety::QuorumSettings, Error> {
         by.require(Role::Admin)?;
-        crate::store::settings::save(&self.db, &settings).await?;
+        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
     /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only.
     /// Read and written in one transaction, so two changes at once both hold.
     pub async fn set_quorum(&self, tool: &str, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        use crate::store::settings::Document;
         by.require(Role::Admin)?;
-        let key = crate::domain::safety::QuorumSettings::KEY;
         let mut tx = self.db.begin_write().await?;
-        let stored: crate::domain::safety::QuorumSettings = match crate::store::settings::get(&mut tx, key).await? {
-            Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored quorum settings are unreadable: {e}")))?,
-            None => Default::default(),
-        };
+        let stored: crate::domain::safety::QuorumSettings = crate::store::settings::read(&mut tx).await?;
         let settings = stored.with(tool, approvals)?;
-        crate::store::settings::put(&mut tx, key, &serde_json::to_value(&settings).expect("settings serialize")).await?;
+        crate::store::settings::change(&mut tx, &settings, &by.audit_name()).await?;
         tx.commit().await?;
         Ok(settings)
     }

@@ -38,7 +38,7 @@ impl App {
     ) -> Result<Vec<SuspendedRun>, Error> {
         let runs = self.local.suspended_runs(&crate::domain::AgentId::new(agent), thread, resource).await?;
         let own = by.key();
-        Ok(runs.into_iter().filter(|r| by.role >= Role::Operator || r.started_by.as_deref() == Some(own.as_str())).collect())
+        Ok(runs.into_iter().filter(|r| by.role.includes(Role::Operator) || r.started_by.as_deref() == Some(own.as_str())).collect())
     }
 
     /// The pending call of `agent`'s run that a route names (S6: never another call; without a call

@@ -8,9 +8,9 @@ use sqlx::Row;
 use std::fmt::Write;
 
 impl App {
-    /// The metrics as Prometheus text; operators and admins.
+    /// The metrics as Prometheus text; viewers, operators and admins.
     pub async fn metrics(&self, by: &Actor) -> Result<String, Error> {
-        by.require(Role::Operator)?;
+        by.require(Role::Viewer)?;
         let mut conn = self.db.pool().acquire().await?;
         let queue = sqlx::query("SELECT engine, state, COUNT(*) AS n FROM queue_items GROUP BY engine, state ORDER BY engine, state")
             .fetch_all(&mut *conn)

@@ -131,7 +131,7 @@ impl App {
     pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>, by: &Actor) -> Result<RunId, Error> {
         if auto_resume {
             let key = by.principal.key();
-            let only_of = (by.principal.role < crate::domain::Role::Operator).then_some(key.as_str());
+            let only_of = (!by.principal.role.includes(crate::domain::Role::Operator)).then_some(key.as_str());
             if let Some((entry, data)) = self.local.auto_resume_target(&request, only_of).await? {
                 let call = &entry.queued.call;
                 let decision = self

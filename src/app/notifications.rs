@@ -35,7 +35,7 @@ impl App {
     /// Stores the notification settings (and with them the high-risk tools); admins only.
     pub async fn save_notification_settings(&self, settings: NotificationSettings, by: &Actor) -> Result<NotificationSettings, Error> {
         by.require(Role::Admin)?;
-        settings.save(&self.db).await?;
+        settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings)
     }
 

@@ -108,15 +108,15 @@ pub struct PendingPoint {
 }
 
 impl App {
-    /// The team's figures over the last `days` days (1–[`MAX_DAYS`]) up to now; operators and
-    /// admins.
+    /// The team's figures over the last `days` days (1–[`MAX_DAYS`]) up to now; viewers,
+    /// operators and admins.
     ///
     /// Bounded by the period, not by the size of the queue: the counts and the hourly series are
     /// counted in SQL, from indexes, over the period's decisions and changes (`store::stats`), and
     /// at most [`MAX_TIMED`] decisions are read for the percentiles. Reads only, on one pooled
     /// connection; the writer is never waited for.
     pub async fn stats(&self, days: u32, by: &Actor) -> Result<TeamStats, Error> {
-        by.require(Role::Operator)?;
+        by.require(Role::Viewer)?;
         if !(1..=MAX_DAYS).contains(&days) {
             return Err(Error::InvalidRequest(format!("days must be a whole number of days from 1 to {MAX_DAYS}; got {days}")));
         }

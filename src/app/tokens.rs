@@ -179,6 +179,14 @@ impl App {
         )))
     }
 
+    /// Whether a stored token still authenticates (is not revoked): what a long-lived request (an
+    /// event stream) asks again and again, so that it ends when its credential is revoked. Writes
+    /// nothing.
+    pub async fn token_still_valid(&self, secret: &str) -> Result<bool, Error> {
+        let mut conn = self.db.pool().acquire().await?;
+        Ok(credentials::by_hash(&mut conn, &secret_hash(secret)).await?.is_some())
+    }
+
     /// The principal a stored token stands for, or `None` for a token that is unknown or revoked.
     /// Notes the use (at most once a minute per credential, after answering).
     pub async fn authenticate(&self, secret: &str) -> Result<Option<Principal>, Error> {

@@ -209,8 +209,8 @@ pub enum Command {
         command: SecretCommand,
     },
     /// Credentials for the HTTP API, each with a role: `agent` (start runs, list its own suspended
-    /// runs; never decide), `operator` (the console and decisions), `admin` (also grants, settings,
-    /// engines).
+    /// runs; never decide), `viewer` (read the metrics and the team's figures, nothing else),
+    /// `operator` (the console and decisions), `admin` (also grants, settings, engines).
     ///
     /// Only a hash of each token is stored: a token is shown once, when it is made. The token that
     /// `serve` prints (or `--token`) is the local admin's and is not listed here.
@@ -367,7 +367,7 @@ pub enum TokensCommand {
         /// A name for the audit log: 1–64 letters, digits, '.', '_', '-'.
         name: String,
         /// What the token may do.
-        #[arg(long, value_parser = ["agent", "operator", "admin"])]
+        #[arg(long, value_parser = ["agent", "viewer", "operator", "admin"])]
         role: String,
         /// An agent name its submitted calls may claim (repeat for more). Without it, the calls it
         /// submits (POST /api/calls, the hooks, the MCP gate) are queued under its own name,

@@ -35,7 +35,7 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else if list.is_empty() {
-                println!("No credentials. Make one: approval-console tokens add <name> --role agent|operator|admin");
+                println!("No credentials. Make one: approval-console tokens add <name> --role agent|viewer|operator|admin");
             } else {
                 println!("{:<24} {:<9} {:<16} {:<26} {:<26} CLAIMS", "NAME", "ROLE", "PERSON", "CREATED", "LAST USED");
                 for c in &list {

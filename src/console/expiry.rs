@@ -96,8 +96,9 @@ impl ExpirySettings {
         settings::load(db).await
     }
 
-    pub async fn save(&self, db: &Db) -> Result<(), Error> {
-        settings::save(db, self).await
+    /// Stores them, audited as changed by `by` (an actor's audit name).
+    pub async fn save(&self, db: &Db, by: &str) -> Result<(), Error> {
+        settings::save(db, self, by).await
     }
 
     /// Cutoffs on `paused_at` for calls whose deadline (shifted by `ahead`) is at or before `now`.

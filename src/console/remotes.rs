@@ -3,6 +3,7 @@
 //! each with its sync loop while the console serves.
 
 use super::{Console, Events};
+use crate::domain::audit::AuditAction;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::SyncReport;
@@ -10,7 +11,8 @@ use crate::engine::remote::http::parse_base_url;
 use crate::engine::remote::RemoteEngine;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineKind, EngineRow};
-use crate::store::Db;
+use crate::store::{audit, Db};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -184,8 +186,9 @@ impl Remotes {
     }
 
     /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).
-    /// `kind` says which API it speaks (it never changes after).
-    pub async fn add(&self, kind: EngineKind, s: EngineSettings) -> Result<EngineRow, Error> {
+    /// `kind` says which API it speaks (it never changes after). Audited `engine.added` as done by
+    /// `by` (an actor's audit name), in the transaction that stores it.
+    pub async fn add(&self, kind: EngineKind, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
         crate::engine::remote::check_name(&s.name)?;
         parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
@@ -210,6 +213,8 @@ impl Remotes {
         let row = {
             let mut tx = self.db.begin_write().await?;
             let row = store::insert(&mut tx, &s.name, kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
+            let token = if s.token.is_some() { "set" } else { "none" };
+            audited(&mut tx, by, AuditAction::EngineAdded, &s.name, json!({ "after": described(&row), "tokenChange": token })).await?;
             tx.commit().await?;
             row
         };
@@ -218,8 +223,10 @@ impl Remotes {
         Ok(row)
     }
 
-    /// Changes an engine's URL, token or poll interval.
-    pub async fn edit(&self, s: EngineSettings) -> Result<EngineRow, Error> {
+    /// Changes an engine's URL, token or poll interval. Audited `engine.changed` as done by `by`
+    /// (an actor's audit name), in the transaction that stores it: before, after, and what became of
+    /// the token (never the token).
+    pub async fn edit(&self, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
         let current = {
             let mut conn = self.db.pool().acquire().await?;
             store::get(&mut conn, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?
@@ -256,7 +263,18 @@ impl Remotes {
         };
         let row = {
             let mut tx = self.db.begin_write().await?;
+            let before = store::get(&mut tx, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?;
             let row = store::update(&mut tx, &s.name, &base_url, token_ref.as_deref(), poll_ms).await?;
+            let token_change = match (&s.token, s.clear_token) {
+                (Some(_), _) if before.token_ref.is_some() => "replaced",
+                (Some(_), _) => "set",
+                (None, true) if before.token_ref.is_some() => "cleared",
+                (None, _) if before.token_ref.is_some() && moved => "kept for the new URL",
+                (None, _) if before.token_ref.is_some() => "kept",
+                (None, _) => "none",
+            };
+            let details = json!({ "before": described(&before), "after": described(&row), "tokenChange": token_change });
+            audited(&mut tx, by, AuditAction::EngineChanged, &s.name, details).await?;
             tx.commit().await?;
             row
         };
@@ -269,7 +287,8 @@ impl Remotes {
     }
 
     /// Removes an engine and its keyring entry. Its queue entries stay as history (undecidable).
-    pub async fn remove(&self, name: &str) -> Result<(), Error> {
+    /// Audited `engine.removed` as done by `by` (an actor's audit name), with the engine as it was.
+    pub async fn remove(&self, name: &str, by: &str) -> Result<(), Error> {
         let row = {
             let mut conn = self.db.pool().acquire().await?;
             store::get(&mut conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?
@@ -280,7 +299,11 @@ impl Remotes {
         }
         {
             let mut tx = self.db.begin_write().await?;
-            store::delete(&mut tx, name).await?;
+            let before = store::get(&mut tx, name).await?;
+            if store::delete(&mut tx, name).await? {
+                let details = json!({ "before": before.as_ref().map(described) });
+                audited(&mut tx, by, AuditAction::EngineRemoved, name, details).await?;
+            }
             tx.commit().await?;
         }
         self.disconnect(name);
@@ -358,6 +381,24 @@ async fn forget(names: &[String]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// An engine's settings as the audit log records them: where its token is kept (`keyring`,
+/// `session`, or `none`), never the token.
+fn described(row: &EngineRow) -> Value {
+    let token = match row.token_ref.as_deref() {
+        None => "none",
+        Some(store::SESSION_TOKEN) => "session",
+        Some(_) => "keyring",
+    };
+    json!({ "kind": row.kind, "baseUrl": row.base_url, "pollMs": row.poll_ms, "token": token })
+}
+
+/// The audit entry of a change to engine `name`, in the caller's transaction.
+async fn audited(conn: &mut sqlx::AnyConnection, by: &str, action: AuditAction, name: &str, mut details: Value) -> Result<(), Error> {
+    details["engine"] = json!(name);
+    let record = audit::Record { actor: by, action, queue_item_id: None, tool_name: None, fingerprint: None, details };
+    audit::append(conn, record).await.map(drop)
 }
 
 fn settings_equal(a: &EngineRow, b: &EngineRow) -> bool {

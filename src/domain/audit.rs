@@ -74,11 +74,25 @@ pub enum AuditAction {
     CredentialCreated,
     #[serde(rename = "credential.revoked")]
     CredentialRevoked,
+    /// A settings document changed (notifications, safety, quorum, expiry): `details` name it
+    /// (`setting`) and hold it `before` and `after`.
+    #[serde(rename = "settings.changed")]
+    SettingsChanged,
+    /// A remote engine was added (`details.after`: its kind, URL, poll interval and where its token
+    /// is kept, never the token).
+    #[serde(rename = "engine.added")]
+    EngineAdded,
+    /// A remote engine's URL, poll interval or token changed (`before`, `after`, and what became of
+    /// the token: `tokenChange`, never the token).
+    #[serde(rename = "engine.changed")]
+    EngineChanged,
+    #[serde(rename = "engine.removed")]
+    EngineRemoved,
 }
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 25] = [
+    pub const ALL: [Self; 29] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -104,6 +118,10 @@ impl AuditAction {
         Self::RunFailed,
         Self::CredentialCreated,
         Self::CredentialRevoked,
+        Self::SettingsChanged,
+        Self::EngineAdded,
+        Self::EngineChanged,
+        Self::EngineRemoved,
     ];
 
     /// The name as stored and shown (`decision.approve`).
@@ -134,6 +152,10 @@ impl AuditAction {
             Self::RunFailed => "run.failed",
             Self::CredentialCreated => "credential.created",
             Self::CredentialRevoked => "credential.revoked",
+            Self::SettingsChanged => "settings.changed",
+            Self::EngineAdded => "engine.added",
+            Self::EngineChanged => "engine.changed",
+            Self::EngineRemoved => "engine.removed",
         }
     }
 

@@ -1,10 +1,12 @@
 //! Who is asking: the principals of the console and what each may do.
 //!
-//! Three roles, each including the one before it:
+//! Four roles; what each may do is [`Role::includes`], never an order:
 //! - `agent`: the engine API — start runs, stream them, list the suspended runs it started. It can
 //!   never decide: the agent being reviewed must not approve its own call.
+//! - `viewer`: reads the metrics and the team's figures (dashboards), nothing else: no queue, no
+//!   decisions, no runs, no submitted calls. Beside `agent`: neither includes the other.
 //! - `operator`: the console API and decisions (the queue, the audit log, approving, declining,
-//!   answering, also through the Mastra-shaped routes), and everything an agent may do.
+//!   answering, also through the Mastra-shaped routes), and everything an agent or a viewer may do.
 //! - `admin`: an operator who may also change grants, settings, engines and tokens.
 //!
 //! A principal is the local user (the token `serve` prints, the desktop window, the CLI run by the
@@ -13,19 +15,25 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What a principal may do; ordered, each role includes the ones before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+/// What a principal may do. Not ordered: `agent` and `viewer` stand beside each other, and what a
+/// role may do is [`Role::includes`] (deliberately no `Ord`, so nothing compares roles by rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Agent,
+    Viewer,
     Operator,
     Admin,
 }
 
 impl Role {
+    /// Every role.
+    pub const ALL: [Self; 4] = [Self::Agent, Self::Viewer, Self::Operator, Self::Admin];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Agent => "agent",
+            Self::Viewer => "viewer",
             Self::Operator => "operator",
             Self::Admin => "admin",
         }
@@ -34,9 +42,21 @@ impl Role {
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "agent" => Some(Self::Agent),
+            "viewer" => Some(Self::Viewer),
             "operator" => Some(Self::Operator),
             "admin" => Some(Self::Admin),
             _ => None,
+        }
+    }
+
+    /// Whether this role may do what `needed` may: itself; an operator also an agent's and a
+    /// viewer's; an admin everything. An agent never a viewer's, a viewer never an agent's.
+    pub fn includes(self, needed: Role) -> bool {
+        match self {
+            Self::Admin => true,
+            Self::Operator => matches!(needed, Self::Operator | Self::Agent | Self::Viewer),
+            Self::Agent => needed == Self::Agent,
+            Self::Viewer => needed == Self::Viewer,
         }
     }
 }
@@ -89,7 +109,7 @@ impl Principal {
 
     /// `Ok` if this principal has at least `needed`, else `forbidden` naming both.
     pub fn require(&self, needed: Role) -> Result<(), super::Error> {
-        if self.role >= needed {
+        if self.role.includes(needed) {
             Ok(())
         } else {
             Err(super::Error::Forbidden { needed, principal: self.name.clone(), role: self.role })
@@ -141,6 +161,22 @@ mod tests {
         assert_eq!(e.code(), "forbidden");
         assert!(p(Role::Operator).require(Role::Admin).is_err());
         assert_eq!(Principal::local("alice").role, Role::Admin);
+    }
+
+    #[test]
+    fn a_viewer_and_an_agent_stand_beside_each_other() {
+        let p = |role| Principal::token("t", role);
+        assert!(p(Role::Viewer).require(Role::Viewer).is_ok());
+        assert!(p(Role::Viewer).require(Role::Agent).is_err(), "a viewer starts no run, submits no call");
+        assert!(p(Role::Agent).require(Role::Viewer).is_err(), "an agent reads no metrics");
+        for above in [Role::Operator, Role::Admin] {
+            assert!(p(Role::Viewer).require(above).is_err());
+            assert!(p(above).require(Role::Viewer).is_ok() && p(above).require(Role::Agent).is_ok());
+        }
+        for role in Role::ALL {
+            assert!(role.includes(role) && Role::Admin.includes(role));
+            assert_eq!(Role::parse(role.as_str()), Some(role));
+        }
     }
 
     #[test]

@@ -82,10 +82,11 @@ impl NotificationSettings {
         Ok(stored)
     }
 
-    /// Stores them, the high-risk tools in the safety settings (one transaction).
-    pub async fn save(&self, db: &Db) -> Result<(), Error> {
+    /// Stores them, the high-risk tools in the safety settings (one transaction), each change audited
+    /// as made by `by` (an actor's audit name).
+    pub async fn save(&self, db: &Db, by: &str) -> Result<(), Error> {
         let safety = crate::domain::safety::SafetySettings { high_risk_tools: self.high_risk_tools.clone() };
-        settings::save_both(db, &Self { high_risk_tools: vec![], ..self.clone() }, &safety).await
+        settings::save_both(db, &Self { high_risk_tools: vec![], ..self.clone() }, &safety, by).await
     }
 }
 

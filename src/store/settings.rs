@@ -1,6 +1,8 @@
-//! Operator settings: one JSON document per key.
+//! Operator settings: one JSON document per key. Every change is audited (`settings.changed`, with
+//! the document before and after) in the transaction that stores it.
 
-use super::{now, parse_json, ts, Db};
+use super::{audit, now, parse_json, ts, Db};
+use crate::domain::audit::AuditAction;
 use crate::domain::Error;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -50,29 +52,60 @@ pub async fn safety(db: &Db) -> Result<crate::domain::safety::SafetySettings, Er
 /// The stored document, or its default when none was saved.
 pub async fn load<T: Document>(db: &Db) -> Result<T, Error> {
     let mut conn = db.pool().acquire().await?;
-    match get(&mut conn, T::KEY).await? {
-        Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored {} are unreadable: {e}", T::NAME))),
-        None => Ok(T::default()),
-    }
+    read(&mut conn).await
 }
 
-/// Checks and stores the document.
-pub async fn save<T: Document>(db: &Db, doc: &T) -> Result<(), Error> {
+/// Checks and stores the document, audited as changed by `by` (an actor's audit name).
+pub async fn save<T: Document>(db: &Db, doc: &T, by: &str) -> Result<(), Error> {
     doc.check()?;
     let mut tx = db.begin_write().await?;
-    put(&mut tx, T::KEY, &serde_json::to_value(doc).expect("settings serialize")).await?;
+    change(&mut tx, doc, by).await?;
     tx.commit().await
 }
 
-/// Checks and stores two documents in one transaction: both or neither.
-pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B) -> Result<(), Error> {
+/// Checks and stores two documents in one transaction: both or neither, each audited.
+pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B, by: &str) -> Result<(), Error> {
     a.check()?;
     b.check()?;
     let mut tx = db.begin_write().await?;
-    put(&mut tx, A::KEY, &serde_json::to_value(a).expect("settings serialize")).await?;
-    put(&mut tx, B::KEY, &serde_json::to_value(b).expect("settings serialize")).await?;
+    change(&mut tx, a, by).await?;
+    change(&mut tx, b, by).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Stores `doc` in the caller's transaction with its audit entry (`settings.changed`: `setting`,
+/// `before` — the default when none was stored — and `after`), so the two commit together. A
+/// document equal to the stored one is not a change: nothing is written. Answers whether it changed.
+/// Does not [`Document::check`] it.
+pub async fn change<T: Document>(conn: &mut AnyConnection, doc: &T, by: &str) -> Result<bool, Error> {
+    let after = serde_json::to_value(doc).expect("settings serialize");
+    let before = match get(conn, T::KEY).await? {
+        Some(stored) => stored,
+        None => serde_json::to_value(T::default()).expect("settings serialize"),
+    };
+    if before == after {
+        return Ok(false);
+    }
+    put(conn, T::KEY, &after).await?;
+    let record = audit::Record {
+        actor: by,
+        action: AuditAction::SettingsChanged,
+        queue_item_id: None,
+        tool_name: None,
+        fingerprint: None,
+        details: serde_json::json!({ "setting": T::KEY, "before": before, "after": after }),
+    };
+    audit::append(conn, record).await?;
+    Ok(true)
+}
+
+/// The stored document in the caller's transaction, or its default.
+pub async fn read<T: Document>(conn: &mut AnyConnection) -> Result<T, Error> {
+    match get(conn, T::KEY).await? {
+        Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored {} are unreadable: {e}", T::NAME))),
+        None => Ok(T::default()),
+    }
 }
 
 pub async fn get(conn: &mut AnyConnection, key: &str) -> Result<Option<Value>, Error> {
@@ -80,7 +113,8 @@ pub async fn get(conn: &mut AnyConnection, key: &str) -> Result<Option<Value>, E
     text.map(|t| parse_json(&t)).transpose()
 }
 
-pub async fn put(conn: &mut AnyConnection, key: &str, value: &Value) -> Result<(), Error> {
+/// Writes a document without auditing it: only through [`change`].
+async fn put(conn: &mut AnyConnection, key: &str, value: &Value) -> Result<(), Error> {
     sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
         .bind(key)
         .bind(value.to_string())

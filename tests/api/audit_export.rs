@@ -235,3 +235,19 @@ async fn c06_exports_need_the_token_a_loopback_host_and_a_known_format() {
     }
     assert_eq!(t.http.get(format!("{}/api/audit/decisions", t.base)).send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn the_saved_export_is_readable_by_its_owner_only_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = app_with_history().await;
+    // The usual umask (others may read what is made): the export must not follow it.
+    // SAFETY: umask has no preconditions; 022 is what every test of this binary runs under anyway.
+    unsafe { libc::umask(0o022) };
+    let folder = tempfile::tempdir().unwrap();
+    for format in [approval_console::app::audit::ExportFormat::Jsonl, approval_console::app::audit::ExportFormat::Csv] {
+        let path = t.app.export_audit_to(folder.path(), format).await.unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{} is {mode:o}", path.display());
+        assert!(std::fs::read_to_string(&path).unwrap().contains("decision.approve"));
+    }
+}

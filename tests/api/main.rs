@@ -32,6 +32,7 @@ mod queue_view;
 mod quorum;
 mod readme;
 mod restart;
+mod rule_changes;
 mod rules;
 mod runs;
 mod security;

@@ -159,15 +159,24 @@ async fn mastra_routes_refuse_a_call_of_another_agent_and_a_high_risk_approval()
 }
 
 #[tokio::test]
-async fn every_route_refuses_a_role_below_its_own_and_changes_nothing() {
+async fn every_route_refuses_a_role_below_or_beside_its_own_and_changes_nothing() {
     let t = spawn_app().await;
     let agent = t.token("a", Role::Agent).await;
+    let viewer = t.token("v", Role::Viewer).await;
     let operator = t.token("o", Role::Operator).await;
+    // What each role may, written out here rather than asked of `Role::includes` (the thing tested):
+    // an operator an agent's and a viewer's routes; an agent and a viewer only their own.
+    let may = |role: Role, needed: Role| match role {
+        Role::Agent => needed == Role::Agent,
+        Role::Viewer => needed == Role::Viewer,
+        Role::Operator => needed != Role::Admin,
+        Role::Admin => true,
+    };
     let mut checked = 0;
     for (method, route, needed) in ROLES {
         let Some(needed) = needed else { continue };
-        for (token, role) in [(&agent, Role::Agent), (&operator, Role::Operator)] {
-            if role >= *needed {
+        for (token, role) in [(&agent, Role::Agent), (&viewer, Role::Viewer), (&operator, Role::Operator)] {
+            if may(role, *needed) {
                 continue;
             }
             let body = (method != Method::GET).then(|| json!({}));
@@ -177,7 +186,7 @@ async fn every_route_refuses_a_role_below_its_own_and_changes_nothing() {
             checked += 1;
         }
     }
-    assert!(checked > 40, "{checked} refusals checked");
+    assert!(checked > 100, "{checked} refusals checked");
     assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 0);
     assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
     assert_eq!(t.count("SELECT COUNT(*) FROM settings").await, 0);
@@ -278,4 +287,86 @@ async fn the_high_risk_tools_are_safety_settings_of_their_own_that_only_an_admin
     let stored: String =
         sqlx::query_scalar("SELECT value FROM settings WHERE key = 'notifications'").fetch_one(t.app.db.pool()).await.unwrap();
     assert!(!stored.contains("transfer"), "kept once, in the safety settings: {stored}");
+}
+
+#[tokio::test]
+async fn a_viewer_reads_the_metrics_the_team_figures_and_its_session_and_nothing_else() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    // Made as the README says, by the CLI.
+    let dir = t.dir.clone();
+    let out = tokio::task::spawn_blocking(move || cli(&dir, &["tokens", "add", "grafana", "--role", "viewer"])).await.unwrap();
+    assert!(out.status.success(), "{}", text_of(&out));
+    let viewer = String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_owned();
+
+    let (status, metrics) = t.call_as(&viewer, Method::GET, "/api/metrics", None).await;
+    assert_eq!(status, StatusCode::OK, "{metrics}");
+    assert!(metrics.as_str().unwrap().contains("approval_console_"), "Prometheus text: {metrics}");
+    let (status, stats) = t.call_as(&viewer, Method::GET, "/api/stats?days=7", None).await;
+    assert_eq!(status, StatusCode::OK, "{stats}");
+    let (status, me) = t.call_as(&viewer, Method::GET, "/api/session", None).await;
+    assert_eq!((status, me), (StatusCode::OK, json!({ "name": "grafana", "role": "viewer", "kind": "token" })));
+
+    let ids = json!({ "runId": "r", "toolCallId": "c" });
+    for (method, path, body) in [
+        (Method::GET, "/api/queue".to_owned(), None),
+        (Method::GET, format!("/api/queue/{id}"), None),
+        (Method::GET, "/api/events".to_owned(), None),
+        (Method::GET, "/api/audit".to_owned(), None),
+        (Method::GET, "/api/grants".to_owned(), None),
+        (Method::GET, "/api/engines".to_owned(), None),
+        (Method::GET, "/api/agents".to_owned(), None),
+        (Method::GET, "/api/agents/demo/suspended-runs".to_owned(), None),
+        (Method::POST, format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": item["fingerprint"] }))),
+        (Method::POST, format!("/api/queue/{id}/decline"), Some(json!({ "fingerprint": item["fingerprint"] }))),
+        (Method::POST, "/api/agents/demo/approve-tool-call".to_owned(), Some(ids)),
+        (Method::POST, "/api/agents/demo/generate".to_owned(), Some(delete("delete rec-2"))),
+        (Method::POST, "/api/calls".to_owned(), Some(json!({ "toolName": "rm", "args": {} }))),
+        (Method::GET, "/api/calls/x".to_owned(), None),
+    ] {
+        let (status, answer) = t.call_as(&viewer, method.clone(), &path, body).await;
+        assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")), "{method} {path}: {answer}");
+    }
+    assert_eq!(t.item(id).await["state"], "pending");
+    assert_eq!(t.count("SELECT COUNT(*) FROM queue_items").await, 1, "no run started, no call submitted");
+
+    // The metrics no longer need a credential that can approve; an agent's still cannot read them.
+    let operator = t.token("olga", Role::Operator).await;
+    assert_eq!(t.call_as(&operator, Method::GET, "/api/metrics", None).await.0, StatusCode::OK);
+    let agent = t.token("bot", Role::Agent).await;
+    for path in ["/api/metrics", "/api/stats"] {
+        let (status, body) = t.call_as(&agent, Method::GET, path, None).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {body}");
+        assert_eq!(body["details"], json!({ "needed": "viewer", "role": "agent" }));
+    }
+}
+
+#[tokio::test]
+async fn an_open_event_stream_ends_when_its_credential_is_revoked() {
+    use futures::StreamExt;
+    let t = spawn_app().await;
+    let token = t.token("watcher", Role::Operator).await;
+    let r = t.http.get(format!("{}/api/events", t.base)).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut stream = r.bytes_stream();
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "event: ready").await;
+    // Still open and told of changes while the credential holds.
+    t.generate("delete rec-1").await;
+    read_until(&mut stream, &mut text, r#""type":"added""#).await;
+
+    t.app.revoke_token("watcher", &t.app.local_actor("test")).await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match tokio::time::timeout_at(deadline, stream.next()).await {
+            Err(_) => panic!("the stream of a revoked credential is still open; it got {text}"),
+            Ok(None) | Ok(Some(Err(_))) => break,
+            Ok(Some(Ok(chunk))) => text.push_str(&String::from_utf8_lossy(&chunk)),
+        }
+    }
+    // The session token's stream is not affected by it.
+    let r = t.http.get(format!("{}/api/events", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
 }

@@ -54,3 +54,55 @@ export function preview(value: unknown, max = 120): string {
   }
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
+
+/** One field of a change entry that differs: its value before and after (either may be absent). */
+export type ChangedField = { field: string; before: unknown; after: unknown };
+
+/**
+ * What a change to the rules changed (`settings.changed`, `engine.*`, `credential.*` entries), for
+ * the audit view: its subject and the top-level fields whose value differs. `null` for an entry of a
+ * call (a pause, a decision, a delivery).
+ */
+export type RuleChange = {
+  kind: 'setting' | 'engine' | 'credential';
+  /** The setting's key (`quorum`, `safety`, `notifications`, `expiry`), the engine's or the credential's name. */
+  subject: string;
+  /** A credential's role. */
+  role: string | null;
+  /** What became of an engine's token (`set`, `replaced`, `kept`, `kept for the new URL`, `cleared`, `none`): never the token. */
+  tokenChange: string | null;
+  /** `added` (no before), `removed` (no after), else `changed`. */
+  change: 'added' | 'changed' | 'removed';
+  fields: ChangedField[];
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function ruleChange(action: string, details: unknown): RuleChange | null {
+  const setting = text(field(details, 'setting'));
+  const engine = text(field(details, 'engine'));
+  const name = text(field(details, 'name'));
+  let kind: RuleChange['kind'];
+  let subject: string;
+  if (action === 'settings.changed' && setting !== null) [kind, subject] = ['setting', setting];
+  else if (action.startsWith('engine.') && engine !== null) [kind, subject] = ['engine', engine];
+  else if (action.startsWith('credential.') && name !== null) [kind, subject] = ['credential', name];
+  else return null;
+  const before = field(details, 'before') ?? null;
+  const after = field(details, 'after') ?? null;
+  const fields: ChangedField[] = [];
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    for (const k of keys) if (!same(before[k], after[k])) fields.push({ field: k, before: before[k], after: after[k] });
+  } else if (isObject(after) && before === null) {
+    for (const k of Object.keys(after).sort()) fields.push({ field: k, before: undefined, after: after[k] });
+  } else if (isObject(before) && after === null) {
+    for (const k of Object.keys(before).sort()) fields.push({ field: k, before: before[k], after: undefined });
+  }
+  const change = /\.(removed|revoked)$/.test(action) ? 'removed' : /\.(added|created)$/.test(action) ? 'added' : 'changed';
+  return { kind, subject, role: text(field(details, 'role')), tokenChange: text(field(details, 'tokenChange')), change, fields };
+}

@@ -199,7 +199,8 @@ export interface paths {
         };
         /**
          * Server-Sent Events: `queue` events `{type: added|updated, id}`; `resync` when this listener fell
-         *     behind and should reload. Ends when the server stops.
+         *     behind and should reload. Ends when the server stops, and — for a stored credential — within
+         *     [`STILL_VALID_EVERY`] of its revocation (the session token cannot be revoked).
          */
         get: operations["events"];
         put?: never;
@@ -633,7 +634,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "engine.added" | "engine.changed" | "engine.removed";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -1349,10 +1350,11 @@ export interface components {
             fingerprint: string;
         };
         /**
-         * @description What a principal may do; ordered, each role includes the ones before it.
+         * @description What a principal may do. Not ordered: `agent` and `viewer` stand beside each other, and what a
+         *     role may do is [`Role::includes`] (deliberately no `Ord`, so nothing compares roles by rank).
          * @enum {string}
          */
-        Role: "agent" | "operator" | "admin";
+        Role: "agent" | "viewer" | "operator" | "admin";
         /**
          * @description The high-risk tools: every call of one needs the console's confirm step; it is never approved
          *     from a notification, through a Mastra-shaped route or by a grant (and a grant stops applying

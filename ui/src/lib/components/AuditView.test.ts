@@ -147,4 +147,33 @@ describe('AuditView', () => {
     expect(saved).toEqual([]);
     expect(q('[data-testid="export-done"]')!.textContent).toContain('/home/op/Downloads/approval-console-audit-20250101T100000Z.csv');
   });
+
+  it('shows what a change to the rules changed, field by field, as text; an engine token never, only what became of it', async () => {
+    const backend = new FakeBackend();
+    const rule = { queueItemId: null, toolName: null, fingerprint: null };
+    backend.audit = [
+      entry(1, 'settings.changed', { setting: 'quorum', before: { rules: [{ tool: 'delete_record', approvals: 2 }] }, after: { rules: [] } }, { ...rule, actor: 'mallory (web)' }),
+      entry(2, 'engine.changed', { engine: '<img src=x onerror=alert(1)>', before: { baseUrl: 'http://a', pollMs: 1000, token: 'keyring' }, after: { baseUrl: 'http://b', pollMs: 1000, token: 'keyring' }, tokenChange: 'kept for the new URL' }, rule),
+      entry(3, 'credential.created', { name: 'grafana', role: 'viewer' }, rule),
+      entry(4, 'call.paused', { args: { id: 'rec-1' } }),
+    ];
+    const { q, all } = await render(backend);
+    q('[data-testid="audit-mode-entries"]')!.click();
+    await settle();
+    const rows = all('[data-testid="audit-entry"][data-kind="entry"]');
+    const cell = (seq: number) => rows.find((r) => r.dataset.seq === String(seq))!.querySelector('[data-testid="audit-change"]')!;
+    const words = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    expect(words(cell(1).querySelector('[data-testid="audit-change-subject"]'))).toBe('Setting quorum · changed');
+    // Newest first: the engine's change, then the quorum's.
+    expect(all('[data-testid="audit-change-field"]').map((f) => [f.dataset.field, words(f)])).toEqual([
+      ['baseUrl', 'baseUrl: http://a → http://b'],
+      ['rules', 'rules: [{"tool":"delete_record","approvals":2}] → []'],
+    ]);
+    expect(words(cell(2).querySelector('[data-testid="audit-change-token"]'))).toBe('Its token: kept, and sent to the new URL');
+    // A name from the wire stays text.
+    expect(cell(2).querySelector('img')).toBeNull();
+    expect(words(cell(2))).toContain('<img src=x onerror=alert(1)>');
+    expect(words(cell(3))).toBe('Token grafana (viewer) · added');
+    expect(words(cell(4))).toBe('');
+  });
 });

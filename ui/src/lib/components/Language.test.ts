@@ -183,7 +183,7 @@ describe('in Japanese', () => {
 
     q('[data-testid="audit-mode-entries"]')!.click();
     await settle();
-    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['#', '日時', '実行者', '操作', 'ツール', 'フィンガープリント', '詳細']);
+    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['#', '日時', '実行者', '操作', 'ツール', 'フィンガープリント', '変更内容', '詳細']);
     t = text(target);
     expect(t).toContain('queue.added');
     expect(englishLeft(target, [...wire, 'queue.added'])).toEqual([]);

@@ -40,11 +40,15 @@ describe('roles', () => {
     i18n.set('system');
   });
 
-  it('orders the roles agent < operator < admin, and knows no other', () => {
+  it('includes agent and viewer in operator, operator in admin, neither agent nor viewer in the other, and knows no other', () => {
     expect(roleAtLeast('admin', 'operator')).toBe(true);
     expect(roleAtLeast('operator', 'operator')).toBe(true);
     expect(roleAtLeast('operator', 'admin')).toBe(false);
     expect(roleAtLeast('agent', 'operator')).toBe(false);
+    expect(roleAtLeast('operator', 'viewer')).toBe(true);
+    expect(roleAtLeast('viewer', 'agent')).toBe(false);
+    expect(roleAtLeast('agent', 'viewer')).toBe(false);
+    expect(roleAtLeast('viewer', 'operator')).toBe(false);
     expect(roleAtLeast(null, 'agent')).toBe(false);
     expect(roleAtLeast('root' as never, 'agent')).toBe(false);
   });
@@ -251,6 +255,28 @@ describe('roles', () => {
       expect(q('team-tab')).toBeNull();
       expect(q('team-view')).toBeNull();
       expect(asked(backend, 'stats')).toBe(0);
+    } finally {
+      flushSync();
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("gives a viewer's token the team figures on a page of their own, and asks nothing of the queue", async () => {
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+    try {
+      const backend = new FakeBackend();
+      backend.principal = { name: 'grafana', role: 'viewer', kind: 'token' };
+      backend.add(makeItem());
+      const auth = tokenStore('viewer-tok');
+      const { q, target } = renderApp(backend, auth);
+      await vi.waitFor(() => expect(q('team-view')).not.toBeNull());
+      await settle();
+      expect(text(q('viewer-name'))).toBe('Signed in with the token named grafana, with the viewer role.');
+      expect(target.querySelector('[data-testid="queue-tab"], [data-testid="queue-item"], [data-testid="agent-page"]')).toBeNull();
+      expect(backend.calls.map((c) => c.method)).toEqual(['session', 'stats']);
+      q('viewer-other-token')!.click();
+      await settle();
+      expect(auth.token).toBeNull();
     } finally {
       flushSync();
       vi.restoreAllMocks();

@@ -31,12 +31,18 @@ export const app = {
   /** The desktop window, which does not learn the OS user's name. */
   whoamiLocal: 'Signed in as the local admin',
   /** A role as the header names it (`local`: the local user, always an admin). */
-  roles: { agent: 'agent', operator: 'operator', admin: 'admin', local: 'local admin' },
+  roles: { agent: 'agent', viewer: 'viewer', operator: 'operator', admin: 'admin', local: 'local admin' },
   /** Before the console knows who the token stands for. */
   checkingToken: 'Checking the token…',
   /** Asking who the token stands for failed (the error is shown below it). */
   sessionFailed: 'The console could not tell who this token stands for.',
   otherToken: 'Use a different token',
+
+  /** The page a viewer's token gets: the team's figures only. */
+  viewerTitle: 'Approval Console: team figures',
+  /** `{name}`: the token's name. */
+  viewerSignedIn: 'Signed in with the token named {name}, with the viewer role.',
+  viewerCan: 'A viewer token reads the metrics and the team figures, nothing else: it sees no calls and decides nothing.',
 
   /** The page an agent's token gets instead of the console. */
   agentTitle: "This token is an agent's",

@@ -31,7 +31,15 @@ export const audit = {
     details: 'Details',
     actor: 'Actor',
     action: 'Action',
+    change: 'Change',
   },
+  /** What a change to the rules is about; the name follows. */
+  changeSubject: { setting: 'Setting', engine: 'Engine', credential: 'Token' },
+  changeKinds: { added: 'added', changed: 'changed', removed: 'removed' },
+  /** `what`: one of `tokenChanges` (never the token itself). */
+  tokenChange: (what: string) => `Its token: ${what}`,
+  /** What became of an engine's token; another one is shown as it came. */
+  tokenChanges: { set: 'set', replaced: 'replaced', kept: 'kept', 'kept for the new URL': 'kept, and sent to the new URL', cleared: 'removed' },
   /** A decision's verdict; another one is shown as it came. */
   verdicts: { approve: 'approved', decline: 'declined', resume: 'answered', expire: 'expired' },
   /** A delivery's outcome; another one is shown as it came. */

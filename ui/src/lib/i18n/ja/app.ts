@@ -24,11 +24,14 @@ export const app: Messages['app'] = {
 
   whoami: '{name}（{role}）としてログイン中',
   whoamiLocal: 'ローカルの管理者としてログイン中',
-  roles: { agent: 'エージェント', operator: 'オペレーター', admin: '管理者', local: 'ローカルの管理者' },
+  roles: { agent: 'エージェント', viewer: '閲覧者', operator: 'オペレーター', admin: '管理者', local: 'ローカルの管理者' },
   checkingToken: 'トークンを確認しています…',
   sessionFailed: 'このトークンが誰のものか、コンソールは確認できませんでした。',
   otherToken: '別のトークンを使う',
 
+  viewerTitle: 'Approval Console: チームの数値',
+  viewerSignedIn: '名前が {name} の、閲覧者の役割を持つトークンでログイン中です。',
+  viewerCan: '閲覧者のトークンはメトリクスとチームの数値だけを読めます。呼び出しは見えず、何も決定しません。',
   agentTitle: 'これはエージェント用のトークンです',
   agentSignedIn: '名前が {name} の、エージェントの役割を持つトークンです。',
   agentCan:
