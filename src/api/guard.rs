@@ -156,7 +156,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
                 // A connection let in on the operators' reserve (every other place taken) serves
                 // operators only: anyone else is told to come back, and the connection closes.
                 let on_reserve = request.extensions().get::<super::connections::OnReserve>().is_some_and(|r| r.0);
-                if on_reserve && p.role < Role::Operator {
+                if on_reserve && !p.role.includes(Role::Operator) {
                     let mut refused = ApiError::rate_limited(
                         "the server has as many connections as it serves; the rest are kept for operators",
                         1,

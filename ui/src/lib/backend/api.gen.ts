@@ -717,7 +717,7 @@ export interface components {
             value: unknown;
         };
         /** @enum {string} */
-        ConditionOp: "equals" | "prefix" | "atMost" | "atLeast";
+        ConditionOp: "equals" | "prefix" | "glob" | "regex" | "atMost" | "atLeast";
         /** @description A grant just made, and how many waiting calls it approves now. */
         CreatedGrant: {
             /**
@@ -905,7 +905,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
         ExpiryRule: {
             /**
              * Format: int64
@@ -956,6 +956,12 @@ export interface components {
             /** @description The call it was made from. */
             fromItem: string | null;
             id: components["schemas"]["GrantId"];
+            /**
+             * @description Who asked for the call it was made from (`Principal::key()`), for scopes run and agent:
+             *     it covers only calls asked for by the same principal — never one that merely claims the
+             *     same agent name. Null for an engine-wide grant, or a call whose engine does not say.
+             */
+            requestedBy: string | null;
             /** Format: date-time */
             revokedAt: string | null;
             revokedBy: string | null;
@@ -980,6 +986,11 @@ export interface components {
             approvesWaiting: number;
             /** @description Whether the call it is made from is among them. */
             includesFromItem: boolean;
+            /**
+             * @description The waiting calls it would approve, oldest first: the first [`PREVIEW_CALLS`] of them (all
+             *     `approvesWaiting` of them when there are no more), so the operator sees each before a confirm.
+             */
+            waiting: components["schemas"]["WaitingCall"][];
         };
         /** @enum {string} */
         GrantScope: "run" | "agent" | "engine";
@@ -1265,6 +1276,7 @@ export interface components {
              *     rule; settings `quorum`): 1 for a tool without a quorum.
              */
             quorum: number;
+            requestedBy: null | components["schemas"]["Requester"];
             resolution: null | components["schemas"]["Stored"];
             resourceId: string | null;
             /** @description JSON Schema of the resume data (kind `suspend`). */
@@ -1328,6 +1340,13 @@ export interface components {
          */
         QuorumSettings: {
             rules?: components["schemas"]["QuorumRule"][];
+        };
+        /** @description A principal that asked for a call, as the queue shows it. */
+        Requester: {
+            /** @description `token` (a stored credential) or `local` (the local admin). */
+            kind: components["schemas"]["PrincipalKind"];
+            /** @description The credential's name, or the local admin's OS account. */
+            name: string;
         };
         /** @description What became of an interrupted call (the console stopped while its tool ran). */
         ResolveBody: {
@@ -1502,6 +1521,19 @@ export interface components {
             since: string;
             /** @description As the audit log names them, with the channel of their last heartbeat: `alice (web)`. */
             viewer: string;
+        };
+        /** @description A waiting call a grant would approve, as its preview lists it: untrusted text, shown as text. */
+        WaitingCall: {
+            agentId: string;
+            args: unknown;
+            fingerprint: string;
+            id: string;
+            /** Format: date-time */
+            pausedAt: string;
+            /** @description Who asked for it (`Principal::key()`), if its engine says. */
+            requestedBy: string | null;
+            runId: string;
+            toolName: string;
         };
     };
     responses: never;
@@ -1724,8 +1756,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description payload_too_large */
+            /** @description payload_too_large: the body is larger than 4 MiB, holds more JSON values than the server takes, or `args`, `payload` or `resumeSchema` is larger (as compact JSON) than the server's limit, 256 KiB by default (details: field, limit, size) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: this credential submitted more calls than its quota (10 a second, 30 at once by default); ask again after `Retry-After` seconds (details: retryAfterSecs) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1778,6 +1819,15 @@ export interface operations {
             };
             /** @description No such submitted call of this credential */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: this credential holds as many long polls as it may (32 by default); ask again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
