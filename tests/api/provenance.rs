@@ -195,8 +195,7 @@ async fn c08_one_person_counts_once_in_a_quorum_however_many_credentials_they_ho
             },
         )
         .await
-        .err()
-        .expect("the local admin and its own operator token are one person");
+        .expect_err("the local admin and its own operator token are one person");
     assert_eq!(e.code(), "already_approved", "{e}");
     assert_eq!(t.counters.deletes(), 0);
 }
@@ -237,7 +236,7 @@ async fn serve_refuses_a_session_token_that_is_a_credential_of_any_role() {
         (revoked.as_str(), "revoked credential \"old\""),
         ("ac_0123456789abcdef", "form of a stored credential"),
     ] {
-        let e = t.app.check_session_token(token).await.err().expect("refused");
+        let e = t.app.check_session_token(token).await.expect_err("refused");
         assert!(e.to_string().contains(says), "{e}");
         assert!(!e.to_string().contains(token), "the error never prints the token: {e}");
         // The real `serve`, given it by the variable the connectors once shared: it stops at once.
