@@ -165,18 +165,21 @@ test('the admin sees how many waiting calls a grant approves now, and "leave the
     const form = detail.locator('[data-testid="grant-form"]');
     const waiting = form.locator('[data-testid="grant-waiting"]');
     await form.locator('[data-testid="grant-waiting"][data-state="counted"]').waitFor();
-    assert.equal(await waiting.getAttribute('data-count'), '3');
-    assert.equal((await waiting.textContent()).trim(), 'Approves this call and 2 more waiting now.');
-    // This run only: this call alone.
-    await form.locator('[data-testid="grant-scope-run"]').check();
-    await waitFor(async () => (await waiting.getAttribute('data-count')) === '1' && (await waiting.textContent()).trim() === 'Approves this call.', 'the count for this run');
+    // The narrowest scope first, this run: this call alone.
+    assert.equal(await waiting.getAttribute('data-count'), '1');
+    assert.equal((await waiting.textContent()).trim(), 'Approves this call.');
     await form.locator('[data-testid="grant-scope-agent"]').check();
-    await waitFor(async () => (await waiting.getAttribute('data-count')) === '3', 'the count for the agent again');
+    await waitFor(
+      async () => (await waiting.getAttribute('data-count')) === '3' && (await waiting.textContent()).trim().startsWith('Approves this call and 2 more waiting now.'),
+      'the count for the agent',
+    );
     await axeClean(page, 'grant form with its count');
 
     await form.locator('[data-testid="grant-leave-waiting"]').check();
     assert.match(await waiting.textContent(), /Approves no call now: the calls already waiting stay for you, this one too/);
     await form.locator('[data-testid="grant-save"]').click();
+    // Confirmed once, briefly: it approves no call waiting now.
+    await form.locator('[data-testid="grant-confirm-yes"]').click();
     const made = detail.locator('[data-testid="grant-made-count"]');
     await made.waitFor();
     assert.equal(await made.getAttribute('data-count'), '0');
