@@ -271,7 +271,10 @@ async fn a_remote_engines_token_lives_in_the_keyring_only() {
     let synced = binary(&["--data-dir", data_dir, "engines", "sync", &name], None, &[]);
     assert_exit(&synced, 0, &right);
     assert!(text(&synced.stdout).contains("1 added"), "{}", text(&synced.stdout));
-    assert_eq!(secrets::get(&format!("engine.{name}.token")).await.unwrap().expose(), right);
+    // The entry is named after the URL the token was given for (a URL changed elsewhere finds none).
+    let entry = approval_console::store::engines::token_ref(&name, &mastra.base);
+    assert_eq!(secrets::get(&entry).await.unwrap().expose(), right);
+    assert!(matches!(secrets::get(&format!("engine.{name}.token")).await, Err(SecretError::NotFound { .. })), "no unbound entry");
     let queue = binary(&["--data-dir", data_dir, "queue", "--json"], None, &[]);
     assert_exit(&queue, 0, &right);
 
@@ -286,5 +289,5 @@ async fn a_remote_engines_token_lives_in_the_keyring_only() {
 
     // Removing the engine removes its token from the keyring.
     assert_exit(&binary(&["--data-dir", data_dir, "engines", "remove", &name], None, &[]), 0, &right);
-    assert!(matches!(secrets::get(&format!("engine.{name}.token")).await, Err(SecretError::NotFound { .. })));
+    assert!(matches!(secrets::get(&entry).await, Err(SecretError::NotFound { .. })));
 }
