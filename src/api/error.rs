@@ -56,9 +56,26 @@ impl ApiError {
         e
     }
 
-    /// The `Retry-After` an answer carries: `details.retryAfterSecs`, when there is one.
+    /// The `Retry-After` an answer carries: `details.retryAfterSecs` when there is one, else
+    /// [`STORAGE_RETRY_AFTER_SECS`] for `storage_unavailable`.
     pub fn retry_after(&self) -> Option<u64> {
-        self.body.details.as_ref().and_then(|d| d.get("retryAfterSecs")).and_then(Value::as_u64)
+        let asked = self.body.details.as_ref().and_then(|d| d.get("retryAfterSecs")).and_then(Value::as_u64);
+        asked.or((self.body.code == ErrorCode::StorageUnavailable).then_some(STORAGE_RETRY_AFTER_SECS))
+    }
+
+    /// This error answered with its body in the shape `shape` gives it: every shape carries the
+    /// same status, `Retry-After` and [`StorageUnavailable`] mark.
+    pub fn respond<B: Serialize>(self, shape: impl FnOnce(ErrorBody) -> B) -> Response {
+        let retry_after = self.retry_after();
+        let unavailable = self.body.code == ErrorCode::StorageUnavailable;
+        let mut response = (self.status, Json(shape(self.body))).into_response();
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        if unavailable {
+            response.extensions_mut().insert(StorageUnavailable);
+        }
+        response
     }
 }
 
@@ -120,16 +137,7 @@ pub struct StorageUnavailable;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let unavailable = self.body.code == ErrorCode::StorageUnavailable;
-        let retry_after = self.retry_after().or(unavailable.then_some(STORAGE_RETRY_AFTER_SECS));
-        let mut response = (self.status, Json(self.body)).into_response();
-        if let Some(secs) = retry_after {
-            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
-        }
-        if unavailable {
-            response.extensions_mut().insert(StorageUnavailable);
-        }
-        response
+        self.respond(|body| body)
     }
 }
 

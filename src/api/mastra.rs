@@ -58,17 +58,13 @@ impl From<JsonRejection> for MastraError {
 
 impl IntoResponse for MastraError {
     fn into_response(self) -> Response {
-        let retry_after = self.0.retry_after();
-        let b = self.0.body;
-        let mut body = json!({ "error": b.message, "code": b.code, "message": b.message });
-        if let Some(d) = b.details {
-            body["details"] = d;
-        }
-        let mut response = (self.0.status, Json(body)).into_response();
-        if let Some(secs) = retry_after {
-            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
-        }
-        response
+        self.0.respond(|b| {
+            let mut body = json!({ "error": b.message, "code": b.code, "message": b.message });
+            if let Some(d) = b.details {
+                body["details"] = d;
+            }
+            body
+        })
     }
 }
 
@@ -440,4 +436,26 @@ async fn send_tool_approval(
     state.app.decide_as_engine_client(&by, &entry, verdict, None, true).await?;
     let call = &entry.queued.call;
     Ok(Json(json!({ "accepted": true, "runId": call.run_id, "toolCallId": call.tool_call_id })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ErrorCode;
+    use axum::http::StatusCode;
+
+    /// CI saw a Mastra-shaped 503 `storage_unavailable` (PostgreSQL restarting under a
+    /// `generate`) answered without `Retry-After`: both shapes now carry the same headers.
+    #[test]
+    fn both_error_shapes_carry_retry_after_and_the_unavailable_mark() {
+        let unavailable = || ApiError::from(Error::StorageUnavailable("terminating connection".into()));
+        for response in [unavailable().into_response(), answer(unavailable())] {
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+            let secs = response.headers().get(axum::http::header::RETRY_AFTER).expect("Retry-After");
+            assert_eq!(secs.to_str().unwrap(), super::super::error::STORAGE_RETRY_AFTER_SECS.to_string());
+            assert!(response.extensions().get::<super::super::error::StorageUnavailable>().is_some());
+        }
+        let other = ApiError::new(StatusCode::CONFLICT, ErrorCode::AlreadyDecided, "decided");
+        assert!(answer(other).headers().get(axum::http::header::RETRY_AFTER).is_none());
+    }
 }
