@@ -51,6 +51,8 @@ pub struct Console {
     expiring: tokio::sync::broadcast::Sender<expiry::ExpiringSoon>,
     /// Wakes the grants worker for a sweep (a new grant).
     grants_wake: Arc<tokio::sync::Notify>,
+    /// Sends of one run, one at a time in this process (see [`Console::send`]).
+    sending: Arc<crate::engine::locks::KeyedLocks<(EngineId, crate::domain::RunId)>>,
 }
 
 impl Console {
@@ -63,6 +65,7 @@ impl Console {
             outbox_wake: Arc::default(),
             expiring: tokio::sync::broadcast::channel(256).0,
             grants_wake: Arc::default(),
+            sending: Arc::default(),
         }
     }
 
@@ -489,6 +492,11 @@ impl Console {
     /// `not_found`) and nothing is sent; if the decision's own part passed, the engine prepares again
     /// without the failed ones (held again, or sent with the others). A held decision answers
     /// `{"status": "held"}` and stays claimed.
+    ///
+    /// The sends of one run take turns (prepare to answer): two decisions that go together — the
+    /// requests of one LangGraph interrupt, one delivered by the outbox and one by its operator —
+    /// prepared at once would each find the other held and both send the same answer. In team mode
+    /// only one console delivers an engine, so turns within this process are enough.
     async fn send(
         &self,
         engine: &dyn Engine,
@@ -496,6 +504,7 @@ impl Console {
         item: &crate::domain::QueuedCall,
         sink: Option<ChunkSink>,
     ) -> Result<Value, Error> {
+        let _turn = self.sending.lock(&(item.call.engine.clone(), item.call.run_id.clone())).await;
         // Each round fails at least one claimed decision, which no later round carries again.
         for _ in 0..MAX_SEND_ROUNDS {
             let prepared = engine.prepare(decision, item).await?;
@@ -511,13 +520,21 @@ impl Console {
                 Err(refused) => {
                     let mut own = None;
                     for r in refused {
-                        self.refuse(&r).await?;
+                        let recorded = self.refuse(&r).await?;
                         if r.part.decision.id == decision.id {
-                            own = Some(r.why);
+                            own = Some((r.why, recorded));
                         }
                     }
-                    if let Some(why) = own {
-                        return Err(why);
+                    match own {
+                        // Sent meanwhile with the send of a decision it went with, which took its
+                        // turn first and recorded both: that outcome is its own.
+                        Some((_, false)) => {
+                            if let Some(outcome) = self.item(&decision.item_id).await?.decision.and_then(|d| d.outcome) {
+                                return Ok(outcome);
+                            }
+                        }
+                        Some((why, true)) => return Err(why),
+                        None => {}
                     }
                 }
             }
@@ -529,8 +546,9 @@ impl Console {
     /// with its code and details (the fingerprint shown and the current one), its entry `failed`, the
     /// audit entry (`delivery.failed`); a call that changed is queued again as it is now — a new
     /// pending entry with its new fingerprint (`call.changed` on the old entry, `call.paused` on the
-    /// new) — for the operator to decide.
-    async fn refuse(&self, refused: &send::Refused) -> Result<(), Error> {
+    /// new) — for the operator to decide. `false` when the decision's outcome was recorded already
+    /// (then nothing is written).
+    async fn refuse(&self, refused: &send::Refused) -> Result<bool, Error> {
         let send::Refused { part, why } = refused;
         let (decision, item) = (&part.decision, &part.item);
         let mut outcome = json!({ "status": "failed", "code": why.code(), "error": why.to_string() });
@@ -546,26 +564,9 @@ impl Console {
         if let Some(now) = changed {
             let c = &item.call;
             if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
-                let new = queue::insert_pending(&mut tx, now).await?;
                 let actor = format!("engine:{}", c.engine);
-                audit::append(
-                    &mut tx,
-                    audit::Record {
-                        actor: &actor,
-                        action: crate::domain::audit::AuditAction::CallChanged,
-                        queue_item_id: Some(item.id.as_str()),
-                        tool_name: Some(&now.tool_name),
-                        fingerprint: Some(now.fingerprint.as_str()),
-                        details: json!({
-                            "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
-                            "why": "the call changed at the engine after it was decided; the decision was not sent",
-                            "before": { "fingerprint": c.fingerprint, "args": c.args },
-                            "after": { "fingerprint": now.fingerprint, "args": now.args },
-                        }),
-                    },
-                )
-                .await?;
-                crate::engine::remote::base::paused_audit(&mut tx, &actor, &new.id, now).await?;
+                let why = "the call changed at the engine after it was decided; the decision was not sent";
+                let new = crate::engine::remote::base::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
                 replaced_by = Some(new.id);
             }
         }
@@ -574,12 +575,12 @@ impl Console {
         }
         if !outbox::record(&mut tx, decision, item, &outcome, Some(&why.to_string())).await? {
             // Its delivery was recorded meanwhile: nothing of this is written.
-            return Ok(());
+            return Ok(false);
         }
         tx.commit().await?;
         self.events.changed();
         tracing::warn!(item = %item.id, decision = %decision.id, "decision not sent: {why}");
-        Ok(())
+        Ok(true)
     }
 
     /// Gives a claimed decision back to the outbox, to be tried again after a backoff (C5). The first

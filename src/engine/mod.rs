@@ -4,6 +4,7 @@
 pub mod chunk;
 pub mod langgraph;
 pub mod local;
+pub mod locks;
 pub mod mastra;
 pub mod remote;
 pub mod send;

@@ -174,6 +174,36 @@ async fn the_requests_of_one_middleware_interrupt_are_held_until_all_are_decided
 }
 
 #[tokio::test]
+async fn c5_the_requests_of_one_interrupt_delivered_at_the_same_moment_are_sent_once() {
+    use approval_console::domain::{DecisionRequest, ItemId, Verdict};
+    let (_tmp, server, console) = setup().await;
+    let thread = server.interrupted("hitl", json!({})).await;
+    let calls = calls_of(&console, &thread, 2).await;
+    // Both decided, each claimed by a deliverer of its own (an operator's request and the outbox,
+    // say), and both delivered at once: each may find the other held.
+    let mut decisions = vec![];
+    for c in &calls {
+        let request = DecisionRequest {
+            verdict: Verdict::Approve,
+            fingerprint: Fingerprint::parse(c["fingerprint"].as_str().unwrap()).unwrap(),
+            operator: "test".into(),
+            operator_key: None,
+        };
+        decisions.push(console.app.console.decide_claimed(&ItemId::new(c["id"].as_str().unwrap()), request).await.unwrap());
+    }
+    let (first, second) =
+        tokio::join!(console.app.console.deliver_claimed(&decisions[0], None), console.app.console.deliver_claimed(&decisions[1], None));
+    let outcomes = [first.expect("delivered"), second.expect("delivered")];
+    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    assert_eq!(server.runs(&thread).await.len(), 2, "the first run and ONE resume: {outcomes:?}");
+    for c in &calls {
+        let item = console.item(c["id"].as_str().unwrap()).await;
+        assert_eq!(item["state"], "delivered", "{item}");
+        assert_eq!(item["decision"]["outcome"]["requests"], 2, "sent together: {item}");
+    }
+}
+
+#[tokio::test]
 async fn a_langgraph_engine_is_listed_with_its_kind_tested_before_adding_and_its_threads_leave_when_answered_elsewhere() {
     let (_tmp, server, console) = setup().await;
     let (status, tested) = console.post("/api/engines/test", json!({ "kind": "langgraph", "baseUrl": server.base })).await;

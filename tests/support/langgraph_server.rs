@@ -142,6 +142,11 @@ impl LangGraphServer {
             .await;
     }
 
+    /// The runs of a thread, newest first, as the server lists them.
+    pub async fn runs(&self, thread: &str) -> Vec<Value> {
+        self.call(reqwest::Method::GET, &format!("/threads/{thread}/runs"), None).await.as_array().cloned().unwrap_or_default()
+    }
+
     /// The thread as the server holds it now (`status`, `values`, `interrupts`).
     pub async fn thread(&self, id: &str) -> Value {
         self.call(reqwest::Method::GET, &format!("/threads/{id}"), None).await

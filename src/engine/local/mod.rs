@@ -37,7 +37,7 @@ use async_trait::async_trait;
 use policy::{PersistedPolicy, Predicate, RequireToolApproval};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -274,7 +274,7 @@ struct Inner {
     events: Events,
     agents: BTreeMap<String, Arc<Agent>>,
     /// One async lock per run: decisions on one run are applied one at a time.
-    run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
+    run_locks: crate::engine::locks::KeyedLocks<RunId>,
     /// Runs being started and driven by [`LocalEngine::start`] in this process (before their first
     /// snapshot, a run exists only here).
     starting: Mutex<std::collections::HashSet<RunId>>,
@@ -299,7 +299,7 @@ impl LocalEngine {
     /// The local engine `id` (see [`crate::app::local_engine_id`]) over `db`, running `agents`.
     pub fn new(id: EngineId, db: Db, events: Events, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
-        Self { inner: Arc::new(Inner { id, db, events, agents, run_locks: Mutex::default(), starting: Mutex::default() }) }
+        Self { inner: Arc::new(Inner { id, db, events, agents, run_locks: Default::default(), starting: Mutex::default() }) }
     }
 
     /// This engine's id (the `engine` of its queue entries and runs).
@@ -320,12 +320,7 @@ impl LocalEngine {
     }
 
     async fn lock_run(&self, run_id: &RunId) -> tokio::sync::OwnedMutexGuard<()> {
-        let lock = {
-            let mut locks = self.inner.run_locks.lock().expect("run lock table poisoned");
-            locks.retain(|_, l| Arc::strong_count(l) > 1);
-            locks.entry(run_id.clone()).or_default().clone()
-        };
-        lock.lock_owned().await
+        self.inner.run_locks.lock(run_id).await
     }
 
     async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {

@@ -312,24 +312,7 @@ impl Core {
             if !queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
                 continue;
             }
-            let item = queue::insert_pending(&mut tx, now).await?;
-            audit::append(
-                &mut tx,
-                audit::Record {
-                    actor: &actor,
-                    action: crate::domain::audit::AuditAction::CallChanged,
-                    queue_item_id: Some(e.queued.id.as_str()),
-                    tool_name: Some(&now.tool_name),
-                    fingerprint: Some(now.fingerprint.as_str()),
-                    details: json!({
-                        "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": item.id,
-                        "before": { "fingerprint": e.queued.call.fingerprint, "args": e.queued.call.args },
-                        "after": { "fingerprint": now.fingerprint, "args": now.args },
-                    }),
-                },
-            )
-            .await?;
-            paused_audit(&mut tx, &actor, &item.id, now).await?;
+            requeue_changed(&mut tx, &actor, &e.queued, now, None).await?;
             report.changed += 1;
         }
         for c in &new_calls {
@@ -467,6 +450,41 @@ pub fn unchanged(stored: &PausedCall, listed: &PausedCall) -> bool {
 }
 
 /// The audit entry of a call entering the queue.
+/// A call that changed at its engine queued again as it is now: a new pending entry with its own
+/// fingerprint, audited `call.changed` on the old entry (before and after, and `why` when given) and
+/// `call.paused` on the new one, in the caller's transaction. The old entry is the caller's to end.
+pub async fn requeue_changed(
+    conn: &mut sqlx::AnyConnection,
+    actor: &str,
+    old: &crate::domain::QueuedCall,
+    now: &PausedCall,
+    why: Option<&str>,
+) -> Result<crate::domain::QueuedCall, Error> {
+    let new = queue::insert_pending(conn, now).await?;
+    let mut details = json!({
+        "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
+        "before": { "fingerprint": old.call.fingerprint, "args": old.call.args },
+        "after": { "fingerprint": now.fingerprint, "args": now.args },
+    });
+    if let Some(why) = why {
+        details["why"] = json!(why);
+    }
+    audit::append(
+        conn,
+        audit::Record {
+            actor,
+            action: crate::domain::audit::AuditAction::CallChanged,
+            queue_item_id: Some(old.id.as_str()),
+            tool_name: Some(&now.tool_name),
+            fingerprint: Some(now.fingerprint.as_str()),
+            details,
+        },
+    )
+    .await?;
+    paused_audit(conn, actor, &new.id, now).await?;
+    Ok(new)
+}
+
 pub async fn paused_audit(conn: &mut sqlx::AnyConnection, actor: &str, item: &crate::domain::ItemId, c: &PausedCall) -> Result<(), Error> {
     audit::append(conn, audit::Record {
         actor,
