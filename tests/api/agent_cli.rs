@@ -4,7 +4,7 @@
 
 use crate::helpers::TestApp;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Serves `app` (a scripted model API) on 127.0.0.1; its address as `http://127.0.0.1:<port>`.
@@ -60,4 +60,30 @@ pub async fn exits_ok(child: tokio::process::Child, what: &str) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+/// Hook programs that cannot answer: one that is not there, one that crashes (garbage, then
+/// SIGSEGV) and one that hangs for two minutes — what "fails closed from the outside" is tried with.
+pub struct FailingHooks {
+    pub missing: PathBuf,
+    pub crashing: PathBuf,
+    pub hanging: PathBuf,
+}
+
+/// [`FailingHooks`] in `dir`.
+pub fn failing_hooks(dir: &Path) -> FailingHooks {
+    FailingHooks {
+        missing: dir.join("moved-away/approval-console"),
+        crashing: script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$"),
+        hanging: script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120"),
+    }
+}
+
+/// A program at `dir/name` that does `body` (a shell script), executable.
+fn script_at(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
 }

@@ -164,22 +164,11 @@ async fn ran_with(dir: &Path, name: &str, hooks: impl FnOnce(&Path) -> String) -
     (work.join("ran").exists(), outputs)
 }
 
-/// A program at `dir/name` that does `body` (a shell script), executable.
-fn script_at(dir: &Path, name: &str, body: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
 #[tokio::test]
 async fn the_real_codex_blocks_the_tool_when_its_hook_is_missing_or_crashes_but_runs_it_when_the_hook_outlives_its_timeout() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let missing = dir.join("moved-away/approval-console");
-    let crashing = script_at(dir, "crashing-hook", "cat > /dev/null; echo '{\"hookSpecificOutput\": garbage'; kill -SEGV $$");
-    let hanging = script_at(dir, "hanging-hook", "cat > /dev/null; exec sleep 120");
+    let agent_cli::FailingHooks { missing, crashing, hanging } = agent_cli::failing_hooks(dir);
     let (missing, crashed, hung) = tokio::join!(
         ran_with(dir, "missing", |w| installed_hooks(w, &missing, 30)),
         ran_with(dir, "crashing", |w| installed_hooks(w, &crashing, 30)),

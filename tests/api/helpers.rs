@@ -14,8 +14,11 @@ use std::time::Duration;
 
 #[path = "../support/postgres.rs"]
 pub mod postgres;
+#[path = "../support/recording_server.rs"]
+mod recording;
 #[path = "../support/serve_process.rs"]
 pub mod serve_process;
+pub use recording::{answering_server, recording_server};
 pub use serve_process::{read_until, ServeProcess};
 
 pub const TOKEN: &str = "test-token-0123456789";
@@ -238,6 +241,21 @@ impl TestApp {
         page["items"].as_array().unwrap().clone()
     }
 
+    /// The demo agent told `text` (`delete <id>`) in a run started by `token` (an agent's, unless a
+    /// test says otherwise): the pending call.
+    pub async fn paused_by(&self, token: &str, text: &str) -> Value {
+        let (status, answer) = self
+            .call_as(
+                token,
+                reqwest::Method::POST,
+                "/api/agents/demo/generate",
+                Some(serde_json::json!({ "messages": [{ "role": "user", "content": text }] })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        self.pending_call(answer["runId"].as_str().unwrap(), "call_1").await
+    }
+
     /// The single pending entry of a run's call.
     pub async fn pending_call(&self, run_id: &str, tool_call_id: &str) -> Value {
         let (_, page) = self.get(&format!("/api/queue?run={run_id}")).await;
@@ -328,51 +346,6 @@ impl TestApp {
 /// The text of the `finish` chunk of a stream.
 pub fn finish_text(chunks: &[Value]) -> Option<String> {
     chunks.iter().find(|c| c["type"] == "finish").map(|c| c["payload"]["output"]["text"].as_str().unwrap_or_default().to_owned())
-}
-
-/// A plain HTTP server on 127.0.0.1 that answers every request `{}` and keeps each request's
-/// Authorization header (or "" without one).
-pub async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    answering_server(|_| (200, "{}".to_owned())).await
-}
-
-/// Like [`recording_server`], answering each request with `answer(its Authorization header)`.
-pub async fn answering_server(answer: fn(&str) -> (u16, String)) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = seen.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&head).to_string();
-                let auth = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: ")))
-                    .unwrap_or("")
-                    .to_owned();
-                let (status, body) = answer(&auth);
-                log.lock().unwrap().push(auth);
-                let reply = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = socket.write_all(reply.as_bytes()).await;
-            });
-        }
-    });
-    (base, seen)
 }
 
 /// The real CLI over the data directory `dir` (and its test database), stdin closed.

@@ -10,21 +10,25 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
-/// Starts the hook with `input` on stdin; the child's stdout is read by [`finish`].
-fn start_hook(agent: &str, url: &str, token: Option<&str>, timeout: &str, input: &str) -> tokio::process::Child {
+/// The hook of `agent` for the console at `url`, with `vars` as its only console variables (none
+/// inherited from the test's environment), its stdin, stdout and stderr piped.
+fn hook_command(agent: &str, url: &str, timeout: &str, vars: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
     cmd.args(["hook", agent, "--timeout", timeout])
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_LOG", "warn")
         .env_remove("APPROVAL_CONSOLE_TOKEN")
         .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    if let Some(token) = token {
-        cmd.env("APPROVAL_CONSOLE_AGENT_TOKEN", token);
-    }
+    cmd
+}
+
+/// `cmd` started with `input` on stdin (then closed); the child's stdout is read by [`finish`].
+fn fed(mut cmd: tokio::process::Command, input: &str) -> tokio::process::Child {
     let mut child = cmd.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_owned();
@@ -32,6 +36,12 @@ fn start_hook(agent: &str, url: &str, token: Option<&str>, timeout: &str, input:
         let _ = stdin.write_all(input.as_bytes()).await;
     });
     child
+}
+
+/// Starts the hook with `input` on stdin and `token`, if any, as its agent credential.
+fn start_hook(agent: &str, url: &str, token: Option<&str>, timeout: &str, input: &str) -> tokio::process::Child {
+    let vars: Vec<(&str, &str)> = token.map(|t| ("APPROVAL_CONSOLE_AGENT_TOKEN", t)).into_iter().collect();
+    fed(hook_command(agent, url, timeout, &vars), input)
 }
 
 /// The hook's answer: it must exit 0 with one JSON object on stdout.
@@ -182,39 +192,14 @@ async fn the_hooks_never_take_the_session_token_variable_as_their_credential() {
 
 /// The hook with `token` in APPROVAL_CONSOLE_TOKEN only.
 fn with_session_token(agent: &str, url: &str, token: &str, input: &str) -> tokio::process::Child {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
-    cmd.args(["hook", agent, "--timeout", "5"])
-        .env("APPROVAL_CONSOLE_URL", url)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
-        .env("APPROVAL_CONSOLE_TOKEN", token)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    tokio::spawn(async move {
-        let _ = stdin.write_all(input.as_bytes()).await;
-    });
-    child
+    fed(hook_command(agent, url, "5", &[("APPROVAL_CONSOLE_TOKEN", token)]), input)
 }
 
 #[tokio::test]
 async fn the_hook_answers_a_deny_by_its_own_timeout_when_its_input_never_ends() {
     let t = spawn_app().await;
     let token = t.token("claude-hook", Role::Agent).await;
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"));
-    cmd.args(["hook", "claude-code", "--timeout", "1"])
-        .env("APPROVAL_CONSOLE_URL", &t.base)
-        .env("APPROVAL_CONSOLE_AGENT_TOKEN", &token)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().unwrap();
+    let mut child = hook_command("claude-code", &t.base, "1", &[("APPROVAL_CONSOLE_AGENT_TOKEN", &token)]).spawn().unwrap();
     // Half an event, and the input kept open: a stuck agent.
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(br#"{"hook_event_name":"PreToolUse","#).await.unwrap();

@@ -159,16 +159,7 @@ async fn c08_one_person_counts_once_in_a_quorum_however_many_credentials_they_ho
     // An operator token named like the local admin's OS account is that person too.
     let admin_too = t.token(t.app.operator(), Role::Operator).await;
 
-    let (status, answer) = t
-        .call_as(
-            &bot,
-            Method::POST,
-            "/api/agents/demo/generate",
-            Some(json!({ "messages": [{ "role": "user", "content": "delete rec-1" }] })),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{answer}");
-    let item = t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     assert_eq!(item["requestedBy"], json!({ "name": "bot", "kind": "token" }), "the run's starter: {item}");
 
     let (status, first) = approve_as(&t, &laptop, &item).await;

@@ -15,15 +15,6 @@ async fn set_quorum(t: &TestApp, rules: Value) {
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
-/// `delete <id>` started by `token` (an agent's, unless a test says otherwise): the pending call.
-async fn paused_by(t: &TestApp, token: &str, text: &str) -> Value {
-    let (status, answer) = t
-        .call_as(token, Method::POST, "/api/agents/demo/generate", Some(json!({ "messages": [{ "role": "user", "content": text }] })))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{answer}");
-    t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await
-}
-
 async fn approve_as(t: &TestApp, token: &str, item: &Value) -> (StatusCode, Value) {
     let path = format!("/api/queue/{}/approve", item["id"].as_str().unwrap());
     t.call_as(token, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"] }))).await
@@ -44,7 +35,7 @@ async fn c08_two_operators_must_approve_the_same_fingerprint_before_the_call_run
     let t = spawn_app().await;
     let (bot, a, b) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
-    let item = paused_by(&t, &bot, "delete rec-1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!((item["quorum"].as_u64(), item["approvals"].clone()), (Some(2), json!([])), "{item}");
     assert!(!item["allowed"].as_array().unwrap().contains(&json!("edit")), "each operator approves the same arguments: {item}");
@@ -103,7 +94,7 @@ async fn c08_the_same_operator_approving_twice_is_refused_and_the_call_still_wai
     let t = spawn_app().await;
     let (bot, a, _) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 3 }])).await;
-    let item = paused_by(&t, &bot, "delete rec-1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!(approve_as(&t, &a, &item).await.0, StatusCode::ACCEPTED);
     let (status, body) = approve_as(&t, &a, &item).await;
@@ -131,7 +122,7 @@ async fn c08_a_decline_after_one_approval_ends_the_call_and_it_never_runs() {
     let t = spawn_app().await;
     let (bot, a, b) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
-    let item = paused_by(&t, &bot, "delete rec-1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!(approve_as(&t, &a, &item).await.0, StatusCode::ACCEPTED);
     let (status, declined) = t
@@ -156,7 +147,7 @@ async fn c08_the_principal_that_started_the_run_cannot_approve_it() {
     let (_, a, b) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
     // An operator may start runs too; under a quorum it cannot then approve them.
-    let item = paused_by(&t, &a, "delete rec-1").await;
+    let item = t.paused_by(&a, "delete rec-1").await;
     let (status, body) = approve_as(&t, &a, &item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("own_run")), "{body}");
     assert_eq!(body["details"]["startedBy"], "token:operator-a");
@@ -164,7 +155,7 @@ async fn c08_the_principal_that_started_the_run_cannot_approve_it() {
     let (status, body) = approve_as(&t, &a, &item).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "not as the second either: {body}");
     // The local admin's own run (the session token started it): not through the CLI either.
-    let own = paused_by(&t, TOKEN, "delete rec-2").await;
+    let own = t.paused_by(TOKEN, "delete rec-2").await;
     let refused = t
         .app
         .decide_shown(own["id"].as_str().unwrap(), Verdict::Approve, own["fingerprint"].as_str().unwrap(), &t.app.local_actor("cli"))
@@ -187,7 +178,7 @@ async fn c08_an_expiry_after_one_approval_declines_the_whole_call_and_nothing_ru
     let (status, _) =
         t.put("/api/settings/expiry", json!({ "rules": [{ "tool": "delete_record", "afterSecs": 1 }], "warnBeforeSecs": 0 })).await;
     assert_eq!(status, StatusCode::OK);
-    let item = paused_by(&t, &bot, "delete rec-late").await;
+    let item = t.paused_by(&bot, "delete rec-late").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!(approve_as(&t, &a, &item).await.0, StatusCode::ACCEPTED);
     let mut expired = 0;
@@ -212,13 +203,13 @@ async fn c08_an_expiry_after_one_approval_declines_the_whole_call_and_nothing_ru
 async fn c08_a_grant_never_stands_in_for_an_approval_of_a_tool_with_a_quorum() {
     let t = spawn_app().await;
     let (bot, a, _) = cast(&t).await;
-    let first = paused_by(&t, &bot, "delete rec-1").await;
+    let first = t.paused_by(&bot, "delete rec-1").await;
     let grant = json!({ "fromItem": first["id"], "fingerprint": first["fingerprint"], "scope": "engine", "expiresInSecs": 3600, "applyToWaiting": false });
     let (status, made) = t.post("/api/grants", grant.clone()).await;
     assert_eq!(status, StatusCode::CREATED, "{made}");
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
 
-    let later = paused_by(&t, &bot, "delete rec-2").await;
+    let later = t.paused_by(&bot, "delete rec-2").await;
     let later_id = ItemId::new(later["id"].as_str().unwrap());
     assert_eq!(t.app.console.apply_grants(&later_id).await.unwrap(), None, "the grant made before the quorum is not used");
     assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0);
@@ -245,7 +236,7 @@ async fn c08_neither_the_mastra_shaped_routes_nor_an_edited_approval_count_towar
     let t = spawn_app().await;
     let (bot, a, _) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
-    let item = paused_by(&t, &bot, "delete rec-1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     let ids = json!({ "runId": item["runId"], "toolCallId": item["toolCallId"] });
     for path in ["/api/agents/demo/approve-tool-call-generate", "/api/agents/demo/approve-tool-call"] {
         let (status, body) = t.call_as(&a, Method::POST, path, Some(ids.clone())).await;
@@ -317,7 +308,7 @@ async fn c08_cli_policy_quorum_sets_lists_and_removes_a_quorum_and_approves_as_o
     // The CLI approves as the local admin: one operator of the quorum.
     let bot = t.token("bot", Role::Agent).await;
     let operator = t.token("operator-a", Role::Operator).await;
-    let item = paused_by(&t, &bot, "delete rec-1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
     let id = item["id"].as_str().unwrap().to_owned();
     let dir2 = dir.clone();
     let id2 = id.clone();
@@ -386,7 +377,7 @@ async fn c08_an_approval_racing_a_decline_answers_what_it_did_recorded_202_or_lo
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
     let mut items = Vec::new();
     for n in 0..12 {
-        items.push(paused_by(&t, &bot, &format!("delete rec-{n}")).await);
+        items.push(t.paused_by(&bot, &format!("delete rec-{n}")).await);
     }
     // Each call approved by one operator (1 of 2) and declined by another at the same moment.
     let races = items.iter().map(|item| {

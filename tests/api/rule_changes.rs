@@ -33,15 +33,7 @@ async fn lifting_a_quorum_approving_alone_and_restoring_it_is_in_the_audit_log_w
     let bot = t.token("bot", Role::Agent).await;
     let two = json!({ "rules": [{ "tool": "delete_record", "approvals": 2 }] });
     put_as(&t, &admin, "/api/settings/quorum", two.clone()).await;
-    let (_, run) = t
-        .call_as(
-            &bot,
-            Method::POST,
-            "/api/agents/demo/generate",
-            Some(json!({ "messages": [{ "role": "user", "content": "delete rec-1" }] })),
-        )
-        .await;
-    let item = t.pending_call(run["runId"].as_str().unwrap(), "call_1").await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
 
     // Lift the quorum, approve alone, put it back.
     put_as(&t, &admin, "/api/settings/quorum", json!({ "rules": [] })).await;

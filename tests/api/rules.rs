@@ -138,26 +138,33 @@ async fn s07_arguments_changed_at_the_engine_since_shown_are_refused_before_deci
     assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
 }
 
-#[tokio::test]
-async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
-    use approval_console::domain::{DecisionRequest, ItemId, Verdict};
-    use approval_console::engine::{send, Engine};
-    let t = spawn_app().await;
+/// `delete rec-1` paused and approved by the console, not delivered yet (`claimed`: stored already
+/// claimed, as a caller that delivers at once does): its run, entry, fingerprint and decision.
+async fn approved_delete(
+    t: &TestApp,
+    claimed: bool,
+) -> (String, approval_console::domain::ItemId, approval_console::domain::Fingerprint, approval_console::domain::Decision) {
+    use approval_console::domain::{DecisionRequest, Fingerprint, ItemId, Verdict};
     let answer = t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
-    let fingerprint = approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap();
+    let fingerprint = Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap();
     let id = ItemId::new(item["id"].as_str().unwrap());
-    let decision = t
-        .app
-        .console
-        .decide_claimed(&id, DecisionRequest { verdict: Verdict::Approve, fingerprint, operator: "test".into(), operator_key: None })
-        .await
-        .unwrap();
+    let request =
+        DecisionRequest { verdict: Verdict::Approve, fingerprint: fingerprint.clone(), operator: "test".into(), operator_key: None };
+    let decided = if claimed { t.app.console.decide_claimed(&id, request).await } else { t.app.console.decide(&id, request).await };
+    (answer["runId"].as_str().unwrap().to_owned(), id, fingerprint, decided.unwrap())
+}
+
+#[tokio::test]
+async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
+    use approval_console::engine::{send, Engine};
+    let t = spawn_app().await;
+    let (run, id, _, decision) = approved_delete(&t, true).await;
     // The console's check (C3) passes; the arguments change after it and before the tool runs: the
     // engine's own check under the run's lock (S7) still blocks the tool.
     let queued = t.app.console.item(&id).await.unwrap().queued;
     let checked = send::confirm(t.app.local.prepare(&decision, &queued).await.unwrap()).unwrap();
-    change_args_in_snapshot(&t, answer["runId"].as_str().unwrap(), "rec-EVIL").await;
+    change_args_in_snapshot(&t, &run, "rec-EVIL").await;
     let outcome = t.app.local.send(checked, None).await.unwrap();
     assert_eq!(outcome["status"], "blocked");
     assert_eq!(outcome["result"], "Tool call blocked: approval did not match delete_record arguments.");
@@ -166,22 +173,9 @@ async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
 
 #[tokio::test]
 async fn c3_arguments_changed_between_approval_and_delivery_fail_the_decision_and_queue_the_call_again() {
-    use approval_console::domain::{DecisionRequest, ItemId, Verdict};
     let t = spawn_app().await;
-    let answer = t.generate("delete rec-1").await;
-    let item = t.pending().await.remove(0);
-    let fingerprint = approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap();
-    let id = ItemId::new(item["id"].as_str().unwrap());
-    let decision = t
-        .app
-        .console
-        .decide(
-            &id,
-            DecisionRequest { verdict: Verdict::Approve, fingerprint: fingerprint.clone(), operator: "test".into(), operator_key: None },
-        )
-        .await
-        .unwrap();
-    change_args_in_snapshot(&t, answer["runId"].as_str().unwrap(), "rec-EVIL").await;
+    let (run, id, fingerprint, decision) = approved_delete(&t, false).await;
+    change_args_in_snapshot(&t, &run, "rec-EVIL").await;
     let err = t.app.console.deliver(&decision, None).await.unwrap_err();
     assert_eq!(err.code(), "fingerprint_mismatch", "{err}");
     assert_eq!(t.counters.deletes(), 0, "nothing ran");

@@ -10,6 +10,8 @@ mod langgraph_server;
 mod mastra_server;
 #[path = "../support/postgres.rs"]
 mod postgres;
+#[path = "../support/recording_server.rs"]
+mod recording_server;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 
@@ -65,17 +67,30 @@ async fn item(s: &ServeProcess, id: &str) -> Value {
     s.get(&format!("/api/queue/{id}")).await
 }
 
-/// Waits (up to 20 s: a test, not a benchmark) until the entry's state on `s` is `state`.
-async fn wait_state(s: &ServeProcess, id: &str, state: &str) -> Value {
+/// Asks `probe` every 50 ms until it answers `Ok`, for up to 20 s (a test, not a benchmark); then
+/// fails with the last `Err`, which says what never happened.
+async fn eventually<T, F: std::future::Future<Output = Result<T, String>>>(mut probe: impl FnMut() -> F) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
-        let entry = item(s, id).await;
-        if entry["state"] == state {
-            return entry;
+        match probe().await {
+            Ok(found) => return found,
+            Err(why) => assert!(tokio::time::Instant::now() < deadline, "{why}"),
         }
-        assert!(tokio::time::Instant::now() < deadline, "{id} never became {state}: {entry}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until the entry's state on `s` is `state`.
+async fn wait_state(s: &ServeProcess, id: &str, state: &str) -> Value {
+    eventually(|| async {
+        let entry = item(s, id).await;
+        if entry["state"] == state {
+            Ok(entry)
+        } else {
+            Err(format!("{id} never became {state}: {entry}"))
+        }
+    })
+    .await
 }
 
 async fn pending(s: &ServeProcess) -> Vec<Value> {
@@ -242,18 +257,16 @@ async fn one_syncing(consoles: &[&ServeProcess], name: &str) -> usize {
     }
 }
 
-/// Waits (up to 20 s) until `s` lists a pending call of engine `engine` other than those in `known`.
+/// Waits until `s` lists a pending call of engine `engine` other than those in `known`.
 async fn new_pending_of(s: &ServeProcess, engine: &str, known: &[String]) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(c) =
-            pending(s).await.into_iter().find(|c| c["engine"] == engine && !known.contains(&c["id"].as_str().unwrap().to_owned()))
-        {
-            return c;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "no new pending call of {engine}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(|| async {
+        pending(s)
+            .await
+            .into_iter()
+            .find(|c| c["engine"] == engine && !known.contains(&c["id"].as_str().unwrap().to_owned()))
+            .ok_or_else(|| format!("no new pending call of {engine}"))
+    })
+    .await
 }
 
 #[tokio::test]
@@ -488,42 +501,6 @@ async fn c01_c05_a_call_an_agent_submits_to_one_console_is_decided_on_another_an
     assert_eq!(delivered, 1, "handed over once, whichever console");
 }
 
-/// A server on 127.0.0.1 that records the `Authorization` header of every request (`""` for none)
-/// and answers `{}`.
-async fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = seen.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&head).to_string();
-                let auth = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("authorization: ").map(|_| l[15..].to_owned()));
-                log.lock().unwrap().push(auth.unwrap_or_default());
-                let body = "{}";
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = socket.write_all(reply.as_bytes()).await;
-            });
-        }
-    });
-    (base, seen)
-}
-
 /// Engine `name` as console `s` lists it.
 async fn engine_on(s: &ServeProcess, name: &str) -> Value {
     s.get("/api/engines").await.as_array().into_iter().flatten().find(|e| e["name"] == name).cloned().unwrap_or(Value::Null)
@@ -531,15 +508,15 @@ async fn engine_on(s: &ServeProcess, name: &str) -> Value {
 
 /// Waits (up to 20 s) until `s` lists engine `name` with health `state` at `base`.
 async fn wait_engine(s: &ServeProcess, name: &str, base: &str, state: &str) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(|| async {
         let e = engine_on(s, name).await;
         if e["baseUrl"] == base && e["health"]["state"] == state {
-            return e;
+            Ok(e)
+        } else {
+            Err(format!("{name} never became {state} at {base}: {e}"))
         }
-        assert!(tokio::time::Instant::now() < deadline, "{name} never became {state} at {base}: {e}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 #[tokio::test]
@@ -547,7 +524,7 @@ async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_foll
     let url = postgres::database().await;
     let root = tempfile::tempdir().unwrap();
     let server_1 = mastra_server::MastraServer::start(&root.path().join("mastra"), Some("secret-1"));
-    let (server_2, seen_by_2) = recording_server().await;
+    let (server_2, seen_by_2) = recording_server::recording_server().await;
     // A alone first, so A holds the engine's lease: A is the console that sends to it.
     let a = start(&console_dir(root.path(), "a", &url));
     let (status, body) = call(

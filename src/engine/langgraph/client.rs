@@ -118,25 +118,15 @@ impl Client {
     /// `POST /threads/{id}/runs/wait` with `body` (`{assistant_id, command: {resume}}`): the run's
     /// last state, once it ended or stopped at its next interrupt.
     pub async fn resume(&self, thread: &str, body: &Value, token: Option<&ApiKey>) -> Result<Value, RemoteError> {
-        self.json_within(Method::POST, self.url(&["threads", thread, "runs", "wait"]), token, Some(body), RUN_TIMEOUT).await
+        self.json_sized(Method::POST, self.url(&["threads", thread, "runs", "wait"]), token, Some(body), RUN_TIMEOUT).await.map(|(v, _)| v)
     }
 
     async fn json(&self, method: Method, url: Url, token: Option<&ApiKey>, body: Option<&Value>) -> Result<Value, RemoteError> {
-        self.json_within(method, url, token, body, REQUEST_TIMEOUT).await
+        self.json_sized(method, url, token, body, REQUEST_TIMEOUT).await.map(|(v, _)| v)
     }
 
-    async fn json_within(
-        &self,
-        method: Method,
-        url: Url,
-        token: Option<&ApiKey>,
-        body: Option<&Value>,
-        timeout: Duration,
-    ) -> Result<Value, RemoteError> {
-        self.json_sized(method, url, token, body, timeout).await.map(|(v, _)| v)
-    }
-
-    /// [`Self::json_within`], with the answer's size in bytes.
+    /// A request's JSON answer within `timeout`, with the answer's size in bytes; each failure
+    /// classified.
     async fn json_sized(
         &self,
         method: Method,
