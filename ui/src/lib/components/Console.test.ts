@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
@@ -6,6 +6,13 @@ import { NotifyWarning } from '../notify-warning.svelte';
 import { FakeBackend, makeAwaitingDecision, makeEngine, makeItem, makeNotifyStatus } from '../testing/fake-backend';
 import { mountInBody, settle } from '../testing/mount';
 import Console from './Console.svelte';
+
+// The Team view is loaded when its tab is first shown. Transforming its module (Chart.js with it)
+// takes seconds on a loaded machine, longer than vi.waitFor's bound: it is loaded once here, so the
+// tests' waits cover only the view's own rendering (the lazy import then resolves from the cache).
+beforeAll(async () => {
+  await import('./TeamView.svelte');
+});
 
 async function render(backend: FakeBackend, props: { refreshMs?: number; notifyCheckMs?: number; notifyWarning?: NotifyWarning } = {}) {
   // A warning of its own per test: the page's one would carry a dismissal from test to test.

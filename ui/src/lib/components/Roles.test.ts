@@ -1,7 +1,7 @@
 // What the console offers by role: it asks who the token is first, gives an agent's token a page of
 // its own, and leaves out of an operator's console what only admins may do (grants, settings,
 // engines), while revoking grants, syncing engines and deciding stay.
-import { describe, expect, it, vi, afterEach } from 'vitest';
+import { beforeAll, describe, expect, it, vi, afterEach } from 'vitest';
 import { flushSync } from 'svelte';
 import App from '../../App.svelte';
 import { roleAtLeast } from '../access.svelte';
@@ -17,6 +17,13 @@ import Detail from './Detail.svelte';
 import EnginesView from './EnginesView.svelte';
 import GrantsView from './GrantsView.svelte';
 import SettingsView from './SettingsView.svelte';
+
+// The Team view is loaded when its tab is first shown. Transforming its module (Chart.js with it)
+// takes seconds on a loaded machine, longer than vi.waitFor's bound: it is loaded once here, so the
+// tests' waits cover only the view's own rendering (the lazy import then resolves from the cache).
+beforeAll(async () => {
+  await import('./TeamView.svelte');
+});
 
 const OPERATOR: Principal = { name: 'alice', role: 'operator', kind: 'token' };
 const AGENT: Principal = { name: 'support-bot', role: 'agent', kind: 'token' };
