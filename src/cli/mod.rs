@@ -24,12 +24,17 @@ pub use args::{Cli, Command};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The documented exit codes (see `--help`): 3 not found, 4 unavailable, 2 any other error.
+/// The documented exit codes (see `--help`): 3 not found, 4 unavailable, 2 any other error. Every
+/// code is named: a new one does not compile until it is given its exit code.
 pub fn exit_code(e: &Error) -> u8 {
-    match e.code() {
-        "not_found" | "secret_not_found" | "snapshot_not_found" => 3,
-        "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "storage_busy" | "storage_unavailable" => 4,
-        _ => 2,
+    use approval_console::domain::ErrorCode::*;
+    match e.error_code() {
+        NotFound | SecretNotFound | SnapshotNotFound => 3,
+        EngineUnreachable | KeyringUnavailable | KeyringLocked | StorageBusy | StorageUnavailable => 4,
+        Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
+        | QuorumTool | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments | AmbiguousArguments
+        | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited | EngineError
+        | KeyringError | UnsafePermissions | Internal => 2,
     }
 }
 

@@ -19,6 +19,7 @@ pub struct PathError {
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     Unauthorized,
+    /// A role below the one the request needs (details: `needed`, `role`).
     Forbidden,
     NotFound,
     SnapshotNotFound,
@@ -27,15 +28,27 @@ pub enum ErrorCode {
     AlreadyDecided,
     DecisionNotAllowed,
     HighRiskTool,
+    /// The two-person rule: this operator approved the call already (details: `approvals`, `quorum`).
     AlreadyApproved,
+    /// The two-person rule: the principal that asked for the call (started its run or submitted it)
+    /// cannot approve it, through any credential of the same person (details: `startedBy`).
     OwnRun,
+    /// The two-person rule: an approval that cannot count towards the tool's quorum — a grant, a
+    /// Mastra-shaped route, edited arguments (details: `tool`, `quorum`).
     QuorumTool,
     AlreadyServing,
+    /// A `runId` chosen by a client names a run that exists and has not finished.
     RunExists,
+    /// An agent's Idempotency-Key came with another call before (`POST /api/calls`; details: `id`).
     IdempotencyKeyReused,
+    /// An agent credential claimed an agent name or source it may not (`POST /api/calls`; details:
+    /// `what`, `claimed`, `allowed`).
     ClaimNotAllowed,
+    /// The engine did not list the call's arguments: it can only be declined.
     MissingArguments,
+    /// Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers).
     AmbiguousArguments,
+    /// A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`).
     TokenRequired,
     InvalidResumeData,
     InvalidArguments,
@@ -51,6 +64,7 @@ pub enum ErrorCode {
     KeyringError,
     StorageBusy,
     StorageUnavailable,
+    /// A file or directory another user could change.
     UnsafePermissions,
     Internal,
 }

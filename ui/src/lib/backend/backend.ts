@@ -340,49 +340,12 @@ export interface Backend {
 }
 
 /**
- * Error codes the server documents; the UI branches on these, never on message text.
- * Hand-written: the schema types `ErrorBody.code` as a plain string (its list is in prose).
+ * Error codes: the server's (its `ErrorCode` schema, generated from the Rust enum, so a new code
+ * reaches the UI with `npm run gen:api`) and two of the client's own. The UI branches on these,
+ * never on message text; what each means and its details are documented on the Rust enum.
  */
 export type KnownErrorCode =
-  | 'unauthorized'
-  /** A role below the one the request needs (details: `needed`, `role`). */
-  | 'forbidden'
-  | 'not_found'
-  | 'fingerprint_mismatch'
-  | 'already_decided'
-  | 'invalid_resume_data'
-  | 'invalid_arguments'
-  | 'decision_not_allowed'
-  | 'invalid_request'
-  | 'high_risk_tool'
-  | 'engine_error'
-  | 'engine_unreachable'
-  | 'keyring_unavailable'
-  | 'keyring_locked'
-  | 'keyring_error'
-  | 'secret_not_found'
-  | 'storage_busy'
-  /** A `runId` chosen by a client names a run that exists and has not finished. */
-  | 'run_exists'
-  /** An agent's Idempotency-Key came with another call before (`POST /api/calls`; details: `id`). */
-  | 'idempotency_key_reused'
-  /** The engine did not list the call's arguments: it can only be declined. */
-  | 'missing_arguments'
-  /** Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers). */
-  | 'ambiguous_arguments'
-  /** The two-person rule: this operator approved the call already (details: `approvals`, `quorum`). */
-  | 'already_approved'
-  /** The two-person rule: the principal that asked for the call (started its run or submitted it) cannot approve it, through any credential of the same person (details: `startedBy`). */
-  | 'own_run'
-  /** An agent credential claimed an agent name or source it may not (`POST /api/calls`; details: `what`, `claimed`, `allowed`). */
-  | 'claim_not_allowed'
-  /** The two-person rule: an approval that cannot count towards the tool's quorum — a grant, a Mastra-shaped route, edited arguments (details: `tool`, `quorum`). */
-  | 'quorum_tool'
-  /** A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`). */
-  | 'token_required'
-  /** A file or directory another user could change. */
-  | 'unsafe_permissions'
-  | 'internal'
+  | components['schemas']['ErrorCode']
   /** Client side: the server could not be reached at all. */
   | 'network'
   /** Client side: the server answered with something that is not the `{code, message}` shape. */
