@@ -182,7 +182,6 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        self.events.changed();
         let entry = self.console.item(&item.id).await?;
         Ok(SubmittedCall { id: item.id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
     }
@@ -275,7 +274,6 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        self.events.changed();
         Ok(status_of(&self.console.item(&id).await?))
     }
 

@@ -93,12 +93,12 @@ impl App {
     pub async fn open_at(data_dir: &Path, location: Location, agents: Vec<Agent>) -> Result<Self, Error> {
         let db = Db::open_at(data_dir, location).await?;
         let events = Events::default();
-        events.watch(db.clone());
+        events.watch(db.clone()).await?;
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
-        let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), events.clone(), agents);
+        let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), agents);
         let mut engines = vec![Arc::new(local.clone()) as Arc<dyn Engine>];
         for source in crate::engine::submitted::Source::ALL {
-            engines.push(Arc::new(crate::engine::submitted::Submitted::new(source, db.clone(), events.clone())));
+            engines.push(Arc::new(crate::engine::submitted::Submitted::new(source, db.clone())));
         }
         let console = Console::new(db.clone(), events.clone(), engines);
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());

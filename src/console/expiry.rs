@@ -184,7 +184,6 @@ impl Console {
         )
         .await?;
         tx.commit().await?;
-        self.events.changed();
         Ok(until)
     }
 

@@ -94,7 +94,7 @@ impl Console {
         }
         // Team mode: another console's local engine, known from its calls in the shared queue.
         if self.db.dialect() == crate::store::Dialect::Postgres && id.as_str().starts_with("local@") {
-            let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone(), self.events.clone()));
+            let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone()));
             self.engines.write().expect("engines lock").insert(id.clone(), peer.clone());
             return Ok(peer);
         }
@@ -376,7 +376,6 @@ impl Console {
                 )
                 .await?;
                 tx.commit().await?;
-                self.events.changed();
                 return Ok(Decided::Approval { approvals, quorum: n });
             }
             counted = Some((approvals, n));
@@ -415,7 +414,6 @@ impl Console {
         )
         .await?;
         tx.commit().await?;
-        self.events.changed();
         Ok(Decided::Decision(Box::new(decision.clone())))
     }
 
@@ -477,7 +475,6 @@ impl Console {
                 let mut tx = self.db.begin_write().await?;
                 if outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await? {
                     tx.commit().await?;
-                    self.events.changed();
                 }
                 Err(e)
             }
@@ -578,7 +575,6 @@ impl Console {
             return Ok(false);
         }
         tx.commit().await?;
-        self.events.changed();
         tracing::warn!(item = %item.id, decision = %decision.id, "decision not sent: {why}");
         Ok(true)
     }
@@ -617,7 +613,6 @@ impl Console {
             .await?;
         }
         tx.commit().await?;
-        self.events.changed();
         if handover {
             tracing::info!(item = %item.id, "decision left in the outbox: {why}");
         } else {
@@ -736,27 +731,10 @@ fn retry_delay(attempts: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{AgentId, CallKind, Fingerprint, PausedCall, RunId, ToolCallId};
+    use crate::domain::{CallKind, PausedCall};
 
     fn call(kind: CallKind, args: Value) -> PausedCall {
-        PausedCall {
-            engine: EngineId::new("prod"),
-            agent_id: AgentId::new("a"),
-            agent_name: None,
-            thread_id: None,
-            resource_id: None,
-            run_id: RunId::new("r"),
-            tool_call_id: ToolCallId::new("c"),
-            tool_name: "t".into(),
-            fingerprint: Fingerprint::of("t", &args).unwrap(),
-            args,
-            kind,
-            suspend_payload: None,
-            resume_schema: None,
-            chain: vec![],
-            requested_by: None,
-            pause_reason: None,
-        }
+        PausedCall { kind, ..PausedCall::sample("t", args) }
     }
 
     #[test]

@@ -53,7 +53,6 @@ impl Console {
             )
             .await?;
             tx.commit().await?;
-            self.events.changed();
             tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
         }
         let mut delivered = 0;

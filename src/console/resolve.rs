@@ -78,7 +78,6 @@ impl Console {
                 stored.retry_item = Some(retry.id.clone());
                 resolutions::record(&mut tx, item, &stored).await?;
                 tx.commit().await?;
-                self.events.changed();
                 // Under a quorum this is the resolving operator's approval, one of those the new entry needs.
                 let approval = DecisionRequest {
                     verdict: Verdict::Approve,
@@ -90,7 +89,6 @@ impl Console {
             }
             Some(result) => {
                 engine.settle(item, result, &stored).await?;
-                self.events.changed();
                 self.item(id).await
             }
         }

@@ -159,6 +159,32 @@ pub struct PausedCall {
     pub requested_by: Option<String>,
 }
 
+#[cfg(test)]
+impl PausedCall {
+    /// The one builder of a call for unit tests: an approval of `tool` with `args` on engine `e`,
+    /// run `r`, tool call `c`, agent `a`; change what a test needs with struct update syntax.
+    pub fn sample(tool: &str, args: Value) -> Self {
+        Self {
+            engine: EngineId::new("e"),
+            agent_id: AgentId::new("a"),
+            agent_name: None,
+            thread_id: None,
+            resource_id: None,
+            run_id: RunId::new("r"),
+            tool_call_id: ToolCallId::new("c"),
+            tool_name: tool.into(),
+            fingerprint: Fingerprint::of(tool, &args).expect("a sample's arguments have a fingerprint"),
+            args,
+            kind: CallKind::Approval,
+            suspend_payload: None,
+            resume_schema: None,
+            chain: vec![],
+            pause_reason: None,
+            requested_by: None,
+        }
+    }
+}
+
 /// A queue entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueuedCall {

@@ -116,28 +116,11 @@ pub fn confirm(prepared: Prepared) -> Result<Checked, Vec<Refused>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{AgentId, CallKind, DecisionId, Delivery, EngineId, Fingerprint, ItemId, ItemState, RunId, ToolCallId, Verdict};
+    use crate::domain::{DecisionId, Delivery, ItemId, ItemState, ToolCallId, Verdict};
     use serde_json::json;
 
     fn call(id: &str, args: serde_json::Value) -> PausedCall {
-        PausedCall {
-            engine: EngineId::new("e"),
-            agent_id: AgentId::new("a"),
-            agent_name: None,
-            thread_id: None,
-            resource_id: None,
-            run_id: RunId::new("r"),
-            tool_call_id: ToolCallId::new(id),
-            tool_name: "t".into(),
-            fingerprint: Fingerprint::of("t", &args).unwrap(),
-            args,
-            kind: CallKind::Approval,
-            suspend_payload: None,
-            resume_schema: None,
-            chain: vec![],
-            pause_reason: None,
-            requested_by: None,
-        }
+        PausedCall { tool_call_id: ToolCallId::new(id), ..PausedCall::sample("t", args) }
     }
 
     fn part(shown: &PausedCall, current: Option<PausedCall>) -> Part {

@@ -7,7 +7,6 @@
 use super::send::{Checked, Prepared};
 use super::{ChunkSink, Engine};
 use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
-use crate::store::feed::Events;
 use crate::store::{outbox, queue, Db};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -60,12 +59,11 @@ impl Source {
 pub struct Submitted {
     source: Source,
     db: Db,
-    events: Events,
 }
 
 impl Submitted {
-    pub fn new(source: Source, db: Db, events: Events) -> Self {
-        Self { source, db, events }
+    pub fn new(source: Source, db: Db) -> Self {
+        Self { source, db }
     }
 }
 
@@ -117,7 +115,6 @@ impl Engine for Submitted {
         let mut tx = self.db.begin_write().await?;
         outbox::record(&mut tx, decision, item, &outcome, None).await?;
         tx.commit().await?;
-        self.events.changed();
         Ok(outcome)
     }
 

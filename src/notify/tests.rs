@@ -11,19 +11,9 @@ fn queued(tool: &str, args: Value) -> QueuedCall {
             engine: EngineId::new("local"),
             agent_id: AgentId::new("demo"),
             agent_name: Some("Demo agent".into()),
-            thread_id: None,
-            resource_id: None,
             run_id: RunId::new("run-1"),
             tool_call_id: ToolCallId::new("call-1"),
-            tool_name: tool.into(),
-            fingerprint: Fingerprint::of(tool, &args).unwrap(),
-            args,
-            kind: CallKind::Approval,
-            suspend_payload: None,
-            resume_schema: None,
-            chain: vec![],
-            requested_by: None,
-            pause_reason: None,
+            ..PausedCall::sample(tool, args)
         },
         state: ItemState::Pending,
         paused_at: Utc::now(),
@@ -35,12 +25,8 @@ async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) 
     let tmp = tempfile::tempdir().unwrap();
     let db = crate::store::Db::open(tmp.path()).await.unwrap();
     let events = crate::store::feed::Events::default();
-    let local = crate::engine::local::LocalEngine::new(
-        crate::domain::EngineId::local(),
-        db.clone(),
-        events.clone(),
-        vec![crate::engine::local::demo::agent()],
-    );
+    let local =
+        crate::engine::local::LocalEngine::new(crate::domain::EngineId::local(), db.clone(), vec![crate::engine::local::demo::agent()]);
     let console = Console::new(db, events, vec![std::sync::Arc::new(local)]);
     notice_for(std::slice::from_ref(call), settings, &console, lang, None).unwrap()
 }

@@ -1,14 +1,15 @@
 //! Queue events, consumed by SSE (and later Tauri events, notifications, the tray).
 //!
 //! One source of truth: the database's change feed (`queue_items.change_seq`, kept by triggers). A
-//! watcher tails it and broadcasts; a commit in this process wakes the watcher at once. Commits of
+//! watcher tails it and broadcasts; every commit in this process wakes the watcher at once (the
+//! writer announces it: [`Db::committed`]). Commits of
 //! other processes: on SQLite a periodic poll picks them up (the CLI deciding while `serve` runs); on
 //! PostgreSQL every commit that changes the queue sends a NOTIFY (a trigger) that wakes the watcher
 //! of every console of the team, and a slow poll is only the safety net. Either way the watcher reads
 //! the feed from the last number it saw, so a lost notification or a reconnect loses nothing.
 
 use super::Db;
-use crate::domain::ItemId;
+use crate::domain::{Error, ItemId};
 use serde::Serialize;
 use sqlx::Row;
 use std::sync::Arc;
@@ -60,11 +61,6 @@ impl Default for Events {
 }
 
 impl Events {
-    /// Call after committing a queue change: the watcher reads the feed now instead of at its next poll.
-    pub fn changed(&self) {
-        self.wake.notify_one();
-    }
-
     /// Waits for the next notification from the database (team mode; never returns on SQLite). One
     /// waiter: the outbox worker.
     pub async fn notified_by_database(&self) {
@@ -75,9 +71,9 @@ impl Events {
         self.tx.subscribe()
     }
 
-    /// Tails the change feed until the database is closed, broadcasting one event per change.
-    pub fn watch(&self, db: Db) -> tokio::task::JoinHandle<()> {
-        let this = self.clone();
+    /// Tails the change feed until the database is closed, broadcasting one event per change
+    /// committed after this returns.
+    pub async fn watch(&self, db: Db) -> Result<tokio::task::JoinHandle<()>, Error> {
         let poll = match db.location() {
             super::Location::Postgres(url) => {
                 self.listen(url.clone(), db.clone());
@@ -85,15 +81,21 @@ impl Events {
             }
             super::Location::Sqlite(_) => POLL,
         };
-        tokio::spawn(async move {
-            let mut last: i64 = match sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await
-            {
-                Ok(v) => v,
-                Err(_) => return,
-            };
+        self.watch_every(db, poll).await
+    }
+
+    /// [`Events::watch`], reading the feed every `poll` when nothing woke the watcher.
+    async fn watch_every(&self, db: Db, poll: Duration) -> Result<tokio::task::JoinHandle<()>, Error> {
+        let this = self.clone();
+        // Every commit of this process that wrote something wakes the watcher: no writer has to
+        // announce its change. Subscribed before the feed is read, so no commit falls between.
+        let mut committed = db.committed();
+        let mut last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await?;
+        Ok(tokio::spawn(async move {
             loop {
                 tokio::select! {
                     _ = this.wake.notified() => {}
+                    Ok(()) = committed.changed() => {}
                     _ = tokio::time::sleep(poll) => {}
                 }
                 if db.pool().is_closed() {
@@ -105,7 +107,7 @@ impl Events {
                     Err(e) => tracing::warn!("reading the queue change feed failed: {e}"),
                 }
             }
-        })
+        }))
     }
 
     /// Wakes the watcher on each notification of [`CHANNEL`], and after each reconnect (to read what
@@ -174,4 +176,29 @@ pub async fn notify_outboxes(conn: &mut sqlx::AnyConnection) -> Result<(), crate
         sqlx::query("SELECT 1 FROM pg_notify($1, 'outbox')").bind(CHANNEL).execute(&mut *conn).await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::PausedCall;
+
+    /// With a poll that never comes in a test's lifetime, only the commit itself can wake the
+    /// watcher: a writer that announces nothing is still heard at once.
+    #[tokio::test]
+    async fn a_committed_queue_change_is_announced_by_the_commit_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).await.unwrap();
+        let events = Events::default();
+        let mut heard = events.subscribe();
+        let watcher = events.watch_every(db.clone(), Duration::from_secs(24 * 3600)).await.unwrap();
+        let mut tx = db.begin_write().await.unwrap();
+        let item = super::super::queue::insert_pending(&mut tx, &PausedCall::sample("delete_record", serde_json::json!({ "id": "r-1" })))
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let event = tokio::time::timeout(Duration::from_secs(60), heard.recv()).await.expect("announced without a poll").unwrap();
+        assert_eq!(event.id, item.id);
+        watcher.abort();
+    }
 }

@@ -178,6 +178,11 @@ impl Db {
         self.writer.begin().await
     }
 
+    /// Changes after every commit of this process that wrote something (see [`writer::Writer::committed`]).
+    pub fn committed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.writer.committed()
+    }
+
     /// Writes and commits of this process so far (how well writes share commits).
     pub fn write_counts(&self) -> writer::WriteCounts {
         self.writer.counts()

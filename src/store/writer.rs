@@ -45,10 +45,18 @@ pub struct Writer {
     counts: Arc<Counts>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Counts {
     writes: AtomicU64,
     commits: AtomicU64,
+    /// Bumped after each commit that held a write: what [`Writer::committed`] watches.
+    committed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Self { writes: AtomicU64::default(), commits: AtomicU64::default(), committed: tokio::sync::watch::Sender::new(0) }
+    }
 }
 
 /// Writes and commits so far in this process: `writes / commits` is the batching achieved.
@@ -119,6 +127,12 @@ impl Drop for Waiting {
 impl Writer {
     pub fn new(pool: AnyPool, dialect: Dialect) -> Self {
         Self { pool, dialect, batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
+    }
+
+    /// Changes after every commit that held a write (once its writers' work is on disk): the change
+    /// feed's watcher reads the feed then, so a committed change is announced by the commit itself.
+    pub fn committed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.counts.committed.subscribe()
     }
 
     /// Waits for this writer's turn and opens its savepoint (and the batch, if none is open).
@@ -258,6 +272,9 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) {
     }
     if !batch.joined.is_empty() {
         counts.commits.fetch_add(1, Ordering::Relaxed);
+        if result.is_ok() {
+            counts.committed.send_modify(|n| *n += 1);
+        }
     }
     for tell in batch.joined.drain(..) {
         let _ = tell.send(result.clone());
@@ -421,6 +438,22 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         panic!("{n} writers never queued");
+    }
+
+    #[tokio::test]
+    async fn a_commit_announces_itself_once_on_disk_and_a_rolled_back_write_does_not() {
+        let (_dir, db) = db().await;
+        let mut committed = db.committed();
+        committed.mark_unchanged();
+        let mut dropped = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (1)").execute(&mut *dropped).await.unwrap();
+        drop(dropped);
+        let mut open = db.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *open).await.unwrap();
+        assert!(!committed.has_changed().unwrap(), "nothing announced before a commit");
+        open.commit().await.unwrap();
+        assert!(committed.has_changed().unwrap(), "the commit announced its change: no writer calls anything after it");
+        assert_eq!(rows(&db).await, [2]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -304,7 +304,6 @@ impl Engine for LangGraphEngine {
             outbox::record(&mut tx, d, q, &outcome, None).await?;
         }
         tx.commit().await?;
-        core.events.changed();
         // The thread may stop at its next interrupt: queue it without waiting for the next poll.
         core.request_sync();
         Ok(

@@ -36,7 +36,6 @@ impl LocalEngine {
                 let mut tx = self.inner.db.begin_write().await?;
                 write_unsaved(&mut tx, Some(&u)).await?;
                 tx.commit().await?;
-                self.inner.events.changed();
             }
             return Ok(outcome);
         }
@@ -56,7 +55,6 @@ impl LocalEngine {
             snapshots::claim_running(&mut tx, run_id).await?;
         }
         tx.commit().await?;
-        self.inner.events.changed();
         match (&status, new_item) {
             (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),
             (_, Some(paused)) => emit.send(pause_chunk(&paused)),

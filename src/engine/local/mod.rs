@@ -29,7 +29,6 @@ use crate::domain::{
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
-use crate::store::feed::Events;
 use crate::store::outbox;
 use crate::store::{audit, memory, queue, snapshots, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
@@ -271,7 +270,6 @@ struct Inner {
     /// `local` on a console of its own; `local@<instance>` on a console sharing its database.
     id: EngineId,
     db: Db,
-    events: Events,
     agents: BTreeMap<String, Arc<Agent>>,
     /// One async lock per run: decisions on one run are applied one at a time.
     run_locks: crate::engine::locks::KeyedLocks<RunId>,
@@ -297,9 +295,9 @@ const MAX_RUN_ID: usize = 200;
 
 impl LocalEngine {
     /// The local engine `id` (see [`crate::app::local_engine_id`]) over `db`, running `agents`.
-    pub fn new(id: EngineId, db: Db, events: Events, agents: Vec<Agent>) -> Self {
+    pub fn new(id: EngineId, db: Db, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
-        Self { inner: Arc::new(Inner { id, db, events, agents, run_locks: Default::default(), starting: Mutex::default() }) }
+        Self { inner: Arc::new(Inner { id, db, agents, run_locks: Default::default(), starting: Mutex::default() }) }
     }
 
     /// This engine's id (the `engine` of its queue entries and runs).

@@ -18,8 +18,8 @@ pub struct Peer {
 }
 
 impl Peer {
-    pub fn new(id: EngineId, db: crate::store::Db, events: crate::store::feed::Events) -> Self {
-        Self { reader: LocalEngine::new(id, db, events, vec![]) }
+    pub fn new(id: EngineId, db: crate::store::Db) -> Self {
+        Self { reader: LocalEngine::new(id, db, vec![]) }
     }
 
     fn instance(&self) -> String {

@@ -230,7 +230,6 @@ impl LocalEngine {
         snapshots::update_body(&mut tx, &state.run_id, &body).await?;
         snapshots::claim_running(&mut tx, &state.run_id).await?;
         tx.commit().await?;
-        self.inner.events.changed();
         Ok(())
     }
 
@@ -345,13 +344,10 @@ impl LocalEngine {
             memory::append(&mut tx, thread, run_id, &bodies).await?;
         }
         snapshots::delete_tree(&mut tx, run_id).await?;
-        let gone = queue::retire_run(&mut tx, &self.inner.id, run_id).await?;
+        queue::retire_run(&mut tx, &self.inner.id, run_id).await?;
         // A grant for "this run" ends with the run: a later run reusing the id is another run.
         crate::store::grants::end_for_run(&mut tx, &self.inner.id, run_id, crate::store::now()).await?;
         tx.commit().await?;
-        if !gone.is_empty() || unsaved.is_some() {
-            self.inner.events.changed();
-        }
         Ok(())
     }
 

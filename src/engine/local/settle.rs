@@ -32,7 +32,6 @@ impl LocalEngine {
             snapshots::claim_running(&mut tx, run_id).await?;
         }
         tx.commit().await?;
-        self.inner.events.changed();
         self.continue_after_delivery(&agent, &mut state, all_done, &Emit::default()).await;
         Ok(())
     }

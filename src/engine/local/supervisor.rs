@@ -89,7 +89,6 @@ impl LocalEngine {
         let leaf_body = serde_json::to_value(&path[last].1).expect("run state serializes");
         snapshots::update_body(&mut tx, &path[last].1.run_id, &leaf_body).await?;
         tx.commit().await?;
-        self.inner.events.changed();
 
         // Up the chain, as far as runs can go on.
         let mut level = last;

@@ -60,7 +60,6 @@ impl LocalEngine {
             added.push((item.id, paused));
         }
         tx.commit().await?;
-        self.inner.events.changed();
         for (_, paused) in &added {
             emit.send(pause_chunk(paused));
         }

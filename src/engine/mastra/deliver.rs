@@ -171,7 +171,6 @@ impl Engine for MastraEngine {
             }
         }
         tx.commit().await?;
-        self.inner.core.events.changed();
         self.inner.core.request_sync();
         Ok(outcome)
     }

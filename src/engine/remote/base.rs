@@ -326,7 +326,6 @@ impl Core {
             report.added += 1;
         }
         tx.commit().await?;
-        self.events.changed();
         Ok(report)
     }
 
