@@ -144,3 +144,33 @@ fn the_field_checker_tells_a_field_from_a_method() {
     assert!(field_uses("// app.db is private").is_empty());
     assert!(field_uses("myapp.db").is_empty());
 }
+
+/// Where some names may appear in code (comments aside): each is written in one place.
+const ONE_PLACE: &[(&str, &[&str])] = &[
+    // `call.paused` is written by `store::queue::pause` alone, with its one type of details.
+    ("AuditAction::CallPaused", &["src/store/queue.rs"]),
+    // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
+    ("events.changed()", &[]),
+];
+
+#[test]
+fn what_is_written_in_one_place_is_written_nowhere_else() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src"), &mut files);
+    sources(&root.join("src-tauri/src"), &mut files);
+    let mut wrong = vec![];
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (name, allowed) in ONE_PLACE {
+                if code.contains(name) && !allowed.contains(&rel.as_str()) {
+                    wrong.push(format!("{rel}:{}: {name}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "written outside its one place:\n{}", wrong.join("\n"));
+}

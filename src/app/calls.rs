@@ -5,6 +5,7 @@
 
 use super::App;
 use crate::domain::audit::AuditAction;
+use crate::domain::audit::PauseOrigin;
 use crate::domain::Actor;
 use crate::domain::{
     AgentId, CallKind, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId, ToolCallId, Verdict,
@@ -152,7 +153,8 @@ impl App {
                 status: status_of(&entry),
             });
         }
-        let item = queue::insert_pending(&mut tx, &paused).await?;
+        let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &call.context };
+        let item = queue::pause(&mut tx, &format!("agent:{}", by.audit_name()), &paused, origin).await?;
         let stored = submissions::insert(
             &mut tx,
             &Submission {
@@ -168,19 +170,6 @@ impl App {
         if !stored {
             return Err(Error::StorageBusy);
         }
-        audit::append(
-            &mut tx,
-            audit::Record {
-                actor: &format!("agent:{}", by.audit_name()),
-                action: AuditAction::CallPaused,
-                queue_item_id: Some(item.id.as_str()),
-                tool_name: Some(&paused.tool_name),
-                fingerprint: Some(paused.fingerprint.as_str()),
-                details: json!({ "runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind,
-                    "args": paused.args, "source": source, "submittedBy": principal_key, "context": call.context }),
-            },
-        )
-        .await?;
         tx.commit().await?;
         let entry = self.console.item(&item.id).await?;
         Ok(SubmittedCall { id: item.id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })

@@ -3,6 +3,7 @@
 //! (an older version may have written others).
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -183,5 +184,85 @@ mod tests {
             assert!(seen.insert(a.as_str()), "{} twice", a.as_str());
         }
         assert_eq!(AuditAction::of_decision(&super::super::Verdict::Expire { after_secs: 1 }).as_str(), "decision.expire");
+    }
+}
+
+/// The details of `call.paused`, written by `store::queue::pause` alone: the call as queued (its
+/// run, tool call, agent, kind, arguments and chain) and where it came from — a call an agent
+/// submitted (`source`, `submittedBy`, `context`) or a local run's (`approvalReason`, `startedBy`).
+/// A remote engine's call carries neither.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallPaused<'a> {
+    pub run_id: &'a super::RunId,
+    pub tool_call_id: &'a super::ToolCallId,
+    pub agent_id: &'a super::AgentId,
+    pub kind: super::CallKind,
+    pub args: &'a Value,
+    pub chain: &'a [super::ChainLink],
+    #[serde(flatten)]
+    pub origin: PauseOrigin<'a>,
+}
+
+/// Where a paused call came from, as `call.paused` records it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+pub enum PauseOrigin<'a> {
+    /// A remote engine's listing: nothing more than the call.
+    Engine {},
+    /// Submitted by an agent (`POST /api/calls`, hooks, the MCP gate).
+    Submitted { source: &'a str, submitted_by: &'a str, context: &'a Option<Value> },
+    /// A local run's call: why its policy asked, and who started the run.
+    LocalRun { approval_reason: Option<&'a str>, started_by: Option<&'a str> },
+}
+
+impl<'a> CallPaused<'a> {
+    /// `call`'s details, from `origin`.
+    pub fn of(call: &'a super::PausedCall, origin: PauseOrigin<'a>) -> Self {
+        Self {
+            run_id: &call.run_id,
+            tool_call_id: &call.tool_call_id,
+            agent_id: &call.agent_id,
+            kind: call.kind,
+            args: &call.args,
+            chain: &call.chain,
+            origin,
+        }
+    }
+}
+
+#[cfg(test)]
+mod call_paused_tests {
+    use super::*;
+    use crate::domain::PausedCall;
+    use serde_json::json;
+
+    fn keys(origin: PauseOrigin<'_>) -> Value {
+        let call = PausedCall::sample("delete_record", json!({ "id": "r-1" }));
+        let details = serde_json::to_value(CallPaused::of(&call, origin)).unwrap();
+        let mut keys: Vec<&str> = details.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        json!(keys)
+    }
+
+    /// One type writes `call.paused` for every source; each origin adds its own keys, no other.
+    #[test]
+    fn call_paused_has_the_calls_keys_and_those_of_its_origin() {
+        let call = ["agentId", "args", "chain", "kind", "runId", "toolCallId"];
+        let with = |more: &[&str]| {
+            let mut all: Vec<&str> = call.iter().chain(more).copied().collect();
+            all.sort();
+            json!(all)
+        };
+        assert_eq!(keys(PauseOrigin::Engine {}), with(&[]));
+        let context = Some(json!({ "cwd": "/srv" }));
+        assert_eq!(
+            keys(PauseOrigin::Submitted { source: "claude-code", submitted_by: "token:hook", context: &context }),
+            with(&["context", "source", "submittedBy"])
+        );
+        assert_eq!(
+            keys(PauseOrigin::LocalRun { approval_reason: Some("rule 0 matched"), started_by: None }),
+            with(&["approvalReason", "startedBy"])
+        );
     }
 }

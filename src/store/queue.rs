@@ -158,6 +158,32 @@ pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Resu
     Ok(QueuedCall { id, call: call.clone(), state: ItemState::Pending, paused_at: at })
 }
 
+/// Queues `call` as a pending entry and audits it (`call.paused`, by `actor`, with
+/// [`CallPaused`](crate::domain::audit::CallPaused) details from `origin`): the one way a paused call
+/// enters the queue with its audit entry.
+pub async fn pause(
+    conn: &mut AnyConnection,
+    actor: &str,
+    call: &PausedCall,
+    origin: crate::domain::audit::PauseOrigin<'_>,
+) -> Result<QueuedCall, Error> {
+    let item = insert_pending(conn, call).await?;
+    let details = crate::domain::audit::CallPaused::of(call, origin);
+    super::audit::append(
+        conn,
+        super::audit::Record {
+            actor,
+            action: crate::domain::audit::AuditAction::CallPaused,
+            queue_item_id: Some(item.id.as_str()),
+            tool_name: Some(&call.tool_name),
+            fingerprint: Some(call.fingerprint.as_str()),
+            details: serde_json::to_value(details).expect("call.paused details serialize"),
+        },
+    )
+    .await?;
+    Ok(item)
+}
+
 /// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
 pub async fn ids_starting_with(conn: &mut AnyConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
     let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");

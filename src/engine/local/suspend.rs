@@ -2,6 +2,7 @@
 //! queue shows of a paused call, the suspended-runs listing (S12) and auto-resume (S10).
 
 use super::*;
+use crate::domain::audit::PauseOrigin;
 
 impl LocalEngine {
     /// Writes the snapshot and a queue entry for each newly paused call, in one transaction; only then
@@ -44,19 +45,11 @@ impl LocalEngine {
         }
         let mut added = Vec::new();
         for (&i, paused) in fresh.iter().zip(surfaced) {
-            let item = queue::insert_pending(&mut tx, &paused).await?;
-            audit::append(&mut tx, audit::Record {
-                actor: "engine:local",
-                action: crate::domain::audit::AuditAction::CallPaused,
-                queue_item_id: Some(item.id.as_str()),
-                tool_name: Some(&paused.tool_name),
-                fingerprint: Some(paused.fingerprint.as_str()),
-                details: json!({
-                    "runId": paused.run_id, "toolCallId": paused.tool_call_id, "agentId": paused.agent_id, "kind": paused.kind, "args": paused.args,
-                    "approvalReason": state.calls[i].approval_reason, "startedBy": state.started_by,
-                }),
-            })
-            .await?;
+            let origin = PauseOrigin::LocalRun {
+                approval_reason: state.calls[i].approval_reason.as_deref(),
+                started_by: state.started_by.as_deref(),
+            };
+            let item = queue::pause(&mut tx, "engine:local", &paused, origin).await?;
             added.push((item.id, paused));
         }
         tx.commit().await?;

@@ -3,6 +3,7 @@
 //! stream read to its end, the answer recorded with the next pause the stream ended on.
 
 use super::*;
+use crate::domain::audit::PauseOrigin;
 
 impl MastraEngine {
     /// The call as the engine lists it now (C3); `None` if it no longer waits there.
@@ -166,8 +167,7 @@ impl Engine for MastraEngine {
             let blocked = queue::find_pending(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some()
                 || (!same_call && queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some());
             if !blocked {
-                let added = queue::insert_pending(&mut tx, &n).await?;
-                paused_audit(&mut tx, &format!("engine:{}", self.inner.core.id), &added.id, &n).await?;
+                queue::pause(&mut tx, &format!("engine:{}", self.inner.core.id), &n, PauseOrigin::Engine {}).await?;
             }
         }
         tx.commit().await?;

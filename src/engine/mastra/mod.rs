@@ -8,7 +8,7 @@ pub mod listing;
 pub mod schema;
 mod sync;
 
-use crate::engine::remote::base::{paused_audit, unchanged, Core};
+use crate::engine::remote::base::{unchanged, Core};
 pub use crate::engine::remote::base::{SyncReport, FULL_EVERY, LEASE_RETRY, MAX_BACKOFF};
 
 use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};

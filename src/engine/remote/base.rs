@@ -4,6 +4,7 @@
 //! backoff. Each kind (Mastra, LangGraph) lists calls and delivers decisions its own way on top.
 
 use super::http::RemoteError;
+use crate::domain::audit::PauseOrigin;
 use crate::domain::{CallKind, EngineId, Error, ItemState, PausedCall};
 use crate::engine::local::model::ApiKey;
 use crate::secrets;
@@ -321,8 +322,7 @@ impl Core {
             {
                 continue;
             }
-            let item = queue::insert_pending(&mut tx, c).await?;
-            paused_audit(&mut tx, &actor, &item.id, c).await?;
+            queue::pause(&mut tx, &actor, c, PauseOrigin::Engine {}).await?;
             report.added += 1;
         }
         tx.commit().await?;
@@ -448,10 +448,9 @@ pub fn unchanged(stored: &PausedCall, listed: &PausedCall) -> bool {
     listed.kind == CallKind::Suspend && listed.args.is_null() && stored.tool_name == listed.tool_name && payload_same
 }
 
-/// The audit entry of a call entering the queue.
 /// A call that changed at its engine queued again as it is now: a new pending entry with its own
-/// fingerprint, audited `call.changed` on the old entry (before and after, and `why` when given) and
-/// `call.paused` on the new one, in the caller's transaction. The old entry is the caller's to end.
+/// fingerprint, audited `call.paused` on the new one and `call.changed` on the old entry (before and
+/// after, and `why` when given), in the caller's transaction. The old entry is the caller's to end.
 pub async fn requeue_changed(
     conn: &mut sqlx::AnyConnection,
     actor: &str,
@@ -459,7 +458,7 @@ pub async fn requeue_changed(
     now: &PausedCall,
     why: Option<&str>,
 ) -> Result<crate::domain::QueuedCall, Error> {
-    let new = queue::insert_pending(conn, now).await?;
+    let new = queue::pause(conn, actor, now, PauseOrigin::Engine {}).await?;
     let mut details = json!({
         "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
         "before": { "fingerprint": old.call.fingerprint, "args": old.call.args },
@@ -480,19 +479,5 @@ pub async fn requeue_changed(
         },
     )
     .await?;
-    paused_audit(conn, actor, &new.id, now).await?;
     Ok(new)
-}
-
-pub async fn paused_audit(conn: &mut sqlx::AnyConnection, actor: &str, item: &crate::domain::ItemId, c: &PausedCall) -> Result<(), Error> {
-    audit::append(conn, audit::Record {
-        actor,
-        action: crate::domain::audit::AuditAction::CallPaused,
-        queue_item_id: Some(item.as_str()),
-        tool_name: Some(&c.tool_name),
-        fingerprint: Some(c.fingerprint.as_str()),
-        details: json!({ "runId": c.run_id, "toolCallId": c.tool_call_id, "agentId": c.agent_id, "kind": c.kind, "args": c.args, "chain": c.chain }),
-    })
-    .await
-    .map(drop)
 }
