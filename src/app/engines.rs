@@ -43,7 +43,9 @@ pub struct EngineView {
 fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String, (i64, i64)>) -> EngineView {
     let live = app.remotes.get(&row.name);
     let synced_here = live.as_ref().is_some_and(|e| e.lease_held());
-    let health = live.map(|e| e.health()).unwrap_or(row.health);
+    // The console that syncs the engine knows its health first; the others read what it stored
+    // (their own engine object asks the engine nothing while another console holds the lease).
+    let health = live.filter(|_| synced_here).map(|e| e.health()).unwrap_or(row.health);
     let (pending, awaiting_delivery) = counts.get(&row.name).copied().unwrap_or((0, 0));
     EngineView {
         kind: row.kind,

@@ -11,6 +11,7 @@ use crate::engine::remote::http::parse_base_url;
 use crate::engine::remote::RemoteEngine;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineKind, EngineRow};
+use crate::store::lease::LeaseSlot;
 use crate::store::{audit, Db};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -60,6 +61,9 @@ pub struct Remotes {
     /// Tokens given for this session only, by engine name, each with the URL it was given for;
     /// handed to the engine on every (re)connect, which uses it for that URL only.
     session_tokens: Arc<Mutex<HashMap<String, (ApiKey, String)>>>,
+    /// Each engine's lease (team mode), kept across its connections (see [`LeaseSlot`]); removed,
+    /// and so let go, when the engine is removed or the console stops.
+    leases: Arc<Mutex<HashMap<String, LeaseSlot>>>,
     /// Set once `start` ran: engines then get a sync loop.
     syncing: Arc<Mutex<Option<watch::Receiver<bool>>>>,
     wake: Arc<Notify>,
@@ -67,7 +71,16 @@ pub struct Remotes {
 
 impl Remotes {
     pub fn new(db: Db, events: Events, console: Console) -> Self {
-        Self { db, events, console, running: Arc::default(), session_tokens: Arc::default(), syncing: Arc::default(), wake: Arc::default() }
+        Self {
+            db,
+            events,
+            console,
+            running: Arc::default(),
+            session_tokens: Arc::default(),
+            leases: Arc::default(),
+            syncing: Arc::default(),
+            wake: Arc::default(),
+        }
     }
 
     /// Connects the engines of the table to the console (without syncing: see [`Remotes::start`]).
@@ -96,7 +109,7 @@ impl Remotes {
             }
             let all: Vec<String> = this.running.lock().expect("remotes lock").keys().cloned().collect();
             for name in all {
-                this.disconnect(&name);
+                this.disconnect(&name, false);
             }
         })
     }
@@ -110,7 +123,7 @@ impl Remotes {
         let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
         let stale: Vec<String> = self.running.lock().expect("remotes lock").keys().filter(|n| !names.contains(n)).cloned().collect();
         for name in stale {
-            self.disconnect(&name);
+            self.disconnect(&name, false);
         }
         for row in rows {
             // Connected at open (no sync loop yet) and now serving: connected again, with its loop.
@@ -122,7 +135,8 @@ impl Remotes {
                 .get(&row.name)
                 .is_some_and(|r| settings_equal(&r.row, &row) && (r.stop.is_some() || !syncing));
             if !same {
-                self.disconnect(&row.name);
+                // Its settings changed: connected anew, keeping its lease.
+                self.disconnect(&row.name, true);
                 self.connect(row)?;
             }
         }
@@ -148,7 +162,8 @@ impl Remotes {
                     _ = inner.closed() => {}
                 }
             });
-            engine.spawn_sync(rx);
+            let lease = self.leases.lock().expect("remotes lock").entry(row.name.clone()).or_default().clone();
+            engine.spawn_sync(rx, lease);
             tx
         });
         tracing::debug!(engine = %row.name, kind = row.kind.as_str(), url = %row.base_url, "remote engine connected");
@@ -156,7 +171,11 @@ impl Remotes {
         Ok(())
     }
 
-    fn disconnect(&self, name: &str) {
+    /// Stops the engine's sync loop; its lease is let go (once that loop ends) unless `keep_lease`.
+    fn disconnect(&self, name: &str, keep_lease: bool) {
+        if !keep_lease {
+            self.leases.lock().expect("remotes lock").remove(name);
+        }
         if let Some(r) = self.running.lock().expect("remotes lock").remove(name) {
             if let Some(stop) = r.stop {
                 let _ = stop.send(true);
@@ -280,7 +299,7 @@ impl Remotes {
         };
         // A new token under the same keyring name: reconnect so the cached one is dropped.
         if s.token.is_some() || s.clear_token {
-            self.disconnect(&s.name);
+            self.disconnect(&s.name, true);
         }
         self.reload().await?;
         Ok(row)
@@ -306,7 +325,7 @@ impl Remotes {
             }
             tx.commit().await?;
         }
-        self.disconnect(name);
+        self.disconnect(name, false);
         Ok(())
     }
 

@@ -20,6 +20,12 @@ impl std::fmt::Debug for Lease {
     }
 }
 
+/// Where a console keeps the lease of one remote engine between its connections: the sync loop of
+/// the engine connected anew after a settings change finds the lease its last loop held, so a
+/// console never lets its engine go to another console because it was edited. The loop holds the
+/// slot while it syncs, so a new loop waits for the last one's sync to end.
+pub type LeaseSlot = std::sync::Arc<tokio::sync::Mutex<Option<Lease>>>;
+
 /// The advisory lock key of a lease name: the first 8 bytes of its SHA-256.
 fn key(name: &str) -> i64 {
     let digest = Sha256::digest(format!("approval-console lease:{name}").as_bytes());

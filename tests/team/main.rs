@@ -553,6 +553,11 @@ async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_foll
     // nothing and says why.
     let on_a = wait_engine(&a, "m", &server_2, "token_required").await;
     assert!(on_a["health"]["lastError"].as_str().is_some_and(|e| e.contains(&server_2)), "{on_a}");
+    // Connected anew after the change, A kept the lease (an edit never hands the engine to
+    // another console), and B shows the health A stored, not a guess of its own.
+    assert_eq!(on_a["syncedHere"], true, "{on_a}");
+    let on_b = wait_engine(&b, "m", &server_2, "token_required").await;
+    assert_eq!(on_b["syncedHere"], false, "{on_b}");
     tokio::time::sleep(Duration::from_secs(1)).await; // five more poll intervals
     let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
     assert!(seen.iter().all(|h| !h.contains("secret-1")), "server 2 got server 1's token: {seen:?}");
@@ -568,6 +573,60 @@ async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_foll
     }
     let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
     assert!(seen.iter().all(|h| !h.contains("secret-1")), "{seen:?}");
+}
+
+/// The advisory lock key of an engine's lease, as `store::lease` derives it.
+fn lease_key(engine: &str) -> i64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("approval-console lease:engine:{engine}").as_bytes());
+    i64::from_be_bytes(digest[..8].try_into().unwrap())
+}
+
+#[tokio::test]
+async fn c05_an_engine_edited_on_the_console_that_syncs_it_never_lets_its_lease_go() {
+    use sqlx::Connection;
+    let url = postgres::database().await;
+    let root = tempfile::tempdir().unwrap();
+    let mastra = mastra_server::MastraServer::start(&root.path().join("mastra"), None);
+    let a = start(&console_dir(root.path(), "a", &url));
+    let (status, body) =
+        call(&a, reqwest::Method::POST, "/api/engines", Some(json!({ "name": "m", "baseUrl": mastra.base, "pollMs": 200 }))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(one_syncing(&[&a], "m").await, 0);
+
+    // Another would-be holder tries the lock as fast as it can while A's engine is connected anew
+    // after each edit: it must never find the lock free.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let prober = {
+        let (url, stop) = (url.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut pg = sqlx::PgConnection::connect(&url).await.unwrap();
+            let mut tries = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let taken: bool =
+                    sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(lease_key("m")).fetch_one(&mut pg).await.unwrap();
+                assert!(!taken, "the lease was free after {tries} tries: an edit let it go");
+                tries += 1;
+            }
+            tries
+        })
+    };
+    for poll_ms in [300, 400, 500] {
+        let (status, body) = call(&a, reqwest::Method::PATCH, "/api/engines/m", Some(json!({ "pollMs": poll_ms }))).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        eventually(|| async {
+            let e = engine_on(&a, "m").await;
+            if e["pollMs"] == poll_ms && e["syncedHere"] == true && e["health"]["state"] == "reachable" {
+                Ok(())
+            } else {
+                Err(format!("m was not synced again by A at {poll_ms} ms: {e}"))
+            }
+        })
+        .await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let tries = prober.await.expect("the lease stayed held");
+    assert!(tries > 0);
 }
 
 #[tokio::test]

@@ -47,8 +47,12 @@ impl MastraEngine {
     }
 
     /// Syncs until `stop` flips (see [`Core::run`]).
-    pub fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    pub fn spawn_sync(
+        &self,
+        stop: tokio::sync::watch::Receiver<bool>,
+        lease: crate::store::lease::LeaseSlot,
+    ) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
-        tokio::spawn(async move { this.inner.core.run(|full| this.sync(full), stop).await })
+        tokio::spawn(async move { this.inner.core.run(|full| this.sync(full), stop, lease).await })
     }
 }

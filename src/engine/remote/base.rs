@@ -331,27 +331,32 @@ impl Core {
 
     /// Keeps or takes the engine's lease; whether this console holds it now. A lease taken anew
     /// starts with a complete sync (the last holder may have died half-way).
+    /// A lease the slot already held (this console's last connection of the engine) is kept.
     async fn hold_lease(&self, lease: &mut Option<crate::store::lease::Lease>) -> bool {
         if let Some(held) = lease.as_mut() {
-            if held.alive().await {
-                return true;
+            if !held.alive().await {
+                tracing::warn!(engine = %self.id, "lost the engine's lease (its database connection ended)");
+                *lease = None;
             }
-            tracing::warn!(engine = %self.id, "lost the engine's lease (its database connection ended)");
-            *lease = None;
         }
-        *lease = match crate::store::lease::Lease::try_take(&self.db, &format!("engine:{}", self.id)).await {
-            Ok(taken) => taken,
-            Err(e) => {
-                tracing::warn!(engine = %self.id, "could not take the engine's lease: {e}");
-                None
-            }
-        };
+        let taken = lease.is_none();
+        if taken {
+            *lease = match crate::store::lease::Lease::try_take(&self.db, &format!("engine:{}", self.id)).await {
+                Ok(taken) => taken,
+                Err(e) => {
+                    tracing::warn!(engine = %self.id, "could not take the engine's lease: {e}");
+                    None
+                }
+            };
+        }
         let held = lease.is_some();
         let before = self.lease_held.swap(held, Ordering::SeqCst);
         if held && !before {
-            tracing::info!(engine = %self.id, "this console now syncs and delivers the engine (lease taken)");
             self.full_requested.store(true, Ordering::SeqCst);
-            if self.db.dialect() == crate::store::Dialect::Postgres {
+            if !taken {
+                tracing::debug!(engine = %self.id, "connected anew with the lease it held");
+            } else if self.db.dialect() == crate::store::Dialect::Postgres {
+                tracing::info!(engine = %self.id, "this console now syncs and delivers the engine (lease taken)");
                 if let Err(e) = self.resend_cut_deliveries().await {
                     tracing::warn!(engine = %self.id, "could not take over the deliveries the last holder left: {e}");
                 }
@@ -383,17 +388,19 @@ impl Core {
     /// Polls with `sync` (its argument: whether the listing is to be complete) until `stop` flips:
     /// every `poll_ms`, a complete listing every [`FULL_EVERY`] polls or when asked; doubling the
     /// wait (up to [`MAX_BACKOFF`]) while the engine fails. Team mode: only while this console holds
-    /// the engine's lease.
-    pub async fn run<F, Fut>(&self, sync: F, mut stop: tokio::sync::watch::Receiver<bool>)
+    /// the engine's lease, kept in `lease` (which outlives this loop when the engine is connected
+    /// anew: the owner of the slot lets it go).
+    pub async fn run<F, Fut>(&self, sync: F, mut stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot)
     where
         F: Fn(bool) -> Fut,
         Fut: Future<Output = Result<SyncReport, Error>>,
     {
         let mut polls: u32 = 0;
         let mut failures: u32 = 0;
-        let mut lease: Option<crate::store::lease::Lease> = None;
         loop {
-            if !self.hold_lease(&mut lease).await {
+            let mut held = lease.lock().await;
+            if !self.hold_lease(&mut held).await {
+                drop(held);
                 tokio::select! {
                     _ = tokio::time::sleep(self.poll.min(LEASE_RETRY)) => {}
                     _ = stop.changed() => return,
@@ -404,7 +411,9 @@ impl Core {
                 continue;
             }
             let full = self.full_requested.swap(false, Ordering::SeqCst) || polls.is_multiple_of(FULL_EVERY);
-            match sync(full).await {
+            let synced = sync(full).await;
+            drop(held);
+            match synced {
                 Ok(report) => {
                     failures = 0;
                     if report.added + report.changed + report.gone > 0 {
@@ -430,9 +439,9 @@ impl Core {
                 break;
             }
         }
-        // Disconnected or stopping: let the lease go for another console to take.
+        // Disconnected or stopping: the lease stays in its slot, for this engine connected anew or
+        // let go by the slot's owner.
         self.lease_held.store(self.db.dialect() == crate::store::Dialect::Sqlite, Ordering::SeqCst);
-        drop(lease);
     }
 }
 

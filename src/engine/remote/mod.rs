@@ -79,10 +79,14 @@ impl RemoteEngine {
         }
     }
 
-    pub fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    pub fn spawn_sync(
+        &self,
+        stop: tokio::sync::watch::Receiver<bool>,
+        lease: crate::store::lease::LeaseSlot,
+    ) -> tokio::task::JoinHandle<()> {
         match self {
-            Self::Mastra(e) => e.spawn_sync(stop),
-            Self::LangGraph(e) => e.spawn_sync(stop),
+            Self::Mastra(e) => e.spawn_sync(stop, lease),
+            Self::LangGraph(e) => e.spawn_sync(stop, lease),
         }
     }
 
