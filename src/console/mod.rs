@@ -563,7 +563,7 @@ impl Console {
             if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
                 let actor = format!("engine:{}", c.engine);
                 let why = "the call changed at the engine after it was decided; the decision was not sent";
-                let new = crate::engine::remote::base::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
+                let new = queue::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
                 replaced_by = Some(new.id);
             }
         }

@@ -26,8 +26,9 @@ impl std::fmt::Debug for Lease {
 /// slot while it syncs, so a new loop waits for the last one's sync to end.
 pub type LeaseSlot = std::sync::Arc<tokio::sync::Mutex<Option<Lease>>>;
 
-/// The advisory lock key of a lease name: the first 8 bytes of its SHA-256.
-fn key(name: &str) -> i64 {
+/// The advisory lock key of a lease name (`engine:<name>` for a remote engine): the first 8 bytes
+/// of its SHA-256.
+pub fn key(name: &str) -> i64 {
     let digest = Sha256::digest(format!("approval-console lease:{name}").as_bytes());
     i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
 }

@@ -184,6 +184,40 @@ pub async fn pause(
     Ok(item)
 }
 
+/// A call that changed at its engine queued again as it is now: a new pending entry with its own
+/// fingerprint, audited `call.paused` on the new one and `call.changed` on the old entry (before and
+/// after, and `why` when given), in the caller's transaction. The old entry is the caller's to end.
+pub async fn requeue_changed(
+    conn: &mut AnyConnection,
+    actor: &str,
+    old: &crate::domain::QueuedCall,
+    now: &PausedCall,
+    why: Option<&str>,
+) -> Result<crate::domain::QueuedCall, Error> {
+    let new = pause(conn, actor, now, crate::domain::audit::PauseOrigin::Engine {}).await?;
+    let mut details = serde_json::json!({
+        "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
+        "before": { "fingerprint": old.call.fingerprint, "args": old.call.args },
+        "after": { "fingerprint": now.fingerprint, "args": now.args },
+    });
+    if let Some(why) = why {
+        details["why"] = serde_json::json!(why);
+    }
+    super::audit::append(
+        conn,
+        super::audit::Record {
+            actor,
+            action: crate::domain::audit::AuditAction::CallChanged,
+            queue_item_id: Some(old.id.as_str()),
+            tool_name: Some(&now.tool_name),
+            fingerprint: Some(now.fingerprint.as_str()),
+            details,
+        },
+    )
+    .await?;
+    Ok(new)
+}
+
 /// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
 pub async fn ids_starting_with(conn: &mut AnyConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
     let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");

@@ -575,13 +575,6 @@ async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_foll
     assert!(seen.iter().all(|h| !h.contains("secret-1")), "{seen:?}");
 }
 
-/// The advisory lock key of an engine's lease, as `store::lease` derives it.
-fn lease_key(engine: &str) -> i64 {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(format!("approval-console lease:engine:{engine}").as_bytes());
-    i64::from_be_bytes(digest[..8].try_into().unwrap())
-}
-
 #[tokio::test]
 async fn c05_an_engine_edited_on_the_console_that_syncs_it_never_lets_its_lease_go() {
     use sqlx::Connection;
@@ -603,8 +596,11 @@ async fn c05_an_engine_edited_on_the_console_that_syncs_it_never_lets_its_lease_
             let mut pg = sqlx::PgConnection::connect(&url).await.unwrap();
             let mut tries = 0u64;
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let taken: bool =
-                    sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(lease_key("m")).fetch_one(&mut pg).await.unwrap();
+                let taken: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+                    .bind(approval_console::store::lease::key("engine:m"))
+                    .fetch_one(&mut pg)
+                    .await
+                    .unwrap();
                 assert!(!taken, "the lease was free after {tries} tries: an edit let it go");
                 tries += 1;
             }

@@ -313,7 +313,7 @@ impl Core {
             if !queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
                 continue;
             }
-            requeue_changed(&mut tx, &actor, &e.queued, now, None).await?;
+            queue::requeue_changed(&mut tx, &actor, &e.queued, now, None).await?;
             report.changed += 1;
         }
         for c in &new_calls {
@@ -455,38 +455,4 @@ pub fn unchanged(stored: &PausedCall, listed: &PausedCall) -> bool {
         return payload_same;
     }
     listed.kind == CallKind::Suspend && listed.args.is_null() && stored.tool_name == listed.tool_name && payload_same
-}
-
-/// A call that changed at its engine queued again as it is now: a new pending entry with its own
-/// fingerprint, audited `call.paused` on the new one and `call.changed` on the old entry (before and
-/// after, and `why` when given), in the caller's transaction. The old entry is the caller's to end.
-pub async fn requeue_changed(
-    conn: &mut sqlx::AnyConnection,
-    actor: &str,
-    old: &crate::domain::QueuedCall,
-    now: &PausedCall,
-    why: Option<&str>,
-) -> Result<crate::domain::QueuedCall, Error> {
-    let new = queue::pause(conn, actor, now, PauseOrigin::Engine {}).await?;
-    let mut details = json!({
-        "runId": now.run_id, "toolCallId": now.tool_call_id, "replacedBy": new.id,
-        "before": { "fingerprint": old.call.fingerprint, "args": old.call.args },
-        "after": { "fingerprint": now.fingerprint, "args": now.args },
-    });
-    if let Some(why) = why {
-        details["why"] = json!(why);
-    }
-    audit::append(
-        conn,
-        audit::Record {
-            actor,
-            action: crate::domain::audit::AuditAction::CallChanged,
-            queue_item_id: Some(old.id.as_str()),
-            tool_name: Some(&now.tool_name),
-            fingerprint: Some(now.fingerprint.as_str()),
-            details,
-        },
-    )
-    .await?;
-    Ok(new)
 }
