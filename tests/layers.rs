@@ -151,6 +151,10 @@ const ONE_PLACE: &[(&str, &[&str])] = &[
     ("AuditAction::CallPaused", &["src/store/queue.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),
+    // A role is checked as the catalog gives it (`Actor::may(Op::…)`), never written again beside it.
+    (".require(Role::", &["src/domain/principal.rs"]),
+    // The window's handlers are registered from the catalog, in one place.
+    ("generate_handler!", &["src-tauri/src/lib.rs"]),
 ];
 
 #[test]
@@ -173,4 +177,78 @@ fn what_is_written_in_one_place_is_written_nowhere_else() {
         }
     }
     assert!(wrong.is_empty(), "written outside its one place:\n{}", wrong.join("\n"));
+}
+
+/// Every route the API serves and every command the window registers is an operation of the catalog
+/// (`src/domain/catalog.rs`): a route or a command declared anywhere else fails here.
+#[test]
+fn every_route_and_window_command_is_an_operation_of_the_catalog() {
+    use approval_console::domain::Op;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src/api"), &mut files);
+    let route = regex::Regex::new(r#"\.route\(\s*"([^"]+)",\s*((?:[^()]|\([^()]*\))*)\)"#).unwrap();
+    let method = regex::Regex::new(r"\b(get|post|put|patch|delete)\(").unwrap();
+    let (mut routes, mut outside) = (0, vec![]);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for r in route.captures_iter(&text) {
+            for m in method.captures_iter(&r[2]) {
+                routes += 1;
+                let verb = m[1].to_uppercase();
+                if Op::of_route(&verb, &r[1]).is_none() {
+                    outside.push(format!("{}: {verb} {}", file.strip_prefix(root).unwrap().display(), &r[1]));
+                }
+            }
+        }
+    }
+    assert!(routes > 50, "the walk found the routes ({routes})");
+    assert!(outside.is_empty(), "routes that are not operations of the catalog:\n{}", outside.join("\n"));
+
+    let commands = std::fs::read_to_string(root.join("src-tauri/src/commands.rs")).unwrap();
+    let command = regex::Regex::new(r"#\[tauri::command\]\s*pub\s+(?:async\s+)?fn\s+(\w+)").unwrap();
+    let mut declared: Vec<&str> = command.captures_iter(&commands).map(|c| c.get(1).unwrap().as_str()).collect();
+    let mut catalog: Vec<&str> = Op::window_commands().collect();
+    declared.sort_unstable();
+    catalog.sort_unstable();
+    assert!(declared.len() > 30, "the walk found the window's commands ({})", declared.len());
+    assert_eq!(declared, catalog, "the window's commands are the catalog's window operations");
+}
+
+/// The core checks every operation's role from the catalog (`Actor::may(Op::…)`), whichever shell
+/// calls it; only what belongs to one shell alone (its health, its session, its language…) is not.
+#[test]
+fn every_operation_is_authorized_in_the_core_or_belongs_to_one_shell() {
+    use approval_console::domain::Op;
+    const SHELLS_OWN: &[Op] = &[
+        Op::Health,
+        Op::Session,
+        Op::Openapi,
+        Op::SetLanguage,
+        Op::Autostart,
+        Op::SetAutostart,
+        // The same as EditEngine / RemoveEngine, for an engine named "test" (the core checks those).
+        Op::EditEngineNamedTest,
+        Op::RemoveEngineNamedTest,
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src"), &mut files);
+    let named = regex::Regex::new(r"\bOp::(\w+)").unwrap();
+    let mut used = std::collections::HashSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        // The catalog itself, and the guard that reads it by route.
+        if ["src/domain/ops.rs", "src/domain/catalog.rs", "src/api/guard.rs"].contains(&rel.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            used.extend(named.captures_iter(code).map(|c| c[1].to_owned()));
+        }
+    }
+    let unchecked: Vec<String> =
+        Op::ALL.iter().filter(|op| !SHELLS_OWN.contains(op)).map(|op| format!("{op:?}")).filter(|v| !used.contains(v)).collect();
+    assert!(unchecked.is_empty(), "operations no code authorizes with Actor::may: {unchecked:?}");
 }

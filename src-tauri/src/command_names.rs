@@ -1,54 +1,21 @@
-// The window's commands, declared once. `build.rs` includes this file: it declares them to Tauri
-// (so the ACL applies) and writes the permission set that `capabilities/main-window.json` grants;
-// `lib.rs` registers a handler for each from the same list (`commands::<name>`); a Vitest test
-// checks the UI's `TAURI_COMMANDS` against it.
+// The window's commands: the operations the catalog (`src/domain/catalog.rs`, the one list of every
+// operation) marks `window`. `build.rs` includes this file: it declares them to Tauri (so the ACL
+// applies) and writes the permission set that `capabilities/main-window.json` grants; `lib.rs`
+// registers a handler for each (`commands::<name>`) from the same catalog; a Vitest test checks the
+// UI's `TAURI_COMMANDS` against `ui/manifest.json`, the catalog as `approval-console manifest` prints it.
 
-/// Calls `$then!` with the name of every command.
-#[macro_export]
-macro_rules! with_commands {
-    ($then:ident) => {
-        $then!(
-            queue_page,
-            queue_counts,
-            queue_item,
-            previous_call,
-            viewing,
-            stop_viewing,
-            approve,
-            approve_edited,
-            decline,
-            resume,
-            resolve,
-            audit_page,
-            verify_audit,
-            decision_history,
-            export_audit,
-            save_audit_export,
-            set_language,
-            engines,
-            add_engine,
-            edit_engine,
-            remove_engine,
-            test_engine,
-            sync_engine,
-            engine_agents,
-            notification_status,
-            notification_settings,
-            save_notification_settings,
-            quorum_settings,
-            save_quorum_settings,
-            session,
-            expiry_settings,
-            save_expiry_settings,
-            snooze,
-            grants,
-            create_grant,
-            preview_grant,
-            revoke_grant,
-            stats,
-            autostart,
-            set_autostart,
-        )
+/// Reads the catalog's lines (`Variant name: METHOD "path" => Role, window;`) and calls
+/// `$then!(name, …)` with the names of those marked `window`. Each place that needs the list defines
+/// `operations!` as a call of this and includes the catalog.
+macro_rules! window_commands {
+    (@go $then:ident [$($found:ident)*]) => {
+        $then!($($found),*)
+    };
+    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $access:ident, window; $($rest:tt)*) => {
+        window_commands!(@go $then [$($found)* $name] $($rest)*)
+    };
+    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $access:ident; $($rest:tt)*) => {
+        window_commands!(@go $then [$($found)*] $($rest)*)
     };
 }
 
@@ -59,4 +26,9 @@ macro_rules! names {
 }
 
 /// Every command the window may call.
-pub const COMMANDS: &[&str] = with_commands!(names);
+pub const COMMANDS: &[&str] = {
+    macro_rules! operations {
+        ($($line:tt)*) => { window_commands!(@go names [] $($line)*) };
+    }
+    include!("../../src/domain/catalog.rs")
+};

@@ -59,22 +59,22 @@ const CHANNEL: &str = "desktop";
 
 #[tauri::command]
 pub async fn queue_page(app: State<'_, App>, query: Checked<QueueQuery>) -> Answer<QueuePage> {
-    Ok(app.queue_page(&query.get()?).await?)
+    Ok(app.queue_page(&query.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn queue_counts(app: State<'_, App>, query: Checked<QueueCountsQuery>) -> Answer<QueueCounts> {
-    Ok(app.queue_counts(&query.get()?).await?)
+    Ok(app.queue_counts(&query.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn queue_item(app: State<'_, App>, id: String) -> Answer<QueueItem> {
-    Ok(app.queue_item(&id).await?)
+    Ok(app.queue_item(&id, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn previous_call(app: State<'_, App>, id: String) -> Answer<PreviousCall> {
-    Ok(app.previous_call(&id).await?)
+    Ok(app.previous_call(&id, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -113,23 +113,23 @@ pub async fn resolve(
 
 #[tauri::command]
 pub async fn audit_page(app: State<'_, App>, query: Checked<AuditQuery>) -> Answer<AuditPage> {
-    Ok(app.audit_page(&query.get()?).await?)
+    Ok(app.audit_page(&query.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn verify_audit(app: State<'_, App>) -> Answer<Verification> {
-    Ok(app.verify_audit().await?)
+    Ok(app.verify_audit(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn decision_history(app: State<'_, App>, query: Checked<HistoryQuery>) -> Answer<DecisionHistory> {
-    Ok(app.decision_history(&query.get()?).await?)
+    Ok(app.decision_history(&query.get()?, &app.local_actor(CHANNEL)).await?)
 }
 
 /// The whole audit log as text (`jsonl` or `csv`); the window saves it as a download.
 #[tauri::command]
 pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String> {
-    Ok(app.export_audit_text(ExportFormat::parse(&format)?).await?)
+    Ok(app.export_audit_text(ExportFormat::parse(&format)?, &app.local_actor(CHANNEL)).await?)
 }
 
 /// The language chosen in the window (`en`, `ja`, or `system`: the desktop's locale): the app's
@@ -164,13 +164,13 @@ pub async fn save_audit_export<R: tauri::Runtime>(handle: tauri::AppHandle<R>, a
         message: format!("no Downloads or home folder to save the export in: {e}"),
         details: None,
     })?;
-    let path = app.export_audit_to(&dir, format).await?;
+    let path = app.export_audit_to(&dir, format, &app.local_actor(CHANNEL)).await?;
     Ok(SavedFile { path: path.display().to_string() })
 }
 
 #[tauri::command]
 pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
-    Ok(app.engines().await?)
+    Ok(app.engines(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -196,22 +196,22 @@ pub async fn test_engine(app: State<'_, App>, test: Checked<EngineTest>) -> Answ
 
 #[tauri::command]
 pub async fn sync_engine(app: State<'_, App>, name: String) -> Answer<SyncAnswer> {
-    Ok(app.sync_engine(&name).await?)
+    Ok(app.sync_engine(&name, &app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
 pub async fn engine_agents(app: State<'_, App>, name: String) -> Answer<Value> {
-    Ok(app.engine_agents(&name)?)
+    Ok(app.engine_agents(&name, &app.local_actor(CHANNEL))?)
 }
 
 #[tauri::command]
-pub fn notification_status(app: State<'_, App>) -> NotifyStatus {
-    app.notification_status()
+pub fn notification_status(app: State<'_, App>) -> Answer<NotifyStatus> {
+    Ok(app.notification_status(&app.local_actor(CHANNEL))?)
 }
 
 #[tauri::command]
 pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSettings> {
-    Ok(app.notification_settings().await?)
+    Ok(app.notification_settings(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -221,7 +221,7 @@ pub async fn save_notification_settings(app: State<'_, App>, settings: Checked<N
 
 #[tauri::command]
 pub async fn quorum_settings(app: State<'_, App>) -> Answer<QuorumSettings> {
-    Ok(app.quorum_settings().await?)
+    Ok(app.quorum_settings(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -237,7 +237,7 @@ pub fn session(app: State<'_, App>) -> Principal {
 
 #[tauri::command]
 pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
-    Ok(app.expiry_settings().await?)
+    Ok(app.expiry_settings(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]
@@ -263,7 +263,7 @@ pub async fn stop_viewing(app: State<'_, App>, id: String) -> Answer<()> {
 
 #[tauri::command]
 pub async fn grants(app: State<'_, App>) -> Answer<Vec<Grant>> {
-    Ok(app.grants().await?)
+    Ok(app.grants(&app.local_actor(CHANNEL)).await?)
 }
 
 #[tauri::command]

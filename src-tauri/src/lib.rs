@@ -6,7 +6,8 @@ pub mod commands;
 #[macro_use]
 mod command_names;
 
-/// `tauri::generate_handler!` over `commands::<name>` for every command of `command_names.rs`.
+/// `tauri::generate_handler!` over `commands::<name>` for every window command of the catalog
+/// (`command_names.rs`).
 macro_rules! handlers {
     ($($name:ident),* $(,)?) => {
         tauri::generate_handler![$(commands::$name),*]
@@ -41,7 +42,12 @@ pub fn build<R: Runtime>(
         // Start at login: an XDG autostart entry (~/.config/autostart) on Linux.
         .plugin(tauri_plugin_autostart::init(tauri_plugin_autostart::MacosLauncher::LaunchAgent, None))
         .manage(core)
-        .invoke_handler(with_commands!(handlers))
+        .invoke_handler({
+            macro_rules! operations {
+                ($($line:tt)*) => { window_commands!(@go handlers [] $($line)*) };
+            }
+            include!("../../src/domain/catalog.rs")
+        })
         .setup(move |app| {
             forward_events(app.handle().clone());
             platform(app.handle())?;

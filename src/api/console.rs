@@ -9,6 +9,7 @@ use crate::app::queue::{ApprovalView, Blocked, DecisionView, PreviousCall, Queue
 use crate::app::stats::{DecisionCounts, OperatorStats, PendingPoint, StatsQuery, TeamStats, ToolStats};
 use crate::console::{Change, QueueEvent};
 use crate::domain::audit::AuditAction;
+use crate::domain::Op;
 use crate::domain::{
     CallKind, ChainLink, DecisionKind, Delivery, ItemState, PauseKind, PauseReason, Principal, PrincipalKind, Role, Verdict,
 };
@@ -90,27 +91,31 @@ async fn session(caller: Caller) -> Json<Principal> {
 
 #[utoipa::path(get, path = "/api/queue", params(QueueQuery),
     responses((status = 200, description = "Newest first", body = QueuePage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn list_queue(State(state): State<ApiState>, ApiQuery(q): ApiQuery<QueueQuery>) -> ApiResult<Json<QueuePage>> {
-    Ok(Json(state.app.queue_page(&q).await?))
+async fn list_queue(State(state): State<ApiState>, caller: Caller, ApiQuery(q): ApiQuery<QueueQuery>) -> ApiResult<Json<QueuePage>> {
+    Ok(Json(state.app.queue_page(&q, &caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/counts", params(QueueCountsQuery),
     responses((status = 200, description = "Calls per tab of the queue view under these filters and search", body = QueueCounts), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn queue_counts(State(state): State<ApiState>, ApiQuery(q): ApiQuery<QueueCountsQuery>) -> ApiResult<Json<QueueCounts>> {
-    Ok(Json(state.app.queue_counts(&q).await?))
+async fn queue_counts(
+    State(state): State<ApiState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<QueueCountsQuery>,
+) -> ApiResult<Json<QueueCounts>> {
+    Ok(Json(state.app.queue_counts(&q, &caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/{id}", params(("id" = String, Path)),
     responses((status = 200, description = "The call", body = QueueItem), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn get_item(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<QueueItem>> {
-    Ok(Json(state.app.queue_item(&id).await?))
+async fn get_item(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<QueueItem>> {
+    Ok(Json(state.app.queue_item(&id, &caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/queue/{id}/previous", params(("id" = String, Path)), operation_id = "previous_call",
     responses((status = 200, description = "The call of the same tool in the same thread decided last before this one (null if none), to show what changed", body = PreviousCall),
         (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn previous_call(State(state): State<ApiState>, Path(id): Path<String>) -> ApiResult<Json<PreviousCall>> {
-    Ok(Json(state.app.previous_call(&id).await?))
+async fn previous_call(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<PreviousCall>> {
+    Ok(Json(state.app.previous_call(&id, &caller.web()).await?))
 }
 
 /// `{fingerprint}`: the fingerprint that was on screen (C3).
@@ -249,7 +254,8 @@ async fn events(
     State(state): State<ApiState>,
     caller: Caller,
     headers: axum::http::HeaderMap,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    caller.web().may(Op::Events)?;
     let mut rx = state.app.subscribe();
     let stop = super::stopped(state.shutdown.clone());
     // The token the guard accepted, to ask again whether it still holds (a stored credential only).
@@ -281,23 +287,27 @@ async fn events(
             }
         }
     };
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
 #[utoipa::path(get, path = "/api/audit", params(AuditQuery), responses((status = 200, description = "Newest first", body = AuditPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn list_audit(State(state): State<ApiState>, ApiQuery(q): ApiQuery<AuditQuery>) -> ApiResult<Json<AuditPage>> {
-    Ok(Json(state.app.audit_page(&q).await?))
+async fn list_audit(State(state): State<ApiState>, caller: Caller, ApiQuery(q): ApiQuery<AuditQuery>) -> ApiResult<Json<AuditPage>> {
+    Ok(Json(state.app.audit_page(&q, &caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/audit/verify", responses((status = 200, description = "The result of walking the whole chain", body = audit::Verification), (status = 401, body = ErrorBody)))]
-async fn verify_audit(State(state): State<ApiState>) -> ApiResult<Json<audit::Verification>> {
-    Ok(Json(state.app.verify_audit().await?))
+async fn verify_audit(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<audit::Verification>> {
+    Ok(Json(state.app.verify_audit(&caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/audit/decisions", params(HistoryQuery),
     responses((status = 200, description = "Decisions from the audit log, newest first, each with its newest delivery entry", body = DecisionHistory), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn decision_history(State(state): State<ApiState>, ApiQuery(q): ApiQuery<HistoryQuery>) -> ApiResult<Json<DecisionHistory>> {
-    Ok(Json(state.app.decision_history(&q).await?))
+async fn decision_history(
+    State(state): State<ApiState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
+) -> ApiResult<Json<DecisionHistory>> {
+    Ok(Json(state.app.decision_history(&q, &caller.web()).await?))
 }
 
 /// `?format=jsonl|csv`.
@@ -313,11 +323,16 @@ pub struct ExportQuery {
     (status = 200, description = "The whole audit log, oldest first, as it stood when the export started; streamed, as an attachment. JSON Lines: one AuditEntry per line. CSV (RFC 4180, CRLF): a header, then seq, at, actor, action, queueItemId, toolName, fingerprint, details (JSON), prevHash, hash; cells starting with = + - @ tab or CR are prefixed with ' so a spreadsheet shows them as text (check hashes on the JSON Lines export).",
         content((String = "application/x-ndjson"), (String = "text/csv"))),
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-async fn export_audit(State(state): State<ApiState>, ApiQuery(q): ApiQuery<ExportQuery>) -> ApiResult<axum::response::Response> {
+async fn export_audit(
+    State(state): State<ApiState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ExportQuery>,
+) -> ApiResult<axum::response::Response> {
     use axum::http::header;
     use futures::StreamExt;
     let format = ExportFormat::parse(q.format.as_deref().unwrap_or_default())?;
-    let stream = state.app.export_audit(format).map(|chunk| chunk.map(axum::body::Bytes::from).map_err(std::io::Error::other));
+    let stream =
+        state.app.export_audit(format, &caller.web())?.map(|chunk| chunk.map(axum::body::Bytes::from).map_err(std::io::Error::other));
     let disposition = format!("attachment; filename=\"{}\"", format.file_name());
     Ok(axum::response::Response::builder()
         .header(header::CONTENT_TYPE, format.content_type())

@@ -25,8 +25,8 @@ pub fn routes() -> Router<ApiState> {
 }
 
 #[utoipa::path(get, path = "/api/engines", responses((status = 200, description = "Remote engines by name, with live health", body = [EngineView]), (status = 401, body = ErrorBody)))]
-async fn list(State(state): State<ApiState>) -> ApiResult<Json<Vec<EngineView>>> {
-    Ok(Json(state.app.engines().await?))
+async fn list(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<Vec<EngineView>>> {
+    Ok(Json(state.app.engines(&caller.web()).await?))
 }
 
 #[utoipa::path(post, path = "/api/engines", request_body = NewEngine, responses(
@@ -88,15 +88,15 @@ async fn remove_named_test(state: State<ApiState>, caller: Caller) -> ApiResult<
     (status = 200, body = SyncAnswer), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody),
     (status = 502, description = "engine_error: the engine answered something unexpected", body = ErrorBody),
     (status = 503, description = "engine_unreachable (also when its token is refused)", body = ErrorBody)))]
-async fn sync(State(state): State<ApiState>, Path(name): Path<String>) -> ApiResult<Json<SyncAnswer>> {
-    Ok(Json(state.app.sync_engine(&name).await?))
+async fn sync(State(state): State<ApiState>, caller: Caller, Path(name): Path<String>) -> ApiResult<Json<SyncAnswer>> {
+    Ok(Json(state.app.sync_engine(&name, &caller.web()).await?))
 }
 
 #[utoipa::path(get, path = "/api/engines/{name}/agents", params(("name" = String, Path)), responses(
     (status = 200, description = "The engine's agents as last listed: tools with approval flags and schemas (JSON Schema), sub-agents", body = Value),
     (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn agents(State(state): State<ApiState>, Path(name): Path<String>) -> ApiResult<Json<Value>> {
-    Ok(Json(state.app.engine_agents(&name)?))
+async fn agents(State(state): State<ApiState>, caller: Caller, Path(name): Path<String>) -> ApiResult<Json<Value>> {
+    Ok(Json(state.app.engine_agents(&name, &caller.web())?))
 }
 
 #[derive(utoipa::OpenApi)]

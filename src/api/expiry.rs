@@ -15,8 +15,8 @@ pub fn routes() -> Router<ApiState> {
 }
 
 #[utoipa::path(get, path = "/api/settings/expiry", operation_id = "get_expiry_settings", responses((status = 200, body = ExpirySettings), (status = 401, body = ErrorBody)))]
-async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<ExpirySettings>> {
-    Ok(Json(state.app.expiry_settings().await?))
+async fn get_settings(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<ExpirySettings>> {
+    Ok(Json(state.app.expiry_settings(&caller.web()).await?))
 }
 
 #[utoipa::path(put, path = "/api/settings/expiry", operation_id = "put_expiry_settings", request_body = ExpirySettings, responses(

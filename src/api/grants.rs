@@ -17,8 +17,8 @@ pub fn routes() -> Router<ApiState> {
 }
 
 #[utoipa::path(get, path = "/api/grants", operation_id = "list_grants", responses((status = 200, description = "Every grant, newest first (revoked and expired ones too)", body = Vec<Grant>), (status = 401, body = ErrorBody)))]
-async fn list(State(state): State<ApiState>) -> ApiResult<Json<Vec<Grant>>> {
-    Ok(Json(state.app.grants().await?))
+async fn list(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<Vec<Grant>>> {
+    Ok(Json(state.app.grants(&caller.web()).await?))
 }
 
 #[utoipa::path(post, path = "/api/grants", operation_id = "create_grant", request_body = NewGrant, responses(

@@ -1,93 +1,46 @@
 //! Every request: Host must be loopback (DNS rebinding), Origin, when sent, must be this server's own
 //! (CSRF), and every `/api` route but health needs a credential ([`guard`]); then the route's role
-//! ([`authorize`], from the one table [`ROLES`]: a route missing from it is refused to everyone).
+//! ([`authorize`], from the operation catalog, `src/domain/catalog.rs`: a route missing from it is refused to everyone).
 
 use super::error::ApiError;
 use super::ApiState;
-use crate::domain::{Principal, Role};
+use crate::domain::ops::Access;
+use crate::domain::{Op, Principal, Role};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 
-/// Who may call each route: `Some(role)` a principal whose role [`Role::includes`] it (an operator an
-/// agent's and a viewer's routes, an admin every route; agent and viewer neither's of the other);
-/// `None` no role — public for `/api/health` alone ([`guard`] lets no other `/api` request through
-/// without a valid credential), any credential elsewhere. A route that is not listed here is refused
-/// to everyone ([`authorize`]), and a test checks that every route of the router is listed.
-pub const ROLES: &[(Method, &str, Option<Role>)] = &[
-    (Method::GET, "/api/health", None),
-    // Who am I: every credential (an agent, a viewer, …).
-    (Method::GET, "/api/session", None),
-    // The engine API of the local engine (Mastra's shapes): what agent clients need.
-    (Method::GET, "/api/agents", Some(Role::Agent)),
-    (Method::GET, "/api/agents/{agent}", Some(Role::Agent)),
-    (Method::POST, "/api/agents/{agent}/generate", Some(Role::Agent)),
-    (Method::POST, "/api/agents/{agent}/stream", Some(Role::Agent)),
-    (Method::GET, "/api/agents/{agent}/suspended-runs", Some(Role::Agent)),
-    // Calls that agents submit themselves: queue one, wait for its decision, withdraw it.
-    (Method::POST, "/api/calls", Some(Role::Agent)),
-    (Method::GET, "/api/calls/{id}", Some(Role::Agent)),
-    (Method::DELETE, "/api/calls/{id}", Some(Role::Agent)),
-    // Decisions through the Mastra-shaped routes: an app with its own approval screen is an operator.
-    (Method::POST, "/api/agents/{agent}/approve-tool-call", Some(Role::Operator)),
-    (Method::POST, "/api/agents/{agent}/decline-tool-call", Some(Role::Operator)),
-    (Method::POST, "/api/agents/{agent}/approve-tool-call-generate", Some(Role::Operator)),
-    (Method::POST, "/api/agents/{agent}/decline-tool-call-generate", Some(Role::Operator)),
-    (Method::POST, "/api/agents/{agent}/resume-stream", Some(Role::Operator)),
-    (Method::POST, "/api/agents/{agent}/send-tool-approval", Some(Role::Operator)),
-    // The console.
-    (Method::GET, "/api/openapi.json", Some(Role::Operator)),
-    (Method::GET, "/api/queue", Some(Role::Operator)),
-    (Method::GET, "/api/queue/counts", Some(Role::Operator)),
-    (Method::GET, "/api/queue/{id}", Some(Role::Operator)),
-    (Method::GET, "/api/queue/{id}/previous", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/approve", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/decline", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/resolve", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/resume", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/approve-edited", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/snooze", Some(Role::Operator)),
-    (Method::POST, "/api/queue/{id}/viewers", Some(Role::Operator)),
-    (Method::DELETE, "/api/queue/{id}/viewers", Some(Role::Operator)),
-    (Method::GET, "/api/events", Some(Role::Operator)),
-    (Method::GET, "/api/audit", Some(Role::Operator)),
-    (Method::GET, "/api/audit/verify", Some(Role::Operator)),
-    (Method::GET, "/api/audit/decisions", Some(Role::Operator)),
-    (Method::GET, "/api/audit/export", Some(Role::Operator)),
-    // Dashboards: a viewer's (read-only) routes.
-    (Method::GET, "/api/metrics", Some(Role::Viewer)),
-    (Method::GET, "/api/stats", Some(Role::Viewer)),
-    (Method::GET, "/api/notifications/status", Some(Role::Operator)),
-    (Method::GET, "/api/settings/notifications", Some(Role::Operator)),
-    (Method::PUT, "/api/settings/notifications", Some(Role::Admin)),
-    (Method::GET, "/api/settings/safety", Some(Role::Operator)),
-    (Method::PUT, "/api/settings/safety", Some(Role::Admin)),
-    (Method::GET, "/api/settings/quorum", Some(Role::Operator)),
-    (Method::PUT, "/api/settings/quorum", Some(Role::Admin)),
-    (Method::GET, "/api/settings/expiry", Some(Role::Operator)),
-    (Method::PUT, "/api/settings/expiry", Some(Role::Admin)),
-    (Method::GET, "/api/grants", Some(Role::Operator)),
-    (Method::POST, "/api/grants", Some(Role::Admin)),
-    (Method::POST, "/api/grants/preview", Some(Role::Admin)),
-    // Revoking only takes automation away: any operator who sees a bad grant may stop it.
-    (Method::POST, "/api/grants/{id}/revoke", Some(Role::Operator)),
-    (Method::GET, "/api/engines", Some(Role::Operator)),
-    (Method::POST, "/api/engines", Some(Role::Admin)),
-    (Method::PATCH, "/api/engines/{name}", Some(Role::Admin)),
-    (Method::DELETE, "/api/engines/{name}", Some(Role::Admin)),
-    (Method::POST, "/api/engines/test", Some(Role::Admin)),
-    (Method::PATCH, "/api/engines/test", Some(Role::Admin)),
-    (Method::DELETE, "/api/engines/test", Some(Role::Admin)),
-    // A sync reads from the engine and changes no setting.
-    (Method::POST, "/api/engines/{name}/sync", Some(Role::Operator)),
-    (Method::GET, "/api/engines/{name}/agents", Some(Role::Operator)),
-];
+/// Every HTTP route of the catalog (`src/domain/catalog.rs`) with its role: `Some(role)` a principal
+/// whose role [`Role::includes`] it (an operator an agent's and a viewer's routes, an admin every
+/// route; agent and viewer neither's of the other); `None` no role — public for `/api/health` alone
+/// ([`guard`] lets no other `/api` request through without a valid credential), any credential
+/// elsewhere. A route that is not in the catalog is refused to everyone ([`authorize`]), and a test
+/// checks that every route of the router is in it.
+pub fn roles() -> Vec<(Method, &'static str, Option<Role>)> {
+    Op::ALL
+        .iter()
+        .filter_map(|op| {
+            let info = op.info();
+            Some((
+                Method::from_bytes(info.method?.as_bytes()).expect("the catalog's methods are HTTP methods"),
+                info.path?,
+                info.access.role(),
+            ))
+        })
+        .collect()
+}
 
-/// The role a route needs: `Some(None)` public, `Some(Some(role))`, or `None` for a route not in [`ROLES`].
+/// The role a route needs: `Some(None)` public or any credential, `Some(Some(role))`, or `None` for a
+/// route not in the catalog.
 pub fn required_role(method: &Method, route: &str) -> Option<Option<Role>> {
-    ROLES.iter().find(|(m, r, _)| m == method && *r == route).map(|(_, _, role)| *role)
+    Op::of_route(method.as_str(), route).map(|op| op.access().role())
+}
+
+/// A path served without a credential: a public operation's (`/api/health`).
+fn public(path: &str) -> bool {
+    Op::ALL.iter().any(|op| op.access() == Access::Public && op.info().path == Some(path))
 }
 
 /// `host` or `host:port` naming this machine: 127.0.0.1, localhost or [::1], with a port of 1–5
@@ -141,7 +94,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
         }
     }
     let path = request.uri().path();
-    if path.starts_with("/api/") && path != "/api/health" {
+    if path.starts_with("/api/") && !public(path) {
         let presented = bearer(headers);
         let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
             Some(Principal::local(state.app.operator()))
@@ -174,7 +127,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     next.run(request).await
 }
 
-/// The route's role from [`ROLES`], checked against the principal [`guard`] found: 403 `forbidden`
+/// The route's role from the catalog ([`required_role`]), checked against the principal [`guard`] found: 403 `forbidden`
 /// (and nothing done) when it falls short, or when the route is not in the table.
 pub async fn authorize(request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_default();
@@ -182,7 +135,7 @@ pub async fn authorize(request: Request, next: Next) -> Response {
         Some(None) => return next.run(request).await,
         Some(Some(role)) => role,
         None => {
-            tracing::error!(%route, method = %request.method(), "route missing from api::guard::ROLES: refused");
+            tracing::error!(%route, method = %request.method(), "route missing from the operation catalog (src/domain/catalog.rs): refused");
             return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused")
                 .into_response();
         }
@@ -261,14 +214,16 @@ mod tests {
 
     #[test]
     fn every_route_has_one_role() {
-        for (i, (m, r, _)) in ROLES.iter().enumerate() {
-            assert!(ROLES[..i].iter().all(|(m2, r2, _)| !(m2 == m && r2 == r)), "{m} {r} listed twice");
+        let roles = roles();
+        for (i, (m, r, _)) in roles.iter().enumerate() {
+            assert!(roles[..i].iter().all(|(m2, r2, _)| !(m2 == m && r2 == r)), "{m} {r} listed twice");
         }
         assert_eq!(required_role(&Method::GET, "/api/health"), Some(None));
         assert_eq!(required_role(&Method::POST, "/api/queue/{id}/approve"), Some(Some(Role::Operator)));
         assert_eq!(required_role(&Method::POST, "/api/no-such"), None);
         // No role needed is public only where the guard asks for no credential.
-        for (m, r, role) in ROLES {
+        assert!(public("/api/health") && !public("/api/session") && !public("/api/queue"));
+        for (m, r, role) in &roles {
             assert!(role.is_some() || *r == "/api/health" || (*m == Method::GET && *r == "/api/session"), "{m} {r} needs no role");
         }
     }

@@ -4,7 +4,8 @@
 
 use super::error::ApiError;
 use super::{ApiQuery, ApiState, Caller};
-use crate::domain::{Actor, AgentId, CallKind, Error, Role, RunId, Verdict};
+use crate::domain::Op;
+use crate::domain::{Actor, AgentId, CallKind, Error, RunId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
 use crate::store::queue;
@@ -105,13 +106,13 @@ fn agent_json(agent: &crate::engine::local::agent::Agent) -> Value {
     })
 }
 
-async fn list_agents(State(state): State<ApiState>) -> Json<Value> {
-    let map: serde_json::Map<String, Value> = state.app.local_agents().iter().map(|a| (a.id.to_string(), agent_json(a))).collect();
-    Json(Value::Object(map))
+async fn list_agents(State(state): State<ApiState>, caller: Caller) -> MastraResult<Json<Value>> {
+    let agents = state.app.local_agents(&caller.via("mastra-api"))?;
+    Ok(Json(Value::Object(agents.iter().map(|a| (a.id.to_string(), agent_json(a))).collect())))
 }
 
-async fn get_agent(State(state): State<ApiState>, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
-    let a = state.app.local_agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+async fn get_agent(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
+    let a = state.app.local_agent(&agent, &caller.via("mastra-api"))?;
     Ok(Json(agent_json(&a)))
 }
 
@@ -241,9 +242,10 @@ async fn stream(
     Path(agent): Path<String>,
     body: Result<Json<GenerateBody>, JsonRejection>,
 ) -> MastraResult<Response> {
+    caller.via("mastra-api").may(Op::Stream)?;
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
-    state.app.local_agent(&agent).ok_or_else(|| Error::not_found(format!("agent {agent:?}")))?;
+    state.app.local_agent(&agent, &caller.via("mastra-api"))?;
     // A taken run id is answered as an error before the stream starts (nothing is run).
     state.app.check_new_run_id(request.run_id.as_ref().expect("set above")).await?;
     let run_id = request.run_id.clone().expect("set above");
@@ -318,7 +320,12 @@ async fn decision_route(
     as_stream: bool,
 ) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
-    by.require(Role::Operator)?;
+    by.may(match (approve, as_stream) {
+        (true, false) => Op::ApproveToolCallGenerate,
+        (false, false) => Op::DeclineToolCallGenerate,
+        (true, true) => Op::ApproveToolCall,
+        (false, true) => Op::DeclineToolCall,
+    })?;
     let run_id = decision_ids(&body, true)?;
     let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
@@ -376,7 +383,7 @@ async fn resume_stream(
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
-    by.require(Role::Operator)?;
+    by.may(Op::ResumeStream)?;
     let Json(body) = body?;
     let run_id = decision_ids(&body, false)?;
     let data = body.resume_data.clone().ok_or_else(|| ApiError::invalid("resumeData is required"))?;
@@ -423,7 +430,7 @@ async fn send_tool_approval(
     body: Result<Json<SendToolApprovalBody>, JsonRejection>,
 ) -> MastraResult<Json<Value>> {
     let by = caller.via("mastra-api");
-    by.require(Role::Operator)?;
+    by.may(Op::SendToolApproval)?;
     let Json(body) = body?;
     let entry = state.app.pending_call_of_thread(&agent, &body.thread_id, &body.resource_id, body.tool_call_id.as_deref()).await?;
     let verdict = match (body.approved, entry.queued.call.kind, body.resume_data) {

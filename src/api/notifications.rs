@@ -15,13 +15,13 @@ pub fn routes() -> Router<ApiState> {
 
 #[utoipa::path(get, path = "/api/notifications/status", responses(
     (status = 200, description = "Whether this process shows desktop notifications and whether they work", body = NotifyStatus), (status = 401, body = ErrorBody)))]
-async fn status(State(state): State<ApiState>) -> Json<NotifyStatus> {
-    Json(state.app.notification_status())
+async fn status(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<NotifyStatus>> {
+    Ok(Json(state.app.notification_status(&caller.web())?))
 }
 
 #[utoipa::path(get, path = "/api/settings/notifications", responses((status = 200, body = NotificationSettings), (status = 401, body = ErrorBody)))]
-async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<NotificationSettings>> {
-    Ok(Json(state.app.notification_settings().await?))
+async fn get_settings(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<NotificationSettings>> {
+    Ok(Json(state.app.notification_settings(&caller.web()).await?))
 }
 
 #[utoipa::path(put, path = "/api/settings/notifications", request_body = NotificationSettings, responses(

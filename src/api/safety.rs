@@ -15,8 +15,8 @@ pub fn routes() -> Router<ApiState> {
 }
 
 #[utoipa::path(get, path = "/api/settings/safety", operation_id = "get_safety_settings", responses((status = 200, body = SafetySettings), (status = 401, body = ErrorBody)))]
-async fn get_settings(State(state): State<ApiState>) -> ApiResult<Json<SafetySettings>> {
-    Ok(Json(state.app.safety_settings().await?))
+async fn get_settings(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<SafetySettings>> {
+    Ok(Json(state.app.safety_settings(&caller.web()).await?))
 }
 
 #[utoipa::path(put, path = "/api/settings/safety", operation_id = "put_safety_settings", request_body = SafetySettings, responses(
@@ -32,8 +32,8 @@ async fn put_settings(
 }
 
 #[utoipa::path(get, path = "/api/settings/quorum", operation_id = "get_quorum_settings", responses((status = 200, body = QuorumSettings), (status = 401, body = ErrorBody)))]
-async fn get_quorum(State(state): State<ApiState>) -> ApiResult<Json<QuorumSettings>> {
-    Ok(Json(state.app.quorum_settings().await?))
+async fn get_quorum(State(state): State<ApiState>, caller: Caller) -> ApiResult<Json<QuorumSettings>> {
+    Ok(Json(state.app.quorum_settings(&caller.web()).await?))
 }
 
 #[utoipa::path(put, path = "/api/settings/quorum", operation_id = "put_quorum_settings", request_body = QuorumSettings, responses(

@@ -4,6 +4,7 @@
 use super::query::{parse_cursor, AuditQuery};
 use super::App;
 use crate::domain::Error;
+use crate::domain::{Actor, Op};
 use crate::store::audit;
 use futures::Stream;
 use serde::{Deserialize, Serialize};
@@ -129,7 +130,8 @@ pub struct AuditPage {
 
 impl App {
     /// A page of the audit log, newest first.
-    pub async fn audit_page(&self, q: &AuditQuery) -> Result<AuditPage, Error> {
+    pub async fn audit_page(&self, q: &AuditQuery, by: &Actor) -> Result<AuditPage, Error> {
+        by.may(Op::AuditPage)?;
         let cursor = parse_cursor(q.cursor.as_deref())?;
         let mut conn = self.db.pool().acquire().await?;
         let (entries, next) = audit::list(&mut conn, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
@@ -137,13 +139,15 @@ impl App {
     }
 
     /// Walks the whole audit chain.
-    pub async fn verify_audit(&self) -> Result<audit::Verification, Error> {
+    pub async fn verify_audit(&self, by: &Actor) -> Result<audit::Verification, Error> {
+        by.may(Op::VerifyAudit)?;
         let mut conn = self.db.pool().acquire().await?;
         audit::verify(&mut conn).await
     }
 
     /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
-    pub async fn decision_history(&self, q: &HistoryQuery) -> Result<DecisionHistory, Error> {
+    pub async fn decision_history(&self, q: &HistoryQuery, by: &Actor) -> Result<DecisionHistory, Error> {
+        by.may(Op::DecisionHistory)?;
         let cursor = q
             .cursor
             .as_deref()
@@ -169,9 +173,14 @@ impl App {
     /// holds the entries that existed when it started: entries appended meanwhile are left out, so
     /// the export ends on an entry whose hash `audit_head` recorded at some point. Reads in batches,
     /// taking a connection for each, so a long export does not hold the database.
-    pub fn export_audit(&self, format: ExportFormat) -> impl Stream<Item = Result<String, Error>> + Send + 'static {
+    pub fn export_audit(
+        &self,
+        format: ExportFormat,
+        by: &Actor,
+    ) -> Result<impl Stream<Item = Result<String, Error>> + Send + 'static, Error> {
+        by.may(Op::ExportAudit)?;
         let db = self.db.clone();
-        async_stream::try_stream! {
+        Ok(async_stream::try_stream! {
             if format == ExportFormat::Csv {
                 yield csv_row(&CSV_COLUMNS);
             }
@@ -189,14 +198,15 @@ impl App {
                 after = last.seq;
                 yield batch.iter().map(|e| export_line(format, e)).collect::<String>();
             }
-        }
+        })
     }
 
     /// Writes the whole export as a new file in `dir` (named by [`ExportFormat::file_name`], `-2`,
     /// `-3`, … added rather than overwriting a file) and answers its path. The desktop window's
     /// export: a download inside WebKitGTK is not something the operator can find reliably. The file
     /// is created owner-only (0600), whatever the umask: the log names operators, tools and arguments.
-    pub async fn export_audit_to(&self, dir: &std::path::Path, format: ExportFormat) -> Result<std::path::PathBuf, Error> {
+    pub async fn export_audit_to(&self, dir: &std::path::Path, format: ExportFormat, by: &Actor) -> Result<std::path::PathBuf, Error> {
+        by.may(Op::SaveAuditExport)?;
         use futures::TryStreamExt;
         use tokio::io::AsyncWriteExt;
         let io = |what: &str, path: &std::path::Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", path.display()));
@@ -213,7 +223,7 @@ impl App {
             }
         };
         let mut out = tokio::io::BufWriter::new(file);
-        let mut chunks = std::pin::pin!(self.export_audit(format));
+        let mut chunks = std::pin::pin!(self.export_audit(format, by)?);
         let written: Result<(), Error> = async {
             while let Some(chunk) = chunks.try_next().await? {
                 out.write_all(chunk.as_bytes()).await.map_err(|e| io("write", &path, e))?;
@@ -231,9 +241,9 @@ impl App {
     }
 
     /// The whole export as one text (the desktop window and the CLI's tests; HTTP streams it).
-    pub async fn export_audit_text(&self, format: ExportFormat) -> Result<String, Error> {
+    pub async fn export_audit_text(&self, format: ExportFormat, by: &Actor) -> Result<String, Error> {
         use futures::TryStreamExt;
-        self.export_audit(format).try_collect::<Vec<String>>().await.map(|chunks| chunks.concat())
+        self.export_audit(format, by)?.try_collect::<Vec<String>>().await.map(|chunks| chunks.concat())
     }
 }
 

@@ -7,6 +7,7 @@ use super::App;
 use crate::domain::audit::AuditAction;
 use crate::domain::audit::PauseOrigin;
 use crate::domain::Actor;
+use crate::domain::Op;
 use crate::domain::{
     AgentId, CallKind, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId, ToolCallId, Verdict,
 };
@@ -114,7 +115,7 @@ impl App {
     /// the same key with the same request finds the call queued the first time (`created` false);
     /// with another request it is `idempotency_key_reused`.
     pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
-        by.require(Role::Agent)?;
+        by.may(Op::SubmitCall)?;
         let mut paused = checked(&call)?;
         let source = call.source.unwrap_or(Source::Http);
         paused.agent_id = self.claimed_agent(&call, source, by).await?;
@@ -216,7 +217,7 @@ impl App {
     /// `wait` (at most [`MAX_WAIT`]) passes. An agent sees only the calls it submitted (another's
     /// is `not_found`); operators see any.
     pub async fn call_status(&self, id: &str, wait: Duration, by: &Actor) -> Result<CallStatus, Error> {
-        by.require(Role::Agent)?;
+        by.may(Op::CallStatus)?;
         let id = ItemId::new(id);
         // Listen before reading: a decision between the read and the wait is not missed.
         let mut events = self.events.subscribe();
@@ -241,7 +242,7 @@ impl App {
     /// `gone`, audited, so nobody approves what will not run. A call decided already is
     /// `already_decided`; its decision stands (read it with [`App::call_status`]).
     pub async fn withdraw_call(&self, id: &str, by: &Actor) -> Result<CallStatus, Error> {
-        by.require(Role::Agent)?;
+        by.may(Op::WithdrawCall)?;
         let id = ItemId::new(id);
         let entry = self.submitted_entry(&id, by).await?;
         let mut tx = self.db.begin_write().await?;

@@ -3,7 +3,8 @@
 
 use super::App;
 use crate::console::remotes::EngineSettings;
-use crate::domain::{Actor, Error, Role};
+use crate::domain::Op;
+use crate::domain::{Actor, Error};
 use crate::engine::langgraph;
 use crate::engine::local::model::ApiKey;
 use crate::engine::mastra::client::Client;
@@ -155,7 +156,8 @@ impl App {
     }
 
     /// Every remote engine with its live health and counts.
-    pub async fn engines(&self) -> Result<Vec<EngineView>, Error> {
+    pub async fn engines(&self, by: &Actor) -> Result<Vec<EngineView>, Error> {
+        by.may(Op::Engines)?;
         let rows = self.remotes.list().await?;
         let mut conn = self.db.pool().acquire().await?;
         let counts = queue::counts_by_engine(&mut conn).await?;
@@ -164,7 +166,7 @@ impl App {
 
     /// Admins only, like every change to engines.
     pub async fn add_engine(&self, e: NewEngine, by: &Actor) -> Result<EngineView, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::AddEngine)?;
         let row = self
             .remotes
             .add(
@@ -185,7 +187,7 @@ impl App {
     }
 
     pub async fn edit_engine(&self, name: &str, c: EngineChanges, by: &Actor) -> Result<EngineView, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::EditEngine)?;
         let row = self
             .remotes
             .edit(
@@ -205,7 +207,8 @@ impl App {
     }
 
     /// A complete sync now, and the engine after it.
-    pub async fn sync_engine(&self, name: &str) -> Result<SyncAnswer, Error> {
+    pub async fn sync_engine(&self, name: &str, by: &Actor) -> Result<SyncAnswer, Error> {
+        by.may(Op::SyncEngine)?;
         let report = self.remotes.sync_now(name).await?;
         let row = self
             .remotes
@@ -222,7 +225,7 @@ impl App {
     /// one agent for its suspended runs (of the last minute: a small answer) to see that the route the
     /// sync depends on is there. A LangGraph server: counts its interrupted threads. `invalid_request` only for a base URL that is not one.
     pub async fn test_engine(&self, t: EngineTest, by: &Actor) -> Result<EngineTestResult, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::TestEngine)?;
         let token = token(t.token);
         let failed = |e: RemoteError| {
             let result = match e {
@@ -268,12 +271,13 @@ impl App {
 
     /// Removes an engine and its token (admins only); its entries stay as history.
     pub async fn remove_engine(&self, name: &str, by: &Actor) -> Result<(), Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::RemoveEngine)?;
         self.remotes.remove(name, &by.audit_name()).await
     }
 
     /// The engine's agents as last listed.
-    pub fn engine_agents(&self, name: &str) -> Result<Value, Error> {
+    pub fn engine_agents(&self, name: &str, by: &Actor) -> Result<Value, Error> {
+        by.may(Op::EngineAgents)?;
         let engine = self.remotes.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         Ok(engine.agents_view())
     }

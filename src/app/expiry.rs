@@ -3,23 +3,26 @@
 use super::queue::QueueItem;
 use super::App;
 use crate::console::expiry::ExpirySettings;
-use crate::domain::{Actor, Error, ItemId, ItemState, Role};
+use crate::domain::Op;
+use crate::domain::{Actor, Error, ItemId, ItemState};
 use crate::store::deadlines;
 
 impl App {
-    pub async fn expiry_settings(&self) -> Result<ExpirySettings, Error> {
+    pub async fn expiry_settings(&self, by: &Actor) -> Result<ExpirySettings, Error> {
+        by.may(Op::ExpirySettings)?;
         ExpirySettings::load(&self.db).await
     }
 
     /// Admins only.
     pub async fn save_expiry_settings(&self, settings: &ExpirySettings, by: &Actor) -> Result<ExpirySettings, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::SaveExpirySettings)?;
         settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings.clone())
     }
 
     /// The high-risk tools.
-    pub async fn safety_settings(&self) -> Result<crate::domain::safety::SafetySettings, Error> {
+    pub async fn safety_settings(&self, by: &Actor) -> Result<crate::domain::safety::SafetySettings, Error> {
+        by.may(Op::SafetySettings)?;
         crate::store::settings::safety(&self.db).await
     }
 
@@ -29,13 +32,14 @@ impl App {
         settings: crate::domain::safety::SafetySettings,
         by: &Actor,
     ) -> Result<crate::domain::safety::SafetySettings, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::SaveSafetySettings)?;
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
     /// The quorums of the two-person rule (a tool without one needs one approval).
-    pub async fn quorum_settings(&self) -> Result<crate::domain::safety::QuorumSettings, Error> {
+    pub async fn quorum_settings(&self, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
+        by.may(Op::QuorumSettings)?;
         crate::store::settings::quorum(&self.db).await
     }
 
@@ -46,7 +50,7 @@ impl App {
         settings: crate::domain::safety::QuorumSettings,
         by: &Actor,
     ) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::SaveQuorumSettings)?;
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
@@ -54,7 +58,7 @@ impl App {
     /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only.
     /// Read and written in one transaction, so two changes at once both hold.
     pub async fn set_quorum(&self, tool: &str, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::SaveQuorumSettings)?;
         let mut tx = self.db.begin_write().await?;
         let stored: crate::domain::safety::QuorumSettings = crate::store::settings::read(&mut tx).await?;
         let settings = stored.with(tool, approvals)?;
@@ -83,8 +87,8 @@ impl App {
     /// Moves a pending call's deadline to `secs` from now (see [`crate::console::Console::snooze`]);
     /// answers the call as it is then. Any operator.
     pub async fn snooze(&self, id: &str, secs: u64, by: &Actor) -> Result<QueueItem, Error> {
-        by.require(Role::Operator)?;
+        by.may(Op::Snooze)?;
         self.console.snooze(&ItemId::new(id), secs, &by.audit_name()).await?;
-        self.queue_item(id).await
+        self.queue_item(id, by).await
     }
 }

@@ -5,6 +5,7 @@
 //! tool or one with a quorum (the two-person rule).
 
 use super::App;
+use crate::domain::Op;
 use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
 use crate::engine::local::agent::Agent;
 use crate::engine::local::SuspendedRun;
@@ -14,12 +15,15 @@ use std::sync::Arc;
 
 impl App {
     /// The local engine's agents.
-    pub fn local_agents(&self) -> Vec<Arc<Agent>> {
-        self.local.agents().cloned().collect()
+    pub fn local_agents(&self, by: &Actor) -> Result<Vec<Arc<Agent>>, Error> {
+        by.may(Op::ListAgents)?;
+        Ok(self.local.agents().cloned().collect())
     }
 
-    pub fn local_agent(&self, id: &str) -> Option<Arc<Agent>> {
-        self.local.agent(id)
+    /// One local agent; `not_found` for an unknown id.
+    pub fn local_agent(&self, id: &str, by: &Actor) -> Result<Arc<Agent>, Error> {
+        by.may(Op::GetAgent)?;
+        self.local.agent(id).ok_or_else(|| Error::not_found(format!("agent {id:?}")))
     }
 
     /// Refuses a run id a new run cannot take (`run_exists`, `invalid_request`).
@@ -36,6 +40,7 @@ impl App {
         thread: Option<&str>,
         resource: Option<&str>,
     ) -> Result<Vec<SuspendedRun>, Error> {
+        by.may(Op::SuspendedRuns)?;
         let runs = self.local.suspended_runs(&crate::domain::AgentId::new(agent), thread, resource).await?;
         let own = by.key();
         Ok(runs.into_iter().filter(|r| by.role.includes(Role::Operator) || r.started_by.as_deref() == Some(own.as_str())).collect())
@@ -102,7 +107,7 @@ impl App {
     /// What [`App::decide_as_engine_client`] refuses, asked before anything is decided (a route that
     /// answers with a stream answers a refusal before the stream starts).
     pub async fn check_engine_client_decision(&self, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
-        by.require(Role::Operator)?;
+        by.may(if matches!(verdict, Verdict::Approve) { Op::ApproveToolCall } else { Op::DeclineToolCall })?;
         let call = &entry.queued.call;
         if matches!(verdict, Verdict::Approve) {
             if call.kind != CallKind::Approval {

@@ -3,14 +3,15 @@
 //! health, and how this process's writes share commits.
 
 use super::App;
-use crate::domain::{Actor, Error, Role};
+use crate::domain::Op;
+use crate::domain::{Actor, Error};
 use sqlx::Row;
 use std::fmt::Write;
 
 impl App {
     /// The metrics as Prometheus text; viewers, operators and admins.
     pub async fn metrics(&self, by: &Actor) -> Result<String, Error> {
-        by.require(Role::Viewer)?;
+        by.may(Op::Metrics)?;
         let mut conn = self.db.pool().acquire().await?;
         let queue = sqlx::query("SELECT engine, state, COUNT(*) AS n FROM queue_items GROUP BY engine, state ORDER BY engine, state")
             .fetch_all(&mut *conn)

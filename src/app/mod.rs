@@ -19,6 +19,7 @@ pub mod tokens;
 
 use crate::console::remotes::Remotes;
 use crate::console::{Console, Events};
+use crate::domain::Op;
 use crate::domain::{Actor, DecisionRequest, EngineId, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::{ChunkSink, Engine};
@@ -129,6 +130,7 @@ impl App {
     /// An agent credential (`by`) auto-resumes only runs it started itself; operators any of the
     /// thread's. Either way only `suspend()` data, never an approval (S10).
     pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>, by: &Actor) -> Result<RunId, Error> {
+        by.may(Op::Generate)?;
         if auto_resume {
             let key = by.principal.key();
             let only_of = (!by.principal.role.includes(crate::domain::Role::Operator)).then_some(key.as_str());

@@ -2,7 +2,7 @@
 //! the tray and the HTTP routes read, so none of them reaches into the notifier or the database.
 
 use super::App;
-use crate::domain::{Actor, Error, Role};
+use crate::domain::{Actor, Error, Op};
 use crate::notify::{NotificationSettings, NotifyStatus, OpenRequest};
 use crate::store::feed::QueueEvent;
 use crate::store::queue;
@@ -10,8 +10,9 @@ use tokio::sync::broadcast;
 
 impl App {
     /// Whether this process shows desktop notifications and whether showing works.
-    pub fn notification_status(&self) -> NotifyStatus {
-        self.notifications.status()
+    pub fn notification_status(&self, by: &Actor) -> Result<NotifyStatus, Error> {
+        by.may(Op::NotificationStatus)?;
+        Ok(self.notifications.status())
     }
 
     /// Whether notifications are paused (the tray's toggle; not stored).
@@ -28,13 +29,14 @@ impl App {
         self.notifications.open_requests()
     }
 
-    pub async fn notification_settings(&self) -> Result<NotificationSettings, Error> {
+    pub async fn notification_settings(&self, by: &Actor) -> Result<NotificationSettings, Error> {
+        by.may(Op::NotificationSettings)?;
         NotificationSettings::load(&self.db).await
     }
 
     /// Stores the notification settings (and with them the high-risk tools); admins only.
     pub async fn save_notification_settings(&self, settings: NotificationSettings, by: &Actor) -> Result<NotificationSettings, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::SaveNotificationSettings)?;
         settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings)
     }

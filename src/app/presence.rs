@@ -4,7 +4,8 @@
 //! [`PRESENCE_TTL`] is gone (a closed laptop, a console killed).
 
 use super::App;
-use crate::domain::{Actor, Error, ItemId, Role};
+use crate::domain::Op;
+use crate::domain::{Actor, Error, ItemId};
 use crate::store::{presence, queue};
 use serde::Serialize;
 use std::time::Duration;
@@ -33,7 +34,7 @@ impl App {
     /// `by` has call `id` open: recorded (on the shared database in team mode, so every console
     /// sees it), and the others who have it open are answered. `not_found` for an unknown id.
     pub async fn viewing(&self, id: &str, by: &Actor) -> Result<Presence, Error> {
-        by.require(Role::Operator)?;
+        by.may(Op::Viewing)?;
         let id = ItemId::new(id);
         let now = chrono::Utc::now();
         let ttl = chrono::Duration::from_std(PRESENCE_TTL).expect("a small duration");
@@ -54,7 +55,7 @@ impl App {
 
     /// `by` closed call `id`: the others stop seeing them at once, not a `PRESENCE_TTL` later.
     pub async fn stop_viewing(&self, id: &str, by: &Actor) -> Result<(), Error> {
-        by.require(Role::Operator)?;
+        by.may(Op::StopViewing)?;
         let mut tx = self.db.begin_write().await?;
         presence::leave(&mut tx, &ItemId::new(id), &by.principal.key()).await?;
         tx.commit().await

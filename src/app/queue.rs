@@ -5,9 +5,10 @@
 use super::query::{parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
 use super::App;
 use crate::console::Console;
+use crate::domain::Op;
 use crate::domain::{
     Actor, CallKind, CallSource, ChainLink, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason,
-    Resolution, ResolveRequest, Role, Verdict,
+    Resolution, ResolveRequest, Verdict,
 };
 use crate::store::queue;
 use chrono::{DateTime, Utc};
@@ -327,7 +328,8 @@ pub struct QueueCounts {
 
 impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
-    pub async fn queue_page(&self, q: &QueueQuery) -> Result<QueuePage, Error> {
+    pub async fn queue_page(&self, q: &QueueQuery, by: &Actor) -> Result<QueuePage, Error> {
+        by.may(Op::QueuePage)?;
         let mut filter = q.filters().filter()?;
         match (q.state, q.tab) {
             (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
@@ -350,7 +352,8 @@ impl App {
 
     /// How many calls each tab holds under the filters and search (one query), and how many are
     /// pending under none.
-    pub async fn queue_counts(&self, q: &QueueCountsQuery) -> Result<QueueCounts, Error> {
+    pub async fn queue_counts(&self, q: &QueueCountsQuery, by: &Actor) -> Result<QueueCounts, Error> {
+        by.may(Op::QueueCounts)?;
         let filter = q.filter()?;
         let mut conn = self.db.pool().acquire().await?;
         let by_state = queue::count_by_state(&mut conn, &filter).await?;
@@ -368,13 +371,15 @@ impl App {
     }
 
     /// The ids that start with `prefix` (a unique start of an id names the call), at most `limit`.
-    pub async fn ids_starting_with(&self, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
+    pub async fn ids_starting_with(&self, prefix: &str, limit: i64, by: &Actor) -> Result<Vec<ItemId>, Error> {
+        by.may(Op::QueueItem)?;
         let mut conn = self.db.pool().acquire().await?;
         queue::ids_starting_with(&mut conn, prefix, limit).await
     }
 
     /// One entry.
-    pub async fn queue_item(&self, id: &str) -> Result<QueueItem, Error> {
+    pub async fn queue_item(&self, id: &str, by: &Actor) -> Result<QueueItem, Error> {
+        by.may(Op::QueueItem)?;
         let entry = self.console.item(&ItemId::new(id)).await?;
         self.item_now(entry).await
     }
@@ -463,7 +468,8 @@ impl App {
 
     /// The call decided last by an operator before `id`, of the same engine, thread and tool, so
     /// the operator sees what changed since (null when there is none). `not_found` for an unknown id.
-    pub async fn previous_call(&self, id: &str) -> Result<PreviousCall, Error> {
+    pub async fn previous_call(&self, id: &str, by: &Actor) -> Result<PreviousCall, Error> {
+        by.may(Op::PreviousCall)?;
         let id = ItemId::new(id);
         let mut conn = self.db.pool().acquire().await?;
         if queue::get(&mut conn, &id).await?.is_none() {
@@ -487,7 +493,14 @@ impl App {
     /// [`App::decide_shown`], also saying whether this request recorded an approval short of the
     /// quorum (`true`: the HTTP answer is 202 whatever the entry shows now) or decided the call.
     pub async fn decide_shown_told(&self, id: &str, verdict: Verdict, fingerprint: &str, by: &Actor) -> Result<(QueueItem, bool), Error> {
-        by.require(Role::Operator)?;
+        by.may(match verdict {
+            Verdict::Approve => Op::Approve,
+            Verdict::ApproveEdited { .. } => Op::ApproveEdited,
+            Verdict::Decline { .. } => Op::Decline,
+            Verdict::Resume { .. } => Op::Resume,
+            // The console's own (no shell offers it); to the engine it is a decline.
+            Verdict::Expire { .. } => Op::Decline,
+        })?;
         let fingerprint = Fingerprint::parse(fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
         let verdict = match verdict {
@@ -519,7 +532,7 @@ impl App {
         fingerprint: &str,
         by: &Actor,
     ) -> Result<QueueItem, Error> {
-        by.require(Role::Operator)?;
+        by.may(Op::Resolve)?;
         let fingerprint = Fingerprint::parse(fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
         let resolution = match (kind, result) {
@@ -541,7 +554,7 @@ impl App {
     /// Approves with edited arguments (engines that allow `edit`: the local one), bound to the
     /// fingerprint that was on screen (C3); the edited arguments' fingerprint is computed here.
     pub async fn approve_edited(&self, id: &str, shown: &str, args: Value, by: &Actor) -> Result<QueueItem, Error> {
-        by.require(Role::Operator)?;
+        by.may(Op::ApproveEdited)?;
         let entry = self.console.item(&ItemId::new(id)).await?;
         let fingerprint = Fingerprint::of(&entry.queued.call.tool_name, &args).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         self.decide_shown(id, Verdict::ApproveEdited { args, fingerprint }, shown, by).await

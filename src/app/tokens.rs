@@ -7,6 +7,7 @@
 
 use super::App;
 use crate::domain::principal::valid_credential_name;
+use crate::domain::Op;
 use crate::domain::{Actor, Error, Principal, Role};
 pub use crate::store::credentials::Claims;
 use crate::store::{audit, credentials, credentials::Credential};
@@ -95,7 +96,7 @@ impl App {
     /// sources) and whose it is (`person`, for the two-person rule). Names and sources are checked
     /// here: each agent name 1–200 printable characters, each source one of the submitted sources.
     pub async fn add_token_with(&self, name: &str, role: Role, claims: Claims, by: &Actor) -> Result<NewToken, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::AddToken)?;
         if !valid_credential_name(name) {
             return Err(Error::InvalidRequest(format!(
                 "{name:?} is not a credential name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -139,7 +140,7 @@ impl App {
 
     /// The live credentials, by name (admin only).
     pub async fn tokens(&self, by: &Actor) -> Result<Vec<Credential>, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::Tokens)?;
         let mut conn = self.db.pool().acquire().await?;
         credentials::live(&mut conn).await
     }
@@ -147,7 +148,7 @@ impl App {
     /// Revokes a credential (admin only): its token stops working at once, in every process.
     /// Audited `credential.revoked`.
     pub async fn revoke_token(&self, name: &str, by: &Actor) -> Result<Role, Error> {
-        by.require(Role::Admin)?;
+        by.may(Op::RevokeToken)?;
         let mut tx = self.db.begin_write().await?;
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?

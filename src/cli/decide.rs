@@ -13,7 +13,7 @@ use std::io::{BufRead, IsTerminal, Write};
 /// Shows the call on stderr, asks (unless `yes`), decides and delivers as the local admin.
 pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> {
     let id = resolve_id(app, id).await?;
-    let item = app.queue_item(id.as_str()).await?;
+    let item = app.queue_item(id.as_str(), &app.local_actor("cli")).await?;
     let verb = verdict.kind().as_str();
     if !confirmed(&item, &format!("{verb} this call?"), verb, yes)? {
         return Ok(());
@@ -44,7 +44,7 @@ fn approvals_line(item: &QueueItem) -> String {
 pub async fn resolve(app: &App, id: &str, how: super::args::ResolveHow, result: Option<Value>, yes: bool) -> Result<()> {
     use super::args::ResolveHow;
     let id = resolve_id(app, id).await?;
-    let item = app.queue_item(id.as_str()).await?;
+    let item = app.queue_item(id.as_str(), &app.local_actor("cli")).await?;
     let (kind, question) = match how {
         ResolveHow::Ran => (DecisionKind::Ran, "tell the agent this call ran?"),
         ResolveHow::DidNotRun => (DecisionKind::DidNotRun, "tell the agent this call did not run?"),

@@ -21,7 +21,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
             println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
             let agents = if engine.kind == EngineKind::Langgraph { "graphs with interrupted threads" } else { "agents" };
-            match app.sync_engine(&engine.name).await {
+            match app.sync_engine(&engine.name, &by).await {
                 Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
             }
@@ -37,7 +37,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
             app.remove_engine(&name, &by).await?;
             println!("removed engine {}", visible(&name));
         }
-        EnginesCommand::Sync { name } => match app.sync_engine(&name).await {
+        EnginesCommand::Sync { name } => match app.sync_engine(&name, &by).await {
             Ok(a) => {
                 let r = a.report;
                 println!(
@@ -62,7 +62,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
 
 /// The remote engines with their health and queue counts; an earlier error dated.
 async fn list(app: &App, json: bool) -> Result<()> {
-    let engines = app.engines().await?;
+    let engines = app.engines(&app.local_actor("cli")).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&engines)?);
         return Ok(());

@@ -63,6 +63,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&approval_console::api::openapi_document())?);
             return Ok(ExitCode::SUCCESS);
         }
+        Command::Manifest => {
+            println!("{}", serde_json::to_string_pretty(&approval_console::domain::ops::manifest())?);
+            return Ok(ExitCode::SUCCESS);
+        }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Hook { agent } => return Ok(hook::run(agent).await),
         Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout } } => {
@@ -118,6 +122,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
         Command::Openapi
+        | Command::Manifest
         | Command::Agents { .. }
         | Command::Secret { .. }
         | Command::Hook { .. }
@@ -150,7 +155,7 @@ async fn list_agents(given: &AgentsFile, data_dir: &Path) -> Result<()> {
 /// The id of the call `given` names: the id itself, or the one id that starts with it. Several →
 /// `invalid_request` listing them; none → `not_found`.
 pub(crate) async fn resolve_id(app: &App, given: &str) -> Result<ItemId, Error> {
-    let found = app.ids_starting_with(given, 11).await?;
+    let found = app.ids_starting_with(given, 11, &app.local_actor("cli")).await?;
     match found.as_slice() {
         [] => Err(Error::not_found(format!("queue item {given}"))),
         [one] => Ok(one.clone()),

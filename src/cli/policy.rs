@@ -18,7 +18,7 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
     let changed = settings.is_some();
     let settings = match settings {
         Some(s) => s,
-        None => app.quorum_settings().await?,
+        None => app.quorum_settings(&by).await?,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&settings)?);

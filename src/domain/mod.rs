@@ -9,6 +9,7 @@ pub mod grant;
 mod ids;
 pub mod json;
 pub mod lookalike;
+pub mod ops;
 pub mod principal;
 pub mod safety;
 pub mod schema;
@@ -19,4 +20,5 @@ pub use decision::{human_secs, Approval, Decision, DecisionKind, DecisionRequest
 pub use error::{Error, ErrorCode, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};
+pub use ops::Op;
 pub use principal::{Actor, Principal, PrincipalKind, Role};

@@ -115,6 +115,11 @@ impl Principal {
             Err(super::Error::Forbidden { needed, principal: self.name.clone(), role: self.role })
         }
     }
+
+    /// `Ok` if this principal may call `op`: the role the catalog (`src/domain/catalog.rs`) gives it.
+    pub fn may(&self, op: super::Op) -> Result<(), super::Error> {
+        op.access().role().map_or(Ok(()), |needed| self.require(needed))
+    }
 }
 
 /// A principal acting through one shell (`web`, `cli`, `desktop`, `mastra-api`, `notification`):
@@ -137,6 +142,12 @@ impl Actor {
 
     pub fn require(&self, needed: Role) -> Result<(), super::Error> {
         self.principal.require(needed)
+    }
+
+    /// `Ok` if this actor may call `op` ([`Principal::may`]): every operation of the core checks it,
+    /// whichever shell (HTTP, the window, the CLI, a notification) calls.
+    pub fn may(&self, op: super::Op) -> Result<(), super::Error> {
+        self.principal.may(op)
     }
 }
 

@@ -2,7 +2,7 @@
 //! only an admin changes grants, settings and engines. Every route checks the role.
 
 use crate::helpers::*;
-use approval_console::api::guard::ROLES;
+use approval_console::api::guard::roles;
 use approval_console::domain::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -173,10 +173,10 @@ async fn every_route_refuses_a_role_below_or_beside_its_own_and_changes_nothing(
         Role::Admin => true,
     };
     let mut checked = 0;
-    for (method, route, needed) in ROLES {
+    for (method, route, needed) in roles() {
         let Some(needed) = needed else { continue };
         for (token, role) in [(&agent, Role::Agent), (&viewer, Role::Viewer), (&operator, Role::Operator)] {
-            if may(role, *needed) {
+            if may(role, needed) {
                 continue;
             }
             let body = (method != Method::GET).then(|| json!({}));
@@ -207,7 +207,7 @@ async fn every_route_of_the_api_is_in_the_role_table() {
     }
     assert!(missing.is_empty(), "routes without a role: {missing:?}");
     // The Mastra-shaped routes are not in the document: every one of them answers, with a role.
-    for (method, route, _) in ROLES.iter().filter(|(_, r, _)| r.starts_with("/api/agents")) {
+    for (method, route, _) in roles().into_iter().filter(|(_, r, _)| r.starts_with("/api/agents")) {
         let (status, _) = t.call_as(TOKEN, method.clone(), &concrete(route), (method != Method::GET).then(|| json!({}))).await;
         assert_ne!(status, StatusCode::FORBIDDEN, "{method} {route} is routed and allowed for the admin");
     }
@@ -369,4 +369,46 @@ async fn an_open_event_stream_ends_when_its_credential_is_revoked() {
     // The session token's stream is not affected by it.
     let r = t.http.get(format!("{}/api/events", t.base)).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+}
+
+/// The core checks reads too, with the catalog's role (`Actor::may`), not only the HTTP guard: called
+/// directly — as the window or the CLI calls it — with an agent's or a viewer's principal, every read
+/// of the queue, the audit log, grants, settings and engines is refused `forbidden`; an operator's passes.
+#[tokio::test]
+async fn the_core_refuses_a_read_to_a_role_the_catalog_does_not_give_it_whichever_shell_calls() {
+    use approval_console::app::audit::{ExportFormat, HistoryQuery};
+    use approval_console::app::query::AuditQuery;
+    use approval_console::domain::{Actor, Error, Principal};
+    let t = spawn_app().await;
+    let app = &t.app;
+    let audit = || AuditQuery { item: None, limit: None, cursor: None };
+    for role in [Role::Agent, Role::Viewer] {
+        let by = Actor::new(Principal::token("someone", role), "desktop");
+        let answers = [
+            app.queue_page(&Default::default(), &by).await.err(),
+            app.queue_counts(&Default::default(), &by).await.err(),
+            app.queue_item("q_none", &by).await.err(),
+            app.previous_call("q_none", &by).await.err(),
+            app.audit_page(&audit(), &by).await.err(),
+            app.verify_audit(&by).await.err(),
+            app.decision_history(&HistoryQuery::default(), &by).await.err(),
+            app.export_audit_text(ExportFormat::Jsonl, &by).await.err(),
+            app.grants(&by).await.err(),
+            app.engines(&by).await.err(),
+            app.engine_agents("prod", &by).err(),
+            app.expiry_settings(&by).await.err(),
+            app.safety_settings(&by).await.err(),
+            app.quorum_settings(&by).await.err(),
+            app.notification_settings(&by).await.err(),
+            app.notification_status(&by).err(),
+        ];
+        for (i, answer) in answers.into_iter().enumerate() {
+            assert!(matches!(answer, Some(Error::Forbidden { .. })), "read {i} as {role}: {answer:?}");
+        }
+    }
+    let operator = Actor::new(Principal::token("alice", Role::Operator), "desktop");
+    assert!(app.queue_page(&Default::default(), &operator).await.is_ok());
+    assert!(app.grants(&operator).await.is_ok());
+    assert!(app.verify_audit(&operator).await.is_ok());
+    assert!(app.quorum_settings(&operator).await.is_ok());
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fails when the committed API contract has drifted from the server:
 #   1. ui/openapi.json must equal what `<binary> openapi` prints now;
-#   2. ui/src/lib/backend/api.gen.ts must equal what openapi-typescript makes from ui/openapi.json.
+#   2. ui/src/lib/backend/api.gen.ts must equal what openapi-typescript makes from ui/openapi.json;
+#   3. ui/manifest.json (the operation catalog: names, routes, roles, window commands) must equal what
+#      `<binary> manifest` prints now.
 # Usage: ui/scripts/check-api.sh path/to/approval-console   (needs `npm ci` done in ui/)
 set -euo pipefail
 
@@ -34,6 +36,13 @@ if ! cmp -s "$tmp/openapi.json" "$spec"; then
   exit 1
 fi
 
+"$bin" manifest >"$tmp/manifest.json"
+if ! cmp -s "$tmp/manifest.json" "$ui/manifest.json"; then
+  echo "check-api: ui/manifest.json is stale: run '$bin manifest > ui/manifest.json' and commit it." >&2
+  diff -u "$ui/manifest.json" "$tmp/manifest.json" | head -n 40 >&2 || true
+  exit 1
+fi
+
 # Same generator, same options as `npm run gen:api`; run from ui/ so it reads the same config.
 (cd "$ui" && "$generator" openapi.json --output "$tmp/api.gen.ts" >/dev/null 2>"$tmp/gen.log") || {
   cat "$tmp/gen.log" >&2
@@ -45,4 +54,4 @@ if ! cmp -s "$tmp/api.gen.ts" "$gen"; then
   diff -u "$gen" "$tmp/api.gen.ts" | head -n 40 >&2 || true
   exit 1
 fi
-echo "check-api: ui/openapi.json and ui/src/lib/backend/api.gen.ts match the server."
+echo "check-api: ui/openapi.json, ui/src/lib/backend/api.gen.ts and ui/manifest.json match the server."

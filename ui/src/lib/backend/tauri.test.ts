@@ -5,12 +5,12 @@ import { emit } from '@tauri-apps/api/event';
 import { ApiError, type Backend, type BackendEvent, type ConnectionStatus } from './backend';
 import { TAURI_COMMANDS, TauriBackend, toApiError } from './tauri';
 
-/** The commands the desktop app registers: the one list, in `src-tauri/src/command_names.rs`. */
+/** The commands the desktop app registers: the catalog's window operations (`src/domain/catalog.rs`), as
+ * `approval-console manifest` prints them into ui/manifest.json (checked for drift by scripts/check-api.sh). */
 const COMMANDS: string[] = (() => {
   // Vitest runs in ui/.
-  const source = readFileSync('../src-tauri/src/command_names.rs', 'utf8');
-  const list = /\$then!\(([^)]*)\)/.exec(source)?.[1] ?? '';
-  return list.split(',').map((n) => n.trim()).filter(Boolean);
+  const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { operations: { name: string; window: boolean }[] };
+  return manifest.operations.filter((o) => o.window).map((o) => o.name);
 })();
 
 type Invoked = { cmd: string; args: unknown };

@@ -42,7 +42,7 @@ import {
 } from './backend';
 import type { TeamStats } from '../team';
 
-/** The commands the desktop app registers (checked against `src-tauri/src/command_names.rs`); nothing else is invoked. */
+/** The commands the desktop app registers (checked against the catalog's window operations, ui/manifest.json); nothing else is invoked. */
 export const TAURI_COMMANDS = [
   'queue_page',
   'queue_counts',
