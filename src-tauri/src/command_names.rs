@@ -1,8 +1,8 @@
 // The window's commands: the operations the catalog (`src/domain/catalog.rs`, the one list of every
 // operation) marks `window`. `build.rs` includes this file: it declares them to Tauri (so the ACL
 // applies) and writes the permission set that `capabilities/main-window.json` grants; `lib.rs`
-// registers a handler for each (`commands::<name>`) from the same catalog; a Vitest test checks the
-// UI's `TAURI_COMMANDS` against `ui/manifest.json`, the catalog as `approval-console manifest` prints it.
+// registers a handler for each (`commands::<name>`) from the same catalog; the UI's `TAURI_COMMANDS` are
+// read from the same catalog (`ui/src/lib/backend/operations.gen.ts`, `approval-console manifest --typescript`).
 
 /// Reads the catalog's lines (`Variant name: METHOD "path" => Role, window;`) and calls
 /// `$then!(name, …)` with the names of those marked `window`. Each place that needs the list defines

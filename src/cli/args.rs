@@ -194,8 +194,12 @@ pub enum Command {
     /// Print the console API's OpenAPI document (JSON).
     Openapi,
     /// Print the operation catalog (JSON): every operation's name, HTTP route, role and whether the
-    /// desktop window has it. The UI's backend is checked against it (ui/manifest.json).
-    Manifest,
+    /// desktop window has it. With --typescript, as the UI's module (ui/src/lib/backend/operations.gen.ts).
+    Manifest {
+        /// Print a TypeScript module instead of JSON.
+        #[arg(long)]
+        typescript: bool,
+    },
     /// Remote engines: Mastra servers whose suspended runs are queued here.
     ///
     /// A running `serve` picks up changes within two seconds. Tokens go to the OS keyring only.

@@ -63,7 +63,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&approval_console::api::openapi_document())?);
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Manifest => {
+        Command::Manifest { typescript: true } => {
+            print!("{}", approval_console::domain::ops::typescript());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Manifest { typescript: false } => {
             println!("{}", serde_json::to_string_pretty(&approval_console::domain::ops::manifest())?);
             return Ok(ExitCode::SUCCESS);
         }
@@ -122,7 +126,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
         Command::Openapi
-        | Command::Manifest
+        | Command::Manifest { .. }
         | Command::Agents { .. }
         | Command::Secret { .. }
         | Command::Hook { .. }

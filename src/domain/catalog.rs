@@ -3,7 +3,7 @@
 //     Variant name: METHOD "/api/path" => Role, window;
 //
 // - `Variant` names it in Rust (`domain::ops::Op::Variant`); `name` is its Tauri command and its name in
-//   `approval-console manifest` (ui/manifest.json, which the UI's typed backend is checked against).
+//   `approval-console manifest` (`--typescript`: ui/src/lib/backend/operations.gen.ts, where the UI's backends take it).
 // - `METHOD "/api/path"`: its HTTP route, or `LOCAL` for one without (the window's or the CLI's alone).
 // - `Role`: who may call it — `Public` (no credential: `/api/health` alone), `Any` (any credential),
 //   else `Agent`, `Viewer`, `Operator` or `Admin` (`Role::includes`). The HTTP guard answers 403 from

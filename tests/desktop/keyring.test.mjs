@@ -6,7 +6,7 @@
 //
 // Skipped (saying so) outside scripts/with-keyring, which sets APPROVAL_CONSOLE_KEYRING_TESTS=1.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,8 +40,17 @@ test('c07 a token entered in the window is in the keyring, read by a fresh proce
     assert.equal(engine?.hasToken, true, JSON.stringify(engines));
     assert.ok(!JSON.stringify(engines).includes(token), 'the API never shows the token');
 
-    // An independent, fresh reader of the Secret Service.
-    const stored = execFileSync('secret-tool', ['lookup', 'service', 'approval-console', 'username', `engine.${name}.token`], { encoding: 'utf8' });
+    // An independent, fresh reader of the Secret Service. The entry is named after the engine and the
+    // URL the token was given for (`engine.NAME.token.` + 16 hex digits: a URL changed on another
+    // console finds none); no entry without the URL is left.
+    // secret-tool prints each item's label and secret on stdout, its attributes on stderr.
+    const search = spawnSync('secret-tool', ['search', '--all', 'service', 'approval-console'], { encoding: 'utf8' });
+    assert.equal(search.status, 0, search.stderr);
+    const listed = `${search.stdout}\n${search.stderr}`;
+    const entries = [...listed.matchAll(/^attribute\.username = (.*)$/gm)].map((m) => m[1]).filter((u) => u.startsWith(`engine.${name}.`));
+    assert.equal(entries.length, 1, `one keyring entry for the engine: ${entries}`);
+    assert.match(entries[0], new RegExp(`^engine\\.${name}\\.token\\.[0-9a-f]{16}$`));
+    const stored = execFileSync('secret-tool', ['lookup', 'service', 'approval-console', 'username', entries[0]], { encoding: 'utf8' });
     assert.equal(stored, token);
 
     const files = filesUnder(desktop.dataDir);

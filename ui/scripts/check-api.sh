@@ -2,8 +2,8 @@
 # Fails when the committed API contract has drifted from the server:
 #   1. ui/openapi.json must equal what `<binary> openapi` prints now;
 #   2. ui/src/lib/backend/api.gen.ts must equal what openapi-typescript makes from ui/openapi.json;
-#   3. ui/manifest.json (the operation catalog: names, routes, roles, window commands) must equal what
-#      `<binary> manifest` prints now.
+#   3. ui/src/lib/backend/operations.gen.ts (the operation catalog: names, routes, roles, window
+#      commands) must equal what `<binary> manifest --typescript` prints now.
 # Usage: ui/scripts/check-api.sh path/to/approval-console   (needs `npm ci` done in ui/)
 set -euo pipefail
 
@@ -36,10 +36,11 @@ if ! cmp -s "$tmp/openapi.json" "$spec"; then
   exit 1
 fi
 
-"$bin" manifest >"$tmp/manifest.json"
-if ! cmp -s "$tmp/manifest.json" "$ui/manifest.json"; then
-  echo "check-api: ui/manifest.json is stale: run '$bin manifest > ui/manifest.json' and commit it." >&2
-  diff -u "$ui/manifest.json" "$tmp/manifest.json" | head -n 40 >&2 || true
+ops="$ui/src/lib/backend/operations.gen.ts"
+"$bin" manifest --typescript >"$tmp/operations.gen.ts"
+if ! cmp -s "$tmp/operations.gen.ts" "$ops"; then
+  echo "check-api: ui/src/lib/backend/operations.gen.ts is stale: run '$bin manifest --typescript > ui/src/lib/backend/operations.gen.ts' and commit it." >&2
+  diff -u "$ops" "$tmp/operations.gen.ts" | head -n 40 >&2 || true
   exit 1
 fi
 
@@ -54,4 +55,4 @@ if ! cmp -s "$tmp/api.gen.ts" "$gen"; then
   diff -u "$gen" "$tmp/api.gen.ts" | head -n 40 >&2 || true
   exit 1
 fi
-echo "check-api: ui/openapi.json, ui/src/lib/backend/api.gen.ts and ui/manifest.json match the server."
+echo "check-api: ui/openapi.json, ui/src/lib/backend/api.gen.ts and operations.gen.ts match the server."

@@ -1,17 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { emit } from '@tauri-apps/api/event';
 import { ApiError, type Backend, type BackendEvent, type ConnectionStatus } from './backend';
 import { TAURI_COMMANDS, TauriBackend, toApiError } from './tauri';
+import { OPERATIONS } from './operations.gen';
 
 /** The commands the desktop app registers: the catalog's window operations (`src/domain/catalog.rs`), as
- * `approval-console manifest` prints them into ui/manifest.json (checked for drift by scripts/check-api.sh). */
-const COMMANDS: string[] = (() => {
-  // Vitest runs in ui/.
-  const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { operations: { name: string; window: boolean }[] };
-  return manifest.operations.filter((o) => o.window).map((o) => o.name);
-})();
+ * `approval-console manifest --typescript` writes them (kept current by ui/scripts/check-api.sh; the
+ * app's commands are checked against the catalog by tests/layers.rs). */
+const COMMANDS: string[] = Object.entries(OPERATIONS)
+  .filter(([, op]) => op.window)
+  .map(([name]) => name);
 
 type Invoked = { cmd: string; args: unknown };
 

@@ -41,52 +41,17 @@ import {
   queueEventFrom,
 } from './backend';
 import type { TeamStats } from '../team';
+import { OPERATIONS } from './operations.gen';
 
-/** The commands the desktop app registers (checked against the catalog's window operations, ui/manifest.json); nothing else is invoked. */
-export const TAURI_COMMANDS = [
-  'queue_page',
-  'queue_counts',
-  'queue_item',
-  'save_audit_export',
-  'set_language',
-  'previous_call',
-  'viewing',
-  'stop_viewing',
-  'approve',
-  'approve_edited',
-  'decline',
-  'resume',
-  'resolve',
-  'audit_page',
-  'verify_audit',
-  'decision_history',
-  'export_audit',
-  'engines',
-  'add_engine',
-  'edit_engine',
-  'remove_engine',
-  'test_engine',
-  'sync_engine',
-  'engine_agents',
-  'notification_status',
-  'notification_settings',
-  'save_notification_settings',
-  'expiry_settings',
-  'save_expiry_settings',
-  'quorum_settings',
-  'save_quorum_settings',
-  'session',
-  'snooze',
-  'grants',
-  'create_grant',
-  'preview_grant',
-  'revoke_grant',
-  'stats',
-  'autostart',
-  'set_autostart',
-] as const;
+type Operations = typeof OPERATIONS;
 
-export type TauriCommand = (typeof TAURI_COMMANDS)[number];
+/** A command the desktop app registers: an operation the catalog marks `window`. */
+export type TauriCommand = { [K in keyof Operations]: Operations[K]['window'] extends true ? K : never }[keyof Operations];
+
+/** The commands the desktop app registers (the catalog's window operations, operations.gen.ts); nothing else is invoked. */
+export const TAURI_COMMANDS: readonly TauriCommand[] = (Object.keys(OPERATIONS) as (keyof Operations)[]).filter(
+  (name): name is TauriCommand => OPERATIONS[name].window,
+);
 
 /** Who the desktop window is: the local admin (see `session`). */
 export const DESKTOP_PRINCIPAL: Readonly<Principal> = { name: '', role: 'admin', kind: 'local' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendEvent, ConnectionStatus } from './backend';
 import { ApiError } from './backend';
-import { WebBackend } from './web';
+import { WebBackend, route } from './web';
 
 function sseResponse(text: string): Response {
   const bytes = new TextEncoder().encode(text);
@@ -27,6 +27,15 @@ async function until(cond: () => boolean, ms = 2000) {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describe('route', () => {
+  it("takes each operation's method and path from the catalog, filling and encoding its parts", () => {
+    expect(route('approve', { id: 'q 1/é' })).toEqual(['POST', '/api/queue/q%201%2F%C3%A9/approve']);
+    expect(route('edit_engine', { name: 'prod' })).toEqual(['PATCH', '/api/engines/prod']);
+    expect(route('stats', {}, new URLSearchParams({ days: '7' }))).toEqual(['GET', '/api/stats?days=7']);
+    expect(() => route('approve', {})).toThrow(/approve needs its id/);
+  });
+});
 
 describe('WebBackend', () => {
   it('sends the bearer token and turns error bodies into ApiError by code', async () => {

@@ -44,6 +44,7 @@ import {
 } from './backend';
 import type { TeamStats } from '../team';
 import { SseParser, type SseMessage } from './sse';
+import { OPERATIONS } from './operations.gen';
 
 export type WebBackendOptions = {
   /** Prefix for API URLs; `''` for same origin. */
@@ -78,76 +79,76 @@ export class WebBackend implements Backend {
     if (filter.sort === 'oldest') q.set('sort', 'oldest');
     q.set('limit', String(filter.limit ?? 50));
     if (filter.cursor) q.set('cursor', filter.cursor);
-    return this.request('GET', `/api/queue?${q}`);
+    return this.op('queue_page', {}, q);
   }
 
   queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
-    return this.request('GET', `/api/queue/counts?${filterParams(filter)}`);
+    return this.op('queue_counts', {}, filterParams(filter));
   }
 
   getItem(id: string): Promise<QueueItem> {
-    return this.request('GET', `/api/queue/${encodeURIComponent(id)}`);
+    return this.op('queue_item', { id });
   }
 
   previousCall(id: string): Promise<PreviousCall> {
-    return this.request('GET', `/api/queue/${encodeURIComponent(id)}/previous`);
+    return this.op('previous_call', { id });
   }
 
   viewing(id: string): Promise<Presence> {
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/viewers`);
+    return this.op('viewing', { id });
   }
 
   async stopViewing(id: string): Promise<void> {
-    await this.request<void>('DELETE', `/api/queue/${encodeURIComponent(id)}/viewers`);
+    await this.op<void>('stop_viewing', { id });
   }
 
   approve(id: string, fingerprint: string): Promise<QueueItem> {
     const body: ApproveBody = { fingerprint };
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve`, body);
+    return this.op('approve', { id }, undefined, body);
   }
 
   decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
     const body: DeclineBody = { fingerprint };
     if (reason !== undefined && reason !== '') body.reason = reason;
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/decline`, body);
+    return this.op('decline', { id }, undefined, body);
   }
 
   resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
     const body: ResumeBody = { fingerprint, data };
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resume`, body);
+    return this.op('resume', { id }, undefined, body);
   }
 
   approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
     const body: ApproveEditedBody = { fingerprint, args };
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/approve-edited`, body);
+    return this.op('approve_edited', { id }, undefined, body);
   }
 
   resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem> {
     const body: ResolveBody = { resolution, fingerprint };
     if (result !== undefined) body.result = result;
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/resolve`, body);
+    return this.op('resolve', { id }, undefined, body);
   }
 
   listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
     const q = new URLSearchParams();
     q.set('limit', String(opts.limit ?? 50));
     if (opts.cursor) q.set('cursor', opts.cursor);
-    return this.request('GET', `/api/audit?${q}`);
+    return this.op('audit_page', {}, q);
   }
 
   verifyAudit(): Promise<AuditVerification> {
-    return this.request('GET', '/api/audit/verify');
+    return this.op('verify_audit', {});
   }
 
   decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
     const q = new URLSearchParams();
     q.set('limit', String(opts.limit ?? 50));
     if (opts.cursor) q.set('cursor', opts.cursor);
-    return this.request('GET', `/api/audit/decisions?${q}`);
+    return this.op('decision_history', {}, q);
   }
 
   async exportAudit(format: ExportFormat): Promise<string> {
-    const res = await this.send('GET', `/api/audit/export?format=${encodeURIComponent(format)}`, undefined, 'text/plain, */*');
+    const res = await this.send(...route('export_audit', {}, new URLSearchParams({ format })), undefined, 'text/plain, */*');
     try {
       return await res.text();
     } catch (e) {
@@ -156,89 +157,89 @@ export class WebBackend implements Backend {
   }
 
   listEngines(): Promise<EngineView[]> {
-    return this.request('GET', '/api/engines');
+    return this.op('engines', {});
   }
 
   addEngine(engine: NewEngine): Promise<EngineView> {
-    return this.request('POST', '/api/engines', engine);
+    return this.op('add_engine', {}, undefined, engine);
   }
 
   editEngine(name: string, changes: EngineChanges): Promise<EngineView> {
-    return this.request('PATCH', `/api/engines/${encodeURIComponent(name)}`, changes);
+    return this.op('edit_engine', { name }, undefined, changes);
   }
 
   async removeEngine(name: string): Promise<void> {
-    await this.request<void>('DELETE', `/api/engines/${encodeURIComponent(name)}`);
+    await this.op<void>('remove_engine', { name });
   }
 
   testEngine(test: EngineTest): Promise<EngineTestResult> {
-    return this.request('POST', '/api/engines/test', test);
+    return this.op('test_engine', {}, undefined, test);
   }
 
   syncEngine(name: string): Promise<SyncAnswer> {
-    return this.request('POST', `/api/engines/${encodeURIComponent(name)}/sync`);
+    return this.op('sync_engine', { name });
   }
 
   engineAgents(name: string): Promise<unknown> {
-    return this.request('GET', `/api/engines/${encodeURIComponent(name)}/agents`);
+    return this.op('engine_agents', { name });
   }
 
   notificationStatus(): Promise<NotifyStatus> {
-    return this.request('GET', '/api/notifications/status');
+    return this.op('notification_status', {});
   }
 
   notificationSettings(): Promise<NotificationSettings> {
-    return this.request('GET', '/api/settings/notifications');
+    return this.op('notification_settings', {});
   }
 
   saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
-    return this.request('PUT', '/api/settings/notifications', settings);
+    return this.op('save_notification_settings', {}, undefined, settings);
   }
 
   /** Only the desktop app can start at login: not available over HTTP. */
   expirySettings(): Promise<ExpirySettings> {
-    return this.request('GET', '/api/settings/expiry');
+    return this.op('expiry_settings', {});
   }
 
   saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings> {
-    return this.request('PUT', '/api/settings/expiry', settings);
+    return this.op('save_expiry_settings', {}, undefined, settings);
   }
 
   quorumSettings(): Promise<QuorumSettings> {
-    return this.request('GET', '/api/settings/quorum');
+    return this.op('quorum_settings', {});
   }
 
   saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
-    return this.request('PUT', '/api/settings/quorum', settings);
+    return this.op('save_quorum_settings', {}, undefined, settings);
   }
 
   snooze(id: string, secs: number): Promise<QueueItem> {
     const body: SnoozeBody = { secs };
-    return this.request('POST', `/api/queue/${encodeURIComponent(id)}/snooze`, body);
+    return this.op('snooze', { id }, undefined, body);
   }
 
   listGrants(): Promise<Grant[]> {
-    return this.request('GET', '/api/grants');
+    return this.op('grants', {});
   }
 
   createGrant(grant: NewGrant): Promise<CreatedGrant> {
-    return this.request('POST', '/api/grants', grant);
+    return this.op('create_grant', {}, undefined, grant);
   }
 
   previewGrant(grant: NewGrant): Promise<GrantPreview> {
-    return this.request('POST', '/api/grants/preview', grant);
+    return this.op('preview_grant', {}, undefined, grant);
   }
 
   revokeGrant(id: string): Promise<Grant> {
-    return this.request('POST', `/api/grants/${encodeURIComponent(id)}/revoke`);
+    return this.op('revoke_grant', { id });
   }
 
   session(): Promise<Principal> {
-    return this.request('GET', '/api/session');
+    return this.op('session', {});
   }
 
   stats(days: number): Promise<TeamStats> {
-    return this.request('GET', `/api/stats?${new URLSearchParams({ days: String(days) })}`);
+    return this.op('stats', {}, new URLSearchParams({ days: String(days) }));
   }
 
   async autostart(): Promise<boolean | null> {
@@ -279,6 +280,11 @@ export class WebBackend implements Backend {
     return res;
   }
 
+  /** Calls operation `name` of the catalog at its route, `params` filling its `{…}` parts. */
+  private op<T>(name: Routed, params: Record<string, string>, query?: URLSearchParams, body?: unknown): Promise<T> {
+    return this.request(...route(name, params, query), body);
+  }
+
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.send(method, path, body);
     if (res.status === 204) return undefined as T;
@@ -296,7 +302,7 @@ export class WebBackend implements Backend {
       sub.onStatus?.({ state: 'connecting' });
       let error: ApiError;
       try {
-        const res = await this.fetchFn(this.baseUrl + '/api/events', {
+        const res = await this.fetchFn(this.baseUrl + route('events')[1], {
           headers: this.headers({ Accept: 'text/event-stream' }),
           cache: 'no-store',
           signal,
@@ -329,6 +335,25 @@ export class WebBackend implements Backend {
       delay = Math.min(delay * 2, this.maxRetryMs);
     }
   }
+}
+
+type Operations = typeof OPERATIONS;
+
+/** An operation of the catalog that has an HTTP route. */
+export type Routed = { [K in keyof Operations]: Operations[K]['path'] extends string ? K : never }[keyof Operations];
+
+/**
+ * The method and path of operation `name` (from the catalog, operations.gen.ts): each `{param}` of its
+ * path filled from `params` (URI-encoded), then `?` and `query` when one is given (even empty).
+ */
+export function route(name: Routed, params: Record<string, string> = {}, query?: URLSearchParams): [string, string] {
+  const { method, path } = OPERATIONS[name];
+  const filled = path.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`operation ${name} needs its ${key}`);
+    return encodeURIComponent(value);
+  });
+  return [method, query === undefined ? filled : `${filled}?${query}`];
 }
 
 /** The filters and search of `filter` as URL parameters (the tab, sort and paging are the caller's). */
