@@ -147,8 +147,14 @@ fn the_field_checker_tells_a_field_from_a_method() {
 
 /// Where some names may appear in code (comments aside): each is written in one place.
 const ONE_PLACE: &[(&str, &[&str])] = &[
-    // `call.paused` is written by `store::queue::pause` alone, with its one type of details.
-    ("AuditAction::CallPaused", &["src/store/queue.rs"]),
+    // An action with typed details is named by its type alone (`domain::audit::Details`, written
+    // through `store::audit::Record::of`): `call.paused` by `store::queue::pause` with `CallPaused`.
+    ("AuditAction::CallPaused", &["src/domain/audit.rs"]),
+    ("AuditAction::CallSnoozed", &["src/domain/audit.rs"]),
+    ("AuditAction::GrantCreated", &["src/domain/audit.rs"]),
+    ("AuditAction::GrantRevoked", &["src/domain/audit.rs"]),
+    ("AuditAction::GrantUsed", &["src/domain/audit.rs"]),
+    ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),
     // A role is checked as the catalog gives it (`Actor::may(Op::…)`), never written again beside it.

@@ -8,7 +8,6 @@ use crate::domain::{DecisionRequest, Error, ItemId, ItemState, QueuedCall, Verdi
 use crate::store::{audit, deadlines, settings, Db};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use std::time::Duration;
 
 /// How often the worker looks for calls past (or near) their deadline.
@@ -173,14 +172,11 @@ impl Console {
         deadlines::snooze(&mut tx, id, until).await?;
         audit::append(
             &mut tx,
-            audit::Record {
-                actor: operator,
-                action: crate::domain::audit::AuditAction::CallSnoozed,
-                queue_item_id: Some(id.as_str()),
-                tool_name: Some(&item.call.tool_name),
-                fingerprint: Some(item.call.fingerprint.as_str()),
-                details: json!({ "from": current, "until": until }),
-            },
+            audit::Record::of(
+                operator,
+                Some((id.as_str(), &item.call.tool_name, item.call.fingerprint.as_str())),
+                &crate::domain::audit::CallSnoozed { from: current, until },
+            ),
         )
         .await?;
         tx.commit().await?;

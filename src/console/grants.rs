@@ -11,7 +11,6 @@ pub use crate::domain::grant::{
 };
 use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
 use crate::store::{audit, grants};
-use serde_json::json;
 
 /// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
@@ -29,14 +28,11 @@ impl Console {
         grants::insert(&mut tx, &grant).await?;
         audit::append(
             &mut tx,
-            audit::Record {
-                actor: operator,
-                action: crate::domain::audit::AuditAction::GrantCreated,
-                queue_item_id: Some(&q_id),
-                tool_name: Some(&grant.tool_name),
-                fingerprint: Some(&new.fingerprint),
-                details: json!({ "grant": grant, "approvesWaiting": approves_waiting }),
-            },
+            audit::Record::of(
+                operator,
+                Some((&q_id, &grant.tool_name, &new.fingerprint)),
+                &crate::domain::audit::GrantCreated { grant: &grant, approves_waiting },
+            ),
         )
         .await?;
         tx.commit().await?;
@@ -172,12 +168,8 @@ impl Console {
         audit::append(
             &mut tx,
             audit::Record {
-                actor: operator,
-                action: crate::domain::audit::AuditAction::GrantRevoked,
-                queue_item_id: None,
                 tool_name: Some(&grant.tool_name),
-                fingerprint: None,
-                details: json!({ "grantId": id, "uses": grant.uses }),
+                ..audit::Record::of(operator, None, &crate::domain::audit::GrantRevoked { grant_id: id.as_str(), uses: grant.uses })
             },
         )
         .await?;
@@ -233,14 +225,11 @@ impl Console {
         grants::count_use(&mut tx, &grant.id).await?;
         audit::append(
             &mut tx,
-            audit::Record {
-                actor: &decision.operator,
-                action: crate::domain::audit::AuditAction::GrantUsed,
-                queue_item_id: Some(id.as_str()),
-                tool_name: Some(&q.call.tool_name),
-                fingerprint: Some(q.call.fingerprint.as_str()),
-                details: json!({ "grantId": grant.id, "decisionId": decision.id, "args": q.call.args }),
-            },
+            audit::Record::of(
+                &decision.operator,
+                Some((id.as_str(), &q.call.tool_name, q.call.fingerprint.as_str())),
+                &crate::domain::audit::GrantUsed { grant_id: grant.id.as_str(), decision_id: decision.id.as_str(), args: &q.call.args },
+            ),
         )
         .await?;
         tx.commit().await?;

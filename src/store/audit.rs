@@ -25,6 +25,21 @@ pub struct Record<'a> {
     pub details: Value,
 }
 
+impl<'a> Record<'a> {
+    /// An entry of `details`' own action (see [`crate::domain::audit::Details`]), by `actor`, about the
+    /// queue entry `item` (its id, tool and fingerprint) when there is one.
+    pub fn of<D: crate::domain::audit::Details>(actor: &'a str, item: Option<(&'a str, &'a str, &'a str)>, details: &D) -> Self {
+        Record {
+            actor,
+            action: D::ACTION,
+            queue_item_id: item.map(|i| i.0),
+            tool_name: item.map(|i| i.1),
+            fingerprint: item.map(|i| i.2),
+            details: serde_json::to_value(details).expect("audit details serialize"),
+        }
+    }
+}
+
 /// A stored entry.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

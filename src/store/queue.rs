@@ -171,14 +171,7 @@ pub async fn pause(
     let details = crate::domain::audit::CallPaused::of(call, origin);
     super::audit::append(
         conn,
-        super::audit::Record {
-            actor,
-            action: crate::domain::audit::AuditAction::CallPaused,
-            queue_item_id: Some(item.id.as_str()),
-            tool_name: Some(&call.tool_name),
-            fingerprint: Some(call.fingerprint.as_str()),
-            details: serde_json::to_value(details).expect("call.paused details serialize"),
-        },
+        super::audit::Record::of(actor, Some((item.id.as_str(), &call.tool_name, call.fingerprint.as_str())), &details),
     )
     .await?;
     Ok(item)
