@@ -16,8 +16,8 @@
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::connector::ConsoleClient;
+use crate::domain::CallSource;
 use crate::engine::local::mcp::McpServer;
-use crate::engine::submitted::Source;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
@@ -109,7 +109,7 @@ impl Gate {
             thread: None,
             resume_schema: None,
             payload: None,
-            source: Some(Source::Mcp),
+            source: Some(CallSource::Mcp),
             context: Some(json!({ "upstream": self.upstream_command, "annotations": tool.annotations })),
         };
         let status = console.ask(&call, None, self.timeout).await?;

@@ -10,7 +10,7 @@
 pub mod install;
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
-use crate::engine::submitted::Source;
+use crate::domain::CallSource;
 use serde_json::{json, Value};
 
 /// Which coding agent runs the hook.
@@ -21,10 +21,10 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub fn source(self) -> Source {
+    pub fn source(self) -> CallSource {
         match self {
-            Agent::ClaudeCode => Source::ClaudeCode,
-            Agent::Codex => Source::Codex,
+            Agent::ClaudeCode => CallSource::ClaudeCode,
+            Agent::Codex => CallSource::Codex,
         }
     }
 

@@ -185,6 +185,57 @@ fn what_is_written_in_one_place_is_written_nowhere_else() {
     assert!(wrong.is_empty(), "written outside its one place:\n{}", wrong.join("\n"));
 }
 
+/// Where kinds of engines are told apart (`src/engine/kinds.rs`) and declared (`src/domain/call.rs`).
+const REGISTRY: [&str; 2] = ["src/engine/kinds.rs", "src/domain/call.rs"];
+
+/// Whether a line of code tells engine kinds apart: a match arm on a `CallSource`, a comparison
+/// with one, a `matches!` on one, or the local engine's `local@` id parsed or written by hand.
+fn tells_kinds_apart(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    let arm = regex::Regex::new(r"CallSource::\w+\)?\s*(=>|\|)").unwrap();
+    let compare = regex::Regex::new(r"[=!]=\s*(crate::domain::)?CallSource::|CallSource::\w+\s*[=!]=").unwrap();
+    arm.is_match(code)
+        || compare.is_match(code)
+        || (code.contains("matches!(") && code.contains("CallSource::"))
+        || code.contains("\"local@")
+}
+
+/// Engine kinds are told apart in the registry only (`engine::kinds`): a match on a kind, a
+/// comparison with one or a hand-parsed `local@…` id anywhere else fails here — a new kind is then
+/// one registry entry, not a hunt for every place that assumed there were two.
+#[test]
+fn engine_kinds_are_told_apart_only_in_the_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src"), &mut files);
+    sources(&root.join("src-tauri/src"), &mut files);
+    let mut wrong = vec![];
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if REGISTRY.contains(&rel.as_str()) {
+            continue;
+        }
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
+            if tells_kinds_apart(line) {
+                wrong.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "engine kinds told apart outside src/engine/kinds.rs:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_kind_checker_tells_a_match_from_a_use() {
+    assert!(tells_kinds_apart("        CallSource::Langgraph => sql.push_str(x),"));
+    assert!(tells_kinds_apart("        Some(CallSource::Local) => {}"));
+    assert!(tells_kinds_apart("    if t.kind == CallSource::Langgraph {"));
+    assert!(tells_kinds_apart("    matches!(s, CallSource::Mcp | CallSource::Http)"));
+    assert!(tells_kinds_apart(r#"    id.starts_with("local@")"#));
+    assert!(!tells_kinds_apart("            Agent::ClaudeCode => CallSource::ClaudeCode,"));
+    assert!(!tells_kinds_apart("            source: Some(CallSource::Mcp),"));
+    assert!(!tells_kinds_apart("    // CallSource::Mastra => once, in a comment"));
+}
+
 /// Every route the API serves and every command the window registers is an operation of the catalog
 /// (`src/domain/catalog.rs`): a route or a command declared anywhere else fails here.
 #[test]

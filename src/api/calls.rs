@@ -3,7 +3,6 @@
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiQuery, ApiState, Caller};
 use crate::app::calls::{CallStatus, NewCall, Outcome, SubmittedCall, MAX_WAIT};
-use crate::engine::submitted::Source;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -94,5 +93,5 @@ async fn withdraw(State(state): State<ApiState>, caller: Caller, Path(id): Path<
 }
 
 #[derive(OpenApi)]
-#[openapi(paths(submit, status, withdraw), components(schemas(NewCall, SubmittedCall, CallStatus, Outcome, Source)))]
+#[openapi(paths(submit, status, withdraw), components(schemas(NewCall, SubmittedCall, CallStatus, Outcome)))]
 pub struct CallsDoc;

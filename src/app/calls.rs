@@ -9,9 +9,10 @@ use crate::domain::audit::PauseOrigin;
 use crate::domain::Actor;
 use crate::domain::Op;
 use crate::domain::{
-    AgentId, CallKind, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId, ToolCallId, Verdict,
+    AgentId, CallKind, CallSource, EngineId, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId,
+    ToolCallId, Verdict,
 };
-use crate::engine::submitted::Source;
+use crate::engine::kinds;
 use crate::store::submissions::{self, Submission};
 use crate::store::{audit, queue};
 use serde::{Deserialize, Serialize};
@@ -46,9 +47,10 @@ pub struct NewCall {
     /// object with one, is the question shown).
     #[serde(default)]
     pub payload: Option<Value>,
-    /// Where it comes from (default `http`); the hooks and the MCP gate say theirs.
+    /// Where it comes from: a source of submitted calls, `http` (the default), `claude-code`,
+    /// `codex` or `mcp`; the hooks and the MCP gate say theirs.
     #[serde(default)]
-    pub source: Option<Source>,
+    pub source: Option<CallSource>,
     /// What the agent says around the call (a working directory, the event that asked): shown,
     /// never part of the fingerprint; a JSON object of at most 16 KiB.
     #[serde(default)]
@@ -62,7 +64,7 @@ pub struct SubmittedCall {
     pub id: String,
     #[schema(value_type = String)]
     pub fingerprint: Fingerprint,
-    pub source: Source,
+    pub source: CallSource,
     /// False when the idempotency key found the call an earlier request queued.
     pub created: bool,
     /// Where it stands now (also for a retry that found a call decided meanwhile).
@@ -117,7 +119,7 @@ impl App {
     pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
         by.may(Op::SubmitCall)?;
         let mut paused = checked(&call)?;
-        let source = call.source.unwrap_or(Source::Http);
+        let source = paused.source;
         paused.agent_id = self.claimed_agent(&call, source, by).await?;
         paused.requested_by = Some(by.principal.key());
         let request_hash = {
@@ -180,7 +182,7 @@ impl App {
     /// it says. A credential listed with agent names (`tokens add NAME --agent A`) may claim only
     /// those; one without such a list submits as itself (its own name, whatever the call says). A
     /// credential listed with sources may claim only those. The local admin claims what it says.
-    async fn claimed_agent(&self, call: &NewCall, source: Source, by: &Actor) -> Result<AgentId, Error> {
+    async fn claimed_agent(&self, call: &NewCall, source: CallSource, by: &Actor) -> Result<AgentId, Error> {
         let claimed = call.agent.trim();
         if by.principal.kind != crate::domain::PrincipalKind::Token {
             return Ok(AgentId::new(claimed));
@@ -316,9 +318,16 @@ fn checked(call: &NewCall) -> Result<PausedCall, Error> {
     let fingerprint =
         Fingerprint::of(&call.tool, &call.args).map_err(|e| Error::InvalidRequest(format!("args cannot be fingerprinted: {e}")))?;
     let suspend = call.resume_schema.is_some();
-    let source = call.source.unwrap_or(Source::Http);
+    let source = match call.source {
+        None => CallSource::Http,
+        Some(s) if kinds::is_submitted(s) => s,
+        Some(s) => {
+            return Err(Error::InvalidRequest(format!("source {:?}: use {}", s.as_str(), kinds::names(kinds::submitted()))));
+        }
+    };
     Ok(PausedCall {
-        engine: source.engine_id(),
+        engine: EngineId::new(source.as_str()),
+        source,
         agent_id: AgentId::new(call.agent.trim()),
         agent_name: None,
         thread_id: call.thread.clone(),

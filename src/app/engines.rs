@@ -3,14 +3,14 @@
 
 use super::App;
 use crate::console::remotes::EngineSettings;
+use crate::domain::CallSource;
 use crate::domain::Op;
 use crate::domain::{Actor, Error};
-use crate::engine::langgraph;
+use crate::engine::kinds;
 use crate::engine::local::model::ApiKey;
-use crate::engine::mastra::client::Client;
 use crate::engine::remote::base::SyncReport;
-use crate::engine::remote::http::RemoteError;
-use crate::store::engines::{EngineKind, EngineRow, Health, HealthReport};
+pub use crate::engine::remote::EngineTestResult;
+use crate::store::engines::{EngineRow, HealthReport};
 use crate::store::queue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -21,8 +21,8 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct EngineView {
     pub name: String,
-    /// Which API the server speaks: `mastra` or `langgraph`.
-    pub kind: EngineKind,
+    /// Which API the server speaks: a remote kind (`mastra` or `langgraph`).
+    pub kind: CallSource,
     pub base_url: String,
     pub has_token: bool,
     /// The token was given for this session only (the keyring could not hold it): it is asked for
@@ -70,9 +70,9 @@ fn to_view(row: EngineRow, app: &App, counts: &std::collections::HashMap<String,
 pub struct NewEngine {
     /// 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue.
     pub name: String,
-    /// Which API the server speaks: `mastra` (the default) or `langgraph`.
-    #[serde(default)]
-    pub kind: EngineKind,
+    /// Which API the server speaks: a remote kind, `mastra` (the default) or `langgraph`.
+    #[serde(default = "kinds::default_remote", deserialize_with = "kinds::deserialize_remote")]
+    pub kind: CallSource,
     /// The server's base URL, e.g. `http://127.0.0.1:4111` (Mastra) or `http://127.0.0.1:2024`
     /// (LangGraph).
     pub base_url: String,
@@ -116,29 +116,12 @@ fn token(text: Option<String>) -> Option<ApiKey> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EngineTest {
-    /// `mastra` (the default) or `langgraph`.
-    #[serde(default)]
-    pub kind: EngineKind,
+    /// A remote kind: `mastra` (the default) or `langgraph`.
+    #[serde(default = "kinds::default_remote", deserialize_with = "kinds::deserialize_remote")]
+    pub kind: CallSource,
     pub base_url: String,
     /// Bearer token to try; used for these requests only, never stored or logged.
     pub token: Option<String>,
-}
-
-/// How a server answered a test: `reachable`, `auth_failed`, `unreachable` or `incompatible`
-/// (never `unknown`), with what it said.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct EngineTestResult {
-    pub result: Health,
-    /// What was found, for people: the agent count, or the error.
-    pub message: String,
-    /// The server's agents, when it listed them (a Mastra server; a LangGraph server lists its
-    /// interrupted threads instead: `interrupted`).
-    #[schema(required = true)]
-    pub agents: Option<usize>,
-    /// A LangGraph server's interrupted threads, when it counted them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interrupted: Option<u64>,
 }
 
 /// What a sync now did, and the engine after it.
@@ -221,52 +204,13 @@ impl App {
         Ok(SyncAnswer { report, engine: self.engine_view(row).await? })
     }
 
-    /// Tries a server as the sync would, storing nothing. A Mastra server: lists its agents, then asks
-    /// one agent for its suspended runs (of the last minute: a small answer) to see that the route the
-    /// sync depends on is there. A LangGraph server: counts its interrupted threads. `invalid_request` only for a base URL that is not one.
+    /// Tries a server as the sync would, storing nothing (each kind's probe: see
+    /// [`kinds::RemoteKind::probe`]). `invalid_request` only for a base URL that is not one, or a kind
+    /// that is not a remote one.
     pub async fn test_engine(&self, t: EngineTest, by: &Actor) -> Result<EngineTestResult, Error> {
         by.may(Op::TestEngine)?;
         let token = token(t.token);
-        let failed = |e: RemoteError| {
-            let result = match e {
-                RemoteError::Auth(_) | RemoteError::TokenRequired(_) => Health::AuthFailed,
-                RemoteError::Unreachable(_) => Health::Unreachable,
-                _ => Health::Incompatible,
-            };
-            EngineTestResult { result, message: e.to_string(), agents: None, interrupted: None }
-        };
-        if t.kind == EngineKind::Langgraph {
-            // The route the sync depends on, asked for a count (a small answer).
-            let client = langgraph::client::Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
-            return Ok(match client.count("interrupted", token.as_ref()).await {
-                Ok(n) => EngineTestResult {
-                    result: Health::Reachable,
-                    message: format!("reachable: {n} interrupted {}", if n == 1 { "thread" } else { "threads" }),
-                    agents: None,
-                    interrupted: Some(n),
-                },
-                Err(e) => failed(e),
-            });
-        }
-        let client = Client::new(&t.base_url).map_err(Error::InvalidRequest)?;
-        let agents = match client.agents(token.as_ref()).await {
-            Ok(agents) => agents,
-            Err(e) => return Ok(failed(e)),
-        };
-        let ids: Vec<&String> = agents.as_object().map(|a| a.keys().collect()).unwrap_or_default();
-        if let Some(first) = ids.first() {
-            let since = chrono::Utc::now() - chrono::Duration::minutes(1);
-            if let Err(e) = client.suspended_runs(first, token.as_ref(), Some(since)).await {
-                return Ok(failed(e));
-            }
-        }
-        let n = ids.len();
-        Ok(EngineTestResult {
-            result: Health::Reachable,
-            message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }),
-            agents: Some(n),
-            interrupted: None,
-        })
+        (kinds::remote(t.kind)?.probe)(&t.base_url, token.as_ref()).await
     }
 
     /// Removes an engine and its token (admins only); its entries stay as history.

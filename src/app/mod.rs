@@ -79,7 +79,7 @@ pub fn local_engine_id(db: &Db) -> Result<EngineId, Error> {
             file.display()
         )));
     }
-    Ok(EngineId::new(format!("local@{name}")))
+    Ok(crate::engine::kinds::local_engine(Some(&name)))
 }
 
 impl App {
@@ -98,7 +98,7 @@ impl App {
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
         let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), agents);
         let mut engines = vec![Arc::new(local.clone()) as Arc<dyn Engine>];
-        for source in crate::engine::submitted::Source::ALL {
+        for source in crate::engine::kinds::submitted() {
             engines.push(Arc::new(crate::engine::submitted::Submitted::new(source, db.clone())));
         }
         let console = Console::new(db.clone(), events.clone(), engines);

@@ -270,7 +270,7 @@ impl QueueItem {
         Self {
             requested_by: c.requested_by.as_deref().and_then(Requester::of_key),
             id: q.id.to_string(),
-            source: console.source(&c.engine),
+            source: c.source,
             context: None,
             engine: c.engine.to_string(),
             agent_id: c.agent_id.to_string(),
@@ -432,7 +432,7 @@ impl App {
 
     /// Submitted calls: what their agent said around them.
     async fn fill_contexts(&self, items: &mut [QueueItem]) -> Result<(), Error> {
-        let ids: Vec<&str> = items.iter().filter(|i| CallSource::SUBMITTED.contains(&i.source)).map(|i| i.id.as_str()).collect();
+        let ids: Vec<&str> = items.iter().filter(|i| crate::engine::kinds::is_submitted(i.source)).map(|i| i.id.as_str()).collect();
         if ids.is_empty() {
             return Ok(());
         }

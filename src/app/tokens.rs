@@ -66,7 +66,7 @@ fn checked_claims(claims: Claims) -> Result<Claims, Error> {
         Ok(Some(out))
     };
     let agent_name = |v: &str| (1..=200).contains(&v.chars().count()) && !v.chars().any(char::is_control);
-    let source = |v: &str| crate::engine::submitted::Source::parse(v).is_some();
+    let source = |v: &str| crate::engine::kinds::parse_submitted(v).is_some();
     if let Some(p) = &claims.person {
         if !valid_credential_name(p) {
             return Err(Error::InvalidRequest(format!(
@@ -77,7 +77,7 @@ fn checked_claims(claims: Claims) -> Result<Claims, Error> {
     Ok(Claims {
         person: claims.person,
         agents: list("agent name", claims.agents, &agent_name)?,
-        sources: list("source (http, claude-code, codex, mcp)", claims.sources, &source)?,
+        sources: list(&format!("source ({})", crate::engine::kinds::names(crate::engine::kinds::submitted())), claims.sources, &source)?,
     })
 }
 

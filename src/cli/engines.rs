@@ -6,7 +6,7 @@ use anyhow::Result;
 use approval_console::app::engines::{EngineChanges, NewEngine};
 use approval_console::app::App;
 use approval_console::domain::text::visible;
-use approval_console::store::engines::EngineKind;
+use approval_console::engine::kinds;
 use std::process::ExitCode;
 
 pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
@@ -14,13 +14,13 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
     match command {
         EnginesCommand::List { json } => list(app, json).await?,
         EnginesCommand::Add { name, url, kind, token, poll_ms } => {
-            let kind = EngineKind::parse(&kind)?;
+            let kind = kinds::parse_remote(&kind)?;
             let token = if token { Some(read_secret(&format!("engine {name} token"))?.expose().to_owned()) } else { None };
             let new = NewEngine { name, kind, base_url: url, token, poll_ms: Some(poll_ms), session_only: false };
             let engine = app.add_engine(new, &by).await?;
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
             println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
-            let agents = if engine.kind == EngineKind::Langgraph { "graphs with interrupted threads" } else { "agents" };
+            let agents = kinds::remote(engine.kind)?.lists;
             match app.sync_engine(&engine.name, &by).await {
                 Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),

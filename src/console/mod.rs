@@ -93,7 +93,7 @@ impl Console {
             return Ok(engine);
         }
         // Team mode: another console's local engine, known from its calls in the shared queue.
-        if self.db.dialect() == crate::store::Dialect::Postgres && id.as_str().starts_with("local@") {
+        if self.db.dialect() == crate::store::Dialect::Postgres && crate::engine::kinds::local_instance(id.as_str()).is_some() {
             let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone()));
             self.engines.write().expect("engines lock").insert(id.clone(), peer.clone());
             return Ok(peer);
@@ -103,11 +103,6 @@ impl Console {
 
     /// The decision kinds a call allows (none if its engine is not connected): its engine's, less an
     /// approval that [`approve_block`] refuses (and an edit of a call whose arguments are unknown).
-    /// Where the calls of `engine` come from: as a connected engine says, else as its name tells.
-    pub fn source(&self, engine: &EngineId) -> crate::domain::CallSource {
-        self.engine(engine).map(|e| e.source()).unwrap_or_else(|_| crate::domain::CallSource::of_engine(engine.as_str()))
-    }
-
     pub fn allowed(&self, call: &crate::domain::PausedCall) -> Vec<crate::domain::DecisionKind> {
         use crate::domain::DecisionKind;
         let mut kinds = self.engine(&call.engine).map(|e| e.allowed(call)).unwrap_or_default();

@@ -4,13 +4,14 @@
 
 use super::{Console, Events};
 use crate::domain::audit::AuditAction;
+use crate::domain::CallSource;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::SyncReport;
 use crate::engine::remote::http::parse_base_url;
 use crate::engine::remote::RemoteEngine;
 use crate::secrets;
-use crate::store::engines::{self as store, EngineKind, EngineRow};
+use crate::store::engines::{self as store, EngineRow};
 use crate::store::lease::LeaseSlot;
 use crate::store::{audit, Db};
 use serde_json::{json, Value};
@@ -207,8 +208,9 @@ impl Remotes {
     /// Adds an engine: the token goes to the keyring first (nothing is stored if that fails).
     /// `kind` says which API it speaks (it never changes after). Audited `engine.added` as done by
     /// `by` (an actor's audit name), in the transaction that stores it.
-    pub async fn add(&self, kind: EngineKind, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
+    pub async fn add(&self, kind: CallSource, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
         crate::engine::remote::check_name(&s.name)?;
+        crate::engine::kinds::remote(kind)?;
         parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
         {

@@ -35,8 +35,17 @@ pub enum CallSource {
 }
 
 impl CallSource {
-    /// The engine ids that are sources of submitted calls.
-    pub const SUBMITTED: [CallSource; 4] = [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp];
+    /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
+    /// how it behaves is the registry's: `engine::kinds`.
+    pub const ALL: [CallSource; 7] = [
+        CallSource::Local,
+        CallSource::Mastra,
+        CallSource::Langgraph,
+        CallSource::Http,
+        CallSource::ClaudeCode,
+        CallSource::Codex,
+        CallSource::Mcp,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -50,15 +59,9 @@ impl CallSource {
         }
     }
 
-    /// The source of a call of `engine` as far as its name tells: `local` and `local@<instance>` are
-    /// local engines, the submitted sources are engines of their own names, every other engine is a
-    /// remote Mastra. A connected remote engine says its own kind (`Engine::source`); this is for
-    /// the calls of engines not connected (removed since).
-    pub fn of_engine(engine: &str) -> Self {
-        if engine == "local" || engine.starts_with("local@") {
-            return CallSource::Local;
-        }
-        Self::SUBMITTED.into_iter().find(|s| s.as_str() == engine).unwrap_or(CallSource::Mastra)
+    /// The source named `text` exactly as [`CallSource::as_str`] writes it.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
 }
 
@@ -136,6 +139,8 @@ impl PauseReason {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PausedCall {
     pub engine: EngineId,
+    /// Where it comes from: its engine's kind, stored with the call (never derived from the name).
+    pub source: CallSource,
     pub agent_id: AgentId,
     pub agent_name: Option<String>,
     pub thread_id: Option<String>,
@@ -166,6 +171,7 @@ impl PausedCall {
     pub fn sample(tool: &str, args: Value) -> Self {
         Self {
             engine: EngineId::new("e"),
+            source: CallSource::Mastra,
             agent_id: AgentId::new("a"),
             agent_name: None,
             thread_id: None,

@@ -2,6 +2,7 @@
 //! connectors (Mastra, LangGraph: [`remote`]) implement the same trait.
 
 pub mod chunk;
+pub mod kinds;
 pub mod langgraph;
 pub mod local;
 pub mod locks;
@@ -10,7 +11,7 @@ pub mod remote;
 pub mod send;
 pub mod submitted;
 
-use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use async_trait::async_trait;
 use serde_json::Value;
 
@@ -26,11 +27,6 @@ pub type ChunkSink = tokio::sync::mpsc::UnboundedSender<Value>;
 #[async_trait]
 pub trait Engine: Send + Sync {
     fn id(&self) -> EngineId;
-
-    /// Where its calls come from, as the queue marks and filters them.
-    fn source(&self) -> CallSource {
-        CallSource::of_engine(self.id().as_str())
-    }
 
     /// The decision kinds this call allows.
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind>;

@@ -1,68 +1,28 @@
 //! Calls that agents submit themselves (`POST /api/calls`): any agent over HTTP, the coding agents'
 //! hooks (`approval-console hook claude-code|codex`) and the MCP gate. There is no engine to send a
 //! decision to: the agent waits for it (`GET /api/calls/{id}?waitSecs=`), so delivering a decision
-//! is recording that it is ready to be fetched. Each source is an engine id of its own
-//! ([`Source`]), so the queue's engine filter is a source filter, and its name is reserved.
+//! is recording that it is ready to be fetched. Each source (the submitted kinds of
+//! [`crate::engine::kinds`]) is an engine id of its own, and its name is reserved.
 
+use super::kinds;
 use super::send::{Checked, Prepared};
 use super::{ChunkSink, Engine};
-use crate::domain::{CallKind, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
+use crate::domain::{CallKind, CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall};
 use crate::store::{outbox, queue, Db};
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-
-/// Where a submitted call comes from. Its engine id is its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Source {
-    /// Any agent, through the documented HTTP API.
-    Http,
-    /// Claude Code's `PreToolUse` / `PermissionRequest` hook.
-    ClaudeCode,
-    /// Codex CLI's `PreToolUse` / `PermissionRequest` hook.
-    Codex,
-    /// The MCP gate in front of an MCP server.
-    Mcp,
-}
-
-impl Source {
-    pub const ALL: [Source; 4] = [Source::Http, Source::ClaudeCode, Source::Codex, Source::Mcp];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Http => "http",
-            Source::ClaudeCode => "claude-code",
-            Source::Codex => "codex",
-            Source::Mcp => "mcp",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
-    pub fn engine_id(self) -> EngineId {
-        EngineId::new(self.as_str())
-    }
-
-    /// Whether the agent can run a call with arguments the operator edited: Claude Code's
-    /// `PreToolUse` takes `updatedInput`; Codex refuses it, and the others have no way to say it
-    /// (an HTTP agent gets the edited arguments only if it asked for them, see `editable`).
-    fn takes_edits(self) -> bool {
-        matches!(self, Source::ClaudeCode)
-    }
-}
 
 /// The engine of one source of submitted calls.
 #[derive(Clone)]
 pub struct Submitted {
-    source: Source,
+    source: CallSource,
     db: Db,
 }
 
 impl Submitted {
-    pub fn new(source: Source, db: Db) -> Self {
+    /// The engine of `source`, one of [`kinds::submitted`].
+    pub fn new(source: CallSource, db: Db) -> Self {
+        debug_assert!(kinds::is_submitted(source), "{source:?} is not a source of submitted calls");
         Self { source, db }
     }
 }
@@ -70,12 +30,12 @@ impl Submitted {
 #[async_trait]
 impl Engine for Submitted {
     fn id(&self) -> EngineId {
-        self.source.engine_id()
+        EngineId::new(self.source.as_str())
     }
 
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
         match call.kind {
-            CallKind::Approval if self.source.takes_edits() && call.args.is_object() => {
+            CallKind::Approval if kinds::takes_edits(self.source) && call.args.is_object() => {
                 vec![DecisionKind::Approve, DecisionKind::Decline, DecisionKind::Edit]
             }
             CallKind::Approval => vec![DecisionKind::Approve, DecisionKind::Decline],

@@ -1,7 +1,7 @@
 //! Unit tests of `notify`.
 
 use super::*;
-use crate::domain::{AgentId, EngineId, PausedCall, RunId, ToolCallId};
+use crate::domain::{AgentId, DecisionKind, EngineId, PausedCall, RunId, ToolCallId};
 use serde_json::{json, Value};
 
 fn queued(tool: &str, args: Value) -> QueuedCall {
@@ -9,6 +9,7 @@ fn queued(tool: &str, args: Value) -> QueuedCall {
         id: ItemId::new("item-1"),
         call: PausedCall {
             engine: EngineId::new("local"),
+            source: crate::domain::CallSource::Local,
             agent_id: AgentId::new("demo"),
             agent_name: Some("Demo agent".into()),
             run_id: RunId::new("run-1"),

@@ -2,7 +2,7 @@
 //! tools (`remote_tools`). Tokens are never stored here (C7): a row names its keyring entry.
 
 use super::{now, parse_json, parse_ts, ts};
-use crate::domain::Error;
+use crate::domain::{CallSource, Error};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -72,41 +72,13 @@ impl Default for HealthReport {
     }
 }
 
-/// What a remote engine is: which API the console speaks to it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// A Mastra server (`/api/agents/…/suspended-runs`, `approve-tool-call`, …).
-    #[default]
-    Mastra,
-    /// A LangGraph server (`/threads/search`, `/threads/{id}/runs/wait` with `command.resume`).
-    Langgraph,
-}
-
-impl EngineKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Mastra => "mastra",
-            Self::Langgraph => "langgraph",
-        }
-    }
-
-    /// `mastra` or `langgraph`; anything else is refused with the kinds there are.
-    pub fn parse(text: &str) -> Result<Self, Error> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "mastra" => Ok(Self::Mastra),
-            "langgraph" => Ok(Self::Langgraph),
-            other => Err(Error::InvalidRequest(format!("engine kind {other:?}: use mastra or langgraph"))),
-        }
-    }
-}
-
 /// A configured remote engine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineRow {
     /// Also its engine id in the queue.
     pub name: String,
-    pub kind: EngineKind,
+    /// Which API it speaks: a remote kind of `engine::kinds`.
+    pub kind: CallSource,
     pub base_url: String,
     /// The keyring entry holding its bearer token, if it has one.
     pub token_ref: Option<String>,
@@ -149,7 +121,10 @@ fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
     let opt_ts = |col: &str| row.try_get::<Option<String>, _>(col)?.map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {
         name: row.try_get("name")?,
-        kind: EngineKind::parse(&row.try_get::<String, _>("kind")?)?,
+        kind: {
+            let kind: String = row.try_get("kind")?;
+            CallSource::parse(&kind).ok_or_else(|| Error::Storage(format!("unknown engine kind {kind:?} in database")))?
+        },
         base_url: row.try_get("base_url")?,
         token_ref: row.try_get("token_ref")?,
         poll_ms: row.try_get::<i64, _>("poll_ms")?.clamp(100, i64::from(u32::MAX)) as u32,
@@ -181,7 +156,7 @@ pub async fn get(conn: &mut AnyConnection, name: &str) -> Result<Option<EngineRo
 pub async fn insert(
     conn: &mut AnyConnection,
     name: &str,
-    kind: EngineKind,
+    kind: CallSource,
     base_url: &str,
     token_ref: Option<&str>,
     poll_ms: u32,

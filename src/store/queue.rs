@@ -25,7 +25,7 @@ pub struct Filter {
     /// time); `Some(false)`: only entries without such a decision.
     pub expired: Option<bool>,
     pub engine: Option<String>,
-    /// Only calls from this source ([`CallSource::of_engine`] of their engine).
+    /// Only calls from this source (stored with each call).
     pub source: Option<CallSource>,
     pub agent: Option<String>,
     pub tool: Option<String>,
@@ -129,13 +129,14 @@ pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Resu
     let id = ItemId::generate();
     let at = now();
     sqlx::query(
-        "INSERT INTO queue_items (id, engine, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
+        "INSERT INTO queue_items (id, engine, source, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
             tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, requested_by, state, paused_at,
             updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending', $18, $19)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending', $19, $20)",
     )
     .bind(id.as_str())
     .bind(call.engine.as_str())
+    .bind(call.source.as_str())
     .bind(call.agent_id.as_str())
     .bind(call.agent_name.as_deref())
     .bind(call.thread_id.as_deref())
@@ -248,7 +249,7 @@ pub async fn retire_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &Ru
 }
 
 /// The columns [`entry_from_row`] reads: a queue row and the decision taken on it (`d`).
-const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
+const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.source, q.agent_id, q.agent_name, q.thread_id, q.resource_id, q.run_id,
     q.tool_call_id, q.tool_name, q.args, q.fingerprint, q.kind, q.suspend_payload, q.resume_schema, q.chain, q.pause_reason, q.requested_by,
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
@@ -264,6 +265,10 @@ fn entry_from_row(row: &AnyRow) -> Result<Entry, Error> {
     let fingerprint: String = row.try_get("fingerprint")?;
     let call = PausedCall {
         engine: EngineId::new(row.try_get::<String, _>("engine")?),
+        source: {
+            let source: String = row.try_get("source")?;
+            CallSource::parse(&source).ok_or_else(|| Error::Storage(format!("unknown call source {source:?} in database")))?
+        },
         agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
         agent_name: row.try_get("agent_name")?,
         thread_id: row.try_get("thread_id")?,
@@ -416,23 +421,7 @@ fn select_from(filter: &Filter, drive: Drive, dialect: Dialect) -> (String, &'st
     add(" AND q.kind = ?", filter.kind.map(|k| kind_str(k).to_owned()));
     add(" AND q.run_id = ?", filter.run.clone());
     add(" AND q.thread_id = ?", filter.thread.clone());
-    match filter.source {
-        None => {}
-        Some(CallSource::Local) => sql.push_str(" AND (q.engine = 'local' OR q.engine LIKE 'local@%')"),
-        // A remote engine's kind is in its row; the calls of an engine since removed are Mastra's (the
-        // only kind there was before kinds were stored).
-        Some(CallSource::Mastra) => {
-            let submitted = CallSource::SUBMITTED.map(|s| format!("'{}'", s.as_str())).join(", ");
-            sql.push_str(&format!(
-                " AND q.engine <> 'local' AND q.engine NOT LIKE 'local@%' AND q.engine NOT IN ({submitted}) AND q.engine NOT IN (SELECT name FROM engines WHERE kind <> 'mastra')"
-            ));
-        }
-        Some(CallSource::Langgraph) => sql.push_str(" AND q.engine IN (SELECT name FROM engines WHERE kind = 'langgraph')"),
-        Some(submitted) => {
-            sql.push_str(" AND q.engine = ?");
-            binds.push(Bind::Text(submitted.as_str().to_owned()));
-        }
-    }
+    add(" AND q.source = ?", filter.source.map(|s| s.as_str().to_owned()));
     if with_state && !filter.states.is_empty() {
         sql.push_str(&format!(" AND q.state IN ({})", vec!["?"; filter.states.len()].join(", ")));
         binds.extend(filter.states.iter().map(|s| Bind::Text((*s).to_owned())));

@@ -61,6 +61,7 @@ async fn queue_call(t: &TestApp, n: usize) -> (approval_console::domain::ItemId,
     let args = json!({ "id": format!("rec-{n}") });
     let call = PausedCall {
         engine: EngineId::new("down"),
+        source: approval_console::domain::CallSource::Mastra,
         agent_id: AgentId::new("ops"),
         agent_name: None,
         thread_id: None,

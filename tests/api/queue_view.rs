@@ -19,6 +19,7 @@ async fn queue_calls(t: &TestApp, n: usize, args: impl Fn(usize) -> Value) {
         let args = args(i);
         let call = PausedCall {
             engine: EngineId::local(),
+            source: approval_console::domain::CallSource::Local,
             agent_id: AgentId::new(if i % 2 == 0 { "demo" } else { "billing" }),
             agent_name: Some("Filled agent".into()),
             thread_id: Some(format!("t-{}", i % 4)),

@@ -23,6 +23,7 @@ pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::L
             let args = json!({ "id": format!("rec-{i}"), "reason": "cleanup of stale customer records" });
             let call = PausedCall {
                 engine: EngineId::local(),
+                source: approval_console::domain::CallSource::Local,
                 agent_id: AgentId::new(if i % 2 == 0 { "demo" } else { "billing" }),
                 agent_name: Some("Bench agent".into()),
                 thread_id: Some(format!("t-{}", i % 100)),

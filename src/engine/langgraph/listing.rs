@@ -78,6 +78,7 @@ impl Base<'_> {
         };
         Ok(PausedCall {
             engine: self.engine.clone(),
+            source: crate::domain::CallSource::Langgraph,
             agent_id: AgentId::new(self.graph),
             agent_name: None,
             thread_id: Some(self.thread_id.to_owned()),

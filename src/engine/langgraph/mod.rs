@@ -16,9 +16,10 @@
 pub mod client;
 pub mod listing;
 
-use crate::domain::{CallSource, Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall, Verdict};
+use crate::domain::{Decision, DecisionKind, EngineId, Error, PausedCall, QueuedCall, Verdict};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::{unchanged, Core, SyncReport};
+use crate::engine::remote::EngineTestResult;
 use crate::engine::send::{Checked, Part, Prepared};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::EngineRow;
@@ -176,6 +177,45 @@ impl std::fmt::Debug for LangGraphEngine {
     }
 }
 
+#[async_trait]
+impl crate::engine::remote::Remote for LangGraphEngine {
+    fn core(&self) -> &Core {
+        &self.inner.core
+    }
+
+    fn base_url(&self) -> &str {
+        LangGraphEngine::base_url(self)
+    }
+
+    async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
+        LangGraphEngine::sync(self, full).await
+    }
+
+    fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot) -> tokio::task::JoinHandle<()> {
+        LangGraphEngine::spawn_sync(self, stop, lease)
+    }
+
+    /// A LangGraph server's graphs that have interrupted threads (it does not list tools).
+    fn agents_view(&self) -> Value {
+        Value::Array(self.graphs().into_iter().map(|g| json!({ "id": g, "name": null, "subAgents": [], "tools": [] })).collect())
+    }
+}
+
+/// Tries a LangGraph server as the sync would: the route the sync depends on, asked for a count of
+/// interrupted threads (a small answer).
+pub async fn probe(base_url: &str, token: Option<&ApiKey>) -> Result<EngineTestResult, Error> {
+    let client = Client::new(base_url).map_err(Error::InvalidRequest)?;
+    Ok(match client.count("interrupted", token).await {
+        Ok(n) => EngineTestResult {
+            result: crate::store::engines::Health::Reachable,
+            message: format!("reachable: {n} interrupted {}", if n == 1 { "thread" } else { "threads" }),
+            agents: None,
+            interrupted: Some(n),
+        },
+        Err(e) => EngineTestResult::failed(e),
+    })
+}
+
 /// Position of a request in its interrupt (0 for an interrupt of one).
 fn position(call: &PausedCall) -> u64 {
     call.suspend_payload.as_ref().and_then(|p| p["position"].as_u64()).unwrap_or(0)
@@ -185,10 +225,6 @@ fn position(call: &PausedCall) -> u64 {
 impl Engine for LangGraphEngine {
     fn id(&self) -> EngineId {
         self.inner.core.id.clone()
-    }
-
-    fn source(&self) -> CallSource {
-        CallSource::Langgraph
     }
 
     fn delivers_here(&self) -> bool {

@@ -23,7 +23,8 @@ impl Peer {
     }
 
     fn instance(&self) -> String {
-        self.reader.inner.id.as_str().strip_prefix("local@").unwrap_or(self.reader.inner.id.as_str()).to_owned()
+        let id = self.reader.inner.id.as_str();
+        crate::engine::kinds::local_instance(id).unwrap_or(id).to_owned()
     }
 }
 

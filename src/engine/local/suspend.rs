@@ -97,6 +97,7 @@ impl LocalEngine {
         };
         Ok(PausedCall {
             engine: self.inner.id.clone(),
+            source: crate::domain::CallSource::Local,
             agent_id: agent.id.clone(),
             agent_name: Some(agent.name.clone()),
             thread_id: state.thread_id.clone(),

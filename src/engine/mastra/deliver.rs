@@ -43,6 +43,7 @@ pub(super) fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInf
     let run_id = last["runId"].as_str().unwrap_or(item.call.run_id.as_str());
     Some(PausedCall {
         engine: item.call.engine.clone(),
+        source: item.call.source,
         agent_id: item.call.agent_id.clone(),
         agent_name: item.call.agent_name.clone(),
         thread_id: item.call.thread_id.clone(),

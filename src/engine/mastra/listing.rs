@@ -175,6 +175,7 @@ fn paused(
     let fingerprint = Fingerprint::of(&tool_name, &args).map_err(|e| e.to_string())?;
     Ok(PausedCall {
         engine: engine.clone(),
+        source: crate::domain::CallSource::Mastra,
         agent_id: AgentId::new(&run.agent_id),
         agent_name: agent.and_then(|a| a.name.clone()),
         thread_id: run.thread_id.clone(),

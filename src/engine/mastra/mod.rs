@@ -10,6 +10,7 @@ mod sync;
 
 use crate::engine::remote::base::{unchanged, Core};
 pub use crate::engine::remote::base::{SyncReport, FULL_EVERY, LEASE_RETRY, MAX_BACKOFF};
+use crate::engine::remote::EngineTestResult;
 
 use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};
 use crate::engine::chunk::Folded;
@@ -117,6 +118,55 @@ impl std::fmt::Debug for MastraEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MastraEngine").field("id", &self.inner.core.id).field("base", &self.base_url()).finish_non_exhaustive()
     }
+}
+
+#[async_trait]
+impl crate::engine::remote::Remote for MastraEngine {
+    fn core(&self) -> &Core {
+        &self.inner.core
+    }
+
+    fn base_url(&self) -> &str {
+        MastraEngine::base_url(self)
+    }
+
+    async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
+        MastraEngine::sync(self, full).await
+    }
+
+    fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot) -> tokio::task::JoinHandle<()> {
+        MastraEngine::spawn_sync(self, stop, lease)
+    }
+
+    /// A Mastra server's agents with their tools.
+    fn agents_view(&self) -> Value {
+        agents_view(&self.agents())
+    }
+}
+
+/// Tries a Mastra server as the sync would: lists its agents, then asks one agent for its
+/// suspended runs (of the last minute: a small answer) to see that the route the sync depends on
+/// is there.
+pub async fn probe(base_url: &str, token: Option<&ApiKey>) -> Result<EngineTestResult, Error> {
+    let client = Client::new(base_url).map_err(Error::InvalidRequest)?;
+    let agents = match client.agents(token).await {
+        Ok(agents) => agents,
+        Err(e) => return Ok(EngineTestResult::failed(e)),
+    };
+    let ids: Vec<&String> = agents.as_object().map(|a| a.keys().collect()).unwrap_or_default();
+    if let Some(first) = ids.first() {
+        let since = chrono::Utc::now() - chrono::Duration::minutes(1);
+        if let Err(e) = client.suspended_runs(first, token, Some(since)).await {
+            return Ok(EngineTestResult::failed(e));
+        }
+    }
+    let n = ids.len();
+    Ok(EngineTestResult {
+        result: store::Health::Reachable,
+        message: format!("reachable: {n} {}", if n == 1 { "agent" } else { "agents" }),
+        agents: Some(n),
+        interrupted: None,
+    })
 }
 
 /// The agent listing of an engine as the API shows it.

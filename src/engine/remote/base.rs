@@ -8,7 +8,7 @@ use crate::domain::audit::PauseOrigin;
 use crate::domain::{CallKind, EngineId, Error, ItemState, PausedCall};
 use crate::engine::local::model::ApiKey;
 use crate::secrets;
-use crate::store::engines::{self as store, EngineKind, EngineRow, Health, HealthReport};
+use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
 use crate::store::{audit, queue, Db};
 use serde::Serialize;
@@ -53,7 +53,7 @@ pub struct SyncReport {
 /// The shared state of one remote engine.
 pub struct Core {
     pub id: EngineId,
-    pub kind: EngineKind,
+    pub kind: crate::domain::CallSource,
     pub db: Db,
     pub events: Events,
     token_ref: Option<String>,

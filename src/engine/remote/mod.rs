@@ -5,50 +5,54 @@ pub mod base;
 pub mod http;
 
 use crate::domain::{EngineId, Error};
-use crate::engine::langgraph::LangGraphEngine;
+use crate::engine::kinds;
 use crate::engine::local::model::ApiKey;
-use crate::engine::mastra::{self, MastraEngine};
 use crate::engine::Engine;
-use crate::store::engines::{EngineKind, EngineRow, HealthReport};
+use crate::store::engines::{EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
 use crate::store::Db;
+use async_trait::async_trait;
 use base::{Core, SyncReport};
-use serde_json::{json, Value};
+use http::RemoteError;
+use serde::Serialize;
+use serde_json::Value;
 use std::sync::Arc;
+
+/// What a remote kind does beyond an [`Engine`]: the shared plumbing ([`Core`]) and the sync that
+/// brings the queue in line with the server. Registered in [`kinds`].
+#[async_trait]
+pub trait Remote: Engine + std::fmt::Debug {
+    fn core(&self) -> &Core;
+
+    fn base_url(&self) -> &str;
+
+    /// A sync now (`full`: a complete listing).
+    async fn sync(&self, full: bool) -> Result<SyncReport, Error>;
+
+    /// The sync loop, until `stop`; syncs and delivers only while `lease` is held.
+    fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot) -> tokio::task::JoinHandle<()>;
+
+    /// The agents as the API shows them, as last listed.
+    fn agents_view(&self) -> Value;
+}
 
 /// A remote engine of any kind. Cheap to clone.
 #[derive(Clone, Debug)]
-pub enum RemoteEngine {
-    Mastra(MastraEngine),
-    LangGraph(LangGraphEngine),
-}
+pub struct RemoteEngine(Arc<dyn Remote>);
 
 impl RemoteEngine {
     /// The engine for a configured row, of the row's kind. Talks to nobody yet.
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Result<Self, Error> {
-        Ok(match row.kind {
-            EngineKind::Mastra => Self::Mastra(MastraEngine::new(db, events, row)?),
-            EngineKind::Langgraph => Self::LangGraph(LangGraphEngine::new(db, events, row)?),
-        })
+        Ok(Self((kinds::remote(row.kind)?.connect)(db, events, row)?))
     }
 
     pub fn core(&self) -> &Core {
-        match self {
-            Self::Mastra(e) => e.core(),
-            Self::LangGraph(e) => e.core(),
-        }
+        self.0.core()
     }
 
     /// The engine as the console holds every engine.
     pub fn as_engine(&self) -> Arc<dyn Engine> {
-        match self {
-            Self::Mastra(e) => Arc::new(e.clone()),
-            Self::LangGraph(e) => Arc::new(e.clone()),
-        }
-    }
-
-    pub fn kind(&self) -> EngineKind {
-        self.core().kind
+        self.0.clone()
     }
 
     pub fn lease_held(&self) -> bool {
@@ -65,18 +69,12 @@ impl RemoteEngine {
     }
 
     pub fn base_url(&self) -> &str {
-        match self {
-            Self::Mastra(e) => e.base_url(),
-            Self::LangGraph(e) => e.base_url(),
-        }
+        self.0.base_url()
     }
 
     /// A sync now (`full`: a complete listing).
     pub async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
-        match self {
-            Self::Mastra(e) => e.sync(full).await,
-            Self::LangGraph(e) => e.sync(full).await,
-        }
+        self.0.sync(full).await
     }
 
     pub fn spawn_sync(
@@ -84,21 +82,41 @@ impl RemoteEngine {
         stop: tokio::sync::watch::Receiver<bool>,
         lease: crate::store::lease::LeaseSlot,
     ) -> tokio::task::JoinHandle<()> {
-        match self {
-            Self::Mastra(e) => e.spawn_sync(stop, lease),
-            Self::LangGraph(e) => e.spawn_sync(stop, lease),
-        }
+        self.0.spawn_sync(stop, lease)
     }
 
-    /// The agents as the API shows them: a Mastra server's agents with their tools; a LangGraph
-    /// server's graphs that have interrupted threads (it does not list tools).
+    /// The agents as the API shows them (see [`Remote::agents_view`]).
     pub fn agents_view(&self) -> Value {
-        match self {
-            Self::Mastra(e) => mastra::agents_view(&e.agents()),
-            Self::LangGraph(e) => {
-                Value::Array(e.graphs().into_iter().map(|g| json!({ "id": g, "name": null, "subAgents": [], "tools": [] })).collect())
-            }
-        }
+        self.0.agents_view()
+    }
+}
+
+/// How a server answered a test: `reachable`, `auth_failed`, `unreachable` or `incompatible`
+/// (never `unknown`), with what it said.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineTestResult {
+    pub result: Health,
+    /// What was found, for people: the agent count, or the error.
+    pub message: String,
+    /// The server's agents, when it listed them (a Mastra server; a LangGraph server lists its
+    /// interrupted threads instead: `interrupted`).
+    #[schema(required = true)]
+    pub agents: Option<usize>,
+    /// A LangGraph server's interrupted threads, when it counted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<u64>,
+}
+
+impl EngineTestResult {
+    /// A test that failed: what kind of failure, and the error.
+    pub fn failed(e: RemoteError) -> Self {
+        let result = match e {
+            RemoteError::Auth(_) | RemoteError::TokenRequired(_) => Health::AuthFailed,
+            RemoteError::Unreachable(_) => Health::Unreachable,
+            _ => Health::Incompatible,
+        };
+        Self { result, message: e.to_string(), agents: None, interrupted: None }
     }
 }
 
@@ -111,7 +129,7 @@ pub fn check_name(name: &str) -> Result<(), Error> {
     if name == EngineId::local().as_str() {
         return Err(Error::InvalidRequest("\"local\" is the local engine's name; pick another".into()));
     }
-    if crate::engine::submitted::Source::parse(name).is_some() {
+    if kinds::parse_submitted(name).is_some() {
         return Err(Error::InvalidRequest(format!("{name:?} is where calls that agents submit themselves are queued; pick another name")));
     }
     Ok(())

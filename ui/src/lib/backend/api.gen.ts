@@ -826,16 +826,11 @@ export interface components {
          * @enum {string}
          */
         EngineHealth: "unknown" | "reachable" | "unreachable" | "auth_failed" | "token_required" | "incompatible";
-        /**
-         * @description What a remote engine is: which API the console speaks to it.
-         * @enum {string}
-         */
-        EngineKind: "mastra" | "langgraph";
         /** @description A server to try before adding it (`POST /api/engines/test`): nothing is stored. */
         EngineTest: {
             baseUrl: string;
-            /** @description `mastra` (the default) or `langgraph`. */
-            kind?: components["schemas"]["EngineKind"];
+            /** @description A remote kind: `mastra` (the default) or `langgraph`. */
+            kind?: components["schemas"]["CallSource"];
             /** @description Bearer token to try; used for these requests only, never stored or logged. */
             token?: string | null;
         };
@@ -870,8 +865,8 @@ export interface components {
             createdAt: string;
             hasToken: boolean;
             health: components["schemas"]["HealthReport"];
-            /** @description Which API the server speaks: `mastra` or `langgraph`. */
-            kind: components["schemas"]["EngineKind"];
+            /** @description Which API the server speaks: a remote kind (`mastra` or `langgraph`). */
+            kind: components["schemas"]["CallSource"];
             name: string;
             /**
              * Format: int64
@@ -1040,7 +1035,7 @@ export interface components {
              *     must meet (`resume` decisions). Without it, the call is approved or declined.
              */
             resumeSchema?: unknown;
-            source?: null | components["schemas"]["Source"];
+            source?: null | components["schemas"]["CallSource"];
             /** @description The conversation or session the call belongs to, if any (1–200 characters). */
             thread?: string | null;
             /** @description The tool the agent wants to run (1–200 characters). */
@@ -1053,8 +1048,8 @@ export interface components {
              *     (LangGraph).
              */
             baseUrl: string;
-            /** @description Which API the server speaks: `mastra` (the default) or `langgraph`. */
-            kind?: components["schemas"]["EngineKind"];
+            /** @description Which API the server speaks: a remote kind, `mastra` (the default) or `langgraph`. */
+            kind?: components["schemas"]["CallSource"];
             /** @description 1–64 letters, digits, `.`, `_`, `-`; also the engine's id in the queue. */
             name: string;
             /**
@@ -1395,11 +1390,6 @@ export interface components {
          */
         SortOrder: "newest" | "oldest";
         /**
-         * @description Where a submitted call comes from. Its engine id is its name.
-         * @enum {string}
-         */
-        Source: "http" | "claude-code" | "codex" | "mcp";
-        /**
          * @description A queue state to list, or `all`.
          * @enum {string}
          */
@@ -1423,7 +1413,7 @@ export interface components {
             created: boolean;
             fingerprint: string;
             id: string;
-            source: components["schemas"]["Source"];
+            source: components["schemas"]["CallSource"];
             /** @description Where it stands now (also for a retry that found a call decided meanwhile). */
             status: components["schemas"]["CallStatus"];
         };

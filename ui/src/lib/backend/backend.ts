@@ -94,7 +94,11 @@ export type EngineHealth = Schemas['EngineHealth'];
 export type HealthReport = Schemas['HealthReport'];
 /** A remote engine with its live health. Only `hasToken` says whether a token is stored; its value is never sent. */
 export type EngineView = Schemas['EngineView'];
-export type EngineKind = Schemas['EngineKind'];
+/**
+ * The remote kinds the window offers to add (`engine::kinds` on the server registers them; an engine's
+ * `kind` is a `CallSource`, and the server refuses any that is not a remote kind).
+ */
+export type EngineKind = Extract<CallSource, 'mastra' | 'langgraph'>;
 export type SyncAnswer = Schemas['SyncAnswer'];
 
 /**

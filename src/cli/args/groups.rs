@@ -1,0 +1,228 @@
+//! The subcommands of the command groups (`hook`, `hooks`, `policy`, `tokens`, `audit`, `engines`,
+//! `secret`), with their options and arguments.
+
+use clap::{Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum HookAgent {
+    /// Claude Code (`hooks.PreToolUse` or `hooks.PermissionRequest` in .claude/settings.json): an
+    /// approval with edited input runs the edit (`updatedInput`).
+    ClaudeCode(HookArgs),
+    /// Codex CLI (`PreToolUse` or `PermissionRequest` hooks in its config): allow or deny, never
+    /// edited input (Codex refuses it).
+    Codex(HookArgs),
+}
+
+#[derive(Subcommand)]
+pub enum HooksCommand {
+    /// Write the hook into the agent's settings: `hook claude-code|codex` by the absolute path of
+    /// this binary, a timeout, and (Claude Code) `"onFailure": "block"`, so that a hook that cannot
+    /// run blocks the call instead of letting it through (Codex: a missing or crashing hook blocks;
+    /// one that runs past Codex's timeout cannot be made to, see the README).
+    ///
+    /// Merges into the file: everything else in it is kept, an entry of ours is rewritten where it
+    /// is, and installing again changes nothing. The file as it was is kept beside it (FILE.bak.N);
+    /// a file that does not parse is refused and left as it is.
+    Install {
+        /// Which agent.
+        #[arg(value_enum)]
+        agent: HookTarget,
+        /// The settings file [default: ~/.claude/settings.json; for Codex $CODEX_HOME/config.toml or
+        /// ~/.codex/config.toml]. A project's own is e.g. .claude/settings.json.
+        #[arg(long, value_name = "FILE")]
+        settings: Option<PathBuf>,
+        /// Print the file as it would be, and write nothing.
+        #[arg(long)]
+        print: bool,
+        /// The hook's own --timeout in seconds (it denies then); the agent's timeout for the hook is
+        /// 10 s more.
+        #[arg(long, default_value_t = approval_console::hook::install::DEFAULT_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+    },
+}
+
+/// A coding agent whose settings `hooks install` writes.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HookTarget {
+    ClaudeCode,
+    Codex,
+}
+
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The console's address (where `serve` or the desktop app listens).
+    #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = "http://127.0.0.1:4319")]
+    pub url: String,
+    /// Seconds to wait for a decision before denying (and withdrawing the call from the queue).
+    /// Keep it below the hook's own timeout in the agent's settings (`hooks install` gives that 10 s
+    /// more).
+    #[arg(long, env = "APPROVAL_CONSOLE_HOOK_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+#[derive(Subcommand)]
+pub enum PolicyCommand {
+    /// The two-person rule: each call of TOOL runs only after N approvals by N different operators
+    /// (credentials; the local admin is one, in the window, the CLI and notifications alike), all
+    /// of the same fingerprint. One decline ends it; its time limit covers the whole quorum; whoever
+    /// started the run cannot approve it; no grant applies to it.
+    ///
+    /// `policy quorum` lists the quorums; `policy quorum TOOL` shows one; `policy quorum TOOL 2`
+    /// sets one (2–10); `policy quorum TOOL 1` or `policy quorum TOOL --off` removes it. A running
+    /// `serve` applies a change at once, to waiting calls too.
+    Quorum {
+        /// The tool's name, exactly (as `queue` shows it).
+        tool: Option<String>,
+        /// How many different operators must approve each call of it: 2–10 sets, 1 removes.
+        #[arg(requires = "tool", conflicts_with = "off")]
+        approvals: Option<u32>,
+        /// Remove TOOL's quorum: one approval is enough again.
+        #[arg(long, requires = "tool")]
+        off: bool,
+        /// Print JSON (the settings as `GET /api/settings/quorum` answers them).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokensCommand {
+    /// Make a credential and print its token, alone, on the last line of standard output.
+    ///
+    /// E.g. `TOKEN=$(approval-console tokens add ci-bot --role agent | tail -1)`.
+    Add {
+        /// A name for the audit log: 1–64 letters, digits, '.', '_', '-'.
+        name: String,
+        /// What the token may do.
+        #[arg(long, value_parser = ["agent", "viewer", "operator", "admin"])]
+        role: String,
+        /// An agent name its submitted calls may claim (repeat for more). Without it, the calls it
+        /// submits (POST /api/calls, the hooks, the MCP gate) are queued under its own name,
+        /// whatever agent they say they are; grants for an agent then bind to that name.
+        #[arg(long = "agent", value_name = "AGENT")]
+        agents: Vec<String>,
+        /// A source its submitted calls may claim: http, claude-code, codex, mcp (repeat for more)
+        /// [default: any].
+        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "mcp"])]
+        sources: Vec<String>,
+        /// Whose credential it is [default: its name]. The two-person rule counts persons: one
+        /// person's credentials, and the local admin (the OS account) of the same name, approve once.
+        #[arg(long, value_name = "NAME")]
+        person: Option<String>,
+    },
+    /// The credentials: name, role, when made and last used (never a token).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a credential: its token stops working at once, also in a running `serve`.
+    Revoke {
+        /// The credential's name.
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum AuditCommand {
+    /// Walk the hash chain; name the first entry edited, removed or reordered. Exit code 1 if broken.
+    Verify,
+    /// The newest entries, newest first.
+    List {
+        /// How many entries.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Print the whole log, oldest first: JSON Lines (the entries as the API answers them, hashes
+    /// checkable) or CSV (cells a spreadsheet would run as formulas are prefixed with ').
+    Export {
+        /// `jsonl` (JSON Lines) or `csv`.
+        #[arg(long, value_parser = ["jsonl", "csv"], default_value = "jsonl")]
+        format: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum EnginesCommand {
+    /// List remote engines with their health and queue counts.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a Mastra or LangGraph server, e.g. `approval-console engines add prod http://127.0.0.1:4111`
+    /// or `approval-console engines add graphs http://127.0.0.1:2024 --kind langgraph`.
+    ///
+    /// With --token, the token is read from standard input (on a terminal: asked, without echo) and
+    /// stored in the OS keyring; it never appears in the database, a file or a log.
+    Add {
+        /// A name (letters, digits, '.', '_', '-'): the engine's id in the queue.
+        name: String,
+        /// The server's base URL (a Mastra server's API is under /api; a LangGraph server's at the root).
+        url: String,
+        /// Which API the server speaks: mastra (suspended runs of its agents) or langgraph
+        /// (interrupted threads).
+        #[arg(long, value_parser = ["mastra", "langgraph"], default_value = "mastra")]
+        kind: String,
+        /// Ask for a bearer token (or read one line from standard input).
+        #[arg(long)]
+        token: bool,
+        /// How often to look for waiting calls, in milliseconds.
+        #[arg(long, default_value_t = approval_console::console::remotes::DEFAULT_POLL_MS)]
+        poll_ms: u32,
+    },
+    /// Change an engine's URL, token or poll interval.
+    Edit {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+        /// A new base URL. An engine with a token needs --token (or --keep-token, or --clear-token) too.
+        #[arg(long)]
+        url: Option<String>,
+        /// Ask for a new bearer token (or read one line from standard input).
+        #[arg(long, conflicts_with = "clear_token")]
+        token: bool,
+        /// Forget the stored token.
+        #[arg(long)]
+        clear_token: bool,
+        /// With --url: send the stored token to the new URL too. Without it, changing the URL of an
+        /// engine that has a token needs --token or --clear-token.
+        #[arg(long, requires = "url", conflicts_with_all = ["token", "clear_token"])]
+        keep_token: bool,
+        /// How often to look for suspended runs, in milliseconds.
+        #[arg(long)]
+        poll_ms: Option<u32>,
+    },
+    /// Remove an engine and its token. Its queue entries stay as history.
+    Remove {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
+    /// Sync an engine now (complete listing) and print what changed. Exit code 1 if it failed.
+    Sync {
+        /// The engine's name, as `engines list` shows it.
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SecretCommand {
+    /// Store a secret: reads one line from standard input (on a terminal: asks, without echo).
+    ///
+    /// E.g. `approval-console secret set openai < key.txt`; replaces any value it had.
+    Set {
+        /// The secret's name, as an agent's `api_key_ref` or an MCP server's `env_refs` names it.
+        name: String,
+    },
+    /// Say whether a secret is stored, and its length (never its value). Exit code 3 if it is not
+    /// stored, 4 if the keyring is not available.
+    Check {
+        /// The secret's name.
+        name: String,
+    },
+    /// Remove a secret from the OS keyring.
+    Delete {
+        /// The secret's name.
+        name: String,
+    },
+}
