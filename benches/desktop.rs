@@ -134,7 +134,7 @@ async fn main() {
 
     // 4. The window, over the same data directory (released first: one serving process per directory).
     drop(_serving);
-    app.db.pool().close().await;
+    app.testing().close().await;
     let window_env = ["APPROVAL_CONSOLE_DESKTOP_BIN", "TAURI_BASELINE_BIN", "TAURI_DRIVER"];
     if window_env.iter().all(|v| std::env::var_os(v).is_some()) && std::env::var_os("DISPLAY").is_some() {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/desktop-window.mjs");

@@ -2,7 +2,7 @@
 //!
 //! Approval cycles through the local engine in-process (no HTTP API in front): start a run → the model
 //! proposes `delete_record` → pause (snapshot + queue entry + audit, fsync-durable) → approve through
-//! `Console::decide_and_deliver` → the tool runs → the model answers → the run ends. Run with the
+//! `App::decide_shown` (the console's decide-and-deliver) → the tool runs → the model answers → the run ends. Run with the
 //! scripted demo model, then with `OpenAiCompatible` against the scripted OpenAI-compatible fake on
 //! 127.0.0.1 (JSON answers, then SSE streams), so the difference is what the HTTP model path costs
 //! per cycle (two model steps). Also: bare model steps per second against the fake, no engine.
@@ -11,8 +11,9 @@
 #[path = "../tests/openai/fake_server.rs"]
 mod fake_server;
 
+use approval_console::app::query::QueueQuery;
 use approval_console::app::App;
-use approval_console::domain::{AgentId, DecisionRequest, ItemState, Verdict};
+use approval_console::domain::{AgentId, ItemState, Verdict};
 use approval_console::engine::local::agent::{Agent, Message, Model};
 use approval_console::engine::local::demo::{self, DeleteRecord, LookupRecord};
 use approval_console::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
@@ -46,33 +47,22 @@ fn agent_on(model: Arc<dyn Model>) -> Agent {
 }
 
 async fn one_cycle(app: &App, i: usize) {
-    let run_id = app
-        .local
-        .start(
-            RunRequest {
-                agent_id: AgentId::new("demo"),
-                messages: vec![Message::User { content: format!("delete cycle-{i}") }],
-                thread_id: None,
-                resource_id: None,
-                options: RunOptions::default(),
-                run_id: None,
-                started_by: None,
-            },
-            None,
-        )
-        .await
-        .unwrap();
-    let pending = app.local.pending_items(&run_id).await.unwrap();
-    assert_eq!(pending.len(), 1);
-    let entry = app.console.item(&pending[0]).await.unwrap();
-    let request = DecisionRequest {
-        verdict: Verdict::Approve,
-        fingerprint: entry.queued.call.fingerprint.clone(),
-        operator: "bench".into(),
-        operator_key: None,
+    let bench = app.local_actor("bench");
+    let request = RunRequest {
+        agent_id: AgentId::new("demo"),
+        messages: vec![Message::User { content: format!("delete cycle-{i}") }],
+        thread_id: None,
+        resource_id: None,
+        options: RunOptions::default(),
+        run_id: None,
+        started_by: None,
     };
-    let after = app.console.decide_and_deliver(&pending[0], request).await.unwrap();
-    assert_eq!(after.queued.state, ItemState::Delivered);
+    let run_id = app.send(request, false, None, &bench).await.unwrap();
+    let query = QueueQuery { run: Some(run_id.to_string()), ..Default::default() };
+    let pending = app.queue_page(&query, &bench).await.unwrap().items;
+    assert_eq!(pending.len(), 1);
+    let after = app.decide_shown(&pending[0].id, Verdict::Approve, pending[0].fingerprint.as_str(), &bench).await.unwrap();
+    assert_eq!(after.state, ItemState::Delivered);
 }
 
 /// Cycles per second and time per cycle, after a warm-up.
@@ -87,9 +77,9 @@ async fn cycles(agent: Agent, n: usize) -> (f64, Duration) {
         one_cycle(&app, WARM_UP + i).await;
     }
     let took = started.elapsed();
-    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.db.pool()).await.unwrap();
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.testing().db().pool()).await.unwrap();
     assert_eq!(left, 0, "every run finished");
-    app.db.pool().close().await;
+    app.testing().close().await;
     (n as f64 / took.as_secs_f64(), took / n as u32)
 }
 

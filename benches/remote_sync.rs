@@ -159,12 +159,12 @@ async fn main() {
     }
     full.sort();
     println!("complete sync with {made} suspended runs, nothing changed: median {:.0} ms", percentile(&full, 0.5).as_secs_f64() * 1e3);
-    let engine = app.remotes.get("m2").expect("engine connected");
+    let testing = app.testing();
     let mut incremental = Vec::new();
     for _ in 0..5 {
         let cpu = cpu_time();
         let t = Instant::now();
-        engine.sync(false).await.expect("incremental sync");
+        testing.incremental_sync("m2").await.expect("incremental sync");
         incremental.push((t.elapsed(), cpu_time().saturating_sub(cpu)));
     }
     incremental.sort();

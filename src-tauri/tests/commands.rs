@@ -413,10 +413,10 @@ fn c05_an_interrupted_call_is_resolved_from_the_window() {
         operator_key: None,
     };
     tauri::async_runtime::block_on(async {
-        d.core.console.decide(&id, request).await.unwrap();
+        d.core.testing().decide(&id, request).await.unwrap();
         // Claimed, then the process died while the tool ran; the next start marks it interrupted.
-        sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(d.core.db.pool()).await.unwrap();
-        d.core.console.recover().await.unwrap();
+        sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(d.core.testing().db().pool()).await.unwrap();
+        d.core.recover().await.unwrap();
     });
     let shown = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();
     assert_eq!((shown["state"].as_str(), shown["allowed"].clone()), (Some("interrupted"), json!(["ran", "did_not_run", "run_again"])));

@@ -8,6 +8,8 @@
 
 #[path = "../../tests/support/mastra_server.rs"]
 mod mastra_server;
+#[path = "../../tests/support/wait.rs"]
+mod wait;
 
 use mastra_server::MastraServer;
 use serde_json::{json, Value};
@@ -87,15 +89,8 @@ impl Drop for Desktop {
     }
 }
 
-async fn eventually<F: std::future::Future<Output = bool>>(what: &str, mut check: impl FnMut() -> F) {
-    for _ in 0..300 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("timed out waiting: {what}");
-}
+/// How long these tests wait for what the app or the server does (see [`wait`]).
+const WAIT: Duration = Duration::from_secs(30);
 
 fn delete_runs(mastra: &MastraServer) -> usize {
     mastra.tools_ran().iter().filter(|t| t["tool"] == "deleteRecord").count()
@@ -114,8 +109,10 @@ async fn c05_killed_with_a_decision_in_the_outbox_the_app_delivers_it_once_after
     assert_eq!(status, 201, "{engine}");
 
     mastra.generate("ops", "delete rec-desktop", Some(("t-d", "u-d"))).await;
-    eventually("the remote call in the desktop app's queue", || async { desktop.get("/api/queue?engine=m").await["items"][0].is_object() })
-        .await;
+    wait::eventually(WAIT, "the remote call in the desktop app's queue", || async {
+        desktop.get("/api/queue?engine=m").await["items"][0].is_object()
+    })
+    .await;
     let item = desktop.get("/api/queue?engine=m").await["items"][0].clone();
     let id = item["id"].as_str().unwrap().to_owned();
 
@@ -129,7 +126,7 @@ async fn c05_killed_with_a_decision_in_the_outbox_the_app_delivers_it_once_after
     desktop.kill9();
     mastra.restart();
     let desktop = Desktop::start(&data);
-    eventually("the decision delivered by the restarted app", || async {
+    wait::eventually(WAIT, "the decision delivered by the restarted app", || async {
         desktop.get(&format!("/api/queue/{id}")).await["state"] == "delivered"
     })
     .await;

@@ -1,12 +1,20 @@
 //! `{code, message, details?}`: the one error shape of the HTTP API.
 
-use crate::domain::{Error, ErrorCode};
+use crate::domain::{Error, ErrorCode, ErrorDetails};
 use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use serde_json::Value;
+
+/// Which quota a `rate_limited` answer is about: its name, and its rate and burst or its cap.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quota {
+    pub name: &'static str,
+    pub per_sec: Option<f64>,
+    pub burst: Option<u32>,
+    pub max: Option<usize>,
+}
 
 /// The body of every error answer.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -14,8 +22,9 @@ pub struct ErrorBody {
     /// Stable, machine-readable: branch on it, never on the message.
     pub code: ErrorCode,
     pub message: String,
+    /// What the error adds, by code (see each shape).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<ErrorDetails>,
 }
 
 /// An error as answered over HTTP.
@@ -40,10 +49,15 @@ impl ApiError {
 
     /// 429 `rate_limited`: ask again after `retry_after_secs` (also the `Retry-After` header);
     /// `details` gains `retryAfterSecs`.
-    pub fn rate_limited(message: impl Into<String>, retry_after_secs: u64, mut details: Value) -> Self {
-        details["retryAfterSecs"] = retry_after_secs.into();
+    pub fn rate_limited(message: impl Into<String>, retry_after_secs: u64, quota: Quota) -> Self {
         let mut e = Self::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message);
-        e.body.details = Some(details);
+        e.body.details = Some(ErrorDetails::RateLimited {
+            quota: quota.name.to_owned(),
+            per_sec: quota.per_sec,
+            burst: quota.burst,
+            max: quota.max,
+            retry_after_secs,
+        });
         e
     }
 
@@ -52,14 +66,17 @@ impl ApiError {
     pub fn too_large(what: &str, limit: usize, size: usize) -> Self {
         let mut e =
             Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, format!("{what}: {size} bytes, more than {limit}"));
-        e.body.details = Some(serde_json::json!({ "field": what, "limit": limit, "size": size }));
+        e.body.details = Some(ErrorDetails::PayloadTooLarge { field: what.to_owned(), limit, size });
         e
     }
 
     /// The `Retry-After` an answer carries: `details.retryAfterSecs` when there is one, else
     /// [`STORAGE_RETRY_AFTER_SECS`] for `storage_unavailable`.
     pub fn retry_after(&self) -> Option<u64> {
-        let asked = self.body.details.as_ref().and_then(|d| d.get("retryAfterSecs")).and_then(Value::as_u64);
+        let asked = match &self.body.details {
+            Some(ErrorDetails::RateLimited { retry_after_secs, .. }) => Some(*retry_after_secs),
+            _ => None,
+        };
         asked.or((self.body.code == ErrorCode::StorageUnavailable).then_some(STORAGE_RETRY_AFTER_SECS))
     }
 
@@ -108,7 +125,7 @@ impl From<Error> for ApiError {
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!("{e}");
         }
-        Self { status, body: ErrorBody { code: e.error_code(), message: e.to_string(), details: e.details() } }
+        Self { status, body: ErrorBody { code: e.error_code(), message: e.to_string(), details: e.error_details() } }
     }
 }
 

@@ -113,7 +113,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
                     let mut refused = ApiError::rate_limited(
                         "the server has as many connections as it serves; the rest are kept for operators",
                         1,
-                        serde_json::json!({ "quota": "connections" }),
+                        super::error::Quota { name: "connections", ..Default::default() },
                     )
                     .into_response();
                     refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));

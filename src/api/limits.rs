@@ -8,9 +8,9 @@
 //!
 //! The connection cap and the header-read timeout are the accept loop's ([`super::connections`]).
 
-use super::error::ApiError;
+use super::error::{ApiError, Quota};
 use super::ApiState;
-use crate::domain::{ErrorCode, Principal, PrincipalKind};
+use crate::domain::{ErrorCode, ErrorDetails, Principal, PrincipalKind};
 use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
@@ -18,7 +18,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body::Body as _;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::json;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -153,7 +152,7 @@ impl Quotas {
         Err(ApiError::rate_limited(
             format!("{who} made more than {burst} {} at once or {rate} per second; ask again in {wait} s", what.name()),
             wait,
-            json!({ "quota": what.name(), "perSec": rate, "burst": burst }),
+            Quota { name: what.name(), per_sec: Some(rate), burst: Some(burst), ..Quota::default() },
         ))
     }
 
@@ -167,7 +166,7 @@ impl Quotas {
             return Err(ApiError::rate_limited(
                 format!("{who} holds {cap} {} already: end one, or ask again later", what.name()),
                 1,
-                json!({ "quota": what.name(), "max": cap }),
+                Quota { name: what.name(), max: Some(cap), ..Quota::default() },
             ));
         }
         *n += 1;
@@ -287,7 +286,7 @@ pub async fn bodies(State(state): State<ApiState>, request: Request, next: Next)
                 ErrorCode::PayloadTooLarge,
                 format!("the JSON body holds more than {} values", limits.max_json_values),
             );
-            e.body.details = Some(json!({ "field": "body", "maxValues": limits.max_json_values, "values": values }));
+            e.body.details = Some(ErrorDetails::TooManyValues { field: "body".into(), max_values: limits.max_json_values, values });
             return refuse(e);
         }
     }
@@ -389,6 +388,7 @@ pub fn json_len(value: &serde_json::Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn values_are_counted_past_the_limit_only() {

@@ -62,7 +62,7 @@ impl IntoResponse for MastraError {
         self.0.respond(|b| {
             let mut body = json!({ "error": b.message, "code": b.code, "message": b.message });
             if let Some(d) = b.details {
-                body["details"] = d;
+                body["details"] = json!(d);
             }
             body
         })

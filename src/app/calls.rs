@@ -4,7 +4,7 @@
 //! stops waiting. An idempotency key makes a retry find the call it queued, never queue it twice.
 
 use super::App;
-use crate::domain::audit::AuditAction;
+use crate::domain::audit::CallGone;
 use crate::domain::audit::PauseOrigin;
 use crate::domain::Actor;
 use crate::domain::Op;
@@ -16,7 +16,7 @@ use crate::engine::kinds;
 use crate::store::submissions::{self, Submission};
 use crate::store::{audit, queue};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
@@ -255,14 +255,11 @@ impl App {
         }
         audit::append(
             &mut tx,
-            audit::Record {
-                actor: &format!("agent:{}", by.audit_name()),
-                action: AuditAction::CallGone,
-                queue_item_id: Some(id.as_str()),
-                tool_name: Some(&entry.queued.call.tool_name),
-                fingerprint: Some(entry.queued.call.fingerprint.as_str()),
-                details: json!({ "why": "the agent withdrew the call: it stopped waiting for a decision" }),
-            },
+            audit::Record::of(
+                &format!("agent:{}", by.audit_name()),
+                Some((id.as_str(), &entry.queued.call.tool_name, entry.queued.call.fingerprint.as_str())),
+                &CallGone::of(&entry.queued.call, "the agent withdrew the call: it stopped waiting for a decision"),
+            ),
         )
         .await?;
         tx.commit().await?;

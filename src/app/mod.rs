@@ -15,6 +15,9 @@ pub mod presence;
 pub mod query;
 pub mod queue;
 pub mod stats;
+/// For tests and benchmarks only (see the module): not part of the console's API.
+#[doc(hidden)]
+pub mod testing;
 pub mod tokens;
 
 use crate::console::remotes::Remotes;
@@ -29,20 +32,21 @@ pub use lock::ServeLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Cheap-to-clone handles on everything.
+/// Cheap-to-clone handles on everything. Its fields are the app's own: the shells, the tests and the
+/// benchmarks use its methods (tests and benchmarks also [`App::testing`], for what they simulate).
 #[derive(Clone)]
 pub struct App {
-    pub db: Db,
-    pub events: Events,
-    pub local: LocalEngine,
-    pub console: Console,
+    db: Db,
+    events: Events,
+    local: LocalEngine,
+    console: Console,
     /// The remote engines (Mastra servers) of the `engines` table.
-    pub remotes: Remotes,
+    remotes: Remotes,
     /// Desktop notifications (running once started with a notifier).
-    pub notifications: Notifications,
+    notifications: Notifications,
     /// Who the local admin is, as written in the audit log: the OS account this process runs as,
     /// by its user id ([`account::os_account`]; never `$USER`).
-    pub operator: String,
+    operator: String,
 }
 
 /// The id of this console's local engine: `local` on its own SQLite file; on a database a team

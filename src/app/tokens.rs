@@ -11,7 +11,6 @@ use crate::domain::Op;
 use crate::domain::{Actor, Error, Principal, Role};
 pub use crate::store::credentials::Claims;
 use crate::store::{audit, credentials, credentials::Credential};
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// What every stored token starts with (the session token of `serve` is plain hex, or chosen).
@@ -30,19 +29,18 @@ pub struct NewToken {
 async fn audit_credential(
     conn: &mut sqlx::AnyConnection,
     by: &Actor,
-    action: crate::domain::audit::AuditAction,
     name: &str,
     role: Role,
     claims: Option<&Claims>,
 ) -> Result<(), Error> {
-    let mut details = json!({ "name": name, "role": role });
-    if let Some(c) = claims {
-        details["person"] = json!(c.person.as_deref().unwrap_or(name));
-        details["agents"] = json!(c.agents);
-        details["sources"] = json!(c.sources);
-    }
-    let record = audit::Record { actor: &by.audit_name(), action, queue_item_id: None, tool_name: None, fingerprint: None, details };
-    audit::append(conn, record).await.map(drop)
+    use crate::domain::audit::CredentialChanged;
+    let details = match claims {
+        Some(c) => {
+            CredentialChanged::Created { name, role, person: c.person.as_deref().unwrap_or(name), agents: &c.agents, sources: &c.sources }
+        }
+        None => CredentialChanged::Revoked { name, role },
+    };
+    audit::append(conn, audit::Record::of(&by.audit_name(), None, &details)).await.map(drop)
 }
 
 /// `claims` as stored: each agent name 1–200 printable characters, each source one of the
@@ -123,7 +121,7 @@ impl App {
         {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialCreated, name, role, Some(&claims)).await?;
+        audit_credential(&mut tx, by, name, role, Some(&claims)).await?;
         tx.commit().await?;
         let credential = Credential {
             name: name.to_owned(),
@@ -153,7 +151,7 @@ impl App {
         let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit_credential(&mut tx, by, crate::domain::audit::AuditAction::CredentialRevoked, name, role, None).await?;
+        audit_credential(&mut tx, by, name, role, None).await?;
         tx.commit().await?;
         Ok(role)
     }

@@ -167,10 +167,8 @@ impl Console {
         }
         audit::append(
             &mut tx,
-            audit::Record {
-                tool_name: Some(&grant.tool_name),
-                ..audit::Record::of(operator, None, &crate::domain::audit::GrantRevoked { grant_id: id.as_str(), uses: grant.uses })
-            },
+            audit::Record::of(operator, None, &crate::domain::audit::GrantRevoked { grant_id: id.as_str(), uses: grant.uses })
+                .with_tool(&grant.tool_name),
         )
         .await?;
         let revoked = grants::get(&mut tx, id).await?.expect("still there");

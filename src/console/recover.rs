@@ -42,14 +42,11 @@ impl Console {
             queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
             audit::append(
                 &mut tx,
-                audit::Record {
-                    actor: "console",
-                    action: crate::domain::audit::AuditAction::DeliveryInterrupted,
-                    queue_item_id: Some(d.item_id.as_str()),
-                    tool_name: Some(&entry.queued.call.tool_name),
-                    fingerprint: Some(d.fingerprint.as_str()),
-                    details: json!({ "decisionId": d.id, "outcome": outcome }),
-                },
+                audit::Record::of(
+                    "console",
+                    Some((d.item_id.as_str(), &entry.queued.call.tool_name, d.fingerprint.as_str())),
+                    &crate::domain::audit::DeliveryInterrupted { decision_id: &d.id, outcome: &outcome },
+                ),
             )
             .await?;
             tx.commit().await?;

@@ -3,7 +3,7 @@
 //! each with its sync loop while the console serves.
 
 use super::{Console, Events};
-use crate::domain::audit::AuditAction;
+use crate::domain::audit::{EngineChanged, EngineSeen};
 use crate::domain::CallSource;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
@@ -14,7 +14,6 @@ use crate::secrets;
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::lease::LeaseSlot;
 use crate::store::{audit, Db};
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -235,7 +234,7 @@ impl Remotes {
             let mut tx = self.db.begin_write().await?;
             let row = store::insert(&mut tx, &s.name, kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
             let token = if s.token.is_some() { "set" } else { "none" };
-            audited(&mut tx, by, AuditAction::EngineAdded, &s.name, json!({ "after": described(&row), "tokenChange": token })).await?;
+            audited(&mut tx, by, &EngineChanged::Added { engine: &s.name, after: described(&row), token_change: token }).await?;
             tx.commit().await?;
             row
         };
@@ -294,8 +293,8 @@ impl Remotes {
                 (None, _) if before.token_ref.is_some() => "kept",
                 (None, _) => "none",
             };
-            let details = json!({ "before": described(&before), "after": described(&row), "tokenChange": token_change });
-            audited(&mut tx, by, AuditAction::EngineChanged, &s.name, details).await?;
+            let details = EngineChanged::Changed { engine: &s.name, before: described(&before), after: described(&row), token_change };
+            audited(&mut tx, by, &details).await?;
             tx.commit().await?;
             row
         };
@@ -322,8 +321,7 @@ impl Remotes {
             let mut tx = self.db.begin_write().await?;
             let before = store::get(&mut tx, name).await?;
             if store::delete(&mut tx, name).await? {
-                let details = json!({ "before": before.as_ref().map(described) });
-                audited(&mut tx, by, AuditAction::EngineRemoved, name, details).await?;
+                audited(&mut tx, by, &EngineChanged::Removed { engine: name, before: before.as_ref().map(described) }).await?;
             }
             tx.commit().await?;
         }
@@ -406,20 +404,18 @@ async fn forget(names: &[String]) -> Result<(), Error> {
 
 /// An engine's settings as the audit log records them: where its token is kept (`keyring`,
 /// `session`, or `none`), never the token.
-fn described(row: &EngineRow) -> Value {
+fn described(row: &EngineRow) -> EngineSeen<'_> {
     let token = match row.token_ref.as_deref() {
         None => "none",
         Some(store::SESSION_TOKEN) => "session",
         Some(_) => "keyring",
     };
-    json!({ "kind": row.kind, "baseUrl": row.base_url, "pollMs": row.poll_ms, "token": token })
+    EngineSeen { kind: row.kind, base_url: &row.base_url, poll_ms: row.poll_ms, token }
 }
 
-/// The audit entry of a change to engine `name`, in the caller's transaction.
-async fn audited(conn: &mut sqlx::AnyConnection, by: &str, action: AuditAction, name: &str, mut details: Value) -> Result<(), Error> {
-    details["engine"] = json!(name);
-    let record = audit::Record { actor: by, action, queue_item_id: None, tool_name: None, fingerprint: None, details };
-    audit::append(conn, record).await.map(drop)
+/// The audit entry of a change to an engine, in the caller's transaction.
+async fn audited(conn: &mut sqlx::AnyConnection, by: &str, details: &EngineChanged<'_>) -> Result<(), Error> {
+    audit::append(conn, audit::Record::of(by, None, details)).await.map(drop)
 }
 
 fn settings_equal(a: &EngineRow, b: &EngineRow) -> bool {

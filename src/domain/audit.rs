@@ -5,59 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// The details of one audit action, typed: the type names its action, so an entry can never pair an
-/// action with another action's details (the store's `audit::Record::of` takes only these).
-pub trait Details: Serialize {
-    const ACTION: AuditAction;
-}
-
-/// `grant.created`: the grant as made, and how many waiting calls it approved at once.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrantCreated<'a, G: Serialize> {
-    pub grant: &'a G,
-    pub approves_waiting: u64,
-}
-
-impl<G: Serialize> Details for GrantCreated<'_, G> {
-    const ACTION: AuditAction = AuditAction::GrantCreated;
-}
-
-/// `grant.revoked`: which grant, and how many calls it had approved.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrantRevoked<'a> {
-    pub grant_id: &'a str,
-    pub uses: u64,
-}
-
-impl Details for GrantRevoked<'_> {
-    const ACTION: AuditAction = AuditAction::GrantRevoked;
-}
-
-/// `grant.used`: the grant that approved a call, the decision it made, and the arguments approved.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrantUsed<'a> {
-    pub grant_id: &'a str,
-    pub decision_id: &'a str,
-    pub args: &'a Value,
-}
-
-impl Details for GrantUsed<'_> {
-    const ACTION: AuditAction = AuditAction::GrantUsed;
-}
-
-/// `call.snoozed`: the call's deadline before and after (RFC 3339).
-#[derive(Clone, Debug, Serialize)]
-pub struct CallSnoozed<T: Serialize> {
-    pub from: T,
-    pub until: T,
-}
-
-impl<T: Serialize> Details for CallSnoozed<T> {
-    const ACTION: AuditAction = AuditAction::CallSnoozed;
-}
+mod details;
+pub use details::*;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -259,7 +208,9 @@ pub struct CallPaused<'a> {
 }
 
 impl Details for CallPaused<'_> {
-    const ACTION: AuditAction = AuditAction::CallPaused;
+    fn action(&self) -> AuditAction {
+        AuditAction::CallPaused
+    }
 }
 
 /// Where a paused call came from, as `call.paused` records it.
@@ -337,15 +288,15 @@ mod typed_details_tests {
         let args = json!({ "id": "r-1" });
         let used = GrantUsed { grant_id: "g-1", decision_id: "d-1", args: &args };
         assert_eq!(serde_json::to_value(&used).unwrap(), json!({ "grantId": "g-1", "decisionId": "d-1", "args": { "id": "r-1" } }));
-        assert_eq!(GrantUsed::ACTION, AuditAction::GrantUsed);
+        assert_eq!(used.action(), AuditAction::GrantUsed);
         let made = GrantCreated { grant: &json!({ "id": "g-1" }), approves_waiting: 3 };
         assert_eq!(serde_json::to_value(&made).unwrap(), json!({ "grant": { "id": "g-1" }, "approvesWaiting": 3 }));
-        assert_eq!(<GrantCreated<'_, Value>>::ACTION, AuditAction::GrantCreated);
+        assert_eq!(made.action(), AuditAction::GrantCreated);
         let revoked = GrantRevoked { grant_id: "g-1", uses: 2 };
         assert_eq!(serde_json::to_value(&revoked).unwrap(), json!({ "grantId": "g-1", "uses": 2 }));
-        assert_eq!(GrantRevoked::ACTION, AuditAction::GrantRevoked);
+        assert_eq!(revoked.action(), AuditAction::GrantRevoked);
         let snoozed = CallSnoozed { from: "a", until: "b" };
         assert_eq!(serde_json::to_value(&snoozed).unwrap(), json!({ "from": "a", "until": "b" }));
-        assert_eq!(<CallSnoozed<&str>>::ACTION, AuditAction::CallSnoozed);
+        assert_eq!(snoozed.action(), AuditAction::CallSnoozed);
     }
 }

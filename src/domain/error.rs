@@ -3,7 +3,10 @@
 
 use super::{DecisionKind, Fingerprint, ItemState, Role};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+
+mod details;
+pub use details::ErrorDetails;
 
 /// A JSON Schema validation failure at one place of the submitted data.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -238,23 +241,32 @@ impl Error {
         }
     }
 
-    /// Structured details for clients (the two fingerprints, the failing paths, …).
+    /// What the error adds for clients, typed per code (the two fingerprints, the failing paths, …).
+    pub fn error_details(&self) -> Option<ErrorDetails> {
+        Some(match self {
+            Self::FingerprintMismatch { shown, current } => {
+                ErrorDetails::FingerprintMismatch { expected: shown.clone(), actual: current.clone() }
+            }
+            Self::AlreadyDecided { state } => ErrorDetails::AlreadyDecided { state: *state },
+            Self::DecisionNotAllowed { allowed, .. } => ErrorDetails::DecisionNotAllowed { allowed: allowed.clone() },
+            Self::InvalidResumeData { errors } | Self::InvalidArguments { errors } => ErrorDetails::Invalid { errors: errors.clone() },
+            Self::Forbidden { needed, role, .. } => ErrorDetails::Forbidden { needed: *needed, role: *role },
+            Self::AmbiguousArguments { paths } => ErrorDetails::AmbiguousArguments { paths: paths.clone() },
+            Self::UnsafePermissions { path, .. } => ErrorDetails::UnsafePermissions { path: path.clone() },
+            Self::AlreadyApproved { approvals, quorum, .. } => ErrorDetails::AlreadyApproved { approvals: *approvals, quorum: *quorum },
+            Self::OwnRun { principal } => ErrorDetails::OwnRun { started_by: principal.clone() },
+            Self::IdempotencyKeyReused { item, .. } => ErrorDetails::IdempotencyKeyReused { id: item.clone() },
+            Self::ClaimNotAllowed { what, claimed, allowed, .. } => {
+                ErrorDetails::ClaimNotAllowed { what: (*what).to_owned(), claimed: claimed.clone(), allowed: allowed.clone() }
+            }
+            Self::QuorumTool { tool, quorum, .. } => ErrorDetails::QuorumTool { tool: tool.clone(), quorum: *quorum },
+            _ => return None,
+        })
+    }
+
+    /// [`Error::error_details`] as JSON.
     pub fn details(&self) -> Option<Value> {
-        match self {
-            Self::FingerprintMismatch { shown, current } => Some(json!({ "expected": shown, "actual": current })),
-            Self::AlreadyDecided { state } => Some(json!({ "state": state })),
-            Self::DecisionNotAllowed { allowed, .. } => Some(json!({ "allowed": allowed })),
-            Self::InvalidResumeData { errors } | Self::InvalidArguments { errors } => Some(json!({ "errors": errors })),
-            Self::Forbidden { needed, role, .. } => Some(json!({ "needed": needed, "role": role })),
-            Self::AmbiguousArguments { paths } => Some(json!({ "paths": paths })),
-            Self::UnsafePermissions { path, .. } => Some(json!({ "path": path })),
-            Self::AlreadyApproved { approvals, quorum, .. } => Some(json!({ "approvals": approvals, "quorum": quorum })),
-            Self::OwnRun { principal } => Some(json!({ "startedBy": principal })),
-            Self::IdempotencyKeyReused { item, .. } => Some(json!({ "id": item })),
-            Self::ClaimNotAllowed { what, claimed, allowed, .. } => Some(json!({ "what": what, "claimed": claimed, "allowed": allowed })),
-            Self::QuorumTool { tool, quorum, .. } => Some(json!({ "tool": tool, "quorum": quorum })),
-            _ => None,
-        }
+        self.error_details().map(|d| serde_json::to_value(d).expect("error details serialize"))
     }
 
     pub fn not_found(what: impl Into<String>) -> Self {

@@ -14,15 +14,15 @@ use sqlx::{any::AnyRow, AnyConnection, Row};
 /// `prev_hash` of the first entry.
 pub const GENESIS: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
-/// What to record.
+/// What to record: made only by [`Record::of`], from typed details.
 #[derive(Clone, Debug)]
 pub struct Record<'a> {
-    pub actor: &'a str,
-    pub action: crate::domain::audit::AuditAction,
-    pub queue_item_id: Option<&'a str>,
-    pub tool_name: Option<&'a str>,
-    pub fingerprint: Option<&'a str>,
-    pub details: Value,
+    actor: &'a str,
+    action: crate::domain::audit::AuditAction,
+    queue_item_id: Option<&'a str>,
+    tool_name: Option<&'a str>,
+    fingerprint: Option<&'a str>,
+    details: Value,
 }
 
 impl<'a> Record<'a> {
@@ -31,12 +31,19 @@ impl<'a> Record<'a> {
     pub fn of<D: crate::domain::audit::Details>(actor: &'a str, item: Option<(&'a str, &'a str, &'a str)>, details: &D) -> Self {
         Record {
             actor,
-            action: D::ACTION,
+            action: details.action(),
             queue_item_id: item.map(|i| i.0),
             tool_name: item.map(|i| i.1),
             fingerprint: item.map(|i| i.2),
             details: serde_json::to_value(details).expect("audit details serialize"),
         }
+    }
+
+    /// The same entry naming `tool`, for an entry about a tool call that has no queue entry (a plain
+    /// tool of a local run).
+    pub fn with_tool(mut self, tool: &'a str) -> Self {
+        self.tool_name = Some(tool);
+        self
     }
 }
 

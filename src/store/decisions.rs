@@ -196,14 +196,11 @@ pub async fn retry_cut(conn: &mut AnyConnection, d: &Decision, tool: &str, why: 
     }
     super::audit::append(
         conn,
-        super::audit::Record {
-            actor: "console",
-            action: crate::domain::audit::AuditAction::DeliveryRetry,
-            queue_item_id: Some(d.item_id.as_str()),
-            tool_name: Some(tool),
-            fingerprint: Some(d.fingerprint.as_str()),
-            details: serde_json::json!({ "decisionId": d.id, "why": why }),
-        },
+        super::audit::Record::of(
+            "console",
+            Some((d.item_id.as_str(), tool, d.fingerprint.as_str())),
+            &crate::domain::audit::DeliveryRetry { decision_id: &d.id, why },
+        ),
     )
     .await?;
     Ok(true)

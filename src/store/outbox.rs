@@ -2,7 +2,7 @@
 
 use super::{audit, decisions, queue};
 use crate::domain::{Decision, Delivery, Error, ItemState, QueuedCall};
-use serde_json::{json, Value};
+use serde_json::Value;
 use sqlx::AnyConnection;
 
 /// Marks a claimed decision `delivered` (or `failed`), moves its queue entry on from `decided`, and
@@ -15,9 +15,9 @@ pub async fn record(
     outcome: &Value,
     error: Option<&str>,
 ) -> Result<bool, Error> {
-    let (delivery, state, action) = match error {
-        None => (Delivery::Delivered, ItemState::Delivered, crate::domain::audit::AuditAction::DeliveryDelivered),
-        Some(_) => (Delivery::Failed, ItemState::Failed, crate::domain::audit::AuditAction::DeliveryFailed),
+    let (delivery, state) = match error {
+        None => (Delivery::Delivered, ItemState::Delivered),
+        Some(_) => (Delivery::Failed, ItemState::Failed),
     };
     if !decisions::finish(conn, &decision.id, delivery, outcome, error).await? {
         return Ok(false);
@@ -25,14 +25,11 @@ pub async fn record(
     queue::transition(conn, &item.id, ItemState::Decided, state).await?;
     audit::append(
         conn,
-        audit::Record {
-            actor: &format!("engine:{}", item.call.engine),
-            action,
-            queue_item_id: Some(item.id.as_str()),
-            tool_name: Some(&item.call.tool_name),
-            fingerprint: Some(decision.fingerprint.as_str()),
-            details: json!({ "decisionId": decision.id, "outcome": outcome, "error": error }),
-        },
+        audit::Record::of(
+            &format!("engine:{}", item.call.engine),
+            Some((item.id.as_str(), &item.call.tool_name, decision.fingerprint.as_str())),
+            &crate::domain::audit::DeliveryOutcome { decision_id: &decision.id, outcome, error },
+        ),
     )
     .await?;
     Ok(true)

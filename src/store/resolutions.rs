@@ -2,7 +2,7 @@
 //! of the console cut short.
 
 use super::{parse_json, parse_ts, ts};
-use crate::domain::audit::AuditAction;
+use crate::domain::audit::{CallRef, ResolutionRecorded};
 use crate::domain::{DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -57,27 +57,9 @@ pub async fn insert(conn: &mut AnyConnection, item: &ItemId, r: &Stored) -> Resu
 /// transaction: the engine's own change (the run told what became of the call) commits with it.
 pub async fn record(conn: &mut AnyConnection, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
     insert(conn, &item.id, r).await?;
-    let action = match r.kind {
-        DecisionKind::Ran => AuditAction::ResolutionRan,
-        DecisionKind::DidNotRun => AuditAction::ResolutionDidNotRun,
-        _ => AuditAction::ResolutionRunAgain,
-    };
-    let c = &item.call;
-    super::audit::append(
-        conn,
-        super::audit::Record {
-            actor: &r.operator,
-            action,
-            queue_item_id: Some(item.id.as_str()),
-            tool_name: Some(&c.tool_name),
-            fingerprint: Some(r.fingerprint.as_str()),
-            details: serde_json::json!({
-                "engine": c.engine, "agentId": c.agent_id, "runId": c.run_id, "toolCallId": c.tool_call_id,
-                "told": r.result, "retryItem": r.retry_item,
-            }),
-        },
-    )
-    .await?;
+    let details = ResolutionRecorded { kind: r.kind, call: CallRef::of(&item.call), told: &r.result, retry_item: &r.retry_item };
+    let item = (item.id.as_str(), item.call.tool_name.as_str(), r.fingerprint.as_str());
+    super::audit::append(conn, super::audit::Record::of(&r.operator, Some(item), &details)).await?;
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! the document before and after) in the transaction that stores it.
 
 use super::{audit, now, parse_json, ts, Db};
-use crate::domain::audit::AuditAction;
+use crate::domain::audit::SettingsChanged;
 use crate::domain::Error;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -88,15 +88,8 @@ pub async fn change<T: Document>(conn: &mut AnyConnection, doc: &T, by: &str) ->
         return Ok(false);
     }
     put(conn, T::KEY, &after).await?;
-    let record = audit::Record {
-        actor: by,
-        action: AuditAction::SettingsChanged,
-        queue_item_id: None,
-        tool_name: None,
-        fingerprint: None,
-        details: serde_json::json!({ "setting": T::KEY, "before": before, "after": after }),
-    };
-    audit::append(conn, record).await?;
+    let details = SettingsChanged { setting: T::KEY, before: &before, after: &after };
+    audit::append(conn, audit::Record::of(by, None, &details)).await?;
     Ok(true)
 }
 

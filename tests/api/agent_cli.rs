@@ -2,7 +2,7 @@
 //! served on 127.0.0.1, the CLI started with the console's URL and an agent token in its environment
 //! (its hook inherits them), the call its hook queues, and the CLI's exit.
 
-use crate::helpers::TestApp;
+use crate::helpers::{wait, TestApp};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -39,13 +39,10 @@ pub fn start(
 
 /// The pending call the CLI's hook queued (engine `engine`), within 60 s.
 pub async fn queued(t: &TestApp, engine: &str) -> Value {
-    for _ in 0..1200 {
-        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == engine) {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the {engine} hook queued nothing in 60 s")
+    wait::until(Duration::from_secs(60), || async {
+        t.pending().await.into_iter().find(|c| c["engine"] == engine).ok_or_else(|| format!("the {engine} hook queued nothing"))
+    })
+    .await
 }
 
 /// Waits (up to 90 s) for the CLI to exit 0; its standard output.

@@ -106,9 +106,7 @@ async fn a_locked_database_gives_storage_busy_and_changes_nothing() {
     // Another connection (as another process would) holds the write lock past the busy timeout.
     use sqlx::Connection;
     let mut holder =
-        sqlx::SqliteConnection::connect(&format!("sqlite://{}", t.app.db.data_dir().join(approval_console::store::DB_FILE).display()))
-            .await
-            .unwrap();
+        sqlx::SqliteConnection::connect(&format!("sqlite://{}", t.dir.join(approval_console::store::DB_FILE).display())).await.unwrap();
     sqlx::query("BEGIN IMMEDIATE").execute(&mut holder).await.unwrap();
     let (status, body) = t.approve(&item).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");

@@ -40,7 +40,7 @@ async fn cli_without_a_terminal_and_without_yes_decides_nothing() {
     let refused = cli(&dir, &["decline", item["id"].as_str().unwrap(), "--reason", "no"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(text_of(&refused).contains("--yes"), "{}", text_of(&refused));
-    let t = spawn_app_in(&dir, counters).await;
+    let t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     assert_eq!(t.pending().await.len(), 1);
     drop(tmp);
 }
@@ -159,7 +159,7 @@ async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows
     assert_eq!(cli(dir, &["tokens", "add", "ci-bot", "--role", "agent"]).status.code(), Some(2), "a live name is not reused");
     assert_eq!(cli(dir, &["tokens", "add", "x", "--role", "root"]).status.code(), Some(2));
 
-    let t = spawn_app_in(dir, Counters::default()).await;
+    let t = TestApp::builder().dir(dir).spawn().await;
     let (status, _) = t
         .call_as(&token, reqwest::Method::POST, "/api/agents/demo/generate", Some(serde_json::json!({ "messages": "delete rec-1" })))
         .await;

@@ -96,18 +96,23 @@ fn steps(_: &Counters) -> Vec<Agent> {
 }
 
 async fn snapshot(t: &TestApp, run: &str) -> Option<(String, Value)> {
-    let row: Option<(String, String)> =
-        sqlx::query_as("SELECT state, body FROM snapshots WHERE run_id = $1").bind(run).fetch_optional(t.app.db.pool()).await.unwrap();
+    let row: Option<(String, String)> = sqlx::query_as("SELECT state, body FROM snapshots WHERE run_id = $1")
+        .bind(run)
+        .fetch_optional(t.app.testing().db().pool())
+        .await
+        .unwrap();
     row.map(|(state, body)| (state, serde_json::from_str(&body).unwrap()))
 }
 
 #[tokio::test]
 async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_again() {
-    let t = spawn_app_with(steps).await;
+    let t = TestApp::builder().agents(steps).spawn().await;
     let body = json!({ "messages": "go", "runId": "run-cut", "threadId": "th-cut", "resourceId": "user-1" });
     let answer = t.generate_with_agent("steps", body).await;
     assert_eq!(answer["finishReason"], "suspended", "{answer}");
     let wipe = t.pending_call("run-cut", "call_wipe").await;
+    // The run's engine, as its call shows it: `local`, or `local@<instance>` on PostgreSQL.
+    let engine = wipe["engine"].as_str().unwrap().to_owned();
 
     // Approve: `wipe` runs, the run goes on, and `notify` starts and waits.
     let base = t.base.clone();
@@ -121,12 +126,7 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
             .unwrap()
             .status()
     });
-    let started = async {
-        while NOTIFIED.load(Ordering::SeqCst) == 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(10), started).await.expect("notify never started");
+    wait::eventually(std::time::Duration::from_secs(10), "notify started", || async { NOTIFIED.load(Ordering::SeqCst) > 0 }).await;
     // While it runs, the snapshot already says it started: what a kill -9 now would leave on disk.
     let (state, at_crash) = snapshot(&t, "run-cut").await.expect("the run is stored");
     assert_eq!(state, "running");
@@ -138,7 +138,6 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1);
 
     // The same run as the crash left it: its snapshot, running, with `notify` started.
-    let engine = t.app.local.engine_id().clone();
     let (dir, tmp, counters) = t.stop().await;
     {
         let db = approval_console::store::Db::open_at(&dir, test_database(&dir).await).await.unwrap();
@@ -153,12 +152,12 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
         .unwrap();
         sqlx::query("DELETE FROM messages WHERE thread_id = 'th-cut'").execute(db.pool()).await.unwrap();
     }
-    let mut t = spawn_app_in_with(&dir, counters, steps).await;
+    let mut t = TestApp::builder().dir(&dir).counters(counters).agents(steps).spawn().await;
     t.keep(tmp);
     // The next start continued the run without running `notify` again, and told the model so.
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1, "never run twice");
     assert!(snapshot(&t, "run-cut").await.is_none(), "the recovered run finished");
-    let mut conn = t.app.db.pool().acquire().await.unwrap();
+    let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
     let messages = approval_console::store::memory::recent(&mut conn, "th-cut", 20).await.unwrap();
     drop(conn);
     let told = messages.iter().find(|m| m["toolName"] == "notify").unwrap_or_else(|| panic!("{messages:?}"));

@@ -14,13 +14,10 @@ async fn set_limits(t: &TestApp, rules: Value, warn_before_secs: u64) {
 
 /// Runs expiry passes until one expires something (the limit is counted in whole seconds).
 async fn expire_one(t: &TestApp) {
-    for _ in 0..50 {
-        if t.app.console.expire_due().await.unwrap() > 0 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("nothing expired within 5 s");
+    wait::eventually(Duration::from_secs(5), "an expiry pass expired something", || async {
+        t.app.testing().expire_due().await.unwrap() > 0
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -44,7 +41,7 @@ async fn a_call_past_its_limit_is_declined_as_expired_told_to_the_model_as_such_
     assert_eq!(t.counters.deletes(), 0, "an expired call never runs");
     assert_eq!(t.actions_of(id).await, ["call.paused", "decision.expire", "delivery.delivered"]);
     // Once is enough.
-    assert_eq!(t.app.console.expire_due().await.unwrap(), 0);
+    assert_eq!(t.app.testing().expire_due().await.unwrap(), 0);
 }
 
 #[tokio::test]
@@ -53,7 +50,7 @@ async fn a_tool_rule_wins_over_the_star_rule_and_a_call_without_a_limit_never_ex
     // No rules: nothing expires, and there is nothing to snooze.
     let plain = t.generate("delete rec-forever").await;
     let plain = t.pending_call(plain["runId"].as_str().unwrap(), "call_1").await;
-    assert_eq!(t.app.console.expire_due().await.unwrap(), 0);
+    assert_eq!(t.app.testing().expire_due().await.unwrap(), 0);
     let (status, body) = t.post(&format!("/api/queue/{}/snooze", plain["id"].as_str().unwrap()), json!({ "secs": 600 })).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
     assert!(body["message"].as_str().unwrap().contains("no time limit"), "{body}");
@@ -77,12 +74,12 @@ async fn a_warning_goes_out_once_before_the_deadline_and_a_snooze_moves_the_dead
     let item = t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await;
     let id = item["id"].as_str().unwrap();
 
-    let soon = t.app.console.warn_expiring().await.unwrap();
+    let soon = t.app.testing().warn_expiring().await.unwrap();
     assert_eq!(soon.len(), 1);
     assert_eq!(soon[0].item.id.as_str(), id);
     let paused: chrono::DateTime<chrono::Utc> = item["pausedAt"].as_str().unwrap().parse().unwrap();
     assert_eq!(soon[0].expires_at, paused + chrono::Duration::seconds(600));
-    assert!(t.app.console.warn_expiring().await.unwrap().is_empty(), "warned once");
+    assert!(t.app.testing().warn_expiring().await.unwrap().is_empty(), "warned once");
     let shown: chrono::DateTime<chrono::Utc> = t.item(id).await["expiresAt"].as_str().unwrap().parse().unwrap();
     assert_eq!(shown, paused + chrono::Duration::seconds(600), "the queue shows the deadline");
 
@@ -92,10 +89,10 @@ async fn a_warning_goes_out_once_before_the_deadline_and_a_snooze_moves_the_dead
     assert_eq!(snoozed["state"], "pending");
     let until: chrono::DateTime<chrono::Utc> = snoozed["expiresAt"].as_str().unwrap().parse().unwrap();
     assert!(until > chrono::Utc::now() + chrono::Duration::seconds(86_000), "{until}");
-    assert_eq!(t.app.console.expire_due().await.unwrap(), 0);
-    assert!(t.app.console.warn_expiring().await.unwrap().is_empty(), "a day away is not within 15 min");
+    assert_eq!(t.app.testing().expire_due().await.unwrap(), 0);
+    assert!(t.app.testing().warn_expiring().await.unwrap().is_empty(), "a day away is not within 15 min");
     set_limits(&t, json!([{ "tool": "delete_record", "afterSecs": 600 }]), 2 * 86_400).await;
-    let again = t.app.console.warn_expiring().await.unwrap();
+    let again = t.app.testing().warn_expiring().await.unwrap();
     assert_eq!(again.len(), 1, "the moved deadline is warned of");
     assert!(again[0].expires_at > paused + chrono::Duration::seconds(86_000), "{:?}", again[0].expires_at);
     assert_eq!(t.actions_of(id).await, ["call.paused", "call.snoozed"]);

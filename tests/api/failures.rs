@@ -78,7 +78,7 @@ fn agents(_: &Counters) -> Vec<Agent> {
 
 #[tokio::test]
 async fn a_provider_that_answers_garbage_fails_the_run_cleanly_with_the_cause_recorded() {
-    let t = spawn_app_with(agents).await;
+    let t = TestApp::builder().agents(agents).spawn().await;
     let (status, body) = t.post("/api/agents/broken/generate", json!({"messages": "hello"})).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert_eq!(body["code"], "engine_error");
@@ -94,7 +94,7 @@ async fn a_provider_that_answers_garbage_fails_the_run_cleanly_with_the_cause_re
 
 #[tokio::test]
 async fn s08_a_suspend_payload_that_breaks_the_suspend_schema_does_not_pause_the_run() {
-    let t = spawn_app_with(agents).await;
+    let t = TestApp::builder().agents(agents).spawn().await;
     let (status, answer) = t.post("/api/agents/suspender/generate", json!({"messages": "go"})).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(answer["finishReason"], "stop");

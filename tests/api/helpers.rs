@@ -1,4 +1,4 @@
-//! `spawn_app()`: a real server on 127.0.0.1:0 over a fresh SQLite file, plus a client for it.
+//! `spawn_app()` (or `TestApp::builder()`): a real server on 127.0.0.1:0 over a fresh SQLite file, plus a client for it.
 
 use approval_console::api::{self, Server};
 use approval_console::app::App;
@@ -18,6 +18,8 @@ pub mod postgres;
 mod recording;
 #[path = "../support/serve_process.rs"]
 pub mod serve_process;
+#[path = "../support/wait.rs"]
+pub mod wait;
 pub use recording::{answering_server, recording_server};
 pub use serve_process::{read_until, ServeProcess};
 
@@ -132,46 +134,74 @@ pub fn on_postgres() -> bool {
     std::env::var("APPROVAL_CONSOLE_TEST_DATABASE").as_deref() == Ok("postgres")
 }
 
-/// A fresh data directory, the counting demo agent, a server on a free port.
+/// A fresh data directory, the counting demo agent, a server on a free port: `TestApp::builder().spawn()`.
 pub async fn spawn_app() -> TestApp {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = tmp.path().to_owned();
-    let mut app = spawn_app_in(&dir, Counters::default()).await;
-    app._tmp = Some(tmp);
-    app
+    TestApp::builder().spawn().await
 }
 
-/// Like [`spawn_app`], with more agents beside the counting demo agent (built with the app's counters).
-pub async fn spawn_app_with(extra: fn(&Counters) -> Vec<Agent>) -> TestApp {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = tmp.path().to_owned();
-    let mut app = spawn_app_in_with(&dir, Counters::default(), extra).await;
-    app._tmp = Some(tmp);
-    app
+/// How to start a [`TestApp`]: by default over a fresh data directory (kept until the app is
+/// dropped), with fresh counters and the counting demo agent alone.
+#[derive(Default)]
+pub struct Builder {
+    dir: Option<PathBuf>,
+    counters: Counters,
+    agents: Option<fn(&Counters) -> Vec<Agent>>,
 }
 
-/// A server over an existing data directory (a restart), recovering like `serve` does.
-pub async fn spawn_app_in(dir: &Path, counters: Counters) -> TestApp {
-    spawn_app_in_with(dir, counters, |_| vec![]).await
-}
+impl Builder {
+    /// Over an existing data directory, which the caller keeps: a restart (recovering like `serve`
+    /// does), or a directory the test made.
+    pub fn dir(mut self, dir: &Path) -> Self {
+        self.dir = Some(dir.to_owned());
+        self
+    }
 
-/// [`spawn_app_in`] with more agents beside the counting demo agent.
-pub async fn spawn_app_in_with(dir: &Path, counters: Counters, extra: fn(&Counters) -> Vec<Agent>) -> TestApp {
-    let mut agents = vec![counting_demo(&counters)];
-    agents.extend(extra(&counters));
-    let app = App::open_at(dir, test_database(dir).await, agents).await.expect("open app");
-    let serving = Some(app.recover().await.expect("recover"));
-    let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
-    let base = format!("http://{}", server.addr);
-    let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
-    TestApp { dir: dir.to_owned(), _tmp: None, app, server, base, http, counters, serving }
+    /// With these counters (a restart: the tools of the app before go on counting).
+    pub fn counters(mut self, counters: Counters) -> Self {
+        self.counters = counters;
+        self
+    }
+
+    /// More agents beside the counting demo agent, built with the app's counters.
+    pub fn agents(mut self, extra: fn(&Counters) -> Vec<Agent>) -> Self {
+        self.agents = Some(extra);
+        self
+    }
+
+    /// Opens the app, recovers like `serve` does, and serves its API on a free port.
+    pub async fn spawn(self) -> TestApp {
+        let (tmp, dir) = match self.dir {
+            Some(dir) => (None, dir),
+            None => {
+                let tmp = tempfile::tempdir().expect("temp dir");
+                let dir = tmp.path().to_owned();
+                (Some(tmp), dir)
+            }
+        };
+        let counters = self.counters;
+        let mut agents = vec![counting_demo(&counters)];
+        if let Some(extra) = self.agents {
+            agents.extend(extra(&counters));
+        }
+        let app = App::open_at(&dir, test_database(&dir).await, agents).await.expect("open app");
+        let serving = Some(app.recover().await.expect("recover"));
+        let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
+        let base = format!("http://{}", server.addr);
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+        TestApp { dir, _tmp: tmp, app, server, base, http, counters, serving }
+    }
 }
 
 impl TestApp {
+    /// How to start one (see [`Builder`]).
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
     /// Stops the server and hands back the data directory (kept alive) for a restart.
     pub async fn stop(self) -> (PathBuf, Option<tempfile::TempDir>, Counters) {
         self.server.stop().await;
-        self.app.db.pool().close().await;
+        self.app.testing().close().await;
         drop(self.serving);
         (self.dir, self._tmp, self.counters)
     }
@@ -339,7 +369,7 @@ impl TestApp {
 
     /// Rows of a SQL count on the app's database.
     pub async fn count(&self, sql: &str) -> i64 {
-        sqlx::query_scalar(sql).fetch_one(self.app.db.pool()).await.unwrap()
+        sqlx::query_scalar(sql).fetch_one(self.app.testing().db().pool()).await.unwrap()
     }
 }
 

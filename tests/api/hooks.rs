@@ -59,13 +59,10 @@ fn pre_tool_use(tool: &str, input: Value, tool_use_id: &str) -> String {
 
 /// The one pending call of `engine`, once the hook queued it.
 async fn queued(t: &TestApp, engine: &str) -> Value {
-    for _ in 0..200 {
-        if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == engine) {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the hook queued no call of {engine}")
+    wait::until(Duration::from_secs(5), || async {
+        t.pending().await.into_iter().find(|c| c["engine"] == engine).ok_or_else(|| format!("the hook queued no call of {engine}"))
+    })
+    .await
 }
 
 #[tokio::test]

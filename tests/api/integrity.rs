@@ -84,7 +84,7 @@ fn ran_with(run_marker: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn ambiguous_arguments_cannot_be_approved_as_they_are() {
-    let t = spawn_app_with(bank).await;
+    let t = TestApp::builder().agents(bank).spawn().await;
     let item = transfer(&t, r#"{"amount": 9007199254740993, "to": "amb-1"}"#, "amb-1").await;
     assert_eq!(item["allowed"], json!(["decline", "edit"]), "{item}");
     assert_eq!(item["approveBlocked"]["code"], "ambiguous_arguments");
@@ -114,7 +114,7 @@ async fn ambiguous_arguments_cannot_be_approved_as_they_are() {
 
 #[tokio::test]
 async fn a_call_without_arguments_can_only_be_declined() {
-    let t = spawn_app_with(bank).await;
+    let t = TestApp::builder().agents(bank).spawn().await;
     let item = transfer(&t, "null", "noargs").await;
     assert_eq!(item["args"], Value::Null);
     assert_eq!(item["allowed"], json!(["decline"]), "{item}");
@@ -184,12 +184,12 @@ async fn a_decision_on_an_entry_replaced_because_its_arguments_changed_names_the
     let old = t.pending().await.remove(0);
     // The engine's call changed under it: the entry is replaced by one with the new arguments, as a
     // remote engine's sync does (old entry `gone`, a new pending one for the same call).
-    let entry = t.app.console.item(&approval_console::domain::ItemId::new(old["id"].as_str().unwrap())).await.unwrap();
+    let entry = t.app.testing().entry(&approval_console::domain::ItemId::new(old["id"].as_str().unwrap())).await.unwrap();
     let mut changed: PausedCall = entry.queued.call.clone();
     changed.args = json!({ "id": "rec-999" });
     changed.fingerprint = Fingerprint::of(&changed.tool_name, &changed.args).unwrap();
     {
-        let mut tx = t.app.db.begin_write().await.unwrap();
+        let mut tx = t.app.testing().db().begin_write().await.unwrap();
         assert!(queue::transition(&mut tx, &entry.queued.id, ItemState::Pending, ItemState::Gone).await.unwrap());
         queue::insert_pending(&mut tx, &changed).await.unwrap();
         tx.commit().await.unwrap();
@@ -198,7 +198,7 @@ async fn a_decision_on_an_entry_replaced_because_its_arguments_changed_names_the
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{body}");
     assert_eq!(body["details"], json!({ "expected": old["fingerprint"], "actual": changed.fingerprint }), "both are shown");
     // Once nothing waits in its place, a gone entry is simply no longer pending.
-    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE state = 'pending'").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE state = 'pending'").execute(t.app.testing().db().pool()).await.unwrap();
     let (status, body) = t.approve(&old).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("already_decided")), "{body}");
     assert_eq!(t.counters.deletes(), 0);
@@ -215,7 +215,7 @@ async fn a_call_the_engine_lost_is_not_found_and_stays_pending() {
     } else {
         "UPDATE snapshots SET body = json_set(body, '$.calls[0].status', 'done', '$.calls[0].result', 'x') WHERE run_id = $1"
     };
-    sqlx::query(advance).bind(answer["runId"].as_str().unwrap()).execute(t.app.db.pool()).await.unwrap();
+    sqlx::query(advance).bind(answer["runId"].as_str().unwrap()).execute(t.app.testing().db().pool()).await.unwrap();
     let (status, body) = t.approve(&item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{body}");
     assert!(body["message"].as_str().unwrap().contains("no longer paused"), "{body}");

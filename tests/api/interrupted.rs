@@ -24,11 +24,11 @@ async fn interrupted(text: &str, thread: &str) -> (TestApp, Value) {
         operator: "test".into(),
         operator_key: None,
     };
-    t.app.console.decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
+    t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
-    let mut t = spawn_app_in(&dir, counters).await;
+    let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);
     let after = t.item(item["id"].as_str().unwrap()).await;
     assert_eq!(after["state"], "interrupted", "{after}");
@@ -41,7 +41,7 @@ async fn resolve(t: &TestApp, item: &Value, body: Value) -> (StatusCode, Value) 
 
 /// The thread's stored messages: what the run's model was told, and its last answer.
 async fn thread(t: &TestApp, id: &str) -> Vec<Value> {
-    let mut conn = t.app.db.pool().acquire().await.unwrap();
+    let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
     approval_console::store::memory::recent(&mut conn, id, 50).await.unwrap()
 }
 

@@ -131,15 +131,10 @@ async fn long_polls_and_event_streams_past_a_credentials_cap_are_answered_429_un
     let (status, _, body) = ask(&t, &base, TOKEN, Method::GET, "/api/events", None).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited")), "{body}");
     drop(first);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let r = t.http.get(format!("{base}/api/events")).bearer_auth(TOKEN).send().await.unwrap();
-        if r.status() == StatusCode::OK {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the closed stream's place never came back");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait::eventually(Duration::from_secs(20), "the closed stream's place came back", || async {
+        t.http.get(format!("{base}/api/events")).bearer_auth(TOKEN).send().await.unwrap().status() == StatusCode::OK
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -209,11 +204,10 @@ async fn an_operators_queue_page_answers_under_a_flood_of_idle_connections_and_l
         .collect();
     // The flood is in place once every long poll beyond the credential's cap was turned away.
     let cap = Limits::default().waits_per_credential;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while answered.load(std::sync::atomic::Ordering::SeqCst) < 300 - cap {
-        assert!(tokio::time::Instant::now() < deadline, "the long polls beyond the cap were not answered");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait::eventually(Duration::from_secs(60), "the long polls beyond the cap were answered", || async {
+        answered.load(std::sync::atomic::Ordering::SeqCst) >= 300 - cap
+    })
+    .await;
 
     let operator = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
     let r = operator.get(format!("{}/api/queue", serve.base)).bearer_auth(TOKEN).send().await.expect("the operator's request is answered");

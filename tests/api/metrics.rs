@@ -22,7 +22,7 @@ async fn metrics(t: &TestApp) -> String {
 async fn metrics_count_the_queue_decisions_and_commits_as_they_change() {
     let t = spawn_app().await;
     // `local`, or `local@<instance>` when the tests run on PostgreSQL (team mode).
-    let pending_series = format!("approval_console_queue_items{{engine=\"{}\",state=\"pending\"}}", t.app.local.engine_id());
+    let pending_series = format!("approval_console_queue_items{{engine=\"{}\",state=\"pending\"}}", t.app.testing().local_engine().id());
     let before = metrics(&t).await;
     assert_eq!(sample(&before, &pending_series), None);
     for w in before.lines().filter(|l| l.starts_with("# TYPE")) {

@@ -13,7 +13,7 @@ use serde_json::json;
 async fn a_database_of_the_first_schema_migrates_and_keeps_its_queue_decisions_runs_and_audit_chain() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/first-schema.db"), tmp.path().join("approval-console.db")).unwrap();
-    let t = spawn_app_in(tmp.path(), Counters::default()).await;
+    let t = TestApp::builder().dir(tmp.path()).spawn().await;
 
     let (_, verify) = t.get("/api/audit/verify").await;
     assert_eq!((verify["ok"].as_bool(), verify["checked"].as_u64()), (Some(true), Some(8)), "{verify}");

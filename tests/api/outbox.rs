@@ -51,8 +51,13 @@ impl Engine for Down {
 }
 
 fn down(t: &TestApp) -> Arc<Down> {
-    let down = Arc::new(Down { db: t.app.db.clone(), tried: AtomicUsize::new(0), up: AtomicBool::new(false), now: Default::default() });
-    t.app.console.register(down.clone());
+    let down = Arc::new(Down {
+        db: t.app.testing().db().clone(),
+        tried: AtomicUsize::new(0),
+        up: AtomicBool::new(false),
+        now: Default::default(),
+    });
+    t.app.testing().register_engine(down.clone());
     down
 }
 
@@ -78,7 +83,7 @@ async fn queue_call(t: &TestApp, n: usize) -> (approval_console::domain::ItemId,
         requested_by: None,
         pause_reason: None,
     };
-    let mut tx = t.app.db.begin_write().await.unwrap();
+    let mut tx = t.app.testing().db().begin_write().await.unwrap();
     let item = queue::insert_pending(&mut tx, &call).await.unwrap();
     tx.commit().await.unwrap();
     (item.id, call.fingerprint)
@@ -99,13 +104,13 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     assert!(!status.is_server_error(), "{status} {body}");
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "delivered at once, and refused");
     let waiting = {
-        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
         decisions::with_delivery(&mut conn, Delivery::Pending).await.unwrap()
     };
     assert_eq!(waiting.len(), 1, "the decision waits in the outbox");
     let decision = &waiting[0];
     let first = {
-        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
         decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
     };
     assert_eq!(first.attempts, 1);
@@ -117,10 +122,10 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
 
     // The outbox tries again (here at once): refused again, it waits longer, and is not audited again.
     let again = chrono::Utc::now();
-    let answer = t.app.console.deliver(decision, None).await;
+    let answer = t.app.testing().deliver(decision).await;
     assert!(matches!(answer, Err(Error::Unreachable(_))), "{answer:?}");
     let second = {
-        let mut conn = t.app.db.pool().acquire().await.unwrap();
+        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
         decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
     };
     assert_eq!(second.attempts, 2);
@@ -129,7 +134,7 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     assert_eq!(deferred_entries(&t).await, 1, "only the first deferral is audited");
     let state: String = sqlx::query_scalar("SELECT delivery FROM decisions WHERE id = $1")
         .bind(decision.id.as_str())
-        .fetch_one(t.app.db.pool())
+        .fetch_one(t.app.testing().db().pool())
         .await
         .unwrap();
     assert_eq!(state, "pending");
@@ -147,20 +152,20 @@ async fn c05_the_outbox_worker_delivers_each_due_decision_once_when_the_engine_i
     }
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
     // Not due yet (each waits a second): a pass delivers nothing and does not even try.
-    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
     // Due, the engine still down: tried, nothing delivered.
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
-    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
+    assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 4);
     // Due again, the engine back: both delivered, once each; the next pass finds nothing.
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
     down.up.store(true, Ordering::SeqCst);
-    assert_eq!(t.app.console.deliver_due().await.unwrap(), 2);
+    assert_eq!(t.app.testing().deliver_due().await.unwrap(), 2);
     assert_eq!(down.tried.load(Ordering::SeqCst), 6);
     assert_eq!(t.count("SELECT COUNT(*) FROM decisions WHERE delivery = 'delivered'").await, 2);
     assert_eq!(t.count("SELECT COUNT(*) FROM queue_items WHERE state = 'delivered'").await, 2);
-    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0);
+    assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 6);
 }
 
@@ -177,8 +182,8 @@ async fn c3_any_engine_kind_gets_no_send_of_a_decision_whose_call_changed_after_
     let changed = json!({ "id": "rec-666" });
     *down.now.lock().unwrap() = Some(changed.clone());
     down.up.store(true, Ordering::SeqCst);
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.db.pool()).await.unwrap();
-    assert_eq!(t.app.console.deliver_due().await.unwrap(), 0, "nothing delivered");
+    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
+    assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0, "nothing delivered");
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "the engine was never asked to send it");
 
     let item = t.item(id.as_str()).await;

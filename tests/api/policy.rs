@@ -57,7 +57,7 @@ async fn start(t: &TestApp, agent: &str, text: &str, policy: RequireToolApproval
         run_id: None,
         started_by: None,
     };
-    t.app.local.start(request, None).await.expect("run starts").to_string()
+    t.app.send(request, false, None, &t.app.local_actor("test")).await.expect("run starts").to_string()
 }
 
 /// The pending entries of one run.
@@ -75,7 +75,7 @@ fn tool_names(items: &[Value]) -> Vec<&str> {
 async fn snapshot(t: &TestApp, run_id: &str) -> Value {
     let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
         .bind(run_id)
-        .fetch_one(t.app.db.pool())
+        .fetch_one(t.app.testing().db().pool())
         .await
         .expect("a stored snapshot");
     serde_json::from_str(&body).unwrap()
@@ -217,7 +217,7 @@ async fn s03_slow_predicate_requires_approval() {
 
 #[tokio::test]
 async fn s04_a_closure_is_not_persisted_and_later_calls_of_the_run_require_approval() {
-    let t = spawn_app_with(chain_agent).await;
+    let t = TestApp::builder().agents(chain_agent).spawn().await;
 
     // In memory the closure decides: it lets the lookup run; the delete pauses on its own flag.
     let says_no_to_lookups = RequireToolApproval::predicate(|tool, _, _| Ok(tool != "lookup_record"));
@@ -273,7 +273,7 @@ async fn s04_rules_persist_across_a_restart() {
     assert_eq!(back.persisted_policy(), &PersistedPolicy::Rules(rules.clone()));
 
     // Two runs under the rule; each pauses first on delete_record (S1).
-    let t = spawn_app_with(chain_agent).await;
+    let t = TestApp::builder().agents(chain_agent).spawn().await;
     let mut runs = Vec::new();
     for id in ["vip-1", "rec-1"] {
         let (status, answer) =
@@ -287,7 +287,7 @@ async fn s04_rules_persist_across_a_restart() {
     let (dir, tmp, counters) = t.stop().await;
 
     // After the restart the stored rule still decides the runs' later calls.
-    let t = spawn_app_in_with(&dir, counters.clone(), chain_agent).await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).agents(chain_agent).spawn().await;
     for run in &runs {
         let delete = pending_of(&t, run).await.remove(0);
         assert_eq!(t.approve(&delete).await.0, StatusCode::OK);

@@ -48,7 +48,11 @@ async fn c02_each_operator_sees_who_else_has_the_call_open_and_never_themselves(
     // Someone not heard from for the presence window is gone, and their row is pruned by the next heartbeat.
     let long_ago = (chrono::Utc::now() - chrono::Duration::from_std(PRESENCE_TTL).unwrap() - chrono::Duration::seconds(1))
         .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    sqlx::query("UPDATE presence SET seen_at = $1 WHERE viewer = 'carol (web)'").bind(&long_ago).execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE presence SET seen_at = $1 WHERE viewer = 'carol (web)'")
+        .bind(&long_ago)
+        .execute(t.app.testing().db().pool())
+        .await
+        .unwrap();
     assert!(viewing(&t, &bob, id).await.is_empty(), "carol's window went quiet");
     assert_eq!(t.count("SELECT COUNT(*) FROM presence WHERE viewer = 'carol (web)'").await, 0, "pruned");
     // Nothing of it is audited: presence is no decision.

@@ -6,7 +6,7 @@
 
 use crate::helpers::*;
 use approval_console::app::tokens::Claims;
-use approval_console::domain::{DecisionRequest, ItemId, Role, Verdict};
+use approval_console::domain::{ItemId, Role, Verdict};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -114,15 +114,14 @@ async fn a_grant_for_an_agent_covers_only_the_calls_of_the_principal_it_was_made
     let (_, theirs) =
         submit(&t, &second, json!({ "tool": "refund_order", "args": { "order": "o-2", "amount": 1 }, "agent": "billing-bot" })).await;
     let theirs = ItemId::new(theirs["id"].as_str().unwrap());
-    assert_eq!(t.app.console.apply_grants(&theirs).await.unwrap(), None, "a claimed agent name is not the principal");
+    assert_eq!(t.app.testing().apply_grants(&theirs).await.unwrap(), None, "a claimed agent name is not the principal");
     let (_, mine) =
         submit(&t, &first, json!({ "tool": "refund_order", "args": { "order": "o-3", "amount": 1 }, "agent": "billing-bot" })).await;
     let mine = ItemId::new(mine["id"].as_str().unwrap());
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while t.item(mine.as_str()).await["state"] == "pending" {
-        assert!(tokio::time::Instant::now() < deadline, "the grant never approved its own principal's call");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::eventually(Duration::from_secs(20), "the grant approved its own principal's call", || async {
+        t.item(mine.as_str()).await["state"] != "pending"
+    })
+    .await;
     assert_eq!(t.item(theirs.as_str()).await["state"], "pending", "{}", t.item(theirs.as_str()).await);
 }
 
@@ -175,16 +174,7 @@ async fn c08_one_person_counts_once_in_a_quorum_however_many_credentials_they_ho
     let local = t.app.local_actor("cli");
     let e = t
         .app
-        .console
-        .decide_or_approve(
-            &ItemId::new(item["id"].as_str().unwrap()),
-            DecisionRequest {
-                verdict: Verdict::Approve,
-                fingerprint: approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
-                operator: local.audit_name(),
-                operator_key: Some(local.principal.key()),
-            },
-        )
+        .decide_shown(item["id"].as_str().unwrap(), Verdict::Approve, item["fingerprint"].as_str().unwrap(), &local)
         .await
         .expect_err("the local admin and its own operator token are one person");
     assert_eq!(e.code(), "already_approved", "{e}");
@@ -221,7 +211,7 @@ async fn serve_refuses_a_session_token_that_is_a_credential_of_any_role() {
     let agent = t.token("hook", Role::Agent).await;
     let revoked = t.token("old", Role::Operator).await;
     t.app.revoke_token("old", &t.app.local_actor("test")).await.unwrap();
-    let dir = t.app.db.data_dir().to_owned();
+    let dir = t.dir.clone();
     for (token, says) in [
         (agent.as_str(), "credential \"hook\""),
         (revoked.as_str(), "revoked credential \"old\""),

@@ -13,7 +13,7 @@ mod fill;
 
 /// Queues `n` calls straight into the store (as an engine would), `args` made from their number.
 async fn queue_calls(t: &TestApp, n: usize, args: impl Fn(usize) -> Value) {
-    let mut tx = t.app.db.begin_write().await.unwrap();
+    let mut tx = t.app.testing().db().begin_write().await.unwrap();
     for i in 0..n {
         let (tool, kind) = if i % 3 == 0 { ("ask_operator", CallKind::Suspend) } else { ("delete_record", CallKind::Approval) };
         let args = args(i);
@@ -80,7 +80,7 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
     assert_eq!(t.decline(&by_arg("b"), "no").await.0, StatusCode::OK);
     // Stages the local engine passes through too fast to catch: a decision waiting in the outbox,
     // a run that ended elsewhere.
-    let pool = t.app.db.pool();
+    let pool = t.app.testing().db().pool();
     sqlx::query("UPDATE queue_items SET state = 'decided' WHERE id = $1").bind(by_arg("c")["id"].as_str()).execute(pool).await.unwrap();
     sqlx::query("UPDATE queue_items SET state = 'gone' WHERE id = $1").bind(by_arg("d")["id"].as_str()).execute(pool).await.unwrap();
     // Nobody decided on e in time: the console declines it as expired.
@@ -91,7 +91,7 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
         operator: "console (expiry)".into(),
         operator_key: None,
     };
-    t.app.console.decide_and_deliver(&ItemId::new(e["id"].as_str().unwrap()), expire).await.unwrap();
+    t.app.testing().decide_and_deliver(&ItemId::new(e["id"].as_str().unwrap()), expire).await.unwrap();
 
     let counts = ok(&t, "/api/queue/counts").await;
     assert_eq!(counts, json!({ "pending": 1, "awaitingDelivery": 1, "decided": 2, "expired": 1, "gone": 1, "all": 6, "pendingTotal": 1 }));
@@ -190,7 +190,7 @@ async fn search_finds_calls_by_tool_agent_and_argument_text() {
          VALUES ('q_raw', 'local', 'raw-agent', 'run-raw', 'c1', 'raw_tool', '{\"path\":\"/srv/Quarterly-Report.pdf\"}', $1, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
     )
     .bind(format!("sha256:{}", "0".repeat(64)))
-    .execute(t.app.db.pool())
+    .execute(t.app.testing().db().pool())
     .await
     .unwrap();
     assert_eq!(search("quarterly-report").await["items"][0]["id"], "q_raw");
@@ -240,7 +240,7 @@ async fn search_stays_fast_with_100_000_calls() {
     let n = 100_000;
     let rate = fill::fill(tmp.path(), n).await;
     println!("fill: {rate:.0} calls/s");
-    let t = spawn_app_in(tmp.path(), Counters::default()).await;
+    let t = TestApp::builder().dir(tmp.path()).spawn().await;
     let time = |path: String| {
         let t = &t;
         async move {
@@ -297,7 +297,7 @@ async fn calls_queued_before_the_search_index_existed_are_found() {
         .unwrap();
         pool.close().await;
     }
-    let t = spawn_app_in(tmp.path(), Counters::default()).await;
+    let t = TestApp::builder().dir(tmp.path()).spawn().await;
     for q in ["cfo@example", "send_email", "old+agent"] {
         assert_eq!(ids(&ok(&t, &format!("/api/queue?q={q}")).await), ["q_old"], "{q}");
     }

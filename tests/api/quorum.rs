@@ -181,14 +181,9 @@ async fn c08_an_expiry_after_one_approval_declines_the_whole_call_and_nothing_ru
     let item = t.paused_by(&bot, "delete rec-late").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!(approve_as(&t, &a, &item).await.0, StatusCode::ACCEPTED);
-    let mut expired = 0;
-    for _ in 0..50 {
-        expired = t.app.console.expire_due().await.unwrap();
-        if expired > 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let expired = wait::within(Duration::from_secs(5), || async { Some(t.app.testing().expire_due().await.unwrap()).filter(|n| *n > 0) })
+        .await
+        .unwrap_or(0);
     assert_eq!(expired, 1, "the deadline counts from the pause, approvals or not");
     let after = t.item(id).await;
     assert_eq!((after["tab"].as_str(), after["decision"]["expiredAfterSecs"].as_u64()), (Some("expired"), Some(1)), "{after}");
@@ -211,12 +206,12 @@ async fn c08_a_grant_never_stands_in_for_an_approval_of_a_tool_with_a_quorum() {
 
     let later = t.paused_by(&bot, "delete rec-2").await;
     let later_id = ItemId::new(later["id"].as_str().unwrap());
-    assert_eq!(t.app.console.apply_grants(&later_id).await.unwrap(), None, "the grant made before the quorum is not used");
-    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0);
+    assert_eq!(t.app.testing().apply_grants(&later_id).await.unwrap(), None, "the grant made before the quorum is not used");
+    assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 0);
     assert_eq!(t.item(later_id.as_str()).await["state"], "pending");
     // Not with an approval recorded either: a grant is no second operator.
     assert_eq!(approve_as(&t, &a, &later).await.0, StatusCode::ACCEPTED);
-    assert_eq!(t.app.console.sweep_grants().await.unwrap(), 0);
+    assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 0);
     assert_eq!(t.item(later_id.as_str()).await["state"], "pending");
     let (status, body) = t
         .post(
@@ -346,10 +341,10 @@ async fn c08_running_an_interrupted_call_again_needs_the_quorum_anew() {
         operator: "test".into(),
         operator_key: None,
     };
-    t.app.console.decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.db.pool()).await.unwrap();
+    t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
+    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
-    let mut t = spawn_app_in(&dir, counters).await;
+    let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);
     let (_, a, b) = cast(&t).await;
     set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;

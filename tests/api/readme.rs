@@ -120,15 +120,14 @@ async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str]) -> S
         .kill_on_drop(true)
         .spawn()
         .unwrap_or_else(|e| panic!("{program}: {e}"));
-    let call = 'found: {
-        for _ in 0..400 {
-            if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "http" && c["agentId"] == "billing-bot") {
-                break 'found c;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        }
-        panic!("{program} queued no call")
-    };
+    let call = wait::until(std::time::Duration::from_secs(10), || async {
+        t.pending()
+            .await
+            .into_iter()
+            .find(|c| c["engine"] == "http" && c["agentId"] == "billing-bot")
+            .ok_or_else(|| format!("{program} queued no call"))
+    })
+    .await;
     assert_eq!((call["toolName"].as_str(), call["threadId"].as_str()), (Some("delete_record"), Some("t-1")), "{call}");
     let (status, body) = t.approve(&call).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
@@ -219,15 +218,10 @@ async fn the_readme_claude_code_settings_run_the_hook_and_block_when_it_fails() 
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(event.to_string().as_bytes()).await.unwrap();
     drop(stdin);
-    let call = 'found: {
-        for _ in 0..400 {
-            if let Some(c) = t.pending().await.into_iter().find(|c| c["engine"] == "claude-code") {
-                break 'found c;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        }
-        panic!("the hook queued no call")
-    };
+    let call = wait::until(std::time::Duration::from_secs(10), || async {
+        t.pending().await.into_iter().find(|c| c["engine"] == "claude-code").ok_or_else(|| "the hook queued no call".to_owned())
+    })
+    .await;
     let (status, _) = t.decline(&call, "deploys on Mondays only").await;
     assert_eq!(status, reqwest::StatusCode::OK);
     let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output()).await.unwrap().unwrap();

@@ -12,7 +12,7 @@ async fn c05_the_queue_survives_a_restart_and_the_run_completes_after_approval()
     let before = t.pending().await;
     let (dir, tmp, counters) = t.stop().await;
 
-    let t = spawn_app_in(&dir, counters).await;
+    let t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     let after = t.pending().await;
     assert_eq!(after, before, "the queue after a restart is exactly what it was");
     let (_, runs) = t.get("/api/agents/demo/suspended-runs").await;
@@ -44,17 +44,17 @@ async fn c05_a_decision_stored_but_not_delivered_is_delivered_once_after_a_resta
     t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let (id, request) = approve_request(&item);
-    t.app.console.decide(&id, request).await.unwrap();
+    t.app.testing().decide(&id, request).await.unwrap();
     assert_eq!(t.counters.deletes(), 0);
     let (dir, tmp, counters) = t.stop().await;
 
-    let t = spawn_app_in(&dir, counters.clone()).await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
     let after = t.item(id.as_str()).await;
     assert_eq!(after["state"], "delivered");
     assert_eq!(after["decision"]["delivery"], "delivered");
     assert_eq!(counters.deletes(), 1);
     let (dir, tmp2, counters) = t.stop().await;
-    let t = spawn_app_in(&dir, counters.clone()).await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
     assert_eq!(counters.deletes(), 1, "a second restart delivers nothing again");
     drop((t, tmp, tmp2));
 }
@@ -65,12 +65,12 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
     t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let (id, request) = approve_request(&item);
-    t.app.console.decide(&id, request).await.unwrap();
+    t.app.testing().decide(&id, request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
-    let t = spawn_app_in(&dir, counters.clone()).await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
     let after = t.item(id.as_str()).await;
     assert_eq!(after["state"], "interrupted");
     assert_eq!(after["decision"]["outcome"]["status"], "interrupted");
@@ -116,15 +116,12 @@ async fn serve_keeps_running_when_its_stdout_is_closed() {
         .spawn()
         .unwrap();
     let http = reqwest::Client::new();
-    let mut healthy = false;
-    for _ in 0..100 {
+    let healthy = wait::until(std::time::Duration::from_secs(5), || {
         assert!(child.try_wait().unwrap().is_none(), "serve exited when its stdout was closed");
-        if let Ok(r) = http.get(format!("http://127.0.0.1:{port}/api/health")).send().await {
-            healthy = r.status().is_success();
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+        let answer = http.get(format!("http://127.0.0.1:{port}/api/health")).send();
+        async move { answer.await.map(|r| r.status().is_success()).map_err(|e| format!("serve never answered: {e}")) }
+    })
+    .await;
     assert!(healthy, "serve never answered");
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert!(child.try_wait().unwrap().is_none(), "serve exited when its stdout was closed");
@@ -141,12 +138,12 @@ async fn c05_a_run_left_running_is_put_back_before_stored_decisions_are_delivere
     let delete = t.pending_call(&run_id, "call_2").await;
     assert_eq!(t.approve(&lookup).await.0, StatusCode::OK);
     let (id, request) = approve_request(&delete);
-    t.app.console.decide(&id, request).await.unwrap();
+    t.app.testing().decide(&id, request).await.unwrap();
     // The process died while it was advancing the run.
-    sqlx::query("UPDATE snapshots SET state = 'running'").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("UPDATE snapshots SET state = 'running'").execute(t.app.testing().db().pool()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
-    let t = spawn_app_in(&dir, counters.clone()).await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
     let after = t.item(id.as_str()).await;
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!((counters.lookups(), counters.deletes()), (1, 1));

@@ -112,14 +112,17 @@ async fn s07_a_decision_for_another_fingerprint_is_refused() {
 
 /// Rewrites the args of a call inside the stored snapshot, as a tampering or buggy engine would.
 async fn change_args_in_snapshot(t: &TestApp, run_id: &str, new_id: &str) {
-    let body: String =
-        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1").bind(run_id).fetch_one(t.app.db.pool()).await.unwrap();
+    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
+        .bind(run_id)
+        .fetch_one(t.app.testing().db().pool())
+        .await
+        .unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!(new_id);
     sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
         .bind(body.to_string())
         .bind(run_id)
-        .execute(t.app.db.pool())
+        .execute(t.app.testing().db().pool())
         .await
         .unwrap();
 }
@@ -151,21 +154,21 @@ async fn approved_delete(
     let id = ItemId::new(item["id"].as_str().unwrap());
     let request =
         DecisionRequest { verdict: Verdict::Approve, fingerprint: fingerprint.clone(), operator: "test".into(), operator_key: None };
-    let decided = if claimed { t.app.console.decide_claimed(&id, request).await } else { t.app.console.decide(&id, request).await };
+    let decided = if claimed { t.app.testing().decide_claimed(&id, request).await } else { t.app.testing().decide(&id, request).await };
     (answer["runId"].as_str().unwrap().to_owned(), id, fingerprint, decided.unwrap())
 }
 
 #[tokio::test]
 async fn s07_arguments_changed_between_approval_and_execution_block_the_tool() {
-    use approval_console::engine::{send, Engine};
+    use approval_console::engine::send;
     let t = spawn_app().await;
     let (run, id, _, decision) = approved_delete(&t, true).await;
     // The console's check (C3) passes; the arguments change after it and before the tool runs: the
     // engine's own check under the run's lock (S7) still blocks the tool.
-    let queued = t.app.console.item(&id).await.unwrap().queued;
-    let checked = send::confirm(t.app.local.prepare(&decision, &queued).await.unwrap()).unwrap();
+    let queued = t.app.testing().entry(&id).await.unwrap().queued;
+    let checked = send::confirm(t.app.testing().local_engine().prepare(&decision, &queued).await.unwrap()).unwrap();
     change_args_in_snapshot(&t, &run, "rec-EVIL").await;
-    let outcome = t.app.local.send(checked, None).await.unwrap();
+    let outcome = t.app.testing().local_engine().send(checked, None).await.unwrap();
     assert_eq!(outcome["status"], "blocked");
     assert_eq!(outcome["result"], "Tool call blocked: approval did not match delete_record arguments.");
     assert_eq!(t.counters.deletes(), 0, "the tool ran with arguments nobody approved");
@@ -176,7 +179,7 @@ async fn c3_arguments_changed_between_approval_and_delivery_fail_the_decision_an
     let t = spawn_app().await;
     let (run, id, fingerprint, decision) = approved_delete(&t, false).await;
     change_args_in_snapshot(&t, &run, "rec-EVIL").await;
-    let err = t.app.console.deliver(&decision, None).await.unwrap_err();
+    let err = t.app.testing().deliver(&decision).await.unwrap_err();
     assert_eq!(err.code(), "fingerprint_mismatch", "{err}");
     assert_eq!(t.counters.deletes(), 0, "nothing ran");
     let failed = t.item(id.as_str()).await;
@@ -295,7 +298,7 @@ async fn s11_a_snapshot_exists_while_suspended_and_is_deleted_when_the_run_finis
 async fn s11_deciding_a_call_whose_snapshot_is_missing_fails_with_snapshot_not_found() {
     let t = spawn_app().await;
     t.generate("delete rec-1").await;
-    sqlx::query("DELETE FROM snapshots").execute(t.app.db.pool()).await.unwrap();
+    sqlx::query("DELETE FROM snapshots").execute(t.app.testing().db().pool()).await.unwrap();
     let item = t.pending().await.remove(0);
     let (status, body) = t.approve(&item).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
@@ -369,7 +372,7 @@ async fn s12_send_tool_approval_finds_the_threads_suspended_call_in_storage() {
     let paused = t.generate_with(body("t-send")).await;
     t.generate_with(body("t-other")).await;
     let (dir, tmp, counters) = t.stop().await;
-    let t = spawn_app_in(&dir, counters).await; // only in storage now
+    let t = TestApp::builder().dir(&dir).counters(counters).spawn().await; // only in storage now
 
     let (status, wrong) =
         t.post("/api/agents/demo/send-tool-approval", json!({"threadId": "t-send", "resourceId": "user-2", "approved": true})).await;
@@ -379,11 +382,10 @@ async fn s12_send_tool_approval_finds_the_threads_suspended_call_in_storage() {
     assert_eq!(status, StatusCode::OK, "{accepted}");
     assert_eq!(accepted["accepted"], true);
     assert_eq!(accepted["runId"], paused["runId"]);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while t.count("SELECT COUNT(*) FROM snapshots").await != 1 {
-        assert!(std::time::Instant::now() < deadline, "the run did not finish in the background");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    wait::eventually(std::time::Duration::from_secs(10), "the run finished in the background", || async {
+        t.count("SELECT COUNT(*) FROM snapshots").await == 1
+    })
+    .await;
     assert_eq!(t.counters.deletes(), 1);
     let (_, other) = t.get("/api/queue?thread=t-other").await;
     assert_eq!(other["items"].as_array().unwrap().len(), 1, "the other thread's call still waits");

@@ -66,7 +66,7 @@ async fn paused_at_depth(t: &TestApp, text: &str) -> (serde_json::Value, serde_j
 
 #[tokio::test]
 async fn s13_a_pause_three_levels_down_surfaces_once_on_the_top_run_and_approval_finishes_the_chain() {
-    let t = spawn_app_with(chain).await;
+    let t = TestApp::builder().agents(chain).spawn().await;
     let (answer, item) = paused_at_depth(&t, "delete rec-1").await;
     let payload = &answer["suspendPayload"];
     assert_eq!(payload["toolName"], "delete_record", "the inner tool: {answer}");
@@ -99,7 +99,7 @@ async fn s13_a_pause_three_levels_down_surfaces_once_on_the_top_run_and_approval
 
 #[tokio::test]
 async fn s13_a_decline_travels_down_and_the_reason_comes_back_up() {
-    let t = spawn_app_with(chain).await;
+    let t = TestApp::builder().agents(chain).spawn().await;
     let (_, item) = paused_at_depth(&t, "delete rec-2").await;
     let (status, after) = t.decline(&item, "not that one").await;
     assert_eq!(status, StatusCode::OK, "{after}");
@@ -112,7 +112,7 @@ async fn s13_a_decline_travels_down_and_the_reason_comes_back_up() {
 
 #[tokio::test]
 async fn s13_a_suspended_tool_deep_in_the_chain_is_resumed_from_the_top() {
-    let t = spawn_app_with(chain).await;
+    let t = TestApp::builder().agents(chain).spawn().await;
     let (answer, item) = paused_at_depth(&t, "ask which region?").await;
     assert_eq!(item["kind"], "suspend");
     assert_eq!(item["suspendPayload"], json!({"question": "which region?"}));
@@ -128,17 +128,20 @@ async fn s13_a_suspended_tool_deep_in_the_chain_is_resumed_from_the_top() {
 
 #[tokio::test]
 async fn s13_s07_arguments_changed_deep_in_the_chain_are_refused() {
-    let t = spawn_app_with(chain).await;
+    let t = TestApp::builder().agents(chain).spawn().await;
     let (answer, item) = paused_at_depth(&t, "delete rec-3").await;
     let leaf_run = format!("{}/call_1/call_1", answer["runId"].as_str().unwrap());
-    let body: String =
-        sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1").bind(&leaf_run).fetch_one(t.app.db.pool()).await.unwrap();
+    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
+        .bind(&leaf_run)
+        .fetch_one(t.app.testing().db().pool())
+        .await
+        .unwrap();
     let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
     body["calls"][0]["args"]["id"] = json!("rec-EVIL");
     sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
         .bind(body.to_string())
         .bind(&leaf_run)
-        .execute(t.app.db.pool())
+        .execute(t.app.testing().db().pool())
         .await
         .unwrap();
     let (status, refused) = t.approve(&item).await;
@@ -148,10 +151,10 @@ async fn s13_s07_arguments_changed_deep_in_the_chain_are_refused() {
 
 #[tokio::test]
 async fn s13_a_nested_pause_survives_a_restart() {
-    let t = spawn_app_with(chain).await;
+    let t = TestApp::builder().agents(chain).spawn().await;
     let (answer, _) = paused_at_depth(&t, "delete rec-4").await;
     let (dir, tmp, counters) = t.stop().await;
-    let t = spawn_app_in_with(&dir, counters, chain).await;
+    let t = TestApp::builder().dir(&dir).counters(counters).agents(chain).spawn().await;
     let item = t.pending().await.remove(0);
     assert_eq!(item["runId"], answer["runId"]);
     let (status, after) = t.approve(&item).await;

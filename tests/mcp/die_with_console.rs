@@ -3,8 +3,8 @@
 //! which a guard process kills when the console goes).
 
 use crate::serve_process::ServeProcess;
-use crate::{node, quoted, tests_dir};
-use std::time::{Duration, Instant};
+use crate::{node, quoted, tests_dir, wait};
+use std::time::Duration;
 
 /// Processes whose command line holds `needle`.
 fn processes_with(needle: &str) -> Vec<u32> {
@@ -17,18 +17,6 @@ fn processes_with(needle: &str) -> Vec<u32> {
         }
     }
     pids
-}
-
-/// Waits (10 s at most) until `done` holds; false if it never did.
-async fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if done() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    done()
 }
 
 #[tokio::test]
@@ -70,9 +58,17 @@ async fn c05_a_console_killed_mid_call_leaves_no_mcp_server_to_carry_the_call_ou
         reqwest::Client::new().post(format!("{base}/api/agents/slow/generate")).bearer_auth("tok-die-with-console").json(&body).send().await
     });
     let started = effect.with_extension("log.started");
-    assert!(eventually(|| started.exists()).await, "the call never reached the server");
+    wait::eventually(Duration::from_secs(10), "the call reached the server", || async { started.exists() }).await;
     console.kill(); // SIGKILL, mid-call
-    assert!(eventually(|| processes_with(&needle).is_empty()).await, "left running: {:?}", processes_with(&needle));
+    wait::until(Duration::from_secs(10), || async {
+        let left = processes_with(&needle);
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("left running: {left:?}"))
+        }
+    })
+    .await;
     // Nobody is left to write it: the side effect never happened.
     assert!(!effect.exists(), "the call ran after the console was gone: {:?}", std::fs::read_to_string(&effect));
     assert!(call.await.unwrap().is_err(), "the client saw the connection end");

@@ -69,22 +69,22 @@ async fn s06_write_file_writes_nothing_until_approved_then_the_file_is_there() {
     let app = App::open(&f.data, vec![agent]).await.unwrap();
 
     let run_id = run(&app, "write a note", LIMIT).await;
-    let pending = app.local.pending_items(&run_id).await.unwrap();
+    let pending = waiting(&app, &run_id).await;
     assert_eq!(pending.len(), 1, "write_file waits for approval");
-    let entry = app.console.item(&pending[0]).await.unwrap();
-    assert_eq!((entry.queued.call.kind, entry.queued.call.tool_name.as_str()), (CallKind::Approval, "write_file"));
-    assert_eq!(entry.queued.call.args["content"], "approved content\n");
+    let entry = app.queue_item(&pending[0].id, &app.local_actor("test")).await.unwrap();
+    assert_eq!((entry.kind, entry.tool_name.as_str()), (CallKind::Approval, "write_file"));
+    assert_eq!(entry.args["content"], "approved content\n");
     assert!(listing(&f.files).is_empty(), "nothing is written before the approval: {:?}", listing(&f.files));
 
-    let decided = decide(&app, &pending[0], Verdict::Approve).await;
-    assert_eq!(decided.queued.state, ItemState::Delivered);
+    let decided = decide(&app, &pending[0].id, Verdict::Approve).await;
+    assert_eq!(decided.state, ItemState::Delivered);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "approved content\n");
     let outcome = decided.decision.unwrap().outcome.unwrap();
     assert!(text(&outcome["result"]).contains("Successfully wrote"), "{outcome}");
     let results = tool_results(&seen);
     assert_eq!(results.len(), 1);
     assert!(text(&results[0].1).contains(&format!("Successfully wrote to {}", path.display())), "{results:?}");
-    assert!(app.local.pending_items(&run_id).await.unwrap().is_empty());
+    assert!(waiting(&app, &run_id).await.is_empty());
 }
 
 #[tokio::test]
@@ -95,10 +95,10 @@ async fn s06_a_declined_write_file_writes_nothing_and_the_model_is_told() {
     let app = App::open(&f.data, vec![agent]).await.unwrap();
 
     let run_id = run(&app, "write", LIMIT).await;
-    let pending = app.local.pending_items(&run_id).await.unwrap();
+    let pending = waiting(&app, &run_id).await;
     assert_eq!(pending.len(), 1);
-    let decided = decide(&app, &pending[0], Verdict::Decline { reason: Some("not in this folder".into()) }).await;
-    assert_eq!(decided.queued.state, ItemState::Delivered);
+    let decided = decide(&app, &pending[0].id, Verdict::Decline { reason: Some("not in this folder".into()) }).await;
+    assert_eq!(decided.state, ItemState::Delivered);
 
     assert!(listing(&f.files).is_empty(), "a declined call writes nothing: {:?}", listing(&f.files));
     let results = tool_results(&seen);
@@ -120,7 +120,7 @@ async fn a_tool_without_approval_runs_at_once_and_its_result_reaches_the_model()
     let app = App::open(&f.data, vec![agent]).await.unwrap();
 
     let run_id = run(&app, "look around", LIMIT).await;
-    assert!(app.local.pending_items(&run_id).await.unwrap().is_empty(), "nothing waits for approval");
+    assert!(waiting(&app, &run_id).await.is_empty(), "nothing waits for approval");
     let results = tool_results(&seen);
     assert_eq!(results.len(), 3, "{results:?}");
     assert_eq!(results[0].1, json!({"content": "[FILE] seed.txt"}), "structuredContent is the result");

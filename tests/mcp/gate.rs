@@ -6,7 +6,7 @@
 //! trusted (`--trust-annotations`); the upstream never finds the gate's credential.
 
 use super::serve_process::{self, ServeProcess};
-use super::{filesystem_server, node, tests_dir};
+use super::{filesystem_server, node, tests_dir, wait};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -60,14 +60,12 @@ fn unreachable_console() -> String {
 
 /// The pending `mcp` call not among `seen`, once it is queued.
 async fn next_mcp_call(console: &ServeProcess, seen: &[String]) -> Value {
-    for _ in 0..400 {
+    wait::until(Duration::from_secs(10), || async {
         let queue = console.get("/api/queue?source=mcp").await;
-        if let Some(c) = queue["items"].as_array().unwrap().iter().find(|c| !seen.contains(&c["id"].as_str().unwrap().to_owned())) {
-            return c.clone();
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the gate queued no call")
+        let new = queue["items"].as_array().unwrap().iter().find(|c| !seen.contains(&c["id"].as_str().unwrap().to_owned())).cloned();
+        new.ok_or_else(|| "the gate queued no call".to_owned())
+    })
+    .await
 }
 
 /// The client's next step, as the JSON line it printed.

@@ -12,10 +12,14 @@ mod gate;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 mod settings;
+#[path = "../support/wait.rs"]
+mod wait;
 
+use approval_console::app::query::{QueueQuery, SortOrder};
+use approval_console::app::queue::QueueItem;
 use approval_console::app::App;
 use approval_console::config::{parse_agents, ConfigError};
-use approval_console::domain::{AgentId, DecisionRequest, Error, ItemId, RunId, Verdict};
+use approval_console::domain::{AgentId, Error, RunId, Verdict};
 use approval_console::engine::local::agent::{Agent, Message, Model, ModelTurn, ProposedCall, ToolSpec};
 use approval_console::engine::local::model::ApiKey;
 use approval_console::engine::local::{RunOptions, RunRequest};
@@ -156,20 +160,26 @@ pub fn request(text: &str) -> RunRequest {
     }
 }
 
-/// Starts a run; it must end (finished or paused) within `limit`.
+/// Starts a run as the local admin (as an embedder would); it must end (finished or paused) within
+/// `limit`.
 pub async fn run(app: &App, text: &str, limit: std::time::Duration) -> RunId {
-    tokio::time::timeout(limit, app.local.start(request(text), None))
+    tokio::time::timeout(limit, app.send(request(text), false, None, &app.local_actor("test")))
         .await
         .unwrap_or_else(|_| panic!("the run did not finish or pause within {limit:?}"))
         .expect("the run starts")
 }
 
+/// The calls of a run waiting for a decision, the first paused first.
+pub async fn waiting(app: &App, run_id: &RunId) -> Vec<QueueItem> {
+    let query = QueueQuery { run: Some(run_id.to_string()), sort: Some(SortOrder::Oldest), ..Default::default() };
+    app.queue_page(&query, &app.local_actor("test")).await.unwrap().items
+}
+
 /// Decides a pending call with the fingerprint the console shows.
-pub async fn decide(app: &App, item: &ItemId, verdict: Verdict) -> approval_console::store::queue::Entry {
-    let entry = app.console.item(item).await.unwrap();
-    let request =
-        DecisionRequest { verdict, fingerprint: entry.queued.call.fingerprint.clone(), operator: "test".into(), operator_key: None };
-    app.console.decide_and_deliver(item, request).await.unwrap()
+pub async fn decide(app: &App, id: &str, verdict: Verdict) -> QueueItem {
+    let admin = app.local_actor("test");
+    let shown = app.queue_item(id, &admin).await.unwrap();
+    app.decide_shown(id, verdict, shown.fingerprint.as_str(), &admin).await.unwrap()
 }
 
 /// The results the model was handed, by tool call id, at its last step.

@@ -10,6 +10,8 @@
 
 #[path = "../support/mastra_server.rs"]
 mod mastra_server;
+#[path = "../support/wait.rs"]
+mod wait;
 
 use approval_console::api::{self, Server};
 use approval_console::app::{App, Background};
@@ -102,16 +104,13 @@ fn shown() -> Vec<Shown> {
     out
 }
 
-/// Waits for the `n`-th notification (counting from 1) and returns it.
+/// Waits (up to 10 s) for the `n`-th notification (counting from 1) and returns it.
 async fn nth_shown(n: usize) -> Shown {
-    for _ in 0..100 {
+    wait::until(Duration::from_secs(10), || async {
         let all = shown();
-        if all.len() >= n {
-            return all[n - 1].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("notification {n} never shown; shown so far: {:#?}", shown());
+        all.get(n - 1).cloned().ok_or_else(|| format!("notification {n} never shown; shown so far: {all:#?}"))
+    })
+    .await
 }
 
 /// Picks `choice` ("Approve", "Decline", "Open") in dunst's context menu of the notifications shown
@@ -171,15 +170,17 @@ impl Console {
         self.send(reqwest::Method::GET, &format!("/api/queue/{id}"), json!(null)).await.1
     }
 
+    /// Waits (up to 10 s) until entry `id` is in `state`.
     async fn wait_state(&self, id: &str, state: &str) -> Value {
-        for _ in 0..100 {
+        wait::until(Duration::from_secs(10), || async {
             let item = self.item(id).await;
             if item["state"] == state {
-                return item;
+                Ok(item)
+            } else {
+                Err(format!("item {id} never reached {state}: {item}"))
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("item {id} never reached {state}: {}", self.item(id).await);
+        })
+        .await
     }
 }
 
@@ -207,7 +208,7 @@ async fn c4_a_new_call_raises_a_notification_whose_approve_completes_the_run() {
     assert_eq!(after["decision"]["kind"], "approve");
     assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(notification)"), "{after}");
     assert_eq!(after["decision"]["fingerprint"], item["fingerprint"], "bound to the fingerprint the notification showed");
-    assert_eq!(console.app.notifications.status().available, Some(true));
+    assert_eq!(console.app.notification_status(&console.app.local_actor("test")).unwrap().available, Some(true));
     console.server.stop().await;
 }
 
@@ -309,7 +310,7 @@ async fn c3_an_approve_from_a_notification_after_the_arguments_changed_sends_not
     }
     let before = shown().len();
     let console = Console::start().await;
-    let mut opened = console.app.notifications.open_requests();
+    let mut opened = console.app.open_requests();
     let tmp = tempfile::tempdir().unwrap();
     let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
     let (status, body) =
@@ -375,10 +376,16 @@ async fn c4_without_a_notification_service_the_console_keeps_working_and_says_so
     let (mut child, base) = serve_notify(&tmp, &[("DBUS_SESSION_BUS_ADDRESS", Some(bus.as_str()))]);
     let http = reqwest::Client::new();
     let post = |path: &str, body: Value| http.post(format!("{base}{path}")).bearer_auth(TOKEN).json(&body).send();
-    for text in ["delete rec-a", "delete rec-b"] {
+    for (told, text) in ["delete rec-a", "delete rec-b"].into_iter().enumerate() {
         let r = post("/api/agents/demo/generate", json!({ "messages": text })).await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        // The call is told (and fails: the first) or set aside for the retry (the second) before the next.
+        wait::eventually(Duration::from_secs(5), &format!("call {} counted as missed", told + 1), || async {
+            let status: Value =
+                http.get(format!("{base}/api/notifications/status")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+            status["missed"].as_u64() > Some(told as u64)
+        })
+        .await;
     }
     let status: Value = http.get(format!("{base}/api/notifications/status")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
     assert_eq!((status["running"].as_bool(), status["available"].as_bool()), (Some(true), Some(false)), "{status}");
@@ -426,15 +433,12 @@ async fn notifications_follow_a_japanese_locale() {
     assert_eq!(sorted(n.labels.clone()), sorted(vec!["承認".into(), "拒否".into(), "開く".into()]), "{n:?}");
 
     act("承認");
-    let mut state = Value::Null;
-    for _ in 0..100 {
+    let state = wait::within(Duration::from_secs(10), || async {
         let queue: Value = http.get(format!("{base}/api/queue?tab=all")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
-        state = queue["items"][0]["state"].clone();
-        if state == "delivered" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Some(queue["items"][0]["state"].clone()).filter(|state| *state == "delivered")
+    })
+    .await
+    .unwrap_or(Value::Null);
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(state, "delivered", "承認 on the notification approved the call");
@@ -469,15 +473,16 @@ async fn cut_notification_offers_no_approve() {
     assert!(n.body.contains("{\"id\":\"rec-xxx") && !n.body.contains("-end"), "the argument shown cut: {n:?}");
 
     act("Decline");
-    let mut item = Value::Null;
-    for _ in 0..100 {
+    let item = wait::until(Duration::from_secs(10), || async {
         let queue: Value = http.get(format!("{base}/api/queue?tab=all")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
-        item = queue["items"][0].clone();
+        let item = queue["items"][0].clone();
         if item["state"] == "delivered" {
-            break;
+            Ok(item)
+        } else {
+            Err(format!("Decline on the cut notification declined the call: {item}"))
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
     let id = item["id"].as_str().unwrap_or_default().to_owned();
     let decided: Value = http.get(format!("{base}/api/queue/{id}")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
     assert_eq!(item["state"], "delivered", "Decline on the cut notification declined the call: {item}");
@@ -512,29 +517,24 @@ async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
     let app = App::open(tmp.path(), vec![]).await.unwrap();
     let notifier = Answers(approval_console::notify::Choice::Approve, Arc::default());
     let (_stop, rx) = tokio::sync::watch::channel(false);
-    app.notifications.start(app.console.clone(), Arc::new(notifier.clone()), "op".into(), rx);
+    app.testing().start_notifications(Arc::new(notifier.clone()), "op".into(), rx);
+    let admin = app.local_actor("test");
 
     let long = pause(&app, &format!("delete rec-{}", "x".repeat(approval_console::notify::BODY_BUDGET))).await;
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    // Told alone (its gathering window over) before the next call pauses.
+    wait::eventually(Duration::from_secs(5), "the long call told", || async { notifier.1.lock().unwrap().len() == 1 }).await;
     let short = pause(&app, "delete rec-short").await;
-    let mut state = approval_console::domain::ItemState::Pending;
-    for _ in 0..100 {
-        state = app.console.item(&short.id).await.unwrap().queued.state;
-        if state == approval_console::domain::ItemState::Delivered {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let state = wait::within(Duration::from_secs(5), || async {
+        Some(app.queue_item(&short.id, &admin).await.unwrap().state).filter(|s| *s == approval_console::domain::ItemState::Delivered)
+    })
+    .await
+    .unwrap_or(approval_console::domain::ItemState::Pending);
     assert_eq!(state, approval_console::domain::ItemState::Delivered, "an offered Approve approves");
     let told = notifier.1.lock().unwrap().clone();
     assert_eq!(told.len(), 2, "{told:?}");
     assert!(!told[0].actions.contains(&approval_console::notify::Choice::Approve), "{:?}", told[0]);
-    let still = app.console.item(&long.id).await.unwrap();
-    assert_eq!(
-        still.queued.state,
-        approval_console::domain::ItemState::Pending,
-        "the cut call's notice offered no Approve: nothing decided"
-    );
+    let still = app.queue_item(&long.id, &admin).await.unwrap();
+    assert_eq!(still.state, approval_console::domain::ItemState::Pending, "the cut call's notice offered no Approve: nothing decided");
     assert!(still.decision.is_none());
 }
 
@@ -562,43 +562,39 @@ async fn a_call_a_grant_covers_raises_no_notification() {
     use approval_console::console::grants::{Condition, ConditionOp, GrantScope, NewGrant};
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
+    let admin = app.local_actor("test");
     let first = pause(&app, "delete rec-ok1").await;
-    app.console
-        .create_grant(
-            &NewGrant {
-                from_item: first.id.to_string(),
-                fingerprint: first.call.fingerprint.as_str().to_owned(),
-                scope: GrantScope::Agent,
-                conditions: vec![Condition { pointer: "/id".into(), op: ConditionOp::Prefix, value: json!("rec-ok") }],
-                expires_in_secs: 3600,
-                apply_to_waiting: true,
-            },
-            "op",
-        )
-        .await
-        .unwrap();
+    app.create_grant(
+        &NewGrant {
+            from_item: first.id.clone(),
+            fingerprint: first.fingerprint.as_str().to_owned(),
+            scope: GrantScope::Agent,
+            conditions: vec![Condition { pointer: "/id".into(), op: ConditionOp::Prefix, value: json!("rec-ok") }],
+            expires_in_secs: 3600,
+            apply_to_waiting: true,
+        },
+        &admin,
+    )
+    .await
+    .unwrap();
     let recorder = Recorder::default();
     let (_stop, rx) = tokio::sync::watch::channel(false);
-    app.notifications.start(app.console.clone(), Arc::new(recorder.clone()), "op".into(), rx);
+    app.testing().start_notifications(Arc::new(recorder.clone()), "op".into(), rx);
 
     let covered = pause(&app, "delete rec-ok2").await;
     tokio::time::sleep(Duration::from_millis(700)).await;
     let uncovered = pause(&app, "delete rec-other").await;
-    for _ in 0..50 {
-        if !recorder.0.lock().unwrap().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // Up to 2.5 s for the first notice; then a moment in which no other may come.
+    wait::within(Duration::from_millis(2500), || async { (!recorder.0.lock().unwrap().is_empty()).then_some(()) }).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let told: Vec<_> = recorder.0.lock().unwrap().iter().map(|n| n.call.as_ref().map(|(id, _)| id.clone())).collect();
-    assert_eq!(told, vec![Some(uncovered.id.clone())], "only the uncovered call is told");
-    let still = app.console.item(&covered.id).await.unwrap();
-    assert_eq!(still.queued.state, approval_console::domain::ItemState::Pending, "no grants worker here: still pending, yet not told");
+    assert_eq!(told, vec![Some(approval_console::domain::ItemId::new(&uncovered.id))], "only the uncovered call is told");
+    let still = app.queue_item(&covered.id, &admin).await.unwrap();
+    assert_eq!(still.state, approval_console::domain::ItemState::Pending, "no grants worker here: still pending, yet not told");
 }
 
 /// The demo agent pauses on `delete <id>`; the queued call.
-async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
+async fn pause(app: &App, text: &str) -> approval_console::app::queue::QueueItem {
     use approval_console::engine::local::agent::Message;
     use approval_console::engine::local::RunRequest;
     let request = RunRequest {
@@ -610,11 +606,14 @@ async fn pause(app: &App, text: &str) -> approval_console::domain::QueuedCall {
         run_id: None,
         started_by: None,
     };
-    let run = app.send(request, false, None, &app.local_actor("test")).await.unwrap();
-    let mut conn = app.db.pool().acquire().await.unwrap();
-    let entries =
-        approval_console::store::queue::pending_of_run(&mut conn, &approval_console::domain::EngineId::new("local"), &run).await.unwrap();
-    entries.into_iter().next().expect("paused").queued
+    let admin = app.local_actor("test");
+    let run = app.send(request, false, None, &admin).await.unwrap();
+    let pending = approval_console::app::query::QueueQuery {
+        run: Some(run.to_string()),
+        sort: Some(approval_console::app::query::SortOrder::Oldest),
+        ..Default::default()
+    };
+    app.queue_page(&pending, &admin).await.unwrap().items.into_iter().next().expect("paused")
 }
 
 #[tokio::test]
@@ -624,7 +623,7 @@ async fn a_forged_approve_on_a_notification_that_offered_none_opens_the_call_and
     }
     let before = shown().len();
     let console = Console::start().await;
-    let mut opens = console.app.notifications.open_requests();
+    let mut opens = console.app.open_requests();
     let settings = NotificationSettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
     let (status, _) = console.send(reqwest::Method::PUT, "/api/settings/notifications", serde_json::to_value(&settings).unwrap()).await;
     assert_eq!(status, StatusCode::OK);
@@ -658,17 +657,15 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     app.set_quorum("delete_record", 2, &app.local_actor("test")).await.unwrap();
     let recorder = Recorder::default();
     let (_stop, rx) = tokio::sync::watch::channel(false);
-    app.notifications.start(app.console.clone(), Arc::new(recorder.clone()), app.operator().to_owned(), rx);
+    app.testing().start_notifications(Arc::new(recorder.clone()), app.operator().to_owned(), rx);
     let told = |n: usize| {
         let recorder = recorder.clone();
         async move {
-            for _ in 0..100 {
-                if let Some(notice) = recorder.0.lock().unwrap().get(n - 1).cloned() {
-                    return notice;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            panic!("notice {n} never shown: {:#?}", recorder.0.lock().unwrap());
+            wait::until(Duration::from_secs(5), || async {
+                let notice = recorder.0.lock().unwrap().get(n - 1).cloned();
+                notice.ok_or_else(|| format!("notice {n} never shown: {:#?}", recorder.0.lock().unwrap()))
+            })
+            .await
         }
     };
 
@@ -677,7 +674,7 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     assert!(first.body.lines().any(|l| l == "Needs 2 approvals by different operators"), "{first:?}");
     assert!(first.actions.contains(&Choice::Approve), "{first:?}");
     let operator = Actor::new(Principal::token("operator-a", Role::Operator), "web");
-    let fp = call.call.fingerprint.as_str();
+    let fp = call.fingerprint.as_str();
     let waiting = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &operator).await.unwrap();
     assert_eq!(waiting.state, approval_console::domain::ItemState::Pending);
     let second = told(2).await;
@@ -691,7 +688,7 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     let other = pause(&app, "delete rec-q2").await;
     told(3).await;
     let mine =
-        app.decide_shown(other.id.as_str(), Verdict::Approve, other.call.fingerprint.as_str(), &app.local_actor("desktop")).await.unwrap();
+        app.decide_shown(other.id.as_str(), Verdict::Approve, other.fingerprint.as_str(), &app.local_actor("desktop")).await.unwrap();
     assert_eq!(mine.approvals.len(), 1);
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(recorder.0.lock().unwrap().len(), 3, "not told again to whoever approved: {:#?}", recorder.0.lock().unwrap());

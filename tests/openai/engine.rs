@@ -3,8 +3,10 @@
 
 use crate::fake_server::{approval_cycle, FakeOpenAi, Reply};
 use crate::{model, KEY};
+use approval_console::app::query::{QueueQuery, SortOrder};
+use approval_console::app::queue::QueueItem;
 use approval_console::app::App;
-use approval_console::domain::{AgentId, CallKind, DecisionRequest, ItemState, Verdict};
+use approval_console::domain::{AgentId, CallKind, ItemState, RunId, Verdict};
 use approval_console::engine::local::agent::{Agent, Message};
 use approval_console::engine::local::demo::{DeleteRecord, LookupRecord};
 use approval_console::engine::local::model::OpenAiCompatible;
@@ -37,7 +39,13 @@ fn request(text: &str) -> RunRequest {
 }
 
 async fn snapshots(app: &App) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.db.pool()).await.unwrap()
+    sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.testing().db().pool()).await.unwrap()
+}
+
+/// The calls of a run waiting for a decision, the first paused first.
+async fn waiting(app: &App, run_id: &RunId) -> Vec<QueueItem> {
+    let query = QueueQuery { run: Some(run_id.to_string()), sort: Some(SortOrder::Oldest), ..Default::default() };
+    app.queue_page(&query, &app.local_actor("test")).await.unwrap().items
 }
 
 #[tokio::test]
@@ -47,34 +55,23 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         let tmp = tempfile::tempdir().unwrap();
         let app = App::open(tmp.path(), vec![agent(model(&fake, stream))]).await.unwrap();
 
-        let run_id = app.local.start(request("delete rec-7"), None).await.unwrap();
-        let pending = app.local.pending_items(&run_id).await.unwrap();
+        let admin = app.local_actor("test");
+        let run_id = app.send(request("delete rec-7"), false, None, &admin).await.unwrap();
+        let pending = waiting(&app, &run_id).await;
         assert_eq!(pending.len(), 1, "the delete waits for approval");
-        let entry = app.console.item(&pending[0]).await.unwrap();
-        assert_eq!(entry.queued.call.kind, CallKind::Approval);
-        assert_eq!(entry.queued.call.tool_name, "delete_record");
-        assert_eq!(entry.queued.call.tool_call_id.as_str(), "call_0");
-        assert_eq!(entry.queued.call.args, json!({"id": "rec-7"}));
+        let entry = app.queue_item(&pending[0].id, &admin).await.unwrap();
+        assert_eq!(entry.kind, CallKind::Approval);
+        assert_eq!(entry.tool_name, "delete_record");
+        assert_eq!(entry.tool_call_id.as_str(), "call_0");
+        assert_eq!(entry.args, json!({"id": "rec-7"}));
         assert_eq!(snapshots(&app).await, 1);
         let first = fake.requests();
         assert_eq!(first.len(), 1);
         let tools: Vec<&str> = first[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
         assert_eq!(tools, ["delete_record", "lookup_record"]);
 
-        let decided = app
-            .console
-            .decide_and_deliver(
-                &pending[0],
-                DecisionRequest {
-                    verdict: Verdict::Approve,
-                    fingerprint: entry.queued.call.fingerprint.clone(),
-                    operator: "test".into(),
-                    operator_key: None,
-                },
-            )
-            .await
-            .unwrap();
-        assert_eq!(decided.queued.state, ItemState::Delivered);
+        let decided = app.decide_shown(&pending[0].id, Verdict::Approve, entry.fingerprint.as_str(), &admin).await.unwrap();
+        assert_eq!(decided.state, ItemState::Delivered);
         assert_eq!(decided.decision.unwrap().outcome.unwrap()["result"], json!({"deleted": "rec-7"}));
 
         let log = fake.requests();
@@ -92,8 +89,8 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         );
         assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "call_0", "content": "{\"deleted\":\"rec-7\"}"}));
         assert_eq!(snapshots(&app).await, 0, "the run finished (stream: {stream})");
-        assert!(app.local.pending_items(&run_id).await.unwrap().is_empty());
-        app.db.pool().close().await;
+        assert!(waiting(&app, &run_id).await.is_empty());
+        app.testing().close().await;
     }
 }
 
@@ -102,7 +99,7 @@ async fn a_provider_failure_at_the_start_of_a_run_is_the_runs_error_and_leaves_n
     let fake = FakeOpenAi::scripted(vec![Reply::error(401, "Incorrect API key provided", Some("invalid_api_key"))]).await;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![agent(model(&fake, true))]).await.unwrap();
-    let e = app.local.start(request("delete rec-7"), None).await.unwrap_err();
+    let e = app.send(request("delete rec-7"), false, None, &app.local_actor("test")).await.unwrap_err();
     assert_eq!(e.code(), "engine_error");
     assert!(e.to_string().contains("refused the API key (HTTP 401)"), "{e}");
     assert_eq!(snapshots(&app).await, 0);

@@ -130,7 +130,11 @@ async fn two_approvals_in_one_step_surface_one_after_another() {
     assert_eq!(after["state"], "delivered");
     let ran = ran(&mastra, "deleteRecord");
     assert_eq!(ran.iter().map(|r| r["input"]["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["rec-2", "rec-2-b"]);
-    assert_eq!(console.app.remotes.sync_now("m").await.unwrap().added, 0, "a complete sync queues nothing twice");
+    assert_eq!(
+        console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report.added,
+        0,
+        "a complete sync queues nothing twice"
+    );
     assert!(console.queue("engine=m").await.is_empty(), "nothing queued twice");
 }
 
@@ -178,7 +182,7 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     assert_ne!(again[0]["id"], first[0]["id"]);
     assert_eq!(again[0]["suspendPayload"], json!({ "question": "colour? (asked again)" }));
     // The stream told its arguments; the listing does not. Syncs must not take that for a change.
-    let report = console.app.remotes.sync_now("m").await.unwrap();
+    let report = console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report;
     assert_eq!((report.added, report.changed, report.gone), (0, 0, 0), "{report:?}");
     let (status, _) = console.post("/api/engines/m/sync", json!({})).await;
     assert_eq!(status, StatusCode::OK);
@@ -207,7 +211,7 @@ async fn an_expired_remote_call_is_declined_at_the_server_with_the_expiry_told_t
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
     let id = items[0]["id"].as_str().unwrap();
     // The console's own expiry worker (started like `serve` does) acts: nobody decides here.
-    eventually("expired and delivered", || async { console.item(id).await["state"] == "delivered" }).await;
+    wait::eventually(WAIT, "expired and delivered", || async { console.item(id).await["state"] == "delivered" }).await;
     let after = console.item(id).await;
     assert_eq!(after["decision"]["expiredAfterSecs"], 1, "{after}");
     assert_eq!(after["decision"]["outcome"]["route"], "decline-tool-call", "Mastra has no expiry: a decline carries it");
@@ -227,7 +231,7 @@ async fn a_remote_suspend_call_that_its_server_cannot_decline_never_expires_and_
     assert_eq!(items[0]["allowed"], json!(["resume"]), "Mastra answers a suspend() only with resume data");
     // Past its limit, a pass looks at it, finds it cannot be declined, and leaves it alone for good.
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(console.app.console.expire_due().await.unwrap(), 0);
+    assert_eq!(console.app.testing().expire_due().await.unwrap(), 0);
     let item = console.item(id).await;
     assert_eq!(item["state"], "pending", "{item}");
     assert!(item["expiresAt"].is_null(), "no deadline is shown for it: {item}");

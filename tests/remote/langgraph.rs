@@ -3,7 +3,7 @@
 //! each call allows, sibling requests of one interrupt sent together, several interrupts one by one.
 
 use crate::langgraph_server::LangGraphServer;
-use crate::{eventually, Console};
+use crate::{wait, Console, WAIT};
 use approval_console::domain::Fingerprint;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -53,7 +53,7 @@ async fn s07_an_agent_inbox_interrupt_is_queued_with_its_fingerprint_and_an_appr
     let (status, body) = console.approve(call).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let id = call["id"].as_str().unwrap();
-    eventually("the approval delivered", || async { console.item(id).await["state"] == "delivered" }).await;
+    wait::eventually(WAIT, "the approval delivered", || async { console.item(id).await["state"] == "delivered" }).await;
     let done = server.thread(&thread).await;
     assert_eq!(done["status"], "idle", "{done}");
     assert_eq!(done["values"]["result"], json!({ "type": "accept", "args": null }), "the graph read an Agent Inbox accept");
@@ -75,7 +75,7 @@ async fn a_declined_inbox_call_answers_with_the_reason_and_an_edited_one_with_it
     let new_args = json!({ "to": "carol@example.com", "subject": "Invoice" });
     let (status, body) = console.approve_edited(e, &new_args).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("both delivered", || async {
+    wait::eventually(WAIT, "both delivered", || async {
         thread_status(&server, &declined).await == "idle" && thread_status(&server, &edited).await == "idle"
     })
     .await;
@@ -101,7 +101,7 @@ async fn s08_a_plain_interrupt_waits_for_data_and_its_answer_is_what_the_graph_r
     assert_eq!(status, StatusCode::CONFLICT, "a call that waits for data cannot be approved: {body}");
     let (status, body) = console.resume(call, json!("eu-west")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(server.thread(&thread).await["values"]["region"], "eu-west");
 }
 
@@ -118,7 +118,8 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
 
     let (status, body) = console.approve(first).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the first delivered", || async { console.item(first["id"].as_str().unwrap()).await["state"] == "delivered" }).await;
+    wait::eventually(WAIT, "the first delivered", || async { console.item(first["id"].as_str().unwrap()).await["state"] == "delivered" })
+        .await;
     let mid = server.thread(&thread).await;
     assert_eq!(mid["status"], "interrupted", "still waiting on the second: {mid}");
     // A few polls later the second is still the same pending entry (not gone and queued again).
@@ -127,7 +128,7 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
 
     let (status, body) = console.decline(second, "no").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
     let answers = server.thread(&thread).await["values"]["answers"].clone();
     let mut got: Vec<(String, String)> = answers
         .as_array()
@@ -162,7 +163,7 @@ async fn the_requests_of_one_middleware_interrupt_are_held_until_all_are_decided
 
     let (status, body) = console.decline(delete, "keep it").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(
         server.thread(&thread).await["values"]["result"],
         json!({ "decisions": [{ "type": "reject", "message": "keep it" }, { "type": "approve" }] }),
@@ -189,12 +190,12 @@ async fn c5_the_requests_of_one_interrupt_delivered_at_the_same_moment_are_sent_
             operator: "test".into(),
             operator_key: None,
         };
-        decisions.push(console.app.console.decide_claimed(&ItemId::new(c["id"].as_str().unwrap()), request).await.unwrap());
+        decisions.push(console.app.testing().decide_claimed(&ItemId::new(c["id"].as_str().unwrap()), request).await.unwrap());
     }
-    let (first, second) =
-        tokio::join!(console.app.console.deliver_claimed(&decisions[0], None), console.app.console.deliver_claimed(&decisions[1], None));
+    let testing = console.app.testing();
+    let (first, second) = tokio::join!(testing.deliver_claimed(&decisions[0]), testing.deliver_claimed(&decisions[1]));
     let outcomes = [first.expect("delivered"), second.expect("delivered")];
-    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(server.runs(&thread).await.len(), 2, "the first run and ONE resume: {outcomes:?}");
     for c in &calls {
         let item = console.item(c["id"].as_str().unwrap()).await;
@@ -232,7 +233,7 @@ async fn a_langgraph_engine_is_listed_with_its_kind_tested_before_adding_and_its
         .unwrap();
     assert!(r.status().is_success());
     let id = call["id"].as_str().unwrap().to_owned();
-    eventually("the call gone", || async { console.item(&id).await["state"] == "gone" }).await;
+    wait::eventually(WAIT, "the call gone", || async { console.item(&id).await["state"] == "gone" }).await;
 }
 
 /// The tool messages of a finished agent thread, in order.
@@ -266,7 +267,7 @@ async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edite
     let edited = json!({ "path": "/srv/data/new.csv", "content": "x,y,z" });
     let (status, body) = console.approve_edited(write, &edited).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the agent finished", || async { thread_status(&server, &ran).await == "idle" }).await;
+    wait::eventually(WAIT, "the agent finished", || async { thread_status(&server, &ran).await == "idle" }).await;
     assert_eq!(tool_messages(&server, &ran).await, ["deleted /srv/data/old.csv", "wrote 5 bytes to /srv/data/new.csv"]);
 
     // One rejected: the middleware runs none of that step's calls and tells the model why.
@@ -275,7 +276,7 @@ async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edite
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = console.approve(&calls[1]).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the agent finished", || async { thread_status(&server, &stopped).await == "idle" }).await;
+    wait::eventually(WAIT, "the agent finished", || async { thread_status(&server, &stopped).await == "idle" }).await;
     assert_eq!(tool_messages(&server, &stopped).await, ["keep the old file"], "nothing ran; the model heard the reason");
     let approved = console.item(calls[1]["id"].as_str().unwrap()).await;
     assert!(
@@ -303,7 +304,7 @@ async fn c5_a_held_request_survives_a_console_restart_and_is_sent_with_the_other
     assert_eq!(other["id"], calls[1]["id"], "the same entry, not queued again");
     let (status, body) = console.approve(other).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(server.thread(&thread).await["values"]["result"], json!({ "decisions": [{ "type": "approve" }, { "type": "approve" }] }));
     for c in &calls {
         assert_eq!(console.item(c["id"].as_str().unwrap()).await["state"], "delivered");
@@ -372,7 +373,7 @@ async fn c3_a_held_request_whose_sibling_changed_under_the_same_interrupt_is_not
     // Declined: the interrupt's answers go together, and the wider delete never runs.
     let (status, body) = console.decline(again, "not the whole folder").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    eventually("the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
+    wait::eventually(WAIT, "the thread resumed", || async { thread_status(&server, &thread).await == "idle" }).await;
     assert_eq!(
         server.thread(&thread).await["values"]["result"],
         json!({ "decisions": [{ "type": "reject", "message": "not the whole folder" }, { "type": "approve" }] })

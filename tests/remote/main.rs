@@ -19,13 +19,14 @@ mod sync;
 mod langgraph_server;
 #[path = "../support/mastra_server.rs"]
 mod mastra_server;
+#[path = "../support/wait.rs"]
+mod wait;
 
 use approval_console::api::{self, Server};
 use approval_console::app::{App, Background};
 use mastra_server::MastraServer;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -58,7 +59,7 @@ impl Console {
     pub async fn stop(mut self) {
         drop(self.background.take());
         self.server.stop().await;
-        self.app.db.pool().close().await;
+        self.app.testing().close().await;
         drop(self.serving.take());
     }
 
@@ -97,17 +98,17 @@ impl Console {
         list.as_array().unwrap().iter().find(|e| e["name"] == name).cloned().unwrap_or(Value::Null)
     }
 
-    /// Waits until exactly `n` pending entries match `pred`, and returns them.
+    /// Waits (up to [`WAIT`]) until exactly `n` pending entries match `pred`, and returns them.
     pub async fn wait_pending(&self, n: usize, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut last = vec![];
-        for _ in 0..300 {
-            last = self.queue("").await.into_iter().filter(|i| pred(i)).collect();
-            if last.len() == n {
-                return last;
+        wait::until(WAIT, || async {
+            let now: Vec<Value> = self.queue("").await.into_iter().filter(|i| pred(i)).collect();
+            if now.len() == n {
+                Ok(now)
+            } else {
+                Err(format!("expected {n} matching pending entries, have {}: {now:#?}", now.len()))
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("expected {n} matching pending entries, have {}: {last:#?}", last.len());
+        })
+        .await
     }
 
     pub async fn approve(&self, item: &Value) -> (StatusCode, Value) {
@@ -148,20 +149,8 @@ impl Console {
     }
 }
 
-/// Polls `check` every 100 ms for up to 30 s; panics with `what` if it never holds.
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    for _ in 0..300 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("timed out waiting: {what}");
-}
+/// How long these tests wait for something a real server or a poll loop does (see [`wait`]).
+pub const WAIT: Duration = Duration::from_secs(30);
 
 /// A Mastra server and a console with it added as engine `m` (polling every 200 ms).
 pub async fn setup(token: Option<&str>) -> (tempfile::TempDir, MastraServer, Console) {

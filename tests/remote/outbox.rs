@@ -15,7 +15,7 @@ async fn the_server_killed_and_restarted_keeps_the_run_and_the_queue_entry() {
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
 
     mastra.kill();
-    eventually("health unreachable", || async { console.engine("m").await["health"]["state"] == "unreachable" }).await;
+    wait::eventually(WAIT, "health unreachable", || async { console.engine("m").await["health"]["state"] == "unreachable" }).await;
     let engine = console.engine("m").await;
     assert!(engine["health"]["lastError"].as_str().unwrap().contains("cannot connect"), "{engine}");
     assert!(engine["health"]["lastErrorAt"].is_string());
@@ -25,7 +25,7 @@ async fn the_server_killed_and_restarted_keeps_the_run_and_the_queue_entry() {
     assert_eq!(console.item(items[0]["id"].as_str().unwrap()).await["state"], "pending");
 
     mastra.restart();
-    eventually("health reachable again", || async { console.engine("m").await["health"]["state"] == "reachable" }).await;
+    wait::eventually(WAIT, "health reachable again", || async { console.engine("m").await["health"]["state"] == "reachable" }).await;
     let (status, after) = console.approve(&items[0]).await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
@@ -56,7 +56,7 @@ async fn c5_a_decision_taken_while_the_server_is_down_is_delivered_once_when_it_
     assert_eq!((item["state"].as_str(), item["decision"]["delivery"].as_str()), (Some("decided"), Some("pending")), "{item}");
 
     mastra.restart();
-    eventually("delivered after the server is back", || async { console.item(&id).await["state"] == "delivered" }).await;
+    wait::eventually(WAIT, "delivered after the server is back", || async { console.item(&id).await["state"] == "delivered" }).await;
     assert_eq!(ran(&mastra, "deleteRecord").len(), 1);
     let item = console.item(&id).await;
     assert!(item["decision"]["attempts"].as_u64().unwrap() >= 2, "{item}");
@@ -64,7 +64,7 @@ async fn c5_a_decision_taken_while_the_server_is_down_is_delivered_once_when_it_
     assert_eq!(actions(&console, &id).await, vec!["call.paused", "decision.approve", "delivery.deferred", "delivery.delivered"]);
     // Later outbox passes send nothing more.
     for _ in 0..2 {
-        assert_eq!(console.app.console.deliver_due().await.unwrap(), 0);
+        assert_eq!(console.app.testing().deliver_due().await.unwrap(), 0);
     }
     assert_eq!(ran(&mastra, "deleteRecord").len(), 1);
     assert_eq!(console.engine("m").await["awaitingDelivery"], 0);
@@ -107,7 +107,7 @@ async fn a_delivery_cut_by_a_crash_is_sent_again_and_the_server_refuses_a_second
     assert_eq!(status, 200, "{body}");
 
     let console = Console::start(&dir).await;
-    eventually("both settled", || async {
+    wait::eventually(WAIT, "both settled", || async {
         console.item(&one).await["decision"]["delivery"] == "delivered" && console.item(&two).await["decision"]["delivery"] == "failed"
     })
     .await;
@@ -136,7 +136,7 @@ async fn c3_a_decision_that_waited_in_the_outbox_is_not_sent_when_its_call_chang
     assert!(mastra.tamper_args(answer["runId"].as_str().unwrap(), "rec-w", "rec-666").await > 0);
     mastra.restart();
 
-    eventually("the decision settled", || async { console.item(&id).await["decision"]["delivery"] == "failed" }).await;
+    wait::eventually(WAIT, "the decision settled", || async { console.item(&id).await["decision"]["delivery"] == "failed" }).await;
     let item = console.item(&id).await;
     let now = approval_console::domain::Fingerprint::of("deleteRecord", &json!({ "id": "rec-666" })).unwrap();
     assert_eq!(item["decision"]["outcome"]["code"], "fingerprint_mismatch", "{item}");

@@ -6,9 +6,11 @@
 //! `#[path = "../support/langgraph_server.rs"] mod langgraph_server;`.
 //!
 //! Also drives the server as an agent's client would: starts a thread of a graph and runs it to its
-//! first interrupt, reads a thread back.
+//! first interrupt, reads a thread back. Its includer also includes `wait.rs` as `mod wait` (at the
+//! crate root).
 #![allow(dead_code)]
 
+use crate::wait;
 use serde_json::{json, Value};
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
@@ -95,18 +97,16 @@ impl LangGraphServer {
     }
 
     async fn wait_ready(&mut self) {
-        let started = std::time::Instant::now();
         let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().expect("client");
-        while started.elapsed() < READY_TIMEOUT {
+        let ready = wait::within(READY_TIMEOUT, || {
             if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
                 panic!("langgraphjs dev exited {status}:\n{}", self.log_tail());
             }
-            if client.get(format!("{}/ok", self.base)).send().await.is_ok_and(|r| r.status().is_success()) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        panic!("langgraphjs dev not ready in {READY_TIMEOUT:?}:\n{}", self.log_tail());
+            let answer = client.get(format!("{}/ok", self.base)).send();
+            async move { answer.await.is_ok_and(|r| r.status().is_success()).then_some(()) }
+        })
+        .await;
+        assert!(ready.is_some(), "langgraphjs dev not ready in {READY_TIMEOUT:?}:\n{}", self.log_tail());
     }
 
     pub fn log_tail(&self) -> String {

@@ -14,6 +14,8 @@ mod postgres;
 mod recording_server;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
+#[path = "../support/wait.rs"]
+mod wait;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -67,22 +69,12 @@ async fn item(s: &ServeProcess, id: &str) -> Value {
     s.get(&format!("/api/queue/{id}")).await
 }
 
-/// Asks `probe` every 50 ms until it answers `Ok`, for up to 20 s (a test, not a benchmark); then
-/// fails with the last `Err`, which says what never happened.
-async fn eventually<T, F: std::future::Future<Output = Result<T, String>>>(mut probe: impl FnMut() -> F) -> T {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        match probe().await {
-            Ok(found) => return found,
-            Err(why) => assert!(tokio::time::Instant::now() < deadline, "{why}"),
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
+/// How long these tests wait for what another console, the database or an engine does (see [`wait`]).
+const WAIT: Duration = Duration::from_secs(20);
 
 /// Waits until the entry's state on `s` is `state`.
 async fn wait_state(s: &ServeProcess, id: &str, state: &str) -> Value {
-    eventually(|| async {
+    wait::until(WAIT, || async {
         let entry = item(s, id).await;
         if entry["state"] == state {
             Ok(entry)
@@ -187,15 +179,7 @@ async fn c05_decisions_taken_on_two_consoles_at_once_leave_exactly_one_per_call(
     // Every call ends delivered exactly once by its own console.
     for c in &calls {
         let id = c["id"].as_str().unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        loop {
-            let state = item(&b, id).await["state"].as_str().unwrap_or_default().to_owned();
-            if state == "delivered" {
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "{id} stuck in {state}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_state(&b, id, "delivered").await;
         let deliveries = audit_of(&b, id).await.iter().filter(|e| e["action"] == "delivery.delivered").count();
         assert_eq!(deliveries, 1, "{id}");
     }
@@ -245,21 +229,17 @@ async fn syncing(consoles: &[&ServeProcess], name: &str) -> Vec<usize> {
 
 /// Waits (up to 30 s) until exactly one of `consoles` syncs `name`; its index.
 async fn one_syncing(consoles: &[&ServeProcess], name: &str) -> usize {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
+    wait::until(Duration::from_secs(30), || async {
         let now = syncing(consoles, name).await;
-        if now.len() == 1 {
-            return now[0];
-        }
         assert!(now.len() <= 1, "two consoles sync {name} at once: {now:?}");
-        assert!(tokio::time::Instant::now() < deadline, "no console took the lease of {name}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        now.first().copied().ok_or_else(|| format!("no console took the lease of {name}"))
+    })
+    .await
 }
 
 /// Waits until `s` lists a pending call of engine `engine` other than those in `known`.
 async fn new_pending_of(s: &ServeProcess, engine: &str, known: &[String]) -> Value {
-    eventually(|| async {
+    wait::until(WAIT, || async {
         pending(s)
             .await
             .into_iter()
@@ -327,11 +307,10 @@ async fn add_engine(s: &ServeProcess, consoles: &[&ServeProcess], body: Value) {
     let (status, answer) = call(s, reqwest::Method::POST, "/api/engines", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{answer}");
     for c in consoles {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while !c.get("/api/engines").await.as_array().into_iter().flatten().any(|e| e["name"] == name) {
-            assert!(tokio::time::Instant::now() < deadline, "a console never loaded the engine added on another");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        wait::eventually(WAIT, "every console loaded the engine added on another", || async {
+            c.get("/api/engines").await.as_array().into_iter().flatten().any(|e| e["name"] == name)
+        })
+        .await;
     }
 }
 
@@ -348,15 +327,15 @@ async fn c05_a_langgraph_engine_has_one_holder_and_a_request_held_by_a_holder_th
 
     // A middleware interrupt with two requests, shown on both consoles.
     let thread = lg.interrupted("hitl", json!({})).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    let mut calls = loop {
+    let mut calls = wait::until(WAIT, || async {
         let now: Vec<Value> = pending(&consoles[other]).await.into_iter().filter(|c| c["threadId"] == thread.as_str()).collect();
         if now.len() == 2 {
-            break now;
+            Ok(now)
+        } else {
+            Err(format!("the interrupt's two requests never showed: {now:?}"))
         }
-        assert!(tokio::time::Instant::now() < deadline, "the interrupt's two requests never showed: {now:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await;
     calls.sort_by(|a, b| a["toolCallId"].as_str().cmp(&b["toolCallId"].as_str()));
     let approve = |s: &ServeProcess, c: &Value| {
         let (path, body) = (format!("/api/queue/{}/approve", c["id"].as_str().unwrap()), json!({ "fingerprint": c["fingerprint"] }));
@@ -508,7 +487,7 @@ async fn engine_on(s: &ServeProcess, name: &str) -> Value {
 
 /// Waits (up to 20 s) until `s` lists engine `name` with health `state` at `base`.
 async fn wait_engine(s: &ServeProcess, name: &str, base: &str, state: &str) -> Value {
-    eventually(|| async {
+    wait::until(WAIT, || async {
         let e = engine_on(s, name).await;
         if e["baseUrl"] == base && e["health"]["state"] == state {
             Ok(e)
@@ -566,11 +545,15 @@ async fn c07_an_engine_token_is_bound_to_its_url_on_every_console_and_never_foll
     let (status, body) =
         call(&a, reqwest::Method::PATCH, "/api/engines/m", Some(json!({ "token": "secret-2", "sessionOnly": true }))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while !seen_by_2.lock().unwrap().iter().any(|h| h == "Bearer secret-2") {
-        assert!(tokio::time::Instant::now() < deadline, "A never used the token given for server 2: {:?}", seen_by_2.lock().unwrap());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(WAIT, || async {
+        let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
+        if seen.iter().any(|h| h == "Bearer secret-2") {
+            Ok(())
+        } else {
+            Err(format!("A never used the token given for server 2: {seen:?}"))
+        }
+    })
+    .await;
     let seen: Vec<String> = seen_by_2.lock().unwrap().clone();
     assert!(seen.iter().all(|h| !h.contains("secret-1")), "{seen:?}");
 }
@@ -610,7 +593,7 @@ async fn c05_an_engine_edited_on_the_console_that_syncs_it_never_lets_its_lease_
     for poll_ms in [300, 400, 500] {
         let (status, body) = call(&a, reqwest::Method::PATCH, "/api/engines/m", Some(json!({ "pollMs": poll_ms }))).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        eventually(|| async {
+        wait::until(WAIT, || async {
             let e = engine_on(&a, "m").await;
             if e["pollMs"] == poll_ms && e["syncedHere"] == true && e["health"]["state"] == "reachable" {
                 Ok(())
@@ -735,15 +718,15 @@ async fn c05_postgresql_restarted_under_load_gives_2xx_409_or_503_storage_unavai
     eprintln!("{total} requests under two restarts, {unavailable} answered 503 storage_unavailable");
 
     // Serving again: reads, a new pause and a decision all work.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
+    wait::until(WAIT, || async {
         let r = reqwest::Client::new().get(format!("{}/api/queue", a.base)).bearer_auth(TOKEN).send().await.unwrap();
         if r.status() == StatusCode::OK {
-            break;
+            Ok(())
+        } else {
+            Err(format!("the console never served again: {}", r.status()))
         }
-        assert!(tokio::time::Instant::now() < deadline, "the console never served again: {}", r.status());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
     pause(&a, "after-restart").await;
     let c = pending(&a).await.into_iter().find(|c| c["args"]["id"] == "after-restart").expect("the new call waits");
     let (status, body) = call(

@@ -250,14 +250,17 @@ impl LocalEngine {
             c.status = CallStatus::Done { result: json!(text) };
             audit::append(
                 &mut tx,
-                audit::Record {
-                    actor: "engine:local",
-                    action: crate::domain::audit::AuditAction::ToolInterrupted,
-                    queue_item_id: None,
-                    tool_name: Some(&c.tool_name),
-                    fingerprint: None,
-                    details: json!({"runId": state.run_id, "agentId": state.agent_id, "toolCallId": c.tool_call_id, "step": state.step}),
-                },
+                audit::Record::of(
+                    "engine:local",
+                    None,
+                    &crate::domain::audit::ToolInterrupted {
+                        run_id: &state.run_id,
+                        agent_id: &state.agent_id,
+                        tool_call_id: &c.tool_call_id,
+                        step: state.step,
+                    },
+                )
+                .with_tool(&c.tool_name),
             )
             .await?;
         }
@@ -315,15 +318,14 @@ impl LocalEngine {
         let unsaved = state.unsaved.take();
         self.end_run_remembering(&state.run_id, None, unsaved).await?;
         let mut tx = self.inner.db.begin_write().await?;
-        audit::append(&mut tx, audit::Record {
-            actor: "engine:local",
-            action: crate::domain::audit::AuditAction::RunFailed,
-            queue_item_id: None,
-            tool_name: None,
-            fingerprint: None,
-            details: json!({"runId": state.run_id, "agentId": state.agent_id, "step": state.step, "code": cause.code(), "error": cause.to_string()}),
-        })
-        .await?;
+        let details = crate::domain::audit::RunFailed {
+            run_id: &state.run_id,
+            agent_id: &state.agent_id,
+            step: state.step,
+            code: cause.code(),
+            error: cause.to_string(),
+        };
+        audit::append(&mut tx, audit::Record::of("engine:local", None, &details)).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -12,7 +12,6 @@ use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
 use crate::store::{audit, queue, Db};
 use serde::Serialize;
-use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -293,15 +292,10 @@ impl Core {
         let mut tx = self.db.begin_write().await?;
         for e in &gone {
             if queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
-                audit::append(&mut tx, audit::Record {
-                    actor: &actor,
-                    action: crate::domain::audit::AuditAction::CallGone,
-                    queue_item_id: Some(e.queued.id.as_str()),
-                    tool_name: Some(&e.queued.call.tool_name),
-                    fingerprint: Some(e.queued.call.fingerprint.as_str()),
-                    details: json!({ "runId": e.queued.call.run_id, "toolCallId": e.queued.call.tool_call_id, "why": "the engine no longer lists this call as waiting (finished, resumed or declined elsewhere)" }),
-                })
-                .await?;
+                let why = "the engine no longer lists this call as waiting (finished, resumed or declined elsewhere)";
+                let item = (e.queued.id.as_str(), e.queued.call.tool_name.as_str(), e.queued.call.fingerprint.as_str());
+                let details = crate::domain::audit::CallGone::of(&e.queued.call, why);
+                audit::append(&mut tx, audit::Record::of(&actor, Some(item), &details)).await?;
                 // The run went on without the console, which can no longer tell whether a later call
                 // under this run id belongs to the same run: its run grants end (fail safe: the
                 // operator is asked again).

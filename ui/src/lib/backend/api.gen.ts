@@ -892,7 +892,7 @@ export interface components {
         ErrorBody: {
             /** @description Stable, machine-readable: branch on it, never on the message. */
             code: components["schemas"]["ErrorCode"];
-            details?: unknown;
+            details?: null | components["schemas"]["ErrorDetails"];
             message: string;
         };
         /**
@@ -901,6 +901,58 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
+        /** @description An error's `details`, by code (each variant names the codes it goes with). */
+        ErrorDetails: {
+            actual: components["schemas"]["Fingerprint"];
+            expected: components["schemas"]["Fingerprint"];
+        } | {
+            state: components["schemas"]["ItemState"];
+        } | {
+            allowed: components["schemas"]["DecisionKind"][];
+        } | {
+            errors: components["schemas"]["PathError"][];
+        } | {
+            needed: components["schemas"]["Role"];
+            role: components["schemas"]["Role"];
+        } | {
+            paths: string[];
+        } | {
+            path: string;
+        } | {
+            /** Format: int32 */
+            approvals: number;
+            /** Format: int32 */
+            quorum: number;
+        } | {
+            started_by: string;
+        } | {
+            id: string;
+        } | {
+            allowed: string[];
+            claimed: string;
+            what: string;
+        } | {
+            /** Format: int32 */
+            quorum: number;
+            tool: string;
+        } | {
+            field: string;
+            limit: number;
+            size: number;
+        } | {
+            field: string;
+            max_values: number;
+            values: number;
+        } | {
+            /** Format: int32 */
+            burst?: number | null;
+            max?: number | null;
+            /** Format: double */
+            per_sec?: number | null;
+            quota: string;
+            /** Format: int64 */
+            retry_after_secs: number;
+        };
         ExpiryRule: {
             /**
              * Format: int64
@@ -1139,6 +1191,12 @@ export interface components {
          * @enum {string}
          */
         Outcome: "pending" | "approved" | "declined" | "answered" | "withdrawn";
+        /** @description A JSON Schema validation failure at one place of the submitted data. */
+        PathError: {
+            message: string;
+            /** @description JSON Pointer into the submitted data (`""` is the whole value). */
+            path: string;
+        };
         /**
          * @description Why a call paused, for the operator (the local engine knows; a remote engine does not say).
          * @enum {string}

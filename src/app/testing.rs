@@ -1,0 +1,135 @@
+//! For tests and benchmarks only: the shells (HTTP, CLI, window) never call it, and it is no API.
+//! Integration tests go through `App`'s methods, the HTTP API or the CLI; what they truly need
+//! besides, and no public method gives, is here, one narrow method each, reached with
+//! [`App::testing`]:
+//!
+//! - the database itself ([`Testing::db`]), for tests that simulate a crash, a corrupted or tampered
+//!   database, write calls straight into the store, or read rows no API shows;
+//! - one pass of a background worker, run at once instead of on its timer (expiry, grants, outbox);
+//! - a decision stored without being delivered, and a delivery on its own (the state a crash
+//!   between the two leaves, or two deliverers racing);
+//! - an engine of the test's own, the local engine's send path taken apart, notifications alone.
+
+use super::App;
+use crate::console::expiry::ExpiringSoon;
+use crate::domain::{Decision, DecisionRequest, Error, GrantId, ItemId};
+use crate::engine::remote::base::SyncReport;
+use crate::engine::Engine;
+use crate::notify::Notifier;
+use crate::store::{queue, Db};
+use serde_json::Value;
+use std::sync::Arc;
+
+impl App {
+    /// What tests and benchmarks need of the app beyond its methods (see [`crate::app::testing`]).
+    #[doc(hidden)]
+    pub fn testing(&self) -> Testing<'_> {
+        Testing { app: self }
+    }
+}
+
+/// [`App`] as tests and benchmarks see it; see [`crate::app::testing`].
+pub struct Testing<'a> {
+    app: &'a App,
+}
+
+impl<'a> Testing<'a> {
+    /// The database, for raw SQL and the store's own functions: ONLY for a test that simulates what
+    /// no method does — a crash (a delivery left `delivering`, a run left `running`), a corrupted or
+    /// tampered database (the audit chain, a snapshot edited under the console), calls written
+    /// straight into the queue, rows moved in time — or reads what is stored and no API shows
+    /// (snapshots, thread memory, settings rows).
+    pub fn db(&self) -> &'a Db {
+        &self.app.db
+    }
+
+    /// Closes the database, as the end of the process would (before a restart over the same data
+    /// directory, or at the end of a benchmark).
+    pub async fn close(&self) {
+        self.app.db.pool().close().await;
+    }
+
+    /// The stored queue entry with its decision, as the console reads it (the call as queued, to
+    /// hand to an engine or to change as an engine's sync would).
+    pub async fn entry(&self, id: &ItemId) -> Result<queue::Entry, Error> {
+        self.app.console.item(id).await
+    }
+
+    /// Stores a decision and delivers nothing (`pending` in the outbox): the state a console that
+    /// stopped right after deciding leaves. No role is checked; `request.operator` is written as is.
+    pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
+        self.app.console.decide(id, request).await
+    }
+
+    /// [`Testing::decide`], the decision stored already claimed (`delivering`), as a caller that
+    /// delivers at once stores it; delivered by [`Testing::deliver_claimed`].
+    pub async fn decide_claimed(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
+        self.app.console.decide_claimed(id, request).await
+    }
+
+    /// Claims a stored decision and delivers it, as the outbox does: `Ok(None)` if it was claimed
+    /// already.
+    pub async fn deliver(&self, decision: &Decision) -> Result<Option<Value>, Error> {
+        self.app.console.deliver(decision, None).await
+    }
+
+    /// Delivers a decision stored claimed ([`Testing::decide_claimed`]).
+    pub async fn deliver_claimed(&self, decision: &Decision) -> Result<Value, Error> {
+        self.app.console.deliver_claimed(decision, None).await
+    }
+
+    /// Decides and delivers as the console's own workers do (the expiry worker: its own operator
+    /// name, no role), answering the entry afterwards.
+    pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
+        self.app.console.decide_and_deliver(id, request).await
+    }
+
+    /// One pass of the outbox worker; how many decisions it delivered.
+    pub async fn deliver_due(&self) -> Result<usize, Error> {
+        self.app.console.deliver_due().await
+    }
+
+    /// One pass of the expiry worker; how many calls it declined as expired.
+    pub async fn expire_due(&self) -> Result<usize, Error> {
+        self.app.console.expire_due().await
+    }
+
+    /// The expiry worker's warnings pass; the calls it warned of.
+    pub async fn warn_expiring(&self) -> Result<Vec<ExpiringSoon>, Error> {
+        self.app.console.warn_expiring().await
+    }
+
+    /// The grants worker on one call: the grant that approved it, if one did.
+    pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
+        self.app.console.apply_grants(id).await
+    }
+
+    /// One sweep of the grants worker over the waiting calls; how many it approved.
+    pub async fn sweep_grants(&self) -> Result<usize, Error> {
+        self.app.console.sweep_grants().await
+    }
+
+    /// Connects an engine of the test's own (one that is down, say), as the console connects each.
+    pub fn register_engine(&self, engine: Arc<dyn Engine>) {
+        self.app.console.register(engine);
+    }
+
+    /// The local engine as the console's send path sees it: its id, and its `prepare` and `send`
+    /// taken apart (S7: the arguments change between the console's check and the tool).
+    pub fn local_engine(&self) -> &'a dyn Engine {
+        &self.app.local
+    }
+
+    /// Desktop notifications with `notifier`, told as `operator`, without the other background work
+    /// of [`App::start`] (no grants worker, no expiry); they stop when `stop` says so.
+    pub fn start_notifications(&self, notifier: Arc<dyn Notifier>, operator: String, stop: tokio::sync::watch::Receiver<bool>) {
+        self.app.notifications.start(self.app.console.clone(), notifier, operator, stop);
+    }
+
+    /// An incremental sync of remote engine `name` (its runs created lately), as its poll loop runs
+    /// between complete ones.
+    pub async fn incremental_sync(&self, name: &str) -> Result<SyncReport, Error> {
+        let engine = self.app.remotes.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
+        engine.sync(false).await
+    }
+}
