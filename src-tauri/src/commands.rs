@@ -1,24 +1,17 @@
-//! The window's commands: thin adapters over the core's one surface (`approval_console::app::App`).
-//! Each takes the core from state, calls it, and turns its error into `{code, message, details}`.
+//! The window's commands. Every operation of the catalog that is one request and one answer is
+//! declared once in the core (`approval_console::app::ops`) and dispatched here by name
+//! ([`dispatch`]): the core checks the role and runs it as the local admin acting through the window
+//! (`desktop`). Written here are only the commands that belong to the window: its exports to a file,
+//! its language, its autostart.
 
-use approval_console::app::audit::AuditPage;
-use approval_console::app::audit::{DecisionHistory, ExportFormat, HistoryQuery};
-use approval_console::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
-use approval_console::app::presence::Presence;
-use approval_console::app::query::{AuditQuery, QueueCountsQuery, QueueQuery};
-use approval_console::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
-use approval_console::app::stats::{TeamStats, DEFAULT_DAYS};
+use approval_console::app::audit::ExportFormat;
+use approval_console::app::operation;
 use approval_console::app::App;
-use approval_console::console::expiry::ExpirySettings;
-use approval_console::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
-use approval_console::domain::safety::QuorumSettings;
-use approval_console::domain::{DecisionKind, Error, ErrorCode, Principal, Verdict};
-use approval_console::notify::{NotificationSettings, NotifyStatus};
-use approval_console::store::audit::Verification;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use approval_console::domain::{Error, ErrorCode};
+use serde::Serialize;
 use serde_json::Value;
-use tauri::State;
+use tauri::ipc::{Invoke, InvokeBody};
+use tauri::{Manager, Runtime, State};
 
 /// The one error shape of the window, as of the HTTP API.
 #[derive(Debug, Serialize)]
@@ -37,96 +30,34 @@ impl From<Error> for CommandError {
 
 type Answer<T> = Result<T, CommandError>;
 
-/// A structured argument the command reads itself: Tauri's own reading answers a malformed one with a
-/// bare string, where the window expects `{code: "invalid_request", …}` as the HTTP API gives.
-pub struct Checked<T>(Result<T, String>);
-
-impl<'de, T: DeserializeOwned> Deserialize<'de> for Checked<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        Ok(Self(serde_json::from_value(value).map_err(|e| e.to_string())))
-    }
-}
-
-impl<T> Checked<T> {
-    fn get(self) -> Answer<T> {
-        self.0.map_err(|m| Error::InvalidRequest(m).into())
-    }
-}
-
 /// The audit name of decisions taken in the window.
 const CHANNEL: &str = "desktop";
 
-#[tauri::command]
-pub async fn queue_page(app: State<'_, App>, query: Checked<QueueQuery>) -> Answer<QueuePage> {
-    Ok(app.queue_page(&query.get()?, &app.local_actor(CHANNEL)).await?)
+/// The commands written here, beside the core's operations.
+pub const OWN: &[&str] = &["export_audit", "save_audit_export", "set_language", "autostart", "set_autostart"];
+
+/// Runs `invoke` if it names an operation declared in the core, else hands it to `own` (the
+/// window's own commands, which answers whether it knew it). Its arguments are one JSON object (a malformed one is
+/// `invalid_request`, as the HTTP API answers); Tauri has checked the window may call it (the
+/// capability grants each command by name).
+pub fn dispatch<R: Runtime>(invoke: Invoke<R>, own: fn(Invoke<R>) -> bool) -> bool {
+    let Some(command) = operation::window(invoke.message.command()) else { return own(invoke) };
+    let app = invoke.message.webview().state::<App>().inner().clone();
+    let args = match invoke.message.payload() {
+        InvokeBody::Json(value) => Ok(value.clone()),
+        InvokeBody::Raw(_) => Err(Error::InvalidRequest("a command's arguments are JSON".into())),
+    };
+    let by = app.local_actor(CHANNEL);
+    invoke.resolver.respond_async(async move {
+        let answer = match args {
+            Ok(args) => command(app, args, by).await,
+            Err(e) => Err(e),
+        };
+        answer.map_err(|e| tauri::ipc::InvokeError::from(CommandError::from(e)))
+    });
+    true
 }
 
-#[tauri::command]
-pub async fn queue_counts(app: State<'_, App>, query: Checked<QueueCountsQuery>) -> Answer<QueueCounts> {
-    Ok(app.queue_counts(&query.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn queue_item(app: State<'_, App>, id: String) -> Answer<QueueItem> {
-    Ok(app.queue_item(&id, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn previous_call(app: State<'_, App>, id: String) -> Answer<PreviousCall> {
-    Ok(app.previous_call(&id, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn approve(app: State<'_, App>, id: String, fingerprint: String) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Approve, &fingerprint, &app.local_actor(CHANNEL)).await?)
-}
-
-/// Approve with edited arguments (local engine), bound to the fingerprint shown.
-#[tauri::command]
-pub async fn approve_edited(app: State<'_, App>, id: String, fingerprint: String, args: Value) -> Answer<QueueItem> {
-    Ok(app.approve_edited(&id, &fingerprint, args, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn decline(app: State<'_, App>, id: String, fingerprint: String, reason: Option<String>) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Decline { reason }, &fingerprint, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn resume(app: State<'_, App>, id: String, fingerprint: String, data: Value) -> Answer<QueueItem> {
-    Ok(app.decide_shown(&id, Verdict::Resume { data }, &fingerprint, &app.local_actor(CHANNEL)).await?)
-}
-
-/// Says what became of an interrupted call (`ran` with an optional result, `did_not_run`,
-/// `run_again`), bound to the fingerprint shown.
-#[tauri::command]
-pub async fn resolve(
-    app: State<'_, App>,
-    id: String,
-    resolution: Checked<DecisionKind>,
-    fingerprint: String,
-    result: Option<Value>,
-) -> Answer<QueueItem> {
-    Ok(app.resolve(&id, resolution.get()?, result, &fingerprint, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn audit_page(app: State<'_, App>, query: Checked<AuditQuery>) -> Answer<AuditPage> {
-    Ok(app.audit_page(&query.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn verify_audit(app: State<'_, App>) -> Answer<Verification> {
-    Ok(app.verify_audit(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn decision_history(app: State<'_, App>, query: Checked<HistoryQuery>) -> Answer<DecisionHistory> {
-    Ok(app.decision_history(&query.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-/// The whole audit log as text (`jsonl` or `csv`); the window saves it as a download.
 #[tauri::command]
 pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String> {
     Ok(app.export_audit_text(ExportFormat::parse(&format)?, &app.local_actor(CHANNEL)).await?)
@@ -135,7 +66,7 @@ pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String>
 /// The language chosen in the window (`en`, `ja`, or `system`: the desktop's locale): the app's
 /// notifications and tray speak it too.
 #[tauri::command]
-pub async fn set_language<R: tauri::Runtime>(handle: tauri::AppHandle<R>, language: String) -> Answer<()> {
+pub async fn set_language<R: Runtime>(handle: tauri::AppHandle<R>, language: String) -> Answer<()> {
     let choice = approval_console::notify::Lang::parse_choice(&language).ok_or_else(|| CommandError {
         code: ErrorCode::InvalidRequest,
         message: format!("unknown language {language:?}: en, ja or system"),
@@ -156,8 +87,7 @@ pub struct SavedFile {
 /// there is none) and answers its path: the window's export buttons. The folder is not the
 /// window's to choose.
 #[tauri::command]
-pub async fn save_audit_export<R: tauri::Runtime>(handle: tauri::AppHandle<R>, app: State<'_, App>, format: String) -> Answer<SavedFile> {
-    use tauri::Manager;
+pub async fn save_audit_export<R: Runtime>(handle: tauri::AppHandle<R>, app: State<'_, App>, format: String) -> Answer<SavedFile> {
     let format = ExportFormat::parse(&format)?;
     let dir = handle.path().download_dir().or_else(|_| handle.path().home_dir()).map_err(|e| CommandError {
         code: ErrorCode::Internal,
@@ -168,130 +98,9 @@ pub async fn save_audit_export<R: tauri::Runtime>(handle: tauri::AppHandle<R>, a
     Ok(SavedFile { path: path.display().to_string() })
 }
 
-#[tauri::command]
-pub async fn engines(app: State<'_, App>) -> Answer<Vec<EngineView>> {
-    Ok(app.engines(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn add_engine(app: State<'_, App>, engine: Checked<NewEngine>) -> Answer<EngineView> {
-    Ok(app.add_engine(engine.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn edit_engine(app: State<'_, App>, name: String, changes: Checked<EngineChanges>) -> Answer<EngineView> {
-    Ok(app.edit_engine(&name, changes.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn remove_engine(app: State<'_, App>, name: String) -> Answer<()> {
-    Ok(app.remove_engine(&name, &app.local_actor(CHANNEL)).await?)
-}
-
-/// Tries a server before it is added; nothing is stored.
-#[tauri::command]
-pub async fn test_engine(app: State<'_, App>, test: Checked<EngineTest>) -> Answer<EngineTestResult> {
-    Ok(app.test_engine(test.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn sync_engine(app: State<'_, App>, name: String) -> Answer<SyncAnswer> {
-    Ok(app.sync_engine(&name, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn engine_agents(app: State<'_, App>, name: String) -> Answer<Value> {
-    Ok(app.engine_agents(&name, &app.local_actor(CHANNEL))?)
-}
-
-#[tauri::command]
-pub fn notification_status(app: State<'_, App>) -> Answer<NotifyStatus> {
-    Ok(app.notification_status(&app.local_actor(CHANNEL))?)
-}
-
-#[tauri::command]
-pub async fn notification_settings(app: State<'_, App>) -> Answer<NotificationSettings> {
-    Ok(app.notification_settings(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn save_notification_settings(app: State<'_, App>, settings: Checked<NotificationSettings>) -> Answer<NotificationSettings> {
-    Ok(app.save_notification_settings(settings.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn quorum_settings(app: State<'_, App>) -> Answer<QuorumSettings> {
-    Ok(app.quorum_settings(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn save_quorum_settings(app: State<'_, App>, settings: Checked<QuorumSettings>) -> Answer<QuorumSettings> {
-    Ok(app.save_quorum_settings(settings.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-/// Who the window acts as: the local admin, by name (so it can tell its own approvals of a call).
-#[tauri::command]
-pub fn session(app: State<'_, App>) -> Principal {
-    app.local_actor(CHANNEL).principal
-}
-
-#[tauri::command]
-pub async fn expiry_settings(app: State<'_, App>) -> Answer<ExpirySettings> {
-    Ok(app.expiry_settings(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn save_expiry_settings(app: State<'_, App>, settings: Checked<ExpirySettings>) -> Answer<ExpirySettings> {
-    Ok(app.save_expiry_settings(&settings.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn snooze(app: State<'_, App>, id: String, secs: u64) -> Answer<QueueItem> {
-    Ok(app.snooze(&id, secs, &app.local_actor(CHANNEL)).await?)
-}
-
-/// The window has call `id` open (every `heartbeatSecs` while it does): who else has, on any console.
-#[tauri::command]
-pub async fn viewing(app: State<'_, App>, id: String) -> Answer<Presence> {
-    Ok(app.viewing(&id, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn stop_viewing(app: State<'_, App>, id: String) -> Answer<()> {
-    Ok(app.stop_viewing(&id, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn grants(app: State<'_, App>) -> Answer<Vec<Grant>> {
-    Ok(app.grants(&app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn create_grant(app: State<'_, App>, grant: Checked<NewGrant>) -> Answer<CreatedGrant> {
-    Ok(app.create_grant(&grant.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-/// How many waiting calls a grant would approve now; nothing is stored.
-#[tauri::command]
-pub async fn preview_grant(app: State<'_, App>, grant: Checked<NewGrant>) -> Answer<GrantPreview> {
-    Ok(app.preview_grant(&grant.get()?, &app.local_actor(CHANNEL)).await?)
-}
-
-#[tauri::command]
-pub async fn revoke_grant(app: State<'_, App>, id: String) -> Answer<Grant> {
-    Ok(app.revoke_grant(&id, &app.local_actor(CHANNEL)).await?)
-}
-
-/// The team's figures over the last `days` days (1–90, default 7).
-#[tauri::command]
-pub async fn stats(app: State<'_, App>, days: Option<Checked<u32>>) -> Answer<TeamStats> {
-    let days = days.map(Checked::get).transpose()?.unwrap_or(DEFAULT_DAYS);
-    Ok(app.stats(days, &app.local_actor(CHANNEL)).await?)
-}
-
 /// Whether the app starts at login (an XDG autostart entry on Linux).
 #[tauri::command]
-pub fn autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
+pub fn autostart<R: Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
     use tauri_plugin_autostart::ManagerExt;
     app.autolaunch().is_enabled().map_err(|e| CommandError {
         code: ErrorCode::Internal,
@@ -302,7 +111,7 @@ pub fn autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Answer<bool> {
 
 /// Starts the app at login, or stops doing so.
 #[tauri::command]
-pub fn set_autostart<R: tauri::Runtime>(app: tauri::AppHandle<R>, enabled: bool) -> Answer<bool> {
+pub fn set_autostart<R: Runtime>(app: tauri::AppHandle<R>, enabled: bool) -> Answer<bool> {
     use tauri_plugin_autostart::ManagerExt;
     let launcher = app.autolaunch();
     let done = if enabled { launcher.enable() } else { launcher.disable() };

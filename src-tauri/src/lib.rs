@@ -2,17 +2,8 @@
 //! commands and events, desktop notifications, a tray icon. Wiring only: decisions, storage and
 //! engines are the core's.
 
-pub mod commands;
-#[macro_use]
 mod command_names;
-
-/// `tauri::generate_handler!` over `commands::<name>` for every window command of the catalog
-/// (`command_names.rs`).
-macro_rules! handlers {
-    ($($name:ident),* $(,)?) => {
-        tauri::generate_handler![$(commands::$name),*]
-    };
-}
+pub mod commands;
 pub mod tray;
 
 pub use command_names::COMMANDS;
@@ -43,10 +34,15 @@ pub fn build<R: Runtime>(
         .plugin(tauri_plugin_autostart::init(tauri_plugin_autostart::MacosLauncher::LaunchAgent, None))
         .manage(core)
         .invoke_handler({
-            macro_rules! operations {
-                ($($line:tt)*) => { window_commands!(@go handlers [] $($line)*) };
-            }
-            include!("../../src/domain/catalog.rs")
+            // The core's operations by name, then the window's own commands.
+            let own: fn(tauri::ipc::Invoke<R>) -> bool = tauri::generate_handler![
+                commands::export_audit,
+                commands::save_audit_export,
+                commands::set_language,
+                commands::autostart,
+                commands::set_autostart
+            ];
+            move |invoke| commands::dispatch(invoke, own)
         })
         .setup(move |app| {
             forward_events(app.handle().clone());

@@ -4,16 +4,11 @@
 mod calls;
 pub mod connections;
 mod console;
-mod engines;
 mod error;
-mod expiry;
-mod grants;
 pub mod guard;
 pub mod limits;
 mod mastra;
-mod notifications;
-mod presence;
-mod safety;
+mod operations;
 mod ui;
 
 pub use crate::app::queue::{DecisionView, QueueItem};
@@ -57,12 +52,7 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .merge(console::routes())
         .merge(calls::routes())
-        .merge(engines::routes())
-        .merge(notifications::routes())
-        .merge(presence::routes())
-        .merge(safety::routes())
-        .merge(expiry::routes())
-        .merge(grants::routes())
+        .merge(operations::routes())
         .merge(mastra::routes())
         // Outermost runs first: the role, then the quotas it may use.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::quota))

@@ -11,6 +11,8 @@ pub mod lock;
 pub mod mastra;
 pub mod metrics;
 pub mod notifications;
+pub mod operation;
+pub mod ops;
 pub mod presence;
 pub mod query;
 pub mod queue;

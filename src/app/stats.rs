@@ -26,7 +26,23 @@ pub const MAX_TIMED: i64 = 200_000;
 pub struct StatsQuery {
     /// 1–90, default 7.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 90)]
+    #[serde(default, deserialize_with = "number_or_text")]
     pub days: Option<String>,
+}
+
+/// `days` as the URL writes it (text) or as the window sends it (a JSON number); [`StatsQuery::days`]
+/// judges it.
+fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Days {
+        Number(serde_json::Number),
+        Text(String),
+    }
+    Ok(Option::<Days>::deserialize(d)?.map(|days| match days {
+        Days::Number(n) => n.to_string(),
+        Days::Text(t) => t,
+    }))
 }
 
 impl StatsQuery {

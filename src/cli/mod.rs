@@ -64,11 +64,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Command::Manifest { typescript: true } => {
-            print!("{}", approval_console::domain::ops::typescript());
+            print!("{}", approval_console::app::operation::typescript());
             return Ok(ExitCode::SUCCESS);
         }
         Command::Manifest { typescript: false } => {
-            println!("{}", serde_json::to_string_pretty(&approval_console::domain::ops::manifest())?);
+            println!("{}", serde_json::to_string_pretty(&approval_console::app::operation::manifest())?);
             return Ok(ExitCode::SUCCESS);
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),

@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list_audit"];
+        get: operations["audit_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -117,9 +117,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list"];
+        get: operations["engines"];
         put?: never;
-        post: operations["add"];
+        post: operations["add_engine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -135,11 +135,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["test"];
-        delete?: never;
+        /** @description Tries a server before it is added; nothing is stored. */
+        post: operations["test_engine"];
+        /** @description The engine named `test` (a static segment wins over `{name}` for every method). */
+        delete: operations["remove_engine_named_test"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** @description The engine named `test` (a static segment wins over `{name}` for every method). */
+        patch: operations["edit_engine_named_test"];
         trace?: never;
     };
     "/api/engines/{name}": {
@@ -152,10 +155,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: operations["remove"];
+        delete: operations["remove_engine"];
         options?: never;
         head?: never;
-        patch: operations["edit"];
+        patch: operations["edit_engine"];
         trace?: never;
     };
     "/api/engines/{name}/agents": {
@@ -165,7 +168,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["agents"];
+        get: operations["engine_agents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -183,7 +186,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["sync"];
+        post: operations["sync_engine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -218,7 +221,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list_grants"];
+        get: operations["grants"];
         put?: never;
         post: operations["create_grant"];
         delete?: never;
@@ -236,6 +239,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description How many waiting calls a grant would approve now; nothing is stored. */
         post: operations["preview_grant"];
         delete?: never;
         options?: never;
@@ -302,7 +306,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["status"];
+        get: operations["notification_status"];
         put?: never;
         post?: never;
         delete?: never;
@@ -334,7 +338,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list_queue"];
+        get: operations["queue_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -366,7 +370,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_item"];
+        get: operations["queue_item"];
         put?: never;
         post?: never;
         delete?: never;
@@ -400,6 +404,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Approve with edited arguments (local engine), bound to the fingerprint shown. */
         post: operations["approve_edited"];
         delete?: never;
         options?: never;
@@ -448,6 +453,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Says what became of an interrupted call (`ran` with an optional result, `did_not_run`,
+         *      `run_again`), bound to the fingerprint shown.
+         */
         post: operations["resolve"];
         delete?: never;
         options?: never;
@@ -480,6 +489,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Moves a waiting call's deadline later. */
         post: operations["snooze"];
         delete?: never;
         options?: never;
@@ -496,9 +506,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The caller has the call open (say so every `heartbeatSecs` while it stays open): who else has. */
+        /** @description The caller has the call open (say so every `heartbeatSecs` while it stays open): who else has. */
         post: operations["viewing"];
-        /** The caller closed the call: the others stop seeing them at once. */
+        /** @description The caller closed the call: the others stop seeing them at once. */
         delete: operations["stop_viewing"];
         options?: never;
         head?: never;
@@ -512,7 +522,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the presented token stands for: its name and role (the UI offers only what the role may do). */
+        /**
+         * @description Who the presented credential stands for: its name and role (the UI offers only what the role
+         *      may do). The desktop window is the local admin, by name.
+         */
         get: operations["session"];
         put?: never;
         post?: never;
@@ -529,8 +542,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_expiry_settings"];
-        put: operations["put_expiry_settings"];
+        get: operations["expiry_settings"];
+        put: operations["save_expiry_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -545,8 +558,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_settings"];
-        put: operations["put_settings"];
+        get: operations["notification_settings"];
+        put: operations["save_notification_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -561,8 +574,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_quorum_settings"];
-        put: operations["put_quorum_settings"];
+        get: operations["quorum_settings"];
+        put: operations["save_quorum_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -577,8 +590,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_safety_settings"];
-        put: operations["put_safety_settings"];
+        get: operations["safety_settings"];
+        put: operations["save_safety_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -594,8 +607,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The team's figures over the last `days` days: decisions by outcome, time to decision per tool
-         *     and per operator, pending calls hour by hour.
+         * @description The team's figures over the last `days` days: decisions by outcome, time to decision per tool
+         *      and per operator, pending calls hour by hour.
          */
         get: operations["stats"];
         put?: never;
@@ -1592,7 +1605,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    list_audit: {
+    audit_page: {
         parameters: {
             query?: {
                 /** @description Only entries of this queue item. */
@@ -1617,6 +1630,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPage"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1639,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1658,6 +1682,7 @@ export interface operations {
                     "application/json": components["schemas"]["DecisionHistory"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1666,7 +1691,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1734,7 +1769,17 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1932,7 +1977,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    engines: {
         parameters: {
             query?: never;
             header?: never;
@@ -1950,7 +1995,17 @@ export interface operations {
                     "application/json": components["schemas"]["EngineView"][];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1960,7 +2015,7 @@ export interface operations {
             };
         };
     };
-    add: {
+    add_engine: {
         parameters: {
             query?: never;
             header?: never;
@@ -1982,6 +2037,7 @@ export interface operations {
                     "application/json": components["schemas"]["EngineView"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1990,7 +2046,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2009,7 +2075,7 @@ export interface operations {
             };
         };
     };
-    test: {
+    test_engine: {
         parameters: {
             query?: never;
             header?: never;
@@ -2040,7 +2106,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2050,7 +2126,121 @@ export interface operations {
             };
         };
     };
-    remove: {
+    remove_engine_named_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, with its keyring entry; its queue entries stay as history */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    edit_engine_named_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EngineChanges"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineView"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description keyring_unavailable / keyring_locked */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_engine: {
         parameters: {
             query?: never;
             header?: never;
@@ -2068,6 +2258,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,6 +2276,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,7 +2296,7 @@ export interface operations {
             };
         };
     };
-    edit: {
+    edit_engine: {
         parameters: {
             query?: never;
             header?: never;
@@ -2101,6 +2311,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Changed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2109,6 +2320,7 @@ export interface operations {
                     "application/json": components["schemas"]["EngineView"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2117,6 +2329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2125,6 +2338,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,6 +2356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description keyring_unavailable / keyring_locked */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2143,7 +2367,7 @@ export interface operations {
             };
         };
     };
-    agents: {
+    engine_agents: {
         parameters: {
             query?: never;
             header?: never;
@@ -2160,9 +2384,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": Record<string, never>;
                 };
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2171,6 +2405,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2181,7 +2425,7 @@ export interface operations {
             };
         };
     };
-    sync: {
+    sync_engine: {
         parameters: {
             query?: never;
             header?: never;
@@ -2192,6 +2436,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description What the sync did */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2200,6 +2445,16 @@ export interface operations {
                     "application/json": components["schemas"]["SyncAnswer"];
                 };
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2208,6 +2463,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2264,7 +2529,7 @@ export interface operations {
             };
         };
     };
-    list_grants: {
+    grants: {
         parameters: {
             query?: never;
             header?: never;
@@ -2282,7 +2547,17 @@ export interface operations {
                     "application/json": components["schemas"]["Grant"][];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2323,6 +2598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,6 +2607,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2372,6 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["GrantPreview"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2380,6 +2667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2388,6 +2676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,6 +2685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,6 +2716,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Revoked */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2443,6 +2734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2451,6 +2743,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,7 +2819,7 @@ export interface operations {
             };
         };
     };
-    status: {
+    notification_status: {
         parameters: {
             query?: never;
             header?: never;
@@ -2535,7 +2837,17 @@ export interface operations {
                     "application/json": components["schemas"]["NotifyStatus"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2573,7 +2885,7 @@ export interface operations {
             };
         };
     };
-    list_queue: {
+    queue_page: {
         parameters: {
             query?: {
                 /** @description One state, or `all`. Not with `tab`. Without both: `pending`. */
@@ -2620,6 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuePage"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,7 +2941,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2666,6 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueCounts"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2674,7 +2998,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2684,7 +3018,7 @@ export interface operations {
             };
         };
     };
-    get_item: {
+    queue_item: {
         parameters: {
             query?: never;
             header?: never;
@@ -2704,6 +3038,16 @@ export interface operations {
                     "application/json": components["schemas"]["QueueItem"];
                 };
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2712,6 +3056,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2755,6 +3109,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueItem"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2763,6 +3118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2780,6 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2841,6 +3198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2849,6 +3207,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2901,6 +3269,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueItem"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2909,6 +3278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,6 +3287,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2965,6 +3345,16 @@ export interface operations {
                     "application/json": components["schemas"]["PreviousCall"];
                 };
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,6 +3363,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3016,6 +3416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3024,6 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3032,6 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3084,6 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueItem"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3092,6 +3496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3100,6 +3505,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3170,6 +3585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,6 +3594,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3217,6 +3643,16 @@ export interface operations {
                     "application/json": components["schemas"]["Presence"];
                 };
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,6 +3661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3233,6 +3670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,6 +3699,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,6 +3717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3297,7 +3746,17 @@ export interface operations {
                     "application/json": components["schemas"]["Principal"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3307,7 +3766,7 @@ export interface operations {
             };
         };
     };
-    get_expiry_settings: {
+    expiry_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3316,6 +3775,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Time limits of undecided calls */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3324,7 +3784,17 @@ export interface operations {
                     "application/json": components["schemas"]["ExpirySettings"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3334,7 +3804,7 @@ export interface operations {
             };
         };
     };
-    put_expiry_settings: {
+    save_expiry_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3356,6 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExpirySettings"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3835,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3374,7 +3855,7 @@ export interface operations {
             };
         };
     };
-    get_settings: {
+    notification_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3383,6 +3864,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description What to be told about */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3391,7 +3873,17 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationSettings"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3401,7 +3893,7 @@ export interface operations {
             };
         };
     };
-    put_settings: {
+    save_notification_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3423,6 +3915,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationSettings"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3431,7 +3924,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3441,7 +3944,7 @@ export interface operations {
             };
         };
     };
-    get_quorum_settings: {
+    quorum_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3450,6 +3953,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The two-person rule: approvals needed per tool */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3962,17 @@ export interface operations {
                     "application/json": components["schemas"]["QuorumSettings"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3468,7 +3982,7 @@ export interface operations {
             };
         };
     };
-    put_quorum_settings: {
+    save_quorum_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3499,6 +4013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3507,6 +4022,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +4033,7 @@ export interface operations {
             };
         };
     };
-    get_safety_settings: {
+    safety_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3526,6 +4042,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The high-risk tools */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3534,7 +4051,17 @@ export interface operations {
                     "application/json": components["schemas"]["SafetySettings"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3544,7 +4071,7 @@ export interface operations {
             };
         };
     };
-    put_safety_settings: {
+    save_safety_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3566,6 +4093,7 @@ export interface operations {
                     "application/json": components["schemas"]["SafetySettings"];
                 };
             };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3574,6 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,6 +4111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3622,6 +4152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unauthorized: no valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,6 +4161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description forbidden: the credential's role may not */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -7,41 +7,17 @@ import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import {
   ApiError,
-  type AuditPage,
-  type AuditVerification,
   type Backend,
   type BackendEvent,
-  type DecisionHistory,
-  type EngineChanges,
-  type EngineTest,
-  type EngineTestResult,
-  type EngineView,
-  type ExportFormat,
   type ErrorBody,
-  type ExpirySettings,
-  type Grant,
-  type NewGrant,
-  type CreatedGrant,
-  type GrantPreview,
-  type NewEngine,
-  type NotificationSettings,
-  type NotifyStatus,
+  type ExportFormat,
   type Principal,
-  type QueueCounts,
-  type QueueFilter,
-  type QueueItem,
-  type PreviousCall,
-  type Presence,
-  type QueuePage,
-  type ResolutionKind,
   type SavedFile,
   type Subscriber,
-  type SyncAnswer,
-  type QuorumSettings,
   queueEventFrom,
 } from './backend';
-import type { TeamStats } from '../team';
 import { OPERATIONS } from './operations.gen';
+import { DeclaredBackend, windowArgs, type AnswerOf, type Declared, type Request } from './operations';
 
 type Operations = typeof OPERATIONS;
 
@@ -59,105 +35,10 @@ export const DESKTOP_PRINCIPAL: Readonly<Principal> = { name: '', role: 'admin',
 /** The events the desktop app emits to the window. */
 export const TAURI_EVENTS = ['queue', 'resync', 'open'] as const;
 
-/** The filters and search of `queue_page` and `queue_counts`: the fields `WebBackend` sends as URL parameters. */
-type FilterQuery = {
-  engine?: string;
-  source?: string;
-  agent?: string;
-  tool?: string;
-  kind?: string;
-  thread?: string;
-  run?: string;
-  q?: string;
-};
-
-/** The `query` of `queue_page`. */
-type QueueQuery = FilterQuery & {
-  tab: string;
-  sort?: string;
-  limit: number;
-  cursor?: string;
-};
-
-function filterQuery(filter: QueueFilter): FilterQuery {
-  const query: FilterQuery = {};
-  if (filter.engine) query.engine = filter.engine;
-  if (filter.source) query.source = filter.source;
-  if (filter.agent) query.agent = filter.agent;
-  if (filter.tool) query.tool = filter.tool;
-  if (filter.kind) query.kind = filter.kind;
-  if (filter.thread) query.thread = filter.thread;
-  if (filter.run) query.run = filter.run;
-  if (filter.q?.trim()) query.q = filter.q.trim();
-  return query;
-}
-
-export class TauriBackend implements Backend {
-  listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
-    const query: QueueQuery = { ...filterQuery(filter), tab: filter.tab ?? 'pending', limit: filter.limit ?? 50 };
-    if (filter.sort === 'oldest') query.sort = 'oldest';
-    if (filter.cursor) query.cursor = filter.cursor;
-    return call('queue_page', { query });
-  }
-
-  queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
-    return call('queue_counts', { query: filterQuery(filter) });
-  }
-
-  getItem(id: string): Promise<QueueItem> {
-    return call('queue_item', { id });
-  }
-
-  previousCall(id: string): Promise<PreviousCall> {
-    return call('previous_call', { id });
-  }
-
-  viewing(id: string): Promise<Presence> {
-    return call('viewing', { id });
-  }
-
-  async stopViewing(id: string): Promise<void> {
-    await call<null>('stop_viewing', { id });
-  }
-
-  approve(id: string, fingerprint: string): Promise<QueueItem> {
-    return call('approve', { id, fingerprint });
-  }
-
-  decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
-    const args: { id: string; fingerprint: string; reason?: string } = { id, fingerprint };
-    if (reason !== undefined && reason !== '') args.reason = reason;
-    return call('decline', args);
-  }
-
-  resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
-    return call('resume', { id, fingerprint, data });
-  }
-
-  approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
-    return call('approve_edited', { id, fingerprint, args });
-  }
-
-  resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem> {
-    const args: { id: string; resolution: ResolutionKind; fingerprint: string; result?: unknown } = { id, resolution, fingerprint };
-    if (result !== undefined) args.result = result;
-    return call('resolve', args);
-  }
-
-  listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
-    const query: { limit: number; cursor?: string } = { limit: opts.limit ?? 50 };
-    if (opts.cursor) query.cursor = opts.cursor;
-    return call('audit_page', { query });
-  }
-
-  verifyAudit(): Promise<AuditVerification> {
-    return call('verify_audit');
-  }
-
-  decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
-    const query: { limit: number; cursor?: string } = { limit: opts.limit ?? 50 };
-    if (opts.cursor) query.cursor = opts.cursor;
-    return call('decision_history', { query });
+export class TauriBackend extends DeclaredBackend implements Backend {
+  /** Operation `name` as the window's command of that name, with its arguments as the core reads them. */
+  run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>> {
+    return call(name as TauriCommand, windowArgs(name, request));
   }
 
   /** The whole export through IPC (the window has no HTTP of its own); the caller saves it. */
@@ -175,82 +56,6 @@ export class TauriBackend implements Backend {
     return call('set_language', { language: choice });
   }
 
-  listEngines(): Promise<EngineView[]> {
-    return call('engines');
-  }
-
-  addEngine(engine: NewEngine): Promise<EngineView> {
-    return call('add_engine', { engine });
-  }
-
-  editEngine(name: string, changes: EngineChanges): Promise<EngineView> {
-    return call('edit_engine', { name, changes });
-  }
-
-  async removeEngine(name: string): Promise<void> {
-    await call<null>('remove_engine', { name });
-  }
-
-  testEngine(test: EngineTest): Promise<EngineTestResult> {
-    return call('test_engine', { test });
-  }
-
-  syncEngine(name: string): Promise<SyncAnswer> {
-    return call('sync_engine', { name });
-  }
-
-  engineAgents(name: string): Promise<unknown> {
-    return call('engine_agents', { name });
-  }
-
-  notificationStatus(): Promise<NotifyStatus> {
-    return call('notification_status');
-  }
-
-  notificationSettings(): Promise<NotificationSettings> {
-    return call('notification_settings');
-  }
-
-  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
-    return call('save_notification_settings', { settings });
-  }
-
-  expirySettings(): Promise<ExpirySettings> {
-    return call('expiry_settings');
-  }
-
-  saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings> {
-    return call('save_expiry_settings', { settings });
-  }
-
-  quorumSettings(): Promise<QuorumSettings> {
-    return call('quorum_settings');
-  }
-
-  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
-    return call('save_quorum_settings', { settings });
-  }
-
-  snooze(id: string, secs: number): Promise<QueueItem> {
-    return call('snooze', { id, secs });
-  }
-
-  listGrants(): Promise<Grant[]> {
-    return call('grants');
-  }
-
-  createGrant(grant: NewGrant): Promise<CreatedGrant> {
-    return call('create_grant', { grant });
-  }
-
-  previewGrant(grant: NewGrant): Promise<GrantPreview> {
-    return call('preview_grant', { grant });
-  }
-
-  revokeGrant(id: string): Promise<Grant> {
-    return call('revoke_grant', { id });
-  }
-
   /**
    * The desktop window is always the local admin. The `session` command adds the OS user's name,
    * which tells the window its own approvals of a call under a quorum (the two-person rule); should
@@ -258,15 +63,11 @@ export class TauriBackend implements Backend {
    */
   async session(): Promise<Principal> {
     try {
-      const me = await call<Principal>('session');
+      const me = await this.run('session');
       return { ...DESKTOP_PRINCIPAL, name: typeof me?.name === 'string' ? me.name : '' };
     } catch {
       return { ...DESKTOP_PRINCIPAL };
     }
-  }
-
-  stats(days: number): Promise<TeamStats> {
-    return call('stats', { days });
   }
 
   autostart(): Promise<boolean | null> {

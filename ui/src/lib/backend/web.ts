@@ -4,47 +4,16 @@
  */
 import {
   ApiError,
-  type ApproveBody,
-  type ApproveEditedBody,
-  type AuditPage,
-  type AuditVerification,
   type Backend,
   type BackendEvent,
-  type DeclineBody,
-  type DecisionHistory,
-  type EngineChanges,
-  type EngineTest,
-  type EngineTestResult,
-  type EngineView,
   type ErrorBody,
-  type ExpirySettings,
-  type Grant,
-  type NewGrant,
-  type CreatedGrant,
-  type GrantPreview,
-  type NewEngine,
-  type NotificationSettings,
-  type NotifyStatus,
-  type Principal,
   type ExportFormat,
-  type QueueCounts,
-  type QueueFilter,
-  type QueueItem,
-  type PreviousCall,
-  type Presence,
-  type QueuePage,
-  type ResolveBody,
-  type ResolutionKind,
-  type ResumeBody,
-  type SnoozeBody,
   type Subscriber,
-  type SyncAnswer,
-  type QuorumSettings,
   queueEventFrom,
 } from './backend';
-import type { TeamStats } from '../team';
 import { SseParser, type SseMessage } from './sse';
 import { OPERATIONS } from './operations.gen';
+import { DeclaredBackend, httpRoute, type AnswerOf, type Declared, type Request } from './operations';
 
 export type WebBackendOptions = {
   /** Prefix for API URLs; `''` for same origin. */
@@ -57,7 +26,7 @@ export type WebBackendOptions = {
   maxRetryMs?: number;
 };
 
-export class WebBackend implements Backend {
+export class WebBackend extends DeclaredBackend implements Backend {
   private readonly baseUrl: string;
   private readonly getToken: () => string | null;
   private readonly fetchFn: typeof fetch;
@@ -65,6 +34,7 @@ export class WebBackend implements Backend {
   private readonly maxRetryMs: number;
 
   constructor(opts: WebBackendOptions) {
+    super();
     this.baseUrl = opts.baseUrl ?? '';
     this.getToken = opts.getToken;
     // Bind: calling `window.fetch` detached from `window` throws "Illegal invocation".
@@ -73,78 +43,10 @@ export class WebBackend implements Backend {
     this.maxRetryMs = opts.maxRetryMs ?? 30000;
   }
 
-  listQueue(filter: QueueFilter = {}): Promise<QueuePage> {
-    const q = filterParams(filter);
-    q.set('tab', filter.tab ?? 'pending');
-    if (filter.sort === 'oldest') q.set('sort', 'oldest');
-    q.set('limit', String(filter.limit ?? 50));
-    if (filter.cursor) q.set('cursor', filter.cursor);
-    return this.op('queue_page', {}, q);
-  }
-
-  queueCounts(filter: QueueFilter = {}): Promise<QueueCounts> {
-    return this.op('queue_counts', {}, filterParams(filter));
-  }
-
-  getItem(id: string): Promise<QueueItem> {
-    return this.op('queue_item', { id });
-  }
-
-  previousCall(id: string): Promise<PreviousCall> {
-    return this.op('previous_call', { id });
-  }
-
-  viewing(id: string): Promise<Presence> {
-    return this.op('viewing', { id });
-  }
-
-  async stopViewing(id: string): Promise<void> {
-    await this.op<void>('stop_viewing', { id });
-  }
-
-  approve(id: string, fingerprint: string): Promise<QueueItem> {
-    const body: ApproveBody = { fingerprint };
-    return this.op('approve', { id }, undefined, body);
-  }
-
-  decline(id: string, fingerprint: string, reason?: string): Promise<QueueItem> {
-    const body: DeclineBody = { fingerprint };
-    if (reason !== undefined && reason !== '') body.reason = reason;
-    return this.op('decline', { id }, undefined, body);
-  }
-
-  resume(id: string, fingerprint: string, data: unknown): Promise<QueueItem> {
-    const body: ResumeBody = { fingerprint, data };
-    return this.op('resume', { id }, undefined, body);
-  }
-
-  approveEdited(id: string, fingerprint: string, args: unknown): Promise<QueueItem> {
-    const body: ApproveEditedBody = { fingerprint, args };
-    return this.op('approve_edited', { id }, undefined, body);
-  }
-
-  resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem> {
-    const body: ResolveBody = { resolution, fingerprint };
-    if (result !== undefined) body.result = result;
-    return this.op('resolve', { id }, undefined, body);
-  }
-
-  listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
-    const q = new URLSearchParams();
-    q.set('limit', String(opts.limit ?? 50));
-    if (opts.cursor) q.set('cursor', opts.cursor);
-    return this.op('audit_page', {}, q);
-  }
-
-  verifyAudit(): Promise<AuditVerification> {
-    return this.op('verify_audit', {});
-  }
-
-  decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
-    const q = new URLSearchParams();
-    q.set('limit', String(opts.limit ?? 50));
-    if (opts.cursor) q.set('cursor', opts.cursor);
-    return this.op('decision_history', {}, q);
+  /** Operation `name` at its route (operations.gen.ts): its path filled, its query or JSON body sent. */
+  run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>> {
+    const { method, url, body } = httpRoute(name, request);
+    return this.request(method, url, body);
   }
 
   async exportAudit(format: ExportFormat): Promise<string> {
@@ -156,92 +58,7 @@ export class WebBackend implements Backend {
     }
   }
 
-  listEngines(): Promise<EngineView[]> {
-    return this.op('engines', {});
-  }
-
-  addEngine(engine: NewEngine): Promise<EngineView> {
-    return this.op('add_engine', {}, undefined, engine);
-  }
-
-  editEngine(name: string, changes: EngineChanges): Promise<EngineView> {
-    return this.op('edit_engine', { name }, undefined, changes);
-  }
-
-  async removeEngine(name: string): Promise<void> {
-    await this.op<void>('remove_engine', { name });
-  }
-
-  testEngine(test: EngineTest): Promise<EngineTestResult> {
-    return this.op('test_engine', {}, undefined, test);
-  }
-
-  syncEngine(name: string): Promise<SyncAnswer> {
-    return this.op('sync_engine', { name });
-  }
-
-  engineAgents(name: string): Promise<unknown> {
-    return this.op('engine_agents', { name });
-  }
-
-  notificationStatus(): Promise<NotifyStatus> {
-    return this.op('notification_status', {});
-  }
-
-  notificationSettings(): Promise<NotificationSettings> {
-    return this.op('notification_settings', {});
-  }
-
-  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
-    return this.op('save_notification_settings', {}, undefined, settings);
-  }
-
   /** Only the desktop app can start at login: not available over HTTP. */
-  expirySettings(): Promise<ExpirySettings> {
-    return this.op('expiry_settings', {});
-  }
-
-  saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings> {
-    return this.op('save_expiry_settings', {}, undefined, settings);
-  }
-
-  quorumSettings(): Promise<QuorumSettings> {
-    return this.op('quorum_settings', {});
-  }
-
-  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
-    return this.op('save_quorum_settings', {}, undefined, settings);
-  }
-
-  snooze(id: string, secs: number): Promise<QueueItem> {
-    const body: SnoozeBody = { secs };
-    return this.op('snooze', { id }, undefined, body);
-  }
-
-  listGrants(): Promise<Grant[]> {
-    return this.op('grants', {});
-  }
-
-  createGrant(grant: NewGrant): Promise<CreatedGrant> {
-    return this.op('create_grant', {}, undefined, grant);
-  }
-
-  previewGrant(grant: NewGrant): Promise<GrantPreview> {
-    return this.op('preview_grant', {}, undefined, grant);
-  }
-
-  revokeGrant(id: string): Promise<Grant> {
-    return this.op('revoke_grant', { id });
-  }
-
-  session(): Promise<Principal> {
-    return this.op('session', {});
-  }
-
-  stats(days: number): Promise<TeamStats> {
-    return this.op('stats', {}, new URLSearchParams({ days: String(days) }));
-  }
-
   async autostart(): Promise<boolean | null> {
     return null;
   }
@@ -278,11 +95,6 @@ export class WebBackend implements Backend {
     }
     if (!res.ok) throw await errorFromResponse(res);
     return res;
-  }
-
-  /** Calls operation `name` of the catalog at its route, `params` filling its `{…}` parts. */
-  private op<T>(name: Routed, params: Record<string, string>, query?: URLSearchParams, body?: unknown): Promise<T> {
-    return this.request(...route(name, params, query), body);
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -354,20 +166,6 @@ export function route(name: Routed, params: Record<string, string> = {}, query?:
     return encodeURIComponent(value);
   });
   return [method, query === undefined ? filled : `${filled}?${query}`];
-}
-
-/** The filters and search of `filter` as URL parameters (the tab, sort and paging are the caller's). */
-function filterParams(filter: QueueFilter): URLSearchParams {
-  const q = new URLSearchParams();
-  if (filter.engine) q.set('engine', filter.engine);
-  if (filter.source) q.set('source', filter.source);
-  if (filter.agent) q.set('agent', filter.agent);
-  if (filter.tool) q.set('tool', filter.tool);
-  if (filter.kind) q.set('kind', filter.kind);
-  if (filter.thread) q.set('thread', filter.thread);
-  if (filter.run) q.set('run', filter.run);
-  if (filter.q?.trim()) q.set('q', filter.q.trim());
-  return q;
 }
 
 /** Reads a byte stream as SSE, calling `onMessage` for each complete event. */

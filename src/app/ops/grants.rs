@@ -1,0 +1,23 @@
+//! "Always allow" grants. Revoking only takes automation away: any operator who sees a bad grant may
+//! stop it (the catalog's roles).
+
+use crate::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
+
+crate::declare_operations! {
+    Grants(Nothing, none) -> [Grant], 200 "Every grant, newest first (revoked and expired ones too)";
+        errors []
+        |app, _, _, by| { Ok(app.grants(by).await?.into()) }
+
+    CreateGrant(Nothing, body NewGrant, window "grant") -> CreatedGrant, 201 "Made; it applies at once, also to the calls already waiting unless `applyToWaiting` is false: `approvesWaiting` says how many";
+        errors [400 "invalid_request: lifetime, conditions, a suspend call", 404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
+        |app, _, g, by| { Ok(app.create_grant(&g, by).await?.into()) }
+
+    /// How many waiting calls a grant would approve now; nothing is stored.
+    PreviewGrant(Nothing, body NewGrant, window "grant") -> GrantPreview, 200 "What the grant would do if it were made now: how many waiting calls it would approve at once; nothing is stored";
+        errors [404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
+        |app, _, g, by| { Ok(app.preview_grant(&g, by).await?.into()) }
+
+    RevokeGrant(Id, none) -> Grant, 200 "Revoked";
+        errors [400 "already revoked", 404 "not_found"]
+        |app, p, _, by| { Ok(app.revoke_grant(&p.id, by).await?.into()) }
+}
