@@ -367,19 +367,7 @@ fn no_source_file_is_over_500_lines() {
 /// site has moved, this is a ratchet: a new file or a new site fails here, and a site moved into
 /// the store fails too until its count is lowered — the table only ever shrinks.
 const CONNECTIONS_ABOVE_THE_STORE: &[(&str, usize)] = &[
-    ("src/app/audit.rs", 5),
-    ("src/app/calls.rs", 4),
-    ("src/app/engines.rs", 2),
-    ("src/app/expiry.rs", 2),
-    ("src/app/mastra.rs", 2),
-    ("src/app/metrics.rs", 1),
-    ("src/app/notifications.rs", 1),
-    ("src/app/presence.rs", 4),
-    ("src/app/queue.rs", 4),
-    ("src/app/queue/item.rs", 3),
-    ("src/app/stats.rs", 1),
     ("src/app/testing.rs", 1),
-    ("src/app/tokens.rs", 7),
     ("src/console/decide.rs", 4),
     ("src/console/deliver.rs", 5),
     ("src/console/expiry.rs", 6),
@@ -433,4 +421,30 @@ fn code_above_the_store_opens_no_new_connections() {
         "ask the store for an operation instead of a connection (a site moved into the store: lower its count):\n{}",
         wrong.join("\n")
     );
+}
+
+/// Team mode is a capability of the store (`Db::shared`): no code above the store tells the
+/// databases apart by their dialect.
+#[test]
+fn only_the_store_tells_the_databases_apart() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src"), &mut files);
+    sources(&root.join("src-tauri/src"), &mut files);
+    let mut wrong = vec![];
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("src/store/") || rel == "src/store.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("Dialect::") || code.contains(".dialect()") {
+                wrong.push(format!("{rel}:{}", n + 1));
+            }
+        }
+    }
+    assert!(files.len() > 100, "the walk found the sources ({})", files.len());
+    assert!(wrong.is_empty(), "the dialect asked above the store (ask Db::shared):\n{}", wrong.join("\n"));
 }

@@ -53,6 +53,16 @@ impl Desktop {
     }
 }
 
+/// An operation declared in the core is the window's command with no line of its own here: the
+/// remote kinds, and a command's arguments that are not an object refused as the HTTP API refuses them.
+#[test]
+fn a_declared_operation_is_a_window_command_without_a_line_in_the_shell() {
+    let d = desktop();
+    assert_eq!(d.invoke("engine_kinds", json!({})).unwrap(), json!(["mastra", "langgraph"]));
+    let err = d.invoke("queue_item", json!({ "id": 7 })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+}
+
 #[test]
 fn queue_page_and_queue_item_show_the_paused_call_with_its_fingerprint() {
     let d = desktop();

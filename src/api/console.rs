@@ -1,18 +1,14 @@
-//! The console API: the queue, decisions, live events, the audit log, health, and its OpenAPI document.
+//! The console API's hand-written routes — health, live events (SSE), the streamed audit export, metrics —
+//! and its OpenAPI document (the declared operations' routes are in `api::operations`).
 
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiQuery, ApiState, Caller};
-use crate::app::audit::AuditPage;
-use crate::app::audit::{DecisionHistory, DecisionRecord, ExportFormat};
-use crate::app::ops::queue::{ApproveBody, ApproveEditedBody, DeclineBody, ResolveBody, ResumeBody, SnoozeBody};
+use crate::app::audit::ExportFormat;
 use crate::app::query::{SortOrder, StateFilter, TabFilter};
-use crate::app::queue::{ApprovalView, Blocked, DecisionView, PreviousCall, QueueCounts, QueueItem, QueuePage, QueueTab};
-use crate::app::stats::{DecisionCounts, OperatorStats, PendingPoint, TeamStats, ToolStats};
 use crate::console::{Change, QueueEvent};
 use crate::domain::audit::AuditAction;
 use crate::domain::Op;
-use crate::domain::{CallKind, ChainLink, DecisionKind, Delivery, ItemState, PauseKind, PauseReason, Principal, PrincipalKind, Role};
-use crate::store::audit;
+use crate::domain::PrincipalKind;
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
@@ -155,9 +151,8 @@ impl utoipa::Modify for BearerAuth {
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` or `viewer` (beside each other: neither may use the routes of the other) < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
     paths(health, openapi, events, export_audit, metrics),
-    components(schemas(Health, Principal, Role, PrincipalKind, QueueItem, ApprovalView, Blocked, PauseReason, PauseKind, StateFilter, TabFilter, SortOrder, AuditAction, PreviousCall, QueuePage, QueueTab, QueueCounts, DecisionView, ErrorBody, ApproveBody, ApproveEditedBody, DeclineBody, ResumeBody, ResolveBody, SnoozeBody, crate::store::resolutions::Stored, AuditPage,
-        DecisionHistory, DecisionRecord, ExportFormat, TeamStats, DecisionCounts, ToolStats, OperatorStats, PendingPoint,
-        audit::Entry, audit::Verification, audit::BadEntry, QueueEvent, Change, ChainLink, CallKind, ItemState, DecisionKind, Delivery))
+    // The schemas of the routes written here; the declared operations bring theirs (`api::operations`).
+    components(schemas(Health, ErrorBody, AuditAction, StateFilter, TabFilter, SortOrder, ExportFormat, QueueEvent, Change))
 )]
 pub struct ApiDoc;
 

@@ -85,4 +85,3 @@ pub fn document(doc: &mut utoipa::openapi::OpenApi) {
     }
     operation::each(&mut Paths(doc));
 }
-

@@ -133,16 +133,14 @@ impl App {
     pub async fn audit_page(&self, q: &AuditQuery, by: &Actor) -> Result<AuditPage, Error> {
         by.may(Op::AuditPage)?;
         let cursor = parse_cursor(q.cursor.as_deref())?;
-        let mut conn = self.db.pool().acquire().await?;
-        let (entries, next) = audit::list(&mut conn, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
+        let (entries, next) = audit::entries_page(&self.db, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
         Ok(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) })
     }
 
     /// Walks the whole audit chain.
     pub async fn verify_audit(&self, by: &Actor) -> Result<audit::Verification, Error> {
         by.may(Op::VerifyAudit)?;
-        let mut conn = self.db.pool().acquire().await?;
-        audit::verify(&mut conn).await
+        audit::verify_chain(&self.db).await
     }
 
     /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
@@ -154,10 +152,8 @@ impl App {
             .filter(|c| !c.is_empty())
             .map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}"))))
             .transpose()?;
-        let mut conn = self.db.pool().acquire().await?;
-        let (decisions, next) = audit::decisions(&mut conn, cursor, q.limit.unwrap_or(50)).await?;
-        let ids: Vec<&str> = decisions.iter().filter_map(|d| d.queue_item_id.as_deref()).collect();
-        let mut deliveries = audit::latest_deliveries(&mut conn, &ids).await?;
+        let audit::DecisionPage { decisions, next, mut deliveries } =
+            audit::decisions_with_deliveries(&self.db, cursor, q.limit.unwrap_or(50)).await?;
         let items = decisions
             .into_iter()
             .map(|decision| {
@@ -184,16 +180,10 @@ impl App {
             if format == ExportFormat::Csv {
                 yield csv_row(&CSV_COLUMNS);
             }
-            let head = {
-                let mut conn = db.pool().acquire().await?;
-                audit::head_seq(&mut conn).await?
-            };
+            let head = audit::newest_seq(&db).await?;
             let mut after = 0;
             while after < head {
-                let batch = {
-                    let mut conn = db.pool().acquire().await?;
-                    audit::range(&mut conn, after, head, EXPORT_BATCH).await?
-                };
+                let batch = audit::entries_between(&db, after, head, EXPORT_BATCH).await?;
                 let Some(last) = batch.last() else { break };
                 after = last.seq;
                 yield batch.iter().map(|e| export_line(format, e)).collect::<String>();

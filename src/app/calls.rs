@@ -13,7 +13,7 @@ use crate::domain::{
     ToolCallId, Verdict,
 };
 use crate::engine::kinds;
-use crate::store::submissions::{self, Submission};
+use crate::store::submissions::{self, NewSubmission, Submitted};
 use crate::store::{audit, queue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -138,44 +138,24 @@ impl App {
             None => format!("auto:{}", paused.run_id),
         };
         let principal_key = by.principal.key();
-        let mut tx = self.db.begin_write().await?;
-        if let Some(earlier) = submissions::by_key(&mut tx, &principal_key, &key).await? {
-            if earlier.request_hash != request_hash {
-                return Err(Error::IdempotencyKeyReused { key, item: earlier.item.to_string() });
-            }
-            // Read in this transaction: the first request's call may be in the same batch, not
-            // committed yet; answering only after the commit, it is durable when the agent hears of it.
-            let entry =
-                queue::get(&mut tx, &earlier.item).await?.ok_or_else(|| Error::not_found(format!("queue item {}", earlier.item)))?;
-            tx.commit().await?;
-            return Ok(SubmittedCall {
-                id: earlier.item.to_string(),
-                fingerprint: entry.queued.call.fingerprint.clone(),
-                source,
-                created: false,
-                status: status_of(&entry),
-            });
-        }
         let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &call.context };
-        let item = queue::pause(&mut tx, &format!("agent:{}", by.audit_name()), &paused, origin).await?;
-        let stored = submissions::insert(
-            &mut tx,
-            &Submission {
-                item: item.id.clone(),
-                principal_key: principal_key.clone(),
-                idempotency_key: key,
-                request_hash,
-                context: call.context.clone(),
-                submitted_at: item.paused_at,
-            },
-        )
-        .await?;
-        if !stored {
-            return Err(Error::StorageBusy);
-        }
-        tx.commit().await?;
-        let entry = self.console.item(&item.id).await?;
-        Ok(SubmittedCall { id: item.id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
+        let submission =
+            NewSubmission { principal_key: &principal_key, idempotency_key: &key, request_hash: &request_hash, context: &call.context };
+        let id = match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission).await? {
+            Submitted::Queued(id) => id,
+            Submitted::Earlier(entry) => {
+                return Ok(SubmittedCall {
+                    id: entry.queued.id.to_string(),
+                    fingerprint: entry.queued.call.fingerprint.clone(),
+                    source,
+                    created: false,
+                    status: status_of(&entry),
+                });
+            }
+            Submitted::KeyReused(item) => return Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
+        };
+        let entry = self.console.item(&id).await?;
+        Ok(SubmittedCall { id: id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
     }
 
     /// The agent a submitted call is queued under: what the credential may claim, never merely what
@@ -187,12 +167,10 @@ impl App {
         if by.principal.kind != crate::domain::PrincipalKind::Token {
             return Ok(AgentId::new(claimed));
         }
-        let credential = {
-            let mut conn = self.db.pool().acquire().await?;
-            crate::store::credentials::by_name(&mut conn, &by.principal.name).await?
-        }
-        // Revoked between its check and here: as good as an unknown token.
-        .ok_or_else(|| Error::not_found(format!("credential {:?}", by.principal.name)))?;
+        let credential = crate::store::credentials::find_by_name(&self.db, &by.principal.name)
+            .await?
+            // Revoked between its check and here: as good as an unknown token.
+            .ok_or_else(|| Error::not_found(format!("credential {:?}", by.principal.name)))?;
         if let Some(sources) = &credential.sources {
             if !sources.iter().any(|s| s == source.as_str()) {
                 return Err(Error::ClaimNotAllowed {
@@ -247,30 +225,21 @@ impl App {
         by.may(Op::WithdrawCall)?;
         let id = ItemId::new(id);
         let entry = self.submitted_entry(&id, by).await?;
-        let mut tx = self.db.begin_write().await?;
-        if !queue::transition(&mut tx, &id, ItemState::Pending, ItemState::Gone).await? {
-            drop(tx);
+        let actor = format!("agent:{}", by.audit_name());
+        let record = audit::Record::of(
+            &actor,
+            Some((id.as_str(), &entry.queued.call.tool_name, entry.queued.call.fingerprint.as_str())),
+            &CallGone::of(&entry.queued.call, "the agent withdrew the call: it stopped waiting for a decision"),
+        );
+        if !queue::end_pending(&self.db, &id, record).await? {
             let now = self.console.item(&id).await?;
             return Err(Error::AlreadyDecided { state: now.queued.state });
         }
-        audit::append(
-            &mut tx,
-            audit::Record::of(
-                &format!("agent:{}", by.audit_name()),
-                Some((id.as_str(), &entry.queued.call.tool_name, entry.queued.call.fingerprint.as_str())),
-                &CallGone::of(&entry.queued.call, "the agent withdrew the call: it stopped waiting for a decision"),
-            ),
-        )
-        .await?;
-        tx.commit().await?;
         Ok(status_of(&self.console.item(&id).await?))
     }
 
     async fn submitted_entry(&self, id: &ItemId, by: &Actor) -> Result<queue::Entry, Error> {
-        let submission = {
-            let mut conn = self.db.pool().acquire().await?;
-            submissions::of_item(&mut conn, id).await?
-        };
+        let submission = submissions::find(&self.db, id).await?;
         let hidden = match &submission {
             None => true,
             Some(s) => !by.principal.role.includes(Role::Operator) && s.principal_key != by.principal.key(),

@@ -133,8 +133,7 @@ pub struct SyncAnswer {
 
 impl App {
     async fn engine_view(&self, row: EngineRow) -> Result<EngineView, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        let counts = queue::counts_by_engine(&mut conn).await?;
+        let counts = queue::engine_counts(&self.db).await?;
         Ok(to_view(row, self, &counts))
     }
 
@@ -142,8 +141,7 @@ impl App {
     pub async fn engines(&self, by: &Actor) -> Result<Vec<EngineView>, Error> {
         by.may(Op::Engines)?;
         let rows = self.remotes.list().await?;
-        let mut conn = self.db.pool().acquire().await?;
-        let counts = queue::counts_by_engine(&mut conn).await?;
+        let counts = queue::engine_counts(&self.db).await?;
         Ok(rows.into_iter().map(|(row, _)| to_view(row, self, &counts)).collect())
     }
 

@@ -59,12 +59,10 @@ impl App {
     /// Read and written in one transaction, so two changes at once both hold.
     pub async fn set_quorum(&self, tool: &str, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
         by.may(Op::SaveQuorumSettings)?;
-        let mut tx = self.db.begin_write().await?;
-        let stored: crate::domain::safety::QuorumSettings = crate::store::settings::read(&mut tx).await?;
-        let settings = stored.with(tool, approvals)?;
-        crate::store::settings::change(&mut tx, &settings, &by.audit_name()).await?;
-        tx.commit().await?;
-        Ok(settings)
+        crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
+            stored.with(tool, approvals)
+        })
+        .await
     }
 
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
@@ -73,10 +71,16 @@ impl App {
         if settings.rules.is_empty() {
             return Ok(());
         }
-        let mut conn = self.db.pool().acquire().await?;
-        for item in items.iter_mut().filter(|i| i.state == ItemState::Pending) {
-            let Some(limit) = settings.limit_for(&item.tool_name) else { continue };
-            let stored = deadlines::stored(&mut conn, &ItemId::new(&item.id)).await?;
+        let limited: Vec<(usize, u64)> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.state == ItemState::Pending)
+            .filter_map(|(n, i)| Some((n, settings.limit_for(&i.tool_name)?)))
+            .collect();
+        let ids: Vec<ItemId> = limited.iter().map(|(n, _)| ItemId::new(&items[*n].id)).collect();
+        let stored = deadlines::stored_of(&self.db, &ids).await?;
+        for ((n, limit), stored) in limited.into_iter().zip(stored) {
+            let item = &mut items[n];
             if stored.never.is_none() {
                 item.expires_at = Some(stored.snoozed_until.unwrap_or(item.paused_at + chrono::Duration::seconds(limit as i64)));
             }

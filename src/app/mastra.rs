@@ -6,7 +6,7 @@
 
 use super::App;
 use crate::domain::Op;
-use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, ToolCallId, Verdict};
+use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, Verdict};
 use crate::engine::local::agent::Agent;
 use crate::engine::local::SuspendedRun;
 use crate::engine::ChunkSink;
@@ -50,23 +50,11 @@ impl App {
     /// id the most recently suspended one); a call of another agent is not found, a decided one is
     /// `already_decided`.
     pub async fn pending_call(&self, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<queue::Entry, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        let local = self.local.engine_id().clone();
-        let found = match tool_call_id {
-            Some(id) => queue::find_pending(&mut conn, &local, run_id, &ToolCallId::new(id)).await?,
-            None => queue::pending_of_run(&mut conn, &local, run_id).await?.pop(),
+        let any = match queue::run_call(&self.db, self.local.engine_id(), agent, run_id, tool_call_id).await? {
+            queue::RunCall::Pending(entry) => return Ok(*entry),
+            queue::RunCall::Listed(entries) => entries,
         };
-        if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
-            return Ok(entry);
-        }
-        let filter = queue::Filter {
-            run: Some(run_id.to_string()),
-            engine: Some(local.to_string()),
-            agent: Some(agent.to_owned()),
-            ..Default::default()
-        };
-        let any = queue::list(&mut conn, &filter, None, 500).await?;
-        match any.entries.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id)) {
+        match any.iter().find(|e| tool_call_id.is_none_or(|id| e.queued.call.tool_call_id.as_str() == id)) {
             Some(e) => Err(Error::AlreadyDecided { state: e.queued.state }),
             None => Err(Error::not_found(format!("a suspended call {} in run {run_id}", tool_call_id.unwrap_or("(any)")))),
         }
@@ -88,10 +76,7 @@ impl App {
             thread: Some(thread.to_owned()),
             ..Default::default()
         };
-        let page = {
-            let mut conn = self.db.pool().acquire().await?;
-            queue::list(&mut conn, &filter, None, 500).await?
-        };
+        let page = queue::page(&self.db, &filter, None, 500).await?;
         let mut waiting: Vec<queue::Entry> =
             page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(resource)).collect();
         if let Some(id) = tool_call_id {

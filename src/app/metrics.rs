@@ -5,28 +5,18 @@
 use super::App;
 use crate::domain::Op;
 use crate::domain::{Actor, Error};
-use sqlx::Row;
 use std::fmt::Write;
 
 impl App {
     /// The metrics as Prometheus text; viewers, operators and admins.
     pub async fn metrics(&self, by: &Actor) -> Result<String, Error> {
         by.may(Op::Metrics)?;
-        let mut conn = self.db.pool().acquire().await?;
-        let queue = sqlx::query("SELECT engine, state, COUNT(*) AS n FROM queue_items GROUP BY engine, state ORDER BY engine, state")
-            .fetch_all(&mut *conn)
-            .await?;
-        let decisions = sqlx::query("SELECT kind, delivery, COUNT(*) AS n FROM decisions GROUP BY kind, delivery ORDER BY kind, delivery")
-            .fetch_all(&mut *conn)
-            .await?;
-        let engines = sqlx::query("SELECT name, health FROM engines ORDER BY name").fetch_all(&mut *conn).await?;
-        drop(conn);
+        let crate::store::stats::Gauges { queue, decisions, engines } = crate::store::stats::gauges(&self.db).await?;
 
         let mut out = String::new();
         family(&mut out, "approval_console_queue_items", "gauge", "Calls in the queue, by engine and state.");
-        for r in &queue {
-            let (engine, state, n): (String, String, i64) = (r.try_get("engine")?, r.try_get("state")?, r.try_get("n")?);
-            let _ = writeln!(out, "approval_console_queue_items{{engine=\"{}\",state=\"{}\"}} {n}", label(&engine), label(&state));
+        for (engine, state, n) in &queue {
+            let _ = writeln!(out, "approval_console_queue_items{{engine=\"{}\",state=\"{}\"}} {n}", label(engine), label(state));
         }
         family(
             &mut out,
@@ -34,15 +24,13 @@ impl App {
             "gauge",
             "Decisions stored, by verdict and delivery state (failed: the engine refused it).",
         );
-        for r in &decisions {
-            let (kind, delivery, n): (String, String, i64) = (r.try_get("kind")?, r.try_get("delivery")?, r.try_get("n")?);
-            let _ = writeln!(out, "approval_console_decisions{{verdict=\"{}\",delivery=\"{}\"}} {n}", label(&kind), label(&delivery));
+        for (kind, delivery, n) in &decisions {
+            let _ = writeln!(out, "approval_console_decisions{{verdict=\"{}\",delivery=\"{}\"}} {n}", label(kind), label(delivery));
         }
         family(&mut out, "approval_console_engine_reachable", "gauge", "1 if the remote engine answered at its last contact, else 0.");
-        for r in &engines {
-            let (name, health): (String, String) = (r.try_get("name")?, r.try_get("health")?);
+        for (name, health) in &engines {
             let up = u8::from(health == "reachable");
-            let _ = writeln!(out, "approval_console_engine_reachable{{engine=\"{}\",health=\"{}\"}} {up}", label(&name), label(&health));
+            let _ = writeln!(out, "approval_console_engine_reachable{{engine=\"{}\",health=\"{}\"}} {up}", label(name), label(health));
         }
         let counts = self.db.write_counts();
         family(&mut out, "approval_console_store_writes_total", "counter", "Writes this process committed.");

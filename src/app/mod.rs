@@ -56,7 +56,7 @@ pub struct App {
 /// (made once: user, host and 4 random hex digits; edit it to rename before the first run), so each
 /// console resumes and delivers only its own runs, also after a restart.
 pub fn local_engine_id(db: &Db) -> Result<EngineId, Error> {
-    if db.dialect() == crate::store::Dialect::Sqlite {
+    if !db.shared() {
         return Ok(EngineId::local());
     }
     let file = db.data_dir().join("instance");

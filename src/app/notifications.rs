@@ -48,7 +48,6 @@ impl App {
 
     /// How many calls wait for a decision (the tray's count).
     pub async fn pending_count(&self) -> Result<u64, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        Ok(u64::try_from(queue::count_pending(&mut conn).await?).unwrap_or(0))
+        Ok(u64::try_from(queue::pending_total(&self.db).await?).unwrap_or(0))
     }
 }

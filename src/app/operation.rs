@@ -95,9 +95,12 @@ pub async fn call<O: Operation>(app: &App, path: O::Path, input: O::Input, by: &
     O::run(app, path, input, by).await
 }
 
-/// Runs `O` from the desktop window's arguments (a JSON object): the path parameters by name, the
-/// input under [`Operation::WINDOW_KEY`] or beside them. A malformed argument is `invalid_request`.
+/// Runs `O` from the desktop window's arguments (a JSON object): the role, then the path parameters
+/// by name, the input under [`Operation::WINDOW_KEY`] or beside them (a malformed argument is
+/// `invalid_request`), then [`call`].
 pub async fn call_window<O: Operation>(app: &App, args: Value, by: &Actor) -> Result<Value, Error> {
+    // The role first: a caller who may not call it learns nothing of its arguments.
+    by.may(O::OP)?;
     let invalid = |e: serde_json::Error| Error::InvalidRequest(e.to_string());
     let mut args = match args {
         Value::Object(map) => map,

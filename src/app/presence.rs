@@ -6,7 +6,7 @@
 use super::App;
 use crate::domain::Op;
 use crate::domain::{Actor, Error, ItemId};
-use crate::store::{presence, queue};
+use crate::store::presence;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -39,25 +39,15 @@ impl App {
         let now = chrono::Utc::now();
         let ttl = chrono::Duration::from_std(PRESENCE_TTL).expect("a small duration");
         let key = by.principal.key();
-        {
-            let mut conn = self.db.pool().acquire().await?;
-            if queue::get(&mut conn, &id).await?.is_none() {
-                return Err(Error::not_found(format!("queue item {id}")));
-            }
-        }
-        let mut tx = self.db.begin_write().await?;
-        presence::see(&mut tx, &id, &key, &by.audit_name(), now, now - ttl).await?;
-        tx.commit().await?;
-        let mut conn = self.db.pool().acquire().await?;
-        let viewers = presence::others(&mut conn, &id, &key, now - ttl).await?;
+        let viewers = presence::record_viewing(&self.db, &id, &key, &by.audit_name(), now, now - ttl)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("queue item {id}")))?;
         Ok(Presence { viewers, heartbeat_secs: HEARTBEAT.as_secs() })
     }
 
     /// `by` closed call `id`: the others stop seeing them at once, not a `PRESENCE_TTL` later.
     pub async fn stop_viewing(&self, id: &str, by: &Actor) -> Result<(), Error> {
         by.may(Op::StopViewing)?;
-        let mut tx = self.db.begin_write().await?;
-        presence::leave(&mut tx, &ItemId::new(id), &by.principal.key()).await?;
-        tx.commit().await
+        presence::record_leaving(&self.db, &ItemId::new(id), &by.principal.key()).await
     }
 }

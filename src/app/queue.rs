@@ -115,9 +115,7 @@ impl App {
         }
         filter.oldest_first = q.sort.unwrap_or_default() == SortOrder::Oldest;
         let cursor = parse_cursor(q.cursor.as_deref())?;
-        let mut conn = self.db.pool().acquire().await?;
-        let page = queue::list(&mut conn, &filter, cursor, q.limit.unwrap_or(50)).await?;
-        drop(conn);
+        let page = queue::page(&self.db, &filter, cursor, q.limit.unwrap_or(50)).await?;
         let items = self.items_now(page.entries).await?;
         Ok(QueuePage { items, next_cursor: page.next_cursor.map(|c| c.to_string()) })
     }
@@ -127,9 +125,7 @@ impl App {
     pub async fn queue_counts(&self, q: &QueueCountsQuery, by: &Actor) -> Result<QueueCounts, Error> {
         by.may(Op::QueueCounts)?;
         let filter = q.filter()?;
-        let mut conn = self.db.pool().acquire().await?;
-        let by_state = queue::count_by_state(&mut conn, &filter).await?;
-        let pending_total = queue::count_pending(&mut conn).await?;
+        let (by_state, pending_total) = queue::tab_counts(&self.db, &filter).await?;
         let tab = |t: QueueTab| by_state.iter().filter(|(s, expired, _)| t.holds(s, *expired)).map(|(_, _, n)| n).sum::<i64>();
         Ok(QueueCounts {
             pending: tab(QueueTab::Pending),
@@ -145,8 +141,7 @@ impl App {
     /// The ids that start with `prefix` (a unique start of an id names the call), at most `limit`.
     pub async fn ids_starting_with(&self, prefix: &str, limit: i64, by: &Actor) -> Result<Vec<ItemId>, Error> {
         by.may(Op::QueueItem)?;
-        let mut conn = self.db.pool().acquire().await?;
-        queue::ids_starting_with(&mut conn, prefix, limit).await
+        queue::ids_with_prefix(&self.db, prefix, limit).await
     }
 
     /// One entry.
@@ -161,12 +156,7 @@ impl App {
     pub async fn previous_call(&self, id: &str, by: &Actor) -> Result<PreviousCall, Error> {
         by.may(Op::PreviousCall)?;
         let id = ItemId::new(id);
-        let mut conn = self.db.pool().acquire().await?;
-        if queue::get(&mut conn, &id).await?.is_none() {
-            return Err(Error::not_found(format!("queue item {id}")));
-        }
-        let previous = queue::previous_decided(&mut conn, &id).await?;
-        drop(conn);
+        let previous = queue::previous_of(&self.db, &id).await?.ok_or_else(|| Error::not_found(format!("queue item {id}")))?;
         let item = match previous {
             Some(e) => Some(self.item_now(e).await?),
             None => None,

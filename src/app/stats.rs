@@ -140,12 +140,7 @@ impl App {
         // To the microsecond, as timestamps are stored.
         let until = crate::store::now().trunc_subsecs(6);
         let since = until - Duration::days(i64::from(days));
-        let mut conn = self.db.pool().acquire().await?;
-        let tools = stats::by_tool(&mut conn, since).await?;
-        let operators = stats::by_operator(&mut conn, since).await?;
-        let timed = stats::timed(&mut conn, since, MAX_TIMED).await?;
-        let pending = stats::pending_changes(&mut conn, since, until).await?;
-        drop(conn);
+        let stats::Period { tools, operators, timed, pending } = stats::period(&self.db, since, until, MAX_TIMED).await?;
 
         let count = |n: i64| u64::try_from(n).unwrap_or(0);
         let mut decisions = DecisionCounts::default();

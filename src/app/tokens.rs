@@ -10,7 +10,7 @@ use crate::domain::principal::valid_credential_name;
 use crate::domain::Op;
 use crate::domain::{Actor, Error, Principal, Role};
 pub use crate::store::credentials::Claims;
-use crate::store::{audit, credentials, credentials::Credential};
+use crate::store::{credentials, credentials::Credential};
 use sha2::{Digest, Sha256};
 
 /// What every stored token starts with (the session token of `serve` is plain hex, or chosen).
@@ -23,24 +23,6 @@ const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
 pub struct NewToken {
     pub credential: Credential,
     pub secret: String,
-}
-
-/// The audit entry of a credential made or revoked (its name and role, never its secret).
-async fn audit_credential(
-    conn: &mut sqlx::AnyConnection,
-    by: &Actor,
-    name: &str,
-    role: Role,
-    claims: Option<&Claims>,
-) -> Result<(), Error> {
-    use crate::domain::audit::CredentialChanged;
-    let details = match claims {
-        Some(c) => {
-            CredentialChanged::Created { name, role, person: c.person.as_deref().unwrap_or(name), agents: &c.agents, sources: &c.sources }
-        }
-        None => CredentialChanged::Revoked { name, role },
-    };
-    audit::append(conn, audit::Record::of(&by.audit_name(), None, &details)).await.map(drop)
 }
 
 /// `claims` as stored: each agent name 1–200 printable characters, each source one of the
@@ -103,10 +85,9 @@ impl App {
         let claims = checked_claims(claims)?;
         let secret = format!("{TOKEN_PREFIX}{}", crate::secrets::random_token());
         let at = crate::store::now();
-        let mut tx = self.db.begin_write().await?;
         let id = uuid::Uuid::now_v7().to_string();
-        if !credentials::insert(
-            &mut tx,
+        if !credentials::create(
+            &self.db,
             &credentials::NewCredential {
                 id: &id,
                 name,
@@ -121,8 +102,6 @@ impl App {
         {
             return Err(Error::InvalidRequest(format!("a credential named {name:?} exists: revoke it first, or choose another name")));
         }
-        audit_credential(&mut tx, by, name, role, Some(&claims)).await?;
-        tx.commit().await?;
         let credential = Credential {
             name: name.to_owned(),
             role,
@@ -139,21 +118,16 @@ impl App {
     /// The live credentials, by name (admin only).
     pub async fn tokens(&self, by: &Actor) -> Result<Vec<Credential>, Error> {
         by.may(Op::Tokens)?;
-        let mut conn = self.db.pool().acquire().await?;
-        credentials::live(&mut conn).await
+        credentials::list_live(&self.db).await
     }
 
     /// Revokes a credential (admin only): its token stops working at once, in every process.
     /// Audited `credential.revoked`.
     pub async fn revoke_token(&self, name: &str, by: &Actor) -> Result<Role, Error> {
         by.may(Op::RevokeToken)?;
-        let mut tx = self.db.begin_write().await?;
-        let role = credentials::revoke(&mut tx, name, &by.audit_name(), crate::store::now())
+        credentials::revoke_audited(&self.db, name, &by.audit_name(), crate::store::now())
             .await?
-            .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
-        audit_credential(&mut tx, by, name, role, None).await?;
-        tx.commit().await?;
-        Ok(role)
+            .ok_or_else(|| Error::not_found(format!("credential {name:?}")))
     }
 
     /// Checks a session token (`serve --token`, `--token-file`, `APPROVAL_CONSOLE_TOKEN`, the
@@ -161,10 +135,7 @@ impl App {
     /// not be a credential — one stored here (of any role, revoked ones too), or anything of a
     /// credential's form (`ac_…`): an agent's credential must never open an admin console.
     pub async fn check_session_token(&self, token: &str) -> Result<(), Error> {
-        let found = {
-            let mut conn = self.db.pool().acquire().await?;
-            credentials::ever_by_hash(&mut conn, &secret_hash(token)).await?
-        };
+        let found = credentials::find_ever_by_hash(&self.db, &secret_hash(token)).await?;
         let why = match found {
             Some((name, role, revoked)) => {
                 format!("it is the token of the {}credential {name:?} (role {role})", if revoked { "revoked " } else { "" })
@@ -182,8 +153,7 @@ impl App {
     /// event stream) asks again and again, so that it ends when its credential is revoked. Writes
     /// nothing.
     pub async fn token_still_valid(&self, secret: &str) -> Result<bool, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        Ok(credentials::by_hash(&mut conn, &secret_hash(secret)).await?.is_some())
+        Ok(credentials::find_by_hash(&self.db, &secret_hash(secret)).await?.is_some())
     }
 
     /// The principal a stored token stands for, or `None` for a token that is unknown or revoked.
@@ -192,21 +162,13 @@ impl App {
         if !secret.starts_with(TOKEN_PREFIX) {
             return Ok(None);
         }
-        let found = {
-            let mut conn = self.db.pool().acquire().await?;
-            credentials::by_hash(&mut conn, &secret_hash(secret)).await?
-        };
+        let found = credentials::find_by_hash(&self.db, &secret_hash(secret)).await?;
         let Some(c) = found else { return Ok(None) };
         let now = crate::store::now();
         if c.last_used_at.is_none_or(|t| now - t > TOUCH_EVERY) {
             let (db, name) = (self.db.clone(), c.name.clone());
             tokio::spawn(async move {
-                let result = async {
-                    let mut tx = db.begin_write().await?;
-                    credentials::touch(&mut tx, &name, now).await?;
-                    tx.commit().await
-                };
-                if let Err(e) = result.await {
+                if let Err(e) = credentials::note_use(&db, &name, now).await {
                     tracing::debug!(credential = %name, "could not note the credential's use: {e}");
                 }
             });

@@ -73,7 +73,7 @@ impl Console {
             return Ok(engine);
         }
         // Team mode: another console's local engine, known from its calls in the shared queue.
-        if self.db.dialect() == crate::store::Dialect::Postgres && crate::engine::kinds::local_instance(id.as_str()).is_some() {
+        if self.db.shared() && crate::engine::kinds::local_instance(id.as_str()).is_some() {
             let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone()));
             self.engines.write().expect("engines lock").insert(id.clone(), peer.clone());
             return Ok(peer);

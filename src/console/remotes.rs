@@ -354,7 +354,7 @@ impl Remotes {
         }
         let mut held = None;
         let mut candidates = vec![store::token_ref(name, &current.base_url)];
-        if self.db.dialect() == crate::store::Dialect::Sqlite {
+        if !self.db.shared() {
             candidates.push(store::legacy_token_ref(name));
         }
         for entry in &candidates {

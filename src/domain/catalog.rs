@@ -103,4 +103,5 @@ operations! {
     RemoveEngineNamedTest remove_engine_named_test: DELETE "/api/engines/test" => Admin;
     SyncEngine sync_engine: POST "/api/engines/{name}/sync" => Operator, window;
     EngineAgents engine_agents: GET "/api/engines/{name}/agents" => Operator, window;
+    EngineKinds engine_kinds: GET "/api/engine-kinds" => Operator, window;
 }

@@ -4,7 +4,7 @@
 //! edited entry breaks its own hash, a removed or reordered one breaks the link of the next, and a cut
 //! tail no longer matches `audit_head`. SQLite triggers refuse UPDATE and DELETE on the table.
 
-use super::{now, parse_json, ts};
+use super::{now, parse_json, ts, Db};
 use crate::domain::{canonical_json, Error};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -280,4 +280,48 @@ pub async fn verify(conn: &mut AnyConnection) -> Result<Verification, Error> {
         None if checked > 0 => Ok(bad(checked, "the chain head record is missing".into(), checked)),
         _ => Ok(Verification { ok: true, checked, first_bad: None }),
     }
+}
+
+/// A page of the log, newest first, optionally only one queue entry's (see [`list`]).
+pub async fn entries_page(db: &Db, item: Option<&str>, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
+    let mut conn = db.pool().acquire().await?;
+    list(&mut conn, item, before, limit).await
+}
+
+/// Walks the whole chain (see [`verify`]) on one connection.
+pub async fn verify_chain(db: &Db) -> Result<Verification, Error> {
+    let mut conn = db.pool().acquire().await?;
+    verify(&mut conn).await
+}
+
+/// A page of decision entries and the newest delivery entry of each of their queue entries.
+#[derive(Debug)]
+pub struct DecisionPage {
+    /// Newest first (see [`decisions`]).
+    pub decisions: Vec<Entry>,
+    /// The cursor of the next page.
+    pub next: Option<i64>,
+    /// By queue entry id (see [`latest_deliveries`]).
+    pub deliveries: std::collections::HashMap<String, Entry>,
+}
+
+/// A page of decision entries before `before` with their deliveries, read on one connection.
+pub async fn decisions_with_deliveries(db: &Db, before: Option<i64>, limit: u32) -> Result<DecisionPage, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let (decisions, next) = self::decisions(&mut conn, before, limit).await?;
+    let ids: Vec<&str> = decisions.iter().filter_map(|d| d.queue_item_id.as_deref()).collect();
+    let deliveries = latest_deliveries(&mut conn, &ids).await?;
+    Ok(DecisionPage { decisions, next, deliveries })
+}
+
+/// The seq of the newest entry (0 for an empty log), on a connection of its own.
+pub async fn newest_seq(db: &Db) -> Result<i64, Error> {
+    let mut conn = db.pool().acquire().await?;
+    head_seq(&mut conn).await
+}
+
+/// Up to `limit` entries after `after` and at most `up_to`, oldest first (see [`range`]), on a connection of their own.
+pub async fn entries_between(db: &Db, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    range(&mut conn, after, up_to, limit).await
 }

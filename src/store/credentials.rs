@@ -1,7 +1,8 @@
 //! Stored credentials (`approval-console tokens …`): a name, a role and the SHA-256 of the token.
 //! The token itself is shown once, when it is made, and never stored.
 
-use super::{parse_ts, ts};
+use super::{audit, parse_ts, ts, Db};
+use crate::domain::audit::CredentialChanged;
 use crate::domain::{Error, Role};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -170,4 +171,63 @@ pub async fn touch(conn: &mut AnyConnection, name: &str, at: DateTime<Utc>) -> R
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+/// Stores a new credential and its `credential.created` audit entry in one transaction; `false` (nothing stored) if the name is live.
+pub async fn create(db: &Db, c: &NewCredential<'_>) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !insert(&mut tx, c).await? {
+        return Ok(false);
+    }
+    let claims = c.claims;
+    let details = CredentialChanged::Created {
+        name: c.name,
+        role: c.role,
+        person: claims.person.as_deref().unwrap_or(c.name),
+        agents: &claims.agents,
+        sources: &claims.sources,
+    };
+    audit::append(&mut tx, audit::Record::of(c.by, None, &details)).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Revokes the live credential `name` with its `credential.revoked` audit entry in one transaction; its role, `None` if none.
+pub async fn revoke_audited(db: &Db, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
+    let mut tx = db.begin_write().await?;
+    let Some(role) = revoke(&mut tx, name, by, at).await? else { return Ok(None) };
+    audit::append(&mut tx, audit::Record::of(by, None, &CredentialChanged::Revoked { name, role })).await?;
+    tx.commit().await?;
+    Ok(Some(role))
+}
+
+/// Notes a use of the live credential `name` at `at`, in a write of its own.
+pub async fn note_use(db: &Db, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    touch(&mut tx, name, at).await?;
+    tx.commit().await
+}
+
+/// The live credentials, by name.
+pub async fn list_live(db: &Db) -> Result<Vec<Credential>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    live(&mut conn).await
+}
+
+/// The live credential whose secret hashes to `secret_hash` (see [`by_hash`]).
+pub async fn find_by_hash(db: &Db, secret_hash: &str) -> Result<Option<Credential>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    by_hash(&mut conn, secret_hash).await
+}
+
+/// The credential, live or revoked, whose secret hashes to `secret_hash` (see [`ever_by_hash`]).
+pub async fn find_ever_by_hash(db: &Db, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    ever_by_hash(&mut conn, secret_hash).await
+}
+
+/// The live credential `name`.
+pub async fn find_by_name(db: &Db, name: &str) -> Result<Option<Credential>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    by_name(&mut conn, name).await
 }

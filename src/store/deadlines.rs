@@ -1,7 +1,7 @@
 //! Per-call expiry state (see [`crate::console::expiry`]): deadlines moved by a snooze, and the
 //! warnings sent. The time limits themselves are settings.
 
-use super::{parse_ts, ts};
+use super::{parse_ts, ts, Db};
 use crate::domain::{Error, ItemId};
 use chrono::{DateTime, Utc};
 use sqlx::{AnyConnection, Row};
@@ -86,6 +86,16 @@ pub async fn stored(conn: &mut AnyConnection, id: &ItemId) -> Result<Stored, Err
             .await?;
     let Some((until, never)) = row else { return Ok(Stored::default()) };
     Ok(Stored { snoozed_until: until.map(|t| parse_ts(&t)).transpose()?, never })
+}
+
+/// What is stored for each of these calls (see [`stored`]), in their order, read on one connection.
+pub async fn stored_of(db: &Db, ids: &[ItemId]) -> Result<Vec<Stored>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        out.push(stored(&mut conn, id).await?);
+    }
+    Ok(out)
 }
 
 /// Notes that this call can never expire, and why; the expiry worker leaves it alone from now on.

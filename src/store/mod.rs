@@ -157,6 +157,15 @@ impl Db {
         &self.location
     }
 
+    /// Team mode: a database several consoles may share (PostgreSQL). Then each console runs its own
+    /// local engine (`local@<instance>`) and delivers only its own and its leased engines' calls,
+    /// another console's decisions are handed over by notification, remote engines are synced by
+    /// the lease holder, and the engines table changes under this console. Code above the store asks
+    /// this, never the dialect.
+    pub fn shared(&self) -> bool {
+        self.dialect() == Dialect::Postgres
+    }
+
     pub fn dialect(&self) -> Dialect {
         match self.location {
             Location::Sqlite(_) => Dialect::Sqlite,

@@ -1,7 +1,7 @@
 //! Presence: who has a call open right now, on any console of the team (one row per person and call,
 //! refreshed by the open detail's heartbeat). Ephemeral: no audit, no change feed.
 
-use super::{parse_ts, ts};
+use super::{parse_ts, queue, ts, Db};
 use crate::domain::{Error, ItemId};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -74,4 +74,34 @@ pub async fn others(conn: &mut AnyConnection, item: &ItemId, key: &str, fresh: D
             })
         })
         .collect()
+}
+
+/// Records that `key` has `item` open ([`see`]) and answers the [`others`]; `None` (nothing written) when there is no entry `item`.
+pub async fn record_viewing(
+    db: &Db,
+    item: &ItemId,
+    key: &str,
+    viewer: &str,
+    now: DateTime<Utc>,
+    stale: DateTime<Utc>,
+) -> Result<Option<Vec<Viewer>>, Error> {
+    // Each step on a connection of its own: the check, the write, the read.
+    {
+        let mut conn = db.pool().acquire().await?;
+        if queue::get(&mut conn, item).await?.is_none() {
+            return Ok(None);
+        }
+    }
+    let mut tx = db.begin_write().await?;
+    see(&mut tx, item, key, viewer, now, stale).await?;
+    tx.commit().await?;
+    let mut conn = db.pool().acquire().await?;
+    Ok(Some(others(&mut conn, item, key, stale).await?))
+}
+
+/// `key` closed `item` (see [`leave`]), in a write of its own.
+pub async fn record_leaving(db: &Db, item: &ItemId, key: &str) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    leave(&mut tx, item, key).await?;
+    tx.commit().await
 }

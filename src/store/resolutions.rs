@@ -1,7 +1,7 @@
 //! Resolutions of interrupted calls: what the operator said became of a call whose delivery a stop
 //! of the console cut short.
 
-use super::{parse_json, parse_ts, ts};
+use super::{parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{CallRef, ResolutionRecorded};
 use crate::domain::{DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
@@ -87,4 +87,14 @@ pub async fn get(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Store
         resolved_at: parse_ts(&row.try_get::<String, _>("resolved_at")?)?,
         retry_item: row.try_get::<Option<String>, _>("retry_item_id")?.map(ItemId::new),
     }))
+}
+
+/// The resolution of each of these entries, if it has one (see [`get`]), in their order, read on one connection.
+pub async fn of_items(db: &Db, items: &[ItemId]) -> Result<Vec<Option<Stored>>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(get(&mut conn, item).await?);
+    }
+    Ok(out)
 }

@@ -74,6 +74,17 @@ pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B, by: &str
     Ok(())
 }
 
+/// Reads the stored document and stores `edit(stored)` as [`change`] does, in one transaction (two at once both hold); answers it.
+pub async fn update<T: Document>(db: &Db, by: &str, edit: impl FnOnce(T) -> Result<T, Error>) -> Result<T, Error> {
+    let mut tx = db.begin_write().await?;
+    let stored: T = read(&mut tx).await?;
+    // `edit`'s refusal writes nothing; like `change`, this does not `check` the document.
+    let doc = edit(stored)?;
+    change(&mut tx, &doc, by).await?;
+    tx.commit().await?;
+    Ok(doc)
+}
+
 /// Stores `doc` in the caller's transaction with its audit entry (`settings.changed`: `setting`,
 /// `before` — the default when none was stored — and `after`), so the two commit together. A
 /// document equal to the stored one is not a change: nothing is written. Answers whether it changed.

@@ -7,7 +7,7 @@
 //! `updated_at` of that change; a pending call has no end.
 
 use super::queue::EXPIRED;
-use super::{parse_ts, ts};
+use super::{parse_ts, ts, Db};
 use crate::domain::Error;
 use chrono::{DateTime, Duration, Utc};
 use sqlx::{AnyConnection, Row};
@@ -180,4 +180,55 @@ pub async fn pending_changes(conn: &mut AnyConnection, since: DateTime<Utc>, unt
         }
     }
     Ok(out)
+}
+
+/// A period's figures as [`by_tool`], [`by_operator`], [`timed`] and [`pending_changes`] read them.
+#[derive(Debug)]
+pub struct Period {
+    pub tools: Vec<ToolCounts>,
+    pub operators: Vec<(String, i64)>,
+    pub timed: Vec<Timed>,
+    pub pending: PendingChanges,
+}
+
+/// The figures of the period `since`..`until` (at most `max_timed` decisions timed), read on one pooled connection.
+pub async fn period(db: &Db, since: DateTime<Utc>, until: DateTime<Utc>, max_timed: i64) -> Result<Period, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let tools = by_tool(&mut conn, since).await?;
+    let operators = by_operator(&mut conn, since).await?;
+    let timed = timed(&mut conn, since, max_timed).await?;
+    let pending = pending_changes(&mut conn, since, until).await?;
+    Ok(Period { tools, operators, timed, pending })
+}
+
+/// What the metrics gauge (`GET /api/metrics`), as counted now.
+#[derive(Debug)]
+pub struct Gauges {
+    /// Queue entries: `(engine, state, count)`, by engine and state.
+    pub queue: Vec<(String, String, i64)>,
+    /// Decisions: `(verdict kind, delivery, count)`, by kind and delivery.
+    pub decisions: Vec<(String, String, i64)>,
+    /// Remote engines: `(name, health)`, by name.
+    pub engines: Vec<(String, String)>,
+}
+
+/// The queue by engine and state, the decisions by kind and delivery, and the engines' health, read on one connection.
+pub async fn gauges(db: &Db) -> Result<Gauges, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let queue = sqlx::query("SELECT engine, state, COUNT(*) AS n FROM queue_items GROUP BY engine, state ORDER BY engine, state")
+        .fetch_all(&mut *conn)
+        .await?;
+    let decisions = sqlx::query("SELECT kind, delivery, COUNT(*) AS n FROM decisions GROUP BY kind, delivery ORDER BY kind, delivery")
+        .fetch_all(&mut *conn)
+        .await?;
+    let engines = sqlx::query("SELECT name, health FROM engines ORDER BY name").fetch_all(&mut *conn).await?;
+    drop(conn);
+    Ok(Gauges {
+        queue: queue.iter().map(|r| Ok((r.try_get("engine")?, r.try_get("state")?, r.try_get("n")?))).collect::<Result<_, Error>>()?,
+        decisions: decisions
+            .iter()
+            .map(|r| Ok((r.try_get("kind")?, r.try_get("delivery")?, r.try_get("n")?)))
+            .collect::<Result<_, Error>>()?,
+        engines: engines.iter().map(|r| Ok((r.try_get("name")?, r.try_get("health")?))).collect::<Result<_, Error>>()?,
+    })
 }

@@ -1,8 +1,9 @@
 //! Submitted calls (`POST /api/calls`): who submitted each one, under which idempotency key, and
 //! what they said around it.
 
-use super::{parse_json, ts};
-use crate::domain::{Error, ItemId};
+use super::{parse_json, queue, ts, Db};
+use crate::domain::audit::PauseOrigin;
+use crate::domain::{Error, ItemId, PausedCall};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::{AnyConnection, Row};
@@ -84,4 +85,72 @@ fn from_row(r: &sqlx::any::AnyRow) -> Result<Submission, Error> {
         context: r.try_get::<Option<String>, _>("context")?.as_deref().map(parse_json).transpose()?,
         submitted_at: super::parse_ts(&r.try_get::<String, _>("submitted_at")?)?,
     })
+}
+
+/// A call to submit under an idempotency key (see [`submit`]).
+pub struct NewSubmission<'a> {
+    /// `Principal::key()` of the credential that submits it.
+    pub principal_key: &'a str,
+    pub idempotency_key: &'a str,
+    /// The hash of the request, to tell a retry from another request under the same key.
+    pub request_hash: &'a str,
+    pub context: &'a Option<Value>,
+}
+
+/// What [`submit`] did.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Queued now as this entry: the call, its audit entry and its submission committed together.
+    Queued(ItemId),
+    /// The key found the call an earlier request (the same one) queued: read in the transaction,
+    /// answered after its commit (so it is durable when the agent hears of it).
+    Earlier(Box<queue::Entry>),
+    /// The key was used for another request, which queued this entry: nothing written.
+    KeyReused(ItemId),
+}
+
+/// Queues `call` (audited by `actor`) with its submission `s` in one transaction, or finds what an earlier request with `s`'s key queued.
+pub async fn submit(db: &Db, actor: &str, call: &PausedCall, origin: PauseOrigin<'_>, s: &NewSubmission<'_>) -> Result<Submitted, Error> {
+    let mut tx = db.begin_write().await?;
+    if let Some(earlier) = by_key(&mut tx, s.principal_key, s.idempotency_key).await? {
+        if earlier.request_hash != s.request_hash {
+            return Ok(Submitted::KeyReused(earlier.item));
+        }
+        // Read in this transaction: the first request's call may be in the same batch, not
+        // committed yet.
+        let entry = queue::get(&mut tx, &earlier.item).await?.ok_or_else(|| Error::not_found(format!("queue item {}", earlier.item)))?;
+        tx.commit().await?;
+        return Ok(Submitted::Earlier(Box::new(entry)));
+    }
+    let item = queue::pause(&mut tx, actor, call, origin).await?;
+    let stored = insert(
+        &mut tx,
+        &Submission {
+            item: item.id.clone(),
+            principal_key: s.principal_key.to_owned(),
+            idempotency_key: s.idempotency_key.to_owned(),
+            request_hash: s.request_hash.to_owned(),
+            context: s.context.clone(),
+            submitted_at: item.paused_at,
+        },
+    )
+    .await?;
+    // The key was taken meanwhile (another console of the team).
+    if !stored {
+        return Err(Error::StorageBusy);
+    }
+    tx.commit().await?;
+    Ok(Submitted::Queued(item.id))
+}
+
+/// The submission that queued `item`, if it was submitted (see [`of_item`]).
+pub async fn find(db: &Db, item: &ItemId) -> Result<Option<Submission>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    of_item(&mut conn, item).await
+}
+
+/// The `context` of each of these entries that was submitted with one, by entry id (see [`contexts_of`]).
+pub async fn contexts_of_items(db: &Db, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    contexts_of(&mut conn, items).await
 }

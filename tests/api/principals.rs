@@ -412,3 +412,47 @@ async fn the_core_refuses_a_read_to_a_role_the_catalog_does_not_give_it_whicheve
     assert!(app.verify_audit(&operator).await.is_ok());
     assert!(app.quorum_settings(&operator).await.is_ok());
 }
+
+/// Every operation declared in the core (`app::ops`) is refused `forbidden` by its one wrapper to a
+/// role the catalog does not give it, as the window calls it (`operation::call_window`), before its
+/// arguments are read (they are wrong for every operation here: without the check the answer would
+/// be `invalid_request`), and nothing changes.
+#[tokio::test]
+async fn the_operations_wrapper_refuses_every_declared_operation_to_a_role_below_or_beside_its_own() {
+    use approval_console::app::operation::{self, Operation, Visitor};
+    use approval_console::domain::ops::Access;
+    use approval_console::domain::{Actor, Error, Op, Principal};
+    type Run = fn(approval_console::app::App, Value, Actor) -> futures::future::BoxFuture<'static, Result<Value, Error>>;
+    struct Declared(Vec<(Op, Run)>);
+    impl Visitor for Declared {
+        fn visit<O: Operation>(&mut self) {
+            fn boxed<O: Operation>(
+                app: approval_console::app::App,
+                args: Value,
+                by: Actor,
+            ) -> futures::future::BoxFuture<'static, Result<Value, Error>> {
+                Box::pin(async move { operation::call_window::<O>(&app, args, &by).await })
+            }
+            self.0.push((O::OP, boxed::<O>));
+        }
+    }
+    let t = spawn_app().await;
+    let mut declared = Declared(vec![]);
+    operation::each(&mut declared);
+    let mut refused = 0;
+    for (op, run) in declared.0 {
+        let Access::Role(needed) = op.access() else { continue };
+        for role in [Role::Agent, Role::Viewer, Role::Operator] {
+            if role.includes(needed) {
+                continue;
+            }
+            let by = Actor::new(Principal::token("someone", role), "desktop");
+            let answer = run(t.app.clone(), json!("not the arguments of any operation"), by).await;
+            assert!(matches!(answer, Err(Error::Forbidden { .. })), "{} as {role}: {answer:?}", op.name());
+            refused += 1;
+        }
+    }
+    assert!(refused > 60, "{refused} refused");
+    assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
+    assert_eq!(t.count("SELECT COUNT(*) FROM settings").await, 0);
+}

@@ -45,6 +45,22 @@ async fn engines_are_added_checked_changed_and_removed_through_the_api() {
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
 }
 
+/// `GET /api/engine-kinds`: the kinds a new remote engine may be, the default first — the kind an
+/// engine added without one gets; an agent may not ask.
+#[tokio::test]
+async fn the_remote_kinds_are_listed_the_default_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let console = Console::start(tmp.path()).await;
+    let (status, kinds) = console.get("/api/engine-kinds").await;
+    assert_eq!(status, StatusCode::OK, "{kinds}");
+    assert_eq!(kinds, json!(["mastra", "langgraph"]));
+    let (status, added) = console.post("/api/engines", json!({ "name": "prod", "baseUrl": "http://127.0.0.1:9" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{added}");
+    assert_eq!(added["kind"], kinds[0], "an engine added without a kind is the first listed");
+    let r = console.http.get(format!("{}/api/engine-kinds", console.base)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+}
+
 #[tokio::test]
 async fn an_unreachable_engine_is_reported_and_changes_nothing() {
     let tmp = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 //! and changes no setting.
 
 use crate::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
+use crate::domain::CallSource;
 
 crate::declare_operations! {
     Engines(Nothing, none) -> [EngineView], 200 "Remote engines by name, with live health";
@@ -43,4 +44,10 @@ crate::declare_operations! {
     EngineAgents(Name, none) -> any, 200 "The engine's agents as last listed: tools with approval flags and schemas (JSON Schema), sub-agents";
         errors [404 "not_found"]
         |app, p, _, by| { Ok(app.engine_agents(&p.name, by)?.into()) }
+
+    /// The kinds a new remote engine may be (`kind` in `POST /api/engines`), as the console's registry
+    /// of engine kinds has them: the default first.
+    EngineKinds(Nothing, none) -> [CallSource], 200 "The remote kinds, the default first";
+        errors []
+        |_app, _, _, _by| { Ok(crate::engine::kinds::remote_kinds().collect::<Vec<_>>().into()) }
 }

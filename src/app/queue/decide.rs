@@ -35,7 +35,7 @@ impl App {
         let (entry, recorded) = match self.console.decide_and_deliver_told(&id, request.clone()).await {
             // Team mode: a remote engine another console added moments ago, not connected here yet
             // (the engines table is re-read every 2 s). The refusal stored nothing: connect, decide again.
-            Err(Error::Engine(_)) if self.db.dialect() == crate::store::Dialect::Postgres => {
+            Err(Error::Engine(_)) if self.db.shared() => {
                 self.remotes.load().await?;
                 self.console.decide_and_deliver_told(&id, request).await?
             }

@@ -265,10 +265,7 @@ impl App {
     async fn fill_approvals(&self, items: &mut [QueueItem]) -> Result<(), Error> {
         let settings = crate::store::settings::quorum(&self.db).await?;
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
-        let mut stored = {
-            let mut conn = self.db.pool().acquire().await?;
-            crate::store::decisions::approvals::of_items(&mut conn, &ids).await?
-        };
+        let mut stored = crate::store::decisions::approvals::of_queue_items(&self.db, &ids).await?;
         for item in items.iter_mut() {
             item.quorum = settings.quorum(&item.tool_name);
             if item.quorum > 1 {
@@ -290,10 +287,7 @@ impl App {
         if ids.is_empty() {
             return Ok(());
         }
-        let mut contexts = {
-            let mut conn = self.db.pool().acquire().await?;
-            crate::store::submissions::contexts_of(&mut conn, &ids).await?
-        };
+        let mut contexts = crate::store::submissions::contexts_of_items(&self.db, &ids).await?;
         for item in items.iter_mut() {
             item.context = contexts.remove(&item.id);
         }
@@ -305,10 +299,11 @@ impl App {
         if calls.is_empty() {
             return Ok(());
         }
-        let mut conn = self.db.pool().acquire().await?;
-        for (i, call) in calls {
+        let ids: Vec<ItemId> = calls.iter().map(|(i, _)| ItemId::new(&items[*i].id)).collect();
+        let stored = crate::store::resolutions::of_items(&self.db, &ids).await?;
+        for ((i, call), resolution) in calls.iter().zip(stored) {
             let item = &mut items[*i];
-            item.resolution = crate::store::resolutions::get(&mut conn, &ItemId::new(&item.id)).await?;
+            item.resolution = resolution;
             if item.resolution.is_none() {
                 item.allowed = self.console.resolutions_allowed(call);
             }

@@ -75,7 +75,7 @@ pub struct Core {
 
 impl Core {
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Self {
-        let db_is_sqlite = db.dialect() == crate::store::Dialect::Sqlite;
+        let single_console = !db.shared();
         Self {
             id: EngineId::new(&row.name),
             kind: row.kind,
@@ -89,7 +89,7 @@ impl Core {
             poll: Duration::from_millis(u64::from(row.poll_ms)),
             wake: Notify::new(),
             full_requested: AtomicBool::new(true),
-            lease_held: AtomicBool::new(db_is_sqlite),
+            lease_held: AtomicBool::new(single_console),
         }
     }
 
@@ -148,7 +148,7 @@ impl Core {
         let bound = store::token_ref(self.id.as_str(), &self.url);
         let entry = if *name == bound {
             bound
-        } else if *name == store::legacy_token_ref(self.id.as_str()) && self.db.dialect() == crate::store::Dialect::Sqlite {
+        } else if *name == store::legacy_token_ref(self.id.as_str()) && !self.db.shared() {
             // Stored before tokens were bound to URLs, on a console of its own: only its own edits
             // changed the URL, each of which needed the token again or kept it on purpose.
             name.clone()
@@ -349,7 +349,7 @@ impl Core {
             self.full_requested.store(true, Ordering::SeqCst);
             if !taken {
                 tracing::debug!(engine = %self.id, "connected anew with the lease it held");
-            } else if self.db.dialect() == crate::store::Dialect::Postgres {
+            } else if self.db.shared() {
                 tracing::info!(engine = %self.id, "this console now syncs and delivers the engine (lease taken)");
                 if let Err(e) = self.resend_cut_deliveries().await {
                     tracing::warn!(engine = %self.id, "could not take over the deliveries the last holder left: {e}");
@@ -435,7 +435,7 @@ impl Core {
         }
         // Disconnected or stopping: the lease stays in its slot, for this engine connected anew or
         // let go by the slot's owner.
-        self.lease_held.store(self.db.dialect() == crate::store::Dialect::Sqlite, Ordering::SeqCst);
+        self.lease_held.store(!self.db.shared(), Ordering::SeqCst);
     }
 }
 

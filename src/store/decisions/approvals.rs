@@ -2,7 +2,7 @@
 //! The approval that completes a quorum is stored here too, beside the decision it becomes.
 
 use crate::domain::{Approval, Error, Fingerprint, ItemId};
-use crate::store::{numbered, parse_ts, ts};
+use crate::store::{numbered, parse_ts, ts, Db};
 use sqlx::{any::AnyRow, AnyConnection, Row};
 use std::collections::HashMap;
 
@@ -69,4 +69,10 @@ fn from_row(row: &AnyRow) -> Result<(String, Approval), Error> {
             approved_at: parse_ts(&row.try_get::<String, _>("approved_at")?)?,
         },
     ))
+}
+
+/// The approvals of each of these entries that has any, by entry id (see [`of_items`]).
+pub async fn of_queue_items(db: &Db, items: &[&str]) -> Result<HashMap<String, Vec<Approval>>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    of_items(&mut conn, items).await
 }

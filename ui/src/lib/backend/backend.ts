@@ -5,6 +5,7 @@
  */
 
 import type { components } from './api.gen';
+import type { AnswerOf, Declared, Request } from './operations';
 
 /**
  * The wire types, generated from the server's OpenAPI document (`ui/openapi.json`, made by
@@ -228,6 +229,12 @@ export type Subscriber = {
 };
 
 export interface Backend {
+  /**
+   * Any operation the core declares as a request and an answer, by its catalog name, typed from the
+   * OpenAPI document (`operations.ts`): what a new operation is called through before, or instead
+   * of, a method of its own.
+   */
+  run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>>;
   listQueue(filter?: QueueFilter): Promise<QueuePage>;
   /** Calls per tab under the filter's filters and search (its tab, sort, limit and cursor are ignored). */
   queueCounts(filter?: QueueFilter): Promise<QueueCounts>;

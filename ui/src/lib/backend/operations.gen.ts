@@ -68,4 +68,5 @@ export const OPERATIONS = {
   remove_engine_named_test: { method: 'DELETE', path: '/api/engines/test', access: 'admin', window: false, declared: true, input: null, windowKey: null },
   sync_engine: { method: 'POST', path: '/api/engines/{name}/sync', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   engine_agents: { method: 'GET', path: '/api/engines/{name}/agents', access: 'operator', window: true, declared: true, input: null, windowKey: null },
+  engine_kinds: { method: 'GET', path: '/api/engine-kinds', access: 'operator', window: true, declared: true, input: null, windowKey: null },
 } as const;

@@ -14,6 +14,7 @@ import {
   type NewGrant,
   type QueueItem,
 } from '../backend/backend';
+import type { AnswerOf, Declared, Request } from '../backend/operations';
 import type { TeamStats } from '../team';
 import { wire } from './fake-queue';
 import { FakeSetup } from './fake-setup';
@@ -39,6 +40,15 @@ export class FakeBackend extends FakeSetup implements Backend {
   grants: Grant[] = [];
   /** When set, the next `createGrant` / `revokeGrant` / `snooze` fails with it. */
   failGrant: ApiError | null = null;
+
+  /** What `run` answers, by operation; one not set here fails as the server would not. */
+  runAnswers: Partial<{ [K in Declared]: AnswerOf<K> }> = {};
+
+  async run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>> {
+    this.calls.push({ method: 'run', args: [name, request] });
+    if (!(name in this.runAnswers)) throw new ApiError('internal', `the fake backend does not answer ${name}`);
+    return structuredClone(this.runAnswers[name] as AnswerOf<K>);
+  }
 
   async listAudit(opts: { limit?: number; cursor?: string | null } = {}) {
     this.calls.push({ method: 'listAudit', args: [opts] });
