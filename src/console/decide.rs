@@ -2,10 +2,9 @@
 //! the decision made durable — queue state, decision row and audit entry in one transaction.
 
 use super::{approve_block, Console};
-use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade};
 use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, Error, ItemId, ItemState, Verdict};
-use crate::store::decisions::approvals;
-use crate::store::{audit, credentials, decisions, queue};
+use crate::store::decisions::{approvals, Counting, Recorded};
+use crate::store::{credentials, decisions, queue};
 
 /// What a decision request came to ([`Console::decide_or_approve`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +81,8 @@ impl Console {
             last_error: None,
             next_attempt_at: None,
         };
-        self.record_decision(item, &decision, quorum.map(|(n, key)| (n, key, partial))).await
+        let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial });
+        self.record_decision(item, &decision, counting).await
     }
 
     /// The two-person rule's checks of an approval, before anything is written: `None` when the
@@ -115,8 +115,7 @@ impl Console {
             None => self.engine(&call.engine)?.started_by(call).await?,
         };
         if let Some(requester) = requester {
-            let mut conn = self.db.pool().acquire().await?;
-            if credentials::person_of(&mut conn, &requester).await? == credentials::person_of(&mut conn, &key).await? {
+            if credentials::same_person(&self.db, &requester, &key).await? {
                 return Err(Error::OwnRun { principal: requester });
             }
         }
@@ -129,8 +128,7 @@ impl Console {
     async fn check_decision(&self, id: &ItemId, item: &crate::domain::QueuedCall, request: &DecisionRequest) -> Result<(), Error> {
         if item.state == ItemState::Gone {
             // The engine changed the call's arguments: the entry was replaced by one with the new fingerprint.
-            let mut conn = self.db.pool().acquire().await?;
-            if let Some(now) = queue::find_pending(&mut conn, &item.call.engine, &item.call.run_id, &item.call.tool_call_id).await? {
+            if let Some(now) = queue::pending_call(&self.db, &item.call.engine, &item.call.run_id, &item.call.tool_call_id).await? {
                 if now.queued.call.fingerprint != request.fingerprint {
                     return Err(Error::FingerprintMismatch { shown: request.fingerprint.clone(), current: now.queued.call.fingerprint });
                 }
@@ -195,102 +193,26 @@ impl Console {
         Ok(())
     }
 
-    /// The decision made durable in one transaction: the entry out of `pending` (or `already_decided`
-    /// if another decision won), the decision row (the outbox), the audit entry.
-    ///
-    /// `quorum` (an approval of a tool that needs several: the quorum, the operator's key, and
-    /// whether an approval below the quorum may be recorded): the approval is stored with the
-    /// others, counted in this transaction — writers take turns, on every console of a team, so two
-    /// operators approving at once count each other. Below the quorum it is all that is written,
-    /// with its audit entry (`approval.recorded`), and the entry stays `pending` (set again, so the
-    /// change feed tells every screen of the new approval); the approval that completes the quorum
-    /// becomes the decision, its audit entry listing every approval.
+    /// The decision made durable in one transaction ([`decisions::record`]): the entry out of
+    /// `pending` (or `already_decided` if another decision won), the decision row (the outbox), the
+    /// audit entry; for an approval of a tool that needs several (`counting`), counted with the others.
     async fn record_decision(
         &self,
         item: &crate::domain::QueuedCall,
         decision: &Decision,
-        quorum: Option<(u32, String, bool)>,
+        counting: Option<Counting>,
     ) -> Result<Decided, Error> {
-        let mut tx = self.db.begin_write().await?;
-        let mut counted: Option<(Vec<Approval>, u32)> = None;
-        if let Some((n, key, partial)) = quorum {
-            let mut approvals = approvals::of(&mut tx, &item.id).await?;
-            let already = |approvals: &[Approval]| Error::AlreadyApproved {
-                operator: decision.operator.clone(),
-                approvals: approvals.len() as u32,
-                quorum: n,
-            };
-            // One person counts once, whichever of their credentials (or the local admin of the
-            // same name) approved before.
-            let person = credentials::person_of(&mut tx, &key).await?;
-            for a in &approvals {
-                if credentials::person_of(&mut tx, &a.operator_key).await? == person {
-                    return Err(already(&approvals));
-                }
-            }
-            let complete = approvals.len() as u32 + 1 >= n;
-            if !complete && !partial {
-                return Err(Error::QuorumTool {
-                    tool: item.call.tool_name.clone(),
-                    quorum: n,
-                    why: "approve it in the console, where each operator's approval is counted",
-                });
-            }
-            let mine = Approval {
-                operator: decision.operator.clone(),
-                operator_key: key,
-                fingerprint: decision.fingerprint.clone(),
-                approved_at: decision.decided_at,
-            };
-            if !approvals::insert(&mut tx, &item.id, &mine).await? {
-                return Err(already(&approvals));
-            }
-            approvals.push(mine);
-            if !complete {
-                // Still pending, set again: the change feed stamps the entry, so screens show the count.
-                if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Pending).await? {
-                    let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
-                    return Err(Error::AlreadyDecided { state });
-                }
-                let details = ApprovalRecorded {
-                    call: CallRef::of(&item.call),
-                    args: &item.call.args,
-                    approvals: approvals.len(),
-                    quorum: n,
-                    approved_by: ApprovedBy::list(&approvals),
-                };
-                let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
-                audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
-                tx.commit().await?;
-                return Ok(Decided::Approval { approvals, quorum: n });
-            }
-            counted = Some((approvals, n));
-        }
-        if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
-            let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
-            return Err(Error::AlreadyDecided { state });
-        }
-        decisions::insert(&mut tx, decision).await?;
-        let details = DecisionMade {
-            decision_id: &decision.id,
-            call: CallRef::of(&item.call),
-            args: &item.call.args,
-            verdict: &decision.verdict,
-            quorum: counted.as_ref().map(|(_, n)| *n),
-            approved_by: counted.as_ref().map(|(approvals, _)| ApprovedBy::list(approvals)),
-        };
-        let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
-        audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
-        tx.commit().await?;
-        Ok(Decided::Decision(Box::new(decision.clone())))
+        Ok(match decisions::record(&self.db, item, decision, counting).await? {
+            Recorded::Decision => Decided::Decision(Box::new(decision.clone())),
+            Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
+        })
     }
 
     /// The quorum of a call's tool (the two-person rule: 1 for a tool without one) and its approvals
     /// so far, oldest first.
     pub async fn approvals(&self, item: &crate::domain::QueuedCall) -> Result<(u32, Vec<Approval>), Error> {
         let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&item.call.tool_name);
-        let mut conn = self.db.pool().acquire().await?;
-        Ok((quorum, approvals::of(&mut conn, &item.id).await?))
+        Ok((quorum, approvals::of_call(&self.db, &item.id).await?))
     }
 
     /// Decide, then deliver; answers the entry as it is afterwards. An approval below its tool's

@@ -4,7 +4,7 @@
 use super::Console;
 use crate::domain::{Decision, Error};
 use crate::engine::{send, ChunkSink, Engine};
-use crate::store::{audit, decisions, outbox, queue};
+use crate::store::outbox;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -23,12 +23,8 @@ impl Console {
     /// Returns the engine's outcome; `Ok(None)` if someone else had claimed it.
     #[tracing::instrument(name = "deliver", skip_all, fields(item = %decision.item_id, decision = %decision.id))]
     pub async fn deliver(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Option<Value>, Error> {
-        {
-            let mut tx = self.db.begin_write().await?;
-            if !decisions::claim(&mut tx, &decision.id).await? {
-                return Ok(None);
-            }
-            tx.commit().await?;
+        if !outbox::claim(&self.db, &decision.id).await? {
+            return Ok(None);
         }
         self.deliver_claimed(decision, sink).await.map(Some)
     }
@@ -60,10 +56,7 @@ impl Console {
             }
             Err(e) => {
                 let outcome = json!({ "status": "failed", "code": e.code(), "error": e.to_string() });
-                let mut tx = self.db.begin_write().await?;
-                if outbox::record(&mut tx, decision, &entry.queued, &outcome, Some(&e.to_string())).await? {
-                    tx.commit().await?;
-                }
+                outbox::record_outcome(&self.db, decision, &entry.queued, &outcome, Some(&e.to_string())).await?;
                 Err(e)
             }
         }
@@ -140,29 +133,14 @@ impl Console {
         if let Some(details) = why.details() {
             outcome["details"] = details;
         }
-        let mut tx = self.db.begin_write().await?;
         let changed = match (why, &part.current) {
             (Error::FingerprintMismatch { .. }, Some(now)) => Some(now),
             _ => None,
         };
-        let mut replaced_by = None;
-        if let Some(now) = changed {
-            let c = &item.call;
-            if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
-                let actor = format!("engine:{}", c.engine);
-                let why = "the call changed at the engine after it was decided; the decision was not sent";
-                let new = queue::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
-                replaced_by = Some(new.id);
-            }
-        }
-        if let Some(id) = &replaced_by {
-            outcome["replacedBy"] = json!(id);
-        }
-        if !outbox::record(&mut tx, decision, item, &outcome, Some(&why.to_string())).await? {
+        if !outbox::fail_refused(&self.db, decision, item, changed, outcome, &why.to_string()).await? {
             // Its delivery was recorded meanwhile: nothing of this is written.
             return Ok(false);
         }
-        tx.commit().await?;
         tracing::warn!(item = %item.id, decision = %decision.id, "decision not sent: {why}");
         Ok(true)
     }
@@ -175,34 +153,9 @@ impl Console {
 
     /// [`Console::defer`]; `handover`: not a failure but another console's to deliver (team mode).
     async fn defer_as(&self, decision: &Decision, item: &crate::domain::QueuedCall, why: &str, handover: bool) -> Result<(), Error> {
-        let mut tx = self.db.begin_write().await?;
-        let attempts = decisions::attempts(&mut tx, &decision.id).await?.map(|a| a.attempts).unwrap_or(1);
-        // A handover is due at once: the console that delivers it is woken by the notification below.
-        let wait = if handover { Duration::ZERO } else { retry_delay(attempts) };
-        let next = crate::store::now() + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
-        if !decisions::defer(&mut tx, &decision.id, why, next).await? {
-            return Ok(());
-        }
-        if handover {
-            crate::store::feed::notify_outboxes(&mut tx).await?;
-        }
-        if attempts <= 1 {
-            audit::append(
-                &mut tx,
-                audit::Record::of(
-                    "console",
-                    Some((item.id.as_str(), &item.call.tool_name, decision.fingerprint.as_str())),
-                    &crate::domain::audit::DeliveryDeferred {
-                        decision_id: &decision.id,
-                        engine: &item.call.engine,
-                        error: why,
-                        next_attempt_at: &next,
-                    },
-                ),
-            )
-            .await?;
-        }
-        tx.commit().await?;
+        // A handover is due at once: the console that delivers it is woken (`outbox::defer` notifies it).
+        let wait = |attempts| if handover { Duration::ZERO } else { retry_delay(attempts) };
+        let Some((attempts, wait)) = outbox::defer(&self.db, decision, item, why, handover, wait).await? else { return Ok(()) };
         if handover {
             tracing::info!(item = %item.id, "decision left in the outbox: {why}");
         } else {
@@ -244,10 +197,7 @@ impl Console {
         let mine: Option<Vec<String>> = self.db.shared().then(|| {
             self.engines.read().expect("engines lock").values().filter(|e| e.delivers_here()).map(|e| e.id().to_string()).collect()
         });
-        let due = {
-            let mut conn = self.db.pool().acquire().await?;
-            decisions::due(&mut conn, OUTBOX_GRACE, mine.as_deref()).await?
-        };
+        let due = outbox::due(&self.db, OUTBOX_GRACE, mine.as_deref()).await?;
         let mut delivered = 0;
         for d in due {
             let engine_id = match self.item(&d.item_id).await {

@@ -5,7 +5,7 @@
 
 use super::Console;
 use crate::domain::{DecisionRequest, Error, ItemId, ItemState, QueuedCall, Verdict};
-use crate::store::{audit, deadlines, settings, Db};
+use crate::store::{deadlines, settings, Db};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -126,8 +126,7 @@ impl Console {
         if item.state != ItemState::Pending {
             return Ok(None);
         }
-        let mut conn = self.db.pool().acquire().await?;
-        let stored = deadlines::stored(&mut conn, &item.id).await?;
+        let stored = deadlines::stored_for(&self.db, &item.id).await?;
         if stored.never.is_some() {
             return Ok(None);
         }
@@ -146,9 +145,7 @@ impl Console {
             format!("engine {} is not connected", item.call.engine)
         };
         tracing::info!(item = %item.id, "{reason}: it will not expire");
-        let mut tx = self.db.begin_write().await?;
-        deadlines::mark_never(&mut tx, &item.id, &reason).await?;
-        tx.commit().await?;
+        deadlines::record_never(&self.db, &item.id, &reason).await?;
         Ok(false)
     }
 
@@ -168,18 +165,7 @@ impl Console {
             return Err(Error::InvalidRequest(format!("{} has no time limit: there is nothing to snooze", item.call.tool_name)));
         };
         let until = current.max(crate::store::now() + chrono::Duration::seconds(secs as i64));
-        let mut tx = self.db.begin_write().await?;
-        deadlines::snooze(&mut tx, id, until).await?;
-        audit::append(
-            &mut tx,
-            audit::Record::of(
-                operator,
-                Some((id.as_str(), &item.call.tool_name, item.call.fingerprint.as_str())),
-                &crate::domain::audit::CallSnoozed { from: current, until },
-            ),
-        )
-        .await?;
-        tx.commit().await?;
+        deadlines::snooze_audited(&self.db, item, current, until, operator).await?;
         Ok(until)
     }
 
@@ -190,18 +176,8 @@ impl Console {
     pub async fn expire_due(&self) -> Result<usize, Error> {
         let settings = ExpirySettings::load(&self.db).await?;
         let now = crate::store::now();
-        let due = {
-            let mut conn = self.db.pool().acquire().await?;
-            deadlines::pending_past(
-                &mut conn,
-                &settings.cutoffs(now, chrono::Duration::zero()),
-                &settings.named(),
-                now,
-                deadlines::Ask::Due,
-                BATCH,
-            )
-            .await?
-        };
+        let cutoffs = settings.cutoffs(now, chrono::Duration::zero());
+        let due = deadlines::past(&self.db, &cutoffs, &settings.named(), now, deadlines::Ask::Due, BATCH).await?;
         let mut expired = 0;
         for id in due {
             let Ok(entry) = self.item(&id).await else { continue };
@@ -247,18 +223,8 @@ impl Console {
         }
         let now = crate::store::now();
         let ahead = chrono::Duration::seconds(settings.warn_before_secs as i64);
-        let ids = {
-            let mut conn = self.db.pool().acquire().await?;
-            deadlines::pending_past(
-                &mut conn,
-                &settings.cutoffs(now, ahead),
-                &settings.named(),
-                now + ahead,
-                deadlines::Ask::Unwarned,
-                BATCH,
-            )
-            .await?
-        };
+        let cutoffs = settings.cutoffs(now, ahead);
+        let ids = deadlines::past(&self.db, &cutoffs, &settings.named(), now + ahead, deadlines::Ask::Unwarned, BATCH).await?;
         let mut soon = vec![];
         for id in ids {
             let Ok(entry) = self.item(&id).await else { continue };
@@ -266,9 +232,7 @@ impl Console {
                 continue;
             }
             let Some(expires_at) = self.deadline(&entry.queued, &settings).await? else { continue };
-            let mut tx = self.db.begin_write().await?;
-            deadlines::mark_warned(&mut tx, &id, now).await?;
-            tx.commit().await?;
+            deadlines::record_warned(&self.db, &id, now).await?;
             soon.push(ExpiringSoon { item: entry.queued, expires_at });
         }
         Ok(soon)

@@ -10,7 +10,7 @@ pub use crate::domain::grant::{
     Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
 use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
-use crate::store::{audit, grants};
+use crate::store::grants;
 
 /// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
@@ -23,19 +23,7 @@ impl Console {
     pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<CreatedGrant, Error> {
         let grant = self.grant_from(new, operator).await?;
         let approves_waiting = self.waiting_covered(&grant).await?.len() as u64;
-        let q_id = grant.from_item.clone().unwrap_or_default();
-        let mut tx = self.db.begin_write().await?;
-        grants::insert(&mut tx, &grant).await?;
-        audit::append(
-            &mut tx,
-            audit::Record::of(
-                operator,
-                Some((&q_id, &grant.tool_name, &new.fingerprint)),
-                &crate::domain::audit::GrantCreated { grant: &grant, approves_waiting },
-            ),
-        )
-        .await?;
-        tx.commit().await?;
+        grants::create_audited(&self.db, &grant, operator, &new.fingerprint, approves_waiting).await?;
         self.grants_wake.notify_one();
         Ok(CreatedGrant { grant, approves_waiting })
     }
@@ -73,10 +61,7 @@ impl Console {
         let mut covered = Vec::new();
         let mut after = 0;
         loop {
-            let batch = {
-                let mut conn = self.db.pool().acquire().await?;
-                grants::pending_of_tool(&mut conn, &grant.tool_name, after, SWEEP).await?
-            };
+            let batch = grants::pending_batch(&self.db, &grant.tool_name, after, SWEEP).await?;
             let Some(&(last, _)) = batch.last() else { break };
             after = last;
             for (_, id) in batch {
@@ -154,26 +139,16 @@ impl Console {
     }
 
     pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        grants::all(&mut conn).await
+        grants::list_all(&self.db).await
     }
 
     /// Revokes a grant (audited); `already_decided`-like refusal is not needed: revoking twice says so.
     pub async fn revoke_grant(&self, id: &GrantId, operator: &str) -> Result<Grant, Error> {
-        let mut tx = self.db.begin_write().await?;
-        let grant = grants::get(&mut tx, id).await?.ok_or_else(|| Error::not_found(format!("grant {id}")))?;
-        if !grants::revoke(&mut tx, id, operator, crate::store::now()).await? {
-            return Err(Error::InvalidRequest(format!("grant {id} is already revoked")));
+        match grants::revoke_audited(&self.db, id, operator, crate::store::now()).await? {
+            grants::Revoked::Unknown => Err(Error::not_found(format!("grant {id}"))),
+            grants::Revoked::Already => Err(Error::InvalidRequest(format!("grant {id} is already revoked"))),
+            grants::Revoked::Now(revoked) => Ok(*revoked),
         }
-        audit::append(
-            &mut tx,
-            audit::Record::of(operator, None, &crate::domain::audit::GrantRevoked { grant_id: id.as_str(), uses: grant.uses })
-                .with_tool(&grant.tool_name),
-        )
-        .await?;
-        let revoked = grants::get(&mut tx, id).await?.expect("still there");
-        tx.commit().await?;
-        Ok(revoked)
     }
 
     /// The live grant that covers this pending approval, unless its tool is high-risk or has a quorum now. The
@@ -182,10 +157,7 @@ impl Console {
         if q.state != ItemState::Pending || q.call.kind != CallKind::Approval {
             return Ok(None);
         }
-        let live = {
-            let mut conn = self.db.pool().acquire().await?;
-            grants::live_for(&mut conn, &q.call.tool_name, &q.call.engine, crate::store::now()).await?
-        };
+        let live = grants::live_of_tool(&self.db, &q.call.tool_name, &q.call.engine, crate::store::now()).await?;
         let Some(grant) = live.into_iter().find(|g| g.covers(q)) else { return Ok(None) };
         if crate::store::settings::safety(&self.db).await?.high_risk(&q.call.tool_name) {
             tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} is high-risk now", q.call.tool_name);
@@ -219,18 +191,7 @@ impl Console {
             }
             Err(e) => return Err(e),
         };
-        let mut tx = self.db.begin_write().await?;
-        grants::count_use(&mut tx, &grant.id).await?;
-        audit::append(
-            &mut tx,
-            audit::Record::of(
-                &decision.operator,
-                Some((id.as_str(), &q.call.tool_name, q.call.fingerprint.as_str())),
-                &crate::domain::audit::GrantUsed { grant_id: grant.id.as_str(), decision_id: decision.id.as_str(), args: &q.call.args },
-            ),
-        )
-        .await?;
-        tx.commit().await?;
+        grants::record_use(&self.db, &grant.id, &decision, q).await?;
         match self.deliver(&decision, None).await {
             Ok(_) | Err(Error::Unreachable(_)) => {}
             Err(e) => tracing::warn!(item = %id, "delivery of a granted approval failed: {e}"),
@@ -241,18 +202,12 @@ impl Console {
     /// Pending calls of tools with a live grant, every one looked at again (after missed events, a
     /// new grant), in batches of [`SWEEP`].
     pub async fn sweep_grants(&self) -> Result<usize, Error> {
-        let tools = {
-            let mut conn = self.db.pool().acquire().await?;
-            grants::live_tools(&mut conn, crate::store::now()).await?
-        };
+        let tools = grants::tools_with_live(&self.db, crate::store::now()).await?;
         let mut used = 0;
         for tool in tools {
             let mut after = 0;
             loop {
-                let batch = {
-                    let mut conn = self.db.pool().acquire().await?;
-                    grants::pending_of_tool(&mut conn, &tool, after, SWEEP).await?
-                };
+                let batch = grants::pending_batch(&self.db, &tool, after, SWEEP).await?;
                 let Some(&(last, _)) = batch.last() else { break };
                 after = last;
                 for (_, id) in batch {

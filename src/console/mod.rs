@@ -96,8 +96,7 @@ impl Console {
 
     /// One queue entry with its decision.
     pub async fn item(&self, id: &ItemId) -> Result<queue::Entry, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        queue::get(&mut conn, id).await?.ok_or_else(|| Error::not_found(format!("queue item {id}")))
+        queue::entry(&self.db, id).await?.ok_or_else(|| Error::not_found(format!("queue item {id}")))
     }
 
     /// The principal that started the call's run, if its engine says (see [`Engine::started_by`]).

@@ -2,8 +2,8 @@
 //! stopped, decisions it stored and did not deliver.
 
 use super::Console;
-use crate::domain::{Delivery, Error, ItemState};
-use crate::store::{audit, decisions, queue};
+use crate::domain::Error;
+use crate::store::outbox;
 use serde_json::json;
 
 impl Console {
@@ -12,13 +12,7 @@ impl Console {
     /// `pending` are delivered now. Returns (interrupted, delivered).
     #[tracing::instrument(name = "recover", skip_all)]
     pub async fn recover(&self) -> Result<(usize, usize), Error> {
-        let (stuck, waiting) = {
-            let mut conn = self.db.pool().acquire().await?;
-            (
-                decisions::with_delivery(&mut conn, Delivery::Delivering).await?,
-                decisions::with_delivery(&mut conn, Delivery::Pending).await?,
-            )
-        };
+        let (stuck, waiting) = outbox::left_over(&self.db).await?;
         for d in &stuck {
             let entry = self.item(&d.item_id).await?;
             if !self.engine(&entry.queued.call.engine).is_ok_and(|e| e.delivers_here()) {
@@ -27,29 +21,14 @@ impl Console {
             }
             if self.engine(&entry.queued.call.engine).is_ok_and(|e| e.refuses_repeats()) {
                 // The engine will not act twice on one call: send it again (it re-reads the call first).
-                let mut tx = self.db.begin_write().await?;
                 let why = "the console stopped while this decision was being sent; sending it again";
-                if decisions::retry_cut(&mut tx, d, &entry.queued.call.tool_name, why).await? {
-                    tx.commit().await?;
-                }
+                outbox::cut_for_retry(&self.db, d, &entry.queued.call.tool_name, why).await?;
                 continue;
             }
             let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
-            let mut tx = self.db.begin_write().await?;
-            if !decisions::finish(&mut tx, &d.id, Delivery::Failed, &outcome, Some("interrupted")).await? {
+            if !outbox::mark_interrupted(&self.db, d, &entry.queued.call.tool_name, &outcome).await? {
                 continue;
             }
-            queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
-            audit::append(
-                &mut tx,
-                audit::Record::of(
-                    "console",
-                    Some((d.item_id.as_str(), &entry.queued.call.tool_name, d.fingerprint.as_str())),
-                    &crate::domain::audit::DeliveryInterrupted { decision_id: &d.id, outcome: &outcome },
-                ),
-            )
-            .await?;
-            tx.commit().await?;
             tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
         }
         let mut delivered = 0;

@@ -3,7 +3,6 @@
 //! each with its sync loop while the console serves.
 
 use super::{Console, Events};
-use crate::domain::audit::{EngineChanged, EngineSeen};
 use crate::domain::CallSource;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
@@ -13,7 +12,7 @@ use crate::engine::remote::RemoteEngine;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::lease::LeaseSlot;
-use crate::store::{audit, Db};
+use crate::store::Db;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -116,10 +115,7 @@ impl Remotes {
 
     /// Brings the connected engines in line with the table.
     async fn reload(&self) -> Result<(), Error> {
-        let rows = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::list(&mut conn).await?
-        };
+        let rows = store::list_all(&self.db).await?;
         let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
         let stale: Vec<String> = self.running.lock().expect("remotes lock").keys().filter(|n| !names.contains(n)).cloned().collect();
         for name in stale {
@@ -191,10 +187,7 @@ impl Remotes {
 
     /// Every configured engine with its live health.
     pub async fn list(&self) -> Result<Vec<(EngineRow, Option<RemoteEngine>)>, Error> {
-        let rows = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::list(&mut conn).await?
-        };
+        let rows = store::list_all(&self.db).await?;
         Ok(rows
             .into_iter()
             .map(|row| {
@@ -212,11 +205,8 @@ impl Remotes {
         crate::engine::kinds::remote(kind)?;
         parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
-        {
-            let mut conn = self.db.pool().acquire().await?;
-            if store::get(&mut conn, &s.name).await?.is_some() {
-                return Err(Error::InvalidRequest(format!("an engine named {:?} already exists", s.name)));
-            }
+        if store::find(&self.db, &s.name).await?.is_some() {
+            return Err(Error::InvalidRequest(format!("an engine named {:?} already exists", s.name)));
         }
         let token_ref = match &s.token {
             Some(token) if s.session_only => {
@@ -230,14 +220,8 @@ impl Remotes {
             }
             None => None,
         };
-        let row = {
-            let mut tx = self.db.begin_write().await?;
-            let row = store::insert(&mut tx, &s.name, kind, s.base_url.trim(), token_ref.as_deref(), poll_ms).await?;
-            let token = if s.token.is_some() { "set" } else { "none" };
-            audited(&mut tx, by, &EngineChanged::Added { engine: &s.name, after: described(&row), token_change: token }).await?;
-            tx.commit().await?;
-            row
-        };
+        let token = if s.token.is_some() { "set" } else { "none" };
+        let row = store::add_audited(&self.db, &s.name, kind, s.base_url.trim(), token_ref.as_deref(), poll_ms, by, token).await?;
         self.reload().await?;
         self.wake.notify_one();
         Ok(row)
@@ -247,10 +231,7 @@ impl Remotes {
     /// (an actor's audit name), in the transaction that stores it: before, after, and what became of
     /// the token (never the token).
     pub async fn edit(&self, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
-        let current = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::get(&mut conn, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?
-        };
+        let current = store::find(&self.db, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?;
         let base_url = if s.base_url.trim().is_empty() { current.base_url.clone() } else { s.base_url.trim().to_owned() };
         let new_url = parse_base_url(&base_url).map_err(Error::InvalidRequest)?;
         let moved = parse_base_url(&current.base_url).map_or(true, |old| old != new_url);
@@ -281,23 +262,17 @@ impl Remotes {
         } else {
             current.token_ref.clone()
         };
-        let row = {
-            let mut tx = self.db.begin_write().await?;
-            let before = store::get(&mut tx, &s.name).await?.ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?;
-            let row = store::update(&mut tx, &s.name, &base_url, token_ref.as_deref(), poll_ms).await?;
-            let token_change = match (&s.token, s.clear_token) {
-                (Some(_), _) if before.token_ref.is_some() => "replaced",
-                (Some(_), _) => "set",
-                (None, true) if before.token_ref.is_some() => "cleared",
-                (None, _) if before.token_ref.is_some() && moved => "kept for the new URL",
-                (None, _) if before.token_ref.is_some() => "kept",
-                (None, _) => "none",
-            };
-            let details = EngineChanged::Changed { engine: &s.name, before: described(&before), after: described(&row), token_change };
-            audited(&mut tx, by, &details).await?;
-            tx.commit().await?;
-            row
+        let token_change = |before: &EngineRow| match (&s.token, s.clear_token) {
+            (Some(_), _) if before.token_ref.is_some() => "replaced",
+            (Some(_), _) => "set",
+            (None, true) if before.token_ref.is_some() => "cleared",
+            (None, _) if before.token_ref.is_some() && moved => "kept for the new URL",
+            (None, _) if before.token_ref.is_some() => "kept",
+            (None, _) => "none",
         };
+        let row = store::update_audited(&self.db, &s.name, &base_url, token_ref.as_deref(), poll_ms, by, token_change)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("engine {:?}", s.name)))?;
         // A new token under the same keyring name: reconnect so the cached one is dropped.
         if s.token.is_some() || s.clear_token {
             self.disconnect(&s.name, true);
@@ -309,22 +284,12 @@ impl Remotes {
     /// Removes an engine and its keyring entry. Its queue entries stay as history (undecidable).
     /// Audited `engine.removed` as done by `by` (an actor's audit name), with the engine as it was.
     pub async fn remove(&self, name: &str, by: &str) -> Result<(), Error> {
-        let row = {
-            let mut conn = self.db.pool().acquire().await?;
-            store::get(&mut conn, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?
-        };
+        let row = store::find(&self.db, name).await?.ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         self.session_tokens.lock().expect("remotes lock").remove(name);
         if let Err(e) = forget(&old_entries(&row, "")).await {
             tracing::warn!(engine = name, "could not delete the engine's token from the keyring: {e}");
         }
-        {
-            let mut tx = self.db.begin_write().await?;
-            let before = store::get(&mut tx, name).await?;
-            if store::delete(&mut tx, name).await? {
-                audited(&mut tx, by, &EngineChanged::Removed { engine: name, before: before.as_ref().map(described) }).await?;
-            }
-            tx.commit().await?;
-        }
+        store::remove_audited(&self.db, name, by).await?;
         self.disconnect(name, false);
         Ok(())
     }
@@ -400,22 +365,6 @@ async fn forget(names: &[String]) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// An engine's settings as the audit log records them: where its token is kept (`keyring`,
-/// `session`, or `none`), never the token.
-fn described(row: &EngineRow) -> EngineSeen<'_> {
-    let token = match row.token_ref.as_deref() {
-        None => "none",
-        Some(store::SESSION_TOKEN) => "session",
-        Some(_) => "keyring",
-    };
-    EngineSeen { kind: row.kind, base_url: &row.base_url, poll_ms: row.poll_ms, token }
-}
-
-/// The audit entry of a change to an engine, in the caller's transaction.
-async fn audited(conn: &mut sqlx::AnyConnection, by: &str, details: &EngineChanged<'_>) -> Result<(), Error> {
-    audit::append(conn, audit::Record::of(by, None, details)).await.map(drop)
 }
 
 fn settings_equal(a: &EngineRow, b: &EngineRow) -> bool {

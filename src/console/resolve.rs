@@ -38,11 +38,8 @@ impl Console {
             let allowed = if item.state == ItemState::Pending { self.allowed(&item.call) } else { vec![] };
             return Err(Error::DecisionNotAllowed { kind, allowed });
         }
-        {
-            let mut conn = self.db.pool().acquire().await?;
-            if resolutions::get(&mut conn, id).await?.is_some() {
-                return Err(Error::AlreadyDecided { state: ItemState::Interrupted });
-            }
+        if resolutions::find(&self.db, id).await?.is_some() {
+            return Err(Error::AlreadyDecided { state: ItemState::Interrupted });
         }
         if request.fingerprint != item.call.fingerprint {
             return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
@@ -60,7 +57,7 @@ impl Console {
                 return Err(Error::OwnRun { principal: request.operator_key.clone().unwrap_or_default() });
             }
         }
-        let mut stored = resolutions::Stored {
+        let stored = resolutions::Stored {
             kind,
             result: request.resolution.told(&item.call.tool_name),
             fingerprint: request.fingerprint.clone(),
@@ -73,11 +70,7 @@ impl Console {
             None => {
                 // A new entry for the same call, approved at once by this operator through the one
                 // decision path (checked again, at the engine too; delivered once).
-                let mut tx = self.db.begin_write().await?;
-                let retry = queue::insert_pending(&mut tx, &item.call).await?;
-                stored.retry_item = Some(retry.id.clone());
-                resolutions::record(&mut tx, item, &stored).await?;
-                tx.commit().await?;
+                let retry = resolutions::record_run_again(&self.db, item, stored).await?;
                 // Under a quorum this is the resolving operator's approval, one of those the new entry needs.
                 let approval = DecisionRequest {
                     verdict: Verdict::Approve,

@@ -231,3 +231,9 @@ pub async fn find_by_name(db: &Db, name: &str) -> Result<Option<Credential>, Err
     let mut conn = db.pool().acquire().await?;
     by_name(&mut conn, name).await
 }
+
+/// Whether the principal keys `a` and `b` stand for one person (see [`person_of`]), read on one connection.
+pub async fn same_person(db: &Db, a: &str, b: &str) -> Result<bool, Error> {
+    let mut conn = db.pool().acquire().await?;
+    Ok(person_of(&mut conn, a).await? == person_of(&mut conn, b).await?)
+}

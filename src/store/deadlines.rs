@@ -1,8 +1,9 @@
 //! Per-call expiry state (see [`crate::console::expiry`]): deadlines moved by a snooze, and the
 //! warnings sent. The time limits themselves are settings.
 
-use super::{parse_ts, ts, Db};
-use crate::domain::{Error, ItemId};
+use super::{audit, parse_ts, ts, Db};
+use crate::domain::audit::CallSnoozed;
+use crate::domain::{Error, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
 use sqlx::{AnyConnection, Row};
 
@@ -135,4 +136,46 @@ pub async fn mark_warned(conn: &mut AnyConnection, id: &ItemId, at: DateTime<Utc
     .execute(&mut *conn)
     .await?;
     Ok(())
+}
+
+/// The calls past their cutoffs (see [`pending_past`]).
+pub async fn past(
+    db: &Db,
+    cutoffs: &[Cutoff<'_>],
+    named: &[String],
+    snoozed_cutoff: DateTime<Utc>,
+    ask: Ask,
+    limit: i64,
+) -> Result<Vec<ItemId>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    pending_past(&mut conn, cutoffs, named, snoozed_cutoff, ask, limit).await
+}
+
+/// What is stored for the call `id` (see [`stored`]).
+pub async fn stored_for(db: &Db, id: &ItemId) -> Result<Stored, Error> {
+    let mut conn = db.pool().acquire().await?;
+    stored(&mut conn, id).await
+}
+
+/// [`mark_never`] in a write of its own.
+pub async fn record_never(db: &Db, id: &ItemId, reason: &str) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    mark_never(&mut tx, id, reason).await?;
+    tx.commit().await
+}
+
+/// [`mark_warned`] in a write of its own.
+pub async fn record_warned(db: &Db, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    mark_warned(&mut tx, id, at).await?;
+    tx.commit().await
+}
+
+/// Moves the deadline of `item` from `from` to `until` with its `call.snoozed` audit entry (by `operator`) in one transaction.
+pub async fn snooze_audited(db: &Db, item: &QueuedCall, from: DateTime<Utc>, until: DateTime<Utc>, operator: &str) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    snooze(&mut tx, &item.id, until).await?;
+    let entry = (item.id.as_str(), item.call.tool_name.as_str(), item.call.fingerprint.as_str());
+    audit::append(&mut tx, audit::Record::of(operator, Some(entry), &CallSnoozed { from, until })).await?;
+    tx.commit().await
 }

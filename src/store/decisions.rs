@@ -1,7 +1,10 @@
 //! Decisions and their delivery state: the outbox (C5). `approvals`: the approvals a decision of a
-//! tool with a quorum waits for (the two-person rule).
+//! tool with a quorum waits for (the two-person rule); `record`: a decision made durable.
 
 pub mod approvals;
+mod record;
+
+pub use record::{record, Counting, Recorded};
 
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};

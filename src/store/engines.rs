@@ -1,7 +1,8 @@
 //! Remote engines as configured (`engines`), their last known health, and what they said about their
 //! tools (`remote_tools`). Tokens are never stored here (C7): a row names its keyring entry.
 
-use super::{now, parse_json, parse_ts, ts};
+use super::{audit, now, parse_json, parse_ts, ts, Db};
+use crate::domain::audit::{EngineChanged, EngineSeen};
 use crate::domain::{CallSource, Error};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -251,6 +252,86 @@ pub async fn tools(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(String
     let rows =
         sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = $1").bind(engine).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
+}
+
+/// The engines as configured, by name (see [`list`]).
+pub async fn list_all(db: &Db) -> Result<Vec<EngineRow>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    list(&mut conn).await
+}
+
+/// The engine `name` as configured, if there is one (see [`get`]).
+pub async fn find(db: &Db, name: &str) -> Result<Option<EngineRow>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    get(&mut conn, name).await
+}
+
+/// Adds an engine (see [`insert`]) with its `engine.added` audit entry (by `by`; what became of its
+/// token, `token_change`) in one transaction.
+#[allow(clippy::too_many_arguments)]
+pub async fn add_audited(
+    db: &Db,
+    name: &str,
+    kind: CallSource,
+    base_url: &str,
+    token_ref: Option<&str>,
+    poll_ms: u32,
+    by: &str,
+    token_change: &str,
+) -> Result<EngineRow, Error> {
+    let mut tx = db.begin_write().await?;
+    let row = insert(&mut tx, name, kind, base_url, token_ref, poll_ms).await?;
+    audited(&mut tx, by, &EngineChanged::Added { engine: name, after: seen(&row), token_change }).await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+/// Changes an engine's settings (see [`update`]) with its `engine.changed` audit entry (by `by`;
+/// before, after, and what became of its token: `token_change` of the row before) in one
+/// transaction. `None`, nothing written, if there is no engine `name`.
+pub async fn update_audited(
+    db: &Db,
+    name: &str,
+    base_url: &str,
+    token_ref: Option<&str>,
+    poll_ms: u32,
+    by: &str,
+    token_change: impl FnOnce(&EngineRow) -> &'static str,
+) -> Result<Option<EngineRow>, Error> {
+    let mut tx = db.begin_write().await?;
+    let Some(before) = get(&mut tx, name).await? else { return Ok(None) };
+    let row = update(&mut tx, name, base_url, token_ref, poll_ms).await?;
+    let details = EngineChanged::Changed { engine: name, before: seen(&before), after: seen(&row), token_change: token_change(&before) };
+    audited(&mut tx, by, &details).await?;
+    tx.commit().await?;
+    Ok(Some(row))
+}
+
+/// Removes an engine (see [`delete`]), audited `engine.removed` (by `by`, with the engine as it was)
+/// if there was one, in one transaction.
+pub async fn remove_audited(db: &Db, name: &str, by: &str) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    let before = get(&mut tx, name).await?;
+    if delete(&mut tx, name).await? {
+        audited(&mut tx, by, &EngineChanged::Removed { engine: name, before: before.as_ref().map(seen) }).await?;
+    }
+    tx.commit().await
+}
+
+/// An engine's settings as the audit log records them: where its token is kept (`keyring`,
+/// `session`, or `none`), never the token.
+fn seen(row: &EngineRow) -> EngineSeen<'_> {
+    let token = match row.token_ref.as_deref() {
+        None => "none",
+        Some(SESSION_TOKEN) => "session",
+        Some(_) => "keyring",
+    };
+    EngineSeen { kind: row.kind, base_url: &row.base_url, poll_ms: row.poll_ms, token }
+}
+
+/// The audit entry of a change to an engine, in the caller's transaction.
+async fn audited(conn: &mut AnyConnection, by: &str, details: &EngineChanged<'_>) -> Result<(), Error> {
+    audit::append(conn, audit::Record::of(by, None, details)).await.map(drop)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! "Always allow" grants (see [`crate::console::grants`]).
 
-use super::{parse_json, parse_ts, ts};
+use super::{audit, parse_json, parse_ts, ts, Db};
+use crate::domain::audit::{GrantCreated, GrantRevoked, GrantUsed};
 use crate::domain::grant::{Condition, Grant, GrantScope};
-use crate::domain::{EngineId, Error, GrantId};
+use crate::domain::{Decision, EngineId, Error, GrantId, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
 use sqlx::{any::AnyRow, AnyConnection, Row};
 
@@ -144,4 +145,77 @@ pub async fn pending_of_tool(
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.into_iter().map(|(seq, id)| (seq, crate::domain::ItemId::new(id))).collect())
+}
+
+/// Stores a new grant with its `grant.created` audit entry (on the call it is made from, shown with
+/// `fingerprint`; `approves_waiting` calls at once) in one transaction.
+pub async fn create_audited(db: &Db, grant: &Grant, operator: &str, fingerprint: &str, approves_waiting: u64) -> Result<(), Error> {
+    let q_id = grant.from_item.clone().unwrap_or_default();
+    let mut tx = db.begin_write().await?;
+    insert(&mut tx, grant).await?;
+    let details = GrantCreated { grant, approves_waiting };
+    audit::append(&mut tx, audit::Record::of(operator, Some((&q_id, &grant.tool_name, fingerprint)), &details)).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Every grant, newest first (see [`all`]).
+pub async fn list_all(db: &Db) -> Result<Vec<Grant>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    all(&mut conn).await
+}
+
+/// What [`revoke_audited`] found.
+#[derive(Debug)]
+pub enum Revoked {
+    /// There is no grant of that id.
+    Unknown,
+    /// It was revoked before: nothing written.
+    Already,
+    /// Revoked now: the grant as it is afterwards.
+    Now(Box<Grant>),
+}
+
+/// Revokes the grant `id` with its `grant.revoked` audit entry in one transaction (nothing written
+/// unless it was live).
+pub async fn revoke_audited(db: &Db, id: &GrantId, operator: &str, at: DateTime<Utc>) -> Result<Revoked, Error> {
+    let mut tx = db.begin_write().await?;
+    let Some(grant) = get(&mut tx, id).await? else { return Ok(Revoked::Unknown) };
+    if !revoke(&mut tx, id, operator, at).await? {
+        return Ok(Revoked::Already);
+    }
+    let details = GrantRevoked { grant_id: id.as_str(), uses: grant.uses };
+    audit::append(&mut tx, audit::Record::of(operator, None, &details).with_tool(&grant.tool_name)).await?;
+    let revoked = get(&mut tx, id).await?.expect("still there");
+    tx.commit().await?;
+    Ok(Revoked::Now(Box::new(revoked)))
+}
+
+/// The grants of `tool` at `engine` live at `now` (see [`live_for`]).
+pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    live_for(&mut conn, tool, engine, now).await
+}
+
+/// The tool names with a grant live at `now` (see [`live_tools`]).
+pub async fn tools_with_live(db: &Db, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    live_tools(&mut conn, now).await
+}
+
+/// One batch of the pending approval calls of `tool` after queue position `after_seq` (see [`pending_of_tool`]).
+pub async fn pending_batch(db: &Db, tool: &str, after_seq: i64, limit: i64) -> Result<Vec<(i64, ItemId)>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    pending_of_tool(&mut conn, tool, after_seq, limit).await
+}
+
+/// Counts one use of grant `id` with its `grant.used` audit entry (the `decision` it made on `q`) in one transaction.
+pub async fn record_use(db: &Db, id: &GrantId, decision: &Decision, q: &QueuedCall) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    count_use(&mut tx, id).await?;
+    let details = GrantUsed { grant_id: id.as_str(), decision_id: decision.id.as_str(), args: &q.call.args };
+    let item = (q.id.as_str(), q.call.tool_name.as_str(), q.call.fingerprint.as_str());
+    audit::append(&mut tx, audit::Record::of(&decision.operator, Some(item), &details)).await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -1,9 +1,12 @@
-//! Recording a decision's delivery (C5, C6): decision row, queue state and audit entry, together.
+//! Recording a decision's delivery (C5, C6): decision row, queue state and audit entry, together;
+//! and the outbox's own operations — claims, deferrals, refusals, what a stopped process left.
 
-use super::{audit, decisions, queue};
-use crate::domain::{Decision, Delivery, Error, ItemState, QueuedCall};
-use serde_json::Value;
+use super::{audit, decisions, now, queue, Db};
+use crate::domain::audit::{DeliveryDeferred, DeliveryInterrupted};
+use crate::domain::{Decision, DecisionId, Delivery, Error, ItemState, PausedCall, QueuedCall};
+use serde_json::{json, Value};
 use sqlx::AnyConnection;
+use std::time::Duration;
 
 /// Marks a claimed decision `delivered` (or `failed`), moves its queue entry on from `decided`, and
 /// appends the audit entry with the engine's answer. Call inside the engine's own transaction.
@@ -32,5 +35,127 @@ pub async fn record(
         ),
     )
     .await?;
+    Ok(true)
+}
+
+/// Claims the decision `id` for delivery (`pending → delivering`) in a write of its own; false if someone else had.
+pub async fn claim(db: &Db, id: &DecisionId) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !decisions::claim(&mut tx, id).await? {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// [`record`] in a transaction of its own; false (nothing written) if the delivery was recorded already.
+pub async fn record_outcome(db: &Db, decision: &Decision, item: &QueuedCall, outcome: &Value, error: Option<&str>) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !record(&mut tx, decision, item, outcome, error).await? {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Fails a decision whose send was refused, in one transaction: `changed` (the call as its engine
+/// holds it now, when it changed) is queued again unless a pending entry of it exists already
+/// (`outcome` then names it, `replacedBy`), and the failure is recorded as [`record`] does. False,
+/// nothing written, if the decision's outcome was recorded already.
+pub async fn fail_refused(
+    db: &Db,
+    decision: &Decision,
+    item: &QueuedCall,
+    changed: Option<&PausedCall>,
+    mut outcome: Value,
+    error: &str,
+) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    let mut replaced_by = None;
+    if let Some(now) = changed {
+        let c = &item.call;
+        if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
+            let actor = format!("engine:{}", c.engine);
+            let why = "the call changed at the engine after it was decided; the decision was not sent";
+            let new = queue::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
+            replaced_by = Some(new.id);
+        }
+    }
+    if let Some(id) = &replaced_by {
+        outcome["replacedBy"] = json!(id);
+    }
+    if !record(&mut tx, decision, item, &outcome, Some(error)).await? {
+        // Its delivery was recorded meanwhile: nothing of this is written.
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Gives a claimed decision back to the outbox in one transaction: due after `wait(attempts)`
+/// (`handover`: another console's to deliver, whose outbox workers are woken), the first deferral
+/// audited (`delivery.deferred`). Answers the attempts so far and the wait, `None` (nothing written)
+/// if the decision was not waiting for delivery.
+pub async fn defer(
+    db: &Db,
+    decision: &Decision,
+    item: &QueuedCall,
+    why: &str,
+    handover: bool,
+    wait: impl FnOnce(u32) -> Duration,
+) -> Result<Option<(u32, Duration)>, Error> {
+    let mut tx = db.begin_write().await?;
+    let attempts = decisions::attempts(&mut tx, &decision.id).await?.map(|a| a.attempts).unwrap_or(1);
+    let wait = wait(attempts);
+    let next = now() + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
+    if !decisions::defer(&mut tx, &decision.id, why, next).await? {
+        return Ok(None);
+    }
+    if handover {
+        super::feed::notify_outboxes(&mut tx).await?;
+    }
+    if attempts <= 1 {
+        let details = DeliveryDeferred { decision_id: &decision.id, engine: &item.call.engine, error: why, next_attempt_at: &next };
+        let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
+        audit::append(&mut tx, audit::Record::of("console", Some(entry), &details)).await?;
+    }
+    tx.commit().await?;
+    Ok(Some((attempts, wait)))
+}
+
+/// The decisions due for delivery (see [`decisions::due`]).
+pub async fn due(db: &Db, grace: chrono::Duration, engines: Option<&[String]>) -> Result<Vec<Decision>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    decisions::due(&mut conn, grace, engines).await
+}
+
+/// What a stopped process left, read on one connection: the decisions still `delivering`, and those still `pending`.
+pub async fn left_over(db: &Db) -> Result<(Vec<Decision>, Vec<Decision>), Error> {
+    let mut conn = db.pool().acquire().await?;
+    Ok((decisions::with_delivery(&mut conn, Delivery::Delivering).await?, decisions::with_delivery(&mut conn, Delivery::Pending).await?))
+}
+
+/// [`decisions::retry_cut`] in a transaction of its own: a cut delivery to be sent again; false, nothing written, if it was not.
+pub async fn cut_for_retry(db: &Db, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !decisions::retry_cut(&mut tx, d, tool, why).await? {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Marks a delivery cut by a stop `interrupted` in one transaction: the decision failed with
+/// `outcome`, its entry `interrupted`, the audit entry (`delivery.interrupted`). False, nothing
+/// written, if its outcome was recorded already.
+pub async fn mark_interrupted(db: &Db, d: &Decision, tool: &str, outcome: &Value) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !decisions::finish(&mut tx, &d.id, Delivery::Failed, outcome, Some("interrupted")).await? {
+        return Ok(false);
+    }
+    queue::transition(&mut tx, &d.item_id, ItemState::Decided, ItemState::Interrupted).await?;
+    let details = DeliveryInterrupted { decision_id: &d.id, outcome };
+    audit::append(&mut tx, audit::Record::of("console", Some((d.item_id.as_str(), tool, d.fingerprint.as_str())), &details)).await?;
+    tx.commit().await?;
     Ok(true)
 }

@@ -98,3 +98,20 @@ pub async fn of_items(db: &Db, items: &[ItemId]) -> Result<Vec<Option<Stored>>, 
     }
     Ok(out)
 }
+
+/// The resolution of `item`, if it has one (see [`get`]).
+pub async fn find(db: &Db, item: &ItemId) -> Result<Option<Stored>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    get(&mut conn, item).await
+}
+
+/// A `run_again` resolution of `item` in one transaction: a new pending entry for the same call, and
+/// the resolution naming it (see [`record`]). Answers the new entry.
+pub async fn record_run_again(db: &Db, item: &QueuedCall, mut r: Stored) -> Result<QueuedCall, Error> {
+    let mut tx = db.begin_write().await?;
+    let retry = super::queue::insert_pending(&mut tx, &item.call).await?;
+    r.retry_item = Some(retry.id.clone());
+    record(&mut tx, item, &r).await?;
+    tx.commit().await?;
+    Ok(retry)
+}

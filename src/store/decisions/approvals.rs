@@ -76,3 +76,9 @@ pub async fn of_queue_items(db: &Db, items: &[&str]) -> Result<HashMap<String, V
     let mut conn = db.pool().acquire().await?;
     of_items(&mut conn, items).await
 }
+
+/// The approvals of `item`, oldest first (see [`of`]).
+pub async fn of_call(db: &Db, item: &ItemId) -> Result<Vec<Approval>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    of(&mut conn, item).await
+}

@@ -43,6 +43,18 @@ pub async fn previous_of(db: &Db, id: &ItemId) -> Result<Option<Option<Entry>>, 
     Ok(Some(previous_decided(&mut conn, id).await?))
 }
 
+/// The entry `id` with its decision, if there is one (see [`get`]).
+pub async fn entry(db: &Db, id: &ItemId) -> Result<Option<Entry>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    get(&mut conn, id).await
+}
+
+/// The pending entry of the call `tool_call_id` of `run_id` at `engine`, if there is one (see [`find_pending`]).
+pub async fn pending_call(db: &Db, engine: &EngineId, run_id: &RunId, tool_call_id: &ToolCallId) -> Result<Option<Entry>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    find_pending(&mut conn, engine, run_id, tool_call_id).await
+}
+
 /// Per engine: (pending entries, decisions waiting for delivery), see [`counts_by_engine`].
 pub async fn engine_counts(db: &Db) -> Result<HashMap<String, (i64, i64)>, Error> {
     let mut conn = db.pool().acquire().await?;

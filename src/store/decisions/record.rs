@@ -1,0 +1,112 @@
+//! A decision made durable in one transaction: the entry out of `pending`, the decision row (the
+//! outbox), the audit entry; or, for a tool with a quorum, the approval counted with the others.
+
+use super::approvals;
+use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade};
+use crate::domain::{Approval, Decision, Error, ItemState, QueuedCall};
+use crate::store::{audit, credentials, queue, Db};
+
+/// How an approval of a tool that needs several (the two-person rule) is counted by [`record`].
+#[derive(Clone, Debug)]
+pub struct Counting {
+    /// How many approvals the tool needs.
+    pub quorum: u32,
+    /// The approving principal's key.
+    pub operator_key: String,
+    /// Whether an approval below the quorum may be recorded (else it is refused, `quorum_tool`).
+    pub partial: bool,
+}
+
+/// What [`record`] stored.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recorded {
+    /// The decision, to be delivered.
+    Decision,
+    /// One more approval below the quorum: the call still waits, with these approvals.
+    Approval { approvals: Vec<Approval>, quorum: u32 },
+}
+
+/// Stores `decision` on `item` in one transaction (or `already_decided` if another decision won):
+/// the entry out of `pending`, the decision row, its audit entry (`decision.made`).
+///
+/// With `counting` (an approval of a tool that needs several), the approval is stored with the
+/// others, counted in this transaction — writers take turns, on every console of a team, so two
+/// operators approving at once count each other; one person counts once, whichever of their
+/// credentials approved (`already_approved`). Below the quorum it is all that is written, with its
+/// audit entry (`approval.recorded`), and the entry stays `pending` (set again, so the change feed
+/// tells every screen of the new approval); the approval that completes the quorum becomes the
+/// decision, its audit entry listing every approval.
+pub async fn record(db: &Db, item: &QueuedCall, decision: &Decision, counting: Option<Counting>) -> Result<Recorded, Error> {
+    let mut tx = db.begin_write().await?;
+    let mut counted: Option<(Vec<Approval>, u32)> = None;
+    if let Some(Counting { quorum: n, operator_key: key, partial }) = counting {
+        let mut approvals = approvals::of(&mut tx, &item.id).await?;
+        let already = |approvals: &[Approval]| Error::AlreadyApproved {
+            operator: decision.operator.clone(),
+            approvals: approvals.len() as u32,
+            quorum: n,
+        };
+        // One person counts once, whichever of their credentials (or the local admin of the
+        // same name) approved before.
+        let person = credentials::person_of(&mut tx, &key).await?;
+        for a in &approvals {
+            if credentials::person_of(&mut tx, &a.operator_key).await? == person {
+                return Err(already(&approvals));
+            }
+        }
+        let complete = approvals.len() as u32 + 1 >= n;
+        if !complete && !partial {
+            return Err(Error::QuorumTool {
+                tool: item.call.tool_name.clone(),
+                quorum: n,
+                why: "approve it in the console, where each operator's approval is counted",
+            });
+        }
+        let mine = Approval {
+            operator: decision.operator.clone(),
+            operator_key: key,
+            fingerprint: decision.fingerprint.clone(),
+            approved_at: decision.decided_at,
+        };
+        if !approvals::insert(&mut tx, &item.id, &mine).await? {
+            return Err(already(&approvals));
+        }
+        approvals.push(mine);
+        if !complete {
+            // Still pending, set again: the change feed stamps the entry, so screens show the count.
+            if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Pending).await? {
+                let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+                return Err(Error::AlreadyDecided { state });
+            }
+            let details = ApprovalRecorded {
+                call: CallRef::of(&item.call),
+                args: &item.call.args,
+                approvals: approvals.len(),
+                quorum: n,
+                approved_by: ApprovedBy::list(&approvals),
+            };
+            let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
+            audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
+            tx.commit().await?;
+            return Ok(Recorded::Approval { approvals, quorum: n });
+        }
+        counted = Some((approvals, n));
+    }
+    if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
+        let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+        return Err(Error::AlreadyDecided { state });
+    }
+    super::insert(&mut tx, decision).await?;
+    let details = DecisionMade {
+        decision_id: &decision.id,
+        call: CallRef::of(&item.call),
+        args: &item.call.args,
+        verdict: &decision.verdict,
+        quorum: counted.as_ref().map(|(_, n)| *n),
+        approved_by: counted.as_ref().map(|(approvals, _)| ApprovedBy::list(approvals)),
+    };
+    let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
+    audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
+    tx.commit().await?;
+    Ok(Recorded::Decision)
+}
