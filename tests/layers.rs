@@ -378,7 +378,6 @@ const CONNECTIONS_ABOVE_THE_STORE: &[(&str, usize)] = &[
     ("src/engine/mastra/deliver.rs", 1),
     ("src/engine/mastra/mod.rs", 2),
     ("src/engine/remote/base.rs", 5),
-    ("src/engine/submitted.rs", 3),
 ];
 
 #[test]

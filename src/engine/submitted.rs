@@ -45,8 +45,7 @@ impl Engine for Submitted {
 
     /// The call as submitted: the agent cannot change it afterwards (a change is a new submission).
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        let pending = queue::find_pending(&mut conn, &call.engine, &call.run_id, &call.tool_call_id).await?;
+        let pending = queue::pending_call(&self.db, &call.engine, &call.run_id, &call.tool_call_id).await?;
         Ok(pending.map(|e| e.queued.call))
     }
 
@@ -63,8 +62,7 @@ impl Engine for Submitted {
     /// The call as stored when it was submitted (re-read by its entry: a submitted call never
     /// changes, and is no longer pending once decided).
     async fn prepare(&self, decision: &Decision, item: &QueuedCall) -> Result<Prepared, Error> {
-        let mut conn = self.db.pool().acquire().await?;
-        let current = queue::get(&mut conn, &item.id).await?.map(|e| e.queued.call);
+        let current = queue::entry(&self.db, &item.id).await?.map(|e| e.queued.call);
         Ok(Prepared::single(decision, item, current))
     }
 
@@ -72,9 +70,7 @@ impl Engine for Submitted {
     async fn send(&self, checked: Checked, _sink: Option<ChunkSink>) -> Result<Value, Error> {
         let (decision, item) = (&checked.own().decision, &checked.own().item);
         let outcome = json!({ "handedOver": "the decision waits for the agent to fetch it (GET /api/calls/{id})" });
-        let mut tx = self.db.begin_write().await?;
-        outbox::record(&mut tx, decision, item, &outcome, None).await?;
-        tx.commit().await?;
+        outbox::record_outcome(&self.db, decision, item, &outcome, None).await?;
         Ok(outcome)
     }
 
