@@ -456,3 +456,22 @@ async fn the_operations_wrapper_refuses_every_declared_operation_to_a_role_below
     assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
     assert_eq!(t.count("SELECT COUNT(*) FROM settings").await, 0);
 }
+
+/// The wrapper every shell goes through (`operation::call`, which the HTTP handler calls after the
+/// route's guard) refuses a role the catalog does not give, on its own: called directly, without the
+/// HTTP guard or the window's arguments.
+#[tokio::test]
+async fn the_operations_wrapper_checks_the_role_itself() {
+    use approval_console::app::operation::{self, Id, Nothing};
+    use approval_console::app::ops::{engines, queue};
+    use approval_console::domain::{Actor, Error, Principal};
+    let t = spawn_app().await;
+    let agent = Actor::new(Principal::token("bot", Role::Agent), "web");
+    let answer = operation::call::<queue::op::QueueItem>(&t.app, Id { id: "q_none".into() }, Nothing, &agent).await;
+    assert!(matches!(answer, Err(Error::Forbidden { .. })), "{:?}", answer.err());
+    let answer = operation::call::<engines::op::EngineKinds>(&t.app, Nothing, Nothing, &agent).await;
+    assert!(matches!(answer, Err(Error::Forbidden { .. })), "{:?}", answer.err());
+    let operator = Actor::new(Principal::token("alice", Role::Operator), "web");
+    let kinds = operation::call::<engines::op::EngineKinds>(&t.app, Nothing, Nothing, &operator).await.unwrap();
+    assert_eq!(kinds.body.len(), 2);
+}
