@@ -46,7 +46,7 @@ impl<'a> Testing<'a> {
     /// Closes the database, as the end of the process would (before a restart over the same data
     /// directory, or at the end of a benchmark).
     pub async fn close(&self) {
-        self.app.db.pool().close().await;
+        self.app.db.close().await;
     }
 
     /// The stored queue entry with its decision, as the console reads it (the call as queued, to

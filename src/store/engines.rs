@@ -266,6 +266,28 @@ pub async fn find(db: &Db, name: &str) -> Result<Option<EngineRow>, Error> {
     get(&mut conn, name).await
 }
 
+/// Stores an engine's health (see [`set_health`]) in a transaction of its own.
+pub async fn store_health(db: &Db, name: &str, health: &HealthReport) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    set_health(&mut tx, name, health).await?;
+    tx.commit().await
+}
+
+/// Remembers what an engine said about its agents' tools, each (agent, tool, body) as [`put_tool`] does, in one transaction.
+pub async fn remember_tools(db: &Db, engine: &str, tools: &[(&str, &str, Value)]) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    for (agent_id, tool_name, body) in tools {
+        put_tool(&mut tx, engine, agent_id, tool_name, body).await?;
+    }
+    tx.commit().await
+}
+
+/// Every remembered tool of an engine: (agent, tool, body) (see [`tools`]).
+pub async fn remembered_tools(db: &Db, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    tools(&mut conn, engine).await
+}
+
 /// Adds an engine (see [`insert`]) with its `engine.added` audit entry (by `by`; what became of its
 /// token, `token_change`) in one transaction.
 #[allow(clippy::too_many_arguments)]

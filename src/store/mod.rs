@@ -19,6 +19,7 @@ pub mod presence;
 pub mod private;
 pub mod queue;
 pub mod resolutions;
+pub mod runs;
 pub mod settings;
 pub mod snapshots;
 pub mod stats;
@@ -150,6 +151,11 @@ impl Db {
 
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Closes every connection, as the end of the process would (waits for those in use).
+    pub async fn close(&self) {
+        self.pool.close().await;
     }
 
     /// The SQLite file, or where a PostgreSQL database is.

@@ -2,7 +2,7 @@
 //! and the outbox's own operations — claims, deferrals, refusals, what a stopped process left.
 
 use super::{audit, decisions, now, queue, Db};
-use crate::domain::audit::{DeliveryDeferred, DeliveryInterrupted};
+use crate::domain::audit::{DeliveryDeferred, DeliveryInterrupted, PauseOrigin};
 use crate::domain::{Decision, DecisionId, Delivery, Error, ItemState, PausedCall, QueuedCall};
 use serde_json::{json, Value};
 use sqlx::AnyConnection;
@@ -56,6 +56,63 @@ pub async fn record_outcome(db: &Db, decision: &Decision, item: &QueuedCall, out
     }
     tx.commit().await?;
     Ok(true)
+}
+
+/// Records decisions sent together, each (decision, entry, outcome) as [`record`] does, in one transaction; one recorded already is left.
+pub async fn record_together(db: &Db, delivered: &[(&Decision, &QueuedCall, Value)]) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    for (decision, item, outcome) in delivered {
+        record(&mut tx, decision, item, outcome, None).await?;
+    }
+    tx.commit().await
+}
+
+/// [`record`] with what the engine said of the run, in one transaction: `run_ended` ends its grants, `next` (where it waits now) is queued.
+pub async fn record_with_next(
+    db: &Db,
+    decision: &Decision,
+    item: &QueuedCall,
+    outcome: &Value,
+    run_ended: bool,
+    next: Option<&PausedCall>,
+) -> Result<(), Error> {
+    let call = &item.call;
+    let mut tx = db.begin_write().await?;
+    record(&mut tx, decision, item, outcome, None).await?;
+    if run_ended {
+        super::grants::end_for_run(&mut tx, &call.engine, &call.run_id, now()).await?;
+    }
+    if let Some(n) = next {
+        // Queued unless pending already or, another call than the one delivered, live in the queue:
+        // the engine's word that a call waits counts for the call just resumed too (suspending again).
+        let same_call = n.run_id == call.run_id && n.tool_call_id == call.tool_call_id;
+        let blocked = queue::find_pending(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some()
+            || (!same_call && queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some());
+        if !blocked {
+            queue::pause(&mut tx, &format!("engine:{}", n.engine), n, PauseOrigin::Engine {}).await?;
+        }
+    }
+    tx.commit().await
+}
+
+/// The decisions `delivering` of `run_id`'s calls at `engine` that `keep` takes (by tool call id too), with their entries, on one connection.
+pub async fn held_of_run(
+    db: &Db,
+    engine: &str,
+    run_id: &str,
+    keep: impl Fn(&Decision, &str) -> bool,
+) -> Result<Vec<(Decision, QueuedCall)>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let mut out = Vec::new();
+    for (d, tool_call_id) in decisions::delivering_of_run(&mut conn, engine, run_id).await? {
+        if !keep(&d, &tool_call_id) {
+            continue;
+        }
+        if let Some(entry) = queue::get(&mut conn, &d.item_id).await? {
+            out.push((d, entry.queued));
+        }
+    }
+    Ok(out)
 }
 
 /// Fails a decision whose send was refused, in one transaction: `changed` (the call as its engine
@@ -141,6 +198,23 @@ pub async fn cut_for_retry(db: &Db, d: &Decision, tool: &str, why: &str) -> Resu
     if !decisions::retry_cut(&mut tx, d, tool, why).await? {
         return Ok(false);
     }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The decisions of `engine`'s calls left `delivering` (see [`decisions::delivering_of_engine`]).
+pub async fn cut_of_engine(db: &Db, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    decisions::delivering_of_engine(&mut conn, engine).await
+}
+
+/// [`cut_for_retry`], waking every console's outbox workers in the same transaction; false, nothing written, if it was not cut.
+pub async fn resend_cut(db: &Db, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !decisions::retry_cut(&mut tx, d, tool, why).await? {
+        return Ok(false);
+    }
+    super::feed::notify_outboxes(&mut tx).await?;
     tx.commit().await?;
     Ok(true)
 }

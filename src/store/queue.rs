@@ -1,21 +1,24 @@
 //! The queue table: every paused call, with its state; reads join the decision taken on it.
 //! Listing under filters and search is in `listing`, the lookups in `read`, a row's columns and
 //! how one becomes an [`Entry`] in `row`; the writes are here. The operations on the whole
-//! database (each taking the `Db`, not a connection) are in `ops`.
+//! database (each taking the `Db`, not a connection) are in `ops`, a remote engine's sync in `sync`.
 
 mod listing;
 mod ops;
 mod read;
 mod row;
+mod sync;
 
 pub use listing::{count_by_state, list, Filter, Page, Search};
 pub use ops::{
-    end_pending, engine_counts, entry, ids_with_prefix, page, pending_call, pending_total, previous_of, run_call, tab_counts, RunCall,
+    end_pending, engine_counts, entry, ids_with_prefix, page, pending_call, pending_entries, pending_total, previous_of, run_call,
+    tab_counts, RunCall,
 };
 pub use read::{
     count_pending, counts_by_engine, find_pending, get, ids_starting_with, live_state, pending_of_engine, pending_of_run, previous_decided,
 };
 pub(crate) use row::{kind_str, state_str, EXPIRED};
+pub use sync::{apply_sync, plan_sync, SyncChanges, SyncPlan, Synced};
 
 use super::{now, ts};
 use crate::domain::{Decision, EngineId, Error, ItemId, ItemState, PausedCall, QueuedCall, RunId};

@@ -54,6 +54,6 @@ pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::L
             sqlx::query("ANALYZE").execute(db.pool()).await.unwrap();
         }
     }
-    db.pool().close().await;
+    db.close().await;
     rate
 }

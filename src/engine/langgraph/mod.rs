@@ -24,7 +24,7 @@ use crate::engine::send::{Checked, Part, Prepared};
 use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::EngineRow;
 use crate::store::feed::Events;
-use crate::store::{decisions, outbox, queue, Db};
+use crate::store::{outbox, queue, Db};
 use async_trait::async_trait;
 use client::Client;
 use serde_json::{json, Value};
@@ -92,8 +92,7 @@ impl LangGraphEngine {
         // queue and come back as new entries. One thread read is one moment of that thread.
         let unlisted: BTreeSet<String> = if listing.complete {
             let listed: HashSet<&str> = calls.iter().map(|c| c.run_id.as_str()).collect();
-            let mut conn = core.db.pool().acquire().await?;
-            queue::pending_of_engine(&mut conn, &core.id)
+            queue::pending_entries(&core.db, &core.id)
                 .await?
                 .into_iter()
                 .map(|e| e.queued.call.run_id.to_string())
@@ -156,18 +155,11 @@ impl LangGraphEngine {
     async fn held_with(&self, call: &PausedCall, own: &Decision) -> Result<Vec<(Decision, QueuedCall)>, Error> {
         let interrupt = listing::interrupt_of(call);
         let core = &self.inner.core;
-        let mut conn = core.db.pool().acquire().await?;
-        let mut out = Vec::new();
-        for (d, tool_call_id) in decisions::delivering_of_run(&mut conn, core.id.as_str(), call.run_id.as_str()).await? {
-            let same = tool_call_id.split_once('/').map_or(tool_call_id.as_str(), |(i, _)| i) == interrupt;
-            if d.id == own.id || !same {
-                continue;
-            }
-            if let Some(entry) = queue::get(&mut conn, &d.item_id).await? {
-                out.push((d, entry.queued));
-            }
-        }
-        Ok(out)
+        outbox::held_of_run(&core.db, core.id.as_str(), call.run_id.as_str(), |d, tool_call_id| {
+            let same = tool_call_id.split_once('/').map_or(tool_call_id, |(i, _)| i) == interrupt;
+            d.id != own.id && same
+        })
+        .await
     }
 }
 
@@ -320,7 +312,7 @@ impl Engine for LangGraphEngine {
         let rejected = p["convention"] == listing::HITL
             && parts.len() > 1
             && parts.iter().any(|(_, d, _)| matches!(d.verdict, Verdict::Decline { .. } | Verdict::Expire { .. }));
-        let mut tx = core.db.begin_write().await?;
+        let mut delivered = Vec::with_capacity(parts.len());
         for (c, d, q) in &parts {
             let own = c.suspend_payload.as_ref().unwrap_or(&Value::Null);
             let mut outcome = json!({
@@ -341,9 +333,9 @@ impl Engine for LangGraphEngine {
                     );
                 }
             }
-            outbox::record(&mut tx, d, q, &outcome, None).await?;
+            delivered.push((*d, *q, outcome));
         }
-        tx.commit().await?;
+        outbox::record_together(&core.db, &delivered).await?;
         // The thread may stop at its next interrupt: queue it without waiting for the next poll.
         core.request_sync();
         Ok(

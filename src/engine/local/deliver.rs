@@ -33,28 +33,22 @@ impl LocalEngine {
             self.continue_after_delivery(&agent, &mut state, true, emit).await;
             if let Some(u) = state.unsaved.take() {
                 // The run stopped without a transaction of its own (an error): the outcome alone.
-                let mut tx = self.inner.db.begin_write().await?;
-                write_unsaved(&mut tx, Some(&u)).await?;
-                tx.commit().await?;
+                runs::save_outcome(&self.inner.db, &u).await?;
             }
             return Ok(outcome);
         }
 
-        let mut tx = self.inner.db.begin_write().await?;
-        outbox::record(&mut tx, decision, item, &outcome, None).await?;
-        let mut new_item = None;
-        if repaused {
-            let paused = self.surface(&agent, &state, index).await?;
+        // The call paused again, as the queue shows it (read from sub-agents' snapshots, which the
+        // write below does not touch).
+        let repause = match repaused {
+            true => Some(self.surface(&agent, &state, index).await?),
+            false => None,
+        };
+        if repause.is_some() {
             state.calls[index].queued = true;
-            queue::insert_pending(&mut tx, &paused).await?;
-            new_item = Some(paused);
         }
         let body = serde_json::to_value(&state).expect("run state serializes");
-        snapshots::update_body(&mut tx, run_id, &body).await?;
-        if all_done {
-            snapshots::claim_running(&mut tx, run_id).await?;
-        }
-        tx.commit().await?;
+        let new_item = runs::record_delivery_and_step(&self.inner.db, decision, item, &outcome, repause, &body, all_done).await?;
         match (&status, new_item) {
             (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),
             (_, Some(paused)) => emit.send(pause_chunk(&paused)),

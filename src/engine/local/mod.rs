@@ -29,8 +29,8 @@ use crate::domain::{
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
-use crate::store::outbox;
-use crate::store::{audit, memory, queue, snapshots, Db};
+use crate::store::runs::{self, Unsaved};
+use crate::store::{queue, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
 use async_trait::async_trait;
 use policy::{PersistedPolicy, Predicate, RequireToolApproval};
@@ -181,22 +181,6 @@ struct RunState {
     unsaved: Option<Box<Unsaved>>,
 }
 
-/// What a delivery leaves for the run's next transaction to write ([`outbox::record`]).
-#[derive(Clone, Debug, PartialEq)]
-struct Unsaved {
-    decision: Decision,
-    item: QueuedCall,
-    outcome: Value,
-}
-
-/// Writes the outcome a delivery left (if any) in `tx`, the run's next transaction.
-async fn write_unsaved(tx: &mut sqlx::AnyConnection, unsaved: Option<&Unsaved>) -> Result<(), Error> {
-    if let Some(u) = unsaved {
-        outbox::record(tx, &u.decision, &u.item, &u.outcome, None).await?;
-    }
-    Ok(())
-}
-
 /// Where a sub-agent's run hangs in its supervisor's run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -322,8 +306,7 @@ impl LocalEngine {
     }
 
     async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {
-        let mut conn = self.inner.db.pool().acquire().await?;
-        let stored = snapshots::get(&mut conn, run_id).await?.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })?;
+        let stored = runs::load(&self.inner.db, run_id).await?;
         let mut state: RunState =
             serde_json::from_value(stored.body).map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
         state.stored = true;

@@ -29,12 +29,7 @@ impl LocalEngine {
             }
             let started = this.start_claimed(agent, &run_id, request, sink).await;
             if chosen {
-                let released = async {
-                    let mut tx = this.inner.db.begin_write().await?;
-                    snapshots::release(&mut tx, &this.inner.id, &run_id).await?;
-                    tx.commit().await
-                };
-                if let Err(e) = released.await {
+                if let Err(e) = runs::release_claim(&this.inner.db, &this.inner.id, &run_id).await {
                     tracing::warn!(run_id = %run_id, "could not release the run id's claim (it is dropped at the next start): {e}");
                 }
             }
@@ -47,21 +42,7 @@ impl LocalEngine {
     /// Claims a run id a client chose, first writer wins across every console sharing the database:
     /// `run_exists` if another start holds it or a run of that id has a snapshot (it has not finished).
     async fn claim_run_id(&self, run_id: &RunId) -> Result<(), Error> {
-        let mut tx = self.inner.db.begin_write().await?;
-        if !snapshots::claim(&mut tx, &self.inner.id, run_id).await? {
-            return Err(Error::RunExists { run_id: run_id.to_string() });
-        }
-        tx.commit().await?;
-        // Claimed: a run that paused meanwhile has its snapshot written already (its start released
-        // its claim only after that), so it shows here.
-        let taken = {
-            let mut conn = self.inner.db.pool().acquire().await?;
-            snapshots::get(&mut conn, run_id).await?.is_some()
-        };
-        if taken {
-            let mut tx = self.inner.db.begin_write().await?;
-            snapshots::release(&mut tx, &self.inner.id, run_id).await?;
-            tx.commit().await?;
+        if !runs::claim(&self.inner.db, &self.inner.id, run_id).await? {
             return Err(Error::RunExists { run_id: run_id.to_string() });
         }
         Ok(())
@@ -100,11 +81,7 @@ impl LocalEngine {
     /// [`LocalEngine::start`] checks again, atomically.
     pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
         check_run_id(run_id)?;
-        let taken = {
-            let mut conn = self.inner.db.pool().acquire().await?;
-            snapshots::get(&mut conn, run_id).await?.is_some() || snapshots::claimed(&mut conn, run_id).await?
-        };
-        if taken {
+        if runs::taken(&self.inner.db, run_id).await? {
             return Err(Error::RunExists { run_id: run_id.to_string() });
         }
         Ok(())
@@ -114,10 +91,7 @@ impl LocalEngine {
     /// must belong to that resource).
     pub(super) async fn remembered(&self, agent: &Agent, thread: Option<&str>, resource: Option<&str>) -> Result<Vec<Message>, Error> {
         let (true, Some(thread), Some(resource)) = (agent.memory, thread, resource) else { return Ok(vec![]) };
-        let mut tx = self.inner.db.begin_write().await?;
-        memory::ensure_thread(&mut tx, thread, resource, &agent.id).await?;
-        let earlier = memory::recent(&mut tx, thread, MEMORY_MESSAGES).await?;
-        tx.commit().await?;
+        let earlier = runs::recall(&self.inner.db, thread, resource, &agent.id, MEMORY_MESSAGES).await?;
         Ok(earlier
             .into_iter()
             .filter_map(|m| serde_json::from_value::<Message>(m).ok())
@@ -225,12 +199,7 @@ impl LocalEngine {
     /// outcome of the delivery that led here if it is not written yet; the run is marked running.
     async fn write_step(&self, state: &mut RunState) -> Result<(), Error> {
         let body = serde_json::to_value(&*state).expect("run state serializes");
-        let mut tx = self.inner.db.begin_write().await?;
-        write_unsaved(&mut tx, state.unsaved.take().as_deref()).await?;
-        snapshots::update_body(&mut tx, &state.run_id, &body).await?;
-        snapshots::claim_running(&mut tx, &state.run_id).await?;
-        tx.commit().await?;
-        Ok(())
+        runs::save_step(&self.inner.db, &mut state.unsaved, &state.run_id, &body).await
     }
 
     /// At the start of a recovered run: plain calls found `started` ran (or not) in a process that
@@ -240,7 +209,6 @@ impl LocalEngine {
         if cut.is_empty() {
             return Ok(());
         }
-        let mut tx = self.inner.db.begin_write().await?;
         for &i in &cut {
             let c = &mut state.calls[i];
             let text = format!(
@@ -248,25 +216,11 @@ impl LocalEngine {
                 c.tool_name
             );
             c.status = CallStatus::Done { result: json!(text) };
-            audit::append(
-                &mut tx,
-                audit::Record::of(
-                    "engine:local",
-                    None,
-                    &crate::domain::audit::ToolInterrupted {
-                        run_id: &state.run_id,
-                        agent_id: &state.agent_id,
-                        tool_call_id: &c.tool_call_id,
-                        step: state.step,
-                    },
-                )
-                .with_tool(&c.tool_name),
-            )
-            .await?;
         }
         let body = serde_json::to_value(&*state).expect("run state serializes");
-        snapshots::update_body(&mut tx, &state.run_id, &body).await?;
-        tx.commit().await?;
+        let calls: Vec<(&str, &str)> =
+            cut.iter().map(|&i| (state.calls[i].tool_call_id.as_str(), state.calls[i].tool_name.as_str())).collect();
+        runs::record_cut_short(&self.inner.db, &state.run_id, &state.agent_id, state.step, &calls, &body).await?;
         tracing::warn!(run_id = %state.run_id, calls = cut.len(), "plain tool calls cut short by a stop were not run again");
         Ok(())
     }
@@ -317,7 +271,6 @@ impl LocalEngine {
     pub(super) async fn fail_run(&self, state: &mut RunState, cause: &Error) -> Result<(), Error> {
         let unsaved = state.unsaved.take();
         self.end_run_remembering(&state.run_id, None, unsaved).await?;
-        let mut tx = self.inner.db.begin_write().await?;
         let details = crate::domain::audit::RunFailed {
             run_id: &state.run_id,
             agent_id: &state.agent_id,
@@ -325,9 +278,7 @@ impl LocalEngine {
             code: cause.code(),
             error: cause.to_string(),
         };
-        audit::append(&mut tx, audit::Record::of("engine:local", None, &details)).await?;
-        tx.commit().await?;
-        Ok(())
+        runs::record_failed(&self.inner.db, &details).await
     }
 
     /// The run is over: its snapshot goes (S11), entries still pending are retired, with the run's
@@ -339,18 +290,12 @@ impl LocalEngine {
         remember: Option<(&str, Vec<Message>)>,
         unsaved: Option<Box<Unsaved>>,
     ) -> Result<(), Error> {
-        let mut tx = self.inner.db.begin_write().await?;
-        write_unsaved(&mut tx, unsaved.as_deref()).await?;
-        if let Some((thread, messages)) = remember {
+        let remember = remember.map(|(thread, messages)| {
             let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
-            memory::append(&mut tx, thread, run_id, &bodies).await?;
-        }
-        snapshots::delete_tree(&mut tx, run_id).await?;
-        queue::retire_run(&mut tx, &self.inner.id, run_id).await?;
-        // A grant for "this run" ends with the run: a later run reusing the id is another run.
-        crate::store::grants::end_for_run(&mut tx, &self.inner.id, run_id, crate::store::now()).await?;
-        tx.commit().await?;
-        Ok(())
+            (thread, bodies)
+        });
+        let remember = remember.as_ref().map(|(thread, bodies)| (*thread, bodies.as_slice()));
+        runs::end(&self.inner.db, &self.inner.id, run_id, remember, unsaved.as_deref()).await
     }
 
     /// Runs a tool, or (S13) a sub-agent in a child run of `parent`.
@@ -372,15 +317,8 @@ impl LocalEngine {
     /// whose calls are all answered continue (their approved tools already ran and are not re-run).
     pub async fn recover(&self) -> Result<usize, Error> {
         // Starts a stopped process left half-way hold their run ids no longer.
-        {
-            let mut tx = self.inner.db.begin_write().await?;
-            snapshots::release_all(&mut tx, &self.inner.id).await?;
-            tx.commit().await?;
-        }
-        let running = {
-            let mut conn = self.inner.db.pool().acquire().await?;
-            snapshots::running(&mut conn, &self.inner.id).await?
-        };
+        runs::release_claims(&self.inner.db, &self.inner.id).await?;
+        let running = runs::running(&self.inner.db, &self.inner.id).await?;
         let count = running.len();
         for s in running {
             let (mut state, _) = self.load(&s.run_id).await?;

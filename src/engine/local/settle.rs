@@ -13,7 +13,6 @@ impl LocalEngine {
         result: Value,
         resolution: &crate::store::resolutions::Stored,
     ) -> Result<(), Error> {
-        let run_id = &item.call.run_id;
         let (mut state, agent, index) = self.waiting_call(item).await?;
         if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
             return Err(Error::InvalidRequest(format!(
@@ -24,14 +23,8 @@ impl LocalEngine {
         state.calls[index].status = CallStatus::Done { result };
         state.calls[index].queued = false;
         let all_done = !state.calls.iter().any(StepCall::paused);
-        let mut tx = self.inner.db.begin_write().await?;
-        crate::store::resolutions::record(&mut tx, item, resolution).await?;
         let body = serde_json::to_value(&state).expect("run state serializes");
-        snapshots::update_body(&mut tx, run_id, &body).await?;
-        if all_done {
-            snapshots::claim_running(&mut tx, run_id).await?;
-        }
-        tx.commit().await?;
+        runs::record_resolution_and_step(&self.inner.db, item, resolution, &body, all_done).await?;
         self.continue_after_delivery(&agent, &mut state, all_done, &Emit::default()).await;
         Ok(())
     }

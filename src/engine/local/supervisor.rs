@@ -84,11 +84,8 @@ impl LocalEngine {
                 leaf_state.calls[*leaf_index].args = args.clone();
             }
         }
-        let mut tx = self.inner.db.begin_write().await?;
-        outbox::record(&mut tx, decision, item, &outcome, None).await?;
         let leaf_body = serde_json::to_value(&path[last].1).expect("run state serializes");
-        snapshots::update_body(&mut tx, &path[last].1.run_id, &leaf_body).await?;
-        tx.commit().await?;
+        runs::record_nested_delivery(&self.inner.db, decision, item, &outcome, &path[last].1.run_id, &leaf_body).await?;
 
         // Up the chain, as far as runs can go on.
         let mut level = last;
@@ -96,9 +93,7 @@ impl LocalEngine {
             if path[level].1.calls.iter().any(StepCall::paused) {
                 if level != last {
                     let body = serde_json::to_value(&path[level].1).expect("run state serializes");
-                    let mut tx = self.inner.db.begin_write().await?;
-                    snapshots::update_body(&mut tx, &path[level].1.run_id, &body).await?;
-                    tx.commit().await?;
+                    runs::save(&self.inner.db, &path[level].1.run_id, &body).await?;
                 }
                 break;
             }
@@ -106,10 +101,7 @@ impl LocalEngine {
                 let (top_agent, top_state, _) = &mut path[0];
                 // The top call's answer is stored with the claim: its children's snapshots are gone.
                 let body = serde_json::to_value(&*top_state).expect("run state serializes");
-                let mut tx = self.inner.db.begin_write().await?;
-                snapshots::update_body(&mut tx, &top_state.run_id, &body).await?;
-                snapshots::claim_running(&mut tx, &top_state.run_id).await?;
-                tx.commit().await?;
+                runs::save_step(&self.inner.db, &mut None, &top_state.run_id, &body).await?;
                 let agent = top_agent.clone();
                 self.continue_after_delivery(&agent, top_state, true, emit).await;
                 return Ok(outcome);

@@ -11,9 +11,15 @@ impl LocalEngine {
         if state.parent.is_some() {
             // A sub-agent's pause surfaces on the top-level run, which writes the queue entry.
             let body = serde_json::to_value(&*state).expect("run state serializes");
-            let mut tx = self.inner.db.begin_write().await?;
-            snapshots::save_suspended(&mut tx, &self.inner.id, &state.run_id, &state.agent_id, None, None, &body).await?;
-            tx.commit().await?;
+            let run = runs::Suspended {
+                engine: &self.inner.id,
+                run_id: &state.run_id,
+                agent_id: &state.agent_id,
+                thread_id: None,
+                resource_id: None,
+                body: &body,
+            };
+            runs::suspend(&self.inner.db, run, &mut None, vec![]).await?;
             return Ok(Outcome::Paused);
         }
         let fresh: Vec<usize> = (0..state.calls.len()).filter(|&i| state.calls[i].paused() && !state.calls[i].queued).collect();
@@ -27,34 +33,28 @@ impl LocalEngine {
             );
         }
         let body = serde_json::to_value(&*state).expect("run state serializes");
-        let mut tx = self.inner.db.begin_write().await?;
-        write_unsaved(&mut tx, state.unsaved.take().as_deref()).await?;
-        snapshots::save_suspended(
-            &mut tx,
-            &self.inner.id,
-            &state.run_id,
-            &state.agent_id,
-            state.thread_id.as_deref(),
-            state.resource_id.as_deref(),
-            &body,
-        )
-        .await?;
-        let mut surfaced = Vec::new();
+        // What the queue shows of each newly paused call (read from sub-agents' snapshots, which the
+        // write below does not touch).
+        let mut pauses = Vec::new();
         for &i in &fresh {
-            surfaced.push(self.surface(agent, state, i).await?);
+            pauses.push(self.surface(agent, state, i).await?);
         }
-        let mut added = Vec::new();
-        for (&i, paused) in fresh.iter().zip(surfaced) {
-            let origin = PauseOrigin::LocalRun {
-                approval_reason: state.calls[i].approval_reason.as_deref(),
-                started_by: state.started_by.as_deref(),
-            };
-            let item = queue::pause(&mut tx, "engine:local", &paused, origin).await?;
-            added.push((item.id, paused));
-        }
-        tx.commit().await?;
-        for (_, paused) in &added {
-            emit.send(pause_chunk(paused));
+        let origin = |i: usize| PauseOrigin::LocalRun {
+            approval_reason: state.calls[i].approval_reason.as_deref(),
+            started_by: state.started_by.as_deref(),
+        };
+        let pauses = fresh.iter().zip(pauses).map(|(&i, paused)| (paused, origin(i))).collect();
+        let run = runs::Suspended {
+            engine: &self.inner.id,
+            run_id: &state.run_id,
+            agent_id: &state.agent_id,
+            thread_id: state.thread_id.as_deref(),
+            resource_id: state.resource_id.as_deref(),
+            body: &body,
+        };
+        let added = runs::suspend(&self.inner.db, run, &mut state.unsaved, pauses).await?;
+        for item in &added {
+            emit.send(pause_chunk(&item.call));
         }
         Ok(Outcome::Paused)
     }
@@ -124,9 +124,7 @@ impl LocalEngine {
         resource_id: Option<&str>,
     ) -> Result<Vec<SuspendedRun>, Error> {
         let agent = self.require_agent(agent_id.as_str())?;
-        let mut conn = self.inner.db.pool().acquire().await?;
-        let stored = snapshots::list(&mut conn, &self.inner.id, agent_id, thread_id, resource_id).await?;
-        drop(conn);
+        let stored = runs::of_agent(&self.inner.db, &self.inner.id, agent_id, thread_id, resource_id).await?;
         let mut runs = Vec::new();
         for s in stored {
             let Ok(state) = serde_json::from_value::<RunState>(s.body) else { continue };
@@ -181,10 +179,7 @@ impl LocalEngine {
             thread: Some(thread.clone()),
             ..Default::default()
         };
-        let page = {
-            let mut conn = self.inner.db.pool().acquire().await?;
-            queue::list(&mut conn, &filter, None, 50).await?
-        };
+        let page = queue::page(&self.inner.db, &filter, None, 50).await?;
         let mut found = None;
         for e in page.entries.into_iter().filter(|e| e.queued.call.resource_id.as_deref() == Some(resource.as_str())) {
             let ok = match only_of {
@@ -210,8 +205,7 @@ impl LocalEngine {
 
     /// The queue entry ids still pending in a run, most recently paused last.
     pub async fn pending_items(&self, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
-        let mut conn = self.inner.db.pool().acquire().await?;
-        Ok(queue::pending_of_run(&mut conn, &self.inner.id, run_id).await?.into_iter().map(|e| e.queued.id).collect())
+        runs::pending_items(&self.inner.db, &self.inner.id, run_id).await
     }
 }
 

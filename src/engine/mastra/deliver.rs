@@ -3,7 +3,6 @@
 //! stream read to its end, the answer recorded with the next pause the stream ended on.
 
 use super::*;
-use crate::domain::audit::PauseOrigin;
 
 impl MastraEngine {
     /// The call as the engine lists it now (C3); `None` if it no longer waits there.
@@ -154,24 +153,11 @@ impl Engine for MastraEngine {
             tracing::warn!(engine = %self.inner.core.id, item = %item.id, "{warning}");
             outcome["warning"] = json!(warning);
         }
-        let mut tx = self.inner.core.db.begin_write().await?;
-        outbox::record(&mut tx, decision, item, &outcome, None).await?;
-        if next.is_none() && folded.finish_reason.as_deref().is_some_and(|r| r != "suspended") {
-            // The run finished: a grant for "this run" ends with it, so a later run that reuses the
-            // id at the engine is not covered.
-            crate::store::grants::end_for_run(&mut tx, &call.engine, &call.run_id, crate::store::now()).await?;
-        }
-        if let Some(n) = next {
-            // The stream is the engine's own word that this call waits now: also when it is the call
-            // just resumed, suspending again.
-            let same_call = n.run_id == call.run_id && n.tool_call_id == call.tool_call_id;
-            let blocked = queue::find_pending(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some()
-                || (!same_call && queue::live_state(&mut tx, &n.engine, &n.run_id, &n.tool_call_id).await?.is_some());
-            if !blocked {
-                queue::pause(&mut tx, &format!("engine:{}", self.inner.core.id), &n, PauseOrigin::Engine {}).await?;
-            }
-        }
-        tx.commit().await?;
+        // The run finished: a grant for "this run" ends with it, so a later run that reuses the id at
+        // the engine is not covered. A pause the stream ended on is queued: the stream is the
+        // engine's own word that the call waits now (also the call just resumed, suspending again).
+        let run_ended = next.is_none() && folded.finish_reason.as_deref().is_some_and(|r| r != "suspended");
+        outbox::record_with_next(&self.inner.core.db, decision, item, &outcome, run_ended, next.as_ref()).await?;
         self.inner.core.request_sync();
         Ok(outcome)
     }

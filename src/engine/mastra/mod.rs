@@ -20,7 +20,7 @@ use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::feed::Events;
 use crate::store::outbox;
-use crate::store::{queue, Db};
+use crate::store::Db;
 use async_trait::async_trait;
 use client::{Client, RemoteError};
 use listing::{AgentInfo, ToolInfo};
@@ -84,17 +84,15 @@ impl MastraEngine {
         let agents = listing::agents(&listing);
         let known = self.agents();
         if agents != known {
-            let stored = async {
-                let mut tx = self.inner.core.db.begin_write().await?;
-                for a in &agents {
-                    for (name, tool) in &a.tools {
-                        let body = serde_json::to_value(tool).expect("tool info serializes");
-                        store::put_tool(&mut tx, self.inner.core.id.as_str(), &a.id, name, &body).await?;
-                    }
-                }
-                tx.commit().await
-            };
-            if let Err(e) = stored.await {
+            let tools: Vec<(&str, &str, Value)> = agents
+                .iter()
+                .flat_map(|a| {
+                    a.tools
+                        .iter()
+                        .map(|(name, tool)| (a.id.as_str(), name.as_str(), serde_json::to_value(tool).expect("tool info serializes")))
+                })
+                .collect();
+            if let Err(e) = store::remember_tools(&self.inner.core.db, self.inner.core.id.as_str(), &tools).await {
                 tracing::warn!(engine = %self.inner.core.id, "could not remember the engine's tools: {e}");
             }
             *self.inner.agents.lock().expect("agents lock") = agents.clone();
@@ -104,9 +102,8 @@ impl MastraEngine {
 
     /// What the console remembered of the agents' tools (used when the engine does not answer).
     async fn remembered_agents(&self) -> Result<Vec<AgentInfo>, Error> {
-        let mut conn = self.inner.core.db.pool().acquire().await?;
         let mut by_agent: HashMap<String, AgentInfo> = HashMap::new();
-        for (agent, tool, body) in store::tools(&mut conn, self.inner.core.id.as_str()).await? {
+        for (agent, tool, body) in store::remembered_tools(&self.inner.core.db, self.inner.core.id.as_str()).await? {
             let info: ToolInfo = serde_json::from_value(body).unwrap_or_default();
             by_agent.entry(agent.clone()).or_insert_with(|| AgentInfo { id: agent, ..Default::default() }).tools.insert(tool, info);
         }

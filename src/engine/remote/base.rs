@@ -4,13 +4,12 @@
 //! backoff. Each kind (Mastra, LangGraph) lists calls and delivers decisions its own way on top.
 
 use super::http::RemoteError;
-use crate::domain::audit::PauseOrigin;
 use crate::domain::{CallKind, EngineId, Error, ItemState, PausedCall};
 use crate::engine::local::model::ApiKey;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
-use crate::store::{audit, queue, Db};
+use crate::store::{outbox, queue, Db};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -229,12 +228,7 @@ impl Core {
                 Health::Reachable => tracing::info!(engine = %self.id, "engine reachable"),
                 s => tracing::warn!(engine = %self.id, state = ?s, "engine: {}", h.last_error.as_deref().unwrap_or("")),
             }
-            let stored = async {
-                let mut tx = self.db.begin_write().await?;
-                store::set_health(&mut tx, self.id.as_str(), &h).await?;
-                tx.commit().await
-            };
-            if let Err(e) = stored.await {
+            if let Err(e) = store::store_health(&self.db, self.id.as_str(), &h).await {
                 tracing::warn!(engine = %self.id, "could not store the engine's health: {e}");
             }
         }
@@ -254,21 +248,7 @@ impl Core {
         let id = &self.id;
         let mut report = SyncReport { full, listed: calls.len(), ..Default::default() };
         // Plan on a read connection; most polls change nothing and need no write transaction.
-        let (pending, new_calls) = {
-            let mut conn = self.db.pool().acquire().await?;
-            let pending = queue::pending_of_engine(&mut conn, id).await?;
-            let pending_keys: HashSet<(&str, &str)> =
-                pending.iter().map(|e| (e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())).collect();
-            let mut new_calls = Vec::new();
-            for c in calls {
-                if !pending_keys.contains(&(c.run_id.as_str(), c.tool_call_id.as_str()))
-                    && queue::live_state(&mut conn, id, &c.run_id, &c.tool_call_id).await?.is_none()
-                {
-                    new_calls.push(c);
-                }
-            }
-            (pending, new_calls)
-        };
+        let queue::SyncPlan { pending, new_calls } = queue::plan_sync(&self.db, id, calls).await?;
         let listed: HashMap<(&str, &str), &PausedCall> = calls.iter().map(|c| ((c.run_id.as_str(), c.tool_call_id.as_str()), c)).collect();
         let changed: Vec<(&queue::Entry, &PausedCall)> = pending
             .iter()
@@ -284,42 +264,11 @@ impl Core {
         } else {
             vec![]
         };
-        if new_calls.is_empty() && changed.is_empty() && gone.is_empty() {
-            return Ok(report);
-        }
-
-        let actor = format!("engine:{id}");
-        let mut tx = self.db.begin_write().await?;
-        for e in &gone {
-            if queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
-                let why = "the engine no longer lists this call as waiting (finished, resumed or declined elsewhere)";
-                let item = (e.queued.id.as_str(), e.queued.call.tool_name.as_str(), e.queued.call.fingerprint.as_str());
-                let details = crate::domain::audit::CallGone::of(&e.queued.call, why);
-                audit::append(&mut tx, audit::Record::of(&actor, Some(item), &details)).await?;
-                // The run went on without the console, which can no longer tell whether a later call
-                // under this run id belongs to the same run: its run grants end (fail safe: the
-                // operator is asked again).
-                crate::store::grants::end_for_run(&mut tx, id, &e.queued.call.run_id, crate::store::now()).await?;
-                report.gone += 1;
-            }
-        }
-        for (e, now) in &changed {
-            if !queue::transition(&mut tx, &e.queued.id, ItemState::Pending, ItemState::Gone).await? {
-                continue;
-            }
-            queue::requeue_changed(&mut tx, &actor, &e.queued, now, None).await?;
-            report.changed += 1;
-        }
-        for c in &new_calls {
-            if queue::find_pending(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some()
-                || queue::live_state(&mut tx, id, &c.run_id, &c.tool_call_id).await?.is_some()
-            {
-                continue;
-            }
-            queue::pause(&mut tx, &actor, c, PauseOrigin::Engine {}).await?;
-            report.added += 1;
-        }
-        tx.commit().await?;
+        // What changed, written in one transaction (none opened when nothing did).
+        let synced = queue::apply_sync(&self.db, id, &queue::SyncChanges { gone, changed, new_calls }).await?;
+        report.gone = synced.gone;
+        report.changed = synced.changed;
+        report.added = synced.added;
         Ok(report)
     }
 
@@ -363,16 +312,10 @@ impl Core {
     /// died) go back to the outbox to be sent again — the engine refuses a second resume and the call
     /// is re-read before every send, as after a restart (C5).
     async fn resend_cut_deliveries(&self) -> Result<(), Error> {
-        let cut = {
-            let mut conn = self.db.pool().acquire().await?;
-            crate::store::decisions::delivering_of_engine(&mut conn, self.id.as_str()).await?
-        };
+        let cut = outbox::cut_of_engine(&self.db, self.id.as_str()).await?;
         for (d, tool) in cut {
             let why = "the console delivering this decision stopped; the console that took the engine over sends it again";
-            let mut tx = self.db.begin_write().await?;
-            if crate::store::decisions::retry_cut(&mut tx, &d, &tool, why).await? {
-                crate::store::feed::notify_outboxes(&mut tx).await?;
-                tx.commit().await?;
+            if outbox::resend_cut(&self.db, &d, &tool, why).await? {
                 tracing::warn!(engine = %self.id, item = %d.item_id, "{why}");
             }
         }

@@ -2,7 +2,9 @@
 //! connection of its own (several queries that must agree share one) or writes in a transaction of
 //! its own, and answers what it found.
 
-use super::{count_by_state, count_pending, counts_by_engine, find_pending, get, ids_starting_with, list, pending_of_run};
+use super::{
+    count_by_state, count_pending, counts_by_engine, find_pending, get, ids_starting_with, list, pending_of_engine, pending_of_run,
+};
 use super::{previous_decided, transition, Entry, Filter, Page};
 use crate::domain::{EngineId, Error, ItemId, ItemState, RunId, ToolCallId};
 use crate::store::{audit, Db};
@@ -53,6 +55,12 @@ pub async fn entry(db: &Db, id: &ItemId) -> Result<Option<Entry>, Error> {
 pub async fn pending_call(db: &Db, engine: &EngineId, run_id: &RunId, tool_call_id: &ToolCallId) -> Result<Option<Entry>, Error> {
     let mut conn = db.pool().acquire().await?;
     find_pending(&mut conn, engine, run_id, tool_call_id).await
+}
+
+/// Every pending entry of `engine`, oldest first (see [`pending_of_engine`]).
+pub async fn pending_entries(db: &Db, engine: &EngineId) -> Result<Vec<Entry>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    pending_of_engine(&mut conn, engine).await
 }
 
 /// Per engine: (pending entries, decisions waiting for delivery), see [`counts_by_engine`].
