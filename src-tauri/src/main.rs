@@ -5,10 +5,10 @@
 
 use anyhow::Context;
 use approval_console::api;
-use approval_console::app::{default_data_dir, App};
+use approval_console::app::{default_data_dir, serving, App};
 use approval_console::notify::{desktop::DesktopNotifier, Notifier};
 use clap::Parser;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauri::Manager;
 
@@ -30,7 +30,7 @@ struct Options {
     /// Port of the HTTP API on 127.0.0.1 (0: any free port). A port in use is not fatal: the window works without it.
     #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
     port: u16,
-    /// Session token for the HTTP API [default: a new random one]
+    /// Session token for the HTTP API [default: the one kept owner-only in the data directory, the same as `serve`'s]
     #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Also print the browser URL with the session token in it. Off by default: an app started at
@@ -47,7 +47,7 @@ struct Options {
 struct Serving {
     _lock: approval_console::app::ServeLock,
     _background: approval_console::app::Background,
-    _server: Option<api::Server>,
+    _server: Option<(api::Server, serving::Registration)>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -58,8 +58,7 @@ fn main() -> anyhow::Result<()> {
         .init();
     let data_dir = options.data_dir.unwrap_or_else(default_data_dir);
     let agents_file = options.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
-    let (port, token, print_url) =
-        (options.port, options.token.filter(|t| !t.is_empty()).unwrap_or_else(api::random_token), options.print_url);
+    let (port, given_token, print_url) = (options.port, options.token.filter(|t| !t.is_empty()), options.print_url);
 
     // Open the core (no recovery yet: a second launch must not touch the first one's work).
     let core = tauri::async_runtime::block_on(async {
@@ -75,7 +74,7 @@ fn main() -> anyhow::Result<()> {
         // The only instance: recover what the last run left (under the data directory's lock) and
         // start the background work (remote sync, outbox, notifications) and the HTTP API.
         let core = handle.state::<App>().inner().clone();
-        let serving = match tauri::async_runtime::block_on(start_serving(core, port, &token, print_url)) {
+        let serving = match tauri::async_runtime::block_on(start_serving(core, &data_dir, port, given_token.clone(), print_url)) {
             Ok(serving) => serving,
             Err(e) => {
                 // E.g. a `serve` on the same data directory. Said on stderr and as a notification (a
@@ -98,9 +97,18 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn start_serving(core: App, port: u16, token: &str, print_url: bool) -> anyhow::Result<Serving> {
-    core.check_session_token(token).await?;
+/// Recovers and serves under the data directory's lock, with the given session token or else the
+/// one kept in the data directory (the same as `serve`'s), leaving a record of where it serves.
+async fn start_serving(core: App, data_dir: &Path, port: u16, token: Option<String>, print_url: bool) -> anyhow::Result<Serving> {
+    if let Some(token) = &token {
+        core.check_session_token(token).await?;
+    }
     let lock = core.recover().await?;
+    let token = match token {
+        Some(token) => token,
+        None => serving::session_token(data_dir, false)?,
+    };
+    let token = token.as_str();
     let background = core.start(Some(Arc::new(DesktopNotifier) as Arc<dyn Notifier>));
     // The same HTTP API as `serve`. A port in use (another program) is not fatal.
     let server = match api::serve(core.clone(), port, token).await {
@@ -108,7 +116,13 @@ async fn start_serving(core: App, port: u16, token: &str, print_url: bool) -> an
             // The API's address is no secret; the URL with the token only when asked (`--print-url`).
             let browser = if print_url { format!("   Browser: {}", server.ui_url(token)) } else { String::new() };
             println!("Approval Console is running. Local engine API: http://{}/api/agents{browser}", server.addr);
-            Some(server)
+            let record = serving::register(&serving::Serving {
+                pid: std::process::id(),
+                data_dir: std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_owned()),
+                database: core.data_location(),
+                url: format!("http://{}", server.addr),
+            });
+            Some((server, record))
         }
         Err(e) => {
             tracing::warn!("the HTTP API is not served (127.0.0.1:{port}: {e}); the window works without it");

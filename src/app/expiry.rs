@@ -65,6 +65,18 @@ impl App {
         .await
     }
 
+    /// Every tool name this console knows: its local agents' tools, the remote engines' agents'
+    /// tools, and every tool a call in the queue has had (hooks, the gate, agents over HTTP) — for a
+    /// rule about a tool none of them named (a typo leaves the real tool unprotected).
+    pub async fn known_tools(&self, by: &Actor) -> Result<std::collections::BTreeSet<String>, Error> {
+        by.may(Op::QuorumSettings)?;
+        let mut known: std::collections::BTreeSet<String> =
+            self.local.agents().flat_map(|a| a.tools.iter().map(|t| t.name().to_owned())).collect();
+        known.extend(crate::store::engines::remembered_tool_names(&self.db).await?);
+        known.extend(crate::store::queue::tool_names(&self.db).await?);
+        Ok(known)
+    }
+
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
     pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem]) -> Result<(), Error> {
         let settings = ExpirySettings::load(&self.db).await?;

@@ -16,6 +16,7 @@ pub mod ops;
 pub mod presence;
 pub mod query;
 pub mod queue;
+pub mod serving;
 pub mod stats;
 /// For tests and benchmarks only (see the module): not part of the console's API.
 #[doc(hidden)]

@@ -17,7 +17,13 @@ use std::path::PathBuf;
     name = "approval-console",
     version,
     propagate_version = true,
-    after_help = "Exit codes: 0 done; 1 a check failed (audit verify, engines sync); 2 an error (bad input, refused,                   already decided, …); 3 not found (a call, a secret, a credential); 4 unavailable (the keyring, an engine,                   a busy database): try again later."
+    after_help = concat!(
+        "Without --data-dir, a command on the queue uses the console that is serving (it says which on stderr), ",
+        "else the default data directory; a command that only reads never creates one.\n\n",
+        "Exit codes: 0 done; 1 a check failed (audit verify, engines sync); 2 an error (bad input, refused, ",
+        "already decided, …); 3 not found (a call, a secret, a credential, a database); 4 unavailable (the keyring, ",
+        "an engine, a busy database): try again later."
+    )
 )]
 pub struct Cli {
     /// Where the database lives [default: $XDG_DATA_HOME/approval-console or ~/.local/share/approval-console]
@@ -89,10 +95,14 @@ pub enum Command {
         /// Port on 127.0.0.1 (0: any free port).
         #[arg(long, default_value_t = 4319, env = "APPROVAL_CONSOLE_PORT")]
         port: u16,
-        /// Session token for the API [default: a new random one]. Every user of the machine can read
-        /// a command line (`ps`): on a shared server use --token-file.
+        /// Session token for the API [default: the one kept owner-only in the data directory
+        /// (`session-token`), made on the first start, so links and bookmarks survive a restart].
+        /// Every user of the machine can read a command line (`ps`): on a shared server use --token-file.
         #[arg(long, env = "APPROVAL_CONSOLE_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// Make a new kept session token: the old one (open tabs, bookmarks) stops working.
+        #[arg(long, conflicts_with_all = ["token", "token_file"])]
+        new_token: bool,
         /// Read the session token from FILE: the token alone, one final newline allowed. The file
         /// must be yours and owner-only (`chmod 600 FILE`), else serve refuses to start. For a server
         /// without a keyring (team mode); a symbolic link is refused, name the file itself.
@@ -203,7 +213,7 @@ pub enum Command {
         #[arg(long)]
         typescript: bool,
     },
-    /// Remote engines: Mastra servers whose suspended runs are queued here.
+    /// Remote engines: Mastra and LangGraph servers whose waiting calls are queued here.
     ///
     /// A running `serve` picks up changes within two seconds. Tokens go to the OS keyring only.
     Engines {

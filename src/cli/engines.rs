@@ -52,7 +52,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
                 );
             }
             Err(e) => {
-                eprintln!("error[{}]: {e}", e.code());
+                eprintln!("error [{}]: {e}", e.code());
                 return Ok(ExitCode::from(1));
             }
         },

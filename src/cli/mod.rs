@@ -14,7 +14,7 @@ mod serve;
 mod tokens;
 
 use anyhow::{bail, Context, Result};
-use approval_console::app::{default_data_dir, App};
+use approval_console::app::{default_data_dir, serving, App};
 use approval_console::domain::text::visible;
 use approval_console::domain::{Error, ItemId, Verdict};
 use approval_console::secrets;
@@ -55,9 +55,61 @@ async fn agents_of(given: &AgentsFile, data_dir: &Path) -> Result<(Vec<approval_
     Ok((agents, file))
 }
 
+/// The data directory a command works on: the one named (`--data-dir`, `APPROVAL_CONSOLE_DATA_DIR`),
+/// else — for a command on the queue, not `serve` — the one a console serves (said on stderr)
+/// when the default one is not served, else the default one. Several consoles serving other data
+/// directories: name one (`invalid_request`, listing them).
+fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
+    if let Some(dir) = &cli.data_dir {
+        return Ok(dir.clone());
+    }
+    let default = default_data_dir();
+    let discovers = !matches!(
+        cli.command,
+        Command::Serve { .. }
+            | Command::Openapi
+            | Command::Manifest { .. }
+            | Command::Secret { .. }
+            | Command::Hook { .. }
+            | Command::Hooks { .. }
+            | Command::McpGate { .. }
+    );
+    if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
+        return Ok(default);
+    }
+    let others = serving::serving_now();
+    match others.as_slice() {
+        [] => Ok(default),
+        [one] => {
+            eprintln!(
+                "note: using the console serving at {} (data directory {}, database {}); name another with --data-dir",
+                one.url,
+                one.data_dir.display(),
+                one.database
+            );
+            Ok(one.data_dir.clone())
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|s| format!("{} at {}", s.data_dir.display(), s.url)).collect();
+            Err(Error::InvalidRequest(format!("several consoles are serving ({}): name one with --data-dir DIR", list.join("; "))).into())
+        }
+    }
+}
+
+/// Whether the command only reads: it must not create a data directory or a database as a side effect.
+fn only_reads(command: &Command) -> bool {
+    use args::{EnginesCommand, PolicyCommand, TokensCommand};
+    match command {
+        Command::Queue { .. } | Command::Show { .. } | Command::Audit { .. } => true,
+        Command::Engines { command: EnginesCommand::List { .. } } | Command::Tokens { command: TokensCommand::List { .. } } => true,
+        Command::Policy { command: PolicyCommand::Quorum { approvals, off, .. } } => approvals.is_none() && !off,
+        _ => false,
+    }
+}
+
 /// Runs the command `cli` names; the exit code it ends with.
 pub async fn run(cli: Cli) -> Result<ExitCode> {
-    let data_dir = cli.data_dir.unwrap_or_else(default_data_dir);
+    let data_dir = data_dir_of(&cli)?;
     match &cli.command {
         Command::Openapi => {
             println!("{}", serde_json::to_string_pretty(&approval_console::api::openapi_document())?);
@@ -101,12 +153,26 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Decline { agents, .. }
         | Command::Resume { agents, .. }
         | Command::Resolve { agents, .. } => agents_of(agents, &data_dir).await?.0,
+        // A quorum is checked against the tools the agents name (see `policy::check_known`).
+        Command::Policy { command: args::PolicyCommand::Quorum { approvals: Some(2..), .. } } => {
+            let given = AgentsFile { agents: std::env::var_os("APPROVAL_CONSOLE_AGENTS").map(PathBuf::from) };
+            agents_of(&given, &data_dir).await?.0
+        }
         _ => vec![],
     };
     let location = Location::new(&data_dir, cli.database_url.as_deref())?;
+    if let Location::Sqlite(file) = &location {
+        if only_reads(&cli.command) && !file.exists() {
+            return Err(anyhow::Error::from(Error::not_found(format!("the console database {}", file.display()))).context(
+                "nothing has run with this data directory (start a console: `approval-console serve`; another one: --data-dir DIR)",
+            ));
+        }
+    }
     let app = App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))?;
     match cli.command {
-        Command::Serve { port, notify, quotas, .. } => serve::run(&app, port, session_token, notify, quotas.limits()).await?,
+        Command::Serve { port, notify, quotas, new_token, .. } => {
+            serve::run(&app, &data_dir, port, session_token, new_token, notify, quotas.limits()).await?
+        }
         Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,
         Command::Show { id } => queue::show(&app, &id).await?,
         Command::Approve { id, yes, .. } => decide::run(&app, &id, Verdict::Approve, yes).await?,
@@ -141,7 +207,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 /// `agents`: checks agents.toml and lists the agents, their tools and approval settings.
 async fn list_agents(given: &AgentsFile, data_dir: &Path) -> Result<()> {
     let (agents, file) = agents_of(given, data_dir).await?;
-    if agents.is_empty() {
+    if agents.is_empty() && file.exists() {
+        println!("{} defines no agents: the demo agent runs.", file.display());
+    } else if agents.is_empty() {
         println!("No {} (looked for {}): the demo agent runs.", approval_console::config::AGENTS_FILE, file.display());
     }
     for a in &agents {

@@ -5,11 +5,17 @@ use anyhow::Result;
 use approval_console::app::App;
 use approval_console::domain::safety::QuorumSettings;
 use approval_console::domain::text::visible;
+use approval_console::domain::Error;
 
 /// `policy quorum [TOOL [N | --off]] [--json]`.
 pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
     let by = app.local_actor("cli");
-    let PolicyCommand::Quorum { tool, approvals, off, json } = command;
+    let PolicyCommand::Quorum { tool, approvals, off, json, yes } = command;
+    if let (Some(tool), Some(n)) = (&tool, approvals) {
+        if n >= 2 {
+            check_known(app, tool, yes, &by).await?;
+        }
+    }
     let settings = match (&tool, approvals, off) {
         (Some(tool), _, true) => Some(app.set_quorum(tool, 1, &by).await?),
         (Some(tool), Some(n), false) => Some(app.set_quorum(tool, n, &by).await?),
@@ -34,6 +40,28 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
         n => println!("{} {needs} {n} approvals by different operators", visible(&tool)),
     }
     Ok(())
+}
+
+/// Refuses (without `yes`) a rule for a tool nothing has named, with the known names it may have
+/// meant; with `yes`, says so on stderr and goes on.
+async fn check_known(app: &App, tool: &str, yes: bool, by: &approval_console::domain::Actor) -> Result<()> {
+    let known = app.known_tools(by).await?;
+    if known.contains(tool) {
+        return Ok(());
+    }
+    let mut near: Vec<(f64, &String)> =
+        known.iter().map(|k| (strsim::jaro_winkler(tool, k), k)).filter(|(score, _)| *score >= 0.8).collect();
+    near.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let hint = match near.first() {
+        Some((_, k)) => format!(" Did you mean {}?", visible(k)),
+        None => String::new(),
+    };
+    let what = format!("no agent, engine or queued call has named a tool {}.{hint}", visible(tool));
+    if yes {
+        eprintln!("warning: {what} The rule is set anyway (--yes): it applies once a call of that exact name comes.");
+        return Ok(());
+    }
+    Err(Error::InvalidRequest(format!("{what} Nothing was changed; to set it for a tool not seen yet, add --yes.")).into())
 }
 
 fn list(settings: &QuorumSettings) {

@@ -23,7 +23,8 @@ pub async fn list(app: &App, all: bool, agent: Option<String>, tool: Option<Stri
         return Ok(());
     }
     if page.items.is_empty() {
-        println!("The queue is empty.");
+        let what = if all { "The queue is empty" } else { "No call is waiting" };
+        println!("{what}. Database: {}", app.data_location());
         return Ok(());
     }
     println!("{:<35} {:<11} {:<9} {:<16} {:<20} {:<12} ARGS", "ID", "STATE", "KIND", "AGENT", "TOOL", "FINGERPRINT");

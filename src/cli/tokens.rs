@@ -37,23 +37,27 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
             } else if list.is_empty() {
                 println!("No credentials. Make one: approval-console tokens add <name> --role agent|viewer|operator|admin");
             } else {
-                println!("{:<24} {:<9} {:<16} {:<26} {:<26} CLAIMS", "NAME", "ROLE", "PERSON", "CREATED", "LAST USED");
-                for c in &list {
-                    let used =
-                        c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
-                    let agents = match &c.agents {
-                        Some(a) => format!("agents {}", a.iter().map(|a| visible(a)).collect::<Vec<_>>().join(",")),
-                        None => "agent: its name".into(),
-                    };
-                    let sources = c.sources.as_ref().map(|s| format!("; sources {}", s.join(","))).unwrap_or_default();
-                    println!(
-                        "{:<24} {:<9} {:<16} {:<26} {used:<26} {agents}{sources}",
-                        visible(&c.name),
-                        c.role,
-                        visible(&c.person),
-                        c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                    );
-                }
+                let rows: Vec<[String; 6]> = list
+                    .iter()
+                    .map(|c| {
+                        let used =
+                            c.last_used_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "never".into());
+                        let agents = match &c.agents {
+                            Some(a) => format!("agents {}", a.iter().map(|a| visible(a)).collect::<Vec<_>>().join(",")),
+                            None => "agent: its name".into(),
+                        };
+                        let sources = c.sources.as_ref().map(|s| format!("; sources {}", s.join(","))).unwrap_or_default();
+                        [
+                            visible(&c.name),
+                            c.role.to_string(),
+                            visible(&c.person),
+                            c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                            used,
+                            format!("{agents}{sources}"),
+                        ]
+                    })
+                    .collect();
+                print_table(["NAME", "ROLE", "PERSON", "CREATED", "LAST USED", "CLAIMS"], &rows);
             }
         }
         TokensCommand::Revoke { name } => {
@@ -62,4 +66,30 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Prints `rows` under `head`, each column as wide as its widest cell (in characters), the last unpadded.
+fn print_table<const N: usize>(head: [&str; N], rows: &[[String; N]]) {
+    let mut widths: [usize; N] = head.map(|h| h.chars().count());
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == N {
+                out.push_str(cell);
+            } else {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        println!("{}", out.trim_end());
+    };
+    line(head.to_vec());
+    for row in rows {
+        line(row.iter().map(String::as_str).collect());
+    }
 }

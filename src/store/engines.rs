@@ -254,6 +254,13 @@ pub async fn tools(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(String
     rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
 }
 
+/// Every tool name the remote engines' agents have named, sorted.
+pub async fn remembered_tool_names(db: &Db) -> Result<Vec<String>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let rows = sqlx::query("SELECT DISTINCT tool_name FROM remote_tools ORDER BY tool_name").fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| Ok(r.try_get("tool_name")?)).collect()
+}
+
 /// The engines as configured, by name (see [`list`]).
 pub async fn list_all(db: &Db) -> Result<Vec<EngineRow>, Error> {
     let mut conn = db.pool().acquire().await?;

@@ -12,7 +12,7 @@ mod sync;
 pub use listing::{count_by_state, list, Filter, Page, Search};
 pub use ops::{
     end_pending, engine_counts, entry, ids_with_prefix, page, pending_call, pending_entries, pending_total, previous_of, run_call,
-    tab_counts, RunCall,
+    tab_counts, tool_names, RunCall,
 };
 pub use read::{
     count_pending, counts_by_engine, find_pending, get, ids_starting_with, live_state, pending_of_engine, pending_of_run, previous_decided,

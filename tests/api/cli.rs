@@ -27,7 +27,9 @@ async fn cli_lists_the_queue_and_approves_with_yes_showing_the_fingerprint() {
     let again = cli(&dir, &["approve", id, "--yes"]);
     assert_eq!(again.status.code(), Some(2));
     assert!(text_of(&again).contains("already_decided"), "{}", text_of(&again));
-    assert!(text_of(&cli(&dir, &["queue"])).contains("The queue is empty."));
+    let empty = text_of(&cli(&dir, &["queue"]));
+    assert!(empty.contains("No call is waiting. Database: "), "it names the database it read: {empty}");
+    assert!(on_postgres() || empty.contains(&dir.display().to_string()), "the SQLite file in the data directory: {empty}");
     drop(tmp);
 }
 
@@ -103,7 +105,10 @@ fn agents_toml_in_the_data_dir_defines_the_local_agents_and_a_bad_one_is_refused
     std::fs::write(&elsewhere, "[[agents]]\nid = \"x\"\n").unwrap();
     let ok = cli(tmp.path(), &["agents", "--agents", elsewhere.to_str().unwrap()]);
     assert!(ok.status.success(), "--agents overrides the file in the data dir: {}", text_of(&ok));
-    // Commands that run no agent do not read the file, so a broken one does not lock the queue away.
+    // Commands that run no agent do not read the file, so a broken one does not lock the queue away
+    // (a write makes the database first: a read never does).
+    let made = cli(tmp.path(), &["tokens", "add", "probe", "--role", "viewer"]);
+    assert!(made.status.success(), "{}", text_of(&made));
     let listed = cli(tmp.path(), &["queue"]);
     assert!(listed.status.success(), "{}", text_of(&listed));
     let refused = cli(tmp.path(), &["approve", "q_none", "--yes"]);
@@ -151,10 +156,19 @@ async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows
     let stdout = String::from_utf8_lossy(&made.stdout).to_string();
     let token = stdout.lines().last().unwrap().to_owned();
     assert!(token.starts_with("ac_") && token.len() == 67 && !token.contains(' '), "{stdout}");
+    assert!(cli(dir, &["tokens", "add", "a-much-longer-credential-name", "--role", "operator"]).status.success());
     let listed = text_of(&cli(dir, &["tokens", "list"]));
     assert!(listed.contains("ci-bot") && listed.contains("agent") && !listed.contains(&token[3..]), "{listed}");
+    // The columns line up whatever the names' lengths: each column starts where its heading does.
+    let lines: Vec<&str> = listed.lines().collect();
+    for heading in ["ROLE", "PERSON", "CREATED", "LAST USED", "CLAIMS"] {
+        let at = lines[0].find(heading).unwrap();
+        for row in &lines[1..] {
+            assert!(row[..at].ends_with("  ") && !row[at..].starts_with(' '), "{heading} misaligned:\n{listed}");
+        }
+    }
     let json: serde_json::Value = serde_json::from_slice(&cli(dir, &["tokens", "list", "--json"]).stdout).unwrap();
-    assert_eq!(json[0]["name"], "ci-bot");
+    assert!(json.as_array().unwrap().iter().any(|c| c["name"] == "ci-bot"), "{json}");
     assert!(!json.to_string().contains(&token[3..]));
     assert_eq!(cli(dir, &["tokens", "add", "ci-bot", "--role", "agent"]).status.code(), Some(2), "a live name is not reused");
     assert_eq!(cli(dir, &["tokens", "add", "x", "--role", "root"]).status.code(), Some(2));

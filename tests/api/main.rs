@@ -13,6 +13,7 @@ mod cut_short;
 mod edit;
 mod expiry;
 mod failures;
+mod first_hour;
 mod grants;
 mod helpers;
 mod hooks;

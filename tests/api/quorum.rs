@@ -327,6 +327,29 @@ async fn c08_cli_policy_quorum_sets_lists_and_removes_a_quorum_and_approves_as_o
 }
 
 #[tokio::test]
+async fn cli_policy_quorum_refuses_a_tool_nothing_named_unless_yes() {
+    let t = spawn_app().await;
+    // The demo agent names delete_record; nothing names delet_record or deploy_prod.
+    let dir = t.dir.clone();
+    let run = |args: &'static [&'static str]| {
+        let dir = dir.clone();
+        tokio::task::spawn_blocking(move || cli(&dir, args))
+    };
+    let typo = run(&["policy", "quorum", "delet_record", "2"]).await.unwrap();
+    assert_eq!(typo.status.code(), Some(2), "{}", text_of(&typo));
+    let said = text_of(&typo);
+    assert!(said.contains("delet_record") && said.contains("Did you mean delete_record?") && said.contains("--yes"), "{said}");
+    assert_eq!(t.get("/api/settings/quorum").await.1, json!({ "rules": [] }), "nothing was changed");
+
+    let anyway = run(&["policy", "quorum", "deploy_prod", "2", "--yes"]).await.unwrap();
+    assert!(anyway.status.success(), "{}", text_of(&anyway));
+    assert!(text_of(&anyway).contains("warning: no agent, engine or queued call has named a tool deploy_prod"), "{}", text_of(&anyway));
+    assert_eq!(t.get("/api/settings/quorum").await.1, json!({ "rules": [{ "tool": "deploy_prod", "approvals": 2 }] }));
+    let known = run(&["policy", "quorum", "delete_record", "2"]).await.unwrap();
+    assert!(known.status.success() && !text_of(&known).contains("warning"), "{}", text_of(&known));
+}
+
+#[tokio::test]
 async fn c08_running_an_interrupted_call_again_needs_the_quorum_anew() {
     use approval_console::domain::{DecisionRequest, Fingerprint};
     // The session token (the local admin) starts the run; the call is approved, then its delivery

@@ -37,7 +37,7 @@ export function fingerprintOf(toolName, args) {
 
 /**
  * Inserts pending queue entries into `<dataDir>/approval-console.db`, creating and migrating it first
- * (through the console's CLI) if needed. No server may be running on that directory. Returns the ids.
+ * (through the console's CLI: `tokens add`) if needed. No server may be running on that directory. Returns the ids.
  * @param {string} dataDir
  * @param {Array<{toolName: string, args: unknown, kind?: 'approval'|'suspend', agentId?: string, agentName?: string|null,
  *   threadId?: string|null, resourceId?: string|null, runId?: string, toolCallId?: string, suspendPayload?: unknown,
@@ -45,7 +45,8 @@ export function fingerprintOf(toolName, args) {
  */
 export async function seedQueue(dataDir, items) {
   const file = join(dataDir, 'approval-console.db');
-  if (!existsSync(file)) await promisify(execFile)(serverBin, ['--data-dir', dataDir, 'queue']);
+  // A write makes the database (a read such as `queue` never creates one): a viewer credential no test looks at.
+  if (!existsSync(file)) await promisify(execFile)(serverBin, ['--data-dir', dataDir, 'tokens', 'add', 'e2e-seed', '--role', 'viewer']);
   const db = new sqlite.Database(file, { fileMustExist: true });
   const ids = [];
   try {

@@ -80,6 +80,10 @@ pub enum PolicyCommand {
         /// Remove TOOL's quorum: one approval is enough again.
         #[arg(long, requires = "tool")]
         off: bool,
+        /// Set it although no agent, engine or queued call has named TOOL yet (else refused with
+        /// the names it may have meant: a misspelt tool would leave the real one unprotected).
+        #[arg(long, requires = "approvals")]
+        yes: bool,
         /// Print JSON (the settings as `GET /api/settings/quorum` answers them).
         #[arg(long)]
         json: bool,

@@ -63,6 +63,13 @@ pub async fn pending_entries(db: &Db, engine: &EngineId) -> Result<Vec<Entry>, E
     pending_of_engine(&mut conn, engine).await
 }
 
+/// Every tool name a call in the queue has had, any engine, sorted.
+pub async fn tool_names(db: &Db) -> Result<Vec<String>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let rows = sqlx::query("SELECT DISTINCT tool_name FROM queue_items ORDER BY tool_name").fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| Ok(sqlx::Row::try_get(r, "tool_name")?)).collect()
+}
+
 /// Per engine: (pending entries, decisions waiting for delivery), see [`counts_by_engine`].
 pub async fn engine_counts(db: &Db) -> Result<HashMap<String, (i64, i64)>, Error> {
     let mut conn = db.pool().acquire().await?;
