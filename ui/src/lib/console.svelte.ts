@@ -80,7 +80,7 @@ export class ConsoleModel {
     if (!selected || selected.id !== item.id) return;
     if (item.fingerprint !== selected.fingerprint && item.state === 'pending') {
       // What is on screen changes under the operator's eyes: say so.
-      this.banners.push(new ApiError('args_changed', i18n.m.queue.fingerprintChanged(selected.fingerprint, item.fingerprint)));
+      this.banners.push(new ApiError('args_changed', i18n.m.queue.fingerprintChanged(selected.fingerprint, item.fingerprint)), item.id);
     }
     this.selected = item;
     this.selectedGone = false;
@@ -97,6 +97,7 @@ export class ConsoleModel {
     this.note = null;
     this.openGen++;
     if (this.openNotice && this.openNotice.item !== id) this.openNotice = null;
+    this.banners.opened(id);
     this.selected = item;
     this.selectedGone = false;
   };
@@ -116,6 +117,7 @@ export class ConsoleModel {
       this.queue.upsert(item);
       if (this.selected?.id === item.id) this.showFresh(item);
       else {
+        this.banners.opened(item.id);
         this.selected = item;
         this.selectedGone = false;
       }
@@ -194,7 +196,7 @@ export class ConsoleModel {
   };
 
   decisionFailed = (err: ApiError, shown: QueueItem): void => {
-    this.banners.push(err);
+    this.banners.push(err, shown.id);
     switch (err.code) {
       case 'fingerprint_mismatch':
       case 'already_decided':

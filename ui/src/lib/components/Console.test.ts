@@ -51,6 +51,54 @@ describe('Console', () => {
     expect(all('[data-testid="queue-item"]').map((e) => e.dataset.id)).toEqual(['new']);
   });
 
+  it('a refusal of one call goes when another call is opened', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'q1', pausedAt: '2025-01-01T12:00:00Z' }));
+    backend.add(makeItem({ id: 'q2', pausedAt: '2025-01-01T09:00:00Z' }));
+    const { q, all } = await render(backend);
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    backend.failNext = new ApiError('own_run', 'local:you started this run');
+    q('[data-testid="approve"]')!.click();
+    await settle();
+    q('[data-testid="approve-confirm"]')!.click();
+    await settle();
+    expect(q('[data-testid="error-banner"][data-code="own_run"]')).not.toBeNull();
+
+    all('[data-testid="queue-item"]').find((e) => e.dataset.id === 'q2')!.click();
+    flushSync();
+    expect(q('[data-testid="error-banner"][data-code="own_run"]'), 'said of q1, not of the call on screen').toBeNull();
+    expect(q('[data-testid="approve"]')).not.toBeNull();
+  });
+
+  it('while the server is out of reach, deciding is paused and said so where the buttons are', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'q1' }));
+    const { q, all } = await render(backend);
+    backend.subscriber!.onStatus!({ state: 'open' });
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    expect(q('[data-testid="offline-notice"]')).toBeNull();
+    expect((q('[data-testid="approve"]') as HTMLButtonElement).disabled).toBe(false);
+
+    backend.subscriber!.onStatus!({ state: 'retrying', inMs: 4000, error: new ApiError('network', 'unreachable') });
+    flushSync();
+    expect(q('[data-testid="offline-notice"]')!.getAttribute('role')).toBe('alert');
+    expect((q('[data-testid="approve"]') as HTMLButtonElement).disabled).toBe(true);
+    expect((q('[data-testid="decline"]') as HTMLButtonElement).disabled).toBe(true);
+    // The keyboard cannot go around it either.
+    (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true, cancelable: true }));
+    flushSync();
+    expect(q('[data-testid="approve-confirm"]')).toBeNull();
+    const sent = backend.calls.length;
+
+    backend.subscriber!.onStatus!({ state: 'open' });
+    await settle();
+    expect(q('[data-testid="offline-notice"]')).toBeNull();
+    expect((q('[data-testid="approve"]') as HTMLButtonElement).disabled).toBe(false);
+    expect(backend.calls.slice(sent).some((c) => c.method.startsWith('approve')), 'nothing was sent while offline').toBe(false);
+  });
+
   it('on fingerprint_mismatch shows both fingerprints and reloads the call', async () => {
     const backend = new FakeBackend();
     const shown = makeItem({ id: 'q1' });

@@ -64,6 +64,7 @@ export const detail = {
   rawJson: 'Raw JSON',
   suspendPayload: 'Suspend payload',
   decide: 'Decide',
+  offline: 'Not connected to the console: deciding is paused until it reconnects (nothing is sent meanwhile).',
   respond: 'Respond to the agent',
   /** Under a suspended call's answer form: refusing to answer. */
   orDecline: 'Or decline to answer',

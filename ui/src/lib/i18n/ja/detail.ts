@@ -53,6 +53,7 @@ export const detail: Messages['detail'] = {
   rawJson: 'JSON で表示',
   suspendPayload: '一時停止ペイロード',
   decide: '決定',
+  offline: 'コンソールに接続していません。再接続するまで決定できません(その間は何も送信されません)。',
   respond: 'エージェントに応答',
   orDecline: 'または応答を拒否',
   editArgs: '引数を編集…',
