@@ -55,6 +55,26 @@ describe('a call of a tool that needs several approvals', () => {
     expect(text(reason)).toContain('another operator gives the next approval');
   });
 
+  it('offers no Approve to the one who asked for the call, says why before any confirm step, and keeps Decline', async () => {
+    const { tid } = renderDetail(makeItem({ quorum: 2, approvals: [], requestedBy: { kind: 'local', name: 'me' } }));
+    const approve = tid('approve') as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    const why = tid('own-request')!;
+    expect(approve.getAttribute('aria-describedby')).toBe(why.id);
+    expect(text(why)).toContain('You asked for this call');
+    expect(text(why)).toContain('2 approvals by other operators');
+    approve.click();
+    flushSync();
+    expect(tid('approve-confirm'), 'no confirm step to fail after').toBeNull();
+    expect((tid('decline') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('offers Approve as usual when someone else asked for the call', async () => {
+    const { tid } = renderDetail(makeItem({ quorum: 2, approvals: [], requestedBy: { kind: 'token', name: 'bot' } }));
+    expect((tid('approve') as HTMLButtonElement).disabled).toBe(false);
+    expect(tid('own-request')).toBeNull();
+  });
+
   it('says so in Japanese too, and a call nobody approved yet needs the quorum', async () => {
     i18n.set('ja');
     const { tid } = renderDetail(makeItem({ quorum: 2, approvals: [] }));

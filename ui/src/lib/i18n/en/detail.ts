@@ -86,6 +86,8 @@ export const detail = {
   quorumStanding: (approvals: number, quorum: number, names: string) =>
     approvals === 0 ? `Needs ${quorum} approvals by different operators` : `${approvals} of ${quorum} approvals: ${names}`,
   /** In place of a usable Approve for one who approved the call already. */
+  ownRequest: (quorum: number) =>
+    `You asked for this call (you started its run or submitted it): it needs ${quorum} approvals by other operators, so you cannot approve it. You can decline it.`,
   approvedByYou: (quorum: number) => `You approved this call. It runs once ${quorum} different operators have approved it; another operator gives the next approval.`,
   /** The note after an approval that did not complete the quorum. */
   approvalRecorded: (approvals: number, quorum: number) => `Your approval was recorded (${approvals} of ${quorum}). The call waits for another operator.`,

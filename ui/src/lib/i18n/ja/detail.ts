@@ -67,6 +67,8 @@ export const detail: Messages['detail'] = {
   blockedDecline: '拒否のみできます。',
   quorumStanding: (approvals: number, quorum: number, names: string) =>
     approvals === 0 ? `異なるオペレーター ${quorum} 人の承認が必要です` : `承認 ${approvals}/${quorum}: ${names}`,
+  ownRequest: (quorum: number) =>
+    `この呼び出しを求めたのはあなた(実行を開始した、または送信した)です。ほかのオペレーター ${quorum} 人の承認が必要なため、あなたは承認できません。拒否はできます。`,
   approvedByYou: (quorum: number) => `この呼び出しはあなたが承認済みです。異なるオペレーター ${quorum} 人が承認すると実行されます。次の承認は別のオペレーターが行います。`,
   approvalRecorded: (approvals: number, quorum: number) => `承認を記録しました（${approvals}/${quorum}）。呼び出しは別のオペレーターの承認を待っています。`,
   runsWith: '上記の引数で {tool} を実行します（フィンガープリント {fingerprint}）',
