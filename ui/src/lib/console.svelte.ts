@@ -103,6 +103,28 @@ export class ConsoleModel {
   };
 
   /**
+   * A new call came: if the detail shows one that no longer waits (decided, expired, gone), the new
+   * one takes its place, so an old call is not left where the next decision is made. A call still
+   * waiting, or nothing open, is left as it is.
+   */
+  arrived = (id: string): void => {
+    const sel = this.selected;
+    if (!sel || (sel.state === 'pending' && !this.selectedGone)) return;
+    if (this.queue.items.some((i) => i.id === id && i.state === 'pending')) this.select(id);
+  };
+
+  /** The list now shows another view (a tab): a call open from the last one that is not in it is closed. */
+  viewChanged = (shown: readonly QueueItem[]): void => {
+    const sel = this.selected;
+    if (!sel || shown.some((i) => i.id === sel.id)) return;
+    this.openGen++;
+    this.note = null;
+    this.banners.opened(null);
+    this.selected = null;
+    this.selectedGone = false;
+  };
+
+  /**
    * The desktop app asks to show a call (a notification was clicked, or an action on it refused):
    * fetch it fresh, since it may have changed, and show it whether or not the list holds it.
    */

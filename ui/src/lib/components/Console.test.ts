@@ -99,6 +99,43 @@ describe('Console', () => {
     expect(backend.calls.slice(sent).some((c) => c.method.startsWith('approve')), 'nothing was sent while offline').toBe(false);
   });
 
+  it('a pending call open does not stay open under the Decided tab', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'waiting', pausedAt: '2025-01-01T12:00:00Z' }));
+    backend.add(makeItem({ id: 'done', state: 'delivered', pausedAt: '2025-01-01T09:00:00Z' }));
+    const { q, all } = await render(backend);
+    all('[data-testid="queue-item"]').find((e) => e.dataset.id === 'waiting')!.click();
+    flushSync();
+    expect(q('[data-testid="approve"]')).not.toBeNull();
+
+    all('[data-testid="state-tab"]').find((e) => e.dataset.tab === 'decided')!.click();
+    await settle();
+    expect(all('[data-testid="queue-item"]').map((e) => e.dataset.id)).toEqual(['done']);
+    expect(q('[data-testid="approve"]'), 'the pending call went with its view').toBeNull();
+    expect(q('[data-testid="fingerprint-full"]')).toBeNull();
+  });
+
+  it('a new call takes the place of a decided call left open in the detail', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'first', args: { id: 'rec-1' } }));
+    const { q, all } = await render(backend);
+    all('[data-testid="queue-item"]')[0].click();
+    flushSync();
+    q('[data-testid="approve"]')!.click();
+    await settle();
+    q('[data-testid="approve-confirm"]')!.click();
+    await settle();
+    // The last call decided: it stays in the detail with its result.
+    expect(q('[data-testid="approve"]')).toBeNull();
+
+    const next = makeItem({ id: 'second', args: { id: 'rec-2' }, pausedAt: '2030-01-01T00:00:00Z' });
+    backend.add(next);
+    backend.subscriber!.onEvent({ kind: 'queue', type: 'added', id: 'second' });
+    await settle();
+    expect(q('[data-testid="fingerprint-full"]')!.textContent).toBe(next.fingerprint);
+    expect(q('[data-testid="approve"]')).not.toBeNull();
+  });
+
   it('on fingerprint_mismatch shows both fingerprints and reloads the call', async () => {
     const backend = new FakeBackend();
     const shown = makeItem({ id: 'q1' });
