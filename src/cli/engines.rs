@@ -21,6 +21,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
             println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
             let agents = kinds::remote(engine.kind)?.lists;
+            eprintln!("checking that {} answers (an engine that does not is waited for until its timeout)…", visible(&engine.base_url));
             match app.sync_engine(&engine.name, &by).await {
                 Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),

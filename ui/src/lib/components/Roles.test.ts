@@ -247,7 +247,7 @@ describe('roles', () => {
         await settle();
         const tab = q('team-tab')!;
         expect(tab.getAttribute('role'), principal.role).toBe('tab');
-        expect(text(tab)).toBe('Team');
+        expect(text(tab)).toBe('Statistics');
         tab.click();
         // The view is loaded when its tab is first shown.
         await vi.waitFor(() => expect(q('team-view')?.closest('[role="tabpanel"]')?.id, principal.role).toBe('panel-team'));

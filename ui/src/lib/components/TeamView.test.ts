@@ -186,7 +186,7 @@ describe('TeamView', () => {
     i18n.set('ja');
     const backend = new FakeBackend();
     const { tid, target, period } = await render(backend);
-    expect(text(target.querySelector('h2'))).toBe('チーム');
+    expect(text(target.querySelector('h2'))).toBe('統計');
     expect([1, 7, 30].map((d) => text(period(d)))).toEqual(['過去 24 時間', '過去 7 日間', '過去 30 日間']);
     expect(text(tid('team-declined-share'))).toBe('決定済みの 16.7%');
     const attrs = [...target.querySelectorAll('*')].flatMap((el) => ['aria-label', 'title'].map((a) => el.getAttribute(a) ?? ''));
@@ -195,6 +195,6 @@ describe('TeamView', () => {
     expect([...new Set(all.match(/[A-Za-z]{3,}/g) ?? [])]).toEqual([]);
     i18n.set('en');
     flushSync();
-    expect(text(target.querySelector('h2'))).toBe('Team');
+    expect(text(target.querySelector('h2'))).toBe('Statistics');
   });
 });

@@ -1,7 +1,7 @@
 /** English words of the `app` section (see ../index.svelte.ts): the console's shell and the token screen. */
 export const app = {
   /** The views, as the header's tabs name them. */
-  tabs: { queue: 'Queue', audit: 'Audit', team: 'Team', grants: 'Grants', engines: 'Engines', settings: 'Settings' },
+  tabs: { queue: 'Queue', audit: 'Audit', team: 'Statistics', grants: 'Grants', engines: 'Engines', settings: 'Settings' },
   /** The tab list's label. */
   views: 'Views',
   /** The label of the count beside the queue tab. */

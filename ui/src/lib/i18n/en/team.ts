@@ -1,9 +1,9 @@
 /**
- * English words of the `team` section (see ../index.svelte.ts): the Team view, how quickly calls are
+ * English words of the `team` section (see ../index.svelte.ts): the Statistics view (its tab), how quickly calls are
  * decided and how many wait. Tool and operator names come from the wire and are never translated.
  */
 export const team = {
-  title: 'Team',
+  title: 'Statistics',
   intro: 'How quickly calls are decided, by tool and by operator, and how many were waiting, hour by hour.',
   /** The label of the period buttons. */
   period: 'Period',

@@ -2,7 +2,7 @@ import type { Messages } from '../en';
 
 /** Japanese words of the `team` section (see ../index.svelte.ts and ../GLOSSARY.md). */
 export const team: Messages['team'] = {
-  title: 'チーム',
+  title: '統計',
   intro: '呼び出しがどれだけ早く決定されたか（ツール別・オペレーター別）と、保留中の呼び出しの数の 1 時間ごとの推移です。',
   period: '期間',
   periods: (days: number) => (days === 1 ? '過去 24 時間' : `過去 ${days.toLocaleString('ja')} 日間`),
