@@ -157,7 +157,7 @@ test('the admin sees how many waiting calls a grant approves now, and "leave the
   try {
     await page.goto(server.url);
     await page.locator('[data-testid="connection"][data-state="open"]').waitFor({ timeout: 15_000 });
-    assert.match(await page.locator('[data-testid="session"]').textContent(), /\(local admin\)/);
+    assert.match(await page.locator('[data-testid="session"]').textContent(), /Signed in as you \(.+, this computer's admin\)/);
     await row(page, first.id).click();
     const detail = page.locator(`[data-testid="detail"][data-id="${first.id}"]`);
     await detail.locator('[data-testid="fingerprint-check"][data-status="verified"]').waitFor();

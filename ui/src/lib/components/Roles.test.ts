@@ -88,7 +88,7 @@ describe('roles', () => {
     web.principal = { name: 'bob', role: 'admin', kind: 'local' };
     const a = renderApp(web);
     await settle();
-    expect(text(a.q('session'))).toBe('Signed in as bob (local admin)');
+    expect(text(a.q('session'))).toBe("Signed in as you (bob, this computer's admin)");
     const desktop = new FakeBackend();
     desktop.principal = { name: '', role: 'admin', kind: 'local' };
     const b = renderApp(desktop, null);

@@ -28,6 +28,8 @@ export const app = {
 
   /** Who the token stands for, in the header. `{name}`: the credential's name (or the OS user); `{role}`: one of `roles`. */
   whoami: 'Signed in as {name} ({role})',
+  /** The local admin by its OS account: `{name}`. Never called "operator", which is a role. */
+  whoamiYou: "Signed in as you ({name}, this computer's admin)",
   /** The desktop window, which does not learn the OS user's name. */
   whoamiLocal: 'Signed in as the local admin',
   /** A role as the header names it (`local`: the local user, always an admin). */

@@ -23,6 +23,7 @@ export const app: Messages['app'] = {
   tokenInvalid: 'トークンでも、#token=… 付きのコンソールの URL でもありません。',
 
   whoami: '{name}（{role}）としてログイン中',
+  whoamiYou: 'あなた（{name}、このコンピューターの管理者）としてログイン中',
   whoamiLocal: 'ローカルの管理者としてログイン中',
   roles: { agent: 'エージェント', viewer: '閲覧者', operator: 'オペレーター', admin: '管理者', local: 'ローカルの管理者' },
   checkingToken: 'トークンを確認しています…',
