@@ -160,10 +160,12 @@ async fn the_value_never_reaches_any_output_error_or_the_database() {
     // Every secret command, with the data directory given and trace logging on.
     assert_exit(&binary(&["--data-dir", data_dir, "secret", "set", &name], Some(&format!("{value}\n")), &[]), 0, &value);
     assert_exit(&binary(&["--data-dir", data_dir, "secret", "check", &name], None, &[]), 0, &value);
+    // A write makes the database (a read never does), then the queue is read from it.
+    assert_exit(&binary(&["--data-dir", data_dir, "tokens", "add", "leak-check", "--role", "viewer"], None, &[]), 0, &value);
     let queue = binary(&["--data-dir", data_dir, "queue"], None, &[]);
     assert_exit(&queue, 0, &value);
 
-    // The database the queue command opened (db, WAL, shm): not one byte sequence of the value.
+    // The database the commands opened (db, WAL, shm): not one byte sequence of the value.
     let mut files = 0;
     for entry in std::fs::read_dir(data.path()).unwrap() {
         let path = entry.unwrap().path();
