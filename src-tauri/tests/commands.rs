@@ -319,6 +319,25 @@ fn grants_are_made_listed_and_revoked_from_the_window() {
 }
 
 #[test]
+fn tokens_are_made_listed_and_revoked_from_the_window() {
+    let d = desktop();
+    let made = d.invoke("add_token", json!({ "token": { "name": "ci-bot", "role": "operator" } })).unwrap();
+    let secret = made["token"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("ac_"), "{made}");
+    assert!(made["credential"]["createdBy"].as_str().unwrap().ends_with("(desktop)"), "{made}");
+    let list = d.invoke("tokens", json!({})).unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(list[0]["name"], "ci-bot");
+    assert!(!list.to_string().contains(&secret), "the list never holds the token: {list}");
+    let err = d.invoke("add_token", json!({ "token": { "name": "ci-bot", "role": "agent" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "a live name is refused: {err}");
+    assert_eq!(d.invoke("revoke_token", json!({ "name": "ci-bot" })).unwrap(), json!({ "name": "ci-bot", "role": "operator" }));
+    let err = d.invoke("revoke_token", json!({ "name": "ci-bot" })).unwrap_err();
+    assert_eq!(err["code"], "not_found", "{err}");
+    assert_eq!(d.invoke("tokens", json!({})).unwrap(), json!([]));
+}
+
+#[test]
 fn stats_count_the_decisions_taken_in_the_window_and_refuse_a_period_out_of_range() {
     let d = desktop();
     let approved = d.pause("delete rec-1");

@@ -57,7 +57,8 @@ async fn answer<O: Operation>(state: ApiState, caller: Caller, params: RawPathPa
     if status == StatusCode::NO_CONTENT {
         return Ok(status.into_response());
     }
-    Ok((status, Json(reply.body)).into_response())
+    // Answers hold what operators see (arguments, audit entries, a new token): no cache keeps them.
+    Ok((status, [(axum::http::header::CACHE_CONTROL, "no-store")], Json(reply.body)).into_response())
 }
 
 /// Adds every declared operation's path item to `doc`, and the schemas they name to its components.

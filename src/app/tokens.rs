@@ -11,6 +11,7 @@ use crate::domain::Op;
 use crate::domain::{Actor, Error, Principal, Role};
 pub use crate::store::credentials::Claims;
 use crate::store::{credentials, credentials::Credential};
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// What every stored token starts with (the session token of `serve` is plain hex, or chosen).
@@ -23,6 +24,43 @@ const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
 pub struct NewToken {
     pub credential: Credential,
     pub secret: String,
+}
+
+/// A credential to make (`POST /api/tokens`, the Settings' "Make a token"): its name and role, and
+/// what its submitted calls may claim ([`Claims`]).
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenRequest {
+    /// 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit; no live credential has it.
+    pub name: String,
+    pub role: Role,
+    /// Whose it is, for the two-person rule (default: its own name).
+    #[serde(default)]
+    pub person: Option<String>,
+    /// The agent names its submitted calls may claim (default: only its own name).
+    #[serde(default)]
+    pub agents: Option<Vec<String>>,
+    /// The sources its submitted calls may claim (default: any).
+    #[serde(default)]
+    pub sources: Option<Vec<String>>,
+}
+
+/// A credential just made, with its token: the only time the token is shown (the console keeps its
+/// hash alone). No `Debug`: nothing prints it by accident.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MadeToken {
+    pub credential: Credential,
+    /// The bearer token (`ac_` + 64 hex digits): shown only now.
+    pub token: String,
+}
+
+/// A credential just revoked.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RevokedToken {
+    pub name: String,
+    pub role: Role,
 }
 
 /// `claims` as stored: each agent name 1–200 printable characters, each source one of the
@@ -113,6 +151,13 @@ impl App {
             sources: claims.sources,
         };
         Ok(NewToken { credential, secret })
+    }
+
+    /// [`App::add_token_with`] from a request (`POST /api/tokens`, the window's `add_token`).
+    pub async fn make_token(&self, r: TokenRequest, by: &Actor) -> Result<MadeToken, Error> {
+        let claims = Claims { person: r.person, agents: r.agents, sources: r.sources };
+        let made = self.add_token_with(&r.name, r.role, claims, by).await?;
+        Ok(MadeToken { credential: made.credential, token: made.secret })
     }
 
     /// The live credentials, by name (admin only).

@@ -87,10 +87,10 @@ operations! {
     PreviewGrant preview_grant: POST "/api/grants/preview" => Admin, window;
     RevokeGrant revoke_grant: POST "/api/grants/{id}/revoke" => Operator, window;
 
-    // Credentials: the CLI's (`approval-console tokens`), run by the data directory's owner.
-    AddToken add_token: LOCAL => Admin;
-    Tokens tokens: LOCAL => Admin;
-    RevokeToken revoke_token: LOCAL => Admin;
+    // Credentials, by an admin: the Settings' Tokens section, and the CLI's `approval-console tokens`.
+    Tokens tokens: GET "/api/tokens" => Admin, window;
+    AddToken add_token: POST "/api/tokens" => Admin, window;
+    RevokeToken revoke_token: DELETE "/api/tokens/{name}" => Admin, window;
 
     // Remote engines. A sync reads from the engine and changes no setting.
     Engines engines: GET "/api/engines" => Operator, window;

@@ -475,3 +475,67 @@ async fn the_operations_wrapper_checks_the_role_itself() {
     let kinds = operation::call::<engines::op::EngineKinds>(&t.app, Nothing, Nothing, &operator).await.unwrap();
     assert_eq!(kinds.body.len(), 2);
 }
+
+#[tokio::test]
+async fn an_admin_makes_lists_and_revokes_tokens_over_the_api_and_the_token_is_shown_once() {
+    let t = spawn_app().await;
+    let r = t
+        .http
+        .post(format!("{}/api/tokens", t.base))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "name": "ci-bot", "role": "agent", "agents": ["support-bot"], "sources": ["http"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(r.headers()["cache-control"], "no-store", "the one answer holding the token is not cached");
+    let made: Value = r.json().await.unwrap();
+    let secret = made["token"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("ac_") && secret.len() == 67, "{made}");
+    assert_eq!(made["credential"]["name"], "ci-bot");
+    assert_eq!(made["credential"]["role"], "agent");
+    assert_eq!(made["credential"]["agents"], json!(["support-bot"]));
+    // The token works at once, with its role: an agent starts runs and may not list tokens.
+    let (status, _) = t.call_as(&secret, Method::POST, "/api/agents/demo/generate", Some(delete("look up rec-1"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(t.call_as(&secret, Method::GET, "/api/tokens", None).await.0, StatusCode::FORBIDDEN);
+    // Listed without the token; the database and the audit log hold no trace of it.
+    let (status, list) = t.get("/api/tokens").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert!(!list.to_string().contains(&secret[3..]), "the list never answers a token: {list}");
+    assert_eq!(t.count(&format!("SELECT COUNT(*) FROM credentials WHERE secret_hash LIKE '%{}%'", &secret[3..])).await, 0);
+    assert_eq!(t.count(&format!("SELECT COUNT(*) FROM audit_log WHERE details LIKE '%{}%'", &secret[3..])).await, 0);
+    assert_eq!(t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'credential.created'").await, 1);
+    // A second live credential of the name, a bad name, an unknown source: refused, nothing made.
+    for body in [
+        json!({ "name": "ci-bot", "role": "operator" }),
+        json!({ "name": "-x", "role": "operator" }),
+        json!({ "name": "x", "role": "operator", "sources": ["carrier-pigeon"] }),
+        json!({ "name": "x", "role": "root" }),
+        json!({ "name": "x", "role": "operator", "token": "ac_mine" }),
+    ] {
+        let (status, answer) = t.post("/api/tokens", body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+    }
+    assert_eq!(t.count("SELECT COUNT(*) FROM credentials").await, 1);
+    // An operator may not make, list or revoke tokens.
+    let operator = t.token("alice", Role::Operator).await;
+    for (method, path, body) in [
+        (Method::GET, "/api/tokens", None),
+        (Method::POST, "/api/tokens", Some(json!({ "name": "mine", "role": "admin" }))),
+        (Method::DELETE, "/api/tokens/ci-bot", None),
+    ] {
+        let (status, answer) = t.call_as(&operator, method, path, body).await;
+        assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")), "{path}: {answer}");
+    }
+    assert_eq!(t.count("SELECT COUNT(*) FROM credentials WHERE revoked_at IS NULL").await, 2);
+    // Revoked: the token stops working; a second revoke finds nothing.
+    let r = t.http.delete(format!("{}/api/tokens/ci-bot", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.json::<Value>().await.unwrap(), json!({ "name": "ci-bot", "role": "agent" }));
+    assert_eq!(t.call_as(&secret, Method::POST, "/api/agents/demo/generate", Some(delete("x"))).await.0, StatusCode::UNAUTHORIZED);
+    let r = t.http.delete(format!("{}/api/tokens/ci-bot", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(t.count("SELECT COUNT(*) FROM audit_log WHERE action = 'credential.revoked'").await, 1);
+}

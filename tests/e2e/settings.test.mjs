@@ -31,8 +31,8 @@ test('notification settings survive a reload; a bad time is refused with invalid
     assert.equal(await enabled.isChecked(), false);
     assert.equal(await enabled.isDisabled(), true);
     assert.match(await page.locator('[data-testid="notify-enabled-note"]').textContent(), /^\s*Not in effect here: this process shows no notifications/);
-    // One Save for everything the console keeps; nothing unsaved yet.
-    assert.equal(await page.locator('button[type="submit"]').count(), 1);
+    // One Save for everything the console keeps (Tokens, applied at once, have their own form); nothing unsaved yet.
+    assert.equal(await page.locator('[data-testid="settings-form"] button[type="submit"]').count(), 1);
     assert.equal(await page.locator('[data-testid="settings-unsaved"]').count(), 0);
 
     // The server's defaults.

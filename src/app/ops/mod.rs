@@ -7,6 +7,7 @@ pub mod engines;
 pub mod grants;
 pub mod queue;
 pub mod settings;
+pub mod tokens;
 
 /// Tells `v` of every operation declared in these modules.
 pub fn each(v: &mut impl super::operation::Visitor) {
@@ -15,4 +16,5 @@ pub fn each(v: &mut impl super::operation::Visitor) {
     settings::each(v);
     grants::each(v);
     engines::each(v);
+    tokens::each(v);
 }

@@ -639,6 +639,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["tokens"];
+        put?: never;
+        post: operations["add_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["revoke_token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -760,6 +792,25 @@ export interface components {
              */
             approvesWaiting: number;
             grant: components["schemas"]["Grant"];
+        };
+        /** @description A credential as listed: never its secret (the database does not have it either). */
+        Credential: {
+            /** @description The agent names its submitted calls may claim; null: its calls carry its own name. */
+            agents: string[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            /**
+             * @description Whom it belongs to: the two-person rule counts persons, so one person's credentials (and the
+             *     local admin of the same name) approve once. The credential's own name unless set.
+             */
+            person: string;
+            role: components["schemas"]["Role"];
+            /** @description The sources (`http`, `claude-code`, `codex`, `mcp`) its submitted calls may claim; null: any. */
+            sources: string[] | null;
         };
         /**
          * @description The period's decisions by outcome: `total` counts them all. An edited approval is `approved`;
@@ -1099,6 +1150,15 @@ export interface components {
          * @enum {string}
          */
         ItemState: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone";
+        /**
+         * @description A credential just made, with its token: the only time the token is shown (the console keeps its
+         *     hash alone). No `Debug`: nothing prints it by accident.
+         */
+        MadeToken: {
+            credential: components["schemas"]["Credential"];
+            /** @description The bearer token (`ac_` + 64 hex digits): shown only now. */
+            token: string;
+        };
         /** @description A call an agent asks an operator about. */
         NewCall: {
             /** @description Which agent asks (1–200 characters): shown to the operator, and a filter of the queue. */
@@ -1454,6 +1514,11 @@ export interface components {
             data: unknown;
             fingerprint: string;
         };
+        /** @description A credential just revoked. */
+        RevokedToken: {
+            name: string;
+            role: components["schemas"]["Role"];
+        };
         /**
          * @description What a principal may do. Not ordered: `agent` and `viewer` stand beside each other, and what a
          *     role may do is [`Role::includes`] (deliberately no `Ord`, so nothing compares roles by rank).
@@ -1554,6 +1619,21 @@ export interface components {
             since: string;
             /** Format: date-time */
             until: string;
+        };
+        /**
+         * @description A credential to make (`POST /api/tokens`, the Settings' "Make a token"): its name and role, and
+         *     what its submitted calls may claim ([`Claims`]).
+         */
+        TokenRequest: {
+            /** @description The agent names its submitted calls may claim (default: only its own name). */
+            agents?: string[] | null;
+            /** @description 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit; no live credential has it. */
+            name: string;
+            /** @description Whose it is, for the two-person rule (default: its own name). */
+            person?: string | null;
+            role: components["schemas"]["Role"];
+            /** @description The sources its submitted calls may claim (default: any). */
+            sources?: string[] | null;
         };
         /** @description One tool call inside a run (Mastra's `toolCallId`). */
         ToolCallId: string;
@@ -4221,6 +4301,153 @@ export interface operations {
             };
             /** @description forbidden: the credential's role may not */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live credentials, by name (never their tokens: the console keeps only a hash) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"][];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Made; `token` is in this answer only and cannot be shown again */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MadeToken"];
+                };
+            };
+            /** @description invalid_request: a name or claim not allowed, or a live credential of that name */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked: its token stops working at once, in every process */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedToken"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no live credential of that name */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -123,6 +123,14 @@ export type QuorumSettings = Schemas['QuorumSettings'];
 export type QuorumRule = Schemas['QuorumRule'];
 /** One operator's approval of a call whose tool needs several (`item.approvals`; `operatorKey`: `token:alice`, `local:bob`). */
 export type ApprovalView = Schemas['ApprovalView'];
+/** A credential as listed (never its token: the console keeps only a hash). */
+export type Credential = Schemas['Credential'];
+/** A credential to make: name, role, and what its submitted calls may claim. */
+export type TokenRequest = Schemas['TokenRequest'];
+/** A credential just made, with its token: the only time the token is shown. */
+export type MadeToken = Schemas['MadeToken'];
+/** A credential just revoked. */
+export type RevokedToken = Schemas['RevokedToken'];
 /** An "always allow" grant as stored (`revokedAt`, `expiresAt` and `uses` say whether and how much it applied). */
 export type Grant = Schemas['Grant'];
 /** A grant to make from a call on screen; `fingerprint` is the one shown (C3). */
@@ -329,6 +337,15 @@ export interface Backend {
   previewGrant(grant: NewGrant): Promise<GrantPreview>;
   /** Revokes a grant; answers it revoked (`invalid_request` if it already was). */
   revokeGrant(id: string): Promise<Grant>;
+  /** The live credentials, by name (admins only). */
+  listTokens(): Promise<Credential[]>;
+  /**
+   * Makes a credential (admins only); its `token` is in this answer only. `invalid_request` for a
+   * name or claim not allowed, or a live credential of that name.
+   */
+  addToken(request: TokenRequest): Promise<MadeToken>;
+  /** Revokes a credential (admins only): its token stops working at once. `not_found` if none is live. */
+  revokeToken(name: string): Promise<RevokedToken>;
   /**
    * Who the credential stands for (`GET /api/session`): its name, role and kind. The console offers
    * only what the role may do (the server refuses the rest with `forbidden`). The desktop window is

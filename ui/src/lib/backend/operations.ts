@@ -12,6 +12,7 @@ import type {
   AuditVerification,
   Backend,
   CreatedGrant,
+  Credential,
   DecisionHistory,
   EngineChanges,
   EngineTest,
@@ -20,6 +21,7 @@ import type {
   ExpirySettings,
   Grant,
   GrantPreview,
+  MadeToken,
   NewEngine,
   NewGrant,
   NotificationSettings,
@@ -33,8 +35,10 @@ import type {
   QueuePage,
   QuorumSettings,
   ResolutionKind,
+  RevokedToken,
   SyncAnswer,
   TeamStats,
+  TokenRequest,
 } from './backend';
 
 type Catalog = typeof OPERATIONS;
@@ -228,6 +232,18 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   revokeGrant(id: string): Promise<Grant> {
     return this.run('revoke_grant', { path: { id } });
+  }
+
+  listTokens(): Promise<Credential[]> {
+    return this.run('tokens');
+  }
+
+  addToken(request: TokenRequest): Promise<MadeToken> {
+    return this.run('add_token', { input: request });
+  }
+
+  revokeToken(name: string): Promise<RevokedToken> {
+    return this.run('revoke_token', { path: { name } });
   }
 
   session(): Promise<Principal> {

@@ -311,6 +311,28 @@ describe('WebBackend', () => {
     ]);
   });
 
+  it('lists, makes and revokes tokens at /api/tokens, the name encoded', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const made = { credential: { name: 'ci', role: 'agent' }, token: 'ac_1' };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (init!.method === 'POST') return jsonResponse(201, made);
+        if (init!.method === 'DELETE') return jsonResponse(404, { code: 'not_found', message: 'credential "ci/x" not found' });
+        return jsonResponse(200, []);
+      },
+    });
+    expect(await backend.listTokens()).toEqual([]);
+    expect(await backend.addToken({ name: 'ci', role: 'agent', sources: ['http'] })).toEqual(made);
+    expect(await backend.revokeToken('ci/x').catch((e) => e)).toMatchObject({ code: 'not_found', status: 404 });
+    expect(seen).toEqual([
+      { url: '/api/tokens', method: 'GET', body: undefined },
+      { url: '/api/tokens', method: 'POST', body: { name: 'ci', role: 'agent', sources: ['http'] } },
+      { url: '/api/tokens/ci%2Fx', method: 'DELETE', body: undefined },
+    ]);
+  });
+
   it('reads and stores the quorums at /api/settings/quorum, and answers a 202 approval (one of a quorum) as the call it returns', async () => {
     const seen: { url: string; method: string; body: unknown }[] = [];
     const quorum = { rules: [{ tool: 'delete_record', approvals: 2 }] };

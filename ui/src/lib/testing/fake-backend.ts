@@ -8,11 +8,13 @@ import {
   type AuditEntry,
   type AuditVerification,
   type Backend,
+  type Credential,
   type DecisionRecord,
   type ExportFormat,
   type Grant,
   type NewGrant,
   type QueueItem,
+  type TokenRequest,
 } from '../backend/backend';
 import type { AnswerOf, Declared, Request } from '../backend/operations';
 import type { TeamStats } from '../team';
@@ -170,6 +172,52 @@ export class FakeBackend extends FakeSetup implements Backend {
     if (this.grants[i].revokedAt) throw new ApiError('invalid_request', `grant ${id} is already revoked`, null, 400);
     this.grants[i] = { ...this.grants[i], revokedAt: '2025-01-01T11:00:00Z', revokedBy: 'web' };
     return wire(this.grants[i]);
+  }
+
+  /** The live credentials, by name. */
+  credentials: Credential[] = [];
+  /** When set, the next `addToken` / `revokeToken` fails with it. */
+  failToken: ApiError | null = null;
+
+  async listTokens() {
+    this.calls.push({ method: 'listTokens', args: [] });
+    return wire(this.credentials);
+  }
+
+  /** Like the server: a live credential's name is refused; the token is answered only here. */
+  async addToken(request: TokenRequest) {
+    this.calls.push({ method: 'addToken', args: [wire(request)] });
+    if (this.failToken) throw this.takeFailure();
+    if (this.credentials.some((c) => c.name === request.name)) {
+      throw new ApiError('invalid_request', `a credential named "${request.name}" exists: revoke it first, or choose another name`, null, 400);
+    }
+    const credential: Credential = {
+      name: request.name,
+      role: request.role,
+      createdAt: '2025-01-01T10:00:00Z',
+      createdBy: 'local:you (web)',
+      lastUsedAt: null,
+      person: request.person ?? request.name,
+      agents: request.agents ?? null,
+      sources: request.sources ?? null,
+    };
+    this.credentials = [...this.credentials, credential].sort((a, b) => a.name.localeCompare(b.name));
+    return wire({ credential, token: `ac_${String(this.credentials.length).padStart(64, '0')}` });
+  }
+
+  async revokeToken(name: string) {
+    this.calls.push({ method: 'revokeToken', args: [name] });
+    if (this.failToken) throw this.takeFailure();
+    const c = this.credentials.find((c) => c.name === name);
+    if (!c) throw new ApiError('not_found', `credential "${name}" not found`, null, 404);
+    this.credentials = this.credentials.filter((x) => x !== c);
+    return wire({ name, role: c.role });
+  }
+
+  private takeFailure(): ApiError {
+    const e = this.failToken!;
+    this.failToken = null;
+    return e;
   }
 
   /** What `stats` answers: the same figures for any period unless a function of `days`. */

@@ -7,12 +7,13 @@ import { args } from './args';
 import { resume } from './resume';
 import { engines } from './engines';
 import { settings } from './settings';
+import { tokens } from './tokens';
 import { audit } from './audit';
 import { grants } from './grants';
 import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
 
-export const en = { common, app, queue, detail, args, resume, engines, settings, audit, grants, team, errors, diff };
+export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff };
 
 export type Messages = typeof en;

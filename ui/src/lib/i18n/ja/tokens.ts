@@ -1,0 +1,46 @@
+import type { Messages } from '../en';
+
+/** Japanese words of the `tokens` section (see ../en/tokens.ts). */
+export const tokens: Messages['tokens'] = {
+  title: 'トークン',
+  intro:
+    'エージェント、オペレーター、ダッシュボード用の認証情報で、それぞれに役割があります。コンソールは各トークンのハッシュだけを保存するため、新しいトークンは作成時に一度だけ表示されます。変更はすぐに反映され、保存は不要です。',
+  none: 'トークンはまだありません。エージェント（フック、MCP ゲート、HTTP エージェント）、同僚、ダッシュボード用に下で作成してください。',
+  name: '名前',
+  role: '役割',
+  person: '本人',
+  claims: '呼び出しの名乗り',
+  created: '作成',
+  lastUsed: '最終使用',
+  never: 'なし',
+  actions: '操作',
+  claimOwnName: 'エージェント: 自分の名前',
+  claimAgents: (agents: string) => `エージェント ${agents}`,
+  claimSources: (sources: string) => `送信元 ${sources}`,
+  revoke: '取り消す',
+  revokeLabel: (name: string) => `トークン ${name} を取り消す`,
+  confirmRevoke: (name: string) => `${name} を今すぐ取り消す`,
+  revoking: '取り消し中…',
+  revoked: (name: string) => `${name} を取り消しました。そのトークンはもう使えません。`,
+  makeTitle: 'トークンを作成',
+  namePlaceholder: '例: claude-code、alice',
+  roleHints: {
+    agent: 'エージェント: 呼び出しを送信して判断を待ちます。キューを見たり判断したりはできません。',
+    operator: 'オペレーター: キューを見て判断します。設定、許可、エンジン、トークンは変更できません。',
+    viewer: '閲覧者: 統計とメトリクスのみ。キューは見られません。',
+    admin: '管理者: 設定、エンジン、トークンを含むすべて。',
+  },
+  more: '本人と、呼び出しが名乗れるもの（任意）',
+  personPlaceholder: '既定: 名前と同じ',
+  agents: 'エージェント名',
+  agentsPlaceholder: '既定: 自分の名前',
+  sources: '送信元',
+  sourcesPlaceholder: 'http、claude-code、codex、mcp。既定: すべて',
+  claimsHint:
+    '本人: 誰のトークンか（二者承認では、どのトークンを使っても一人は一回だけ承認できます）。エージェント名と送信元: カンマ区切り。このトークンが送る呼び出しが名乗れる出所です。',
+  make: 'トークンを作成',
+  making: '作成中…',
+  madeTitle: (name: string, role: string) => `トークン ${name}（${role}）を作成しました`,
+  madeOnce: '今すぐコピーしてください。表示はこの一度だけです。なくした場合は復元できません。取り消して作り直してください。',
+  done: 'コピーしました',
+};
