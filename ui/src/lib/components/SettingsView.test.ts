@@ -175,8 +175,9 @@ describe('SettingsView: one way to save, each field saying what it governs', () 
   it('saves notifications and time limits with one Save, saying what is unsaved until then', async () => {
     const backend = new FakeBackend();
     const { target, tid, input } = await render(backend);
-    // One Save for all the settings the console keeps; none in a section of its own.
-    expect([...target.querySelectorAll('button[type="submit"]')].map((b) => b.getAttribute('data-testid'))).toEqual(['settings-save']);
+    // One Save for all the settings the console keeps; none in a section of its own (Tokens, applied
+    // at once, is a form of its own beside it).
+    expect([...target.querySelectorAll('[data-testid="settings-form"] button[type="submit"]')].map((b) => b.getAttribute('data-testid'))).toEqual(['settings-save']);
     expect(text(tid('settings-save'))).toBe('Save settings');
     expect(text(target.querySelector('.intro'))).toContain('save them all with Save settings below');
     expect(tid('settings-unsaved')).toBeNull();
