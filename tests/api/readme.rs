@@ -33,15 +33,19 @@ fn blocks(lang: &str) -> Vec<String> {
 
 /// Runs a README shell block with bash, `approval-console` on PATH and the data directory set.
 fn run_shell(block: &str, data_dir: &Path) -> std::process::Output {
+    shell(block, data_dir).output().unwrap()
+}
+
+/// The command [`run_shell`] runs.
+fn shell(block: &str, data_dir: &Path) -> Command {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_approval-console")).parent().unwrap().to_owned();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    Command::new("bash")
-        .args(["-euo", "pipefail", "-c", block])
+    let mut c = Command::new("bash");
+    c.args(["-euo", "pipefail", "-c", block])
         .env("PATH", path)
         .env("APPROVAL_CONSOLE_DATA_DIR", data_dir)
-        .env("APPROVAL_CONSOLE_LOG", "warn")
-        .output()
-        .unwrap()
+        .env("APPROVAL_CONSOLE_LOG", "warn");
+    c
 }
 
 fn text(o: &std::process::Output) -> String {
@@ -89,9 +93,34 @@ async fn the_readme_curl_pauses_the_demo_agent_of_a_running_serve() {
 }
 
 #[tokio::test]
+async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let data = tmp.path().join("data");
+    let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    let block = block("sh", "hooks install claude-code\napproval-console tokens list");
+    // As printed, then one line of the test's: the token the block left in the shell.
+    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data).env("HOME", &home).output().unwrap();
+    assert!(out.status.success(), "{block}\n{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
+    assert!(token.starts_with("ac_"), "the export holds the token: {said}");
+    assert!(said.contains("claude-hook") && !said.replace(&format!("TOKEN={token}"), "").contains(&token), "listed, never shown again: {said}");
+    // The credential is an agent's, allowed to queue calls as Claude Code's.
+    let session = crate::helpers::serve_process::get_json(&reqwest::Client::new(), &format!("{}/api/session", serve.base), &token).await;
+    assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("claude-hook"), Some("agent")), "{session}");
+    // The hook is in Claude Code's settings, by this binary's absolute path.
+    let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap()).unwrap();
+    let entry = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(entry["command"].as_str(), Some(installed_binary().as_str()), "{settings}");
+    assert_eq!(entry["onFailure"], "block", "{settings}");
+}
+
+#[tokio::test]
 async fn the_readme_token_commands_run_as_printed() {
     let tmp = tempfile::tempdir().unwrap();
-    let block = blocks("sh").into_iter().find(|b| b.contains("tokens add")).expect("the README's tokens block");
+    let block = block("sh", "tokens revoke support-bot");
     let out = run_shell(&block, tmp.path());
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = text(&out);
