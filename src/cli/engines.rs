@@ -3,25 +3,51 @@
 use super::args::EnginesCommand;
 use super::secret::read_secret;
 use anyhow::Result;
-use approval_console::app::engines::{EngineChanges, NewEngine};
+use approval_console::app::engines::{EngineChanges, EngineTest, NewEngine};
 use approval_console::app::App;
 use approval_console::domain::text::visible;
+use approval_console::domain::{Actor, CallSource, Error};
 use approval_console::engine::kinds;
+use approval_console::store::engines::Health;
 use std::process::ExitCode;
+
+/// How long `engines add` waits for the server before it adds nothing.
+const ADD_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `engines add` without `--no-check`: the server at `url` must answer as a server of `kind` within
+/// [`ADD_CHECK`], else nothing is added — `engine_unreachable` (no answer, a timeout, a server
+/// error) or `engine_error` (it answers, but not as that kind). A refused token passes: the server
+/// is there, and its token is edited later.
+async fn check_before_adding(app: &App, by: &Actor, kind: CallSource, url: &str, token: Option<String>) -> Result<(), Error> {
+    eprintln!("checking that {} answers as a {} server (at most {} s)…", visible(url), kind.as_str(), ADD_CHECK.as_secs());
+    let test = EngineTest { kind, base_url: url.to_owned(), token };
+    let no_check = "Nothing was added. Check the URL (and --kind), or add it anyway with --no-check: a running console keeps trying to reach it";
+    let tried = match tokio::time::timeout(ADD_CHECK, app.test_engine(test, by)).await {
+        Err(_) => return Err(Error::Unreachable(format!("{} did not answer within {} s. {no_check}", visible(url), ADD_CHECK.as_secs()))),
+        Ok(tried) => tried?,
+    };
+    match tried.result {
+        Health::Unreachable => Err(Error::Unreachable(format!("{}: {}. {no_check}", visible(url), tried.message))),
+        Health::Incompatible => Err(Error::Engine(format!("{} answers, but not as a {} server: {}. {no_check}", visible(url), kind.as_str(), tried.message))),
+        _ => Ok(()),
+    }
+}
 
 pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
     let by = app.local_actor("cli");
     match command {
         EnginesCommand::List { json } => list(app, json).await?,
-        EnginesCommand::Add { name, url, kind, token, poll_ms } => {
+        EnginesCommand::Add { name, url, kind, token, poll_ms, no_check } => {
             let kind = kinds::parse_remote(&kind)?;
             let token = if token { Some(read_secret(&format!("engine {name} token"))?.expose().to_owned()) } else { None };
+            if !no_check {
+                check_before_adding(app, &by, kind, &url, token.clone()).await?;
+            }
             let new = NewEngine { name, kind, base_url: url, token, poll_ms: Some(poll_ms), session_only: false };
             let engine = app.add_engine(new, &by).await?;
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
             println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
             let agents = kinds::remote(engine.kind)?.lists;
-            eprintln!("checking that {} answers (an engine that does not is waited for until its timeout)…", visible(&engine.base_url));
             match app.sync_engine(&engine.name, &by).await {
                 Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),

@@ -394,3 +394,38 @@ async fn serve_token_file_takes_the_files_token_and_a_file_others_may_read_stops
     assert_eq!(both.status.code(), Some(2));
     assert!(text_of(&both).contains("cannot be used with"), "{}", text_of(&both));
 }
+
+/// `engines add` checks the server first: a URL that does not answer, or answers as something else,
+/// adds nothing and says why (issue 25: it used to wait 30 s in silence, then add it); `--no-check`
+/// adds it anyway.
+#[tokio::test]
+async fn engines_add_refuses_a_server_that_does_not_answer_unless_no_check() {
+    let dir = tempfile::tempdir().unwrap();
+    // Accepts connections and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    // Answers every request with 404: a web server, not a Mastra one.
+    let app = axum::Router::new().fallback(|| async { (axum::http::StatusCode::NOT_FOUND, "<html>no such page</html>") });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let web_url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let d = dir.path().to_owned();
+    let add = |args: Vec<String>| {
+        let d = d.clone();
+        tokio::task::spawn_blocking(move || cli(&d, &args.iter().map(String::as_str).collect::<Vec<_>>()))
+    };
+    let out = add(vec!["engines".into(), "add".into(), "quiet".into(), silent_url.clone()]).await.unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", text_of(&out));
+    assert!(text_of(&out).contains("did not answer within 10 s") && text_of(&out).contains("--no-check"), "{}", text_of(&out));
+    let out = add(vec!["engines".into(), "add".into(), "web".into(), web_url.clone()]).await.unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text_of(&out));
+    assert!(text_of(&out).contains("error [engine_error]") && text_of(&out).contains("not as a mastra server"), "{}", text_of(&out));
+    let listed = cli(dir.path(), &["engines", "list"]);
+    assert!(text_of(&listed).contains("No remote engines"), "nothing was added: {}", text_of(&listed));
+
+    let out = add(vec!["engines".into(), "add".into(), "web".into(), web_url, "--no-check".into()]).await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text_of(&out));
+    assert!(text_of(&out).contains("added mastra engine web") && text_of(&out).contains("not synced yet"), "{}", text_of(&out));
+    drop(silent);
+}

@@ -175,6 +175,11 @@ pub enum EnginesCommand {
         /// How often to look for waiting calls, in milliseconds.
         #[arg(long, default_value_t = approval_console::console::remotes::DEFAULT_POLL_MS)]
         poll_ms: u32,
+        /// Add it without first checking that it answers as a server of that kind (at most 10 s).
+        /// Without this, a URL that does not answer, or answers as something else, adds nothing
+        /// (exit code 4 or 2); a refused token is added all the same (edit it with --token).
+        #[arg(long)]
+        no_check: bool,
     },
     /// Change an engine's URL, token or poll interval.
     Edit {
