@@ -32,8 +32,8 @@ export const app = {
   whoamiYou: "Signed in as you ({name}, this computer's admin)",
   /** The desktop window, which does not learn the OS user's name. */
   whoamiLocal: 'Signed in as the local admin',
-  /** A role as the header names it (`local`: the local user, always an admin). */
-  roles: { agent: 'agent', viewer: 'viewer', operator: 'operator', admin: 'admin', local: 'local admin' },
+  /** A role as the header and Settings → Tokens name it. */
+  roles: { agent: 'agent', viewer: 'viewer', operator: 'operator', admin: 'admin' },
   /** Before the console knows who the token stands for. */
   checkingToken: 'Checking the token…',
   /** Asking who the token stands for failed (the error is shown below it). */

@@ -25,7 +25,7 @@ export const app: Messages['app'] = {
   whoami: '{name}（{role}）としてログイン中',
   whoamiYou: 'あなた（{name}、このコンピューターの管理者）としてログイン中',
   whoamiLocal: 'ローカルの管理者としてログイン中',
-  roles: { agent: 'エージェント', viewer: '閲覧者', operator: 'オペレーター', admin: '管理者', local: 'ローカルの管理者' },
+  roles: { agent: 'エージェント', viewer: '閲覧者', operator: 'オペレーター', admin: '管理者' },
   checkingToken: 'トークンを確認しています…',
   sessionFailed: 'このトークンが誰のものか、コンソールは確認できませんでした。',
   otherToken: '別のトークンを使う',
