@@ -83,20 +83,23 @@ need_tauri_driver() {
   cargo install --quiet --locked tauri-driver --version 2.1.0 --root "$TOOLS"
 }
 
-# link_cli: the release CLI where a newcomer finds it. With ~/.local/bin on PATH, a symbolic link
-# there (made or kept; a file of that name that is not such a link is left alone); else its path.
+# link_cli: the release CLI where a newcomer finds it: a symbolic link in ~/.local/bin (made or kept;
+# a file of that name that is not such a link is left alone), and the line that puts that folder on
+# PATH when it is not there yet.
 link_cli() {
   local bin="$TARGET_DIR/release/approval-console" dir="$HOME/.local/bin"
-  case ":$PATH:" in
-    *":$dir:"*) ;;
-    *) say "the CLI is $bin (put ~/.local/bin on PATH and run scripts/run again to have it linked there)"; return 0 ;;
-  esac
   if [ -e "$dir/approval-console" ] && [ ! -L "$dir/approval-console" ]; then
     say "the CLI is $bin ($dir/approval-console is another file: left as it is)"
+    return 0
   elif [ "$(readlink "$dir/approval-console" 2>/dev/null)" = "$bin" ]; then
-    say "the CLI is approval-console on your PATH (the link $dir/approval-console, kept)"
+    say "the CLI is $dir/approval-console (the link to $bin, kept)"
   else
     mkdir -p "$dir" && ln -sfn "$bin" "$dir/approval-console"
-    say "the CLI is approval-console on your PATH (linked $dir/approval-console -> $bin)"
+    say "the CLI is $dir/approval-console (linked to $bin)"
   fi
+  case ":$PATH:" in
+    *":$dir:"*) ;;
+    # Debian's default ~/.profile puts ~/.local/bin on PATH at the next login once it exists.
+    *) say "~/.local/bin is not on your PATH yet: run  export PATH=\"\$HOME/.local/bin:\$PATH\"  (your next login may add it)" ;;
+  esac
 }
