@@ -21,14 +21,17 @@ const ADD_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
 async fn check_before_adding(app: &App, by: &Actor, kind: CallSource, url: &str, token: Option<String>) -> Result<(), Error> {
     eprintln!("checking that {} answers as a {} server (at most {} s)…", visible(url), kind.as_str(), ADD_CHECK.as_secs());
     let test = EngineTest { kind, base_url: url.to_owned(), token };
-    let no_check = "Nothing was added. Check the URL (and --kind), or add it anyway with --no-check: a running console keeps trying to reach it";
+    let no_check =
+        "Nothing was added. Check the URL (and --kind), or add it anyway with --no-check: a running console keeps trying to reach it";
     let tried = match tokio::time::timeout(ADD_CHECK, app.test_engine(test, by)).await {
         Err(_) => return Err(Error::Unreachable(format!("{} did not answer within {} s. {no_check}", visible(url), ADD_CHECK.as_secs()))),
         Ok(tried) => tried?,
     };
     match tried.result {
         Health::Unreachable => Err(Error::Unreachable(format!("{}: {}. {no_check}", visible(url), tried.message))),
-        Health::Incompatible => Err(Error::Engine(format!("{} answers, but not as a {} server: {}. {no_check}", visible(url), kind.as_str(), tried.message))),
+        Health::Incompatible => {
+            Err(Error::Engine(format!("{} answers, but not as a {} server: {}. {no_check}", visible(url), kind.as_str(), tried.message)))
+        }
         _ => Ok(()),
     }
 }

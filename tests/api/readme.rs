@@ -101,12 +101,16 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
     let block = block("sh", "hooks install claude-code\napproval-console tokens list");
     // As printed, then one line of the test's: the token the block left in the shell.
-    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data).env("HOME", &home).output().unwrap();
+    let out =
+        shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data).env("HOME", &home).output().unwrap();
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
     assert!(token.starts_with("ac_"), "the export holds the token: {said}");
-    assert!(said.contains("claude-hook") && !said.replace(&format!("TOKEN={token}"), "").contains(&token), "listed, never shown again: {said}");
+    assert!(
+        said.contains("claude-hook") && !said.replace(&format!("TOKEN={token}"), "").contains(&token),
+        "listed, never shown again: {said}"
+    );
     // The credential is an agent's, allowed to queue calls as Claude Code's.
     let session = crate::helpers::serve_process::get_json(&reqwest::Client::new(), &format!("{}/api/session", serve.base), &token).await;
     assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("claude-hook"), Some("agent")), "{session}");
