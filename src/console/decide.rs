@@ -156,22 +156,25 @@ impl Console {
         if request.fingerprint != item.call.fingerprint {
             return Err(Error::FingerprintMismatch { shown: request.fingerprint.clone(), current: item.call.fingerprint.clone() });
         }
-        match engine.reread(&item.call).await.or_else(|e| match e {
+        let reread = match engine.reread(&item.call).await {
             // Cannot re-read now: the decision is stored and the engine re-reads the call before it
             // is sent (C3), whenever it is back.
-            Error::Unreachable(why) => {
+            Err(Error::Unreachable(why)) => {
                 tracing::info!(item = %item.id, "engine unreachable while deciding ({why}); the decision waits in the outbox");
                 Ok(Some(item.call.clone()))
             }
-            other => Err(other),
-        })? {
+            other => other,
+        };
+        if matches!(reread, Ok(None) | Err(_)) {
+            // Another decision may have won meanwhile and its delivery ended the pause (the run
+            // finished, its snapshot gone): that is `already_decided`, not a call the engine lost.
+            let now = self.item(id).await?.queued.state;
+            if now != ItemState::Pending {
+                return Err(Error::AlreadyDecided { state: now });
+            }
+        }
+        match reread? {
             None => {
-                // Another decision may have won meanwhile and its delivery ended the pause: that is
-                // `already_decided`, not a call the engine lost.
-                let now = self.item(id).await?.queued.state;
-                if now != ItemState::Pending {
-                    return Err(Error::AlreadyDecided { state: now });
-                }
                 return Err(Error::not_found(format!("call {} (no longer paused at engine {})", item.call.tool_call_id, item.call.engine)));
             }
             Some(now) if now.fingerprint != request.fingerprint => {
