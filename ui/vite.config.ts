@@ -16,9 +16,19 @@ export default defineConfig(({ mode }) => ({
     assetsInlineLimit: 0,
   },
   test: {
-    environment: 'jsdom',
-    include: ['src/**/*.test.ts'],
     // CSS is stubbed out in tests, except app.css: the palette test reads it (`?raw`).
     css: { include: [/\/app\.css/] },
+    setupFiles: ['src/lib/testing/setup.ts'],
+    // Test files share their worker's jsdom and modules (no fresh environment per file: ~4x faster
+    // on 2 cores); each test cleans up what it mounts, and src/lib/testing/setup.ts resets the language,
+    // the theme and storage after every test. A file that replaces a module
+    // (`vi.mock`) runs on its own, since a module already loaded by another file would not be replaced.
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', environment: 'jsdom', include: ['src/**/*.test.ts'], exclude: ['src/**/*.charts.test.ts'], pool: 'threads', isolate: false },
+      },
+      { extends: true, test: { name: 'isolated', environment: 'jsdom', include: ['src/**/*.charts.test.ts'] } },
+    ],
   },
 }));
