@@ -81,7 +81,7 @@ async fn main() {
                 thread_id: None,
                 resource_id: None,
                 options: Default::default(),
-                run_id: None,
+                run_id: Default::default(),
                 started_by: None,
             };
             app.send(request, false, None, &app.local_actor("bench")).await.unwrap();

@@ -5,8 +5,8 @@
 //! against a real Mastra server (the test fixture: @mastra/core on Node 22, LibSQL, a scripted model)
 //! in the same run, through the same Mastra-shaped HTTP routes: generate (the run pauses on a tool
 //! that needs approval) → list the agent's suspended runs → approve-tool-call-generate (the tool
-//! runs, the run finishes). Prints cycles/s of each, their ratio, and the console's commits per cycle
-//! (from its `/api/metrics`).
+//! runs, the run finishes). Prints cycles/s of each, their ratio, and the console's commits and SQL
+//! statements per cycle (from its `/api/metrics`).
 
 #[path = "../tests/support/mastra_server.rs"]
 mod mastra_server;
@@ -98,16 +98,15 @@ async fn main() {
     rate(&http, &theirs, 1, 20, 1_000_000).await;
     for (n, &clients) in levels.iter().enumerate() {
         let offset = n * 10 * cycles;
-        let (c0, w0) = serve_process::commits_and_writes(&http, &console.base, TOKEN).await;
+        let before = serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
         let a = rate(&http, &ours, clients, cycles, offset).await;
-        let (c1, w1) = serve_process::commits_and_writes(&http, &console.base, TOKEN).await;
+        let after = serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
         let b = rate(&http, &theirs, clients, cycles, offset).await;
         let done = cycles.div_ceil(clients) * clients;
         println!(
-            "{clients:>3} clients: console {a:>6.0} cycles/s   mastra {b:>6.0} cycles/s   ratio {:>5.1}×   console commits/cycle {:.2} (writes/cycle {:.2})",
+            "{clients:>3} clients: console {a:>6.0} cycles/s   mastra {b:>6.0} cycles/s   ratio {:>5.1}×   console {}",
             a / b,
-            (c1 - c0) / done as f64,
-            (w1 - w0) / done as f64,
+            after.per_cycle_since(&before, done),
         );
     }
 }

@@ -54,7 +54,7 @@ async fn one_cycle(app: &App, i: usize) {
         thread_id: None,
         resource_id: None,
         options: RunOptions::default(),
-        run_id: None,
+        run_id: Default::default(),
         started_by: None,
     };
     let run_id = app.send(request, false, None, &bench).await.unwrap();

@@ -36,7 +36,7 @@ mod fill;
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;
 use fill::fill;
-use serve_process::{commits_and_writes, get_json, post_json, ServeProcess};
+use serve_process::{get_json, post_json, ServeProcess, StoreCounts};
 
 fn start_server(dir: &std::path::Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
@@ -130,7 +130,7 @@ async fn main() {
         .map(|c: usize| c.max(1))
         .collect();
     for (level, &clients) in levels.iter().enumerate() {
-        let (c0, w0) = commits_and_writes(&http, &server.base, TOKEN).await;
+        let before = StoreCounts::read(&http, &server.base, TOKEN).await;
         let started = Instant::now();
         let per_client = cycles.div_ceil(clients);
         let tasks: Vec<_> = (0..clients)
@@ -147,14 +147,13 @@ async fn main() {
             t.await.unwrap();
         }
         let elapsed = started.elapsed().as_secs_f64();
-        let (c1, w1) = commits_and_writes(&http, &server.base, TOKEN).await;
+        let after = StoreCounts::read(&http, &server.base, TOKEN).await;
         let done = (per_client * clients) as f64;
         println!(
-            "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit); {:.2} commits/cycle ({:.2} writes/cycle)",
+            "approval cycles:      {:>10.0} cycles/s ({} cycles, {clients} clients; generate → queue → approve → finished; fsync on commit); {}",
             done / elapsed,
             per_client * clients,
-            (c1 - c0) / done,
-            (w1 - w0) / done,
+            after.per_cycle_since(&before, per_client * clients),
         );
     }
     println!("server RSS after:     {:>10.1} MiB", rss_kib(pid) as f64 / 1024.0);

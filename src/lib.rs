@@ -11,6 +11,7 @@ pub mod domain;
 pub mod engine;
 pub mod gate;
 pub mod hook;
+pub mod logging;
 pub mod notify;
 pub mod secrets;
 pub mod store;

@@ -15,11 +15,7 @@ async fn main() -> std::process::ExitCode {
         // SAFETY: restoring the default action of SIGPIPE; nothing else handles it in this process.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("APPROVAL_CONSOLE_LOG").unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+    approval_console::logging::init(std::io::stderr().is_terminal());
     match cli::run(cli).await {
         Ok(code) => code,
         Err(e) => {

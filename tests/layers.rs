@@ -1,5 +1,5 @@
 //! The core's layers (ARCHITECTURE.md): `domain`, `secrets` ← `store` ← `engine` ← `config`, `console`
-//! ← `notify` ← `app` ← `api`, `hook`, `connector`, `gate` ← the CLI (`main`, `cli`). A module may use its own layer and the ones below it, never
+//! ← `notify` ← `app` ← `api`, `hook`, `connector`, `gate`, `logging` ← the CLI (`main`, `cli`). A module may use its own layer and the ones below it, never
 //! one above: this test reads every source file and fails on an upward `crate::` path.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ fn layer(module: &str) -> Option<u8> {
         "config" | "console" => 3,
         "notify" => 4,
         "app" => 5,
-        "api" | "hook" | "connector" | "gate" => 6,
+        "api" | "hook" | "connector" | "gate" | "logging" => 6,
         "main" | "cli" => 7,
         _ => return None,
     })

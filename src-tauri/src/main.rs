@@ -52,10 +52,7 @@ struct Serving {
 
 fn main() -> anyhow::Result<()> {
     let options = Options::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("APPROVAL_CONSOLE_LOG").unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    approval_console::logging::init(false);
     let data_dir = options.data_dir.unwrap_or_else(default_data_dir);
     let agents_file = options.agents.unwrap_or_else(|| data_dir.join(approval_console::config::AGENTS_FILE));
     let (port, given_token, print_url) = (options.port, options.token.filter(|t| !t.is_empty()), options.print_url);

@@ -44,7 +44,7 @@ impl Desktop {
             thread_id: None,
             resource_id: None,
             options: Default::default(),
-            run_id: None,
+            run_id: Default::default(),
             started_by: None,
         };
         let run = tauri::async_runtime::block_on(self.core.send(request, false, None, &self.core.local_actor("test"))).unwrap();

@@ -7,7 +7,7 @@ use super::{ApiQuery, ApiState, Caller};
 use crate::domain::Op;
 use crate::domain::{Actor, AgentId, CallKind, Error, RunId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
-use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, DEFAULT_MAX_STEPS};
+use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, StartId, DEFAULT_MAX_STEPS};
 use crate::store::queue;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
@@ -185,7 +185,7 @@ fn run_request(agent: &str, body: &GenerateBody, caller: &Caller) -> Result<RunR
         thread_id,
         resource_id,
         options: RunOptions::new(require_tool_approval, body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100)),
-        run_id: Some(body.run_id.clone().map(RunId::new).unwrap_or_else(RunId::generate)),
+        run_id: StartId::of(body.run_id.clone().map(RunId::new)),
         started_by: Some(caller.0.key()),
     })
 }
@@ -231,7 +231,7 @@ async fn generate(
 ) -> MastraResult<Json<Value>> {
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
-    let run_id = request.run_id.clone().expect("set above");
+    let run_id = request.run_id.id().cloned().expect("set above");
     let (app, auto, by) = (state.app.clone(), body.auto_resume_suspended_tools, caller.via("mastra-api"));
     generate_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })).await
 }
@@ -247,8 +247,8 @@ async fn stream(
     let request = run_request(&agent, &body, &caller)?;
     state.app.local_agent(&agent, &caller.via("mastra-api"))?;
     // A taken run id is answered as an error before the stream starts (nothing is run).
-    state.app.check_new_run_id(request.run_id.as_ref().expect("set above")).await?;
-    let run_id = request.run_id.clone().expect("set above");
+    state.app.check_new_run_id(&request.run_id).await?;
+    let run_id = request.run_id.id().cloned().expect("set above");
     let (app, auto, by) = (state.app.clone(), body.auto_resume_suspended_tools, caller.via("mastra-api"));
     Ok(sse_of(run_id, move |tx| Box::pin(async move { app.send(request, auto, Some(tx), &by).await.map(|_| ()) })))
 }
@@ -329,8 +329,9 @@ async fn decision_route(
     let run_id = decision_ids(&body, true)?;
     let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
-    state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
     if as_stream {
+        // A refusal is answered before the stream starts (the decision checks again).
+        state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
         Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
     } else {
         let answer = generate_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))).await?;

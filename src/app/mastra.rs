@@ -27,7 +27,7 @@ impl App {
     }
 
     /// Refuses a run id a new run cannot take (`run_exists`, `invalid_request`).
-    pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+    pub async fn check_new_run_id(&self, run_id: &crate::engine::local::StartId) -> Result<(), Error> {
         self.local.check_new_run_id(run_id).await
     }
 
@@ -98,12 +98,13 @@ impl App {
             if call.kind != CallKind::Approval {
                 return Err(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: self.console.allowed(call) });
             }
-            if crate::store::settings::safety(&self.db).await?.high_risk(&call.tool_name) {
+            let settings = crate::store::settings::snapshot(&self.db).await?;
+            if settings.get::<crate::domain::safety::SafetySettings>()?.high_risk(&call.tool_name) {
                 return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone() });
             }
             // These routes answer with the run going on: an approval that only counts towards a
             // quorum has no place in them.
-            let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&call.tool_name);
+            let quorum = settings.get::<crate::domain::safety::QuorumSettings>()?.quorum(&call.tool_name);
             if quorum > 1 {
                 return Err(Error::QuorumTool {
                     tool: call.tool_name.clone(),

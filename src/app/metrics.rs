@@ -42,6 +42,13 @@ impl App {
             "Commits (fsyncs) that held them: writes that arrive together share one.",
         );
         let _ = writeln!(out, "approval_console_store_commits_total {}", counts.commits);
+        family(
+            &mut out,
+            "approval_console_store_statements_total",
+            "counter",
+            "SQL statements this process ran, BEGIN and COMMIT included.",
+        );
+        let _ = writeln!(out, "approval_console_store_statements_total {}", crate::store::statements::count());
         Ok(out)
     }
 }

@@ -82,8 +82,8 @@ impl Entry {
     }
 }
 
-/// Appends an entry, chained to the newest one. Call inside the transaction that makes the change it
-/// records, so the two commit together.
+/// Appends an entry, chained to the newest one (and moves `audit_head` to it). Call inside the
+/// transaction that makes the change it records, so the two commit together.
 pub async fn append(conn: &mut AnyConnection, record: Record<'_>) -> Result<Entry, Error> {
     let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
     let (seq, prev_hash) = match head {
@@ -119,13 +119,7 @@ pub async fn append(conn: &mut AnyConnection, record: Record<'_>) -> Result<Entr
     .bind(&entry.hash)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
-        "INSERT INTO audit_head (id, seq, hash) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-    )
-    .bind(entry.seq)
-    .bind(&entry.hash)
-    .execute(&mut *conn)
-    .await?;
+    // `audit_head` follows in the same statement (trigger `audit_log_head`).
     Ok(entry)
 }
 

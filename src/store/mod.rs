@@ -22,6 +22,7 @@ pub mod resolutions;
 pub mod runs;
 pub mod settings;
 pub mod snapshots;
+pub mod statements;
 pub mod stats;
 pub mod submissions;
 pub mod writer;

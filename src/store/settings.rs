@@ -49,6 +49,27 @@ pub async fn safety(db: &Db) -> Result<crate::domain::safety::SafetySettings, Er
     load(db).await
 }
 
+/// Every stored document as read by one statement: where a request needs several, it reads them at
+/// once instead of one round trip each.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot(std::collections::HashMap<String, Value>);
+
+impl Snapshot {
+    /// The document as stored when the snapshot was read, or its default.
+    pub fn get<T: Document>(&self) -> Result<T, Error> {
+        match self.0.get(T::KEY) {
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| Error::Storage(format!("stored {} are unreadable: {e}", T::NAME))),
+            None => Ok(T::default()),
+        }
+    }
+}
+
+/// Every stored document, in one statement.
+pub async fn snapshot(db: &Db) -> Result<Snapshot, Error> {
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM settings").fetch_all(db.pool()).await?;
+    rows.into_iter().map(|(key, text)| Ok((key, parse_json(&text)?))).collect::<Result<_, Error>>().map(Snapshot)
+}
+
 /// The stored document, or its default when none was saved.
 pub async fn load<T: Document>(db: &Db) -> Result<T, Error> {
     let mut conn = db.pool().acquire().await?;

@@ -54,7 +54,7 @@ async fn start(t: &TestApp, agent: &str, text: &str, policy: RequireToolApproval
         thread_id: None,
         resource_id: None,
         options: RunOptions::new(policy, DEFAULT_MAX_STEPS),
-        run_id: None,
+        run_id: Default::default(),
         started_by: None,
     };
     t.app.send(request, false, None, &t.app.local_actor("test")).await.expect("run starts").to_string()

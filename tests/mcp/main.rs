@@ -155,7 +155,7 @@ pub fn request(text: &str) -> RunRequest {
         thread_id: None,
         resource_id: None,
         options: RunOptions::default(),
-        run_id: None,
+        run_id: Default::default(),
         started_by: None,
     }
 }

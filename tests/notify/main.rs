@@ -603,7 +603,7 @@ async fn pause(app: &App, text: &str) -> approval_console::app::queue::QueueItem
         thread_id: None,
         resource_id: None,
         options: Default::default(),
-        run_id: None,
+        run_id: Default::default(),
         started_by: None,
     };
     let admin = app.local_actor("test");

@@ -33,7 +33,7 @@ fn request(text: &str) -> RunRequest {
         thread_id: Some("thread-1".into()),
         resource_id: None,
         options: RunOptions::default(),
-        run_id: None,
+        run_id: Default::default(),
         started_by: None,
     }
 }

@@ -145,9 +145,35 @@ pub fn metric(text: &str, series: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
-/// The server's commits and writes so far, from its `/api/metrics`.
-pub async fn commits_and_writes(http: &reqwest::Client, base: &str, token: &str) -> (f64, f64) {
-    let text = http.get(format!("{base}/api/metrics")).bearer_auth(token).send().await.unwrap().text().await.unwrap();
-    let value = |series| metric(&text, series).unwrap_or(0.0);
-    (value("approval_console_store_commits_total"), value("approval_console_store_writes_total"))
+/// The server's store counters so far, from its `/api/metrics`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoreCounts {
+    pub commits: f64,
+    pub writes: f64,
+    /// SQL statements, `BEGIN` and `COMMIT` included (also the metrics page's own few, and the
+    /// change feed's poll of four a second: next to nothing per cycle).
+    pub statements: f64,
+}
+
+impl StoreCounts {
+    pub async fn read(http: &reqwest::Client, base: &str, token: &str) -> Self {
+        let text = http.get(format!("{base}/api/metrics")).bearer_auth(token).send().await.unwrap().text().await.unwrap();
+        let value = |series| metric(&text, series).unwrap_or(0.0);
+        Self {
+            commits: value("approval_console_store_commits_total"),
+            writes: value("approval_console_store_writes_total"),
+            statements: value("approval_console_store_statements_total"),
+        }
+    }
+
+    /// Per cycle since `before`: "commits/cycle 3.00 (writes/cycle 3.00, statements/cycle 40.0)".
+    pub fn per_cycle_since(&self, before: &Self, cycles: usize) -> String {
+        let n = cycles as f64;
+        format!(
+            "commits/cycle {:.2} (writes/cycle {:.2}, statements/cycle {:.1})",
+            (self.commits - before.commits) / n,
+            (self.writes - before.writes) / n,
+            (self.statements - before.statements) / n
+        )
+    }
 }

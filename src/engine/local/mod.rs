@@ -211,10 +211,39 @@ pub struct RunRequest {
     pub thread_id: Option<String>,
     pub resource_id: Option<String>,
     pub options: RunOptions,
-    /// A run id chosen by the client; refused (`run_exists`) while a run of that id exists.
-    pub run_id: Option<RunId>,
+    /// Where the run's id comes from.
+    pub run_id: StartId,
     /// The principal starting it ([`crate::domain::Principal::key`]); `None` for in-process callers.
     pub started_by: Option<String>,
+}
+
+/// The id of a run to start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StartId {
+    /// Made by the engine: unique by construction.
+    #[default]
+    New,
+    /// Made by the caller with [`RunId::generate`] (to answer with it before the run ends): unique by
+    /// construction too, so nothing is claimed for it.
+    Generated(RunId),
+    /// Chosen by the client: claimed in the database first (another console sharing it may start the
+    /// same id), refused (`run_exists`) while a run of that id exists.
+    Chosen(RunId),
+}
+
+impl StartId {
+    /// A client's id if it gave one, otherwise a generated one.
+    pub fn of(chosen: Option<RunId>) -> Self {
+        chosen.map_or_else(|| Self::Generated(RunId::generate()), Self::Chosen)
+    }
+
+    /// The id, unless the engine is to make it.
+    pub fn id(&self) -> Option<&RunId> {
+        match self {
+            Self::New => None,
+            Self::Generated(id) | Self::Chosen(id) => Some(id),
+        }
+    }
 }
 
 /// A suspended run as `suspended-runs` lists it (S12).

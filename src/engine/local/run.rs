@@ -12,8 +12,8 @@ impl LocalEngine {
     /// contain `/` either (sub-agents' runs are `<run>/<call>`).
     pub async fn start(&self, request: RunRequest, sink: Option<ChunkSink>) -> Result<RunId, Error> {
         let agent = self.require_agent(request.agent_id.as_str())?;
-        let chosen = request.run_id.is_some();
-        let run_id = request.run_id.clone().unwrap_or_else(RunId::generate);
+        let chosen = matches!(request.run_id, StartId::Chosen(_));
+        let run_id = request.run_id.id().cloned().unwrap_or_else(RunId::generate);
         check_run_id(&run_id)?;
         if !self.inner.starting.lock().expect("starting runs poisoned").insert(run_id.clone()) {
             return Err(Error::RunExists { run_id: run_id.to_string() });
@@ -79,7 +79,8 @@ impl LocalEngine {
     /// Refuses a run id a new run cannot take: malformed (`invalid_request`), or naming a run that
     /// exists and has not finished, or one being started on any console (`run_exists`).
     /// [`LocalEngine::start`] checks again, atomically.
-    pub async fn check_new_run_id(&self, run_id: &RunId) -> Result<(), Error> {
+    pub async fn check_new_run_id(&self, run_id: &StartId) -> Result<(), Error> {
+        let StartId::Chosen(run_id) = run_id else { return Ok(()) };
         check_run_id(run_id)?;
         if runs::taken(&self.inner.db, run_id).await? {
             return Err(Error::RunExists { run_id: run_id.to_string() });
