@@ -137,8 +137,8 @@ impl App {
             operator_key: Some(by.principal.key()),
         };
         if !background {
-            let decision = self.console.decide_claimed(&entry.queued.id, request).await?;
-            self.console.deliver_claimed(&decision, sink).await?;
+            let decision = self.console.decide_entry_claimed(entry.clone(), request).await?;
+            self.console.deliver_claimed_call(&decision, &entry.queued, sink).await?;
             return Ok(());
         }
         let decision = self.console.decide(&entry.queued.id, request).await?;

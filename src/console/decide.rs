@@ -47,6 +47,13 @@ impl Console {
         Self::whole(self.decide_as(id, request, Delivery::Delivering, false).await?)
     }
 
+    /// [`Console::decide_claimed`] on an entry the caller has just read (one read fewer): every
+    /// check runs on it, and its state is checked again where the decision is stored (a decision
+    /// that won meanwhile makes this one `already_decided`).
+    pub async fn decide_entry_claimed(&self, entry: queue::Entry, request: DecisionRequest) -> Result<Decision, Error> {
+        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false).await?)
+    }
+
     /// [`Console::decide_claimed`], where an approval below its tool's quorum is recorded (and
     /// audited, `approval.recorded`) instead of refused: the call keeps waiting for the other
     /// operators' approvals ([`Decided::Approval`]). The operators' shells (the window, the CLI,
@@ -65,7 +72,18 @@ impl Console {
     #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
     async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery, partial: bool) -> Result<Decided, Error> {
         let entry = self.item(id).await?;
+        self.decide_entry_as(entry, request, delivery, partial).await
+    }
+
+    async fn decide_entry_as(
+        &self,
+        entry: queue::Entry,
+        request: DecisionRequest,
+        delivery: Delivery,
+        partial: bool,
+    ) -> Result<Decided, Error> {
         let item = &entry.queued;
+        let id = &item.id;
         self.check_decision(id, item, &request).await?;
         let quorum = self.check_quorum(item, &request).await?;
         let decision = Decision {

@@ -33,30 +33,45 @@ impl Console {
     /// [`Console::deliver`]): the engine acts, and records its outcome.
     pub async fn deliver_claimed(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let entry = self.item(&decision.item_id).await?;
-        let engine = match self.engine(&entry.queued.call.engine) {
+        self.deliver_claimed_call(decision, &entry.queued, sink).await
+    }
+
+    /// [`Console::deliver_claimed`] with the decided call as the caller read it before deciding
+    /// (one read fewer): what is sent is the call as the engine holds it now, re-read and compared
+    /// with the decision's fingerprint ([`Console::send`]), never this copy.
+    pub async fn deliver_claimed_call(
+        &self,
+        decision: &Decision,
+        queued: &crate::domain::QueuedCall,
+        sink: Option<ChunkSink>,
+    ) -> Result<Value, Error> {
+        if queued.id != decision.item_id {
+            return Err(Error::Storage(format!("decision {} is not about queue item {}", decision.id, queued.id)));
+        }
+        let engine = match self.engine(&queued.call.engine) {
             Ok(engine) => engine,
             Err(e) => {
                 // Not connected (now): back to the outbox, for when it is.
-                self.defer(decision, &entry.queued, &e.to_string()).await?;
+                self.defer(decision, queued, &e.to_string()).await?;
                 return Err(e);
             }
         };
         if !engine.delivers_here() {
             // Team mode: another console delivers this engine's decisions (its own local engine's,
             // or a remote engine's lease holder); the outbox keeps it for that console.
-            let why = format!("delivered by the console that runs engine {}", entry.queued.call.engine);
-            self.defer_as(decision, &entry.queued, &why, true).await?;
+            let why = format!("delivered by the console that runs engine {}", queued.call.engine);
+            self.defer_as(decision, queued, &why, true).await?;
             return Err(Error::Unreachable(why));
         }
-        match self.send(engine.as_ref(), decision, &entry.queued, sink).await {
+        match self.send(engine.as_ref(), decision, queued, sink).await {
             Ok(outcome) => Ok(outcome),
             Err(Error::Unreachable(why)) => {
-                self.defer(decision, &entry.queued, &why).await?;
+                self.defer(decision, queued, &why).await?;
                 Err(Error::Unreachable(why))
             }
             Err(e) => {
                 let outcome = json!({ "status": "failed", "code": e.code(), "error": e.to_string() });
-                outbox::record_outcome(&self.db, decision, &entry.queued, &outcome, Some(&e.to_string())).await?;
+                outbox::record_outcome(&self.db, decision, queued, &outcome, Some(&e.to_string())).await?;
                 Err(e)
             }
         }

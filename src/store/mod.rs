@@ -156,6 +156,7 @@ impl Db {
 
     /// Closes every connection, as the end of the process would (waits for those in use).
     pub async fn close(&self) {
+        self.writer.release().await;
         self.pool.close().await;
     }
 

@@ -102,6 +102,10 @@ impl From<Failed> for Error {
 struct Batch {
     /// Some while a batch transaction is open.
     conn: Option<PoolConnection<Any>>,
+    /// The connection of the last batch that committed, kept for the next one: its page cache and
+    /// prepared statements stay warm between writes (no other connection of this process writes;
+    /// only another process's commit makes SQLite read its pages again). Released by [`Writer::release`].
+    idle: Option<PoolConnection<Any>>,
     /// Writers whose work is in the open batch, each told the outcome of its commit.
     joined: Vec<oneshot::Sender<Outcome>>,
     /// A writer was dropped where no runtime could roll it back: the next one does.
@@ -150,6 +154,13 @@ impl Writer {
         })
         .await
         .map_err(|e| Error::Storage(format!("a writer's start failed: {e}")))?
+    }
+
+    /// Gives the kept connection back to the pool (before the pool closes: it waits for every
+    /// connection). The next writer takes one from the pool again.
+    pub async fn release(&self) {
+        let idle = self.batch.lock().await.idle.take();
+        drop(idle);
     }
 
     pub fn counts(&self) -> WriteCounts {
@@ -219,8 +230,9 @@ async fn undo(batch: &mut Batch, turn: Turn) {
         }
         Turn::First => {
             if let Some(mut conn) = batch.conn.take() {
-                if let Err(e) = exec(&mut conn, "ROLLBACK").await {
-                    tracing::warn!("store: could not roll a writer back: {e}");
+                match exec(&mut conn, "ROLLBACK").await {
+                    Ok(()) => batch.idle = Some(conn),
+                    Err(e) => tracing::warn!("store: could not roll a writer back: {e}"),
                 }
             }
         }
@@ -269,6 +281,8 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) {
     let result = exec(&mut conn, "COMMIT").await.map_err(Failed::of);
     if result.is_err() {
         let _ = exec(&mut conn, "ROLLBACK").await;
+    } else {
+        batch.idle = Some(conn);
     }
     if !batch.joined.is_empty() {
         counts.commits.fetch_add(1, Ordering::Relaxed);
@@ -291,10 +305,20 @@ async fn rollback_savepoint(conn: &mut AnyConnection) -> Result<(), Error> {
     exec(conn, "RELEASE w").await
 }
 
-/// A connection from the pool inside a new batch transaction (`BEGIN IMMEDIATE` on SQLite; on
-/// PostgreSQL `BEGIN` and the team's write lock).
-async fn begin(pool: &AnyPool, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
-    let mut conn = pool.acquire().await?;
+/// A connection inside a new batch transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL `BEGIN`
+/// and the team's write lock): the kept one of the last batch if it still works, else one from the pool.
+async fn begin(kept: Option<PoolConnection<Any>>, pool: &AnyPool, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
+    if let Some(conn) = kept {
+        match begin_on(conn, dialect).await {
+            // Lost meanwhile (PostgreSQL restarted): dropped, and a fresh one is taken below.
+            Err(Error::StorageUnavailable(why)) => tracing::info!("store: the kept write connection was lost ({why}); taking another"),
+            other => return other,
+        }
+    }
+    begin_on(pool.acquire().await?, dialect).await
+}
+
+async fn begin_on(mut conn: PoolConnection<Any>, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
     match dialect {
         Dialect::Sqlite => exec(&mut conn, "BEGIN IMMEDIATE").await?,
         Dialect::Postgres => {
@@ -346,10 +370,11 @@ impl WriteTx {
         }
         // A connection the pool handed out may have died since (PostgreSQL restarted): one more try
         // on another before giving up with `storage_unavailable`.
-        let conn = match begin(&pool, self.writer.dialect).await {
+        let kept = batch.idle.take();
+        let conn = match begin(kept, &pool, self.writer.dialect).await {
             Err(Error::StorageUnavailable(why)) => {
                 tracing::info!("store: a write could not begin ({why}); trying once more on a fresh connection");
-                begin(&pool, self.writer.dialect).await?
+                begin(None, &pool, self.writer.dialect).await?
             }
             other => other?,
         };
