@@ -84,14 +84,15 @@ impl Entry {
 
 /// Appends an entry, chained to the newest one (and moves `audit_head` to it). Call inside the
 /// transaction that makes the change it records, so the two commit together.
-pub async fn append(conn: &mut AnyConnection, record: Record<'_>) -> Result<Entry, Error> {
-    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
-    let (seq, prev_hash) = match head {
-        Some((seq, hash)) => (seq + 1, hash),
-        None => (1, GENESIS.to_owned()),
-    };
+///
+/// The newest entry is known without reading it when this process's last append committed and
+/// nothing was rolled back since ([`WriteTx::audit_head`]). Another process may have appended
+/// meanwhile (the CLI, another console of a team): then the entry's `seq` is taken already, the
+/// insert does nothing (`ON CONFLICT … DO NOTHING`, no error to end the transaction), and the head
+/// is read and the entry made again on it — so a chain never forks, whoever appends.
+pub async fn append(tx: &mut super::writer::WriteTx, record: Record<'_>) -> Result<Entry, Error> {
     let mut entry = Entry {
-        seq,
+        seq: 0,
         at: ts(now()),
         actor: record.actor.to_owned(),
         action: record.action.as_str().to_owned(),
@@ -99,28 +100,52 @@ pub async fn append(conn: &mut AnyConnection, record: Record<'_>) -> Result<Entr
         tool_name: record.tool_name.map(str::to_owned),
         fingerprint: record.fingerprint.map(str::to_owned),
         details: record.details,
-        prev_hash,
+        prev_hash: String::new(),
         hash: String::new(),
     };
-    entry.hash = entry.computed_hash();
-    sqlx::query(
-        "INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(entry.seq)
-    .bind(&entry.at)
-    .bind(&entry.actor)
-    .bind(&entry.action)
-    .bind(&entry.queue_item_id)
-    .bind(&entry.tool_name)
-    .bind(&entry.fingerprint)
-    .bind(entry.details.to_string())
-    .bind(&entry.prev_hash)
-    .bind(&entry.hash)
-    .execute(&mut *conn)
-    .await?;
-    // `audit_head` follows in the same statement (trigger `audit_log_head`).
-    Ok(entry)
+    loop {
+        let known = tx.audit_head().take();
+        let read = known.is_none();
+        let (seq, prev_hash) = match known {
+            Some(head) => head,
+            None => head(tx).await?,
+        };
+        entry.seq = seq + 1;
+        entry.prev_hash = prev_hash;
+        entry.hash = entry.computed_hash();
+        let done = sqlx::query(
+            "INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (seq) DO NOTHING",
+        )
+        .bind(entry.seq)
+        .bind(&entry.at)
+        .bind(&entry.actor)
+        .bind(&entry.action)
+        .bind(&entry.queue_item_id)
+        .bind(&entry.tool_name)
+        .bind(&entry.fingerprint)
+        .bind(entry.details.to_string())
+        .bind(&entry.prev_hash)
+        .bind(&entry.hash)
+        .execute(&mut **tx)
+        .await?;
+        if done.rows_affected() == 1 {
+            // `audit_head` followed in the same statement (trigger `audit_log_head`).
+            *tx.audit_head() = Some((entry.seq, entry.hash.clone()));
+            return Ok(entry);
+        }
+        if read {
+            // Read inside this write transaction, which holds the database's write lock: nobody
+            // can have appended since.
+            return Err(Error::Storage(format!("audit entry {} exists already beyond the recorded head", entry.seq)));
+        }
+    }
+}
+
+/// The newest entry's seq and hash (0 and [`GENESIS`] before the first), read in `tx`.
+async fn head(tx: &mut super::writer::WriteTx) -> Result<(i64, String), Error> {
+    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut **tx).await?;
+    Ok(head.unwrap_or_else(|| (0, GENESIS.to_owned())))
 }
 
 fn from_row(row: &AnyRow) -> Result<Entry, Error> {
@@ -318,4 +343,57 @@ pub async fn newest_seq(db: &Db) -> Result<i64, Error> {
 pub async fn entries_between(db: &Db, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
     let mut conn = db.pool().acquire().await?;
     range(&mut conn, after, up_to, limit).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::audit::SettingsChanged;
+
+    async fn append_one(db: &Db, n: i64) {
+        let mut tx = db.begin_write().await.unwrap();
+        let details = SettingsChanged { setting: "test", before: &json!(n - 1), after: &json!(n) };
+        append(&mut tx, Record::of("tester", None, &details)).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+
+    async fn seqs(db: &Db) -> Vec<i64> {
+        sqlx::query_scalar("SELECT seq FROM audit_log ORDER BY seq").fetch_all(db.pool()).await.unwrap()
+    }
+
+    /// Another process (here a second `Db` on the same file, as the CLI beside `serve`) appends
+    /// between this one's appends: the entry this one knew as newest is not newest any more, and
+    /// its next entry links to the other's, not beside it.
+    #[tokio::test]
+    async fn appends_of_another_process_between_ours_keep_one_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = Db::open(dir.path()).await.unwrap();
+        let theirs = Db::open(dir.path()).await.unwrap();
+        append_one(&ours, 1).await;
+        append_one(&theirs, 2).await;
+        append_one(&theirs, 3).await;
+        append_one(&ours, 4).await;
+        append_one(&ours, 5).await;
+        assert_eq!(seqs(&ours).await, vec![1, 2, 3, 4, 5]);
+        let checked = verify_chain(&ours).await.unwrap();
+        assert!(checked.ok, "{checked:?}");
+        assert_eq!(checked.checked, 5);
+    }
+
+    /// An append rolled back with its transaction leaves no gap: the next entry takes its place.
+    #[tokio::test]
+    async fn an_append_rolled_back_leaves_no_gap() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).await.unwrap();
+        append_one(&db, 1).await;
+        {
+            let mut tx = db.begin_write().await.unwrap();
+            let details = SettingsChanged { setting: "test", before: &json!(1), after: &json!(2) };
+            append(&mut tx, Record::of("tester", None, &details)).await.unwrap();
+            // Dropped without commit: rolled back.
+        }
+        append_one(&db, 2).await;
+        assert_eq!(seqs(&db).await, vec![1, 2]);
+        assert!(verify_chain(&db).await.unwrap().ok);
+    }
 }

@@ -193,7 +193,7 @@ pub async fn defer(
 /// A delivery cut short (its console stopped while sending it) back to the outbox, due now, with its
 /// audit entry (`delivery.retry`, saying `why`): for engines that refuse to act twice on one call,
 /// whose call is re-read before it is sent again. False (nothing written) if it was not `delivering`.
-pub async fn retry_cut(conn: &mut AnyConnection, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
+pub async fn retry_cut(conn: &mut super::writer::WriteTx, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
     if !defer(conn, &d.id, why, now()).await? {
         return Ok(false);
     }

@@ -359,7 +359,7 @@ fn seen(row: &EngineRow) -> EngineSeen<'_> {
 }
 
 /// The audit entry of a change to an engine, in the caller's transaction.
-async fn audited(conn: &mut AnyConnection, by: &str, details: &EngineChanged<'_>) -> Result<(), Error> {
+async fn audited(conn: &mut super::writer::WriteTx, by: &str, details: &EngineChanged<'_>) -> Result<(), Error> {
     audit::append(conn, audit::Record::of(by, None, details)).await.map(drop)
 }
 

@@ -5,14 +5,13 @@ use super::{audit, decisions, now, queue, Db};
 use crate::domain::audit::{DeliveryDeferred, DeliveryInterrupted, PauseOrigin};
 use crate::domain::{Decision, DecisionId, Delivery, Error, ItemState, PausedCall, QueuedCall};
 use serde_json::{json, Value};
-use sqlx::AnyConnection;
 use std::time::Duration;
 
 /// Marks a claimed decision `delivered` (or `failed`), moves its queue entry on from `decided`, and
 /// appends the audit entry with the engine's answer. Call inside the engine's own transaction.
 /// Returns false, recording nothing, if the decision's delivery was already recorded.
 pub async fn record(
-    conn: &mut AnyConnection,
+    conn: &mut super::writer::WriteTx,
     decision: &Decision,
     item: &QueuedCall,
     outcome: &Value,

@@ -20,6 +20,7 @@ pub use read::{
 pub(crate) use row::{kind_str, state_str, EXPIRED};
 pub use sync::{apply_sync, plan_sync, SyncChanges, SyncPlan, Synced};
 
+use super::writer::WriteTx;
 use super::{now, ts};
 use crate::domain::{Decision, EngineId, Error, ItemId, ItemState, PausedCall, QueuedCall, RunId};
 use sqlx::{AnyConnection, Row};
@@ -71,7 +72,7 @@ pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Resu
 /// [`CallPaused`](crate::domain::audit::CallPaused) details from `origin`): the one way a paused call
 /// enters the queue with its audit entry.
 pub async fn pause(
-    conn: &mut AnyConnection,
+    conn: &mut WriteTx,
     actor: &str,
     call: &PausedCall,
     origin: crate::domain::audit::PauseOrigin<'_>,
@@ -90,7 +91,7 @@ pub async fn pause(
 /// fingerprint, audited `call.paused` on the new one and `call.changed` on the old entry (before and
 /// after, and `why` when given), in the caller's transaction. The old entry is the caller's to end.
 pub async fn requeue_changed(
-    conn: &mut AnyConnection,
+    conn: &mut WriteTx,
     actor: &str,
     old: &crate::domain::QueuedCall,
     now: &PausedCall,

@@ -55,7 +55,7 @@ pub async fn insert(conn: &mut AnyConnection, item: &ItemId, r: &Stored) -> Resu
 
 /// Stores the resolution of `item` with its audit entry (`resolution.<kind>`), in the caller's
 /// transaction: the engine's own change (the run told what became of the call) commits with it.
-pub async fn record(conn: &mut AnyConnection, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
+pub async fn record(conn: &mut super::writer::WriteTx, item: &QueuedCall, r: &Stored) -> Result<(), Error> {
     insert(conn, &item.id, r).await?;
     let details = ResolutionRecorded { kind: r.kind, call: CallRef::of(&item.call), told: &r.result, retry_item: &r.retry_item };
     let item = (item.id.as_str(), item.call.tool_name.as_str(), r.fingerprint.as_str());

@@ -8,7 +8,6 @@ use super::{audit, grants, memory, now, outbox, queue, resolutions, Db};
 use crate::domain::audit::{PauseOrigin, RunFailed, ToolInterrupted};
 use crate::domain::{AgentId, Decision, EngineId, Error, ItemId, PausedCall, QueuedCall, RunId};
 use serde_json::Value;
-use sqlx::AnyConnection;
 
 /// What a delivery leaves for its run's next transaction to write ([`outbox::record`]): the run went
 /// on at once, and the outcome commits with its next pause, step or end.
@@ -32,7 +31,7 @@ pub struct Suspended<'a> {
 }
 
 /// Writes the outcome a delivery left (if any) in `conn`, the run's next transaction.
-async fn write_unsaved(conn: &mut AnyConnection, unsaved: Option<&Unsaved>) -> Result<(), Error> {
+async fn write_unsaved(conn: &mut super::writer::WriteTx, unsaved: Option<&Unsaved>) -> Result<(), Error> {
     if let Some(u) = unsaved {
         outbox::record(conn, &u.decision, &u.item, &u.outcome, None).await?;
     }

@@ -110,7 +110,7 @@ pub async fn update<T: Document>(db: &Db, by: &str, edit: impl FnOnce(T) -> Resu
 /// `before` — the default when none was stored — and `after`), so the two commit together. A
 /// document equal to the stored one is not a change: nothing is written. Answers whether it changed.
 /// Does not [`Document::check`] it.
-pub async fn change<T: Document>(conn: &mut AnyConnection, doc: &T, by: &str) -> Result<bool, Error> {
+pub async fn change<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by: &str) -> Result<bool, Error> {
     let after = serde_json::to_value(doc).expect("settings serialize");
     let before = match get(conn, T::KEY).await? {
         Some(stored) => stored,

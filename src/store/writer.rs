@@ -106,6 +106,10 @@ struct Batch {
     /// prepared statements stay warm between writes (no other connection of this process writes;
     /// only another process's commit makes SQLite read its pages again). Released by [`Writer::release`].
     idle: Option<PoolConnection<Any>>,
+    /// The audit chain's newest entry (seq, hash) as the open batch — or, between batches, the last
+    /// commit — left it; `None` when unknown (at start, after any rollback or failed commit): see
+    /// [`WriteTx::audit_head`].
+    audit_head: Option<(i64, String)>,
     /// Writers whose work is in the open batch, each told the outcome of its commit.
     joined: Vec<oneshot::Sender<Outcome>>,
     /// A writer was dropped where no runtime could roll it back: the next one does.
@@ -216,6 +220,8 @@ enum Turn {
 
 /// Rolls one writer's work back: its savepoint, or the whole batch if it was alone in it.
 async fn undo(batch: &mut Batch, turn: Turn) {
+    // What it appended to the audit chain is gone with it.
+    batch.audit_head = None;
     match turn {
         Turn::Opening => {}
         Turn::Joined => {
@@ -243,6 +249,7 @@ async fn undo(batch: &mut Batch, turn: Turn) {
 /// an I/O error; a lost connection ends it on either database): every writer in it is told its work
 /// was lost, and the next writer starts afresh on a connection of its own.
 async fn abandon(batch: &mut Batch, why: Failed) {
+    batch.audit_head = None;
     if let Some(mut conn) = batch.conn.take() {
         let _ = exec(&mut conn, "ROLLBACK").await;
     }
@@ -280,6 +287,7 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) {
     let Some(mut conn) = batch.conn.take() else { return };
     let result = exec(&mut conn, "COMMIT").await.map_err(Failed::of);
     if result.is_err() {
+        batch.audit_head = None;
         let _ = exec(&mut conn, "ROLLBACK").await;
     } else {
         batch.idle = Some(conn);
@@ -381,6 +389,14 @@ impl WriteTx {
         batch.conn = Some(conn);
         self.turn = Turn::First;
         Ok(())
+    }
+
+    /// The audit chain's newest entry as this transaction sees it, when this process knows it
+    /// without reading it (its own last append, committed or in this batch); `None` after anything
+    /// was rolled back. It can only be behind what the database holds (another process appended),
+    /// never ahead: [`super::audit::append`] tells a taken `seq` and reads the head then.
+    pub(crate) fn audit_head(&mut self) -> &mut Option<(i64, String)> {
+        &mut self.batch.as_mut().expect("an open writer holds the batch").audit_head
     }
 
     /// Keeps this writer's work and returns once the commit that holds it is on disk (or failed).
