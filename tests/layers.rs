@@ -194,9 +194,13 @@ const REGISTRY: [&str; 2] = ["src/engine/kinds.rs", "src/domain/call.rs"];
 /// Whether a line of code tells engine kinds apart: a match arm on a `CallSource`, a comparison
 /// with one, a `matches!` on one, or the local engine's `local@` id parsed or written by hand.
 fn tells_kinds_apart(line: &str) -> bool {
+    // Compiled once: compiling them for each of the sources' lines took most of a minute.
+    static ARM: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"CallSource::\w+\)?\s*(=>|\|)").unwrap());
+    static COMPARE: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"[=!]=\s*(crate::domain::)?CallSource::|CallSource::\w+\s*[=!]=").unwrap());
     let code = line.split("//").next().unwrap_or("");
-    let arm = regex::Regex::new(r"CallSource::\w+\)?\s*(=>|\|)").unwrap();
-    let compare = regex::Regex::new(r"[=!]=\s*(crate::domain::)?CallSource::|CallSource::\w+\s*[=!]=").unwrap();
+    let (arm, compare) = (&*ARM, &*COMPARE);
     arm.is_match(code)
         || compare.is_match(code)
         || (code.contains("matches!(") && code.contains("CallSource::"))

@@ -173,6 +173,9 @@ impl Console {
     /// Approves `id` if a live grant covers it and its tool is neither high-risk nor under a quorum;
     /// returns the grant used.
     pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
+        if !grants::any_live_for_pending(&self.db, id, crate::store::now()).await? {
+            return Ok(None);
+        }
         let entry = self.item(id).await?;
         let q = &entry.queued;
         let Some(grant) = self.grant_for(q).await? else { return Ok(None) };

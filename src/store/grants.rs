@@ -197,6 +197,20 @@ pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<
     live_for(&mut conn, tool, engine, now).await
 }
 
+/// Whether any grant live at `now` names the tool and engine of queue entry `item` while it is
+/// pending: one statement that settles most new calls (no grant of their tool) without reading them.
+pub async fn any_live_for_pending(db: &Db, item: &ItemId, now: DateTime<Utc>) -> Result<bool, Error> {
+    let found: Option<String> = sqlx::query_scalar(
+        "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
+         WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 LIMIT 1",
+    )
+    .bind(item.as_str())
+    .bind(ts(now))
+    .fetch_optional(db.pool())
+    .await?;
+    Ok(found.is_some())
+}
+
 /// The tool names with a grant live at `now` (see [`live_tools`]).
 pub async fn tools_with_live(db: &Db, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
     let mut conn = db.pool().acquire().await?;
