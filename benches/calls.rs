@@ -44,12 +44,13 @@ async fn poll(http: &reqwest::Client, base: &str, agent: &str, id: &str) -> Valu
     http.get(format!("{base}/api/calls/{id}?waitSecs=30")).bearer_auth(agent).send().await.unwrap().json().await.unwrap()
 }
 
-/// An operator's grant made from pending call `from` (scope: its agent), approving it too.
-async fn grant_from(http: &reqwest::Client, base: &str, from: &Value) {
+/// An operator's grant made from pending call `from` (scope: its agent; `conditions` on its
+/// arguments), approving it too.
+async fn grant_from(http: &reqwest::Client, base: &str, from: &Value, conditions: Value) {
     let r = http
         .post(format!("{base}/api/grants"))
         .bearer_auth(TOKEN)
-        .json(&json!({ "fromItem": from["id"], "fingerprint": from["fingerprint"], "scope": "agent", "expiresInSecs": 3600 }))
+        .json(&json!({ "fromItem": from["id"], "fingerprint": from["fingerprint"], "scope": "agent", "conditions": conditions, "expiresInSecs": 3600 }))
         .send()
         .await
         .unwrap();
@@ -141,7 +142,7 @@ async fn main() {
 
     // A call a grant approves: nobody clicks; the console decides it as soon as it is queued.
     let first = submit(&http, &base, &agent, "transfer_funds", 0).await;
-    grant_from(&http, &base, &first).await;
+    grant_from(&http, &base, &first, json!([])).await;
     assert_eq!(poll(&http, &base, &agent, first["id"].as_str().unwrap()).await["outcome"], "approved");
     let mut granted = Vec::with_capacity(cycles);
     for i in 1..=cycles {
@@ -231,7 +232,8 @@ async fn hook_run(http: &reqwest::Client, base: &str, agent: &str, i: usize, app
             tokio::time::sleep(Duration::from_millis(1)).await;
         };
         if approver == Approver::NewGrant {
-            grant_from(http, base, &call).await;
+            // A grant on Bash needs a condition on the command.
+            grant_from(http, base, &call, json!([{ "pointer": "/command", "op": "prefix", "value": "echo " }])).await;
         } else {
             http.post(format!("{base}/api/queue/{}/approve", call["id"].as_str().unwrap()))
                 .bearer_auth(TOKEN)
