@@ -5,7 +5,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says how far into the script it starts (bash's SECONDS), so a slow phase shows in the log.
+say() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 # Where installed tools go (tauri-driver, Node 22 when needed, tauri-cli, cargo-mutants): .tools/ in the
 # checkout. A .tools that is a link leading nowhere — dangling, or a loop, as a copied or restored

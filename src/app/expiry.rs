@@ -78,8 +78,7 @@ impl App {
     }
 
     /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
-    pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem]) -> Result<(), Error> {
-        let settings = ExpirySettings::load(&self.db).await?;
+    pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem], settings: &ExpirySettings) -> Result<(), Error> {
         if settings.rules.is_empty() {
             return Ok(());
         }

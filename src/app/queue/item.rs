@@ -249,12 +249,14 @@ impl App {
             .map(|(i, e)| (i, e.queued.call.clone()))
             .collect();
         let mut items: Vec<QueueItem> = entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
-        self.fill_deadlines(&mut items).await?;
-        let settings = crate::store::settings::safety(&self.db).await?;
+        // Time limits, high-risk tools and quorums, as they are now, in one read.
+        let settings = crate::store::settings::snapshot(&self.db).await?;
+        self.fill_deadlines(&mut items, &settings.get()?).await?;
+        let safety: crate::domain::safety::SafetySettings = settings.get()?;
         for item in &mut items {
-            item.high_risk = settings.high_risk(&item.tool_name);
+            item.high_risk = safety.high_risk(&item.tool_name);
         }
-        self.fill_approvals(&mut items).await?;
+        self.fill_approvals(&mut items, &settings.get()?).await?;
         self.fill_resolutions(&mut items, &calls).await?;
         self.fill_contexts(&mut items).await?;
         Ok(items)
@@ -262,8 +264,7 @@ impl App {
 
     /// The two-person rule on each item: its tool's quorum now and the approvals stored. A waiting
     /// call of a tool with a quorum allows no edit (each operator approves the same arguments).
-    async fn fill_approvals(&self, items: &mut [QueueItem]) -> Result<(), Error> {
-        let settings = crate::store::settings::quorum(&self.db).await?;
+    async fn fill_approvals(&self, items: &mut [QueueItem], settings: &crate::domain::safety::QuorumSettings) -> Result<(), Error> {
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let mut stored = crate::store::decisions::approvals::of_queue_items(&self.db, &ids).await?;
         for item in items.iter_mut() {
