@@ -45,9 +45,6 @@ impl Console {
         queued: &crate::domain::QueuedCall,
         sink: Option<ChunkSink>,
     ) -> Result<Value, Error> {
-        if queued.id != decision.item_id {
-            return Err(Error::Storage(format!("decision {} is not about queue item {}", decision.id, queued.id)));
-        }
         let engine = match self.engine(&queued.call.engine) {
             Ok(engine) => engine,
             Err(e) => {

@@ -57,10 +57,7 @@ pub struct Snapshot(std::collections::HashMap<String, Value>);
 impl Snapshot {
     /// The document as stored when the snapshot was read, or its default.
     pub fn get<T: Document>(&self) -> Result<T, Error> {
-        match self.0.get(T::KEY) {
-            Some(v) => serde_json::from_value(v.clone()).map_err(|e| Error::Storage(format!("stored {} are unreadable: {e}", T::NAME))),
-            None => Ok(T::default()),
-        }
+        decode(self.0.get(T::KEY).cloned())
     }
 }
 
@@ -127,7 +124,12 @@ pub async fn change<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by:
 
 /// The stored document in the caller's transaction, or its default.
 pub async fn read<T: Document>(conn: &mut AnyConnection) -> Result<T, Error> {
-    match get(conn, T::KEY).await? {
+    decode(get(conn, T::KEY).await?)
+}
+
+/// A stored document as its type, or its default when none was stored.
+fn decode<T: Document>(stored: Option<Value>) -> Result<T, Error> {
+    match stored {
         Some(v) => serde_json::from_value(v).map_err(|e| Error::Storage(format!("stored {} are unreadable: {e}", T::NAME))),
         None => Ok(T::default()),
     }
