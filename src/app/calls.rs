@@ -154,6 +154,9 @@ impl App {
             }
             Submitted::KeyReused(item) => return Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
         };
+        // A call a grant covers is approved before this answer, so its agent (a hook) has it at once
+        // instead of through a poll.
+        self.console.apply_grants_queued(&id).await;
         let entry = self.console.item(&id).await?;
         Ok(SubmittedCall { id: id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
     }

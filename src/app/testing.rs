@@ -104,6 +104,14 @@ impl<'a> Testing<'a> {
         self.app.console.apply_grants(id).await
     }
 
+    /// The grants worker's approval of call `id` by grant `grant`, as made once the grant was
+    /// checked (whatever became of the grant since).
+    pub async fn approve_by_grant(&self, id: &ItemId, grant: &GrantId) -> Result<crate::domain::Decision, Error> {
+        let grants = self.app.console.grants().await?;
+        let grant = grants.iter().find(|g| &g.id == grant).ok_or_else(|| Error::not_found(format!("grant {grant}")))?;
+        self.app.console.approve_by_grant(self.app.console.item(id).await?, grant).await
+    }
+
     /// One sweep of the grants worker over the waiting calls; how many it approved.
     pub async fn sweep_grants(&self) -> Result<usize, Error> {
         self.app.console.sweep_grants().await

@@ -2,7 +2,7 @@
 //! the decision made durable — queue state, decision row and audit entry in one transaction.
 
 use super::{approve_block, Console};
-use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, Error, ItemId, ItemState, Verdict};
+use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, Error, GrantId, ItemId, ItemState, Verdict};
 use crate::store::decisions::{approvals, Counting, Recorded};
 use crate::store::{credentials, decisions, queue};
 
@@ -51,7 +51,14 @@ impl Console {
     /// check runs on it, and its state is checked again where the decision is stored (a decision
     /// that won meanwhile makes this one `already_decided`).
     pub async fn decide_entry_claimed(&self, entry: queue::Entry, request: DecisionRequest) -> Result<Decision, Error> {
-        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false).await?)
+        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false, None).await?)
+    }
+
+    /// [`Console::decide_entry_claimed`] for an approval `grant` makes: the grant's use is counted
+    /// and audited in the decision's own transaction, and only if the grant is still live then
+    /// (else `not_found`, and nothing is written).
+    pub async fn decide_by_grant(&self, entry: queue::Entry, request: DecisionRequest, grant: &GrantId) -> Result<Decision, Error> {
+        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false, Some(grant)).await?)
     }
 
     /// [`Console::decide_claimed`], where an approval below its tool's quorum is recorded (and
@@ -72,7 +79,7 @@ impl Console {
     #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
     async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery, partial: bool) -> Result<Decided, Error> {
         let entry = self.item(id).await?;
-        self.decide_entry_as(entry, request, delivery, partial).await
+        self.decide_entry_as(entry, request, delivery, partial, None).await
     }
 
     async fn decide_entry_as(
@@ -81,6 +88,7 @@ impl Console {
         request: DecisionRequest,
         delivery: Delivery,
         partial: bool,
+        grant: Option<&GrantId>,
     ) -> Result<Decided, Error> {
         let item = &entry.queued;
         let id = &item.id;
@@ -100,7 +108,7 @@ impl Console {
             next_attempt_at: None,
         };
         let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial });
-        self.record_decision(item, &decision, counting).await
+        self.record_decision(item, &decision, counting, grant).await
     }
 
     /// The two-person rule's checks of an approval, before anything is written: `None` when the
@@ -222,8 +230,9 @@ impl Console {
         item: &crate::domain::QueuedCall,
         decision: &Decision,
         counting: Option<Counting>,
+        grant: Option<&GrantId>,
     ) -> Result<Decided, Error> {
-        Ok(match decisions::record(&self.db, item, decision, counting).await? {
+        Ok(match decisions::record(&self.db, item, decision, counting, grant).await? {
             Recorded::Decision => Decided::Decision(Box::new(decision.clone())),
             Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
         })

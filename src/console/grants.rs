@@ -9,11 +9,15 @@ use crate::domain::grant::MAX_SECS;
 pub use crate::domain::grant::{
     Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
+use crate::domain::safety::{QuorumSettings, SafetySettings};
 use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
 use crate::store::grants;
+use tokio::sync::oneshot;
 
 /// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
+/// At most this many calls applied where they were queued and not yet seen by the grants worker.
+const GRANTING_MAX: usize = 4096;
 
 impl Console {
     /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a tool with a
@@ -159,11 +163,12 @@ impl Console {
         }
         let live = grants::live_of_tool(&self.db, &q.call.tool_name, &q.call.engine, crate::store::now()).await?;
         let Some(grant) = live.into_iter().find(|g| g.covers(q)) else { return Ok(None) };
-        if crate::store::settings::safety(&self.db).await?.high_risk(&q.call.tool_name) {
+        let settings = crate::store::settings::snapshot(&self.db).await?;
+        if settings.get::<SafetySettings>()?.high_risk(&q.call.tool_name) {
             tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} is high-risk now", q.call.tool_name);
             return Ok(None);
         }
-        if crate::store::settings::quorum(&self.db).await?.quorum(&q.call.tool_name) > 1 {
+        if settings.get::<QuorumSettings>()?.quorum(&q.call.tool_name) > 1 {
             tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} needs several operators' approvals now", q.call.tool_name);
             return Ok(None);
         }
@@ -171,35 +176,91 @@ impl Console {
     }
 
     /// Approves `id` if a live grant covers it and its tool is neither high-risk nor under a quorum;
-    /// returns the grant used.
+    /// returns the grant used. The decision, the grant's use and their audit entries are one
+    /// commit, the delivery the next; a grant revoked meanwhile approves nothing.
     pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
+        self.apply_grants_telling(id, None).await
+    }
+
+    /// [`Console::apply_grants`], telling `decided` what it came to as soon as that is known — the
+    /// grant's decision stored, or no grant used — before the delivery.
+    async fn apply_grants_telling(&self, id: &ItemId, decided: Option<oneshot::Sender<Option<GrantId>>>) -> Result<Option<GrantId>, Error> {
+        let tell = |decided: Option<oneshot::Sender<Option<GrantId>>>, used: Option<&GrantId>| {
+            if let Some(decided) = decided {
+                let _ = decided.send(used.cloned());
+            }
+        };
         if !grants::any_live_for_pending(&self.db, id, crate::store::now()).await? {
+            tell(decided, None);
             return Ok(None);
         }
         let entry = self.item(id).await?;
-        let q = &entry.queued;
-        let Some(grant) = self.grant_for(q).await? else { return Ok(None) };
-        let request = DecisionRequest {
-            verdict: Verdict::Approve,
-            fingerprint: q.call.fingerprint.clone(),
-            operator: format!("grant {} (made by {})", grant.id, grant.created_by),
-            // No principal: a grant never counts as an operator's approval under a quorum.
-            operator_key: None,
+        let Some(grant) = self.grant_for(&entry.queued).await? else {
+            tell(decided, None);
+            return Ok(None);
         };
-        let decision = match self.decide(id, request).await {
+        let queued = entry.queued.clone();
+        let decision = match self.approve_by_grant(entry, &grant).await {
             Ok(d) => d,
             Err(e @ (Error::AlreadyDecided { .. } | Error::FingerprintMismatch { .. } | Error::NotFound { .. })) => {
                 tracing::info!(item = %id, "grant not used: {e}");
+                tell(decided, None);
                 return Ok(None);
             }
             Err(e) => return Err(e),
         };
-        grants::record_use(&self.db, &grant.id, &decision, q).await?;
-        match self.deliver(&decision, None).await {
+        tell(decided, Some(&grant.id));
+        match self.deliver_claimed_call(&decision, &queued, None).await {
             Ok(_) | Err(Error::Unreachable(_)) => {}
             Err(e) => tracing::warn!(item = %id, "delivery of a granted approval failed: {e}"),
         }
         Ok(Some(grant.id))
+    }
+
+    /// [`Console::apply_grants`] on a call just queued by its caller, who answers with the outcome (a
+    /// submitted call's agent learns at once that a grant approved it): the grants worker, told of
+    /// the new call too, leaves it to this. Returns once the grant's decision is stored (or none
+    /// applies); the delivery goes on in a task of its own, as does all of it if the caller stops
+    /// waiting (an agent that hung up). On an error the worker sweeps.
+    pub async fn apply_grants_queued(&self, id: &ItemId) -> Option<GrantId> {
+        {
+            let mut granting = self.granting.lock().expect("granting lock");
+            if granting.len() >= GRANTING_MAX {
+                // The worker has not been told of these (the feed stopped): its next sweep covers them.
+                granting.clear();
+                self.grants_wake.notify_one();
+            }
+            granting.insert(id.clone());
+        }
+        let this = self.clone();
+        let queued = id.clone();
+        let (decided, told) = oneshot::channel();
+        tokio::spawn(async move {
+            if let Err(e) = this.apply_grants_telling(&queued, Some(decided)).await {
+                tracing::warn!(item = %queued, "grants: {e}");
+                this.grants_wake.notify_one();
+            }
+        });
+        // Dropped untold: the task failed before a decision (logged there).
+        told.await.unwrap_or(None)
+    }
+
+    /// The approval `grant` makes of the call in `entry` (checked by [`Console::grant_for`]), stored
+    /// claimed for delivery with the grant's use; `not_found` if the grant was revoked or expired
+    /// since it was checked (nothing is written).
+    pub(crate) async fn approve_by_grant(
+        &self,
+        entry: crate::store::queue::Entry,
+        grant: &Grant,
+    ) -> Result<crate::domain::Decision, Error> {
+        let request = DecisionRequest {
+            verdict: Verdict::Approve,
+            fingerprint: entry.queued.call.fingerprint.clone(),
+            operator: format!("grant {} (made by {})", grant.id, grant.created_by),
+            // No principal: a grant never counts as an operator's approval under a quorum.
+            operator_key: None,
+        };
+        self.decide_by_grant(entry, request, &grant.id).await
     }
 
     /// Pending calls of tools with a live grant, every one looked at again (after missed events, a
@@ -239,12 +300,18 @@ impl Console {
                 tokio::select! {
                     e = events.recv() => match e {
                         Ok(e) if e.kind == Change::Added => {
+                            if this.granting.lock().expect("granting lock").remove(&e.id) {
+                                continue;
+                            }
                             if let Err(err) = this.apply_grants(&e.id).await {
                                 tracing::warn!(item = %e.id, "grants: {err}");
                             }
                         }
                         Ok(_) => {}
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => sweep = true,
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            this.granting.lock().expect("granting lock").clear();
+                            sweep = true;
+                        }
                         Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                     },
                     _ = this.grants_wake.notified() => sweep = true,

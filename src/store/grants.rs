@@ -1,9 +1,9 @@
 //! "Always allow" grants (see [`crate::console::grants`]).
 
 use super::{audit, parse_json, parse_ts, ts, Db};
-use crate::domain::audit::{GrantCreated, GrantRevoked, GrantUsed};
+use crate::domain::audit::{GrantCreated, GrantRevoked};
 use crate::domain::grant::{Condition, Grant, GrantScope};
-use crate::domain::{Decision, EngineId, Error, GrantId, ItemId, QueuedCall};
+use crate::domain::{EngineId, Error, GrantId, ItemId};
 use chrono::{DateTime, Utc};
 use sqlx::{any::AnyRow, AnyConnection, Row};
 
@@ -123,9 +123,17 @@ pub async fn end_for_run(
     Ok(done.rows_affected())
 }
 
-pub async fn count_use(conn: &mut AnyConnection, id: &GrantId) -> Result<(), Error> {
-    sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = $1").bind(id.as_str()).execute(&mut *conn).await?;
-    Ok(())
+/// Counts one use of grant `id` if it is still live at `now` (neither revoked nor expired); `false`
+/// when it is not, and nothing is written. The decision it approves is stored in the same
+/// transaction ([`crate::store::decisions::record`]), so a grant revoked while a call was being
+/// checked against it approves nothing.
+pub async fn use_live(conn: &mut AnyConnection, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
+    let done = sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2")
+        .bind(id.as_str())
+        .bind(ts(now))
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
@@ -221,15 +229,4 @@ pub async fn tools_with_live(db: &Db, now: DateTime<Utc>) -> Result<Vec<String>,
 pub async fn pending_batch(db: &Db, tool: &str, after_seq: i64, limit: i64) -> Result<Vec<(i64, ItemId)>, Error> {
     let mut conn = db.pool().acquire().await?;
     pending_of_tool(&mut conn, tool, after_seq, limit).await
-}
-
-/// Counts one use of grant `id` with its `grant.used` audit entry (the `decision` it made on `q`) in one transaction.
-pub async fn record_use(db: &Db, id: &GrantId, decision: &Decision, q: &QueuedCall) -> Result<(), Error> {
-    let mut tx = db.begin_write().await?;
-    count_use(&mut tx, id).await?;
-    let details = GrantUsed { grant_id: id.as_str(), decision_id: decision.id.as_str(), args: &q.call.args };
-    let item = (q.id.as_str(), q.call.tool_name.as_str(), q.call.fingerprint.as_str());
-    audit::append(&mut tx, audit::Record::of(&decision.operator, Some(item), &details)).await?;
-    tx.commit().await?;
-    Ok(())
 }

@@ -228,6 +228,9 @@ async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {
     let pool = AnyPoolOptions::new()
         .max_connections(8)
         .acquire_timeout(Duration::from_secs(10))
+        // A connection to a file in this process cannot be lost the way a server's can: no ping (a
+        // round trip to the connection's thread) before each use.
+        .test_before_acquire(false)
         .after_connect(|conn, _| {
             Box::pin(async move {
                 for pragma in [

@@ -101,6 +101,15 @@ async fn a_run_grant_does_not_reach_other_runs_and_revoked_or_expired_grants_app
     assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 1);
     assert_eq!(state_of(&t, &first).await, "delivered");
     assert_eq!(state_of(&t, &other_run).await, "pending", "revoked: not approved");
+    // Revoked after the worker found it live, before its decision was stored: the decision is not
+    // stored, nor the grant's use counted.
+    let other = approval_console::domain::ItemId::new(other_run["id"].as_str().unwrap());
+    let late = t.app.testing().approve_by_grant(&other, &approval_console::domain::GrantId::new(id)).await;
+    assert!(matches!(late, Err(approval_console::domain::Error::NotFound { .. })), "{late:?}");
+    assert_eq!(state_of(&t, &other_run).await, "pending");
+    let (_, listed) = t.get("/api/grants").await;
+    let uses = listed.as_array().or(listed["grants"].as_array()).unwrap().iter().find(|g| g["id"] == id).unwrap()["uses"].clone();
+    assert_eq!(uses, 0, "{listed}");
 
     let (_, wide) = grant(&t, &other_run, "engine", json!([])).await;
     sqlx::query("UPDATE grants SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE id = $1")
@@ -257,8 +266,14 @@ async fn a_grant_on_a_shell_like_tool_needs_a_condition_and_a_prefix_never_cover
     let plain = submitted_bash(&t, &hook, "git status --short").await;
     let id = |v: &Value| approval_console::domain::ItemId::new(v["id"].as_str().unwrap());
     assert_eq!(t.app.testing().apply_grants(&id(&chained)).await.unwrap(), None, "a chained command is not covered");
-    assert!(t.app.testing().apply_grants(&id(&plain)).await.unwrap().is_some(), "the command it allows is");
     assert_eq!(state_of(&t, &chained).await, "pending");
+    // The command it allows was approved as it was submitted, by the grant.
+    assert_eq!(
+        plain["decision"]["operator"].as_str().map(|o| o.starts_with(&format!("grant {}", g["id"].as_str().unwrap()))),
+        Some(true),
+        "{plain}"
+    );
+    assert_eq!(t.app.testing().apply_grants(&id(&plain)).await.unwrap(), None, "decided already");
 
     // A glob and a regex cover whole commands only.
     let (status, g) = grant(&t, &chained, "run", json!([{ "pointer": "/command", "op": "glob", "value": "git status*" }])).await;

@@ -2,9 +2,9 @@
 //! outbox), the audit entry; or, for a tool with a quorum, the approval counted with the others.
 
 use super::approvals;
-use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade};
-use crate::domain::{Approval, Decision, Error, ItemState, QueuedCall};
-use crate::store::{audit, credentials, queue, Db};
+use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade, GrantUsed};
+use crate::domain::{Approval, Decision, Error, GrantId, ItemState, QueuedCall};
+use crate::store::{audit, credentials, grants, queue, Db};
 
 /// How an approval of a tool that needs several (the two-person rule) is counted by [`record`].
 #[derive(Clone, Debug)]
@@ -36,7 +36,17 @@ pub enum Recorded {
 /// audit entry (`approval.recorded`), and the entry stays `pending` (set again, so the change feed
 /// tells every screen of the new approval); the approval that completes the quorum becomes the
 /// decision, its audit entry listing every approval.
-pub async fn record(db: &Db, item: &QueuedCall, decision: &Decision, counting: Option<Counting>) -> Result<Recorded, Error> {
+///
+/// With `grant` (an approval a grant makes), its use is counted and audited (`grant.used`, after
+/// `decision.made`) in the same transaction, if the grant is still live then: one revoked or
+/// expired since it was checked approves nothing (`not_found`: no live grant).
+pub async fn record(
+    db: &Db,
+    item: &QueuedCall,
+    decision: &Decision,
+    counting: Option<Counting>,
+    grant: Option<&GrantId>,
+) -> Result<Recorded, Error> {
     let mut tx = db.begin_write().await?;
     let mut counted: Option<(Vec<Approval>, u32)> = None;
     if let Some(Counting { quorum: n, operator_key: key, partial }) = counting {
@@ -107,6 +117,13 @@ pub async fn record(db: &Db, item: &QueuedCall, decision: &Decision, counting: O
     };
     let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
     audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
+    if let Some(grant) = grant {
+        if !grants::use_live(&mut tx, grant, decision.decided_at).await? {
+            return Err(Error::not_found(format!("live grant {grant}")));
+        }
+        let used = GrantUsed { grant_id: grant.as_str(), decision_id: decision.id.as_str(), args: &item.call.args };
+        audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &used)).await?;
+    }
     tx.commit().await?;
     Ok(Recorded::Decision)
 }
