@@ -119,6 +119,11 @@ async fn a_run_grant_does_not_reach_other_runs_and_revoked_or_expired_grants_app
         .unwrap();
     assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 0, "expired: nothing approved");
     assert_eq!(state_of(&t, &other_run).await, "pending");
+    // Expired after the worker found it live: nothing stored either.
+    let expired = approval_console::domain::GrantId::new(wide["id"].as_str().unwrap());
+    let late = t.app.testing().approve_by_grant(&other, &expired).await;
+    assert!(matches!(late, Err(approval_console::domain::Error::NotFound { .. })), "{late:?}");
+    assert_eq!(state_of(&t, &other_run).await, "pending");
     assert_eq!(t.counters.deletes(), 1);
     let (_, audit) = t.get("/api/audit").await;
     assert_eq!(audit["entries"].as_array().unwrap().iter().filter(|e| e["action"] == "grant.revoked").count(), 1, "{audit}");
