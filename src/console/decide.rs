@@ -57,7 +57,7 @@ impl Console {
     /// [`Console::decide_entry_claimed`] for an approval `grant` makes: the grant's use is counted
     /// and audited in the decision's own transaction, and only if the grant is still live then
     /// (else `not_found`, and nothing is written).
-    pub async fn decide_by_grant(&self, entry: queue::Entry, request: DecisionRequest, grant: &GrantId) -> Result<Decision, Error> {
+    pub(super) async fn decide_by_grant(&self, entry: queue::Entry, request: DecisionRequest, grant: &GrantId) -> Result<Decision, Error> {
         Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false, Some(grant)).await?)
     }
 

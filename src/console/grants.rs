@@ -19,6 +19,13 @@ const SWEEP: i64 = 500;
 /// At most this many calls applied where they were queued and not yet seen by the grants worker.
 const GRANTING_MAX: usize = 4096;
 
+/// A grant's decision, stored and claimed, to be delivered.
+struct Granted {
+    grant: GrantId,
+    decision: crate::domain::Decision,
+    queued: QueuedCall,
+}
+
 impl Console {
     /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a tool with a
     /// quorum (`quorum_tool`), a suspend call, a
@@ -179,42 +186,36 @@ impl Console {
     /// returns the grant used. The decision, the grant's use and their audit entries are one
     /// commit, the delivery the next; a grant revoked meanwhile approves nothing.
     pub async fn apply_grants(&self, id: &ItemId) -> Result<Option<GrantId>, Error> {
-        self.apply_grants_telling(id, None).await
+        let Some(granted) = self.decide_by_grants(id).await? else { return Ok(None) };
+        Ok(Some(self.deliver_granted(granted).await))
     }
 
-    /// [`Console::apply_grants`], telling `decided` what it came to as soon as that is known — the
-    /// grant's decision stored, or no grant used — before the delivery.
-    async fn apply_grants_telling(&self, id: &ItemId, decided: Option<oneshot::Sender<Option<GrantId>>>) -> Result<Option<GrantId>, Error> {
-        let tell = |decided: Option<oneshot::Sender<Option<GrantId>>>, used: Option<&GrantId>| {
-            if let Some(decided) = decided {
-                let _ = decided.send(used.cloned());
-            }
-        };
+    /// The deciding half of [`Console::apply_grants`]: the grant's decision stored (claimed for
+    /// delivery), or `None` when no grant applies or another decision or a revocation won.
+    async fn decide_by_grants(&self, id: &ItemId) -> Result<Option<Granted>, Error> {
         if !grants::any_live_for_pending(&self.db, id, crate::store::now()).await? {
-            tell(decided, None);
             return Ok(None);
         }
         let entry = self.item(id).await?;
-        let Some(grant) = self.grant_for(&entry.queued).await? else {
-            tell(decided, None);
-            return Ok(None);
-        };
+        let Some(grant) = self.grant_for(&entry.queued).await? else { return Ok(None) };
         let queued = entry.queued.clone();
-        let decision = match self.approve_by_grant(entry, &grant).await {
-            Ok(d) => d,
+        match self.approve_by_grant(entry, &grant).await {
+            Ok(decision) => Ok(Some(Granted { grant: grant.id, decision, queued })),
             Err(e @ (Error::AlreadyDecided { .. } | Error::FingerprintMismatch { .. } | Error::NotFound { .. })) => {
                 tracing::info!(item = %id, "grant not used: {e}");
-                tell(decided, None);
-                return Ok(None);
+                Ok(None)
             }
-            Err(e) => return Err(e),
-        };
-        tell(decided, Some(&grant.id));
-        match self.deliver_claimed_call(&decision, &queued, None).await {
-            Ok(_) | Err(Error::Unreachable(_)) => {}
-            Err(e) => tracing::warn!(item = %id, "delivery of a granted approval failed: {e}"),
+            Err(e) => Err(e),
         }
-        Ok(Some(grant.id))
+    }
+
+    /// The delivering half of [`Console::apply_grants`]; a failure is logged (the outbox has it).
+    async fn deliver_granted(&self, granted: Granted) -> GrantId {
+        match self.deliver_claimed_call(&granted.decision, &granted.queued, None).await {
+            Ok(_) | Err(Error::Unreachable(_)) => {}
+            Err(e) => tracing::warn!(item = %granted.queued.id, "delivery of a granted approval failed: {e}"),
+        }
+        granted.grant
     }
 
     /// [`Console::apply_grants`] on a call just queued by its caller, who answers with the outcome (a
@@ -236,9 +237,17 @@ impl Console {
         let queued = id.clone();
         let (decided, told) = oneshot::channel();
         tokio::spawn(async move {
-            if let Err(e) = this.apply_grants_telling(&queued, Some(decided)).await {
-                tracing::warn!(item = %queued, "grants: {e}");
-                this.grants_wake.notify_one();
+            match this.decide_by_grants(&queued).await {
+                Ok(granted) => {
+                    let _ = decided.send(granted.as_ref().map(|g| g.grant.clone()));
+                    if let Some(granted) = granted {
+                        this.deliver_granted(granted).await;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(item = %queued, "grants: {e}");
+                    this.grants_wake.notify_one();
+                }
             }
         });
         // Dropped untold: the task failed before a decision (logged there).
