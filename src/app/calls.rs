@@ -13,7 +13,7 @@ use crate::domain::{
     ToolCallId, Verdict,
 };
 use crate::engine::kinds;
-use crate::store::submissions::{self, NewSubmission, Submitted};
+use crate::store::submissions::{self, GrantApproval, NewSubmission, Submitted};
 use crate::store::{audit, queue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -117,6 +117,18 @@ impl App {
     /// the same key with the same request finds the call queued the first time (`created` false);
     /// with another request it is `idempotency_key_reused`.
     pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
+        self.submit_call_checked(call, idempotency_key, by, None).await
+    }
+
+    /// [`App::submit_call`]; `found`: the grant the check before the transaction found, instead of
+    /// asking (tests: a grant revoked between that check and the commit).
+    pub(crate) async fn submit_call_checked(
+        &self,
+        call: NewCall,
+        idempotency_key: Option<&str>,
+        by: &Actor,
+        found: Option<crate::domain::grant::Grant>,
+    ) -> Result<SubmittedCall, Error> {
         by.may(Op::SubmitCall)?;
         let mut paused = checked(&call)?;
         let source = paused.source;
@@ -141,8 +153,21 @@ impl App {
         let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &call.context };
         let submission =
             NewSubmission { principal_key: &principal_key, idempotency_key: &key, request_hash: &request_hash, context: &call.context };
-        let id = match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission).await? {
-            Submitted::Queued(id) => id,
+        // A call a grant covers is stored approved with it, so its agent (a hook) has the approval in
+        // this answer instead of through a poll.
+        let grant = match found {
+            Some(grant) => Some(grant),
+            None => self.console.grant_for_new(&paused).await?,
+        };
+        let approval = grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of });
+        let id = match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
+            Submitted::Queued { item, granted } => {
+                let id = item.id.clone();
+                if let (Some(grant), Some(decision)) = (&grant, granted) {
+                    self.console.deliver_granted_later(grant, *decision, *item);
+                }
+                id
+            }
             Submitted::Earlier(entry) => {
                 return Ok(SubmittedCall {
                     id: entry.queued.id.to_string(),
@@ -154,9 +179,6 @@ impl App {
             }
             Submitted::KeyReused(item) => return Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
         };
-        // A call a grant covers is approved before this answer, so its agent (a hook) has it at once
-        // instead of through a poll.
-        self.console.apply_grants_queued(&id).await;
         let entry = self.console.item(&id).await?;
         Ok(SubmittedCall { id: id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
     }

@@ -112,6 +112,19 @@ impl<'a> Testing<'a> {
         self.app.console.approve_by_grant(self.app.console.item(id).await?, grant).await
     }
 
+    /// `POST /api/calls` by `by`, as if the check before its transaction had found `grant` live and
+    /// covering it (whatever became of the grant since).
+    pub async fn submit_call_granted(
+        &self,
+        call: crate::app::calls::NewCall,
+        by: &crate::domain::Actor,
+        grant: &GrantId,
+    ) -> Result<crate::app::calls::SubmittedCall, Error> {
+        let grants = self.app.console.grants().await?;
+        let grant = grants.into_iter().find(|g| &g.id == grant).ok_or_else(|| Error::not_found(format!("grant {grant}")))?;
+        self.app.submit_call_checked(call, None, by, Some(grant)).await
+    }
+
     /// One sweep of the grants worker over the waiting calls; how many it approved.
     pub async fn sweep_grants(&self) -> Result<usize, Error> {
         self.app.console.sweep_grants().await

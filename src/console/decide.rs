@@ -69,6 +69,24 @@ impl Console {
         self.decide_as(id, request, Delivery::Delivering, true).await
     }
 
+    /// The decision `request` makes of the entry `item`, decided now, stored as `delivery` says
+    /// (claimed for delivery: its first attempt).
+    pub(super) fn new_decision(item: &ItemId, request: DecisionRequest, delivery: Delivery) -> Decision {
+        Decision {
+            id: DecisionId::generate(),
+            item_id: item.clone(),
+            verdict: request.verdict,
+            fingerprint: request.fingerprint,
+            operator: request.operator,
+            decided_at: crate::store::now(),
+            delivery,
+            outcome: None,
+            attempts: u32::from(delivery == Delivery::Delivering),
+            last_error: None,
+            next_attempt_at: None,
+        }
+    }
+
     fn whole(decided: Decided) -> Result<Decision, Error> {
         match decided {
             Decided::Decision(d) => Ok(*d),
@@ -94,19 +112,7 @@ impl Console {
         let id = &item.id;
         self.check_decision(id, item, &request).await?;
         let quorum = self.check_quorum(item, &request).await?;
-        let decision = Decision {
-            id: DecisionId::generate(),
-            item_id: item.id.clone(),
-            verdict: request.verdict,
-            fingerprint: request.fingerprint,
-            operator: request.operator,
-            decided_at: crate::store::now(),
-            delivery,
-            outcome: None,
-            attempts: u32::from(delivery == Delivery::Delivering),
-            last_error: None,
-            next_attempt_at: None,
-        };
+        let decision = Self::new_decision(id, request, delivery);
         let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial });
         self.record_decision(item, &decision, counting, grant).await
     }

@@ -4,20 +4,40 @@
 //! and tools with a quorum (the two-person rule) never get a grant, and a grant stops applying if its
 //! tool becomes either.
 
+use super::approve_block;
 use super::{Change, Console};
 use crate::domain::grant::MAX_SECS;
 pub use crate::domain::grant::{
     Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
 use crate::domain::safety::{QuorumSettings, SafetySettings};
-use crate::domain::{CallKind, DecisionRequest, Error, Fingerprint, GrantId, ItemId, ItemState, QueuedCall, Verdict};
+use crate::domain::{
+    CallKind, Decision, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall,
+    Verdict,
+};
 use crate::store::grants;
-use tokio::sync::oneshot;
+use chrono::{DateTime, Utc};
 
 /// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
-/// At most this many calls applied where they were queued and not yet seen by the grants worker.
-const GRANTING_MAX: usize = 4096;
+
+/// The approval `grant` makes of `q`, as a decision request: in the grant's name, bound to the call's
+/// own fingerprint.
+fn approval_by(grant: &Grant, q: &QueuedCall) -> DecisionRequest {
+    DecisionRequest {
+        verdict: Verdict::Approve,
+        fingerprint: q.call.fingerprint.clone(),
+        operator: format!("grant {} (made by {})", grant.id, grant.created_by),
+        // No principal: a grant never counts as an operator's approval under a quorum.
+        operator_key: None,
+    }
+}
+
+/// The decision `grant` makes of `q`, claimed for delivery: what [`Console::grant_for_new`]'s grant
+/// stores with a submitted call.
+pub fn approval_of(grant: &Grant, q: &QueuedCall) -> Decision {
+    Console::new_decision(&q.id, approval_by(grant, q), Delivery::Delivering)
+}
 
 /// A grant's decision, stored and claimed, to be delivered.
 struct Granted {
@@ -165,18 +185,36 @@ impl Console {
     /// The live grant that covers this pending approval, unless its tool is high-risk or has a quorum now. The
     /// notifications ask too: a call a grant is about to approve is not told to the operator.
     pub async fn grant_for(&self, q: &QueuedCall) -> Result<Option<Grant>, Error> {
-        if q.state != ItemState::Pending || q.call.kind != CallKind::Approval {
+        if q.state != ItemState::Pending {
             return Ok(None);
         }
-        let live = grants::live_of_tool(&self.db, &q.call.tool_name, &q.call.engine, crate::store::now()).await?;
-        let Some(grant) = live.into_iter().find(|g| g.covers(q)) else { return Ok(None) };
+        self.grant_covering(&q.call, q.paused_at, q.id.as_str()).await
+    }
+
+    /// The live grant that would approve `call` if it were queued now ([`Console::grant_for`]), and
+    /// only if such an approval passes the checks of any decision on it (its arguments can be bound by
+    /// its fingerprint, its engine takes an approval of it): a submitted call is queued with it
+    /// ([`crate::store::submissions::submit`]), which checks again that it covers the call as queued.
+    pub async fn grant_for_new(&self, call: &PausedCall) -> Result<Option<Grant>, Error> {
+        if approve_block(call).is_some() || !self.engine(&call.engine)?.allowed(call).contains(&DecisionKind::Approve) {
+            return Ok(None);
+        }
+        self.grant_covering(call, crate::store::now(), "(new)").await
+    }
+
+    async fn grant_covering(&self, call: &PausedCall, paused_at: DateTime<Utc>, item: &str) -> Result<Option<Grant>, Error> {
+        if call.kind != CallKind::Approval {
+            return Ok(None);
+        }
+        let live = grants::live_of_tool(&self.db, &call.tool_name, &call.engine, crate::store::now()).await?;
+        let Some(grant) = live.into_iter().find(|g| g.covers_call(call, paused_at)) else { return Ok(None) };
         let settings = crate::store::settings::snapshot(&self.db).await?;
-        if settings.get::<SafetySettings>()?.high_risk(&q.call.tool_name) {
-            tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} is high-risk now", q.call.tool_name);
+        if settings.get::<SafetySettings>()?.high_risk(&call.tool_name) {
+            tracing::info!(grant = %grant.id, item, "grant not used: {} is high-risk now", call.tool_name);
             return Ok(None);
         }
-        if settings.get::<QuorumSettings>()?.quorum(&q.call.tool_name) > 1 {
-            tracing::info!(grant = %grant.id, item = %q.id, "grant not used: {} needs several operators' approvals now", q.call.tool_name);
+        if settings.get::<QuorumSettings>()?.quorum(&call.tool_name) > 1 {
+            tracing::info!(grant = %grant.id, item, "grant not used: {} needs several operators' approvals now", call.tool_name);
             return Ok(None);
         }
         Ok(Some(grant))
@@ -218,40 +256,14 @@ impl Console {
         granted.grant
     }
 
-    /// [`Console::apply_grants`] on a call just queued by its caller, who answers with the outcome (a
-    /// submitted call's agent learns at once that a grant approved it): the grants worker, told of
-    /// the new call too, leaves it to this. Returns once the grant's decision is stored (or none
-    /// applies); the delivery goes on in a task of its own, as does all of it if the caller stops
-    /// waiting (an agent that hung up). On an error the worker sweeps.
-    pub async fn apply_grants_queued(&self, id: &ItemId) -> Option<GrantId> {
-        {
-            let mut granting = self.granting.lock().expect("granting lock");
-            if granting.len() >= GRANTING_MAX {
-                // The worker has not been told of these (the feed stopped): its next sweep covers them.
-                granting.clear();
-                self.grants_wake.notify_one();
-            }
-            granting.insert(id.clone());
-        }
+    /// A grant's approval stored with its call ([`Console::grant_for_new`]), delivered in a task of
+    /// its own: its agent has heard of the approval already; a failure is logged (the outbox has it).
+    pub fn deliver_granted_later(&self, grant: &Grant, decision: Decision, queued: QueuedCall) {
         let this = self.clone();
-        let queued = id.clone();
-        let (decided, told) = oneshot::channel();
+        let granted = Granted { grant: grant.id.clone(), decision, queued };
         tokio::spawn(async move {
-            match this.decide_by_grants(&queued).await {
-                Ok(granted) => {
-                    let _ = decided.send(granted.as_ref().map(|g| g.grant.clone()));
-                    if let Some(granted) = granted {
-                        this.deliver_granted(granted).await;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(item = %queued, "grants: {e}");
-                    this.grants_wake.notify_one();
-                }
-            }
+            this.deliver_granted(granted).await;
         });
-        // Dropped untold: the task failed before a decision (logged there).
-        told.await.unwrap_or(None)
     }
 
     /// The approval `grant` makes of the call in `entry` (checked by [`Console::grant_for`]), stored
@@ -262,13 +274,7 @@ impl Console {
         entry: crate::store::queue::Entry,
         grant: &Grant,
     ) -> Result<crate::domain::Decision, Error> {
-        let request = DecisionRequest {
-            verdict: Verdict::Approve,
-            fingerprint: entry.queued.call.fingerprint.clone(),
-            operator: format!("grant {} (made by {})", grant.id, grant.created_by),
-            // No principal: a grant never counts as an operator's approval under a quorum.
-            operator_key: None,
-        };
+        let request = approval_by(grant, &entry.queued);
         self.decide_by_grant(entry, request, &grant.id).await
     }
 
@@ -309,18 +315,12 @@ impl Console {
                 tokio::select! {
                     e = events.recv() => match e {
                         Ok(e) if e.kind == Change::Added => {
-                            if this.granting.lock().expect("granting lock").remove(&e.id) {
-                                continue;
-                            }
                             if let Err(err) = this.apply_grants(&e.id).await {
                                 tracing::warn!(item = %e.id, "grants: {err}");
                             }
                         }
                         Ok(_) => {}
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                            this.granting.lock().expect("granting lock").clear();
-                            sweep = true;
-                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => sweep = true,
                         Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                     },
                     _ = this.grants_wake.notified() => sweep = true,

@@ -31,9 +31,6 @@ pub struct Console {
     expiring: tokio::sync::broadcast::Sender<expiry::ExpiringSoon>,
     /// Wakes the grants worker for a sweep (a new grant).
     grants_wake: Arc<tokio::sync::Notify>,
-    /// New calls whose grants are applied where they are queued ([`Console::apply_grants_queued`]):
-    /// the grants worker leaves them alone when it is told of them.
-    granting: Arc<std::sync::Mutex<std::collections::HashSet<ItemId>>>,
     /// Sends of one run, one at a time in this process (see [`Console::send`]).
     sending: Arc<crate::engine::locks::KeyedLocks<(EngineId, crate::domain::RunId)>>,
 }
@@ -48,7 +45,6 @@ impl Console {
             outbox_wake: Arc::default(),
             expiring: tokio::sync::broadcast::channel(256).0,
             grants_wake: Arc::default(),
-            granting: Arc::default(),
             sending: Arc::default(),
         }
     }

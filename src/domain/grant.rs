@@ -5,7 +5,7 @@
 //! them (`store::grants`). Conditions compare like the engine's approval rules
 //! ([`super::json`]: integers exactly, `1` equals `1.0`, paths normalized).
 
-use super::{CallKind, Error, GrantId, QueuedCall};
+use super::{CallKind, Error, GrantId, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -217,14 +217,18 @@ impl Grant {
 
     /// Whether it covers this call (tool, scope, conditions; liveness aside).
     pub fn covers(&self, q: &QueuedCall) -> bool {
-        let c = &q.call;
+        self.covers_call(&q.call, q.paused_at)
+    }
+
+    /// [`Grant::covers`] for `c`, paused at `paused_at` (a call about to be queued).
+    pub fn covers_call(&self, c: &PausedCall, paused_at: DateTime<Utc>) -> bool {
         c.kind == CallKind::Approval
             && c.tool_name == self.tool_name
             && c.engine.as_str() == self.engine
             && self.agent_id.as_deref().is_none_or(|a| a == c.agent_id.as_str())
             && self.run_id.as_deref().is_none_or(|r| r == c.run_id.as_str())
             && self.requested_by.as_deref().is_none_or(|r| c.requested_by.as_deref() == Some(r))
-            && self.applies_from.is_none_or(|from| q.paused_at >= from)
+            && self.applies_from.is_none_or(|from| paused_at >= from)
             && self.conditions.iter().all(|cond| cond.holds(&c.args))
     }
 }

@@ -4,7 +4,7 @@
 pub mod approvals;
 mod record;
 
-pub use record::{record, Counting, Recorded};
+pub use record::{record, record_in, Counting, Recorded};
 
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};

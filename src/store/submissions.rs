@@ -1,9 +1,11 @@
 //! Submitted calls (`POST /api/calls`): who submitted each one, under which idempotency key, and
 //! what they said around it.
 
+use super::decisions::{self, Recorded};
 use super::{parse_json, queue, ts, Db};
 use crate::domain::audit::PauseOrigin;
-use crate::domain::{Error, ItemId, PausedCall};
+use crate::domain::grant::Grant;
+use crate::domain::{Decision, Error, ItemId, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::{AnyConnection, Row};
@@ -97,11 +99,20 @@ pub struct NewSubmission<'a> {
     pub context: &'a Option<Value>,
 }
 
+/// A grant that covers a call about to be submitted, and the approval it makes of it (see [`submit`]).
+pub struct GrantApproval<'a> {
+    pub grant: &'a Grant,
+    /// The approval the grant makes of the call, once it is queued (its id, its time).
+    pub approve: fn(&Grant, &QueuedCall) -> Decision,
+}
+
 /// What [`submit`] did.
 #[derive(Debug)]
 pub enum Submitted {
-    /// Queued now as this entry: the call, its audit entry and its submission committed together.
-    Queued(ItemId),
+    /// Queued now as this entry: the call, its audit entry and its submission committed together —
+    /// with the grant's approval (`granted`, claimed for delivery) when one was given and still
+    /// covered the call, live, at the commit.
+    Queued { item: Box<QueuedCall>, granted: Option<Box<Decision>> },
     /// The key found the call an earlier request (the same one) queued: read in the transaction,
     /// answered after its commit (so it is durable when the agent hears of it).
     Earlier(Box<queue::Entry>),
@@ -110,7 +121,19 @@ pub enum Submitted {
 }
 
 /// Queues `call` (audited by `actor`) with its submission `s` in one transaction, or finds what an earlier request with `s`'s key queued.
-pub async fn submit(db: &Db, actor: &str, call: &PausedCall, origin: PauseOrigin<'_>, s: &NewSubmission<'_>) -> Result<Submitted, Error> {
+///
+/// With `grant`, the grant's approval of the call is stored in the same transaction
+/// ([`decisions::record_in`]: the decision, its audit entry, the grant's counted and audited use) if
+/// the grant covers the call as queued and is still live: one commit for a call a grant approves.
+/// Otherwise the call is queued pending, as without.
+pub async fn submit(
+    db: &Db,
+    actor: &str,
+    call: &PausedCall,
+    origin: PauseOrigin<'_>,
+    s: &NewSubmission<'_>,
+    grant: Option<GrantApproval<'_>>,
+) -> Result<Submitted, Error> {
     let mut tx = db.begin_write().await?;
     if let Some(earlier) = by_key(&mut tx, s.principal_key, s.idempotency_key).await? {
         if earlier.request_hash != s.request_hash {
@@ -139,8 +162,24 @@ pub async fn submit(db: &Db, actor: &str, call: &PausedCall, origin: PauseOrigin
     if !stored {
         return Err(Error::StorageBusy);
     }
+    let granted = match grant {
+        Some(g) if g.grant.covers(&item) => {
+            let decision = (g.approve)(g.grant, &item);
+            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id)).await {
+                Ok(Recorded::Decision) => Some(Box::new(decision)),
+                Ok(Recorded::Approval { .. }) => return Err(Error::Storage("a grant's approval was counted towards a quorum".into())),
+                // Revoked or expired since it was checked: nothing of it was written.
+                Err(Error::NotFound { .. }) => {
+                    tracing::info!(item = %item.id, grant = %g.grant.id, "grant not used: no longer live");
+                    None
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        _ => None,
+    };
     tx.commit().await?;
-    Ok(Submitted::Queued(item.id))
+    Ok(Submitted::Queued { item: Box::new(item), granted })
 }
 
 /// The submission that queued `item`, if it was submitted (see [`of_item`]).

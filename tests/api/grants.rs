@@ -290,3 +290,54 @@ async fn a_grant_on_a_shell_like_tool_needs_a_condition_and_a_prefix_never_cover
     let smuggled = submitted_bash(&t, &hook, "git log; rm -rf /").await;
     assert_eq!(t.app.testing().apply_grants(&id(&smuggled)).await.unwrap(), None);
 }
+
+/// Submits a `refund` call of `order` as the agent credential `token`; answers the submit's body.
+async fn submitted_refund(t: &TestApp, token: &str, order: &str) -> Value {
+    let body = json!({ "tool": "refund", "args": { "order": order, "amount": 12 }, "agent": "billing-bot" });
+    let (status, queued) = t.call_as(token, reqwest::Method::POST, "/api/calls", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{queued}");
+    queued
+}
+
+#[tokio::test]
+async fn a_submitted_call_a_grant_covers_is_stored_approved_with_it_and_a_grant_revoked_since_its_check_approves_nothing() {
+    let t = spawn_app().await;
+    let bot = t.token("billing-bot", approval_console::domain::Role::Agent).await;
+    let first = submitted_refund(&t, &bot, "o-1").await;
+    assert_eq!(first["status"]["outcome"], "pending", "{first}");
+    let first = t.item(first["id"].as_str().unwrap()).await;
+    let (status, g) = grant(&t, &first, "agent", json!([])).await;
+    assert_eq!(status, StatusCode::CREATED, "{g}");
+    let grant_id = g["id"].as_str().unwrap().to_owned();
+
+    // Covered: the submit's own answer says approved, by the grant, and the grant's use is counted
+    // and audited with the decision it made.
+    let second = submitted_refund(&t, &bot, "o-2").await;
+    assert_eq!(second["status"]["outcome"], "approved", "{second}");
+    let entry = t.item(second["id"].as_str().unwrap()).await;
+    assert!(entry["decision"]["operator"].as_str().unwrap().starts_with(&format!("grant {grant_id}")), "{entry}");
+    let (_, audit) = t.get(&format!("/api/audit?item={}", second["id"].as_str().unwrap())).await;
+    let actions: Vec<&str> = audit["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    for action in ["call.paused", "decision.approve", "grant.used"] {
+        assert!(actions.contains(&action), "{action} in {actions:?}");
+    }
+    let uses = |listed: &Value| listed.as_array().unwrap().iter().find(|g| g["id"] == grant_id.as_str()).unwrap()["uses"].clone();
+    let (_, listed) = t.get("/api/grants").await;
+    assert_eq!(uses(&listed), 1, "{listed}");
+
+    // Revoked after the check before the submit's transaction found it live: the call is queued,
+    // pending, and the grant neither approves it nor counts a use.
+    let (status, _) = t.post(&format!("/api/grants/{grant_id}/revoke"), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let call: approval_console::app::calls::NewCall =
+        serde_json::from_value(json!({ "tool": "refund", "args": { "order": "o-3", "amount": 12 }, "agent": "billing-bot" })).unwrap();
+    let by = approval_console::domain::Actor::new(
+        approval_console::domain::Principal::token("billing-bot", approval_console::domain::Role::Agent),
+        "api",
+    );
+    let third = t.app.testing().submit_call_granted(call, &by, &approval_console::domain::GrantId::new(&grant_id)).await.unwrap();
+    assert_eq!(third.status.outcome, approval_console::app::calls::Outcome::Pending, "{third:?}");
+    assert_eq!(state_of(&t, &json!({ "id": third.id })).await, "pending");
+    let (_, listed) = t.get("/api/grants").await;
+    assert_eq!(uses(&listed), 1, "{listed}");
+}

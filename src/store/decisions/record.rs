@@ -4,6 +4,7 @@
 use super::approvals;
 use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade, GrantUsed};
 use crate::domain::{Approval, Decision, Error, GrantId, ItemState, QueuedCall};
+use crate::store::writer::WriteTx;
 use crate::store::{audit, credentials, grants, queue, Db};
 
 /// How an approval of a tool that needs several (the two-person rule) is counted by [`record`].
@@ -48,9 +49,30 @@ pub async fn record(
     grant: Option<&GrantId>,
 ) -> Result<Recorded, Error> {
     let mut tx = db.begin_write().await?;
+    let recorded = record_in(&mut tx, item, decision, counting, grant).await?;
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+/// [`record`] in the caller's transaction, which commits it (or rolls it all back on an error).
+/// A `grant` no longer live is refused (`not_found`) before anything is written here: the caller may
+/// commit what it wrote before (a submitted call, queued without the grant's approval).
+pub async fn record_in(
+    tx: &mut WriteTx,
+    item: &QueuedCall,
+    decision: &Decision,
+    counting: Option<Counting>,
+    grant: Option<&GrantId>,
+) -> Result<Recorded, Error> {
+    // The grant's use first: a grant revoked or expired since it was checked writes nothing.
+    if let Some(grant) = grant {
+        if !grants::use_live(tx, grant, decision.decided_at).await? {
+            return Err(Error::not_found(format!("live grant {grant}")));
+        }
+    }
     let mut counted: Option<(Vec<Approval>, u32)> = None;
     if let Some(Counting { quorum: n, operator_key: key, partial }) = counting {
-        let mut approvals = approvals::of(&mut tx, &item.id).await?;
+        let mut approvals = approvals::of(tx, &item.id).await?;
         let already = |approvals: &[Approval]| Error::AlreadyApproved {
             operator: decision.operator.clone(),
             approvals: approvals.len() as u32,
@@ -58,9 +80,9 @@ pub async fn record(
         };
         // One person counts once, whichever of their credentials (or the local admin of the
         // same name) approved before.
-        let person = credentials::person_of(&mut tx, &key).await?;
+        let person = credentials::person_of(tx, &key).await?;
         for a in &approvals {
-            if credentials::person_of(&mut tx, &a.operator_key).await? == person {
+            if credentials::person_of(tx, &a.operator_key).await? == person {
                 return Err(already(&approvals));
             }
         }
@@ -78,14 +100,14 @@ pub async fn record(
             fingerprint: decision.fingerprint.clone(),
             approved_at: decision.decided_at,
         };
-        if !approvals::insert(&mut tx, &item.id, &mine).await? {
+        if !approvals::insert(tx, &item.id, &mine).await? {
             return Err(already(&approvals));
         }
         approvals.push(mine);
         if !complete {
             // Still pending, set again: the change feed stamps the entry, so screens show the count.
-            if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Pending).await? {
-                let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+            if !queue::transition(tx, &item.id, ItemState::Pending, ItemState::Pending).await? {
+                let state = queue::get(tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
                 return Err(Error::AlreadyDecided { state });
             }
             let details = ApprovalRecorded {
@@ -96,17 +118,16 @@ pub async fn record(
                 approved_by: ApprovedBy::list(&approvals),
             };
             let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
-            audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
-            tx.commit().await?;
+            audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
             return Ok(Recorded::Approval { approvals, quorum: n });
         }
         counted = Some((approvals, n));
     }
-    if !queue::transition(&mut tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
-        let state = queue::get(&mut tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
+    if !queue::transition(tx, &item.id, ItemState::Pending, ItemState::Decided).await? {
+        let state = queue::get(tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
         return Err(Error::AlreadyDecided { state });
     }
-    super::insert(&mut tx, decision).await?;
+    super::insert(tx, decision).await?;
     let details = DecisionMade {
         decision_id: &decision.id,
         call: CallRef::of(&item.call),
@@ -116,14 +137,10 @@ pub async fn record(
         approved_by: counted.as_ref().map(|(approvals, _)| ApprovedBy::list(approvals)),
     };
     let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
-    audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
+    audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
     if let Some(grant) = grant {
-        if !grants::use_live(&mut tx, grant, decision.decided_at).await? {
-            return Err(Error::not_found(format!("live grant {grant}")));
-        }
         let used = GrantUsed { grant_id: grant.as_str(), decision_id: decision.id.as_str(), args: &item.call.args };
-        audit::append(&mut tx, audit::Record::of(&decision.operator, Some(entry), &used)).await?;
+        audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &used)).await?;
     }
-    tx.commit().await?;
     Ok(Recorded::Decision)
 }
