@@ -160,27 +160,27 @@ impl App {
             None => self.console.grant_for_new(&paused).await?,
         };
         let approval = grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of });
-        let id = match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
+        match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
             Submitted::Queued { item, granted } => {
-                let id = item.id.clone();
-                if let (Some(grant), Some(decision)) = (&grant, granted) {
-                    self.console.deliver_granted_later(grant, *decision, *item);
+                // As committed: pending, or approved by the grant (an operator's decision since then
+                // is the poll's to tell).
+                let entry = queue::Entry { queued: *item, decision: granted.map(|d| *d) };
+                let status = status_of(&entry);
+                let id = entry.queued.id.to_string();
+                if let (Some(grant), Some(decision)) = (&grant, entry.decision) {
+                    self.console.deliver_granted_later(grant, decision, entry.queued);
                 }
-                id
+                Ok(SubmittedCall { id, fingerprint: paused.fingerprint, source, created: true, status })
             }
-            Submitted::Earlier(entry) => {
-                return Ok(SubmittedCall {
-                    id: entry.queued.id.to_string(),
-                    fingerprint: entry.queued.call.fingerprint.clone(),
-                    source,
-                    created: false,
-                    status: status_of(&entry),
-                });
-            }
-            Submitted::KeyReused(item) => return Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
-        };
-        let entry = self.console.item(&id).await?;
-        Ok(SubmittedCall { id: id.to_string(), fingerprint: paused.fingerprint, source, created: true, status: status_of(&entry) })
+            Submitted::Earlier(entry) => Ok(SubmittedCall {
+                id: entry.queued.id.to_string(),
+                fingerprint: entry.queued.call.fingerprint.clone(),
+                source,
+                created: false,
+                status: status_of(&entry),
+            }),
+            Submitted::KeyReused(item) => Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
+        }
     }
 
     /// The agent a submitted call is queued under: what the credential may claim, never merely what

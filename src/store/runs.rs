@@ -27,7 +27,7 @@ pub struct Suspended<'a> {
     pub thread_id: Option<&'a str>,
     pub resource_id: Option<&'a str>,
     /// The engine's run state.
-    pub body: &'a Value,
+    pub body: &'a str,
 }
 
 /// Writes the outcome a delivery left (if any) in `conn`, the run's next transaction.
@@ -142,7 +142,7 @@ pub async fn suspend(
 
 /// Writes a run's step as it stands, in one transaction: the outcome `unsaved` holds (taken once the
 /// transaction is open), the snapshot's body, and the run claimed for advancing (`running`).
-pub async fn save_step(db: &Db, unsaved: &mut Option<Box<Unsaved>>, run_id: &RunId, body: &Value) -> Result<(), Error> {
+pub async fn save_step(db: &Db, unsaved: &mut Option<Box<Unsaved>>, run_id: &RunId, body: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
     write_unsaved(&mut tx, unsaved.take().as_deref()).await?;
     snapshots::update_body(&mut tx, run_id, body).await?;
@@ -151,7 +151,7 @@ pub async fn save_step(db: &Db, unsaved: &mut Option<Box<Unsaved>>, run_id: &Run
 }
 
 /// Writes a run's snapshot body (the run still waits) in a transaction of its own.
-pub async fn save(db: &Db, run_id: &RunId, body: &Value) -> Result<(), Error> {
+pub async fn save(db: &Db, run_id: &RunId, body: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
     snapshots::update_body(&mut tx, run_id, body).await?;
     tx.commit().await
@@ -173,7 +173,7 @@ pub async fn record_cut_short(
     agent_id: &AgentId,
     step: u32,
     cut: &[(&str, &str)],
-    body: &Value,
+    body: &str,
 ) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
     for &(tool_call_id, tool_name) in cut {
@@ -222,7 +222,7 @@ pub async fn record_delivery_and_step(
     item: &QueuedCall,
     outcome: &Value,
     repaused: Option<PausedCall>,
-    body: &Value,
+    body: &str,
     advance: bool,
 ) -> Result<Option<PausedCall>, Error> {
     let run_id = &item.call.run_id;
@@ -249,7 +249,7 @@ pub async fn record_nested_delivery(
     item: &QueuedCall,
     outcome: &Value,
     run_id: &RunId,
-    body: &Value,
+    body: &str,
 ) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
     outbox::record(&mut tx, decision, item, outcome, None).await?;
@@ -264,7 +264,7 @@ pub async fn record_resolution_and_step(
     db: &Db,
     item: &QueuedCall,
     resolution: &resolutions::Stored,
-    body: &Value,
+    body: &str,
     advance: bool,
 ) -> Result<(), Error> {
     let run_id = &item.call.run_id;

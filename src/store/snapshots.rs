@@ -1,8 +1,7 @@
 //! S11: snapshots of suspended local runs. The body is the engine's own JSON; this module only stores it.
 
-use super::{now, parse_json, ts};
+use super::{now, ts};
 use crate::domain::{AgentId, EngineId, Error, RunId};
-use serde_json::Value;
 use sqlx::{AnyConnection, Row};
 
 /// A stored snapshot.
@@ -13,8 +12,17 @@ pub struct Stored {
     pub thread_id: Option<String>,
     pub resource_id: Option<String>,
     pub running: bool,
-    pub body: Value,
+    /// The run's state as stored (JSON text): read straight into the engine's own type
+    /// ([`Stored::state`]), without a `Value` in between.
+    pub body: String,
     pub updated_at: String,
+}
+
+impl Stored {
+    /// The body read as `T` (the engine's run state).
+    pub fn state<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        serde_json::from_str(&self.body).map_err(|e| Error::Storage(format!("snapshot of run {} is unreadable: {e}", self.run_id)))
+    }
 }
 
 /// Writes the snapshot of a run as `suspended`, replacing an earlier one of the same engine. A
@@ -27,7 +35,7 @@ pub async fn save_suspended(
     agent_id: &AgentId,
     thread_id: Option<&str>,
     resource_id: Option<&str>,
-    body: &Value,
+    body: &str,
 ) -> Result<(), Error> {
     let at = ts(now());
     let done = sqlx::query(
@@ -40,7 +48,7 @@ pub async fn save_suspended(
     .bind(agent_id.as_str())
     .bind(thread_id)
     .bind(resource_id)
-    .bind(body.to_string())
+    .bind(body)
     .bind(&at)
     .bind(&at)
     .bind(engine.as_str())
@@ -86,9 +94,9 @@ pub async fn release_all(conn: &mut AnyConnection, engine: &EngineId) -> Result<
 }
 
 /// Updates the body of a suspended snapshot in place (a decided call's result recorded).
-pub async fn update_body(conn: &mut AnyConnection, run_id: &RunId, body: &Value) -> Result<(), Error> {
+pub async fn update_body(conn: &mut AnyConnection, run_id: &RunId, body: &str) -> Result<(), Error> {
     sqlx::query("UPDATE snapshots SET body = $1, updated_at = $2 WHERE run_id = $3")
-        .bind(body.to_string())
+        .bind(body)
         .bind(ts(now()))
         .bind(run_id.as_str())
         .execute(&mut *conn)
@@ -130,7 +138,7 @@ fn from_row(row: &sqlx::any::AnyRow) -> Result<Stored, Error> {
         thread_id: row.try_get("thread_id")?,
         resource_id: row.try_get("resource_id")?,
         running: row.try_get::<String, _>("state")? == "running",
-        body: parse_json(&row.try_get::<String, _>("body")?)?,
+        body: row.try_get("body")?,
         updated_at: row.try_get("updated_at")?,
     })
 }

@@ -47,7 +47,7 @@ impl LocalEngine {
         if repause.is_some() {
             state.calls[index].queued = true;
         }
-        let body = serde_json::to_value(&state).expect("run state serializes");
+        let body = serde_json::to_string(&state).expect("run state serializes");
         let new_item = runs::record_delivery_and_step(&self.inner.db, decision, item, &outcome, repause, &body, all_done).await?;
         match (&status, new_item) {
             (CallStatus::Done { result }, _) => emit.send(tool_result_chunk(run_id, &proposed, result)),

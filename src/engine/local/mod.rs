@@ -336,8 +336,7 @@ impl LocalEngine {
 
     async fn load(&self, run_id: &RunId) -> Result<(RunState, bool), Error> {
         let stored = runs::load(&self.inner.db, run_id).await?;
-        let mut state: RunState =
-            serde_json::from_value(stored.body).map_err(|e| Error::Storage(format!("snapshot of run {run_id} is unreadable: {e}")))?;
+        let mut state: RunState = stored.state()?;
         state.stored = true;
         Ok((state, stored.running))
     }

@@ -199,7 +199,7 @@ impl LocalEngine {
     /// The step as it stands, written to the run's snapshot (the run has one: `stored`), with the
     /// outcome of the delivery that led here if it is not written yet; the run is marked running.
     async fn write_step(&self, state: &mut RunState) -> Result<(), Error> {
-        let body = serde_json::to_value(&*state).expect("run state serializes");
+        let body = serde_json::to_string(&*state).expect("run state serializes");
         runs::save_step(&self.inner.db, &mut state.unsaved, &state.run_id, &body).await
     }
 
@@ -218,7 +218,7 @@ impl LocalEngine {
             );
             c.status = CallStatus::Done { result: json!(text) };
         }
-        let body = serde_json::to_value(&*state).expect("run state serializes");
+        let body = serde_json::to_string(&*state).expect("run state serializes");
         let calls: Vec<(&str, &str)> =
             cut.iter().map(|&i| (state.calls[i].tool_call_id.as_str(), state.calls[i].tool_name.as_str())).collect();
         runs::record_cut_short(&self.inner.db, &state.run_id, &state.agent_id, state.step, &calls, &body).await?;

@@ -23,7 +23,7 @@ impl LocalEngine {
         state.calls[index].status = CallStatus::Done { result };
         state.calls[index].queued = false;
         let all_done = !state.calls.iter().any(StepCall::paused);
-        let body = serde_json::to_value(&state).expect("run state serializes");
+        let body = serde_json::to_string(&state).expect("run state serializes");
         runs::record_resolution_and_step(&self.inner.db, item, resolution, &body, all_done).await?;
         self.continue_after_delivery(&agent, &mut state, all_done, &Emit::default()).await;
         Ok(())

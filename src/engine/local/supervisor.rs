@@ -84,7 +84,7 @@ impl LocalEngine {
                 leaf_state.calls[*leaf_index].args = args.clone();
             }
         }
-        let leaf_body = serde_json::to_value(&path[last].1).expect("run state serializes");
+        let leaf_body = serde_json::to_string(&path[last].1).expect("run state serializes");
         runs::record_nested_delivery(&self.inner.db, decision, item, &outcome, &path[last].1.run_id, &leaf_body).await?;
 
         // Up the chain, as far as runs can go on.
@@ -92,7 +92,7 @@ impl LocalEngine {
         loop {
             if path[level].1.calls.iter().any(StepCall::paused) {
                 if level != last {
-                    let body = serde_json::to_value(&path[level].1).expect("run state serializes");
+                    let body = serde_json::to_string(&path[level].1).expect("run state serializes");
                     runs::save(&self.inner.db, &path[level].1.run_id, &body).await?;
                 }
                 break;
@@ -100,7 +100,7 @@ impl LocalEngine {
             if level == 0 {
                 let (top_agent, top_state, _) = &mut path[0];
                 // The top call's answer is stored with the claim: its children's snapshots are gone.
-                let body = serde_json::to_value(&*top_state).expect("run state serializes");
+                let body = serde_json::to_string(&*top_state).expect("run state serializes");
                 runs::save_step(&self.inner.db, &mut None, &top_state.run_id, &body).await?;
                 let agent = top_agent.clone();
                 self.continue_after_delivery(&agent, top_state, true, emit).await;

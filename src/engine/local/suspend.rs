@@ -10,7 +10,7 @@ impl LocalEngine {
     pub(super) async fn suspend(&self, agent: &Agent, state: &mut RunState, emit: &Emit) -> Result<Outcome, Error> {
         if state.parent.is_some() {
             // A sub-agent's pause surfaces on the top-level run, which writes the queue entry.
-            let body = serde_json::to_value(&*state).expect("run state serializes");
+            let body = serde_json::to_string(&*state).expect("run state serializes");
             let run = runs::Suspended {
                 engine: &self.inner.id,
                 run_id: &state.run_id,
@@ -32,7 +32,7 @@ impl LocalEngine {
                 "run was started with an approval predicate, which cannot be stored: its snapshot requires approval for every later call (S4)"
             );
         }
-        let body = serde_json::to_value(&*state).expect("run state serializes");
+        let body = serde_json::to_string(&*state).expect("run state serializes");
         // What the queue shows of each newly paused call (read from sub-agents' snapshots, which the
         // write below does not touch).
         let mut pauses = Vec::new();
@@ -127,7 +127,7 @@ impl LocalEngine {
         let stored = runs::of_agent(&self.inner.db, &self.inner.id, agent_id, thread_id, resource_id).await?;
         let mut runs = Vec::new();
         for s in stored {
-            let Ok(state) = serde_json::from_value::<RunState>(s.body) else { continue };
+            let Ok(state) = s.state::<RunState>() else { continue };
             if state.parent.is_some() {
                 continue; // a sub-agent's pause is listed once, on its top-level run (S13)
             }
