@@ -11,6 +11,7 @@ pub mod json;
 pub mod lookalike;
 pub mod ops;
 pub mod principal;
+pub mod risk;
 pub mod safety;
 pub mod schema;
 pub mod text;

@@ -33,6 +33,7 @@ mod queue_view;
 mod quorum;
 mod readme;
 mod restart;
+mod risk;
 mod rule_changes;
 mod rules;
 mod runs;

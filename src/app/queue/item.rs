@@ -66,6 +66,9 @@ pub struct QueueItem {
     /// Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
     /// notification Approve, no grant, no approval through the Mastra-shaped routes.
     pub high_risk: bool,
+    /// What the call would do, judged from its arguments (`domain::risk`): a level and the reasons,
+    /// the most serious first; a high-risk tool (settings) is at least `high`.
+    pub risk: crate::domain::risk::Risk,
     /// What the operator said became of an interrupted call (it ran, it did not run, run again);
     /// null until then, and for calls that were not interrupted.
     #[schema(required = true)]
@@ -230,6 +233,7 @@ impl QueueItem {
             approve_blocked,
             pause_reason: c.pause_reason,
             high_risk: false,
+            risk: Default::default(),
             resolution: None,
             quorum: 1,
             approvals: vec![],
@@ -259,6 +263,13 @@ impl App {
         self.fill_approvals(&mut items, &settings.get()?).await?;
         self.fill_resolutions(&mut items, &calls).await?;
         self.fill_contexts(&mut items).await?;
+        for item in &mut items {
+            let cwd = item.context.as_ref().and_then(|c| c.get("cwd")).and_then(Value::as_str);
+            item.risk = crate::domain::risk::assess(&item.tool_name, &item.args, crate::domain::risk::Scene { cwd, dir: None });
+            if item.high_risk {
+                item.risk.add(crate::domain::risk::Level::High, format!("{} is a high-risk tool (settings)", item.tool_name));
+            }
+        }
         Ok(items)
     }
 
