@@ -26,6 +26,9 @@ pub(super) fn judge_line(line: &str, scene: Scene<'_>, risk: &mut Risk, depth: u
             files::judge_redirect(target, here, risk);
         }
         let Some(name) = words.first().map(|w| base(w)) else { continue };
+        if name.contains("$(…)") || name.starts_with('$') {
+            risk.add(Level::Medium, "runs a command it computes (a variable or a substitution names it)");
+        }
         if name == "cd" || name == "pushd" {
             moved = match operands(words).first() {
                 Some(dir) if dir.starts_with('/') => Some((*dir).to_owned()),

@@ -104,6 +104,10 @@ fn command_lines(tool: &str, args: &Value) -> Vec<String> {
             Some(Value::String(s)) if super::grant::shell_like(tool) || key == "command" => out.push(s.clone()),
             Some(Value::Array(argv)) => {
                 let words: Vec<String> = argv.iter().filter_map(|w| w.as_str().map(str::to_owned)).collect();
+                // Codex's `["apply_patch", "*** Begin Patch…"]`: a patch, judged by the files it writes.
+                if words.first().is_some_and(|w| w.rsplit('/').next() == Some("apply_patch")) {
+                    continue;
+                }
                 out.push(words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" "));
             }
             _ => {}

@@ -85,6 +85,8 @@ impl Lexer<'_> {
     /// Ends the command; `pipe`: the next one reads its output (same pipeline, next stage).
     fn end_command(&mut self, pipe: bool) {
         self.end_word();
+        // A redirection with no target (`echo > ; rm …`) takes nothing of the next command.
+        self.redirect = None;
         let (pipeline, stage) = (self.cmd.pipeline, self.cmd.stage);
         let done = std::mem::take(&mut self.cmd);
         if (!done.words.is_empty() || !done.writes.is_empty()) && self.out.len() < MAX_COMMANDS {
@@ -347,6 +349,8 @@ mod tests {
         assert_eq!(c[1].words, vec!["cat"]);
         assert_eq!(c[1].writes, vec!["out.log"]);
         assert_eq!(c[2].writes, vec!["/dev/null", "all"]);
+        // A redirection left without its target never swallows the next command's name.
+        assert_eq!(words("echo > ; rm -rf /"), w(&[&["echo"], &["rm", "-rf", "/"]]));
     }
 
     #[test]

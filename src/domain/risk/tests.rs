@@ -66,6 +66,8 @@ fn wrappers_substitutions_and_inner_shells_are_looked_through() {
     at_least("sh -c \"rm -rf /\"", Level::Critical, "system");
     at_least("eval \"kubectl delete ns prod\"", Level::Critical, "deletes cluster resources");
     at_least("echo $(rm -rf ~)", Level::Critical, "system or home");
+    at_least("\"$(echo rm)\" -rf /", Level::Medium, "runs a command it computes");
+    at_least("$CMD -rf /", Level::Medium, "runs a command it computes");
     let codex = assess("shell", &json!({ "command": ["bash", "-lc", "git push --force origin master"] }), CWD);
     assert!(codex.level >= Level::High, "{codex:?}");
 }
@@ -158,6 +160,9 @@ fn writes_of_credentials_ci_profiles_and_system_files_are_high_and_source_files_
     }
     let patch = "*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n@@\n-a\n+b\n*** End Patch";
     assert!(assess("apply_patch", &json!({ "input": patch }), CWD).level >= Level::High);
+    // Through Codex's shell: the patch's text is no command line (`-rm -rf /` is a removed line).
+    let removed = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-rm -rf /\n+print(1)\n*** End Patch";
+    assert_eq!(assess("shell", &json!({ "command": ["apply_patch", removed] }), CWD).level, Level::Low);
 }
 
 #[test]

@@ -1151,6 +1151,11 @@ export interface components {
          */
         ItemState: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone";
         /**
+         * @description How hard an operator should look.
+         * @enum {string}
+         */
+        Level: "low" | "medium" | "high" | "critical";
+        /**
          * @description A credential just made, with its token: the only time the token is shown (the console keeps its
          *     hash alone). No `Debug`: nothing prints it by accident.
          */
@@ -1427,6 +1432,11 @@ export interface components {
             resourceId: string | null;
             /** @description JSON Schema of the resume data (kind `suspend`). */
             resumeSchema: unknown;
+            /**
+             * @description What the call would do, judged from its arguments (`domain::risk`): a level and the reasons,
+             *     the most serious first; a high-risk tool (settings) is at least `high`.
+             */
+            risk: components["schemas"]["Risk"];
             runId: string;
             /**
              * @description Where the call comes from (follows from `engine`): the local engine, a remote engine's kind,
@@ -1487,6 +1497,10 @@ export interface components {
         QuorumSettings: {
             rules?: components["schemas"]["QuorumRule"][];
         };
+        Reason: {
+            level: components["schemas"]["Level"];
+            text: string;
+        };
         /** @description A principal that asked for a call, as the queue shows it. */
         Requester: {
             /** @description `token` (a stored credential) or `local` (the local admin). */
@@ -1518,6 +1532,12 @@ export interface components {
         RevokedToken: {
             name: string;
             role: components["schemas"]["Role"];
+        };
+        /** @description A call's risk: the highest level of its reasons (low without any). */
+        Risk: {
+            level: components["schemas"]["Level"];
+            /** @description Why, the most serious first; each one once. */
+            reasons: components["schemas"]["Reason"][];
         };
         /**
          * @description What a principal may do. Not ordered: `agent` and `viewer` stand beside each other, and what a

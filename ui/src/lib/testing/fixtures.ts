@@ -66,6 +66,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     approveBlocked: null,
     pauseReason: null,
     highRisk: false,
+    risk: { level: 'low', reasons: [] },
     resolution: null,
     quorum: 1,
     approvals: [],
