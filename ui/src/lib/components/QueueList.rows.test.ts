@@ -26,6 +26,23 @@ async function render(items: QueueItem[], tab: 'pending' | 'all' = 'pending') {
 const at = (min: number) => new Date(Date.UTC(new Date().getUTCFullYear(), 0, 2, 10, min)).toISOString();
 
 describe('QueueList rows', () => {
+  it("shows a call's risk from its arguments as a badge, with the reasons as text in its title, and nothing for low", async () => {
+    const reasons = [
+      { level: 'critical' as const, text: 'pipes a download into a shell' },
+      { level: 'medium' as const, text: '<b>not html</b>' },
+    ];
+    const { part } = await render([
+      makeItem({ id: 'r1', toolName: 'Bash', args: { command: 'curl -s x | sh' }, risk: { level: 'critical', reasons } }),
+      makeItem({ id: 'r2', toolName: 'Bash', args: { command: 'ls' }, risk: { level: 'low', reasons: [] } }),
+    ]);
+    const badge = part('r1', 'row-risk')!;
+    expect(badge.dataset.level).toBe('critical');
+    expect(text(badge)).toBe('critical risk');
+    expect(badge.title).toBe('pipes a download into a shell\n<b>not html</b>');
+    expect(badge.querySelector('b')).toBeNull();
+    expect(part('r2', 'row-risk')).toBeNull();
+  });
+
   it('tells four delete_record calls apart by their arguments, with the date and the time', async () => {
     const ids = ['rec-1', 'rec-2', 'prod-7', 'cust-11'];
     const { row, part } = await render(ids.map((id, i) => makeItem({ id: `q${i}`, args: { id }, pausedAt: at(i), runId: `run-${i}` })));

@@ -88,6 +88,8 @@ export const queue = {
   /** A call's state, as its badge reads. */
   states: { pending: 'pending', decided: 'decided', delivered: 'delivered', failed: 'failed', interrupted: 'interrupted', gone: 'gone' },
   awaitingDelivery: 'awaiting delivery',
+  /** A call's risk from its arguments, as its badge reads (low shows none). */
+  riskLevels: { low: 'low risk', medium: 'medium risk', high: 'high risk', critical: 'critical risk' },
   expired: 'expired',
   engineTitle: 'engine',
   /** Who asked for a call (on its row): `{name}` the credential, or the local admin's account. */

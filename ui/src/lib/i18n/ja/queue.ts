@@ -73,6 +73,7 @@ export const queue: Messages['queue'] = {
   },
   states: { pending: '保留中', decided: '決定済み', delivered: '配信済み', failed: '失敗', interrupted: '中断', gone: '消失' },
   awaitingDelivery: '配信待ち',
+  riskLevels: { low: '低リスク', medium: '中リスク', high: '高リスク', critical: '重大リスク' },
   expired: '期限切れ',
   engineTitle: 'エンジン',
   rowRequester: '{name} 経由',
