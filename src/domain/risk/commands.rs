@@ -23,7 +23,7 @@ pub(super) fn judge_line(line: &str, scene: Scene<'_>, risk: &mut Risk, depth: u
             None => scene,
         };
         for target in &c.writes {
-            files::judge_redirect(target, here, risk);
+            files::judge_write(target, here, risk);
         }
         let Some(name) = words.first().map(|w| base(w)) else { continue };
         if name.contains("$(…)") || name.starts_with('$') {
@@ -50,7 +50,7 @@ pub(super) fn judge_line(line: &str, scene: Scene<'_>, risk: &mut Risk, depth: u
         if c.stage > 0 && is_sender(name) {
             for d in commands.iter().filter(|d| d.pipeline == c.pipeline && d.stage < c.stage) {
                 let (dw, _) = unwrap(&d.words);
-                if operands_or_none(dw).iter().any(|p| files::is_credential(p) || p.contains(".ssh") || p.contains(".aws")) {
+                if operands(dw).iter().any(|p| files::is_credential(p) || p.contains(".ssh") || p.contains(".aws")) {
                     risk.add(Level::Critical, "sends credentials over the network");
                 } else if d.words.first().is_some_and(|w| matches!(base(w), "env" | "printenv" | "set" | "export")) {
                     risk.add(Level::High, "sends the environment (its secrets) over the network");
@@ -64,14 +64,6 @@ pub(super) fn judge_line(line: &str, scene: Scene<'_>, risk: &mut Risk, depth: u
 /// A command that sends what it reads to another machine.
 fn is_sender(name: &str) -> bool {
     matches!(name, "curl" | "wget" | "nc" | "ncat" | "netcat" | "socat" | "telnet" | "scp" | "ssh" | "sftp" | "rsync" | "openssl")
-}
-
-fn operands_or_none(words: &[String]) -> Vec<&str> {
-    if words.is_empty() {
-        vec![]
-    } else {
-        operands(words)
-    }
 }
 
 /// The command's base name (`/usr/bin/rm` → `rm`).
@@ -150,7 +142,8 @@ fn is_assignment(w: &str) -> bool {
 pub(super) fn operands(words: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut options = true;
-    for w in &words[1..] {
+    // Empty words (a wrapper with nothing after it) have none.
+    for w in words.iter().skip(1) {
         if options && w == "--" {
             options = false;
         } else if options && w.starts_with('-') && w.len() > 1 {
@@ -165,7 +158,7 @@ pub(super) fn operands(words: &[String]) -> Vec<&str> {
 /// Whether a short or long option is given: `flag('r', "recursive")` finds `-r`, `-rf`, `-fr`,
 /// `--recursive`.
 pub(super) fn has(words: &[String], short: Option<char>, long: &[&str]) -> bool {
-    words[1..].iter().take_while(|w| *w != "--").any(|w| {
+    words.iter().skip(1).take_while(|w| *w != "--").any(|w| {
         if let Some(l) = w.strip_prefix("--") {
             let l = l.split('=').next().unwrap_or(l);
             long.contains(&l)

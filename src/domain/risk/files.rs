@@ -296,8 +296,3 @@ pub(super) fn judge_write(path: &str, scene: Scene<'_>, risk: &mut Risk) {
         _ => {}
     }
 }
-
-/// A redirection's target (`> file`).
-pub(super) fn judge_redirect(path: &str, scene: Scene<'_>, risk: &mut Risk) {
-    judge_write(path, scene, risk)
-}
