@@ -1,7 +1,7 @@
 // The queue view (issue 6): tabs with counts, the filter bar, the server-side search, the order, a
 // list that renders only the rows in view out of 100,000 calls and fetches pages as it scrolls, and
 // calls grouped by run with "approve all / decline all", each call bound to its own fingerprint.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { ApiError, type QueueItem } from '../backend/backend';
 import { backendContext } from '../backend/context';
@@ -323,6 +323,21 @@ describe('QueueList with 100,000 calls', () => {
   });
 });
 
+/**
+ * Waits (polling, with a deadline) for a batch's results panel: each call's fingerprint is checked
+ * with Web Crypto before it is sent, whose digests finish on a thread pool — on a loaded machine
+ * later than any fixed number of ticks.
+ */
+async function batchDone(q: (sel: string) => HTMLElement | null) {
+  await vi.waitFor(
+    () => {
+      flushSync();
+      expect(q('[data-testid="batch-results"]')).not.toBeNull();
+    },
+    { timeout: 10_000, interval: 10 },
+  );
+}
+
 describe('QueueList run groups', () => {
   it('shows the calls of one run together under its header, in list order otherwise', async () => {
     const backend = new FakeBackend();
@@ -367,7 +382,7 @@ describe('QueueList run groups', () => {
     expect(backend.calls.filter((c) => c.method === 'approve')).toEqual([]);
     expect(document.activeElement).toBe(q('[data-testid="batch-send"]'));
     q('[data-testid="batch-send"]')!.click();
-    await settle();
+    await batchDone(q);
 
     expect(backend.calls.filter((c) => c.method === 'approve')).toEqual([
       { method: 'approve', args: ['r1', fpOf('r1')] },
@@ -395,7 +410,7 @@ describe('QueueList run groups', () => {
     expect(document.activeElement).toBe(reason);
     type(reason, 'whole run is wrong');
     reason.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
-    await settle();
+    await batchDone(q);
     expect(backend.calls.filter((c) => c.method === 'decline')).toEqual([
       { method: 'decline', args: ['d1', fingerprintOf('delete_record', { id: 'rec-d1' }), 'whole run is wrong'] },
     ]);
