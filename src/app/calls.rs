@@ -157,7 +157,7 @@ impl App {
         // this answer instead of through a poll.
         let grant = match found {
             Some(grant) => Some(grant),
-            None => self.console.grant_for_new(&paused).await?,
+            None => self.console.grant_for_new(&paused, call.context.as_ref().and_then(crate::console::care::cwd_in)).await?,
         };
         let approval = grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of });
         match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {

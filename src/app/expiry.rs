@@ -65,6 +65,16 @@ impl App {
         .await
     }
 
+    /// The quorum of every call rated critical (`policy quorum --critical N`): 2 or more sets it, 1
+    /// removes it; admins only. Read and written in one transaction.
+    pub async fn set_critical_quorum(&self, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
+        by.may(Op::SaveQuorumSettings)?;
+        crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
+            stored.with_critical(approvals)
+        })
+        .await
+    }
+
     /// Every tool name this console knows: its local agents' tools, the remote engines' agents'
     /// tools, and every tool a call in the queue has had (hooks, the gate, agents over HTTP) — for a
     /// rule about a tool none of them named (a typo leaves the real tool unprotected).

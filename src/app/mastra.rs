@@ -98,13 +98,17 @@ impl App {
             if call.kind != CallKind::Approval {
                 return Err(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: self.console.allowed(call) });
             }
-            let settings = crate::store::settings::snapshot(&self.db).await?;
-            if settings.get::<crate::domain::safety::SafetySettings>()?.high_risk(&call.tool_name) {
-                return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone() });
+            // What no route may approve is said first (the decision path says it too).
+            if let Some(why) = crate::console::approve_block(call) {
+                return Err(why);
+            }
+            let care = self.console.care(&entry.queued).await?;
+            if care.risk.needs_operator() {
+                return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone(), why: care.risk.first_reason().to_owned() });
             }
             // These routes answer with the run going on: an approval that only counts towards a
             // quorum has no place in them.
-            let quorum = settings.get::<crate::domain::safety::QuorumSettings>()?.quorum(&call.tool_name);
+            let quorum = care.quorum;
             if quorum > 1 {
                 return Err(Error::QuorumTool {
                     tool: call.tool_name.clone(),

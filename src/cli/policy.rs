@@ -10,15 +10,16 @@ use approval_console::domain::Error;
 /// `policy quorum [TOOL [N | --off]] [--json]`.
 pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
     let by = app.local_actor("cli");
-    let PolicyCommand::Quorum { tool, approvals, off, json, yes } = command;
+    let PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } = command;
     if let (Some(tool), Some(n)) = (&tool, approvals) {
         if n >= 2 {
             check_known(app, tool, yes, &by).await?;
         }
     }
-    let settings = match (&tool, approvals, off) {
-        (Some(tool), _, true) => Some(app.set_quorum(tool, 1, &by).await?),
-        (Some(tool), Some(n), false) => Some(app.set_quorum(tool, n, &by).await?),
+    let settings = match (&tool, approvals, off, critical) {
+        (_, _, _, Some(n)) => Some(app.set_critical_quorum(n, &by).await?),
+        (Some(tool), _, true, _) => Some(app.set_quorum(tool, 1, &by).await?),
+        (Some(tool), Some(n), false, _) => Some(app.set_quorum(tool, n, &by).await?),
         _ => None,
     };
     let changed = settings.is_some();
@@ -65,6 +66,10 @@ async fn check_known(app: &App, tool: &str, yes: bool, by: &approval_console::do
 }
 
 fn list(settings: &QuorumSettings) {
+    match settings.critical {
+        Some(n) => println!("Every call rated critical needs {n} approvals by different operators."),
+        None => println!("Calls rated critical need what their tool needs (set a quorum for them: --critical 2)."),
+    }
     if settings.rules.is_empty() {
         println!("No quorums: every call needs one approval. Set one: approval-console policy quorum <tool> 2");
         return;

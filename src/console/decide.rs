@@ -127,7 +127,7 @@ impl Console {
         if call.kind != crate::domain::CallKind::Approval || !matches!(request.verdict, Verdict::Approve | Verdict::ApproveEdited { .. }) {
             return Ok(None);
         }
-        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&call.tool_name);
+        let quorum = self.care(item).await?.quorum;
         if quorum <= 1 {
             return Ok(None);
         }
@@ -244,10 +244,10 @@ impl Console {
         })
     }
 
-    /// The quorum of a call's tool (the two-person rule: 1 for a tool without one) and its approvals
-    /// so far, oldest first.
+    /// The quorum of a call (the two-person rule: its tool's, or the critical calls' when it is rated
+    /// critical; 1 without one) and its approvals so far, oldest first.
     pub async fn approvals(&self, item: &crate::domain::QueuedCall) -> Result<(u32, Vec<Approval>), Error> {
-        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&item.call.tool_name);
+        let quorum = self.care(item).await?.quorum;
         Ok((quorum, approvals::of_call(&self.db, &item.id).await?))
     }
 

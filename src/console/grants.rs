@@ -1,8 +1,9 @@
 //! Grants at work (the types: [`crate::domain::grant`]): a matching call is approved by the console as
 //! soon as it is queued — bound to that call's own fingerprint, like any decision (C3) — and each use
-//! is audited (`grant.used`, and the decision's operator names the grant). High-risk tools (settings)
-//! and tools with a quorum (the two-person rule) never get a grant, and a grant stops applying if its
-//! tool becomes either.
+//! is audited (`grant.used`, and the decision's operator names the grant). A call rated high or
+//! critical (by its arguments, or its tool listed high-risk in the settings) and a call under a
+//! quorum (the two-person rule) are never approved by a grant ([`super::care`]), whenever the grant
+//! was made; no grant is made from such a call.
 
 use super::approve_block;
 use super::{Change, Console};
@@ -10,7 +11,6 @@ use crate::domain::grant::MAX_SECS;
 pub use crate::domain::grant::{
     Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
-use crate::domain::safety::{QuorumSettings, SafetySettings};
 use crate::domain::{
     CallKind, Decision, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall,
     Verdict,
@@ -37,6 +37,13 @@ fn approval_by(grant: &Grant, q: &QueuedCall) -> DecisionRequest {
 /// stores with a submitted call.
 pub fn approval_of(grant: &Grant, q: &QueuedCall) -> Decision {
     Console::new_decision(&q.id, approval_by(grant, q), Delivery::Delivering)
+}
+
+/// Where a call's working directory (its risk's scene) comes from: known to the caller, or stored
+/// with the call's submission.
+enum Workdir<'a> {
+    Known(Option<&'a str>),
+    Stored(&'a ItemId),
 }
 
 /// A grant's decision, stored and claimed, to be delivered.
@@ -97,7 +104,8 @@ impl Console {
             after = last;
             for (_, id) in batch {
                 if let Ok(entry) = self.item(&id).await {
-                    if grant.covers(&entry.queued) {
+                    // A waiting call it covers that is high-risk or under a quorum it would not approve.
+                    if grant.covers(&entry.queued) && self.care(&entry.queued).await?.grantable() {
                         covered.push(id);
                     }
                 }
@@ -119,10 +127,11 @@ impl Console {
                 "only approval calls can be allowed always; a suspended tool asks something each time".into(),
             ));
         }
-        if crate::store::settings::safety(&self.db).await?.high_risk(&c.tool_name) {
-            return Err(Error::HighRiskTool { tool: c.tool_name.clone() });
+        let care = self.care(q).await?;
+        if care.risk.needs_operator() {
+            return Err(Error::HighRiskTool { tool: c.tool_name.clone(), why: care.risk.first_reason().to_owned() });
         }
-        let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&c.tool_name);
+        let quorum = care.quorum;
         if quorum > 1 {
             return Err(Error::QuorumTool {
                 tool: c.tool_name.clone(),
@@ -182,39 +191,53 @@ impl Console {
         }
     }
 
-    /// The live grant that covers this pending approval, unless its tool is high-risk or has a quorum now. The
-    /// notifications ask too: a call a grant is about to approve is not told to the operator.
+    /// The live grant that covers this pending approval, unless the call is high-risk or under a
+    /// quorum now. The notifications ask too: a call a grant is about to approve is not told to the
+    /// operator.
     pub async fn grant_for(&self, q: &QueuedCall) -> Result<Option<Grant>, Error> {
         if q.state != ItemState::Pending {
             return Ok(None);
         }
-        self.grant_covering(&q.call, q.paused_at, q.id.as_str()).await
+        self.grant_covering(&q.call, Workdir::Stored(&q.id), q.paused_at, q.id.as_str()).await
     }
 
     /// The live grant that would approve `call` if it were queued now ([`Console::grant_for`]), and
     /// only if such an approval passes the checks of any decision on it (its arguments can be bound by
     /// its fingerprint, its engine takes an approval of it): a submitted call is queued with it
     /// ([`crate::store::submissions::submit`]), which checks again that it covers the call as queued.
-    pub async fn grant_for_new(&self, call: &PausedCall) -> Result<Option<Grant>, Error> {
+    /// `cwd`: the working directory the call's source reports with it.
+    pub async fn grant_for_new(&self, call: &PausedCall, cwd: Option<&str>) -> Result<Option<Grant>, Error> {
         if approve_block(call).is_some() || !self.engine(&call.engine)?.allowed(call).contains(&DecisionKind::Approve) {
             return Ok(None);
         }
-        self.grant_covering(call, crate::store::now(), "(new)").await
+        self.grant_covering(call, Workdir::Known(cwd), crate::store::now(), "(new)").await
     }
 
-    async fn grant_covering(&self, call: &PausedCall, paused_at: DateTime<Utc>, item: &str) -> Result<Option<Grant>, Error> {
+    async fn grant_covering(
+        &self,
+        call: &PausedCall,
+        workdir: Workdir<'_>,
+        paused_at: DateTime<Utc>,
+        item: &str,
+    ) -> Result<Option<Grant>, Error> {
         if call.kind != CallKind::Approval {
             return Ok(None);
         }
         let live = grants::live_of_tool(&self.db, &call.tool_name, &call.engine, crate::store::now()).await?;
         let Some(grant) = live.into_iter().find(|g| g.covers_call(call, paused_at)) else { return Ok(None) };
-        let settings = crate::store::settings::snapshot(&self.db).await?;
-        if settings.get::<SafetySettings>()?.high_risk(&call.tool_name) {
-            tracing::info!(grant = %grant.id, item, "grant not used: {} is high-risk now", call.tool_name);
+        // Read only once a grant covers the call: most calls have none.
+        let cwd = match workdir {
+            Workdir::Known(cwd) => cwd.map(str::to_owned),
+            Workdir::Stored(id) => self.cwd_of(id, call).await?,
+        };
+        let care = super::care::care_in(call, cwd.as_deref(), &crate::store::settings::snapshot(&self.db).await?)?;
+        if care.risk.needs_operator() {
+            let why = care.risk.first_reason();
+            tracing::info!(grant = %grant.id, item, "grant not used: this call of {} is {} risk ({why})", call.tool_name, care.risk.level.as_str());
             return Ok(None);
         }
-        if settings.get::<QuorumSettings>()?.quorum(&call.tool_name) > 1 {
-            tracing::info!(grant = %grant.id, item, "grant not used: {} needs several operators' approvals now", call.tool_name);
+        if care.quorum > 1 {
+            tracing::info!(grant = %grant.id, item, "grant not used: this call of {} needs {} operators' approvals now", call.tool_name, care.quorum);
             return Ok(None);
         }
         Ok(Some(grant))

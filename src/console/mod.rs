@@ -2,6 +2,7 @@
 //! (pending? same fingerprint, also at the engine?), made durable (queue state, decision row and audit
 //! entry in one transaction), then delivered to the engine.
 
+pub mod care;
 mod decide;
 mod deliver;
 pub mod expiry;

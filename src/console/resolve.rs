@@ -52,7 +52,7 @@ impl Console {
         if kind == DecisionKind::RunAgain {
             // Under a quorum the new entry's approval is this operator's: one the run's own starter
             // may not give (refused here, before anything is written).
-            let quorum = crate::store::settings::quorum(&self.db).await?.quorum(&item.call.tool_name);
+            let quorum = self.care(item).await?.quorum;
             if quorum > 1 && request.operator_key.is_some() && engine.started_by(&item.call).await? == request.operator_key {
                 return Err(Error::OwnRun { principal: request.operator_key.clone().unwrap_or_default() });
             }

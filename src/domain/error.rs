@@ -152,9 +152,10 @@ pub enum Error {
     /// may or may not have happened, so a caller re-reads before it repeats one.
     #[error("the database cannot be reached ({0}); try again shortly")]
     StorageUnavailable(String),
-    /// The tool is high-risk (settings): every call of it needs an operator, so no grant may cover it.
-    #[error("{tool} is a high-risk tool: it cannot be allowed always; decide each call")]
-    HighRiskTool { tool: String },
+    /// The call is high-risk (its arguments, or its tool in the settings' list): it needs an
+    /// operator, so no grant may cover it. `why`: the most serious reason.
+    #[error("this call of {tool} is high risk ({why}): it cannot be allowed always; decide each call")]
+    HighRiskTool { tool: String, why: String },
     /// This operator (principal) already approved the call; a quorum counts each operator once.
     #[error("{operator} already approved this call: it needs {quorum} approvals by different operators, {approvals} so far")]
     AlreadyApproved { operator: String, approvals: u32, quorum: u32 },
@@ -189,9 +190,9 @@ pub enum Error {
     /// them from their neighbours, so the call cannot be approved as it is.
     #[error("the arguments hold integers an IEEE double cannot represent exactly ({}): the fingerprint cannot bind them, so the call cannot be approved as it is; decline it, or approve it with edited arguments", .paths.join(", "))]
     AmbiguousArguments { paths: Vec<String> },
-    /// A high-risk tool approved through a route without the console's confirm step.
-    #[error("{tool} is a high-risk tool: approve it in the console, where its confirm step is")]
-    HighRiskNeedsConsole { tool: String },
+    /// A high-risk call approved through a route without the console's confirm step.
+    #[error("this call of {tool} is high risk ({why}): approve it in the console, where its confirm step is")]
+    HighRiskNeedsConsole { tool: String, why: String },
     /// A remote engine's URL changed without its token being given again (or kept on purpose).
     #[error("the URL of engine {engine} changes: give its token again (or say to keep the stored token for the new host, or to clear it); nothing was changed")]
     TokenRequired { engine: String },

@@ -16,6 +16,38 @@ impl SafetySettings {
     pub fn high_risk(&self, tool: &str) -> bool {
         self.high_risk_tools.iter().any(|t| t == tool)
     }
+
+    /// A call's risk as the console enforces it: what its arguments would do (rated by
+    /// [`super::risk::assess`], `cwd` being the working directory its source reported) and, for a
+    /// tool listed here, at least high.
+    pub fn risk(&self, tool: &str, args: &serde_json::Value, cwd: Option<&str>) -> super::risk::Risk {
+        let mut risk = super::risk::assess(tool, args, super::risk::Scene { cwd, dir: None });
+        if self.high_risk(tool) {
+            risk.add(super::risk::Level::High, format!("{tool} is a high-risk tool (settings)"));
+        }
+        risk
+    }
+}
+
+/// What a call needs before it runs, as the settings are now: its risk (high or critical: an
+/// operator in the console) and how many operators must approve it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Care {
+    pub risk: super::risk::Risk,
+    pub quorum: u32,
+}
+
+impl Care {
+    pub fn of(tool: &str, args: &serde_json::Value, cwd: Option<&str>, safety: &SafetySettings, quorums: &QuorumSettings) -> Self {
+        let risk = safety.risk(tool, args, cwd);
+        let quorum = quorums.quorum_for(tool, risk.level);
+        Self { risk, quorum }
+    }
+
+    /// Whether a grant may approve the call: it is neither high-risk nor under a quorum.
+    pub fn grantable(&self) -> bool {
+        !self.risk.needs_operator() && self.quorum <= 1
+    }
 }
 
 /// The most approvals a quorum may ask for.
@@ -32,6 +64,10 @@ pub const MAX_QUORUM: u32 = 10;
 pub struct QuorumSettings {
     #[serde(default)]
     pub rules: Vec<QuorumRule>,
+    /// How many different operators must approve each call rated critical (2–10), whatever its
+    /// tool; none: a critical call needs what its tool needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical: Option<u32>,
 }
 
 /// One tool's quorum.
@@ -50,10 +86,23 @@ impl QuorumSettings {
         self.rules.iter().find(|r| r.tool == tool).map_or(1, |r| r.approvals)
     }
 
+    /// How many approvals a call of `tool` rated `level` needs: its tool's, or the critical calls'
+    /// quorum when it is critical and that is more.
+    pub fn quorum_for(&self, tool: &str, level: super::risk::Level) -> u32 {
+        let tool = self.quorum(tool);
+        match self.critical {
+            Some(n) if level == super::risk::Level::Critical => tool.max(n),
+            _ => tool,
+        }
+    }
+
     /// Refuses a rule without a tool name, a tool named twice, and a quorum outside 2–[`MAX_QUORUM`]
     /// (one approval is what every tool needs without a rule: remove the rule instead).
     pub fn check(&self) -> Result<(), super::Error> {
         let bad = |m: String| Err(super::Error::InvalidRequest(format!("quorum: {m}")));
+        if let Some(n) = self.critical.filter(|n| !(2..=MAX_QUORUM).contains(n)) {
+            return bad(format!("critical calls' approvals must be 2 to {MAX_QUORUM}, not {n} (leave it out for none)"));
+        }
         for (i, r) in self.rules.iter().enumerate() {
             if r.tool.trim().is_empty() {
                 return bad(format!("rule {} has no tool name", i + 1));
@@ -69,6 +118,17 @@ impl QuorumSettings {
             }
         }
         Ok(())
+    }
+
+    /// These settings with each critical call needing `approvals`: 2 or more sets it, 1 removes it
+    /// (a critical call needs what its tool needs), 0 is refused.
+    pub fn with_critical(mut self, approvals: u32) -> Result<Self, super::Error> {
+        if approvals == 0 {
+            return Err(super::Error::InvalidRequest("quorum: critical calls need at least one approval (1 removes the rule)".into()));
+        }
+        self.critical = (approvals > 1).then_some(approvals);
+        self.check()?;
+        Ok(self)
     }
 
     /// These settings with `tool` needing `approvals`: 2 or more sets (or replaces) its rule, 1
@@ -103,10 +163,47 @@ mod tests {
         assert!(s.clone().with("delete_record", 1).unwrap().rules.is_empty());
         assert!(s.clone().with("delete_record", 0).is_err());
         assert!(s.clone().with("x", MAX_QUORUM + 1).is_err());
-        let twice =
-            QuorumSettings { rules: vec![QuorumRule { tool: "a".into(), approvals: 2 }, QuorumRule { tool: "a".into(), approvals: 3 }] };
+        let twice = QuorumSettings {
+            rules: vec![QuorumRule { tool: "a".into(), approvals: 2 }, QuorumRule { tool: "a".into(), approvals: 3 }],
+            critical: None,
+        };
         assert!(twice.check().unwrap_err().to_string().contains("two rules"));
-        let one = QuorumSettings { rules: vec![QuorumRule { tool: "a".into(), approvals: 1 }] };
+        let one = QuorumSettings { rules: vec![QuorumRule { tool: "a".into(), approvals: 1 }], critical: None };
         assert_eq!(one.check().unwrap_err().code(), "invalid_request");
+    }
+
+    #[test]
+    fn a_critical_call_needs_the_critical_quorum_when_it_is_more_than_its_tools() {
+        use crate::domain::risk::Level;
+        let s = QuorumSettings { critical: Some(2), ..QuorumSettings::default() }.with("drop_db", 3).unwrap();
+        assert_eq!(s.quorum_for("Bash", Level::Critical), 2);
+        assert_eq!(s.quorum_for("Bash", Level::High), 1);
+        assert_eq!(s.quorum_for("drop_db", Level::Critical), 3);
+        assert_eq!(QuorumSettings::default().quorum_for("Bash", Level::Critical), 1);
+        assert_eq!(s.clone().with_critical(1).unwrap().critical, None);
+        assert_eq!(s.clone().with_critical(4).unwrap().critical, Some(4));
+        assert!(s.clone().with_critical(0).is_err());
+        for bad in [0, 1, MAX_QUORUM + 1] {
+            let e = QuorumSettings { critical: Some(bad), ..QuorumSettings::default() }.check().unwrap_err();
+            assert!(e.to_string().contains("critical"), "{e}");
+        }
+    }
+
+    #[test]
+    fn care_rates_the_arguments_and_the_listed_tools_and_no_grant_covers_high_or_a_quorum() {
+        use crate::domain::risk::Level;
+        use serde_json::json;
+        let safety = SafetySettings { high_risk_tools: vec!["delete_record".into()] };
+        let quorums = QuorumSettings { critical: Some(2), ..QuorumSettings::default() };
+        let care = |tool: &str, args| Care::of(tool, &args, Some("/home/dev/p"), &safety, &quorums);
+        let plain = care("Bash", json!({"command": "ls -la"}));
+        assert_eq!((plain.risk.level, plain.quorum, plain.grantable()), (Level::Low, 1, true));
+        let push = care("Bash", json!({"command": "git push --force origin main"}));
+        assert!(push.risk.needs_operator() && !push.grantable() && push.quorum == 1, "{push:?}");
+        let root = care("Bash", json!({"command": "rm -rf /"}));
+        assert_eq!((root.risk.level, root.quorum), (Level::Critical, 2));
+        let listed = care("delete_record", json!({"id": "rec-1"}));
+        assert_eq!(listed.risk.level, Level::High);
+        assert_eq!(listed.risk.first_reason(), "delete_record is a high-risk tool (settings)");
     }
 }

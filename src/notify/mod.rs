@@ -14,7 +14,7 @@ pub mod words;
 use crate::console::{Change, Console, Decided};
 use crate::domain::{DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
 use chrono::{DateTime, Utc};
-pub use notice::{call_notice, notice_for, Choice, Notice, Standing, BODY_BUDGET, SUMMARY_BUDGET};
+pub use notice::{call_notice, notice_for, Choice, Notice, One, Standing, BODY_BUDGET, SUMMARY_BUDGET};
 use serde::Serialize;
 pub use settings::NotificationSettings;
 use std::sync::{Arc, Mutex};
@@ -174,7 +174,9 @@ impl Notifications {
                 let at = soon.expires_at.with_timezone(&chrono::Local).format("%H:%M").to_string();
                 let allowed = console.allowed(&soon.item.call);
                 let standing = Standing::of(&console, &soon.item, &crate::domain::Principal::local(&operator).key()).await.ok().flatten();
-                let notice = call_notice(&soon.item, &allowed, &settings, Lang::current(), Some((left, &at)), standing.as_ref());
+                let risk = console.care(&soon.item).await.ok().map(|c| c.risk);
+                let one = One { risk: risk.as_ref(), standing: standing.as_ref() };
+                let notice = call_notice(&soon.item, &allowed, Lang::current(), Some((left, &at)), one);
                 let (actor, console2, call) = (this.clone(), console.clone(), notice.call.clone());
                 let operator = operator.clone();
                 let runtime = tokio::runtime::Handle::current();
@@ -223,8 +225,12 @@ impl Notifications {
                 }
             }
         }
-        let one = if calls.len() == 1 { standing.as_ref() } else { None };
-        let Some(notice) = notice_for(&calls, &settings, console, Lang::current(), one) else { return Ok(()) };
+        let risk = match calls.as_slice() {
+            [call] => console.care(call).await.ok().map(|c| c.risk),
+            _ => None,
+        };
+        let one = One { risk: risk.as_ref(), standing: if calls.len() == 1 { standing.as_ref() } else { None } };
+        let Some(notice) = notice_for(&calls, console, Lang::current(), one) else { return Ok(()) };
         let (this, console, operator) = (self.clone(), console.clone(), operator.to_owned());
         let runtime = tokio::runtime::Handle::current();
         let call = notice.call.clone();
@@ -276,6 +282,28 @@ impl Notifications {
             Choice::Approve => Verdict::Approve,
             Choice::Decline => Verdict::Decline { reason: Some("declined from a desktop notification".into()) },
         };
+        // A notification has no confirm step: a call that is high-risk now (the settings or the rules
+        // changed since it was shown) is approved in the window only.
+        if matches!(verdict, Verdict::Approve) {
+            let refused = match console.item(&id).await {
+                Ok(entry) => match console.care(&entry.queued).await {
+                    Ok(care) if care.risk.needs_operator() => Some(format!(
+                        "this call is {} risk ({}): approve it in the window, after its confirm step; nothing was sent",
+                        care.risk.level.as_str(),
+                        care.risk.first_reason()
+                    )),
+                    Ok(_) => None,
+                    Err(e) => Some(format!("{e}; nothing was sent")),
+                },
+                // Gone: the decision path says so.
+                Err(_) => None,
+            };
+            if let Some(reason) = refused {
+                tracing::info!(item = %id, "notification approval refused: {reason}");
+                let _ = self.open.send(OpenRequest { item: Some(id), reason: Some(reason) });
+                return;
+            }
+        }
         // The local admin: one operator of a quorum (the same one as in the window and the CLI).
         let request = DecisionRequest {
             verdict,

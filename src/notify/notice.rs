@@ -1,8 +1,9 @@
 //! What a notification says and offers: the [`Notice`] of one call or of a group, its [`Choice`]s,
 //! and where a call of a tool with a quorum stands ([`Standing`]).
 
-use super::{Lang, NotificationSettings};
+use super::Lang;
 use crate::console::Console;
+use crate::domain::risk::Risk;
 use crate::domain::text::{notification_text, Marked};
 use crate::domain::{CallKind, DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
 use serde::Serialize;
@@ -81,6 +82,14 @@ impl Standing {
     }
 }
 
+/// What is known of the one call a notice tells beside the call itself: its risk now (`None`: it
+/// could not be read — no Approve is offered) and, under a quorum, its standing.
+#[derive(Clone, Copy, Default)]
+pub struct One<'a> {
+    pub risk: Option<&'a Risk>,
+    pub standing: Option<&'a Standing>,
+}
+
 /// One notification: text already escaped for notification markup.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notice {
@@ -93,16 +102,10 @@ pub struct Notice {
 
 /// The notice for new calls, in `lang`: one call in detail ([`call_notice`], with its `standing`
 /// under a quorum), several as a group.
-pub fn notice_for(
-    calls: &[QueuedCall],
-    settings: &NotificationSettings,
-    console: &Console,
-    lang: Lang,
-    standing: Option<&Standing>,
-) -> Option<Notice> {
+pub fn notice_for(calls: &[QueuedCall], console: &Console, lang: Lang, one: One<'_>) -> Option<Notice> {
     match calls {
         [] => None,
-        [one] => Some(call_notice(one, &console.allowed(&one.call), settings, lang, None, standing)),
+        [call] => Some(call_notice(call, &console.allowed(&call.call), lang, None, one)),
         many => {
             let lines: Vec<String> = many
                 .iter()
@@ -130,21 +133,16 @@ pub fn notice_for(
 /// look-alike characters marked as the window marks them ([`Marked`]), then the engine and short
 /// fingerprint; `expiring` (seconds left, local `HH:MM`) makes it an expiry warning.
 ///
-/// Approve is offered only when the engine allows it, the tool is not high-risk, the notice shows
+/// A call rated medium or above has a line with its risk and most serious reason. Approve is
+/// offered only when the engine allows it, the call's risk is known and below high, the notice shows
 /// the whole call (the tool name uncut in the summary, the arguments within [`BODY_BUDGET`]) and
 /// the call has no look-alike character; otherwise Decline (when allowed) and Open, and the body
 /// says why: a line that it is cut (the last), a line that it has look-alikes. A call of a tool
 /// with a quorum (`standing`) has a line saying where it stands (`1 of 2 approvals: alice (web)`),
 /// and no Approve for one who approved it already or started its run.
-pub fn call_notice(
-    one: &QueuedCall,
-    allowed: &[DecisionKind],
-    settings: &NotificationSettings,
-    lang: Lang,
-    expiring: Option<(u64, &str)>,
-    standing: Option<&Standing>,
-) -> Notice {
+pub fn call_notice(one: &QueuedCall, allowed: &[DecisionKind], lang: Lang, expiring: Option<(u64, &str)>, known: One<'_>) -> Notice {
     let c = &one.call;
+    let standing = known.standing;
     let agent = Marked::text(c.agent_name.as_deref().unwrap_or(c.agent_id.as_str()));
     let tool = Marked::text(&c.tool_name);
     let (summary, tool_whole) = fit_summary(&agent, &tool, |agent, tool| match (expiring, c.kind) {
@@ -169,6 +167,9 @@ pub fn call_notice(
     if let Some(by) = &c.requested_by {
         lines.push(Marked::text(&lang.requester_line(by)).text);
     }
+    if let Some(risk) = known.risk.filter(|r| r.level >= crate::domain::risk::Level::Medium) {
+        lines.push(Marked::text(&lang.risk_line(risk.level, risk.first_reason())).text);
+    }
     if let Some(s) = standing.filter(|s| s.quorum > 1) {
         lines.push(lang.approvals_line(s.quorum, &s.approved_by));
     }
@@ -180,7 +181,9 @@ pub fn call_notice(
     }
     let mut actions = Vec::new();
     let theirs = standing.is_none_or(|s| !s.not_theirs);
-    if allowed.contains(&DecisionKind::Approve) && !settings.high_risk(&c.tool_name) && whole && !lookalikes && theirs {
+    // High or critical (its tool listed in the settings included), or not known: decided in the window.
+    let operator_only = known.risk.is_none_or(Risk::needs_operator);
+    if allowed.contains(&DecisionKind::Approve) && !operator_only && whole && !lookalikes && theirs {
         actions.push(Choice::Approve);
     }
     if allowed.contains(&DecisionKind::Decline) {

@@ -29,7 +29,20 @@ async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) 
     let local =
         crate::engine::local::LocalEngine::new(crate::domain::EngineId::local(), db.clone(), vec![crate::engine::local::demo::agent()]);
     let console = Console::new(db, events, vec![std::sync::Arc::new(local)]);
-    notice_for(std::slice::from_ref(call), settings, &console, lang, None).unwrap()
+    let risk = risk_of(call, settings);
+    notice_for(std::slice::from_ref(call), &console, lang, One { risk: Some(&risk), standing: None }).unwrap()
+}
+
+/// The call's risk as the console rates it under these settings' high-risk tools.
+fn risk_of(call: &QueuedCall, settings: &NotificationSettings) -> crate::domain::risk::Risk {
+    let safety = crate::domain::safety::SafetySettings { high_risk_tools: settings.high_risk_tools.clone() };
+    safety.risk(&call.call.tool_name, &call.call.args, None)
+}
+
+/// `One` with a low risk and `standing`.
+fn low(standing: Option<&Standing>) -> One<'_> {
+    static LOW: crate::domain::risk::Risk = crate::domain::risk::Risk { level: crate::domain::risk::Level::Low, reasons: vec![] };
+    One { risk: Some(&LOW), standing }
 }
 
 #[tokio::test]
@@ -117,14 +130,37 @@ async fn high_risk_tools_never_offer_approve() {
     assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
 }
 
+#[tokio::test]
+async fn a_call_rated_high_by_its_arguments_says_why_and_offers_no_approve_and_one_of_unknown_risk_neither() {
+    let push = queued("Bash", json!({ "command": "git push --force origin main" }));
+    let n = notice(&push, &NotificationSettings::default(), Lang::En).await;
+    assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "{n:?}");
+    let line = n.body.lines().find(|l| l.starts_with("Risk: ")).unwrap_or_else(|| panic!("no risk line: {n:?}"));
+    assert!(line.starts_with("Risk: high — ") && line.contains("force push"), "{line}");
+    let n = notice(&push, &NotificationSettings::default(), Lang::Ja).await;
+    assert!(n.body.lines().any(|l| l.starts_with("リスク: 高 — ")), "{n:?}");
+    // Medium: said, and still approvable here.
+    let medium = queued("Bash", json!({ "command": "git reset --hard HEAD~5" }));
+    let risk = risk_of(&medium, &NotificationSettings::default());
+    assert_eq!(risk.level, crate::domain::risk::Level::Medium, "{risk:?}");
+    let n = notice(&medium, &NotificationSettings::default(), Lang::En).await;
+    assert!(n.body.lines().any(|l| l.starts_with("Risk: medium")) && n.actions.contains(&Choice::Approve), "{n:?}");
+    // A low call says nothing of risk.
+    let n = notice(&queued("Bash", json!({ "command": "ls" })), &NotificationSettings::default(), Lang::En).await;
+    assert!(!n.body.contains("Risk:") && n.actions.contains(&Choice::Approve), "{n:?}");
+    // Risk not known (its settings could not be read): no Approve.
+    let all = [DecisionKind::Approve, DecisionKind::Decline];
+    let n = call_notice(&queued("Bash", json!({ "command": "ls" })), &all, Lang::En, None, One::default());
+    assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "{n:?}");
+}
+
 #[test]
 fn an_expiry_warning_whose_tool_name_is_cut_offers_no_approve() {
     let all = [DecisionKind::Approve, DecisionKind::Decline];
-    let settings = NotificationSettings::default();
-    let n = call_notice(&queued("delete_record", json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")), None);
+    let n = call_notice(&queued("delete_record", json!({ "id": "rec-1" })), &all, Lang::En, Some((300, "12:05")), low(None));
     assert_eq!(n.summary, "Expires in 5 min: delete_record");
     assert!(n.body.starts_with("Nobody decided; at 12:05") && n.actions.contains(&Choice::Approve), "{n:?}");
-    let n = call_notice(&queued(&"t".repeat(110), json!({ "id": "rec-1" })), &all, &settings, Lang::En, Some((300, "12:05")), None);
+    let n = call_notice(&queued(&"t".repeat(110), json!({ "id": "rec-1" })), &all, Lang::En, Some((300, "12:05")), low(None));
     assert!(n.summary.chars().count() <= SUMMARY_BUDGET, "{n:?}");
     assert_eq!(n.actions, vec![Choice::Decline, Choice::Open]);
     assert_eq!(n.body.lines().last(), Some("Cut: open the call to see all of it"));
@@ -133,19 +169,18 @@ fn an_expiry_warning_whose_tool_name_is_cut_offers_no_approve() {
 #[test]
 fn a_call_under_a_quorum_says_where_it_stands_and_offers_no_approve_to_one_who_approved() {
     let all = [DecisionKind::Approve, DecisionKind::Decline];
-    let settings = NotificationSettings::default();
     let call = queued("delete_record", json!({ "id": "rec-1" }));
     let fresh = Standing { quorum: 2, approved_by: vec![], not_theirs: false };
-    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&fresh));
+    let n = call_notice(&call, &all, Lang::En, None, low(Some(&fresh)));
     assert!(n.body.lines().any(|l| l == "Needs 2 approvals by different operators"), "{n:?}");
     assert!(n.actions.contains(&Choice::Approve));
     let one = Standing { quorum: 2, approved_by: vec!["operator-a (web)".into()], not_theirs: false };
-    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&one));
+    let n = call_notice(&call, &all, Lang::En, None, low(Some(&one)));
     assert!(n.body.lines().any(|l| l == "1 of 2 approvals: operator-a (web)"), "{n:?}");
     assert_eq!(n.actions, vec![Choice::Approve, Choice::Decline, Choice::Open], "another operator may give the second");
-    let n = call_notice(&call, &all, &settings, Lang::Ja, None, Some(&one));
+    let n = call_notice(&call, &all, Lang::Ja, None, low(Some(&one)));
     assert!(n.body.lines().any(|l| l == "承認 1/2: operator-a (web)"), "{n:?}");
     let theirs = Standing { not_theirs: true, ..one };
-    let n = call_notice(&call, &all, &settings, Lang::En, None, Some(&theirs));
+    let n = call_notice(&call, &all, Lang::En, None, low(Some(&theirs)));
     assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "no second approval by the same operator: {n:?}");
 }

@@ -164,6 +164,24 @@ impl Lang {
         self.pick("Has characters that look like others: check in the window", "紛らわしい文字があります: ウィンドウで確認してください")
     }
 
+    /// The line of a notice whose call is rated medium or above: its level and most serious reason
+    /// (the reasons are the rules' own words, in English); a high or critical call offers no Approve.
+    pub fn risk_line(self, level: crate::domain::risk::Level, reason: &str) -> String {
+        use crate::domain::risk::Level;
+        let word = match (self, level) {
+            (Self::En, l) => l.as_str(),
+            (Self::Ja, Level::Low) => "低",
+            (Self::Ja, Level::Medium) => "中",
+            (Self::Ja, Level::High) => "高",
+            (Self::Ja, Level::Critical) => "重大",
+        };
+        let reason = if reason.is_empty() { String::new() } else { format!(" — {reason}") };
+        match self {
+            Self::En => format!("Risk: {word}{reason}"),
+            Self::Ja => format!("リスク: {word}{reason}"),
+        }
+    }
+
     /// The summary of several calls told together.
     pub fn calls_waiting(self, n: usize) -> String {
         match self {

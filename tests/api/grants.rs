@@ -281,7 +281,11 @@ async fn a_grant_on_a_shell_like_tool_needs_a_condition_and_a_prefix_never_cover
     assert_eq!(t.app.testing().apply_grants(&id(&plain)).await.unwrap(), None, "decided already");
 
     // A glob and a regex cover whole commands only.
-    let (status, g) = grant(&t, &chained, "run", json!([{ "pointer": "/command", "op": "glob", "value": "git status*" }])).await;
+    let glob = json!([{ "pointer": "/command", "op": "glob", "value": "git status*" }]);
+    let (status, g) = grant(&t, &chained, "run", glob.clone()).await;
+    assert_eq!((status, g["code"].as_str()), (StatusCode::CONFLICT, Some("high_risk_tool")), "a download piped into a shell: {g}");
+    let echoed = submitted_bash(&t, &hook, "git status && echo done").await;
+    let (status, g) = grant(&t, &echoed, "run", glob).await;
     assert_eq!((status, g["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "its own call does not meet it: {g}");
     let third = submitted_bash(&t, &hook, "git log --oneline").await;
     let (status, g) =

@@ -21,7 +21,7 @@ async fn token_with(t: &TestApp, name: &str, role: Role, claims: Claims) -> Stri
 }
 
 fn refund(agent: &str) -> Value {
-    json!({ "tool": "refund_order", "args": { "order": "o-1", "amount": 99999 }, "agent": agent })
+    json!({ "tool": "refund_order", "args": { "order": "o-1", "amount": 999 }, "agent": agent })
 }
 
 async fn approve_as(t: &TestApp, token: &str, item: &Value) -> (StatusCode, Value) {

@@ -42,3 +42,80 @@ async fn queued_calls_carry_their_risk_and_its_reasons_judged_in_their_working_d
     let listed = page["items"].as_array().unwrap().iter().find(|i| i["id"] == push["id"]).unwrap().clone();
     assert_eq!(listed["risk"], push["risk"]);
 }
+
+async fn submitted_bash(t: &TestApp, token: &str, command: &str) -> Value {
+    let body = json!({ "tool": "Bash", "args": { "command": command }, "agent": "claude-code", "source": "claude-code", "context": { "cwd": "/home/dev/project" } });
+    let (status, queued) = t.call_as(token, reqwest::Method::POST, "/api/calls", Some(body)).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{queued}");
+    queued
+}
+
+#[tokio::test]
+async fn a_high_risk_call_gets_no_grant_and_none_is_made_from_it_whatever_its_tool() {
+    let t = spawn_app().await;
+    let hook = t.token("claude-hook", Role::Agent).await;
+    let status_call = queued_bash(&t, &hook, "git status", "/home/dev/project").await;
+    assert_eq!((status_call["risk"]["level"].as_str(), status_call["highRisk"].as_bool()), (Some("low"), Some(false)), "{status_call}");
+    let conditions = json!([{ "pointer": "/command", "op": "regex", "value": "git .*" }]);
+    let new = |from: &Value| json!({ "fromItem": from["id"], "fingerprint": from["fingerprint"], "scope": "agent", "conditions": conditions, "expiresInSecs": 3600 });
+    let (status, g) = t.post("/api/grants", new(&status_call)).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{g}");
+
+    // The grant's condition covers both; only the low one is approved by it.
+    let log = submitted_bash(&t, &hook, "git log --oneline").await;
+    assert_eq!(log["status"]["outcome"], "approved", "{log}");
+    let push = submitted_bash(&t, &hook, "git push --force origin main").await;
+    assert_eq!(push["status"]["outcome"], "pending", "a high-risk call waits for an operator: {push}");
+    let push = t.item(push["id"].as_str().unwrap()).await;
+    assert_eq!((push["risk"]["level"].as_str(), push["highRisk"].as_bool()), (Some("high"), Some(true)), "{push}");
+    let id = approval_console::domain::ItemId::new(push["id"].as_str().unwrap());
+    assert_eq!(t.app.testing().apply_grants(&id).await.unwrap(), None, "the grants worker leaves it too");
+    assert_eq!(t.item(push["id"].as_str().unwrap()).await["state"], "pending");
+
+    // No grant is made from it either, and the refusal says why.
+    let (status, refused) = t.post("/api/grants", new(&push)).await;
+    assert_eq!((status, refused["code"].as_str()), (reqwest::StatusCode::CONFLICT, Some("high_risk_tool")), "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("force push to a protected branch"), "{refused}");
+
+    // A preview counts only what a grant would approve: the waiting force push, which its
+    // condition matches, is not among them.
+    let (status, preview) = t.post("/api/grants/preview", new(&status_call)).await;
+    assert!(status.is_success(), "{preview}");
+    let ids: Vec<&Value> = preview["waiting"].as_array().unwrap().iter().map(|w| &w["id"]).collect();
+    assert_eq!((preview["approvesWaiting"].as_u64(), ids), (Some(1), vec![&status_call["id"]]), "{preview}");
+}
+
+#[tokio::test]
+async fn a_claimed_working_directory_that_is_a_system_directory_lowers_no_risk() {
+    let t = spawn_app().await;
+    let hook = t.token("claude-hook", Role::Agent).await;
+    let etc = queued_bash(&t, &hook, "rm -rf /etc/nginx", "/etc").await;
+    assert!(matches!(etc["risk"]["level"].as_str(), Some("high" | "critical")), "{etc}");
+    assert_eq!(etc["highRisk"], true);
+}
+
+#[tokio::test]
+async fn calls_rated_critical_need_the_critical_quorum_when_one_is_set() {
+    let t = spawn_app().await;
+    let hook = t.token("claude-hook", Role::Agent).await;
+    let (status, saved) = t.put("/api/settings/quorum", json!({ "rules": [], "critical": 2 })).await;
+    assert!(status.is_success(), "{saved}");
+    assert_eq!(saved["critical"], 2, "{saved}");
+    let root = queued_bash(&t, &hook, "rm -rf /", "/home/dev/project").await;
+    assert_eq!((root["risk"]["level"].as_str(), root["quorum"].as_u64()), (Some("critical"), Some(2)), "{root}");
+    assert!(!root["allowed"].as_array().unwrap().iter().any(|k| k == "edit"), "each operator approves the same arguments: {root}");
+    let plain = queued_bash(&t, &hook, "ls -la", "/home/dev/project").await;
+    assert_eq!(plain["quorum"], 1, "{plain}");
+
+    // One operator's approval is counted, not enough.
+    let (status, after) =
+        t.post(&format!("/api/queue/{}/approve", root["id"].as_str().unwrap()), json!({ "fingerprint": root["fingerprint"] })).await;
+    assert!(status.is_success(), "{after}");
+    assert_eq!(after["state"], "pending", "{after}");
+    assert_eq!(after["approvals"].as_array().map(Vec::len), Some(1), "{after}");
+
+    // Out of range is refused with a clear message.
+    let (status, refused) = t.put("/api/settings/quorum", json!({ "rules": [], "critical": 1 })).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("critical"), "{refused}");
+}

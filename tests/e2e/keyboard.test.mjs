@@ -26,9 +26,15 @@ test('a queue of 50 mixed calls is cleared by keyboard alone', async () => {
       return false;
     }, 'j to open the first call');
     let declined = 0;
+    let decided = null;
     for (let left = 50; left > 0; left--) {
       const detail = page.locator('[data-testid="detail"]');
-      await detail.waitFor();
+      // The next call opens after the count changed: a key pressed before would act on the call
+      // just decided (typed text going to the shortcuts instead of a reason field).
+      decided = await waitFor(async () => {
+        const id = await detail.getAttribute('data-id', { timeout: 1000 });
+        return id && id !== decided ? id : false;
+      }, `the call after ${decided} to open`);
       const tool = await detail.locator('[data-testid="detail-tool"]').textContent();
       if (tool === 'ask_operator') {
         await page.keyboard.press('r'); // to the resume form's first field

@@ -693,3 +693,56 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(recorder.0.lock().unwrap().len(), 3, "not told again to whoever approved: {:#?}", recorder.0.lock().unwrap());
 }
+
+/// A notifier that keeps each notice with its answer, for the test to choose later.
+#[derive(Clone, Default)]
+struct Held(Arc<std::sync::Mutex<Vec<Answerable>>>);
+
+type Answerable = (approval_console::notify::Notice, Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>);
+
+impl Notifier for Held {
+    fn show(
+        &self,
+        notice: approval_console::notify::Notice,
+        answer: Box<dyn FnOnce(Option<approval_console::notify::Choice>) + Send>,
+    ) -> Result<(), String> {
+        self.0.lock().unwrap().push((notice, answer));
+        Ok(())
+    }
+}
+
+/// A notification has no confirm step: an Approve it offered while the call was ordinary approves
+/// nothing once the call is high-risk (here its tool listed since), and the window is asked to
+/// open on the call, saying why. (Plain `cargo test`: a notifier that holds the answers.)
+#[tokio::test]
+async fn an_approve_offered_before_a_call_became_high_risk_approves_nothing_and_opens_it() {
+    use approval_console::notify::Choice;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    let admin = app.local_actor("test");
+    let held = Held::default();
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    app.testing().start_notifications(Arc::new(held.clone()), app.operator().to_owned(), rx);
+    let mut opens = app.open_requests();
+    let call = pause(&app, "delete rec-late").await;
+    wait::until(Duration::from_secs(10), || async {
+        if held.0.lock().unwrap().is_empty() {
+            Err("no notice yet".to_owned())
+        } else {
+            Ok(())
+        }
+    })
+    .await;
+    let (notice, answer) = held.0.lock().unwrap().remove(0);
+    assert!(notice.actions.contains(&Choice::Approve), "an ordinary call: {notice:?}");
+
+    let safety = approval_console::domain::safety::SafetySettings { high_risk_tools: vec!["delete_record".into()] };
+    app.save_safety_settings(safety, &admin).await.unwrap();
+    answer(Some(Choice::Approve));
+    let open = tokio::time::timeout(Duration::from_secs(10), opens.recv()).await.expect("the call is opened instead").unwrap();
+    assert_eq!(open.item.as_ref().map(|i| i.as_str()), Some(call.id.as_str()));
+    let reason = open.reason.unwrap_or_default();
+    assert!(reason.contains("high risk") && reason.contains("nothing was sent"), "{reason}");
+    let now = app.testing().entry(&approval_console::domain::ItemId::new(&call.id)).await.unwrap();
+    assert_eq!(now.queued.state, approval_console::domain::ItemState::Pending, "nothing was approved");
+}

@@ -63,8 +63,9 @@ pub struct QueueItem {
     /// Why it paused, when its engine says (the tool's flag, the request, a rule, a question…).
     #[schema(required = true)]
     pub pause_reason: Option<PauseReason>,
-    /// Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
-    /// notification Approve, no grant, no approval through the Mastra-shaped routes.
+    /// Its risk is high or critical now (its arguments, or its tool in the settings' high-risk
+    /// list): it needs a confirm step, gets no notification Approve, no grant, no approval through
+    /// the Mastra-shaped routes.
     pub high_risk: bool,
     /// What the call would do, judged from its arguments (`domain::risk`): a level and the reasons,
     /// the most serious first; a high-risk tool (settings) is at least `high`.
@@ -73,8 +74,8 @@ pub struct QueueItem {
     /// null until then, and for calls that were not interrupted.
     #[schema(required = true)]
     pub resolution: Option<crate::store::resolutions::Stored>,
-    /// How many approvals by different operators a call of its tool needs now (the two-person
-    /// rule; settings `quorum`): 1 for a tool without a quorum.
+    /// How many approvals by different operators it needs now (the two-person rule; settings
+    /// `quorum`: its tool's rule, or the critical calls' when it is rated critical): 1 without one.
     pub quorum: u32,
     /// The approvals of a call whose tool needs several, oldest first: while it waits, those so far
     /// (one per operator); once decided, every one, the one that completed the quorum last. Empty
@@ -256,30 +257,27 @@ impl App {
         // Time limits, high-risk tools and quorums, as they are now, in one read.
         let settings = crate::store::settings::snapshot(&self.db).await?;
         self.fill_deadlines(&mut items, &settings.get()?).await?;
-        let safety: crate::domain::safety::SafetySettings = settings.get()?;
-        for item in &mut items {
-            item.high_risk = safety.high_risk(&item.tool_name);
-        }
-        self.fill_approvals(&mut items, &settings.get()?).await?;
-        self.fill_resolutions(&mut items, &calls).await?;
         self.fill_contexts(&mut items).await?;
+        // Risk and quorum as the console enforces them ([`crate::console::care`]).
+        let (safety, quorums) = (settings.get()?, settings.get()?);
         for item in &mut items {
-            let cwd = item.context.as_ref().and_then(|c| c.get("cwd")).and_then(Value::as_str);
-            item.risk = crate::domain::risk::assess(&item.tool_name, &item.args, crate::domain::risk::Scene { cwd, dir: None });
-            if item.high_risk {
-                item.risk.add(crate::domain::risk::Level::High, format!("{} is a high-risk tool (settings)", item.tool_name));
-            }
+            let cwd = item.context.as_ref().and_then(crate::console::care::cwd_in);
+            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, cwd, &safety, &quorums);
+            item.high_risk = care.risk.needs_operator();
+            item.risk = care.risk;
+            item.quorum = care.quorum;
         }
+        self.fill_approvals(&mut items).await?;
+        self.fill_resolutions(&mut items, &calls).await?;
         Ok(items)
     }
 
-    /// The two-person rule on each item: its tool's quorum now and the approvals stored. A waiting
-    /// call of a tool with a quorum allows no edit (each operator approves the same arguments).
-    async fn fill_approvals(&self, items: &mut [QueueItem], settings: &crate::domain::safety::QuorumSettings) -> Result<(), Error> {
+    /// The two-person rule on each item (its `quorum` filled in): the approvals stored. A waiting
+    /// call under a quorum allows no edit (each operator approves the same arguments).
+    async fn fill_approvals(&self, items: &mut [QueueItem]) -> Result<(), Error> {
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let mut stored = crate::store::decisions::approvals::of_queue_items(&self.db, &ids).await?;
         for item in items.iter_mut() {
-            item.quorum = settings.quorum(&item.tool_name);
             if item.quorum > 1 {
                 item.allowed.retain(|k| *k != DecisionKind::Edit);
             }

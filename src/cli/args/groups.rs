@@ -69,7 +69,9 @@ pub enum PolicyCommand {
     /// started the run cannot approve it; no grant applies to it.
     ///
     /// `policy quorum` lists the quorums; `policy quorum TOOL` shows one; `policy quorum TOOL 2`
-    /// sets one (2–10); `policy quorum TOOL 1` or `policy quorum TOOL --off` removes it. A running
+    /// sets one (2–10); `policy quorum TOOL 1` or `policy quorum TOOL --off` removes it.
+    /// `policy quorum --critical 2` makes every call rated critical (by its arguments: `rm -rf /`,
+    /// `curl … | sh`) need 2 approvals, whatever its tool; `--critical 1` removes that. A running
     /// `serve` applies a change at once, to waiting calls too.
     Quorum {
         /// The tool's name, exactly (as `queue` shows it).
@@ -84,6 +86,10 @@ pub enum PolicyCommand {
         /// the names it may have meant: a misspelt tool would leave the real one unprotected).
         #[arg(long, requires = "approvals")]
         yes: bool,
+        /// How many different operators must approve each call rated critical, whatever its tool:
+        /// 2–10 sets, 1 removes.
+        #[arg(long, value_name = "N", conflicts_with_all = ["tool", "off"])]
+        critical: Option<u32>,
         /// Print JSON (the settings as `GET /api/settings/quorum` answers them).
         #[arg(long)]
         json: bool,

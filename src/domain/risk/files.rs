@@ -96,7 +96,14 @@ pub(super) fn place(path: &str, scene: Scene<'_>) -> Place {
     if scene.dir.is_none() && matches!(p, "." | "*" | "./*" | ".*" | "./") {
         return Place::Everything;
     }
-    let project = scene.cwd.filter(|c| c.starts_with('/')).map(|c| absolute(c, "/"));
+    // The working directory is reported by the call's own source: it makes paths under it the
+    // project's only when it is no system directory, home or the root — an agent claiming to work in
+    // /etc does not make /etc its own.
+    let project = scene
+        .cwd
+        .filter(|c| c.starts_with('/'))
+        .map(|c| absolute(c, "/"))
+        .filter(|p| matches!(place(p, Scene::default()), Place::Outside | Place::Scratch));
     let abs = match scene.dir.or(scene.cwd).filter(|d| d.starts_with('/')) {
         _ if p.starts_with('/') => absolute(p, "/"),
         Some(dir) => absolute(p, &absolute(dir, "/")),

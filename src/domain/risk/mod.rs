@@ -53,6 +53,17 @@ pub struct Reason {
 }
 
 impl Risk {
+    /// High or critical: a call an operator decides in the console, after its confirm step — never
+    /// a grant, a notification's Approve or an engine-client route.
+    pub fn needs_operator(&self) -> bool {
+        self.level >= Level::High
+    }
+
+    /// The most serious reason, for a refusal's message ("" when there is none).
+    pub fn first_reason(&self) -> &str {
+        self.reasons.first().map_or("", |r| r.text.as_str())
+    }
+
     /// Adds a reason (once: the same text again keeps the higher level), most serious first.
     pub fn add(&mut self, level: Level, text: impl Into<String>) {
         let text = text.into();

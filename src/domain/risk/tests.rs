@@ -59,6 +59,18 @@ fn recursive_deletes_outside_the_working_directory_are_high_and_build_outputs_ar
 }
 
 #[test]
+fn a_working_directory_that_is_a_system_directory_a_home_or_the_root_makes_nothing_under_it_the_projects() {
+    // The source reports its own working directory: claiming /etc or a home does not make them safe.
+    for cwd in ["/etc", "/home/dev", "/", "/usr/lib", "/root"] {
+        let scene = Scene { cwd: Some(cwd), dir: None };
+        let r = assess("Bash", &json!({ "command": format!("rm -rf {cwd}/x") }), scene);
+        assert!(r.level >= Level::High, "cwd {cwd}: {r:?}");
+    }
+    let scene = Scene { cwd: Some("/build/app"), dir: None };
+    assert!(assess("Bash", &json!({ "command": "rm -rf /build/app/target" }), scene).level < Level::High);
+}
+
+#[test]
 fn wrappers_substitutions_and_inner_shells_are_looked_through() {
     at_least("sudo -u root env FOO=1 nohup rm -rf /usr", Level::Critical, "system");
     at_least("timeout 30 terraform apply -auto-approve", Level::High, "without a plan");

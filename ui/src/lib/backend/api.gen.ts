@@ -1412,8 +1412,9 @@ export interface components {
             expiresAt: string | null;
             fingerprint: components["schemas"]["Fingerprint"];
             /**
-             * @description Its tool is one of the high-risk tools (settings) now: it needs a confirm step, gets no
-             *     notification Approve, no grant, no approval through the Mastra-shaped routes.
+             * @description Its risk is high or critical now (its arguments, or its tool in the settings' high-risk
+             *     list): it needs a confirm step, gets no notification Approve, no grant, no approval through
+             *     the Mastra-shaped routes.
              */
             highRisk: boolean;
             id: string;
@@ -1423,8 +1424,8 @@ export interface components {
             pausedAt: string;
             /**
              * Format: int32
-             * @description How many approvals by different operators a call of its tool needs now (the two-person
-             *     rule; settings `quorum`): 1 for a tool without a quorum.
+             * @description How many approvals by different operators it needs now (the two-person rule; settings
+             *     `quorum`: its tool's rule, or the critical calls' when it is rated critical): 1 without one.
              */
             quorum: number;
             requestedBy: null | components["schemas"]["Requester"];
@@ -1495,6 +1496,12 @@ export interface components {
          *     approval. Stored under the settings key `quorum`; changed by admins only.
          */
         QuorumSettings: {
+            /**
+             * Format: int32
+             * @description How many different operators must approve each call rated critical (2–10), whatever its
+             *     tool; none: a critical call needs what its tool needs.
+             */
+            critical?: number | null;
             rules?: components["schemas"]["QuorumRule"][];
         };
         Reason: {

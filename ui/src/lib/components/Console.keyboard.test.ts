@@ -173,13 +173,13 @@ describe('Console keyboard triage', () => {
     expect(decisions().map((c) => c.args[0])).toEqual(['safe']);
     expect(shown()).toBe('c1');
     expect(tid('approve')!.dataset.highRisk).toBe('true');
-    expect(tid('detail-high-risk')!.textContent).toContain('high-risk tool');
+    expect(tid('detail-high-risk')!.textContent).toContain('high risk');
 
     await press('a');
     const confirm = tid('approve-confirm')!;
     expect(confirm.textContent!.trim()).toBe('Approve delete_record?');
     expect(document.activeElement).toBe(confirm);
-    expect(tid('approve-confirm-step')!.textContent).toContain('High-risk tool. Enter to confirm, Esc to cancel');
+    expect(tid('approve-confirm-step')!.textContent).toContain('High risk. Enter to confirm, Esc to cancel');
     expect(decisions()).toHaveLength(1);
 
     await press('Escape');

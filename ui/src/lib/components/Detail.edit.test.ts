@@ -146,7 +146,7 @@ describe('Detail: edit the arguments, then approve', () => {
     type(textarea, '{"id": "rec-9"}');
     q('approve-edited')!.click();
     flushSync();
-    expect(q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]')!.textContent).toContain('High-risk tool.');
+    expect(q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]')!.textContent).toContain('High risk.');
     expect(backend.calls.some((c) => c.method === 'approveEdited')).toBe(false);
     expect(q('edit-args')!.querySelector('[data-testid="approve-confirm"]')).not.toBeNull();
     expect(textarea.readOnly).toBe(true);

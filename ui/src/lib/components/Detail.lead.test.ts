@@ -66,7 +66,37 @@ describe('Detail: what matters first', () => {
     const notRisky = render(makeItem({ highRisk: false }), { highRisk: false });
     expect(notRisky.q('detail-high-risk')).toBeNull();
     expect(notRisky.q('grant-open')).not.toBeNull();
-    expect(text(render(makeItem(), { highRisk: true }).q('detail-high-risk'))).toBe('⚠ high-risk tool');
+    expect(text(render(makeItem(), { highRisk: true }).q('detail-high-risk'))).toBe('⚠ high risk');
+  });
+
+  it('shows a call\'s risk with every reason as text, most serious first, and nothing for a low call', () => {
+    const risky = makeItem({
+      toolName: 'Bash',
+      args: { command: 'git push --force origin main' },
+      highRisk: true,
+      risk: {
+        level: 'high',
+        reasons: [
+          { level: 'high', text: 'force push to a protected branch' },
+          { level: 'medium', text: '<b>Bash</b> is a high-risk tool (settings)' },
+        ],
+      },
+    });
+    const { q, target } = render(risky);
+    const note = q('detail-risk')!;
+    expect(note.dataset.level).toBe('high');
+    expect(text(note)).toContain('high risk');
+    expect(text(note)).toContain('no grant');
+    const reasons = [...target.querySelectorAll<HTMLElement>('[data-testid="detail-risk-reason"]')];
+    expect(reasons.map((r) => [r.dataset.level, r.textContent])).toEqual([
+      ['high', 'force push to a protected branch'],
+      ['medium', '<b>Bash</b> is a high-risk tool (settings)'],
+    ]);
+    expect(note.querySelector('b')).toBeNull();
+    const medium = render(makeItem({ risk: { level: 'medium', reasons: [{ level: 'medium', text: 'resets the branch' }] } }));
+    expect(text(medium.q('detail-risk'))).toContain('medium risk');
+    expect(text(medium.q('detail-risk'))).not.toContain('no grant');
+    expect(render(makeItem({ risk: { level: 'low', reasons: [] } })).q('detail-risk')).toBeNull();
   });
 
   it('puts the arguments and why it paused before the decision, the ids after it', () => {

@@ -85,12 +85,12 @@ export class FakeBackend extends FakeSetup implements Backend {
     return wire(this.grants);
   }
 
-  /** Like the server: refuses high-risk tools (`highRiskTools` of the notification settings), suspend calls and a changed call. */
+  /** Like the server: refuses a high-risk call (its `highRisk`, or its tool in `highRiskTools` of the notification settings), suspend calls and a changed call. */
   async createGrant(grant: NewGrant) {
     this.engineCall('createGrant', [wire(grant)]);
     const item = this.items.get(grant.fromItem);
     if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
-    if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
+    if (item.highRisk || (this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `this call of ${item.toolName} is high risk`, null, 409);
     if (item.kind !== 'approval') throw new ApiError('invalid_request', 'a suspend call cannot be always allowed', null, 400);
     if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
     checkGrantConditions(item.toolName, item.args, grant.conditions ?? []);
@@ -138,7 +138,7 @@ export class FakeBackend extends FakeSetup implements Backend {
     if (this.failPreview) throw this.failPreview;
     const item = this.items.get(grant.fromItem);
     if (!item) throw new ApiError('not_found', `no item ${grant.fromItem}`, null, 404);
-    if ((this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `${item.toolName} is a high-risk tool`, null, 409);
+    if (item.highRisk || (this.notifySettings.highRiskTools ?? []).includes(item.toolName)) throw new ApiError('high_risk_tool', `this call of ${item.toolName} is high risk`, null, 409);
     if (grant.fingerprint !== item.fingerprint) throw new ApiError('fingerprint_mismatch', 'the call changed', null, 409);
     checkGrantConditions(item.toolName, item.args, grant.conditions ?? []);
     const g = makeGrant({

@@ -1,9 +1,12 @@
 /** English words of the `detail` section (see ../index.svelte.ts): one call in full, its decision, its time limit. */
 export const detail = {
   gone: 'gone',
-  /** The mark of a tool in the high-risk list (Settings). */
-  highRisk: 'high-risk tool',
-  highRiskTitle: 'In the high-risk list (Settings): never always allowed, never approved from a notification',
+  /** The mark of a high-risk call: rated high or critical by its arguments, or its tool in the high-risk list (Settings). */
+  highRisk: 'high risk',
+  highRiskTitle: 'High or critical risk (its arguments, or its tool in the high-risk list in Settings): needs the confirm step; never always allowed, never approved from a notification',
+  /** The label of a call's risk section (its level and reasons). */
+  riskHeading: 'Risk',
+  riskNeedsOperator: 'An operator decides it here: no grant, no Approve from a notification.',
   /** `{question}`: what a suspended call asks, as the agent wrote it. */
   asks: 'The agent asks: {question}',
   /** A suspended call's arguments and payload, folded under its question. */
@@ -112,7 +115,7 @@ export const detail = {
   /** `{tool}`: the tool's name. */
   confirmApprove: 'Approve {tool}?',
   confirmHint: 'Enter to confirm, Esc to cancel.',
-  confirmHintHighRisk: 'High-risk tool. Enter to confirm, Esc to cancel.',
+  confirmHintHighRisk: 'High risk. Enter to confirm, Esc to cancel.',
 
   // The decision taken.
   decisionLabel: 'Decision',

@@ -3,8 +3,10 @@ import type { Messages } from '../en';
 /** Japanese words of the `detail` section (see ../index.svelte.ts and ../GLOSSARY.md). */
 export const detail: Messages['detail'] = {
   gone: '消失',
-  highRisk: '高リスクのツール',
-  highRiskTitle: '高リスクのツール一覧（設定）にあります: 常に許可の対象にならず、通知から承認することもできません',
+  highRisk: '高リスク',
+  highRiskTitle: 'リスクが高または重大です（引数から、または設定の高リスクのツール一覧）: 確認の手順が必要で、常に許可の対象にならず、通知から承認することもできません',
+  riskHeading: 'リスク',
+  riskNeedsOperator: 'オペレーターがここで判断します: 常に許可も通知からの承認もできません。',
   asks: 'エージェントからの質問: {question}',
   argsAndPayload: '引数と一時停止ペイロード',
   whyPaused: '一時停止の理由:',
@@ -84,7 +86,7 @@ export const detail: Messages['detail'] = {
 
   confirmApprove: '{tool} を承認しますか？',
   confirmHint: 'Enter で確定、Esc でキャンセルします。',
-  confirmHintHighRisk: '高リスクのツールです。Enter で確定、Esc でキャンセルします。',
+  confirmHintHighRisk: '高リスクです。Enter で確定、Esc でキャンセルします。',
 
   decisionLabel: '決定',
   expiredAfter: (duration: string) => `${duration}が経過して期限切れ — 誰も決定しませんでした`,

@@ -1,0 +1,40 @@
+//! What a queued call needs before it runs, as the settings are now ([`Care`]): its risk — from its
+//! arguments, the working directory its source reported, and the settings' high-risk tools — and
+//! its quorum. Every place that enforces them asks here: the decision path (quorums), grants (none
+//! for a high-risk call or one under a quorum), notifications (no Approve for a high-risk call), the
+//! engine-client routes (none either) and the queue items shown.
+
+use super::Console;
+use crate::domain::safety::{Care, QuorumSettings, SafetySettings};
+use crate::domain::{Error, ItemId, PausedCall, QueuedCall};
+use crate::store::settings::Snapshot;
+use serde_json::Value;
+
+impl Console {
+    /// The call's care now (one read of the settings, one of its submission's context when it was
+    /// submitted).
+    pub async fn care(&self, q: &QueuedCall) -> Result<Care, Error> {
+        let settings = crate::store::settings::snapshot(&self.db).await?;
+        let cwd = self.cwd_of(&q.id, &q.call).await?;
+        care_in(&q.call, cwd.as_deref(), &settings)
+    }
+
+    /// The working directory the call's source reported with it (a hook's `cwd`), if any.
+    pub(crate) async fn cwd_of(&self, id: &ItemId, call: &PausedCall) -> Result<Option<String>, Error> {
+        if !crate::engine::kinds::is_submitted(call.source) {
+            return Ok(None);
+        }
+        let mut contexts = crate::store::submissions::contexts_of_items(&self.db, &[id.as_str()]).await?;
+        Ok(contexts.remove(id.as_str()).as_ref().and_then(cwd_in).map(str::to_owned))
+    }
+}
+
+/// The call's care under `settings`, read once by the caller.
+pub fn care_in(call: &PausedCall, cwd: Option<&str>, settings: &Snapshot) -> Result<Care, Error> {
+    Ok(Care::of(&call.tool_name, &call.args, cwd, &settings.get::<SafetySettings>()?, &settings.get::<QuorumSettings>()?))
+}
+
+/// The working directory in a submitted call's context.
+pub fn cwd_in(context: &Value) -> Option<&str> {
+    context.get("cwd").and_then(Value::as_str)
+}
