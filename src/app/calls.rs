@@ -23,8 +23,9 @@ use std::time::Duration;
 /// The longest a wait for a decision holds one request (a client waits longer by asking again).
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
 
-/// Most bytes of a submission's `context` (as JSON).
-const CONTEXT_LIMIT: usize = 16 * 1024;
+/// Most bytes of a submission's `context` (as JSON): room for a hook's file before an edit
+/// ([`crate::hook::MAX_FILE_JSON`]) and its transcript's tail.
+pub const CONTEXT_LIMIT: usize = 512 * 1024;
 
 /// A call an agent asks an operator about.
 #[derive(Clone, Debug, Deserialize, Serialize, utoipa::ToSchema)]
@@ -135,7 +136,11 @@ impl App {
         paused.agent_id = self.claimed_agent(&call, source, by).await?;
         paused.requested_by = Some(by.principal.key());
         let request_hash = {
-            let canonical = crate::domain::canonical_json(&serde_json::to_value(&call).expect("a call serializes"))
+            // The context is what the agent saw around the call (its working directory, the file
+            // before an edit, its transcript's tail): it may change between a hook's retries of the
+            // same call, so it is not part of the request an idempotency key names.
+            let asked = NewCall { context: None, ..call.clone() };
+            let canonical = crate::domain::canonical_json(&serde_json::to_value(&asked).expect("a call serializes"))
                 .map_err(|e| Error::InvalidRequest(format!("the call cannot be read as JSON: {e}")))?;
             format!("sha256:{}", hex::encode(Sha256::digest(canonical.as_bytes())))
         };

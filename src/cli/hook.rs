@@ -57,7 +57,15 @@ async fn answer_for(agent: Agent, input: &str, url: &str, timeout: Duration) -> 
         }
     };
     let asked = match ConsoleClient::from_env(url) {
-        Ok(console) => console.ask(&event.call(agent), event.idempotency_key(agent).as_deref(), timeout).await,
+        Ok(console) => {
+            let mut call = event.call(agent);
+            if let (Some(file), Some(Value::Object(context))) =
+                (hook::file_on_disk(&event.tool_name, &event.tool_input, event.cwd.as_deref()), call.context.as_mut())
+            {
+                context.insert("file".into(), file);
+            }
+            console.ask(&call, event.idempotency_key(agent).as_deref(), timeout).await
+        }
         Err(e) => Err(e),
     };
     match asked {

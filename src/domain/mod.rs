@@ -2,6 +2,7 @@
 
 pub mod audit;
 mod call;
+pub mod change;
 mod decision;
 mod error;
 mod fingerprint;

@@ -23,11 +23,23 @@ fn claude_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude-code/node_modules/.bin/claude")
 }
 
-/// The scripted model: the Bash command it asks for, and the tool results Claude Code sent back.
+/// The scripted model: the Bash command it asks for (or, when `steps` has some, those tool calls
+/// one after another), and the tool results Claude Code sent back.
 #[derive(Clone, Default)]
 struct Script {
     command: String,
+    steps: Vec<(&'static str, Value)>,
     results: Arc<Mutex<Vec<String>>>,
+}
+
+impl Script {
+    /// The tool call for a request that holds `done` tool results so far, if any is left.
+    fn step(&self, done: usize) -> Option<(&'static str, Value)> {
+        if self.steps.is_empty() {
+            return (done == 0).then(|| ("Bash", json!({ "command": self.command, "description": "Clean up" })));
+        }
+        self.steps.get(done).cloned()
+    }
 }
 
 /// One Server-Sent Event of the Messages API.
@@ -48,7 +60,15 @@ async fn messages(State(script): State<Script>, Json(request): Json<Value>) -> R
             other => other.to_string(),
         })
         .collect();
-    let asks_bash = results.is_empty() && request["tools"].as_array().into_iter().flatten().any(|t| t["name"] == "Bash");
+    let done = request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .count();
+    let offered = |name: &str| request["tools"].as_array().into_iter().flatten().any(|t| t["name"] == name);
+    let step = script.step(done).filter(|(name, _)| offered(name));
     script.results.lock().unwrap().extend(results);
     let model = request["model"].clone();
     if request["stream"] != true {
@@ -62,12 +82,12 @@ async fn messages(State(script): State<Script>, Json(request): Json<Value>) -> R
         json!({ "type": "message_start", "message": { "id": "msg_1", "type": "message", "role": "assistant",
         "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": { "input_tokens": 10, "output_tokens": 1 } } }),
     );
-    let stop = if asks_bash {
-        let input = json!({ "command": script.command, "description": "Clean up" }).to_string();
+    let stop = if let Some((name, input)) = step {
+        let input = input.to_string();
         sse += &event(
             "content_block_start",
             json!({ "type": "content_block_start", "index": 0,
-            "content_block": { "type": "tool_use", "id": "toolu_console_1", "name": "Bash", "input": {} } }),
+            "content_block": { "type": "tool_use", "id": format!("toolu_console_{}", done + 1), "name": name, "input": {} } }),
         );
         sse += &event(
             "content_block_delta",
@@ -168,6 +188,50 @@ async fn c01_the_real_claude_code_runs_a_command_the_operator_approved_and_never
     assert_eq!(answer["permission_denials"][0]["tool_name"], "Bash", "{answer}");
     let results = script.results.lock().unwrap().clone();
     assert!(results.iter().any(|r| r.contains("not during the release freeze")), "the reason reached the model: {results:?}");
+}
+
+/// Issue 27: the real Claude Code reads a file, then asks to `Edit` it; the hook sends the file as it
+/// is on disk, so the queued call shows the change as a unified diff against the file (its own line
+/// numbers) with a summary for the row, and the approved edit is what lands in the file.
+#[tokio::test]
+async fn the_real_claude_codes_edit_is_shown_as_a_diff_against_the_file_on_disk() {
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("pay.py");
+    let before = "import os\n\ndef transfer(amount):\n    limit = 100\n    return send(amount, limit)\n";
+    std::fs::write(&file, before).unwrap();
+    let path = file.to_str().unwrap().to_owned();
+    let script = Script {
+        steps: vec![
+            ("Read", json!({ "file_path": path })),
+            ("Edit", json!({ "file_path": path, "old_string": "    limit = 100\n", "new_string": "    limit = 10_000\n" })),
+        ],
+        ..Default::default()
+    };
+    let model = scripted_model(script.clone()).await;
+    let claude = run_claude(work.path(), &model, &t.base, &token);
+    let call = agent_cli::queued(&t, "claude-code").await;
+    assert_eq!(call["toolName"], "Edit", "{call}");
+    let changes = &call["changes"];
+    assert_eq!(changes["summary"], "edits 1 line in pay.py", "{call}");
+    let f = &changes["files"][0];
+    assert_eq!((f["path"].as_str(), f["action"].as_str(), f["againstDisk"].as_bool()), (Some("pay.py"), Some("edit"), Some(true)), "{f}");
+    assert_eq!(
+        f["diff"],
+        "@@ -1,5 +1,5 @@\n import os\n \n def transfer(amount):\n-    limit = 100\n+    limit = 10_000\n     return send(amount, limit)\n",
+        "{f}"
+    );
+    assert_eq!(call["context"]["file"].get("text"), None, "the file's text is shown as the diff, not sent again: {call}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "nothing is edited before the decision");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    finished(claude).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        before.replace("limit = 100", "limit = 10_000"),
+        "the edit approved is the edit made"
+    );
 }
 
 /// Settings as `hooks install claude-code --timeout HOOK_SECS` writes them, Bash allowed without

@@ -71,3 +71,39 @@ test('a high-risk call shows its risk and reason, offers no "always allow", and 
     await close();
   }
 });
+
+test('a file edit shows what it changes in its row and a diff against the file in its detail, hidden characters marked', async () => {
+  const { server, browser } = ctx;
+  const before = 'import os\n\ndef transfer(amount):\n    limit = 100\n    return send(amount, limit)\n';
+  const body = {
+    tool: 'Edit',
+    args: { file_path: '/home/dev/project/src/pay.py', old_string: '    limit = 100\n', new_string: '    limit = 10_000\u202E\n' },
+    agent: 'claude-code',
+    source: 'claude-code',
+    context: { cwd: '/home/dev/project', file: { path: '/home/dev/project/src/pay.py', exists: true, text: before } },
+  };
+  const res = await server.api('POST', '/api/calls', body);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { page, problems, close } = await newPage(browser, { viewport: { width: 1280, height: 800 } });
+  try {
+    await openConsole(page, server);
+    const summary = row(page, res.body.id).locator('[data-testid="queue-item-summary"]');
+    await summary.waitFor();
+    assert.equal(await summary.getAttribute('data-what'), 'changes');
+    assert.equal((await summary.locator('.summary-text').textContent()).trim(), 'edits 1 line in src/pay.py');
+    assert.equal(await summary.locator('[data-testid="queue-item-marked"]').count(), 1, 'the hidden character in its arguments is flagged');
+    await row(page, res.body.id).click();
+    const detail = page.locator(`[data-testid="detail"][data-id="${res.body.id}"]`);
+    const file = detail.locator('[data-testid="changes-file"]');
+    await file.waitFor();
+    assert.equal(await file.getAttribute('data-against-disk'), 'true');
+    assert.equal(await file.locator('[data-testid="changes-path"]').textContent(), 'src/pay.py');
+    const kinds = await file.locator('[data-testid="changes-diff"] .line').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
+    assert.deepEqual(kinds, ['hunk', 'context', 'context', 'context', 'removed', 'added', 'context']);
+    const added = file.locator('[data-testid="changes-diff"] .line[data-kind="added"]');
+    assert.equal(await added.locator('[data-mark="hidden"]').textContent(), '\\u{202E}', 'the hidden character is shown as an escape');
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -70,6 +70,11 @@ pub struct QueueItem {
     /// What the call would do, judged from its arguments (`domain::risk`): a level and the reasons,
     /// the most serious first; a high-risk tool (settings) is at least `high`.
     pub risk: crate::domain::risk::Risk,
+    /// What a file-editing call would change (Claude Code's Edit, MultiEdit and Write, Codex's
+    /// apply_patch): a unified diff per file — against the file as its hook read it, when it did —
+    /// and a one-line summary; null for other calls.
+    #[schema(required = true)]
+    pub changes: Option<crate::domain::change::Changes>,
     /// What the operator said became of an interrupted call (it ran, it did not run, run again);
     /// null until then, and for calls that were not interrupted.
     #[schema(required = true)]
@@ -235,6 +240,7 @@ impl QueueItem {
             pause_reason: c.pause_reason,
             high_risk: false,
             risk: Default::default(),
+            changes: None,
             resolution: None,
             quorum: 1,
             approvals: vec![],
@@ -266,6 +272,12 @@ impl App {
             item.high_risk = care.risk.needs_operator();
             item.risk = care.risk;
             item.quorum = care.quorum;
+            let disk = item.context.as_ref().and_then(|c| c.get("file")).and_then(|f| serde_json::from_value(f.clone()).ok());
+            item.changes = crate::domain::change::of_call(&item.tool_name, &item.args, disk.as_ref(), cwd);
+            // The file's text is shown as the diff: items (a page of them) do not carry it again.
+            if let Some(Value::Object(file)) = item.context.as_mut().and_then(|c| c.get_mut("file")) {
+                file.remove("text");
+            }
         }
         self.fill_approvals(&mut items).await?;
         self.fill_resolutions(&mut items, &calls).await?;

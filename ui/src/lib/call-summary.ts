@@ -5,6 +5,7 @@
  * characters as the detail does.
  */
 import type { Decision, QueueItem } from './backend/backend';
+import { changesLine } from './changes';
 import { flagsIn } from './confusables';
 
 /** A row's summary is cut after this many characters. */
@@ -199,7 +200,7 @@ export type Summary = {
    * `question`: the text is the question itself; `payload`: the suspend payload, cut; `args`: the
    * arguments, cut; `tool`: a coding agent's call in its own terms (`toolLine`), cut.
    */
-  what: 'args' | 'question' | 'payload' | 'tool';
+  what: 'args' | 'question' | 'payload' | 'tool' | 'changes';
   text: string;
   /** Hidden and look-alike characters anywhere in the value summarised (also past the cut; for `tool`, in all the arguments). */
   hidden: number;
@@ -215,7 +216,11 @@ export function summaryOf(item: QueueItem, limit = SUMMARY_LIMIT): Summary {
   let s: Summary;
   const question = questionOf(item);
   const tool = question === null ? toolLine(item, limit) : null;
-  if (tool !== null) {
+  if (item.changes && question === null) {
+    // A file edit says what it changes ("edits 3 lines in src/pay.py"), as the server read it.
+    const flags = flagsIn(item.args);
+    s = { what: 'changes', text: cutText(changesLine(item.changes), limit), hidden: flags.hidden, lookalike: flags.lookalike };
+  } else if (tool !== null) {
     // Marks count over all the arguments, not only the parts in the line.
     const flags = flagsIn(item.args);
     s = { what: 'tool', text: tool, hidden: flags.hidden, lookalike: flags.lookalike };
@@ -227,7 +232,8 @@ export function summaryOf(item: QueueItem, limit = SUMMARY_LIMIT): Summary {
     const flags = flagsIn(value);
     s = { what: item.kind === 'suspend' && item.suspendPayload != null ? 'payload' : 'args', text: oneLine(value, limit).text, hidden: flags.hidden, lookalike: flags.lookalike };
   }
-  summaries.set(item, s);
+  // A changes line is in the console's language, which may change: not kept.
+  if (s.what !== 'changes') summaries.set(item, s);
   return s;
 }
 

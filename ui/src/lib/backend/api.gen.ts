@@ -775,6 +775,17 @@ export interface components {
          * @enum {string}
          */
         Change: "added" | "updated";
+        /** @description What a call would change, file by file. */
+        Changes: {
+            files: components["schemas"]["FileChange"][];
+            /** @description More files than [`MAX_FILES`]: the rest are not listed. */
+            moreFiles: boolean;
+            /**
+             * @description One line for a row: "edits 3 lines in src/pay.py", "creates notes.md (12 lines)",
+             *     "edits 3 files (+12 −4)".
+             */
+            summary: string;
+        };
         /** @description One condition on the arguments: the value at a JSON Pointer (`/to/account`). */
         Condition: {
             op: components["schemas"]["ConditionOp"];
@@ -1060,6 +1071,31 @@ export interface components {
          * @enum {string}
          */
         ExportFormat: "jsonl" | "csv";
+        /** @enum {string} */
+        FileAction: "edit" | "create" | "write" | "delete";
+        /** @description One file's change. */
+        FileChange: {
+            action: components["schemas"]["FileAction"];
+            /** Format: int32 */
+            added: number;
+            /**
+             * @description Compared with the file as read on disk (its line numbers are the file's); false: from the
+             *     call's own text only (line numbers count from the edit).
+             */
+            againstDisk: boolean;
+            /** @description The diff was longer than [`MAX_DIFF`] and is cut. */
+            cut: boolean;
+            /** @description Unified diff hunks: `@@ -a,b +c,d @@` headers, then lines starting with ' ', '-' or '+'. */
+            diff: string;
+            /** @description Where a patch moves it to. */
+            movedTo?: string | null;
+            /** @description What the comparison found wrong ("old_string is not in the file as read: the edit would fail"). */
+            note?: string | null;
+            /** @description As the call names it (relative to the working directory when it is under it). */
+            path: string;
+            /** Format: int32 */
+            removed: number;
+        };
         /**
          * @description `"sha256:" + hex(SHA-256(JCS({"toolName": name, "args": args})))`, RFC 8785 canonical form.
          *
@@ -1397,6 +1433,7 @@ export interface components {
             args: unknown;
             /** @description Supervisor path, outermost first (S13); empty for a direct call. */
             chain: components["schemas"]["ChainLink"][];
+            changes: null | components["schemas"]["Changes"];
             /**
              * @description What an agent that submitted the call said around it (a hook: its working directory, the
              *     event); untrusted, never part of the fingerprint. Null for calls of engines.

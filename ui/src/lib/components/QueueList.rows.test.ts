@@ -43,6 +43,19 @@ describe('QueueList rows', () => {
     expect(part('r2', 'row-risk')).toBeNull();
   });
 
+  it('says what a file edit changes ("edits 3 lines in src/pay.py") instead of its raw strings', async () => {
+    const changes = {
+      summary: 'edits 3 lines in src/pay.py',
+      moreFiles: false,
+      files: [{ path: 'src/pay.py', action: 'edit' as const, diff: '', added: 3, removed: 2, againstDisk: true, cut: false }],
+    };
+    const args = { file_path: '/repo/src/pay.py', old_string: 'def transfer(amount):', new_string: 'def transfer(amount):' };
+    const { part } = await render([makeItem({ id: 'e1', source: 'claude-code', toolName: 'Edit', args, changes })]);
+    const summary = part('e1', 'queue-item-summary')!;
+    expect(summary.dataset.what).toBe('changes');
+    expect(text(summary)).toBe('edits 3 lines in src/pay.py');
+  });
+
   it('tells four delete_record calls apart by their arguments, with the date and the time', async () => {
     const ids = ['rec-1', 'rec-2', 'prod-7', 'cust-11'];
     const { row, part } = await render(ids.map((id, i) => makeItem({ id: `q${i}`, args: { id }, pausedAt: at(i), runId: `run-${i}` })));

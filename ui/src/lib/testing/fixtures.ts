@@ -67,6 +67,7 @@ export function makeItem(over: Partial<QueueItem> = {}): QueueItem {
     pauseReason: null,
     highRisk: false,
     risk: { level: 'low', reasons: [] },
+    changes: null,
     resolution: null,
     quorum: 1,
     approvals: [],

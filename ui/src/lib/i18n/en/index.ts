@@ -13,7 +13,8 @@ import { grants } from './grants';
 import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
+import { changes } from './changes';
 
-export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff };
+export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes };
 
 export type Messages = typeof en;

@@ -13,5 +13,6 @@ import { grants } from './grants';
 import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
+import { changes } from './changes';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes };

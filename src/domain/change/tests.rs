@@ -1,0 +1,84 @@
+use super::*;
+use serde_json::json;
+
+const PAY: &str =
+    "import os\n\ndef transfer(amount):\n    limit = 100\n    if amount > limit:\n        raise ValueError\n    return send(amount)\n";
+
+fn disk(path: &str, text: &str) -> Disk {
+    Disk { path: path.into(), text: Some(text.into()), exists: true, unread: None }
+}
+
+#[test]
+fn an_edit_against_the_file_on_disk_has_the_files_line_numbers_and_a_summary() {
+    let args = json!({ "file_path": "/repo/src/pay.py", "old_string": "    limit = 100\n    if amount > limit:", "new_string": "    limit = 10_000\n    if amount >= limit:" });
+    let c = of_call("Edit", &args, Some(&disk("/repo/src/pay.py", PAY)), Some("/repo")).unwrap();
+    assert_eq!(c.summary, "edits 2 lines in src/pay.py");
+    let f = &c.files[0];
+    assert!(f.against_disk && f.note.is_none(), "{f:?}");
+    assert!(f.diff.starts_with("@@ -1,7 +1,7 @@\n import os\n"), "{}", f.diff);
+    assert!(f.diff.contains("-    limit = 100\n-    if amount > limit:\n+    limit = 10_000\n+    if amount >= limit:\n"), "{}", f.diff);
+    assert_eq!((f.added, f.removed), (2, 2));
+}
+
+#[test]
+fn an_edit_without_the_file_or_whose_old_string_is_not_there_shows_its_own_text_and_says_why() {
+    let args = json!({ "file_path": "src/pay.py", "old_string": "a\nb\n", "new_string": "a\nc\n" });
+    let c = of_call("Edit", &args, None, None).unwrap();
+    let f = &c.files[0];
+    assert_eq!((f.against_disk, f.diff.as_str()), (false, "@@ -1,2 +1,2 @@\n a\n-b\n+c\n"));
+    assert_eq!(c.summary, "edits 1 line in src/pay.py");
+    let c = of_call("Edit", &args, Some(&disk("src/pay.py", PAY)), None).unwrap();
+    assert_eq!(c.files[0].note.as_deref(), Some("old_string is not in the file as read: the edit would fail"));
+    let twice = disk("src/pay.py", "a\nb\na\nb\n");
+    let c = of_call("Edit", &args, Some(&twice), None).unwrap();
+    assert!(c.files[0].note.as_deref().unwrap().contains("2 times"), "{c:?}");
+    let all = json!({ "file_path": "src/pay.py", "old_string": "b", "new_string": "c", "replace_all": true });
+    let c = of_call("Edit", &all, Some(&twice), None).unwrap();
+    assert_eq!((c.files[0].added, c.files[0].removed, c.files[0].against_disk), (2, 2, true));
+}
+
+#[test]
+fn multi_edits_apply_in_order_and_writes_compare_with_the_file_or_create_it() {
+    let args = json!({ "file_path": "/repo/src/pay.py", "edits": [
+        { "old_string": "limit = 100", "new_string": "limit = 500" },
+        { "old_string": "limit = 500", "new_string": "limit = 900" },
+    ]});
+    let c = of_call("MultiEdit", &args, Some(&disk("/repo/src/pay.py", PAY)), Some("/repo")).unwrap();
+    assert!(c.files[0].diff.contains("-    limit = 100\n+    limit = 900\n"), "{}", c.files[0].diff);
+
+    let write = json!({ "file_path": "/repo/notes.md", "content": "one\ntwo\n" });
+    let absent = Disk { path: "/repo/notes.md".into(), text: None, exists: false, unread: None };
+    let c = of_call("Write", &write, Some(&absent), Some("/repo")).unwrap();
+    assert_eq!((c.files[0].action, c.summary.as_str()), (FileAction::Create, "creates notes.md (2 lines)"));
+    let c = of_call("Write", &write, Some(&disk("/repo/notes.md", "one\n")), Some("/repo")).unwrap();
+    assert_eq!((c.files[0].action, c.summary.as_str()), (FileAction::Write, "adds 1 line to notes.md"));
+    let c = of_call("Write", &write, None, Some("/repo")).unwrap();
+    assert_eq!(c.summary, "writes notes.md (2 lines, not compared with the file)");
+    assert!(c.files[0].note.is_some());
+}
+
+#[test]
+fn a_codex_patch_of_several_files_is_summed_up_and_other_calls_change_nothing() {
+    let patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Update File: b.py\n@@\n+z\n*** End Patch";
+    let c = of_call("shell", &json!({ "command": ["apply_patch", patch] }), None, None).unwrap();
+    assert_eq!(c.summary, "edits 2 files (+2 −1)");
+    assert_eq!(of_call("Bash", &json!({ "command": "ls" }), None, None), None);
+    assert_eq!(of_call("Edit", &json!({ "file_path": "x" }), None, None), None, "an Edit without its strings is no edit");
+}
+
+#[test]
+fn a_huge_diff_is_cut_on_a_line_and_says_so() {
+    let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+    let c = of_call("Write", &json!({ "file_path": "big.txt", "content": big }), None, None).unwrap();
+    let f = &c.files[0];
+    assert!(f.cut && f.diff.len() <= MAX_DIFF && f.diff.ends_with('\n'), "{}", f.diff.len());
+    assert_eq!(f.added, 20_000, "the counts are the whole change's");
+}
+
+#[test]
+fn a_path_outside_the_working_directory_stays_whole() {
+    let args = json!({ "file_path": "/etc/hosts", "content": "x\n" });
+    assert_eq!(of_call("Write", &args, None, Some("/repo")).unwrap().files[0].path, "/etc/hosts");
+    let args = json!({ "file_path": "/repository/x", "content": "x\n" });
+    assert_eq!(of_call("Write", &args, None, Some("/repo")).unwrap().files[0].path, "/repository/x");
+}
