@@ -61,6 +61,8 @@ pub struct HookEvent {
     pub tool_use_id: Option<String>,
     pub cwd: Option<String>,
     pub permission_mode: Option<String>,
+    /// The agent's conversation so far (a JSONL file), where it says.
+    pub transcript_path: Option<String>,
 }
 
 /// Why an input cannot be asked about; the hook denies with it. `event` is the event it names, if
@@ -103,6 +105,7 @@ pub fn parse(input: &str) -> Result<HookEvent, BadInput> {
         tool_use_id: text("tool_use_id").filter(|s| !s.is_empty()),
         cwd: text("cwd"),
         permission_mode: text("permission_mode"),
+        transcript_path: text("transcript_path").filter(|p| !p.is_empty()),
     })
 }
 
@@ -177,6 +180,23 @@ pub fn file_on_disk(tool: &str, input: &Value, cwd: Option<&str>) -> Option<Valu
     }
 }
 
+/// The last messages of the agent's transcript (a JSONL file), for the console to show what led to
+/// the call: read from its last [`crate::domain::reason::TRANSCRIPT_TAIL`] bytes, the user's and the
+/// assistant's words only, capped ([`crate::domain::reason::CallReason::of`]). `None` when it cannot
+/// be read or holds none: the call is asked about all the same.
+pub fn transcript_tail(path: &str) -> Option<Value> {
+    use crate::domain::reason::{from_transcript, CallReason, ReasonSource, TRANSCRIPT_TAIL};
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    file.take(TRANSCRIPT_TAIL).read_to_end(&mut bytes).ok()?;
+    let messages = from_transcript(&String::from_utf8_lossy(&bytes));
+    let kept = CallReason::of(ReasonSource::Hook, messages).messages;
+    (!kept.is_empty()).then(|| serde_json::to_value(kept).expect("messages serialize"))
+}
+
 /// The answer for a decided call: allow (with the edited input where the agent takes it) or deny.
 pub fn answer(agent: Agent, event: Event, status: &CallStatus) -> Value {
     match status.outcome {
@@ -235,6 +255,19 @@ pub fn deny(_agent: Agent, event: Option<Event>, reason: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcripts_end_gives_its_last_words_and_an_unreadable_one_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut lines = vec![json!({ "type": "user", "message": { "role": "user", "content": "x".repeat(300_000) } }).to_string()];
+        lines.push(json!({ "type": "user", "message": { "role": "user", "content": "remove the old build" } }).to_string());
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let tail = transcript_tail(path.to_str().unwrap()).unwrap();
+        // The huge first line is cut off by the tail (not JSON there): only the last message is read.
+        assert_eq!(tail, json!([{ "role": "user", "text": "remove the old build" }]));
+        assert_eq!(transcript_tail(dir.path().join("none").to_str().unwrap()), None);
+    }
 
     #[test]
     fn an_edit_sends_its_file_as_on_disk_or_why_not_and_other_tools_nothing() {

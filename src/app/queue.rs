@@ -9,6 +9,7 @@ pub use item::{ApprovalView, Blocked, DecisionView, QueueItem, Requester};
 
 use super::query::{parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
 use super::App;
+use crate::domain::reason::{CallReason, ReasonMessage, ReasonSource};
 use crate::domain::Op;
 use crate::domain::{Actor, Error, ItemId, ItemState};
 use crate::store::queue;
@@ -162,6 +163,37 @@ impl App {
             None => None,
         };
         Ok(PreviousCall { item })
+    }
+}
+
+impl App {
+    /// What led to a call (issue 27): its conversation's last messages — from the coding agent's
+    /// transcript its hook sent with it, or from the engine that holds its run. Untrusted text. A
+    /// source that keeps none, or cannot be asked now, says so in `unavailable`.
+    pub async fn call_reason(&self, id: &str, by: &Actor) -> Result<CallReason, Error> {
+        by.may(Op::CallReason)?;
+        let id = ItemId::new(id);
+        let entry = self.console.item(&id).await?;
+        let call = &entry.queued.call;
+        if crate::engine::kinds::is_submitted(call.source) {
+            let contexts = crate::store::submissions::contexts_of_items(&self.db, &[id.as_str()]).await?;
+            return Ok(match contexts.get(id.as_str()).and_then(|c| c.get("transcript")) {
+                Some(t) => match serde_json::from_value::<Vec<ReasonMessage>>(t.clone()) {
+                    Ok(messages) => CallReason::of(ReasonSource::Hook, messages),
+                    Err(e) => CallReason::unavailable(format!("the conversation its agent sent cannot be read: {e}")),
+                },
+                None => CallReason::unavailable("its agent sent no conversation with it"),
+            });
+        }
+        let engine = match self.console.engine(&call.engine) {
+            Ok(e) => e,
+            Err(e) => return Ok(CallReason::unavailable(e.to_string())),
+        };
+        Ok(match engine.reason(call).await {
+            Ok(Some(messages)) => CallReason::of(ReasonSource::Engine, messages),
+            Ok(None) => CallReason::unavailable("its engine keeps no conversation it can show"),
+            Err(e) => CallReason::unavailable(format!("its engine could not be asked: {e}")),
+        })
     }
 }
 

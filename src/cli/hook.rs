@@ -59,10 +59,13 @@ async fn answer_for(agent: Agent, input: &str, url: &str, timeout: Duration) -> 
     let asked = match ConsoleClient::from_env(url) {
         Ok(console) => {
             let mut call = event.call(agent);
-            if let (Some(file), Some(Value::Object(context))) =
-                (hook::file_on_disk(&event.tool_name, &event.tool_input, event.cwd.as_deref()), call.context.as_mut())
-            {
-                context.insert("file".into(), file);
+            if let Some(Value::Object(context)) = call.context.as_mut() {
+                if let Some(file) = hook::file_on_disk(&event.tool_name, &event.tool_input, event.cwd.as_deref()) {
+                    context.insert("file".into(), file);
+                }
+                if let Some(transcript) = event.transcript_path.as_deref().and_then(hook::transcript_tail) {
+                    context.insert("transcript".into(), transcript);
+                }
             }
             console.ask(&call, event.idempotency_key(agent).as_deref(), timeout).await
         }

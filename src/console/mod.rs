@@ -69,7 +69,7 @@ impl Console {
         &self.events
     }
 
-    fn engine(&self, id: &EngineId) -> Result<Arc<dyn Engine>, Error> {
+    pub(crate) fn engine(&self, id: &EngineId) -> Result<Arc<dyn Engine>, Error> {
         if let Some(engine) = self.engines.read().expect("engines lock").get(id).cloned() {
             return Ok(engine);
         }

@@ -45,6 +45,7 @@ operations! {
     QueueCounts queue_counts: GET "/api/queue/counts" => Operator, window;
     QueueItem queue_item: GET "/api/queue/{id}" => Operator, window;
     PreviousCall previous_call: GET "/api/queue/{id}/previous" => Operator, window;
+    CallReason call_reason: GET "/api/queue/{id}/reason" => Operator, window;
     Approve approve: POST "/api/queue/{id}/approve" => Operator, window;
     ApproveEdited approve_edited: POST "/api/queue/{id}/approve-edited" => Operator, window;
     Decline decline: POST "/api/queue/{id}/decline" => Operator, window;

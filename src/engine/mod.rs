@@ -55,6 +55,12 @@ pub trait Engine: Send + Sync {
         Ok(None)
     }
 
+    /// What led to the call: its conversation's last messages before it, oldest first, as the
+    /// engine holds them (issue 27). `None`: the engine keeps no conversation it can tell.
+    async fn reason(&self, _call: &PausedCall) -> Result<Option<Vec<crate::domain::reason::ReasonMessage>>, Error> {
+        Ok(None)
+    }
+
     /// Checks arguments an operator edited before approving (`DecisionKind::Edit`, for engines that
     /// allow it): against the tool's input schema. Engines that cannot run edited arguments refuse.
     fn check_edit(&self, call: &PausedCall, _args: &Value) -> Result<(), Error> {

@@ -223,6 +223,10 @@ async fn the_real_claude_codes_edit_is_shown_as_a_diff_against_the_file_on_disk(
         "{f}"
     );
     assert_eq!(call["context"]["file"].get("text"), None, "the file's text is shown as the diff, not sent again: {call}");
+    // What led to it: the end of Claude Code's transcript, which the hook read (the prompt given).
+    let (status, reason) = t.get(&format!("/api/queue/{}/reason", call["id"].as_str().unwrap())).await;
+    assert_eq!((status, reason["source"].as_str()), (StatusCode::OK, Some("hook")), "{reason}");
+    assert_eq!(reason["messages"][0], json!({ "role": "user", "text": "clean up the build folder" }), "{reason}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "nothing is edited before the decision");
     let (status, body) = t.approve(&call).await;
     assert_eq!(status, StatusCode::OK, "{body}");

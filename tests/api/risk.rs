@@ -119,3 +119,31 @@ async fn calls_rated_critical_need_the_critical_quorum_when_one_is_set() {
     assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{refused}");
     assert!(refused["message"].as_str().unwrap().contains("critical"), "{refused}");
 }
+
+#[tokio::test]
+async fn a_local_engine_calls_reason_is_its_runs_conversation_and_a_submitted_call_says_when_it_has_none() {
+    let t = spawn_app().await;
+    let answer = t.generate("delete rec-why").await;
+    let item = t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await;
+    let (status, reason) = t.get(&format!("/api/queue/{}/reason", item["id"].as_str().unwrap())).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{reason}");
+    assert_eq!(reason["source"], "engine", "{reason}");
+    assert_eq!(reason["messages"][0], json!({ "role": "user", "text": "delete rec-why" }), "{reason}");
+    assert_eq!(reason["unavailable"], Value::Null);
+
+    let hook = t.token("claude-hook", Role::Agent).await;
+    let plain = queued_bash(&t, &hook, "ls", "/home/dev/project").await;
+    let (_, reason) = t.get(&format!("/api/queue/{}/reason", plain["id"].as_str().unwrap())).await;
+    assert_eq!((reason["source"].as_str(), reason["messages"].clone()), (Some("none"), json!([])), "{reason}");
+    assert!(reason["unavailable"].as_str().unwrap().contains("no conversation"), "{reason}");
+
+    // A transcript sent as context is shown as sent (capped), marked as the hook's.
+    let body = json!({ "tool": "Bash", "args": { "command": "make clean" }, "agent": "claude-code", "source": "claude-code",
+        "context": { "cwd": "/home/dev/project", "transcript": [{ "role": "user", "text": "<b>tidy up</b>" }, { "role": "assistant", "text": "Cleaning." }] } });
+    let (status, queued) = t.call_as(&hook, reqwest::Method::POST, "/api/calls", Some(body)).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{queued}");
+    let (_, reason) = t.get(&format!("/api/queue/{}/reason", queued["id"].as_str().unwrap())).await;
+    assert_eq!(reason["source"], "hook");
+    assert_eq!(reason["messages"][0]["text"], "<b>tidy up</b>", "kept as text: {reason}");
+    assert_eq!(t.get("/api/queue/q_nope/reason").await.0, reqwest::StatusCode::NOT_FOUND);
+}

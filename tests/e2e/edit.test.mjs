@@ -31,10 +31,16 @@ test('a call approved with edited arguments runs with them and records both fing
     const editedFp = await fp.textContent();
     assert.match(editedFp, /^sha256:[0-9a-f]{64}$/);
     assert.notEqual(editedFp, shown.fingerprint);
-    assert.match(await detail.locator('[data-testid="edit-diff"]').textContent(), /changed\s*\/id/);
+    assert.match(await detail.locator('[data-testid="edit-changes"]').textContent(), /changed\s*\/id/);
 
     await detail.locator('[data-testid="approve-edited"]').click();
-    // Asked first, like Approve.
+    // Asked first, like Approve, showing the edit as a diff of the arguments (issue 27).
+    const diff = detail.locator('[data-testid="approve-confirm-step"] [data-testid="edit-diff"]');
+    await diff.waitFor();
+    assert.deepEqual(await diff.locator('.line[data-kind="removed"], .line[data-kind="added"]').allTextContents(), [
+      `removed -  "id": "${shown.args.id}"`,
+      'added +  "id": "rec-9"',
+    ]);
     await detail.locator('[data-testid="approve-confirm"]').click();
     const result = page.locator('[data-testid="decision-result"]');
     await result.waitFor();

@@ -107,3 +107,24 @@ test('a file edit shows what it changes in its row and a diff against the file i
     await close();
   }
 });
+
+test("a local-engine call's detail shows what led to it: the run's messages, as untrusted text", async () => {
+  const { server, browser } = ctx;
+  const item = await server.waitForItem(await server.generate('delete rec-<b>why</b>'));
+  const { page, problems, close } = await newPage(browser, { viewport: { width: 1280, height: 800 } });
+  try {
+    await openConsole(page, server);
+    await row(page, item.id).click();
+    const reason = page.locator(`[data-testid="detail"][data-id="${item.id}"] [data-testid="reason"]`);
+    await reason.waitFor();
+    assert.equal(await reason.getAttribute('data-source'), 'engine');
+    const first = reason.locator('[data-testid="reason-message"]').first();
+    assert.equal(await first.getAttribute('data-role'), 'user');
+    assert.match(await first.textContent(), /delete rec-<b>why<\/b>/);
+    assert.equal(await reason.locator('b').count(), 0, 'never markup');
+    assert.match(await reason.textContent(), /untrusted/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -154,6 +154,9 @@ async fn the_requests_of_one_middleware_interrupt_are_held_until_all_are_decided
     assert_eq!((delete["toolName"].as_str(), write["toolName"].as_str()), (Some("delete_file"), Some("write_file")));
     assert_eq!(delete["allowed"], json!(["approve", "decline"]), "its review config allows no edit");
     assert_eq!(write["allowed"], json!(["approve", "decline", "edit"]));
+    // A graph whose state holds no messages has no conversation to show, and says so.
+    let (status, reason) = console.get(&format!("/api/queue/{}/reason", delete["id"].as_str().unwrap())).await;
+    assert_eq!((status, reason["source"].as_str(), reason["messages"].clone()), (StatusCode::OK, Some("none"), json!([])), "{reason}");
 
     // The second request decided first: held, nothing sent yet.
     let (status, body) = console.approve(write).await;
@@ -260,6 +263,11 @@ async fn a_real_human_in_the_loop_middleware_agent_runs_an_approved_and_an_edite
     assert_eq!((delete["agentId"].as_str(), delete["args"].clone()), (Some("agent"), json!({ "path": "/srv/data/old.csv" })));
     assert_eq!(delete["allowed"], json!(["approve", "decline"]), "interruptOn allows delete_file approve and reject only");
     assert_eq!(write["allowed"], json!(["approve", "decline", "edit"]));
+    // What led to it (issue 27): the thread's messages as the server holds them — the person's words.
+    let (status, reason) = console.get(&format!("/api/queue/{}/reason", delete["id"].as_str().unwrap())).await;
+    assert_eq!(status, StatusCode::OK, "{reason}");
+    assert_eq!(reason["source"], "engine", "{reason}");
+    assert_eq!(reason["messages"], json!([{ "role": "user", "text": "clean up the data folder" }]), "{reason}");
 
     // Approved and edited: both run, the edited one with the operator's arguments.
     let (status, body) = console.approve(delete).await;

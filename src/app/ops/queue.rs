@@ -3,6 +3,7 @@
 use crate::app::presence::Presence;
 use crate::app::query::{QueueCountsQuery, QueueQuery};
 use crate::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
+use crate::domain::reason::CallReason;
 use crate::domain::{DecisionKind, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
@@ -72,6 +73,10 @@ crate::declare_operations! {
     PreviousCall(Id, none) -> PreviousCall, 200 "The call of the same tool in the same thread decided last before this one (null if none), to show what changed";
         errors [404 "not_found"]
         |app, p, _, by| { Ok(app.previous_call(&p.id, by).await?.into()) }
+
+    CallReason(Id, none) -> CallReason, 200 "What led to the call: its conversation's last messages, oldest first (untrusted text), from its agent's transcript or its engine; `unavailable` says why there are none";
+        errors [404 "not_found"]
+        |app, p, _, by| { Ok(app.call_reason(&p.id, by).await?.into()) }
 
     Approve(Id, body ApproveBody) -> QueueItem, 200 DECIDED;
         errors [202 "An approval of a tool with a quorum (the two-person rule) that did not complete it: recorded, and the call still waits for other operators' approvals (it is `pending`, its `approvals` list this one)",

@@ -99,11 +99,7 @@ pub(super) fn place(path: &str, scene: Scene<'_>) -> Place {
     // The working directory is reported by the call's own source: it makes paths under it the
     // project's only when it is no system directory, home or the root — an agent claiming to work in
     // /etc does not make /etc its own.
-    let project = scene
-        .cwd
-        .filter(|c| c.starts_with('/'))
-        .map(|c| absolute(c, "/"))
-        .filter(|p| matches!(place(p, Scene::default()), Place::Outside | Place::Scratch));
+    let project = scene.cwd.filter(|c| c.starts_with('/')).map(|c| absolute(c, "/")).filter(|p| may_be_project(p));
     let abs = match scene.dir.or(scene.cwd).filter(|d| d.starts_with('/')) {
         _ if p.starts_with('/') => absolute(p, "/"),
         Some(dir) => absolute(p, &absolute(dir, "/")),
@@ -139,6 +135,19 @@ pub(super) fn place(path: &str, scene: Scene<'_>) -> Place {
         return Place::Outside;
     }
     Place::Outside
+}
+
+/// Where applications live, under which a working directory (a level down or more) is a project.
+const APP_ROOTS: &[&str] = &["/srv/", "/opt/", "/var/www/"];
+
+/// Whether a reported working directory (absolute, resolved) can be a project: not the root, a home
+/// or a system directory — except an application's own directory under [`APP_ROOTS`] (`/srv/api`).
+fn may_be_project(dir: &str) -> bool {
+    match place(dir, Scene::default()) {
+        Place::Outside | Place::Scratch => true,
+        Place::System => APP_ROOTS.iter().any(|r| dir.strip_prefix(r).is_some_and(|rest| !rest.is_empty())),
+        _ => false,
+    }
 }
 
 /// Where `path` leaves the working directory, if it does.

@@ -66,8 +66,14 @@ fn a_working_directory_that_is_a_system_directory_a_home_or_the_root_makes_nothi
         let r = assess("Bash", &json!({ "command": format!("rm -rf {cwd}/x") }), scene);
         assert!(r.level >= Level::High, "cwd {cwd}: {r:?}");
     }
-    let scene = Scene { cwd: Some("/build/app"), dir: None };
-    assert!(assess("Bash", &json!({ "command": "rm -rf /build/app/target" }), scene).level < Level::High);
+    for cwd in ["/build/app", "/srv/work/api", "/opt/app"] {
+        let scene = Scene { cwd: Some(cwd), dir: None };
+        assert!(assess("Bash", &json!({ "command": format!("rm -rf {cwd}/target") }), scene).level < Level::High, "{cwd}");
+        assert!(assess("Write", &json!({ "file_path": "src/app.ts", "content": "x" }), scene).level < Level::High, "{cwd}");
+    }
+    // An application root itself is no project.
+    let scene = Scene { cwd: Some("/srv"), dir: None };
+    assert!(assess("Bash", &json!({ "command": "rm -rf /srv/x" }), scene).level >= Level::High);
 }
 
 #[test]
@@ -196,12 +202,17 @@ fn reasons_are_listed_once_most_serious_first() {
     assert!(bash("ls").reasons.is_empty());
 }
 
-/// The corpus (tests/data/risk-corpus.tsv): real-world commands and calls, each labelled dangerous
-/// (an operator must look: high or critical) or benign (low or medium), benign look-alikes beside
-/// the dangerous ones. Prints precision and recall of "high or above" for "dangerous".
-#[test]
-fn corpus_precision_and_recall() {
-    let corpus = include_str!("../../../tests/data/risk-corpus.tsv");
+/// Precision and recall of "high or above" for "dangerous" over a corpus file (label, tool, args,
+/// cwd, why), with the calls it got wrong.
+struct Measured {
+    precision: f64,
+    recall: f64,
+    calls: u32,
+    counts: (u32, u32, u32, u32),
+    misses: Vec<String>,
+}
+
+fn measure(corpus: &str) -> Measured {
     let (mut tp, mut fp, mut fneg, mut tn) = (0u32, 0u32, 0u32, 0u32);
     let mut misses = Vec::new();
     for (n, line) in corpus.lines().enumerate().skip(1) {
@@ -228,15 +239,42 @@ fn corpus_precision_and_recall() {
             (other, _) => panic!("line {}: label {other:?}", n + 1),
         }
     }
-    let precision = f64::from(tp) / f64::from(tp + fp);
-    let recall = f64::from(tp) / f64::from(tp + fneg);
-    println!(
-        "risk corpus: {} calls, precision {precision:.3}, recall {recall:.3} (tp {tp}, fp {fp}, fn {fneg}, tn {tn})",
-        tp + fp + fneg + tn
-    );
-    for m in &misses {
-        println!("  {m}");
+    Measured {
+        precision: f64::from(tp) / f64::from(tp + fp),
+        recall: f64::from(tp) / f64::from(tp + fneg),
+        calls: tp + fp + fneg + tn,
+        counts: (tp, fp, fneg, tn),
+        misses,
     }
-    assert!(tp + fp + fneg + tn >= 300, "the corpus holds at least 300 calls");
-    assert!(precision >= 0.9 && recall >= 0.9, "precision {precision:.3}, recall {recall:.3}:\n{}", misses.join("\n"));
+}
+
+fn report(name: &str, m: &Measured) {
+    let (tp, fp, fneg, tn) = m.counts;
+    println!("{name}: {} calls, precision {:.3}, recall {:.3} (tp {tp}, fp {fp}, fn {fneg}, tn {tn})", m.calls, m.precision, m.recall);
+    for miss in &m.misses {
+        println!("  {miss}");
+    }
+}
+
+/// The corpus (tests/data/risk-corpus.tsv): real-world commands and calls, each labelled dangerous
+/// (an operator must look: high or critical) or benign (low or medium), benign look-alikes beside
+/// the dangerous ones. The rules were tuned on it: its figures are training figures.
+#[test]
+fn corpus_precision_and_recall() {
+    let m = measure(include_str!("../../../tests/data/risk-corpus.tsv"));
+    report("risk corpus", &m);
+    assert!(m.calls >= 300, "the corpus holds at least 300 calls");
+    assert!(m.precision >= 0.9 && m.recall >= 0.9, "precision {:.3}, recall {:.3}:\n{}", m.precision, m.recall, m.misses.join("\n"));
+}
+
+/// The held-out corpus (tests/data/risk-heldout.tsv): written by someone who never saw the rules nor
+/// the training corpus, and never tuned against — the honest figure for calls the rules have not
+/// seen. The floor only catches a regression; the closing notes give the figures printed here.
+#[test]
+fn held_out_precision_and_recall() {
+    let m = measure(include_str!("../../../tests/data/risk-heldout.tsv"));
+    report("held-out risk corpus", &m);
+    assert!(m.calls >= 150, "the held-out corpus holds at least 150 calls");
+    const FLOOR: f64 = 0.8;
+    assert!(m.precision >= FLOOR && m.recall >= FLOOR, "precision {:.3}, recall {:.3}", m.precision, m.recall);
 }

@@ -244,6 +244,30 @@ impl Engine for LangGraphEngine {
         Ok(Self::current(call, &self.listed(call.run_id.as_str(), token.as_ref()).await?))
     }
 
+    /// The thread's messages (`values.messages` of a message graph: `human` and `ai` text), as the
+    /// server holds them now; `None` for a graph whose state has no messages.
+    async fn reason(&self, call: &PausedCall) -> Result<Option<Vec<crate::domain::reason::ReasonMessage>>, Error> {
+        use crate::domain::reason::{text_of, ReasonMessage, Speaker};
+        let core = &self.inner.core;
+        let token = core.token_or_health().await?;
+        let thread =
+            core.observe(self.inner.client.thread(call.run_id.as_str(), token.as_ref()).await).await.map_err(|e| core.to_error(e))?;
+        let Some(messages) = thread.as_ref().and_then(|t| t["values"]["messages"].as_array()) else { return Ok(None) };
+        Ok(Some(
+            messages
+                .iter()
+                .filter_map(|m| {
+                    let role = match m["type"].as_str().or_else(|| m["role"].as_str())? {
+                        "human" | "user" => Speaker::User,
+                        "ai" | "assistant" => Speaker::Assistant,
+                        _ => return None,
+                    };
+                    Some(ReasonMessage { role, text: text_of(&m["content"]), cut: false })
+                })
+                .collect(),
+        ))
+    }
+
     /// The resume is keyed by interrupt id, and the thread is re-read before every send: an
     /// interrupt already answered is no longer listed, so a delivery cut short may be sent again.
     fn refuses_repeats(&self) -> bool {

@@ -189,6 +189,10 @@ impl Engine for LocalEngine {
         Ok(self.load(&call.run_id).await?.0.started_by)
     }
 
+    async fn reason(&self, call: &PausedCall) -> Result<Option<Vec<crate::domain::reason::ReasonMessage>>, Error> {
+        Ok(Some(super::peer::reason_from(&self.load(&call.run_id).await?.0, call)))
+    }
+
     fn settles(&self) -> bool {
         true
     }

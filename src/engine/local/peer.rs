@@ -5,6 +5,7 @@
 //! call re-read from the run's snapshot in the shared database, C3) and never delivers: a decision
 //! for it waits in the outbox until its own console, woken by the change feed, takes it.
 
+use super::agent::Message;
 use super::{LocalEngine, RunState};
 use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall};
 use crate::engine::send::Checked;
@@ -51,6 +52,10 @@ impl Engine for Peer {
         Ok(self.reader.load(&call.run_id).await?.0.started_by)
     }
 
+    async fn reason(&self, call: &PausedCall) -> Result<Option<Vec<crate::domain::reason::ReasonMessage>>, Error> {
+        Ok(Some(reason_from(&self.reader.load(&call.run_id).await?.0, call)))
+    }
+
     async fn send(&self, _checked: Checked, _sink: Option<ChunkSink>) -> Result<Value, Error> {
         Err(Error::Unreachable(format!("the call's run belongs to the console {}, which delivers the decision", self.instance())))
     }
@@ -58,6 +63,26 @@ impl Engine for Peer {
     fn delivers_here(&self) -> bool {
         false
     }
+}
+
+/// The run's user and assistant words up to the model's turn that proposed `call` (its text
+/// included), oldest first: what led to it.
+pub(super) fn reason_from(state: &RunState, call: &PausedCall) -> Vec<crate::domain::reason::ReasonMessage> {
+    use crate::domain::reason::{ReasonMessage, Speaker};
+    let mut out = Vec::new();
+    for m in &state.messages {
+        match m {
+            Message::User { content } => out.push(ReasonMessage { role: Speaker::User, text: content.clone(), cut: false }),
+            Message::Assistant { content, tool_calls } => {
+                out.push(ReasonMessage { role: Speaker::Assistant, text: content.clone(), cut: false });
+                if tool_calls.iter().any(|c| c.tool_call_id == call.tool_call_id.as_str()) {
+                    break;
+                }
+            }
+            Message::System { .. } | Message::Tool { .. } => {}
+        }
+    }
+    out
 }
 
 /// The call as the snapshot holds it: still paused (with its fingerprint over the stored arguments)

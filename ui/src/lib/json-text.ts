@@ -62,9 +62,11 @@ export function kindOf(v: unknown): ValueKind {
 /**
  * `JSON.stringify(value, null, 2)`, cut after `limit` characters. Written as a loop with its own
  * stack because the built-in recursion overflows at a few thousand levels, and arguments may be
- * 10,000 deep; it also stops early instead of building a huge string only to cut it.
+ * 10,000 deep; it also stops early instead of building a huge string only to cut it. `sortKeys`
+ * writes each object's keys sorted (by UTF-16 code units, as canonical JSON does) instead of in
+ * their own order.
  */
-export function rawJson(value: unknown, limit = RAW_LIMIT): { text: string; truncated: boolean } {
+export function rawJson(value: unknown, limit = RAW_LIMIT, { sortKeys = false }: { sortKeys?: boolean } = {}): { text: string; truncated: boolean } {
   type Frame = { obj: unknown[] | Record<string, unknown>; keys: string[] | null; i: number; depth: number };
   const stack: Frame[] = [];
   const out: string[] = [];
@@ -93,6 +95,7 @@ export function rawJson(value: unknown, limit = RAW_LIMIT): { text: string; trun
       } else if (v !== null && typeof v === 'object') {
         const obj = v as Record<string, unknown>;
         const keys = Object.keys(obj).filter((k) => isJsonValue(obj[k]));
+        if (sortKeys) keys.sort();
         if (keys.length === 0) piece = '{}';
         else {
           stack.push({ obj, keys, i: 0, depth: pendingDepth });

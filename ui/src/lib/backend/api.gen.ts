@@ -464,6 +464,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/reason": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["call_reason"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/queue/{id}/resolve": {
         parameters: {
             query?: never;
@@ -739,6 +755,15 @@ export interface components {
          * @enum {string}
          */
         CallKind: "approval" | "suspend";
+        /** @description What led to a call: its conversation's last messages, oldest first. */
+        CallReason: {
+            /** @description Earlier messages were left out. */
+            earlier: boolean;
+            messages: components["schemas"]["ReasonMessage"][];
+            source: components["schemas"]["ReasonSource"];
+            /** @description Why there are none, when the source could not be asked. */
+            unavailable: string | null;
+        };
         /**
          * @description Where a call comes from, as the queue marks and filters it: the local engine, a remote engine's
          *     kind, or the source of a call an agent submitted itself.
@@ -1545,6 +1570,17 @@ export interface components {
             level: components["schemas"]["Level"];
             text: string;
         };
+        ReasonMessage: {
+            /** @description Its start was cut to [`MAX_TEXT`] characters. */
+            cut?: boolean;
+            role: components["schemas"]["Speaker"];
+            text: string;
+        };
+        /**
+         * @description Where the messages come from.
+         * @enum {string}
+         */
+        ReasonSource: "engine" | "hook" | "none";
         /** @description A principal that asked for a call, as the queue shows it. */
         Requester: {
             /** @description `token` (a stored credential) or `local` (the local admin). */
@@ -1609,6 +1645,11 @@ export interface components {
          * @enum {string}
          */
         SortOrder: "newest" | "oldest";
+        /**
+         * @description Who wrote a message.
+         * @enum {string}
+         */
+        Speaker: "user" | "assistant";
         /**
          * @description A queue state to list, or `all`.
          * @enum {string}
@@ -3545,6 +3586,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreviousCall"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    call_reason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What led to the call: its conversation's last messages, oldest first (untrusted text), from its agent's transcript or its engine; `unavailable` says why there are none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallReason"];
                 };
             };
             /** @description invalid_request */

@@ -39,6 +39,7 @@ export type QueueItem = Schemas['QueueItem'];
 export type QueuePage = Schemas['QueuePage'];
 /** `{item}`: the call of the same tool in the same thread decided last before a given one (`null`: none). */
 export type PreviousCall = Schemas['PreviousCall'];
+export type CallReason = Schemas['CallReason'];
 /** `{viewers, heartbeatSecs}`: who else has a call open (presence), and when to say so again. */
 export type Presence = Schemas['Presence'];
 export type Viewer = Schemas['Viewer'];
@@ -252,6 +253,8 @@ export interface Backend {
    * decision (`item: null` when there is none: no thread, or the first such call), to show what changed.
    */
   previousCall(id: string): Promise<PreviousCall>;
+  /** What led to the call: its conversation's last messages (untrusted text), or why there are none. */
+  callReason(id: string): Promise<CallReason>;
   /**
    * Says this window has the call open (again every `heartbeatSecs` while it stays open) and answers
    * who else has it open right now, on any console of the team; the caller is never listed.

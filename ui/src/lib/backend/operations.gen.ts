@@ -23,6 +23,7 @@ export const OPERATIONS = {
   queue_counts: { method: 'GET', path: '/api/queue/counts', access: 'operator', window: true, declared: true, input: 'query', windowKey: 'query' },
   queue_item: { method: 'GET', path: '/api/queue/{id}', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   previous_call: { method: 'GET', path: '/api/queue/{id}/previous', access: 'operator', window: true, declared: true, input: null, windowKey: null },
+  call_reason: { method: 'GET', path: '/api/queue/{id}/reason', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   approve: { method: 'POST', path: '/api/queue/{id}/approve', access: 'operator', window: true, declared: true, input: 'body', windowKey: null },
   approve_edited: { method: 'POST', path: '/api/queue/{id}/approve-edited', access: 'operator', window: true, declared: true, input: 'body', windowKey: null },
   decline: { method: 'POST', path: '/api/queue/{id}/decline', access: 'operator', window: true, declared: true, input: 'body', windowKey: null },

@@ -10,6 +10,7 @@ import { OPERATIONS } from './operations.gen';
 import type {
   AuditPage,
   AuditVerification,
+  CallReason,
   Backend,
   CreatedGrant,
   Credential,
@@ -112,6 +113,10 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   previousCall(id: string): Promise<PreviousCall> {
     return this.run('previous_call', { path: { id } });
+  }
+
+  callReason(id: string): Promise<CallReason> {
+    return this.run('call_reason', { path: { id } });
   }
 
   viewing(id: string): Promise<Presence> {

@@ -82,7 +82,7 @@ describe('Detail: edit the arguments, then approve', () => {
     expect(textarea.value).toBe('{\n  "id": "rec-1",\n  "opts": {\n    "force": false\n  }\n}');
     expect(document.activeElement).toBe(textarea);
     expect(q('edit-parse')!.dataset.ok).toBe('true');
-    expect(q('edit-diff')!.textContent).toMatch(/None/);
+    expect(q('edit-changes')!.textContent).toMatch(/None/);
     expect((q('approve-edited') as HTMLButtonElement).disabled).toBe(true);
   });
 
@@ -122,7 +122,7 @@ describe('Detail: edit the arguments, then approve', () => {
       ['added', 'added /tags/1'],
       ['added', 'added /<img src=x>'],
     ]);
-    expect(q('edit-diff')!.querySelector('img, b')).toBeNull();
+    expect(q('edit-changes')!.querySelector('img, b')).toBeNull();
     expect((q('approve-edited') as HTMLButtonElement).disabled).toBe(false);
   });
 
@@ -153,6 +153,49 @@ describe('Detail: edit the arguments, then approve', () => {
     (q('edit-args')!.querySelector('[data-testid="approve-confirm"]') as HTMLButtonElement).click();
     await settle({ rounds: 5, macrotasks: false });
     expect(backend.calls.find((c) => c.method === 'approveEdited')!.args).toEqual(['q1', SHOWN_FP, { id: 'rec-9' }]);
+  });
+
+  it('shows in the confirm step the diff of the arguments as shown against as edited, as text', async () => {
+    const { q, backend } = render(
+      editable({ args: { id: 'rec-1', note: 'ok', path: '/tmp' }, fingerprint: sha('{"args":{"id":"rec-1","note":"ok","path":"/tmp"},"toolName":"delete_record"}') }),
+    );
+    const textarea = await openEditor(q);
+    // Keys in another order (no change), one value changed, one hidden character and HTML in another.
+    type(textarea, '{"path": "/tmp", "note": "ok\\u202E<img src=x onerror=alert(1)>", "id": "rec-9"}');
+    expect(q('edit-diff')).toBeNull(); // only once approving
+    q('approve-edited')!.click();
+    flushSync();
+    const step = q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]')!;
+    const pre = step.querySelector('[data-testid="edit-diff"]') as HTMLElement;
+    expect(pre.tagName).toBe('PRE');
+    const lines = [...pre.querySelectorAll(':scope > .line')].map((l) => [(l as HTMLElement).dataset.kind, l.textContent]);
+    expect(lines).toEqual([
+      ['hunk', '@@ -1,5 +1,5 @@'],
+      ['context', ' {'],
+      ['removed', 'removed -  "id": "rec-1",'],
+      ['removed', 'removed -  "note": "ok",'],
+      ['added', 'added +  "id": "rec-9",'],
+      ['added', 'added +  "note": "ok\\u{202E}<img src=x onerror=alert(1)>",'],
+      ['context', '   "path": "/tmp"'],
+      ['context', ' }'],
+    ]);
+    // The hidden character is shown as its escape, marked; the HTML is text.
+    const hidden = pre.querySelectorAll('[data-mark="hidden"]');
+    expect([...hidden].map((h) => h.textContent)).toEqual(['\\u{202E}']);
+    expect(pre.textContent).not.toContain('\u202E');
+    expect(pre.querySelector('img')).toBeNull();
+    const counts = step.querySelector('[data-testid="edit-diff-counts"]') as HTMLElement;
+    expect(counts.querySelector('[aria-hidden="true"]')!.textContent).toBe('+2 −2');
+    expect(counts.textContent).toContain('2 lines added, 2 lines removed');
+    // Shown before the confirm button, which keeps the focus.
+    const button = step.querySelector('[data-testid="approve-confirm"]') as HTMLButtonElement;
+    expect(pre.compareDocumentPosition(button) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(document.activeElement).toBe(button);
+    expect(backend.calls.some((c) => c.method === 'approveEdited')).toBe(false);
+    // Cancelling the confirm step takes the diff away with it.
+    (step.querySelector('[data-testid="approve-cancel"]') as HTMLButtonElement).click();
+    flushSync();
+    expect(q('edit-diff')).toBeNull();
   });
 
   it('shows invalid_arguments inline with the paths, without a banner', async () => {

@@ -1,6 +1,7 @@
 /** The queue part of `FakeBackend`: its calls, their listing, presence and decisions, and who the session is. */
 import {
   ApiError,
+  type CallReason,
   type Principal,
   type QueueCounts,
   type QueueFilter,
@@ -110,6 +111,17 @@ export class FakeQueue {
       if (p.engine === cur.engine && p.threadId === cur.threadId && p.toolName === cur.toolName && p.decision && p.decision.expiredAfterSecs == null) return { item: p };
     }
     return { item: null };
+  }
+
+  /** What `callReason` answers, by item id; an item without one has no conversation. */
+  reasons = new Map<string, CallReason>();
+  /** The ids `callReason` was asked for (a read, kept apart from `calls`, the decisions). */
+  reasonsAsked: string[] = [];
+
+  async callReason(id: string): Promise<CallReason> {
+    this.reasonsAsked.push(id);
+    if (!this.items.has(id)) throw new ApiError('not_found', `no item ${id}`);
+    return this.reasons.get(id) ?? { source: 'none', messages: [], earlier: false, unavailable: 'its agent sent no conversation with it' };
   }
 
   /** When set, a decision runs it once stored and before answering (e.g. to deliver the call's event first, as the server may). */

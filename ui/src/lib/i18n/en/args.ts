@@ -96,4 +96,13 @@ export const args = {
   /** `{pointers}`: where (JSON pointers). */
   inexactEdit: 'Whole numbers beyond 2^53 (at {pointers}) are rounded by the browser: the tool gets the rounded value.',
   approveEdited: 'Approve edited',
+  // The confirm step: the arguments as shown against the arguments as edited.
+  diffTitle: 'Your edit, as shown → as edited',
+  /** How many lines the edit adds and removes, for a screen reader (the page shows `+N −M`). */
+  diffCounts: (added: number, removed: number) =>
+    `${added.toLocaleString('en')} ${added === 1 ? 'line' : 'lines'} added, ${removed.toLocaleString('en')} ${removed === 1 ? 'line' : 'lines'} removed`,
+  diffSame: 'The edited arguments are the same as shown.',
+  diffTooLarge: (max: number) => `Too many lines changed (more than ${max.toLocaleString('en')}) to show the edit line by line; the list of changes above says where.`,
+  diffAdded: 'added',
+  diffRemoved: 'removed',
 };

@@ -7,6 +7,15 @@ export const detail = {
   /** The label of a call's risk section (its level and reasons). */
   riskHeading: 'Risk',
   riskNeedsOperator: 'An operator decides it here: no grant, no Approve from a notification.',
+  /** What led to the call: the conversation's last messages. */
+  leadTo: {
+    heading: 'What led to it',
+    fromHook: "The end of the agent's conversation, as its hook read it: written by the user, the model or a tool — untrusted.",
+    fromEngine: "The conversation's last messages, as its engine holds them: written by the user, the model or a tool — untrusted.",
+    earlier: 'Earlier messages are not shown.',
+    roles: { user: 'User', assistant: 'Agent' },
+    none: 'No conversation to show:',
+  },
   /** `{question}`: what a suspended call asks, as the agent wrote it. */
   asks: 'The agent asks: {question}',
   /** A suspended call's arguments and payload, folded under its question. */

@@ -74,4 +74,10 @@ export const args: Messages['args'] = {
   moreChanges: (n: number) => `ほか ${n.toLocaleString('ja')} 件`,
   inexactEdit: '2^53 を超える整数（{pointers}）はブラウザーで丸められ、ツールには丸めた値が渡されます。',
   approveEdited: '編集内容で承認',
+  diffTitle: '編集内容: 表示中 → 編集後',
+  diffCounts: (added: number, removed: number) => `${added.toLocaleString('ja')} 行追加、${removed.toLocaleString('ja')} 行削除`,
+  diffSame: '編集後の引数は表示中の引数と同じです。',
+  diffTooLarge: (max: number) => `変更された行が多すぎるため（${max.toLocaleString('ja')} 行超）、行ごとの差分は表示できません。変更箇所は上の変更点の一覧で確認してください。`,
+  diffAdded: '追加',
+  diffRemoved: '削除',
 };
