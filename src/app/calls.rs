@@ -164,7 +164,12 @@ impl App {
             Some(grant) => Some(grant),
             None => self.console.grant_for_new(&paused, call.context.as_ref().and_then(crate::console::care::cwd_in)).await?,
         };
-        let approval = grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of });
+        let policy = match grant {
+            Some(_) => self.console.policy_version().await?,
+            None => String::new(),
+        };
+        let approval =
+            grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of, policy_version: &policy });
         match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
             Submitted::Queued { item, granted } => {
                 // As committed: pending, or approved by the grant (an operator's decision since then

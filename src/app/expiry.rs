@@ -76,7 +76,8 @@ impl App {
     }
 
     /// Every tool name this console knows: its local agents' tools, the remote engines' agents'
-    /// tools, and every tool a call in the queue has had (hooks, the gate, agents over HTTP) — for a
+    /// tools, the coding agents' tools (`engine::kinds::CODING_AGENT_TOOLS`), and every tool a call in the queue has
+    /// had (hooks, the gate, agents over HTTP) — for a
     /// rule about a tool none of them named (a typo leaves the real tool unprotected).
     pub async fn known_tools(&self, by: &Actor) -> Result<std::collections::BTreeSet<String>, Error> {
         by.may(Op::QuorumSettings)?;
@@ -84,6 +85,7 @@ impl App {
             self.local.agents().flat_map(|a| a.tools.iter().map(|t| t.name().to_owned())).collect();
         known.extend(crate::store::engines::remembered_tool_names(&self.db).await?);
         known.extend(crate::store::queue::tool_names(&self.db).await?);
+        known.extend(crate::engine::kinds::CODING_AGENT_TOOLS.iter().map(|t| t.to_string()));
         Ok(known)
     }
 

@@ -13,6 +13,7 @@ pub mod metrics;
 pub mod notifications;
 pub mod operation;
 pub mod ops;
+pub mod policy;
 pub mod presence;
 pub mod query;
 pub mod queue;

@@ -238,7 +238,9 @@ pub enum Command {
         #[command(subcommand)]
         command: TokensCommand,
     },
-    /// Safety policy: the quorums of the two-person rule (admins only; the CLI is the local admin).
+    /// Safety policy as code: check, diff, apply and export the policy file (high-risk tools, risk
+    /// rules, quorums, time limits); the quorums of the two-person rule (admins only; the CLI is the
+    /// local admin).
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,

@@ -102,7 +102,10 @@ fn only_reads(command: &Command) -> bool {
     match command {
         Command::Queue { .. } | Command::Show { .. } | Command::Audit { .. } => true,
         Command::Engines { command: EnginesCommand::List { .. } } | Command::Tokens { command: TokensCommand::List { .. } } => true,
-        Command::Policy { command: PolicyCommand::Quorum { approvals, off, .. } } => approvals.is_none() && !off,
+        Command::Policy { command: PolicyCommand::Quorum { approvals, off, critical, .. } } => {
+            approvals.is_none() && !off && critical.is_none()
+        }
+        Command::Policy { command: PolicyCommand::Check { .. } | PolicyCommand::Diff { .. } | PolicyCommand::Export } => true,
         _ => false,
     }
 }
@@ -154,7 +157,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Resume { agents, .. }
         | Command::Resolve { agents, .. } => agents_of(agents, &data_dir).await?.0,
         // A quorum is checked against the tools the agents name (see `policy::check_known`).
-        Command::Policy { command: args::PolicyCommand::Quorum { approvals: Some(2..), .. } } => {
+        Command::Policy {
+            command:
+                args::PolicyCommand::Quorum { approvals: Some(2..), .. } | args::PolicyCommand::Check { .. } | args::PolicyCommand::Apply { .. },
+        } => {
             let given = AgentsFile { agents: std::env::var_os("APPROVAL_CONSOLE_AGENTS").map(PathBuf::from) };
             agents_of(&given, &data_dir).await?.0
         }

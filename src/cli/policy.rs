@@ -1,16 +1,27 @@
 //! `policy quorum`: the two-person rule's quorums, as the local admin.
 
 use super::args::PolicyCommand;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use approval_console::app::policy::PolicyFile;
 use approval_console::app::App;
 use approval_console::domain::safety::QuorumSettings;
 use approval_console::domain::text::visible;
 use approval_console::domain::Error;
 
-/// `policy quorum [TOOL [N | --off]] [--json]`.
+/// `policy check|diff|apply|export|quorum`.
 pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
     let by = app.local_actor("cli");
-    let PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } = command;
+    let (tool, approvals, off, critical, json, yes) = match command {
+        PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } => (tool, approvals, off, critical, json, yes),
+        PolicyCommand::Check { file } => return check(app, &read(&file)?, &by).await,
+        PolicyCommand::Diff { file } => return diff(app, &read(&file)?, &by).await,
+        PolicyCommand::Apply { file, yes } => return apply(app, &read(&file)?, yes, &by).await,
+        PolicyCommand::Export => {
+            let (file, version) = app.policy_in_force(&by).await?;
+            print!("# In force: version {version}\n{}", file.to_toml());
+            return Ok(());
+        }
+    };
     if let (Some(tool), Some(n)) = (&tool, approvals) {
         if n >= 2 {
             check_known(app, tool, yes, &by).await?;
@@ -80,4 +91,60 @@ fn list(settings: &QuorumSettings) {
     for r in &rules {
         println!("{:<40} {}", visible(&r.tool), r.approvals);
     }
+}
+
+/// The policy file at `path`, read and parsed.
+fn read(path: &std::path::Path) -> Result<PolicyFile> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(PolicyFile::parse(&text)?)
+}
+
+async fn check(app: &App, file: &PolicyFile, by: &approval_console::domain::Actor) -> Result<()> {
+    let findings = app.check_policy(file, by).await?;
+    if findings.errors.is_empty() {
+        println!("The policy is valid (version {} once applied).", file.version()?);
+        return Ok(());
+    }
+    for e in &findings.errors {
+        eprintln!("error: {e}");
+    }
+    anyhow::bail!("{} problem(s) in the policy: nothing was applied", findings.errors.len())
+}
+
+async fn diff(app: &App, file: &PolicyFile, by: &approval_console::domain::Actor) -> Result<()> {
+    let (now, version) = app.policy_in_force(by).await?;
+    let lines = approval_console::app::policy::diff(&now, file);
+    if lines.is_empty() {
+        println!("No change: the policy in force (version {version}) is this one.");
+    } else {
+        println!("Against the policy in force (version {version} → {}):", file.version()?);
+        for l in lines {
+            println!("{l}");
+        }
+    }
+    Ok(())
+}
+
+async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &approval_console::domain::Actor) -> Result<()> {
+    let (now, before) = app.policy_in_force(by).await?;
+    let lines = approval_console::app::policy::diff(&now, file);
+    if lines.is_empty() {
+        println!("No change: the policy in force (version {before}) is this one.");
+        return Ok(());
+    }
+    let widens: Vec<&String> = lines.iter().filter(|l| l.contains("(widens")).collect();
+    if !widens.is_empty() && !yes {
+        for l in &widens {
+            eprintln!("{l}");
+        }
+        anyhow::bail!(
+            "this policy lets more through without an operator (above); apply it with --yes if that is meant — nothing was applied"
+        );
+    }
+    let after = app.apply_policy(file, by).await?;
+    for l in &lines {
+        println!("{l}");
+    }
+    println!("Applied: version {before} → {after}.");
+    Ok(())
 }

@@ -5,7 +5,8 @@
 //! engine-client routes (none either) and the queue items shown.
 
 use super::Console;
-use crate::domain::safety::{Care, QuorumSettings, SafetySettings};
+use crate::domain::risk::custom::RiskRules;
+use crate::domain::safety::{Care, QuorumSettings, Rules, SafetySettings};
 use crate::domain::{Error, ItemId, PausedCall, QueuedCall};
 use crate::store::settings::Snapshot;
 use serde_json::Value;
@@ -31,7 +32,8 @@ impl Console {
 
 /// The call's care under `settings`, read once by the caller.
 pub fn care_in(call: &PausedCall, cwd: Option<&str>, settings: &Snapshot) -> Result<Care, Error> {
-    Ok(Care::of(&call.tool_name, &call.args, cwd, &settings.get::<SafetySettings>()?, &settings.get::<QuorumSettings>()?))
+    let (safety, quorums, risk) = (settings.get::<SafetySettings>()?, settings.get::<QuorumSettings>()?, settings.get::<RiskRules>()?);
+    Ok(Care::of(&call.tool_name, &call.args, cwd, Rules { safety: &safety, quorums: &quorums, risk: &risk }))
 }
 
 /// The working directory in a submitted call's context.

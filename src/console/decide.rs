@@ -238,7 +238,8 @@ impl Console {
         counting: Option<Counting>,
         grant: Option<&GrantId>,
     ) -> Result<Decided, Error> {
-        Ok(match decisions::record(&self.db, item, decision, counting, grant).await? {
+        let policy = self.policy_version().await?;
+        Ok(match decisions::record(&self.db, item, decision, counting, grant, &policy).await? {
             Recorded::Decision => Decided::Decision(Box::new(decision.clone())),
             Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
         })

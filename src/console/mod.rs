@@ -7,6 +7,7 @@ mod decide;
 mod deliver;
 pub mod expiry;
 pub mod grants;
+pub mod policy;
 pub mod recover;
 pub mod remotes;
 pub mod resolve;

@@ -82,6 +82,10 @@ pub enum AuditAction {
     /// (`setting`) and hold it `before` and `after`.
     #[serde(rename = "settings.changed")]
     SettingsChanged,
+    /// A policy file was put in force (`policy apply`): `details.before` and `after` are the
+    /// policy's versions; each document it changed has its `settings.changed` entry.
+    #[serde(rename = "policy.applied")]
+    PolicyApplied,
     /// A remote engine was added (`details.after`: its kind, URL, poll interval and where its token
     /// is kept, never the token).
     #[serde(rename = "engine.added")]
@@ -96,7 +100,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 29] = [
+    pub const ALL: [Self; 30] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -123,6 +127,7 @@ impl AuditAction {
         Self::CredentialCreated,
         Self::CredentialRevoked,
         Self::SettingsChanged,
+        Self::PolicyApplied,
         Self::EngineAdded,
         Self::EngineChanged,
         Self::EngineRemoved,
@@ -157,6 +162,7 @@ impl AuditAction {
             Self::CredentialCreated => "credential.created",
             Self::CredentialRevoked => "credential.revoked",
             Self::SettingsChanged => "settings.changed",
+            Self::PolicyApplied => "policy.applied",
             Self::EngineAdded => "engine.added",
             Self::EngineChanged => "engine.changed",
             Self::EngineRemoved => "engine.removed",

@@ -75,6 +75,7 @@ operations! {
     SafetySettings safety_settings: GET "/api/settings/safety" => Operator;
     SaveSafetySettings save_safety_settings: PUT "/api/settings/safety" => Admin;
     QuorumSettings quorum_settings: GET "/api/settings/quorum" => Operator, window;
+    PolicyView policy_view: GET "/api/policy" => Operator, window;
     SaveQuorumSettings save_quorum_settings: PUT "/api/settings/quorum" => Admin, window;
     ExpirySettings expiry_settings: GET "/api/settings/expiry" => Operator, window;
     SaveExpirySettings save_expiry_settings: PUT "/api/settings/expiry" => Admin, window;

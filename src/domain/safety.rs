@@ -37,9 +37,19 @@ pub struct Care {
     pub quorum: u32,
 }
 
+/// The settings a call's care is judged under, read together.
+#[derive(Clone, Copy)]
+pub struct Rules<'a> {
+    pub safety: &'a SafetySettings,
+    pub quorums: &'a QuorumSettings,
+    pub risk: &'a super::risk::custom::RiskRules,
+}
+
 impl Care {
-    pub fn of(tool: &str, args: &serde_json::Value, cwd: Option<&str>, safety: &SafetySettings, quorums: &QuorumSettings) -> Self {
-        let risk = safety.risk(tool, args, cwd);
+    pub fn of(tool: &str, args: &serde_json::Value, cwd: Option<&str>, rules: Rules<'_>) -> Self {
+        let mut risk = rules.safety.risk(tool, args, cwd);
+        rules.risk.apply(tool, args, &mut risk);
+        let quorums = rules.quorums;
         let quorum = quorums.quorum_for(tool, risk.level);
         Self { risk, quorum }
     }
@@ -195,7 +205,9 @@ mod tests {
         use serde_json::json;
         let safety = SafetySettings { high_risk_tools: vec!["delete_record".into()] };
         let quorums = QuorumSettings { critical: Some(2), ..QuorumSettings::default() };
-        let care = |tool: &str, args| Care::of(tool, &args, Some("/home/dev/p"), &safety, &quorums);
+        let custom = crate::domain::risk::custom::RiskRules::default();
+        let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };
+        let care = |tool: &str, args| Care::of(tool, &args, Some("/home/dev/p"), rules);
         let plain = care("Bash", json!({"command": "ls -la"}));
         assert_eq!((plain.risk.level, plain.quorum, plain.grantable()), (Level::Low, 1, true));
         let push = care("Bash", json!({"command": "git push --force origin main"}));

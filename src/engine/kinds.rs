@@ -165,6 +165,25 @@ pub fn local_instance(engine: &str) -> Option<&str> {
     engine.strip_prefix(EngineId::local().as_str())?.strip_prefix('@')
 }
 
+/// The tools the coding agents whose hooks this console answers call by name (Claude Code's,
+/// Codex's): known before any of their calls was queued, for rules about them.
+pub const CODING_AGENT_TOOLS: &[&str] = &[
+    "Bash",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "Read",
+    "NotebookEdit",
+    "WebFetch",
+    "WebSearch",
+    "Glob",
+    "Grep",
+    "Task",
+    "shell",
+    "apply_patch",
+    "exec_command",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

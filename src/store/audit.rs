@@ -324,6 +324,18 @@ pub struct DecisionPage {
     pub deliveries: std::collections::HashMap<String, Entry>,
 }
 
+/// The newest `limit` entries of one action (`policy.applied`), newest first.
+pub async fn of_action(db: &Db, action: &str, limit: u32) -> Result<Vec<Entry>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let limit = i64::from(limit.clamp(1, 500));
+    let rows = sqlx::query("SELECT * FROM audit_log WHERE action = $1 ORDER BY seq DESC LIMIT $2")
+        .bind(action)
+        .bind(limit + 1)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(page(&rows, limit)?.0)
+}
+
 /// A page of decision entries before `before` with their deliveries, read on one connection.
 pub async fn decisions_with_deliveries(db: &Db, before: Option<i64>, limit: u32) -> Result<DecisionPage, Error> {
     let mut conn = db.pool().acquire().await?;

@@ -39,6 +39,14 @@ impl Document for crate::domain::safety::QuorumSettings {
     }
 }
 
+impl Document for crate::domain::risk::custom::RiskRules {
+    const KEY: &'static str = "risk";
+    const NAME: &'static str = "risk rules";
+    fn check(&self) -> Result<(), Error> {
+        crate::domain::risk::custom::RiskRules::check(self).map_err(Error::InvalidRequest)
+    }
+}
+
 /// The quorums of the two-person rule, or none (every tool needs one approval).
 pub async fn quorum(db: &Db) -> Result<crate::domain::safety::QuorumSettings, Error> {
     load(db).await
@@ -59,6 +67,11 @@ impl Snapshot {
     pub fn get<T: Document>(&self) -> Result<T, Error> {
         decode(self.0.get(T::KEY).cloned())
     }
+}
+
+/// A snapshot of `docs` (key → document JSON), as if stored: for the version of a policy not in force.
+pub fn snapshot_of(docs: serde_json::Map<String, Value>) -> Snapshot {
+    Snapshot(docs.into_iter().collect())
 }
 
 /// Every stored document, in one statement.
@@ -90,6 +103,26 @@ pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B, by: &str
     change(&mut tx, b, by).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// A policy file put in force (`approval-console policy apply`): its four documents stored in one
+/// transaction, each change audited (`settings.changed`), then `policy.applied` with the versions
+/// before and after. Checked by the caller.
+pub async fn save_policy<A: Document, B: Document, C: Document, D: Document>(
+    db: &Db,
+    docs: (&A, &B, &C, &D),
+    before: &str,
+    after: &str,
+    by: &str,
+) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    change(&mut tx, docs.0, by).await?;
+    change(&mut tx, docs.1, by).await?;
+    change(&mut tx, docs.2, by).await?;
+    change(&mut tx, docs.3, by).await?;
+    let details = crate::domain::audit::PolicyApplied { before, after };
+    audit::append(&mut tx, audit::Record::of(by, None, &details)).await?;
+    tx.commit().await
 }
 
 /// Reads the stored document and stores `edit(stored)` as [`change`] does, in one transaction (two at once both hold); answers it.

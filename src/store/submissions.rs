@@ -104,6 +104,8 @@ pub struct GrantApproval<'a> {
     pub grant: &'a Grant,
     /// The approval the grant makes of the call, once it is queued (its id, its time).
     pub approve: fn(&Grant, &QueuedCall) -> Decision,
+    /// The version of the policy in force when the grant was checked.
+    pub policy_version: &'a str,
 }
 
 /// What [`submit`] did.
@@ -165,7 +167,7 @@ pub async fn submit(
     let granted = match grant {
         Some(g) if g.grant.covers(&item) => {
             let decision = (g.approve)(g.grant, &item);
-            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id)).await {
+            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id), g.policy_version).await {
                 Ok(Recorded::Decision) => Some(Box::new(decision)),
                 Ok(Recorded::Approval { .. }) => return Err(Error::Storage("a grant's approval was counted towards a quorum".into())),
                 // Revoked or expired since it was checked: nothing of it was written.

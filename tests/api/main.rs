@@ -25,6 +25,7 @@ mod metrics;
 mod old_database;
 mod outbox;
 mod policy;
+mod policy_file;
 mod presence;
 mod previous;
 mod principals;

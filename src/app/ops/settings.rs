@@ -1,6 +1,7 @@
 //! Settings: notifications, safety (high-risk tools and quorums), time limits. Every operator reads
 //! them, an admin changes them (the catalog's roles).
 
+use crate::app::policy::PolicyView;
 use crate::console::expiry::ExpirySettings;
 use crate::domain::safety::{QuorumSettings, SafetySettings};
 use crate::notify::{NotificationSettings, NotifyStatus};
@@ -29,6 +30,10 @@ crate::declare_operations! {
     QuorumSettings(Nothing, none) -> QuorumSettings, 200 "The two-person rule: approvals needed per tool";
         errors []
         |app, _, _, by| { Ok(app.quorum_settings(by).await?.into()) }
+
+    PolicyView(Nothing, none) -> PolicyView, 200 "The policy in force: its version, its file (`policy export`) and the policy files applied before";
+        errors []
+        |app, _, _, by| { Ok(app.policy_view(by).await?.into()) }
 
     SaveQuorumSettings(Nothing, body QuorumSettings, window "settings") -> QuorumSettings, 200 "Stored; applies at once, to waiting calls too (their approvals so far count), and to grants (a grant of a tool with a quorum is not used)";
         errors [400 "invalid_request: a rule without a tool, a tool named twice, approvals outside 2–10"]

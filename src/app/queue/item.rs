@@ -265,10 +265,11 @@ impl App {
         self.fill_deadlines(&mut items, &settings.get()?).await?;
         self.fill_contexts(&mut items).await?;
         // Risk and quorum as the console enforces them ([`crate::console::care`]).
-        let (safety, quorums) = (settings.get()?, settings.get()?);
+        let (safety, quorums, risk) = (settings.get()?, settings.get()?, settings.get()?);
+        let rules = crate::domain::safety::Rules { safety: &safety, quorums: &quorums, risk: &risk };
         for item in &mut items {
             let cwd = item.context.as_ref().and_then(crate::console::care::cwd_in);
-            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, cwd, &safety, &quorums);
+            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, cwd, rules);
             item.high_risk = care.risk.needs_operator();
             item.risk = care.risk;
             item.quorum = care.quorum;

@@ -63,6 +63,31 @@ pub struct HookArgs {
 
 #[derive(Subcommand)]
 pub enum PolicyCommand {
+    /// Checks a policy file without applying it: it reads, every rule compiles and is in range,
+    /// every tool it names is known (a misspelt tool would leave the real one unprotected), no risk
+    /// rule rates a high-risk tool below high. Exits 1 with each problem otherwise.
+    Check {
+        /// The policy file (TOML; `policy export` writes one).
+        file: std::path::PathBuf,
+    },
+    /// What applying a policy file would change against the policy in force, one line per change;
+    /// a change that lets more through without an operator says "(widens)".
+    Diff {
+        /// The policy file to compare with the policy in force.
+        file: std::path::PathBuf,
+    },
+    /// Puts a policy file in force: checked, then stored in one transaction and audited
+    /// (`policy.applied` with the versions before and after). A change that widens needs --yes.
+    Apply {
+        /// The policy file to put in force.
+        file: std::path::PathBuf,
+        /// Apply although it widens (removes a high-risk tool, lowers a quorum, drops a high risk rule).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Prints the policy in force as a policy file (`policy export > policy.toml`); `policy apply`
+    /// of it changes nothing.
+    Export,
     /// The two-person rule: each call of TOOL runs only after N approvals by N different operators
     /// (credentials; the local admin is one, in the window, the CLI and notifications alike), all
     /// of the same fingerprint. One decline ends it; its time limit covers the whole quorum; whoever

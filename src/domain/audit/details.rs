@@ -172,6 +172,8 @@ pub struct ApprovalRecorded<'a> {
     pub approvals: usize,
     pub quorum: u32,
     pub approved_by: Vec<ApprovedBy<'a>>,
+    /// The version of the policy in force when it was given.
+    pub policy_version: &'a str,
 }
 
 impl Details for ApprovalRecorded<'_> {
@@ -191,6 +193,8 @@ pub struct DecisionMade<'a> {
     pub args: &'a Value,
     #[serde(serialize_with = "verdict_details")]
     pub verdict: &'a Verdict,
+    /// The version of the policy in force when it was decided (`approval-console policy`).
+    pub policy_version: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -357,6 +361,27 @@ impl Details for SettingsChanged<'_> {
     }
 }
 
+/// `policy.applied`: a policy file put in force, by its versions before and after (its documents'
+/// changes are the `settings.changed` entries beside it).
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyApplied<'a> {
+    pub before: &'a str,
+    pub after: &'a str,
+}
+
+impl PolicyApplied<'_> {
+    /// Its action's name, to find its entries.
+    pub fn action_name() -> &'static str {
+        AuditAction::PolicyApplied.as_str()
+    }
+}
+
+impl Details for PolicyApplied<'_> {
+    fn action(&self) -> AuditAction {
+        AuditAction::PolicyApplied
+    }
+}
+
 /// `credential.created` (with what it may claim) or `credential.revoked`.
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged, rename_all_fields = "camelCase")]
@@ -427,11 +452,12 @@ mod tests {
             call: CallRef::of(&call),
             args: &call.args,
             verdict: &verdict,
+            policy_version: "p-0123456789ab",
             quorum: None,
             approved_by: None,
         };
         assert_eq!(made.action(), AuditAction::DecisionExpire);
-        assert_eq!(keys(&made), ["agentId", "args", "decisionId", "engine", "runId", "toolCallId", "verdict"]);
+        assert_eq!(keys(&made), ["agentId", "args", "decisionId", "engine", "policyVersion", "runId", "toolCallId", "verdict"]);
         let v = serde_json::to_value(&made).unwrap();
         assert_eq!(v["verdict"]["afterSecs"], 60);
         let edited = Verdict::ApproveEdited { args: json!({}), fingerprint: call.fingerprint.clone() };

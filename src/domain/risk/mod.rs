@@ -8,6 +8,7 @@
 //! amounts of money. Pure: no I/O, the same answer for the same call.
 
 mod commands;
+pub mod custom;
 mod files;
 mod infra;
 pub mod shell;
@@ -103,6 +104,12 @@ pub fn assess(tool: &str, args: &Value, scene: Scene<'_>) -> Risk {
     }
     amounts(args, 0, &mut risk);
     risk
+}
+
+/// Each simple command a call's shell lines run, its words joined by one space (for operators'
+/// rules, [`custom`]).
+pub fn commands_of(tool: &str, args: &Value) -> Vec<String> {
+    command_lines(tool, args).iter().flat_map(|line| shell::commands(line)).map(|c| c.words.join(" ")).collect()
 }
 
 /// The command lines a call runs: `command` (a string, or an argv such as Codex's

@@ -38,6 +38,9 @@ pub enum Recorded {
 /// tells every screen of the new approval); the approval that completes the quorum becomes the
 /// decision, its audit entry listing every approval.
 ///
+/// Its audit entry names `policy_version`, the version of the policy in force when it was checked
+/// ([`crate::console::policy`]).
+///
 /// With `grant` (an approval a grant makes), its use is counted and audited (`grant.used`, after
 /// `decision.made`) in the same transaction, if the grant is still live then: one revoked or
 /// expired since it was checked approves nothing (`not_found`: no live grant).
@@ -47,9 +50,10 @@ pub async fn record(
     decision: &Decision,
     counting: Option<Counting>,
     grant: Option<&GrantId>,
+    policy_version: &str,
 ) -> Result<Recorded, Error> {
     let mut tx = db.begin_write().await?;
-    let recorded = record_in(&mut tx, item, decision, counting, grant).await?;
+    let recorded = record_in(&mut tx, item, decision, counting, grant, policy_version).await?;
     tx.commit().await?;
     Ok(recorded)
 }
@@ -63,6 +67,7 @@ pub async fn record_in(
     decision: &Decision,
     counting: Option<Counting>,
     grant: Option<&GrantId>,
+    policy_version: &str,
 ) -> Result<Recorded, Error> {
     // The grant's use first: a grant revoked or expired since it was checked writes nothing.
     if let Some(grant) = grant {
@@ -116,6 +121,7 @@ pub async fn record_in(
                 approvals: approvals.len(),
                 quorum: n,
                 approved_by: ApprovedBy::list(&approvals),
+                policy_version,
             };
             let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
             audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
@@ -133,6 +139,7 @@ pub async fn record_in(
         call: CallRef::of(&item.call),
         args: &item.call.args,
         verdict: &decision.verdict,
+        policy_version,
         quorum: counted.as_ref().map(|(_, n)| *n),
         approved_by: counted.as_ref().map(|(approvals, _)| ApprovedBy::list(approvals)),
     };

@@ -18,9 +18,18 @@ describe('quorum', () => {
     expect(approvedBy(item, null)).toBe(false);
   });
 
+  it('keeps the critical calls\' quorum: as typed, 1 or empty for none', () => {
+    const form = toQuorumForm({ rules: [], critical: 3 });
+    expect(form.critical).toBe(3);
+    expect(fromQuorumForm(form)).toEqual({ rules: [], critical: 3 });
+    expect(fromQuorumForm({ rules: [], critical: '' })).toEqual({ rules: [] });
+    expect(fromQuorumForm({ rules: [], critical: 1 })).toEqual({ rules: [] });
+    expect(fromQuorumForm({ rules: [], critical: 'x' })).toEqual({ rules: [], critical: 0 });
+  });
+
   it('turns the editor into settings: names trimmed, unnamed rules dropped, numbers as typed', () => {
     const form = toQuorumForm({ rules: [{ tool: 'delete_record', approvals: 2 }] });
-    expect(form).toEqual({ rules: [{ tool: 'delete_record', approvals: 2 }] });
+    expect(form).toEqual({ rules: [{ tool: 'delete_record', approvals: 2 }], critical: null });
     form.rules.push({ tool: ' wire_money ', approvals: '3' }, { tool: '  ', approvals: 2 }, { tool: 'x', approvals: 'two' });
     expect(fromQuorumForm(form)).toEqual({
       rules: [

@@ -28,10 +28,11 @@ export function approverNames(item: Pick<QueueItem, 'approvals'>): string[] {
 
 /** A rule as the editor holds it (the number as typed). */
 export type QuorumDraft = { tool: string; approvals: string | number | null };
-export type QuorumForm = { rules: QuorumDraft[] };
+/** `critical`: the approvals every call rated critical needs, as typed; empty for none. */
+export type QuorumForm = { rules: QuorumDraft[]; critical: string | number | null };
 
 export function toQuorumForm(s: QuorumSettings): QuorumForm {
-  return { rules: (s.rules ?? []).map((r) => ({ tool: r.tool, approvals: r.approvals })) };
+  return { rules: (s.rules ?? []).map((r) => ({ tool: r.tool, approvals: r.approvals })), critical: s.critical ?? null };
 }
 
 /**
@@ -46,5 +47,9 @@ export function fromQuorumForm(form: QuorumForm): QuorumSettings {
     const n = typeof r.approvals === 'number' ? r.approvals : Number(String(r.approvals ?? '').trim());
     rules.push({ tool, approvals: Number.isFinite(n) ? n : 0 });
   }
-  return { rules };
+  const typed = String(form.critical ?? '').trim();
+  if (typed === '') return { rules };
+  const critical = Number(typed);
+  // 1 means what leaving it empty means; anything else goes to the server, which names what is wrong.
+  return critical === 1 ? { rules } : { rules, critical: Number.isFinite(critical) ? critical : 0 };
 }

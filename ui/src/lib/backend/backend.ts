@@ -121,6 +121,7 @@ export type ExpiryRule = Schemas['ExpiryRule'];
  * without a rule needs one approval. Admins change them; applied at once, to waiting calls too.
  */
 export type QuorumSettings = Schemas['QuorumSettings'];
+export type PolicyView = Schemas['PolicyView'];
 export type QuorumRule = Schemas['QuorumRule'];
 /** One operator's approval of a call whose tool needs several (`item.approvals`; `operatorKey`: `token:alice`, `local:bob`). */
 export type ApprovalView = Schemas['ApprovalView'];
@@ -322,6 +323,8 @@ export interface Backend {
   saveExpirySettings(settings: ExpirySettings): Promise<ExpirySettings>;
   /** The quorums of the two-person rule. */
   quorumSettings(): Promise<QuorumSettings>;
+  /** The policy in force: its version, its file, the policy files applied before. */
+  policyView(): Promise<PolicyView>;
   /** Stores the quorums (admins only); `invalid_request` for a rule without a tool, a tool twice, or approvals outside 2–10. */
   saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings>;
   /**

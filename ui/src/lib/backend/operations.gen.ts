@@ -47,6 +47,7 @@ export const OPERATIONS = {
   safety_settings: { method: 'GET', path: '/api/settings/safety', access: 'operator', window: false, declared: true, input: null, windowKey: null },
   save_safety_settings: { method: 'PUT', path: '/api/settings/safety', access: 'admin', window: false, declared: true, input: 'body', windowKey: null },
   quorum_settings: { method: 'GET', path: '/api/settings/quorum', access: 'operator', window: true, declared: true, input: null, windowKey: null },
+  policy_view: { method: 'GET', path: '/api/policy', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   save_quorum_settings: { method: 'PUT', path: '/api/settings/quorum', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'settings' },
   expiry_settings: { method: 'GET', path: '/api/settings/expiry', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   save_expiry_settings: { method: 'PUT', path: '/api/settings/expiry', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'settings' },

@@ -27,6 +27,7 @@ import type {
   NewGrant,
   NotificationSettings,
   NotifyStatus,
+  PolicyView,
   Presence,
   PreviousCall,
   Principal,
@@ -213,6 +214,10 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   quorumSettings(): Promise<QuorumSettings> {
     return this.run('quorum_settings');
+  }
+
+  policyView(): Promise<PolicyView> {
+    return this.run('policy_view');
   }
 
   saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {

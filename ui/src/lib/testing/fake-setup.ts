@@ -10,6 +10,7 @@ import {
   type NewEngine,
   type NotificationSettings,
   type NotifyStatus,
+  type PolicyView,
   type SyncReport,
 } from '../backend/backend';
 import { FakeQueue, wire } from './fake-queue';
@@ -167,8 +168,19 @@ export class FakeSetup extends FakeQueue {
         throw new ApiError('invalid_request', `quorum: ${r.tool}: approvals must be 2 to 10, not ${r.approvals} (remove the rule for one approval)`, null, 400);
       if (rules.slice(0, i).some((o) => o.tool === r.tool)) throw new ApiError('invalid_request', `quorum: ${r.tool} has two rules`, null, 400);
     }
-    this.quorum = wire({ rules });
+    const critical = settings.critical;
+    if (critical != null && !(critical >= 2 && critical <= 10))
+      throw new ApiError('invalid_request', `quorum: critical calls' approvals must be 2 to 10, not ${critical} (leave it out for none)`, null, 400);
+    this.quorum = wire(critical == null ? { rules } : { rules, critical });
     return wire(this.quorum);
+  }
+
+  /** What `policyView` answers. */
+  policy: PolicyView = { version: 'p-000000000000', file: 'high_risk_tools = []\n', applied: [] };
+
+  async policyView() {
+    this.calls.push({ method: 'policyView', args: [] });
+    return wire(this.policy);
   }
 
   /** Like the server: each limit 1 s – 30 days, the warn window at most 30 days; `invalid_request` naming the rule. */

@@ -62,6 +62,16 @@ export const settings = {
   quorumToolPlaceholder: 'tool name, exactly',
   quorumApprovals: 'Approvals by different operators',
   removeQuorum: (tool: string) => `Remove the approvals needed for ${tool}`,
+  policy: {
+    heading: 'Policy',
+    inForce: 'Version in force (recorded with every decision):',
+    howToChange: 'Change it as one file (high-risk tools, risk rules, quorums, time limits):',
+    file: 'The policy as its file',
+    history: 'Policy files applied',
+    noHistory: 'No policy file applied yet: the rules were set here or with the CLI.',
+  },
+  criticalQuorum: 'Approvals every call rated critical needs (whatever its tool)',
+  criticalQuorumHint: 'Calls rated critical by their arguments (rm -rf /, a download piped into a shell) need this many different operators; empty or 1: what their tool needs.',
   addQuorum: 'Add a tool',
   quorumsSavedNone: 'Every tool needs one approval.',
   /** `rules`: the `quorumRule`s joined by `limitSeparator`. */

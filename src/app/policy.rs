@@ -1,0 +1,319 @@
+//! Policy as code (issue 27): one TOML file holds what decides which calls need an operator — the
+//! high-risk tools, the operators' risk rules, the quorums (per tool and for calls rated critical)
+//! and the time limits. `approval-console policy check|diff|apply|export`; every decision records
+//! the version it was taken under ([`crate::console::policy`]). Grants are made from calls and stay
+//! out of the file.
+
+use super::App;
+use crate::console::expiry::{ExpiryRule, ExpirySettings};
+use crate::domain::risk::custom::{RiskRule, RiskRules};
+use crate::domain::safety::{QuorumRule, QuorumSettings, SafetySettings};
+use crate::domain::{Actor, Error, Op};
+use serde::{Deserialize, Serialize};
+
+/// The policy file, as written and read (`policy export` prints it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    /// Every call of these tools needs an operator in the console: no grant, no notification
+    /// Approve, no engine-client approval.
+    #[serde(default)]
+    pub high_risk_tools: Vec<String>,
+    /// How many operators must approve each call rated critical by its arguments (2–10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_approvals: Option<u32>,
+    /// How long before its deadline a call is announced as about to expire (seconds).
+    #[serde(default = "default_warn")]
+    pub expiry_warn_before_secs: u64,
+    /// `[[quorum]]`: a tool whose every call needs several operators' approvals.
+    #[serde(default, rename = "quorum", skip_serializing_if = "Vec::is_empty")]
+    pub quorums: Vec<QuorumRule>,
+    /// `[[time_limit]]`: a tool (or `"*"`) whose calls are declined as expired after a while.
+    #[serde(default, rename = "time_limit", skip_serializing_if = "Vec::is_empty")]
+    pub time_limits: Vec<TimeLimit>,
+    /// `[[risk_rule]]`: an operator's rule, beside the built-in ones.
+    #[serde(default, rename = "risk_rule", skip_serializing_if = "Vec::is_empty")]
+    pub risk_rules: Vec<RiskRule>,
+}
+
+fn default_warn() -> u64 {
+    ExpirySettings::default().warn_before_secs
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeLimit {
+    pub tool: String,
+    pub after_secs: u64,
+}
+
+/// The settings documents a policy file stands for.
+pub struct Documents {
+    pub safety: SafetySettings,
+    pub quorum: QuorumSettings,
+    pub expiry: ExpirySettings,
+    pub risk: RiskRules,
+}
+
+impl PolicyFile {
+    /// Reads a policy file's text; a syntax error or an unknown key says where.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        toml::from_str(text).map_err(|e| Error::InvalidRequest(format!("the policy file cannot be read: {e}")))
+    }
+
+    /// The file's text, with a header saying how to use it.
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string_pretty(self).expect("a policy serializes");
+        format!(
+            "# Approval Console policy. Check it with `approval-console policy check FILE`, see what it\n\
+             # changes with `policy diff FILE`, put it in force with `policy apply FILE`.\n\n{body}"
+        )
+    }
+
+    pub fn documents(&self) -> Documents {
+        Documents {
+            safety: SafetySettings { high_risk_tools: self.high_risk_tools.clone() },
+            quorum: QuorumSettings { rules: self.quorums.clone(), critical: self.critical_approvals },
+            expiry: ExpirySettings {
+                rules: self.time_limits.iter().map(|t| ExpiryRule { tool: t.tool.clone(), after_secs: t.after_secs }).collect(),
+                warn_before_secs: self.expiry_warn_before_secs,
+            },
+            risk: RiskRules { rules: self.risk_rules.clone() },
+        }
+    }
+
+    pub fn of(d: &Documents) -> Self {
+        Self {
+            high_risk_tools: d.safety.high_risk_tools.clone(),
+            critical_approvals: d.quorum.critical,
+            expiry_warn_before_secs: d.expiry.warn_before_secs,
+            quorums: d.quorum.rules.clone(),
+            time_limits: d.expiry.rules.iter().map(|r| TimeLimit { tool: r.tool.clone(), after_secs: r.after_secs }).collect(),
+            risk_rules: d.risk.rules.clone(),
+        }
+    }
+
+    /// The version this policy would have in force.
+    pub fn version(&self) -> Result<String, Error> {
+        let d = self.documents();
+        let mut docs = serde_json::Map::new();
+        let json = |v: Result<serde_json::Value, serde_json::Error>| v.map_err(|e| Error::InvalidRequest(e.to_string()));
+        docs.insert("expiry".into(), json(serde_json::to_value(&d.expiry))?);
+        docs.insert("quorum".into(), json(serde_json::to_value(&d.quorum))?);
+        docs.insert("risk".into(), json(serde_json::to_value(&d.risk))?);
+        docs.insert("safety".into(), json(serde_json::to_value(&d.safety))?);
+        crate::console::policy::version(&crate::store::settings::snapshot_of(docs))
+    }
+
+    /// Every tool it names (not `"*"`).
+    fn tools(&self) -> std::collections::BTreeSet<&str> {
+        let named = self.high_risk_tools.iter().chain(self.quorums.iter().map(|q| &q.tool));
+        let named = named.chain(self.time_limits.iter().map(|t| &t.tool)).chain(self.risk_rules.iter().map(|r| &r.tool));
+        named.map(String::as_str).filter(|t| *t != "*").collect()
+    }
+}
+
+/// The policy in force for the console's screens (`GET /api/policy`): its version, its file, and
+/// the policy files applied before, newest first.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyView {
+    pub version: String,
+    /// The policy as its file (`policy export`).
+    pub file: String,
+    /// The last policy files applied (`policy.applied`), newest first: who, when, versions.
+    pub applied: Vec<PolicyApplication>,
+}
+
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyApplication {
+    #[schema(format = DateTime)]
+    pub at: String,
+    pub by: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// What `policy check` found: problems that stop an apply, and notes that do not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Findings {
+    pub errors: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl App {
+    /// The policy in force, as its file.
+    pub async fn policy_in_force(&self, by: &Actor) -> Result<(PolicyFile, String), Error> {
+        by.may(Op::QuorumSettings)?;
+        let s = crate::store::settings::snapshot(&self.db).await?;
+        let file = PolicyFile::of(&Documents { safety: s.get()?, quorum: s.get()?, expiry: s.get()?, risk: s.get()? });
+        Ok((file, crate::console::policy::version(&s)?))
+    }
+
+    /// The policy in force, its file and the last 20 applied (`GET /api/policy`).
+    pub async fn policy_view(&self, by: &Actor) -> Result<PolicyView, Error> {
+        let (file, version) = self.policy_in_force(by).await?;
+        let entries = crate::store::audit::of_action(&self.db, crate::domain::audit::PolicyApplied::action_name(), 20).await?;
+        let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
+        let applied = entries
+            .into_iter()
+            .map(|e| PolicyApplication { before: text(&e.details, "before"), after: text(&e.details, "after"), at: e.at, by: e.actor })
+            .collect();
+        Ok(PolicyView { version, file: file.to_toml(), applied })
+    }
+
+    /// `policy check`: every rule compiles and is in range, every tool it names is one this console
+    /// knows (a misspelt tool would leave the real one unprotected), and no risk rule of a high-risk
+    /// tool rates it below high (rules only add: such a rule would read as if it lowered it).
+    pub async fn check_policy(&self, file: &PolicyFile, by: &Actor) -> Result<Findings, Error> {
+        let mut f = Findings::default();
+        let d = file.documents();
+        use crate::store::settings::Document;
+        for r in [Document::check(&d.safety), Document::check(&d.quorum), Document::check(&d.expiry), Document::check(&d.risk)] {
+            if let Err(e) = r {
+                f.errors.push(e.to_string());
+            }
+        }
+        let known = self.known_tools(by).await?;
+        for tool in file.tools() {
+            if !known.contains(tool) {
+                f.errors.push(format!(
+                    "no agent, engine or queued call has named a tool {}: check its spelling",
+                    crate::domain::text::visible(tool)
+                ));
+            }
+        }
+        for r in &file.risk_rules {
+            if file.high_risk_tools.contains(&r.tool) && r.level < crate::domain::risk::Level::High {
+                f.errors.push(format!(
+                    "the risk rule for {} rates it {}, but it is a high-risk tool: rules only add, so this one would mislead",
+                    r.tool,
+                    r.level.as_str()
+                ));
+            }
+        }
+        Ok(f)
+    }
+
+    /// `policy apply`: checked, then the four documents stored in one transaction (each change
+    /// audited `settings.changed`) with a `policy.applied` entry naming the versions before and
+    /// after; admins only. Answers the version now in force.
+    pub async fn apply_policy(&self, file: &PolicyFile, by: &Actor) -> Result<String, Error> {
+        by.may(Op::SaveQuorumSettings)?;
+        let findings = self.check_policy(file, by).await?;
+        if let Some(first) = findings.errors.first() {
+            return Err(Error::InvalidRequest(format!("the policy has {} problem(s); the first: {first}", findings.errors.len())));
+        }
+        let (_, before) = self.policy_in_force(by).await?;
+        let after = file.version()?;
+        let d = file.documents();
+        crate::store::settings::save_policy(&self.db, (&d.safety, &d.quorum, &d.expiry, &d.risk), &before, &after, &by.audit_name())
+            .await?;
+        Ok(after)
+    }
+}
+
+/// What applying `new` over `old` changes, one line each ("+ high-risk tool Bash"); a change that
+/// lets more through without an operator is marked "(widens)".
+pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in new.high_risk_tools.iter().filter(|t| !old.high_risk_tools.contains(t)) {
+        out.push(format!("+ high-risk tool {t}"));
+    }
+    for t in old.high_risk_tools.iter().filter(|t| !new.high_risk_tools.contains(t)) {
+        out.push(format!("- high-risk tool {t} (widens: its calls may be granted and approved from notifications)"));
+    }
+    let q = |f: &PolicyFile, tool: &str| f.quorums.iter().find(|r| r.tool == tool).map_or(1, |r| r.approvals);
+    let mut tools: Vec<&str> = old.quorums.iter().chain(&new.quorums).map(|r| r.tool.as_str()).collect();
+    tools.sort();
+    tools.dedup();
+    for t in tools {
+        let (a, b) = (q(old, t), q(new, t));
+        if a != b {
+            out.push(format!("~ quorum {t}: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }));
+        }
+    }
+    if old.critical_approvals != new.critical_approvals {
+        let (a, b) = (old.critical_approvals.unwrap_or(1), new.critical_approvals.unwrap_or(1));
+        out.push(format!("~ critical calls: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }));
+    }
+    let limit = |f: &PolicyFile, tool: &str| f.time_limits.iter().find(|r| r.tool == tool).map(|r| r.after_secs);
+    let mut tools: Vec<&str> = old.time_limits.iter().chain(&new.time_limits).map(|r| r.tool.as_str()).collect();
+    tools.sort();
+    tools.dedup();
+    for t in tools {
+        match (limit(old, t), limit(new, t)) {
+            (a, b) if a == b => {}
+            (None, Some(b)) => out.push(format!("+ time limit {t}: {b} s")),
+            (Some(_), None) => out.push(format!("- time limit {t}")),
+            (Some(a), Some(b)) => out.push(format!("~ time limit {t}: {a} s → {b} s")),
+            (None, None) => {}
+        }
+    }
+    if old.expiry_warn_before_secs != new.expiry_warn_before_secs {
+        out.push(format!("~ expiry warning: {} s → {} s before", old.expiry_warn_before_secs, new.expiry_warn_before_secs));
+    }
+    for r in new.risk_rules.iter().filter(|r| !old.risk_rules.contains(r)) {
+        out.push(format!("+ risk rule {} on {} /{}/ → {}: {}", r.tool, r.on, r.regex, r.level.as_str(), r.reason));
+    }
+    for r in old.risk_rules.iter().filter(|r| !new.risk_rules.contains(r)) {
+        let widens = if r.level >= crate::domain::risk::Level::High { " (widens)" } else { "" };
+        out.push(format!("- risk rule {} on {} /{}/ → {}: {}{widens}", r.tool, r.on, r.regex, r.level.as_str(), r.reason));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+high_risk_tools = ["delete_record"]
+critical_approvals = 2
+
+[[quorum]]
+tool = "transfer"
+approvals = 2
+
+[[time_limit]]
+tool = "*"
+after_secs = 3600
+
+[[risk_rule]]
+tool = "Bash"
+on = "command"
+regex = "kubectl .* apply .*"
+level = "high"
+reason = "applies to a cluster"
+"#;
+
+    #[test]
+    fn a_policy_file_round_trips_through_its_documents_and_its_text() {
+        let file = PolicyFile::parse(FILE).unwrap();
+        assert_eq!(file.expiry_warn_before_secs, 300, "the default when left out");
+        let again = PolicyFile::of(&file.documents());
+        assert_eq!(again, file);
+        assert_eq!(PolicyFile::parse(&file.to_toml()).unwrap(), file);
+        assert_eq!(again.version().unwrap(), file.version().unwrap());
+        let e = PolicyFile::parse("high_risk_tool = []").unwrap_err().to_string();
+        assert!(e.contains("high_risk_tool"), "an unknown key is named: {e}");
+    }
+
+    #[test]
+    fn a_diff_names_each_change_and_marks_what_widens() {
+        let old = PolicyFile::parse(FILE).unwrap();
+        let mut new = old.clone();
+        new.high_risk_tools = vec!["drop_table".into()];
+        new.quorums[0].approvals = 3;
+        new.critical_approvals = None;
+        new.risk_rules.clear();
+        let lines = diff(&old, &new);
+        assert!(lines.contains(&"+ high-risk tool drop_table".to_owned()), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("- high-risk tool delete_record") && l.contains("(widens")), "{lines:?}");
+        assert!(lines.contains(&"~ quorum transfer: 2 → 3 approvals".to_owned()), "{lines:?}");
+        assert!(lines.contains(&"~ critical calls: 2 → 1 approvals (widens)".to_owned()), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("- risk rule Bash") && l.ends_with("(widens)")), "{lines:?}");
+        assert!(diff(&old, &old).is_empty());
+    }
+}
