@@ -10,6 +10,12 @@ impl App {
         self.console.grants().await
     }
 
+    /// What each shadow grant would have done beside what operators did (`policy shadow-report`).
+    pub async fn shadow_report(&self, by: &Actor) -> Result<crate::console::shadow::ShadowReport, Error> {
+        by.may(Op::ShadowReport)?;
+        self.console.shadow_report().await
+    }
+
     /// Admins only: a grant decides calls in the operators' place.
     pub async fn create_grant(&self, new: &NewGrant, by: &Actor) -> Result<CreatedGrant, Error> {
         by.may(Op::CreateGrant)?;

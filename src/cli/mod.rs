@@ -105,7 +105,9 @@ fn only_reads(command: &Command) -> bool {
         Command::Policy { command: PolicyCommand::Quorum { approvals, off, critical, .. } } => {
             approvals.is_none() && !off && critical.is_none()
         }
-        Command::Policy { command: PolicyCommand::Check { .. } | PolicyCommand::Diff { .. } | PolicyCommand::Export } => true,
+        Command::Policy {
+            command: PolicyCommand::Check { .. } | PolicyCommand::Diff { .. } | PolicyCommand::Export | PolicyCommand::ShadowReport { .. },
+        } => true,
         _ => false,
     }
 }

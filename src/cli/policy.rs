@@ -16,6 +16,7 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
         PolicyCommand::Check { file } => return check(app, &read(&file)?, &by).await,
         PolicyCommand::Diff { file } => return diff(app, &read(&file)?, &by).await,
         PolicyCommand::Apply { file, yes } => return apply(app, &read(&file)?, yes, &by).await,
+        PolicyCommand::ShadowReport { json } => return shadow_report(app, json, &by).await,
         PolicyCommand::Export => {
             let (file, version) = app.policy_in_force(&by).await?;
             print!("# In force: version {version}\n{}", file.to_toml());
@@ -146,5 +147,47 @@ async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &approval_console::d
         println!("{l}");
     }
     println!("Applied: version {before} → {after}.");
+    Ok(())
+}
+
+async fn shadow_report(app: &App, json: bool, by: &approval_console::domain::Actor) -> Result<()> {
+    let report = app.shadow_report(by).await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    if report.grants.is_empty() {
+        println!("No shadow grants. Make one with \"shadow\": true (POST /api/grants), or in the window's \"Always allow…\" form.");
+        return Ok(());
+    }
+    for r in &report.grants {
+        let g = &r.grant;
+        let scope = g.agent_id.as_deref().map_or(format!("engine {}", g.engine), |a| format!("agent {}", visible(a)));
+        println!(
+            "Shadow grant {} — {} of {scope}{}",
+            g.id,
+            visible(&g.tool_name),
+            if g.conditions.is_empty() { "" } else { ", with conditions" }
+        );
+        println!(
+            "  would have approved {} call(s): {} approved by an operator too, {} declined, {} expired, {} waiting",
+            r.would_approve,
+            r.agreed,
+            r.declined.len(),
+            r.expired,
+            r.waiting
+        );
+        if r.held_back > 0 {
+            println!("  {} more it covers are high-risk or under a quorum: it would not have approved them", r.held_back);
+        }
+        println!("  waiting it would have saved: {}", approval_console::domain::human_secs(r.saved_secs));
+        for m in &r.declined {
+            let why = m.reason.as_deref().map(|w| format!(": {}", visible(w))).unwrap_or_default();
+            println!("  declined by {} — {} {}{why}", visible(&m.operator), m.item, visible(&m.args.to_string()));
+        }
+        if r.cut {
+            println!("  (only the first {} calls were read)", approval_console::console::shadow::MAX_CALLS);
+        }
+    }
     Ok(())
 }

@@ -60,9 +60,12 @@ impl Console {
     /// with the number of waiting calls it approves at once.
     pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<CreatedGrant, Error> {
         let grant = self.grant_from(new, operator).await?;
-        let approves_waiting = self.waiting_covered(&grant).await?.len() as u64;
+        // A shadow grant approves nothing, waiting or new.
+        let approves_waiting = if grant.shadow { 0 } else { self.waiting_covered(&grant).await?.len() as u64 };
         grants::create_audited(&self.db, &grant, operator, &new.fingerprint, approves_waiting).await?;
-        self.grants_wake.notify_one();
+        if !grant.shadow {
+            self.grants_wake.notify_one();
+        }
         Ok(CreatedGrant { grant, approves_waiting })
     }
 
@@ -175,6 +178,7 @@ impl Console {
             uses: 0,
             applies_from: (!new.apply_to_waiting).then_some(now),
             requested_by: if new.scope == GrantScope::Engine { None } else { c.requested_by.clone() },
+            shadow: new.shadow,
         })
     }
 

@@ -11,6 +11,7 @@ pub mod policy;
 pub mod recover;
 pub mod remotes;
 pub mod resolve;
+pub mod shadow;
 
 // The change feed is the store's (it reads the database); the console's users find it here too.
 pub use crate::store::feed::{Change, Events, QueueEvent};

@@ -86,6 +86,7 @@ operations! {
     // "Always allow" grants. Revoking only takes automation away: any operator who sees a bad grant may stop it.
     Grants grants: GET "/api/grants" => Operator, window;
     CreateGrant create_grant: POST "/api/grants" => Admin, window;
+    ShadowReport shadow_report: GET "/api/grants/shadow-report" => Operator, window;
     PreviewGrant preview_grant: POST "/api/grants/preview" => Admin, window;
     RevokeGrant revoke_grant: POST "/api/grants/{id}/revoke" => Operator, window;
 

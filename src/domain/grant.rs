@@ -208,6 +208,9 @@ pub struct Grant {
     /// same agent name. Null for an engine-wide grant, or a call whose engine does not say.
     #[schema(required = true)]
     pub requested_by: Option<String>,
+    /// Made in shadow: it approves nothing; the console reports what it would have done beside what
+    /// operators did (`policy shadow-report`).
+    pub shadow: bool,
 }
 
 impl Grant {
@@ -253,6 +256,11 @@ pub struct NewGrant {
     #[serde(default = "default_true")]
     #[schema(required = false)]
     pub apply_to_waiting: bool,
+    /// In shadow: it approves nothing, and the shadow report shows what it would have approved
+    /// beside what operators decided — the evidence to make it for real.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub shadow: bool,
 }
 
 fn default_true() -> bool {

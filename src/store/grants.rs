@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{any::AnyRow, AnyConnection, Row};
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
-    expires_at, revoked_at, revoked_by, uses, applies_from, requested_by FROM grants";
+    expires_at, revoked_at, revoked_by, uses, applies_from, requested_by, shadow FROM grants";
 
 fn from_row(r: &AnyRow) -> Result<Grant, Error> {
     let scope = match r.try_get::<String, _>("scope")?.as_str() {
@@ -37,14 +37,15 @@ fn from_row(r: &AnyRow) -> Result<Grant, Error> {
         uses: r.try_get::<i64, _>("uses")? as u64,
         applies_from: opt_ts("applies_from")?,
         requested_by: r.try_get("requested_by")?,
+        shadow: r.try_get::<i64, _>("shadow")? != 0,
     })
 }
 
 pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
     sqlx::query(
         "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from,
-            requested_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            requested_by, shadow)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(g.id.as_str())
     .bind(&g.tool_name)
@@ -59,6 +60,7 @@ pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
     .bind(ts(g.expires_at))
     .bind(g.applies_from.map(ts))
     .bind(&g.requested_by)
+    .bind(i64::from(g.shadow))
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -75,10 +77,11 @@ pub async fn get(conn: &mut AnyConnection, id: &GrantId) -> Result<Option<Grant>
     row.as_ref().map(from_row).transpose()
 }
 
-/// Grants of `tool` at `engine` neither revoked nor expired at `now`.
+/// Grants of `tool` at `engine` neither revoked nor expired at `now`, shadow grants left out (they
+/// approve nothing).
 pub async fn live_for(conn: &mut AnyConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
     let rows = sqlx::query(&format!(
-        "{COLUMNS} WHERE tool_name = $1 AND engine = $2 AND revoked_at IS NULL AND expires_at > $3 ORDER BY created_at"
+        "{COLUMNS} WHERE tool_name = $1 AND engine = $2 AND revoked_at IS NULL AND expires_at > $3 AND shadow = 0 ORDER BY created_at"
     ))
     .bind(tool)
     .bind(engine.as_str())
@@ -90,7 +93,7 @@ pub async fn live_for(conn: &mut AnyConnection, tool: &str, engine: &EngineId, n
 
 /// The tool names with a live grant.
 pub async fn live_tools(conn: &mut AnyConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
-    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1")
+    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1 AND shadow = 0")
         .bind(ts(now))
         .fetch_all(&mut *conn)
         .await?)
@@ -210,7 +213,7 @@ pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<
 pub async fn any_live_for_pending(db: &Db, item: &ItemId, now: DateTime<Utc>) -> Result<bool, Error> {
     let found: Option<String> = sqlx::query_scalar(
         "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
-         WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 LIMIT 1",
+         WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 AND g.shadow = 0 LIMIT 1",
     )
     .bind(item.as_str())
     .bind(ts(now))
@@ -223,6 +226,21 @@ pub async fn any_live_for_pending(db: &Db, item: &ItemId, now: DateTime<Utc>) ->
 pub async fn tools_with_live(db: &Db, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
     let mut conn = db.pool().acquire().await?;
     live_tools(&mut conn, now).await
+}
+
+/// The approval calls of `tool` at `engine` paused at or after `since`, oldest first, at most
+/// `limit` (a shadow grant's report).
+pub async fn calls_since(db: &Db, tool: &str, engine: &str, since: DateTime<Utc>, limit: i64) -> Result<Vec<ItemId>, Error> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT id FROM queue_items WHERE kind = 'approval' AND tool_name = $1 AND engine = $2 AND paused_at >= $3 ORDER BY seq LIMIT $4",
+    )
+    .bind(tool)
+    .bind(engine)
+    .bind(ts(since))
+    .bind(limit)
+    .fetch_all(db.pool())
+    .await?;
+    Ok(ids.into_iter().map(ItemId::new).collect())
 }
 
 /// One batch of the pending approval calls of `tool` after queue position `after_seq` (see [`pending_of_tool`]).

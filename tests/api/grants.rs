@@ -345,3 +345,53 @@ async fn a_submitted_call_a_grant_covers_is_stored_approved_with_it_and_a_grant_
     let (_, listed) = t.get("/api/grants").await;
     assert_eq!(uses(&listed), 1, "{listed}");
 }
+
+#[tokio::test]
+async fn a_shadow_grant_approves_nothing_and_its_report_sets_what_it_would_have_done_beside_what_operators_did() {
+    let t = spawn_app().await;
+    let bot = t.token("billing-bot", approval_console::domain::Role::Agent).await;
+    let first = t.item(submitted_refund(&t, &bot, "o-1").await["id"].as_str().unwrap()).await;
+    let body =
+        json!({ "fromItem": first["id"], "fingerprint": first["fingerprint"], "scope": "agent", "expiresInSecs": 3600, "shadow": true });
+    let (status, made) = t.post("/api/grants", body).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!((made["grant"]["shadow"].as_bool(), made["approvesWaiting"].as_u64()), (Some(true), Some(0)), "{made}");
+    t.app.testing().sweep_grants().await.unwrap();
+    assert_eq!(state_of(&t, &first).await, "pending", "a shadow grant approves no waiting call");
+
+    // New calls it covers wait for operators all the same.
+    let agreed = submitted_refund(&t, &bot, "o-2").await;
+    assert_eq!(agreed["status"]["outcome"], "pending", "{agreed}");
+    let declined = submitted_refund(&t, &bot, "o-3").await;
+    let waiting = submitted_refund(&t, &bot, "o-5").await;
+    let body = json!({ "tool": "refund", "args": { "order": "o-4", "amount": 50_000 }, "agent": "billing-bot" });
+    let (_, big) = t.call_as(&bot, reqwest::Method::POST, "/api/calls", Some(body)).await;
+    assert_eq!(big["status"]["outcome"], "pending");
+    let (status, _) = t.approve(&t.item(agreed["id"].as_str().unwrap()).await).await;
+    assert!(status.is_success());
+    let (status, _) = t.decline(&t.item(declined["id"].as_str().unwrap()).await, "wrong customer").await;
+    assert!(status.is_success());
+
+    let (status, report) = t.get("/api/grants/shadow-report").await;
+    assert!(status.is_success(), "{report}");
+    let r = &report["grants"][0];
+    assert_eq!(r["grant"]["id"], made["grant"]["id"], "{report}");
+    // Calls paused after it was made: o-2 agreed, o-3 declined, o-5 waiting; o-4 (over 10,000) it
+    // would not have approved at all.
+    assert_eq!(
+        (r["wouldApprove"].as_u64(), r["agreed"].as_u64(), r["expired"].as_u64(), r["waiting"].as_u64(), r["heldBack"].as_u64()),
+        (Some(3), Some(1), Some(0), Some(1), Some(1)),
+        "{report}"
+    );
+    assert_eq!(r["declined"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!((r["declined"][0]["item"].clone(), r["declined"][0]["reason"].as_str()), (declined["id"].clone(), Some("wrong customer")));
+    assert!(r["savedSecs"].as_u64().is_some(), "{report}");
+    assert_eq!(state_of(&t, &waiting).await, "pending");
+
+    // The CLI says the same.
+    let dir = t.dir.clone();
+    let out = tokio::task::spawn_blocking(move || cli(&dir, &["policy", "shadow-report"])).await.unwrap();
+    let text = text_of(&out);
+    assert!(out.status.success() && text.contains("would have approved 3 call(s): 1 approved by an operator too, 1 declined"), "{text}");
+    assert!(text.contains("wrong customer"), "{text}");
+}

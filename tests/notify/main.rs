@@ -572,6 +572,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
             conditions: vec![Condition { pointer: "/id".into(), op: ConditionOp::Prefix, value: json!("rec-ok") }],
             expires_in_secs: 3600,
             apply_to_waiting: true,
+            shadow: false,
         },
         &admin,
     )

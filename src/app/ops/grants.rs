@@ -2,6 +2,7 @@
 //! stop it (the catalog's roles).
 
 use crate::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
+use crate::console::shadow::ShadowReport;
 
 crate::declare_operations! {
     Grants(Nothing, none) -> [Grant], 200 "Every grant, newest first (revoked and expired ones too)";
@@ -16,6 +17,10 @@ crate::declare_operations! {
     PreviewGrant(Nothing, body NewGrant, window "grant") -> GrantPreview, 200 "What the grant would do if it were made now: how many waiting calls it would approve at once; nothing is stored";
         errors [404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
         |app, _, g, by| { Ok(app.preview_grant(&g, by).await?.into()) }
+
+    ShadowReport(Nothing, none) -> ShadowReport, 200 "Each shadow grant: the calls it would have approved beside what operators did — agreements, the declined calls it would have let through, expiries, the waiting it would have saved";
+        errors []
+        |app, _, _, by| { Ok(app.shadow_report(by).await?.into()) }
 
     RevokeGrant(Id, none) -> Grant, 200 "Revoked";
         errors [400 "already revoked", 404 "not_found"]

@@ -85,6 +85,14 @@ pub enum PolicyCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// What each shadow grant (made with "shadow": it approves nothing) would have done beside what
+    /// operators did: the calls it would have approved, how many an operator approved too, the ones
+    /// an operator declined, and the waiting it would have saved.
+    ShadowReport {
+        /// Print JSON (as `GET /api/grants/shadow-report` answers).
+        #[arg(long)]
+        json: bool,
+    },
     /// Prints the policy in force as a policy file (`policy export > policy.toml`); `policy apply`
     /// of it changes nothing.
     Export,

@@ -267,6 +267,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/grants/shadow-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["shadow_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/grants/{id}/revoke": {
         parameters: {
             query?: never;
@@ -1176,6 +1192,11 @@ export interface components {
             /** @description Set for a run's grant. */
             runId: string | null;
             scope: components["schemas"]["GrantScope"];
+            /**
+             * @description Made in shadow: it approves nothing; the console reports what it would have done beside what
+             *     operators did (`policy shadow-report`).
+             */
+            shadow: boolean;
             toolName: string;
             /**
              * Format: int64
@@ -1315,6 +1336,11 @@ export interface components {
             /** @description The queue entry it is made from: its tool, engine, agent and run set the scope. */
             fromItem: string;
             scope: components["schemas"]["GrantScope"];
+            /**
+             * @description In shadow: it approves nothing, and the shadow report shows what it would have approved
+             *     beside what operators decided — the evidence to make it for real.
+             */
+            shadow?: boolean;
         };
         /** @description Notification settings. Absent lists mean "all". */
         NotificationSettings: {
@@ -1666,6 +1692,54 @@ export interface components {
          */
         SafetySettings: {
             highRiskTools?: string[];
+        };
+        ShadowGrantReport: {
+            /**
+             * Format: int64
+             * @description Of those, approved by an operator (as they were, or edited): it agrees.
+             */
+            agreed: number;
+            /** @description More calls than [`MAX_CALLS`]: only the first were read. */
+            cut: boolean;
+            /** @description Of those, declined by an operator: it would have let them through. */
+            declined: components["schemas"]["ShadowMiss"][];
+            /**
+             * Format: int64
+             * @description Of those, declined because nobody decided in time.
+             */
+            expired: number;
+            grant: components["schemas"]["Grant"];
+            /**
+             * Format: int64
+             * @description Calls it covers that it would not have approved: rated high or critical, or under a quorum.
+             */
+            heldBack: number;
+            /**
+             * Format: int64
+             * @description The time operators' agreed approvals took, from pause to decision: what it would have saved.
+             */
+            savedSecs: number;
+            /**
+             * Format: int64
+             * @description Of those, still waiting.
+             */
+            waiting: number;
+            /**
+             * Format: int64
+             * @description Calls since it was made (while it was live) that it covers and would have approved.
+             */
+            wouldApprove: number;
+        };
+        /** @description A call a shadow grant would have approved that an operator declined. */
+        ShadowMiss: {
+            args: unknown;
+            item: string;
+            operator: string;
+            reason: string | null;
+        };
+        ShadowReport: {
+            /** @description Each shadow grant, newest first. */
+            grants: components["schemas"]["ShadowGrantReport"][];
         };
         SnoozeBody: {
             /**
@@ -2973,6 +3047,44 @@ export interface operations {
             };
             /** @description high_risk_tool or fingerprint_mismatch */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    shadow_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each shadow grant: the calls it would have approved beside what operators did — agreements, the declined calls it would have let through, expiries, the waiting it would have saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowReport"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -122,6 +122,7 @@ export type ExpiryRule = Schemas['ExpiryRule'];
  */
 export type QuorumSettings = Schemas['QuorumSettings'];
 export type PolicyView = Schemas['PolicyView'];
+export type ShadowReport = Schemas['ShadowReport'];
 export type QuorumRule = Schemas['QuorumRule'];
 /** One operator's approval of a call whose tool needs several (`item.approvals`; `operatorKey`: `token:alice`, `local:bob`). */
 export type ApprovalView = Schemas['ApprovalView'];
@@ -325,6 +326,8 @@ export interface Backend {
   quorumSettings(): Promise<QuorumSettings>;
   /** The policy in force: its version, its file, the policy files applied before. */
   policyView(): Promise<PolicyView>;
+  /** What each shadow grant would have done beside what operators did. */
+  shadowReport(): Promise<ShadowReport>;
   /** Stores the quorums (admins only); `invalid_request` for a rule without a tool, a tool twice, or approvals outside 2–10. */
   saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings>;
   /**

@@ -56,6 +56,7 @@ export const OPERATIONS = {
   set_autostart: { method: null, path: null, access: 'admin', window: true, declared: false, input: null, windowKey: null },
   grants: { method: 'GET', path: '/api/grants', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   create_grant: { method: 'POST', path: '/api/grants', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'grant' },
+  shadow_report: { method: 'GET', path: '/api/grants/shadow-report', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   preview_grant: { method: 'POST', path: '/api/grants/preview', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'grant' },
   revoke_grant: { method: 'POST', path: '/api/grants/{id}/revoke', access: 'operator', window: true, declared: true, input: null, windowKey: null },
   tokens: { method: 'GET', path: '/api/tokens', access: 'admin', window: true, declared: true, input: null, windowKey: null },

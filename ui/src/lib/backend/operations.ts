@@ -28,6 +28,7 @@ import type {
   NotificationSettings,
   NotifyStatus,
   PolicyView,
+  ShadowReport,
   Presence,
   PreviousCall,
   Principal,
@@ -218,6 +219,10 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   policyView(): Promise<PolicyView> {
     return this.run('policy_view');
+  }
+
+  shadowReport(): Promise<ShadowReport> {
+    return this.run('shadow_report');
   }
 
   saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {

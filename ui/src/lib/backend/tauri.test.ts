@@ -96,6 +96,7 @@ describe('TauriBackend commands', () => {
     { name: 'getItem', run: (b) => b.getItem('q 1/é'), cmd: 'queue_item', args: { id: 'q 1/é' } },
     { name: 'previousCall', run: (b) => b.previousCall('q 1/é'), cmd: 'previous_call', args: { id: 'q 1/é' } },
     { name: 'policyView', run: (b) => b.policyView(), cmd: 'policy_view', args: {} },
+    { name: 'shadowReport', run: (b) => b.shadowReport(), cmd: 'shadow_report', args: {} },
     { name: 'callReason', run: (b) => b.callReason('q 1/é'), cmd: 'call_reason', args: { id: 'q 1/é' } },
     { name: 'viewing', run: (b) => b.viewing('q 1/é'), cmd: 'viewing', args: { id: 'q 1/é' } },
     { name: 'stopViewing', run: (b) => b.stopViewing('q 1/é'), cmd: 'stop_viewing', args: { id: 'q 1/é' } },

@@ -105,8 +105,10 @@ export class FakeBackend extends FakeSetup implements Backend {
       requestedBy: grant.scope !== 'engine' && item.requestedBy ? `${item.requestedBy.kind}:${item.requestedBy.name}` : null,
       fromItem: item.id,
       expiresAt: new Date(Date.now() + grant.expiresInSecs * 1000).toISOString(),
+      shadow: grant.shadow === true,
     });
-    const approvesWaiting = grant.applyToWaiting === false ? 0 : this.waitingCovered(made).length;
+    // A shadow grant approves nothing.
+    const approvesWaiting = grant.applyToWaiting === false || grant.shadow === true ? 0 : this.waitingCovered(made).length;
     this.grants.unshift(made);
     return wire({ grant: made, approvesWaiting });
   }

@@ -11,6 +11,7 @@ import {
   type NotificationSettings,
   type NotifyStatus,
   type PolicyView,
+  type ShadowReport,
   type SyncReport,
 } from '../backend/backend';
 import { FakeQueue, wire } from './fake-queue';
@@ -177,6 +178,14 @@ export class FakeSetup extends FakeQueue {
 
   /** What `policyView` answers. */
   policy: PolicyView = { version: 'p-000000000000', file: 'high_risk_tools = []\n', applied: [] };
+
+  /** What `shadowReport` answers. */
+  shadow: ShadowReport = { grants: [] };
+
+  async shadowReport() {
+    this.calls.push({ method: 'shadowReport', args: [] });
+    return wire(this.shadow);
+  }
 
   async policyView() {
     this.calls.push({ method: 'policyView', args: [] });

@@ -147,6 +147,7 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
     uses: 0,
     appliesFrom: null,
     requestedBy: null,
+    shadow: false,
     ...over,
   };
 }

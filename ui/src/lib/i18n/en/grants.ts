@@ -108,6 +108,18 @@ export const grants = {
   /** Before the error, when the count could not be had. */
   waitingUnknown: 'How many waiting calls it would approve is not known:',
   /** `applyToWaiting: false`. */
+  shadow: 'In shadow: approve nothing, and report what it would have approved beside what operators decide',
+  madeShadow: 'Made in shadow: it approves nothing. Grants shows what it would have done.',
+  shadowBadge: 'shadow',
+  shadowTitle: 'Approves nothing: the report above shows what it would have done',
+  shadowHeading: 'What the shadow grants would have done',
+  shadowWould: (n: number) => `would have approved ${n === 1 ? '1 call' : `${n} calls`}`,
+  shadowAgreed: (n: number) => `${n} approved by an operator too`,
+  shadowDeclined: (n: number) => `${n} declined by an operator (it would have let ${n === 1 ? 'it' : 'them'} through)`,
+  shadowExpired: (n: number) => `${n} expired;`,
+  shadowWaiting: (n: number) => `${n} still waiting`,
+  shadowHeldBack: (n: number) => `${n} more it covers are high-risk or under a quorum: it would not have approved them`,
+  shadowSaved: 'Waiting it would have saved:',
   leaveWaiting: 'Leave the calls already waiting for me (this one too)',
   leaveWaitingNow: 'Approves no call now: the calls already waiting stay for you, this one too. Only calls paused from now on are approved.',
   headingLater: 'Always allow later calls of {tool}',
