@@ -162,7 +162,7 @@ impl App {
         // this answer instead of through a poll.
         let grant = match found {
             Some(grant) => Some(grant),
-            None => self.console.grant_for_new(&paused, call.context.as_ref().and_then(crate::console::care::cwd_in)).await?,
+            None => self.console.grant_for_new(&paused, call.context.as_ref()).await?,
         };
         let policy = match grant {
             Some(_) => self.console.policy_version().await?,

@@ -39,10 +39,10 @@ pub fn approval_of(grant: &Grant, q: &QueuedCall) -> Decision {
     Console::new_decision(&q.id, approval_by(grant, q), Delivery::Delivering)
 }
 
-/// Where a call's working directory (its risk's scene) comes from: known to the caller, or stored
-/// with the call's submission.
-enum Workdir<'a> {
-    Known(Option<&'a str>),
+/// Where what a call's source sent with it (its risk's scene) comes from: known to the caller, or
+/// stored with the call's submission.
+enum Scene<'a> {
+    Known(Option<&'a serde_json::Value>),
     Stored(&'a ItemId),
 }
 
@@ -202,25 +202,25 @@ impl Console {
         if q.state != ItemState::Pending {
             return Ok(None);
         }
-        self.grant_covering(&q.call, Workdir::Stored(&q.id), q.paused_at, q.id.as_str()).await
+        self.grant_covering(&q.call, Scene::Stored(&q.id), q.paused_at, q.id.as_str()).await
     }
 
     /// The live grant that would approve `call` if it were queued now ([`Console::grant_for`]), and
     /// only if such an approval passes the checks of any decision on it (its arguments can be bound by
     /// its fingerprint, its engine takes an approval of it): a submitted call is queued with it
     /// ([`crate::store::submissions::submit`]), which checks again that it covers the call as queued.
-    /// `cwd`: the working directory the call's source reports with it.
-    pub async fn grant_for_new(&self, call: &PausedCall, cwd: Option<&str>) -> Result<Option<Grant>, Error> {
+    /// `context`: what the call's source sends with it (its working directory, MCP annotations).
+    pub async fn grant_for_new(&self, call: &PausedCall, context: Option<&serde_json::Value>) -> Result<Option<Grant>, Error> {
         if approve_block(call).is_some() || !self.engine(&call.engine)?.allowed(call).contains(&DecisionKind::Approve) {
             return Ok(None);
         }
-        self.grant_covering(call, Workdir::Known(cwd), crate::store::now(), "(new)").await
+        self.grant_covering(call, Scene::Known(context), crate::store::now(), "(new)").await
     }
 
     async fn grant_covering(
         &self,
         call: &PausedCall,
-        workdir: Workdir<'_>,
+        scene: Scene<'_>,
         paused_at: DateTime<Utc>,
         item: &str,
     ) -> Result<Option<Grant>, Error> {
@@ -230,11 +230,11 @@ impl Console {
         let live = grants::live_of_tool(&self.db, &call.tool_name, &call.engine, crate::store::now()).await?;
         let Some(grant) = live.into_iter().find(|g| g.covers_call(call, paused_at)) else { return Ok(None) };
         // Read only once a grant covers the call: most calls have none.
-        let cwd = match workdir {
-            Workdir::Known(cwd) => cwd.map(str::to_owned),
-            Workdir::Stored(id) => self.cwd_of(id, call).await?,
+        let context = match scene {
+            Scene::Known(context) => context.cloned(),
+            Scene::Stored(id) => self.context_of(id, call).await?,
         };
-        let care = super::care::care_in(call, cwd.as_deref(), &crate::store::settings::snapshot(&self.db).await?)?;
+        let care = super::care::care_in(call, context.as_ref(), &crate::store::settings::snapshot(&self.db).await?)?;
         if care.risk.needs_operator() {
             let why = care.risk.first_reason();
             tracing::info!(grant = %grant.id, item, "grant not used: this call of {} is {} risk ({why})", call.tool_name, care.risk.level.as_str());

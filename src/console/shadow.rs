@@ -85,8 +85,8 @@ impl Console {
             if q.paused_at >= end || !r.grant.covers(q) {
                 continue;
             }
-            let cwd = self.cwd_of(&q.id, &q.call).await?;
-            if !care_in(&q.call, cwd.as_deref(), settings)?.grantable() {
+            let context = self.context_of(&q.id, &q.call).await?;
+            if !care_in(&q.call, context.as_ref(), settings)?.grantable() {
                 r.held_back += 1;
                 continue;
             }

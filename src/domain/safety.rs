@@ -46,8 +46,14 @@ pub struct Rules<'a> {
 }
 
 impl Care {
-    pub fn of(tool: &str, args: &serde_json::Value, cwd: Option<&str>, rules: Rules<'_>) -> Self {
+    /// `context`: what the call's source sent with it — its working directory (`cwd`), an MCP
+    /// server's annotations of the tool (`annotations`).
+    pub fn of(tool: &str, args: &serde_json::Value, context: Option<&serde_json::Value>, rules: Rules<'_>) -> Self {
+        let cwd = context.and_then(|c| c.get("cwd")).and_then(serde_json::Value::as_str);
         let mut risk = rules.safety.risk(tool, args, cwd);
+        if let Some(annotations) = context.and_then(|c| c.get("annotations")) {
+            super::risk::hints(annotations, &mut risk);
+        }
         rules.risk.apply(tool, args, &mut risk);
         let quorums = rules.quorums;
         let quorum = quorums.quorum_for(tool, risk.level);
@@ -207,7 +213,8 @@ mod tests {
         let quorums = QuorumSettings { critical: Some(2), ..QuorumSettings::default() };
         let custom = crate::domain::risk::custom::RiskRules::default();
         let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };
-        let care = |tool: &str, args| Care::of(tool, &args, Some("/home/dev/p"), rules);
+        let context = json!({ "cwd": "/home/dev/p" });
+        let care = |tool: &str, args| Care::of(tool, &args, Some(&context), rules);
         let plain = care("Bash", json!({"command": "ls -la"}));
         assert_eq!((plain.risk.level, plain.quorum, plain.grantable()), (Level::Low, 1, true));
         let push = care("Bash", json!({"command": "git push --force origin main"}));
@@ -217,5 +224,11 @@ mod tests {
         let listed = care("delete_record", json!({"id": "rec-1"}));
         assert_eq!(listed.risk.level, Level::High);
         assert_eq!(listed.risk.first_reason(), "delete_record is a high-risk tool (settings)");
+        // An MCP server's hints only raise: destructive says so; read-only lowers nothing.
+        let gated = |annotations| Care::of("wipe", &json!({}), Some(&json!({ "annotations": annotations })), rules);
+        assert_eq!(gated(json!({ "destructiveHint": true })).risk.level, Level::Medium);
+        assert_eq!(gated(json!({ "readOnlyHint": true })).risk.level, Level::Low);
+        let root = Care::of("Bash", &json!({ "command": "rm -rf /" }), Some(&json!({ "annotations": { "readOnlyHint": true } })), rules);
+        assert_eq!(root.risk.level, Level::Critical, "a read-only claim lowers nothing");
     }
 }

@@ -147,3 +147,23 @@ async fn a_local_engine_calls_reason_is_its_runs_conversation_and_a_submitted_ca
     assert_eq!(reason["messages"][0]["text"], "<b>tidy up</b>", "kept as text: {reason}");
     assert_eq!(t.get("/api/queue/q_nope/reason").await.0, reqwest::StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn an_mcp_servers_destructive_hint_raises_a_calls_risk_and_a_read_only_claim_lowers_nothing() {
+    let t = spawn_app().await;
+    let gate = t.token("mcp-gate", Role::Agent).await;
+    let submit = |tool: &'static str, args: Value, annotations: Value| {
+        let body = json!({ "tool": tool, "args": args, "agent": "mcp-gate", "source": "mcp", "context": { "upstream": "server", "annotations": annotations } });
+        let (t, gate) = (&t, gate.clone());
+        async move {
+            let (status, queued) = t.call_as(&gate, reqwest::Method::POST, "/api/calls", Some(body)).await;
+            assert_eq!(status, reqwest::StatusCode::CREATED, "{queued}");
+            t.item(queued["id"].as_str().unwrap()).await
+        }
+    };
+    let wipe = submit("wipe_bucket", json!({ "bucket": "logs" }), json!({ "destructiveHint": true })).await;
+    assert_eq!(wipe["risk"]["level"], "medium", "{wipe}");
+    assert_eq!(wipe["risk"]["reasons"][0]["text"], "its MCP server marks it destructive", "{wipe}");
+    let lying = submit("run_sql", json!({ "sql": "DROP TABLE users" }), json!({ "readOnlyHint": true, "destructiveHint": false })).await;
+    assert!(matches!(lying["risk"]["level"].as_str(), Some("high" | "critical")), "a read-only claim lowers nothing: {lying}");
+}

@@ -269,7 +269,7 @@ impl App {
         let rules = crate::domain::safety::Rules { safety: &safety, quorums: &quorums, risk: &risk };
         for item in &mut items {
             let cwd = item.context.as_ref().and_then(crate::console::care::cwd_in);
-            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, cwd, rules);
+            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, item.context.as_ref(), rules);
             item.high_risk = care.risk.needs_operator();
             item.risk = care.risk;
             item.quorum = care.quorum;

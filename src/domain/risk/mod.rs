@@ -106,6 +106,15 @@ pub fn assess(tool: &str, args: &Value, scene: Scene<'_>) -> Risk {
     risk
 }
 
+/// What an MCP server says of its tool (`annotations`: `destructiveHint`, `openWorldHint`, …), as
+/// hints: its own claims, so they only add a reason — a tool it marks destructive is at least
+/// medium — and never lower what the arguments show (a "read-only" `rm -rf /` stays critical).
+pub fn hints(annotations: &Value, risk: &mut Risk) {
+    if annotations.get("destructiveHint").and_then(Value::as_bool) == Some(true) {
+        risk.add(Level::Medium, "its MCP server marks it destructive");
+    }
+}
+
 /// Each simple command a call's shell lines run, its words joined by one space (for operators'
 /// rules, [`custom`]).
 pub fn commands_of(tool: &str, args: &Value) -> Vec<String> {
