@@ -96,13 +96,7 @@ impl PolicyFile {
     /// The version this policy would have in force.
     pub fn version(&self) -> Result<String, Error> {
         let d = self.documents();
-        let mut docs = serde_json::Map::new();
-        let json = |v: Result<serde_json::Value, serde_json::Error>| v.map_err(|e| Error::InvalidRequest(e.to_string()));
-        docs.insert("expiry".into(), json(serde_json::to_value(&d.expiry))?);
-        docs.insert("quorum".into(), json(serde_json::to_value(&d.quorum))?);
-        docs.insert("risk".into(), json(serde_json::to_value(&d.risk))?);
-        docs.insert("safety".into(), json(serde_json::to_value(&d.safety))?);
-        crate::console::policy::version(&crate::store::settings::snapshot_of(docs))
+        crate::console::policy::version_of(crate::console::policy::documents_of(&d.expiry, &d.quorum, &d.risk, &d.safety))
     }
 
     /// Every tool it names (not `"*"`).

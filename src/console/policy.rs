@@ -9,24 +9,32 @@ use crate::domain::Error;
 use crate::store::settings::Snapshot;
 use serde_json::{Map, Value};
 
-/// The documents the policy file holds (`approval-console policy`), as JSON with their defaults
-/// filled in, by settings key.
-pub fn documents(s: &Snapshot) -> Result<Map<String, Value>, Error> {
+/// The documents the policy file holds (`approval-console policy`), as JSON by settings key.
+pub fn documents_of(expiry: &ExpirySettings, quorum: &QuorumSettings, risk: &RiskRules, safety: &SafetySettings) -> Map<String, Value> {
     let mut docs = Map::new();
-    let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| Error::Storage(format!("settings: {e}")));
-    docs.insert("expiry".into(), json(serde_json::to_value(s.get::<ExpirySettings>()?))?);
-    docs.insert("quorum".into(), json(serde_json::to_value(s.get::<QuorumSettings>()?))?);
-    docs.insert("risk".into(), json(serde_json::to_value(s.get::<RiskRules>()?))?);
-    docs.insert("safety".into(), json(serde_json::to_value(s.get::<SafetySettings>()?))?);
-    Ok(docs)
+    docs.insert("expiry".into(), serde_json::to_value(expiry).expect("settings serialize"));
+    docs.insert("quorum".into(), serde_json::to_value(quorum).expect("settings serialize"));
+    docs.insert("risk".into(), serde_json::to_value(risk).expect("settings serialize"));
+    docs.insert("safety".into(), serde_json::to_value(safety).expect("settings serialize"));
+    docs
+}
+
+/// The policy documents of a snapshot, their defaults filled in.
+pub fn documents(s: &Snapshot) -> Result<Map<String, Value>, Error> {
+    Ok(documents_of(&s.get()?, &s.get()?, &s.get()?, &s.get()?))
 }
 
 /// The policy's version: `p-` and the first 12 hex digits of the SHA-256 of its documents'
 /// canonical JSON (RFC 8785). The same rules give the same version however they were set — the
 /// policy file, the settings screens or the CLI — and any change gives another.
 pub fn version(s: &Snapshot) -> Result<String, Error> {
+    version_of(documents(s)?)
+}
+
+/// [`version`] of documents by settings key ([`documents_of`]).
+pub fn version_of(docs: Map<String, Value>) -> Result<String, Error> {
     use sha2::{Digest, Sha256};
-    let canonical = crate::domain::canonical_json(&Value::Object(documents(s)?))
+    let canonical = crate::domain::canonical_json(&Value::Object(docs))
         .map_err(|e| Error::Storage(format!("settings cannot be canonicalized: {e}")))?;
     Ok(format!("p-{}", &hex::encode(Sha256::digest(canonical.as_bytes()))[..12]))
 }

@@ -69,7 +69,8 @@ impl Snapshot {
     }
 }
 
-/// A snapshot of `docs` (key → document JSON), as if stored: for the version of a policy not in force.
+/// A snapshot of `docs` (key → document JSON), as if stored (tests).
+#[cfg(test)]
 pub fn snapshot_of(docs: serde_json::Map<String, Value>) -> Snapshot {
     Snapshot(docs.into_iter().collect())
 }
