@@ -103,6 +103,4 @@ export const args = {
     `${added.toLocaleString('en')} ${added === 1 ? 'line' : 'lines'} added, ${removed.toLocaleString('en')} ${removed === 1 ? 'line' : 'lines'} removed`,
   diffSame: 'The edited arguments are the same as shown.',
   diffTooLarge: (max: number) => `Too many lines changed (more than ${max.toLocaleString('en')}) to show the edit line by line; the list of changes above says where.`,
-  diffAdded: 'added',
-  diffRemoved: 'removed',
 };

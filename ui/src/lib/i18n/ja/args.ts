@@ -78,6 +78,4 @@ export const args: Messages['args'] = {
   diffCounts: (added: number, removed: number) => `${added.toLocaleString('ja')} 行追加、${removed.toLocaleString('ja')} 行削除`,
   diffSame: '編集後の引数は表示中の引数と同じです。',
   diffTooLarge: (max: number) => `変更された行が多すぎるため（${max.toLocaleString('ja')} 行超）、行ごとの差分は表示できません。変更箇所は上の変更点の一覧で確認してください。`,
-  diffAdded: '追加',
-  diffRemoved: '削除',
 };
