@@ -85,12 +85,16 @@ impl Events {
     }
 
     /// [`Events::watch`], reading the feed every `poll` when nothing woke the watcher.
-    async fn watch_every(&self, db: Db, poll: Duration) -> Result<tokio::task::JoinHandle<()>, Error> {
+    pub(super) async fn watch_every(&self, db: Db, poll: Duration) -> Result<tokio::task::JoinHandle<()>, Error> {
         let this = self.clone();
         // Every commit of this process that wrote something wakes the watcher: no writer has to
         // announce its change. Subscribed before the feed is read, so no commit falls between.
         let mut committed = db.committed();
-        let mut last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(change_seq), 0) FROM queue_items").fetch_one(db.pool()).await?;
+        let (mut last, epoch): (i64, i64) =
+            sqlx::query_as("SELECT (SELECT COALESCE(MAX(change_seq), 0) FROM queue_items), (SELECT n FROM settings_epoch WHERE id = 1)")
+                .fetch_one(db.pool())
+                .await?;
+        db.settings_cache().epoch(epoch);
         Ok(tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -104,7 +108,11 @@ impl Events {
                 match this.publish_since(&db, last).await {
                     Ok(seen) => last = seen,
                     Err(e) if db.pool().is_closed() => return drop(e),
-                    Err(e) => tracing::warn!("reading the queue change feed failed: {e}"),
+                    Err(e) => {
+                        // Changes of other processes go unheard until the feed is read again.
+                        db.settings_cache().unheard();
+                        tracing::warn!("reading the queue change feed failed: {e}")
+                    }
                 }
             }
         }))
@@ -151,18 +159,30 @@ impl Events {
 
     async fn publish_since(&self, db: &Db, mut last: i64) -> Result<i64, sqlx::Error> {
         loop {
-            let rows = sqlx::query("SELECT id, state, change_seq FROM queue_items WHERE change_seq > $1 ORDER BY change_seq LIMIT 1000")
-                .bind(last)
-                .fetch_all(db.pool())
-                .await?;
+            // The settings epoch rides along (one statement): the settings kept in memory are
+            // forgotten when it moved (settings::Cache).
+            let rows = sqlx::query(
+                "SELECT id, state, change_seq FROM
+                   (SELECT id, state, change_seq FROM queue_items WHERE change_seq > $1 ORDER BY change_seq LIMIT 1000) AS feed
+                 UNION ALL SELECT NULL, NULL, n FROM settings_epoch WHERE id = 1",
+            )
+            .bind(last)
+            .fetch_all(db.pool())
+            .await?;
+            let mut changes = 0;
             for row in &rows {
+                let Some(id) = row.try_get::<Option<String>, _>("id")? else {
+                    db.settings_cache().epoch(row.try_get("change_seq")?);
+                    continue;
+                };
+                changes += 1;
                 // An entry is pending when it is inserted, and again when an approval below its quorum is
                 // recorded (C8: screens announce it again with the approvals so far).
                 let kind = if row.try_get::<String, _>("state")? == "pending" { Change::Added } else { Change::Updated };
-                let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(row.try_get::<String, _>("id")?) });
+                let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(id) });
                 last = row.try_get("change_seq")?;
             }
-            if rows.len() < 1000 {
+            if changes < 1000 {
                 return Ok(last);
             }
         }

@@ -112,6 +112,7 @@ pub struct Db {
     location: Location,
     data_dir: PathBuf,
     writer: writer::Writer,
+    settings: std::sync::Arc<settings::Cache>,
 }
 
 /// The advisory lock every write transaction on PostgreSQL takes first: one writer at a time across
@@ -147,7 +148,16 @@ impl Db {
             Location::Postgres(_) => Dialect::Postgres,
         };
         let writer = writer::Writer::new(pool.clone(), dialect);
-        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer })
+        let signal = match &location {
+            Location::Sqlite(path) => {
+                let mut name = path.file_name().unwrap_or_default().to_os_string();
+                name.push("-settings");
+                Some(path.with_file_name(name))
+            }
+            Location::Postgres(_) => None,
+        };
+        let settings = std::sync::Arc::new(settings::Cache::new(signal));
+        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer, settings })
     }
 
     pub fn pool(&self) -> &AnyPool {
@@ -198,6 +208,11 @@ impl Db {
     /// Changes after every commit of this process that wrote something (see [`writer::Writer::committed`]).
     pub fn committed(&self) -> tokio::sync::watch::Receiver<u64> {
         self.writer.committed()
+    }
+
+    /// The settings as this process keeps them between changes ([`settings::Cache`]).
+    pub(crate) fn settings_cache(&self) -> &settings::Cache {
+        &self.settings
     }
 
     /// Writes and commits of this process so far (how well writes share commits).

@@ -190,15 +190,18 @@ async fn tokens_add_prints_the_token_alone_on_the_last_line_and_list_never_shows
 }
 
 #[tokio::test]
-async fn the_data_directory_is_made_owner_only_and_the_database_and_lock_files_0600() {
+async fn the_data_directory_is_made_owner_only_and_the_database_lock_and_settings_signal_files_0600() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("fresh");
     let served = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &dir, TOKEN);
     served.post("/api/agents/demo/generate", serde_json::json!({ "messages": "delete rec-1" })).await;
+    // A change of the settings (here by the CLI beside the server) writes the settings signal file.
+    assert!(cli(&dir, &["policy", "quorum", "delete_record", "2"]).status.success());
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
-    for file in ["approval-console.db", "approval-console.db-wal", "approval-console.db-shm", "serve.lock"] {
+    for file in ["approval-console.db", "approval-console.db-wal", "approval-console.db-shm", "approval-console.db-settings", "serve.lock"]
+    {
         assert_eq!(mode(&dir.join(file)), 0o600, "{file}");
     }
 }
