@@ -19,6 +19,9 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// What Claude Code is asked to do.
+const PROMPT: &str = "clean up the build folder";
+
 fn claude_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude-code/node_modules/.bin/claude")
 }
@@ -30,6 +33,19 @@ struct Script {
     command: String,
     steps: Vec<(&'static str, Value)>,
     results: Arc<Mutex<Vec<String>>>,
+    /// Claude Code's home: the model proposes a tool only once Claude Code's transcript there holds
+    /// the prompt. Claude Code writes its transcript asynchronously (its documentation: it "may not
+    /// yet include the current turn's most recent messages when a hook fires"), so under load a hook
+    /// can run before the prompt is on disk; a test of what the hook read waits for it first.
+    transcript_in: Option<PathBuf>,
+}
+
+/// Whether a transcript (`.jsonl`) under `home/.claude/projects` holds `text`.
+fn transcribed(home: &Path, text: &str) -> bool {
+    let Ok(projects) = std::fs::read_dir(home.join(".claude/projects")) else { return false };
+    projects.flatten().filter_map(|project| std::fs::read_dir(project.path()).ok()).flatten().flatten().any(|file| {
+        file.path().extension().is_some_and(|e| e == "jsonl") && std::fs::read_to_string(file.path()).is_ok_and(|t| t.contains(text))
+    })
 }
 
 impl Script {
@@ -69,6 +85,14 @@ async fn messages(State(script): State<Script>, Json(request): Json<Value>) -> R
         .count();
     let offered = |name: &str| request["tools"].as_array().into_iter().flatten().any(|t| t["name"] == name);
     let step = script.step(done).filter(|(name, _)| offered(name));
+    if let (Some(home), Some(_)) = (&script.transcript_in, &step) {
+        let home = home.clone();
+        wait::eventually(std::time::Duration::from_secs(60), "Claude Code's transcript holds the prompt", move || {
+            let home = home.clone();
+            async move { transcribed(&home, PROMPT) }
+        })
+        .await;
+    }
     script.results.lock().unwrap().extend(results);
     let model = request["model"].clone();
     if request["stream"] != true {
@@ -135,7 +159,7 @@ fn run_claude_with(dir: &Path, model: &str, console: &str, token: &str, settings
     std::fs::write(dir.join("settings.json"), settings).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
     agent_cli::start(&claude_bin(), dir, console, token, |cmd| {
-        cmd.args(["-p", "clean up the build folder", "--output-format", "json", "--settings"])
+        cmd.args(["-p", PROMPT, "--output-format", "json", "--settings"])
             .arg(dir.join("settings.json"))
             .env("HOME", dir.join("home"))
             .env("ANTHROPIC_BASE_URL", model)
@@ -207,6 +231,7 @@ async fn the_real_claude_codes_edit_is_shown_as_a_diff_against_the_file_on_disk(
             ("Read", json!({ "file_path": path })),
             ("Edit", json!({ "file_path": path, "old_string": "    limit = 100\n", "new_string": "    limit = 10_000\n" })),
         ],
+        transcript_in: Some(work.path().join("home")),
         ..Default::default()
     };
     let model = scripted_model(script.clone()).await;
