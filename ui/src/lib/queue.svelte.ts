@@ -117,6 +117,30 @@ export class QueueModel {
   /** The reload under way, if any. */
   private reloading: Promise<void> | null = null;
 
+  /**
+   * What `upsert` and `remove` did while a page was on its way (the call, or `null` for gone), by
+   * id. The page may have been read on the server before those changes (a call that paused after
+   * the list was read arrives by its event first): they are applied again on top of it, so that
+   * the page does not drop a call that arrived meanwhile, nor bring back one that left.
+   */
+  private changedMeanwhile: Map<string, QueueItem | null> | null = null;
+
+  /** Starts recording changes for a page about to be asked for. */
+  private recordChanges(): Map<string, QueueItem | null> {
+    const changes = new Map<string, QueueItem | null>();
+    this.changedMeanwhile = changes;
+    return changes;
+  }
+
+  /** Applies again what changed while `changes` was recording (its page just came), and stops recording. */
+  private replayChanges(changes: Map<string, QueueItem | null>): void {
+    if (this.changedMeanwhile === changes) this.changedMeanwhile = null;
+    for (const [id, item] of changes) {
+      if (item) this.place(item);
+      else this.drop(id);
+    }
+  }
+
   /** Loads the first page again, and the counts; answers to older loads are dropped. */
   reload(): Promise<void> {
     const load = this.load();
@@ -131,16 +155,19 @@ export class QueueModel {
     const gen = ++this.generation;
     this.loading = true;
     this.refreshCounts();
+    const changes = this.recordChanges();
     try {
       const page = await this.backend.listQueue({ ...this.filter, limit: this.pageSize, cursor: null });
       if (gen !== this.generation) return;
       this.items = page.items;
       this.nextCursor = page.nextCursor ?? null;
+      this.replayChanges(changes);
       this.loaded = true;
       this.moreFailed = false;
     } catch (e) {
       if (gen === this.generation) this.hooks.onError(ApiError.from(e));
     } finally {
+      if (this.changedMeanwhile === changes) this.changedMeanwhile = null;
       if (gen === this.generation) this.loading = false;
     }
   }
@@ -150,18 +177,21 @@ export class QueueModel {
     if (!this.nextCursor || this.loading) return;
     const gen = this.generation;
     this.loading = true;
+    const changes = this.recordChanges();
     try {
       const page = await this.backend.listQueue({ ...this.filter, limit: this.pageSize, cursor: this.nextCursor });
       if (gen !== this.generation) return;
       const seen = new Set(this.items.map((i) => i.id));
       this.items = [...this.items, ...page.items.filter((i) => !seen.has(i.id))];
       this.nextCursor = page.nextCursor ?? null;
+      this.replayChanges(changes);
       this.moreFailed = false;
     } catch (e) {
       if (gen !== this.generation) return;
       this.moreFailed = true;
       this.hooks.onError(ApiError.from(e));
     } finally {
+      if (this.changedMeanwhile === changes) this.changedMeanwhile = null;
       if (gen === this.generation) this.loading = false;
     }
   }
@@ -228,9 +258,15 @@ export class QueueModel {
    */
   upsert(item: QueueItem): void {
     this.refreshCounts();
+    this.changedMeanwhile?.set(item.id, item);
+    this.place(item);
+  }
+
+  /** `upsert` without asking for the counts or recording the change. */
+  private place(item: QueueItem): void {
     const i = this.items.findIndex((x) => x.id === item.id);
     if (!this.matches(item)) {
-      if (i !== -1) this.remove(item.id);
+      if (i !== -1) this.drop(item.id);
       return;
     }
     if (i !== -1) {
@@ -249,6 +285,11 @@ export class QueueModel {
   }
 
   remove(id: string): void {
+    this.changedMeanwhile?.set(id, null);
+    this.drop(id);
+  }
+
+  private drop(id: string): void {
     if (this.items.some((x) => x.id === id)) this.items = this.items.filter((x) => x.id !== id);
   }
 

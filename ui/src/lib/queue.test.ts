@@ -83,6 +83,65 @@ describe('QueueModel live updates', () => {
   });
 });
 
+describe('QueueModel: a page read before a live change', () => {
+  /** listQueue reads the list at once (as the server does) but answers only when the test releases it. */
+  function held(backend: FakeBackend) {
+    const release: (() => void)[] = [];
+    const list = backend.listQueue.bind(backend);
+    backend.listQueue = async (filter) => {
+      const page = await list(filter);
+      await new Promise<void>((r) => release.push(r));
+      return page;
+    };
+    return release;
+  }
+
+  it('keeps a call that arrived by its event while the page was on its way', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'old', pausedAt: '2025-01-01T10:00:00Z' }));
+    await queue.reload();
+    const release = held(backend);
+    const reloading = queue.reload();
+    await new Promise((r) => setTimeout(r, 0));
+    backend.add(makeItem({ id: 'new', pausedAt: '2025-01-01T11:00:00Z' }));
+    await queue.apply({ kind: 'queue', type: 'added', id: 'new' });
+    expect(queue.items.map((i) => i.id)).toEqual(['new', 'old']);
+    release[0]();
+    await reloading;
+    expect(queue.items.map((i) => i.id)).toEqual(['new', 'old']);
+  });
+
+  it('does not bring back a call that left, nor undo a change, while the page was on its way', async () => {
+    const { backend, queue } = setup();
+    backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T11:00:00Z' }), makeItem({ id: 'b', pausedAt: '2025-01-01T10:00:00Z' }));
+    await queue.setFilter({ tab: 'all' });
+    const release = held(backend);
+    const reloading = queue.reload();
+    await new Promise((r) => setTimeout(r, 0));
+    backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T11:00:00Z', state: 'decided' }));
+    await queue.apply({ kind: 'queue', type: 'updated', id: 'a' });
+    await queue.apply({ kind: 'queue', type: 'removed', id: 'b' });
+    release[0]();
+    await reloading;
+    expect(queue.items.map((i) => [i.id, i.state])).toEqual([['a', 'decided']]);
+  });
+
+  it('does not bring back a call that left while the next page was on its way', async () => {
+    const backend = new FakeBackend();
+    const queue = new QueueModel(backend, { onError: () => {} }, { pageSize: 1 });
+    backend.add(makeItem({ id: 'b', pausedAt: '2025-01-01T10:00:00Z' }), makeItem({ id: 'a', pausedAt: '2025-01-01T09:00:00Z' }));
+    await queue.reload();
+    expect(queue.items.map((i) => i.id)).toEqual(['b']);
+    const release = held(backend);
+    const more = queue.loadMore();
+    await new Promise((r) => setTimeout(r, 0));
+    await queue.apply({ kind: 'queue', type: 'removed', id: 'a' });
+    release[0]();
+    await more;
+    expect(queue.items.map((i) => i.id)).toEqual(['b']);
+  });
+});
+
 describe('QueueModel catching up after the event stream opened', () => {
   /** listQueue answers only when the test releases it, in order. */
   function gated(backend: FakeBackend) {
