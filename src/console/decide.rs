@@ -51,14 +51,14 @@ impl Console {
     /// check runs on it, and its state is checked again where the decision is stored (a decision
     /// that won meanwhile makes this one `already_decided`).
     pub async fn decide_entry_claimed(&self, entry: queue::Entry, request: DecisionRequest) -> Result<Decision, Error> {
-        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false, None).await?)
+        Self::whole(self.decide_entry_as(&entry, request, Delivery::Delivering, false, None).await?)
     }
 
     /// [`Console::decide_entry_claimed`] for an approval `grant` makes: the grant's use is counted
     /// and audited in the decision's own transaction, and only if the grant is still live then
     /// (else `not_found`, and nothing is written).
     pub(super) async fn decide_by_grant(&self, entry: queue::Entry, request: DecisionRequest, grant: &GrantId) -> Result<Decision, Error> {
-        Self::whole(self.decide_entry_as(entry, request, Delivery::Delivering, false, Some(grant)).await?)
+        Self::whole(self.decide_entry_as(&entry, request, Delivery::Delivering, false, Some(grant)).await?)
     }
 
     /// [`Console::decide_claimed`], where an approval below its tool's quorum is recorded (and
@@ -94,15 +94,28 @@ impl Console {
         }
     }
 
-    #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
     async fn decide_as(&self, id: &ItemId, request: DecisionRequest, delivery: Delivery, partial: bool) -> Result<Decided, Error> {
+        Ok(self.decide_read(id, request, delivery, partial).await?.0)
+    }
+
+    /// [`Console::decide_as`], also answering the entry as read before deciding (for its delivery:
+    /// one read fewer).
+    #[tracing::instrument(name = "decide", skip_all, fields(item = %id, verdict = request.verdict.name(), by = %request.operator))]
+    async fn decide_read(
+        &self,
+        id: &ItemId,
+        request: DecisionRequest,
+        delivery: Delivery,
+        partial: bool,
+    ) -> Result<(Decided, queue::Entry), Error> {
         let entry = self.item(id).await?;
-        self.decide_entry_as(entry, request, delivery, partial, None).await
+        let decided = self.decide_entry_as(&entry, request, delivery, partial, None).await?;
+        Ok((decided, entry))
     }
 
     async fn decide_entry_as(
         &self,
-        entry: queue::Entry,
+        entry: &queue::Entry,
         request: DecisionRequest,
         delivery: Delivery,
         partial: bool,
@@ -263,16 +276,18 @@ impl Console {
     /// re-read afterwards and may show another request's decision (one that completed or beat a
     /// recorded approval meanwhile): what this request did is the flag, never the entry's state.
     pub async fn decide_and_deliver_told(&self, id: &ItemId, request: DecisionRequest) -> Result<(queue::Entry, bool), Error> {
-        let recorded = match self.decide_or_approve(id, request).await? {
-            Decided::Decision(decision) => {
-                match self.deliver_claimed(&decision, None).await {
+        let recorded = match self.decide_read(id, request, Delivery::Delivering, true).await? {
+            (Decided::Decision(decision), entry) => {
+                // The call as read before deciding; what is sent is the engine's call now, re-read
+                // and compared with the decision's fingerprint (C3), never this copy.
+                match self.deliver_claimed_call(&decision, &entry.queued, None).await {
                     // Back in the outbox (already logged): an engine down, or another console's to deliver.
                     Ok(_) | Err(Error::Unreachable(_)) => {}
                     Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
                 }
                 false
             }
-            Decided::Approval { .. } => true,
+            (Decided::Approval { .. }, _) => true,
         };
         Ok((self.item(id).await?, recorded))
     }
