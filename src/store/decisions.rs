@@ -6,6 +6,7 @@ mod record;
 
 pub use record::{record, record_in, Counting, Recorded};
 
+use super::cells::Cells;
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};
 use serde_json::Value;
@@ -126,11 +127,11 @@ pub async fn with_delivery(conn: &mut AnyConnection, delivery: Delivery) -> Resu
 }
 
 /// Reads the `d_*` columns of a row (a queue row LEFT JOIN decisions, or a decisions row).
-pub(crate) fn from_joined_row(row: &AnyRow, item_id: &ItemId) -> Result<Option<Decision>, Error> {
-    let Some(id) = row.try_get::<Option<String>, _>("d_id")? else { return Ok(None) };
-    let kind: String = row.try_get("d_kind")?;
+pub(crate) fn from_joined_row(row: &impl Cells, item_id: &ItemId) -> Result<Option<Decision>, Error> {
+    let Some(id) = row.cell::<Option<String>>("d_id")? else { return Ok(None) };
+    let kind: String = row.cell("d_kind")?;
     let verdict = match kind.as_str() {
-        "approve" => match row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()? {
+        "approve" => match row.cell::<Option<String>>("d_data")?.map(|t| parse_json(&t)).transpose()? {
             Some(mut d) if d.get("editedArgs").is_some() => Verdict::ApproveEdited {
                 args: d["editedArgs"].take(),
                 fingerprint: d["editedFingerprint"]
@@ -140,34 +141,31 @@ pub(crate) fn from_joined_row(row: &AnyRow, item_id: &ItemId) -> Result<Option<D
             },
             _ => Verdict::Approve,
         },
-        "decline" => match row
-            .try_get::<Option<String>, _>("d_data")?
-            .map(|t| parse_json(&t))
-            .transpose()?
-            .and_then(|d| d["expiredAfterSecs"].as_u64())
-        {
-            Some(after_secs) => Verdict::Expire { after_secs },
-            None => Verdict::Decline { reason: row.try_get("d_reason")? },
-        },
-        "resume" => Verdict::Resume {
-            data: row.try_get::<Option<String>, _>("d_data")?.map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null),
-        },
+        "decline" => {
+            match row.cell::<Option<String>>("d_data")?.map(|t| parse_json(&t)).transpose()?.and_then(|d| d["expiredAfterSecs"].as_u64()) {
+                Some(after_secs) => Verdict::Expire { after_secs },
+                None => Verdict::Decline { reason: row.cell("d_reason")? },
+            }
+        }
+        "resume" => {
+            Verdict::Resume { data: row.cell::<Option<String>>("d_data")?.map(|t| parse_json(&t)).transpose()?.unwrap_or(Value::Null) }
+        }
         other => return Err(Error::Storage(format!("unknown decision kind {other:?}"))),
     };
-    let fingerprint: String = row.try_get("d_fingerprint")?;
+    let fingerprint: String = row.cell("d_fingerprint")?;
     Ok(Some(Decision {
         id: DecisionId::new(id),
         item_id: item_id.clone(),
         verdict,
         fingerprint: Fingerprint::parse(&fingerprint)
             .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
-        operator: row.try_get("d_operator")?,
-        decided_at: parse_ts(&row.try_get::<String, _>("d_decided_at")?)?,
-        delivery: parse_delivery(&row.try_get::<String, _>("d_delivery")?)?,
-        outcome: row.try_get::<Option<String>, _>("d_outcome")?.map(|t| parse_json(&t)).transpose()?,
-        attempts: row.try_get::<Option<i64>, _>("d_attempts")?.unwrap_or(0).max(0) as u32,
-        last_error: row.try_get("d_last_error")?,
-        next_attempt_at: row.try_get::<Option<String>, _>("d_next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
+        operator: row.cell("d_operator")?,
+        decided_at: parse_ts(&row.cell::<String>("d_decided_at")?)?,
+        delivery: parse_delivery(&row.cell::<String>("d_delivery")?)?,
+        outcome: row.cell::<Option<String>>("d_outcome")?.map(|t| parse_json(&t)).transpose()?,
+        attempts: row.cell::<Option<i64>>("d_attempts")?.unwrap_or(0).max(0) as u32,
+        last_error: row.cell("d_last_error")?,
+        next_attempt_at: row.cell::<Option<String>>("d_next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
     }))
 }
 

@@ -8,10 +8,10 @@
 //! of every console of the team, and a slow poll is only the safety net. Either way the watcher reads
 //! the feed from the last number it saw, so a lost notification or a reconnect loses nothing.
 
+use super::cells::Cells;
 use super::Db;
 use crate::domain::{Error, ItemId};
 use serde::Serialize;
-use sqlx::Row;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, Notify};
@@ -157,35 +157,42 @@ impl Events {
         });
     }
 
-    async fn publish_since(&self, db: &Db, mut last: i64) -> Result<i64, sqlx::Error> {
+    async fn publish_since(&self, db: &Db, mut last: i64) -> Result<i64, Error> {
         loop {
-            // The settings epoch rides along (one statement): the settings kept in memory are
-            // forgotten when it moved (settings::Cache).
-            let rows = sqlx::query(
-                "SELECT id, state, change_seq FROM
-                   (SELECT id, state, change_seq FROM queue_items WHERE change_seq > $1 ORDER BY change_seq LIMIT 1000) AS feed
-                 UNION ALL SELECT NULL, NULL, n FROM settings_epoch WHERE id = 1",
-            )
-            .bind(last)
-            .fetch_all(db.pool())
-            .await?;
+            let rows = read_since(db, last).await?;
             let mut changes = 0;
-            for row in &rows {
-                let Some(id) = row.try_get::<Option<String>, _>("id")? else {
-                    db.settings_cache().epoch(row.try_get("change_seq")?);
+            for (id, state, seq) in rows {
+                let Some(id) = id else {
+                    db.settings_cache().epoch(seq);
                     continue;
                 };
                 changes += 1;
                 // An entry is pending when it is inserted, and again when an approval below its quorum is
                 // recorded (C8: screens announce it again with the approvals so far).
-                let kind = if row.try_get::<String, _>("state")? == "pending" { Change::Added } else { Change::Updated };
+                let kind = if state.as_deref() == Some("pending") { Change::Added } else { Change::Updated };
                 let _ = self.tx.send(QueueEvent { kind, id: ItemId::new(id) });
-                last = row.try_get("change_seq")?;
+                last = seq;
             }
             if changes < 1000 {
                 return Ok(last);
             }
         }
+    }
+}
+
+/// The feed after `last`: (id, state, change_seq) of up to 1,000 changes in order, and the settings
+/// epoch riding along in the same statement as a row without an id (the settings kept in memory
+/// are forgotten when it moved: settings::Cache). On SQLite a reader thread runs it.
+async fn read_since(db: &Db, last: i64) -> Result<Vec<(Option<String>, Option<String>, i64)>, Error> {
+    const SINCE: &str = "SELECT id, state, change_seq FROM
+           (SELECT id, state, change_seq FROM queue_items WHERE change_seq > $1 ORDER BY change_seq LIMIT 1000) AS feed
+         UNION ALL SELECT NULL, NULL, n FROM settings_epoch WHERE id = 1";
+    fn decode(row: &impl Cells) -> Result<(Option<String>, Option<String>, i64), Error> {
+        Ok((row.cell("id")?, row.cell("state")?, row.cell("change_seq")?))
+    }
+    match db.readers() {
+        Some(readers) => readers.read(move |c| super::lite::rows(c, SINCE, &[&last], |r| decode(r))).await,
+        None => sqlx::query(SINCE).bind(last).fetch_all(db.pool()).await?.iter().map(decode).collect(),
     }
 }
 

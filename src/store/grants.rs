@@ -211,14 +211,13 @@ pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<
 /// Whether any grant live at `now` names the tool and engine of queue entry `item` while it is
 /// pending: one statement that settles most new calls (no grant of their tool) without reading them.
 pub async fn any_live_for_pending(db: &Db, item: &ItemId, now: DateTime<Utc>) -> Result<bool, Error> {
-    let found: Option<String> = sqlx::query_scalar(
-        "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
-         WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 AND g.shadow = 0 LIMIT 1",
-    )
-    .bind(item.as_str())
-    .bind(ts(now))
-    .fetch_optional(db.pool())
-    .await?;
+    const LIVE_FOR: &str = "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
+         WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 AND g.shadow = 0 LIMIT 1";
+    if let Some(readers) = db.readers() {
+        let now = ts(now);
+        return readers.read(|c| Ok(super::lite::row(c, LIVE_FOR, &[&item.as_str(), &now], |_| Ok(()))?.is_some())).await;
+    }
+    let found: Option<String> = sqlx::query_scalar(LIVE_FOR).bind(item.as_str()).bind(ts(now)).fetch_optional(db.pool()).await?;
     Ok(found.is_some())
 }
 

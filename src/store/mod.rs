@@ -6,6 +6,7 @@
 //! the module that reads them and are converted to domain types there.
 
 pub mod audit;
+mod cells;
 pub mod credentials;
 pub mod deadlines;
 pub mod decisions;
@@ -13,6 +14,7 @@ pub mod engines;
 pub mod feed;
 pub mod grants;
 pub mod lease;
+mod lite;
 pub mod memory;
 pub mod outbox;
 pub mod presence;
@@ -113,6 +115,8 @@ pub struct Db {
     data_dir: PathBuf,
     writer: writer::Writer,
     settings: std::sync::Arc<settings::Cache>,
+    /// SQLite: the threads the reads on an approval's path run on ([`lite`]); none on PostgreSQL.
+    readers: Option<std::sync::Arc<lite::Readers>>,
 }
 
 /// The advisory lock every write transaction on PostgreSQL takes first: one writer at a time across
@@ -157,17 +161,31 @@ impl Db {
             Location::Postgres(_) => None,
         };
         let settings = std::sync::Arc::new(settings::Cache::new(signal));
-        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer, settings })
+        let readers = match &location {
+            Location::Sqlite(path) => Some(std::sync::Arc::new(lite::Readers::open(path)?)),
+            Location::Postgres(_) => None,
+        };
+        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer, settings, readers })
     }
 
     pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
 
+    /// SQLite: the reader threads ([`lite`]); `None` on PostgreSQL, where reads go through the pool.
+    pub(crate) fn readers(&self) -> Option<&lite::Readers> {
+        self.readers.as_deref()
+    }
+
     /// Closes every connection, as the end of the process would (waits for those in use).
     pub async fn close(&self) {
         self.writer.release().await;
         self.pool.close().await;
+        // After the pool: a reader that finds the readers closed finds the pool closed too (the
+        // feed's watcher ends quietly then).
+        if let Some(readers) = &self.readers {
+            readers.close();
+        }
     }
 
     /// The SQLite file, or where a PostgreSQL database is.

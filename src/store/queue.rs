@@ -14,6 +14,7 @@ pub use ops::{
     end_pending, engine_counts, entry, ids_with_prefix, page, pending_call, pending_entries, pending_total, previous_of, run_call,
     tab_counts, tool_names, RunCall,
 };
+pub(crate) use read::pending_of_run_lite;
 pub use read::{
     count_pending, counts_by_engine, find_pending, get, ids_starting_with, live_state, pending_of_engine, pending_of_run, previous_decided,
 };

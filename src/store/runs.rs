@@ -76,14 +76,20 @@ pub async fn release_claims(db: &Db, engine: &EngineId) -> Result<(), Error> {
 
 /// Whether a run of that id has a snapshot or a start holds the id, read on one connection.
 pub async fn taken(db: &Db, run_id: &RunId) -> Result<bool, Error> {
+    if let Some(readers) = db.readers() {
+        return readers.read(|c| Ok(snapshots::get_lite(c, run_id)?.is_some() || snapshots::claimed_lite(c, run_id)?)).await;
+    }
     let mut conn = db.pool().acquire().await?;
     Ok(snapshots::get(&mut conn, run_id).await?.is_some() || snapshots::claimed(&mut conn, run_id).await?)
 }
 
 /// The snapshot of `run_id`; `snapshot_not_found` if it has none.
 pub async fn load(db: &Db, run_id: &RunId) -> Result<Stored, Error> {
-    let mut conn = db.pool().acquire().await?;
-    snapshots::get(&mut conn, run_id).await?.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })
+    let found = match db.readers() {
+        Some(readers) => readers.read(|c| snapshots::get_lite(c, run_id)).await?,
+        None => snapshots::get(&mut *db.pool().acquire().await?, run_id).await?,
+    };
+    found.ok_or_else(|| Error::SnapshotNotFound { run_id: run_id.to_string() })
 }
 
 /// The snapshots of `engine`'s runs of an agent, newest first (see [`snapshots::list`]).
@@ -106,8 +112,11 @@ pub async fn running(db: &Db, engine: &EngineId) -> Result<Vec<Stored>, Error> {
 
 /// The ids of a run's entries still pending, most recently paused last.
 pub async fn pending_items(db: &Db, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
-    let mut conn = db.pool().acquire().await?;
-    Ok(queue::pending_of_run(&mut conn, engine, run_id).await?.into_iter().map(|e| e.queued.id).collect())
+    let entries = match db.readers() {
+        Some(readers) => readers.read(|c| queue::pending_of_run_lite(c, engine, run_id)).await?,
+        None => queue::pending_of_run(&mut *db.pool().acquire().await?, engine, run_id).await?,
+    };
+    Ok(entries.into_iter().map(|e| e.queued.id).collect())
 }
 
 /// Makes sure a thread exists and is `resource_id`'s (see [`memory::ensure_thread`]), and answers its

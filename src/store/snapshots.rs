@@ -1,8 +1,9 @@
 //! S11: snapshots of suspended local runs. The body is the engine's own JSON; this module only stores it.
 
+use super::cells::Cells;
 use super::{now, ts};
 use crate::domain::{AgentId, EngineId, Error, RunId};
-use sqlx::{AnyConnection, Row};
+use sqlx::AnyConnection;
 
 /// A stored snapshot.
 #[derive(Clone, Debug)]
@@ -82,9 +83,16 @@ pub async fn release(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId
     Ok(())
 }
 
+const CLAIMED: &str = "SELECT 1 FROM run_claims WHERE run_id = $1";
+
 /// Whether a start holds the run id now.
 pub async fn claimed(conn: &mut AnyConnection, run_id: &RunId) -> Result<bool, Error> {
-    Ok(sqlx::query("SELECT 1 FROM run_claims WHERE run_id = $1").bind(run_id.as_str()).fetch_optional(&mut *conn).await?.is_some())
+    Ok(sqlx::query(CLAIMED).bind(run_id.as_str()).fetch_optional(&mut *conn).await?.is_some())
+}
+
+/// [`claimed`] on a reader's connection.
+pub(super) fn claimed_lite(conn: &rusqlite::Connection, run_id: &RunId) -> Result<bool, Error> {
+    Ok(super::lite::row(conn, CLAIMED, &[&run_id.as_str()], |_| Ok(()))?.is_some())
 }
 
 /// At start-up: drops the claims `engine` left (a process that stopped mid-start).
@@ -131,21 +139,28 @@ pub async fn delete_tree(conn: &mut AnyConnection, run_id: &RunId) -> Result<(),
     Ok(())
 }
 
-fn from_row(row: &sqlx::any::AnyRow) -> Result<Stored, Error> {
+fn from_row(row: &impl Cells) -> Result<Stored, Error> {
     Ok(Stored {
-        run_id: RunId::new(row.try_get::<String, _>("run_id")?),
-        agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
-        thread_id: row.try_get("thread_id")?,
-        resource_id: row.try_get("resource_id")?,
-        running: row.try_get::<String, _>("state")? == "running",
-        body: row.try_get("body")?,
-        updated_at: row.try_get("updated_at")?,
+        run_id: RunId::new(row.cell::<String>("run_id")?),
+        agent_id: AgentId::new(row.cell::<String>("agent_id")?),
+        thread_id: row.cell("thread_id")?,
+        resource_id: row.cell("resource_id")?,
+        running: row.cell::<String>("state")? == "running",
+        body: row.cell("body")?,
+        updated_at: row.cell("updated_at")?,
     })
 }
 
+const GET: &str = "SELECT * FROM snapshots WHERE run_id = $1";
+
 pub async fn get(conn: &mut AnyConnection, run_id: &RunId) -> Result<Option<Stored>, Error> {
-    let row = sqlx::query("SELECT * FROM snapshots WHERE run_id = $1").bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
+    let row = sqlx::query(GET).bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
+}
+
+/// [`get`] on a reader's connection (SQLite, [`super::lite`]).
+pub(super) fn get_lite(conn: &rusqlite::Connection, run_id: &RunId) -> Result<Option<Stored>, Error> {
+    super::lite::row(conn, GET, &[&run_id.as_str()], |r| from_row(r))
 }
 
 /// Snapshots of an agent's runs, newest first, optionally of one thread and resource (S12).

@@ -2,7 +2,8 @@
 //! cycle's cost follows (each statement is a round trip to the database's connection thread, or
 //! over the network to PostgreSQL).
 //!
-//! Counted from sqlx's own event for each statement it runs (target `sqlx::query`, one event per
+//! Counted from sqlx's own event for each statement it runs (and by [`super::lite`] for the reads it
+//! runs itself) (target `sqlx::query`, one event per
 //! statement: at `debug`, or `warn` when slow), heard by [`Counter`] whatever the log filter prints.
 //! A process counts only once its subscriber has the counter ([`crate::logging::init`] adds it);
 //! `GET /api/metrics` shows the count (`approval_console_store_statements_total`) and the
@@ -17,6 +18,11 @@ static STATEMENTS: AtomicU64 = AtomicU64::new(0);
 /// The statements counted so far in this process.
 pub fn count() -> u64 {
     STATEMENTS.load(Ordering::Relaxed)
+}
+
+/// Counts statements run outside sqlx (the SQLite readers, [`super::lite`]).
+pub(crate) fn ran(n: u64) {
+    STATEMENTS.fetch_add(n, Ordering::Relaxed);
 }
 
 /// The target of sqlx's per-statement events.

@@ -47,12 +47,18 @@ pub async fn previous_of(db: &Db, id: &ItemId) -> Result<Option<Option<Entry>>, 
 
 /// The entry `id` with its decision, if there is one (see [`get`]).
 pub async fn entry(db: &Db, id: &ItemId) -> Result<Option<Entry>, Error> {
+    if let Some(readers) = db.readers() {
+        return readers.read(|c| super::read::get_lite(c, id)).await;
+    }
     let mut conn = db.pool().acquire().await?;
     get(&mut conn, id).await
 }
 
 /// The pending entry of the call `tool_call_id` of `run_id` at `engine`, if there is one (see [`find_pending`]).
 pub async fn pending_call(db: &Db, engine: &EngineId, run_id: &RunId, tool_call_id: &ToolCallId) -> Result<Option<Entry>, Error> {
+    if let Some(readers) = db.readers() {
+        return readers.read(|c| super::read::find_pending_lite(c, engine, run_id, tool_call_id)).await;
+    }
     let mut conn = db.pool().acquire().await?;
     find_pending(&mut conn, engine, run_id, tool_call_id).await
 }
@@ -88,14 +94,16 @@ pub enum RunCall {
 /// The pending call of `agent`'s run that a route names, or else the run's entries of that agent, read on one connection.
 pub async fn run_call(db: &Db, engine: &EngineId, agent: &str, run_id: &RunId, tool_call_id: Option<&str>) -> Result<RunCall, Error> {
     // `tool_call_id`'s pending call, or without one the most recently suspended.
-    let mut conn = db.pool().acquire().await?;
-    let found = match tool_call_id {
-        Some(id) => find_pending(&mut conn, engine, run_id, &ToolCallId::new(id)).await?,
-        None => pending_of_run(&mut conn, engine, run_id).await?.pop(),
+    let found = match (db.readers(), tool_call_id) {
+        (Some(_), Some(id)) => pending_call(db, engine, run_id, &ToolCallId::new(id)).await?,
+        (Some(readers), None) => readers.read(|c| super::read::pending_of_run_lite(c, engine, run_id)).await?.pop(),
+        (None, Some(id)) => find_pending(&mut *db.pool().acquire().await?, engine, run_id, &ToolCallId::new(id)).await?,
+        (None, None) => pending_of_run(&mut *db.pool().acquire().await?, engine, run_id).await?.pop(),
     };
     if let Some(entry) = found.filter(|e| e.queued.call.agent_id.as_str() == agent) {
         return Ok(RunCall::Pending(Box::new(entry)));
     }
+    let mut conn = db.pool().acquire().await?;
     let filter =
         Filter { run: Some(run_id.to_string()), engine: Some(engine.to_string()), agent: Some(agent.to_owned()), ..Default::default() };
     Ok(RunCall::Listed(list(&mut conn, &filter, None, 500).await?.entries))

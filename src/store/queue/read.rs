@@ -4,6 +4,7 @@
 use super::row::{entry_from_row, parse_state, COLUMNS, EXPIRED, FROM};
 use super::Entry;
 use crate::domain::{EngineId, Error, ItemId, ItemState, RunId, ToolCallId};
+use crate::store::lite;
 use sqlx::{AnyConnection, Row};
 
 /// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
@@ -17,10 +18,19 @@ pub async fn ids_starting_with(conn: &mut AnyConnection, prefix: &str, limit: i6
     Ok(ids.into_iter().map(ItemId::new).collect())
 }
 
+const BY_ID: &str = " WHERE q.id = $1";
+const PENDING_CALL: &str = " WHERE q.engine = $1 AND q.run_id = $2 AND q.tool_call_id = $3 AND q.state = 'pending'";
+const PENDING_OF_RUN: &str = " WHERE q.engine = $1 AND q.run_id = $2 AND q.state = 'pending' ORDER BY q.seq";
+
 /// One entry by id.
 pub async fn get(conn: &mut AnyConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.id = $1")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+    let row = sqlx::query(&format!("{COLUMNS}{FROM}{BY_ID}")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(entry_from_row).transpose()
+}
+
+/// [`get`] on a reader's connection (SQLite, [`crate::store::lite`]).
+pub(crate) fn get_lite(conn: &rusqlite::Connection, id: &ItemId) -> Result<Option<Entry>, Error> {
+    lite::row(conn, &format!("{COLUMNS}{FROM}{BY_ID}"), &[&id.as_str()], |r| entry_from_row(r))
 }
 
 /// The pending entry of one call of a run.
@@ -30,24 +40,36 @@ pub async fn find_pending(
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<Entry>, Error> {
-    let row =
-        sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = $1 AND q.run_id = $2 AND q.tool_call_id = $3 AND q.state = 'pending'"))
-            .bind(engine.as_str())
-            .bind(run_id.as_str())
-            .bind(tool_call_id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+    let row = sqlx::query(&format!("{COLUMNS}{FROM}{PENDING_CALL}"))
+        .bind(engine.as_str())
+        .bind(run_id.as_str())
+        .bind(tool_call_id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
     row.as_ref().map(entry_from_row).transpose()
+}
+
+/// [`find_pending`] on a reader's connection.
+pub(crate) fn find_pending_lite(
+    conn: &rusqlite::Connection,
+    engine: &EngineId,
+    run_id: &RunId,
+    tool_call_id: &ToolCallId,
+) -> Result<Option<Entry>, Error> {
+    let args: [&dyn rusqlite::ToSql; 3] = [&engine.as_str(), &run_id.as_str(), &tool_call_id.as_str()];
+    lite::row(conn, &format!("{COLUMNS}{FROM}{PENDING_CALL}"), &args, |r| entry_from_row(r))
 }
 
 /// The pending entries of a run, oldest first.
 pub async fn pending_of_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.engine = $1 AND q.run_id = $2 AND q.state = 'pending' ORDER BY q.seq"))
-        .bind(engine.as_str())
-        .bind(run_id.as_str())
-        .fetch_all(&mut *conn)
-        .await?;
+    let rows =
+        sqlx::query(&format!("{COLUMNS}{FROM}{PENDING_OF_RUN}")).bind(engine.as_str()).bind(run_id.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(entry_from_row).collect()
+}
+
+/// [`pending_of_run`] on a reader's connection.
+pub(crate) fn pending_of_run_lite(conn: &rusqlite::Connection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
+    lite::rows(conn, &format!("{COLUMNS}{FROM}{PENDING_OF_RUN}"), &[&engine.as_str(), &run_id.as_str()], |r| entry_from_row(r))
 }
 
 /// The call an operator decided last before `id` of the same engine, thread and tool (a call

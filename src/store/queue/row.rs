@@ -5,8 +5,8 @@ use super::Entry;
 use crate::domain::{
     AgentId, CallKind, CallSource, EngineId, Error, Fingerprint, ItemId, ItemState, PausedCall, QueuedCall, RunId, ToolCallId,
 };
+use crate::store::cells::Cells;
 use crate::store::{decisions, parse_json, parse_ts};
-use sqlx::{any::AnyRow, Row};
 
 pub(crate) fn state_str(state: ItemState) -> &'static str {
     match state {
@@ -52,45 +52,43 @@ pub(super) const FROM: &str = " FROM queue_items q LEFT JOIN decisions d ON d.qu
 /// data (see `decisions::insert`); NULL (false) without a decision.
 pub(crate) const EXPIRED: &str = "(d.kind = 'decline' AND COALESCE(d.data, '') LIKE '{\"expiredAfterSecs\":%')";
 
-pub(super) fn entry_from_row(row: &AnyRow) -> Result<Entry, Error> {
-    let opt_json = |col: &str| -> Result<Option<serde_json::Value>, Error> {
-        row.try_get::<Option<String>, _>(col)?.map(|t| parse_json(&t)).transpose()
-    };
-    let fingerprint: String = row.try_get("fingerprint")?;
+pub(super) fn entry_from_row(row: &impl Cells) -> Result<Entry, Error> {
+    let opt_json =
+        |col: &str| -> Result<Option<serde_json::Value>, Error> { row.cell::<Option<String>>(col)?.map(|t| parse_json(&t)).transpose() };
+    let fingerprint: String = row.cell("fingerprint")?;
     let call = PausedCall {
-        engine: EngineId::new(row.try_get::<String, _>("engine")?),
+        engine: EngineId::new(row.cell::<String>("engine")?),
         source: {
-            let source: String = row.try_get("source")?;
+            let source: String = row.cell("source")?;
             CallSource::parse(&source).ok_or_else(|| Error::Storage(format!("unknown call source {source:?} in database")))?
         },
-        agent_id: AgentId::new(row.try_get::<String, _>("agent_id")?),
-        agent_name: row.try_get("agent_name")?,
-        thread_id: row.try_get("thread_id")?,
-        resource_id: row.try_get("resource_id")?,
-        run_id: RunId::new(row.try_get::<String, _>("run_id")?),
-        tool_call_id: ToolCallId::new(row.try_get::<String, _>("tool_call_id")?),
-        tool_name: row.try_get("tool_name")?,
-        args: parse_json(&row.try_get::<String, _>("args")?)?,
+        agent_id: AgentId::new(row.cell::<String>("agent_id")?),
+        agent_name: row.cell("agent_name")?,
+        thread_id: row.cell("thread_id")?,
+        resource_id: row.cell("resource_id")?,
+        run_id: RunId::new(row.cell::<String>("run_id")?),
+        tool_call_id: ToolCallId::new(row.cell::<String>("tool_call_id")?),
+        tool_name: row.cell("tool_name")?,
+        args: parse_json(&row.cell::<String>("args")?)?,
         fingerprint: Fingerprint::parse(&fingerprint)
             .ok_or_else(|| Error::Storage(format!("bad fingerprint {fingerprint:?} in database")))?,
-        kind: match row.try_get::<String, _>("kind")?.as_str() {
+        kind: match row.cell::<String>("kind")?.as_str() {
             "approval" => CallKind::Approval,
             "suspend" => CallKind::Suspend,
             other => return Err(Error::Storage(format!("unknown call kind {other:?} in database"))),
         },
         suspend_payload: opt_json("suspend_payload")?,
         resume_schema: opt_json("resume_schema")?,
-        chain: serde_json::from_str(&row.try_get::<String, _>("chain")?)
-            .map_err(|e| Error::Storage(format!("bad chain in database: {e}")))?,
+        chain: serde_json::from_str(&row.cell::<String>("chain")?).map_err(|e| Error::Storage(format!("bad chain in database: {e}")))?,
         // An unreadable reason is only a missing explanation, never a broken entry.
-        pause_reason: row.try_get::<Option<String>, _>("pause_reason")?.and_then(|t| serde_json::from_str(&t).ok()),
-        requested_by: row.try_get("requested_by")?,
+        pause_reason: row.cell::<Option<String>>("pause_reason")?.and_then(|t| serde_json::from_str(&t).ok()),
+        requested_by: row.cell("requested_by")?,
     };
     let queued = QueuedCall {
-        id: ItemId::new(row.try_get::<String, _>("id")?),
+        id: ItemId::new(row.cell::<String>("id")?),
         call,
-        state: parse_state(&row.try_get::<String, _>("state")?)?,
-        paused_at: parse_ts(&row.try_get::<String, _>("paused_at")?)?,
+        state: parse_state(&row.cell::<String>("state")?)?,
+        paused_at: parse_ts(&row.cell::<String>("paused_at")?)?,
     };
     let decision = decisions::from_joined_row(row, &queued.id)?;
     Ok(Entry { queued, decision })
