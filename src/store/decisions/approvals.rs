@@ -2,8 +2,9 @@
 //! The approval that completes a quorum is stored here too, beside the decision it becomes.
 
 use crate::domain::{Approval, Error, Fingerprint, ItemId};
-use crate::store::{numbered, parse_ts, ts, Db};
-use sqlx::{any::AnyRow, AnyConnection, Row};
+use crate::store::cells::Cells;
+use crate::store::{lite, numbered, parse_ts, ts, Db};
+use sqlx::AnyConnection;
 use std::collections::HashMap;
 
 /// Stores `approval` of `item`; false (and nothing stored) if its operator approved `item` already:
@@ -23,15 +24,12 @@ pub async fn insert(conn: &mut AnyConnection, item: &ItemId, approval: &Approval
     Ok(done.rows_affected() == 1)
 }
 
+const OF: &str = "SELECT queue_item_id, operator_key, operator, fingerprint, approved_at FROM approvals WHERE queue_item_id = $1
+         ORDER BY approved_at, operator_key";
+
 /// The approvals of `item`, oldest first.
 pub async fn of(conn: &mut AnyConnection, item: &ItemId) -> Result<Vec<Approval>, Error> {
-    let rows = sqlx::query(
-        "SELECT queue_item_id, operator_key, operator, fingerprint, approved_at FROM approvals WHERE queue_item_id = $1
-         ORDER BY approved_at, operator_key",
-    )
-    .bind(item.as_str())
-    .fetch_all(&mut *conn)
-    .await?;
+    let rows = sqlx::query(OF).bind(item.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| from_row(r).map(|(_, a)| a)).collect()
 }
 
@@ -41,11 +39,7 @@ pub async fn of_items(conn: &mut AnyConnection, items: &[&str]) -> Result<HashMa
     if items.is_empty() {
         return Ok(out);
     }
-    let sql = numbered(&format!(
-        "SELECT queue_item_id, operator_key, operator, fingerprint, approved_at FROM approvals WHERE queue_item_id IN ({})
-         ORDER BY approved_at, operator_key",
-        vec!["?"; items.len()].join(", ")
-    ));
+    let sql = of_items_sql(items.len());
     let mut query = sqlx::query(&sql);
     for item in items {
         query = query.bind(*item);
@@ -57,28 +51,54 @@ pub async fn of_items(conn: &mut AnyConnection, items: &[&str]) -> Result<HashMa
     Ok(out)
 }
 
-fn from_row(row: &AnyRow) -> Result<(String, Approval), Error> {
-    let text: String = row.try_get("fingerprint")?;
+fn of_items_sql(n: usize) -> String {
+    numbered(&format!(
+        "SELECT queue_item_id, operator_key, operator, fingerprint, approved_at FROM approvals WHERE queue_item_id IN ({})
+         ORDER BY approved_at, operator_key",
+        vec!["?"; n].join(", ")
+    ))
+}
+
+fn from_row(row: &impl Cells) -> Result<(String, Approval), Error> {
+    let text: String = row.cell("fingerprint")?;
     let fingerprint = Fingerprint::parse(&text).ok_or_else(|| Error::Storage(format!("stored approval fingerprint {text:?}")))?;
     Ok((
-        row.try_get("queue_item_id")?,
+        row.cell("queue_item_id")?,
         Approval {
-            operator: row.try_get("operator")?,
-            operator_key: row.try_get("operator_key")?,
+            operator: row.cell("operator")?,
+            operator_key: row.cell("operator_key")?,
             fingerprint,
-            approved_at: parse_ts(&row.try_get::<String, _>("approved_at")?)?,
+            approved_at: parse_ts(&row.cell::<String>("approved_at")?)?,
         },
     ))
 }
 
-/// The approvals of each of these entries that has any, by entry id (see [`of_items`]).
+/// The approvals of each of these entries that has any, by entry id (see [`of_items`]): a page's
+/// worth of point reads, on SQLite without a hop ([`crate::store::lite`]).
 pub async fn of_queue_items(db: &Db, items: &[&str]) -> Result<HashMap<String, Vec<Approval>>, Error> {
-    let mut conn = db.pool().acquire().await?;
-    of_items(&mut conn, items).await
+    let Some(readers) = db.readers() else {
+        return of_items(&mut *db.pool().acquire().await?, items).await;
+    };
+    if items.is_empty() {
+        return Ok(HashMap::new());
+    }
+    readers
+        .read(|c| {
+            let args: Vec<&dyn rusqlite::ToSql> = items.iter().map(|i| i as &dyn rusqlite::ToSql).collect();
+            let mut out: HashMap<String, Vec<Approval>> = HashMap::new();
+            for (item, approval) in lite::rows(c, &of_items_sql(items.len()), &args, |r| from_row(r))? {
+                out.entry(item).or_default().push(approval);
+            }
+            Ok(out)
+        })
+        .await
 }
 
 /// The approvals of `item`, oldest first (see [`of`]).
 pub async fn of_call(db: &Db, item: &ItemId) -> Result<Vec<Approval>, Error> {
+    if let Some(readers) = db.readers() {
+        return readers.read(|c| Ok(lite::rows(c, OF, &[&item.as_str()], |r| from_row(r))?.into_iter().map(|(_, a)| a).collect())).await;
+    }
     let mut conn = db.pool().acquire().await?;
     of(&mut conn, item).await
 }
