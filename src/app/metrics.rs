@@ -49,6 +49,13 @@ impl App {
             "SQL statements this process ran, BEGIN and COMMIT included.",
         );
         let _ = writeln!(out, "approval_console_store_statements_total {}", crate::store::statements::count());
+        family(
+            &mut out,
+            "approval_console_store_direct_statements_total",
+            "counter",
+            "Of those, the ones run in the task that asked, without a round trip to another thread (SQLite's point reads).",
+        );
+        let _ = writeln!(out, "approval_console_store_direct_statements_total {}", crate::store::statements::direct());
         Ok(out)
     }
 }

@@ -14,15 +14,23 @@ use tracing::Subscriber;
 use tracing_subscriber::layer::{Context, Filter, Layer};
 
 static STATEMENTS: AtomicU64 = AtomicU64::new(0);
+static DIRECT: AtomicU64 = AtomicU64::new(0);
 
 /// The statements counted so far in this process.
 pub fn count() -> u64 {
     STATEMENTS.load(Ordering::Relaxed)
 }
 
-/// Counts statements run outside sqlx (the SQLite readers, [`super::lite`]).
+/// Of [`count`], those run in the task that asked, without a round trip to another thread
+/// (SQLite's point reads, [`super::lite`]).
+pub fn direct() -> u64 {
+    DIRECT.load(Ordering::Relaxed)
+}
+
+/// Counts statements run outside sqlx, in the task that asked (the SQLite readers, [`super::lite`]).
 pub(crate) fn ran(n: u64) {
     STATEMENTS.fetch_add(n, Ordering::Relaxed);
+    DIRECT.fetch_add(n, Ordering::Relaxed);
 }
 
 /// The target of sqlx's per-statement events.

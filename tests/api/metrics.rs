@@ -42,6 +42,14 @@ async fn metrics_count_the_queue_decisions_and_commits_as_they_change() {
     let commits = |text: &str| sample(text, "approval_console_store_commits_total").unwrap();
     assert!(writes(&after) > writes(&paused) && commits(&after) > commits(&paused), "{after}");
     assert!(commits(&after) <= writes(&after));
+    // Reading the call to approve it ran on SQLite without a hop (a point read, store::lite); on
+    // PostgreSQL (team mode) every statement goes to the server.
+    let statements = |text: &str| sample(text, "approval_console_store_statements_total").unwrap();
+    let direct = |text: &str| sample(text, "approval_console_store_direct_statements_total").unwrap();
+    assert!(direct(&after) <= statements(&after), "{after}");
+    if !t.app.testing().local_engine().id().as_str().contains('@') {
+        assert!(direct(&after) > direct(&paused), "{after}");
+    }
 }
 
 #[tokio::test]

@@ -153,6 +153,8 @@ pub struct StoreCounts {
     /// SQL statements, `BEGIN` and `COMMIT` included (also the metrics page's own few, and the
     /// change feed's poll of four a second: next to nothing per cycle).
     pub statements: f64,
+    /// Of those, the ones run without a round trip to another thread (SQLite's point reads).
+    pub direct: f64,
 }
 
 impl StoreCounts {
@@ -163,17 +165,20 @@ impl StoreCounts {
             commits: value("approval_console_store_commits_total"),
             writes: value("approval_console_store_writes_total"),
             statements: value("approval_console_store_statements_total"),
+            direct: value("approval_console_store_direct_statements_total"),
         }
     }
 
-    /// Per cycle since `before`: "commits/cycle 3.00 (writes/cycle 3.00, statements/cycle 40.0)".
+    /// Per cycle since `before`: "commits/cycle 3.00 (writes/cycle 3.00, statements/cycle 27.0, 9.0
+    /// of them without a hop)".
     pub fn per_cycle_since(&self, before: &Self, cycles: usize) -> String {
         let n = cycles as f64;
         format!(
-            "commits/cycle {:.2} (writes/cycle {:.2}, statements/cycle {:.1})",
+            "commits/cycle {:.2} (writes/cycle {:.2}, statements/cycle {:.1}, {:.1} of them without a hop)",
             (self.commits - before.commits) / n,
             (self.writes - before.writes) / n,
-            (self.statements - before.statements) / n
+            (self.statements - before.statements) / n,
+            (self.direct - before.direct) / n
         )
     }
 }
