@@ -1,43 +1,44 @@
 //! "Always allow" grants (see [`crate::console::grants`]).
 
+use super::cells::Cells;
 use super::{audit, parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{GrantCreated, GrantRevoked};
 use crate::domain::grant::{Condition, Grant, GrantScope};
 use crate::domain::{EngineId, Error, GrantId, ItemId};
 use chrono::{DateTime, Utc};
-use sqlx::{any::AnyRow, AnyConnection, Row};
+use sqlx::AnyConnection;
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
     expires_at, revoked_at, revoked_by, uses, applies_from, requested_by, shadow FROM grants";
 
-fn from_row(r: &AnyRow) -> Result<Grant, Error> {
-    let scope = match r.try_get::<String, _>("scope")?.as_str() {
+fn from_row(r: &impl Cells) -> Result<Grant, Error> {
+    let scope = match r.cell::<String>("scope")?.as_str() {
         "run" => GrantScope::Run,
         "agent" => GrantScope::Agent,
         "engine" => GrantScope::Engine,
         other => return Err(Error::Storage(format!("unknown grant scope {other:?}"))),
     };
-    let conditions: Vec<Condition> = serde_json::from_value(parse_json(&r.try_get::<String, _>("conditions")?)?)
+    let conditions: Vec<Condition> = serde_json::from_value(parse_json(&r.cell::<String>("conditions")?)?)
         .map_err(|e| Error::Storage(format!("unreadable grant conditions: {e}")))?;
-    let opt_ts = |c: &str| r.try_get::<Option<String>, _>(c)?.map(|t| parse_ts(&t)).transpose();
+    let opt_ts = |c: &str| r.cell::<Option<String>>(c)?.map(|t| parse_ts(&t)).transpose();
     Ok(Grant {
-        id: GrantId::new(r.try_get::<String, _>("id")?),
-        tool_name: r.try_get("tool_name")?,
+        id: GrantId::new(r.cell::<String>("id")?),
+        tool_name: r.cell("tool_name")?,
         scope,
-        engine: r.try_get("engine")?,
-        agent_id: r.try_get("agent_id")?,
-        run_id: r.try_get("run_id")?,
+        engine: r.cell("engine")?,
+        agent_id: r.cell("agent_id")?,
+        run_id: r.cell("run_id")?,
         conditions,
-        from_item: r.try_get("from_item")?,
-        created_at: parse_ts(&r.try_get::<String, _>("created_at")?)?,
-        created_by: r.try_get("created_by")?,
-        expires_at: parse_ts(&r.try_get::<String, _>("expires_at")?)?,
+        from_item: r.cell("from_item")?,
+        created_at: parse_ts(&r.cell::<String>("created_at")?)?,
+        created_by: r.cell("created_by")?,
+        expires_at: parse_ts(&r.cell::<String>("expires_at")?)?,
         revoked_at: opt_ts("revoked_at")?,
-        revoked_by: r.try_get("revoked_by")?,
-        uses: r.try_get::<i64, _>("uses")? as u64,
+        revoked_by: r.cell("revoked_by")?,
+        uses: r.cell::<i64>("uses")? as u64,
         applies_from: opt_ts("applies_from")?,
-        requested_by: r.try_get("requested_by")?,
-        shadow: r.try_get::<i64, _>("shadow")? != 0,
+        requested_by: r.cell("requested_by")?,
+        shadow: r.cell::<i64>("shadow")? != 0,
     })
 }
 
@@ -77,17 +78,13 @@ pub async fn get(conn: &mut AnyConnection, id: &GrantId) -> Result<Option<Grant>
     row.as_ref().map(from_row).transpose()
 }
 
+const LIVE_FOR: &str =
+    " WHERE tool_name = $1 AND engine = $2 AND revoked_at IS NULL AND expires_at > $3 AND shadow = 0 ORDER BY created_at";
+
 /// Grants of `tool` at `engine` neither revoked nor expired at `now`, shadow grants left out (they
 /// approve nothing).
 pub async fn live_for(conn: &mut AnyConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
-    let rows = sqlx::query(&format!(
-        "{COLUMNS} WHERE tool_name = $1 AND engine = $2 AND revoked_at IS NULL AND expires_at > $3 AND shadow = 0 ORDER BY created_at"
-    ))
-    .bind(tool)
-    .bind(engine.as_str())
-    .bind(ts(now))
-    .fetch_all(&mut *conn)
-    .await?;
+    let rows = sqlx::query(&format!("{COLUMNS}{LIVE_FOR}")).bind(tool).bind(engine.as_str()).bind(ts(now)).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
@@ -204,6 +201,12 @@ pub async fn revoke_audited(db: &Db, id: &GrantId, operator: &str, at: DateTime<
 
 /// The grants of `tool` at `engine` live at `now` (see [`live_for`]).
 pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+    if let Some(readers) = db.readers() {
+        let now = ts(now);
+        return readers
+            .read(|c| super::lite::rows(c, &format!("{COLUMNS}{LIVE_FOR}"), &[&tool, &engine.as_str(), &now], |r| from_row(r)))
+            .await;
+    }
     let mut conn = db.pool().acquire().await?;
     live_for(&mut conn, tool, engine, now).await
 }
@@ -211,13 +214,13 @@ pub async fn live_of_tool(db: &Db, tool: &str, engine: &EngineId, now: DateTime<
 /// Whether any grant live at `now` names the tool and engine of queue entry `item` while it is
 /// pending: one statement that settles most new calls (no grant of their tool) without reading them.
 pub async fn any_live_for_pending(db: &Db, item: &ItemId, now: DateTime<Utc>) -> Result<bool, Error> {
-    const LIVE_FOR: &str = "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
+    const LIVE_FOR_ITEM: &str = "SELECT q.id FROM queue_items q JOIN grants g ON g.tool_name = q.tool_name AND g.engine = q.engine
          WHERE q.id = $1 AND q.state = 'pending' AND g.revoked_at IS NULL AND g.expires_at > $2 AND g.shadow = 0 LIMIT 1";
     if let Some(readers) = db.readers() {
         let now = ts(now);
-        return readers.read(|c| Ok(super::lite::row(c, LIVE_FOR, &[&item.as_str(), &now], |_| Ok(()))?.is_some())).await;
+        return readers.read(|c| Ok(super::lite::row(c, LIVE_FOR_ITEM, &[&item.as_str(), &now], |_| Ok(()))?.is_some())).await;
     }
-    let found: Option<String> = sqlx::query_scalar(LIVE_FOR).bind(item.as_str()).bind(ts(now)).fetch_optional(db.pool()).await?;
+    let found: Option<String> = sqlx::query_scalar(LIVE_FOR_ITEM).bind(item.as_str()).bind(ts(now)).fetch_optional(db.pool()).await?;
     Ok(found.is_some())
 }
 
