@@ -273,6 +273,8 @@ async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {
                     "PRAGMA foreign_keys = ON",
                     // Sorts and temporary indexes in memory, not in files created and unlinked per query.
                     "PRAGMA temp_store = memory",
+                    // No commit checkpoints the WAL: the writer does, between batches (writer/checkpoint.rs).
+                    "PRAGMA wal_autocheckpoint = 0",
                 ] {
                     conn.execute(pragma).await?;
                 }

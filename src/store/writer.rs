@@ -49,13 +49,22 @@ pub struct Writer {
 struct Counts {
     writes: AtomicU64,
     commits: AtomicU64,
+    /// Writes committed since the last checkpoint, and how many make the next one due ([`checkpoint`]).
+    since_checkpoint: AtomicU64,
+    checkpoint_every: AtomicU64,
     /// Bumped after each commit that held a write: what [`Writer::committed`] watches.
     committed: tokio::sync::watch::Sender<u64>,
 }
 
 impl Default for Counts {
     fn default() -> Self {
-        Self { writes: AtomicU64::default(), commits: AtomicU64::default(), committed: tokio::sync::watch::Sender::new(0) }
+        Self {
+            writes: AtomicU64::default(),
+            commits: AtomicU64::default(),
+            since_checkpoint: AtomicU64::default(),
+            checkpoint_every: AtomicU64::new(checkpoint::EVERY),
+            committed: tokio::sync::watch::Sender::new(0),
+        }
     }
 }
 
@@ -197,7 +206,8 @@ impl Writer {
             undo(&mut batch, turn).await;
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.joined.len() >= MAX_BATCH {
-            commit_batch(&mut batch, &self.counts).await;
+            let committed = commit_batch(&mut batch, &self.counts).await;
+            self.checkpoint_if_due(committed);
         }
         drop(batch);
         match failed {
@@ -282,9 +292,10 @@ async fn in_transaction(conn: &mut AnyConnection, dialect: Dialect) -> Result<bo
 }
 
 /// Commits the open batch and tells every writer in it the outcome; the connection goes back to the
-/// pool (rolled back first if the commit failed, so it never returns inside a transaction).
-async fn commit_batch(batch: &mut Batch, counts: &Counts) {
-    let Some(mut conn) = batch.conn.take() else { return };
+/// pool (rolled back first if the commit failed, so it never returns inside a transaction). Answers
+/// how many writes the commit made durable.
+async fn commit_batch(batch: &mut Batch, counts: &Counts) -> u64 {
+    let Some(mut conn) = batch.conn.take() else { return 0 };
     let result = exec(&mut conn, "COMMIT").await.map_err(Failed::of);
     if result.is_err() {
         batch.audit_head = None;
@@ -298,9 +309,11 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) {
             counts.committed.send_modify(|n| *n += 1);
         }
     }
+    let committed = if result.is_ok() { batch.joined.len() as u64 } else { 0 };
     for tell in batch.joined.drain(..) {
         let _ = tell.send(result.clone());
     }
+    committed
 }
 
 async fn exec(conn: &mut AnyConnection, sql: &str) -> Result<(), Error> {
@@ -445,5 +458,6 @@ impl Drop for WriteTx {
     }
 }
 
+mod checkpoint;
 #[cfg(test)]
 mod tests;

@@ -169,3 +169,20 @@ async fn c05_a_caller_cancelled_while_it_waits_or_commits_leaves_no_writer_stuck
     let got = rows(&db).await;
     assert!(got.contains(&2) && got.contains(&3), "{got:?}");
 }
+
+/// The writer checkpoints the WAL between batches once about `checkpoint::PAGES` frames were
+/// written, so SQLite starts the WAL again from its beginning (this process's commits never
+/// checkpoint on their own: without the writer's checkpoints the WAL would hold every frame).
+#[tokio::test]
+async fn the_wal_is_checkpointed_between_batches_and_started_again() {
+    let (_dir, db) = db().await;
+    let writes = 3 * checkpoint::PAGES as i64 / 2;
+    for x in 0..writes {
+        insert(&db, x).await.unwrap();
+    }
+    assert_eq!(rows(&db).await.len(), writes as usize);
+    // (busy, frames in the WAL, frames copied): each insert wrote at least one frame; the WAL holds
+    // those since the last checkpoint, not all of them.
+    let (_, frames, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(db.pool()).await.unwrap();
+    assert!(frames < writes * 2 / 3, "{frames} frames in the WAL after {writes} writes");
+}

@@ -1,0 +1,74 @@
+//! WAL checkpoints between batches, not inside a writer's commit (SQLite).
+//!
+//! SQLite's automatic checkpoint runs inside the `COMMIT` that pushes the WAL past its threshold:
+//! every few dozen commits, one writer's commit (and every writer of its batch) waits while about a
+//! thousand pages are copied into the database file and synced — what sets the p99 of anything that
+//! commits. Here this process's connections do not checkpoint on their own (`PRAGMA
+//! wal_autocheckpoint = 0`, `open_sqlite`): once the writes committed since the last checkpoint
+//! have filled about [`PAGES`] WAL frames, a task takes the writer's turn like a writer would, and
+//! between two batches runs a passive checkpoint on the writer's kept connection. Holding the turn, no frame is appended meanwhile, so the checkpoint
+//! copies the whole WAL and SQLite starts it again from its beginning at the next write (a
+//! checkpoint beside a writer that goes on never catches up: the WAL then grows without end).
+//!
+//! Durability is untouched: a commit is on disk once its WAL frames are synced, before and after a
+//! checkpoint; one cut short by a crash is redone from the WAL at the next open. Other processes (the
+//! CLI) checkpoint the same way after their own writes; the last connection to close checkpoints
+//! what is left.
+
+use super::Writer;
+use std::sync::atomic::Ordering;
+
+/// WAL frames (pages) between two checkpoints: SQLite's own default threshold.
+pub const PAGES: u64 = 1000;
+
+/// Writes between the first two checkpoints; after each, the next is set from the frames per
+/// write it found (writes that share a commit share pages: under load a write adds fewer).
+pub const EVERY: u64 = 40;
+
+impl Writer {
+    /// After a commit: a checkpoint once enough writes have been committed since the last one to
+    /// fill about [`PAGES`] WAL frames.
+    pub(super) fn checkpoint_if_due(&self, committed_writes: u64) {
+        if self.dialect != super::Dialect::Sqlite {
+            return;
+        }
+        let every = self.counts.checkpoint_every.load(Ordering::Relaxed);
+        let due = self.counts.since_checkpoint.fetch_add(committed_writes, Ordering::SeqCst) + committed_writes;
+        if due < every {
+            return;
+        }
+        let writes = self.counts.since_checkpoint.swap(0, Ordering::SeqCst);
+        if writes < every {
+            self.counts.since_checkpoint.fetch_add(writes, Ordering::SeqCst);
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut batch = this.batch.clone().lock_owned().await;
+            let done = match (batch.conn.is_some(), batch.idle.as_mut()) {
+                (false, Some(conn)) => {
+                    sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(&mut **conn).await.map(Some)
+                }
+                // A batch is open (its writers come first), or no connection is kept: the next
+                // commit tries again.
+                _ => Ok(None),
+            };
+            drop(batch);
+            match done {
+                Ok(Some((_, frames, _))) => {
+                    // The WAL held `frames` for `writes` writes (and whatever other processes
+                    // added): about PAGES frames' worth of writes until the next one.
+                    let next = (writes * PAGES / (frames.max(1) as u64)).clamp(8, 10 * EVERY);
+                    this.counts.checkpoint_every.store(next, Ordering::Relaxed);
+                }
+                Ok(None) => {
+                    this.counts.since_checkpoint.fetch_add(writes, Ordering::SeqCst);
+                }
+                Err(e) => {
+                    tracing::warn!("store: a WAL checkpoint failed (tried again after the next commit): {e}");
+                    this.counts.since_checkpoint.fetch_add(writes, Ordering::SeqCst);
+                }
+            }
+        });
+    }
+}
