@@ -41,4 +41,4 @@ macro_rules! cell {
     )*};
 }
 
-cell!(String, Option<String>, i64, Option<i64>, f64, Option<f64>);
+cell!(String, Option<String>, i64, Option<i64>);

@@ -32,16 +32,12 @@ impl Writer {
         if self.dialect != super::Dialect::Sqlite {
             return;
         }
+        // Called by the commit, within the writer's turn: one caller at a time.
         let every = self.counts.checkpoint_every.load(Ordering::Relaxed);
-        let due = self.counts.since_checkpoint.fetch_add(committed_writes, Ordering::SeqCst) + committed_writes;
-        if due < every {
+        if self.counts.since_checkpoint.fetch_add(committed_writes, Ordering::SeqCst) + committed_writes < every {
             return;
         }
         let writes = self.counts.since_checkpoint.swap(0, Ordering::SeqCst);
-        if writes < every {
-            self.counts.since_checkpoint.fetch_add(writes, Ordering::SeqCst);
-            return;
-        }
         let this = self.clone();
         tokio::spawn(async move {
             let mut batch = this.batch.clone().lock_owned().await;
