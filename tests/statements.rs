@@ -2,7 +2,7 @@
 //! is the process's, and sqlx reports a SQLite statement on its connection's own thread, so only a
 //! process-wide subscriber with no other test beside it hears exactly one test's statements.
 
-use approval_console::store::{statements, Db};
+use approval_console::store::{sql, statements, Db};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::Layer;
 
@@ -19,7 +19,7 @@ async fn each_statement_is_counted_once_whatever_the_log_prints() {
     for round in ["first", "second"] {
         let before = statements::count();
         let mut tx = db.begin_write().await.unwrap();
-        sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES ($1, '{}', 'now')").bind(round).execute(&mut *tx).await.unwrap();
+        sql::sql("INSERT INTO settings (key, value, updated_at) VALUES ($1, '{}', 'now')").bind(round).execute(&mut tx).await.unwrap();
         tx.commit().await.unwrap();
         let read: Option<String> =
             sqlx::query_scalar("SELECT value FROM settings WHERE key = $1").bind(round).fetch_optional(db.pool()).await.unwrap();

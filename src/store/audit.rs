@@ -4,12 +4,12 @@
 //! edited entry breaks its own hash, a removed or reordered one breaks the link of the next, and a cut
 //! tail no longer matches `audit_head`. SQLite triggers refuse UPDATE and DELETE on the table.
 
+use super::sql::{scalar, sql, tuple, Row, Sql};
 use super::{now, parse_json, ts, Db};
 use crate::domain::{canonical_json, Error};
 use serde::Serialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// `prev_hash` of the first entry.
 pub const GENESIS: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
@@ -113,10 +113,8 @@ pub async fn append(tx: &mut super::writer::WriteTx, record: Record<'_>) -> Resu
         entry.seq = seq + 1;
         entry.prev_hash = prev_hash;
         entry.hash = entry.computed_hash();
-        let done = sqlx::query(
-            "INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (seq) DO NOTHING",
-        )
+        let done = sql("INSERT INTO audit_log (seq, at, actor, action, queue_item_id, tool_name, fingerprint, details, prev_hash, hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (seq) DO NOTHING")
         .bind(entry.seq)
         .bind(&entry.at)
         .bind(&entry.actor)
@@ -127,7 +125,7 @@ pub async fn append(tx: &mut super::writer::WriteTx, record: Record<'_>) -> Resu
         .bind(entry.details.to_string())
         .bind(&entry.prev_hash)
         .bind(&entry.hash)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 1 {
             // `audit_head` followed in the same statement (trigger `audit_log_head`).
@@ -144,11 +142,11 @@ pub async fn append(tx: &mut super::writer::WriteTx, record: Record<'_>) -> Resu
 
 /// The newest entry's seq and hash (0 and [`GENESIS`] before the first), read in `tx`.
 async fn head(tx: &mut super::writer::WriteTx) -> Result<(i64, String), Error> {
-    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut **tx).await?;
+    let head: Option<(i64, String)> = tuple("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *tx).await?;
     Ok(head.unwrap_or_else(|| (0, GENESIS.to_owned())))
 }
 
-fn from_row(row: &AnyRow) -> Result<Entry, Error> {
+fn from_row(row: &Row) -> Result<Entry, Error> {
     Ok(Entry {
         seq: row.try_get("seq")?,
         at: row.try_get("at")?,
@@ -157,24 +155,17 @@ fn from_row(row: &AnyRow) -> Result<Entry, Error> {
         queue_item_id: row.try_get("queue_item_id")?,
         tool_name: row.try_get("tool_name")?,
         fingerprint: row.try_get("fingerprint")?,
-        details: parse_json(&row.try_get::<String, _>("details")?)?,
+        details: parse_json(&row.try_get::<String>("details")?)?,
         prev_hash: row.try_get("prev_hash")?,
         hash: row.try_get("hash")?,
     })
 }
 
 /// A page of entries, newest first, optionally only those of one queue entry.
-pub async fn list(
-    conn: &mut AnyConnection,
-    item: Option<&str>,
-    before: Option<i64>,
-    limit: u32,
-) -> Result<(Vec<Entry>, Option<i64>), Error> {
+pub async fn list(conn: &mut impl Sql, item: Option<&str>, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let limit = i64::from(limit.clamp(1, 500));
-    let rows = sqlx::query(
-        "SELECT * FROM audit_log WHERE ($1 IS NULL OR queue_item_id = $1) AND ($2 IS NULL OR seq < $2)
-         ORDER BY seq DESC LIMIT $3",
-    )
+    let rows = sql("SELECT * FROM audit_log WHERE ($1 IS NULL OR queue_item_id = $1) AND ($2 IS NULL OR seq < $2)
+         ORDER BY seq DESC LIMIT $3")
     .bind(item)
     .bind(before)
     .bind(limit + 1)
@@ -184,7 +175,7 @@ pub async fn list(
 }
 
 /// Rows fetched with `LIMIT limit + 1` as a page of at most `limit` entries and the next cursor.
-fn page(rows: &[sqlx::any::AnyRow], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
+fn page(rows: &[Row], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let more = rows.len() as i64 > limit;
     let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
     let next = if more { entries.last().map(|e| e.seq) } else { None };
@@ -192,29 +183,28 @@ fn page(rows: &[sqlx::any::AnyRow], limit: i64) -> Result<(Vec<Entry>, Option<i6
 }
 
 /// A page of decision entries (`decision.*`), newest first, before `before`.
-pub async fn decisions(conn: &mut AnyConnection, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
+pub async fn decisions(conn: &mut impl Sql, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let limit = i64::from(limit.clamp(1, 500));
-    let rows =
-        sqlx::query("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND ($1 IS NULL OR seq < $1) ORDER BY seq DESC LIMIT $2")
-            .bind(before)
-            .bind(limit + 1)
-            .fetch_all(&mut *conn)
-            .await?;
+    let rows = sql("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND ($1 IS NULL OR seq < $1) ORDER BY seq DESC LIMIT $2")
+        .bind(before)
+        .bind(limit + 1)
+        .fetch_all(&mut *conn)
+        .await?;
     page(&rows, limit)
 }
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
 /// of these queue entries that has one, by queue entry id.
-pub async fn latest_deliveries(conn: &mut AnyConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
+pub async fn latest_deliveries(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
     }
-    let sql = super::numbered(&format!(
+    let text = super::numbered(&format!(
         "SELECT * FROM audit_log WHERE queue_item_id IN ({}) AND action LIKE 'delivery.%' ORDER BY seq",
         vec!["?"; items.len()].join(", ")
     ));
-    let mut query = sqlx::query(&sql);
+    let mut query = sql(text);
     for item in items {
         query = query.bind(*item);
     }
@@ -228,13 +218,13 @@ pub async fn latest_deliveries(conn: &mut AnyConnection, items: &[&str]) -> Resu
 }
 
 /// The seq of the newest entry (0 for an empty log).
-pub async fn head_seq(conn: &mut AnyConnection) -> Result<i64, Error> {
-    Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await?)
+pub async fn head_seq(conn: &mut impl Sql) -> Result<i64, Error> {
+    scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await
 }
 
 /// Up to `limit` entries after `after` and at most `up_to`, oldest first (for exports).
-pub async fn range(conn: &mut AnyConnection, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query("SELECT * FROM audit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3")
+pub async fn range(conn: &mut impl Sql, after: i64, up_to: i64, limit: u32) -> Result<Vec<Entry>, Error> {
+    let rows = sql("SELECT * FROM audit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3")
         .bind(after)
         .bind(up_to)
         .bind(i64::from(limit.max(1)))
@@ -262,13 +252,12 @@ pub struct BadEntry {
 }
 
 /// Walks the whole chain in `seq` order, in batches, and names the first entry that does not hold.
-pub async fn verify(conn: &mut AnyConnection) -> Result<Verification, Error> {
+pub async fn verify(conn: &mut impl Sql) -> Result<Verification, Error> {
     let mut expected_seq = 1_i64;
     let mut prev_hash = GENESIS.to_owned();
     let bad = |seq: i64, problem: String, checked: i64| Verification { ok: false, checked, first_bad: Some(BadEntry { seq, problem }) };
     loop {
-        let rows =
-            sqlx::query("SELECT * FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT 1000").bind(expected_seq).fetch_all(&mut *conn).await?;
+        let rows = sql("SELECT * FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT 1000").bind(expected_seq).fetch_all(&mut *conn).await?;
         if rows.is_empty() {
             break;
         }
@@ -289,7 +278,7 @@ pub async fn verify(conn: &mut AnyConnection) -> Result<Verification, Error> {
         }
     }
     let checked = expected_seq - 1;
-    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
+    let head: Option<(i64, String)> = tuple("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_optional(&mut *conn).await?;
     match head {
         Some((seq, hash)) if seq != checked || hash != prev_hash => Ok(bad(
             checked + 1,
@@ -328,7 +317,7 @@ pub struct DecisionPage {
 pub async fn of_action(db: &Db, action: &str, limit: u32) -> Result<Vec<Entry>, Error> {
     let mut conn = db.pool().acquire().await?;
     let limit = i64::from(limit.clamp(1, 500));
-    let rows = sqlx::query("SELECT * FROM audit_log WHERE action = $1 ORDER BY seq DESC LIMIT $2")
+    let rows = sql("SELECT * FROM audit_log WHERE action = $1 ORDER BY seq DESC LIMIT $2")
         .bind(action)
         .bind(limit + 1)
         .fetch_all(&mut *conn)

@@ -3,17 +3,20 @@
 //! [`super::lite`]). A decoder written against [`Cells`] serves both, so a read has one SQL text and
 //! one decoder.
 
+use super::sql::Value;
 use crate::domain::Error;
 
 /// A row whose cells can be read by column name.
-pub(crate) trait Cells {
+pub trait Cells {
     fn cell<T: Cell>(&self, column: &str) -> Result<T, Error>;
 }
 
 /// A value a cell can hold.
-pub(crate) trait Cell: Sized {
+pub trait Cell: Sized {
     fn from_any(row: &sqlx::any::AnyRow, column: &str) -> Result<Self, Error>;
     fn from_lite(row: &rusqlite::Row<'_>, column: &str) -> Result<Self, Error>;
+    /// From a cell copied out of either driver ([`super::sql::Row`]); the error says what was found.
+    fn from_value(value: &Value) -> Result<Self, String>;
 }
 
 impl Cells for sqlx::any::AnyRow {
@@ -29,7 +32,7 @@ impl Cells for rusqlite::Row<'_> {
 }
 
 macro_rules! cell {
-    ($($t:ty),*) => {$(
+    ($($t:ty => |$v:ident| $e:expr),*) => {$(
         impl Cell for $t {
             fn from_any(row: &sqlx::any::AnyRow, column: &str) -> Result<Self, Error> {
                 Ok(sqlx::Row::try_get(row, column)?)
@@ -37,8 +40,56 @@ macro_rules! cell {
             fn from_lite(row: &rusqlite::Row<'_>, column: &str) -> Result<Self, Error> {
                 row.get(column).map_err(|e| super::lite::error(e))
             }
+            fn from_value($v: &Value) -> Result<Self, String> {
+                $e
+            }
         }
     )*};
 }
 
-cell!(String, Option<String>, i64, Option<i64>);
+fn text(value: &Value) -> Result<String, String> {
+    match value {
+        Value::Text(t) => Ok(t.clone()),
+        other => Err(format!("expected text, found {other:?}")),
+    }
+}
+
+fn int(value: &Value) -> Result<i64, String> {
+    match value {
+        Value::Int(n) => Ok(*n),
+        Value::Bool(b) => Ok(i64::from(*b)),
+        other => Err(format!("expected an integer, found {other:?}")),
+    }
+}
+
+/// `None` for a null cell, else what `read` makes of it.
+fn nullable<T>(value: &Value, read: fn(&Value) -> Result<T, String>) -> Result<Option<T>, String> {
+    match value {
+        Value::Null => Ok(None),
+        v => read(v).map(Some),
+    }
+}
+
+cell!(
+    String => |v| text(v),
+    Option<String> => |v| nullable(v, text),
+    i64 => |v| int(v),
+    Option<i64> => |v| nullable(v, int)
+);
+
+/// A boolean: PostgreSQL's `boolean`, SQLite's 0 or 1.
+impl Cell for bool {
+    fn from_any(row: &sqlx::any::AnyRow, column: &str) -> Result<Self, Error> {
+        Ok(sqlx::Row::try_get(row, column)?)
+    }
+    fn from_lite(row: &rusqlite::Row<'_>, column: &str) -> Result<Self, Error> {
+        row.get(column).map_err(super::lite::error)
+    }
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Bool(b) => Ok(*b),
+            Value::Int(n) => Ok(*n != 0),
+            other => Err(format!("expected a boolean, found {other:?}")),
+        }
+    }
+}

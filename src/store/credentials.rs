@@ -1,12 +1,12 @@
 //! Stored credentials (`approval-console tokens …`): a name, a role and the SHA-256 of the token.
 //! The token itself is shown once, when it is made, and never stored.
 
+use super::sql::{scalar, sql, Row, Sql};
 use super::{audit, parse_ts, ts, Db};
 use crate::domain::audit::CredentialChanged;
 use crate::domain::{Error, Role};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// A credential as listed: never its secret (the database does not have it either).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -43,24 +43,24 @@ pub struct Claims {
 /// Every column [`from_row`] reads.
 const COLUMNS: &str = "name, role, created_at, created_by, last_used_at, person, agents, sources";
 
-fn list_of(r: &AnyRow, column: &str) -> Result<Option<Vec<String>>, Error> {
-    r.try_get::<Option<String>, _>(column)?
+fn list_of(r: &Row, column: &str) -> Result<Option<Vec<String>>, Error> {
+    r.try_get::<Option<String>>(column)?
         .map(|t| serde_json::from_str(&t).map_err(|e| Error::Storage(format!("bad {column} in credentials: {e}"))))
         .transpose()
 }
 
-fn from_row(r: &AnyRow) -> Result<Credential, Error> {
+fn from_row(r: &Row) -> Result<Credential, Error> {
     let role: String = r.try_get("role")?;
     let name: String = r.try_get("name")?;
     Ok(Credential {
-        person: r.try_get::<Option<String>, _>("person")?.unwrap_or_else(|| name.clone()),
+        person: r.try_get::<Option<String>>("person")?.unwrap_or_else(|| name.clone()),
         agents: list_of(r, "agents")?,
         sources: list_of(r, "sources")?,
         role: Role::parse(&role).ok_or_else(|| Error::Storage(format!("unknown role {role:?} in credentials")))?,
         name,
-        created_at: parse_ts(&r.try_get::<String, _>("created_at")?)?,
+        created_at: parse_ts(&r.try_get::<String>("created_at")?)?,
         created_by: r.try_get("created_by")?,
-        last_used_at: r.try_get::<Option<String>, _>("last_used_at")?.map(|t| parse_ts(&t)).transpose()?,
+        last_used_at: r.try_get::<Option<String>>("last_used_at")?.map(|t| parse_ts(&t)).transpose()?,
     })
 }
 
@@ -77,14 +77,12 @@ pub struct NewCredential<'a> {
 }
 
 /// Stores a new credential; `false` if a live one has that name already.
-pub async fn insert(conn: &mut AnyConnection, c: &NewCredential<'_>) -> Result<bool, Error> {
+pub async fn insert(conn: &mut impl Sql, c: &NewCredential<'_>) -> Result<bool, Error> {
     let NewCredential { id, name, role, secret_hash, claims, by, at } = *c;
     let list = |l: &Option<Vec<String>>| l.as_ref().map(|l| serde_json::to_string(l).expect("a list of strings serializes"));
-    let done = sqlx::query(
-        "INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by, person, agents, sources)
+    let done = sql("INSERT INTO credentials (id, name, role, secret_hash, created_at, created_by, person, agents, sources)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT DO NOTHING",
-    )
+         ON CONFLICT DO NOTHING")
     .bind(id)
     .bind(name)
     .bind(role.as_str())
@@ -100,15 +98,14 @@ pub async fn insert(conn: &mut AnyConnection, c: &NewCredential<'_>) -> Result<b
 }
 
 /// The live credentials, by name.
-pub async fn live(conn: &mut AnyConnection) -> Result<Vec<Credential>, Error> {
-    let rows =
-        sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE revoked_at IS NULL ORDER BY name")).fetch_all(&mut *conn).await?;
+pub async fn live(conn: &mut impl Sql) -> Result<Vec<Credential>, Error> {
+    let rows = sql(format!("SELECT {COLUMNS} FROM credentials WHERE revoked_at IS NULL ORDER BY name")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The live credential whose secret hashes to `secret_hash`, with when it was last used.
-pub async fn by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Option<Credential>, Error> {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL"))
+pub async fn by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<Credential>, Error> {
+    let row = sql(format!("SELECT {COLUMNS} FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL"))
         .bind(secret_hash)
         .fetch_optional(&mut *conn)
         .await?;
@@ -117,17 +114,17 @@ pub async fn by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Opti
 
 /// The credential, live or revoked, whose secret hashes to `secret_hash`: its name, role and whether
 /// it was revoked.
-pub async fn ever_by_hash(conn: &mut AnyConnection, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
-    let row = sqlx::query("SELECT name, role, revoked_at FROM credentials WHERE secret_hash = $1 ORDER BY created_at DESC LIMIT 1")
+pub async fn ever_by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
+    let row = sql("SELECT name, role, revoked_at FROM credentials WHERE secret_hash = $1 ORDER BY created_at DESC LIMIT 1")
         .bind(secret_hash)
         .fetch_optional(&mut *conn)
         .await?;
-    row.map(|r| Ok((r.try_get("name")?, r.try_get("role")?, r.try_get::<Option<String>, _>("revoked_at")?.is_some()))).transpose()
+    row.map(|r| Ok((r.try_get("name")?, r.try_get("role")?, r.try_get::<Option<String>>("revoked_at")?.is_some()))).transpose()
 }
 
 /// The live credential `name`.
-pub async fn by_name(conn: &mut AnyConnection, name: &str) -> Result<Option<Credential>, Error> {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM credentials WHERE name = $1 AND revoked_at IS NULL"))
+pub async fn by_name(conn: &mut impl Sql, name: &str) -> Result<Option<Credential>, Error> {
+    let row = sql(format!("SELECT {COLUMNS} FROM credentials WHERE name = $1 AND revoked_at IS NULL"))
         .bind(name)
         .fetch_optional(&mut *conn)
         .await?;
@@ -138,23 +135,22 @@ pub async fn by_name(conn: &mut AnyConnection, name: &str) -> Result<Option<Cred
 /// the local admin `local:alice` is `alice`; a credential `token:alice-laptop` is its `person`
 /// (the newest credential of that name, revoked ones included: a run's starter may be revoked
 /// since), else its name. A key of another form is its own person.
-pub async fn person_of(conn: &mut AnyConnection, key: &str) -> Result<String, Error> {
+pub async fn person_of(conn: &mut impl Sql, key: &str) -> Result<String, Error> {
     if let Some(name) = key.strip_prefix("local:") {
         return Ok(name.to_owned());
     }
     let Some(name) = key.strip_prefix("token:") else { return Ok(key.to_owned()) };
-    let person: Option<Option<String>> =
-        sqlx::query_scalar("SELECT person FROM credentials WHERE name = $1 ORDER BY created_at DESC LIMIT 1")
-            .bind(name)
-            .fetch_optional(&mut *conn)
-            .await?;
+    let person: Option<Option<String>> = scalar("SELECT person FROM credentials WHERE name = $1 ORDER BY created_at DESC LIMIT 1")
+        .bind(name)
+        .fetch_optional(&mut *conn)
+        .await?;
     Ok(person.flatten().unwrap_or_else(|| name.to_owned()))
 }
 
 /// Revokes the live credential `name`; its role, or `None` if there was none.
-pub async fn revoke(conn: &mut AnyConnection, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
+pub async fn revoke(conn: &mut impl Sql, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
     let role: Option<String> =
-        sqlx::query_scalar("UPDATE credentials SET revoked_at = $1, revoked_by = $2 WHERE name = $3 AND revoked_at IS NULL RETURNING role")
+        scalar("UPDATE credentials SET revoked_at = $1, revoked_by = $2 WHERE name = $3 AND revoked_at IS NULL RETURNING role")
             .bind(ts(at))
             .bind(by)
             .bind(name)
@@ -164,8 +160,8 @@ pub async fn revoke(conn: &mut AnyConnection, name: &str, by: &str, at: DateTime
 }
 
 /// Notes a use of the live credential `name`.
-pub async fn touch(conn: &mut AnyConnection, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
-    sqlx::query("UPDATE credentials SET last_used_at = $1 WHERE name = $2 AND revoked_at IS NULL")
+pub async fn touch(conn: &mut impl Sql, name: &str, at: DateTime<Utc>) -> Result<(), Error> {
+    sql("UPDATE credentials SET last_used_at = $1 WHERE name = $2 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(name)
         .execute(&mut *conn)

@@ -1,11 +1,11 @@
 //! Per-call expiry state (see [`crate::console::expiry`]): deadlines moved by a snooze, and the
 //! warnings sent. The time limits themselves are settings.
 
+use super::sql::{sql, tuple, Sql};
 use super::{audit, parse_ts, ts, Db};
 use crate::domain::audit::CallSnoozed;
 use crate::domain::{Error, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
-use sqlx::{AnyConnection, Row};
 
 /// Which calls a query asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub struct Cutoff<'a> {
 /// Pending calls past a cutoff of their tool's limit (unless snoozed), or whose snoozed deadline is
 /// at or before `snoozed_cutoff`; at most `limit`, oldest first.
 pub async fn pending_past(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     cutoffs: &[Cutoff<'_>],
     named: &[String],
     snoozed_cutoff: DateTime<Utc>,
@@ -53,8 +53,8 @@ pub async fn pending_past(
             "SELECT q.id, q.paused_at FROM queue_items q WHERE q.state = 'pending' AND {tool} AND q.paused_at <= ? AND {untouched}"
         ));
     }
-    let sql = super::numbered(&format!("SELECT id FROM ({}) AS due ORDER BY paused_at LIMIT ?", parts.join(" UNION ")));
-    let mut query = sqlx::query(&sql).bind(ts(snoozed_cutoff));
+    let text = super::numbered(&format!("SELECT id FROM ({}) AS due ORDER BY paused_at LIMIT ?", parts.join(" UNION ")));
+    let mut query = sql(text).bind(ts(snoozed_cutoff));
     for c in cutoffs {
         match c.tool {
             Some(tool) => query = query.bind(tool),
@@ -67,7 +67,7 @@ pub async fn pending_past(
         query = query.bind(ts(c.cutoff));
     }
     let rows = query.bind(limit).fetch_all(&mut *conn).await?;
-    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String, _>("id")?))).collect()
+    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String>("id")?))).collect()
 }
 
 /// What is stored for one call.
@@ -79,12 +79,11 @@ pub struct Stored {
     pub never: Option<String>,
 }
 
-pub async fn stored(conn: &mut AnyConnection, id: &ItemId) -> Result<Stored, Error> {
-    let row: Option<(Option<String>, Option<String>)> =
-        sqlx::query_as("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = $1")
-            .bind(id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+pub async fn stored(conn: &mut impl Sql, id: &ItemId) -> Result<Stored, Error> {
+    let row: Option<(Option<String>, Option<String>)> = tuple("SELECT expires_at, never_reason FROM deadlines WHERE queue_item_id = $1")
+        .bind(id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
     let Some((until, never)) = row else { return Ok(Stored::default()) };
     Ok(Stored { snoozed_until: until.map(|t| parse_ts(&t)).transpose()?, never })
 }
@@ -100,11 +99,9 @@ pub async fn stored_of(db: &Db, ids: &[ItemId]) -> Result<Vec<Stored>, Error> {
 }
 
 /// Notes that this call can never expire, and why; the expiry worker leaves it alone from now on.
-pub async fn mark_never(conn: &mut AnyConnection, id: &ItemId, reason: &str) -> Result<(), Error> {
-    sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, never_reason) VALUES ($1, $2)
-         ON CONFLICT (queue_item_id) DO UPDATE SET never_reason = excluded.never_reason",
-    )
+pub async fn mark_never(conn: &mut impl Sql, id: &ItemId, reason: &str) -> Result<(), Error> {
+    sql("INSERT INTO deadlines (queue_item_id, never_reason) VALUES ($1, $2)
+         ON CONFLICT (queue_item_id) DO UPDATE SET never_reason = excluded.never_reason")
     .bind(id.as_str())
     .bind(reason)
     .execute(&mut *conn)
@@ -113,11 +110,9 @@ pub async fn mark_never(conn: &mut AnyConnection, id: &ItemId, reason: &str) -> 
 }
 
 /// Moves the call's deadline to `until`; a warning will be sent again before it.
-pub async fn snooze(conn: &mut AnyConnection, id: &ItemId, until: DateTime<Utc>) -> Result<(), Error> {
-    sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, $2, NULL)
-         ON CONFLICT (queue_item_id) DO UPDATE SET expires_at = excluded.expires_at, warned_at = NULL",
-    )
+pub async fn snooze(conn: &mut impl Sql, id: &ItemId, until: DateTime<Utc>) -> Result<(), Error> {
+    sql("INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, $2, NULL)
+         ON CONFLICT (queue_item_id) DO UPDATE SET expires_at = excluded.expires_at, warned_at = NULL")
     .bind(id.as_str())
     .bind(ts(until))
     .execute(&mut *conn)
@@ -126,11 +121,9 @@ pub async fn snooze(conn: &mut AnyConnection, id: &ItemId, until: DateTime<Utc>)
 }
 
 /// Notes that the call's "about to expire" warning went out.
-pub async fn mark_warned(conn: &mut AnyConnection, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
-    sqlx::query(
-        "INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, NULL, $2)
-         ON CONFLICT (queue_item_id) DO UPDATE SET warned_at = excluded.warned_at",
-    )
+pub async fn mark_warned(conn: &mut impl Sql, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
+    sql("INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, NULL, $2)
+         ON CONFLICT (queue_item_id) DO UPDATE SET warned_at = excluded.warned_at")
     .bind(id.as_str())
     .bind(ts(at))
     .execute(&mut *conn)

@@ -7,10 +7,10 @@ mod record;
 pub use record::{record, record_in, Counting, Recorded};
 
 use super::cells::Cells;
+use super::sql::{sql, Row, Sql};
 use super::{now, parse_json, parse_ts, ts};
 use crate::domain::{Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, Verdict};
 use serde_json::Value;
-use sqlx::{any::AnyRow, AnyConnection, Row};
 
 fn delivery_str(d: Delivery) -> &'static str {
     match d {
@@ -33,7 +33,7 @@ fn parse_delivery(text: &str) -> Result<Delivery, Error> {
 
 /// Stores a new decision, to be delivered. The unique index on `queue_item_id` makes a second decision
 /// on the same entry fail, whatever the caller checked before.
-pub async fn insert(conn: &mut AnyConnection, d: &Decision) -> Result<(), Error> {
+pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
     let (reason, data) = match &d.verdict {
         Verdict::Approve => (None, None),
         Verdict::Decline { reason } => (reason.clone(), None),
@@ -47,10 +47,8 @@ pub async fn insert(conn: &mut AnyConnection, d: &Decision) -> Result<(), Error>
             (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string()))
         }
     };
-    sqlx::query(
-        "INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
+    sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
     // The table knows approve/decline/resume: an edited approval is an approval (its data says more).
@@ -73,8 +71,8 @@ pub async fn insert(conn: &mut AnyConnection, d: &Decision) -> Result<(), Error>
 /// Claims a decision for delivery (`pending → delivering`), committed before the tool runs, so a
 /// crash during execution leaves `delivering` behind and the tool is never run a second time.
 /// Returns false if another worker or process claimed it first.
-pub async fn claim(conn: &mut AnyConnection, id: &DecisionId) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = $1 AND delivery = 'pending'")
+pub async fn claim(conn: &mut impl Sql, id: &DecisionId) -> Result<bool, Error> {
+    let done = sql("UPDATE decisions SET delivery = 'delivering', attempts = attempts + 1 WHERE id = $1 AND delivery = 'pending'")
         .bind(id.as_str())
         .execute(&mut *conn)
         .await?;
@@ -83,14 +81,8 @@ pub async fn claim(conn: &mut AnyConnection, id: &DecisionId) -> Result<bool, Er
 
 /// Records the end of a delivery: `delivering → delivered | failed`, with the engine's answer.
 /// Returns false (and changes nothing) if the decision was not `delivering`.
-pub async fn finish(
-    conn: &mut AnyConnection,
-    id: &DecisionId,
-    delivery: Delivery,
-    outcome: &Value,
-    error: Option<&str>,
-) -> Result<bool, Error> {
-    let done = sqlx::query(
+pub async fn finish(conn: &mut impl Sql, id: &DecisionId, delivery: Delivery, outcome: &Value, error: Option<&str>) -> Result<bool, Error> {
+    let done = sql(
         "UPDATE decisions SET delivery = $1, outcome = $2, last_error = $3, delivered_at = $4 WHERE id = $5 AND delivery = 'delivering'",
     )
     .bind(delivery_str(delivery))
@@ -108,18 +100,18 @@ const D_COLUMNS: &str = "d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fing
     d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
     d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at";
 
-fn decisions_from_rows(rows: &[AnyRow]) -> Result<Vec<Decision>, Error> {
+fn decisions_from_rows(rows: &[Row]) -> Result<Vec<Decision>, Error> {
     rows.iter()
         .map(|r| {
-            let item = ItemId::new(r.try_get::<String, _>("queue_item_id")?);
+            let item = ItemId::new(r.try_get::<String>("queue_item_id")?);
             from_joined_row(r, &item).map(|d| d.expect("row has a decision"))
         })
         .collect()
 }
 
 /// Decisions in a delivery state, oldest first.
-pub async fn with_delivery(conn: &mut AnyConnection, delivery: Delivery) -> Result<Vec<Decision>, Error> {
-    let rows = sqlx::query(&format!("SELECT {D_COLUMNS} FROM decisions d WHERE d.delivery = $1 ORDER BY d.decided_at"))
+pub async fn with_delivery(conn: &mut impl Sql, delivery: Delivery) -> Result<Vec<Decision>, Error> {
+    let rows = sql(format!("SELECT {D_COLUMNS} FROM decisions d WHERE d.delivery = $1 ORDER BY d.decided_at"))
         .bind(delivery_str(delivery))
         .fetch_all(&mut *conn)
         .await?;
@@ -172,19 +164,18 @@ pub(crate) fn from_joined_row(row: &impl Cells, item_id: &ItemId) -> Result<Opti
 /// Gives a claimed decision back to the outbox after a failed attempt (the engine was unreachable):
 /// `delivering → pending`, with the error and when to try again. False if it was not `delivering`.
 pub async fn defer(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     id: &DecisionId,
     error: &str,
     next_attempt_at: chrono::DateTime<chrono::Utc>,
 ) -> Result<bool, Error> {
-    let done = sqlx::query(
-        "UPDATE decisions SET delivery = 'pending', last_error = $1, next_attempt_at = $2 WHERE id = $3 AND delivery = 'delivering'",
-    )
-    .bind(error)
-    .bind(ts(next_attempt_at))
-    .bind(id.as_str())
-    .execute(&mut *conn)
-    .await?;
+    let done =
+        sql("UPDATE decisions SET delivery = 'pending', last_error = $1, next_attempt_at = $2 WHERE id = $3 AND delivery = 'delivering'")
+            .bind(error)
+            .bind(ts(next_attempt_at))
+            .bind(id.as_str())
+            .execute(&mut *conn)
+            .await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -215,16 +206,16 @@ pub struct Attempts {
     pub next_attempt_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-pub async fn attempts(conn: &mut AnyConnection, id: &DecisionId) -> Result<Option<Attempts>, Error> {
-    let row = sqlx::query("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = $1")
+pub async fn attempts(conn: &mut impl Sql, id: &DecisionId) -> Result<Option<Attempts>, Error> {
+    let row = sql("SELECT attempts, last_error, next_attempt_at FROM decisions WHERE id = $1")
         .bind(id.as_str())
         .fetch_optional(&mut *conn)
         .await?;
     row.map(|r| {
         Ok(Attempts {
-            attempts: r.try_get::<i64, _>("attempts")?.max(0) as u32,
+            attempts: r.try_get::<i64>("attempts")?.max(0) as u32,
             last_error: r.try_get("last_error")?,
-            next_attempt_at: r.try_get::<Option<String>, _>("next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
+            next_attempt_at: r.try_get::<Option<String>>("next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
         })
     })
     .transpose()
@@ -234,19 +225,19 @@ pub async fn attempts(conn: &mut AnyConnection, id: &DecisionId) -> Result<Optio
 /// and ones nobody delivered although they were decided more than `grace` ago (the deciding process
 /// delivers at once; the worker is the fallback). Oldest first. `engines`: only calls of these
 /// (team mode: the engines this console delivers; `None`: every engine).
-pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Option<&[String]>) -> Result<Vec<Decision>, Error> {
+pub async fn due(conn: &mut impl Sql, grace: chrono::Duration, engines: Option<&[String]>) -> Result<Vec<Decision>, Error> {
     let at = now();
     let only = match engines {
         Some(list) => format!(" AND q.engine IN ({})", if list.is_empty() { "NULL".to_owned() } else { vec!["?"; list.len()].join(", ") }),
         None => String::new(),
     };
-    let sql = super::numbered(&format!(
+    let text = super::numbered(&format!(
         "SELECT {D_COLUMNS} FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'pending'
            AND ((d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?) OR (d.next_attempt_at IS NULL AND d.decided_at <= ?)){only}
          ORDER BY d.decided_at LIMIT 100"
     ));
-    let mut query = sqlx::query(&sql).bind(ts(at)).bind(ts(at - grace));
+    let mut query = sql(text).bind(ts(at)).bind(ts(at - grace));
     for engine in engines.unwrap_or_default() {
         query = query.bind(engine.as_str());
     }
@@ -256,8 +247,8 @@ pub async fn due(conn: &mut AnyConnection, grace: chrono::Duration, engines: Opt
 
 /// Decisions of the calls of one run of `engine` that are `delivering` (claimed, or held by an
 /// engine that sends several together), with each call's tool call id.
-pub async fn delivering_of_run(conn: &mut AnyConnection, engine: &str, run_id: &str) -> Result<Vec<(Decision, String)>, Error> {
-    let rows = sqlx::query(&format!(
+pub async fn delivering_of_run(conn: &mut impl Sql, engine: &str, run_id: &str) -> Result<Vec<(Decision, String)>, Error> {
+    let rows = sql(format!(
         "SELECT {D_COLUMNS}, q.tool_call_id FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'delivering' AND q.engine = $1 AND q.run_id = $2 ORDER BY d.decided_at"
     ))
@@ -266,13 +257,13 @@ pub async fn delivering_of_run(conn: &mut AnyConnection, engine: &str, run_id: &
     .fetch_all(&mut *conn)
     .await?;
     let decisions = decisions_from_rows(&rows)?;
-    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String, _>("tool_call_id")?))).collect()
+    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String>("tool_call_id")?))).collect()
 }
 
 /// Decisions of `engine`'s calls left `delivering` (claimed by a console that then stopped): with
 /// their tool name, oldest first.
-pub async fn delivering_of_engine(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
-    let rows = sqlx::query(&format!(
+pub async fn delivering_of_engine(conn: &mut impl Sql, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
+    let rows = sql(format!(
         "SELECT {D_COLUMNS}, q.tool_name FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'delivering' AND q.engine = $1 ORDER BY d.decided_at"
     ))
@@ -280,5 +271,5 @@ pub async fn delivering_of_engine(conn: &mut AnyConnection, engine: &str) -> Res
     .fetch_all(&mut *conn)
     .await?;
     let decisions = decisions_from_rows(&rows)?;
-    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String, _>("tool_name")?))).collect()
+    rows.iter().zip(decisions).map(|(r, d)| Ok((d, r.try_get::<String>("tool_name")?))).collect()
 }

@@ -1,13 +1,13 @@
 //! Remote engines as configured (`engines`), their last known health, and what they said about their
 //! tools (`remote_tools`). Tokens are never stored here (C7): a row names its keyring entry.
 
+use super::sql::{sql, Row, Sql};
 use super::{audit, now, parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{EngineChanged, EngineSeen};
 use crate::domain::{CallSource, Error};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{any::AnyRow, AnyConnection, Row};
 
 /// How an engine answered last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -118,8 +118,8 @@ pub fn url_key(base_url: &str) -> String {
 /// hold it): the token lives in that process's memory and is asked for again after a restart.
 pub const SESSION_TOKEN: &str = "session";
 
-fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
-    let opt_ts = |col: &str| row.try_get::<Option<String>, _>(col)?.map(|t| parse_ts(&t)).transpose();
+fn from_row(row: &Row) -> Result<EngineRow, Error> {
+    let opt_ts = |col: &str| row.try_get::<Option<String>>(col)?.map(|t| parse_ts(&t)).transpose();
     Ok(EngineRow {
         name: row.try_get("name")?,
         kind: {
@@ -128,11 +128,11 @@ fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
         },
         base_url: row.try_get("base_url")?,
         token_ref: row.try_get("token_ref")?,
-        poll_ms: row.try_get::<i64, _>("poll_ms")?.clamp(100, i64::from(u32::MAX)) as u32,
-        created_at: parse_ts(&row.try_get::<String, _>("created_at")?)?,
-        updated_at: parse_ts(&row.try_get::<String, _>("updated_at")?)?,
+        poll_ms: row.try_get::<i64>("poll_ms")?.clamp(100, i64::from(u32::MAX)) as u32,
+        created_at: parse_ts(&row.try_get::<String>("created_at")?)?,
+        updated_at: parse_ts(&row.try_get::<String>("updated_at")?)?,
         health: HealthReport {
-            state: Health::parse(&row.try_get::<String, _>("health")?),
+            state: Health::parse(&row.try_get::<String>("health")?),
             last_error: row.try_get("last_error")?,
             last_error_at: opt_ts("last_error_at")?,
             last_ok_at: opt_ts("last_ok_at")?,
@@ -143,19 +143,19 @@ fn from_row(row: &AnyRow) -> Result<EngineRow, Error> {
 const SELECT: &str =
     "SELECT name, kind, base_url, token_ref, poll_ms, created_at, updated_at, health, last_error, last_error_at, last_ok_at FROM engines";
 
-pub async fn list(conn: &mut AnyConnection) -> Result<Vec<EngineRow>, Error> {
-    let rows = sqlx::query(&format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
+pub async fn list(conn: &mut impl Sql) -> Result<Vec<EngineRow>, Error> {
+    let rows = sql(format!("{SELECT} ORDER BY name")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
-pub async fn get(conn: &mut AnyConnection, name: &str) -> Result<Option<EngineRow>, Error> {
-    let row = sqlx::query(&format!("{SELECT} WHERE name = $1")).bind(name).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut impl Sql, name: &str) -> Result<Option<EngineRow>, Error> {
+    let row = sql(format!("{SELECT} WHERE name = $1")).bind(name).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// Adds an engine; `InvalidRequest` if the name is taken.
 pub async fn insert(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     name: &str,
     kind: CallSource,
     base_url: &str,
@@ -163,19 +163,18 @@ pub async fn insert(
     poll_ms: u32,
 ) -> Result<EngineRow, Error> {
     let at = ts(now());
-    let done = sqlx::query(
-        "INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (name) DO NOTHING",
-    )
-    .bind(name)
-    .bind(kind.as_str())
-    .bind(base_url)
-    .bind(token_ref)
-    .bind(i64::from(poll_ms))
-    .bind(&at)
-    .bind(&at)
-    .execute(&mut *conn)
-    .await?;
+    let done =
+        sql("INSERT INTO engines (name, kind, base_url, token_ref, poll_ms, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (name) DO NOTHING")
+        .bind(name)
+        .bind(kind.as_str())
+        .bind(base_url)
+        .bind(token_ref)
+        .bind(i64::from(poll_ms))
+        .bind(&at)
+        .bind(&at)
+        .execute(&mut *conn)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(Error::InvalidRequest(format!("an engine named {name:?} already exists")));
     }
@@ -183,19 +182,11 @@ pub async fn insert(
 }
 
 /// Changes an engine's settings; `NotFound` if there is none. Health starts over when the URL changes.
-pub async fn update(
-    conn: &mut AnyConnection,
-    name: &str,
-    base_url: &str,
-    token_ref: Option<&str>,
-    poll_ms: u32,
-) -> Result<EngineRow, Error> {
-    let done = sqlx::query(
-        "UPDATE engines SET
+pub async fn update(conn: &mut impl Sql, name: &str, base_url: &str, token_ref: Option<&str>, poll_ms: u32) -> Result<EngineRow, Error> {
+    let done = sql("UPDATE engines SET
             health = CASE WHEN base_url = $1 THEN health ELSE 'unknown' END,
             base_url = $2, token_ref = $3, poll_ms = $4, updated_at = $5
-         WHERE name = $6",
-    )
+         WHERE name = $6")
     .bind(base_url)
     .bind(base_url)
     .bind(token_ref)
@@ -211,15 +202,15 @@ pub async fn update(
 }
 
 /// Removes an engine and its tool cache; its queue entries stay (history). False if there was none.
-pub async fn delete(conn: &mut AnyConnection, name: &str) -> Result<bool, Error> {
-    sqlx::query("DELETE FROM remote_tools WHERE engine = $1").bind(name).execute(&mut *conn).await?;
-    let done = sqlx::query("DELETE FROM engines WHERE name = $1").bind(name).execute(&mut *conn).await?;
+pub async fn delete(conn: &mut impl Sql, name: &str) -> Result<bool, Error> {
+    sql("DELETE FROM remote_tools WHERE engine = $1").bind(name).execute(&mut *conn).await?;
+    let done = sql("DELETE FROM engines WHERE name = $1").bind(name).execute(&mut *conn).await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Stores an engine's health (called when it changes, not on every poll).
-pub async fn set_health(conn: &mut AnyConnection, name: &str, health: &HealthReport) -> Result<(), Error> {
-    sqlx::query("UPDATE engines SET health = $1, last_error = $2, last_error_at = $3, last_ok_at = $4 WHERE name = $5")
+pub async fn set_health(conn: &mut impl Sql, name: &str, health: &HealthReport) -> Result<(), Error> {
+    sql("UPDATE engines SET health = $1, last_error = $2, last_error_at = $3, last_ok_at = $4 WHERE name = $5")
         .bind(health.state.as_str())
         .bind(health.last_error.as_deref())
         .bind(health.last_error_at.map(ts))
@@ -231,12 +222,10 @@ pub async fn set_health(conn: &mut AnyConnection, name: &str, health: &HealthRep
 }
 
 /// Remembers what an engine said about one of its agents' tools.
-pub async fn put_tool(conn: &mut AnyConnection, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
-    sqlx::query(
-        "INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES ($1, $2, $3, $4, $5)
+pub async fn put_tool(conn: &mut impl Sql, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
+    sql("INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (engine, agent_id, tool_name) DO UPDATE SET body = excluded.body, seen_at = excluded.seen_at
-         WHERE remote_tools.body <> excluded.body",
-    )
+         WHERE remote_tools.body <> excluded.body")
     .bind(engine)
     .bind(agent_id)
     .bind(tool_name)
@@ -248,17 +237,16 @@ pub async fn put_tool(conn: &mut AnyConnection, engine: &str, agent_id: &str, to
 }
 
 /// Every remembered tool of an engine: (agent, tool, body).
-pub async fn tools(conn: &mut AnyConnection, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
-    let rows =
-        sqlx::query("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = $1").bind(engine).fetch_all(&mut *conn).await?;
-    rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String, _>("body")?)?))).collect()
+pub async fn tools(conn: &mut impl Sql, engine: &str) -> Result<Vec<(String, String, Value)>, Error> {
+    let rows = sql("SELECT agent_id, tool_name, body FROM remote_tools WHERE engine = $1").bind(engine).fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| Ok((r.try_get("agent_id")?, r.try_get("tool_name")?, parse_json(&r.try_get::<String>("body")?)?))).collect()
 }
 
 /// Every tool name the remote engines' agents have named, sorted.
 pub async fn remembered_tool_names(db: &Db) -> Result<Vec<String>, Error> {
     let mut conn = db.pool().acquire().await?;
-    let rows = sqlx::query("SELECT DISTINCT tool_name FROM remote_tools ORDER BY tool_name").fetch_all(&mut *conn).await?;
-    rows.iter().map(|r| Ok(r.try_get("tool_name")?)).collect()
+    let rows = sql("SELECT DISTINCT tool_name FROM remote_tools ORDER BY tool_name").fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| r.try_get("tool_name")).collect()
 }
 
 /// The engines as configured, by name (see [`list`]).

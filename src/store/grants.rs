@@ -1,12 +1,12 @@
 //! "Always allow" grants (see [`crate::console::grants`]).
 
 use super::cells::Cells;
+use super::sql::{scalar, sql, tuple, Sql};
 use super::{audit, parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{GrantCreated, GrantRevoked};
 use crate::domain::grant::{Condition, Grant, GrantScope};
 use crate::domain::{EngineId, Error, GrantId, ItemId};
 use chrono::{DateTime, Utc};
-use sqlx::AnyConnection;
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
     expires_at, revoked_at, revoked_by, uses, applies_from, requested_by, shadow FROM grants";
@@ -42,8 +42,8 @@ fn from_row(r: &impl Cells) -> Result<Grant, Error> {
     })
 }
 
-pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
-    sqlx::query(
+pub async fn insert(conn: &mut impl Sql, g: &Grant) -> Result<(), Error> {
+    sql(
         "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from,
             requested_by, shadow)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
@@ -68,13 +68,13 @@ pub async fn insert(conn: &mut AnyConnection, g: &Grant) -> Result<(), Error> {
 }
 
 /// Every grant, newest first.
-pub async fn all(conn: &mut AnyConnection) -> Result<Vec<Grant>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS} ORDER BY created_at DESC, id DESC")).fetch_all(&mut *conn).await?;
+pub async fn all(conn: &mut impl Sql) -> Result<Vec<Grant>, Error> {
+    let rows = sql(format!("{COLUMNS} ORDER BY created_at DESC, id DESC")).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
-pub async fn get(conn: &mut AnyConnection, id: &GrantId) -> Result<Option<Grant>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS} WHERE id = $1")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut impl Sql, id: &GrantId) -> Result<Option<Grant>, Error> {
+    let row = sql(format!("{COLUMNS} WHERE id = $1")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
@@ -83,22 +83,22 @@ const LIVE_FOR: &str =
 
 /// Grants of `tool` at `engine` neither revoked nor expired at `now`, shadow grants left out (they
 /// approve nothing).
-pub async fn live_for(conn: &mut AnyConnection, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS}{LIVE_FOR}")).bind(tool).bind(engine.as_str()).bind(ts(now)).fetch_all(&mut *conn).await?;
+pub async fn live_for(conn: &mut impl Sql, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+    let rows = sql(format!("{COLUMNS}{LIVE_FOR}")).bind(tool).bind(engine.as_str()).bind(ts(now)).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The tool names with a live grant.
-pub async fn live_tools(conn: &mut AnyConnection, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
-    Ok(sqlx::query_scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1 AND shadow = 0")
+pub async fn live_tools(conn: &mut impl Sql, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
+    scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1 AND shadow = 0")
         .bind(ts(now))
         .fetch_all(&mut *conn)
-        .await?)
+        .await
 }
 
 /// Revokes a live grant; false if it was already revoked.
-pub async fn revoke(conn: &mut AnyConnection, id: &GrantId, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE grants SET revoked_at = $1, revoked_by = $2 WHERE id = $3 AND revoked_at IS NULL")
+pub async fn revoke(conn: &mut impl Sql, id: &GrantId, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
+    let done = sql("UPDATE grants SET revoked_at = $1, revoked_by = $2 WHERE id = $3 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(by)
         .bind(id.as_str())
@@ -108,13 +108,8 @@ pub async fn revoke(conn: &mut AnyConnection, id: &GrantId, by: &str, at: DateTi
 }
 
 /// Ends the live grants scoped to a run that ended (revoked by `console (run ended)`); how many.
-pub async fn end_for_run(
-    conn: &mut AnyConnection,
-    engine: &EngineId,
-    run_id: &crate::domain::RunId,
-    at: DateTime<Utc>,
-) -> Result<u64, Error> {
-    let done = sqlx::query("UPDATE grants SET revoked_at = $1, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = $2 AND run_id = $3 AND revoked_at IS NULL")
+pub async fn end_for_run(conn: &mut impl Sql, engine: &EngineId, run_id: &crate::domain::RunId, at: DateTime<Utc>) -> Result<u64, Error> {
+    let done = sql("UPDATE grants SET revoked_at = $1, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = $2 AND run_id = $3 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(engine.as_str())
         .bind(run_id.as_str())
@@ -127,8 +122,8 @@ pub async fn end_for_run(
 /// when it is not, and nothing is written. The decision it approves is stored in the same
 /// transaction ([`crate::store::decisions::record`]), so a grant revoked while a call was being
 /// checked against it approves nothing.
-pub async fn use_live(conn: &mut AnyConnection, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2")
+pub async fn use_live(conn: &mut impl Sql, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
+    let done = sql("UPDATE grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2")
         .bind(id.as_str())
         .bind(ts(now))
         .execute(&mut *conn)
@@ -139,12 +134,12 @@ pub async fn use_live(conn: &mut AnyConnection, id: &GrantId, now: DateTime<Utc>
 /// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
 /// with their positions (a sweep pages through them all).
 pub async fn pending_of_tool(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     tool: &str,
     after_seq: i64,
     limit: i64,
 ) -> Result<Vec<(i64, crate::domain::ItemId)>, Error> {
-    let rows: Vec<(i64, String)> = sqlx::query_as(
+    let rows: Vec<(i64, String)> = tuple(
         "SELECT seq, id FROM queue_items WHERE state = 'pending' AND kind = 'approval' AND tool_name = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
     .bind(tool)

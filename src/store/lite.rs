@@ -82,6 +82,22 @@ fn connect(path: &Path) -> Result<rusqlite::Connection, Error> {
     Ok(conn)
 }
 
+/// The writer's own connection to the file ([`super::writer`]): the pool's settings (WAL, commits
+/// synced — `synchronous = FULL` —, foreign keys, no automatic checkpoint) and room for every
+/// statement the store writes with, prepared once.
+pub(crate) fn writer(path: &Path) -> Result<rusqlite::Connection, Error> {
+    use rusqlite::OpenFlags;
+    let conn = rusqlite::Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|e| Error::Storage(format!("cannot open {} for writing: {e}", path.display())))?;
+    conn.execute_batch(
+        "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = memory; PRAGMA wal_autocheckpoint = 0;",
+    )
+    .map_err(error)?;
+    conn.set_prepared_statement_cache_capacity(256);
+    Ok(conn)
+}
+
 /// A rusqlite error as the store tells it: busy or locked after the busy timeout is `storage_busy`
 /// (as from sqlx), anything else a storage error.
 pub(crate) fn error(e: rusqlite::Error) -> Error {

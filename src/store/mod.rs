@@ -6,7 +6,7 @@
 //! the module that reads them and are converted to domain types there.
 
 pub mod audit;
-mod cells;
+pub mod cells;
 pub mod credentials;
 pub mod deadlines;
 pub mod decisions;
@@ -24,6 +24,7 @@ pub mod resolutions;
 pub mod runs;
 pub mod settings;
 pub mod snapshots;
+pub mod sql;
 pub mod statements;
 pub mod stats;
 pub mod submissions;
@@ -151,7 +152,11 @@ impl Db {
             Location::Sqlite(_) => Dialect::Sqlite,
             Location::Postgres(_) => Dialect::Postgres,
         };
-        let writer = writer::Writer::new(pool.clone(), dialect);
+        let file = match &location {
+            Location::Sqlite(path) => Some(path.clone()),
+            Location::Postgres(_) => None,
+        };
+        let writer = writer::Writer::new(pool.clone(), dialect, file);
         let signal = match &location {
             Location::Sqlite(path) => {
                 let mut name = path.file_name().unwrap_or_default().to_os_string();

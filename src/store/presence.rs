@@ -1,11 +1,11 @@
 //! Presence: who has a call open right now, on any console of the team (one row per person and call,
 //! refreshed by the open detail's heartbeat). Ephemeral: no audit, no change feed.
 
+use super::sql::{sql, Sql};
 use super::{parse_ts, queue, ts, Db};
 use crate::domain::{Error, ItemId};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::{AnyConnection, Row};
 
 /// Someone who has a call open.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -23,18 +23,16 @@ pub struct Viewer {
 /// before `stale` was a visit that ended: it starts again at `now`. Rows of any call last seen
 /// before `stale` are pruned.
 pub async fn see(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     item: &ItemId,
     key: &str,
     viewer: &str,
     now: DateTime<Utc>,
     stale: DateTime<Utc>,
 ) -> Result<(), Error> {
-    sqlx::query("DELETE FROM presence WHERE seen_at < $1").bind(ts(stale)).execute(&mut *conn).await?;
-    sqlx::query(
-        "INSERT INTO presence (queue_item_id, viewer_key, viewer, since, seen_at) VALUES ($1, $2, $3, $4, $4)
-         ON CONFLICT (queue_item_id, viewer_key) DO UPDATE SET viewer = excluded.viewer, seen_at = excluded.seen_at",
-    )
+    sql("DELETE FROM presence WHERE seen_at < $1").bind(ts(stale)).execute(&mut *conn).await?;
+    sql("INSERT INTO presence (queue_item_id, viewer_key, viewer, since, seen_at) VALUES ($1, $2, $3, $4, $4)
+         ON CONFLICT (queue_item_id, viewer_key) DO UPDATE SET viewer = excluded.viewer, seen_at = excluded.seen_at")
     .bind(item.as_str())
     .bind(key)
     .bind(viewer)
@@ -45,21 +43,15 @@ pub async fn see(
 }
 
 /// `key` closed `item` (nothing happens when they had not opened it).
-pub async fn leave(conn: &mut AnyConnection, item: &ItemId, key: &str) -> Result<(), Error> {
-    sqlx::query("DELETE FROM presence WHERE queue_item_id = $1 AND viewer_key = $2")
-        .bind(item.as_str())
-        .bind(key)
-        .execute(&mut *conn)
-        .await?;
+pub async fn leave(conn: &mut impl Sql, item: &ItemId, key: &str) -> Result<(), Error> {
+    sql("DELETE FROM presence WHERE queue_item_id = $1 AND viewer_key = $2").bind(item.as_str()).bind(key).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Who else than `key` was seen on `item` since `fresh`, longest there first.
-pub async fn others(conn: &mut AnyConnection, item: &ItemId, key: &str, fresh: DateTime<Utc>) -> Result<Vec<Viewer>, Error> {
-    let rows = sqlx::query(
-        "SELECT viewer, since, seen_at FROM presence WHERE queue_item_id = $1 AND viewer_key <> $2 AND seen_at >= $3
-         ORDER BY since, viewer_key",
-    )
+pub async fn others(conn: &mut impl Sql, item: &ItemId, key: &str, fresh: DateTime<Utc>) -> Result<Vec<Viewer>, Error> {
+    let rows = sql("SELECT viewer, since, seen_at FROM presence WHERE queue_item_id = $1 AND viewer_key <> $2 AND seen_at >= $3
+         ORDER BY since, viewer_key")
     .bind(item.as_str())
     .bind(key)
     .bind(ts(fresh))
@@ -69,8 +61,8 @@ pub async fn others(conn: &mut AnyConnection, item: &ItemId, key: &str, fresh: D
         .map(|r| {
             Ok(Viewer {
                 viewer: r.try_get("viewer")?,
-                since: parse_ts(&r.try_get::<String, _>("since")?)?,
-                seen_at: parse_ts(&r.try_get::<String, _>("seen_at")?)?,
+                since: parse_ts(&r.try_get::<String>("since")?)?,
+                seen_at: parse_ts(&r.try_get::<String>("seen_at")?)?,
             })
         })
         .collect()

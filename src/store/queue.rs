@@ -21,10 +21,10 @@ pub use read::{
 pub(crate) use row::{kind_str, state_str, EXPIRED};
 pub use sync::{apply_sync, plan_sync, SyncChanges, SyncPlan, Synced};
 
+use super::sql::{sql, Sql};
 use super::writer::WriteTx;
 use super::{now, ts};
 use crate::domain::{Decision, EngineId, Error, ItemId, ItemState, PausedCall, QueuedCall, RunId};
-use sqlx::{AnyConnection, Row};
 
 /// A queue entry with the decision taken on it, if any.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,15 +35,13 @@ pub struct Entry {
 
 /// Adds a paused call as a pending entry (a trigger adds it to the search index). Fails if the
 /// same call is already pending.
-pub async fn insert_pending(conn: &mut AnyConnection, call: &PausedCall) -> Result<QueuedCall, Error> {
+pub async fn insert_pending(conn: &mut impl Sql, call: &PausedCall) -> Result<QueuedCall, Error> {
     let id = ItemId::generate();
     let at = now();
-    sqlx::query(
-        "INSERT INTO queue_items (id, engine, source, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
+    sql("INSERT INTO queue_items (id, engine, source, agent_id, agent_name, thread_id, resource_id, run_id, tool_call_id,
             tool_name, args, fingerprint, kind, suspend_payload, resume_schema, chain, pause_reason, requested_by, state, paused_at,
             updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending', $19, $20)",
-    )
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending', $19, $20)")
     .bind(id.as_str())
     .bind(call.engine.as_str())
     .bind(call.source.as_str())
@@ -106,8 +104,8 @@ pub async fn requeue_changed(
 }
 
 /// Moves an entry from `from` to `to`; returns false (and changes nothing) if it was not in `from`.
-pub async fn transition(conn: &mut AnyConnection, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE queue_items SET state = $1, updated_at = $2 WHERE id = $3 AND state = $4")
+pub async fn transition(conn: &mut impl Sql, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
+    let done = sql("UPDATE queue_items SET state = $1, updated_at = $2 WHERE id = $3 AND state = $4")
         .bind(state_str(to))
         .bind(ts(now()))
         .bind(id.as_str())
@@ -118,14 +116,13 @@ pub async fn transition(conn: &mut AnyConnection, id: &ItemId, from: ItemState, 
 }
 
 /// Marks every pending entry of a run as `gone` (the run ended without them being decided).
-pub async fn retire_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
-    let rows = sqlx::query(
-        "UPDATE queue_items SET state = 'gone', updated_at = $1 WHERE engine = $2 AND run_id = $3 AND state = 'pending' RETURNING id",
-    )
-    .bind(ts(now()))
-    .bind(engine.as_str())
-    .bind(run_id.as_str())
-    .fetch_all(&mut *conn)
-    .await?;
-    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String, _>(0)?))).collect()
+pub async fn retire_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
+    let rows =
+        sql("UPDATE queue_items SET state = 'gone', updated_at = $1 WHERE engine = $2 AND run_id = $3 AND state = 'pending' RETURNING id")
+            .bind(ts(now()))
+            .bind(engine.as_str())
+            .bind(run_id.as_str())
+            .fetch_all(&mut *conn)
+            .await?;
+    rows.iter().map(|r| Ok(ItemId::new(r.try_get::<String>(0)?))).collect()
 }

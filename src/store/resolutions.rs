@@ -1,13 +1,13 @@
 //! Resolutions of interrupted calls: what the operator said became of a call whose delivery a stop
 //! of the console cut short.
 
+use super::sql::{sql, Sql};
 use super::{parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{CallRef, ResolutionRecorded};
 use crate::domain::{DecisionKind, Error, Fingerprint, ItemId, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::{AnyConnection, Row};
 
 /// A stored resolution.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -29,15 +29,13 @@ pub struct Stored {
 
 /// Stores the one resolution of `item`. A second one is `already_decided` (state `interrupted`),
 /// whatever the caller checked before: the primary key refuses it.
-pub async fn insert(conn: &mut AnyConnection, item: &ItemId, r: &Stored) -> Result<(), Error> {
+pub async fn insert(conn: &mut impl Sql, item: &ItemId, r: &Stored) -> Result<(), Error> {
     let kind = match r.kind {
         DecisionKind::Ran | DecisionKind::DidNotRun | DecisionKind::RunAgain => r.kind.as_str(),
         other => return Err(Error::Storage(format!("{} is not a resolution", other.as_str()))),
     };
-    let done = sqlx::query(
-        "INSERT INTO resolutions (queue_item_id, kind, result, fingerprint, operator, resolved_at, retry_item_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (queue_item_id) DO NOTHING",
-    )
+    let done = sql("INSERT INTO resolutions (queue_item_id, kind, result, fingerprint, operator, resolved_at, retry_item_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (queue_item_id) DO NOTHING")
     .bind(item.as_str())
     .bind(kind)
     .bind(r.result.as_ref().map(Value::to_string))
@@ -64,14 +62,13 @@ pub async fn record(conn: &mut super::writer::WriteTx, item: &QueuedCall, r: &St
 }
 
 /// The resolution of `item`, if it has one.
-pub async fn get(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Stored>, Error> {
-    let row =
-        sqlx::query("SELECT kind, result, fingerprint, operator, resolved_at, retry_item_id FROM resolutions WHERE queue_item_id = $1")
-            .bind(item.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+pub async fn get(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Stored>, Error> {
+    let row = sql("SELECT kind, result, fingerprint, operator, resolved_at, retry_item_id FROM resolutions WHERE queue_item_id = $1")
+        .bind(item.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
     let Some(row) = row else { return Ok(None) };
-    let kind = match row.try_get::<String, _>("kind")?.as_str() {
+    let kind = match row.try_get::<String>("kind")?.as_str() {
         "ran" => DecisionKind::Ran,
         "did_not_run" => DecisionKind::DidNotRun,
         "run_again" => DecisionKind::RunAgain,
@@ -81,11 +78,11 @@ pub async fn get(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Store
     let fingerprint = Fingerprint::parse(&text).ok_or_else(|| Error::Storage(format!("stored resolution fingerprint {text:?}")))?;
     Ok(Some(Stored {
         kind,
-        result: row.try_get::<Option<String>, _>("result")?.map(|t| parse_json(&t)).transpose()?,
+        result: row.try_get::<Option<String>>("result")?.map(|t| parse_json(&t)).transpose()?,
         fingerprint,
         operator: row.try_get("operator")?,
-        resolved_at: parse_ts(&row.try_get::<String, _>("resolved_at")?)?,
-        retry_item: row.try_get::<Option<String>, _>("retry_item_id")?.map(ItemId::new),
+        resolved_at: parse_ts(&row.try_get::<String>("resolved_at")?)?,
+        retry_item: row.try_get::<Option<String>>("retry_item_id")?.map(ItemId::new),
     }))
 }
 

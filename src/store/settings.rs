@@ -1,13 +1,13 @@
 //! Operator settings: one JSON document per key. Every change is audited (`settings.changed`, with
 //! the document before and after) in the transaction that stores it.
 
+use super::sql::{scalar, sql, Sql};
 use super::{audit, now, parse_json, ts, Db};
 use crate::domain::audit::SettingsChanged;
 use crate::domain::Error;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::AnyConnection;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -300,7 +300,7 @@ pub async fn change<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by:
 }
 
 /// The stored document in the caller's transaction, or its default.
-pub async fn read<T: Document>(conn: &mut AnyConnection) -> Result<T, Error> {
+pub async fn read<T: Document>(conn: &mut impl Sql) -> Result<T, Error> {
     decode(get(conn, T::KEY).await?)
 }
 
@@ -312,14 +312,14 @@ fn decode<T: Document>(stored: Option<Value>) -> Result<T, Error> {
     }
 }
 
-pub async fn get(conn: &mut AnyConnection, key: &str) -> Result<Option<Value>, Error> {
-    let text: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = $1").bind(key).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut impl Sql, key: &str) -> Result<Option<Value>, Error> {
+    let text: Option<String> = scalar("SELECT value FROM settings WHERE key = $1").bind(key).fetch_optional(&mut *conn).await?;
     text.map(|t| parse_json(&t)).transpose()
 }
 
 /// Writes a document without auditing it: only through [`change`].
-async fn put(conn: &mut AnyConnection, key: &str, value: &Value) -> Result<(), Error> {
-    sqlx::query("INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
+async fn put(conn: &mut impl Sql, key: &str, value: &Value) -> Result<(), Error> {
+    sql("INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
         .bind(key)
         .bind(value.to_string())
         .bind(ts(now()))

@@ -1,9 +1,9 @@
 //! S11: snapshots of suspended local runs. The body is the engine's own JSON; this module only stores it.
 
 use super::cells::Cells;
+use super::sql::{sql, Sql};
 use super::{now, ts};
 use crate::domain::{AgentId, EngineId, Error, RunId};
-use sqlx::AnyConnection;
 
 /// A stored snapshot.
 #[derive(Clone, Debug)]
@@ -30,7 +30,7 @@ impl Stored {
 /// snapshot of that run id by another engine (another console's local engine) is never overwritten:
 /// `run_exists`, and nothing changes.
 pub async fn save_suspended(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
     agent_id: &AgentId,
@@ -39,12 +39,10 @@ pub async fn save_suspended(
     body: &str,
 ) -> Result<(), Error> {
     let at = ts(now());
-    let done = sqlx::query(
-        "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
+    let done = sql("INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
          VALUES ($1, $2, $3, $4, 'suspended', $5, $6, $7, $8)
          ON CONFLICT (run_id) DO UPDATE SET state = 'suspended', body = excluded.body, updated_at = excluded.updated_at
-         WHERE snapshots.engine = excluded.engine",
-    )
+         WHERE snapshots.engine = excluded.engine")
     .bind(run_id.as_str())
     .bind(agent_id.as_str())
     .bind(thread_id)
@@ -63,8 +61,8 @@ pub async fn save_suspended(
 
 /// Claims a run id a client chose for a run `engine` starts: false if another start holds it
 /// (here or on another console sharing the database). First writer wins.
-pub async fn claim(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<bool, Error> {
-    let done = sqlx::query("INSERT INTO run_claims (run_id, engine, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING")
+pub async fn claim(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<bool, Error> {
+    let done = sql("INSERT INTO run_claims (run_id, engine, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING")
         .bind(run_id.as_str())
         .bind(engine.as_str())
         .bind(ts(now()))
@@ -74,20 +72,16 @@ pub async fn claim(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) 
 }
 
 /// Ends `engine`'s claim of a run id (its start is over: the run finished, failed or has a snapshot).
-pub async fn release(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<(), Error> {
-    sqlx::query("DELETE FROM run_claims WHERE run_id = $1 AND engine = $2")
-        .bind(run_id.as_str())
-        .bind(engine.as_str())
-        .execute(&mut *conn)
-        .await?;
+pub async fn release(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<(), Error> {
+    sql("DELETE FROM run_claims WHERE run_id = $1 AND engine = $2").bind(run_id.as_str()).bind(engine.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 const CLAIMED: &str = "SELECT 1 FROM run_claims WHERE run_id = $1";
 
 /// Whether a start holds the run id now.
-pub async fn claimed(conn: &mut AnyConnection, run_id: &RunId) -> Result<bool, Error> {
-    Ok(sqlx::query(CLAIMED).bind(run_id.as_str()).fetch_optional(&mut *conn).await?.is_some())
+pub async fn claimed(conn: &mut impl Sql, run_id: &RunId) -> Result<bool, Error> {
+    Ok(sql(CLAIMED).bind(run_id.as_str()).fetch_optional(&mut *conn).await?.is_some())
 }
 
 /// [`claimed`] on a reader's connection.
@@ -96,14 +90,14 @@ pub(super) fn claimed_lite(conn: &rusqlite::Connection, run_id: &RunId) -> Resul
 }
 
 /// At start-up: drops the claims `engine` left (a process that stopped mid-start).
-pub async fn release_all(conn: &mut AnyConnection, engine: &EngineId) -> Result<(), Error> {
-    sqlx::query("DELETE FROM run_claims WHERE engine = $1").bind(engine.as_str()).execute(&mut *conn).await?;
+pub async fn release_all(conn: &mut impl Sql, engine: &EngineId) -> Result<(), Error> {
+    sql("DELETE FROM run_claims WHERE engine = $1").bind(engine.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Updates the body of a suspended snapshot in place (a decided call's result recorded).
-pub async fn update_body(conn: &mut AnyConnection, run_id: &RunId, body: &str) -> Result<(), Error> {
-    sqlx::query("UPDATE snapshots SET body = $1, updated_at = $2 WHERE run_id = $3")
+pub async fn update_body(conn: &mut impl Sql, run_id: &RunId, body: &str) -> Result<(), Error> {
+    sql("UPDATE snapshots SET body = $1, updated_at = $2 WHERE run_id = $3")
         .bind(body)
         .bind(ts(now()))
         .bind(run_id.as_str())
@@ -113,8 +107,8 @@ pub async fn update_body(conn: &mut AnyConnection, run_id: &RunId, body: &str) -
 }
 
 /// Claims a suspended run for advancing (`suspended → running`); false if it was not suspended.
-pub async fn claim_running(conn: &mut AnyConnection, run_id: &RunId) -> Result<bool, Error> {
-    let done = sqlx::query("UPDATE snapshots SET state = 'running', updated_at = $1 WHERE run_id = $2 AND state = 'suspended'")
+pub async fn claim_running(conn: &mut impl Sql, run_id: &RunId) -> Result<bool, Error> {
+    let done = sql("UPDATE snapshots SET state = 'running', updated_at = $1 WHERE run_id = $2 AND state = 'suspended'")
         .bind(ts(now()))
         .bind(run_id.as_str())
         .execute(&mut *conn)
@@ -123,15 +117,15 @@ pub async fn claim_running(conn: &mut AnyConnection, run_id: &RunId) -> Result<b
 }
 
 /// Removes the snapshot of a finished run.
-pub async fn delete(conn: &mut AnyConnection, run_id: &RunId) -> Result<(), Error> {
-    sqlx::query("DELETE FROM snapshots WHERE run_id = $1").bind(run_id.as_str()).execute(&mut *conn).await?;
+pub async fn delete(conn: &mut impl Sql, run_id: &RunId) -> Result<(), Error> {
+    sql("DELETE FROM snapshots WHERE run_id = $1").bind(run_id.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Removes a run's snapshot and those of its sub-agents' runs (`<run>/…`, S13).
-pub async fn delete_tree(conn: &mut AnyConnection, run_id: &RunId) -> Result<(), Error> {
+pub async fn delete_tree(conn: &mut impl Sql, run_id: &RunId) -> Result<(), Error> {
     let children = format!("{}/%", run_id.as_str().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-    sqlx::query("DELETE FROM snapshots WHERE run_id = $1 OR run_id LIKE $2 ESCAPE '\\'")
+    sql("DELETE FROM snapshots WHERE run_id = $1 OR run_id LIKE $2 ESCAPE '\\'")
         .bind(run_id.as_str())
         .bind(children)
         .execute(&mut *conn)
@@ -153,8 +147,8 @@ fn from_row(row: &impl Cells) -> Result<Stored, Error> {
 
 const GET: &str = "SELECT * FROM snapshots WHERE run_id = $1";
 
-pub async fn get(conn: &mut AnyConnection, run_id: &RunId) -> Result<Option<Stored>, Error> {
-    let row = sqlx::query(GET).bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut impl Sql, run_id: &RunId) -> Result<Option<Stored>, Error> {
+    let row = sql(GET).bind(run_id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
@@ -165,16 +159,14 @@ pub(super) fn get_lite(conn: &rusqlite::Connection, run_id: &RunId) -> Result<Op
 
 /// Snapshots of an agent's runs, newest first, optionally of one thread and resource (S12).
 pub async fn list(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     engine: &EngineId,
     agent_id: &AgentId,
     thread_id: Option<&str>,
     resource_id: Option<&str>,
 ) -> Result<Vec<Stored>, Error> {
-    let rows = sqlx::query(
-        "SELECT * FROM snapshots WHERE agent_id = $1 AND ($2 IS NULL OR thread_id = $2) AND ($3 IS NULL OR resource_id = $3)
-         AND engine = $4 ORDER BY updated_at DESC",
-    )
+    let rows = sql("SELECT * FROM snapshots WHERE agent_id = $1 AND ($2 IS NULL OR thread_id = $2) AND ($3 IS NULL OR resource_id = $3)
+         AND engine = $4 ORDER BY updated_at DESC")
     .bind(agent_id.as_str())
     .bind(thread_id)
     .bind(resource_id)
@@ -185,8 +177,7 @@ pub async fn list(
 }
 
 /// Runs of `engine` left `running` by a process that stopped (found at start-up).
-pub async fn running(conn: &mut AnyConnection, engine: &EngineId) -> Result<Vec<Stored>, Error> {
-    let rows =
-        sqlx::query("SELECT * FROM snapshots WHERE state = 'running' AND engine = $1").bind(engine.as_str()).fetch_all(&mut *conn).await?;
+pub async fn running(conn: &mut impl Sql, engine: &EngineId) -> Result<Vec<Stored>, Error> {
+    let rows = sql("SELECT * FROM snapshots WHERE state = 'running' AND engine = $1").bind(engine.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }

@@ -2,13 +2,13 @@
 //! what they said around it.
 
 use super::decisions::{self, Recorded};
+use super::sql::{sql, Row, Sql};
 use super::{parse_json, queue, ts, Db};
 use crate::domain::audit::PauseOrigin;
 use crate::domain::grant::Grant;
 use crate::domain::{Decision, Error, ItemId, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::{AnyConnection, Row};
 
 /// One submission.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,11 +23,9 @@ pub struct Submission {
 }
 
 /// Stores `s`; false (nothing stored) when its principal used its idempotency key already.
-pub async fn insert(conn: &mut AnyConnection, s: &Submission) -> Result<bool, Error> {
-    let done = sqlx::query(
-        "INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal_key, idempotency_key) DO NOTHING",
-    )
+pub async fn insert(conn: &mut impl Sql, s: &Submission) -> Result<bool, Error> {
+    let done = sql("INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal_key, idempotency_key) DO NOTHING")
     .bind(s.item.as_str())
     .bind(&s.principal_key)
     .bind(&s.idempotency_key)
@@ -42,8 +40,8 @@ pub async fn insert(conn: &mut AnyConnection, s: &Submission) -> Result<bool, Er
 const COLUMNS: &str = "SELECT queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at FROM submissions";
 
 /// The submission `principal_key` made under `key`, if any.
-pub async fn by_key(conn: &mut AnyConnection, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS} WHERE principal_key = $1 AND idempotency_key = $2"))
+pub async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
+    let row = sql(format!("{COLUMNS} WHERE principal_key = $1 AND idempotency_key = $2"))
         .bind(principal_key)
         .bind(key)
         .fetch_optional(&mut *conn)
@@ -52,22 +50,22 @@ pub async fn by_key(conn: &mut AnyConnection, principal_key: &str, key: &str) ->
 }
 
 /// The submission that queued `item`, if it was submitted.
-pub async fn of_item(conn: &mut AnyConnection, item: &ItemId) -> Result<Option<Submission>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS} WHERE queue_item_id = $1")).bind(item.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submission>, Error> {
+    let row = sql(format!("{COLUMNS} WHERE queue_item_id = $1")).bind(item.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// The `context` of each of these entries that was submitted with one, by entry id.
-pub async fn contexts_of(conn: &mut AnyConnection, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
+pub async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
     }
-    let sql = super::numbered(&format!(
+    let text = super::numbered(&format!(
         "SELECT queue_item_id, context FROM submissions WHERE context IS NOT NULL AND queue_item_id IN ({})",
         vec!["?"; items.len()].join(", ")
     ));
-    let mut query = sqlx::query(&sql);
+    let mut query = sql(text);
     for item in items {
         query = query.bind(*item);
     }
@@ -78,14 +76,14 @@ pub async fn contexts_of(conn: &mut AnyConnection, items: &[&str]) -> Result<std
     Ok(out)
 }
 
-fn from_row(r: &sqlx::any::AnyRow) -> Result<Submission, Error> {
+fn from_row(r: &Row) -> Result<Submission, Error> {
     Ok(Submission {
-        item: ItemId::new(r.try_get::<String, _>("queue_item_id")?),
+        item: ItemId::new(r.try_get::<String>("queue_item_id")?),
         principal_key: r.try_get("principal_key")?,
         idempotency_key: r.try_get("idempotency_key")?,
         request_hash: r.try_get("request_hash")?,
-        context: r.try_get::<Option<String>, _>("context")?.as_deref().map(parse_json).transpose()?,
-        submitted_at: super::parse_ts(&r.try_get::<String, _>("submitted_at")?)?,
+        context: r.try_get::<Option<String>>("context")?.as_deref().map(parse_json).transpose()?,
+        submitted_at: super::parse_ts(&r.try_get::<String>("submitted_at")?)?,
     })
 }
 

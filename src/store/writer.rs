@@ -21,9 +21,9 @@
 
 use super::Dialect;
 use crate::domain::Error;
-use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool};
-use std::ops::{Deref, DerefMut};
+use conn::Conn;
+use sqlx::AnyPool;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{oneshot, Mutex, OwnedMutexGuard};
@@ -39,6 +39,8 @@ const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 pub struct Writer {
     pool: AnyPool,
     dialect: Dialect,
+    /// SQLite: the file the writer's own connection writes ([`conn`]).
+    file: Option<Arc<PathBuf>>,
     batch: Arc<Mutex<Batch>>,
     /// Writers waiting for their turn: while there are any, a released writer leaves the batch open.
     waiting: Arc<AtomicUsize>,
@@ -110,11 +112,11 @@ impl From<Failed> for Error {
 #[derive(Debug, Default)]
 struct Batch {
     /// Some while a batch transaction is open.
-    conn: Option<PoolConnection<Any>>,
+    conn: Option<Conn>,
     /// The connection of the last batch that committed, kept for the next one: its page cache and
     /// prepared statements stay warm between writes (no other connection of this process writes;
     /// only another process's commit makes SQLite read its pages again). Released by [`Writer::release`].
-    idle: Option<PoolConnection<Any>>,
+    idle: Option<Conn>,
     /// The audit chain's newest entry (seq, hash) as the open batch — or, between batches, the last
     /// commit — left it; `None` when unknown (at start, after any rollback or failed commit): see
     /// [`WriteTx::audit_head`].
@@ -142,8 +144,9 @@ impl Drop for Waiting {
 }
 
 impl Writer {
-    pub fn new(pool: AnyPool, dialect: Dialect) -> Self {
-        Self { pool, dialect, batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
+    /// The writer of `pool`'s database; on SQLite, `file` is that database's file.
+    pub fn new(pool: AnyPool, dialect: Dialect, file: Option<PathBuf>) -> Self {
+        Self { pool, dialect, file: file.map(Arc::new), batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
     }
 
     /// Changes after every commit that held a write (once its writers' work is on disk): the change
@@ -188,7 +191,7 @@ impl Writer {
         let kept = match (turn, keep) {
             (Turn::Opening, _) => false,
             (Turn::First, true) => true,
-            (Turn::Joined, true) => match exec(batch.conn.as_mut().expect("a joined writer's batch is open"), "RELEASE w").await {
+            (Turn::Joined, true) => match batch.conn.as_mut().expect("a joined writer's batch is open").exec("RELEASE w").await {
                 Ok(()) => true,
                 Err(e) => {
                     failed = Some(e);
@@ -246,7 +249,7 @@ async fn undo(batch: &mut Batch, turn: Turn) {
         }
         Turn::First => {
             if let Some(mut conn) = batch.conn.take() {
-                match exec(&mut conn, "ROLLBACK").await {
+                match conn.exec("ROLLBACK").await {
                     Ok(()) => batch.idle = Some(conn),
                     Err(e) => tracing::warn!("store: could not roll a writer back: {e}"),
                 }
@@ -261,7 +264,7 @@ async fn undo(batch: &mut Batch, turn: Turn) {
 async fn abandon(batch: &mut Batch, why: Failed) {
     batch.audit_head = None;
     if let Some(mut conn) = batch.conn.take() {
-        let _ = exec(&mut conn, "ROLLBACK").await;
+        let _ = conn.exec("ROLLBACK").await;
     }
     let told = match why {
         Failed::Unavailable(msg) => Failed::Unavailable(format!("the transaction holding this write was lost: {msg}")),
@@ -273,33 +276,15 @@ async fn abandon(batch: &mut Batch, why: Failed) {
     }
 }
 
-/// Whether the connection is still inside a transaction. SQLite ends one on its own after some
-/// errors; `BEGIN` inside a transaction is refused, so one that succeeds shows it was gone (and is
-/// rolled back at once). PostgreSQL never ends a transaction on its own: after an error it refuses
-/// every statement until a rollback, which the writer that failed does.
-async fn in_transaction(conn: &mut AnyConnection, dialect: Dialect) -> Result<bool, Error> {
-    if dialect == Dialect::Postgres {
-        return Ok(true);
-    }
-    match sqlx::query("BEGIN").execute(&mut *conn).await {
-        Ok(_) => {
-            exec(conn, "ROLLBACK").await?;
-            Ok(false)
-        }
-        Err(sqlx::Error::Database(e)) if e.message().contains("within a transaction") => Ok(true),
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// Commits the open batch and tells every writer in it the outcome; the connection goes back to the
 /// pool (rolled back first if the commit failed, so it never returns inside a transaction). Answers
 /// how many writes the commit made durable.
 async fn commit_batch(batch: &mut Batch, counts: &Counts) -> u64 {
     let Some(mut conn) = batch.conn.take() else { return 0 };
-    let result = exec(&mut conn, "COMMIT").await.map_err(Failed::of);
+    let result = conn.exec("COMMIT").await.map_err(Failed::of);
     if result.is_err() {
         batch.audit_head = None;
-        let _ = exec(&mut conn, "ROLLBACK").await;
+        let _ = conn.exec("ROLLBACK").await;
     } else {
         batch.idle = Some(conn);
     }
@@ -316,45 +301,12 @@ async fn commit_batch(batch: &mut Batch, counts: &Counts) -> u64 {
     committed
 }
 
-async fn exec(conn: &mut AnyConnection, sql: &str) -> Result<(), Error> {
-    sqlx::query(sql).execute(conn).await?;
-    Ok(())
+async fn rollback_savepoint(conn: &mut Conn) -> Result<(), Error> {
+    conn.exec("ROLLBACK TO w").await?;
+    conn.exec("RELEASE w").await
 }
 
-async fn rollback_savepoint(conn: &mut AnyConnection) -> Result<(), Error> {
-    exec(conn, "ROLLBACK TO w").await?;
-    exec(conn, "RELEASE w").await
-}
-
-/// A connection inside a new batch transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL `BEGIN`
-/// and the team's write lock): the kept one of the last batch if it still works, else one from the pool.
-async fn begin(kept: Option<PoolConnection<Any>>, pool: &AnyPool, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
-    if let Some(conn) = kept {
-        match begin_on(conn, dialect).await {
-            // Lost meanwhile (PostgreSQL restarted): dropped, and a fresh one is taken below.
-            Err(Error::StorageUnavailable(why)) => tracing::info!("store: the kept write connection was lost ({why}); taking another"),
-            other => return other,
-        }
-    }
-    begin_on(pool.acquire().await?, dialect).await
-}
-
-async fn begin_on(mut conn: PoolConnection<Any>, dialect: Dialect) -> Result<PoolConnection<Any>, Error> {
-    match dialect {
-        Dialect::Sqlite => exec(&mut conn, "BEGIN IMMEDIATE").await?,
-        Dialect::Postgres => {
-            exec(&mut conn, "BEGIN").await?;
-            let locked = sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)").bind(super::PG_WRITE_LOCK).execute(&mut *conn).await;
-            if let Err(e) = locked {
-                let _ = exec(&mut conn, "ROLLBACK").await;
-                return Err(e.into());
-            }
-        }
-    }
-    Ok(conn)
-}
-
-/// One writer's turn: derefs to the connection of the batch transaction.
+/// One writer's turn: statements run on it ([`super::sql::Sql`]) run in the batch transaction.
 /// [`commit`](Self::commit) it; dropping it rolls its work back.
 #[derive(Debug)]
 pub struct WriteTx {
@@ -372,13 +324,13 @@ impl WriteTx {
         }
         // A writer joins only a transaction that is still open: one SQLite ended on its own would
         // otherwise have the joiner's savepoint start (and its release commit) a transaction of its own.
-        if let Some(conn) = batch.conn.as_mut() {
-            if !in_transaction(conn, self.writer.dialect).await? {
+        if let Some(conn) = batch.conn.as_ref() {
+            if !conn.in_transaction() {
                 abandon(batch, Failed::Other("SQLite ended the transaction after an error".into())).await;
             }
         }
         if let Some(conn) = batch.conn.as_mut() {
-            match exec(conn, "SAVEPOINT w").await {
+            match conn.exec("SAVEPOINT w").await {
                 Ok(()) => {
                     self.turn = Turn::Joined;
                     return Ok(());
@@ -392,10 +344,11 @@ impl WriteTx {
         // A connection the pool handed out may have died since (PostgreSQL restarted): one more try
         // on another before giving up with `storage_unavailable`.
         let kept = batch.idle.take();
-        let conn = match begin(kept, &pool, self.writer.dialect).await {
+        let (dialect, file) = (self.writer.dialect, self.writer.file.clone());
+        let conn = match conn::begin(kept, &pool, dialect, file.as_deref().map(PathBuf::as_path)).await {
             Err(Error::StorageUnavailable(why)) => {
                 tracing::info!("store: a write could not begin ({why}); trying once more on a fresh connection");
-                begin(None, &pool, self.writer.dialect).await?
+                conn::begin(None, &pool, dialect, file.as_deref().map(PathBuf::as_path)).await?
             }
             other => other?,
         };
@@ -428,16 +381,17 @@ impl WriteTx {
     }
 }
 
-impl Deref for WriteTx {
-    type Target = AnyConnection;
-    fn deref(&self) -> &AnyConnection {
-        self.batch.as_ref().and_then(|b| b.conn.as_deref()).expect("an open writer has the batch's connection")
+impl super::sql::Sql for WriteTx {
+    fn run(
+        &mut self,
+        query: super::sql::Query,
+        rows: bool,
+    ) -> impl std::future::Future<Output = Result<(u64, Vec<super::sql::Row>), Error>> + Send {
+        let conn = self.batch.as_mut().and_then(|b| b.conn.as_mut()).expect("an open writer has the batch's connection");
+        conn.run(query, rows)
     }
-}
-
-impl DerefMut for WriteTx {
-    fn deref_mut(&mut self) -> &mut AnyConnection {
-        self.batch.as_mut().and_then(|b| b.conn.as_deref_mut()).expect("an open writer has the batch's connection")
+    fn dialect(&self) -> Dialect {
+        self.writer.dialect
     }
 }
 
@@ -459,5 +413,6 @@ impl Drop for WriteTx {
 }
 
 mod checkpoint;
+mod conn;
 #[cfg(test)]
 mod tests;

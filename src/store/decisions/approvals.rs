@@ -3,17 +3,15 @@
 
 use crate::domain::{Approval, Error, Fingerprint, ItemId};
 use crate::store::cells::Cells;
+use crate::store::sql::{sql, Sql};
 use crate::store::{lite, numbered, parse_ts, ts, Db};
-use sqlx::AnyConnection;
 use std::collections::HashMap;
 
 /// Stores `approval` of `item`; false (and nothing stored) if its operator approved `item` already:
 /// the primary key refuses a second one, whatever the caller checked.
-pub async fn insert(conn: &mut AnyConnection, item: &ItemId, approval: &Approval) -> Result<bool, Error> {
-    let done = sqlx::query(
-        "INSERT INTO approvals (queue_item_id, operator_key, operator, fingerprint, approved_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (queue_item_id, operator_key) DO NOTHING",
-    )
+pub async fn insert(conn: &mut impl Sql, item: &ItemId, approval: &Approval) -> Result<bool, Error> {
+    let done = sql("INSERT INTO approvals (queue_item_id, operator_key, operator, fingerprint, approved_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (queue_item_id, operator_key) DO NOTHING")
     .bind(item.as_str())
     .bind(&approval.operator_key)
     .bind(&approval.operator)
@@ -28,19 +26,19 @@ const OF: &str = "SELECT queue_item_id, operator_key, operator, fingerprint, app
          ORDER BY approved_at, operator_key";
 
 /// The approvals of `item`, oldest first.
-pub async fn of(conn: &mut AnyConnection, item: &ItemId) -> Result<Vec<Approval>, Error> {
-    let rows = sqlx::query(OF).bind(item.as_str()).fetch_all(&mut *conn).await?;
+pub async fn of(conn: &mut impl Sql, item: &ItemId) -> Result<Vec<Approval>, Error> {
+    let rows = sql(OF).bind(item.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(|r| from_row(r).map(|(_, a)| a)).collect()
 }
 
 /// The approvals of each of these entries that has any, oldest first, by entry id.
-pub async fn of_items(conn: &mut AnyConnection, items: &[&str]) -> Result<HashMap<String, Vec<Approval>>, Error> {
+pub async fn of_items(conn: &mut impl Sql, items: &[&str]) -> Result<HashMap<String, Vec<Approval>>, Error> {
     let mut out: HashMap<String, Vec<Approval>> = HashMap::new();
     if items.is_empty() {
         return Ok(out);
     }
-    let sql = of_items_sql(items.len());
-    let mut query = sqlx::query(&sql);
+    let text = of_items_sql(items.len());
+    let mut query = sql(text);
     for item in items {
         query = query.bind(*item);
     }

@@ -7,6 +7,7 @@ use super::{
 };
 use super::{previous_decided, transition, Entry, Filter, Page};
 use crate::domain::{EngineId, Error, ItemId, ItemState, RunId, ToolCallId};
+use crate::store::sql::sql;
 use crate::store::{audit, Db};
 use std::collections::HashMap;
 
@@ -72,8 +73,8 @@ pub async fn pending_entries(db: &Db, engine: &EngineId) -> Result<Vec<Entry>, E
 /// Every tool name a call in the queue has had, any engine, sorted.
 pub async fn tool_names(db: &Db) -> Result<Vec<String>, Error> {
     let mut conn = db.pool().acquire().await?;
-    let rows = sqlx::query("SELECT DISTINCT tool_name FROM queue_items ORDER BY tool_name").fetch_all(&mut *conn).await?;
-    rows.iter().map(|r| Ok(sqlx::Row::try_get(r, "tool_name")?)).collect()
+    let rows = sql("SELECT DISTINCT tool_name FROM queue_items ORDER BY tool_name").fetch_all(&mut *conn).await?;
+    rows.iter().map(|r| r.try_get("tool_name")).collect()
 }
 
 /// Per engine: (pending entries, decisions waiting for delivery), see [`counts_by_engine`].

@@ -5,12 +5,12 @@ use super::row::{entry_from_row, parse_state, COLUMNS, EXPIRED, FROM};
 use super::Entry;
 use crate::domain::{EngineId, Error, ItemId, ItemState, RunId, ToolCallId};
 use crate::store::lite;
-use sqlx::{AnyConnection, Row};
+use crate::store::sql::{scalar, sql, Sql};
 
 /// The ids that start with `prefix` (the id itself among them if it is one), at most `limit`.
-pub async fn ids_starting_with(conn: &mut AnyConnection, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
+pub async fn ids_starting_with(conn: &mut impl Sql, prefix: &str, limit: i64) -> Result<Vec<ItemId>, Error> {
     let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM queue_items WHERE id LIKE $1 ESCAPE '\\' ORDER BY id LIMIT $2")
+    let ids: Vec<String> = scalar("SELECT id FROM queue_items WHERE id LIKE $1 ESCAPE '\\' ORDER BY id LIMIT $2")
         .bind(format!("{escaped}%"))
         .bind(limit)
         .fetch_all(&mut *conn)
@@ -23,8 +23,8 @@ const PENDING_CALL: &str = " WHERE q.engine = $1 AND q.run_id = $2 AND q.tool_ca
 const PENDING_OF_RUN: &str = " WHERE q.engine = $1 AND q.run_id = $2 AND q.state = 'pending' ORDER BY q.seq";
 
 /// One entry by id.
-pub async fn get(conn: &mut AnyConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS}{FROM}{BY_ID}")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
+pub async fn get(conn: &mut impl Sql, id: &ItemId) -> Result<Option<Entry>, Error> {
+    let row = sql(format!("{COLUMNS}{FROM}{BY_ID}")).bind(id.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(entry_from_row).transpose()
 }
 
@@ -35,12 +35,12 @@ pub(crate) fn get_lite(conn: &rusqlite::Connection, id: &ItemId) -> Result<Optio
 
 /// The pending entry of one call of a run.
 pub async fn find_pending(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!("{COLUMNS}{FROM}{PENDING_CALL}"))
+    let row = sql(format!("{COLUMNS}{FROM}{PENDING_CALL}"))
         .bind(engine.as_str())
         .bind(run_id.as_str())
         .bind(tool_call_id.as_str())
@@ -61,9 +61,8 @@ pub(crate) fn find_pending_lite(
 }
 
 /// The pending entries of a run, oldest first.
-pub async fn pending_of_run(conn: &mut AnyConnection, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
-    let rows =
-        sqlx::query(&format!("{COLUMNS}{FROM}{PENDING_OF_RUN}")).bind(engine.as_str()).bind(run_id.as_str()).fetch_all(&mut *conn).await?;
+pub async fn pending_of_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
+    let rows = sql(format!("{COLUMNS}{FROM}{PENDING_OF_RUN}")).bind(engine.as_str()).bind(run_id.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(entry_from_row).collect()
 }
 
@@ -75,8 +74,8 @@ pub(crate) fn pending_of_run_lite(conn: &rusqlite::Connection, engine: &EngineId
 /// The call an operator decided last before `id` of the same engine, thread and tool (a call
 /// without a thread has none): approved, declined, answered or approved with edits — an expiry is
 /// nobody's decision and is skipped. With its decision.
-pub async fn previous_decided(conn: &mut AnyConnection, id: &ItemId) -> Result<Option<Entry>, Error> {
-    let row = sqlx::query(&format!(
+pub async fn previous_decided(conn: &mut impl Sql, id: &ItemId) -> Result<Option<Entry>, Error> {
+    let row = sql(format!(
         "{COLUMNS} FROM queue_items cur
          JOIN queue_items q ON q.thread_id = cur.thread_id AND q.tool_name = cur.tool_name AND q.engine = cur.engine AND q.seq < cur.seq
          JOIN decisions d ON d.queue_item_id = q.id
@@ -90,13 +89,13 @@ pub async fn previous_decided(conn: &mut AnyConnection, id: &ItemId) -> Result<O
 }
 
 /// How many entries are pending.
-pub async fn count_pending(conn: &mut AnyConnection) -> Result<i64, Error> {
-    Ok(sqlx::query_scalar("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").fetch_one(&mut *conn).await?)
+pub async fn count_pending(conn: &mut impl Sql) -> Result<i64, Error> {
+    scalar("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").fetch_one(&mut *conn).await
 }
 
 /// Every pending entry of an engine, oldest first.
-pub async fn pending_of_engine(conn: &mut AnyConnection, engine: &EngineId) -> Result<Vec<Entry>, Error> {
-    let rows = sqlx::query(&format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = $1 ORDER BY q.seq"))
+pub async fn pending_of_engine(conn: &mut impl Sql, engine: &EngineId) -> Result<Vec<Entry>, Error> {
+    let rows = sql(format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = $1 ORDER BY q.seq"))
         .bind(engine.as_str())
         .fetch_all(&mut *conn)
         .await?;
@@ -105,12 +104,12 @@ pub async fn pending_of_engine(conn: &mut AnyConnection, engine: &EngineId) -> R
 
 /// The state of the newest entry of one call that is not `gone`, if any.
 pub async fn live_state(
-    conn: &mut AnyConnection,
+    conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
     tool_call_id: &ToolCallId,
 ) -> Result<Option<ItemState>, Error> {
-    let state: Option<String> = sqlx::query_scalar(
+    let state: Option<String> = scalar(
         "SELECT state FROM queue_items WHERE run_id = $1 AND engine = $2 AND tool_call_id = $3 AND state <> 'gone' ORDER BY seq DESC LIMIT 1",
     )
     .bind(run_id.as_str())
@@ -122,17 +121,14 @@ pub async fn live_state(
 }
 
 /// Per engine: (pending entries, decisions waiting for delivery).
-pub async fn counts_by_engine(conn: &mut AnyConnection) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
+pub async fn counts_by_engine(conn: &mut impl Sql) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
     let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
-    let rows =
-        sqlx::query("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
+    let rows = sql("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
     for r in rows {
         out.entry(r.try_get("engine")?).or_default().0 = r.try_get("n")?;
     }
-    let rows = sqlx::query(
-        "SELECT q.engine, COUNT(*) AS n FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
-         WHERE d.delivery IN ('pending', 'delivering') GROUP BY q.engine",
-    )
+    let rows = sql("SELECT q.engine, COUNT(*) AS n FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
+         WHERE d.delivery IN ('pending', 'delivering') GROUP BY q.engine")
     .fetch_all(&mut *conn)
     .await?;
     for r in rows {

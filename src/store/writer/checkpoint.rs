@@ -15,6 +15,7 @@
 //! CLI) checkpoint the same way after their own writes; the last connection to close checkpoints
 //! what is left.
 
+use super::conn::Conn;
 use super::Writer;
 use std::sync::atomic::Ordering;
 
@@ -41,13 +42,21 @@ impl Writer {
         let this = self.clone();
         tokio::spawn(async move {
             let mut batch = this.batch.clone().lock_owned().await;
-            let done = match (batch.conn.is_some(), batch.idle.as_mut()) {
-                (false, Some(conn)) => {
-                    sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(&mut **conn).await.map(Some)
-                }
+            let done = match (batch.conn.is_some(), batch.idle.take()) {
+                // Copying pages and syncing the file: on a blocking thread, holding the turn.
+                (false, Some(Conn::Lite(conn))) => match tokio::task::spawn_blocking(move || (checkpoint(&conn), conn)).await {
+                    Ok((done, conn)) => {
+                        batch.idle = Some(Conn::Lite(conn));
+                        done.map(Some)
+                    }
+                    Err(e) => Err(crate::domain::Error::Storage(format!("the checkpoint's thread failed: {e}"))),
+                },
                 // A batch is open (its writers come first), or no connection is kept: the next
                 // commit tries again.
-                _ => Ok(None),
+                (_, idle) => {
+                    batch.idle = idle;
+                    Ok(None)
+                }
             };
             drop(batch);
             match done {
@@ -67,4 +76,11 @@ impl Writer {
             }
         });
     }
+}
+
+/// A passive checkpoint: (busy, frames in the WAL, frames copied), as SQLite answers it.
+fn checkpoint(conn: &rusqlite::Connection) -> Result<(i64, i64, i64), crate::domain::Error> {
+    let found = crate::store::sql::lite_run(conn, &crate::store::sql::sql("PRAGMA wal_checkpoint(PASSIVE)"), true)?.1;
+    let row = found.first().ok_or_else(|| crate::domain::Error::Storage("the checkpoint answered nothing".into()))?;
+    Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?))
 }

@@ -1,6 +1,7 @@
 //! Unit tests of `store::writer`: group commit, rollback, cancellation.
 
 use super::*;
+use crate::store::sql::sql;
 use crate::store::Db;
 use std::time::Duration;
 
@@ -8,14 +9,14 @@ async fn db() -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path()).await.unwrap();
     let mut tx = db.begin_write().await.unwrap();
-    exec(&mut tx, "CREATE TABLE t (x INTEGER PRIMARY KEY)").await.unwrap();
+    sql("CREATE TABLE t (x INTEGER PRIMARY KEY)").execute(&mut tx).await.unwrap();
     tx.commit().await.unwrap();
     (dir, db)
 }
 
 async fn insert(db: &Db, x: i64) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
-    sqlx::query("INSERT INTO t (x) VALUES (?)").bind(x).execute(&mut *tx).await?;
+    sql("INSERT INTO t (x) VALUES (?)").bind(x).execute(&mut tx).await?;
     tx.commit().await
 }
 
@@ -40,10 +41,10 @@ async fn a_commit_announces_itself_once_on_disk_and_a_rolled_back_write_does_not
     let mut committed = db.committed();
     committed.mark_unchanged();
     let mut dropped = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (1)").execute(&mut *dropped).await.unwrap();
+    sql("INSERT INTO t (x) VALUES (1)").execute(&mut dropped).await.unwrap();
     drop(dropped);
     let mut open = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *open).await.unwrap();
+    sql("INSERT INTO t (x) VALUES (2)").execute(&mut open).await.unwrap();
     assert!(!committed.has_changed().unwrap(), "nothing announced before a commit");
     open.commit().await.unwrap();
     assert!(committed.has_changed().unwrap(), "the commit announced its change: no writer calls anything after it");
@@ -55,7 +56,7 @@ async fn c05_writers_that_queue_behind_one_share_its_commit_and_each_returns_onl
     let (_dir, db) = db().await;
     let before = db.write_counts();
     let mut first = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (0)").execute(&mut *first).await.unwrap();
+    sql("INSERT INTO t (x) VALUES (0)").execute(&mut first).await.unwrap();
     let others: Vec<_> = (1..=10)
         .map(|x| {
             tokio::spawn({
@@ -85,7 +86,7 @@ async fn c05_a_failed_or_dropped_writer_loses_only_its_own_work() {
     let (_dir, db) = db().await;
     insert(&db, 1).await.unwrap();
     let mut first = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *first).await.unwrap();
+    sql("INSERT INTO t (x) VALUES (2)").execute(&mut first).await.unwrap();
     let dup = tokio::spawn({
         let db = db.clone();
         async move { insert(&db, 1).await } // the primary key is taken: this writer fails
@@ -94,7 +95,7 @@ async fn c05_a_failed_or_dropped_writer_loses_only_its_own_work() {
         let db = db.clone();
         async move {
             let mut tx = db.begin_write().await.unwrap();
-            sqlx::query("INSERT INTO t (x) VALUES (3)").execute(&mut *tx).await.unwrap();
+            sql("INSERT INTO t (x) VALUES (3)").execute(&mut tx).await.unwrap();
             drop(tx);
         }
     });
@@ -114,14 +115,14 @@ async fn c05_a_failed_or_dropped_writer_loses_only_its_own_work() {
 async fn c05_a_batch_sqlite_rolled_back_tells_each_of_its_writers_and_the_next_starts_afresh() {
     let (_dir, db) = db().await;
     let mut first = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (1)").execute(&mut *first).await.unwrap();
+    sql("INSERT INTO t (x) VALUES (1)").execute(&mut first).await.unwrap();
     // As SQLite does after a full disk or an I/O error: the whole transaction ends under a writer.
     let breaker = tokio::spawn({
         let db = db.clone();
         async move {
             let mut tx = db.begin_write().await.unwrap();
-            sqlx::query("INSERT INTO t (x) VALUES (2)").execute(&mut *tx).await.unwrap();
-            exec(&mut tx, "ROLLBACK").await.unwrap();
+            sql("INSERT INTO t (x) VALUES (2)").execute(&mut tx).await.unwrap();
+            sql("ROLLBACK").execute(&mut tx).await.unwrap();
             drop(tx);
         }
     });
@@ -135,8 +136,8 @@ async fn c05_a_batch_sqlite_rolled_back_tells_each_of_its_writers_and_the_next_s
 
     // A writer that joins after the transaction ended under an earlier one starts a new batch.
     let mut first = db.begin_write().await.unwrap();
-    sqlx::query("INSERT INTO t (x) VALUES (4)").execute(&mut *first).await.unwrap();
-    exec(&mut first, "ROLLBACK").await.unwrap();
+    sql("INSERT INTO t (x) VALUES (4)").execute(&mut first).await.unwrap();
+    sql("ROLLBACK").execute(&mut first).await.unwrap();
     let joiner = tokio::spawn({
         let db = db.clone();
         async move { insert(&db, 5).await }
