@@ -12,8 +12,9 @@
 //! writer. Never a read that can run long (a listing, a search, a count): those stay on the pool,
 //! off the runtime's threads.
 //!
-//! Writes stay with the writer (sqlx, one connection, group commit). On PostgreSQL there are no
-//! readers: every read stays one sqlx statement. The statements run here are counted with sqlx's
+//! Writes stay with the writer (one connection, group commit), which on SQLite also runs its
+//! statements in the writing task, on a connection of its own ([`writer`]). On PostgreSQL there are
+//! no readers: every read stays one sqlx statement. The statements run here are counted with sqlx's
 //! ([`super::statements`]).
 
 use crate::domain::Error;

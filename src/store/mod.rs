@@ -2,8 +2,10 @@
 //! consoles shares; migrations run on open. The same queries serve both (`$1, $2, …` placeholders,
 //! text timestamps and JSON); [`Dialect`] marks the few places where they differ.
 //!
-//! Query style: runtime `sqlx::query().bind()` (no `DATABASE_URL` at build time); row structs stay in
-//! the module that reads them and are converted to domain types there.
+//! Query style: statements built at run time (no `DATABASE_URL` at build time) — [`sql`] for
+//! anything a write transaction runs (it runs on sqlx or, for SQLite writes, on the writer's own
+//! rusqlite connection), `sqlx::query().bind()` for listings on the pool; rows are converted to
+//! domain types in the module that reads them.
 
 pub mod audit;
 pub mod cells;

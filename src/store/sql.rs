@@ -324,6 +324,8 @@ pub fn lite_run(conn: &rusqlite::Connection, query: &Query, rows: bool) -> Resul
     use super::lite::error;
     use rusqlite::types::ValueRef;
     super::statements::ran(1);
+    // What sqlx logs at `debug` for its statements (target `sqlx::query`), for these at `trace`.
+    tracing::trace!(target: "approval_console::sql", statement = %query.text);
     let mut statement = conn.prepare_cached(&query.text).map_err(error)?;
     bind(&mut statement, &query.args)?;
     let columns: Arc<[String]> = if rows { statement.column_names().into_iter().map(str::to_owned).collect() } else { Arc::from([]) };
