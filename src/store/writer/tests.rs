@@ -187,3 +187,37 @@ async fn the_wal_is_checkpointed_between_batches_and_started_again() {
     let (_, frames, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(db.pool()).await.unwrap();
     assert!(frames < writes * 2 / 3, "{frames} frames in the WAL after {writes} writes");
 }
+
+/// Another process holds SQLite's write lock: a write waits for it without holding up the runtime
+/// (its `BEGIN IMMEDIATE` waits on a blocking thread), then goes through; one that waits longer
+/// than the busy timeout fails with `storage_busy`, and the next write works.
+#[tokio::test(flavor = "current_thread")]
+async fn a_write_waits_for_another_process_off_the_runtime_and_gives_up_after_the_busy_timeout() {
+    let (dir, db) = db().await;
+    let other = rusqlite::Connection::open(dir.path().join(crate::store::DB_FILE)).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE; INSERT INTO t (x) VALUES (1);").unwrap();
+    let waiting = tokio::spawn({
+        let db = db.clone();
+        async move { insert(&db, 2).await }
+    });
+    // One runtime thread: these ticks happen only if the waiting write does not block it.
+    // Blocked, the thread would miss them for a whole busy timeout.
+    let ticking = std::time::Instant::now();
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(ticking.elapsed() < conn::BUSY, "the runtime's one thread was held for {:?}", ticking.elapsed());
+    assert!(!waiting.is_finished(), "the write must wait for the other process's lock");
+    other.execute_batch("COMMIT").unwrap();
+    tokio::time::timeout(Duration::from_secs(10), waiting).await.expect("the write went through").unwrap().unwrap();
+    assert_eq!(rows(&db).await, vec![1, 2]);
+
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let busy = insert(&db, 3).await;
+    assert!(matches!(busy, Err(Error::StorageBusy)), "{busy:?}");
+    assert!(started.elapsed() >= conn::BUSY, "it waited the busy timeout first: {:?}", started.elapsed());
+    other.execute_batch("ROLLBACK").unwrap();
+    insert(&db, 4).await.unwrap();
+    assert_eq!(rows(&db).await, vec![1, 2, 4]);
+}
