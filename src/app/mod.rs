@@ -39,7 +39,11 @@ use std::sync::Arc;
 /// Cheap-to-clone handles on everything. Its fields are the app's own: the shells, the tests and the
 /// benchmarks use its methods (tests and benchmarks also [`App::testing`], for what they simulate).
 #[derive(Clone)]
-pub struct App {
+pub struct App(Arc<Parts>);
+
+/// What an [`App`] holds, shared by its clones (one per request: cloning it is one count).
+#[doc(hidden)]
+pub struct Parts {
     db: Db,
     events: Events,
     local: LocalEngine,
@@ -51,6 +55,13 @@ pub struct App {
     /// Who the local admin is, as written in the audit log: the OS account this process runs as,
     /// by its user id ([`account::os_account`]; never `$USER`).
     operator: String,
+}
+
+impl std::ops::Deref for App {
+    type Target = Parts;
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
 }
 
 /// The id of this console's local engine: `local` on its own SQLite file; on a database a team
@@ -113,7 +124,7 @@ impl App {
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = account::os_account();
-        Ok(Self { db, events, local, console, remotes, notifications: Notifications::default(), operator })
+        Ok(Self(Arc::new(Parts { db, events, local, console, remotes, notifications: Notifications::default(), operator })))
     }
 
     /// Starts the background work of a serving console: each remote engine's sync loop, the

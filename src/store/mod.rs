@@ -110,9 +110,14 @@ impl Dialect {
     }
 }
 
-/// A cheap-to-clone handle on the database.
+/// A cheap-to-clone handle on the database (one count: handlers clone it per request).
 #[derive(Clone, Debug)]
-pub struct Db {
+pub struct Db(std::sync::Arc<Parts>);
+
+/// What a [`Db`] holds, shared by its clones.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Parts {
     pool: AnyPool,
     location: Location,
     data_dir: PathBuf,
@@ -120,6 +125,13 @@ pub struct Db {
     settings: std::sync::Arc<settings::Cache>,
     /// SQLite: the threads the reads on an approval's path run on ([`lite`]); none on PostgreSQL.
     readers: Option<std::sync::Arc<lite::Readers>>,
+}
+
+impl std::ops::Deref for Db {
+    type Target = Parts;
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
 }
 
 /// The advisory lock every write transaction on PostgreSQL takes first: one writer at a time across
@@ -172,7 +184,7 @@ impl Db {
             Location::Sqlite(path) => Some(std::sync::Arc::new(lite::Readers::open(path)?)),
             Location::Postgres(_) => None,
         };
-        Ok(Self { pool, location, data_dir: data_dir.to_owned(), writer, settings, readers })
+        Ok(Self(std::sync::Arc::new(Parts { pool, location, data_dir: data_dir.to_owned(), writer, settings, readers })))
     }
 
     pub fn pool(&self) -> &AnyPool {

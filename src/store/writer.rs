@@ -12,9 +12,13 @@
 //! writer dropped without `commit` — an error, a panic — rolls back to its savepoint (the first,
 //! alone in the batch, rolls the batch back): the other writers' work in the batch stays. Batches are bounded ([`MAX_BATCH`] writers).
 //!
-//! Cancellation: opening a writer and committing run in spawned tasks, so a caller dropped half-way
-//! (a client that hung up) never leaves the batch half-done; what it already released is committed
-//! with the rest.
+//! Cancellation: a caller dropped half-way (a client that hung up) never leaves the batch half-done;
+//! what it already released is committed with the rest. On PostgreSQL, opening a writer and
+//! committing run in spawned tasks for that (each is several round trips to the server). On SQLite
+//! they run in the caller's task: every statement on the writer's own connection completes within
+//! the poll that starts it ([`conn`]), so the only points where a caller can be dropped are waiting
+//! for its turn, waiting on a blocking thread for another process's write lock (the connection
+//! then closes, and with it that transaction), and waiting to learn its commit's outcome.
 //!
 //! What a crash means: a writer whose `commit` had not returned may or may not be on disk, all of a
 //! batch or none of it (one SQLite transaction); a writer whose `commit` returned is on disk.
@@ -157,19 +161,23 @@ impl Writer {
 
     /// Waits for this writer's turn and opens its savepoint (and the batch, if none is open).
     pub async fn begin(&self) -> Result<WriteTx, Error> {
-        let this = self.clone();
-        tokio::spawn(async move {
-            let waiting = Waiting::new(&this.waiting);
-            // A writer that waits this long is stuck behind one that never ends (or a second write
-            // begun while holding one): fail like a locked database instead of hanging.
-            let batch = tokio::time::timeout(TURN_TIMEOUT, this.batch.clone().lock_owned()).await.map_err(|_| Error::StorageBusy)?;
-            drop(waiting);
-            let mut tx = WriteTx { batch: Some(batch), writer: this, turn: Turn::Opening };
-            tx.open().await?;
-            Ok(tx)
-        })
-        .await
-        .map_err(|e| Error::Storage(format!("a writer's start failed: {e}")))?
+        if self.file.is_some() {
+            // SQLite: opening never stops half-way on the writer's own connection (see the module's
+            // note on cancellation), so it runs in the caller's task.
+            return self.clone().turn().await;
+        }
+        tokio::spawn(self.clone().turn()).await.map_err(|e| Error::Storage(format!("a writer's start failed: {e}")))?
+    }
+
+    async fn turn(self) -> Result<WriteTx, Error> {
+        let waiting = Waiting::new(&self.waiting);
+        // A writer that waits this long is stuck behind one that never ends (or a second write
+        // begun while holding one): fail like a locked database instead of hanging.
+        let batch = tokio::time::timeout(TURN_TIMEOUT, self.batch.clone().lock_owned()).await.map_err(|_| Error::StorageBusy)?;
+        drop(waiting);
+        let mut tx = WriteTx { batch: Some(batch), writer: self, turn: Turn::Opening };
+        tx.open().await?;
+        Ok(tx)
     }
 
     /// Gives the kept connection back to the pool (before the pool closes: it waits for every
@@ -368,10 +376,20 @@ impl WriteTx {
     /// Keeps this writer's work and returns once the commit that holds it is on disk (or failed).
     pub async fn commit(mut self) -> Result<(), Error> {
         let batch = self.batch.take().expect("an open writer holds the batch");
-        let (writer, turn) = (self.writer.clone(), self.turn);
-        let learn = tokio::spawn(async move { writer.settle(batch, true, turn).await })
-            .await
-            .map_err(|e| Error::Storage(format!("a writer's commit failed: {e}")))??;
+        let learn = if self.writer.file.is_some() {
+            // SQLite: settling never stops half-way (see the module's note on cancellation).
+            let learn = self.writer.settle(batch, true, self.turn).await?;
+            // The commit woke whoever watches it (the change feed, then a long poll waiting for
+            // this change) into this thread's next slot, which only this task's yield frees: the
+            // writer's caller may go on for a while without suspending (its next writes too).
+            tokio::task::yield_now().await;
+            learn
+        } else {
+            let (writer, turn) = (self.writer.clone(), self.turn);
+            tokio::spawn(async move { writer.settle(batch, true, turn).await })
+                .await
+                .map_err(|e| Error::Storage(format!("a writer's commit failed: {e}")))??
+        };
         match learn {
             Some(learn) => {
                 learn.await.map_err(|_| Error::Storage("the batch of this write ended without a commit".into()))?.map_err(Error::from)
