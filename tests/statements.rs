@@ -17,7 +17,7 @@ async fn each_statement_is_counted_once_whatever_the_log_prints() {
     let db = Db::open(dir.path()).await.unwrap();
     // The first round opens the pool's connections (their PRAGMAs count too); the second runs on them.
     for round in ["first", "second"] {
-        let before = statements::count();
+        let (before, direct_before) = (statements::count(), statements::direct());
         let mut tx = db.begin_write().await.unwrap();
         sql::sql("INSERT INTO settings (key, value, updated_at) VALUES ($1, '{}', 'now')").bind(round).execute(&mut tx).await.unwrap();
         tx.commit().await.unwrap();
@@ -28,6 +28,8 @@ async fn each_statement_is_counted_once_whatever_the_log_prints() {
         if round == "second" {
             // BEGIN IMMEDIATE, INSERT, COMMIT, SELECT.
             assert_eq!(counted, 4);
+            // The write ran whole on the writer's own connection, in this task; the pool's read did not.
+            assert_eq!(statements::direct() - direct_before, 3);
         } else {
             assert!(counted >= 4, "{counted}");
         }

@@ -53,7 +53,7 @@ impl App {
             &mut out,
             "approval_console_store_direct_statements_total",
             "counter",
-            "Of those, the ones run in the task that asked, without a round trip to another thread (SQLite's point reads).",
+            "Of those, the ones run in the task that asked, without a round trip to another thread (SQLite's writes and point reads).",
         );
         let _ = writeln!(out, "approval_console_store_direct_statements_total {}", crate::store::statements::direct());
         Ok(out)

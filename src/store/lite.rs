@@ -118,6 +118,7 @@ pub(crate) fn rows<T>(
     mut decode: impl FnMut(&rusqlite::Row<'_>) -> Result<T, Error>,
 ) -> Result<Vec<T>, Error> {
     super::statements::ran(1);
+    tracing::trace!(target: "approval_console::sql", statement = %sql);
     let mut statement = conn.prepare_cached(sql).map_err(error)?;
     for (n, arg) in args.iter().enumerate() {
         // By name: `$2` may come before `$1` in the text, and a number may appear twice.

@@ -2,8 +2,8 @@
 //! cycle's cost follows (each statement is a round trip to the database's connection thread, or
 //! over the network to PostgreSQL).
 //!
-//! Counted from sqlx's own event for each statement it runs (and by [`super::lite`] for the reads it
-//! runs itself) (target `sqlx::query`, one event per
+//! Counted from sqlx's own event for each statement it runs (and, for the statements SQLite runs
+//! without sqlx, by [`super::lite`] and [`super::sql`]) (target `sqlx::query`, one event per
 //! statement: at `debug`, or `warn` when slow), heard by [`Counter`] whatever the log filter prints.
 //! A process counts only once its subscriber has the counter ([`crate::logging::init`] adds it);
 //! `GET /api/metrics` shows the count (`approval_console_store_statements_total`) and the
@@ -22,12 +22,13 @@ pub fn count() -> u64 {
 }
 
 /// Of [`count`], those run in the task that asked, without a round trip to another thread
-/// (SQLite's point reads, [`super::lite`]).
+/// (SQLite's point reads, [`super::lite`], and its writes, [`super::sql`]).
 pub fn direct() -> u64 {
     DIRECT.load(Ordering::Relaxed)
 }
 
-/// Counts statements run outside sqlx, in the task that asked (the SQLite readers, [`super::lite`]).
+/// Counts statements run outside sqlx, in the task that asked (on SQLite: the readers, [`super::lite`],
+/// and the writer's own connection, [`super::sql::lite_run`]).
 pub(crate) fn ran(n: u64) {
     STATEMENTS.fetch_add(n, Ordering::Relaxed);
     DIRECT.fetch_add(n, Ordering::Relaxed);
