@@ -45,6 +45,9 @@ pub struct Writer {
     dialect: Dialect,
     /// SQLite: the file the writer's own connection writes ([`conn`]).
     file: Option<Arc<PathBuf>>,
+    /// SQLite: a second connection for the part of a checkpoint that runs beside the writers
+    /// ([`checkpoint`]), opened at the first.
+    spare: Arc<std::sync::Mutex<Option<rusqlite::Connection>>>,
     batch: Arc<Mutex<Batch>>,
     /// Writers waiting for their turn: while there are any, a released writer leaves the batch open.
     waiting: Arc<AtomicUsize>,
@@ -150,7 +153,15 @@ impl Drop for Waiting {
 impl Writer {
     /// The writer of `pool`'s database; on SQLite, `file` is that database's file.
     pub fn new(pool: AnyPool, dialect: Dialect, file: Option<PathBuf>) -> Self {
-        Self { pool, dialect, file: file.map(Arc::new), batch: Arc::default(), waiting: Arc::default(), counts: Arc::default() }
+        Self {
+            pool,
+            dialect,
+            file: file.map(Arc::new),
+            spare: Arc::default(),
+            batch: Arc::default(),
+            waiting: Arc::default(),
+            counts: Arc::default(),
+        }
     }
 
     /// Changes after every commit that held a write (once its writers' work is on disk): the change
@@ -185,6 +196,8 @@ impl Writer {
     pub async fn release(&self) {
         let idle = self.batch.lock().await.idle.take();
         drop(idle);
+        let spare = self.spare.lock().ok().and_then(|mut spare| spare.take());
+        drop(spare);
     }
 
     pub fn counts(&self) -> WriteCounts {

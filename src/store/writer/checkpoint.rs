@@ -5,10 +5,13 @@
 //! thousand pages are copied into the database file and synced — what sets the p99 of anything that
 //! commits. Here this process's connections do not checkpoint on their own (`PRAGMA
 //! wal_autocheckpoint = 0`, `open_sqlite`): once the writes committed since the last checkpoint
-//! have filled about [`PAGES`] WAL frames, a task takes the writer's turn like a writer would, and
-//! between two batches runs a passive checkpoint on the writer's kept connection. Holding the turn, no frame is appended meanwhile, so the checkpoint
+//! have filled about [`PAGES`] WAL frames, a task first copies them beside the writers (a passive
+//! checkpoint on a spare connection, on a blocking thread: the ~1,000 pages and the file's sync
+//! hold up no writer), then takes the writer's turn like a writer would and, between two batches,
+//! runs a second passive checkpoint on the writer's kept connection, which has only the frames
+//! written meanwhile left to copy. Holding the turn, no frame is appended meanwhile, so that one
 //! copies the whole WAL and SQLite starts it again from its beginning at the next write (a
-//! checkpoint beside a writer that goes on never catches up: the WAL then grows without end).
+//! checkpoint only beside writers that go on never catches up: the WAL then grows without end).
 //!
 //! Durability is untouched: a commit is on disk once its WAL frames are synced, before and after a
 //! checkpoint; one cut short by a crash is redone from the WAL at the next open. Other processes (the
@@ -41,6 +44,17 @@ impl Writer {
         let writes = self.counts.since_checkpoint.swap(0, Ordering::SeqCst);
         let this = self.clone();
         tokio::spawn(async move {
+            // The copy of what the WAL holds now, beside the writers (a passive checkpoint waits for
+            // none of them, nor they for it), on a connection of its own...
+            let ahead = match this.copy_ahead().await {
+                Ok(copied) => copied,
+                Err(e) => {
+                    tracing::debug!("store: a WAL checkpoint beside the writers failed (the writer's turn copies all): {e}");
+                    0
+                }
+            };
+            // ...then what they wrote meanwhile, holding the turn: only then is the whole WAL
+            // copied, and SQLite starts it again at the next write.
             let mut batch = this.batch.clone().lock_owned().await;
             let done = match (batch.conn.is_some(), batch.idle.take()) {
                 // Copying pages and syncing the file: on a blocking thread, holding the turn.
@@ -60,7 +74,8 @@ impl Writer {
             };
             drop(batch);
             match done {
-                Ok(Some((_, frames, _))) => {
+                Ok(Some((_, frames, copied))) => {
+                    tracing::debug!(frames, beside_the_writers = ahead, holding_the_turn = copied - ahead, "store: WAL checkpointed");
                     // The WAL held `frames` for `writes` writes (and whatever other processes
                     // added): about PAGES frames' worth of writes until the next one.
                     let next = (writes * PAGES / (frames.max(1) as u64)).clamp(8, 10 * EVERY);
@@ -75,6 +90,26 @@ impl Writer {
                 }
             }
         });
+    }
+}
+
+impl Writer {
+    /// A passive checkpoint on the writer's spare connection (opened once), on a blocking thread.
+    /// Answers the frames it copied.
+    pub(super) async fn copy_ahead(&self) -> Result<i64, crate::domain::Error> {
+        let (Some(file), spare) = (self.file.clone(), self.spare.clone()) else { return Ok(0) };
+        tokio::task::spawn_blocking(move || {
+            let mut spare = spare.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let conn = match spare.take() {
+                Some(conn) => conn,
+                None => crate::store::lite::writer(&file)?,
+            };
+            let done = checkpoint(&conn).map(|(_, _, copied)| copied);
+            *spare = Some(conn);
+            done
+        })
+        .await
+        .map_err(|e| crate::domain::Error::Storage(format!("the checkpoint's thread failed: {e}")))?
     }
 }
 
