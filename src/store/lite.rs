@@ -110,7 +110,7 @@ pub(crate) fn error(e: rusqlite::Error) -> Error {
 }
 
 /// Runs the statement `sql` (numbered parameters `$1, $2, …`, as the sqlx reads write them) with
-/// `args` bound by number, decoding each row; one statement counted.
+/// `args` bound by number ([`super::sql::bind`]), decoding each row; one statement counted.
 pub(crate) fn rows<T>(
     conn: &rusqlite::Connection,
     sql: &str,
@@ -120,12 +120,7 @@ pub(crate) fn rows<T>(
     super::statements::ran(1);
     tracing::trace!(target: "approval_console::sql", statement = %sql);
     let mut statement = conn.prepare_cached(sql).map_err(error)?;
-    for (n, arg) in args.iter().enumerate() {
-        // By name: `$2` may come before `$1` in the text, and a number may appear twice.
-        if let Some(index) = statement.parameter_index(&format!("${}", n + 1)).map_err(error)? {
-            statement.raw_bind_parameter(index, arg).map_err(error)?;
-        }
-    }
+    super::sql::bind(&mut statement, args)?;
     let mut found = statement.raw_query();
     let mut out = Vec::new();
     while let Some(row) = found.next().map_err(error)? {

@@ -354,7 +354,7 @@ pub fn lite_run(conn: &rusqlite::Connection, query: &Query, rows: bool) -> Resul
 /// Binds `args` to the statement's parameters by their number: `$2` may come before `$1` in the
 /// text and a number may appear twice (`?` takes the next number, as in SQLite). A parameter
 /// without its argument is an error, never a silent null.
-fn bind(statement: &mut rusqlite::CachedStatement<'_>, args: &[Arg]) -> Result<(), Error> {
+pub(crate) fn bind(statement: &mut rusqlite::CachedStatement<'_>, args: &[impl rusqlite::ToSql]) -> Result<(), Error> {
     use super::lite::error;
     for index in 1..=statement.parameter_count() {
         // SQLite numbers every parameter; `$N` names it, an anonymous `?` is its index.
