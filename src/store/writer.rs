@@ -191,8 +191,9 @@ impl Writer {
         Ok(tx)
     }
 
-    /// Gives the kept connection back to the pool (before the pool closes: it waits for every
-    /// connection). The next writer takes one from the pool again.
+    /// Lets go of the kept connections: PostgreSQL's goes back to the pool (before the pool closes:
+    /// it waits for every connection), SQLite's own ones close. The next writer opens or takes one
+    /// again.
     pub async fn release(&self) {
         let idle = self.batch.lock().await.idle.take();
         drop(idle);
