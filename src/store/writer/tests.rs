@@ -238,3 +238,23 @@ async fn a_checkpoint_copies_the_wal_while_a_writer_holds_its_turn() {
     holding.commit().await.unwrap();
     assert_eq!(rows(&db).await.len(), 101);
 }
+
+/// The writer's own connection keeps the pool's promises: commits synced (`synchronous = FULL`,
+/// C5), foreign keys enforced, WAL, and no checkpoint inside a commit.
+#[tokio::test]
+async fn the_writers_connection_has_the_pools_settings() {
+    let (_dir, db) = db().await;
+    let mut tx = db.begin_write().await.unwrap();
+    let mut pooled = db.pool().acquire().await.unwrap();
+    for pragma in ["synchronous", "foreign_keys", "journal_mode", "wal_autocheckpoint"] {
+        let text = format!("PRAGMA {pragma}");
+        let written = sql(text.clone()).fetch_one(&mut tx).await.unwrap();
+        let pooled_row = sql(text).fetch_one(&mut pooled).await.unwrap();
+        let read =
+            |row: &crate::store::sql::Row| row.try_get::<i64>(0).map(|n| n.to_string()).or_else(|_| row.try_get::<String>(0)).unwrap();
+        assert_eq!(read(&written), read(&pooled_row), "{pragma}");
+    }
+    let synced = sql("PRAGMA synchronous").fetch_one(&mut tx).await.unwrap();
+    assert_eq!(synced.try_get::<i64>(0).unwrap(), 2, "FULL");
+    drop(tx);
+}
