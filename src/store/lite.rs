@@ -90,11 +90,9 @@ pub(crate) fn writer(path: &Path) -> Result<rusqlite::Connection, Error> {
     use rusqlite::OpenFlags;
     let conn = rusqlite::Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| Error::Storage(format!("cannot open {} for writing: {e}", path.display())))?;
-    conn.execute_batch(
-        "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
-         PRAGMA temp_store = memory; PRAGMA wal_autocheckpoint = 0;",
-    )
-    .map_err(error)?;
+    for pragma in super::SQLITE_PRAGMAS {
+        conn.execute_batch(pragma).map_err(error)?;
+    }
     conn.set_prepared_statement_cache_capacity(256);
     Ok(conn)
 }

@@ -265,6 +265,19 @@ fn cannot_open(what: &str, e: sqlx::Error) -> Error {
     }
 }
 
+/// Every read-write SQLite connection of the process — the pool's and the writer's own
+/// ([`lite::writer`]) — runs these first.
+pub(crate) const SQLITE_PRAGMAS: [&str; 6] = [
+    "PRAGMA busy_timeout = 5000",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = FULL",
+    "PRAGMA foreign_keys = ON",
+    // Sorts and temporary indexes in memory, not in files created and unlinked per query.
+    "PRAGMA temp_store = memory",
+    // No commit checkpoints the WAL: the writer does, between batches (writer/checkpoint.rs).
+    "PRAGMA wal_autocheckpoint = 0",
+];
+
 async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {
     private::owner_only_file(path)?;
     for side in ["-wal", "-shm"] {
@@ -285,16 +298,7 @@ async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {
         .test_before_acquire(false)
         .after_connect(|conn, _| {
             Box::pin(async move {
-                for pragma in [
-                    "PRAGMA busy_timeout = 5000",
-                    "PRAGMA journal_mode = WAL",
-                    "PRAGMA synchronous = FULL",
-                    "PRAGMA foreign_keys = ON",
-                    // Sorts and temporary indexes in memory, not in files created and unlinked per query.
-                    "PRAGMA temp_store = memory",
-                    // No commit checkpoints the WAL: the writer does, between batches (writer/checkpoint.rs).
-                    "PRAGMA wal_autocheckpoint = 0",
-                ] {
+                for pragma in SQLITE_PRAGMAS {
                     conn.execute(pragma).await?;
                 }
                 Ok(())
