@@ -154,7 +154,7 @@ fn the_field_checker_tells_a_field_from_a_method() {
 const ONE_PLACE: &[(&str, &[&str])] = &[
     // Every audit action is named by its details type alone (`domain::audit::Details`, the only
     // way to a `store::audit::Record`): `call.paused` by `store::queue::pause` with `CallPaused`.
-    ("AuditAction::", &["src/domain/audit.rs", "src/domain/audit/details.rs"]),
+    ("AuditAction::", &["src/domain/audit.rs", "src/domain/audit/details.rs", "src/domain/audit/devices.rs"]),
     ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),
@@ -307,7 +307,20 @@ fn every_route_and_window_command_is_an_operation_of_the_catalog() {
 fn every_operation_is_authorized_in_the_core_or_belongs_to_one_shell() {
     use approval_console::app::operation::{self, Operation, Visitor};
     use approval_console::domain::Op;
-    const SHELLS_OWN: &[Op] = &[Op::Health, Op::Openapi, Op::SetLanguage, Op::Autostart, Op::SetAutostart];
+    // The remote listener's pairing, sign-in and sign-out are its own: public (a phone with no
+    // session yet proves a code or a passkey), or a session ending itself.
+    const SHELLS_OWN: &[Op] = &[
+        Op::Health,
+        Op::Openapi,
+        Op::SetLanguage,
+        Op::Autostart,
+        Op::SetAutostart,
+        Op::PairDevice,
+        Op::PairDeviceFinish,
+        Op::SignIn,
+        Op::SignInFinish,
+        Op::SignOut,
+    ];
     struct Wrapped(Vec<String>);
     impl Visitor for Wrapped {
         fn visit<O: Operation>(&mut self) {

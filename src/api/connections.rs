@@ -181,7 +181,22 @@ pub fn fit(mut limits: Limits, open_files: Option<u64>) -> Limits {
 
 /// Accepts and serves connections until `shutdown` flips; then every connection finishes its
 /// request in flight (event streams end themselves on the same signal) and closes.
-pub async fn run(listener: TcpListener, router: Router, limits: Limits, shutdown: watch::Receiver<bool>) -> std::io::Result<()> {
+/// TLS on a listener (the remote one): the acceptor, and what to do with a plain-HTTP request that
+/// arrives instead of a TLS handshake (answered 400 naming the https URL, then told here).
+#[derive(Clone)]
+pub struct TlsAccept {
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    pub origin: String,
+    pub on_plain: Arc<dyn Fn(std::net::SocketAddr) + Send + Sync>,
+}
+
+pub async fn run(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: watch::Receiver<bool>,
+    tls: Option<TlsAccept>,
+) -> std::io::Result<()> {
     let pool = Arc::new(Pool {
         rooms: Mutex::default(),
         general_cap: limits.connections.max(1),
@@ -195,8 +210,8 @@ pub async fn run(listener: TcpListener, router: Router, limits: Limits, shutdown
             accepted = listener.accept() => accepted,
             _ = super::stopped(shutdown.clone()) => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of descriptors: free the idle connection's, then accept again.
                 if matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE)) {
@@ -213,22 +228,68 @@ pub async fn run(listener: TcpListener, router: Router, limits: Limits, shutdown
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(serve_one(stream, conn, pool.clone(), router.clone(), limits.header_read_timeout, shutdown.clone(), open_rx.clone()));
+        let served = Served { conn, pool: pool.clone(), router: router.clone(), peer, header_read_timeout: limits.header_read_timeout };
+        match &tls {
+            None => drop(tokio::spawn(serve_one(stream, served, shutdown.clone(), open_rx.clone()))),
+            Some(tls) => drop(tokio::spawn(handshake(stream, tls.clone(), served, shutdown.clone(), open_rx.clone()))),
+        }
     }
     drop(open_rx);
     open_tx.closed().await;
     Ok(())
 }
 
-async fn serve_one(
-    stream: TcpStream,
+/// A connection admitted, and what serving it needs.
+struct Served {
     conn: Arc<Conn>,
     pool: Arc<Pool>,
     router: Router,
+    peer: std::net::SocketAddr,
     header_read_timeout: Duration,
-    shutdown: watch::Receiver<bool>,
-    _open: watch::Receiver<()>,
-) {
+}
+
+/// The TLS handshake of a connection to the remote listener, within the header-read timeout; a
+/// plain-HTTP request instead (its first byte is not a TLS record's 0x16) is answered 400 with the
+/// https URL and reported, never served.
+async fn handshake(stream: TcpStream, tls: TlsAccept, served: Served, shutdown: watch::Receiver<bool>, open: watch::Receiver<()>) {
+    let timeout = served.header_read_timeout;
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(timeout, stream.peek(&mut first)).await {
+        Ok(Ok(1)) if first[0] == 0x16 => {}
+        Ok(Ok(1)) => {
+            use tokio::io::AsyncWriteExt;
+            let body = format!("This listener speaks HTTPS only: {}/\n", tls.origin);
+            let answer = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let mut stream = stream;
+            let _ = tokio::time::timeout(timeout, stream.write_all(answer.as_bytes())).await;
+            let _ = stream.shutdown().await;
+            (tls.on_plain)(served.peer);
+            served.pool.release(&served.conn);
+            return;
+        }
+        _ => {
+            served.pool.release(&served.conn);
+            return;
+        }
+    }
+    match tokio::time::timeout(timeout, tls.acceptor.accept(stream)).await {
+        Ok(Ok(stream)) => serve_one(stream, served, shutdown, open).await,
+        Ok(Err(e)) => {
+            tracing::debug!(peer = %served.peer, "TLS handshake failed: {e}");
+            served.pool.release(&served.conn);
+        }
+        Err(_) => served.pool.release(&served.conn),
+    }
+}
+
+async fn serve_one<S>(stream: S, served: Served, shutdown: watch::Receiver<bool>, _open: watch::Receiver<()>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let Served { conn, pool, router, peer, header_read_timeout } = served;
     let service = {
         let (conn, pool) = (conn.clone(), pool.clone());
         hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
@@ -236,6 +297,7 @@ async fn serve_one(
             let mut router = router.clone();
             let mut request = request.map(Body::new);
             request.extensions_mut().insert(OnReserve(conn.reserve));
+            request.extensions_mut().insert(super::remote::Peer(peer));
             async move {
                 let response = tower_service::Service::call(&mut router, request).await?;
                 Ok::<_, Infallible>(response.map(|body| Body::new(HeldBody { inner: body, _held: busy })))

@@ -71,7 +71,13 @@ async fn events(
     let mut rx = state.app.subscribe();
     let stop = super::stopped(state.shutdown.clone());
     // The token the guard accepted, to ask again whether it still holds (a stored credential only).
-    let secret = (caller.0.kind == PrincipalKind::Token).then(|| super::guard::bearer(&headers).to_owned()).filter(|s| !s.is_empty());
+    let secret = match caller.0.kind {
+        PrincipalKind::Token => Some(super::guard::bearer(&headers).to_owned()),
+        PrincipalKind::Device => Some(super::remote::cookie(&headers).to_owned()),
+        PrincipalKind::Local => None,
+    }
+    .filter(|s| !s.is_empty());
+    let device = caller.0.kind == PrincipalKind::Device;
     let app = state.app.clone();
     let stream = async_stream::stream! {
         tokio::pin!(stop);
@@ -87,7 +93,8 @@ async fn events(
                 },
                 _ = check.tick(), if secret.is_some() => {
                     let secret = secret.as_deref().unwrap_or_default();
-                    match app.token_still_valid(secret).await {
+                    let valid = if device { app.device_session(secret).await.map(|p| p.is_some()) } else { app.token_still_valid(secret).await };
+                    match valid {
                         Ok(true) => {}
                         Ok(false) => break,
                         // The database did not answer: ask again at the next tick rather than cut a

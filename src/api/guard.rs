@@ -39,7 +39,7 @@ pub fn required_role(method: &Method, route: &str) -> Option<Option<Role>> {
 }
 
 /// A path served without a credential: a public operation's (`/api/health`).
-fn public(path: &str) -> bool {
+pub(crate) fn public(path: &str) -> bool {
     Op::ALL.iter().any(|op| op.access() == Access::Public && op.info().path == Some(path))
 }
 
@@ -64,7 +64,7 @@ fn allowed_origin(origin: &str, port: u16) -> bool {
 }
 
 /// Constant-time comparison, so the session token cannot be guessed byte by byte from timings.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -76,6 +76,10 @@ pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> &str {
 /// Host, Origin, then the credential: the session token (the local admin), else a stored token.
 /// The principal found goes into the request's extensions for [`authorize`] and the handlers.
 pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
+    if state.remote.is_some() {
+        // The remote listener has rules of its own (TLS, its public name, devices' sessions).
+        return super::remote::guard(State(state), request, next).await;
+    }
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !loopback_host(host) {
@@ -223,8 +227,14 @@ mod tests {
         assert_eq!(required_role(&Method::POST, "/api/no-such"), None);
         // No role needed is public only where the guard asks for no credential.
         assert!(public("/api/health") && !public("/api/session") && !public("/api/queue"));
+        // No role: health, the session, and the remote listener's pairing and sign-in (a phone with
+        // no session yet; 404 on 127.0.0.1) and sign-out.
+        let open = ["/api/health", "/api/remote/pair", "/api/remote/pair/finish", "/api/remote/sign-in", "/api/remote/sign-in/finish"];
         for (m, r, role) in &roles {
-            assert!(role.is_some() || *r == "/api/health" || (*m == Method::GET && *r == "/api/session"), "{m} {r} needs no role");
+            assert!(
+                role.is_some() || open.contains(r) || (*m == Method::GET && *r == "/api/session") || *r == "/api/remote/sign-out",
+                "{m} {r} needs no role"
+            );
         }
     }
 }

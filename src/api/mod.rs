@@ -9,6 +9,8 @@ pub mod guard;
 pub mod limits;
 mod mastra;
 mod operations;
+pub mod remote;
+pub mod tls;
 mod ui;
 
 pub use crate::app::queue::{DecisionView, QueueItem};
@@ -39,6 +41,8 @@ pub struct ApiState {
     shutdown: watch::Receiver<bool>,
     /// Per-credential quotas and per-request limits ([`limits`]).
     quotas: Arc<limits::Quotas>,
+    /// On the remote listener (`serve --listen`): its core; its own guard and routes apply.
+    remote: Option<Arc<crate::app::remote::Remote>>,
 }
 
 impl ApiState {
@@ -54,6 +58,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(calls::routes())
         .merge(operations::routes())
         .merge(mastra::routes())
+        .merge(remote::routes())
         // Outermost runs first: the role, then the quotas it may use.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::quota))
         .route_layer(axum::middleware::from_fn(guard::authorize))
@@ -62,7 +67,30 @@ pub fn router(state: ApiState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(axum::middleware::from_fn(retry_reads))
+        .layer(axum::middleware::from_fn(remote_headers(state.remote.is_some())))
         .with_state(state)
+}
+
+/// The remote listener's security headers ([`remote::headers`]); nothing added on 127.0.0.1.
+fn remote_headers(
+    on: bool,
+) -> impl Fn(
+    axum::extract::Request,
+    axum::middleware::Next,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = axum::response::Response> + Send>>
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    move |request, next| {
+        Box::pin(async move {
+            if on {
+                remote::headers(request, next).await
+            } else {
+                next.run(request).await
+            }
+        })
+    }
 }
 
 /// Waits before each new try of a read that met `storage_unavailable`.
@@ -105,25 +133,32 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
     }
 }
 
-/// The principal [`guard::guard`] found for this request, acting through the HTTP API.
-pub struct Caller(pub Principal);
+/// The principal [`guard::guard`] found for this request, acting through the HTTP API; on the
+/// remote listener, also where it came from and the step-up it presents.
+pub struct Caller(pub Principal, Option<remote::RemoteRequest>);
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        parts.extensions.get::<Principal>().cloned().map(Caller).ok_or_else(ApiError::unauthorized)
+        let remote = parts.extensions.get::<remote::RemoteRequest>().cloned();
+        parts.extensions.get::<Principal>().cloned().map(|p| Caller(p, remote)).ok_or_else(ApiError::unauthorized)
     }
 }
 
 impl Caller {
-    /// As the web UI and other console API clients act: channel `web`.
+    /// As the web UI and other console API clients act: channel `web` (`remote` on the remote listener).
     pub fn web(&self) -> Actor {
-        Actor::new(self.0.clone(), "web")
+        self.via(if self.1.is_some() { "remote" } else { "web" })
     }
 
     pub fn via(&self, channel: &'static str) -> Actor {
-        Actor::new(self.0.clone(), channel)
+        let mut actor = Actor::new(self.0.clone(), channel);
+        if let Some(r) = &self.1 {
+            actor.proof = r.proof.clone();
+            actor.address = Some(r.address.clone());
+        }
+        actor
     }
 }
 
@@ -151,6 +186,12 @@ impl Server {
         shutdown_signal().await;
         self.stop().await;
     }
+
+    /// [`Server::run_until_signal`], stopping `other` (the remote listener) with it.
+    pub async fn run_until_signal_with(self, other: Server) {
+        shutdown_signal().await;
+        tokio::join!(self.stop(), other.stop());
+    }
 }
 
 /// Binds 127.0.0.1:`port` (0: any free port) and serves, with the default [`Limits`].
@@ -166,9 +207,40 @@ pub async fn serve_with(app: App, port: u16, token: &str, limits: Limits) -> std
     let limits = connections::fit(limits, connections::raise_open_files());
     let (stop, shutdown) = watch::channel(false);
     let quotas = Arc::new(limits::Quotas::new(limits.clone()));
-    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone(), quotas };
+    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone(), quotas, remote: None };
     let router = router(state);
-    let task = tokio::spawn(connections::run(listener, router, limits, shutdown));
+    let task = tokio::spawn(connections::run(listener, router, limits, shutdown, None));
+    Ok(Server { addr, stop, task })
+}
+
+/// The remote listener (`serve --listen`): binds `addr` and serves the same API and UI over TLS
+/// only, under [`remote`]'s rules, for the core `app.enable_remote` turned on.
+pub async fn serve_remote(app: App, addr: SocketAddr, tls: &tls::Tls, token: &str, limits: Limits) -> std::io::Result<Server> {
+    let remote = app.remote().cloned().ok_or_else(|| std::io::Error::other("the remote listener's core is not on (App::enable_remote)"))?;
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let (stop, shutdown) = watch::channel(false);
+    let quotas = Arc::new(limits::Quotas::new(limits.clone()));
+    let state = ApiState { app: app.clone(), token: token.into(), addr, shutdown: shutdown.clone(), quotas, remote: Some(remote.clone()) };
+    let router = router(state);
+    let on_plain: Arc<dyn Fn(SocketAddr) + Send + Sync> = Arc::new(move |peer: SocketAddr| {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let address = peer.ip().to_string();
+            let refusal = crate::domain::audit::RemoteRefusal {
+                pairing: false,
+                reason: "plain HTTP",
+                address: &address,
+                device: None,
+                item_id: None,
+                suppressed: 0,
+            };
+            app.audit_refusal(refusal).await;
+        });
+    });
+    let accept =
+        connections::TlsAccept { acceptor: tokio_rustls::TlsAcceptor::from(tls.config.clone()), origin: remote.config.origin(), on_plain };
+    let task = tokio::spawn(connections::run(listener, router, limits, shutdown, Some(accept)));
     Ok(Server { addr, stop, task })
 }
 

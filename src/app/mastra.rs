@@ -93,6 +93,10 @@ impl App {
     /// answers with a stream answers a refusal before the stream starts).
     pub async fn check_engine_client_decision(&self, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
         by.may(if matches!(verdict, Verdict::Approve) { Op::ApproveToolCall } else { Op::DeclineToolCall })?;
+        if by.principal.kind == crate::domain::PrincipalKind::Device {
+            // These routes carry no step-up: a paired device decides in the console's page.
+            return Err(Error::StepUpRequired { why: "a paired device decides in the console's page, with its passkey".into() });
+        }
         let call = &entry.queued.call;
         if matches!(verdict, Verdict::Approve) {
             if call.kind != CallKind::Approval {

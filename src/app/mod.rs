@@ -17,6 +17,7 @@ pub mod policy;
 pub mod presence;
 pub mod query;
 pub mod queue;
+pub mod remote;
 pub mod serving;
 pub mod stats;
 /// For tests and benchmarks only (see the module): not part of the console's API.
@@ -55,6 +56,8 @@ pub struct Parts {
     /// Who the local admin is, as written in the audit log: the OS account this process runs as,
     /// by its user id ([`account::os_account`]; never `$USER`).
     operator: String,
+    /// The remote listener's core (`serve --listen`), once turned on.
+    remote: std::sync::OnceLock<Arc<remote::Remote>>,
 }
 
 impl std::ops::Deref for App {
@@ -124,7 +127,16 @@ impl App {
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = account::os_account();
-        Ok(Self(Arc::new(Parts { db, events, local, console, remotes, notifications: Notifications::default(), operator })))
+        Ok(Self(Arc::new(Parts {
+            db,
+            events,
+            local,
+            console,
+            remotes,
+            notifications: Notifications::default(),
+            operator,
+            remote: Default::default(),
+        })))
     }
 
     /// Starts the background work of a serving console: each remote engine's sync loop, the

@@ -34,7 +34,7 @@ pub fn session_token(data_dir: &Path, rotate: bool) -> Result<String, Error> {
 
 /// Writes `text` to `path` through a new owner-only file renamed over it: a reader sees the old
 /// content or the new, and a link at `path` is replaced, never followed.
-fn write_owner_only(path: &Path, text: &str) -> Result<(), Error> {
+pub fn write_owner_only(path: &Path, text: &str) -> Result<(), Error> {
     use std::io::Write;
     let io = |what: &str, p: &Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", p.display()));
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));

@@ -3,7 +3,9 @@
 mod groups;
 
 use clap::{Parser, Subcommand, ValueEnum};
-pub use groups::{AuditCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, SecretCommand, TokensCommand};
+pub use groups::{
+    AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, SecretCommand, TokensCommand,
+};
 use std::path::PathBuf;
 
 /// One inbox for the sensitive tool calls that AI agents want to make.
@@ -47,6 +49,27 @@ pub struct AgentsFile {
     /// agent]. A file named here must exist.
     #[arg(long, env = "APPROVAL_CONSOLE_AGENTS", value_name = "FILE")]
     pub agents: Option<PathBuf>,
+}
+
+/// `serve`'s remote listener (issue 28): off unless --listen is given.
+#[derive(clap::Args, Clone, Default)]
+pub struct RemoteArgs {
+    /// Also listen on ADDR:PORT (e.g. 0.0.0.0:8443) for paired phones, over TLS only, beside
+    /// 127.0.0.1. Operators there sign in with a paired device's passkey (`devices pair`), and each
+    /// decision asks for it again; agents may use their tokens. Off by default.
+    #[arg(long, env = "APPROVAL_CONSOLE_LISTEN", value_name = "ADDR:PORT")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The name phones reach the listener by (a DNS name: browsers refuse passkeys on a bare IP
+    /// address) [default: the --listen address]. Requests for any other Host are refused.
+    #[arg(long, env = "APPROVAL_CONSOLE_PUBLIC_NAME", value_name = "NAME", requires = "listen")]
+    pub public_name: Option<String>,
+    /// The listener's certificate chain (PEM) [default: one made on first use, kept owner-only in
+    /// the data directory's tls/, for the public name, the address and localhost].
+    #[arg(long, env = "APPROVAL_CONSOLE_TLS_CERT", value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM; owner-only).
+    #[arg(long, env = "APPROVAL_CONSOLE_TLS_KEY", value_name = "FILE", requires_all = ["listen", "tls_cert"])]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// `serve`'s per-credential quotas (docs/security.md, "The network boundary").
@@ -112,6 +135,8 @@ pub enum Command {
         /// the session bus; without one the console keeps working and says so once).
         #[arg(long, env = "APPROVAL_CONSOLE_NOTIFY")]
         notify: bool,
+        #[command(flatten)]
+        remote: RemoteArgs,
         #[command(flatten)]
         quotas: QuotaArgs,
     },
@@ -237,6 +262,15 @@ pub enum Command {
     Tokens {
         #[command(subcommand)]
         command: TokensCommand,
+    },
+    /// Phones and other devices that reach the console through `serve --listen`: pair one (a QR
+    /// code and a short code; the phone then registers a passkey), list, rename, revoke.
+    ///
+    /// A device is an operator credential of the person who paired it; each of its decisions asks
+    /// for its passkey. Revoking it ends its sessions at once.
+    Devices {
+        #[command(subcommand)]
+        command: DevicesCommand,
     },
     /// Safety policy as code: check, diff, apply and export the policy file (high-risk tools, risk
     /// rules, quorums, time limits); the quorums of the two-person rule (admins only; the CLI is the

@@ -3,6 +3,7 @@
 mod args;
 mod audit;
 mod decide;
+mod devices;
 mod engines;
 mod gate;
 mod hook;
@@ -34,7 +35,7 @@ pub fn exit_code(e: &Error) -> u8 {
         Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
         | QuorumTool | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments | AmbiguousArguments
         | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited | EngineError
-        | KeyringError | UnsafePermissions | Internal => 2,
+        | KeyringError | UnsafePermissions | StepUpRequired | Internal => 2,
     }
 }
 
@@ -101,7 +102,9 @@ fn only_reads(command: &Command) -> bool {
     use args::{EnginesCommand, PolicyCommand, TokensCommand};
     match command {
         Command::Queue { .. } | Command::Show { .. } | Command::Audit { .. } => true,
-        Command::Engines { command: EnginesCommand::List { .. } } | Command::Tokens { command: TokensCommand::List { .. } } => true,
+        Command::Engines { command: EnginesCommand::List { .. } }
+        | Command::Tokens { command: TokensCommand::List { .. } }
+        | Command::Devices { command: args::DevicesCommand::List { .. } } => true,
         Command::Policy { command: PolicyCommand::Quorum { approvals, off, critical, .. } } => {
             approvals.is_none() && !off && critical.is_none()
         }
@@ -178,8 +181,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
     let app = App::open_at(&data_dir, location.clone(), agents).await.with_context(|| format!("opening {}", location.describe()))?;
     match cli.command {
-        Command::Serve { port, notify, quotas, new_token, .. } => {
-            serve::run(&app, &data_dir, port, session_token, new_token, notify, quotas.limits()).await?
+        Command::Serve { port, notify, quotas, new_token, remote, .. } => {
+            let options = serve::Options { port, token: session_token, new_token, notify, limits: quotas.limits(), remote };
+            serve::run(&app, &data_dir, options).await?
         }
         Command::Queue { all, agent, tool, limit, json } => queue::list(&app, all, agent, tool, limit, json).await?,
         Command::Show { id } => queue::show(&app, &id).await?,
@@ -198,6 +202,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Audit { command: AuditCommand::Export { format } } => audit::export(&app, &format).await?,
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
+        Command::Devices { command } => devices::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
         Command::Openapi
         | Command::Manifest { .. }

@@ -6,7 +6,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 mod details;
+mod devices;
 pub use details::*;
+pub use devices::*;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -96,11 +98,32 @@ pub enum AuditAction {
     EngineChanged,
     #[serde(rename = "engine.removed")]
     EngineRemoved,
+    /// An admin started pairing a device: its name, whose it will be, until when the code holds.
+    #[serde(rename = "device.pairing_started")]
+    DevicePairingStarted,
+    /// A pairing code was refused on the remote listener (wrong, used, expired, too many tries).
+    #[serde(rename = "device.pairing_failed")]
+    DevicePairingFailed,
+    /// A device proved its pairing code and registered its passkey.
+    #[serde(rename = "device.paired")]
+    DevicePaired,
+    #[serde(rename = "device.renamed")]
+    DeviceRenamed,
+    /// A device was revoked: its sessions ended in the same transaction.
+    #[serde(rename = "device.revoked")]
+    DeviceRevoked,
+    /// A paired device signed in with its passkey.
+    #[serde(rename = "device.signed_in")]
+    DeviceSignedIn,
+    /// Refused on the remote listener: a sign-in or a decision's passkey step-up that failed, a
+    /// plain-HTTP request, a credential that listener does not take (`details.reason` says which).
+    #[serde(rename = "remote.refused")]
+    RemoteRefused,
 }
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 30] = [
+    pub const ALL: [Self; 37] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -131,6 +154,13 @@ impl AuditAction {
         Self::EngineAdded,
         Self::EngineChanged,
         Self::EngineRemoved,
+        Self::DevicePairingStarted,
+        Self::DevicePairingFailed,
+        Self::DevicePaired,
+        Self::DeviceRenamed,
+        Self::DeviceRevoked,
+        Self::DeviceSignedIn,
+        Self::RemoteRefused,
     ];
 
     /// The name as stored and shown (`decision.approve`).
@@ -166,6 +196,13 @@ impl AuditAction {
             Self::EngineAdded => "engine.added",
             Self::EngineChanged => "engine.changed",
             Self::EngineRemoved => "engine.removed",
+            Self::DevicePairingStarted => "device.pairing_started",
+            Self::DevicePairingFailed => "device.pairing_failed",
+            Self::DevicePaired => "device.paired",
+            Self::DeviceRenamed => "device.renamed",
+            Self::DeviceRevoked => "device.revoked",
+            Self::DeviceSignedIn => "device.signed_in",
+            Self::RemoteRefused => "remote.refused",
         }
     }
 

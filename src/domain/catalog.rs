@@ -95,6 +95,20 @@ operations! {
     AddToken add_token: POST "/api/tokens" => Admin, window;
     RevokeToken revoke_token: DELETE "/api/tokens/{name}" => Admin, window;
 
+    // Paired devices (the remote listener, `serve --listen`), by an admin.
+    ListDevices list_devices: GET "/api/devices" => Admin, window;
+    StartPairing start_pairing: POST "/api/devices/pairings" => Admin, window;
+    RenameDevice rename_device: PATCH "/api/devices/{name}" => Admin, window;
+    RevokeDevice revoke_device: DELETE "/api/devices/{name}" => Admin, window;
+    // The remote listener's own routes (404 on 127.0.0.1): a phone proves its pairing code and
+    // registers its passkey, signs in with it, signs out; a decision's passkey step-up.
+    PairDevice pair_device: POST "/api/remote/pair" => Public;
+    PairDeviceFinish pair_device_finish: POST "/api/remote/pair/finish" => Public;
+    SignIn sign_in: POST "/api/remote/sign-in" => Public;
+    SignInFinish sign_in_finish: POST "/api/remote/sign-in/finish" => Public;
+    SignOut sign_out: POST "/api/remote/sign-out" => Any;
+    StepUp step_up: POST "/api/remote/step-up" => Operator;
+
     // Remote engines. A sync reads from the engine and changes no setting.
     Engines engines: GET "/api/engines" => Operator, window;
     AddEngine add_engine: POST "/api/engines" => Admin, window;

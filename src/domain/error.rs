@@ -69,6 +69,10 @@ pub enum ErrorCode {
     StorageUnavailable,
     /// A file or directory another user could change.
     UnsafePermissions,
+    /// A decision from a paired device's session needs that device's passkey, asked for this call,
+    /// this fingerprint and this decision (`POST /api/remote/step-up`); what was sent was missing,
+    /// for another call or decision, used already, expired or did not verify.
+    StepUpRequired,
     Internal,
 }
 
@@ -107,6 +111,7 @@ impl ErrorCode {
             Self::StorageBusy => "storage_busy",
             Self::StorageUnavailable => "storage_unavailable",
             Self::UnsafePermissions => "unsafe_permissions",
+            Self::StepUpRequired => "step_up_required",
             Self::Internal => "internal",
         }
     }
@@ -199,6 +204,9 @@ pub enum Error {
     /// A file or directory another user could change (or a symlink where none belongs).
     #[error("{path} is not safe to use: {why}")]
     UnsafePermissions { path: String, why: String },
+    /// A decision from a paired device's session without a valid passkey assertion bound to it.
+    #[error("this decision needs the passkey of the device it comes from, asked for this call and this decision: {why}")]
+    StepUpRequired { why: String },
     #[error("storage error: {0}")]
     Storage(String),
 }
@@ -238,6 +246,7 @@ impl Error {
             Self::AmbiguousArguments { .. } => ErrorCode::AmbiguousArguments,
             Self::TokenRequired { .. } => ErrorCode::TokenRequired,
             Self::UnsafePermissions { .. } => ErrorCode::UnsafePermissions,
+            Self::StepUpRequired { .. } => ErrorCode::StepUpRequired,
             Self::Storage(_) => ErrorCode::Internal,
         }
     }

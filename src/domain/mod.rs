@@ -24,4 +24,4 @@ pub use error::{Error, ErrorCode, ErrorDetails, PathError};
 pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};
 pub use ops::Op;
-pub use principal::{Actor, Principal, PrincipalKind, Role};
+pub use principal::{Actor, Principal, PrincipalKind, Role, StepUpProof};

@@ -75,6 +75,9 @@ pub enum PrincipalKind {
     Local,
     /// A stored credential (`approval-console tokens add`).
     Token,
+    /// A paired device's session on the remote listener (`serve --listen`): an operator whose every
+    /// decision needs the device's passkey, asked for that call and that decision.
+    Device,
 }
 
 /// An authenticated caller.
@@ -97,12 +100,18 @@ impl Principal {
         Self { name: name.to_owned(), role, kind: PrincipalKind::Token }
     }
 
+    /// A paired device (its session cookie on the remote listener): always an operator.
+    pub fn device(name: &str) -> Self {
+        Self { name: name.to_owned(), role: Role::Operator, kind: PrincipalKind::Device }
+    }
+
     /// Stable and unique across kinds (`local:alice`, `token:ci-bot`): what a run records as the
     /// principal that started it.
     pub fn key(&self) -> String {
         let kind = match self.kind {
             PrincipalKind::Local => "local",
             PrincipalKind::Token => "token",
+            PrincipalKind::Device => "device",
         };
         format!("{kind}:{}", self.name)
     }
@@ -128,11 +137,23 @@ impl Principal {
 pub struct Actor {
     pub principal: Principal,
     pub channel: &'static str,
+    /// A paired device's passkey step-up presented with this request (the remote listener).
+    pub proof: Option<StepUpProof>,
+    /// Where the request came from, when a shell knows (the remote listener: the peer's address).
+    pub address: Option<String>,
+}
+
+/// What a decision's request on the remote listener presents: the step-up's id and the browser's
+/// passkey assertion (WebAuthn JSON), checked by the core against what that step-up was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepUpProof {
+    pub ceremony: String,
+    pub assertion: String,
 }
 
 impl Actor {
     pub fn new(principal: Principal, channel: &'static str) -> Self {
-        Self { principal, channel }
+        Self { principal, channel, proof: None, address: None }
     }
 
     /// `alice (web)`: the actor as the audit log and the decision record it.

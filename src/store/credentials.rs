@@ -132,12 +132,16 @@ pub async fn by_name(conn: &mut impl Sql, name: &str) -> Result<Option<Credentia
 }
 
 /// The person a principal key (`Principal::key()`) stands for, as the two-person rule counts them:
-/// the local admin `local:alice` is `alice`; a credential `token:alice-laptop` is its `person`
+/// the local admin `local:alice` is `alice`; a paired device `device:alice-phone` the person who
+/// paired it; a credential `token:alice-laptop` is its `person`
 /// (the newest credential of that name, revoked ones included: a run's starter may be revoked
 /// since), else its name. A key of another form is its own person.
 pub async fn person_of(conn: &mut impl Sql, key: &str) -> Result<String, Error> {
     if let Some(name) = key.strip_prefix("local:") {
         return Ok(name.to_owned());
+    }
+    if let Some(name) = key.strip_prefix("device:") {
+        return Ok(super::devices::person_of(conn, name).await?.unwrap_or_else(|| key.to_owned()));
     }
     let Some(name) = key.strip_prefix("token:") else { return Ok(key.to_owned()) };
     let person: Option<Option<String>> = scalar("SELECT person FROM credentials WHERE name = $1 ORDER BY created_at DESC LIMIT 1")

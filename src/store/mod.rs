@@ -12,6 +12,7 @@ pub mod cells;
 pub mod credentials;
 pub mod deadlines;
 pub mod decisions;
+pub mod devices;
 pub mod engines;
 pub mod feed;
 pub mod grants;

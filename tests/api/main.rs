@@ -33,6 +33,7 @@ mod provenance;
 mod queue_view;
 mod quorum;
 mod readme;
+mod remote;
 mod restart;
 mod risk;
 mod rule_changes;

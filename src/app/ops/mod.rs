@@ -3,6 +3,7 @@
 //! window's commands all come from these declarations ([`super::operation`]).
 
 pub mod audit;
+pub mod devices;
 pub mod engines;
 pub mod grants;
 pub mod queue;
@@ -17,4 +18,5 @@ pub fn each(v: &mut impl super::operation::Visitor) {
     grants::each(v);
     engines::each(v);
     tokens::each(v);
+    devices::each(v);
 }

@@ -26,6 +26,11 @@ impl App {
         })?;
         let fingerprint = Fingerprint::parse(fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" followed by 64 lowercase hex digits".into()))?;
+        let edited = match &verdict {
+            Verdict::ApproveEdited { fingerprint, .. } => Some(fingerprint.clone()),
+            _ => None,
+        };
+        self.check_step_up(id, verdict.kind(), &fingerprint, edited.as_ref(), by).await?;
         let verdict = match verdict {
             Verdict::Decline { reason } => Verdict::Decline { reason: reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) },
             other => other,
@@ -69,6 +74,7 @@ impl App {
                 return Err(Error::InvalidRequest(format!("`{}` is not a resolution: give ran, did_not_run or run_again", other.as_str())))
             }
         };
+        self.check_step_up(id, kind, &fingerprint, None, by).await?;
         let request = ResolveRequest { resolution, fingerprint, operator: by.audit_name(), operator_key: Some(by.principal.key()) };
         let entry = self.console.resolve(&ItemId::new(id), request).await?;
         self.item_now(entry).await

@@ -110,6 +110,7 @@ impl Requester {
         let kind = match kind {
             "token" => crate::domain::PrincipalKind::Token,
             "local" => crate::domain::PrincipalKind::Local,
+            "device" => crate::domain::PrincipalKind::Device,
             _ => return None,
         };
         Some(Self { name: name.to_owned(), kind })

@@ -130,6 +130,31 @@ pub enum PolicyCommand {
 }
 
 #[derive(Subcommand)]
+pub enum DevicesCommand {
+    /// Start pairing a phone: prints a QR code, its link and a short code (single use, 10 minutes).
+    /// Open the link on the phone (or type the code on the listener's page), then register a passkey.
+    /// Needs `serve --listen` on this data directory (running, or run before).
+    Pair {
+        /// The device's name [default: <person>-phone-N].
+        #[arg(long)]
+        name: Option<String>,
+        /// Whose operator credential it is [default: you, the local admin].
+        #[arg(long)]
+        person: Option<String>,
+    },
+    /// List the paired devices.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rename a device.
+    Rename { name: String, new_name: String },
+    /// Revoke a device: its sessions end at once; pairing it again makes a new device.
+    Revoke { name: String },
+}
+
+#[derive(Subcommand)]
 pub enum TokensCommand {
     /// Make a credential and print its token, alone, on the last line of standard output.
     ///

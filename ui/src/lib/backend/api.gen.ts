@@ -110,6 +110,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["list_devices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["start_pairing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["revoke_device"];
+        options?: never;
+        head?: never;
+        patch: operations["rename_device"];
+        trace?: never;
+    };
     "/api/engine-kinds": {
         parameters: {
             query?: never;
@@ -747,7 +795,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -955,6 +1003,27 @@ export interface components {
          * @enum {string}
          */
         Delivery: "pending" | "delivering" | "delivered" | "failed";
+        /** @description A device as listed: never its passkey or its sessions. */
+        Device: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description Whose operator credential it is (the two-person rule counts persons). */
+            person: string;
+            /**
+             * Format: int64
+             * @description Signed-in browsers of this device now.
+             */
+            sessions: number;
+        };
+        /** @description A device's new name (`PATCH /api/devices/{name}`). */
+        DeviceRename: {
+            name: string;
+        };
         /** @description Changes to a remote engine; absent fields stay as they are. */
         EngineChanges: {
             baseUrl?: string | null;
@@ -1052,7 +1121,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "internal";
         /** @description An error's `details`, by code (each variant names the codes it goes with). */
         ErrorDetails: {
             actual: components["schemas"]["Fingerprint"];
@@ -1392,6 +1461,29 @@ export interface components {
          * @enum {string}
          */
         Outcome: "pending" | "approved" | "declined" | "answered" | "withdrawn";
+        /** @description A pairing to start (`POST /api/devices/pairings`). */
+        PairingRequest: {
+            /** @description The device's name (a credential name; default: `<person>-phone-N`). */
+            name?: string | null;
+            /** @description Whose it is (default: who pairs it). */
+            person?: string | null;
+        };
+        /** @description A pairing just started: the code is shown only now (the console keeps its hash). */
+        PairingStarted: {
+            /** @description `ABCDE-FGHJK`: single use; typed on the phone or carried by the link. */
+            code: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Whose operator credential the device will be, and its name. */
+            name: string;
+            person: string;
+            /** @description SHA-256 of the certificate's public key, base64: what the phone pins. */
+            pin: string;
+            /** @description `url` as a QR code (SVG). */
+            qrSvg: string;
+            /** @description The page to open on the phone, the code in its fragment (never sent to a server's log). */
+            url: string;
+        };
         /** @description A JSON Schema validation failure at one place of the submitted data. */
         PathError: {
             message: string;
@@ -1472,7 +1564,7 @@ export interface components {
          * @description Where a principal comes from.
          * @enum {string}
          */
-        PrincipalKind: "local" | "token";
+        PrincipalKind: "local" | "token" | "device";
         /** @description How many calls each tab of the queue view holds under the filters and search given. */
         QueueCounts: {
             /**
@@ -1667,6 +1759,15 @@ export interface components {
             /** @description Validated against the call's resume schema. */
             data: unknown;
             fingerprint: string;
+        };
+        /** @description A device just revoked. */
+        RevokedDevice: {
+            name: string;
+            /**
+             * Format: int64
+             * @description Its sessions ended by the revocation.
+             */
+            sessionsEnded: number;
         };
         /** @description A credential just revoked. */
         RevokedToken: {
@@ -2281,6 +2382,215 @@ export interface operations {
             };
             /** @description already_decided */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paired devices that are not revoked, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    start_pairing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairingRequest"];
+            };
+        };
+        responses: {
+            /** @description A pairing code for the phone (shown only now), its link and QR code */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairingStarted"];
+                };
+            };
+            /** @description invalid_request: the remote listener is off, or the name is taken or not allowed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked: its sessions end at once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedDevice"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no live device of that name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rename_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceRename"];
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            /** @description invalid_request: the new name is taken or not allowed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no live device of that name */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

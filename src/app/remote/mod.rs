@@ -1,0 +1,194 @@
+//! Remote access (issue 28): the console reached from a paired phone through `serve --listen`.
+//!
+//! - **Pairing**: an admin starts one ([`App::start_pairing`]: a short code, single use, minutes to
+//!   live, kept as a hash); the phone proves the code on the remote listener and registers a
+//!   passkey (WebAuthn, by `webauthn-rs`); the device is then an operator credential of the person
+//!   who paired it, listed, renamed and revoked by admins ([`devices`]).
+//! - **Sessions**: a signed-in browser holds a random cookie (HttpOnly, Secure, SameSite=Strict;
+//!   the HTTP layer sets it), stored as SHA-256; revoking the device ends them at once.
+//! - **Step-up**: every decision from a device's session needs that device's passkey, asked for that
+//!   call, its fingerprint and that decision ([`step_up`]): single use, minutes to live. A stolen
+//!   cookie cannot decide; an assertion cannot serve another call or another decision.
+//!
+//! The ceremonies in flight (a registration, a sign-in, a step-up) are kept in this process's
+//! memory: the phone talks to the one listener that began them.
+
+pub mod devices;
+pub mod step_up;
+
+use crate::domain::audit::RemoteRefusal;
+use crate::domain::Error;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use webauthn_rs::prelude::{PasskeyAuthentication, PasskeyRegistration, Url, Webauthn, WebauthnBuilder};
+
+/// How long a pairing code holds.
+pub const PAIRING_TTL: chrono::Duration = chrono::Duration::minutes(10);
+/// How long a signed-in session holds.
+pub const SESSION_TTL: chrono::Duration = chrono::Duration::hours(12);
+/// How long a ceremony (registration, sign-in, step-up) may take between its two requests.
+const CEREMONY_TTL: Duration = Duration::from_secs(300);
+/// Wrong pairing codes allowed per address, and in all, per [`TRIES_WINDOW`].
+const TRIES_PER_ADDRESS: u32 = 5;
+const TRIES_IN_ALL: u32 = 30;
+const TRIES_WINDOW: Duration = Duration::from_secs(600);
+/// Refusals written to the audit log one by one per minute; beyond, counted into the next entry.
+const REFUSALS_PER_MINUTE: u32 = 20;
+
+/// What the remote listener is: the name browsers reach it by and the certificate they pin.
+#[derive(Clone, Debug)]
+pub struct RemoteConfig {
+    /// The host name in its URL (a DNS name for passkeys: browsers refuse WebAuthn on an IP address).
+    pub public_name: String,
+    pub port: u16,
+    /// SHA-256 of the certificate's public key (SubjectPublicKeyInfo), base64: what a phone pins.
+    pub pin: String,
+}
+
+impl RemoteConfig {
+    /// `name:port` as a browser's `Host` header says it (no port for 443).
+    pub fn host(&self) -> String {
+        if self.port == 443 {
+            self.public_name.clone()
+        } else if self.public_name.contains(':') {
+            format!("[{}]:{}", self.public_name, self.port)
+        } else {
+            format!("{}:{}", self.public_name, self.port)
+        }
+    }
+
+    /// `https://name:port`: the origin of the remote listener.
+    pub fn origin(&self) -> String {
+        format!("https://{}", self.host())
+    }
+}
+
+pub(crate) enum Ceremony {
+    Register { pairing: crate::store::devices::Pairing, state: PasskeyRegistration },
+    SignIn { state: PasskeyAuthentication },
+    StepUp { binding: step_up::Binding, state: PasskeyAuthentication },
+}
+
+/// The remote listener's state in this process: its WebAuthn relying party and the ceremonies in
+/// flight.
+pub struct Remote {
+    pub config: RemoteConfig,
+    webauthn: Webauthn,
+    ceremonies: Mutex<HashMap<String, (Instant, Ceremony)>>,
+    tries: Mutex<Tries>,
+    refusals: Mutex<(Instant, u32, u64)>,
+}
+
+#[derive(Default)]
+struct Tries {
+    since: Option<Instant>,
+    all: u32,
+    by_address: HashMap<String, u32>,
+}
+
+impl Remote {
+    /// The relying party for `config` (its id the public name, its origin the listener's).
+    pub fn new(config: RemoteConfig) -> Result<Self, Error> {
+        let origin = Url::parse(&config.origin()).map_err(|e| Error::InvalidRequest(format!("the remote listener's origin: {e}")))?;
+        let webauthn = WebauthnBuilder::new(&config.public_name, &origin)
+            .and_then(|b| b.rp_name("Approval Console").build())
+            .map_err(|e| Error::InvalidRequest(format!("passkeys cannot work for {}: {e}", config.public_name)))?;
+        Ok(Self { config, webauthn, ceremonies: Mutex::default(), tries: Mutex::default(), refusals: Mutex::new((Instant::now(), 0, 0)) })
+    }
+
+    pub(crate) fn webauthn(&self) -> &Webauthn {
+        &self.webauthn
+    }
+
+    /// Keeps a ceremony until its second request; its id.
+    pub(crate) fn keep(&self, ceremony: Ceremony) -> String {
+        let id = crate::secrets::random_token();
+        let mut all = self.ceremonies.lock().expect("ceremonies lock");
+        all.retain(|_, (at, _)| at.elapsed() < CEREMONY_TTL);
+        all.insert(id.clone(), (Instant::now(), ceremony));
+        id
+    }
+
+    /// Takes the ceremony `id` (once: a second take finds nothing), if it has not expired.
+    pub(crate) fn take(&self, id: &str) -> Option<Ceremony> {
+        let mut all = self.ceremonies.lock().expect("ceremonies lock");
+        all.remove(id).filter(|(at, _)| at.elapsed() < CEREMONY_TTL).map(|(_, c)| c)
+    }
+
+    /// Whether `address` may try a pairing code now: `Err(seconds to wait)` past the limits.
+    pub(crate) fn may_try(&self, address: &str) -> Result<(), u64> {
+        let mut t = self.tries.lock().expect("tries lock");
+        let since = *t.since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= TRIES_WINDOW {
+            *t = Tries { since: Some(Instant::now()), ..Tries::default() };
+            return Ok(());
+        }
+        let wait = (TRIES_WINDOW - since.elapsed()).as_secs().max(1);
+        if t.all >= TRIES_IN_ALL || t.by_address.get(address).copied().unwrap_or(0) >= TRIES_PER_ADDRESS {
+            return Err(wait);
+        }
+        Ok(())
+    }
+
+    /// Counts a wrong pairing code from `address`.
+    pub(crate) fn tried(&self, address: &str) {
+        let mut t = self.tries.lock().expect("tries lock");
+        t.since.get_or_insert_with(Instant::now);
+        t.all += 1;
+        *t.by_address.entry(address.to_owned()).or_default() += 1;
+    }
+
+    /// Whether a refusal goes to the audit log now, and how many were held back before it: at most
+    /// [`REFUSALS_PER_MINUTE`] a minute, so a flood of bad requests cannot flood the log.
+    fn refusal_slot(&self) -> Option<u64> {
+        let mut r = self.refusals.lock().expect("refusals lock");
+        if r.0.elapsed() >= Duration::from_secs(60) {
+            *r = (Instant::now(), 0, r.2);
+        }
+        if r.1 >= REFUSALS_PER_MINUTE {
+            r.2 += 1;
+            return None;
+        }
+        r.1 += 1;
+        Some(std::mem::take(&mut r.2))
+    }
+}
+
+/// `sha256:` + hex of a secret (a code, a cookie): what the database keeps.
+pub(crate) fn secret_hash(secret: &str) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(secret.as_bytes())))
+}
+
+impl super::App {
+    /// Turns the remote listener's core on (`serve --listen`): its relying party; once per process.
+    pub fn enable_remote(&self, config: RemoteConfig) -> Result<std::sync::Arc<Remote>, Error> {
+        let remote = std::sync::Arc::new(Remote::new(config)?);
+        self.remote.set(remote.clone()).map_err(|_| Error::InvalidRequest("the remote listener is on already".into()))?;
+        Ok(remote)
+    }
+
+    /// The remote listener's core, if it is on in this process.
+    pub fn remote(&self) -> Option<&std::sync::Arc<Remote>> {
+        self.remote.get()
+    }
+
+    /// Writes a refusal of the remote listener to the audit log (rate-limited; best effort: a
+    /// refusal is answered whether or not its entry could be written).
+    pub async fn audit_refusal(&self, mut refusal: RemoteRefusal<'_>) {
+        let Some(remote) = self.remote() else { return };
+        let Some(held) = remote.refusal_slot() else {
+            tracing::warn!(
+                reason = refusal.reason,
+                address = refusal.address,
+                "remote listener: refused (not audited: too many this minute)"
+            );
+            return;
+        };
+        refusal.suppressed = held;
+        if let Err(e) = crate::store::devices::refused(&self.db, "remote-listener", &refusal).await {
+            tracing::warn!("could not audit a refusal of the remote listener: {e}");
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Step-up: a decision from a paired device's session needs that device's passkey, asked for that
+//! call, that fingerprint and that decision (and, for edited arguments, their fingerprint).
+//!
+//! `POST /api/remote/step-up` names the call and the decision; the console keeps the WebAuthn
+//! challenge it answers with, bound to them and to the device. The decision's request then carries
+//! the ceremony's id and the browser's assertion (`X-Step-Up`, `X-Step-Up-Assertion`);
+//! [`App::check_step_up`], in the core's decision path, takes the ceremony (once), compares the
+//! binding with the decision asked for, and verifies the assertion against the device's passkey.
+//! Whatever fails is refused (`step_up_required`) and audited (`remote.refused`).
+
+use super::Ceremony;
+use crate::app::App;
+use crate::domain::audit::RemoteRefusal;
+use crate::domain::{Actor, DecisionKind, Error, Fingerprint, Op, PrincipalKind};
+use crate::store::devices;
+use serde::Deserialize;
+use webauthn_rs::prelude::{Passkey, PublicKeyCredential, RequestChallengeResponse};
+
+/// What a step-up is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub device: String,
+    pub item_id: String,
+    pub fingerprint: String,
+    pub decision: DecisionKind,
+    /// Edited arguments' fingerprint (`edit` only).
+    pub edited: Option<String>,
+}
+
+/// A step-up to begin (`POST /api/remote/step-up`).
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StepUpRequest {
+    pub item_id: String,
+    /// The fingerprint on screen.
+    pub fingerprint: String,
+    pub decision: DecisionKind,
+    /// For `edit`: the edited arguments' fingerprint.
+    #[serde(default)]
+    pub edited_fingerprint: Option<String>,
+}
+
+impl App {
+    /// Begins a step-up for `request` (a paired device's session): the passkey options to answer.
+    pub async fn step_up_begin(&self, request: StepUpRequest, by: &Actor) -> Result<(String, RequestChallengeResponse), Error> {
+        by.may(Op::StepUp)?;
+        let remote = self.remote().ok_or_else(|| Error::not_found("the remote listener"))?;
+        if by.principal.kind != PrincipalKind::Device {
+            return Err(Error::InvalidRequest("a step-up is for a paired device's session".into()));
+        }
+        Fingerprint::parse(&request.fingerprint)
+            .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" and 64 hex digits".into()))?;
+        let device = self.device_keyed(&by.principal.name).await?;
+        let passkey: Passkey = serde_json::from_str(&device.passkey).map_err(|e| Error::Storage(format!("bad passkey: {e}")))?;
+        let (options, state) = remote
+            .webauthn()
+            .start_passkey_authentication(&[passkey])
+            .map_err(|e| Error::Storage(format!("cannot start a step-up: {e}")))?;
+        let binding = Binding {
+            device: device.name,
+            item_id: request.item_id,
+            fingerprint: request.fingerprint,
+            decision: request.decision,
+            edited: request.edited_fingerprint,
+        };
+        Ok((remote.keep(Ceremony::StepUp { binding, state }), options))
+    }
+
+    async fn device_keyed(&self, name: &str) -> Result<devices::Keyed, Error> {
+        devices::keyed_live(&self.db).await?.into_iter().find(|d| d.name == name).ok_or_else(|| Error::not_found(format!("device {name}")))
+    }
+
+    /// The step-up a decision needs ([`super`]): nothing for the local admin and stored tokens; for
+    /// a paired device's session, its proof bound to exactly this decision.
+    pub(crate) async fn check_step_up(
+        &self,
+        item_id: &str,
+        decision: DecisionKind,
+        fingerprint: &Fingerprint,
+        edited: Option<&Fingerprint>,
+        by: &Actor,
+    ) -> Result<(), Error> {
+        if by.principal.kind != PrincipalKind::Device {
+            return Ok(());
+        }
+        let refuse = |why: &'static str| async move {
+            let address = by.address.as_deref().unwrap_or("");
+            let r = RemoteRefusal {
+                pairing: false,
+                reason: why,
+                address,
+                device: Some(&by.principal.name),
+                item_id: Some(item_id),
+                suppressed: 0,
+            };
+            self.audit_refusal(r).await;
+            Err(Error::StepUpRequired { why: why.to_owned() })
+        };
+        let Some(remote) = self.remote() else { return refuse("the remote listener is off").await };
+        let Some(proof) = &by.proof else { return refuse("no passkey assertion came with the decision").await };
+        let Some(Ceremony::StepUp { binding, state }) = remote.take(&proof.ceremony) else {
+            return refuse("the step-up is unknown, used already or expired").await;
+        };
+        let asked = Binding {
+            device: by.principal.name.clone(),
+            item_id: item_id.to_owned(),
+            fingerprint: fingerprint.as_str().to_owned(),
+            decision,
+            edited: edited.map(|f| f.as_str().to_owned()),
+        };
+        if binding != asked {
+            return refuse("the step-up was asked for another call, fingerprint, decision or device").await;
+        }
+        let Ok(credential) = serde_json::from_str::<PublicKeyCredential>(&proof.assertion) else {
+            return refuse("the passkey assertion is not a WebAuthn credential").await;
+        };
+        let Ok(result) = remote.webauthn().finish_passkey_authentication(&credential, &state) else {
+            return refuse("the passkey assertion did not verify").await;
+        };
+        let Ok(device) = self.device_keyed(&by.principal.name).await else { return refuse("the device was revoked").await };
+        let mut passkey: Passkey = serde_json::from_str(&device.passkey).map_err(|e| Error::Storage(format!("bad passkey: {e}")))?;
+        if passkey.cred_id() != result.cred_id() {
+            return refuse("the assertion is of another device's passkey").await;
+        }
+        passkey.update_credential(&result);
+        let json = serde_json::to_string(&passkey).expect("a passkey serializes");
+        devices::note_use(&self.db, &device.id, &json, crate::store::now()).await
+    }
+}

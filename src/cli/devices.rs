@@ -1,0 +1,52 @@
+//! `devices pair|list|rename|revoke`, as the local admin.
+
+use super::args::DevicesCommand;
+use anyhow::Result;
+use approval_console::app::remote::devices::{qr_text, PairingRequest};
+use approval_console::app::App;
+use approval_console::domain::text::visible;
+
+pub async fn run(app: &App, command: DevicesCommand) -> Result<()> {
+    let by = app.local_actor("cli");
+    match command {
+        DevicesCommand::Pair { name, person } => {
+            let p = app.start_pairing(PairingRequest { name, person }, &by).await?;
+            println!("{}", qr_text(&p.url)?);
+            println!("Pair {} (an operator credential of {}): open on the phone", visible(&p.name), visible(&p.person));
+            println!("  {}", p.url);
+            println!("or open the listener's page and type the code  {}", p.code);
+            println!("The phone should show the certificate pin  {}", p.pin);
+            println!("The code works once, until {} (UTC).", p.expires_at.format("%H:%M:%S"));
+        }
+        DevicesCommand::List { json } => {
+            let list = app.devices(&by).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else if list.is_empty() {
+                println!("No paired devices. Pair one: approval-console devices pair (with serve --listen running)");
+            } else {
+                println!("{:<24} {:<16} {:<20} {:<20} SESSIONS", "NAME", "PERSON", "PAIRED", "LAST USED");
+                for d in list {
+                    let last = d.last_used_at.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_else(|| "-".into());
+                    println!(
+                        "{:<24} {:<16} {:<20} {:<20} {}",
+                        visible(&d.name),
+                        visible(&d.person),
+                        d.created_at.format("%Y-%m-%d %H:%M"),
+                        last,
+                        d.sessions
+                    );
+                }
+            }
+        }
+        DevicesCommand::Rename { name, new_name } => {
+            let d = app.rename_device(&name, &new_name, &by).await?;
+            println!("renamed device {} to {}", visible(&name), visible(&d.name));
+        }
+        DevicesCommand::Revoke { name } => {
+            let ended = app.revoke_device(&name, &by).await?;
+            println!("revoked device {}; {ended} session(s) ended", visible(&name));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! The remote listener (`serve --listen`, issue 28), in-process over real TLS on 127.0.0.1: its
+//! name, its credentials, pairing codes, device sessions, step-up and revocation. The passkey
+//! ceremonies themselves run in a real browser with a virtual authenticator (tests/e2e/remote.test.mjs).
+
+use super::helpers::*;
+use crate::helpers::wait;
+use approval_console::api;
+use approval_console::app::remote::RemoteConfig;
+use approval_console::domain::Role;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const NAME: &str = "console.example.com";
+
+struct Remote {
+    server: api::Server,
+    origin: String,
+    http: reqwest::Client,
+}
+
+impl Remote {
+    async fn start(t: &TestApp) -> Self {
+        let ip = "127.0.0.1".parse().unwrap();
+        let tls = api::tls::load(&api::tls::Source::Made { dir: t.dir.join("tls") }, NAME, ip).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        t.app.enable_remote(RemoteConfig { public_name: NAME.into(), port, pin: tls.pin.clone() }).unwrap();
+        let server =
+            api::serve_remote(t.app.clone(), std::net::SocketAddr::new(ip, port), &tls, TOKEN, api::Limits::default()).await.unwrap();
+        let cert = reqwest::Certificate::from_pem(&std::fs::read(&tls.cert_file).unwrap()).unwrap();
+        let http = reqwest::Client::builder()
+            .add_root_certificate(cert)
+            .resolve(NAME, server.addr)
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        Remote { origin: format!("https://{NAME}:{port}"), server, http }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin)
+    }
+
+    async fn send(&self, r: reqwest::RequestBuilder) -> (StatusCode, Value, reqwest::header::HeaderMap) {
+        let r = r.send().await.unwrap();
+        let (status, headers) = (r.status(), r.headers().clone());
+        (status, r.json().await.unwrap_or(Value::Null), headers)
+    }
+}
+
+/// The `reason`s of the `remote.refused` / `device.pairing_failed` entries so far.
+async fn refusals(t: &TestApp) -> Vec<String> {
+    let (_, page) = t.get("/api/audit?limit=200").await;
+    page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| matches!(e["action"].as_str(), Some("remote.refused" | "device.pairing_failed")))
+        .map(|e| e["details"]["reason"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_remote_listener_speaks_tls_only_and_only_to_its_name() {
+    let t = spawn_app().await;
+    let r = Remote::start(&t).await;
+    let (status, body, headers) = r.send(r.http.get(r.url("/api/health"))).await;
+    assert_eq!((status, body["status"].as_str()), (StatusCode::OK, Some("ok")));
+    assert_eq!(headers["strict-transport-security"], "max-age=31536000");
+    assert_eq!(headers["x-frame-options"], "DENY");
+    assert_eq!(headers["cache-control"], "no-store");
+
+    // Plain HTTP on the TLS port: told where to go, never served, audited.
+    let plain = reqwest::Client::new().get(format!("http://{}/api/queue", r.server.addr)).send().await.unwrap();
+    assert_eq!(plain.status(), StatusCode::BAD_REQUEST);
+    assert!(plain.text().await.unwrap().contains(&r.origin), "names the https URL");
+
+    // Another name for the same address (DNS rebinding, a wrong link): refused.
+    let by_ip = reqwest::Client::builder().danger_accept_invalid_certs(true).build().unwrap();
+    let wrong = by_ip.get(format!("https://{}/api/health", r.server.addr)).send().await.unwrap();
+    assert_eq!(wrong.status(), StatusCode::FORBIDDEN);
+    // A page of another origin: refused.
+    let (status, _, _) = r.send(r.http.get(r.url("/api/health")).header("Origin", "https://evil.example")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // The UI is served, with its CSP.
+    let (status, _, headers) = r.send(r.http.get(r.url("/"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
+
+    let reasons = wait::until(Duration::from_secs(10), || async {
+        let r = refusals(&t).await;
+        if r.len() >= 3 {
+            Ok(r)
+        } else {
+            Err(format!("refusals audited so far: {r:?}"))
+        }
+    })
+    .await;
+    for want in ["plain HTTP", "wrong Host", "foreign Origin"] {
+        assert!(reasons.iter().any(|r| r == want), "{want} audited: {reasons:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_remote_listener_takes_device_sessions_and_agent_tokens_only() {
+    let t = spawn_app().await;
+    let r = Remote::start(&t).await;
+    let (status, _, _) = r.send(r.http.get(r.url("/api/queue"))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "no session");
+    let (status, _, _) = r.send(r.http.get(r.url("/api/queue")).bearer_auth(TOKEN)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "the local admin's session token stays on 127.0.0.1");
+    let operator = t.token("ops-laptop", Role::Operator).await;
+    let (status, _, _) = r.send(r.http.get(r.url("/api/queue")).bearer_auth(&operator)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "an operator's token is no passkey");
+    let (status, _, _) = r.send(r.http.get(r.url("/api/queue")).header("Cookie", "__Host-ac_session=forged")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "an unknown cookie");
+
+    // An agent on another machine submits its call here, with its token.
+    let agent = t.token("remote-bot", Role::Agent).await;
+    let call = json!({ "tool": "delete_record", "args": { "id": "rec-7" }, "agent": "remote-bot" });
+    let (status, body, _) = r.send(r.http.post(r.url("/api/calls")).bearer_auth(&agent).header("Idempotency-Key", "k-1").json(&call)).await;
+    assert!(status.is_success(), "{status} {body}");
+    assert_eq!(t.pending().await.len(), 1);
+    let reasons = refusals(&t).await;
+    assert!(reasons.iter().any(|r| r == "the session token on the remote listener"), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r == "an operator's or admin's token on the remote listener"), "{reasons:?}");
+}
+
+#[tokio::test]
+async fn a_pairing_code_works_once_is_rate_limited_and_every_failure_is_audited() {
+    let t = spawn_app().await;
+    // Off: no listener, no pairing.
+    let (status, body) = t.post("/api/devices/pairings", json!({})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let r = Remote::start(&t).await;
+    let (status, started) = t.post("/api/devices/pairings", json!({ "name": "alice-phone" , "person": "alice" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{started}");
+    let code = started["code"].as_str().unwrap().to_owned();
+    assert!(started["url"].as_str().unwrap().starts_with(&format!("{}/#pair=", r.origin)));
+    assert!(started["qrSvg"].as_str().unwrap().starts_with("<?xml") || started["qrSvg"].as_str().unwrap().contains("<svg"));
+    // The pairing routes are the remote listener's alone.
+    let (status, _) = t.post("/api/remote/pair", json!({ "code": code })).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let pair = |code: String| r.send(r.http.post(r.url("/api/remote/pair")).header("Origin", &r.origin).json(&json!({ "code": code })));
+    let (status, _, _) = pair("WRONG-CODES".into()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Typed in lower case with a space: the same code.
+    let (status, begun, _) = pair(code.to_lowercase().replace('-', " ")).await;
+    assert_eq!(status, StatusCode::OK, "{begun}");
+    assert!(begun["ceremony"].is_string());
+    assert_eq!(begun["options"]["publicKey"]["rp"]["id"], NAME);
+    let (status, again, _) = pair(code.clone()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "single use: {again}");
+    // A finish that is no registration: refused, nothing paired.
+    let (status, _, _) = r
+        .send(
+            r.http
+                .post(r.url("/api/remote/pair/finish"))
+                .header("Origin", &r.origin)
+                .json(&json!({ "ceremony": begun["ceremony"], "credential": { "id": "x" } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Guessing: five wrong codes from one address (two above), then every try is refused for a
+    // while, the right code included.
+    let (_, next) = t.post("/api/devices/pairings", json!({ "name": "alice-tablet", "person": "alice" })).await;
+    for i in 0..3 {
+        let (status, _, _) = pair(format!("GUESS-{i:05}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+    }
+    let (status, limited, _) = pair(next["code"].as_str().unwrap().to_owned()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(limited["message"].as_str().unwrap().contains("too many"), "{limited}");
+    let (_, devices) = t.get("/api/devices").await;
+    assert_eq!(devices, json!([]));
+    let reasons = refusals(&t).await;
+    assert_eq!(reasons.iter().filter(|r| *r == "wrong, used or expired code").count(), 5, "{reasons:?}");
+    assert!(reasons.iter().any(|r| r == "too many tries"));
+}
+
+/// A device with a session (as a finished pairing stores them), made directly: the passkey
+/// ceremonies need a browser's authenticator (tests/e2e/remote.test.mjs).
+async fn device_with_session(t: &TestApp, name: &str, cookie: &str) {
+    use sha2::Digest;
+    let pool = t.app.testing().db().pool().clone();
+    let now = chrono::Utc::now();
+    let ts = |d: chrono::DateTime<chrono::Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    sqlx::query("INSERT INTO devices (id, name, person, credential_id, passkey, created_at, created_by) VALUES ($1, $2, 'alice', $3, '{}', $4, 'alice')")
+        .bind(format!("dev-{name}"))
+        .bind(name)
+        .bind(format!("cred-{name}"))
+        .bind(ts(now))
+        .execute(&pool)
+        .await
+        .unwrap();
+    let hash = format!("sha256:{}", hex::encode(sha2::Sha256::digest(cookie.as_bytes())));
+    sqlx::query("INSERT INTO device_sessions (secret_hash, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
+        .bind(hash)
+        .bind(format!("dev-{name}"))
+        .bind(ts(now))
+        .bind(ts(now + chrono::Duration::hours(1)))
+        .execute(&pool)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_device_session_decides_nothing_without_its_step_up_and_ends_when_the_device_is_revoked() {
+    let t = spawn_app().await;
+    let r = Remote::start(&t).await;
+    device_with_session(&t, "alice-phone", "cookie-1").await;
+    t.generate("delete a").await;
+    let item = t.pending().await.remove(0);
+    let id = item["id"].as_str().unwrap();
+    let with_cookie = |rb: reqwest::RequestBuilder| rb.header("Cookie", "__Host-ac_session=cookie-1").header("Origin", &r.origin);
+
+    let (status, page, _) = r.send(with_cookie(r.http.get(r.url("/api/queue")))).await;
+    assert_eq!(status, StatusCode::OK, "the device reads the queue: {page}");
+    let (status, session, _) = r.send(with_cookie(r.http.get(r.url("/api/session")))).await;
+    assert_eq!((status, session["kind"].as_str()), (StatusCode::OK, Some("device")), "{session}");
+
+    let approve = json!({ "fingerprint": item["fingerprint"] });
+    // No step-up; a step-up id that was never issued; a session without Origin.
+    let (status, refused, _) = r.send(with_cookie(r.http.post(r.url(&format!("/api/queue/{id}/approve")))).json(&approve)).await;
+    assert_eq!((status, refused["code"].as_str()), (StatusCode::FORBIDDEN, Some("step_up_required")), "{refused}");
+    let forged = with_cookie(r.http.post(r.url(&format!("/api/queue/{id}/approve"))))
+        .header("X-Step-Up", "made-up")
+        .header("X-Step-Up-Assertion", "e30")
+        .json(&approve);
+    let (status, refused, _) = r.send(forged).await;
+    assert_eq!((status, refused["code"].as_str()), (StatusCode::FORBIDDEN, Some("step_up_required")));
+    let no_origin = r.http.post(r.url(&format!("/api/queue/{id}/decline"))).header("Cookie", "__Host-ac_session=cookie-1").json(&approve);
+    assert_eq!(r.send(no_origin).await.0, StatusCode::FORBIDDEN);
+    // Nor through the Mastra-shaped routes, which carry no step-up.
+    let body = json!({ "runId": item["runId"], "toolCallId": item["toolCallId"] });
+    let (status, _, _) = r.send(with_cookie(r.http.post(r.url("/api/agents/demo/approve-tool-call"))).json(&body)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(t.item(id).await["state"], "pending", "nothing was decided");
+    let reasons = refusals(&t).await;
+    assert!(reasons.iter().any(|r| r == "no passkey assertion came with the decision"), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r == "the step-up is unknown, used already or expired"), "{reasons:?}");
+
+    // Revoked on the console: the very next request of its session is refused.
+    let (status, revoked) = t.call_as(TOKEN, reqwest::Method::DELETE, "/api/devices/alice-phone", None).await;
+    assert_eq!((status, revoked["sessionsEnded"].as_u64()), (StatusCode::OK, Some(1)), "{revoked}");
+    let (status, _, _) = r.send(with_cookie(r.http.get(r.url("/api/queue")))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (_, log) = t.get("/api/audit?limit=50").await;
+    assert!(log["entries"].as_array().unwrap().iter().any(|e| e["action"] == "device.revoked"));
+}
