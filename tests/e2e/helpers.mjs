@@ -15,21 +15,24 @@ export const serverBin = process.env.APPROVAL_CONSOLE_BIN || join(repoRoot, 'tar
 export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 const URL_LINE = /http:\/\/127\.0\.0\.1:(\d+)\/#token=([^\s]+)/;
+const REMOTE_LINE = /Remote listener: (https:\/\/\S+) \(TLS on (\S+);.* pin sha256\/(\S+)\)/;
 
 /**
  * Starts the server and resolves once it printed its UI URL. With `dataDir` it serves that directory
  * and leaves it in place when stopped (to restart on the same database); else it makes a temporary
  * one and removes it.
- * @param {{dataDir?: string}} [options]
+ * `args`: more arguments for `serve` (e.g. `--listen`); the remote listener's origin and certificate
+ * pin, when it prints them, are in `remote`.
+ * @param {{dataDir?: string, args?: string[]}} [options]
  * @returns {Promise<{port: number, token: string, dataDir: string, url: string, base: string, api: Function, generate: Function, waitForItem: Function, stop: Function, logs: () => string}>}
  */
-export async function startServer({ dataDir: givenDataDir } = {}) {
+export async function startServer({ dataDir: givenDataDir, args = [] } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found at ${serverBin}: build it (cargo build --bin approval-console) or set APPROVAL_CONSOLE_BIN`);
   }
   const dataDir = givenDataDir ?? (await mkdtemp(join(tmpdir(), 'approval-console-e2e-')));
   const token = randomBytes(24).toString('hex');
-  const child = spawn(serverBin, ['serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+  const child = spawn(serverBin, ['serve', '--port', '0', '--data-dir', dataDir, '--token', token, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });
@@ -41,7 +44,7 @@ export async function startServer({ dataDir: givenDataDir } = {}) {
     child.stdout.on('data', (d) => {
       out += d;
       const m = URL_LINE.exec(out);
-      if (m) {
+      if (m && (!args.includes('--listen') || REMOTE_LINE.test(out))) {
         clearTimeout(timer);
         resolvePort(Number(m[1]));
       }
@@ -119,14 +122,17 @@ export async function startServer({ dataDir: givenDataDir } = {}) {
     throw new Error('the server binary has no web UI built in: run `npm ci && npm run build` in ui/, then rebuild the server');
   }
 
-  return { port, token, dataDir, url: `${base}/#token=${token}`, base, api, generate, waitForItem, kill, stop, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
+  const r = REMOTE_LINE.exec(out);
+  const remote = r ? { origin: r[1], address: r[2], pin: r[3] } : undefined;
+  return { port, token, dataDir, url: `${base}/#token=${token}`, base, api, generate, waitForItem, kill, stop, remote, logs: () => `stdout:\n${out}\nstderr:\n${err}` };
 }
 
 /** Debian's chromium, headless, with nothing that reaches the network on its own. */
-export function launchBrowser() {
+export function launchBrowser(extraArgs = []) {
   return chromium.launch({
     executablePath: chromiumPath,
     args: [
+      ...extraArgs,
       '--headless',
       '--no-sandbox',
       '--disable-gpu',

@@ -9,6 +9,7 @@ import { WebBackend } from './lib/backend/web';
 import { i18n } from './lib/i18n/index.svelte';
 import { pageTheme } from './lib/theme.svelte';
 import { TokenStore } from './lib/token.svelte';
+import { stepUp } from './lib/passkey';
 
 // The stored theme goes on <html> before anything is mounted, so the first paint has its colours.
 pageTheme.start();
@@ -25,9 +26,15 @@ function sessionStore(): Storage | null {
 
 let backend: Backend;
 let auth: TokenStore | null = null;
+let remote = false;
 if ('__TAURI_INTERNALS__' in window) {
   // The desktop app: commands run in-process, no token to ask for.
   backend = new TauriBackend();
+} else if (window.location.protocol === 'https:') {
+  // The remote listener (serve --listen): a paired device's session cookie, never a token in the
+  // page; every decision asks for the device's passkey.
+  remote = true;
+  backend = new WebBackend({ getToken: () => null, stepUp });
 } else {
   const store = new TokenStore(sessionStore(), window.location, window.history);
   store.captureFromLocation();
@@ -37,4 +44,4 @@ if ('__TAURI_INTERNALS__' in window) {
   backend = new WebBackend({ getToken: () => store.token });
 }
 
-mount(App, { target: document.getElementById('app')!, props: { backend, auth } });
+mount(App, { target: document.getElementById('app')!, props: { backend, auth, remote } });

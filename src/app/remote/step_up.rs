@@ -35,9 +35,9 @@ pub struct StepUpRequest {
     /// The fingerprint on screen.
     pub fingerprint: String,
     pub decision: DecisionKind,
-    /// For `edit`: the edited arguments' fingerprint.
+    /// For `edit`: the edited arguments (the step-up binds their fingerprint).
     #[serde(default)]
-    pub edited_fingerprint: Option<String>,
+    pub args: Option<serde_json::Value>,
 }
 
 impl App {
@@ -50,19 +50,23 @@ impl App {
         }
         Fingerprint::parse(&request.fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" and 64 hex digits".into()))?;
+        let edited = match (request.decision, &request.args) {
+            (DecisionKind::Edit, Some(args)) => {
+                let tool = self.console.item(&crate::domain::ItemId::new(&request.item_id)).await?.queued.call.tool_name;
+                Some(Fingerprint::of(&tool, args).map_err(|e| Error::InvalidRequest(e.to_string()))?.as_str().to_owned())
+            }
+            (DecisionKind::Edit, None) => return Err(Error::InvalidRequest("an edit's step-up needs the edited arguments (args)".into())),
+            (_, Some(_)) => return Err(Error::InvalidRequest("args go with an edit's step-up only".into())),
+            (_, None) => None,
+        };
         let device = self.device_keyed(&by.principal.name).await?;
         let passkey: Passkey = serde_json::from_str(&device.passkey).map_err(|e| Error::Storage(format!("bad passkey: {e}")))?;
         let (options, state) = remote
             .webauthn()
             .start_passkey_authentication(&[passkey])
             .map_err(|e| Error::Storage(format!("cannot start a step-up: {e}")))?;
-        let binding = Binding {
-            device: device.name,
-            item_id: request.item_id,
-            fingerprint: request.fingerprint,
-            decision: request.decision,
-            edited: request.edited_fingerprint,
-        };
+        let binding =
+            Binding { device: device.name, item_id: request.item_id, fingerprint: request.fingerprint, decision: request.decision, edited };
         Ok((remote.keep(Ceremony::StepUp { binding, state }), options))
     }
 

@@ -24,6 +24,7 @@ export const KNOWN_CODES = [
   'ambiguous_arguments',
   'token_required',
   'unsafe_permissions',
+  'step_up_required',
   'engine_error',
   'engine_unreachable',
   'keyring_unavailable',

@@ -14,6 +14,7 @@ import {
 import { SseParser, type SseMessage } from './sse';
 import { OPERATIONS } from './operations.gen';
 import { DeclaredBackend, httpRoute, type AnswerOf, type Declared, type Request } from './operations';
+import type { StepUpFor } from '../passkey';
 
 export type WebBackendOptions = {
   /** Prefix for API URLs; `''` for same origin. */
@@ -24,7 +25,32 @@ export type WebBackendOptions = {
   /** Reconnect backoff for the event stream. */
   minRetryMs?: number;
   maxRetryMs?: number;
+  /**
+   * The remote listener (a paired device's session): asks for the passkey for one decision and
+   * returns the headers its request carries. Without it (127.0.0.1) decisions go as they are.
+   */
+  stepUp?: (what: StepUpFor) => Promise<Record<string, string>>;
 };
+
+/** The operations that decide, and the step-up each asks for (what the core binds the passkey to). */
+function stepUpFor<K extends Declared>(name: K, request?: Request<K>): StepUpFor | null {
+  const r = request as { path?: { id?: string }; input?: { fingerprint?: string; args?: unknown; resolution?: string } } | undefined;
+  const itemId = r?.path?.id;
+  const fingerprint = r?.input?.fingerprint;
+  if (!itemId || !fingerprint) return null;
+  switch (name) {
+    case 'approve':
+    case 'decline':
+    case 'resume':
+      return { itemId, fingerprint, decision: name };
+    case 'approve_edited':
+      return { itemId, fingerprint, decision: 'edit', args: r?.input?.args };
+    case 'resolve':
+      return { itemId, fingerprint, decision: r?.input?.resolution ?? '' };
+    default:
+      return null;
+  }
+}
 
 export class WebBackend extends DeclaredBackend implements Backend {
   private readonly baseUrl: string;
@@ -32,6 +58,7 @@ export class WebBackend extends DeclaredBackend implements Backend {
   private readonly fetchFn: typeof fetch;
   private readonly minRetryMs: number;
   private readonly maxRetryMs: number;
+  private readonly stepUp?: (what: StepUpFor) => Promise<Record<string, string>>;
 
   constructor(opts: WebBackendOptions) {
     super();
@@ -41,12 +68,23 @@ export class WebBackend extends DeclaredBackend implements Backend {
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.minRetryMs = opts.minRetryMs ?? 1000;
     this.maxRetryMs = opts.maxRetryMs ?? 30000;
+    this.stepUp = opts.stepUp;
   }
 
   /** Operation `name` at its route (operations.gen.ts): its path filled, its query or JSON body sent. */
-  run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>> {
+  async run<K extends Declared>(name: K, request?: Request<K>): Promise<AnswerOf<K>> {
     const { method, url, body } = httpRoute(name, request);
-    return this.request(method, url, body);
+    const decision = this.stepUp ? stepUpFor(name, request) : null;
+    let extra: Record<string, string> = {};
+    if (this.stepUp && decision) {
+      try {
+        extra = await this.stepUp(decision);
+      } catch (e) {
+        const code = e instanceof Error && 'code' in e ? String((e as { code: unknown }).code) : 'step_up_required';
+        throw new ApiError(code === 'cancelled' || code === 'no_passkeys' || code === 'passkey' ? 'step_up_required' : code, errorText(e));
+      }
+    }
+    return this.request(method, url, body, extra);
   }
 
   async exportAudit(format: ExportFormat): Promise<string> {
@@ -81,12 +119,12 @@ export class WebBackend extends DeclaredBackend implements Backend {
   }
 
   /** Sends a request; a failed one (no answer, or not 2xx) becomes an `ApiError`. */
-  private async send(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+  private async send(method: string, path: string, body?: unknown, accept = 'application/json', extra: Record<string, string> = {}): Promise<Response> {
     let res: Response;
     try {
       res = await this.fetchFn(this.baseUrl + path, {
         method,
-        headers: this.headers({ Accept: accept, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }),
+        headers: this.headers({ Accept: accept, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...extra }),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
       });
@@ -97,8 +135,8 @@ export class WebBackend extends DeclaredBackend implements Backend {
     return res;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.send(method, path, body);
+  private async request<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+    const res = await this.send(method, path, body, 'application/json', extra);
     if (res.status === 204) return undefined as T;
     try {
       return (await res.json()) as T;

@@ -47,6 +47,8 @@ function sample(f: (...a: never[]) => unknown): unknown {
 /** Keys whose Japanese text is rightly the English one (a format name, a product name). Keep it short. */
 const SAME_IN_BOTH = new Set<string>([
   'settings.languageNames.en', // each language is named in its own language in every table
+  'remote.title', // the product's name
+  'remote.codePlaceholder', // what a pairing code looks like
   'resume.types.null', // the JSON literal `null`, as the schema's type is named
   // Where a call comes from, by product name (the local engine's badge is translated).
   'queue.sources.mastra',
@@ -57,6 +59,8 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.claude-code',
   'queue.sources.codex',
   'queue.sources.mcp',
+  'remote.title', // the product's name, on the phone's pages
+  'remote.codePlaceholder', // the shape of a pairing code
 ]);
 
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;

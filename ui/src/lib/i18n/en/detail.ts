@@ -25,6 +25,7 @@ export const detail = {
   requestedBy: {
     token: 'Asked for by credential {name}',
     local: 'Asked for by the local admin {name}',
+    device: 'Asked for by the paired device {name}',
   },
   /**
    * Why the call waits (the server's `pauseReason`). `{rule}`: the rule's number (1 for the first);

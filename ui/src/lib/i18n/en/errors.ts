@@ -19,6 +19,7 @@ export const errors = {
     ambiguous_arguments: 'The arguments hold numbers too large to approve exactly: decline the call, or edit its arguments and approve those.',
     token_required: "The engine's address changes: enter its token again, or choose to keep the stored token for the new address. Nothing was changed.",
     unsafe_permissions: 'A file or folder of the console could be changed by another user, so the console does not use it.',
+    step_up_required: 'This decision needs this device’s passkey, asked for this call and this decision. Nothing was decided.',
     invalid_request: 'The server rejected the request as invalid.',
     high_risk_tool: 'This tool is high-risk: it cannot be always allowed. Decide each call.',
     already_approved: "You approved this call already. It waits for another operator's approval.",

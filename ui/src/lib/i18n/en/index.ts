@@ -14,7 +14,8 @@ import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
 import { changes } from './changes';
+import { remote } from './remote';
 
-export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes };
+export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote };
 
 export type Messages = typeof en;

@@ -98,6 +98,7 @@ export const queue = {
   requesterTitles: {
     token: 'The credential that submitted this call or started its run',
     local: 'The local admin started this run',
+    device: 'A paired device started this run',
   },
   /** `{question}`: the question a suspended call asks (its row's one line). */
   rowAsks: 'Asks: {question}',

@@ -21,6 +21,7 @@ export const detail: Messages['detail'] = {
   requestedBy: {
     token: '要求元の資格情報: {name}',
     local: '要求元: ローカル管理者 {name}',
+    device: '要求元: ペアリング済み端末 {name}',
   },
   pauseReasons: {
     tool: 'このツールは常に承認が必要です',

@@ -14,5 +14,6 @@ import { team } from './team';
 import { errors } from './errors';
 import { diff } from './diff';
 import { changes } from './changes';
+import { remote } from './remote';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote };

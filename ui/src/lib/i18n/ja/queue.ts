@@ -80,6 +80,7 @@ export const queue: Messages['queue'] = {
   requesterTitles: {
     token: 'この呼び出しを送信した、または実行を開始した資格情報',
     local: 'ローカル管理者がこの実行を開始しました',
+    device: 'ペアリング済み端末がこの実行を開始しました',
   },
   rowAsks: '質問: {question}',
   rowMarked: (n: number) => `不可視文字または紛らわしい文字が ${n.toLocaleString('ja')} 個あります。詳細を確認してください`,

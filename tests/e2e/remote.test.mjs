@@ -1,0 +1,176 @@
+// The remote listener (serve --listen, issue 28) from a phone: a phone-sized chromium reaches the
+// console over TLS at its public name (mapped to 127.0.0.2, the certificate pinned by its SPKI hash
+// as the pairing printed it), pairs with the code from the link, registers a passkey in Chrome's
+// virtual authenticator (DevTools protocol), sees a call, approves it with the passkey, and the tool
+// runs. Then the refusals: a decision with no assertion, with another call's assertion, with a used
+// one, and from a revoked device — each refused and audited.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, newPage, row, startServer, waitFor } from './helpers.mjs';
+
+const NAME = 'console.example.com';
+const ctx = { server: undefined, browser: undefined };
+
+before(async () => {
+  ctx.server = await startServer({ args: ['--listen', '127.0.0.2:0', '--public-name', NAME] });
+  assert.ok(ctx.server.remote, 'serve printed its remote listener');
+  ctx.browser = await launchBrowser([
+    `--host-resolver-rules=MAP ${NAME} 127.0.0.2`,
+    // The phone pins the certificate the pairing showed: only that key is trusted for this name.
+    `--ignore-certificate-errors-spki-list=${ctx.server.remote.pin}`,
+  ]);
+});
+after(async () => {
+  await ctx.browser?.close();
+  await ctx.server?.stop();
+});
+
+/** A phone: 390×844, touch, with a platform authenticator that verifies its user. */
+async function phone() {
+  const opened = await newPage(ctx.browser, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const cdp = await opened.page.context().newCDPSession(opened.page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+  return { ...opened, cdp, authenticatorId };
+}
+
+/** `fetch` from the phone's page (same origin: its session cookie goes with it). */
+function inPage(page, fn, arg) {
+  return page.evaluate(fn, arg);
+}
+
+const audit = async (action) =>
+  (await ctx.server.api('GET', '/api/audit?limit=500')).body.entries.filter((e) => e.action === action);
+
+test('a phone pairs over TLS with a passkey, approves with it, and the tool runs', async () => {
+  const { page, problems, close, cdp, authenticatorId } = await phone();
+  try {
+    const started = await ctx.server.api('POST', '/api/devices/pairings', { name: 'alice-phone', person: 'alice' });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    assert.ok(started.body.url.startsWith(`https://${NAME}:`));
+    assert.equal(started.body.pin, ctx.server.remote.pin, 'the pairing shows the pin the listener serves');
+
+    await page.goto(started.body.url);
+    const screen = page.locator('[data-testid="remote-screen"]');
+    await screen.waitFor();
+    assert.equal(await page.evaluate(() => location.hash), '', 'the code left the address bar');
+    assert.equal(await page.locator('[data-testid="pair-code"]').inputValue(), started.body.code);
+    // Before pairing, the page's question "who am I?" is answered 401 (no session yet): the one
+    // error chromium logs; nothing may fail after it.
+    assert.ok(problems.every((p) => p.includes('status of 401')), problems.join('\n'));
+    const before = problems.length;
+    await page.locator('[data-testid="pair"]').tap();
+    await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    assert.equal(credentials.length, 1, 'one passkey registered on the phone');
+    // No token in the page: the session is an HttpOnly cookie the page cannot read.
+    assert.equal(await page.evaluate(() => document.cookie), '');
+    assert.equal(await page.evaluate(() => JSON.stringify(sessionStorage) + JSON.stringify(localStorage)), '{}{}');
+    const devices = (await ctx.server.api('GET', '/api/devices')).body;
+    assert.deepEqual(devices.map((d) => [d.name, d.person]), [['alice-phone', 'alice']]);
+
+    const gen = await ctx.server.generate('delete rec-9');
+    const item = await ctx.server.waitForItem(gen);
+    const r = row(page, item.id);
+    await r.waitFor({ timeout: 15_000 });
+    await r.tap();
+    const detail = page.locator('[data-testid="detail"]');
+    await detail.waitFor();
+    await detail.locator('[data-testid="approve"]').tap();
+    await detail.locator('[data-testid="approve-confirm"]').tap();
+    await page.locator('[data-testid="decision-result"]').waitFor({ timeout: 15_000 });
+    const done = await waitFor(async () => {
+      const now = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+      return now.state === 'delivered' ? now : null;
+    }, 'the approved call to be delivered (the tool ran)');
+    assert.equal(done.decision.kind, 'approve');
+    assert.match(done.decision.operator, /alice-phone \(remote\)/);
+    assert.deepEqual(problems.slice(before), []);
+  } finally {
+    await close();
+  }
+});
+
+test("a decision without its passkey, with another call's, with a used one, or from a revoked device is refused and audited", async () => {
+  const { page, close } = await phone();
+  try {
+    const started = await ctx.server.api('POST', '/api/devices/pairings', { name: 'bob-phone', person: 'bob' });
+    await page.goto(started.body.url);
+    await page.locator('[data-testid="pair"]').tap();
+    await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+
+    const a = await ctx.server.waitForItem(await ctx.server.generate('delete rec-a'));
+    const b = await ctx.server.waitForItem(await ctx.server.generate('delete rec-b'));
+    const results = await inPage(
+      page,
+      async ({ a, b }) => {
+        const b64u = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+        const unb64u = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4)), (c) => c.charCodeAt(0));
+        const post = async (path, body, headers = {}) => {
+          const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+          return { status: r.status, body: await r.json().catch(() => null) };
+        };
+        // A step-up for call A, answered by the passkey.
+        async function assertionFor(item) {
+          const begun = await post('/api/remote/step-up', { itemId: item.id, fingerprint: item.fingerprint, decision: 'approve' });
+          const o = begun.body.options.publicKey;
+          const cred = await navigator.credentials.get({
+            publicKey: { ...o, challenge: unb64u(o.challenge), allowCredentials: o.allowCredentials.map((c) => ({ ...c, id: unb64u(c.id) })) },
+          });
+          const json = {
+            id: cred.id,
+            rawId: b64u(cred.rawId),
+            type: cred.type,
+            response: {
+              clientDataJSON: b64u(cred.response.clientDataJSON),
+              authenticatorData: b64u(cred.response.authenticatorData),
+              signature: b64u(cred.response.signature),
+              userHandle: cred.response.userHandle ? b64u(cred.response.userHandle) : undefined,
+            },
+            extensions: {},
+          };
+          return { 'X-Step-Up': begun.body.ceremony, 'X-Step-Up-Assertion': b64u(new TextEncoder().encode(JSON.stringify(json))) };
+        }
+        const approve = (item, headers) => post(`/api/queue/${item.id}/approve`, { fingerprint: item.fingerprint }, headers);
+        const none = await approve(b, {});
+        const forA = await assertionFor(a);
+        const otherCall = await approve(b, forA);
+        const forA2 = await assertionFor(a);
+        const declineWithApproval = await post(`/api/queue/${a.id}/decline`, { fingerprint: a.fingerprint }, forA2);
+        const forA3 = await assertionFor(a);
+        const ok = await approve(a, forA3);
+        const replay = await approve(a, forA3);
+        return { none, otherCall, declineWithApproval, ok: ok.status, replay };
+      },
+      { a, b },
+    );
+    assert.equal(results.none.status, 403);
+    assert.equal(results.none.body.code, 'step_up_required');
+    assert.equal(results.otherCall.status, 403, "call A's assertion does not approve call B");
+    assert.equal(results.otherCall.body.code, 'step_up_required');
+    assert.equal(results.declineWithApproval.body.code, 'step_up_required', 'an approval\'s assertion does not decline');
+    assert.equal(results.ok, 200, 'the assertion asked for this call and this decision approves it');
+    assert.equal(results.replay.status, 403, 'a used assertion is spent');
+    assert.equal(results.replay.body.code, 'step_up_required');
+    assert.equal((await ctx.server.api('GET', `/api/queue/${encodeURIComponent(b.id)}`)).body.state, 'pending');
+    const reasons = (await audit('remote.refused')).map((e) => e.details.reason);
+    for (const want of [
+      'no passkey assertion came with the decision',
+      'the step-up was asked for another call, fingerprint, decision or device',
+      'the step-up is unknown, used already or expired',
+    ]) {
+      assert.ok(reasons.includes(want), `${want} audited: ${JSON.stringify(reasons)}`);
+    }
+
+    // Revoked on the console: the phone's session ends at once.
+    const revoked = await ctx.server.api('DELETE', '/api/devices/bob-phone');
+    assert.equal(revoked.status, 200);
+    const after = await inPage(page, async () => (await fetch('/api/queue')).status);
+    assert.equal(after, 401);
+    assert.equal((await audit('device.revoked')).length, 1);
+  } finally {
+    await close();
+  }
+});
