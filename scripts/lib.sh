@@ -65,6 +65,24 @@ npm_ci() {
   cp "$dir/package-lock.json" "$stamp"
 }
 
+# need_python_venv: a Python venv in $TOOLS/venv with the test servers from PyPI (tests/support/
+# requirements.txt: aiosmtpd, the real SMTP server the mail channel is tested against), installed
+# again when that file changed. Exports APPROVAL_CONSOLE_TEST_PYTHON for the tests.
+need_python_venv() {
+  apt_install python3 python3-venv
+  local venv="$TOOLS/venv" req="$ROOT/tests/support/requirements.txt"
+  if [ ! -x "$venv/bin/python" ]; then
+    say "making a Python venv for the test servers in $venv"
+    python3 -m venv "$venv"
+  fi
+  if ! cmp -s "$req" "$venv/.installed-requirements" 2>/dev/null; then
+    say "installing the test servers from PyPI (tests/support/requirements.txt)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+    cp "$req" "$venv/.installed-requirements"
+  fi
+  export APPROVAL_CONSOLE_TEST_PYTHON="$venv/bin/python"
+}
+
 build_ui() {
   need_node
   npm_ci "$ROOT/ui"

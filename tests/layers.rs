@@ -154,7 +154,7 @@ fn the_field_checker_tells_a_field_from_a_method() {
 const ONE_PLACE: &[(&str, &[&str])] = &[
     // Every audit action is named by its details type alone (`domain::audit::Details`, the only
     // way to a `store::audit::Record`): `call.paused` by `store::queue::pause` with `CallPaused`.
-    ("AuditAction::", &["src/domain/audit.rs", "src/domain/audit/details.rs", "src/domain/audit/devices.rs"]),
+    ("AuditAction::", &["src/domain/audit.rs", "src/domain/audit/details.rs", "src/domain/audit/devices.rs", "src/domain/audit/reach.rs"]),
     ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),

@@ -17,6 +17,7 @@ pub mod policy;
 pub mod presence;
 pub mod query;
 pub mod queue;
+pub mod reach;
 pub mod remote;
 pub mod serving;
 pub mod stats;
@@ -58,6 +59,8 @@ pub struct Parts {
     operator: String,
     /// The remote listener's core (`serve --listen`), once turned on.
     remote: std::sync::OnceLock<Arc<remote::Remote>>,
+    /// Where the channels' links point (see [`App::set_link_base`]).
+    links: crate::notify::reach::Links,
 }
 
 impl std::ops::Deref for App {
@@ -136,6 +139,7 @@ impl App {
             notifications: Notifications::default(),
             operator,
             remote: Default::default(),
+            links: Default::default(),
         })))
     }
 
@@ -148,6 +152,7 @@ impl App {
         self.console.spawn_outbox(rx.clone());
         self.console.spawn_expiry(rx.clone());
         self.console.spawn_grants(rx.clone());
+        crate::notify::reach::start(self.console.clone(), self.links.clone(), rx.clone());
         if let Some(notifier) = notifier {
             self.notifications.start(self.console.clone(), notifier, self.operator.clone(), rx);
         }

@@ -46,6 +46,9 @@ pub async fn run(app: &App, data_dir: &Path, o: Options) -> Result<()> {
         Some(addr) => Some(listen(app, data_dir, addr, &o.remote, &token, o.limits).await?),
         None => None,
     };
+    // Channels' links open the call: on the remote listener when it is on, else on this machine.
+    let base = app.remote().map(|r| r.config.origin()).unwrap_or_else(|| format!("http://{}", server.addr));
+    app.set_link_base(&base);
     let _record = serving::register(&serving::Serving {
         pid: std::process::id(),
         data_dir: std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_owned()),

@@ -7,8 +7,10 @@ use serde_json::Value;
 
 mod details;
 mod devices;
+mod reach;
 pub use details::*;
 pub use devices::*;
+pub use reach::*;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -119,11 +121,17 @@ pub enum AuditAction {
     /// plain-HTTP request, a credential that listener does not take (`details.reason` says which).
     #[serde(rename = "remote.refused")]
     RemoteRefused,
+    /// An operator claimed a call ("I'm on it"): shown to everyone; its escalation stops.
+    #[serde(rename = "call.claimed")]
+    CallClaimed,
+    /// A channel's message about a call was given up on after its attempts.
+    #[serde(rename = "reach.failed")]
+    ReachFailed,
 }
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 37] = [
+    pub const ALL: [Self; 39] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -161,6 +169,8 @@ impl AuditAction {
         Self::DeviceRevoked,
         Self::DeviceSignedIn,
         Self::RemoteRefused,
+        Self::CallClaimed,
+        Self::ReachFailed,
     ];
 
     /// The name as stored and shown (`decision.approve`).
@@ -203,6 +213,8 @@ impl AuditAction {
             Self::DeviceRevoked => "device.revoked",
             Self::DeviceSignedIn => "device.signed_in",
             Self::RemoteRefused => "remote.refused",
+            Self::CallClaimed => "call.claimed",
+            Self::ReachFailed => "reach.failed",
         }
     }
 

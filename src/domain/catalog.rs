@@ -95,6 +95,13 @@ operations! {
     AddToken add_token: POST "/api/tokens" => Admin, window;
     RevokeToken revoke_token: DELETE "/api/tokens/{name}" => Admin, window;
 
+    // Operators' channels and escalation: every operator reads them and claims calls; an admin changes them.
+    ReachSettings reach_settings: GET "/api/settings/reach" => Operator, window;
+    SaveReachSettings save_reach_settings: PUT "/api/settings/reach" => Admin, window;
+    ClaimCall claim_call: POST "/api/queue/{id}/claim" => Operator, window;
+    CallReach call_reach: GET "/api/queue/{id}/reach" => Operator, window;
+    ReachStats reach_stats: GET "/api/stats/reach" => Viewer, window;
+
     // Paired devices (the remote listener, `serve --listen`), by an admin.
     ListDevices list_devices: GET "/api/devices" => Admin, window;
     StartPairing start_pairing: POST "/api/devices/pairings" => Admin, window;

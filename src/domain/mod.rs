@@ -12,6 +12,7 @@ pub mod json;
 pub mod lookalike;
 pub mod ops;
 pub mod principal;
+pub mod reach;
 pub mod reason;
 pub mod risk;
 pub mod safety;

@@ -8,6 +8,7 @@
 
 pub mod desktop;
 mod notice;
+pub mod reach;
 pub mod settings;
 pub mod words;
 

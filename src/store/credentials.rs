@@ -151,6 +151,12 @@ pub async fn person_of(conn: &mut impl Sql, key: &str) -> Result<String, Error> 
     Ok(person.flatten().unwrap_or_else(|| name.to_owned()))
 }
 
+/// [`person_of`] on a connection of its own.
+pub async fn person_of_key(db: &Db, key: &str) -> Result<String, Error> {
+    let mut conn = db.pool().acquire().await?;
+    person_of(&mut conn, key).await
+}
+
 /// Revokes the live credential `name`; its role, or `None` if there was none.
 pub async fn revoke(conn: &mut impl Sql, name: &str, by: &str, at: DateTime<Utc>) -> Result<Option<Role>, Error> {
     let role: Option<String> =

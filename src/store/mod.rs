@@ -23,6 +23,7 @@ pub mod outbox;
 pub mod presence;
 pub mod private;
 pub mod queue;
+pub mod reach;
 pub mod resolutions;
 pub mod runs;
 pub mod settings;

@@ -52,6 +52,14 @@ impl Document for crate::domain::risk::custom::RiskRules {
     }
 }
 
+impl Document for crate::domain::reach::ReachSettings {
+    const KEY: &'static str = "reach";
+    const NAME: &'static str = "channels and escalation";
+    fn check(&self) -> Result<(), Error> {
+        crate::domain::reach::ReachSettings::check(self).map_err(Error::InvalidRequest)
+    }
+}
+
 /// The quorums of the two-person rule, or none (every tool needs one approval).
 pub async fn quorum(db: &Db) -> Result<crate::domain::safety::QuorumSettings, Error> {
     load(db).await

@@ -32,6 +32,7 @@ mod principals;
 mod provenance;
 mod queue_view;
 mod quorum;
+mod reach;
 mod readme;
 mod remote;
 mod restart;

@@ -323,3 +323,14 @@ fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
     let timeout: u64 = args[args.iter().position(|a| *a == "--timeout").unwrap() + 1].parse().unwrap();
     assert!(timeout < 60, "below the client's request timeout");
 }
+
+#[tokio::test]
+async fn the_readme_channels_and_escalation_example_is_accepted_as_printed() {
+    let settings: serde_json::Value = serde_json::from_str(&block("json", "\"onCall\"")).expect("the example is JSON");
+    let t = spawn_app().await;
+    let (status, body) = t.put("/api/settings/reach", settings.clone()).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let (_, stored) = t.get("/api/settings/reach").await;
+    assert_eq!(stored["rules"][0]["steps"], settings["rules"][0]["steps"]);
+    assert_eq!(stored["channels"].as_array().unwrap().len(), 4);
+}

@@ -7,6 +7,7 @@ pub mod devices;
 pub mod engines;
 pub mod grants;
 pub mod queue;
+pub mod reach;
 pub mod settings;
 pub mod tokens;
 
@@ -19,4 +20,5 @@ pub fn each(v: &mut impl super::operation::Visitor) {
     engines::each(v);
     tokens::each(v);
     devices::each(v);
+    reach::each(v);
 }

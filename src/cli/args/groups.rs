@@ -149,9 +149,17 @@ pub enum DevicesCommand {
         json: bool,
     },
     /// Rename a device.
-    Rename { name: String, new_name: String },
+    Rename {
+        /// The device's name now (`devices list`).
+        name: String,
+        /// Its new name: 1–64 letters, digits, '.', '_', '-'.
+        new_name: String,
+    },
     /// Revoke a device: its sessions end at once; pairing it again makes a new device.
-    Revoke { name: String },
+    Revoke {
+        /// The device's name (`devices list`).
+        name: String,
+    },
 }
 
 #[derive(Subcommand)]

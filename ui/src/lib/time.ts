@@ -24,3 +24,11 @@ export function formatDateTime(iso: string, now: Date = new Date()): string {
     minute: '2-digit',
   });
 }
+
+/** Hours and minutes for an RFC 3339 string of today (`10:32`), else its date and time (`formatDateTime`); the input unchanged when it does not parse. */
+export function formatClock(iso: string, now: Date = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  if (d.toDateString() !== now.toDateString()) return formatDateTime(iso, now);
+  return d.toLocaleTimeString(i18n.language, { hour: '2-digit', minute: '2-digit' });
+}

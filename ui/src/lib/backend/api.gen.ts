@@ -512,6 +512,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["claim_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/queue/{id}/decline": {
         parameters: {
             query?: never;
@@ -536,6 +552,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["previous_call"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/{id}/reach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["call_reach"];
         put?: never;
         post?: never;
         delete?: never;
@@ -699,6 +731,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/reach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["reach_settings"];
+        put: operations["save_reach_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/safety": {
         parameters: {
             query?: never;
@@ -727,6 +775,22 @@ export interface paths {
          *      and per operator, pending calls hour by hour.
          */
         get: operations["stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stats/reach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["reach_stats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -795,7 +859,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -835,6 +899,11 @@ export interface components {
          * @enum {string}
          */
         CallKind: "approval" | "suspend";
+        /** @description A call's reach: who claimed it, and its channels' messages. */
+        CallReach: {
+            claim: null | components["schemas"]["Claim"];
+            messages: components["schemas"]["Message"][];
+        };
         /** @description What led to a call: its conversation's last messages, oldest first. */
         CallReason: {
             /** @description Earlier messages were left out. */
@@ -890,6 +959,49 @@ export interface components {
              *     "edits 3 files (+12 −4)".
              */
             summary: string;
+        };
+        /** @description One channel. */
+        Channel: {
+            /** @description Email: a PEM file of the certificate (or CA) to trust for this server beside the usual roots. */
+            caFile?: string | null;
+            enabled?: boolean;
+            /** @description Email: the sender address (and the SMTP user, unless `username`). */
+            from?: string | null;
+            /** @description Whether messages carry the call's whole arguments (default: only what the call does). */
+            includeArgs?: boolean;
+            kind: components["schemas"]["ChannelKind"];
+            /** @description Its name (1–64 letters, digits, '.', '_', '-'): what rules and the statistics call it. */
+            name: string;
+            /** @description Whose channel it is: a person (or a team's name) that rules and the on-call schedule name. */
+            person: string;
+            quietHours?: null | components["schemas"]["ChannelQuietHours"];
+            /** @description …or an owner-only file holding it (a server without a keyring). */
+            secretFile?: string | null;
+            /** @description The keyring entry of its secret (HMAC key, Slack URL, SMTP password, Matrix token). */
+            secretRef?: string | null;
+            /** @description Email: `host:port` of the SMTP server; Matrix: the homeserver's URL. */
+            server?: string | null;
+            /** @description Webhook: its URL; email: the address; Matrix: the room id (`!room:server`); Slack: unused. */
+            target?: string;
+            tls?: components["schemas"]["MailTls"];
+            username?: string | null;
+        };
+        /**
+         * @description How a channel sends.
+         * @enum {string}
+         */
+        ChannelKind: "webhook" | "slack" | "email" | "matrix";
+        /** @description Hours (UTC, `HH:MM`) during which a channel's messages wait; `from` after `to` spans midnight. */
+        ChannelQuietHours: {
+            from: string;
+            to: string;
+        };
+        /** @description Who claimed a call. */
+        Claim: {
+            /** Format: date-time */
+            claimedAt: string;
+            person: string;
+            principal: string;
         };
         /** @description One condition on the arguments: the value at a JSON Pointer (`/to/account`). */
         Condition: {
@@ -1331,6 +1443,30 @@ export interface components {
             /** @description The bearer token (`ac_` + 64 hex digits): shown only now. */
             token: string;
         };
+        /**
+         * @description SMTP's transport security.
+         * @enum {string}
+         */
+        MailTls: "starttls" | "tls" | "none";
+        /** @description A message as stored, with what the sender needs to know of its call now. */
+        Message: {
+            /** Format: int64 */
+            attempts: number;
+            channel: string;
+            /** Format: date-time */
+            dueAt: string;
+            id: string;
+            lastError: string | null;
+            person: string;
+            queueItemId: string;
+            rule: string;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @description `pending`, `sent`, `skipped` (the call was decided or claimed first) or `failed` (given up). */
+            state: string;
+            /** Format: int64 */
+            step: number;
+        };
         /** @description A call an agent asks an operator about. */
         NewCall: {
             /** @description Which agent asks (1–200 characters): shown to the operator, and a filter of the queue. */
@@ -1718,6 +1854,26 @@ export interface components {
             critical?: number | null;
             rules?: components["schemas"]["QuorumRule"][];
         };
+        /** @description The `reach` settings document. */
+        ReachSettings: {
+            channels?: components["schemas"]["Channel"][];
+            onCall?: components["schemas"]["Shift"][];
+            rules?: components["schemas"]["Rule"][];
+        };
+        /**
+         * @description Time to decision of calls that went to channels, over `days` days: from each channel's message
+         *     to the decision (by channel), from the pause to the decision by whoever decided (by person) and
+         *     under each rule (by rule), and by day (the chart).
+         */
+        ReachStats: {
+            byChannel: components["schemas"]["Timing"][];
+            /** @description `key`: the day (UTC, YYYY-MM-DD); pause to decision. */
+            byDay: components["schemas"]["Timing"][];
+            byPerson: components["schemas"]["Timing"][];
+            byRule: components["schemas"]["Timing"][];
+            /** Format: int32 */
+            days: number;
+        };
         Reason: {
             level: components["schemas"]["Level"];
             text: string;
@@ -1786,6 +1942,15 @@ export interface components {
          * @enum {string}
          */
         Role: "agent" | "viewer" | "operator" | "admin";
+        /** @description An escalation rule: which calls (every filter given must match; none given: every call) and its steps. */
+        Rule: {
+            agents?: string[];
+            minRisk?: null | components["schemas"]["Level"];
+            name: string;
+            sources?: components["schemas"]["CallSource"][];
+            steps: components["schemas"]["Step"][];
+            tools?: string[];
+        };
         /**
          * @description The high-risk tools: every call of one needs the console's confirm step; it is never approved
          *     from a notification, through a Mastra-shaped route or by a grant (and a grant stops applying
@@ -1842,6 +2007,16 @@ export interface components {
             /** @description Each shadow grant, newest first. */
             grants: components["schemas"]["ShadowGrantReport"][];
         };
+        /**
+         * @description A shift: `person` is on call on these weekdays (0 Monday … 6 Sunday; none: every day) between
+         *     `from` and `to` (UTC, `HH:MM`; `from` after `to` spans midnight).
+         */
+        Shift: {
+            days?: number[];
+            from: string;
+            person: string;
+            to: string;
+        };
         SnoozeBody: {
             /**
              * Format: int64
@@ -1864,6 +2039,16 @@ export interface components {
          * @enum {string}
          */
         StateFilter: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone" | "all";
+        /** @description One step of a rule. */
+        Step: {
+            /**
+             * Format: int64
+             * @description Seconds after the call paused (0: at once).
+             */
+            afterSecs: number;
+            /** @description Persons, `on-call` or `everyone`. */
+            notify: string[];
+        };
         /** @description A stored resolution. */
         Stored: {
             fingerprint: string;
@@ -1933,6 +2118,16 @@ export interface components {
             since: string;
             /** Format: date-time */
             until: string;
+        };
+        /** @description Time to decision of one group (seconds): how many calls, the median and the 90th percentile. */
+        Timing: {
+            /** Format: int64 */
+            calls: number;
+            key: string;
+            /** Format: double */
+            p50Secs: number;
+            /** Format: double */
+            p90Secs: number;
         };
         /**
          * @description A credential to make (`POST /api/tokens`, the Settings' "Make a token"): its name and role, and
@@ -3982,6 +4177,73 @@ export interface operations {
             };
         };
     };
+    claim_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Claimed: shown to everyone; its escalation stops */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallReach"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description already_decided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     decline: {
         parameters: {
             query?: never;
@@ -4080,6 +4342,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreviousCall"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    call_reach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who claimed the call, and its channels' messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallReach"];
                 };
             };
             /** @description invalid_request */
@@ -4828,6 +5148,95 @@ export interface operations {
             };
         };
     };
+    reach_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Channels, escalation rules and the on-call schedule (secrets are keyring entries or files, never here) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReachSettings"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    save_reach_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReachSettings"];
+            };
+        };
+        responses: {
+            /** @description Stored and audited; calls pausing from now on are planned by it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReachSettings"];
+                };
+            };
+            /** @description invalid_request: a name twice, a channel without its address or secret, a bad time */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     safety_settings: {
         parameters: {
             query?: never;
@@ -4939,6 +5348,55 @@ export interface operations {
                 };
             };
             /** @description invalid_request: days is not a whole number from 1 to 90 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reach_stats: {
+        parameters: {
+            query?: {
+                days?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Time to decision per channel, person, rule and day (p50, p90) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReachStats"];
+                };
+            };
+            /** @description invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -134,6 +134,47 @@ export type TokenRequest = Schemas['TokenRequest'];
 export type MadeToken = Schemas['MadeToken'];
 /** A credential just revoked. */
 export type RevokedToken = Schemas['RevokedToken'];
+/** A paired device as listed (never its passkey or its sessions): whose operator credential it is, and its signed-in browsers now. */
+export type Device = Schemas['Device'];
+/** A pairing to start: the device's name (default `<person>-phone-N`) and whose it is (default: who pairs it). */
+export type PairingRequest = Schemas['PairingRequest'];
+/**
+ * A pairing just started: its single-use code (shown only now), the link to open on the phone (the
+ * code in its fragment), that link as a QR code (`qrSvg`: SVG text, shown only as an image, never as
+ * markup), the certificate pin the phone shows too, and when the code stops working.
+ */
+export type PairingStarted = Schemas['PairingStarted'];
+/** A device just revoked, with how many of its sessions that ended. */
+export type RevokedDevice = Schemas['RevokedDevice'];
+
+/** How a channel sends: a signed webhook, a Slack/Mattermost incoming webhook, email (SMTP), a Matrix room. */
+export type ChannelKind = Schemas['ChannelKind'];
+/** SMTP's transport security (email channels): `starttls` (the default), `tls` (port 465), `none` (a relay on this machine). */
+export type MailTls = Schemas['MailTls'];
+/** A call's risk level (`minRisk` of an escalation rule). */
+export type RiskLevel = Schemas['Level'];
+/** A channel's quiet hours, `HH:MM` UTC (`from` after `to` spans midnight). */
+export type ChannelQuietHours = Schemas['ChannelQuietHours'];
+/** A channel: whose it is, where it sends, its secret only named (`secretRef`: a keyring entry; `secretFile`: an owner-only file). */
+export type ReachChannel = Schemas['Channel'];
+/** An escalation rule: which calls (tools, agents, sources, `minRisk`; none given: every call) and its steps. */
+export type ReachRule = Schemas['Rule'];
+/** One step of a rule: after `afterSecs` (0: at once), tell `notify` (persons, `on-call` or `everyone`). */
+export type ReachStep = Schemas['Step'];
+/** An on-call shift: `person` on these weekdays (0 Monday … 6 Sunday; none: every day), `from`–`to` (`HH:MM` UTC). */
+export type OnCallShift = Schemas['Shift'];
+/** Settings → Channels and escalation (`/api/settings/reach`): channels, escalation rules, on-call shifts. */
+export type ReachSettings = Schemas['ReachSettings'];
+/** Who claimed a call ("I'm on it"): their person, their principal's key (`token:alice`), and when. */
+export type CallClaim = Schemas['Claim'];
+/** A message of a call to a channel: `pending`, `sent`, `skipped` or `failed`; `lastError` (why not) is untrusted text. */
+export type ReachMessage = Schemas['Message'];
+/** A call's reach: who claimed it (`null`: nobody), and its channels' messages in order. */
+export type CallReach = Schemas['CallReach'];
+/** Time to decision of one group (channel, person, rule or day): how many calls, p50 and p90 in seconds. */
+export type ReachTiming = Schemas['Timing'];
+/** `GET /api/stats/reach?days=N`: time to decision by channel, person, rule and day (UTC `YYYY-MM-DD`). */
+export type ReachStats = Schemas['ReachStats'];
 /** An "always allow" grant as stored (`revokedAt`, `expiresAt` and `uses` say whether and how much it applied). */
 export type Grant = Schemas['Grant'];
 /** A grant to make from a call on screen; `fingerprint` is the one shown (C3). */
@@ -355,6 +396,35 @@ export interface Backend {
   addToken(request: TokenRequest): Promise<MadeToken>;
   /** Revokes a credential (admins only): its token stops working at once. `not_found` if none is live. */
   revokeToken(name: string): Promise<RevokedToken>;
+  /** The paired devices that are not revoked, by name (admins only). */
+  listDevices(): Promise<Device[]>;
+  /**
+   * Starts pairing a phone (admins only): its code, link, QR code and certificate pin, in this answer
+   * only. `invalid_request` when the remote listener is off (the message says how to start it), or
+   * for a name taken or not allowed.
+   */
+  startPairing(request: PairingRequest): Promise<PairingStarted>;
+  /** Renames a device (admins only). `invalid_request` for a name taken or not allowed, `not_found` if none is live. */
+  renameDevice(name: string, newName: string): Promise<Device>;
+  /** Revokes a device (admins only): its sessions end at once. `not_found` if none is live. */
+  revokeDevice(name: string): Promise<RevokedDevice>;
+  /** The channels, escalation rules and on-call shifts (operators and admins; no secret is in them). */
+  reachSettings(): Promise<ReachSettings>;
+  /**
+   * Stores them (admins only; calls pausing from then on are planned by them). `invalid_request`
+   * with a message for what cannot work: a name twice, a channel without its address or secret, a
+   * bad time, a rule without steps.
+   */
+  saveReachSettings(settings: ReachSettings): Promise<ReachSettings>;
+  /**
+   * "I'm on it": the call is claimed by this operator's person, shown to everyone, and its
+   * escalation stops. Answers the call's reach. `already_decided` once it no longer waits.
+   */
+  claimCall(id: string): Promise<CallReach>;
+  /** Who claimed the call, and its channels' messages (not pushed: read again on the call's events and every so often). */
+  callReach(id: string): Promise<CallReach>;
+  /** Time to decision by channel, person, rule and day over the last `days` days (1–90; viewers too). */
+  reachStats(days: number): Promise<ReachStats>;
   /**
    * Who the credential stands for (`GET /api/session`): its name, role and kind. The console offers
    * only what the role may do (the server refuses the rest with `forbidden`). The desktop window is

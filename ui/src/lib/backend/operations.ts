@@ -10,10 +10,12 @@ import { OPERATIONS } from './operations.gen';
 import type {
   AuditPage,
   AuditVerification,
+  CallReach,
   CallReason,
   Backend,
   CreatedGrant,
   Credential,
+  Device,
   DecisionHistory,
   EngineChanges,
   EngineTest,
@@ -27,6 +29,8 @@ import type {
   NewGrant,
   NotificationSettings,
   NotifyStatus,
+  PairingRequest,
+  PairingStarted,
   PolicyView,
   ShadowReport,
   Presence,
@@ -37,7 +41,10 @@ import type {
   QueueItem,
   QueuePage,
   QuorumSettings,
+  ReachSettings,
+  ReachStats,
   ResolutionKind,
+  RevokedDevice,
   RevokedToken,
   SyncAnswer,
   TeamStats,
@@ -259,6 +266,42 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   revokeToken(name: string): Promise<RevokedToken> {
     return this.run('revoke_token', { path: { name } });
+  }
+
+  listDevices(): Promise<Device[]> {
+    return this.run('list_devices');
+  }
+
+  startPairing(request: PairingRequest): Promise<PairingStarted> {
+    return this.run('start_pairing', { input: request });
+  }
+
+  renameDevice(name: string, newName: string): Promise<Device> {
+    return this.run('rename_device', { path: { name }, input: { name: newName } });
+  }
+
+  revokeDevice(name: string): Promise<RevokedDevice> {
+    return this.run('revoke_device', { path: { name } });
+  }
+
+  reachSettings(): Promise<ReachSettings> {
+    return this.run('reach_settings');
+  }
+
+  saveReachSettings(settings: ReachSettings): Promise<ReachSettings> {
+    return this.run('save_reach_settings', { input: settings });
+  }
+
+  claimCall(id: string): Promise<CallReach> {
+    return this.run('claim_call', { path: { id } });
+  }
+
+  callReach(id: string): Promise<CallReach> {
+    return this.run('call_reach', { path: { id } });
+  }
+
+  reachStats(days: number): Promise<ReachStats> {
+    return this.run('reach_stats', { input: { days } });
   }
 
   session(): Promise<Principal> {

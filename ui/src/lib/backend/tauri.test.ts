@@ -49,6 +49,11 @@ describe('TauriBackend commands', () => {
   const settings = { enabled: true, quietHours: { start: '22:00', end: '07:00' }, engines: null, agents: ['ops'], highRiskTools: ['rm'] };
   const expiry = { rules: [{ tool: 'delete_record', afterSecs: 3600 }, { tool: '*', afterSecs: 86400 }], warnBeforeSecs: 300 };
   const quorum = { rules: [{ tool: 'delete_record', approvals: 2 }] };
+  const reach = {
+    channels: [{ name: 'ops-mail', kind: 'email' as const, person: 'alice', target: 'alice@example.com', server: 'smtp.example.com:587', tls: 'starttls' as const, secretRef: 'smtp', quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: true }],
+    rules: [{ name: 'payments', tools: ['send_money'], agents: [], sources: [], minRisk: 'high' as const, steps: [{ afterSecs: 0, notify: ['alice'] }, { afterSecs: 600, notify: ['on-call'] }] }],
+    onCall: [{ person: 'bob', days: [5, 6], from: '20:00', to: '08:00' }],
+  };
   const grant = {
     fromItem: 'q1',
     fingerprint: 'sha256:aa',
@@ -166,6 +171,15 @@ describe('TauriBackend commands', () => {
     { name: 'addToken', run: (b) => b.addToken({ name: 'ci', role: 'agent' }), cmd: 'add_token', args: { token: { name: 'ci', role: 'agent' } } },
     { name: 'revokeToken', run: (b) => b.revokeToken('ci bot'), cmd: 'revoke_token', args: { name: 'ci bot' } },
     { name: 'stats', run: (b) => b.stats(30), cmd: 'stats', args: { days: 30 } },
+    { name: 'listDevices', run: (b) => b.listDevices(), cmd: 'list_devices', args: {} },
+    { name: 'startPairing', run: (b) => b.startPairing({ name: 'pixel' }), cmd: 'start_pairing', args: { request: { name: 'pixel' } } },
+    { name: 'renameDevice', run: (b) => b.renameDevice('alice phone', 'pixel'), cmd: 'rename_device', args: { name: 'alice phone', rename: { name: 'pixel' } } },
+    { name: 'revokeDevice', run: (b) => b.revokeDevice('alice phone'), cmd: 'revoke_device', args: { name: 'alice phone' } },
+    { name: 'reachSettings', run: (b) => b.reachSettings(), cmd: 'reach_settings', args: {} },
+    { name: 'saveReachSettings', run: (b) => b.saveReachSettings(reach), cmd: 'save_reach_settings', args: { settings: reach } },
+    { name: 'claimCall', run: (b) => b.claimCall('q 1/é'), cmd: 'claim_call', args: { id: 'q 1/é' } },
+    { name: 'callReach', run: (b) => b.callReach('q 1/é'), cmd: 'call_reach', args: { id: 'q 1/é' } },
+    { name: 'reachStats', run: (b) => b.reachStats(30), cmd: 'reach_stats', args: { query: { days: 30 } } },
     { name: 'run (a declared operation, by name)', run: (b) => b.run('engine_kinds'), cmd: 'engine_kinds', args: {} },
     { name: 'run (with its path)', run: (b) => b.run('queue_item', { path: { id: 'q 1' } }), cmd: 'queue_item', args: { id: 'q 1' } },
     { name: 'autostart', run: (b) => b.autostart(), cmd: 'autostart', args: {} },

@@ -333,6 +333,65 @@ describe('WebBackend', () => {
     ]);
   });
 
+  it('lists, pairs, renames and revokes devices at /api/devices, the name encoded', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const device = { id: 'd1', name: 'pixel', person: 'alice', createdAt: '2026-01-01T10:00:00Z', createdBy: 'local:me', lastUsedAt: null, sessions: 0 };
+    const started = { name: 'pixel', person: 'me', code: 'ABCDE-FGHJK', url: 'https://console.example:8443/pair#ABCDE-FGHJK', pin: 'pin=', qrSvg: '<svg/>', expiresAt: '2026-01-01T10:10:00Z' };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        if (init!.method === 'POST') return jsonResponse(201, started);
+        if (init!.method === 'PATCH') return jsonResponse(200, device);
+        if (init!.method === 'DELETE') return jsonResponse(200, { name: 'a/b', sessionsEnded: 2 });
+        return jsonResponse(200, [device]);
+      },
+    });
+    expect(await backend.listDevices()).toEqual([device]);
+    expect(await backend.startPairing({ name: 'pixel' })).toEqual(started);
+    expect(await backend.renameDevice('a/b', 'pixel')).toEqual(device);
+    expect(await backend.revokeDevice('a/b')).toEqual({ name: 'a/b', sessionsEnded: 2 });
+    expect(seen).toEqual([
+      { url: '/api/devices', method: 'GET', body: undefined },
+      { url: '/api/devices/pairings', method: 'POST', body: { name: 'pixel' } },
+      { url: '/api/devices/a%2Fb', method: 'PATCH', body: { name: 'pixel' } },
+      { url: '/api/devices/a%2Fb', method: 'DELETE', body: undefined },
+    ]);
+  });
+
+  it('reads and stores the reach settings at /api/settings/reach, claims and reads a call\'s reach (the id encoded), and asks the reach figures by days', async () => {
+    const seen: { url: string; method: string; body: unknown }[] = [];
+    const reach = {
+      channels: [{ name: 'hook', kind: 'webhook' as const, person: 'alice', target: 'https://hooks.example/a', tls: 'starttls' as const, secretFile: '/etc/ac/hook.key', quietHours: { from: '22:00', to: '07:00' }, includeArgs: true, enabled: true }],
+      rules: [{ name: 'all', tools: [], agents: [], sources: [], minRisk: null, steps: [{ afterSecs: 300, notify: ['everyone'] }] }],
+      onCall: [],
+    };
+    const callReach = { claim: { person: 'alice', principal: 'token:alice', claimedAt: '2026-12-07T10:32:00Z' }, messages: [] };
+    const stats = { days: 7, byChannel: [], byPerson: [], byRule: [], byDay: [{ key: '2026-12-07', calls: 2, p50Secs: 60, p90Secs: 120 }] };
+    const backend = new WebBackend({
+      getToken: () => 'tok',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), method: init!.method!, body: init!.body ? JSON.parse(init!.body as string) : undefined });
+        const u = String(url);
+        if (u.startsWith('/api/settings/reach')) return jsonResponse(200, reach);
+        if (u.startsWith('/api/stats/reach')) return jsonResponse(200, stats);
+        return jsonResponse(200, callReach);
+      },
+    });
+    expect(await backend.reachSettings()).toEqual(reach);
+    expect(await backend.saveReachSettings(reach)).toEqual(reach);
+    expect(await backend.claimCall('q 1/é')).toEqual(callReach);
+    expect(await backend.callReach('q 1/é')).toEqual(callReach);
+    expect(await backend.reachStats(7)).toEqual(stats);
+    expect(seen).toEqual([
+      { url: '/api/settings/reach', method: 'GET', body: undefined },
+      { url: '/api/settings/reach', method: 'PUT', body: reach },
+      { url: '/api/queue/q%201%2F%C3%A9/claim', method: 'POST', body: undefined },
+      { url: '/api/queue/q%201%2F%C3%A9/reach', method: 'GET', body: undefined },
+      { url: '/api/stats/reach?days=7', method: 'GET', body: undefined },
+    ]);
+  });
+
   it('reads and stores the quorums at /api/settings/quorum, and answers a 202 approval (one of a quorum) as the call it returns', async () => {
     const seen: { url: string; method: string; body: unknown }[] = [];
     const quorum = { rules: [{ tool: 'delete_record', approvals: 2 }] };

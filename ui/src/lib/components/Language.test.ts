@@ -104,14 +104,14 @@ describe('in Japanese', () => {
     backend.expiry = { rules: [{ tool: 'delete_record', afterSecs: 1800 }], warnBeforeSecs: 300 };
     const { target, tid } = await settings(backend);
     const t = text(target);
-    for (const words of ['設定', '通知', '通知しない時間帯', '高リスクのツール', '制限時間', 'デスクトップ', '外観', 'テーマ', '言語', '保存', '制限時間を追加'])
+    for (const words of ['設定', '通知', '通知しない時間帯', '高リスクのツール', '制限時間', 'デスクトップ', '外観', 'テーマ', '言語', '保存', '制限時間を追加', '端末', 'スマートフォンをペアリング', 'チャネルとエスカレーション', 'オンコール'])
       expect(t).toContain(words);
     expect(text(tid('notify-status'))).toMatch(/^デスクトップ通知: オンですが利用できません: dbus: name not provided（.+ 以降）。通知できなかった呼び出し: 3 件$/);
     expect((tid('notify-agents') as HTMLInputElement).placeholder).toBe('すべて');
     expect([...target.querySelectorAll('[data-testid="expiry-rule-unit"] option')].map((o) => o.textContent)).toEqual(['秒', '分', '時間', '日']);
     for (const english of ['Settings', 'Notifications', 'Quiet hours', 'Time limits', 'Appearance', 'Save', 'Desktop notifications'])
       expect(t).not.toContain(english);
-    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'mcp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []'])).toEqual([]);
+    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'serve --listen', 'alice-pixel', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'mcp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []', 'approval-console secret set NAME', 'Webhook', 'Slack', 'Mattermost', 'Matrix', 'UTC'])).toEqual([]);
   });
 
   it('engines: a card with its health, token and counts, the add form and a test result', async () => {

@@ -280,7 +280,8 @@ describe('roles', () => {
       await settle();
       expect(text(q('viewer-name'))).toBe('Signed in with the token named grafana, with the viewer role.');
       expect(target.querySelector('[data-testid="queue-tab"], [data-testid="queue-item"], [data-testid="agent-page"]')).toBeNull();
-      expect(backend.calls.map((c) => c.method)).toEqual(['session', 'stats']);
+      // The team's figures and the time to decision by channel, nothing else.
+      expect(backend.calls.map((c) => c.method).sort()).toEqual(['reachStats', 'session', 'stats']);
       q('viewer-other-token')!.click();
       await settle();
       expect(auth.token).toBeNull();

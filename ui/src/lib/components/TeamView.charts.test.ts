@@ -81,6 +81,35 @@ describe('TeamView charts', () => {
     }
   });
 
+  it("draws the time to decision by channel day by day (p50 and p90) on its own canvas, and again for another period", async () => {
+    const backend = new FakeBackend();
+    backend.reachFigures = (days) => ({
+      days,
+      byChannel: [{ key: 'alice-hook', calls: 3, p50Secs: 45, p90Secs: 240 }],
+      byPerson: [],
+      byRule: [],
+      byDay: [
+        { key: '2026-12-06', calls: 1, p50Secs: 60, p90Secs: 60 },
+        { key: '2026-12-07', calls: 2, p50Secs: days, p90Secs: 3600 },
+      ],
+    });
+    const { target, tid } = await render(backend);
+    expect(alive()).toHaveLength(4);
+    const [reach] = byCanvas(target, 'reach-chart');
+    expect(reach.config.type).toBe('line');
+    expect(reach.config.data.labels).toEqual(['Dec 6', 'Dec 7']);
+    expect(reach.config.data.datasets.map((d) => [d.label, d.data])).toEqual([
+      ['p50 (median)', [60, 7]],
+      ['p90', [60, 3600]],
+    ]);
+    expect(tid('reach-chart')!.dataset.drawn).toBe('true');
+    expect((tid('reach-chart-numbers') as HTMLDetailsElement).open).toBe(false);
+    (target.querySelector('[data-testid="team-period"][data-days="30"]') as HTMLButtonElement).click();
+    await settle();
+    expect(reach.destroyed).toBe(1);
+    expect(byCanvas(target, 'reach-chart')[0].config.data.datasets[0].data).toEqual([60, 30]);
+  });
+
   it('destroys the charts before drawing those of another period, and destroys them all when the view goes', async () => {
     const backend = new FakeBackend();
     backend.teamStats = (days) =>

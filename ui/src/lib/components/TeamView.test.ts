@@ -191,7 +191,7 @@ describe('TeamView', () => {
     expect(text(tid('team-declined-share'))).toBe('決定済みの 16.7%');
     const attrs = [...target.querySelectorAll('*')].flatMap((el) => ['aria-label', 'title'].map((a) => el.getAttribute(a) ?? ''));
     let all = [target.textContent ?? '', ...attrs].join('\n');
-    for (const w of ['delete_record', 'alice (web)', 'p50', 'p90']) all = all.split(w).join(' ');
+    for (const w of ['delete_record', 'alice (web)', 'p50', 'p90', 'UTC']) all = all.split(w).join(' ');
     expect([...new Set(all.match(/[A-Za-z]{3,}/g) ?? [])]).toEqual([]);
     i18n.set('en');
     flushSync();

@@ -59,8 +59,6 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.claude-code',
   'queue.sources.codex',
   'queue.sources.mcp',
-  'remote.title', // the product's name, on the phone's pages
-  'remote.codePlaceholder', // the shape of a pairing code
 ]);
 
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;

@@ -1,7 +1,8 @@
 /**
  * An in-memory `Backend` for unit tests: records calls, answers from a map of items and engines.
  * Built in layers: `FakeQueue` (fake-queue.ts: the queue, decisions, session) ← `FakeSetup`
- * (fake-setup.ts: engines and settings) ← `FakeBackend` (the audit log, grants, team figures).
+ * (fake-setup.ts: engines and settings) ← `FakeReach` (fake-reach.ts: channels, claims, messages,
+ * their figures) ← `FakeBackend` (the audit log, grants, devices, team figures).
  */
 import {
   ApiError,
@@ -10,22 +11,25 @@ import {
   type Backend,
   type Credential,
   type DecisionRecord,
+  type Device,
   type ExportFormat,
   type Grant,
   type NewGrant,
+  type PairingRequest,
   type QueueItem,
   type TokenRequest,
 } from '../backend/backend';
 import type { AnswerOf, Declared, Request } from '../backend/operations';
 import type { TeamStats } from '../team';
 import { wire } from './fake-queue';
-import { FakeSetup } from './fake-setup';
+import { FakeReach } from './fake-reach';
 import { makeGrant, makeTeamStats } from './fixtures';
 import { checkGrantConditions, holds } from './server-rules';
 
-export { decision, defaultNotificationSettings, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
+export { emptyReachStats, makeReachMessage } from './fake-reach';
+export { decision, defaultNotificationSettings, makeDevice, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
 
-export class FakeBackend extends FakeSetup implements Backend {
+export class FakeBackend extends FakeReach implements Backend {
   /** Unset, like the web backend's; a test sets it to act as the desktop app, which saves exports itself. */
   saveAuditExport?: Backend['saveAuditExport'];
   /** Unset, like the web backend's; a test sets it to act as the desktop app. */
@@ -220,6 +224,68 @@ export class FakeBackend extends FakeSetup implements Backend {
     const e = this.failToken!;
     this.failToken = null;
     return e;
+  }
+
+  /** The live devices, by name. */
+  devices: Device[] = [];
+  /** When set, the next `startPairing` / `renameDevice` / `revokeDevice` fails with it. */
+  failDevice: ApiError | null = null;
+  /** Whether the remote listener runs (`serve --listen`); when not, `startPairing` is refused as by the server. */
+  listening = true;
+  /** The QR code `startPairing` answers (SVG text, untrusted: shown only as an image). */
+  pairingQr = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="2" height="2"/></svg>';
+
+  async listDevices() {
+    this.calls.push({ method: 'listDevices', args: [] });
+    return wire(this.devices);
+  }
+
+  /** Like the server: refused while the listener is off, and for a live device's name; the code is answered only here. */
+  async startPairing(request: PairingRequest) {
+    this.calls.push({ method: 'startPairing', args: [wire(request)] });
+    this.takeDeviceFailure();
+    if (!this.listening) {
+      throw new ApiError('invalid_request', 'the remote listener is off: start it with `approval-console serve --listen ADDR:PORT --public-name NAME`, then pair', null, 400);
+    }
+    const person = request.person ?? this.principal.name;
+    let name = request.name?.trim();
+    if (!name) for (let n = 1; !name || this.devices.some((d) => d.name === name); n++) name = `${person}-phone-${n}`;
+    this.deviceNameFree(name);
+    const code = 'ABCDE-FGHJK';
+    const url = `https://console.example:8443/#pair=${code}`;
+    return wire({ name, person, code, url, pin: 'q1w2e3r4t5y6u7i8o9p0AbCdEfGhIjKlMnOpQrStUvW=', qrSvg: this.pairingQr, expiresAt: '2025-01-01T10:10:00Z' });
+  }
+
+  async renameDevice(name: string, newName: string) {
+    this.calls.push({ method: 'renameDevice', args: [name, newName] });
+    this.takeDeviceFailure();
+    const i = this.devices.findIndex((d) => d.name === name);
+    if (i < 0) throw new ApiError('not_found', `device "${name}" not found`, null, 404);
+    if (newName !== name) this.deviceNameFree(newName);
+    this.devices[i] = { ...this.devices[i], name: newName };
+    this.devices.sort((a, b) => a.name.localeCompare(b.name));
+    return wire(this.devices.find((d) => d.name === newName)!);
+  }
+
+  async revokeDevice(name: string) {
+    this.calls.push({ method: 'revokeDevice', args: [name] });
+    this.takeDeviceFailure();
+    const d = this.devices.find((d) => d.name === name);
+    if (!d) throw new ApiError('not_found', `device "${name}" not found`, null, 404);
+    this.devices = this.devices.filter((x) => x !== d);
+    return wire({ name, sessionsEnded: d.sessions });
+  }
+
+  private deviceNameFree(name: string) {
+    if (this.devices.some((d) => d.name === name)) {
+      throw new ApiError('invalid_request', `a device is named "${name}" already: rename or revoke it, or choose another name`, null, 400);
+    }
+  }
+
+  private takeDeviceFailure() {
+    const e = this.failDevice;
+    this.failDevice = null;
+    if (e) throw e;
   }
 
   /** What `stats` answers: the same figures for any period unless a function of `days`. */

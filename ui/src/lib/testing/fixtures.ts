@@ -4,6 +4,7 @@ import { canonicalJson } from '../canonical';
 import type {
   Decision,
   DecisionKind,
+  Device,
   EngineView,
   Grant,
   ItemState,
@@ -127,6 +128,20 @@ export function makeNotifyStatus(over: Partial<NotifyStatus> = {}): NotifyStatus
 /** The server's defaults: on, no quiet hours, every engine and agent, no high-risk tools. */
 export function defaultNotificationSettings(): NotificationSettings {
   return { enabled: true, quietHours: null, engines: null, agents: null, highRiskTools: [] };
+}
+
+/** A paired device as listed: alice's phone, paired on 1 Jan 2025, never used, no session. */
+export function makeDevice(over: Partial<Device> = {}): Device {
+  return {
+    id: 'd1',
+    name: 'alice-phone-1',
+    person: 'alice',
+    createdAt: '2025-01-01T10:00:00Z',
+    createdBy: 'local:me (web)',
+    lastUsedAt: null,
+    sessions: 0,
+    ...over,
+  };
 }
 
 export function makeGrant(over: Partial<Grant> = {}): Grant {

@@ -15,7 +15,8 @@ import { errors } from './errors';
 import { diff } from './diff';
 import { changes } from './changes';
 import { remote } from './remote';
+import { reach } from './reach';
 
-export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote };
+export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach };
 
 export type Messages = typeof en;

@@ -15,5 +15,6 @@ import { errors } from './errors';
 import { diff } from './diff';
 import { changes } from './changes';
 import { remote } from './remote';
+import { reach } from './reach';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach };

@@ -1,0 +1,140 @@
+//! Operators' channels and escalation (issue 28): the `reach` settings, claims ("I'm on it"), a
+//! call's messages, and the time to decision per channel, person and rule. The worker that sends
+//! is `notify::reach`.
+
+use super::App;
+use crate::domain::reach::ReachSettings;
+use crate::domain::{Actor, Error, ItemId, Op};
+use crate::store::reach::{self, Claim, Message};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A call's reach: who claimed it, and its channels' messages.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallReach {
+    #[schema(required = true)]
+    pub claim: Option<Claim>,
+    pub messages: Vec<Message>,
+}
+
+/// Time to decision of one group (seconds): how many calls, the median and the 90th percentile.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    pub key: String,
+    pub calls: u64,
+    pub p50_secs: f64,
+    pub p90_secs: f64,
+}
+
+/// Time to decision of calls that went to channels, over `days` days: from each channel's message
+/// to the decision (by channel), from the pause to the decision by whoever decided (by person) and
+/// under each rule (by rule), and by day (the chart).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReachStats {
+    pub days: u32,
+    pub by_channel: Vec<Timing>,
+    pub by_person: Vec<Timing>,
+    pub by_rule: Vec<Timing>,
+    /// `key`: the day (UTC, YYYY-MM-DD); pause to decision.
+    pub by_day: Vec<Timing>,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn timings(groups: BTreeMap<String, Vec<f64>>) -> Vec<Timing> {
+    groups
+        .into_iter()
+        .map(|(key, mut v)| {
+            v.sort_by(|a, b| a.total_cmp(b));
+            Timing { key, calls: v.len() as u64, p50_secs: percentile(&v, 0.5), p90_secs: percentile(&v, 0.9) }
+        })
+        .collect()
+}
+
+/// `alice (remote)` → `alice`: the person part of an audit name.
+fn person_of(operator: &str) -> String {
+    operator.rsplit_once(" (").map_or(operator, |(name, _)| name).to_owned()
+}
+
+impl App {
+    /// The channels, rules and on-call schedule (every operator reads them: no secret is in them).
+    pub async fn reach_settings(&self, by: &Actor) -> Result<ReachSettings, Error> {
+        by.may(Op::ReachSettings)?;
+        crate::store::settings::load(&self.db).await
+    }
+
+    /// Stores them (admins), audited with before and after (`settings.changed`).
+    pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Actor) -> Result<ReachSettings, Error> {
+        by.may(Op::SaveReachSettings)?;
+        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
+        Ok(settings)
+    }
+
+    /// "I'm on it": the call is `by`'s person's now; shown to everyone, its escalation stops.
+    pub async fn claim_call(&self, id: &str, by: &Actor) -> Result<CallReach, Error> {
+        by.may(Op::ClaimCall)?;
+        let entry = self.console.item(&ItemId::new(id)).await?;
+        let key = by.principal.key();
+        let person = crate::store::credentials::person_of_key(&self.db, &key).await?;
+        let call = &entry.queued.call;
+        let item = (id, call.tool_name.as_str(), call.fingerprint.as_str());
+        if !reach::claim(&self.db, item, &key, &person, &by.audit_name(), crate::store::now()).await? {
+            return Err(Error::AlreadyDecided { state: entry.queued.state });
+        }
+        self.call_reach(id, by).await
+    }
+
+    /// Who claimed the call and its channels' messages.
+    pub async fn call_reach(&self, id: &str, by: &Actor) -> Result<CallReach, Error> {
+        by.may(Op::CallReach)?;
+        self.console.item(&ItemId::new(id)).await?;
+        Ok(CallReach { claim: reach::claim_of(&self.db, id).await?, messages: reach::messages_of(&self.db, id).await? })
+    }
+
+    /// Time to decision per channel, person, rule and day, over the last `days` days (1–90).
+    pub async fn reach_stats(&self, days: u32, by: &Actor) -> Result<ReachStats, Error> {
+        by.may(Op::ReachStats)?;
+        let days = days.clamp(1, 90);
+        let since = crate::store::now() - chrono::Duration::days(i64::from(days));
+        let decided = reach::decided_since(&self.db, since, 20_000).await?;
+        let (mut channel, mut person, mut rule, mut day) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+        let secs = |d: chrono::Duration| d.num_milliseconds().max(0) as f64 / 1000.0;
+        for d in &decided {
+            let whole = secs(d.decided_at - d.paused_at);
+            person.entry(person_of(&d.operator)).or_insert_with(Vec::new).push(whole);
+            rule.entry(d.rule.clone()).or_insert_with(Vec::new).push(whole);
+            day.entry(d.paused_at.format("%Y-%m-%d").to_string()).or_insert_with(Vec::new).push(whole);
+            for (name, _, sent_at) in &d.sent {
+                channel.entry(name.clone()).or_insert_with(Vec::new).push(secs(d.decided_at - *sent_at));
+            }
+        }
+        Ok(ReachStats { days, by_channel: timings(channel), by_person: timings(person), by_rule: timings(rule), by_day: timings(day) })
+    }
+
+    /// Where the channels' links point: the remote listener's origin, else this console's address.
+    pub fn set_link_base(&self, base: &str) {
+        self.links.set(base.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!((percentile(&v, 0.5), percentile(&v, 0.9)), (5.0, 9.0));
+        assert_eq!(percentile(&[7.0], 0.9), 7.0);
+        assert_eq!(person_of("alice-phone (remote)"), "alice-phone");
+    }
+}

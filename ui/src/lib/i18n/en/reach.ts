@@ -1,0 +1,121 @@
+/**
+ * English words of the `reach` section (see ../index.svelte.ts): reaching operators beyond this
+ * machine (issue 28) — Settings → Channels and escalation, a call's claim ("I'm on it") and its
+ * channels' messages in the detail, and the time to decision in Statistics. Channel, person and
+ * rule names come from the settings and are never translated.
+ */
+export const reach = {
+  title: 'Channels and escalation',
+  intro:
+    "Reach operators away from this machine. Each channel is one person's (or a team's): a signed webhook, a Slack or Mattermost webhook, email or a Matrix room. Rules say whom to tell, and after how long, while a call waits and nobody has claimed it; without a matching rule every enabled channel is told at once. A message decides nothing: its link opens the call.",
+  /** `{cmd}`: the command that stores a secret. */
+  secretsNote: "Secrets are never typed here: store one with {cmd} on the console's machine and name that keyring entry, or name an owner-only file that holds it.",
+
+  channels: 'Channels',
+  noChannels: 'No channels: calls are shown only here and as desktop notifications.',
+  addChannel: 'Add a channel',
+  removeChannel: (name: string) => `Remove the channel ${name}`,
+  thisChannel: 'this channel',
+  channelName: 'Name',
+  kind: 'Kind',
+  kinds: { webhook: 'Webhook (signed)', slack: 'Slack or Mattermost webhook', email: 'Email', matrix: 'Matrix room' },
+  person: 'Person',
+  personHint: 'Whose channel it is: the name rules and on-call shifts use.',
+  target: { webhook: 'URL', slack: 'Target', email: 'Address', matrix: 'Room id' },
+  server: { webhook: 'Server', slack: 'Server', email: 'SMTP server (host:port)', matrix: 'Homeserver URL' },
+  from: 'From address',
+  username: 'SMTP user (when not the from address)',
+  tls: 'Transport security',
+  tlsModes: { starttls: 'STARTTLS (required)', tls: 'TLS from the start (port 465)', none: 'None (a relay on this machine only)' },
+  caFile: 'Certificate to trust too (PEM file)',
+  secret: 'Secret',
+  secretPlaces: { ref: 'Keyring entry', file: 'File', none: 'None' },
+  secretRef: 'Keyring entry name',
+  secretFile: 'Path of the file',
+  /** What the secret of each kind holds. */
+  secretHolds: {
+    webhook: 'The key its messages are signed with (HMAC-SHA256).',
+    slack: "The incoming webhook's URL: the URL is the secret.",
+    email: 'The SMTP password, if the server asks for one.',
+    matrix: 'The access token of the account that posts.',
+  },
+  quiet: 'Hold its messages during quiet hours (UTC)',
+  quietFrom: 'From',
+  quietTo: 'Until',
+  includeArgs: "Include the call's whole arguments (otherwise only what it does)",
+  enabled: 'Enabled',
+
+  rules: 'Escalation rules',
+  rulesIntro:
+    'The first rule that matches a call applies: every filter given must match (none given: every call). Each step tells its people after its delay unless the call was decided or claimed by then; nobody is told twice.',
+  noRules: 'No rules: every enabled channel is told at once.',
+  addRule: 'Add a rule',
+  removeRule: (name: string) => `Remove the rule ${name}`,
+  thisRule: 'this rule',
+  ruleName: 'Name',
+  tools: 'Tools',
+  agents: 'Agents',
+  listHint: 'Comma-separated. Empty: any.',
+  sources: 'From',
+  sourcesHint: 'None ticked: from anywhere.',
+  minRisk: 'At least this risk',
+  anyRisk: 'Any risk',
+  riskLevels: { low: 'Low', medium: 'Medium', high: 'High', critical: 'Critical' },
+  steps: 'Steps',
+  step: (n: number) => `Step ${n}`,
+  after: 'After',
+  unit: 'Unit',
+  notify: 'Tell',
+  /** `{onCall}`, `{everyone}`: the two names a step may use besides persons. */
+  notifyHint: 'Comma-separated: persons, {onCall} (whoever is on call when the step is due) or {everyone}. 0: at once.',
+  knownPersons: (names: string) => `Persons with a channel: ${names}.`,
+  addStep: 'Add a step',
+  removeStep: (n: number) => `Remove step ${n}`,
+
+  onCall: 'On call',
+  onCallIntro: "Who an on-call step tells when it is due. Times are UTC; a shift that starts after it ends runs past midnight.",
+  noShifts: 'No shifts: on-call steps tell nobody.',
+  addShift: 'Add a shift',
+  removeShift: (person: string) => `Remove the shift of ${person}`,
+  thisShift: 'this shift',
+  days: 'Days',
+  daysHint: 'None ticked: every day.',
+  /** Monday first, as the server numbers them (0–6). */
+  weekdays: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'],
+  weekdayNames: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
+  shiftFrom: 'From',
+  shiftTo: 'Until',
+
+  /** What the Save stored, in the view's "Saved." line. */
+  /** Channels and escalation have a Save of their own (a document of their own). */
+  save: 'Save channels and escalation',
+  unchanged: 'Nothing changed since they were read.',
+  saved: (channels: number, rules: number, shifts: number) =>
+    `Channels and escalation: ${channels === 1 ? '1 channel' : `${channels} channels`}, ${rules === 1 ? '1 rule' : `${rules} rules`}, ${shifts === 1 ? '1 on-call shift' : `${shifts} on-call shifts`}.`,
+
+  /** The detail of a call. */
+  claim: "Claim (I'm on it)",
+  claiming: 'Claiming…',
+  claimHint: 'Shows everyone you are on it, and stops its escalation.',
+  /** `{who}`: a person; `{time}`: when. */
+  claimedBy: 'Claimed by {who} at {time}',
+  messages: 'Sent to channels',
+  channel: 'Channel',
+  state: 'State',
+  when: 'Sent, or why not',
+  states: { pending: 'waiting', sent: 'sent', skipped: 'not sent', failed: 'failed' },
+  dueAt: (time: string) => `due ${time}`,
+  attempts: (n: number) => (n === 1 ? '1 attempt' : `${n} attempts`),
+  loadFailed: 'Who was told could not be read:',
+
+  /** Statistics. */
+  statsTitle: 'Time to decision',
+  statsIntro:
+    "Calls that went to channels: from a channel's message to the decision (by channel), from the call pausing to its decision (by the person who decided, by rule, and day by day, UTC).",
+  statsEmpty: 'No call that went to a channel was decided in this period.',
+  byChannel: 'By channel',
+  byPerson: 'By person',
+  byRule: 'By rule',
+  byDay: 'By day',
+  columns: { channel: 'Channel', person: 'Person', rule: 'Rule', day: 'Day', calls: 'Calls', p50: 'p50', p90: 'p90' },
+};
