@@ -5,6 +5,10 @@
 // runs. Then the refusals: a decision with no assertion, with another call's assertion, with a used
 // one, and from a revoked device — each refused and audited.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, newPage, row, startServer, waitFor } from './helpers.mjs';
 
@@ -172,5 +176,54 @@ test("a decision without its passkey, with another call's, with a used one, or f
     assert.equal((await audit('device.revoked')).length, 1);
   } finally {
     await close();
+  }
+});
+
+test('a call reaches the phone through a signed webhook; its link opens the call, and the passkey approves it', async () => {
+  // A webhook receiver on 127.0.0.1, as a chat bridge or a pager would run.
+  const got = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.end('{}');
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const { page, close } = await phone();
+  try {
+    const keyFile = join(ctx.server.dataDir, 'hook.secret');
+    await writeFile(keyFile, 'hook-key-1', { mode: 0o600 });
+    const url = `http://127.0.0.1:${receiver.address().port}/hook`;
+    const saved = await ctx.server.api('PUT', '/api/settings/reach', {
+      channels: [{ name: 'carol-hook', kind: 'webhook', person: 'carol', target: url, secretFile: keyFile }],
+    });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    const started = await ctx.server.api('POST', '/api/devices/pairings', { name: 'carol-phone', person: 'carol' });
+    await page.goto(started.body.url);
+    await page.locator('[data-testid="pair"]').tap();
+    await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+
+    const item = await ctx.server.waitForItem(await ctx.server.generate('delete rec-77'));
+    const message = await waitFor(() => got.map((g) => ({ ...g, json: JSON.parse(g.body) })).find((g) => g.json.id === item.id), 'the webhook');
+    const mac = createHmac('sha256', 'hook-key-1').update(`${message.headers['x-approval-console-timestamp']}.${message.body}`).digest('hex');
+    assert.equal(message.headers['x-approval-console-signature'], `sha256=${mac}`);
+    assert.equal(message.json.link, `${ctx.server.remote.origin}/#call=${item.id}`);
+
+    await page.goto(message.json.link);
+    const detail = page.locator('[data-testid="detail"]');
+    await detail.waitFor({ timeout: 15_000 });
+    assert.equal(await detail.locator('[data-testid="fingerprint-full"]').textContent(), item.fingerprint);
+    await detail.locator('[data-testid="approve"]').tap();
+    await detail.locator('[data-testid="approve-confirm"]').tap();
+    const done = await waitFor(async () => {
+      const now = (await ctx.server.api('GET', `/api/queue/${encodeURIComponent(item.id)}`)).body;
+      return now.state === 'delivered' ? now : null;
+    }, 'the call approved from the link to be delivered');
+    assert.match(done.decision.operator, /carol-phone \(remote\)/);
+  } finally {
+    await close();
+    await new Promise((r) => receiver.close(r));
   }
 });
