@@ -273,3 +273,56 @@ async fn mail_goes_through_a_real_smtp_server_over_starttls_with_a_text_and_an_h
     assert!(mail.contains(&format!("#call={id}")) || mail.contains(&format!("#call=3D{id}")), "the link: {mail}");
     assert!(messages(&t, &id).await.iter().all(|m| m["state"] == "sent"));
 }
+
+#[tokio::test]
+async fn a_matrix_room_on_a_real_homeserver_receives_the_message_with_its_html_escaped() {
+    let Some(python) = std::env::var_os("APPROVAL_CONSOLE_TEST_PYTHON") else {
+        eprintln!("SKIPPED: APPROVAL_CONSOLE_TEST_PYTHON is not set (scripts/test makes the venv with matrix-synapse)");
+        return;
+    };
+    let t = spawn_app().await;
+    let _background = t.app.start(None);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/matrix.py");
+    let mut server = tokio::process::Command::new(python)
+        .arg(script)
+        .arg(t.dir.join("synapse"))
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncBufReadExt;
+    let mut line = String::new();
+    tokio::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).await.unwrap();
+    let hs: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("matrix.py printed {line:?}"));
+    let (url, token, room) = (hs["url"].as_str().unwrap(), hs["token"].as_str().unwrap(), hs["room"].as_str().unwrap());
+    let token_file = secret_file(&t, "matrix", token);
+    let settings = json!({ "channels": [{ "name": "ops-room", "kind": "matrix", "person": "ops", "target": room, "server": url, "secretFile": token_file, "includeArgs": true }] });
+    assert_eq!(t.put("/api/settings/reach", settings).await.0, StatusCode::OK);
+    t.generate("delete <script>x</script>").await;
+    let id = t.pending().await.remove(0)["id"].as_str().unwrap().to_owned();
+    let http = reqwest::Client::new();
+    let event = wait::until(Duration::from_secs(60), || async {
+        let page: Value = http
+            .get(format!("{url}/_matrix/client/v3/rooms/{room}/messages?dir=b&limit=20"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        page["chunk"]
+            .as_array()
+            .and_then(|c| {
+                c.iter().find(|e| e["type"] == "m.room.message" && e["content"]["body"].as_str().is_some_and(|b| b.contains(&id))).cloned()
+            })
+            .ok_or_else(|| "no message in the room yet".to_owned())
+    })
+    .await;
+    let content = &event["content"];
+    assert_eq!(content["format"], "org.matrix.custom.html");
+    assert!(content["body"].as_str().unwrap().contains("delete_record"));
+    let html = content["formatted_body"].as_str().unwrap();
+    assert!(html.contains("&lt;script&gt;") && !html.contains("<script"), "the arguments, escaped: {content}");
+    assert!(messages(&t, &id).await.iter().all(|m| m["state"] == "sent"));
+}
