@@ -39,7 +39,7 @@ def main():
     subprocess.run(
         [py, "-m", "synapse.app.homeserver", "--server-name", "localhost", "--config-path", config,
          "--data-directory", home, "--generate-config", "--report-stats=no"],
-        check=True, stdout=subprocess.DEVNULL,
+        check=True, stdout=subprocess.DEVNULL, cwd=home,
     )
     port = free_port()
     with open(config) as f:
@@ -51,7 +51,7 @@ def main():
     with open(config, "w") as f:
         f.write(text)
     log = open(os.path.join(home, "synapse.out"), "wb")
-    server = subprocess.Popen([py, "-m", "synapse.app.homeserver", "--config-path", config], stdout=log, stderr=log)
+    server = subprocess.Popen([py, "-m", "synapse.app.homeserver", "--config-path", config], stdout=log, stderr=log, cwd=home)
 
     def stop(*_):
         server.terminate()
