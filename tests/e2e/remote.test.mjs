@@ -61,6 +61,7 @@ test('a phone pairs over TLS with a passkey, approves with it, and the tool runs
     await screen.waitFor();
     assert.equal(await page.evaluate(() => location.hash), '', 'the code left the address bar');
     assert.equal(await page.locator('[data-testid="pair-code"]').inputValue(), started.body.code);
+    assert.equal(await page.locator('[data-testid="pair-pin"]').textContent(), ctx.server.remote.pin, 'the pin to compare with the console');
     // Before pairing, the page's question "who am I?" is answered 401 (no session yet): the one
     // error chromium logs; nothing may fail after it.
     assert.ok(problems.every((p) => p.includes('status of 401')), problems.join('\n'));

@@ -143,7 +143,9 @@ impl App {
         let pairing =
             NewPairing { id: &id, code_hash: &secret_hash(&code), name: &name, person: &person, by: &by.audit_name(), at, expires_at };
         devices::start_pairing(&self.db, &pairing).await?;
-        let url = format!("{}/#pair={}", listening.origin, shown(&code));
+        // The pin rides along for the phone's page to show beside the console's (base64: `+/=` escaped).
+        let pin = listening.pin.replace('+', "%2B").replace('/', "%2F").replace('=', "%3D");
+        let url = format!("{}/#pair={}&pin={pin}", listening.origin, shown(&code));
         Ok(PairingStarted { name, person, code: shown(&code), qr_svg: qr_svg(&url)?, url, pin: listening.pin, expires_at })
     }
 

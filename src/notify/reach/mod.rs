@@ -13,7 +13,7 @@
 
 pub mod send;
 
-use crate::console::Console;
+use crate::console::{Change, Console};
 use crate::domain::reach::{Facts, ReachSettings};
 use crate::store::lease::Lease;
 use crate::store::reach::{self, NewMessage};
@@ -66,11 +66,19 @@ pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) ->
                     wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO).min(SWEEP);
                 }
             }
-            // A new call, any change (a decision skips messages), or the sweep: another round.
-            tokio::select! {
-                e = events.recv() => if let Err(broadcast::error::RecvError::Closed) = e { return },
-                _ = tokio::time::sleep(wait) => {}
-                _ = stop.changed() => return,
+            // A new call or the sweep: another round. Other changes wait for the sweep (a message
+            // of a call decided meanwhile is skipped when due), so a decision costs no statement here.
+            let deadline = tokio::time::Instant::now() + wait;
+            loop {
+                tokio::select! {
+                    e = events.recv() => match e {
+                        Ok(e) if e.kind == Change::Added => break,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    },
+                    _ = tokio::time::sleep_until(deadline) => break,
+                    _ = stop.changed() => return,
+                }
             }
         }
     })
