@@ -54,6 +54,19 @@ impl Inbox {
     }
 }
 
+/// The call's messages once every one is sent (the receiver may have it before the console records it).
+async fn all_sent(t: &TestApp, id: &str) -> Vec<Value> {
+    wait::until(Duration::from_secs(30), || async {
+        let m = messages(t, id).await;
+        if !m.is_empty() && m.iter().all(|m| m["state"] == "sent") {
+            Ok(m)
+        } else {
+            Err(format!("not all recorded sent: {m:?}"))
+        }
+    })
+    .await
+}
+
 /// An owner-only secret file in the test's directory.
 fn secret_file(t: &TestApp, name: &str, value: &str) -> String {
     use std::os::unix::fs::PermissionsExt;
@@ -119,9 +132,9 @@ async fn a_paused_call_reaches_a_signed_webhook_and_a_slack_channel_with_its_lin
     let blocks = slack["blocks"].to_string();
     assert!(blocks.contains("Open") && blocks.contains(&format!("#call={id}")), "{blocks}");
 
-    let sent = messages(&t, &id).await;
+    let sent = all_sent(&t, &id).await;
     assert_eq!(sent.len(), 2);
-    assert!(sent.iter().all(|m| m["state"] == "sent" && m["sentAt"].is_string()), "{sent:?}");
+    assert!(sent.iter().all(|m| m["sentAt"].is_string()), "{sent:?}");
     // The settings change is audited; no secret is in the settings or the audit log.
     let (_, log) = t.get("/api/audit?limit=50").await;
     let text = log.to_string();
@@ -156,7 +169,7 @@ async fn escalation_reaches_the_second_person_after_its_delay_and_a_claim_stops_
         }
     })
     .await;
-    let sent = messages(&t, &first_id).await;
+    let sent = all_sent(&t, &first_id).await;
     let at = |person: &str| {
         let m = sent.iter().find(|m| m["person"] == person).unwrap();
         chrono::DateTime::parse_from_rfc3339(m["sentAt"].as_str().unwrap()).unwrap()
@@ -271,7 +284,7 @@ async fn mail_goes_through_a_real_smtp_server_over_starttls_with_a_text_and_an_h
     assert!(mail.contains("text/plain") && mail.contains("text/html"), "both parts");
     // Quoted-printable writes `=` as `=3D`.
     assert!(mail.contains(&format!("#call={id}")) || mail.contains(&format!("#call=3D{id}")), "the link: {mail}");
-    assert!(messages(&t, &id).await.iter().all(|m| m["state"] == "sent"));
+    all_sent(&t, &id).await;
 }
 
 #[tokio::test]
@@ -324,5 +337,5 @@ async fn a_matrix_room_on_a_real_homeserver_receives_the_message_with_its_html_e
     assert!(content["body"].as_str().unwrap().contains("delete_record"));
     let html = content["formatted_body"].as_str().unwrap();
     assert!(html.contains("&lt;script&gt;") && !html.contains("<script"), "the arguments, escaped: {content}");
-    assert!(messages(&t, &id).await.iter().all(|m| m["state"] == "sent"));
+    all_sent(&t, &id).await;
 }
