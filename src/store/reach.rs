@@ -222,8 +222,8 @@ pub async fn claim_of(db: &Db, item_id: &str) -> Result<Option<Claim>, Error> {
     .transpose()
 }
 
-/// Claims a pending call for `person` (replacing an earlier claim), with `call.claimed`; `false`
-/// if the call is not pending.
+/// Claims a pending call for `person` (replacing an earlier claim), with `call.claimed`, and skips
+/// its messages still waiting; `false` if the call is not pending.
 pub async fn claim(db: &Db, item: (&str, &str, &str), key: &str, person: &str, by: &str, at: DateTime<Utc>) -> Result<bool, Error> {
     let mut tx = db.begin_write().await?;
     let pending: Option<String> =
@@ -239,6 +239,12 @@ pub async fn claim(db: &Db, item: (&str, &str, &str), key: &str, person: &str, b
     .bind(ts(at))
     .execute(&mut tx)
     .await?;
+    // Its escalation stops now: the messages still waiting are skipped in the claim's transaction.
+    sql("UPDATE reach_outbox SET state = 'skipped', last_error = $1 WHERE queue_item_id = $2 AND state = 'pending'")
+        .bind(format!("claimed by {person}"))
+        .bind(item.0)
+        .execute(&mut tx)
+        .await?;
     audit::append(&mut tx, audit::Record::of(by, Some(item), &CallClaimed { person })).await?;
     tx.commit().await?;
     Ok(true)
