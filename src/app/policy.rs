@@ -19,6 +19,9 @@ pub struct PolicyFile {
     /// Approve, no engine-client approval.
     #[serde(default)]
     pub high_risk_tools: Vec<String>,
+    /// Every approval of a high-risk call needs a paired device's passkey (`serve --listen`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub high_risk_passkey: bool,
     /// How many operators must approve each call rated critical by its arguments (2–10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critical_approvals: Option<u32>,
@@ -72,7 +75,7 @@ impl PolicyFile {
 
     pub fn documents(&self) -> Documents {
         Documents {
-            safety: SafetySettings { high_risk_tools: self.high_risk_tools.clone() },
+            safety: SafetySettings { high_risk_tools: self.high_risk_tools.clone(), high_risk_passkey: self.high_risk_passkey },
             quorum: QuorumSettings { rules: self.quorums.clone(), critical: self.critical_approvals },
             expiry: ExpirySettings {
                 rules: self.time_limits.iter().map(|t| ExpiryRule { tool: t.tool.clone(), after_secs: t.after_secs }).collect(),
@@ -85,6 +88,7 @@ impl PolicyFile {
     pub fn of(d: &Documents) -> Self {
         Self {
             high_risk_tools: d.safety.high_risk_tools.clone(),
+            high_risk_passkey: d.safety.high_risk_passkey,
             critical_approvals: d.quorum.critical,
             expiry_warn_before_secs: d.expiry.warn_before_secs,
             quorums: d.quorum.rules.clone(),
@@ -217,6 +221,13 @@ pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
     }
     for t in old.high_risk_tools.iter().filter(|t| !new.high_risk_tools.contains(t)) {
         out.push(format!("- high-risk tool {t} (widens: its calls may be granted and approved from notifications)"));
+    }
+    if old.high_risk_passkey != new.high_risk_passkey {
+        out.push(if new.high_risk_passkey {
+            "+ high-risk approvals need a paired device's passkey".to_owned()
+        } else {
+            "- high-risk approvals need a paired device's passkey (widens: they may be approved on this machine)".to_owned()
+        });
     }
     let q = |f: &PolicyFile, tool: &str| f.quorums.iter().find(|r| r.tool == tool).map_or(1, |r| r.approvals);
     let mut tools: Vec<&str> = old.quorums.iter().chain(&new.quorums).map(|r| r.tool.as_str()).collect();

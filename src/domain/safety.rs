@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub struct SafetySettings {
     #[serde(default)]
     pub high_risk_tools: Vec<String>,
+    /// Every approval of a high-risk call needs a paired device's passkey (issue 28): approved from
+    /// a phone on the remote listener, with its step-up — not from this machine's window, page, CLI.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub high_risk_passkey: bool,
 }
 
 impl SafetySettings {
@@ -209,7 +213,7 @@ mod tests {
     fn care_rates_the_arguments_and_the_listed_tools_and_no_grant_covers_high_or_a_quorum() {
         use crate::domain::risk::Level;
         use serde_json::json;
-        let safety = SafetySettings { high_risk_tools: vec!["delete_record".into()] };
+        let safety = SafetySettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
         let quorums = QuorumSettings { critical: Some(2), ..QuorumSettings::default() };
         let custom = crate::domain::risk::custom::RiskRules::default();
         let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };

@@ -85,7 +85,9 @@ impl NotificationSettings {
     /// Stores them, the high-risk tools in the safety settings (one transaction), each change audited
     /// as made by `by` (an actor's audit name).
     pub async fn save(&self, db: &Db, by: &str) -> Result<(), Error> {
-        let safety = crate::domain::safety::SafetySettings { high_risk_tools: self.high_risk_tools.clone() };
+        // The rest of the safety settings as stored (the notification form knows only its tools).
+        let stored = settings::safety(db).await?;
+        let safety = crate::domain::safety::SafetySettings { high_risk_tools: self.high_risk_tools.clone(), ..stored };
         settings::save_both(db, &Self { high_risk_tools: vec![], ..self.clone() }, &safety, by).await
     }
 }

@@ -35,7 +35,7 @@ async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) 
 
 /// The call's risk as the console rates it under these settings' high-risk tools.
 fn risk_of(call: &QueuedCall, settings: &NotificationSettings) -> crate::domain::risk::Risk {
-    let safety = crate::domain::safety::SafetySettings { high_risk_tools: settings.high_risk_tools.clone() };
+    let safety = crate::domain::safety::SafetySettings { high_risk_tools: settings.high_risk_tools.clone(), ..Default::default() };
     safety.risk(&call.call.tool_name, &call.call.args, None)
 }
 

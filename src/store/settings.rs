@@ -343,7 +343,7 @@ mod tests {
     use std::time::Duration;
 
     fn marks(tool: &str) -> SafetySettings {
-        SafetySettings { high_risk_tools: vec![tool.into()] }
+        SafetySettings { high_risk_tools: vec![tool.into()], ..Default::default() }
     }
 
     async fn high_risk(db: &Db) -> Vec<String> {

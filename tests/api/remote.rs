@@ -250,3 +250,26 @@ async fn a_device_session_decides_nothing_without_its_step_up_and_ends_when_the_
     let (_, log) = t.get("/api/audit?limit=50").await;
     assert!(log["entries"].as_array().unwrap().iter().any(|e| e["action"] == "device.revoked"));
 }
+
+#[tokio::test]
+async fn a_policy_can_want_every_high_risk_approval_from_a_paired_device_with_its_passkey() {
+    let t = spawn_app().await;
+    let (status, body) = t.put("/api/settings/safety", json!({ "highRiskTools": ["delete_record"], "highRiskPasskey": true })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    t.generate("delete a").await;
+    let item = t.pending().await.remove(0);
+    // The local admin's page, the CLI's path: refused, nothing decided.
+    let (status, refused) = t.approve(&item).await;
+    assert_eq!((status, refused["code"].as_str()), (StatusCode::FORBIDDEN, Some("step_up_required")), "{refused}");
+    assert_eq!(t.item(item["id"].as_str().unwrap()).await["state"], "pending");
+    // A decline needs no passkey; the policy file carries the rule, and saving the notification
+    // settings (which hold the high-risk tools too) keeps it.
+    let (_, notify) = t.get("/api/settings/notifications").await;
+    assert_eq!(t.put("/api/settings/notifications", notify).await.0, StatusCode::OK);
+    let (_, safety) = t.get("/api/settings/safety").await;
+    assert_eq!(safety["highRiskPasskey"], true, "{safety}");
+    let (_, policy) = t.get("/api/policy").await;
+    assert!(policy.to_string().contains("high_risk_passkey = true"), "{policy}");
+    let (status, _) = t.decline(&item, "not now").await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -737,7 +737,7 @@ async fn an_approve_offered_before_a_call_became_high_risk_approves_nothing_and_
     let (notice, answer) = held.0.lock().unwrap().remove(0);
     assert!(notice.actions.contains(&Choice::Approve), "an ordinary call: {notice:?}");
 
-    let safety = approval_console::domain::safety::SafetySettings { high_risk_tools: vec!["delete_record".into()] };
+    let safety = approval_console::domain::safety::SafetySettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
     app.save_safety_settings(safety, &admin).await.unwrap();
     answer(Some(Choice::Approve));
     let open = tokio::time::timeout(Duration::from_secs(10), opens.recv()).await.expect("the call is opened instead").unwrap();

@@ -31,6 +31,9 @@ impl App {
             _ => None,
         };
         self.check_step_up(id, verdict.kind(), &fingerprint, edited.as_ref(), by).await?;
+        if matches!(verdict, Verdict::Approve | Verdict::ApproveEdited { .. }) {
+            self.check_high_risk_passkey(id, by).await?;
+        }
         let verdict = match verdict {
             Verdict::Decline { reason } => Verdict::Decline { reason: reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) },
             other => other,

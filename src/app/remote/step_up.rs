@@ -131,3 +131,21 @@ impl App {
         devices::note_use(&self.db, &device.id, &json, crate::store::now()).await
     }
 }
+
+impl App {
+    /// The policy "high-risk approvals need a paired device's passkey" (`SafetySettings::
+    /// high_risk_passkey`): an approval of a high-risk call by anyone but a device's session (whose
+    /// step-up is checked beside) is refused with `step_up_required`, nothing decided.
+    pub(crate) async fn check_high_risk_passkey(&self, item_id: &str, by: &Actor) -> Result<(), Error> {
+        if by.principal.kind == PrincipalKind::Device || !crate::store::settings::safety(&self.db).await?.high_risk_passkey {
+            return Ok(());
+        }
+        let entry = self.console.item(&crate::domain::ItemId::new(item_id)).await?;
+        if self.console.care(&entry.queued).await?.risk.needs_operator() {
+            return Err(Error::StepUpRequired {
+                why: "this console's policy wants every high-risk call approved from a paired device, with its passkey (devices pair; serve --listen)".into(),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1957,6 +1957,11 @@ export interface components {
          *     when its tool becomes high-risk). Stored under the settings key `safety`.
          */
         SafetySettings: {
+            /**
+             * @description Every approval of a high-risk call needs a paired device's passkey (issue 28): approved from
+             *     a phone on the remote listener, with its step-up — not from this machine's window, page, CLI.
+             */
+            highRiskPasskey?: boolean;
             highRiskTools?: string[];
         };
         ShadowGrantReport: {
