@@ -48,6 +48,8 @@ struct Serving {
     _lock: approval_console::app::ServeLock,
     _background: approval_console::app::Background,
     _server: Option<(api::Server, serving::Registration)>,
+    /// The remote listener for paired phones, when Settings → Devices turned it on.
+    _remote: Option<api::listen::Running>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -113,6 +115,8 @@ async fn start_serving(core: App, data_dir: &Path, port: u16, token: Option<Stri
             // The API's address is no secret; the URL with the token only when asked (`--print-url`).
             let browser = if print_url { format!("   Browser: {}", server.ui_url(token)) } else { String::new() };
             println!("Approval Console is running. Local engine API: http://{}/api/agents{browser}", server.addr);
+            // Channels' links open the call here, unless the remote listener below takes them.
+            core.set_link_base(&format!("http://{}", server.addr));
             let record = serving::register(&serving::Serving {
                 pid: std::process::id(),
                 data_dir: std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_owned()),
@@ -126,5 +130,24 @@ async fn start_serving(core: App, data_dir: &Path, port: u16, token: Option<Stri
             None
         }
     };
-    Ok(Serving { _lock: lock, _background: background, _server: server })
+    // The remote listener, as Settings → Devices set it (applied at start). Not fatal either: the
+    // window works without it, and says why in the log.
+    let remote = match core.remote_settings_at_start().await?.address() {
+        Some(addr) => {
+            let public_name = core.remote_settings_at_start().await?.public_name;
+            let listen = api::listen::Listen { addr, public_name, certificate: None };
+            match api::listen::start(&core, data_dir, listen, token, api::Limits::default()).await {
+                Ok(running) => {
+                    println!("Remote listener: {} (pin sha256/{})", running.origin, running.tls.pin);
+                    Some(running)
+                }
+                Err(e) => {
+                    tracing::warn!("the remote listener is not served ({addr}: {e}); the window works without it");
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    Ok(Serving { _lock: lock, _background: background, _server: server, _remote: remote })
 }

@@ -7,6 +7,7 @@ mod console;
 mod error;
 pub mod guard;
 pub mod limits;
+pub mod listen;
 mod mastra;
 mod operations;
 pub mod remote;

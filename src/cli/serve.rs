@@ -4,8 +4,6 @@
 use super::args::RemoteArgs;
 use anyhow::{Context, Result};
 use approval_console::api;
-use approval_console::app::remote::devices::{Listening, LISTENING_FILE};
-use approval_console::app::remote::RemoteConfig;
 use approval_console::app::{serving, App};
 use std::io::Write;
 use std::path::Path;
@@ -42,13 +40,24 @@ pub async fn run(app: &App, data_dir: &Path, o: Options) -> Result<()> {
     let server = api::serve_with(app.clone(), o.port, &token, o.limits.clone())
         .await
         .with_context(|| format!("cannot listen on 127.0.0.1:{} (in use? try --port 0)", o.port))?;
-    let remote = match o.remote.listen {
-        Some(addr) => Some(listen(app, data_dir, addr, &o.remote, &token, o.limits).await?),
+    // The remote listener: `--listen`, else the settings (Settings → Devices in the desktop app).
+    let stored = app.remote_settings_at_start().await?;
+    let listen = match o.remote.listen.or_else(|| stored.address()) {
+        Some(addr) => Some(api::listen::Listen {
+            addr,
+            public_name: o.remote.public_name.clone().or_else(|| if o.remote.listen.is_some() { None } else { stored.public_name.clone() }),
+            certificate: o.remote.tls_cert.clone().zip(o.remote.tls_key.clone()),
+        }),
         None => None,
     };
-    // Channels' links open the call: on the remote listener when it is on, else on this machine.
-    let base = app.remote().map(|r| r.config.origin()).unwrap_or_else(|| format!("http://{}", server.addr));
-    app.set_link_base(&base);
+    let remote = match listen {
+        Some(listen) => Some(api::listen::start(app, data_dir, listen, &token, o.limits).await?),
+        None => None,
+    };
+    if remote.is_none() {
+        // Channels' links open the call on this machine.
+        app.set_link_base(&format!("http://{}", server.addr));
+    }
     let _record = serving::register(&serving::Serving {
         pid: std::process::id(),
         data_dir: std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_owned()),
@@ -59,50 +68,25 @@ pub async fn run(app: &App, data_dir: &Path, o: Options) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "Approval Console is serving. Open: {}", server.ui_url(&token));
     let _ = writeln!(out, "Data: {}   Local engine API: http://{}/api/agents", app.data_location(), server.addr);
-    if let Some((remote, tls)) = &remote {
-        let origin = app.remote().map(|r| r.config.origin()).unwrap_or_default();
+    if let Some(r) = &remote {
         let _ = writeln!(
             out,
-            "Remote listener: {origin} (TLS on {}; certificate {}, pin sha256/{}). Pair a phone: approval-console devices pair",
-            remote.addr,
-            tls.cert_file.display(),
-            tls.pin
+            "Remote listener: {} (TLS on {}; certificate {}, pin sha256/{}). Pair a phone: approval-console devices pair",
+            r.origin,
+            r.server.addr,
+            r.tls.cert_file.display(),
+            r.tls.pin
         );
     }
     let _ = out.flush();
     drop(out);
     match remote {
-        Some((remote, _)) => {
-            server.run_until_signal_with(remote).await;
-            let _ = std::fs::remove_file(data_dir.join(LISTENING_FILE));
+        Some(r) => {
+            let api::listen::Running { server: remote_server, record, .. } = r;
+            server.run_until_signal_with(remote_server).await;
+            drop(record);
         }
         None => server.run_until_signal().await,
     }
     Ok(())
-}
-
-async fn listen(
-    app: &App,
-    data_dir: &Path,
-    addr: std::net::SocketAddr,
-    args: &RemoteArgs,
-    token: &str,
-    limits: api::Limits,
-) -> Result<(api::Server, api::tls::Tls)> {
-    let public_name = args.public_name.clone().unwrap_or_else(|| addr.ip().to_string());
-    let source = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => api::tls::Source::Given { cert: cert.clone(), key: key.clone() },
-        _ => api::tls::Source::Made { dir: data_dir.join("tls") },
-    };
-    let tls = api::tls::load(&source, &public_name, addr.ip())?;
-    // The port the listener gets (0: any free one) is known after binding; the relying party needs
-    // it, so a port 0 is bound once to learn a free port.
-    let port = if addr.port() == 0 { std::net::TcpListener::bind(addr)?.local_addr()?.port() } else { addr.port() };
-    app.enable_remote(RemoteConfig { public_name, port, pin: tls.pin.clone() })?;
-    let server = api::serve_remote(app.clone(), std::net::SocketAddr::new(addr.ip(), port), &tls, token, limits)
-        .await
-        .with_context(|| format!("cannot listen on {addr} for the remote listener"))?;
-    let listening = Listening { origin: app.remote().map(|r| r.config.origin()).unwrap_or_default(), pin: tls.pin.clone() };
-    approval_console::app::serving::write_owner_only(&data_dir.join(LISTENING_FILE), &serde_json::to_string(&listening)?)?;
-    Ok((server, tls))
 }

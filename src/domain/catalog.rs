@@ -107,6 +107,8 @@ operations! {
     StartPairing start_pairing: POST "/api/devices/pairings" => Admin, window;
     RenameDevice rename_device: PATCH "/api/devices/{name}" => Admin, window;
     RevokeDevice revoke_device: DELETE "/api/devices/{name}" => Admin, window;
+    RemoteSettings remote_settings: GET "/api/settings/remote" => Admin, window;
+    SaveRemoteSettings save_remote_settings: PUT "/api/settings/remote" => Admin, window;
     // The remote listener's own routes (404 on 127.0.0.1): a phone proves its pairing code and
     // registers its passkey, signs in with it, signs out; a decision's passkey step-up.
     PairDevice pair_device: POST "/api/remote/pair" => Public;

@@ -60,6 +60,14 @@ impl Document for crate::domain::reach::ReachSettings {
     }
 }
 
+impl Document for crate::domain::remote::RemoteSettings {
+    const KEY: &'static str = "remote";
+    const NAME: &'static str = "remote listener settings";
+    fn check(&self) -> Result<(), Error> {
+        crate::domain::remote::RemoteSettings::check(self)
+    }
+}
+
 /// The quorums of the two-person rule, or none (every tool needs one approval).
 pub async fn quorum(db: &Db) -> Result<crate::domain::safety::QuorumSettings, Error> {
     load(db).await

@@ -273,3 +273,42 @@ async fn a_policy_can_want_every_high_risk_approval_from_a_paired_device_with_it
     let (status, _) = t.decline(&item, "not now").await;
     assert_eq!(status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn serve_starts_the_remote_listener_its_settings_ask_for() {
+    let t = spawn_app().await;
+    let (status, refused) = t.put("/api/settings/remote", json!({ "listen": "everywhere", "publicName": NAME })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    let (status, saved) = t.put("/api/settings/remote", json!({ "listen": "127.0.0.1:0", "publicName": NAME })).await;
+    assert_eq!((status, saved["running"].clone()), (StatusCode::OK, Value::Null), "{saved}");
+    let (dir, _tmp, _) = t.stop().await;
+    let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["serve", "--port", "0", "--token", "settings-token-123", "--data-dir"])
+        .arg(&dir)
+        .envs(helpers_database_env(&dir))
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(serve.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(l) = lines.next_line().await.unwrap() {
+            if l.starts_with("Remote listener:") {
+                return l;
+            }
+        }
+        panic!("serve ended without a remote listener");
+    })
+    .await
+    .expect("serve printed its remote listener");
+    assert!(line.contains(&format!("https://{NAME}:")), "{line}");
+}
+
+/// The database settings a `serve` process over `dir` needs (PostgreSQL in the team run).
+fn helpers_database_env(dir: &std::path::Path) -> Vec<(&'static str, String)> {
+    match std::fs::read_to_string(dir.join("test-database-url")) {
+        Ok(url) => vec![("APPROVAL_CONSOLE_DATABASE_URL", url)],
+        Err(_) => vec![],
+    }
+}

@@ -2,6 +2,7 @@
 //! (`approval-console devices pair`); the devices listed, renamed and revoked.
 
 use crate::app::remote::devices::{PairingRequest, PairingStarted};
+use crate::app::remote::{RemoteSettings, RemoteView};
 use crate::store::devices::Device;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,14 @@ pub struct RevokedDevice {
 }
 
 crate::declare_operations! {
+    RemoteSettings(Nothing, none) -> RemoteView, 200 "Where the remote listener listens and its public name, and whether it runs here";
+        errors []
+        |app, _, _, by| { Ok(app.remote_settings(by).await?.into()) }
+
+    SaveRemoteSettings(Nothing, body RemoteSettings, window "settings") -> RemoteView, 200 "Stored and audited; applied at the console's next start";
+        errors [400 "invalid_request: not ADDR:PORT, or not a host name"]
+        |app, _, s, by| { Ok(app.save_remote_settings(s, by).await?.into()) }
+
     ListDevices(Nothing, none) -> [Device], 200 "The paired devices that are not revoked, by name";
         errors []
         |app, _, _, by| { Ok(app.devices(by).await?.into()) }

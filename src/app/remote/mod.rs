@@ -37,6 +37,21 @@ const TRIES_WINDOW: Duration = Duration::from_secs(600);
 /// Refusals written to the audit log one by one per minute; beyond, counted into the next entry.
 const REFUSALS_PER_MINUTE: u32 = 20;
 
+pub use crate::domain::remote::RemoteSettings;
+
+/// The remote listener's settings and, when it runs in this process, its origin.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteView {
+    pub settings: RemoteSettings,
+    /// `https://name:port` while the listener runs here; null when it is off.
+    #[schema(required = true)]
+    pub running: Option<String>,
+    /// The certificate's pin (SHA-256 of its public key, base64) while it runs.
+    #[schema(required = true)]
+    pub pin: Option<String>,
+}
+
 /// What the remote listener is: the name browsers reach it by and the certificate they pin.
 #[derive(Clone, Debug)]
 pub struct RemoteConfig {
@@ -167,6 +182,26 @@ impl super::App {
         let remote = std::sync::Arc::new(Remote::new(config)?);
         self.remote.set(remote.clone()).map_err(|_| Error::InvalidRequest("the remote listener is on already".into()))?;
         Ok(remote)
+    }
+
+    /// The remote listener's settings (an admin), and whether it runs here.
+    pub async fn remote_settings(&self, by: &crate::domain::Actor) -> Result<RemoteView, Error> {
+        by.may(crate::domain::Op::RemoteSettings)?;
+        let settings: RemoteSettings = crate::store::settings::load(&self.db).await?;
+        let running = self.remote().map(|r| (r.config.origin(), r.config.pin.clone()));
+        Ok(RemoteView { settings, running: running.as_ref().map(|r| r.0.clone()), pin: running.map(|r| r.1) })
+    }
+
+    /// Stores them (an admin; audited): applied at the console's next start.
+    pub async fn save_remote_settings(&self, settings: RemoteSettings, by: &crate::domain::Actor) -> Result<RemoteView, Error> {
+        by.may(crate::domain::Op::SaveRemoteSettings)?;
+        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
+        self.remote_settings(by).await
+    }
+
+    /// The stored settings, as a console reads them when it starts (no role: its own start).
+    pub async fn remote_settings_at_start(&self) -> Result<RemoteSettings, Error> {
+        crate::store::settings::load(&self.db).await
     }
 
     /// The remote listener's core, if it is on in this process.

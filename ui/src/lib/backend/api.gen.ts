@@ -747,6 +747,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/remote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["remote_settings"];
+        put: operations["save_remote_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/safety": {
         parameters: {
             query?: never;
@@ -1889,6 +1905,25 @@ export interface components {
          * @enum {string}
          */
         ReasonSource: "engine" | "hook" | "none";
+        /**
+         * @description The remote listener as configured in the settings (the desktop app's Settings → Devices, or
+         *     `PUT /api/settings/remote`): where it listens and the name phones reach it by. Applied when the
+         *     console starts (`serve --listen` overrides it).
+         */
+        RemoteSettings: {
+            /** @description `ADDR:PORT` (e.g. `0.0.0.0:8443`); none: off. */
+            listen?: string | null;
+            /** @description The DNS name phones use (default: the address). */
+            publicName?: string | null;
+        };
+        /** @description The remote listener's settings and, when it runs in this process, its origin. */
+        RemoteView: {
+            /** @description The certificate's pin (SHA-256 of its public key, base64) while it runs. */
+            pin: string | null;
+            /** @description `https://name:port` while the listener runs here; null when it is off. */
+            running: string | null;
+            settings: components["schemas"]["RemoteSettings"];
+        };
         /** @description A principal that asked for a call, as the queue shows it. */
         Requester: {
             /** @description `token` (a stored credential) or `local` (the local admin). */
@@ -5214,6 +5249,95 @@ export interface operations {
                 };
             };
             /** @description invalid_request: a name twice, a channel without its address or secret, a bad time */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remote_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the remote listener listens and its public name, and whether it runs here */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteView"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    save_remote_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemoteSettings"];
+            };
+        };
+        responses: {
+            /** @description Stored and audited; applied at the console's next start */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteView"];
+                };
+            };
+            /** @description invalid_request: not ADDR:PORT, or not a host name */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -164,6 +164,9 @@ export type ReachStep = Schemas['Step'];
 /** An on-call shift: `person` on these weekdays (0 Monday … 6 Sunday; none: every day), `from`–`to` (`HH:MM` UTC). */
 export type OnCallShift = Schemas['Shift'];
 /** Settings → Channels and escalation (`/api/settings/reach`): channels, escalation rules, on-call shifts. */
+/** The remote listener as configured (`listen`: ADDR:PORT, none: off; `publicName`), and whether it runs (`running`: its origin; `pin`). */
+export type RemoteSettings = Schemas['RemoteSettings'];
+export type RemoteView = Schemas['RemoteView'];
 export type ReachSettings = Schemas['ReachSettings'];
 /** Who claimed a call ("I'm on it"): their person, their principal's key (`token:alice`), and when. */
 export type CallClaim = Schemas['Claim'];
@@ -408,6 +411,10 @@ export interface Backend {
   renameDevice(name: string, newName: string): Promise<Device>;
   /** Revokes a device (admins only): its sessions end at once. `not_found` if none is live. */
   revokeDevice(name: string): Promise<RevokedDevice>;
+  /** The remote listener's settings and whether it runs here (admins only). */
+  remoteSettings(): Promise<RemoteView>;
+  /** Stores them (admins only; audited): applied at the console's next start. `invalid_request` for a bad address or name. */
+  saveRemoteSettings(settings: RemoteSettings): Promise<RemoteView>;
   /** The channels, escalation rules and on-call shifts (operators and admins; no secret is in them). */
   reachSettings(): Promise<ReachSettings>;
   /**

@@ -71,6 +71,8 @@ export const OPERATIONS = {
   start_pairing: { method: 'POST', path: '/api/devices/pairings', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'request' },
   rename_device: { method: 'PATCH', path: '/api/devices/{name}', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'rename' },
   revoke_device: { method: 'DELETE', path: '/api/devices/{name}', access: 'admin', window: true, declared: true, input: null, windowKey: null },
+  remote_settings: { method: 'GET', path: '/api/settings/remote', access: 'admin', window: true, declared: true, input: null, windowKey: null },
+  save_remote_settings: { method: 'PUT', path: '/api/settings/remote', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'settings' },
   pair_device: { method: 'POST', path: '/api/remote/pair', access: 'public', window: false, declared: false, input: null, windowKey: null },
   pair_device_finish: { method: 'POST', path: '/api/remote/pair/finish', access: 'public', window: false, declared: false, input: null, windowKey: null },
   sign_in: { method: 'POST', path: '/api/remote/sign-in', access: 'public', window: false, declared: false, input: null, windowKey: null },

@@ -44,6 +44,8 @@ import type {
   ReachSettings,
   ReachStats,
   ResolutionKind,
+  RemoteSettings,
+  RemoteView,
   RevokedDevice,
   RevokedToken,
   SyncAnswer,
@@ -282,6 +284,14 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   revokeDevice(name: string): Promise<RevokedDevice> {
     return this.run('revoke_device', { path: { name } });
+  }
+
+  remoteSettings(): Promise<RemoteView> {
+    return this.run('remote_settings');
+  }
+
+  saveRemoteSettings(settings: RemoteSettings): Promise<RemoteView> {
+    return this.run('save_remote_settings', { input: settings });
   }
 
   reachSettings(): Promise<ReachSettings> {

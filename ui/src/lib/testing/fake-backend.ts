@@ -16,6 +16,8 @@ import {
   type Grant,
   type NewGrant,
   type PairingRequest,
+  type RemoteSettings,
+  type RemoteView,
   type QueueItem,
   type TokenRequest,
 } from '../backend/backend';
@@ -234,6 +236,22 @@ export class FakeBackend extends FakeReach implements Backend {
   listening = true;
   /** The QR code `startPairing` answers (SVG text, untrusted: shown only as an image). */
   pairingQr = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="2" height="2"/></svg>';
+
+  /** The remote listener's settings and whether it runs (`remoteSettings`). */
+  remote: RemoteView = { settings: { listen: null, publicName: null }, running: null, pin: null };
+
+  async remoteSettings() {
+    this.calls.push({ method: 'remoteSettings', args: [] });
+    return wire(this.remote);
+  }
+
+  /** Like the server: `listen` must be ADDR:PORT. */
+  async saveRemoteSettings(settings: RemoteSettings) {
+    this.calls.push({ method: 'saveRemoteSettings', args: [wire(settings)] });
+    if (settings.listen && !/^[^:]+:\d+$/.test(settings.listen)) throw new ApiError('invalid_request', `"${settings.listen}" is not ADDR:PORT (e.g. 0.0.0.0:8443)`);
+    this.remote = { ...this.remote, settings: wire(settings) };
+    return wire(this.remote);
+  }
 
   async listDevices() {
     this.calls.push({ method: 'listDevices', args: [] });

@@ -49,4 +49,13 @@ export const remote = {
   qrAlt: (name: string) => `QR code of the link that pairs ${name}`,
   pairDone: 'Done',
   listenerOff: 'The remote listener is off. Start the console with serve --listen ADDR:PORT --public-name NAME to pair phones.',
+  /** Settings → Devices: the remote listener (applied at the console's next start). */
+  listenerTitle: 'Remote listener',
+  listenerIntro: 'Where paired phones reach this console, over TLS only. Applied when the console starts again (serve --listen overrides it).',
+  listenAddress: 'Listen on (ADDR:PORT; empty: off)',
+  publicName: 'Public name (the DNS name phones use)',
+  listenerSave: 'Save',
+  listenerSaved: 'Saved: applied at the next start.',
+  listenerRunning: 'Running at',
+  listenerOffNow: 'Not running now.',
 };
