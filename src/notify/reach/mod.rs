@@ -59,11 +59,15 @@ pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) ->
             }
             let mut wait = SWEEP;
             if lease.is_some() {
-                if let Err(e) = round(&console, &links).await {
-                    tracing::warn!("reach: {e}");
-                }
-                if let Ok(Some(next)) = reach::next_due(console.db()).await {
-                    wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO).min(SWEEP);
+                match round(&console, &links).await {
+                    // Messages may wait: sleep until the next is due (at most the sweep).
+                    Ok(true) => {
+                        if let Ok(Some(next)) = reach::next_due(console.db()).await {
+                            wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO).min(SWEEP);
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!("reach: {e}"),
                 }
             }
             // A new call or the sweep: another round. Other changes wait for the sweep (a message
@@ -84,13 +88,14 @@ pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) ->
     })
 }
 
-/// One round: plan what is not planned, send what is due.
-pub async fn round(console: &Console, links: &Links) -> Result<(), crate::domain::Error> {
+/// One round: plan what is not planned, send what is due. `false`: no channel is configured (no
+/// statement was run).
+pub async fn round(console: &Console, links: &Links) -> Result<bool, crate::domain::Error> {
     let settings: ReachSettings = crate::store::settings::load(console.db()).await?;
     if settings.channels.is_empty() {
         // Nothing to send on: no statement, no commit (calls paused meanwhile are planned once a
         // channel is configured).
-        return Ok(());
+        return Ok(false);
     }
     for (id, paused_at) in reach::unplanned(console.db(), 100).await? {
         let entry = match console.item(&crate::domain::ItemId::new(&id)).await {
@@ -119,7 +124,7 @@ pub async fn round(console: &Console, links: &Links) -> Result<(), crate::domain
     for due in reach::due(console.db(), Utc::now(), 50).await? {
         deliver(console, &settings, links, due).await?;
     }
-    Ok(())
+    Ok(true)
 }
 
 async fn deliver(console: &Console, settings: &ReachSettings, links: &Links, due: reach::Due) -> Result<(), crate::domain::Error> {
