@@ -222,7 +222,12 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
         let bearer = super::guard::bearer(headers).to_owned();
         let principal: Option<Principal> = if !session.is_empty() {
             match state.app.device_session(&session).await {
-                Ok(p) => p,
+                Ok(Some(p)) => Some(p),
+                Ok(None) => {
+                    // A revoked device's, an expired or a forged cookie: refused, and told.
+                    refuse("an unknown, expired or revoked session").await;
+                    None
+                }
                 Err(e) => return ApiError::from(e).into_response(),
             }
         } else if !bearer.is_empty() {

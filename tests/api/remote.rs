@@ -249,6 +249,7 @@ async fn a_device_session_decides_nothing_without_its_step_up_and_ends_when_the_
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (_, log) = t.get("/api/audit?limit=50").await;
     assert!(log["entries"].as_array().unwrap().iter().any(|e| e["action"] == "device.revoked"));
+    assert!(refusals(&t).await.iter().any(|r| r == "an unknown, expired or revoked session"), "the revoked device's try is audited");
 }
 
 #[tokio::test]

@@ -175,6 +175,7 @@ test("a decision without its passkey, with another call's, with a used one, or f
     const after = await inPage(page, async () => (await fetch('/api/queue')).status);
     assert.equal(after, 401);
     assert.equal((await audit('device.revoked')).length, 1);
+    assert.ok((await audit('remote.refused')).some((e) => e.details.reason === 'an unknown, expired or revoked session'), 'the revoked device is refused and audited');
   } finally {
     await close();
   }
