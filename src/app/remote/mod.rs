@@ -30,6 +30,8 @@ pub const PAIRING_TTL: chrono::Duration = chrono::Duration::minutes(10);
 pub const SESSION_TTL: chrono::Duration = chrono::Duration::hours(12);
 /// How long a ceremony (registration, sign-in, step-up) may take between its two requests.
 const CEREMONY_TTL: Duration = Duration::from_secs(300);
+/// Ceremonies kept at once (each a few KB).
+const CEREMONIES_MAX: usize = 1024;
 /// Wrong pairing codes allowed per address, and in all, per [`TRIES_WINDOW`].
 const TRIES_PER_ADDRESS: u32 = 5;
 const TRIES_IN_ALL: u32 = 30;
@@ -117,11 +119,16 @@ impl Remote {
         &self.webauthn
     }
 
-    /// Keeps a ceremony until its second request; its id.
+    /// Keeps a ceremony until its second request; its id. At most [`CEREMONIES_MAX`] are kept: a
+    /// flood of sign-ins started and never finished pushes out the oldest, not the memory's limit.
     pub(crate) fn keep(&self, ceremony: Ceremony) -> String {
         let id = crate::secrets::random_token();
         let mut all = self.ceremonies.lock().expect("ceremonies lock");
         all.retain(|_, (at, _)| at.elapsed() < CEREMONY_TTL);
+        while all.len() >= CEREMONIES_MAX {
+            let oldest = all.iter().min_by_key(|(_, (at, _))| *at).map(|(k, _)| k.clone()).expect("not empty");
+            all.remove(&oldest);
+        }
         all.insert(id.clone(), (Instant::now(), ceremony));
         id
     }
@@ -225,5 +232,24 @@ impl super::App {
         if let Err(e) = crate::store::devices::refused(&self.db, "remote-listener", &refusal).await {
             tracing::warn!("could not audit a refusal of the remote listener: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_ceremonies_keeps_the_newest_within_the_cap() {
+        let remote = Remote::new(RemoteConfig { public_name: "console.example.com".into(), port: 8443, pin: "p".into() }).unwrap();
+        let mut first = None;
+        for i in 0..CEREMONIES_MAX + 10 {
+            let (_, state) = remote.webauthn().start_passkey_registration(uuid::Uuid::now_v7(), "d", "d", None).unwrap();
+            let pairing = crate::store::devices::Pairing { id: i.to_string(), name: "d".into(), person: "p".into() };
+            let id = remote.keep(Ceremony::Register { pairing, state });
+            first.get_or_insert(id);
+        }
+        assert_eq!(remote.ceremonies.lock().unwrap().len(), CEREMONIES_MAX);
+        assert!(remote.take(first.as_deref().unwrap()).is_none(), "the oldest went first");
     }
 }
