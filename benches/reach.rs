@@ -86,7 +86,8 @@ async fn main() {
     }
 
     let bin = env!("CARGO_BIN_EXE_approval-console");
-    let serve = ServeProcess::start(bin, tmp.path(), TOKEN);
+    // The agent's quota (10 calls/s) would answer 429 to a benchmark's pace.
+    let serve = ServeProcess::start_with(bin, tmp.path(), TOKEN, &["--quota-per-sec", "1000", "--quota-burst", "1000"]);
     let agent = serve_process::add_token(bin, tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();
@@ -109,7 +110,7 @@ async fn main() {
             .json()
             .await
             .unwrap();
-        let id = call["id"].as_str().unwrap().to_owned();
+        let id = call["id"].as_str().unwrap_or_else(|| panic!("submit answered {call}")).to_owned();
         // Every channel's message recorded sent (the console's own clock), then the receiver's arrivals.
         let reach = loop {
             let v: Value = http.get(format!("{base}/api/queue/{id}/reach")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();

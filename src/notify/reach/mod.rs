@@ -121,9 +121,10 @@ pub async fn round(console: &Console, links: &Links) -> Result<bool, crate::doma
             .collect();
         reach::plan(console.db(), &id, &messages, Utc::now()).await?;
     }
-    for due in reach::due(console.db(), Utc::now(), 50).await? {
-        deliver(console, &settings, links, due).await?;
-    }
+    // Side by side: a slow or dead channel (10 s timeout each try) holds up no other.
+    let due = reach::due(console.db(), Utc::now(), 50).await?;
+    let sent = futures::future::join_all(due.into_iter().map(|d| deliver(console, &settings, links, d))).await;
+    sent.into_iter().collect::<Result<Vec<()>, _>>()?;
     Ok(true)
 }
 
