@@ -63,7 +63,10 @@ pub struct LangGraphServer {
 }
 
 impl LangGraphServer {
-    /// Starts the server on a free port with its state under `dir`; waits until `/ok` answers.
+    /// Starts the server on a free port with its state under `dir`; waits until its `/ok` answers
+    /// `{"ok": true}`. The free port is found by binding and letting go, so another server (a
+    /// console of a test running beside) may take it first: then this one cannot bind and exits,
+    /// and it is started again on another port — never taken for ready on someone else's answer.
     pub async fn start(dir: &Path) -> Self {
         require_installed();
         std::fs::create_dir_all(dir).expect("create the LangGraph server's directory");
@@ -74,39 +77,59 @@ impl LangGraphServer {
             "inbox": graph("graphs.mjs", "inbox"), "hitl": graph("graphs.mjs", "hitl"), "ask": graph("graphs.mjs", "ask"),
             "pair": graph("graphs.mjs", "pair"), "review": graph("graphs.mjs", "review"), "agent": graph("agent.mjs", "agent") } });
         std::fs::write(dir.join("langgraph.json"), config.to_string()).expect("write langgraph.json");
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
-        let log = std::fs::File::create(dir.join("langgraph-server.log")).expect("create the server log");
-        let node_dir = node_bin().parent().expect("node's directory").to_owned();
-        let path = format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default());
-        let child = Command::new(node_bin())
-            .arg(cli())
-            .args(["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", &port.to_string(), "--config"])
-            .arg(dir.join("langgraph.json"))
-            .current_dir(&dir)
-            .env("LANGGRAPH_CLI_NO_ANALYTICS", "1")
-            .env("PATH", path)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("log handle"))
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .expect("start langgraphjs dev");
-        let mut server = Self { base: format!("http://127.0.0.1:{port}"), dir, child: Some(child), http: reqwest::Client::new() };
-        server.wait_ready().await;
-        server
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+            let log = std::fs::File::create(dir.join("langgraph-server.log")).expect("create the server log");
+            let node_dir = node_bin().parent().expect("node's directory").to_owned();
+            let path = format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default());
+            let child = Command::new(node_bin())
+                .arg(cli())
+                .args(["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", &port.to_string(), "--config"])
+                .arg(dir.join("langgraph.json"))
+                .current_dir(&dir)
+                .env("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+                .env("PATH", path)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().expect("log handle"))
+                .stderr(log)
+                .process_group(0)
+                .spawn()
+                .expect("start langgraphjs dev");
+            let mut server =
+                Self { base: format!("http://127.0.0.1:{port}"), dir: dir.clone(), child: Some(child), http: reqwest::Client::new() };
+            match server.wait_ready().await {
+                Ok(()) => return server,
+                Err(exited) => last = exited,
+            }
+        }
+        panic!("langgraphjs dev did not start in 5 tries; the last one:\n{last}");
     }
 
-    async fn wait_ready(&mut self) {
+    /// Waits until this server's own `/ok` answers; `Err` (its log) if the process exited first.
+    async fn wait_ready(&mut self) -> Result<(), String> {
         let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().expect("client");
+        let mut exited = None;
         let ready = wait::within(READY_TIMEOUT, || {
             if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                panic!("langgraphjs dev exited {status}:\n{}", self.log_tail());
+                exited = Some(format!("langgraphjs dev exited {status}:\n{}", self.log_tail()));
+                return Box::pin(async { Some(false) }) as std::pin::Pin<Box<dyn std::future::Future<Output = Option<bool>> + Send>>;
             }
             let answer = client.get(format!("{}/ok", self.base)).send();
-            async move { answer.await.is_ok_and(|r| r.status().is_success()).then_some(()) }
+            Box::pin(async move {
+                let body: Option<Value> = match answer.await {
+                    Ok(r) if r.status().is_success() => r.json().await.ok(),
+                    _ => None,
+                };
+                body.filter(|b| b["ok"] == true).map(|_| true)
+            })
         })
         .await;
-        assert!(ready.is_some(), "langgraphjs dev not ready in {READY_TIMEOUT:?}:\n{}", self.log_tail());
+        match (ready, exited) {
+            (Some(true), _) => Ok(()),
+            (_, Some(log)) => Err(log),
+            _ => panic!("langgraphjs dev not ready in {READY_TIMEOUT:?}:\n{}", self.log_tail()),
+        }
     }
 
     pub fn log_tail(&self) -> String {
@@ -121,15 +144,19 @@ impl LangGraphServer {
         }
         let r = r.send().await.unwrap_or_else(|e| panic!("{path}: {e}\n{}", self.log_tail()));
         let status = r.status();
-        let body: Value = r.json().await.unwrap_or(Value::Null);
-        assert!(status.is_success(), "{path}: {status}: {body}");
+        let text = r.text().await.unwrap_or_else(|e| panic!("{path}: {status}, its body cut: {e}\n{}", self.log_tail()));
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        assert!(status.is_success(), "{path}: {status}: {text}");
         body
     }
 
     /// A new thread of `graph`, run with `input` until it stops (at its first interrupt): its id.
     pub async fn interrupted(&self, graph: &str, input: Value) -> String {
         let thread = self.call(reqwest::Method::POST, "/threads", Some(json!({}))).await;
-        let id = thread["thread_id"].as_str().expect("thread_id").to_owned();
+        let id = thread["thread_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("POST /threads answered no thread_id: {thread}\n{}", self.log_tail()))
+            .to_owned();
         self.call(reqwest::Method::POST, &format!("/threads/{id}/runs/wait"), Some(json!({ "assistant_id": graph, "input": input }))).await;
         id
     }
