@@ -46,14 +46,12 @@ pub async fn start(app: &App, data_dir: &Path, listen: Listen, token: &str, limi
     };
     let tls = tls::load(&source, &public_name, listen.addr.ip())?;
     let cannot = |e: std::io::Error| Error::InvalidRequest(format!("cannot listen on {} for the remote listener: {e}", listen.addr));
-    // The relying party needs the port; a port 0 is bound once to learn a free one.
-    let port = if listen.addr.port() == 0 {
-        std::net::TcpListener::bind(listen.addr).and_then(|l| l.local_addr()).map_err(cannot)?.port()
-    } else {
-        listen.addr.port()
-    };
+    // Bound first: the relying party needs the port (port 0: the one the system gave), and nothing
+    // can take it between.
+    let listener = tokio::net::TcpListener::bind(listen.addr).await.map_err(cannot)?;
+    let port = listener.local_addr().map_err(cannot)?.port();
     let remote = app.enable_remote(RemoteConfig { public_name, port, pin: tls.pin.clone() })?;
-    let server = super::serve_remote(app.clone(), SocketAddr::new(listen.addr.ip(), port), &tls, token, limits).await.map_err(cannot)?;
+    let server = super::serve_remote(app.clone(), listener, &tls, token, limits).await.map_err(cannot)?;
     let origin = remote.config.origin();
     let record = data_dir.join(LISTENING_FILE);
     crate::app::serving::write_owner_only(

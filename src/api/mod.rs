@@ -214,11 +214,10 @@ pub async fn serve_with(app: App, port: u16, token: &str, limits: Limits) -> std
     Ok(Server { addr, stop, task })
 }
 
-/// The remote listener (`serve --listen`): binds `addr` and serves the same API and UI over TLS
-/// only, under [`remote`]'s rules, for the core `app.enable_remote` turned on.
-pub async fn serve_remote(app: App, addr: SocketAddr, tls: &tls::Tls, token: &str, limits: Limits) -> std::io::Result<Server> {
+/// The remote listener (`serve --listen`): serves the same API and UI over TLS only on `listener`
+/// (bound by the caller, who needed its port for `app.enable_remote`), under [`remote`]'s rules.
+pub async fn serve_remote(app: App, listener: TcpListener, tls: &tls::Tls, token: &str, limits: Limits) -> std::io::Result<Server> {
     let remote = app.remote().cloned().ok_or_else(|| std::io::Error::other("the remote listener's core is not on (App::enable_remote)"))?;
-    let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let (stop, shutdown) = watch::channel(false);
     let quotas = Arc::new(limits::Quotas::new(limits.clone()));

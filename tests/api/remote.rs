@@ -23,10 +23,10 @@ impl Remote {
     async fn start(t: &TestApp) -> Self {
         let ip = "127.0.0.1".parse().unwrap();
         let tls = api::tls::load(&api::tls::Source::Made { dir: t.dir.join("tls") }, NAME, ip).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let listener = tokio::net::TcpListener::bind(std::net::SocketAddr::new(ip, 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
         t.app.enable_remote(RemoteConfig { public_name: NAME.into(), port, pin: tls.pin.clone() }).unwrap();
-        let server =
-            api::serve_remote(t.app.clone(), std::net::SocketAddr::new(ip, port), &tls, TOKEN, api::Limits::default()).await.unwrap();
+        let server = api::serve_remote(t.app.clone(), listener, &tls, TOKEN, api::Limits::default()).await.unwrap();
         let cert = reqwest::Certificate::from_pem(&std::fs::read(&tls.cert_file).unwrap()).unwrap();
         let http = reqwest::Client::builder()
             .add_root_certificate(cert)

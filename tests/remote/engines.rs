@@ -65,8 +65,9 @@ async fn the_remote_kinds_are_listed_the_default_first() {
 async fn an_unreachable_engine_is_reported_and_changes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let console = Console::start(tmp.path()).await;
-    // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A port nobody listens on: 1 (tcpmux), never served here — a free port found by binding and
+    // letting go could be taken meanwhile by another test's server.
+    let port = 1;
     console.post("/api/engines", json!({ "name": "gone", "baseUrl": format!("http://127.0.0.1:{port}"), "pollMs": 100 })).await;
     let (status, body) = console.post("/api/engines/gone/sync", json!({})).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("engine_unreachable")), "{body}");
@@ -237,8 +238,9 @@ async fn testing_a_connection_says_how_the_server_answers_and_stores_nothing() {
         assert!(answer["agents"].is_null());
     }
 
-    // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A port nobody listens on: 1 (tcpmux), never served here — a free port found by binding and
+    // letting go could be taken meanwhile by another test's server.
+    let port = 1;
     let (_, answer) = test(json!({ "baseUrl": format!("http://127.0.0.1:{port}") })).await;
     assert_eq!(answer["result"], "unreachable", "{answer}");
     assert!(answer["message"].as_str().unwrap().contains("cannot connect"), "{answer}");
