@@ -132,9 +132,10 @@ async fn start_serving(core: App, data_dir: &Path, port: u16, token: Option<Stri
     };
     // The remote listener, as Settings → Devices set it (applied at start). Not fatal either: the
     // window works without it, and says why in the log.
-    let remote = match core.remote_settings_at_start().await?.address() {
+    let stored = core.remote_settings_at_start().await?;
+    let remote = match stored.address() {
         Some(addr) => {
-            let public_name = core.remote_settings_at_start().await?.public_name;
+            let public_name = stored.public_name;
             let listen = api::listen::Listen { addr, public_name, certificate: None };
             match api::listen::start(&core, data_dir, listen, token, api::Limits::default()).await {
                 Ok(running) => {

@@ -99,7 +99,7 @@ fn checked_claims(claims: Claims) -> Result<Claims, Error> {
     })
 }
 
-fn secret_hash(secret: &str) -> String {
+pub(crate) fn secret_hash(secret: &str) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(secret.as_bytes())))
 }
 

@@ -18,7 +18,6 @@ pub mod step_up;
 
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::Error;
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -178,10 +177,8 @@ impl Remote {
     }
 }
 
-/// `sha256:` + hex of a secret (a code, a cookie): what the database keeps.
-pub(crate) fn secret_hash(secret: &str) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(secret.as_bytes())))
-}
+/// `sha256:` + hex of a secret (a code, a cookie): what the database keeps, as for stored tokens.
+pub(crate) use crate::app::tokens::secret_hash;
 
 impl super::App {
     /// Turns the remote listener's core on (`serve --listen`): its relying party; once per process.

@@ -3,7 +3,7 @@
 //! nothing here decides. A channel's secret is read when it sends, never kept or logged.
 
 use crate::domain::reach::{Channel, ChannelKind, MailTls};
-use crate::domain::text::visible;
+use crate::domain::text::{markup_escaped, visible};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -139,14 +139,13 @@ impl About {
     }
 }
 
+/// [`markup_escaped`], and quotes too (the link goes into an attribute).
 fn html_escape(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+    markup_escaped(t).replace('"', "&quot;").replace('\'', "&#39;")
 }
 
-/// Slack's mrkdwn escapes (`&`, `<`, `>`: links and mentions cannot be forged by a call's text).
-fn slack_escape(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
+/// Slack's mrkdwn escapes `&`, `<`, `>` as markup does: links and mentions cannot be forged by a call's text.
+use crate::domain::text::markup_escaped as slack_escape;
 
 /// `sha256=<hex>` of HMAC-SHA256 over `timestamp.body` under `secret`.
 pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
