@@ -10,7 +10,9 @@
 //! from `APPROVAL_CONSOLE_TOKEN`; set alone, it is refused with a sentence naming the right one.
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
+use crate::domain::receipt::{self, Expect, Jwks};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -31,6 +33,10 @@ pub struct ConsoleClient {
     base: String,
     token: String,
     http: reqwest::Client,
+    /// The console's receipt keys as last fetched (`/.well-known/jwks.json`).
+    keys: tokio::sync::Mutex<Option<Jwks>>,
+    /// The receipts this process has acted on, until they expire: each runs a tool once.
+    used: std::sync::Mutex<HashMap<String, i64>>,
 }
 
 impl ConsoleClient {
@@ -75,7 +81,7 @@ impl ConsoleClient {
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
-        Ok(Self { base, token: token.to_owned(), http })
+        Ok(Self { base, token: token.to_owned(), http, keys: Default::default(), used: Default::default() })
     }
 
     /// Queues `call` (under `key`, if given) and waits for its outcome for at most `timeout`; with
@@ -119,7 +125,7 @@ impl ConsoleClient {
             }
         }
         if status.outcome != Outcome::Pending {
-            return Ok(status);
+            return self.checked(call, status).await;
         }
         let withdrawn =
             self.http.delete(format!("{base}/api/calls/{id}")).bearer_auth(&self.token).timeout(Duration::from_secs(5)).send().await;
@@ -129,12 +135,56 @@ impl ConsoleClient {
             if let Ok(r) = now {
                 if let Ok(s) = read(r).await.and_then(status_from) {
                     if s.outcome != Outcome::Pending {
-                        return Ok(s);
+                        return self.checked(call, s).await;
                     }
                 }
             }
         }
         Err(format!("no decision within {} s; the call was withdrawn from the queue", timeout.as_secs()))
+    }
+
+    /// An approval as given, once its signed receipt holds (docs/receipts.md): signed by a key the
+    /// console publishes, not expired, for this call, its tool and the arguments about to run, and not
+    /// acted on before by this process. Else an error: the caller fails closed. Other outcomes pass.
+    async fn checked(&self, call: &NewCall, status: CallStatus) -> Result<CallStatus, String> {
+        if status.outcome != Outcome::Approved {
+            return Ok(status);
+        }
+        let refused = |why: String| format!("the approval's signed receipt is refused: {why}");
+        let text = status.receipt.as_deref().ok_or_else(|| refused("the console sent none".into()))?;
+        let args = status.args.as_ref().ok_or_else(|| refused("the console sent no arguments".into()))?;
+        let kid = receipt::decode(text).map_err(|e| refused(e.to_string()))?.0.kid;
+        let keys = self.keys_for(&kid).await.map_err(refused)?;
+        let now = chrono::Utc::now().timestamp();
+        let expect = Expect { tool: &call.tool, args, run_id: None, tool_call_id: None };
+        let claims = receipt::verify(text, &keys, now, &expect).map_err(|e| refused(format!("{} ({})", e, e.code())))?;
+        if claims.call_id != status.id {
+            return Err(refused(format!("it is for call {}, not {}", claims.call_id, status.id)));
+        }
+        let mut used = self.used.lock().expect("used receipts");
+        used.retain(|_, expires| *expires > now);
+        if used.insert(claims.id.clone(), claims.expires_at).is_some() {
+            return Err(refused(format!("receipt {} was used before (replayed)", claims.id)));
+        }
+        Ok(status)
+    }
+
+    /// The console's key set, fetched again when it lacks `kid` (a key made since).
+    async fn keys_for(&self, kid: &str) -> Result<Jwks, String> {
+        let mut held = self.keys.lock().await;
+        if let Some(keys) = held.as_ref().filter(|k| k.get(kid).is_some()) {
+            return Ok(keys.clone());
+        }
+        let r = self
+            .http
+            .get(format!("{}/.well-known/jwks.json", self.base))
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        let keys: Jwks = serde_json::from_value(read(r).await?).map_err(|e| format!("the console's key set is not a JWKS: {e}"))?;
+        *held = Some(keys.clone());
+        Ok(keys)
     }
 
     fn unreachable(&self, e: &reqwest::Error) -> String {

@@ -218,6 +218,7 @@ mod tests {
             edited_fingerprint: None,
             reason: reason.map(str::to_owned),
             expired: false,
+            receipt: None,
             data: None,
         };
         assert_eq!(outcome(status(Outcome::Approved, Some(json!({"path": "/a"})), None)), Ok(json!({"path": "/a"})));

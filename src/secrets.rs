@@ -18,7 +18,7 @@
 mod file;
 mod os_keyring;
 
-pub use file::{read_secret_file, MAX_SECRET_FILE_BYTES};
+pub use file::{read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
 pub use os_keyring::{delete, get, set};
 use std::fmt;
 

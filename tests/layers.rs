@@ -154,7 +154,16 @@ fn the_field_checker_tells_a_field_from_a_method() {
 const ONE_PLACE: &[(&str, &[&str])] = &[
     // Every audit action is named by its details type alone (`domain::audit::Details`, the only
     // way to a `store::audit::Record`): `call.paused` by `store::queue::pause` with `CallPaused`.
-    ("AuditAction::", &["src/domain/audit.rs", "src/domain/audit/details.rs", "src/domain/audit/devices.rs", "src/domain/audit/reach.rs"]),
+    (
+        "AuditAction::",
+        &[
+            "src/domain/audit.rs",
+            "src/domain/audit/details.rs",
+            "src/domain/audit/devices.rs",
+            "src/domain/audit/reach.rs",
+            "src/domain/audit/receipts.rs",
+        ],
+    ),
     ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),
@@ -311,6 +320,8 @@ fn every_operation_is_authorized_in_the_core_or_belongs_to_one_shell() {
     // session yet proves a code or a passkey), or a session ending itself.
     const SHELLS_OWN: &[Op] = &[
         Op::Health,
+        // The receipts' public keys: anyone may read them (`/.well-known/jwks.json`, the CLI's `receipt keys`).
+        Op::ReceiptKeys,
         Op::Openapi,
         Op::SetLanguage,
         Op::Autostart,

@@ -22,6 +22,7 @@ use utoipa::OpenApi;
 pub fn routes() -> Router<ApiState> {
     Router::new()
         .route("/api/health", get(health))
+        .route("/.well-known/jwks.json", get(receipt_keys))
         .route("/api/openapi.json", get(openapi))
         .route("/api/events", get(events))
         .route("/api/audit/export", get(export_audit))
@@ -46,6 +47,13 @@ async fn metrics(State(state): State<ApiState>, caller: Caller) -> ApiResult<axu
 pub struct Health {
     pub status: &'static str,
     pub version: &'static str,
+}
+
+/// The public keys that sign decision receipts (docs/receipts.md): a JSON Web Key Set, every
+/// console's keys (a team's included), a retired key marked `retiredAt`.
+#[utoipa::path(get, path = "/.well-known/jwks.json", security(()), responses((status = 200, description = "The receipts' public keys", body = crate::domain::receipt::Jwks)))]
+async fn receipt_keys(State(state): State<ApiState>) -> ApiResult<Json<crate::domain::receipt::Jwks>> {
+    Ok(Json(state.app.receipt_keys().await?))
 }
 
 #[utoipa::path(get, path = "/api/health", security(()), responses((status = 200, description = "The server is up", body = Health)))]
@@ -157,7 +165,7 @@ impl utoipa::Modify for BearerAuth {
 #[openapi(
     modifiers(&BearerAuth),
     info(title = "Approval Console API", description = "Console API. Every route but /api/health needs `Authorization: Bearer <token>`, and the role its credential has: `agent` or `viewer` (beside each other: neither may use the routes of the other) < `operator` < `admin` (403 `forbidden` otherwise; see GET /api/session). Errors are `{code, message, details?}`."),
-    paths(health, openapi, events, export_audit, metrics),
+    paths(health, receipt_keys, openapi, events, export_audit, metrics),
     // The schemas of the routes written here; the declared operations bring theirs (`api::operations`).
     components(schemas(Health, ErrorBody, AuditAction, StateFilter, TabFilter, SortOrder, ExportFormat, QueueEvent, Change))
 )]

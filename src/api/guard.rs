@@ -227,9 +227,16 @@ mod tests {
         assert_eq!(required_role(&Method::POST, "/api/no-such"), None);
         // No role needed is public only where the guard asks for no credential.
         assert!(public("/api/health") && !public("/api/session") && !public("/api/queue"));
-        // No role: health, the session, and the remote listener's pairing and sign-in (a phone with
+        // No role: health, the receipts' public keys, the session, and the remote listener's pairing and sign-in (a phone with
         // no session yet; 404 on 127.0.0.1) and sign-out.
-        let open = ["/api/health", "/api/remote/pair", "/api/remote/pair/finish", "/api/remote/sign-in", "/api/remote/sign-in/finish"];
+        let open = [
+            "/api/health",
+            "/.well-known/jwks.json",
+            "/api/remote/pair",
+            "/api/remote/pair/finish",
+            "/api/remote/sign-in",
+            "/api/remote/sign-in/finish",
+        ];
         for (m, r, role) in &roles {
             assert!(
                 role.is_some() || open.contains(r) || (*m == Method::GET && *r == "/api/session") || *r == "/api/remote/sign-out",

@@ -301,15 +301,25 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
 }
 
 /// Decides through the app (checked, stored, audited), then delivers with `tx` as the chunk sink.
-async fn decide_and_stream(
-    state: ApiState,
-    by: Actor,
-    entry: queue::Entry,
-    verdict: Verdict,
-    tx: mpsc::UnboundedSender<Value>,
-) -> Result<(), Error> {
-    state.app.decide_as_engine_client(&by, &entry, verdict, Some(tx), false).await
+/// A decision through a Mastra-shaped route, stored (refused with an HTTP error before any stream
+/// starts), then delivered with the run's chunks streamed (`as_stream`) or folded into a `/generate`
+/// answer. The decision's signed receipt goes in the `X-Approval-Receipt` header (docs/receipts.md).
+async fn decide_and_answer(state: ApiState, by: Actor, entry: queue::Entry, verdict: Verdict, as_stream: bool) -> MastraResult<Response> {
+    let run_id = entry.queued.call.run_id.clone();
+    let decision = state.app.decide_as_engine_client(&by, &entry, verdict, false).await?;
+    let receipt = decision.receipt.clone();
+    let deliver = move |tx| -> futures::future::BoxFuture<'static, Result<(), Error>> {
+        Box::pin(async move { state.app.deliver_engine_client_decision(&decision, &entry, Some(tx)).await })
+    };
+    let mut response = if as_stream { sse_of(run_id, deliver) } else { generate_of(run_id, deliver).await?.into_response() };
+    if let Some(value) = receipt.and_then(|r| axum::http::HeaderValue::from_str(&r).ok()) {
+        response.headers_mut().insert(RECEIPT_HEADER, value);
+    }
+    Ok(response)
 }
+
+/// The response header that carries a decision's receipt on the Mastra-shaped decision routes.
+pub const RECEIPT_HEADER: &str = "x-approval-receipt";
 
 async fn decision_route(
     state: ApiState,
@@ -329,14 +339,7 @@ async fn decision_route(
     let run_id = decision_ids(&body, true)?;
     let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
-    if as_stream {
-        // A refusal is answered before the stream starts (the decision checks again).
-        state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
-        Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
-    } else {
-        let answer = generate_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))).await?;
-        Ok(answer.into_response())
-    }
+    decide_and_answer(state, by, entry, verdict, as_stream).await
 }
 
 async fn approve_stream(
@@ -405,8 +408,7 @@ async fn resume_stream(
             }
         },
     };
-    state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
-    Ok(sse_of(run_id, move |tx| Box::pin(decide_and_stream(state, by, entry, verdict, tx))))
+    decide_and_answer(state, by, entry, verdict, true).await
 }
 
 /// `{threadId, resourceId, toolCallId?, approved, resumeData?, reason?}` (S12).
@@ -441,9 +443,9 @@ async fn send_tool_approval(
         (true, CallKind::Suspend, None) => return Err(ApiError::invalid("resumeData is required to answer a suspended tool").into()),
     };
     // Answers at once; the run goes on in the background.
-    state.app.decide_as_engine_client(&by, &entry, verdict, None, true).await?;
+    let decision = state.app.decide_as_engine_client(&by, &entry, verdict, true).await?;
     let call = &entry.queued.call;
-    Ok(Json(json!({ "accepted": true, "runId": call.run_id, "toolCallId": call.tool_call_id })))
+    Ok(Json(json!({ "accepted": true, "runId": call.run_id, "toolCallId": call.tool_call_id, "receipt": decision.receipt })))
 }
 
 #[cfg(test)]

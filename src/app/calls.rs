@@ -6,6 +6,7 @@
 use super::App;
 use crate::domain::audit::CallGone;
 use crate::domain::audit::PauseOrigin;
+use crate::domain::receipt::Issue;
 use crate::domain::Actor;
 use crate::domain::Op;
 use crate::domain::{
@@ -111,6 +112,10 @@ pub struct CallStatus {
     /// `answered`: the operator's data, valid against the call's `resumeSchema`.
     #[schema(required = true)]
     pub data: Option<Value>,
+    /// Once decided: the decision's signed receipt (a JWS, docs/receipts.md), to check before the
+    /// tool runs against `/.well-known/jwks.json` and the arguments about to run.
+    #[schema(required = true)]
+    pub receipt: Option<String>,
 }
 
 impl App {
@@ -164,12 +169,23 @@ impl App {
             Some(grant) => Some(grant),
             None => self.console.grant_for_new(&paused, call.context.as_ref()).await?,
         };
-        let policy = match grant {
-            Some(_) => self.console.policy_version().await?,
-            None => String::new(),
+        let (policy, ttl_secs, signer) = match &grant {
+            Some(_) => {
+                let (policy, ttl) = self.console.receipt_terms().await?;
+                (policy, ttl, Some(self.console.receipts().signer().await?))
+            }
+            None => (String::new(), 0, None),
         };
-        let approval =
-            grant.as_ref().map(|grant| GrantApproval { grant, approve: crate::console::grants::approval_of, policy_version: &policy });
+        let issue = match (&grant, &signer) {
+            (Some(grant), Some(signer)) => Some(Issue { signer, ttl_secs, approver: format!("console:grant:{}", grant.id) }),
+            _ => None,
+        };
+        let approval = grant.as_ref().zip(issue.as_ref()).map(|(grant, issue)| GrantApproval {
+            grant,
+            approve: crate::console::grants::approval_of,
+            policy_version: &policy,
+            issue,
+        });
         match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
             Submitted::Queued { item, granted } => {
                 // As committed: pending, or approved by the grant (an operator's decision since then
@@ -349,7 +365,11 @@ fn checked(call: &NewCall) -> Result<PausedCall, Error> {
 
 /// What a queue entry means to the agent that submitted it.
 fn status_of(entry: &queue::Entry) -> CallStatus {
-    let mut s = CallStatus { id: entry.queued.id.to_string(), ..Default::default() };
+    let mut s = CallStatus {
+        id: entry.queued.id.to_string(),
+        receipt: entry.decision.as_ref().and_then(|d| d.receipt.clone()),
+        ..Default::default()
+    };
     match (&entry.decision, entry.queued.state) {
         (Some(d), _) => match &d.verdict {
             Verdict::Approve => {

@@ -6,7 +6,7 @@
 
 use super::App;
 use crate::domain::Op;
-use crate::domain::{Actor, CallKind, DecisionRequest, Error, ItemState, Principal, Role, RunId, Verdict};
+use crate::domain::{Actor, CallKind, Decision, DecisionRequest, Error, ItemState, Principal, Role, RunId, Verdict};
 use crate::engine::local::agent::Agent;
 use crate::engine::local::SuspendedRun;
 use crate::engine::ChunkSink;
@@ -126,16 +126,15 @@ impl App {
 
     /// A decision through a Mastra-shaped route: by an operator; an approval only of an approval
     /// call, never of a high-risk tool (it needs the console's confirm step) nor of one with a quorum.
-    /// Delivered with `sink` receiving the engine's chunks, or in the background (`sink` none and
-    /// `background`).
+    /// Stored claimed, for the caller to deliver ([`App::deliver_engine_client_decision`]), or
+    /// delivered in the background (`background`). Answers the decision, with its receipt.
     pub async fn decide_as_engine_client(
         &self,
         by: &Actor,
         entry: &queue::Entry,
         verdict: Verdict,
-        sink: Option<ChunkSink>,
         background: bool,
-    ) -> Result<(), Error> {
+    ) -> Result<Decision, Error> {
         self.check_engine_client_decision(by, entry, &verdict).await?;
         let call = &entry.queued.call;
         let request = DecisionRequest {
@@ -145,19 +144,28 @@ impl App {
             operator_key: Some(by.principal.key()),
         };
         if !background {
-            let decision = self.console.decide_entry_claimed(entry.clone(), request).await?;
-            self.console.deliver_claimed_call(&decision, &entry.queued, sink).await?;
-            return Ok(());
+            return self.console.decide_entry_claimed(entry.clone(), request).await;
         }
         let decision = self.console.decide(&entry.queued.id, request).await?;
         {
-            let console = self.console.clone();
+            let (console, decision) = (self.console.clone(), decision.clone());
             tokio::spawn(async move {
                 if let Err(e) = console.deliver(&decision, None).await {
                     tracing::warn!("delivery after an engine client's decision failed: {e}");
                 }
             });
         }
-        Ok(())
+        Ok(decision)
+    }
+
+    /// Delivers a decision [`App::decide_as_engine_client`] stored claimed (not in the background),
+    /// the run's chunks going to `sink`.
+    pub async fn deliver_engine_client_decision(
+        &self,
+        decision: &Decision,
+        entry: &queue::Entry,
+        sink: Option<ChunkSink>,
+    ) -> Result<(), Error> {
+        self.console.deliver_claimed_call(decision, &entry.queued, sink).await.map(|_| ())
     }
 }

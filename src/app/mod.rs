@@ -18,6 +18,7 @@ pub mod presence;
 pub mod query;
 pub mod queue;
 pub mod reach;
+pub mod receipts;
 pub mod remote;
 pub mod serving;
 pub mod stats;
@@ -121,12 +122,14 @@ impl App {
         let events = Events::default();
         events.watch(db.clone()).await?;
         let agents = if agents.is_empty() { vec![demo::agent()] } else { agents };
-        let local = LocalEngine::new(local_engine_id(&db)?, db.clone(), agents);
+        let instance = local_engine_id(&db)?;
+        let receipts = crate::console::receipts::Receipts::new(db.clone(), instance.to_string());
+        let local = LocalEngine::new(instance, db.clone(), agents);
         let mut engines = vec![Arc::new(local.clone()) as Arc<dyn Engine>];
         for source in crate::engine::kinds::submitted() {
             engines.push(Arc::new(crate::engine::submitted::Submitted::new(source, db.clone())));
         }
-        let console = Console::new(db.clone(), events.clone(), engines);
+        let console = Console::new(db.clone(), events.clone(), engines, receipts);
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = account::os_account();
@@ -215,6 +218,9 @@ impl App {
     pub async fn recover(&self) -> Result<ServeLock, Error> {
         let data_dir = self.db.data_dir();
         let lock = ServeLock::acquire(data_dir)?;
+        // The receipts' signing key, made on the first start (or read once from where it is kept).
+        let signer = self.console.receipts().signer().await?;
+        tracing::debug!(kid = signer.kid(), "receipts are signed with this key");
         // Runs first: a decision cannot be delivered to a run still marked `running`.
         let runs = self.local.recover().await?;
         let (interrupted, delivered) = self.console.recover().await?;

@@ -22,6 +22,10 @@ pub struct PolicyFile {
     /// Every approval of a high-risk call needs a paired device's passkey (`serve --listen`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub high_risk_passkey: bool,
+    /// How long a decision's signed receipt may be acted on, in seconds (60 to 604,800; an hour
+    /// when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_ttl_secs: Option<u64>,
     /// How many operators must approve each call rated critical by its arguments (2–10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critical_approvals: Option<u32>,
@@ -75,7 +79,11 @@ impl PolicyFile {
 
     pub fn documents(&self) -> Documents {
         Documents {
-            safety: SafetySettings { high_risk_tools: self.high_risk_tools.clone(), high_risk_passkey: self.high_risk_passkey },
+            safety: SafetySettings {
+                high_risk_tools: self.high_risk_tools.clone(),
+                high_risk_passkey: self.high_risk_passkey,
+                receipt_ttl_secs: self.receipt_ttl_secs,
+            },
             quorum: QuorumSettings { rules: self.quorums.clone(), critical: self.critical_approvals },
             expiry: ExpirySettings {
                 rules: self.time_limits.iter().map(|t| ExpiryRule { tool: t.tool.clone(), after_secs: t.after_secs }).collect(),
@@ -89,6 +97,7 @@ impl PolicyFile {
         Self {
             high_risk_tools: d.safety.high_risk_tools.clone(),
             high_risk_passkey: d.safety.high_risk_passkey,
+            receipt_ttl_secs: d.safety.receipt_ttl_secs,
             critical_approvals: d.quorum.critical,
             expiry_warn_before_secs: d.expiry.warn_before_secs,
             quorums: d.quorum.rules.clone(),
@@ -228,6 +237,11 @@ pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
         } else {
             "- high-risk approvals need a paired device's passkey (widens: they may be approved on this machine)".to_owned()
         });
+    }
+    if old.receipt_ttl_secs != new.receipt_ttl_secs {
+        let ttl = |f: &PolicyFile| f.receipt_ttl_secs.unwrap_or(crate::domain::receipt::DEFAULT_TTL_SECS);
+        let (a, b) = (ttl(old), ttl(new));
+        out.push(format!("~ receipts valid for {a} s → {b} s{}", if b > a { " (widens)" } else { "" }));
     }
     let q = |f: &PolicyFile, tool: &str| f.quorums.iter().find(|r| r.tool == tool).map_or(1, |r| r.approvals);
     let mut tools: Vec<&str> = old.quorums.iter().chain(&new.quorums).map(|r| r.tool.as_str()).collect();

@@ -9,7 +9,7 @@
 use super::lock::LOCK_FILE;
 use crate::domain::Error;
 use serde::{Deserialize, Serialize};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// The session token's file in the data directory (owner-only, never a link).
@@ -32,23 +32,7 @@ pub fn session_token(data_dir: &Path, rotate: bool) -> Result<String, Error> {
     Ok(token)
 }
 
-/// Writes `text` to `path` through a new owner-only file renamed over it: a reader sees the old
-/// content or the new, and a link at `path` is replaced, never followed.
-pub fn write_owner_only(path: &Path, text: &str) -> Result<(), Error> {
-    use std::io::Write;
-    let io = |what: &str, p: &Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", p.display()));
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)
-        .map_err(|e| io("create", &tmp, e))?;
-    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| io("write", &tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io("replace", path, e))
-}
+pub use crate::secrets::write_owner_only;
 
 /// Where a console serves, as its record says.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

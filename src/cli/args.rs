@@ -4,7 +4,8 @@ mod groups;
 
 use clap::{Parser, Subcommand, ValueEnum};
 pub use groups::{
-    AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, SecretCommand, TokensCommand,
+    AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, ReceiptCommand, SecretCommand,
+    TokensCommand, VerifyArgs,
 };
 use std::path::PathBuf;
 
@@ -271,6 +272,22 @@ pub enum Command {
     Devices {
         #[command(subcommand)]
         command: DevicesCommand,
+    },
+    /// Signed decision receipts (docs/receipts.md): print a call's receipt (`receipt ID`, by the
+    /// call's id or the receipt's), check one offline against a key set, print the public keys,
+    /// rotate this console's signing key.
+    ///
+    /// Every decision is signed with this console's Ed25519 key; the place where a tool runs checks
+    /// the receipt (its key, signature, expiry, and the arguments about to run) before running it.
+    #[command(args_conflicts_with_subcommands = true)]
+    Receipt {
+        #[command(subcommand)]
+        command: Option<ReceiptCommand>,
+        /// The call's id (or the receipt's, `rct_…`) whose receipt to print.
+        id: Option<String>,
+        /// Print JSON: the call's id, the receipt (JWS), its key id and its claims.
+        #[arg(long)]
+        json: bool,
     },
     /// Safety policy as code: check, diff, apply and export the policy file (high-risk tools, risk
     /// rules, quorums, time limits); the quorums of the two-person rule (admins only; the CLI is the

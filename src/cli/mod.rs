@@ -10,6 +10,7 @@ mod hook;
 mod hooks;
 mod policy;
 mod queue;
+mod receipt;
 mod secret;
 mod serve;
 mod tokens;
@@ -74,6 +75,7 @@ fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
             | Command::Hook { .. }
             | Command::Hooks { .. }
             | Command::McpGate { .. }
+            | Command::Receipt { command: Some(args::ReceiptCommand::Verify(_)), .. }
     );
     if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
         return Ok(default);
@@ -102,6 +104,7 @@ fn only_reads(command: &Command) -> bool {
     use args::{EnginesCommand, PolicyCommand, TokensCommand};
     match command {
         Command::Queue { .. } | Command::Show { .. } | Command::Audit { .. } => true,
+        Command::Receipt { command: None | Some(args::ReceiptCommand::Keys), .. } => true,
         Command::Engines { command: EnginesCommand::List { .. } }
         | Command::Tokens { command: TokensCommand::List { .. } }
         | Command::Devices { command: args::DevicesCommand::List { .. } } => true,
@@ -145,6 +148,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             return gate::run(gate::GateArgs { policy, url, timeout: *timeout, agent: agent.as_deref(), upstream }).await;
         }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
+        Command::Receipt { command: Some(command @ args::ReceiptCommand::Verify(_)), .. } => return receipt::verify(command.clone()),
         _ => {}
     }
     // Read before anything starts, so a bad token file stops `serve` with nothing opened or run.
@@ -204,6 +208,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Devices { command } => devices::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
+        Command::Receipt { command: Some(command), .. } => receipt::run(&app, command).await?,
+        Command::Receipt { command: None, id: Some(id), json } => receipt::show(&app, &id, json).await?,
+        Command::Receipt { command: None, id: None, .. } => {
+            anyhow::bail!("say whose receipt: `approval-console receipt ID` (a call's id), or see `receipt --help`")
+        }
         Command::Openapi
         | Command::Manifest { .. }
         | Command::Agents { .. }

@@ -2,9 +2,22 @@
 //! the decision made durable — queue state, decision row and audit entry in one transaction.
 
 use super::{approve_block, Console};
+use crate::domain::receipt::Issue;
 use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, Error, GrantId, ItemId, ItemState, Verdict};
 use crate::store::decisions::{approvals, Counting, Recorded};
 use crate::store::{credentials, decisions, queue};
+
+/// Who a decision's receipt names as its approver when no quorum lists them: the deciding
+/// principal; for the console's own decisions, the grant (`console:grant:ID`) or the time limit
+/// (`console:expiry`); else the name the decider gave (`named:mastra-api`).
+pub(super) fn approver_of(request: &DecisionRequest, grant: Option<&GrantId>) -> String {
+    match (&request.operator_key, grant, &request.verdict) {
+        (Some(key), _, _) => key.clone(),
+        (None, Some(grant), _) => format!("console:grant:{grant}"),
+        (None, None, Verdict::Expire { .. }) => "console:expiry".into(),
+        (None, None, _) => format!("named:{}", request.operator),
+    }
+}
 
 /// What a decision request came to ([`Console::decide_or_approve`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +97,7 @@ impl Console {
             attempts: u32::from(delivery == Delivery::Delivering),
             last_error: None,
             next_attempt_at: None,
+            receipt: None,
         }
     }
 
@@ -125,9 +139,10 @@ impl Console {
         let id = &item.id;
         self.check_decision(id, item, &request).await?;
         let quorum = self.check_quorum(item, &request).await?;
+        let approver = approver_of(&request, grant);
         let decision = Self::new_decision(id, request, delivery);
         let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial });
-        self.record_decision(item, &decision, counting, grant).await
+        self.record_decision(item, &decision, counting, grant, approver).await
     }
 
     /// The two-person rule's checks of an approval, before anything is written: `None` when the
@@ -250,10 +265,13 @@ impl Console {
         decision: &Decision,
         counting: Option<Counting>,
         grant: Option<&GrantId>,
+        approver: String,
     ) -> Result<Decided, Error> {
-        let policy = self.policy_version().await?;
-        Ok(match decisions::record(&self.db, item, decision, counting, grant, &policy).await? {
-            Recorded::Decision => Decided::Decision(Box::new(decision.clone())),
+        let (policy, ttl_secs) = self.receipt_terms().await?;
+        let signer = self.receipts.signer().await?;
+        let issue = Issue { signer: &signer, ttl_secs, approver };
+        Ok(match decisions::record(&self.db, item, decision, counting, grant, &policy, &issue).await? {
+            Recorded::Decision { receipt } => Decided::Decision(Box::new(Decision { receipt: Some(receipt), ..decision.clone() })),
             Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
         })
     }

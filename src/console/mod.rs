@@ -8,6 +8,7 @@ mod deliver;
 pub mod expiry;
 pub mod grants;
 pub mod policy;
+pub mod receipts;
 pub mod recover;
 pub mod remotes;
 pub mod resolve;
@@ -36,12 +37,16 @@ pub struct Console {
     grants_wake: Arc<tokio::sync::Notify>,
     /// Sends of one run, one at a time in this process (see [`Console::send`]).
     sending: Arc<crate::engine::locks::KeyedLocks<(EngineId, crate::domain::RunId)>>,
+    /// This console's receipt key (every decision is signed: docs/receipts.md).
+    receipts: receipts::Receipts,
 }
 
 impl Console {
-    pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>) -> Self {
+    /// A console over `db`; `receipts` is its receipt key (named by its local engine's id).
+    pub fn new(db: Db, events: Events, engines: Vec<Arc<dyn Engine>>, receipts: receipts::Receipts) -> Self {
         let engines = engines.into_iter().map(|e| (e.id(), e)).collect();
         Self {
+            receipts,
             db,
             events,
             engines: Arc::new(RwLock::new(engines)),
@@ -69,6 +74,11 @@ impl Console {
 
     pub fn events(&self) -> &Events {
         &self.events
+    }
+
+    /// This console's receipt key and the key set.
+    pub fn receipts(&self) -> &receipts::Receipts {
+        &self.receipts
     }
 
     pub(crate) fn engine(&self, id: &EngineId) -> Result<Arc<dyn Engine>, Error> {

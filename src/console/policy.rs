@@ -44,6 +44,13 @@ impl super::Console {
     pub async fn policy_version(&self) -> Result<String, Error> {
         version(&crate::store::settings::snapshot(&self.db).await?)
     }
+
+    /// What a receipt issued now says and how long it holds: the policy's version and the
+    /// receipts' lifetime in seconds, from one read of the settings.
+    pub async fn receipt_terms(&self) -> Result<(String, u64), Error> {
+        let snapshot = crate::store::settings::snapshot(&self.db).await?;
+        Ok((version(&snapshot)?, snapshot.get::<SafetySettings>()?.receipt_ttl()))
+    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@ use serde_json::Value;
 mod details;
 mod devices;
 mod reach;
+mod receipts;
 pub use details::*;
 pub use devices::*;
 pub use reach::*;
+pub use receipts::*;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -127,11 +129,18 @@ pub enum AuditAction {
     /// A channel's message about a call was given up on after its attempts.
     #[serde(rename = "reach.failed")]
     ReachFailed,
+    /// A console made its receipts' signing key (its first start, or its kept key was not found).
+    #[serde(rename = "receipt_key.created")]
+    ReceiptKeyCreated,
+    /// A console's signing key was rotated: the new key signs from now on; the old one is retired
+    /// (still published, so what it signed before still verifies).
+    #[serde(rename = "receipt_key.rotated")]
+    ReceiptKeyRotated,
 }
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 39] = [
+    pub const ALL: [Self; 41] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -171,6 +180,8 @@ impl AuditAction {
         Self::RemoteRefused,
         Self::CallClaimed,
         Self::ReachFailed,
+        Self::ReceiptKeyCreated,
+        Self::ReceiptKeyRotated,
     ];
 
     /// The name as stored and shown (`decision.approve`).
@@ -215,6 +226,8 @@ impl AuditAction {
             Self::RemoteRefused => "remote.refused",
             Self::CallClaimed => "call.claimed",
             Self::ReachFailed => "reach.failed",
+            Self::ReceiptKeyCreated => "receipt_key.created",
+            Self::ReceiptKeyRotated => "receipt_key.rotated",
         }
     }
 

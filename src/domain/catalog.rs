@@ -40,6 +40,13 @@ operations! {
     CallStatus call_status: GET "/api/calls/{id}" => Agent;
     WithdrawCall withdraw_call: DELETE "/api/calls/{id}" => Agent;
 
+    // Signed decision receipts (docs/receipts.md): the public keys (`/.well-known/jwks.json`, for
+    // anyone) are served by hand; a call's receipt is for its agent's executor and for operators.
+    ReceiptKeys receipt_keys: GET "/.well-known/jwks.json" => Public;
+    ReceiptOfCall receipt_of_call: GET "/api/receipts" => Agent;
+    Receipt receipt: GET "/api/receipts/{id}" => Operator;
+    RotateReceiptKey rotate_receipt_key: POST "/api/receipts/keys/rotate" => Admin;
+
     // The queue.
     QueuePage queue_page: GET "/api/queue" => Operator, window;
     QueueCounts queue_counts: GET "/api/queue/counts" => Operator, window;

@@ -210,4 +210,7 @@ pub struct Decision {
     pub last_error: Option<String>,
     /// When a deferred delivery is tried next.
     pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Its signed receipt (issue 29, docs/receipts.md): a JWS the place where the tool runs checks.
+    /// `None` only for decisions stored before receipts existed.
+    pub receipt: Option<String>,
 }

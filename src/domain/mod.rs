@@ -14,6 +14,7 @@ pub mod ops;
 pub mod principal;
 pub mod reach;
 pub mod reason;
+pub mod receipt;
 pub mod remote;
 pub mod risk;
 pub mod safety;

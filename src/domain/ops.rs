@@ -147,11 +147,12 @@ mod tests {
     }
 
     #[test]
-    fn only_health_pairing_and_sign_in_are_public_and_every_change_of_settings_needs_an_admin() {
-        // Public: health, and the remote listener's pairing and sign-in (a phone with no session yet
-        // proves a pairing code or a passkey there; both are audited when they fail).
+    fn only_health_the_receipt_keys_pairing_and_sign_in_are_public_and_every_change_of_settings_needs_an_admin() {
+        // Public: health, the receipts' public keys (anyone checks a receipt), and the remote
+        // listener's pairing and sign-in (a phone with no session yet proves a pairing code or a
+        // passkey there; both are audited when they fail).
         let public: Vec<_> = Op::ALL.iter().filter(|op| op.access() == Access::Public).collect();
-        assert_eq!(public, [&Op::Health, &Op::PairDevice, &Op::PairDeviceFinish, &Op::SignIn, &Op::SignInFinish]);
+        assert_eq!(public, [&Op::Health, &Op::ReceiptKeys, &Op::PairDevice, &Op::PairDeviceFinish, &Op::SignIn, &Op::SignInFinish]);
         for op in Op::ALL {
             let info = op.info();
             if matches!(info.method, Some("PUT")) {

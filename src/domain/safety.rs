@@ -14,9 +14,18 @@ pub struct SafetySettings {
     /// a phone on the remote listener, with its step-up — not from this machine's window, page, CLI.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub high_risk_passkey: bool,
+    /// How long a decision's receipt may be acted on (issue 29), in seconds; `None`: an hour
+    /// ([`super::receipt::DEFAULT_TTL_SECS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_ttl_secs: Option<u64>,
 }
 
 impl SafetySettings {
+    /// How long a receipt issued now may be acted on, in seconds.
+    pub fn receipt_ttl(&self) -> u64 {
+        self.receipt_ttl_secs.unwrap_or(super::receipt::DEFAULT_TTL_SECS)
+    }
+
     pub fn high_risk(&self, tool: &str) -> bool {
         self.high_risk_tools.iter().any(|t| t == tool)
     }

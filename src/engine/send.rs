@@ -137,6 +137,7 @@ mod tests {
             attempts: 1,
             last_error: None,
             next_attempt_at: None,
+            receipt: None,
         };
         Part { decision, item, current }
     }

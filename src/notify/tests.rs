@@ -28,7 +28,8 @@ async fn notice(call: &QueuedCall, settings: &NotificationSettings, lang: Lang) 
     let events = crate::store::feed::Events::default();
     let local =
         crate::engine::local::LocalEngine::new(crate::domain::EngineId::local(), db.clone(), vec![crate::engine::local::demo::agent()]);
-    let console = Console::new(db, events, vec![std::sync::Arc::new(local)]);
+    let receipts = crate::console::receipts::Receipts::new(db.clone(), "local".into());
+    let console = Console::new(db, events, vec![std::sync::Arc::new(local)], receipts);
     let risk = risk_of(call, settings);
     notice_for(std::slice::from_ref(call), &console, lang, One { risk: Some(&risk), standing: None }).unwrap()
 }

@@ -100,6 +100,26 @@ fn shell_word(text: &str) -> String {
     }
 }
 
+/// Writes `text` to `path` through a new owner-only file renamed over it: a reader sees the old
+/// content or the new, and a link at `path` is replaced, never followed.
+pub fn write_owner_only(path: &Path, text: &str) -> Result<(), crate::domain::Error> {
+    use crate::domain::Error;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |what: &str, p: &Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", p.display()));
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .map_err(|e| io("create", &tmp, e))?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| io("write", &tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io("replace", path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

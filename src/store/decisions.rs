@@ -47,8 +47,8 @@ pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
             (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string()))
         }
     };
-    sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+    sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts, receipt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
     // The table knows approve/decline/resume: an edited approval is an approval (its data says more).
@@ -63,6 +63,7 @@ pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
     .bind(ts(d.decided_at))
     .bind(delivery_str(d.delivery))
     .bind(i64::from(d.attempts))
+    .bind(d.receipt.as_deref())
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -98,7 +99,7 @@ pub async fn finish(conn: &mut impl Sql, id: &DecisionId, delivery: Delivery, ou
 /// The columns [`from_joined_row`] reads, of the decisions table as `d`.
 const D_COLUMNS: &str = "d.id AS d_id, d.queue_item_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason,
     d.data AS d_data, d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery,
-    d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at";
+    d.outcome AS d_outcome, d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at, d.receipt AS d_receipt";
 
 fn decisions_from_rows(rows: &[Row]) -> Result<Vec<Decision>, Error> {
     rows.iter()
@@ -158,6 +159,7 @@ pub(crate) fn from_joined_row(row: &impl Cells, item_id: &ItemId) -> Result<Opti
         attempts: row.cell::<Option<i64>>("d_attempts")?.unwrap_or(0).max(0) as u32,
         last_error: row.cell("d_last_error")?,
         next_attempt_at: row.cell::<Option<String>>("d_next_attempt_at")?.map(|t| parse_ts(&t)).transpose()?,
+        receipt: row.cell("d_receipt")?,
     }))
 }
 

@@ -24,6 +24,7 @@ pub mod presence;
 pub mod private;
 pub mod queue;
 pub mod reach;
+pub mod receipts;
 pub mod resolutions;
 pub mod runs;
 pub mod settings;

@@ -32,6 +32,14 @@ impl Document for crate::domain::safety::SafetySettings {
         if self.high_risk_tools.iter().any(|t| t.trim().is_empty()) {
             return Err(Error::InvalidRequest("a high-risk tool needs a name".into()));
         }
+        let range = crate::domain::receipt::TTL_RANGE;
+        if let Some(ttl) = self.receipt_ttl_secs.filter(|t| !range.contains(t)) {
+            return Err(Error::InvalidRequest(format!(
+                "a receipt's lifetime of {ttl} s is out of range: {} s to {} s",
+                range.start(),
+                range.end()
+            )));
+        }
         Ok(())
     }
 }

@@ -104,6 +104,8 @@ pub struct GrantApproval<'a> {
     pub approve: fn(&Grant, &QueuedCall) -> Decision,
     /// The version of the policy in force when the grant was checked.
     pub policy_version: &'a str,
+    /// The receipt's key and lifetime.
+    pub issue: &'a crate::domain::receipt::Issue<'a>,
 }
 
 /// What [`submit`] did.
@@ -165,8 +167,8 @@ pub async fn submit(
     let granted = match grant {
         Some(g) if g.grant.covers(&item) => {
             let decision = (g.approve)(g.grant, &item);
-            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id), g.policy_version).await {
-                Ok(Recorded::Decision) => Some(Box::new(decision)),
+            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id), g.policy_version, g.issue).await {
+                Ok(Recorded::Decision { receipt }) => Some(Box::new(Decision { receipt: Some(receipt), ..decision })),
                 Ok(Recorded::Approval { .. }) => return Err(Error::Storage("a grant's approval was counted towards a quorum".into())),
                 // Revoked or expired since it was checked: nothing of it was written.
                 Err(Error::NotFound { .. }) => {

@@ -39,7 +39,19 @@ async fn c06_every_decision_is_recorded_with_who_what_and_the_outcome() {
     let (_, page) = t.get("/api/audit?limit=100").await;
     let entries = page["entries"].as_array().unwrap();
     let actions: Vec<&str> = entries.iter().rev().map(|e| e["action"].as_str().unwrap()).collect();
-    assert_eq!(actions, ["call.paused", "call.paused", "decision.approve", "delivery.delivered", "decision.decline", "delivery.delivered"]);
+    // The console's first start made its receipts' signing key (issue 29), audited before anything else.
+    assert_eq!(
+        actions,
+        [
+            "receipt_key.created",
+            "call.paused",
+            "call.paused",
+            "decision.approve",
+            "delivery.delivered",
+            "decision.decline",
+            "delivery.delivered"
+        ]
+    );
     let approve = entries.iter().find(|e| e["action"] == "decision.approve").unwrap();
     assert!(approve["actor"].as_str().unwrap().ends_with("(web)"));
     assert_eq!(approve["toolName"], "delete_record");
@@ -49,7 +61,7 @@ async fn c06_every_decision_is_recorded_with_who_what_and_the_outcome() {
     assert_eq!(decline["details"]["verdict"]["reason"], "no");
     let delivered = entries.iter().find(|e| e["action"] == "delivery.delivered").unwrap();
     assert!(delivered["details"]["outcome"]["status"].is_string());
-    assert_eq!(verify(&t).await, serde_json::json!({"ok": true, "checked": 6, "firstBad": null}));
+    assert_eq!(verify(&t).await, serde_json::json!({"ok": true, "checked": 7, "firstBad": null}));
 }
 
 #[tokio::test]
@@ -110,7 +122,7 @@ async fn c06_cli_audit_verify_exits_non_zero_and_names_the_entry() {
     };
     let ok = run();
     assert!(ok.status.success(), "{ok:?}");
-    assert!(String::from_utf8_lossy(&ok.stdout).contains("intact: 6 entries"));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("intact: 7 entries"));
     tamper(&t, "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2").await;
     let broken = run();
     assert_eq!(broken.status.code(), Some(1));

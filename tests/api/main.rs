@@ -34,6 +34,7 @@ mod queue_view;
 mod quorum;
 mod reach;
 mod readme;
+mod receipts;
 mod remote;
 mod restart;
 mod risk;

@@ -16,7 +16,11 @@ async fn a_database_of_the_first_schema_migrates_and_keeps_its_queue_decisions_r
     let t = TestApp::builder().dir(tmp.path()).spawn().await;
 
     let (_, verify) = t.get("/api/audit/verify").await;
-    assert_eq!((verify["ok"].as_bool(), verify["checked"].as_u64()), (Some(true), Some(8)), "{verify}");
+    assert_eq!(
+        (verify["ok"].as_bool(), verify["checked"].as_u64()),
+        (Some(true), Some(9)),
+        "8 entries of the first schema and this console's first receipt key: {verify}"
+    );
     let (_, all) = t.get("/api/queue?tab=all").await;
     let by_args =
         |id: &str| all["items"].as_array().unwrap().iter().find(|i| i["args"]["id"] == id || i["args"]["question"] == id).cloned().unwrap();

@@ -8,6 +8,7 @@ pub mod engines;
 pub mod grants;
 pub mod queue;
 pub mod reach;
+pub mod receipts;
 pub mod settings;
 pub mod tokens;
 
@@ -21,4 +22,5 @@ pub fn each(v: &mut impl super::operation::Visitor) {
     tokens::each(v);
     devices::each(v);
     reach::each(v);
+    receipts::each(v);
 }

@@ -168,6 +168,10 @@ pub struct DecisionView {
     /// stays the one of the call as shown.
     #[schema(required = true)]
     pub edited_fingerprint: Option<Fingerprint>,
+    /// The decision's signed receipt (a JWS, docs/receipts.md); null for decisions stored before
+    /// receipts existed.
+    #[schema(required = true)]
+    pub receipt: Option<String>,
 }
 
 impl QueueItem {
@@ -209,6 +213,7 @@ impl QueueItem {
                 next_attempt_at: d.next_attempt_at,
                 expired_after_secs,
                 edited_fingerprint,
+                receipt: d.receipt,
             }
         });
         let c = q.call;

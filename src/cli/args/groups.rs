@@ -307,3 +307,53 @@ pub enum SecretCommand {
         name: String,
     },
 }
+
+#[derive(Clone, Subcommand)]
+pub enum ReceiptCommand {
+    /// Check a receipt offline, as the place where the tool runs would (docs/receipts.md): its key
+    /// in the key set, signature, expiry, decision, tool, and that the arguments about to run are
+    /// the ones approved. Exit code 0 if it holds, 1 if refused (the reason's code is printed).
+    Verify(Box<VerifyArgs>),
+    /// Print the public keys that sign receipts (this console's and, in team mode, every console's):
+    /// the JSON Web Key Set served at /.well-known/jwks.json.
+    Keys,
+    /// Make a new signing key for this console; the old one is retired (kept in the key set, so what
+    /// it signed before still verifies). Audited. Admins only (the CLI is the local admin).
+    Rotate,
+}
+
+/// `receipt verify`'s arguments.
+#[derive(Clone, clap::Args)]
+pub struct VerifyArgs {
+    /// The receipt (a JWS) in a file; `-` or nothing: standard input.
+    pub receipt: Option<PathBuf>,
+    /// The key set: a JWKS file (`approval-console receipt keys > jwks.json`, or the console's
+    /// /.well-known/jwks.json).
+    #[arg(long)]
+    pub jwks: PathBuf,
+    /// The tool about to run.
+    #[arg(long)]
+    pub tool: String,
+    /// The arguments about to run, as JSON.
+    #[arg(long, conflicts_with = "args_file")]
+    pub args: Option<String>,
+    /// The arguments about to run, as a JSON file.
+    #[arg(long)]
+    pub args_file: Option<PathBuf>,
+    /// The run the call must belong to.
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// The engine's id of the call it must be.
+    #[arg(long)]
+    pub tool_call_id: Option<String>,
+    /// Record the receipt as used in this file (made owner-only if missing) and refuse one used
+    /// before (`replayed`): a receipt runs a tool once.
+    #[arg(long)]
+    pub used: Option<PathBuf>,
+    /// Check as of this Unix time (seconds) instead of now.
+    #[arg(long)]
+    pub now: Option<i64>,
+    /// Print one JSON line: {"ok": true, "claims": …} or {"ok": false, "code": …, "message": …}.
+    #[arg(long)]
+    pub json: bool,
+}

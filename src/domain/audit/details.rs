@@ -199,6 +199,9 @@ pub struct DecisionMade<'a> {
     pub quorum: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<Vec<ApprovedBy<'a>>>,
+    /// Its signed receipt (docs/receipts.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<&'a str>,
 }
 
 /// What a verdict adds: the reason, the data, the edited arguments, the time limit run out.
@@ -455,6 +458,7 @@ mod tests {
             policy_version: "p-0123456789ab",
             quorum: None,
             approved_by: None,
+            receipt: None,
         };
         assert_eq!(made.action(), AuditAction::DecisionExpire);
         assert_eq!(keys(&made), ["agentId", "args", "decisionId", "engine", "policyVersion", "runId", "toolCallId", "verdict"]);

@@ -94,6 +94,24 @@ impl LocalEngine {
         }
     }
 
+    /// Why `decision`'s receipt does not let `tool` run with `args` now, if it does not.
+    async fn receipt_refused(&self, decision: &Decision, tool: &str, args: &Value) -> Option<String> {
+        use crate::domain::receipt;
+        let Some(text) = decision.receipt.as_deref() else {
+            return Some("the decision has no receipt".into());
+        };
+        let kid = match receipt::decode(text) {
+            Ok((header, _)) => header.kid,
+            Err(e) => return Some(e.to_string()),
+        };
+        let keys = match self.inner.keys.for_kid(&self.inner.db, &kid).await {
+            Ok(keys) => keys,
+            Err(e) => return Some(format!("the key set cannot be read: {e}")),
+        };
+        let expect = receipt::Expect { tool, args, run_id: None, tool_call_id: None };
+        receipt::verify(text, &keys, chrono::Utc::now().timestamp(), &expect).err().map(|e| e.to_string())
+    }
+
     /// A verdict applied to one waiting call of `state`: what the call becomes, and the outcome to record.
     pub(super) async fn apply(
         &self,
@@ -102,6 +120,23 @@ impl LocalEngine {
         state: &RunState,
         call: &StepCall,
     ) -> Result<(CallStatus, Value), Error> {
+        // Issue 29: a decision that runs a tool runs it only on its signed receipt, checked as any
+        // place where a tool runs checks one (docs/receipts.md): key, signature, expiry, tool and
+        // the arguments about to run. Used once: its delivery was claimed once (the outbox).
+        // S7's own check (below) speaks first when the arguments changed.
+        let (runs, args, approved) = match &decision.verdict {
+            Verdict::Approve => (true, &call.args, Some(&decision.fingerprint)),
+            Verdict::ApproveEdited { args, fingerprint } => (true, args, Some(fingerprint)),
+            Verdict::Resume { .. } => (true, &call.args, None),
+            _ => (false, &call.args, None),
+        };
+        let s7_holds = approved.is_none_or(|fp| Fingerprint::of(&call.tool_name, args).is_ok_and(|now| &now == fp));
+        if runs && s7_holds && agent.tool(&call.tool_name).is_some() {
+            if let Some(why) = self.receipt_refused(decision, &call.tool_name, args).await {
+                let text = format!("Tool call blocked: the decision's signed receipt was refused ({why}).");
+                return Ok((CallStatus::Done { result: json!(text) }, json!({"status": "blocked", "result": text})));
+            }
+        }
         Ok(match (&decision.verdict, agent.tool(&call.tool_name)) {
             (Verdict::Decline { reason }, _) => {
                 let text = format!("Tool call declined by the operator. Reason: {}", reason.as_deref().unwrap_or("none given"));

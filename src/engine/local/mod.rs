@@ -289,6 +289,8 @@ struct Inner {
     /// Runs being started and driven by [`LocalEngine::start`] in this process (before their first
     /// snapshot, a run exists only here).
     starting: Mutex<std::collections::HashSet<RunId>>,
+    /// The receipts' key set, to check each decision's receipt before its tool runs (issue 29).
+    keys: crate::store::receipts::KeyCache,
 }
 
 /// Takes a run id out of [`Inner::starting`] when its start is over.
@@ -310,7 +312,9 @@ impl LocalEngine {
     /// The local engine `id` (see [`crate::app::local_engine_id`]) over `db`, running `agents`.
     pub fn new(id: EngineId, db: Db, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
-        Self { inner: Arc::new(Inner { id, db, agents, run_locks: Default::default(), starting: Mutex::default() }) }
+        Self {
+            inner: Arc::new(Inner { id, db, agents, run_locks: Default::default(), starting: Mutex::default(), keys: Default::default() }),
+        }
     }
 
     /// This engine's id (the `engine` of its queue entries and runs).

@@ -3,6 +3,7 @@
 
 use super::approvals;
 use crate::domain::audit::{ApprovalRecorded, ApprovedBy, CallRef, DecisionMade, GrantUsed};
+use crate::domain::receipt::Issue;
 use crate::domain::{Approval, Decision, Error, GrantId, ItemState, QueuedCall};
 use crate::store::writer::WriteTx;
 use crate::store::{audit, credentials, grants, queue, Db};
@@ -22,7 +23,10 @@ pub struct Counting {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Recorded {
     /// The decision, to be delivered.
-    Decision,
+    Decision {
+        /// Its signed receipt, stored with it.
+        receipt: String,
+    },
     /// One more approval below the quorum: the call still waits, with these approvals.
     Approval { approvals: Vec<Approval>, quorum: u32 },
 }
@@ -51,9 +55,10 @@ pub async fn record(
     counting: Option<Counting>,
     grant: Option<&GrantId>,
     policy_version: &str,
+    issue: &Issue<'_>,
 ) -> Result<Recorded, Error> {
     let mut tx = db.begin_write().await?;
-    let recorded = record_in(&mut tx, item, decision, counting, grant, policy_version).await?;
+    let recorded = record_in(&mut tx, item, decision, counting, grant, policy_version, issue).await?;
     tx.commit().await?;
     Ok(recorded)
 }
@@ -68,6 +73,7 @@ pub async fn record_in(
     counting: Option<Counting>,
     grant: Option<&GrantId>,
     policy_version: &str,
+    issue: &Issue<'_>,
 ) -> Result<Recorded, Error> {
     // The grant's use first: a grant revoked or expired since it was checked writes nothing.
     if let Some(grant) = grant {
@@ -133,6 +139,10 @@ pub async fn record_in(
         let state = queue::get(tx, &item.id).await?.map(|e| e.queued.state).unwrap_or(ItemState::Decided);
         return Err(Error::AlreadyDecided { state });
     }
+    // Its receipt names every approver of a quorum (in this transaction's count), else the decider.
+    let approvers = counted.as_ref().map(|(approvals, _)| approvals.iter().map(|a| a.operator_key.clone()).collect());
+    let receipt = issue.receipt(item, &decision.verdict, &decision.fingerprint, approvers, policy_version, decision.decided_at);
+    let decision = &Decision { receipt: Some(receipt.clone()), ..decision.clone() };
     super::insert(tx, decision).await?;
     let details = DecisionMade {
         decision_id: &decision.id,
@@ -142,6 +152,7 @@ pub async fn record_in(
         policy_version,
         quorum: counted.as_ref().map(|(_, n)| *n),
         approved_by: counted.as_ref().map(|(approvals, _)| ApprovedBy::list(approvals)),
+        receipt: Some(&receipt),
     };
     let entry = (item.id.as_str(), item.call.tool_name.as_str(), decision.fingerprint.as_str());
     audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &details)).await?;
@@ -149,5 +160,5 @@ pub async fn record_in(
         let used = GrantUsed { grant_id: grant.as_str(), decision_id: decision.id.as_str(), args: &item.call.args };
         audit::append(tx, audit::Record::of(&decision.operator, Some(entry), &used)).await?;
     }
-    Ok(Recorded::Decision)
+    Ok(Recorded::Decision { receipt })
 }

@@ -44,7 +44,7 @@ pub(super) const COLUMNS: &str = "SELECT q.seq, q.id, q.engine, q.source, q.agen
     q.state, q.paused_at,
     d.id AS d_id, d.kind AS d_kind, d.fingerprint AS d_fingerprint, d.reason AS d_reason, d.data AS d_data,
     d.operator AS d_operator, d.decided_at AS d_decided_at, d.delivery AS d_delivery, d.outcome AS d_outcome,
-    d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at";
+    d.attempts AS d_attempts, d.last_error AS d_last_error, d.next_attempt_at AS d_next_attempt_at, d.receipt AS d_receipt";
 /// The rows of [`COLUMNS`]: every queue entry, with its decision if any.
 pub(super) const FROM: &str = " FROM queue_items q LEFT JOIN decisions d ON d.queue_item_id = q.id";
 

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that sign decision receipts (docs/receipts.md): a JSON Web Key Set, every
+         *     console's keys (a team's included), a retired key marked `retiredAt`.
+         */
+        get: operations["receipt_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit": {
         parameters: {
             query?: never;
@@ -663,6 +683,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["receipt_of_call"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/receipts/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["rotate_receipt_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/receipts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["receipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session": {
         parameters: {
             query?: never;
@@ -875,7 +943,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "receipt_key.created" | "receipt_key.rotated";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -953,6 +1021,11 @@ export interface components {
             outcome: components["schemas"]["Outcome"];
             /** @description `declined`: what the operator said, if anything. */
             reason: string | null;
+            /**
+             * @description Once decided: the decision's signed receipt (a JWS, docs/receipts.md), to check before the
+             *     tool runs against `/.well-known/jwks.json` and the arguments about to run.
+             */
+            receipt: string | null;
         };
         /** @description One step of a supervisor chain: the agent and the call through which the pause surfaced (S13). */
         ChainLink: {
@@ -1018,6 +1091,39 @@ export interface components {
             claimedAt: string;
             person: string;
             principal: string;
+        };
+        /** @description A receipt's claims (docs/receipts.md). A claim that does not apply is absent, never null. */
+        Claims: {
+            agent?: string | null;
+            /** @description Every principal whose approval (or decision) this is. */
+            approvers: string[];
+            /** @description The console's id of the call (its queue entry). */
+            callId: string;
+            decision: components["schemas"]["Outcome"];
+            edited: boolean;
+            engine: string;
+            executedFingerprint?: null | components["schemas"]["Fingerprint"];
+            /**
+             * Format: int64
+             * @description Unix seconds: refused from then on.
+             */
+            expiresAt: number;
+            /** @description The call's fingerprint as the operator saw it. */
+            fingerprint: components["schemas"]["Fingerprint"];
+            /** @description `rct_` + 32 hex digits: what a verifier records as used. */
+            id: string;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            issuedAt: number;
+            policyVersion: string;
+            runId?: string | null;
+            source: string;
+            tool: string;
+            toolCallId?: string | null;
+            /** Format: int32 */
+            version: number;
         };
         /** @description One condition on the arguments: the value at a JSON Pointer (`/to/account`). */
         Condition: {
@@ -1121,6 +1227,11 @@ export interface components {
             /** @description What the engine answered (the tool's result, a decline, a block, an error). */
             outcome: unknown;
             reason: string | null;
+            /**
+             * @description The decision's signed receipt (a JWS, docs/receipts.md); null for decisions stored before
+             *     receipts existed.
+             */
+            receipt: string | null;
         };
         DeclineBody: {
             fingerprint: string;
@@ -1445,6 +1556,33 @@ export interface components {
          * @enum {string}
          */
         ItemState: "pending" | "decided" | "delivered" | "failed" | "interrupted" | "gone";
+        /**
+         * @description One public key of a JSON Web Key Set (RFC 7517, RFC 8037 `OKP`/`Ed25519`), with when it was
+         *     made and, once rotated out, retired.
+         */
+        Jwk: {
+            alg?: string | null;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            createdAt?: number | null;
+            crv: string;
+            kid: string;
+            kty: string;
+            /**
+             * Format: int64
+             * @description Unix seconds: receipts issued after it are refused.
+             */
+            retiredAt?: number | null;
+            use?: string | null;
+            /** @description The 32-byte public key, base64url. */
+            x: string;
+        };
+        /** @description A JSON Web Key Set: what `GET /.well-known/jwks.json` answers. */
+        Jwks: {
+            keys: components["schemas"]["Jwk"][];
+        };
         /**
          * @description How hard an operator should look.
          * @enum {string}
@@ -1905,6 +2043,16 @@ export interface components {
          * @enum {string}
          */
         ReasonSource: "engine" | "hook" | "none";
+        /** @description A call's receipt: the signed text to check, and its claims as read (not checked) for display. */
+        ReceiptView: {
+            /** @description The console's id of the call. */
+            callId: string;
+            claims: components["schemas"]["Claims"];
+            /** @description The key that signed it. */
+            kid: string;
+            /** @description The receipt: a JWS (compact) to check where the tool runs. */
+            receipt: string;
+        };
         /**
          * @description The remote listener as configured in the settings (the desktop app's Settings → Devices, or
          *     `PUT /api/settings/remote`): where it listens and the name phones reach it by. Applied when the
@@ -1977,6 +2125,12 @@ export interface components {
          * @enum {string}
          */
         Role: "agent" | "viewer" | "operator" | "admin";
+        /** @description The key made by a rotation. */
+        RotatedKey: {
+            /** @description The key set as published now (the old key marked `retiredAt`). */
+            keys: components["schemas"]["Jwks"];
+            kid: string;
+        };
         /** @description An escalation rule: which calls (every filter given must match; none given: every call) and its steps. */
         Rule: {
             agents?: string[];
@@ -1998,6 +2152,12 @@ export interface components {
              */
             highRiskPasskey?: boolean;
             highRiskTools?: string[];
+            /**
+             * Format: int64
+             * @description How long a decision's receipt may be acted on (issue 29), in seconds; `None`: an hour
+             *     ([`super::receipt::DEFAULT_TTL_SECS`]).
+             */
+            receiptTtlSecs?: number | null;
         };
         ShadowGrantReport: {
             /**
@@ -2254,6 +2414,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    receipt_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts' public keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
+                };
+            };
+        };
+    };
     audit_page: {
         parameters: {
             query?: {
@@ -4874,6 +5054,161 @@ export interface operations {
             };
             /** @description forbidden: the credential's role may not */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receipt_of_call: {
+        parameters: {
+            query: {
+                toolCallId: string;
+                runId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt of the decision on the call an engine knows by these ids */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptView"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no decision on that call yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotate_receipt_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new signing key; the old one is retired (still published: what it signed before still verifies) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedKey"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A call's receipt, by the call's id or the receipt's (`rct_…`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptView"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such call, or it has no decision yet */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,133 @@
+//! `receipt ID`, `receipt verify` (offline), `receipt keys`, `receipt rotate` (docs/receipts.md).
+
+use super::args::ReceiptCommand;
+use anyhow::{Context, Result};
+use approval_console::app::App;
+use approval_console::domain::receipt::{self, Claims, Expect, Jwks, ReceiptError};
+use approval_console::domain::text::visible;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `receipt ID`: the call's receipt, its claims as read and the signed text.
+pub async fn show(app: &App, id: &str, json: bool) -> Result<()> {
+    let view = app.receipt(id, &app.local_actor("cli")).await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    let c = &view.claims;
+    let decision = serde_json::to_value(c.decision)?.as_str().unwrap_or_default().to_owned();
+    println!("receipt      {}", c.id);
+    println!("call         {} ({} on {}, {})", view.call_id, visible(&c.tool), visible(&c.engine), c.source);
+    println!("decision     {decision}{}", if c.edited { ", with edited arguments" } else { "" });
+    println!("approvers    {}", c.approvers.iter().map(|a| visible(a)).collect::<Vec<_>>().join(", "));
+    println!("fingerprint  {}", c.fingerprint);
+    if let Some(runs) = c.executed_fingerprint.as_ref().filter(|f| *f != &c.fingerprint) {
+        println!("runs with    {runs}");
+    }
+    println!("policy       {}", c.policy_version);
+    println!("issued       {}", when(c.issued_at));
+    println!("expires      {}", when(c.expires_at));
+    println!("key          {}", view.kid);
+    println!();
+    println!("{}", view.receipt);
+    Ok(())
+}
+
+fn when(secs: i64) -> String {
+    chrono::DateTime::from_timestamp(secs, 0).map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string()).unwrap_or_else(|| secs.to_string())
+}
+
+/// `receipt keys` and `receipt rotate`.
+pub async fn run(app: &App, command: ReceiptCommand) -> Result<()> {
+    match command {
+        ReceiptCommand::Keys => println!("{}", serde_json::to_string_pretty(&app.receipt_keys().await?)?),
+        ReceiptCommand::Rotate => {
+            let rotated = app.rotate_receipt_key(&app.local_actor("cli")).await?;
+            println!("this console now signs receipts with {}; its previous key is retired (still published)", rotated.kid);
+        }
+        ReceiptCommand::Verify(_) => unreachable!("verify runs offline, without the console"),
+    }
+    Ok(())
+}
+
+/// `receipt verify`: offline, against a key set file. Exit 0 if the receipt holds, 1 if refused.
+pub fn verify(command: ReceiptCommand) -> Result<ExitCode> {
+    let ReceiptCommand::Verify(verify) = command else { unreachable!("only verify runs here") };
+    let super::args::VerifyArgs { receipt, jwks, tool, args, args_file, run_id, tool_call_id, used, now, json } = *verify;
+    let text = match receipt.as_deref() {
+        None => read_stdin()?,
+        Some(p) if p == Path::new("-") => read_stdin()?,
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading the receipt {}", p.display()))?,
+    };
+    let keys: Jwks = serde_json::from_slice(&std::fs::read(&jwks).with_context(|| format!("reading the key set {}", jwks.display()))?)
+        .with_context(|| format!("{} is not a JWKS ({{\"keys\": [...]}})", jwks.display()))?;
+    let args: serde_json::Value = match (args, args_file) {
+        (Some(a), _) => serde_json::from_str(&a).context("--args is not JSON")?,
+        (None, Some(f)) => serde_json::from_slice(&std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?)
+            .with_context(|| format!("{} is not JSON", f.display()))?,
+        (None, None) => anyhow::bail!("say what is about to run: --args JSON or --args-file FILE"),
+    };
+    let now = now.unwrap_or_else(|| chrono::Utc::now().timestamp());
+    let expect = Expect { tool: &tool, args: &args, run_id: run_id.as_deref(), tool_call_id: tool_call_id.as_deref() };
+    let checked = receipt::verify(&text, &keys, now, &expect).and_then(|claims| match &used {
+        Some(file) => consume(file, &claims).map(|()| claims),
+        None => Ok(claims),
+    });
+    match checked {
+        Ok(claims) => {
+            if json {
+                println!("{}", serde_json::json!({ "ok": true, "claims": claims }));
+            } else {
+                println!(
+                    "receipt {} holds: {} may run with these arguments (approved by {})",
+                    claims.id,
+                    visible(&claims.tool),
+                    claims.approvers.join(", ")
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if json {
+                println!("{}", serde_json::json!({ "ok": false, "code": e.code(), "message": e.to_string() }));
+            } else {
+                eprintln!("refused ({}): {e}", e.code());
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn read_stdin() -> Result<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).context("reading the receipt from standard input")?;
+    Ok(text)
+}
+
+/// Records the receipt's id in `file` (one per line; made owner-only), under an exclusive lock so
+/// two checks at once count each other; `replayed` if it is there already.
+fn consume(file: &PathBuf, claims: &Claims) -> Result<(), ReceiptError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let failed = |why: String| ReceiptError::Malformed(format!("the used-receipts file {}: {why}", file.display()));
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(file)
+        .map_err(|e| failed(e.to_string()))?;
+    // SAFETY: flock on a descriptor this function owns; released when `f` is closed.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(failed(std::io::Error::last_os_error().to_string()));
+    }
+    let mut seen = String::new();
+    f.read_to_string(&mut seen).map_err(|e| failed(e.to_string()))?;
+    if seen.lines().any(|l| l.split_whitespace().next() == Some(claims.id.as_str())) {
+        return Err(ReceiptError::Replayed(claims.id.clone()));
+    }
+    writeln!(f, "{} {}", claims.id, claims.expires_at).and_then(|()| f.sync_all()).map_err(|e| failed(e.to_string()))
+}
