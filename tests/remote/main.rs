@@ -13,6 +13,7 @@ mod decisions;
 mod engines;
 mod langgraph;
 mod outbox;
+mod receipts;
 mod sync;
 
 #[path = "../support/langgraph_server.rs"]
@@ -163,7 +164,7 @@ pub async fn setup(token: Option<&str>) -> (tempfile::TempDir, MastraServer, Con
     (tmp, mastra, console)
 }
 
-/// The entries of tool `tool` in the server's execution log.
+/// The executions of tool `tool` in the server's log (not the calls its receipt check refused).
 pub fn ran(mastra: &MastraServer, tool: &str) -> Vec<Value> {
-    mastra.tools_ran().into_iter().filter(|t| t["tool"] == tool).collect()
+    mastra.tools_ran().into_iter().filter(|t| t["tool"] == tool && t.get("refused").is_none()).collect()
 }

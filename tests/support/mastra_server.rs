@@ -59,6 +59,8 @@ pub struct MastraServer {
     /// One JSON line per tool execution on the server: `<dir>/tools.jsonl`.
     pub tool_log: PathBuf,
     token: Option<String>,
+    /// More environment for the server (`start_with`), kept for restarts.
+    env: Vec<(String, String)>,
     child: Option<Child>,
     http: reqwest::Client,
 }
@@ -67,6 +69,12 @@ impl MastraServer {
     /// Starts the server on a free port (`PORT=0`; the port it got is kept for `restart`) over
     /// `<dir>/mastra.db`, with bearer-token auth when `token` is given. Waits for `MASTRA_READY`.
     pub fn start(dir: &Path, token: Option<&str>) -> Self {
+        Self::start_with(dir, token, &[])
+    }
+
+    /// [`MastraServer::start`] with more environment: e.g. `MASTRA_RECEIPTS_CONSOLE` (the `ops`
+    /// agent checks each decision's receipt before `deleteRecord` runs; see server.mjs).
+    pub fn start_with(dir: &Path, token: Option<&str>, env: &[(&str, &str)]) -> Self {
         require_installed();
         std::fs::create_dir_all(dir).expect("create the Mastra server's directory");
         let mut server = Self {
@@ -76,6 +84,7 @@ impl MastraServer {
             log: dir.join("mastra-server.log"),
             tool_log: dir.join("tools.jsonl"),
             token: token.map(str::to_owned),
+            env: env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             child: None,
             http: reqwest::Client::new(),
         };
@@ -116,6 +125,8 @@ impl MastraServer {
     }
 
     fn spawn(&mut self, port: u16) {
+        // A new client: the old one's kept-alive connections lead to the server killed before.
+        self.http = reqwest::Client::new();
         let log = OpenOptions::new().create(true).append(true).open(&self.log).expect("open the Mastra server log");
         let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
         let mut cmd = Command::new(node_bin());
@@ -132,6 +143,7 @@ impl MastraServer {
         if let Some(token) = &self.token {
             cmd.env("MASTRA_TOKEN", token);
         }
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("start {}: {e}", node_bin().display()));
 
         // A thread reads stdout (and keeps draining it after the READY line, so the pipe never fills).
