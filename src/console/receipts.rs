@@ -120,8 +120,12 @@ impl Receipts {
         let secret = crate::secrets::ApiKey::new(signer.secret_text());
         if self.0.keyring.load(Ordering::Relaxed) {
             let entry = format!("{KEYRING_PREFIX}{}", signer.kid());
-            crate::secrets::set(&entry, &secret).await?;
-            return Ok(format!("keyring:{entry}"));
+            match crate::secrets::set(&entry, &secret).await {
+                Ok(()) => return Ok(format!("keyring:{entry}")),
+                // No keyring after all (locked, none on this session): decisions must still be
+                // signed, so the key goes where a server keeps it, and the audit entry says where.
+                Err(e) => tracing::warn!("the OS keyring cannot keep the receipt key ({e}); keeping it in an owner-only file"),
+            }
         }
         let dir = self.0.db.data_dir().join(DIR);
         std::fs::DirBuilder::new()

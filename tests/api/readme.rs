@@ -143,9 +143,10 @@ async fn the_readme_quorum_commands_run_as_printed() {
 
 /// Runs `program args…` with the console's address and `token`, and approves the call it queues
 /// (engine `http`, agent `billing-bot`) once it is queued: what the program printed.
-async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str]) -> String {
+async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
     let child = tokio::process::Command::new(program)
         .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .env("APPROVAL_CONSOLE_URL", &t.base)
         .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
         .stdout(std::process::Stdio::piped())
@@ -183,7 +184,14 @@ async fn the_readme_python_example_asks_and_gets_the_operators_decision() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("ask.py");
     std::fs::write(&file, block("python", "/api/calls")).unwrap();
-    let said = run_asking(&t, &token, "python3", &[file.to_str().unwrap()]).await;
+    // With the receipt verifier on the path, as `pip install ./verifiers/python` puts it, in the
+    // venv that has `cryptography` (scripts/test makes it).
+    let Some(python) = std::env::var("APPROVAL_CONSOLE_TEST_PYTHON").ok() else {
+        eprintln!("SKIPPED: APPROVAL_CONSOLE_TEST_PYTHON is not set (scripts/test makes the venv with cryptography)");
+        return;
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("verifiers/python").display().to_string();
+    let said = run_asking(&t, &token, &python, &[file.to_str().unwrap()], &[("PYTHONPATH", path)]).await;
     assert_eq!(said.trim(), r#"approved: {"id": "rec-7"}"#);
 }
 
@@ -196,8 +204,12 @@ async fn the_readme_typescript_example_asks_and_gets_the_operators_decision() {
     let token = t.token("billing-bot", approval_console::domain::Role::Agent).await;
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("ask.mts");
-    std::fs::write(&file, block("ts", "/api/calls")).unwrap();
-    let said = run_asking(&t, &token, node.to_str().unwrap(), &["--no-warnings", file.to_str().unwrap()]).await;
+    // Saved in the checkout, as the README says: its import of the verifier is relative to it.
+    let verifier = Path::new(env!("CARGO_MANIFEST_DIR")).join("verifiers/typescript/src/index.ts");
+    let code = block("ts", "/api/calls");
+    assert!(code.contains("'./verifiers/typescript/src/index.ts'"), "the README imports the verifier from the checkout");
+    std::fs::write(&file, code.replace("'./verifiers/typescript/src/index.ts'", &format!("'{}'", verifier.display()))).unwrap();
+    let said = run_asking(&t, &token, node.to_str().unwrap(), &["--no-warnings", file.to_str().unwrap()], &[]).await;
     assert_eq!(said.trim(), r#"approved: {"id":"rec-7"}"#);
 }
 

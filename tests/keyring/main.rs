@@ -293,3 +293,37 @@ async fn a_remote_engines_token_lives_in_the_keyring_only() {
     assert_exit(&binary(&["--data-dir", data_dir, "engines", "remove", &name], None, &[]), 0, &right);
     assert!(matches!(secrets::get(&entry).await, Err(SecretError::NotFound { .. })));
 }
+
+#[tokio::test]
+async fn the_desktop_apps_receipt_key_lives_in_the_keyring_and_is_read_back_from_it() {
+    if !keyring_tests_enabled("the_desktop_apps_receipt_key_lives_in_the_keyring_and_is_read_back_from_it") {
+        return;
+    }
+    use approval_console::app::App;
+    use approval_console::domain::receipt::Signer;
+    let tmp = tempfile::tempdir().unwrap();
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    app.keep_receipt_keys_in_keyring();
+    let lock = app.recover().await.unwrap();
+    let keys = app.receipt_keys().await.unwrap();
+    assert_eq!(keys.keys.len(), 1);
+    let kid = keys.keys[0].kid.clone();
+    // The secret is the keyring's entry, never a file of the data directory.
+    let kept = secrets::get(&format!("receipt-key:{kid}")).await.unwrap();
+    assert_eq!(Signer::from_secret_text(kept.expose()).unwrap().kid(), kid);
+    assert!(!tmp.path().join("receipt-keys").exists());
+    for entry in std::fs::read_dir(tmp.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap_or_default();
+        assert!(!bytes.windows(kept.expose().len()).any(|w| w == kept.expose().as_bytes()), "the key's secret is in a file");
+    }
+    app.testing().close().await;
+    drop(lock);
+    drop(app);
+    // Started again: the same key, read back from the keyring (no new one made).
+    let again = App::open(tmp.path(), vec![]).await.unwrap();
+    again.keep_receipt_keys_in_keyring();
+    let _lock = again.recover().await.unwrap();
+    let keys = again.receipt_keys().await.unwrap();
+    assert_eq!(keys.keys.iter().map(|k| k.kid.as_str()).collect::<Vec<_>>(), [kid.as_str()]);
+    secrets::delete(&format!("receipt-key:{kid}")).await.unwrap();
+}

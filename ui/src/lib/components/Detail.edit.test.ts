@@ -259,6 +259,7 @@ describe('DecisionResult: an edited approval', () => {
         lastError: null,
         nextAttemptAt: null,
         expiredAfterSecs: null,
+        receipt: null,
       },
     });
     const { target } = mountInBody(DecisionResult, { props: { item } });

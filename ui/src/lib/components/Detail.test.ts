@@ -200,6 +200,7 @@ describe('Detail', () => {
         editedFingerprint: null,
         lastError: null,
         nextAttemptAt: null,
+        receipt: null,
       },
     });
     const { q } = render(item, new FakeBackend());

@@ -92,7 +92,7 @@ describe('an expired call', () => {
       allowed: [],
       decision: {
         kind: 'decline', reason: 'expired: nobody decided within 1 h', data: null, fingerprint: 'sha256:aa', operator: 'expiry',
-        decidedAt: '2025-01-01T11:00:00Z', delivery: 'delivered', outcome: null, attempts: 1, lastError: null, nextAttemptAt: null, expiredAfterSecs: 3600, editedFingerprint: null,
+        decidedAt: '2025-01-01T11:00:00Z', delivery: 'delivered', outcome: null, attempts: 1, lastError: null, nextAttemptAt: null, expiredAfterSecs: 3600, editedFingerprint: null, receipt: null,
       },
     });
     const { target } = mountInBody(DecisionResult, { props: { item } });

@@ -167,9 +167,9 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
   };
 }
 
-/** A decision as the server shows it, by `web`, delivery pending. */
+/** A decision as the server shows it, by `web`, delivery pending, without a receipt (as one stored before receipts). */
 export function decision(kind: DecisionKind, fingerprint: string, reason: string | null, data: unknown): Decision {
-  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null };
+  return { kind, reason, data, fingerprint, operator: 'web', decidedAt: '2025-01-01T10:01:00Z', delivery: 'pending', outcome: null, attempts: 0, lastError: null, nextAttemptAt: null, expiredAfterSecs: null, editedFingerprint: null, receipt: null };
 }
 
 /** The figures of `GET /api/stats` for a week: the example of the API's documentation, one tool and one operator. */
@@ -191,4 +191,42 @@ export function makeTeamStats(over: Partial<TeamStats> = {}): TeamStats {
 /** Figures of a period with nothing in it. */
 export function emptyTeamStats(): TeamStats {
   return makeTeamStats({ decisions: { approved: 0, declined: 0, expired: 0, resumed: 0, total: 0 }, byTool: [], byOperator: [], pendingOverTime: [] });
+}
+
+/** Unpadded base64url of the UTF-8 of `text`, as a receipt's segments are written. */
+export function base64url(text: string): string {
+  const binary = Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join('');
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * A decision receipt as the server writes it (docs/receipts.md): its header, the canonical JSON of
+ * the docs' example claims with `over` applied (`undefined` leaves a claim out), and 64 bytes in
+ * place of an Ed25519 signature (the UI never verifies one).
+ */
+export function makeReceipt(over: Record<string, unknown> = {}, kid = 'ed25519-3f4b19a00c1d8e72'): string {
+  const claims = {
+    version: 1,
+    id: 'rct_4be0c1d2e3f4a5b6c7d8e9f0a1b2c3d4',
+    decision: 'approved',
+    edited: false,
+    fingerprint: 'sha256:' + 'ab'.repeat(32),
+    executedFingerprint: 'sha256:' + 'ab'.repeat(32),
+    tool: 'delete_record',
+    source: 'local',
+    engine: 'local@7f3a',
+    agent: 'ops',
+    runId: 'run_12',
+    toolCallId: 'call_1',
+    callId: 'itm_0b5e',
+    approvers: ['local:admin'],
+    policyVersion: 'pv_91ab',
+    issuedAt: 1764949800,
+    expiresAt: 1764950400,
+    ...over,
+  };
+  // A claim that does not apply is absent, never null: `undefined` in `over` leaves one out.
+  const present = Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== undefined));
+  const header = base64url(JSON.stringify({ alg: 'EdDSA', kid, typ: 'approval-receipt' }));
+  return `${header}.${base64url(canonicalJson(present))}.${base64url('\u0007'.repeat(64))}`;
 }

@@ -194,6 +194,19 @@ export const detail = {
   dataSent: 'Data sent',
   dataSentLabel: 'Resume data sent',
   outcome: 'Outcome',
+  /**
+   * The decision's signed receipt (docs/receipts.md), as it reads: the console shows it, the place
+   * where the tool runs checks it. `decidedBy`: the label of its `approvers`, by its `decision`.
+   */
+  receipt: {
+    heading: 'Signed receipt',
+    note: 'Shown as it reads: its signature is checked where the tool runs, not here.',
+    id: 'Receipt ID',
+    key: 'Key ID',
+    decidedBy: { approved: 'Approved by', declined: 'Declined by', answered: 'Answered by', other: 'Decided by' },
+    validUntil: 'Valid until',
+    copy: 'Copy receipt',
+  },
 
   // Time limits (`expiry.ts`): durations, countdowns.
   /** `when`: the deadline as a local date and time. */

@@ -151,6 +151,15 @@ export const detail: Messages['detail'] = {
   dataSent: '送信したデータ',
   dataSentLabel: '送信した再開用データ',
   outcome: '結果',
+  receipt: {
+    heading: '署名付きレシート',
+    note: '内容を表示しているだけです。署名の検証はここではなく、ツールを実行する側で行います。',
+    id: 'レシート ID',
+    key: '鍵 ID',
+    decidedBy: { approved: '承認した人', declined: '拒否した人', answered: '応答した人', other: '決定した人' },
+    validUntil: '有効期限',
+    copy: 'レシートをコピー',
+  },
 
   expiresAt: (when: string) => `期限: ${when}`,
   expiresIn: (left: string) => `残り ${left}`,
