@@ -47,8 +47,9 @@ pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
             (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string()))
         }
     };
-    sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts, receipt)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+    let receipt_id = d.receipt.as_deref().and_then(|r| crate::domain::receipt::decode(r).ok()).map(|(_, claims)| claims.id);
+    sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts, receipt, receipt_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
     .bind(d.id.as_str())
     .bind(d.item_id.as_str())
     // The table knows approve/decline/resume: an edited approval is an approval (its data says more).
@@ -64,6 +65,7 @@ pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
     .bind(delivery_str(d.delivery))
     .bind(i64::from(d.attempts))
     .bind(d.receipt.as_deref())
+    .bind(receipt_id)
     .execute(&mut *conn)
     .await?;
     Ok(())

@@ -140,30 +140,14 @@ pub struct Found {
     pub receipt: String,
 }
 
-/// The receipt of the decision on a call: by the call's id, or by the receipt's own id (`rct_…`,
-/// found in the stored text's claims through the decisions of the newest calls first).
+/// The receipt of the decision on a call: by the call's id, or by the receipt's own id (`rct_…`).
 pub async fn of_call_or_id(db: &Db, id: &str) -> Result<Option<Found>, Error> {
     let mut conn = db.pool().acquire().await?;
-    let row = sql("SELECT queue_item_id, receipt FROM decisions WHERE queue_item_id = $1 AND receipt IS NOT NULL")
+    let row = sql("SELECT queue_item_id, receipt FROM decisions WHERE (queue_item_id = $1 OR receipt_id = $1) AND receipt IS NOT NULL")
         .bind(id)
         .fetch_optional(&mut conn)
         .await?;
-    if let Some(r) = row {
-        return Ok(Some(Found { item_id: r.try_get("queue_item_id")?, receipt: r.try_get("receipt")? }));
-    }
-    if !id.starts_with("rct_") || id.len() != 36 || !id[4..].bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Ok(None);
-    }
-    // A receipt id appears only inside its signed payload (base64url): look through the receipts.
-    let rows =
-        sql("SELECT queue_item_id, receipt FROM decisions WHERE receipt IS NOT NULL ORDER BY decided_at DESC").fetch_all(&mut conn).await?;
-    for r in rows {
-        let receipt: String = r.try_get("receipt")?;
-        if crate::domain::receipt::decode(&receipt).is_ok_and(|(_, c)| c.id == id) {
-            return Ok(Some(Found { item_id: r.try_get("queue_item_id")?, receipt }));
-        }
-    }
-    Ok(None)
+    row.map(|r| Ok(Found { item_id: r.try_get("queue_item_id")?, receipt: r.try_get("receipt")? })).transpose()
 }
 
 /// The receipt of the newest decision on the call an engine knows as `tool_call_id` (of run

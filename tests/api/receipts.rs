@@ -93,7 +93,8 @@ async fn a_decision_is_signed_and_an_independent_check_refuses_any_tampering() {
     assert_eq!(claims.call_id, item["id"].as_str().unwrap());
     assert_eq!(claims.run_id.as_deref(), item["runId"].as_str());
     assert_eq!(claims.tool_call_id.as_deref(), Some("call_1"));
-    assert_eq!(claims.engine, "local");
+    assert_eq!(claims.engine, item["engine"].as_str().unwrap(), "local, or local@<instance> in team mode");
+    assert_eq!(claims.source, "local");
     assert_eq!(claims.agent.as_deref(), Some("demo"));
     assert!(claims.approvers[0].starts_with("local:"), "{:?}", claims.approvers);
     assert!(claims.policy_version.starts_with("p-"));
@@ -356,5 +357,53 @@ async fn the_typescript_and_python_verifiers_accept_the_consoles_receipt_once_an
         assert_eq!(check(store.clone(), r#"{"id":"rec-8"}"#), "fingerprint_mismatch", "{name}");
         assert_eq!(check(store.clone(), r#"{"id":"rec-7"}"#), "ok", "{name}");
         assert_eq!(check(store, r#"{"id":"rec-7"}"#), "replayed", "{name}");
+    }
+}
+
+/// The Mastra-shaped decision routes answer with the decision's receipt: a header on the streamed
+/// and `/generate` answers, a field of `send-tool-approval`'s; the audit export carries it too.
+#[tokio::test]
+async fn the_mastra_shaped_routes_and_the_audit_export_carry_the_receipt() {
+    let t = spawn_app().await;
+    let set = || async { serde_json::from_value::<Jwks>(jwks(&t).await).unwrap() };
+    let check = |receipt: &str, id: &str, keys: &Jwks| {
+        let args = json!({ "id": id });
+        let now = chrono::Utc::now().timestamp();
+        receipt::verify(receipt, keys, now, &Expect { tool: "delete_record", args: &args, run_id: None, tool_call_id: Some("call_1") })
+    };
+    for (route, id) in [("approve-tool-call-generate", "rec-g"), ("approve-tool-call", "rec-s")] {
+        let run = t.generate(&format!("delete {id}")).await["runId"].as_str().unwrap().to_owned();
+        let r = t
+            .http
+            .post(format!("{}/api/agents/demo/{route}", t.base))
+            .bearer_auth(TOKEN)
+            .json(&json!({ "runId": run, "toolCallId": "call_1" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{route}");
+        let receipt = r.headers()["x-approval-receipt"].to_str().unwrap().to_owned();
+        let _ = r.text().await;
+        let claims = check(&receipt, id, &set().await).unwrap();
+        assert_eq!(claims.run_id.as_deref(), Some(run.as_str()), "{route}");
+        assert!(claims.approvers[0].starts_with("local:"), "{route}: {:?}", claims.approvers);
+    }
+    let answer = t
+        .generate_with(json!({ "messages": [{ "role": "user", "content": "delete rec-t" }], "threadId": "t-9", "resourceId": "u-9" }))
+        .await;
+    assert_eq!(answer["finishReason"], "suspended", "{answer}");
+    let (status, sent) =
+        t.post("/api/agents/demo/send-tool-approval", json!({ "threadId": "t-9", "resourceId": "u-9", "approved": true })).await;
+    assert_eq!(status, StatusCode::OK, "{sent}");
+    check(sent["receipt"].as_str().unwrap(), "rec-t", &set().await).unwrap();
+
+    let r = t.http.get(format!("{}/api/audit/export?format=jsonl", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    let text = r.text().await.unwrap();
+    let approvals: Vec<Value> =
+        text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|e| e["action"] == "decision.approve").collect();
+    assert_eq!(approvals.len(), 3);
+    for entry in approvals {
+        let receipt = entry["details"]["receipt"].as_str().expect("the decision's audit entry holds its receipt");
+        assert_eq!(receipt::decode(receipt).unwrap().1.call_id, entry["queueItemId"].as_str().unwrap(), "{entry}");
     }
 }

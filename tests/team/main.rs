@@ -131,6 +131,17 @@ async fn c01_c05_a_call_paused_on_one_console_shows_on_another_which_approves_it
     let delivered = wait_state(&b, &id, "delivered").await;
     assert_eq!(delivered["decision"]["kind"], "approve");
     assert!(delivered["decision"]["operator"].as_str().is_some_and(|o| !o.is_empty()), "{delivered}");
+    // Its receipt is signed with B's key; both consoles publish both keys (the shared database), and
+    // A's engine ran the tool only after checking B's receipt.
+    let receipt = delivered["decision"]["receipt"].as_str().expect("a signed receipt");
+    let kid = approval_console::domain::receipt::decode(receipt).unwrap().0.kid;
+    for s in [&a, &b] {
+        let keys = s.get("/.well-known/jwks.json").await;
+        let kids: Vec<&str> = keys["keys"].as_array().unwrap().iter().map(|k| k["kid"].as_str().unwrap()).collect();
+        assert_eq!(kids.len(), 2, "one key per console: {keys}");
+        assert!(kids.contains(&kid.as_str()), "{keys}");
+    }
+    assert_eq!(delivered["decision"]["outcome"]["status"], "executed", "{delivered}");
     let actions: Vec<String> = audit_of(&a, &id).await.iter().map(|e| e["action"].as_str().unwrap().to_owned()).collect();
     assert_eq!(actions.iter().filter(|a| a.as_str() == "decision.approve").count(), 1, "{actions:?}");
     assert_eq!(actions.iter().filter(|a| a.as_str() == "delivery.delivered").count(), 1, "{actions:?}");
