@@ -57,34 +57,47 @@ pub fn verify(command: ReceiptCommand) -> Result<ExitCode> {
     let ReceiptCommand::Verify(verify) = command else { unreachable!("only verify runs here") };
     let super::args::VerifyArgs { receipt, jwks, tool, args, args_file, run_id, tool_call_id, used, now, json } = *verify;
     let text = match receipt.as_deref() {
-        None => read_stdin()?,
-        Some(p) if p == Path::new("-") => read_stdin()?,
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading the receipt {}", p.display()))?,
+        None | Some("-") => read_stdin()?,
+        // The receipt itself: three base64url parts (a path has no such shape, or is a file).
+        Some(r) if !Path::new(r).exists() && r.split('.').count() == 3 && !r.contains('/') => r.to_owned(),
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading the receipt {p}"))?,
     };
     let keys: Jwks = serde_json::from_slice(&std::fs::read(&jwks).with_context(|| format!("reading the key set {}", jwks.display()))?)
         .with_context(|| format!("{} is not a JWKS ({{\"keys\": [...]}})", jwks.display()))?;
-    let args: serde_json::Value = match (args, args_file) {
-        (Some(a), _) => serde_json::from_str(&a).context("--args is not JSON")?,
-        (None, Some(f)) => serde_json::from_slice(&std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?)
-            .with_context(|| format!("{} is not JSON", f.display()))?,
-        (None, None) => anyhow::bail!("say what is about to run: --args JSON or --args-file FILE"),
+    let args: Option<serde_json::Value> = match (args, args_file) {
+        (Some(a), _) => Some(serde_json::from_str(&a).context("--args is not JSON")?),
+        (None, Some(f)) => Some(
+            serde_json::from_slice(&std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?)
+                .with_context(|| format!("{} is not JSON", f.display()))?,
+        ),
+        (None, None) => None,
     };
     let now = now.unwrap_or_else(|| chrono::Utc::now().timestamp());
-    let expect = Expect { tool: &tool, args: &args, run_id: run_id.as_deref(), tool_call_id: tool_call_id.as_deref() };
-    let checked = receipt::verify(&text, &keys, now, &expect).and_then(|claims| match &used {
-        Some(file) => consume(file, &claims).map(|()| claims),
-        None => Ok(claims),
-    });
+    let checked = match (tool.as_deref(), args.as_ref()) {
+        (Some(tool), Some(args)) => {
+            let expect = Expect { tool, args, run_id: run_id.as_deref(), tool_call_id: tool_call_id.as_deref() };
+            receipt::verify(&text, &keys, now, &expect)
+        }
+        _ => receipt::verify_signed(&text, &keys, now),
+    };
+    let ran_checks = tool.is_some();
+    let checked = match (checked, &used) {
+        (Ok(claims), Some(file)) => consume(file, &claims)?.map(|()| claims),
+        (checked, _) => checked,
+    };
     match checked {
         Ok(claims) => {
+            let by = claims.approvers.iter().map(|a| visible(a)).collect::<Vec<_>>().join(", ");
             if json {
-                println!("{}", serde_json::json!({ "ok": true, "claims": claims }));
+                println!("{}", serde_json::json!({ "ok": true, "argumentsChecked": ran_checks, "claims": claims }));
+            } else if ran_checks {
+                println!("receipt {} holds: {} may run with these arguments (approved by {by})", claims.id, visible(&claims.tool));
             } else {
+                let decision = serde_json::to_value(claims.decision)?.as_str().unwrap_or_default().to_owned();
                 println!(
-                    "receipt {} holds: {} may run with these arguments (approved by {})",
+                    "receipt {} is signed by a published key and not expired: {decision} {} (by {by}); the arguments were not checked (--tool and --args)",
                     claims.id,
-                    visible(&claims.tool),
-                    claims.approvers.join(", ")
+                    visible(&claims.tool)
                 );
             }
             Ok(ExitCode::SUCCESS)
@@ -107,11 +120,12 @@ fn read_stdin() -> Result<String> {
 }
 
 /// Records the receipt's id in `file` (one per line; made owner-only), under an exclusive lock so
-/// two checks at once count each other; `replayed` if it is there already.
-fn consume(file: &PathBuf, claims: &Claims) -> Result<(), ReceiptError> {
+/// two checks at once count each other: `Ok(Err(replayed))` if it is there already; `Err` when the
+/// file cannot be used (nothing is said of the receipt then).
+fn consume(file: &PathBuf, claims: &Claims) -> Result<Result<(), ReceiptError>> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
-    let failed = |why: String| ReceiptError::Malformed(format!("the used-receipts file {}: {why}", file.display()));
+    let what = || format!("the used-receipts file {}", file.display());
     let mut f = std::fs::OpenOptions::new()
         .read(true)
         .append(true)
@@ -119,15 +133,16 @@ fn consume(file: &PathBuf, claims: &Claims) -> Result<(), ReceiptError> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(file)
-        .map_err(|e| failed(e.to_string()))?;
+        .with_context(what)?;
     // SAFETY: flock on a descriptor this function owns; released when `f` is closed.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(failed(std::io::Error::last_os_error().to_string()));
+        return Err(std::io::Error::last_os_error()).with_context(what);
     }
     let mut seen = String::new();
-    f.read_to_string(&mut seen).map_err(|e| failed(e.to_string()))?;
+    f.read_to_string(&mut seen).with_context(what)?;
     if seen.lines().any(|l| l.split_whitespace().next() == Some(claims.id.as_str())) {
-        return Err(ReceiptError::Replayed(claims.id.clone()));
+        return Ok(Err(ReceiptError::Replayed(claims.id.clone())));
     }
-    writeln!(f, "{} {}", claims.id, claims.expires_at).and_then(|()| f.sync_all()).map_err(|e| failed(e.to_string()))
+    writeln!(f, "{} {}", claims.id, claims.expires_at).and_then(|()| f.sync_all()).with_context(what)?;
+    Ok(Ok(()))
 }

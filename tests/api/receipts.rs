@@ -232,6 +232,14 @@ async fn an_agent_finds_its_calls_receipt_by_run_and_tool_call_and_the_cli_print
     assert_eq!(found["claims"]["decision"], "approved");
     let (status, _) = t.call_as(&agent, reqwest::Method::POST, "/api/receipts/keys/rotate", Some(json!({}))).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "an agent rotates no key");
+    // By the tool call's id alone (a Mastra hook is not told its run): found while one run has it…
+    let (status, alone) = t.call_as(&agent, reqwest::Method::GET, "/api/receipts?toolCallId=call_1", None).await;
+    assert_eq!((status, &alone["receipt"]), (StatusCode::OK, &found["receipt"]), "{alone}");
+    // …and refused, not guessed, once calls of two runs have it.
+    let other = approved(&t, "rec-5").await;
+    assert_eq!(other["toolCallId"], "call_1");
+    let (status, refused) = t.call_as(&agent, reqwest::Method::GET, "/api/receipts?toolCallId=call_1", None).await;
+    assert_eq!((status, refused["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{refused}");
 
     // `receipt ID` by the call's id and by the receipt's; `receipt keys`; `receipt verify` offline,
     // once: the second check of the same receipt is a replay.
@@ -276,6 +284,15 @@ async fn an_agent_finds_its_calls_receipt_by_run_and_tool_call_and_the_cli_print
     let again = verify(r#"{"id":"rec-3"}"#);
     assert_eq!(again.status.code(), Some(1));
     assert_eq!(serde_json::from_slice::<Value>(&again.stdout).unwrap()["code"], "replayed");
+    // Given inline and without what is about to run: its signature and expiry only, and it says so.
+    let inspect = cli(&t.dir, &["receipt", "verify", &receipt, "--jwks", jwks_file.to_str().unwrap()]);
+    assert!(inspect.status.success(), "{}", text_of(&inspect));
+    assert!(text_of(&inspect).contains("arguments were not checked"), "{}", text_of(&inspect));
+    let mut forged = receipt.clone();
+    forged.replace_range(forged.len() - 4.., "AAAA");
+    let refused = cli(&t.dir, &["receipt", "verify", &forged, "--jwks", jwks_file.to_str().unwrap(), "--json"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text_of(&refused));
+    assert_eq!(serde_json::from_slice::<Value>(&refused.stdout).unwrap()["code"], "bad_signature");
 }
 
 #[tokio::test]

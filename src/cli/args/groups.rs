@@ -313,6 +313,8 @@ pub enum ReceiptCommand {
     /// Check a receipt offline, as the place where the tool runs would (docs/receipts.md): its key
     /// in the key set, signature, expiry, decision, tool, and that the arguments about to run are
     /// the ones approved. Exit code 0 if it holds, 1 if refused (the reason's code is printed).
+    /// Without --tool and --args: only that it is signed by a key of the set and not expired (what
+    /// it says is proven; whether it lets a call run is not checked).
     Verify(Box<VerifyArgs>),
     /// Print the public keys that sign receipts (this console's and, in team mode, every console's):
     /// the JSON Web Key Set served at /.well-known/jwks.json.
@@ -325,20 +327,20 @@ pub enum ReceiptCommand {
 /// `receipt verify`'s arguments.
 #[derive(Clone, clap::Args)]
 pub struct VerifyArgs {
-    /// The receipt (a JWS) in a file; `-` or nothing: standard input.
-    pub receipt: Option<PathBuf>,
+    /// The receipt: a file holding it, the receipt itself (a JWS), or `-`/nothing: standard input.
+    pub receipt: Option<String>,
     /// The key set: a JWKS file (`approval-console receipt keys > jwks.json`, or the console's
     /// /.well-known/jwks.json).
     #[arg(long)]
     pub jwks: PathBuf,
-    /// The tool about to run.
-    #[arg(long)]
-    pub tool: String,
-    /// The arguments about to run, as JSON.
-    #[arg(long, conflicts_with = "args_file")]
+    /// The tool about to run (with --args or --args-file).
+    #[arg(long, requires = "about_to_run")]
+    pub tool: Option<String>,
+    /// The arguments about to run, as JSON (with --tool).
+    #[arg(long, group = "about_to_run", requires = "tool")]
     pub args: Option<String>,
-    /// The arguments about to run, as a JSON file.
-    #[arg(long)]
+    /// The arguments about to run, as a JSON file (with --tool).
+    #[arg(long, group = "about_to_run", requires = "tool")]
     pub args_file: Option<PathBuf>,
     /// The run the call must belong to.
     #[arg(long)]
@@ -347,8 +349,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub tool_call_id: Option<String>,
     /// Record the receipt as used in this file (made owner-only if missing) and refuse one used
-    /// before (`replayed`): a receipt runs a tool once.
-    #[arg(long)]
+    /// before (`replayed`): a receipt runs a tool once. With --tool and --args.
+    #[arg(long, requires = "tool")]
     pub used: Option<PathBuf>,
     /// Check as of this Unix time (seconds) instead of now.
     #[arg(long)]

@@ -105,19 +105,7 @@ pub(super) fn claims_of(payload: &[u8]) -> Result<Claims, ReceiptError> {
 /// seconds) and what is about to run; answers its claims. The caller then records the receipt's id
 /// as used, once (step 10).
 pub fn verify(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<Claims, ReceiptError> {
-    let parts = Parts::split(receipt)?;
-    let kid = &parts.header.kid;
-    let jwk = keys.get(kid).ok_or_else(|| ReceiptError::UnknownKey(kid.clone()))?;
-    let key = jwk.key().ok_or_else(|| ReceiptError::UnknownKey(kid.clone()))?;
-    let signature = Signature::from_slice(&parts.signature).map_err(|_| ReceiptError::BadSignature)?;
-    key.verify_strict(parts.signed.as_bytes(), &signature).map_err(|_| ReceiptError::BadSignature)?;
-    let claims = claims_of(&parts.payload)?;
-    if jwk.retired_at.is_some_and(|retired| claims.issued_at > retired) {
-        return Err(ReceiptError::KeyRetired { kid: kid.clone() });
-    }
-    if now >= claims.expires_at {
-        return Err(ReceiptError::Expired { expires_at: claims.expires_at, now });
-    }
+    let claims = verify_signed(receipt, keys, now)?;
     if !claims.decision.runs() {
         let decision = serde_json::to_value(claims.decision).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
         return Err(ReceiptError::NotApproved(decision));
@@ -139,6 +127,26 @@ pub fn verify(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<C
             let approved = approved.map_or_else(|| "none".to_owned(), ToString::to_string);
             return Err(ReceiptError::FingerprintMismatch { approved, actual: actual.to_string() });
         }
+    }
+    Ok(claims)
+}
+
+/// Steps 1–6 of [`verify`]: the receipt is well formed, signed by a key of the set (not one retired
+/// before it was issued) and not expired at `now` — what it says, proven; not yet whether it lets
+/// anything run, nor what (for inspecting a receipt: `receipt verify` without arguments).
+pub fn verify_signed(receipt: &str, keys: &Jwks, now: i64) -> Result<Claims, ReceiptError> {
+    let parts = Parts::split(receipt)?;
+    let kid = &parts.header.kid;
+    let jwk = keys.get(kid).ok_or_else(|| ReceiptError::UnknownKey(kid.clone()))?;
+    let key = jwk.key().ok_or_else(|| ReceiptError::UnknownKey(kid.clone()))?;
+    let signature = Signature::from_slice(&parts.signature).map_err(|_| ReceiptError::BadSignature)?;
+    key.verify_strict(parts.signed.as_bytes(), &signature).map_err(|_| ReceiptError::BadSignature)?;
+    let claims = claims_of(&parts.payload)?;
+    if jwk.retired_at.is_some_and(|retired| claims.issued_at > retired) {
+        return Err(ReceiptError::KeyRetired { kid: kid.clone() });
+    }
+    if now >= claims.expires_at {
+        return Err(ReceiptError::Expired { expires_at: claims.expires_at, now });
     }
     Ok(claims)
 }
