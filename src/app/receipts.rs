@@ -55,12 +55,27 @@ impl App {
     }
 
     /// The receipt of the decision on the call an engine knows as `q`'s ids (the newest, if it was
-    /// queued again): what a Mastra `beforeToolCall` hook asks before the tool runs.
+    /// queued again): what a Mastra `beforeToolCall` hook asks before the tool runs. An agent
+    /// credential limited to some agents or sources finds only theirs.
     pub async fn receipt_of_call(&self, q: &ReceiptQuery, by: &Actor) -> Result<ReceiptView, Error> {
         by.may(Op::ReceiptOfCall)?;
         let found = receipts::of_engine_call(&self.db, q.run_id.as_deref(), &q.tool_call_id).await?;
         let run = q.run_id.as_deref().map(|r| format!(" of run {r}")).unwrap_or_default();
-        view(found.ok_or_else(|| Error::not_found(format!("a decision on tool call {}{run}", q.tool_call_id)))?)
+        let missing = || Error::not_found(format!("a decision on tool call {}{run}", q.tool_call_id));
+        let found = view(found.ok_or_else(missing)?)?;
+        // A credential limited to some agents or sources (`tokens add --agent/--source`) sees only
+        // their receipts; another's is as good as missing.
+        if by.principal.role == crate::domain::Role::Agent && by.principal.kind == crate::domain::PrincipalKind::Token {
+            if let Some(credential) = crate::store::credentials::find_by_name(&self.db, &by.principal.name).await? {
+                let agent = found.claims.agent.as_deref().unwrap_or_default();
+                let outside = credential.agents.as_ref().is_some_and(|list| !list.iter().any(|a| a == agent))
+                    || credential.sources.as_ref().is_some_and(|list| !list.iter().any(|s| s == &found.claims.source));
+                if outside {
+                    return Err(missing());
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// A call's receipt, by the call's id or the receipt's own (`rct_…`).

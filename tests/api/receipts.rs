@@ -232,6 +232,11 @@ async fn an_agent_finds_its_calls_receipt_by_run_and_tool_call_and_the_cli_print
     assert_eq!(found["claims"]["decision"], "approved");
     let (status, _) = t.call_as(&agent, reqwest::Method::POST, "/api/receipts/keys/rotate", Some(json!({}))).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "an agent rotates no key");
+    // A credential limited to other agents does not find it.
+    let (status, made) = t.post("/api/tokens", json!({ "name": "other-hook", "role": "agent", "agents": ["billing-bot"] })).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let (status, _) = t.call_as(made["token"].as_str().unwrap(), reqwest::Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "another agent's receipt is not this credential's to read");
     // By the tool call's id alone (a Mastra hook is not told its run): found while one run has it…
     let (status, alone) = t.call_as(&agent, reqwest::Method::GET, "/api/receipts?toolCallId=call_1", None).await;
     assert_eq!((status, &alone["receipt"]), (StatusCode::OK, &found["receipt"]), "{alone}");
