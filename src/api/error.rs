@@ -100,7 +100,10 @@ impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         let status = match &e {
             Error::NotFound { .. } | Error::SnapshotNotFound { .. } => StatusCode::NOT_FOUND,
-            Error::FingerprintMismatch { .. } | Error::AlreadyDecided { .. } | Error::DecisionNotAllowed { .. } => StatusCode::CONFLICT,
+            Error::FingerprintMismatch { .. }
+            | Error::AlreadyDecided { .. }
+            | Error::DecisionNotAllowed { .. }
+            | Error::ReceiptExpired { .. } => StatusCode::CONFLICT,
             Error::InvalidResumeData { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::InvalidArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,

@@ -36,7 +36,7 @@ pub fn exit_code(e: &Error) -> u8 {
         Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
         | QuorumTool | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments | AmbiguousArguments
         | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited | EngineError
-        | KeyringError | UnsafePermissions | StepUpRequired | Internal => 2,
+        | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | Internal => 2,
     }
 }
 

@@ -134,9 +134,9 @@ impl Console {
 
     /// Fails a decision [`send::confirm`] refused to send, in one transaction: the decision `failed`
     /// with its code and details (the fingerprint shown and the current one), its entry `failed`, the
-    /// audit entry (`delivery.failed`); a call that changed is queued again as it is now — a new
-    /// pending entry with its new fingerprint (`call.changed` on the old entry, `call.paused` on the
-    /// new) — for the operator to decide. `false` when the decision's outcome was recorded already
+    /// audit entry (`delivery.failed`); a call that changed, or whose decision's receipt expired, is
+    /// queued again as it is now — a new pending entry (`call.changed` on the old entry, saying why;
+    /// `call.paused` on the new) — for the operator to decide. `false` when the decision's outcome was recorded already
     /// (then nothing is written).
     async fn refuse(&self, refused: &send::Refused) -> Result<bool, Error> {
         let send::Refused { part, why } = refused;
@@ -145,11 +145,16 @@ impl Console {
         if let Some(details) = why.details() {
             outcome["details"] = details;
         }
-        let changed = match (why, &part.current) {
-            (Error::FingerprintMismatch { .. }, Some(now)) => Some(now),
+        let again = match (why, &part.current) {
+            (Error::FingerprintMismatch { .. }, Some(now)) => {
+                Some((now, "the call changed at the engine after it was decided; the decision was not sent"))
+            }
+            (Error::ReceiptExpired { .. }, Some(now)) => {
+                Some((now, "the decision's receipt expired before it could be sent; the decision was not sent"))
+            }
             _ => None,
         };
-        if !outbox::fail_refused(&self.db, decision, item, changed, outcome, &why.to_string()).await? {
+        if !outbox::fail_refused(&self.db, decision, item, again, outcome, &why.to_string()).await? {
             // Its delivery was recorded meanwhile: nothing of this is written.
             return Ok(false);
         }

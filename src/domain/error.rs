@@ -73,6 +73,9 @@ pub enum ErrorCode {
     /// this fingerprint and this decision (`POST /api/remote/step-up`); what was sent was missing,
     /// for another call or decision, used already, expired or did not verify.
     StepUpRequired,
+    /// A decision's signed receipt expired before the decision could be sent (its engine was
+    /// unreachable that long): nothing was sent, and the call is queued again to be decided anew.
+    ReceiptExpired,
     Internal,
 }
 
@@ -112,6 +115,7 @@ impl ErrorCode {
             Self::StorageUnavailable => "storage_unavailable",
             Self::UnsafePermissions => "unsafe_permissions",
             Self::StepUpRequired => "step_up_required",
+            Self::ReceiptExpired => "receipt_expired",
             Self::Internal => "internal",
         }
     }
@@ -207,6 +211,9 @@ pub enum Error {
     /// A decision from a paired device's session without a valid passkey assertion bound to it.
     #[error("this decision needs the passkey of the device it comes from, asked for this call and this decision: {why}")]
     StepUpRequired { why: String },
+    /// A decision's receipt expired before it was sent (docs/receipts.md): the call is queued again.
+    #[error("the decision's signed receipt expired at {expired_at} before the decision could be sent; nothing was sent, and the call is queued again to be decided anew")]
+    ReceiptExpired { expired_at: chrono::DateTime<chrono::Utc> },
     #[error("storage error: {0}")]
     Storage(String),
 }
@@ -247,6 +254,7 @@ impl Error {
             Self::TokenRequired { .. } => ErrorCode::TokenRequired,
             Self::UnsafePermissions { .. } => ErrorCode::UnsafePermissions,
             Self::StepUpRequired { .. } => ErrorCode::StepUpRequired,
+            Self::ReceiptExpired { .. } => ErrorCode::ReceiptExpired,
             Self::Storage(_) => ErrorCode::Internal,
         }
     }

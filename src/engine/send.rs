@@ -78,8 +78,19 @@ pub struct Refused {
     pub why: Error,
 }
 
+/// When the receipt of a decision that runs a tool expired, if it did: such a decision is not sent
+/// (the place where the tool runs would refuse it), and the call is queued again to be decided anew.
+fn expired(decision: &Decision) -> Option<chrono::DateTime<chrono::Utc>> {
+    use crate::domain::Verdict;
+    if !matches!(decision.verdict, Verdict::Approve | Verdict::ApproveEdited { .. } | Verdict::Resume { .. }) {
+        return None;
+    }
+    let (_, claims) = crate::domain::receipt::decode(decision.receipt.as_deref()?).ok()?;
+    (chrono::Utc::now().timestamp() >= claims.expires_at).then(|| chrono::DateTime::from_timestamp(claims.expires_at, 0)).flatten()
+}
+
 /// C3 for a send: every part's call as the engine holds it now must carry the fingerprint its
-/// decision was made on. All pass: the [`Checked`] to send. Else every part that did not, and
+/// decision was made on, and a decision that runs a tool a receipt that has not expired. All pass: the [`Checked`] to send. Else every part that did not, and
 /// nothing may be sent (the others stay as they are, claimed).
 pub fn confirm(prepared: Prepared) -> Result<Checked, Vec<Refused>> {
     if prepared.parts.is_empty() {
@@ -98,6 +109,10 @@ pub fn confirm(prepared: Prepared) -> Result<Checked, Vec<Refused>> {
             }
             Some(now) if now.fingerprint != part.decision.fingerprint => {
                 let why = Error::FingerprintMismatch { shown: part.decision.fingerprint.clone(), current: now.fingerprint.clone() };
+                refused.push(Refused { part, why });
+            }
+            Some(_) if expired(&part.decision).is_some() => {
+                let why = Error::ReceiptExpired { expired_at: expired(&part.decision).unwrap_or_default() };
                 refused.push(Refused { part, why });
             }
             Some(now) => {

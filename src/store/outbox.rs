@@ -114,25 +114,24 @@ pub async fn held_of_run(
     Ok(out)
 }
 
-/// Fails a decision whose send was refused, in one transaction: `changed` (the call as its engine
-/// holds it now, when it changed) is queued again unless a pending entry of it exists already
-/// (`outcome` then names it, `replacedBy`), and the failure is recorded as [`record`] does. False,
+/// Fails a decision whose send was refused, in one transaction: with `again` (the call as its engine
+/// holds it now — it changed, or the decision's receipt expired — and why), the call is queued again
+/// unless a pending entry of it exists already (`outcome` names the new one, `replacedBy`), and the failure is recorded as [`record`] does. False,
 /// nothing written, if the decision's outcome was recorded already.
 pub async fn fail_refused(
     db: &Db,
     decision: &Decision,
     item: &QueuedCall,
-    changed: Option<&PausedCall>,
+    again: Option<(&PausedCall, &str)>,
     mut outcome: Value,
     error: &str,
 ) -> Result<bool, Error> {
     let mut tx = db.begin_write().await?;
     let mut replaced_by = None;
-    if let Some(now) = changed {
+    if let Some((now, why)) = again {
         let c = &item.call;
         if queue::find_pending(&mut tx, &c.engine, &c.run_id, &c.tool_call_id).await?.is_none() {
             let actor = format!("engine:{}", c.engine);
-            let why = "the call changed at the engine after it was decided; the decision was not sent";
             let new = queue::requeue_changed(&mut tx, &actor, item, now, Some(why)).await?;
             replaced_by = Some(new.id);
         }

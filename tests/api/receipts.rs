@@ -429,3 +429,46 @@ async fn the_mastra_shaped_routes_and_the_audit_export_carry_the_receipt() {
         assert_eq!(receipt::decode(receipt).unwrap().1.call_id, entry["queueItemId"].as_str().unwrap(), "{entry}");
     }
 }
+
+/// A decision whose receipt expired before it could be sent (its engine unreachable that long) is not
+/// sent — where the tool runs it would be refused — and the call is queued again, to be decided anew.
+#[tokio::test]
+async fn a_decision_whose_receipt_expired_before_it_was_sent_is_not_sent_and_the_call_waits_again() {
+    let t = spawn_app().await;
+    let run = t.generate("delete rec-late").await["runId"].as_str().unwrap().to_owned();
+    let item = t.pending_call(&run, "call_1").await;
+    let id = approval_console::domain::ItemId::new(item["id"].as_str().unwrap());
+    let request = approval_console::domain::DecisionRequest {
+        verdict: approval_console::domain::Verdict::Approve,
+        fingerprint: approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
+        operator: "alice (test)".into(),
+        operator_key: Some("local:alice".into()),
+    };
+    let decision = t.app.testing().decide(&id, request).await.unwrap();
+    // Its receipt as it would be an hour and a bit later: re-signed with the console's own key.
+    let (header, mut claims) = receipt::decode(decision.receipt.as_deref().unwrap()).unwrap();
+    let own = Signer::from_secret_text(&std::fs::read_to_string(t.dir.join("receipt-keys").join(format!("{}.key", header.kid))).unwrap())
+        .unwrap();
+    claims.issued_at -= 4000;
+    claims.expires_at = claims.issued_at + 3600;
+    let mut tx = t.app.testing().db().begin_write().await.unwrap();
+    approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE id = $2")
+        .bind(own.sign(&claims))
+        .bind(decision.id.as_str())
+        .execute(&mut tx)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let stored = t.app.testing().entry(&id).await.unwrap().decision.unwrap();
+    let refused = t.app.testing().deliver(&stored).await.unwrap_err();
+    assert_eq!(refused.code(), "receipt_expired", "{refused}");
+    assert_eq!(t.counters.deletes(), 0, "nothing ran");
+    let old = t.item(id.as_str()).await;
+    assert_eq!(old["decision"]["delivery"], "failed", "{old}");
+    let again = t.pending_call(&run, "call_1").await;
+    assert_ne!(again["id"], item["id"]);
+    assert_eq!(again["fingerprint"], item["fingerprint"], "the same call, to be decided anew");
+    let (status, body) = t.approve(&again).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(t.counters.deletes(), 1, "decided anew, with a fresh receipt, it runs");
+}

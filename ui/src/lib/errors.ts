@@ -25,6 +25,7 @@ export const KNOWN_CODES = [
   'token_required',
   'unsafe_permissions',
   'step_up_required',
+  'receipt_expired',
   'engine_error',
   'engine_unreachable',
   'keyring_unavailable',

@@ -1360,7 +1360,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "receipt_expired" | "internal";
         /** @description An error's `details`, by code (each variant names the codes it goes with). */
         ErrorDetails: {
             actual: components["schemas"]["Fingerprint"];
