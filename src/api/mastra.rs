@@ -301,12 +301,22 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
 }
 
 /// Decides through the app (checked, stored, audited), then delivers with `tx` as the chunk sink.
-/// A decision through a Mastra-shaped route, stored (refused with an HTTP error before any stream
-/// starts), then delivered with the run's chunks streamed (`as_stream`) or folded into a `/generate`
-/// answer. The decision's signed receipt goes in the `X-Approval-Receipt` header (docs/receipts.md).
+/// A decision through a Mastra-shaped route, stored, then delivered with the run's chunks streamed
+/// (`as_stream`) or folded into a `/generate` answer. The decision's signed receipt goes in the
+/// `X-Approval-Receipt` header (docs/receipts.md).
 async fn decide_and_answer(state: ApiState, by: Actor, entry: queue::Entry, verdict: Verdict, as_stream: bool) -> MastraResult<Response> {
     let run_id = entry.queued.call.run_id.clone();
-    let decision = state.app.decide_as_engine_client(&by, &entry, verdict, false).await?;
+    if as_stream {
+        // A refusal by these routes' own rules is answered before a stream starts; one of the
+        // decision itself (resume data its schema refuses, a call decided meanwhile) as the stream's
+        // error chunk, as Mastra answers it.
+        state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
+    }
+    let decision = match state.app.decide_as_engine_client(&by, &entry, verdict, false).await {
+        Ok(decision) => decision,
+        Err(e) if as_stream => return Ok(sse_of(run_id, move |_| Box::pin(async move { Err(e) }))),
+        Err(e) => return Err(e.into()),
+    };
     let receipt = decision.receipt.clone();
     let deliver = move |tx| -> futures::future::BoxFuture<'static, Result<(), Error>> {
         Box::pin(async move { state.app.deliver_engine_client_decision(&decision, &entry, Some(tx)).await })
