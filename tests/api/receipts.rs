@@ -183,31 +183,42 @@ async fn rotation_keeps_old_receipts_verifiable_and_is_audited() {
     assert_eq!(verified["ok"], true, "{verified}");
 }
 
-#[tokio::test]
-async fn the_local_engine_runs_nothing_on_a_receipt_that_does_not_hold() {
-    let t = spawn_app().await;
-    // A decision stored, not yet delivered; its receipt replaced by one a stranger signed.
-    let answer = t.generate("delete rec-9").await;
+/// A demo `delete <id>` call approved by alice and stored, not delivered: its item, its id, and
+/// the decision with its receipt.
+async fn stored_approval(t: &TestApp, id: &str) -> (Value, approval_console::domain::ItemId, approval_console::domain::Decision) {
+    let answer = t.generate(&format!("delete {id}")).await;
     let item = t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await;
-    let id = approval_console::domain::ItemId::new(item["id"].as_str().unwrap());
+    let item_id = approval_console::domain::ItemId::new(item["id"].as_str().unwrap());
     let request = approval_console::domain::DecisionRequest {
         verdict: approval_console::domain::Verdict::Approve,
         fingerprint: approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
         operator: "alice (test)".into(),
         operator_key: Some("local:alice".into()),
     };
-    let decision = t.app.testing().decide(&id, request).await.unwrap();
-    let genuine = decision.receipt.clone().unwrap();
-    let forged = Signer::generate().sign(&receipt::decode(&genuine).unwrap().1);
+    let decision = t.app.testing().decide(&item_id, request).await.unwrap();
+    (item, item_id, decision)
+}
+
+/// Replaces a stored decision's receipt behind the console's back; answers the decision as stored.
+async fn replace_receipt(t: &TestApp, item: &approval_console::domain::ItemId, receipt: &str) -> approval_console::domain::Decision {
     let mut tx = t.app.testing().db().begin_write().await.unwrap();
-    approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE id = $2")
-        .bind(forged.as_str())
-        .bind(decision.id.as_str())
+    approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE queue_item_id = $2")
+        .bind(receipt)
+        .bind(item.as_str())
         .execute(&mut tx)
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    let stored = t.app.testing().entry(&id).await.unwrap().decision.unwrap();
+    t.app.testing().entry(item).await.unwrap().decision.unwrap()
+}
+
+#[tokio::test]
+async fn the_local_engine_runs_nothing_on_a_receipt_that_does_not_hold() {
+    let t = spawn_app().await;
+    // A decision stored, not yet delivered; its receipt replaced by one a stranger signed.
+    let (_, id, decision) = stored_approval(&t, "rec-9").await;
+    let forged = Signer::generate().sign(&receipt::decode(decision.receipt.as_deref().unwrap()).unwrap().1);
+    let stored = replace_receipt(&t, &id, &forged).await;
     let outcome = t.app.testing().deliver(&stored).await.unwrap().unwrap();
     assert_eq!(outcome["status"], "blocked", "{outcome}");
     assert!(outcome["result"].as_str().unwrap().contains("not in the key set"), "{outcome}");
@@ -435,31 +446,15 @@ async fn the_mastra_shaped_routes_and_the_audit_export_carry_the_receipt() {
 #[tokio::test]
 async fn a_decision_whose_receipt_expired_before_it_was_sent_is_not_sent_and_the_call_waits_again() {
     let t = spawn_app().await;
-    let run = t.generate("delete rec-late").await["runId"].as_str().unwrap().to_owned();
-    let item = t.pending_call(&run, "call_1").await;
-    let id = approval_console::domain::ItemId::new(item["id"].as_str().unwrap());
-    let request = approval_console::domain::DecisionRequest {
-        verdict: approval_console::domain::Verdict::Approve,
-        fingerprint: approval_console::domain::Fingerprint::parse(item["fingerprint"].as_str().unwrap()).unwrap(),
-        operator: "alice (test)".into(),
-        operator_key: Some("local:alice".into()),
-    };
-    let decision = t.app.testing().decide(&id, request).await.unwrap();
+    let (item, id, decision) = stored_approval(&t, "rec-late").await;
+    let run = item["runId"].as_str().unwrap().to_owned();
     // Its receipt as it would be an hour and a bit later: re-signed with the console's own key.
     let (header, mut claims) = receipt::decode(decision.receipt.as_deref().unwrap()).unwrap();
     let own = Signer::from_secret_text(&std::fs::read_to_string(t.dir.join("receipt-keys").join(format!("{}.key", header.kid))).unwrap())
         .unwrap();
     claims.issued_at -= 4000;
     claims.expires_at = claims.issued_at + 3600;
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
-    approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE id = $2")
-        .bind(own.sign(&claims))
-        .bind(decision.id.as_str())
-        .execute(&mut tx)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
-    let stored = t.app.testing().entry(&id).await.unwrap().decision.unwrap();
+    let stored = replace_receipt(&t, &id, &own.sign(&claims)).await;
     let refused = t.app.testing().deliver(&stored).await.unwrap_err();
     assert_eq!(refused.code(), "receipt_expired", "{refused}");
     assert_eq!(t.counters.deletes(), 0, "nothing ran");
