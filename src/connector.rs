@@ -239,3 +239,74 @@ async fn read(r: reqwest::Response) -> Result<Value, String> {
         _ => format!("the console refused the call ({status}, {code}): {message}"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::receipt::{Claims, Outcome as Decided, Signer, VERSION};
+    use crate::domain::Fingerprint;
+    use serde_json::json;
+
+    /// A console on 127.0.0.1 that approves every call at once with `receipt`, and publishes `keys`.
+    async fn console(receipt: Option<String>, keys: Jwks) -> ConsoleClient {
+        use axum::routing::{get, post};
+        let status = json!({ "id": "q_1", "outcome": "approved", "args": {"id": "rec-1"}, "edited": false, "editedFingerprint": null,
+                             "reason": null, "expired": false, "data": null, "receipt": receipt });
+        let app = axum::Router::new()
+            .route("/api/calls", post(move || async move { axum::Json(json!({ "id": "q_1", "status": status })) }))
+            .route("/.well-known/jwks.json", get(move || async move { axum::Json(keys) }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        ConsoleClient::new(&url, "agent-token").unwrap()
+    }
+
+    fn signed(signer: &Signer, args: &Value, call_id: &str) -> String {
+        let fp = Fingerprint::of("delete_record", args).unwrap();
+        let now = chrono::Utc::now().timestamp();
+        signer.sign(&Claims {
+            version: VERSION,
+            id: Claims::new_id(),
+            decision: Decided::Approved,
+            edited: false,
+            fingerprint: fp.clone(),
+            executed_fingerprint: Some(fp),
+            tool: "delete_record".into(),
+            source: "mcp".into(),
+            engine: "mcp".into(),
+            agent: None,
+            run_id: None,
+            tool_call_id: None,
+            call_id: call_id.into(),
+            approvers: vec!["local:alice".into()],
+            policy_version: "p-0".into(),
+            issued_at: now,
+            expires_at: now + 60,
+        })
+    }
+
+    fn call() -> NewCall {
+        serde_json::from_value(json!({ "tool": "delete_record", "args": {"id": "rec-1"}, "agent": "gate" })).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_approval_passes_only_on_its_own_receipt_once() {
+        let signer = Signer::generate();
+        let keys = Jwks { keys: vec![signer.jwk(0)] };
+        let wait = Duration::from_secs(5);
+        let good = console(Some(signed(&signer, &json!({"id": "rec-1"}), "q_1")), keys.clone()).await;
+        assert_eq!(good.ask(&call(), None, wait).await.unwrap().outcome, Outcome::Approved);
+        let replay = good.ask(&call(), None, wait).await.unwrap_err();
+        assert!(replay.contains("used before"), "{replay}");
+
+        let refused = |why: &str, e: String| assert!(e.contains("receipt is refused") && e.contains(why), "{why}: {e}");
+        let other_args = console(Some(signed(&signer, &json!({"id": "rec-2"}), "q_1")), keys.clone()).await;
+        refused("fingerprint_mismatch", other_args.ask(&call(), None, wait).await.unwrap_err());
+        let other_call = console(Some(signed(&signer, &json!({"id": "rec-1"}), "q_2")), keys.clone()).await;
+        refused("for call q_2", other_call.ask(&call(), None, wait).await.unwrap_err());
+        let stranger = console(Some(signed(&Signer::generate(), &json!({"id": "rec-1"}), "q_1")), keys.clone()).await;
+        refused("unknown_key", stranger.ask(&call(), None, wait).await.unwrap_err());
+        let none = console(None, keys).await;
+        refused("sent none", none.ask(&call(), None, wait).await.unwrap_err());
+    }
+}
