@@ -111,6 +111,18 @@ async fn a_decision_is_signed_and_an_independent_check_refuses_any_tampering() {
     assert_eq!(independent(&py, &receipt, &keys, "delete_record", &json!({"id": "rec-2"})), "fingerprint_mismatch");
     assert_eq!(independent(&py, &receipt, &keys, "delete_record", &json!({"id": "rec-1", "all": "yes"})), "fingerprint_mismatch");
 
+    // A JOSE library reads it as the standard JWS it is (PyJWT, EdDSA, the key from the published set).
+    let pyjwt = r#"
+import json, sys, jwt
+receipt, jwks = sys.argv[1], json.loads(sys.argv[2])
+kid = jwt.get_unverified_header(receipt)["kid"]
+key = jwt.PyJWK(next(k for k in jwks["keys"] if k["kid"] == kid))
+print(jwt.decode(receipt, key=key, algorithms=["EdDSA"])["fingerprint"])
+"#;
+    let out = std::process::Command::new(&py).args(["-c", pyjwt, &receipt, &keys.to_string()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), item["fingerprint"].as_str().unwrap());
+
     // Every claim changed, one at a time, keeps the signature: none verifies.
     let parts: Vec<&str> = receipt.split('.').collect();
     let payload: Value = serde_json::from_slice(&b64(parts[1])).unwrap();
