@@ -97,9 +97,9 @@ for r in receipts.split("\n"):
 
 fn main() {
     let n: usize = std::env::var("BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(5000);
-    let signer = Signer::generate();
+    let signer = std::sync::Arc::new(Signer::generate());
     let keys = Jwks { keys: vec![signer.jwk(0)] };
-    let issue = Issue { signer: &signer, ttl_secs: 3600, approver: "local:alice".into() };
+    let issue = Issue { signer: signer.clone(), ttl_secs: 3600, approver: "local:alice".into() };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("jwks.json"), serde_json::to_string(&keys).unwrap()).unwrap();
@@ -117,7 +117,7 @@ fn main() {
         let mut receipts = Vec::with_capacity(n);
         for _ in 0..n {
             let t = Instant::now();
-            let r = issue.receipt(&item, &Verdict::Approve, &item.call.fingerprint, None, "p-0123456789ab", chrono::Utc::now());
+            let r = issue.receipt(&item, &Verdict::Approve, &item.call.fingerprint, None, "p-0123456789ab", chrono::Utc::now()).text;
             sign.push(t.elapsed().as_secs_f64() * 1e6);
             receipts.push(r);
         }

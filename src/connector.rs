@@ -153,7 +153,7 @@ impl ConsoleClient {
         let refused = |why: String| format!("the approval's signed receipt is refused: {why}");
         let text = status.receipt.as_deref().ok_or_else(|| refused("the console sent none".into()))?;
         let args = status.args.as_ref().ok_or_else(|| refused("the console sent no arguments".into()))?;
-        let kid = receipt::decode(text).map_err(|e| refused(e.to_string()))?.0.kid;
+        let kid = receipt::key_id_of(text).map_err(|e| refused(e.to_string()))?;
         let keys = self.keys_for(&kid).await.map_err(refused)?;
         let now = chrono::Utc::now().timestamp();
         let expect = Expect { tool: &call.tool, args, run_id: None, tool_call_id: None };

@@ -6,7 +6,6 @@
 use super::App;
 use crate::domain::audit::CallGone;
 use crate::domain::audit::PauseOrigin;
-use crate::domain::receipt::Issue;
 use crate::domain::Actor;
 use crate::domain::Op;
 use crate::domain::{
@@ -169,21 +168,14 @@ impl App {
             Some(grant) => Some(grant),
             None => self.console.grant_for_new(&paused, call.context.as_ref()).await?,
         };
-        let (policy, ttl_secs, signer) = match &grant {
-            Some(_) => {
-                let (policy, ttl) = self.console.receipt_terms().await?;
-                (policy, ttl, Some(self.console.receipts().signer().await?))
-            }
-            None => (String::new(), 0, None),
+        let terms = match &grant {
+            Some(grant) => Some(self.console.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?),
+            None => None,
         };
-        let issue = match (&grant, &signer) {
-            (Some(grant), Some(signer)) => Some(Issue { signer, ttl_secs, approver: format!("console:grant:{}", grant.id) }),
-            _ => None,
-        };
-        let approval = grant.as_ref().zip(issue.as_ref()).map(|(grant, issue)| GrantApproval {
+        let approval = grant.as_ref().zip(terms.as_ref()).map(|(grant, (policy, issue))| GrantApproval {
             grant,
             approve: crate::console::grants::approval_of,
-            policy_version: &policy,
+            policy_version: policy,
             issue,
         });
         match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {

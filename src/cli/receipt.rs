@@ -17,7 +17,7 @@ pub async fn show(app: &App, id: &str, json: bool) -> Result<()> {
         return Ok(());
     }
     let c = &view.claims;
-    let decision = serde_json::to_value(c.decision)?.as_str().unwrap_or_default().to_owned();
+    let decision = c.decision.as_str();
     println!("receipt      {}", c.id);
     println!("call         {} ({} on {}, {})", view.call_id, visible(&c.tool), visible(&c.engine), c.source);
     println!("decision     {decision}{}", if c.edited { ", with edited arguments" } else { "" });
@@ -93,7 +93,7 @@ pub fn verify(command: ReceiptCommand) -> Result<ExitCode> {
             } else if ran_checks {
                 println!("receipt {} holds: {} may run with these arguments (approved by {by})", claims.id, visible(&claims.tool));
             } else {
-                let decision = serde_json::to_value(claims.decision)?.as_str().unwrap_or_default().to_owned();
+                let decision = claims.decision.as_str();
                 println!(
                     "receipt {} is signed by a published key and not expired: {decision} {} (by {by}); the arguments were not checked (--tool and --args)",
                     claims.id,

@@ -2,7 +2,6 @@
 //! the decision made durable — queue state, decision row and audit entry in one transaction.
 
 use super::{approve_block, Console};
-use crate::domain::receipt::Issue;
 use crate::domain::{Approval, Decision, DecisionId, DecisionRequest, Delivery, Error, GrantId, ItemId, ItemState, Verdict};
 use crate::store::decisions::{approvals, Counting, Recorded};
 use crate::store::{credentials, decisions, queue};
@@ -13,7 +12,7 @@ use crate::store::{credentials, decisions, queue};
 pub(super) fn approver_of(request: &DecisionRequest, grant: Option<&GrantId>) -> String {
     match (&request.operator_key, grant, &request.verdict) {
         (Some(key), _, _) => key.clone(),
-        (None, Some(grant), _) => format!("console:grant:{grant}"),
+        (None, Some(grant), _) => crate::domain::receipt::grant_approver(grant),
         (None, None, Verdict::Expire { .. }) => "console:expiry".into(),
         (None, None, _) => format!("named:{}", request.operator),
     }
@@ -267,9 +266,7 @@ impl Console {
         grant: Option<&GrantId>,
         approver: String,
     ) -> Result<Decided, Error> {
-        let (policy, ttl_secs) = self.receipt_terms().await?;
-        let signer = self.receipts.signer().await?;
-        let issue = Issue { signer: &signer, ttl_secs, approver };
+        let (policy, issue) = self.receipt_issue(approver).await?;
         Ok(match decisions::record(&self.db, item, decision, counting, grant, &policy, &issue).await? {
             Recorded::Decision { receipt } => Decided::Decision(Box::new(Decision { receipt: Some(receipt), ..decision.clone() })),
             Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },

@@ -45,11 +45,13 @@ impl super::Console {
         version(&crate::store::settings::snapshot(&self.db).await?)
     }
 
-    /// What a receipt issued now says and how long it holds: the policy's version and the
-    /// receipts' lifetime in seconds, from one read of the settings.
-    pub async fn receipt_terms(&self) -> Result<(String, u64), Error> {
+    /// What a decision by `approver` made now is stored with: the policy's version, and its
+    /// receipt's terms — this console's key and the receipts' lifetime (one read of the settings).
+    pub async fn receipt_issue(&self, approver: String) -> Result<(String, crate::domain::receipt::Issue), Error> {
         let snapshot = crate::store::settings::snapshot(&self.db).await?;
-        Ok((version(&snapshot)?, snapshot.get::<SafetySettings>()?.receipt_ttl()))
+        let ttl_secs = snapshot.get::<SafetySettings>()?.receipt_ttl();
+        let issue = crate::domain::receipt::Issue { signer: self.receipts.signer().await?, ttl_secs, approver };
+        Ok((version(&snapshot)?, issue))
     }
 }
 

@@ -9,6 +9,7 @@ use crate::domain::receipt::{Jwks, Signer};
 use crate::domain::Error;
 use crate::store::receipts::{self, KeyRow};
 use crate::store::Db;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -169,5 +170,3 @@ impl Receipts {
         Ok(signer)
     }
 }
-
-use std::os::unix::fs::DirBuilderExt;

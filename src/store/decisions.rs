@@ -33,7 +33,8 @@ fn parse_delivery(text: &str) -> Result<Delivery, Error> {
 
 /// Stores a new decision, to be delivered. The unique index on `queue_item_id` makes a second decision
 /// on the same entry fail, whatever the caller checked before.
-pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
+/// `receipt_id`: the id of its receipt (`d.receipt`), to find it by.
+pub async fn insert(conn: &mut impl Sql, d: &Decision, receipt_id: Option<&str>) -> Result<(), Error> {
     let (reason, data) = match &d.verdict {
         Verdict::Approve => (None, None),
         Verdict::Decline { reason } => (reason.clone(), None),
@@ -47,7 +48,6 @@ pub async fn insert(conn: &mut impl Sql, d: &Decision) -> Result<(), Error> {
             (Some(Verdict::expiry_text(*after_secs)), Some(serde_json::json!({ "expiredAfterSecs": after_secs }).to_string()))
         }
     };
-    let receipt_id = d.receipt.as_deref().and_then(|r| crate::domain::receipt::decode(r).ok()).map(|(_, claims)| claims.id);
     sql("INSERT INTO decisions (id, queue_item_id, kind, fingerprint, reason, data, operator, decided_at, delivery, attempts, receipt, receipt_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
     .bind(d.id.as_str())

@@ -24,16 +24,7 @@ pub struct KeyRow {
 
 impl KeyRow {
     pub fn jwk(&self) -> Jwk {
-        Jwk {
-            kty: "OKP".into(),
-            crv: "Ed25519".into(),
-            x: self.public_key.clone(),
-            kid: self.kid.clone(),
-            alg: Some("EdDSA".into()),
-            use_: Some("sig".into()),
-            created_at: Some(self.created_at.timestamp()),
-            retired_at: self.retired_at.map(|t| t.timestamp()),
-        }
+        Jwk::new(self.public_key.clone(), self.kid.clone(), self.created_at.timestamp(), self.retired_at.map(|t| t.timestamp()))
     }
 }
 

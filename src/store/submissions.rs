@@ -105,7 +105,7 @@ pub struct GrantApproval<'a> {
     /// The version of the policy in force when the grant was checked.
     pub policy_version: &'a str,
     /// The receipt's key and lifetime.
-    pub issue: &'a crate::domain::receipt::Issue<'a>,
+    pub issue: &'a crate::domain::receipt::Issue,
 }
 
 /// What [`submit`] did.

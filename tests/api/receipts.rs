@@ -479,3 +479,50 @@ async fn a_decision_whose_receipt_expired_before_it_was_sent_is_not_sent_and_the
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(t.counters.deletes(), 1, "decided anew, with a fresh receipt, it runs");
 }
+
+/// A console whose kept key cannot be read any more (its file gone, or its row naming a file that is
+/// not one of its keys) makes a new key at its next start, retires the old one (still published, so
+/// its receipts verify) and says why in the audit log.
+#[tokio::test]
+async fn a_key_whose_secret_is_gone_is_replaced_and_retired_at_the_next_start() {
+    let t = spawn_app().await;
+    let before = approved(&t, "rec-1").await["decision"]["receipt"].as_str().unwrap().to_owned();
+    let old = receipt::decode(&before).unwrap().0.kid;
+    let (dir, tmp, counters) = t.stop().await;
+    std::fs::remove_file(dir.join("receipt-keys").join(format!("{old}.key"))).unwrap();
+    let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
+    t.keep(tmp);
+    let after = approved(&t, "rec-2").await["decision"]["receipt"].as_str().unwrap().to_owned();
+    let new = receipt::decode(&after).unwrap().0.kid;
+    assert_ne!(new, old);
+    let set: Jwks = serde_json::from_value(jwks(&t).await).unwrap();
+    assert!(set.get(&old).unwrap().retired_at.is_some() && set.get(&new).unwrap().retired_at.is_none());
+    let now = chrono::Utc::now().timestamp();
+    let args = json!({"id": "rec-1"});
+    receipt::verify(&before, &set, now, &Expect { tool: "delete_record", args: &args, run_id: None, tool_call_id: None }).unwrap();
+    let (_, audit) = t.get("/api/audit?limit=200").await;
+    let rotated = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "receipt_key.rotated").expect("audited");
+    assert_eq!(rotated["details"]["retired"], old.as_str(), "{rotated}");
+    assert!(rotated["details"]["reason"].as_str().unwrap().contains("could not be read"), "{rotated}");
+
+    // A key row naming a file outside the console's keys is never read as one (here the very key,
+    // copied elsewhere: read, it would have kept signing).
+    let (dir, tmp, counters) = t.stop().await;
+    std::fs::copy(dir.join("receipt-keys").join(format!("{new}.key")), dir.join("elsewhere.key")).unwrap();
+    {
+        let app = approval_console::app::App::open_at(&dir, test_database(&dir).await, vec![]).await.unwrap();
+        let mut tx = app.testing().db().begin_write().await.unwrap();
+        approval_console::store::sql::sql("UPDATE receipt_keys SET secret_ref = 'file:elsewhere.key' WHERE kid = $1")
+            .bind(new.as_str())
+            .execute(&mut tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        app.testing().close().await;
+    }
+    let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
+    t.keep(tmp);
+    let third = approved(&t, "rec-3").await["decision"]["receipt"].as_str().unwrap().to_owned();
+    let third = receipt::decode(&third).unwrap().0.kid;
+    assert!(third != new && third != old, "a third key");
+}

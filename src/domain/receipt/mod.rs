@@ -40,6 +40,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Approved => "approved",
+            Self::Declined => "declined",
+            Self::Answered => "answered",
+        }
+    }
+
     /// Whether the tool may run on this decision.
     pub fn runs(self) -> bool {
         matches!(self, Self::Approved | Self::Answered)
@@ -97,15 +105,26 @@ impl Claims {
 }
 
 /// What a decision's receipt needs besides the decision: the console's key, how long the receipt
-/// holds, and who decided when no quorum lists them (a principal's key, `console:grant:ID`,
+/// holds, and who decided when no quorum lists them (a principal's key, [`grant_approver`],
 /// `console:expiry`).
-pub struct Issue<'a> {
-    pub signer: &'a Signer,
+pub struct Issue {
+    pub signer: std::sync::Arc<Signer>,
     pub ttl_secs: u64,
     pub approver: String,
 }
 
-impl Issue<'_> {
+/// A receipt as made: its signed text and its own id (the `id` claim).
+pub struct Signed {
+    pub text: String,
+    pub id: String,
+}
+
+/// How a receipt names a grant as the approver of the decision it made.
+pub fn grant_approver(grant: &super::GrantId) -> String {
+    format!("console:grant:{grant}")
+}
+
+impl Issue {
     /// The receipt of `verdict` on `item`, shown with fingerprint `shown`, by `approvers` (every
     /// approval of a quorum; else this issue's approver), under `policy_version`, issued `now`.
     pub fn receipt(
@@ -116,7 +135,7 @@ impl Issue<'_> {
         approvers: Option<Vec<String>>,
         policy_version: &str,
         now: DateTime<Utc>,
-    ) -> String {
+    ) -> Signed {
         let (decision, edited, executed) = match verdict {
             Verdict::Approve => (Outcome::Approved, false, Some(shown.clone())),
             Verdict::ApproveEdited { fingerprint, .. } => (Outcome::Approved, true, Some(fingerprint.clone())),
@@ -145,7 +164,7 @@ impl Issue<'_> {
             issued_at,
             expires_at: issued_at.saturating_add(i64::try_from(self.ttl_secs).unwrap_or(i64::MAX)),
         };
-        self.signer.sign(&claims)
+        Signed { text: self.signer.sign(&claims), id: claims.id }
     }
 }
 
@@ -245,11 +264,16 @@ pub struct Jwk {
 
 impl Jwk {
     pub fn of(public: &VerifyingKey, created_at: i64, retired_at: Option<i64>) -> Self {
+        Self::new(B64.encode(public.as_bytes()), key_id(public), created_at, retired_at)
+    }
+
+    /// An Ed25519 signing key's JWK from its public key `x` (base64url) and id.
+    pub fn new(x: String, kid: String, created_at: i64, retired_at: Option<i64>) -> Self {
         Self {
             kty: "OKP".into(),
             crv: "Ed25519".into(),
-            x: B64.encode(public.as_bytes()),
-            kid: key_id(public),
+            x,
+            kid,
             alg: Some("EdDSA".into()),
             use_: Some("sig".into()),
             created_at: Some(created_at),
@@ -277,6 +301,15 @@ impl Jwks {
     pub fn get(&self, kid: &str) -> Option<&Jwk> {
         self.keys.iter().find(|k| k.kid == kid)
     }
+}
+
+/// The id of the key that signed `receipt` (its header's `kid`), read without checking anything:
+/// which key set to check it against.
+pub fn key_id_of(receipt: &str) -> Result<String, ReceiptError> {
+    let header = receipt.trim().split('.').next().unwrap_or_default();
+    let bytes = B64.decode(header).map_err(|_| ReceiptError::Malformed("its header is not base64url".into()))?;
+    let header: Header = serde_json::from_slice(&bytes).map_err(|_| ReceiptError::Malformed("its header is not JSON".into()))?;
+    Ok(header.kid)
 }
 
 /// A receipt's header and claims, read without checking anything (for display: `receipt ID`).

@@ -118,3 +118,17 @@ fn a_kept_key_reads_back_as_the_same_key() {
     assert_eq!(format!("{signer:?}"), format!("Signer({})", signer.kid()));
     assert!(signer.kid().starts_with("ed25519-") && signer.kid().len() == "ed25519-".len() + 16);
 }
+
+#[test]
+fn a_header_of_another_algorithm_or_type_is_malformed_and_its_key_id_reads_alone() {
+    let signer = Signer::generate();
+    let args = json!({"id": "rec-1"});
+    let receipt = signer.sign(&claims(&args));
+    assert_eq!(key_id_of(&receipt).unwrap(), signer.kid());
+    assert_eq!(key_id_of("!!.x.y").unwrap_err().code(), "malformed");
+    let rest = receipt.split_once('.').unwrap().1;
+    for header in [json!({"alg": "none", "kid": signer.kid()}), json!({"alg": "EdDSA", "kid": signer.kid(), "typ": "JWT"})] {
+        let forged = format!("{}.{rest}", B64.encode(header.to_string()));
+        assert_eq!(verify(&forged, &set(&signer), 2_000, &expect(&args)).unwrap_err().code(), "malformed", "{header}");
+    }
+}

@@ -107,8 +107,7 @@ pub(super) fn claims_of(payload: &[u8]) -> Result<Claims, ReceiptError> {
 pub fn verify(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<Claims, ReceiptError> {
     let claims = verify_signed(receipt, keys, now)?;
     if !claims.decision.runs() {
-        let decision = serde_json::to_value(claims.decision).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-        return Err(ReceiptError::NotApproved(decision));
+        return Err(ReceiptError::NotApproved(claims.decision.as_str().to_owned()));
     }
     if claims.tool != expect.tool {
         return Err(ReceiptError::ToolMismatch { receipt: claims.tool.clone(), expected: expect.tool.to_owned() });

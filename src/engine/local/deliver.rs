@@ -100,8 +100,8 @@ impl LocalEngine {
         let Some(text) = decision.receipt.as_deref() else {
             return Some("the decision has no receipt".into());
         };
-        let kid = match receipt::decode(text) {
-            Ok((header, _)) => header.kid,
+        let kid = match receipt::key_id_of(text) {
+            Ok(kid) => kid,
             Err(e) => return Some(e.to_string()),
         };
         let keys = match self.inner.keys.for_kid(&self.inner.db, &kid).await {

@@ -55,7 +55,7 @@ pub async fn record(
     counting: Option<Counting>,
     grant: Option<&GrantId>,
     policy_version: &str,
-    issue: &Issue<'_>,
+    issue: &Issue,
 ) -> Result<Recorded, Error> {
     let mut tx = db.begin_write().await?;
     let recorded = record_in(&mut tx, item, decision, counting, grant, policy_version, issue).await?;
@@ -73,7 +73,7 @@ pub async fn record_in(
     counting: Option<Counting>,
     grant: Option<&GrantId>,
     policy_version: &str,
-    issue: &Issue<'_>,
+    issue: &Issue,
 ) -> Result<Recorded, Error> {
     // The grant's use first: a grant revoked or expired since it was checked writes nothing.
     if let Some(grant) = grant {
@@ -141,9 +141,10 @@ pub async fn record_in(
     }
     // Its receipt names every approver of a quorum (in this transaction's count), else the decider.
     let approvers = counted.as_ref().map(|(approvals, _)| approvals.iter().map(|a| a.operator_key.clone()).collect());
-    let receipt = issue.receipt(item, &decision.verdict, &decision.fingerprint, approvers, policy_version, decision.decided_at);
+    let signed = issue.receipt(item, &decision.verdict, &decision.fingerprint, approvers, policy_version, decision.decided_at);
+    let receipt = signed.text;
     let decision = &Decision { receipt: Some(receipt.clone()), ..decision.clone() };
-    super::insert(tx, decision).await?;
+    super::insert(tx, decision, Some(&signed.id)).await?;
     let details = DecisionMade {
         decision_id: &decision.id,
         call: CallRef::of(&item.call),
