@@ -84,7 +84,7 @@ async fn main() {
                 run_id: Default::default(),
                 started_by: None,
             };
-            app.send(request, false, None, &app.local_actor("bench")).await.unwrap();
+            app.send(request, false, None, &app.local_admin("bench")).await.unwrap();
             let paused = Instant::now();
             let deadline = paused + Duration::from_secs(10);
             loop {
@@ -118,7 +118,7 @@ async fn main() {
     let app = App::open(tmp.path(), vec![]).await.unwrap();
     let _serving = app.recover().await.unwrap();
     let opened = t.elapsed();
-    let page = app.queue_page(&QueueQuery { limit: Some(50), ..Default::default() }, &app.local_actor("bench")).await.unwrap();
+    let page = app.queue_page(&QueueQuery { limit: Some(50), ..Default::default() }, &app.local_admin("bench")).await.unwrap();
     let first_page = t.elapsed();
     assert_eq!(page.items.len(), 50);
     println!(

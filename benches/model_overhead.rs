@@ -47,7 +47,7 @@ fn agent_on(model: Arc<dyn Model>) -> Agent {
 }
 
 async fn one_cycle(app: &App, i: usize) {
-    let bench = app.local_actor("bench");
+    let bench = app.local_admin::<approval_console::domain::grade::Local>("bench");
     let request = RunRequest {
         agent_id: AgentId::new("demo"),
         messages: vec![Message::User { content: format!("delete cycle-{i}") }],
@@ -57,11 +57,11 @@ async fn one_cycle(app: &App, i: usize) {
         run_id: Default::default(),
         started_by: None,
     };
-    let run_id = app.send(request, false, None, &bench).await.unwrap();
+    let run_id = app.send(request, false, None, &bench.narrow()).await.unwrap();
     let query = QueueQuery { run: Some(run_id.to_string()), ..Default::default() };
-    let pending = app.queue_page(&query, &bench).await.unwrap().items;
+    let pending = app.queue_page(&query, &bench.narrow()).await.unwrap().items;
     assert_eq!(pending.len(), 1);
-    let after = app.decide_shown(&pending[0].id, Verdict::Approve, pending[0].fingerprint.as_str(), &bench).await.unwrap();
+    let after = app.decide_shown(&pending[0].id, Verdict::Approve, pending[0].fingerprint.as_str(), &bench.narrow()).await.unwrap();
     assert_eq!(after.state, ItemState::Delivered);
 }
 

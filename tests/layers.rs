@@ -167,8 +167,22 @@ const ONE_PLACE: &[(&str, &[&str])] = &[
     ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
     // A committed write announces itself (`Db::committed`): nothing calls a change announcement.
     ("events.changed()", &[]),
-    // A role is checked as the catalog gives it (`Actor::may(Op::…)`), never written again beside it.
-    (".require(Role::", &["src/domain/principal.rs"]),
+    // A role is checked as the catalog gives it (`domain::authority::admit`), never written again beside it.
+    (".require(Role::", &[]),
+    (".may(Op::", &[]),
+    // One function records decisions: the decision kernel (`console::decide`). The store's writers
+    // of decisions and resolutions are called from it alone, and only it makes a grant's approval of
+    // a submitted call; a decider named at will exists for the tests' hook alone.
+    ("decisions::record(", &["src/console/decide/mod.rs"]),
+    ("decisions::record_in(", &["src/store/decisions/record.rs", "src/store/submissions.rs"]),
+    ("GrantApproval {", &["src/console/decide/mod.rs", "src/store/submissions.rs"]),
+    ("submissions::submit(", &["src/console/decide/mod.rs"]),
+    ("record_run_again(", &["src/console/resolve.rs", "src/store/resolutions.rs"]),
+    ("engine.settle(", &["src/console/resolve.rs"]),
+    ("Decider::named(", &["src/app/testing.rs"]),
+    (".check_who(", &["src/console/decide/mod.rs"]),
+    (".check_approver(", &["src/console/decide/mod.rs", "src/console/resolve.rs"]),
+    ("StepUps for ", &["src/app/remote/step_up.rs"]),
     // `App::testing()` is for tests and benchmarks: no shell or module of the crate reaches for it.
     (".testing()", &[]),
     // The window's handlers are registered from the catalog, in one place.
@@ -309,59 +323,54 @@ fn every_route_and_window_command_is_an_operation_of_the_catalog() {
     assert_eq!(declared, catalog, "the window's commands are the catalog's window operations");
 }
 
-/// The core checks every operation's role from the catalog (`Actor::may(Op::…)`), whichever shell
-/// calls it: for the operations declared in `app::ops`, their one wrapper does (`operation::call`);
-/// only what belongs to one shell alone (its health, its language…) is not.
+/// Authority has one door (issue 44): every route is admitted from the catalog by the HTTP guard
+/// (`guard::authorize`, by its matched route, before a body is read), every declared operation by its
+/// one wrapper (`operation::call`, the window's `call_window`), and nothing below the shells checks a
+/// role: `App`'s methods take a context typed by grade (`Cx<…>`), which only an admission gives, never
+/// a bare `Actor`; no code of the core compares roles or kinds of principal to decide what may be
+/// done (what a context sees is `Cx::scope`, decided in `domain::authority`).
 #[test]
-fn every_operation_is_authorized_in_the_core_or_belongs_to_one_shell() {
-    use approval_console::app::operation::{self, Operation, Visitor};
+fn every_operation_is_admitted_at_one_door_and_nothing_below_the_shells_checks_a_role() {
     use approval_console::domain::Op;
-    // The remote listener's pairing, sign-in and sign-out are its own: public (a phone with no
-    // session yet proves a code or a passkey), or a session ending itself.
-    const SHELLS_OWN: &[Op] = &[
-        Op::Health,
-        // The receipts' public keys: anyone may read them (`/.well-known/jwks.json`, the CLI's `receipt keys`).
-        Op::ReceiptKeys,
-        Op::Openapi,
-        Op::SetLanguage,
-        Op::Autostart,
-        Op::SetAutostart,
-        Op::PairDevice,
-        Op::PairDeviceFinish,
-        Op::SignIn,
-        Op::SignInFinish,
-        Op::SignOut,
-    ];
-    struct Wrapped(Vec<String>);
-    impl Visitor for Wrapped {
-        fn visit<O: Operation>(&mut self) {
-            self.0.push(format!("{:?}", O::OP));
-        }
-    }
-    let mut wrapped = Wrapped(vec![]);
-    operation::each(&mut wrapped);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let wrapper = std::fs::read_to_string(root.join("src/app/operation.rs")).unwrap();
-    assert!(wrapper.contains("by.may(O::OP)?;"), "the operations' wrapper checks the role first");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let guard = read("src/api/guard.rs");
+    assert!(guard.contains("Op::of_route(") && guard.contains("authority::admit(op"), "the HTTP guard admits every route by the catalog");
+    let wrapper = read("src/app/operation.rs");
+    assert!(wrapper.contains("admit(O::OP, by.clone())?"), "the operations' wrapper admits first");
+    // Operations without a route are the window's own, run as the local admin in this process.
+    for op in Op::ALL.iter().filter(|op| op.info().method.is_none()) {
+        assert!(op.info().window, "{}: an operation without a route is the window's", op.name());
+    }
     let mut files = vec![];
     sources(&root.join("src"), &mut files);
-    let named = regex::Regex::new(r"\bOp::(\w+)").unwrap();
-    let mut used: std::collections::HashSet<String> = wrapped.0.into_iter().collect();
+    let actor_param = regex::Regex::new(r"by: &(crate::domain::)?Actor").unwrap();
+    let role_check =
+        regex::Regex::new(r"\.role\.includes\(|\.role [!=]= |[!=]= (crate::domain::)?Role::|\.kind [!=]= (crate::domain::)?PrincipalKind::|\.kind [!=]= Kind::").unwrap();
+    // Where a bare actor is still taken: the wrapper (it admits), the test hook (it admits), the
+    // step-up check (a device's proof, for the decision kernel).
+    const ACTOR_TAKEN: &[&str] = &["src/app/operation.rs", "src/app/testing.rs", "src/app/remote/step_up.rs"];
+    // Where roles and kinds are read: the rule itself, and the shells' authentication (which
+    // credential a listener hears, a connection's reserve, an event stream's revocation check).
+    const ROLES_READ: &[&str] =
+        &["src/domain/authority/mod.rs", "src/domain/authority/cx.rs", "src/domain/principal.rs", "src/console/decide/who.rs"];
+    let mut wrong = vec![];
     for file in &files {
-        let rel = file.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        // The catalog itself, and the guard that reads it by route.
-        if ["src/domain/ops.rs", "src/domain/catalog.rs", "src/api/guard.rs"].contains(&rel.as_str()) {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).unwrap();
-        for line in text.lines() {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let in_core =
+            ["src/app/", "src/console/", "src/notify/", "src/engine/", "src/store/", "src/domain/"].iter().any(|d| rel.starts_with(d));
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            used.extend(named.captures_iter(code).map(|c| c[1].to_owned()));
+            if rel.starts_with("src/app/") && actor_param.is_match(code) && !ACTOR_TAKEN.contains(&rel.as_str()) {
+                wrong.push(format!("{rel}:{}: an App method takes a bare Actor (take a Cx<grade>): {}", n + 1, line.trim()));
+            }
+            if in_core && role_check.is_match(code) && !ROLES_READ.contains(&rel.as_str()) {
+                wrong.push(format!("{rel}:{}: a role or kind checked outside domain::authority: {}", n + 1, line.trim()));
+            }
         }
     }
-    let unchecked: Vec<String> =
-        Op::ALL.iter().filter(|op| !SHELLS_OWN.contains(op)).map(|op| format!("{op:?}")).filter(|v| !used.contains(v)).collect();
-    assert!(unchecked.is_empty(), "operations no code authorizes with Actor::may: {unchecked:?}");
+    assert!(files.len() > 150, "the walk read the sources ({})", files.len());
+    assert!(wrong.is_empty(), "authority checked beside its door:\n{}", wrong.join("\n"));
 }
 
 /// The most lines a source file may have (the project's rule): a longer one is split into modules.

@@ -4,17 +4,17 @@
 // registers a handler for each (`commands::<name>`) from the same catalog; the UI's `TAURI_COMMANDS` are
 // read from the same catalog (`ui/src/lib/backend/operations.gen.ts`, `approval-console manifest --typescript`).
 
-/// Reads the catalog's lines (`Variant name: METHOD "path" => Role, window;`) and calls
+/// Reads the catalog's lines (`Variant name: METHOD "path" => Grade @ listeners, window;`) and calls
 /// `$then!(name, …)` with the names of those marked `window`. Each place that needs the list defines
 /// `operations!` as a call of this and includes the catalog.
 macro_rules! window_commands {
     (@go $then:ident [$($found:ident)*]) => {
         $then!($($found),*)
     };
-    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $access:ident, window; $($rest:tt)*) => {
+    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $grade:ident $(@ $served:ident)?, window; $($rest:tt)*) => {
         window_commands!(@go $then [$($found)* $name] $($rest)*)
     };
-    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $access:ident; $($rest:tt)*) => {
+    (@go $then:ident [$($found:ident)*] $variant:ident $name:ident : $method:ident $($path:literal)? => $grade:ident $(@ $served:ident)?; $($rest:tt)*) => {
         window_commands!(@go $then [$($found)*] $($rest)*)
     };
 }

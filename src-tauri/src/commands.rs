@@ -60,7 +60,7 @@ pub fn dispatch<R: Runtime>(invoke: Invoke<R>, own: fn(Invoke<R>) -> bool) -> bo
 
 #[tauri::command]
 pub async fn export_audit(app: State<'_, App>, format: String) -> Answer<String> {
-    Ok(app.export_audit_text(ExportFormat::parse(&format)?, &app.local_actor(CHANNEL)).await?)
+    Ok(app.export_audit_text(ExportFormat::parse(&format)?, &app.local_admin(CHANNEL)).await?)
 }
 
 /// The language chosen in the window (`en`, `ja`, or `system`: the desktop's locale): the app's
@@ -94,7 +94,7 @@ pub async fn save_audit_export<R: Runtime>(handle: tauri::AppHandle<R>, app: Sta
         message: format!("no Downloads or home folder to save the export in: {e}"),
         details: None,
     })?;
-    let path = app.export_audit_to(&dir, format, &app.local_actor(CHANNEL)).await?;
+    let path = app.export_audit_to(&dir, format, &app.local_admin(CHANNEL)).await?;
     Ok(SavedFile { path: path.display().to_string() })
 }
 

@@ -54,7 +54,7 @@ pub fn build<R: Runtime>(
 /// Forwards the core's queue changes and notification "open" requests to the window.
 fn forward_events<R: Runtime>(handle: tauri::AppHandle<R>) {
     let core = handle.state::<App>().inner().clone();
-    let mut queue = core.subscribe();
+    let mut queue = core.subscribe(&core.local_admin("desktop"));
     let h = handle.clone();
     tauri::async_runtime::spawn(async move {
         loop {

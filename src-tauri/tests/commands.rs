@@ -47,7 +47,7 @@ impl Desktop {
             run_id: Default::default(),
             started_by: None,
         };
-        let run = tauri::async_runtime::block_on(self.core.send(request, false, None, &self.core.local_actor("test"))).unwrap();
+        let run = tauri::async_runtime::block_on(self.core.send(request, false, None, &self.core.local_admin("test"))).unwrap();
         let page = self.invoke("queue_page", json!({ "query": { "run": run.as_str() } })).unwrap();
         page["items"][0].clone()
     }

@@ -1,8 +1,9 @@
 //! Calls that agents submit themselves, over HTTP: queue one, wait for its decision, withdraw it.
 
 use super::error::{ApiResult, ErrorBody};
-use super::{ApiQuery, ApiState, Caller};
+use super::{ApiQuery, ApiState, By};
 use crate::app::calls::{CallStatus, NewCall, Outcome, SubmittedCall, MAX_WAIT};
+use crate::domain::grade;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -31,7 +32,7 @@ pub fn routes() -> Router<ApiState> {
         (status = 429, description = "rate_limited: this credential submitted more calls than its quota (10 a second, 30 at once by default); ask again after `Retry-After` seconds (details: retryAfterSecs)", body = ErrorBody)))]
 async fn submit(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Agent>,
     headers: HeaderMap,
     body: Result<Json<NewCall>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<SubmittedCall>)> {
@@ -68,7 +69,7 @@ pub struct WaitQuery {
         (status = 429, description = "rate_limited: this credential holds as many long polls as it may (32 by default); ask again after `Retry-After` seconds", body = ErrorBody)))]
 async fn status(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Agent>,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<WaitQuery>,
 ) -> ApiResult<Json<CallStatus>> {
@@ -88,7 +89,7 @@ async fn status(
 #[utoipa::path(delete, path = "/api/calls/{id}", operation_id = "withdraw_call", params(("id" = String, Path)),
     responses((status = 200, description = "Withdrawn", body = CallStatus),
         (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, description = "already_decided", body = ErrorBody)))]
-async fn withdraw(State(state): State<ApiState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<CallStatus>> {
+async fn withdraw(State(state): State<ApiState>, By(caller): By<grade::Agent>, Path(id): Path<String>) -> ApiResult<Json<CallStatus>> {
     Ok(Json(state.app.withdraw_call(&id, &caller.via("api")).await?))
 }
 

@@ -2,12 +2,13 @@
 //! and its OpenAPI document (the declared operations' routes are in `api::operations`).
 
 use super::error::{ApiResult, ErrorBody};
-use super::{ApiQuery, ApiState, Caller};
+use super::{ApiQuery, ApiState, By};
 use crate::app::audit::ExportFormat;
 use crate::app::query::{SortOrder, StateFilter, TabFilter};
 use crate::console::{Change, QueueEvent};
 use crate::domain::audit::AuditAction;
-use crate::domain::Op;
+use crate::domain::grade;
+
 use crate::domain::PrincipalKind;
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -33,8 +34,8 @@ pub fn routes() -> Router<ApiState> {
 /// engine health, and the store's writes and commits.
 #[utoipa::path(get, path = "/api/metrics",
     responses((status = 200, description = "Prometheus text exposition format 0.0.4", content_type = "text/plain; version=0.0.4", body = String), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
-async fn metrics(State(state): State<ApiState>, caller: Caller) -> ApiResult<axum::response::Response> {
-    let text = state.app.metrics(&caller.web()).await?;
+async fn metrics(State(state): State<ApiState>, By(by): By<grade::Viewer>) -> ApiResult<axum::response::Response> {
+    let text = state.app.metrics(&by).await?;
     Ok(axum::response::Response::builder()
         .header(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
         .header(axum::http::header::CACHE_CONTROL, "no-store")
@@ -72,20 +73,19 @@ const STILL_VALID_EVERY: Duration = Duration::from_secs(1);
     (status = 401, body = ErrorBody)))]
 async fn events(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(by): By<grade::Watch>,
     headers: axum::http::HeaderMap,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    caller.web().may(Op::Events)?;
-    let mut rx = state.app.subscribe();
+    let mut rx = state.app.subscribe(&by);
     let stop = super::stopped(state.shutdown.clone());
     // The token the guard accepted, to ask again whether it still holds (a stored credential only).
-    let secret = match caller.0.kind {
+    let secret = match by.principal.kind {
         PrincipalKind::Token => Some(super::guard::bearer(&headers).to_owned()),
         PrincipalKind::Device => Some(super::remote::cookie(&headers).to_owned()),
         PrincipalKind::Local => None,
     }
     .filter(|s| !s.is_empty());
-    let device = caller.0.kind == PrincipalKind::Device;
+    let device = by.principal.kind == PrincipalKind::Device;
     let app = state.app.clone();
     let stream = async_stream::stream! {
         tokio::pin!(stop);
@@ -132,14 +132,13 @@ pub struct ExportQuery {
     (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn export_audit(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(by): By<grade::Operator>,
     ApiQuery(q): ApiQuery<ExportQuery>,
 ) -> ApiResult<axum::response::Response> {
     use axum::http::header;
     use futures::StreamExt;
     let format = ExportFormat::parse(q.format.as_deref().unwrap_or_default())?;
-    let stream =
-        state.app.export_audit(format, &caller.web())?.map(|chunk| chunk.map(axum::body::Bytes::from).map_err(std::io::Error::other));
+    let stream = state.app.export_audit(format, &by)?.map(|chunk| chunk.map(axum::body::Bytes::from).map_err(std::io::Error::other));
     let disposition = format!("attachment; filename=\"{}\"", format.file_name());
     Ok(axum::response::Response::builder()
         .header(header::CONTENT_TYPE, format.content_type())

@@ -4,8 +4,9 @@
 
 use super::error::ApiError;
 use super::ApiState;
+use crate::domain::authority::{self, Admission, Kind, Listener, Served};
 use crate::domain::ops::Access;
-use crate::domain::{Op, Principal, Role};
+use crate::domain::{Actor, Op, Principal, Role};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
@@ -131,28 +132,52 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     next.run(request).await
 }
 
-/// The route's role from the catalog ([`required_role`]), checked against the principal [`guard`] found: 403 `forbidden`
-/// (and nothing done) when it falls short, or when the route is not in the table.
-pub async fn authorize(request: Request, next: Next) -> Response {
+/// The route's admission from the catalog ([`crate::domain::authority::admit`]: its grade, the kind
+/// of credential [`guard`] found, the listener this server is), before any body is read: 401 without
+/// a credential, 403 `forbidden` when the grade does not admit it, 404 where this listener does not
+/// serve it, and a route missing from the catalog refused to everyone. What it admits goes into the
+/// request's extensions as [`Admitted`], the only way a handler gets its typed context
+/// ([`super::By`]).
+pub async fn authorize(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_default();
-    let needed = match required_role(request.method(), &route) {
-        Some(None) => return next.run(request).await,
-        Some(Some(role)) => role,
-        None => {
-            tracing::error!(%route, method = %request.method(), "route missing from the operation catalog (src/domain/catalog.rs): refused");
-            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused")
-                .into_response();
-        }
+    let Some(op) = Op::of_route(request.method().as_str(), &route) else {
+        tracing::error!(%route, method = %request.method(), "route missing from the operation catalog (src/domain/catalog.rs): refused");
+        return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, "this route has no role assigned; refused")
+            .into_response();
     };
-    match request.extensions().get::<Principal>() {
-        Some(p) if p.role.includes(needed) => {
-            // One span per request: the route and who asked (never a body, a token or an argument).
-            let span = tracing::info_span!("api", method = %request.method(), route = %route, principal = %p.key());
-            next.run(request).instrument(span).await
-        }
-        Some(p) => ApiError::from(crate::domain::Error::Forbidden { needed, principal: p.name.clone(), role: p.role }).into_response(),
-        None => ApiError::unauthorized().into_response(),
+    let listener = if state.remote.is_some() { Listener::Remote } else { Listener::Loopback };
+    let Some(principal) = request.extensions().get::<Principal>().cloned() else {
+        // No credential: a public operation's, where this listener serves it.
+        return match authority::admission(op, Kind::Anonymous, listener) {
+            Admission::Allowed => next.run(request).await,
+            Admission::NotServed => not_served(op),
+            _ => ApiError::unauthorized().into_response(),
+        };
+    };
+    let remote = request.extensions().get::<super::remote::RemoteRequest>().cloned();
+    let mut actor = Actor::new(principal, if remote.is_some() { "remote" } else { "web" });
+    actor.listener = listener;
+    if let Some(r) = remote {
+        actor.proof = r.proof;
+        actor.address = Some(r.address);
     }
+    let admitted = match authority::admit(op, actor) {
+        Ok(admitted) => admitted,
+        Err(crate::domain::Error::NotFound { .. }) => return not_served(op),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    // One span per request: the route and who asked (never a body, a token or an argument).
+    let span = tracing::info_span!("api", method = %request.method(), route = %route, principal = %admitted.actor().principal.key());
+    request.extensions_mut().insert(admitted);
+    next.run(request).instrument(span).await
+}
+
+fn not_served(op: Op) -> Response {
+    let message = match op.info().served {
+        Served::Remote => "this route is on the remote listener only (serve --listen)",
+        _ => "this route is not served on this listener",
+    };
+    ApiError::new(StatusCode::NOT_FOUND, crate::domain::ErrorCode::NotFound, message).into_response()
 }
 
 #[cfg(test)]

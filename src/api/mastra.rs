@@ -3,9 +3,8 @@
 //! audited, consumed once): there is no side door to the engine.
 
 use super::error::ApiError;
-use super::{ApiQuery, ApiState, Caller};
-use crate::domain::Op;
-use crate::domain::{Actor, AgentId, CallKind, Error, RunId, Verdict};
+use super::{ApiQuery, ApiState, By};
+use crate::domain::{grade, AgentId, CallKind, Cx, Error, RunId, Verdict};
 use crate::engine::chunk::{chunk, Folded};
 use crate::engine::local::{agent::Message, policy::RequireToolApproval, RunOptions, RunRequest, StartId, DEFAULT_MAX_STEPS};
 use crate::store::queue;
@@ -106,12 +105,12 @@ fn agent_json(agent: &crate::engine::local::agent::Agent) -> Value {
     })
 }
 
-async fn list_agents(State(state): State<ApiState>, caller: Caller) -> MastraResult<Json<Value>> {
+async fn list_agents(State(state): State<ApiState>, By(caller): By<grade::Agent>) -> MastraResult<Json<Value>> {
     let agents = state.app.local_agents(&caller.via("mastra-api"))?;
     Ok(Json(Value::Object(agents.iter().map(|a| (a.id.to_string(), agent_json(a))).collect())))
 }
 
-async fn get_agent(State(state): State<ApiState>, caller: Caller, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
+async fn get_agent(State(state): State<ApiState>, By(caller): By<grade::Agent>, Path(agent): Path<String>) -> MastraResult<Json<Value>> {
     let a = state.app.local_agent(&agent, &caller.via("mastra-api"))?;
     Ok(Json(agent_json(&a)))
 }
@@ -173,7 +172,7 @@ fn memory_ids(body: &GenerateBody) -> (Option<String>, Option<String>) {
     (thread, resource)
 }
 
-fn run_request(agent: &str, body: &GenerateBody, caller: &Caller) -> Result<RunRequest, ApiError> {
+fn run_request(agent: &str, body: &GenerateBody, caller: &Cx<grade::Agent>) -> Result<RunRequest, ApiError> {
     let require_tool_approval = match &body.require_tool_approval {
         None => RequireToolApproval::Never,
         Some(value) => RequireToolApproval::from_json(value).map_err(|e| ApiError::invalid(format!("requireToolApproval: {e}")))?,
@@ -186,7 +185,7 @@ fn run_request(agent: &str, body: &GenerateBody, caller: &Caller) -> Result<RunR
         resource_id,
         options: RunOptions::new(require_tool_approval, body.max_steps.unwrap_or(DEFAULT_MAX_STEPS).clamp(1, 100)),
         run_id: StartId::of(body.run_id.clone().map(RunId::new)),
-        started_by: Some(caller.0.key()),
+        started_by: Some(caller.principal.key()),
     })
 }
 
@@ -225,7 +224,7 @@ where
 
 async fn generate(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Agent>,
     Path(agent): Path<String>,
     body: Result<Json<GenerateBody>, JsonRejection>,
 ) -> MastraResult<Json<Value>> {
@@ -238,11 +237,10 @@ async fn generate(
 
 async fn stream(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Agent>,
     Path(agent): Path<String>,
     body: Result<Json<GenerateBody>, JsonRejection>,
 ) -> MastraResult<Response> {
-    caller.via("mastra-api").may(Op::Stream)?;
     let Json(body) = body?;
     let request = run_request(&agent, &body, &caller)?;
     state.app.local_agent(&agent, &caller.via("mastra-api"))?;
@@ -267,11 +265,11 @@ struct SuspendedQuery {
 /// An agent credential lists only the runs it started; operators list every run.
 async fn suspended_runs(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Agent>,
     Path(agent): Path<String>,
     ApiQuery(q): ApiQuery<SuspendedQuery>,
 ) -> MastraResult<Json<Value>> {
-    let runs = state.app.suspended_runs_for(&caller.0, &agent, q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
+    let runs = state.app.suspended_runs_for(&caller, &agent, q.thread_id.as_deref(), q.resource_id.as_deref()).await?;
     let in_range = |at: &str| q.from_date.as_deref().is_none_or(|f| at >= f) && q.to_date.as_deref().is_none_or(|t| at <= t);
     let runs: Vec<_> = runs.into_iter().filter(|r| in_range(&r.suspended_at)).collect();
     let total = runs.len();
@@ -304,17 +302,20 @@ fn decision_ids(body: &DecisionBody, need_call: bool) -> Result<RunId, ApiError>
 /// A decision through a Mastra-shaped route, stored, then delivered with the run's chunks streamed
 /// (`as_stream`) or folded into a `/generate` answer. The decision's signed receipt goes in the
 /// `X-Approval-Receipt` header (docs/receipts.md).
-async fn decide_and_answer(state: ApiState, by: Actor, entry: queue::Entry, verdict: Verdict, as_stream: bool) -> MastraResult<Response> {
+async fn decide_and_answer(
+    state: ApiState,
+    by: Cx<grade::Operator>,
+    entry: queue::Entry,
+    verdict: Verdict,
+    as_stream: bool,
+) -> MastraResult<Response> {
     let run_id = entry.queued.call.run_id.clone();
-    if as_stream {
-        // A refusal by these routes' own rules is answered before a stream starts; one of the
-        // decision itself (resume data its schema refuses, a call decided meanwhile) as the stream's
-        // error chunk, as Mastra answers it.
-        state.app.check_engine_client_decision(&by, &entry, &verdict).await?;
-    }
     let decision = match state.app.decide_as_engine_client(&by, &entry, verdict, false).await {
         Ok(decision) => decision,
-        Err(e) if as_stream => return Ok(sse_of(run_id, move |_| Box::pin(async move { Err(e) }))),
+        // A refusal by these routes' own rules (who may decide here, and what) is answered before a
+        // stream starts; one of the decision itself (resume data its schema refuses, a call decided
+        // meanwhile) as the stream's error chunk, as Mastra answers it.
+        Err(e) if as_stream && !routes_own_refusal(&e) => return Ok(sse_of(run_id, move |_| Box::pin(async move { Err(e) }))),
         Err(e) => return Err(e.into()),
     };
     let receipt = decision.receipt.clone();
@@ -328,24 +329,36 @@ async fn decide_and_answer(state: ApiState, by: Actor, entry: queue::Entry, verd
     Ok(response)
 }
 
+/// Whether the decision kernel refused who decided through these routes or what they may decide (a
+/// high-risk approval, one under a quorum, a decision the call does not allow, arguments nobody can
+/// bind): answered as an HTTP error, before any stream.
+fn routes_own_refusal(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::HighRiskNeedsConsole { .. }
+            | Error::HighRiskTool { .. }
+            | Error::QuorumTool { .. }
+            | Error::DecisionNotAllowed { .. }
+            | Error::MissingArguments
+            | Error::AmbiguousArguments { .. }
+            | Error::StepUpRequired { .. }
+            | Error::Forbidden { .. }
+            | Error::NotAdmitted { .. }
+    )
+}
+
 /// The response header that carries a decision's receipt on the Mastra-shaped decision routes.
 pub const RECEIPT_HEADER: &str = "x-approval-receipt";
 
 async fn decision_route(
     state: ApiState,
-    caller: Caller,
+    caller: Cx<grade::Operator>,
     agent: String,
     body: DecisionBody,
     approve: bool,
     as_stream: bool,
 ) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
-    by.may(match (approve, as_stream) {
-        (true, false) => Op::ApproveToolCallGenerate,
-        (false, false) => Op::DeclineToolCallGenerate,
-        (true, true) => Op::ApproveToolCall,
-        (false, true) => Op::DeclineToolCall,
-    })?;
     let run_id = decision_ids(&body, true)?;
     let entry = state.app.pending_call(&agent, &run_id, body.tool_call_id.as_deref()).await?;
     let verdict = if approve { Verdict::Approve } else { Verdict::Decline { reason: body.reason.clone() } };
@@ -354,7 +367,7 @@ async fn decision_route(
 
 async fn approve_stream(
     State(s): State<ApiState>,
-    c: Caller,
+    By(c): By<grade::Operator>,
     Path(a): Path<String>,
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
@@ -363,7 +376,7 @@ async fn approve_stream(
 
 async fn decline_stream(
     State(s): State<ApiState>,
-    c: Caller,
+    By(c): By<grade::Operator>,
     Path(a): Path<String>,
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
@@ -372,7 +385,7 @@ async fn decline_stream(
 
 async fn approve_generate(
     State(s): State<ApiState>,
-    c: Caller,
+    By(c): By<grade::Operator>,
     Path(a): Path<String>,
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
@@ -381,7 +394,7 @@ async fn approve_generate(
 
 async fn decline_generate(
     State(s): State<ApiState>,
-    c: Caller,
+    By(c): By<grade::Operator>,
     Path(a): Path<String>,
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
@@ -392,12 +405,11 @@ async fn decline_generate(
 /// `{approved: bool, reason?}` approves or declines it (Mastra's approval resume schema).
 async fn resume_stream(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Operator>,
     Path(agent): Path<String>,
     body: Result<Json<DecisionBody>, JsonRejection>,
 ) -> MastraResult<Response> {
     let by = caller.via("mastra-api");
-    by.may(Op::ResumeStream)?;
     let Json(body) = body?;
     let run_id = decision_ids(&body, false)?;
     let data = body.resume_data.clone().ok_or_else(|| ApiError::invalid("resumeData is required"))?;
@@ -438,12 +450,11 @@ struct SendToolApprovalBody {
 /// background. When several calls of the thread wait, `toolCallId` must say which.
 async fn send_tool_approval(
     State(state): State<ApiState>,
-    caller: Caller,
+    By(caller): By<grade::Operator>,
     Path(agent): Path<String>,
     body: Result<Json<SendToolApprovalBody>, JsonRejection>,
 ) -> MastraResult<Json<Value>> {
     let by = caller.via("mastra-api");
-    by.may(Op::SendToolApproval)?;
     let Json(body) = body?;
     let entry = state.app.pending_call_of_thread(&agent, &body.thread_id, &body.resource_id, body.tool_call_id.as_deref()).await?;
     let verdict = match (body.approved, entry.queued.call.kind, body.resume_data) {

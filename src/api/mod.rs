@@ -20,7 +20,8 @@ pub use error::{ApiError, ErrorBody};
 pub use limits::Limits;
 
 use crate::app::App;
-use crate::domain::{Actor, Principal};
+use crate::domain::authority::{Admitted, Graded};
+use crate::domain::Cx;
 use axum::extract::{DefaultBodyLimit, FromRequestParts};
 use axum::http::request::Parts;
 use axum::Router;
@@ -62,7 +63,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(remote::routes())
         // Outermost runs first: the role, then the quotas it may use.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::quota))
-        .route_layer(axum::middleware::from_fn(guard::authorize))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), guard::authorize))
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::bodies))
@@ -134,32 +135,25 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
     }
 }
 
-/// The principal [`guard::guard`] found for this request, acting through the HTTP API; on the
-/// remote listener, also where it came from and the step-up it presents.
-pub struct Caller(pub Principal, Option<remote::RemoteRequest>);
+/// The typed context of the operation a request was admitted to ([`guard::authorize`], from the
+/// catalog): `By<grade::Watch>` in a handler of a `Watch` operation. Asking for another grade than the
+/// route's is a bug, answered 500.
+pub struct By<G>(pub Cx<G>);
 
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
+impl<G: Graded, S: Send + Sync> FromRequestParts<S> for By<G> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let remote = parts.extensions.get::<remote::RemoteRequest>().cloned();
-        parts.extensions.get::<Principal>().cloned().map(|p| Caller(p, remote)).ok_or_else(ApiError::unauthorized)
+        let admitted = parts.extensions.get::<Admitted>().ok_or_else(ApiError::unauthorized)?;
+        Ok(By(admitted.cx::<G>()?))
     }
 }
 
-impl Caller {
-    /// As the web UI and other console API clients act: channel `web` (`remote` on the remote listener).
-    pub fn web(&self) -> Actor {
-        self.via(if self.1.is_some() { "remote" } else { "web" })
-    }
+impl<S: Send + Sync> FromRequestParts<S> for Admitted {
+    type Rejection = ApiError;
 
-    pub fn via(&self, channel: &'static str) -> Actor {
-        let mut actor = Actor::new(self.0.clone(), channel);
-        if let Some(r) = &self.1 {
-            actor.proof = r.proof.clone();
-            actor.address = Some(r.address.clone());
-        }
-        actor
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts.extensions.get::<Admitted>().cloned().ok_or_else(ApiError::unauthorized)
     }
 }
 

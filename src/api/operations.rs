@@ -3,8 +3,9 @@
 //! same declarations. Nothing here is written per operation.
 
 use super::error::ApiError;
-use super::{ApiQuery, ApiState, Caller};
+use super::{ApiQuery, ApiState};
 use crate::app::operation::{self, InputFrom, Operation, Visitor};
+use crate::domain::authority::Admitted;
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request, State};
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -32,15 +33,15 @@ pub fn routes() -> Router<ApiState> {
 }
 
 /// One operation over HTTP: its path parameters, its query or JSON body, then [`operation::call`]
-/// (the role, then the operation) as the caller acting through the web (`web`).
-async fn handle<O: Operation>(State(state): State<ApiState>, caller: Caller, params: RawPathParams, request: Request) -> Response {
+/// for the caller the guard admitted to it ([`super::guard::authorize`]).
+async fn handle<O: Operation>(State(state): State<ApiState>, caller: Admitted, params: RawPathParams, request: Request) -> Response {
     match answer::<O>(state, caller, params, request).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
 }
 
-async fn answer<O: Operation>(state: ApiState, caller: Caller, params: RawPathParams, request: Request) -> Result<Response, ApiError> {
+async fn answer<O: Operation>(state: ApiState, caller: Admitted, params: RawPathParams, request: Request) -> Result<Response, ApiError> {
     let params: Map<String, Value> = params.iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect();
     let path: O::Path = serde_json::from_value(Value::Object(params)).map_err(|e| ApiError::invalid(e.to_string()))?;
     let input: O::Input = match O::INPUT {
@@ -52,7 +53,7 @@ async fn answer<O: Operation>(state: ApiState, caller: Caller, params: RawPathPa
         InputFrom::Body => Json::<O::Input>::from_request(request, &state).await?.0,
         InputFrom::Nothing => serde_json::from_value(Value::Null).map_err(|e| ApiError::invalid(e.to_string()))?,
     };
-    let reply = operation::call::<O>(&state.app, path, input, &caller.web()).await?;
+    let reply = operation::call_admitted::<O>(&state.app, path, input, &caller).await?;
     let status = if reply.accepted { StatusCode::ACCEPTED } else { StatusCode::from_u16(O::STATUS).unwrap_or(StatusCode::OK) };
     if status == StatusCode::NO_CONTENT {
         return Ok(status.into_response());

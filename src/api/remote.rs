@@ -71,10 +71,6 @@ fn address(request_peer: Option<&Peer>) -> String {
     request_peer.map(|p| p.0.ip().to_string()).unwrap_or_default()
 }
 
-fn not_here() -> Response {
-    ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "this route is on the remote listener only (serve --listen)").into_response()
-}
-
 fn with_cookie(session: &Session) -> Response {
     let cookie = format!(
         "{COOKIE}={}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age={}",
@@ -109,9 +105,6 @@ struct FinishBody {
 type Peered = Option<axum::Extension<Peer>>;
 
 async fn pair(State(state): State<ApiState>, peer: Peered, Json(body): Json<PairBody>) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
     let address = address(peer.as_deref());
     match state.app.pair_begin(&body.code, &address).await {
         Ok((ceremony, options)) => Json(Begun { ceremony, options }).into_response(),
@@ -120,9 +113,6 @@ async fn pair(State(state): State<ApiState>, peer: Peered, Json(body): Json<Pair
 }
 
 async fn pair_finish(State(state): State<ApiState>, peer: Peered, Json(body): Json<FinishBody>) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
     let Ok(credential) = serde_json::from_value(body.credential) else {
         return ApiError::invalid("credential is not a WebAuthn registration (PublicKeyCredential.toJSON())").into_response();
     };
@@ -133,9 +123,6 @@ async fn pair_finish(State(state): State<ApiState>, peer: Peered, Json(body): Js
 }
 
 async fn sign_in(State(state): State<ApiState>) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
     match state.app.sign_in_begin().await {
         Ok((ceremony, options)) => Json(Begun { ceremony, options }).into_response(),
         Err(e) => ApiError::from(e).into_response(),
@@ -143,9 +130,6 @@ async fn sign_in(State(state): State<ApiState>) -> Response {
 }
 
 async fn sign_in_finish(State(state): State<ApiState>, peer: Peered, Json(body): Json<FinishBody>) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
     let Ok(credential) = serde_json::from_value(body.credential) else {
         return ApiError::invalid("credential is not a WebAuthn assertion (PublicKeyCredential.toJSON())").into_response();
     };
@@ -156,9 +140,6 @@ async fn sign_in_finish(State(state): State<ApiState>, peer: Peered, Json(body):
 }
 
 async fn sign_out(State(state): State<ApiState>, headers: HeaderMap) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
     if let Err(e) = state.app.sign_out(cookie(&headers)).await {
         return ApiError::from(e).into_response();
     }
@@ -168,11 +149,12 @@ async fn sign_out(State(state): State<ApiState>, headers: HeaderMap) -> Response
     response
 }
 
-async fn step_up(State(state): State<ApiState>, caller: super::Caller, Json(body): Json<StepUpRequest>) -> Response {
-    if state.remote.is_none() {
-        return not_here();
-    }
-    match state.app.step_up_begin(body, &caller.web()).await {
+async fn step_up(
+    State(state): State<ApiState>,
+    super::By(by): super::By<crate::domain::grade::Device>,
+    Json(body): Json<StepUpRequest>,
+) -> Response {
+    match state.app.step_up_begin(body, &by).await {
         Ok((ceremony, options)) => Json(Begun { ceremony, options }).into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }

@@ -4,7 +4,7 @@
 use super::query::{parse_cursor, AuditQuery};
 use super::App;
 use crate::domain::Error;
-use crate::domain::{Actor, Op};
+use crate::domain::{grade, Cx};
 use crate::store::audit;
 use futures::Stream;
 use serde::{Deserialize, Serialize};
@@ -130,22 +130,19 @@ pub struct AuditPage {
 
 impl App {
     /// A page of the audit log, newest first.
-    pub async fn audit_page(&self, q: &AuditQuery, by: &Actor) -> Result<AuditPage, Error> {
-        by.may(Op::AuditPage)?;
+    pub async fn audit_page(&self, q: &AuditQuery, _by: &Cx<grade::Watch>) -> Result<AuditPage, Error> {
         let cursor = parse_cursor(q.cursor.as_deref())?;
         let (entries, next) = audit::entries_page(&self.db, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
         Ok(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) })
     }
 
     /// Walks the whole audit chain.
-    pub async fn verify_audit(&self, by: &Actor) -> Result<audit::Verification, Error> {
-        by.may(Op::VerifyAudit)?;
+    pub async fn verify_audit(&self, _by: &Cx<grade::Watch>) -> Result<audit::Verification, Error> {
         audit::verify_chain(&self.db).await
     }
 
     /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
-    pub async fn decision_history(&self, q: &HistoryQuery, by: &Actor) -> Result<DecisionHistory, Error> {
-        by.may(Op::DecisionHistory)?;
+    pub async fn decision_history(&self, q: &HistoryQuery, _by: &Cx<grade::Watch>) -> Result<DecisionHistory, Error> {
         let cursor = q
             .cursor
             .as_deref()
@@ -172,9 +169,8 @@ impl App {
     pub fn export_audit(
         &self,
         format: ExportFormat,
-        by: &Actor,
+        _by: &Cx<grade::Operator>,
     ) -> Result<impl Stream<Item = Result<String, Error>> + Send + 'static, Error> {
-        by.may(Op::ExportAudit)?;
         let db = self.db.clone();
         Ok(async_stream::try_stream! {
             if format == ExportFormat::Csv {
@@ -195,8 +191,12 @@ impl App {
     /// `-3`, … added rather than overwriting a file) and answers its path. The desktop window's
     /// export: a download inside WebKitGTK is not something the operator can find reliably. The file
     /// is created owner-only (0600), whatever the umask: the log names operators, tools and arguments.
-    pub async fn export_audit_to(&self, dir: &std::path::Path, format: ExportFormat, by: &Actor) -> Result<std::path::PathBuf, Error> {
-        by.may(Op::SaveAuditExport)?;
+    pub async fn export_audit_to(
+        &self,
+        dir: &std::path::Path,
+        format: ExportFormat,
+        by: &Cx<grade::Operator>,
+    ) -> Result<std::path::PathBuf, Error> {
         use futures::TryStreamExt;
         use tokio::io::AsyncWriteExt;
         let io = |what: &str, path: &std::path::Path, e: std::io::Error| Error::Storage(format!("cannot {what} {}: {e}", path.display()));
@@ -231,7 +231,7 @@ impl App {
     }
 
     /// The whole export as one text (the desktop window and the CLI's tests; HTTP streams it).
-    pub async fn export_audit_text(&self, format: ExportFormat, by: &Actor) -> Result<String, Error> {
+    pub async fn export_audit_text(&self, format: ExportFormat, by: &Cx<grade::Operator>) -> Result<String, Error> {
         use futures::TryStreamExt;
         self.export_audit(format, by)?.try_collect::<Vec<String>>().await.map(|chunks| chunks.concat())
     }

@@ -6,14 +6,13 @@
 use super::App;
 use crate::domain::audit::CallGone;
 use crate::domain::audit::PauseOrigin;
-use crate::domain::Actor;
-use crate::domain::Op;
+use crate::domain::{grade, Cx};
 use crate::domain::{
-    AgentId, CallKind, CallSource, EngineId, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, Role, RunId,
-    ToolCallId, Verdict,
+    AgentId, CallKind, CallSource, EngineId, Error, Fingerprint, ItemId, ItemState, PauseKind, PauseReason, PausedCall, RunId, ToolCallId,
+    Verdict,
 };
 use crate::engine::kinds;
-use crate::store::submissions::{self, GrantApproval, NewSubmission, Submitted};
+use crate::store::submissions::{self, NewSubmission, Submitted};
 use crate::store::{audit, queue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -121,7 +120,7 @@ impl App {
     /// Queues `call` for `by` (an agent credential, or better), under `idempotency_key` if given:
     /// the same key with the same request finds the call queued the first time (`created` false);
     /// with another request it is `idempotency_key_reused`.
-    pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Actor) -> Result<SubmittedCall, Error> {
+    pub async fn submit_call(&self, call: NewCall, idempotency_key: Option<&str>, by: &Cx<grade::Agent>) -> Result<SubmittedCall, Error> {
         self.submit_call_checked(call, idempotency_key, by, None).await
     }
 
@@ -131,10 +130,9 @@ impl App {
         &self,
         call: NewCall,
         idempotency_key: Option<&str>,
-        by: &Actor,
+        by: &Cx<grade::Agent>,
         found: Option<crate::domain::grant::Grant>,
     ) -> Result<SubmittedCall, Error> {
-        by.may(Op::SubmitCall)?;
         let mut paused = checked(&call)?;
         let source = paused.source;
         paused.agent_id = self.claimed_agent(&call, source, by).await?;
@@ -162,23 +160,13 @@ impl App {
         let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &call.context };
         let submission =
             NewSubmission { principal_key: &principal_key, idempotency_key: &key, request_hash: &request_hash, context: &call.context };
-        // A call a grant covers is stored approved with it, so its agent (a hook) has the approval in
-        // this answer instead of through a poll.
+        // A call a grant covers is stored approved with it (through the decision kernel), so its agent
+        // (a hook) has the approval in this answer instead of through a poll.
         let grant = match found {
             Some(grant) => Some(grant),
             None => self.console.grant_for_new(&paused, call.context.as_ref()).await?,
         };
-        let terms = match &grant {
-            Some(grant) => Some(self.console.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?),
-            None => None,
-        };
-        let approval = grant.as_ref().zip(terms.as_ref()).map(|(grant, (policy, issue))| GrantApproval {
-            grant,
-            approve: crate::console::grants::approval_of,
-            policy_version: policy,
-            issue,
-        });
-        match submissions::submit(&self.db, &format!("agent:{}", by.audit_name()), &paused, origin, &submission, approval).await? {
+        match self.console.submit(&format!("agent:{}", by.audit_name()), &paused, origin, &submission, grant.as_ref()).await? {
             Submitted::Queued { item, granted } => {
                 // As committed: pending, or approved by the grant (an operator's decision since then
                 // is the poll's to tell).
@@ -205,15 +193,13 @@ impl App {
     /// it says. A credential listed with agent names (`tokens add NAME --agent A`) may claim only
     /// those; one without such a list submits as itself (its own name, whatever the call says). A
     /// credential listed with sources may claim only those. The local admin claims what it says.
-    async fn claimed_agent(&self, call: &NewCall, source: CallSource, by: &Actor) -> Result<AgentId, Error> {
+    async fn claimed_agent(&self, call: &NewCall, source: CallSource, by: &Cx<grade::Agent>) -> Result<AgentId, Error> {
         let claimed = call.agent.trim();
-        if by.principal.kind != crate::domain::PrincipalKind::Token {
-            return Ok(AgentId::new(claimed));
-        }
-        let credential = crate::store::credentials::find_by_name(&self.db, &by.principal.name)
+        let Some(name) = by.token_name() else { return Ok(AgentId::new(claimed)) };
+        let credential = crate::store::credentials::find_by_name(&self.db, name)
             .await?
             // Revoked between its check and here: as good as an unknown token.
-            .ok_or_else(|| Error::not_found(format!("credential {:?}", by.principal.name)))?;
+            .ok_or_else(|| Error::not_found(format!("credential {name:?}")))?;
         if let Some(sources) = &credential.sources {
             if !sources.iter().any(|s| s == source.as_str()) {
                 return Err(Error::ClaimNotAllowed {
@@ -239,8 +225,7 @@ impl App {
     /// Where submitted call `id` stands; with `wait`, holds the request until it is decided or
     /// `wait` (at most [`MAX_WAIT`]) passes. An agent sees only the calls it submitted (another's
     /// is `not_found`); operators see any.
-    pub async fn call_status(&self, id: &str, wait: Duration, by: &Actor) -> Result<CallStatus, Error> {
-        by.may(Op::CallStatus)?;
+    pub async fn call_status(&self, id: &str, wait: Duration, by: &Cx<grade::Agent>) -> Result<CallStatus, Error> {
         let id = ItemId::new(id);
         // Listen before reading: a decision between the read and the wait is not missed.
         let mut events = self.events.subscribe();
@@ -264,8 +249,7 @@ impl App {
     /// The agent stopped waiting for submitted call `id` (a hook's timeout): it leaves the queue as
     /// `gone`, audited, so nobody approves what will not run. A call decided already is
     /// `already_decided`; its decision stands (read it with [`App::call_status`]).
-    pub async fn withdraw_call(&self, id: &str, by: &Actor) -> Result<CallStatus, Error> {
-        by.may(Op::WithdrawCall)?;
+    pub async fn withdraw_call(&self, id: &str, by: &Cx<grade::Agent>) -> Result<CallStatus, Error> {
         let id = ItemId::new(id);
         let entry = self.submitted_entry(&id, by).await?;
         let actor = format!("agent:{}", by.audit_name());
@@ -281,11 +265,11 @@ impl App {
         Ok(status_of(&self.console.item(&id).await?))
     }
 
-    async fn submitted_entry(&self, id: &ItemId, by: &Actor) -> Result<queue::Entry, Error> {
+    async fn submitted_entry(&self, id: &ItemId, by: &Cx<grade::Agent>) -> Result<queue::Entry, Error> {
         let submission = submissions::find(&self.db, id).await?;
         let hidden = match &submission {
             None => true,
-            Some(s) => !by.principal.role.includes(Role::Operator) && s.principal_key != by.principal.key(),
+            Some(s) => !by.scope().covers(Some(&s.principal_key)),
         };
         if hidden {
             return Err(Error::not_found(format!("submitted call {id}")));

@@ -4,8 +4,8 @@
 use super::App;
 use crate::console::remotes::EngineSettings;
 use crate::domain::CallSource;
-use crate::domain::Op;
-use crate::domain::{Actor, Error};
+use crate::domain::Error;
+use crate::domain::{grade, Cx};
 use crate::engine::kinds;
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::SyncReport;
@@ -138,16 +138,14 @@ impl App {
     }
 
     /// Every remote engine with its live health and counts.
-    pub async fn engines(&self, by: &Actor) -> Result<Vec<EngineView>, Error> {
-        by.may(Op::Engines)?;
+    pub async fn engines(&self, _by: &Cx<grade::Operator>) -> Result<Vec<EngineView>, Error> {
         let rows = self.remotes.list().await?;
         let counts = queue::engine_counts(&self.db).await?;
         Ok(rows.into_iter().map(|(row, _)| to_view(row, self, &counts)).collect())
     }
 
     /// Admins only, like every change to engines.
-    pub async fn add_engine(&self, e: NewEngine, by: &Actor) -> Result<EngineView, Error> {
-        by.may(Op::AddEngine)?;
+    pub async fn add_engine(&self, e: NewEngine, by: &Cx<grade::Admin>) -> Result<EngineView, Error> {
         let row = self
             .remotes
             .add(
@@ -167,8 +165,7 @@ impl App {
         self.engine_view(row).await
     }
 
-    pub async fn edit_engine(&self, name: &str, c: EngineChanges, by: &Actor) -> Result<EngineView, Error> {
-        by.may(Op::EditEngine)?;
+    pub async fn edit_engine(&self, name: &str, c: EngineChanges, by: &Cx<grade::Admin>) -> Result<EngineView, Error> {
         let row = self
             .remotes
             .edit(
@@ -188,8 +185,7 @@ impl App {
     }
 
     /// A complete sync now, and the engine after it.
-    pub async fn sync_engine(&self, name: &str, by: &Actor) -> Result<SyncAnswer, Error> {
-        by.may(Op::SyncEngine)?;
+    pub async fn sync_engine(&self, name: &str, _by: &Cx<grade::Operator>) -> Result<SyncAnswer, Error> {
         let report = self.remotes.sync_now(name).await?;
         let row = self
             .remotes
@@ -205,21 +201,18 @@ impl App {
     /// Tries a server as the sync would, storing nothing (each kind's probe: see
     /// [`kinds::RemoteKind::probe`]). `invalid_request` only for a base URL that is not one, or a kind
     /// that is not a remote one.
-    pub async fn test_engine(&self, t: EngineTest, by: &Actor) -> Result<EngineTestResult, Error> {
-        by.may(Op::TestEngine)?;
+    pub async fn test_engine(&self, t: EngineTest, _by: &Cx<grade::Admin>) -> Result<EngineTestResult, Error> {
         let token = token(t.token);
         (kinds::remote(t.kind)?.probe)(&t.base_url, token.as_ref()).await
     }
 
     /// Removes an engine and its token (admins only); its entries stay as history.
-    pub async fn remove_engine(&self, name: &str, by: &Actor) -> Result<(), Error> {
-        by.may(Op::RemoveEngine)?;
+    pub async fn remove_engine(&self, name: &str, by: &Cx<grade::Admin>) -> Result<(), Error> {
         self.remotes.remove(name, &by.audit_name()).await
     }
 
     /// The engine's agents as last listed.
-    pub fn engine_agents(&self, name: &str, by: &Actor) -> Result<Value, Error> {
-        by.may(Op::EngineAgents)?;
+    pub fn engine_agents(&self, name: &str, _by: &Cx<grade::Operator>) -> Result<Value, Error> {
         let engine = self.remotes.get(name).ok_or_else(|| Error::not_found(format!("engine {name:?}")))?;
         Ok(engine.agents_view())
     }

@@ -3,26 +3,23 @@
 use super::queue::QueueItem;
 use super::App;
 use crate::console::expiry::ExpirySettings;
-use crate::domain::Op;
-use crate::domain::{Actor, Error, ItemId, ItemState};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, ItemId, ItemState};
 use crate::store::deadlines;
 
 impl App {
-    pub async fn expiry_settings(&self, by: &Actor) -> Result<ExpirySettings, Error> {
-        by.may(Op::ExpirySettings)?;
+    pub async fn expiry_settings(&self, _by: &Cx<grade::Operator>) -> Result<ExpirySettings, Error> {
         ExpirySettings::load(&self.db).await
     }
 
     /// Admins only.
-    pub async fn save_expiry_settings(&self, settings: &ExpirySettings, by: &Actor) -> Result<ExpirySettings, Error> {
-        by.may(Op::SaveExpirySettings)?;
+    pub async fn save_expiry_settings(&self, settings: &ExpirySettings, by: &Cx<grade::Admin>) -> Result<ExpirySettings, Error> {
         settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings.clone())
     }
 
     /// The high-risk tools.
-    pub async fn safety_settings(&self, by: &Actor) -> Result<crate::domain::safety::SafetySettings, Error> {
-        by.may(Op::SafetySettings)?;
+    pub async fn safety_settings(&self, _by: &Cx<grade::Operator>) -> Result<crate::domain::safety::SafetySettings, Error> {
         crate::store::settings::safety(&self.db).await
     }
 
@@ -30,16 +27,14 @@ impl App {
     pub async fn save_safety_settings(
         &self,
         settings: crate::domain::safety::SafetySettings,
-        by: &Actor,
+        by: &Cx<grade::Admin>,
     ) -> Result<crate::domain::safety::SafetySettings, Error> {
-        by.may(Op::SaveSafetySettings)?;
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
     /// The quorums of the two-person rule (a tool without one needs one approval).
-    pub async fn quorum_settings(&self, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.may(Op::QuorumSettings)?;
+    pub async fn quorum_settings(&self, _by: &Cx<grade::Operator>) -> Result<crate::domain::safety::QuorumSettings, Error> {
         crate::store::settings::quorum(&self.db).await
     }
 
@@ -48,17 +43,20 @@ impl App {
     pub async fn save_quorum_settings(
         &self,
         settings: crate::domain::safety::QuorumSettings,
-        by: &Actor,
+        by: &Cx<grade::Admin>,
     ) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.may(Op::SaveQuorumSettings)?;
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
     /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only.
     /// Read and written in one transaction, so two changes at once both hold.
-    pub async fn set_quorum(&self, tool: &str, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.may(Op::SaveQuorumSettings)?;
+    pub async fn set_quorum(
+        &self,
+        tool: &str,
+        approvals: u32,
+        by: &Cx<grade::Admin>,
+    ) -> Result<crate::domain::safety::QuorumSettings, Error> {
         crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
             stored.with(tool, approvals)
         })
@@ -67,8 +65,7 @@ impl App {
 
     /// The quorum of every call rated critical (`policy quorum --critical N`): 2 or more sets it, 1
     /// removes it; admins only. Read and written in one transaction.
-    pub async fn set_critical_quorum(&self, approvals: u32, by: &Actor) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        by.may(Op::SaveQuorumSettings)?;
+    pub async fn set_critical_quorum(&self, approvals: u32, by: &Cx<grade::Admin>) -> Result<crate::domain::safety::QuorumSettings, Error> {
         crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
             stored.with_critical(approvals)
         })
@@ -79,8 +76,7 @@ impl App {
     /// tools, the coding agents' tools (`engine::kinds::CODING_AGENT_TOOLS`), and every tool a call in the queue has
     /// had (hooks, the gate, agents over HTTP) — for a
     /// rule about a tool none of them named (a typo leaves the real tool unprotected).
-    pub async fn known_tools(&self, by: &Actor) -> Result<std::collections::BTreeSet<String>, Error> {
-        by.may(Op::QuorumSettings)?;
+    pub async fn known_tools(&self, _by: &Cx<grade::Operator>) -> Result<std::collections::BTreeSet<String>, Error> {
         let mut known: std::collections::BTreeSet<String> =
             self.local.agents().flat_map(|a| a.tools.iter().map(|t| t.name().to_owned())).collect();
         known.extend(crate::store::engines::remembered_tool_names(&self.db).await?);
@@ -113,9 +109,8 @@ impl App {
 
     /// Moves a pending call's deadline to `secs` from now (see [`crate::console::Console::snooze`]);
     /// answers the call as it is then. Any operator.
-    pub async fn snooze(&self, id: &str, secs: u64, by: &Actor) -> Result<QueueItem, Error> {
-        by.may(Op::Snooze)?;
+    pub async fn snooze(&self, id: &str, secs: u64, by: &Cx<grade::Operator>) -> Result<QueueItem, Error> {
         self.console.snooze(&ItemId::new(id), secs, &by.audit_name()).await?;
-        self.queue_item(id, by).await
+        self.queue_item(id, &by.narrow()).await
     }
 }

@@ -5,8 +5,8 @@
 //! tool or one with a quorum (the two-person rule).
 
 use super::App;
-use crate::domain::Op;
-use crate::domain::{Actor, CallKind, Decision, DecisionRequest, Error, ItemState, Principal, Role, RunId, Verdict};
+use crate::console::{Ask, Decider, How, Target};
+use crate::domain::{grade, Cx, Decision, Error, ItemState, RunId, Verdict};
 use crate::engine::local::agent::Agent;
 use crate::engine::local::SuspendedRun;
 use crate::engine::ChunkSink;
@@ -15,14 +15,12 @@ use std::sync::Arc;
 
 impl App {
     /// The local engine's agents.
-    pub fn local_agents(&self, by: &Actor) -> Result<Vec<Arc<Agent>>, Error> {
-        by.may(Op::ListAgents)?;
+    pub fn local_agents(&self, _by: &Cx<grade::Agent>) -> Result<Vec<Arc<Agent>>, Error> {
         Ok(self.local.agents().cloned().collect())
     }
 
     /// One local agent; `not_found` for an unknown id.
-    pub fn local_agent(&self, id: &str, by: &Actor) -> Result<Arc<Agent>, Error> {
-        by.may(Op::GetAgent)?;
+    pub fn local_agent(&self, id: &str, _by: &Cx<grade::Agent>) -> Result<Arc<Agent>, Error> {
         self.local.agent(id).ok_or_else(|| Error::not_found(format!("agent {id:?}")))
     }
 
@@ -35,15 +33,14 @@ impl App {
     /// started, an operator every run.
     pub async fn suspended_runs_for(
         &self,
-        by: &Principal,
+        by: &Cx<grade::Agent>,
         agent: &str,
         thread: Option<&str>,
         resource: Option<&str>,
     ) -> Result<Vec<SuspendedRun>, Error> {
-        by.may(Op::SuspendedRuns)?;
         let runs = self.local.suspended_runs(&crate::domain::AgentId::new(agent), thread, resource).await?;
-        let own = by.key();
-        Ok(runs.into_iter().filter(|r| by.role.includes(Role::Operator) || r.started_by.as_deref() == Some(own.as_str())).collect())
+        let scope = by.scope();
+        Ok(runs.into_iter().filter(|r| scope.covers(r.started_by.as_deref())).collect())
     }
 
     /// The pending call of `agent`'s run that a route names (S6: never another call; without a call
@@ -89,64 +86,25 @@ impl App {
         }
     }
 
-    /// What [`App::decide_as_engine_client`] refuses, asked before anything is decided (a route that
-    /// answers with a stream answers a refusal before the stream starts).
-    pub async fn check_engine_client_decision(&self, by: &Actor, entry: &queue::Entry, verdict: &Verdict) -> Result<(), Error> {
-        by.may(if matches!(verdict, Verdict::Approve) { Op::ApproveToolCall } else { Op::DeclineToolCall })?;
-        if by.principal.kind == crate::domain::PrincipalKind::Device {
-            // These routes carry no step-up: a paired device decides in the console's page.
-            return Err(Error::StepUpRequired { why: "a paired device decides in the console's page, with its passkey".into() });
-        }
-        let call = &entry.queued.call;
-        if matches!(verdict, Verdict::Approve) {
-            if call.kind != CallKind::Approval {
-                return Err(Error::DecisionNotAllowed { kind: crate::domain::DecisionKind::Approve, allowed: self.console.allowed(call) });
-            }
-            // What no route may approve is said first (the decision path says it too).
-            if let Some(why) = crate::console::approve_block(call) {
-                return Err(why);
-            }
-            let care = self.console.care(&entry.queued).await?;
-            if care.risk.needs_operator() {
-                return Err(Error::HighRiskNeedsConsole { tool: call.tool_name.clone(), why: care.risk.first_reason().to_owned() });
-            }
-            // These routes answer with the run going on: an approval that only counts towards a
-            // quorum has no place in them.
-            let quorum = care.quorum;
-            if quorum > 1 {
-                return Err(Error::QuorumTool {
-                    tool: call.tool_name.clone(),
-                    quorum,
-                    why: "approve it in the console, where each operator's approval is counted",
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// A decision through a Mastra-shaped route: by an operator; an approval only of an approval
-    /// call, never of a high-risk tool (it needs the console's confirm step) nor of one with a quorum.
-    /// Stored claimed, for the caller to deliver ([`App::deliver_engine_client_decision`]), or
-    /// delivered in the background (`background`). Answers the decision, with its receipt.
+    /// A decision through a Mastra-shaped route, by an operator (an app with its own approval screen):
+    /// through the decision kernel as a decider without the console's confirm step, so never the
+    /// approval of a high-risk call, nor one that only counts towards a quorum (these routes answer
+    /// with the run going on). Stored claimed, for the caller to deliver
+    /// ([`App::deliver_engine_client_decision`]), or delivered in the background (`background`).
+    /// Answers the decision, with its receipt.
     pub async fn decide_as_engine_client(
         &self,
-        by: &Actor,
+        by: &Cx<grade::Operator>,
         entry: &queue::Entry,
         verdict: Verdict,
         background: bool,
     ) -> Result<Decision, Error> {
-        self.check_engine_client_decision(by, entry, &verdict).await?;
-        let call = &entry.queued.call;
-        let request = DecisionRequest {
-            verdict,
-            fingerprint: call.fingerprint.clone(),
-            operator: by.audit_name(),
-            operator_key: Some(by.principal.key()),
-        };
+        let decider = Decider::engine_client(by);
+        let ask = Ask::Verdict { verdict, fingerprint: entry.queued.call.fingerprint.clone() };
         if !background {
-            return self.console.decide_entry_claimed(entry.clone(), request).await;
+            return self.console.decide_whole(&decider, Target::Entry(entry.clone()), ask, How::Claimed).await;
         }
-        let decision = self.console.decide(&entry.queued.id, request).await?;
+        let decision = self.console.decide_whole(&decider, Target::Entry(entry.clone()), ask, How::Outbox).await?;
         {
             let (console, decision) = (self.console.clone(), decision.clone());
             tokio::spawn(async move {

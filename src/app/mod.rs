@@ -28,9 +28,9 @@ pub mod testing;
 pub mod tokens;
 
 use crate::console::remotes::Remotes;
+use crate::console::{Ask, Decider, How, Target};
 use crate::console::{Console, Events};
-use crate::domain::Op;
-use crate::domain::{Actor, DecisionRequest, EngineId, Error, Principal, RunId, Verdict};
+use crate::domain::{grade, Actor, Cx, EngineId, Error, Principal, RunId, Verdict};
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::{ChunkSink, Engine};
 use crate::notify::{Notifications, Notifier};
@@ -164,31 +164,30 @@ impl App {
 
     /// Sends a user's messages to a local agent: with `auto_resume` (S10), a `suspend()` pause of the
     /// same thread and resource is resumed with data the model takes from the message — through the
-    /// console, audited like any decision — else a new run starts. Returns the run's id.
+    /// decision kernel, audited like any decision — else a new run starts. Returns the run's id.
     ///
     /// An agent credential (`by`) auto-resumes only runs it started itself; operators any of the
-    /// thread's. Either way only `suspend()` data, never an approval (S10).
-    pub async fn send(&self, request: RunRequest, auto_resume: bool, sink: Option<ChunkSink>, by: &Actor) -> Result<RunId, Error> {
-        by.may(Op::Generate)?;
+    /// thread's ([`Cx::scope`]). Either way only `suspend()` data, never an approval (S10): the
+    /// kernel refuses anything else from this decider ([`Decider::auto_resume`]).
+    pub async fn send(
+        &self,
+        request: RunRequest,
+        auto_resume: bool,
+        sink: Option<ChunkSink>,
+        by: &Cx<grade::Agent>,
+    ) -> Result<RunId, Error> {
         if auto_resume {
-            let key = by.principal.key();
-            let only_of = (!by.principal.role.includes(crate::domain::Role::Operator)).then_some(key.as_str());
+            let scope = by.scope();
+            let only_of = match &scope {
+                crate::domain::authority::Scope::All => None,
+                crate::domain::authority::Scope::Own(key) => Some(key.as_str()),
+            };
             if let Some((entry, data)) = self.local.auto_resume_target(&request, only_of).await? {
-                let call = &entry.queued.call;
-                let decision = self
-                    .console
-                    .decide_claimed(
-                        &entry.queued.id,
-                        DecisionRequest {
-                            verdict: Verdict::Resume { data },
-                            fingerprint: call.fingerprint.clone(),
-                            operator: format!("auto-resume (model) for {}", by.audit_name()),
-                            operator_key: Some(by.principal.key()),
-                        },
-                    )
-                    .await?;
+                let run_id = entry.queued.call.run_id.clone();
+                let ask = Ask::Verdict { verdict: Verdict::Resume { data }, fingerprint: entry.queued.call.fingerprint.clone() };
+                let decision = self.console.decide_whole(&Decider::auto_resume(by), Target::Entry(entry), ask, How::Claimed).await?;
                 self.console.deliver_claimed(&decision, sink).await?;
-                return Ok(call.run_id.clone());
+                return Ok(run_id);
             }
         }
         self.local.start(request, sink).await
@@ -209,6 +208,12 @@ impl App {
     /// `notification`, …): the window, the CLI and notifications act as the data directory's owner.
     pub fn local_actor(&self, channel: &'static str) -> Actor {
         Actor::new(Principal::local(&self.operator), channel)
+    }
+
+    /// The local admin's context of grade `G` (inferred where it is used) through `channel`: what the
+    /// CLI and the window hand to an operation ([`Cx::local`]: every grade but a device's).
+    pub fn local_admin<G: crate::domain::authority::LocalHeld>(&self, channel: &'static str) -> Cx<G> {
+        Cx::local(&self.operator, channel)
     }
 
     /// C5 at start-up: interrupted deliveries are marked (never re-run), stored decisions delivered,

@@ -2,7 +2,8 @@
 //! the tray and the HTTP routes read, so none of them reaches into the notifier or the database.
 
 use super::App;
-use crate::domain::{Actor, Error, Op};
+use crate::domain::Error;
+use crate::domain::{grade, Cx};
 use crate::notify::{NotificationSettings, NotifyStatus, OpenRequest};
 use crate::store::feed::QueueEvent;
 use crate::store::queue;
@@ -10,8 +11,7 @@ use tokio::sync::broadcast;
 
 impl App {
     /// Whether this process shows desktop notifications and whether showing works.
-    pub fn notification_status(&self, by: &Actor) -> Result<NotifyStatus, Error> {
-        by.may(Op::NotificationStatus)?;
+    pub fn notification_status(&self, _by: &Cx<grade::Operator>) -> Result<NotifyStatus, Error> {
         Ok(self.notifications.status())
     }
 
@@ -29,20 +29,23 @@ impl App {
         self.notifications.open_requests()
     }
 
-    pub async fn notification_settings(&self, by: &Actor) -> Result<NotificationSettings, Error> {
-        by.may(Op::NotificationSettings)?;
+    pub async fn notification_settings(&self, _by: &Cx<grade::Operator>) -> Result<NotificationSettings, Error> {
         NotificationSettings::load(&self.db).await
     }
 
     /// Stores the notification settings (and with them the high-risk tools); admins only.
-    pub async fn save_notification_settings(&self, settings: NotificationSettings, by: &Actor) -> Result<NotificationSettings, Error> {
-        by.may(Op::SaveNotificationSettings)?;
+    pub async fn save_notification_settings(
+        &self,
+        settings: NotificationSettings,
+        by: &Cx<grade::Admin>,
+    ) -> Result<NotificationSettings, Error> {
         settings.save(&self.db, &by.audit_name()).await?;
         Ok(settings)
     }
 
-    /// The queue's changes from now on (new calls, decisions, deliveries).
-    pub fn subscribe(&self) -> broadcast::Receiver<QueueEvent> {
+    /// The queue's changes from now on (new calls, decisions, deliveries), for a caller who may read
+    /// the queue.
+    pub fn subscribe(&self, _by: &Cx<grade::Watch>) -> broadcast::Receiver<QueueEvent> {
         self.events.subscribe()
     }
 

@@ -7,8 +7,9 @@
 //! in its shell: event streams, the Mastra-shaped routes, streamed exports, the window's own commands.
 
 use super::App;
+use crate::domain::authority::{admit, Admitted, Graded};
 use crate::domain::ops::OpInfo;
-use crate::domain::{Actor, Error, Op};
+use crate::domain::{Actor, Cx, Error, Op};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -68,8 +69,10 @@ pub enum InputFrom {
 
 /// One operation of the catalog as a request and an answer. Declared with [`declare_operations!`].
 pub trait Operation: Send + Sync + 'static {
-    /// Its line in the catalog: name, route, role, whether the window has it.
+    /// Its line in the catalog: name, route, grade, listeners, whether the window has it.
     const OP: Op;
+    /// Its grade as a type (the catalog's): what its context is.
+    type Grade: Graded;
     /// Its path parameters, by name ([`Id`], [`Name`], [`Nothing`]).
     type Path: DeserializeOwned + Send;
     /// Its query parameters or JSON body ([`Operation::INPUT`]).
@@ -81,26 +84,44 @@ pub trait Operation: Send + Sync + 'static {
     /// The HTTP status of a success: 200, 201 (created) or 204 (no content).
     const STATUS: u16;
 
-    /// What it does, once [`call`] checked the caller's role.
-    fn run(app: &App, path: Self::Path, input: Self::Input, by: &Actor) -> impl Future<Output = Result<Reply<Self::Output>, Error>> + Send;
+    /// What it does, for a caller admitted to it ([`call`]).
+    fn run(
+        app: &App,
+        path: Self::Path,
+        input: Self::Input,
+        by: &Cx<Self::Grade>,
+    ) -> impl Future<Output = Result<Reply<Self::Output>, Error>> + Send;
 
     /// Its OpenAPI operation (`api::operations` puts it under its method and path), and the schemas
     /// it names (for the document's components).
     fn openapi() -> (DocOperation, Schemas);
 }
 
-/// Runs `O` for `by`: the catalog's role first, in the core, for every shell.
+/// Runs `O` for `by`, admitted first from the catalog ([`admit`]: its grade, on `by`'s listener).
 pub async fn call<O: Operation>(app: &App, path: O::Path, input: O::Input, by: &Actor) -> Result<Reply<O::Output>, Error> {
-    by.may(O::OP)?;
-    O::run(app, path, input, by).await
+    let admitted = admit(O::OP, by.clone())?;
+    call_admitted::<O>(app, path, input, &admitted).await
+}
+
+/// Runs `O` for a caller its shell admitted already (the HTTP guard, before the body was read).
+pub async fn call_admitted<O: Operation>(
+    app: &App,
+    path: O::Path,
+    input: O::Input,
+    admitted: &Admitted,
+) -> Result<Reply<O::Output>, Error> {
+    if admitted.op() != O::OP {
+        return Err(Error::Storage(format!("{} was admitted, not {}", admitted.op().name(), O::OP.name())));
+    }
+    O::run(app, path, input, &admitted.cx::<O::Grade>()?).await
 }
 
 /// Runs `O` from the desktop window's arguments (a JSON object): the role, then the path parameters
 /// by name, the input under [`Operation::WINDOW_KEY`] or beside them (a malformed argument is
 /// `invalid_request`), then [`call`].
 pub async fn call_window<O: Operation>(app: &App, args: Value, by: &Actor) -> Result<Value, Error> {
-    // The role first: a caller who may not call it learns nothing of its arguments.
-    by.may(O::OP)?;
+    // Admitted first: a caller who may not call it learns nothing of its arguments.
+    let admitted = admit(O::OP, by.clone())?;
     let invalid = |e: serde_json::Error| Error::InvalidRequest(e.to_string());
     let mut args = match args {
         Value::Object(map) => map,
@@ -120,7 +141,7 @@ pub async fn call_window<O: Operation>(app: &App, args: Value, by: &Actor) -> Re
         }
     };
     let input: O::Input = serde_json::from_value(input).map_err(invalid)?;
-    let reply = call::<O>(app, path, input, by).await?;
+    let reply = call_admitted::<O>(app, path, input, &admitted).await?;
     // Answers are plain data (string keys, no failing Serialize impl): this cannot fail.
     Ok(serde_json::to_value(reply.body).expect("an answer serializes"))
 }
@@ -380,6 +401,7 @@ macro_rules! declare_operations {
         $(
             impl $crate::app::operation::Operation for op::$variant {
                 const OP: $crate::domain::Op = $crate::domain::Op::$variant;
+                type Grade = <$crate::domain::ops::graded::$variant as $crate::domain::ops::Catalogued>::Grade;
                 type Path = $crate::app::operation::$path;
                 type Input = $crate::declare_operations!(@input $from $($input)?);
                 type Output = $crate::declare_operations!(@answer $answer);
@@ -392,7 +414,7 @@ macro_rules! declare_operations {
                     $app: &$crate::app::App,
                     $p: Self::Path,
                     $i: Self::Input,
-                    $by: &$crate::domain::Actor,
+                    $by: &$crate::domain::Cx<Self::Grade>,
                 ) -> impl ::std::future::Future<Output = Result<$crate::app::operation::Reply<Self::Output>, $crate::domain::Error>> + Send {
                     async move $body
                 }

@@ -8,7 +8,8 @@ use super::App;
 use crate::console::expiry::{ExpiryRule, ExpirySettings};
 use crate::domain::risk::custom::{RiskRule, RiskRules};
 use crate::domain::safety::{QuorumRule, QuorumSettings, SafetySettings};
-use crate::domain::{Actor, Error, Op};
+use crate::domain::Error;
+use crate::domain::{grade, Cx};
 use serde::{Deserialize, Serialize};
 
 /// The policy file, as written and read (`policy export` prints it).
@@ -151,15 +152,14 @@ pub struct Findings {
 
 impl App {
     /// The policy in force, as its file.
-    pub async fn policy_in_force(&self, by: &Actor) -> Result<(PolicyFile, String), Error> {
-        by.may(Op::QuorumSettings)?;
+    pub async fn policy_in_force(&self, _by: &Cx<grade::Operator>) -> Result<(PolicyFile, String), Error> {
         let s = crate::store::settings::snapshot(&self.db).await?;
         let file = PolicyFile::of(&Documents { safety: s.get()?, quorum: s.get()?, expiry: s.get()?, risk: s.get()? });
         Ok((file, crate::console::policy::version(&s)?))
     }
 
     /// The policy in force, its file and the last 20 applied (`GET /api/policy`).
-    pub async fn policy_view(&self, by: &Actor) -> Result<PolicyView, Error> {
+    pub async fn policy_view(&self, by: &Cx<grade::Operator>) -> Result<PolicyView, Error> {
         let (file, version) = self.policy_in_force(by).await?;
         let entries = crate::store::audit::of_action(&self.db, crate::domain::audit::PolicyApplied::action_name(), 20).await?;
         let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
@@ -173,7 +173,7 @@ impl App {
     /// `policy check`: every rule compiles and is in range, every tool it names is one this console
     /// knows (a misspelt tool would leave the real one unprotected), and no risk rule of a high-risk
     /// tool rates it below high (rules only add: such a rule would read as if it lowered it).
-    pub async fn check_policy(&self, file: &PolicyFile, by: &Actor) -> Result<Findings, Error> {
+    pub async fn check_policy(&self, file: &PolicyFile, by: &Cx<grade::Operator>) -> Result<Findings, Error> {
         let mut f = Findings::default();
         let d = file.documents();
         use crate::store::settings::Document;
@@ -206,13 +206,12 @@ impl App {
     /// `policy apply`: checked, then the four documents stored in one transaction (each change
     /// audited `settings.changed`) with a `policy.applied` entry naming the versions before and
     /// after; admins only. Answers the version now in force.
-    pub async fn apply_policy(&self, file: &PolicyFile, by: &Actor) -> Result<String, Error> {
-        by.may(Op::SaveQuorumSettings)?;
-        let findings = self.check_policy(file, by).await?;
+    pub async fn apply_policy(&self, file: &PolicyFile, by: &Cx<grade::Admin>) -> Result<String, Error> {
+        let findings = self.check_policy(file, &by.narrow()).await?;
         if let Some(first) = findings.errors.first() {
             return Err(Error::InvalidRequest(format!("the policy has {} problem(s); the first: {first}", findings.errors.len())));
         }
-        let (_, before) = self.policy_in_force(by).await?;
+        let (_, before) = self.policy_in_force(&by.narrow()).await?;
         let after = file.version()?;
         let d = file.documents();
         crate::store::settings::save_policy(&self.db, (&d.safety, &d.quorum, &d.expiry, &d.risk), &before, &after, &by.audit_name())

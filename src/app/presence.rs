@@ -4,8 +4,8 @@
 //! [`PRESENCE_TTL`] is gone (a closed laptop, a console killed).
 
 use super::App;
-use crate::domain::Op;
-use crate::domain::{Actor, Error, ItemId};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, ItemId};
 use crate::store::presence;
 use serde::Serialize;
 use std::time::Duration;
@@ -33,8 +33,7 @@ pub struct Presence {
 impl App {
     /// `by` has call `id` open: recorded (on the shared database in team mode, so every console
     /// sees it), and the others who have it open are answered. `not_found` for an unknown id.
-    pub async fn viewing(&self, id: &str, by: &Actor) -> Result<Presence, Error> {
-        by.may(Op::Viewing)?;
+    pub async fn viewing(&self, id: &str, by: &Cx<grade::Watch>) -> Result<Presence, Error> {
         let id = ItemId::new(id);
         let now = chrono::Utc::now();
         let ttl = chrono::Duration::from_std(PRESENCE_TTL).expect("a small duration");
@@ -46,8 +45,7 @@ impl App {
     }
 
     /// `by` closed call `id`: the others stop seeing them at once, not a `PRESENCE_TTL` later.
-    pub async fn stop_viewing(&self, id: &str, by: &Actor) -> Result<(), Error> {
-        by.may(Op::StopViewing)?;
+    pub async fn stop_viewing(&self, id: &str, by: &Cx<grade::Watch>) -> Result<(), Error> {
         presence::record_leaving(&self.db, &ItemId::new(id), &by.principal.key()).await
     }
 }

@@ -10,8 +10,8 @@ pub use item::{ApprovalView, Blocked, DecisionView, QueueItem, Requester};
 use super::query::{parse_cursor, QueueCountsQuery, QueueQuery, SortOrder, StateFilter};
 use super::App;
 use crate::domain::reason::{CallReason, ReasonMessage, ReasonSource};
-use crate::domain::Op;
-use crate::domain::{Actor, Error, ItemId, ItemState};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, ItemId, ItemState};
 use crate::store::queue;
 use serde::{Deserialize, Serialize};
 
@@ -101,8 +101,7 @@ pub struct QueueCounts {
 
 impl App {
     /// A page of the queue, newest first unless `sort=oldest`.
-    pub async fn queue_page(&self, q: &QueueQuery, by: &Actor) -> Result<QueuePage, Error> {
-        by.may(Op::QueuePage)?;
+    pub async fn queue_page(&self, q: &QueueQuery, _by: &Cx<grade::Watch>) -> Result<QueuePage, Error> {
         let mut filter = q.filters().filter()?;
         match (q.state, q.tab) {
             (Some(_), Some(_)) => return Err(Error::InvalidRequest("give either state or tab, not both".into())),
@@ -123,8 +122,7 @@ impl App {
 
     /// How many calls each tab holds under the filters and search (one query), and how many are
     /// pending under none.
-    pub async fn queue_counts(&self, q: &QueueCountsQuery, by: &Actor) -> Result<QueueCounts, Error> {
-        by.may(Op::QueueCounts)?;
+    pub async fn queue_counts(&self, q: &QueueCountsQuery, _by: &Cx<grade::Watch>) -> Result<QueueCounts, Error> {
         let filter = q.filter()?;
         let (by_state, pending_total) = queue::tab_counts(&self.db, &filter).await?;
         let tab = |t: QueueTab| by_state.iter().filter(|(s, expired, _)| t.holds(s, *expired)).map(|(_, _, n)| n).sum::<i64>();
@@ -140,22 +138,19 @@ impl App {
     }
 
     /// The ids that start with `prefix` (a unique start of an id names the call), at most `limit`.
-    pub async fn ids_starting_with(&self, prefix: &str, limit: i64, by: &Actor) -> Result<Vec<ItemId>, Error> {
-        by.may(Op::QueueItem)?;
+    pub async fn ids_starting_with(&self, prefix: &str, limit: i64, _by: &Cx<grade::Watch>) -> Result<Vec<ItemId>, Error> {
         queue::ids_with_prefix(&self.db, prefix, limit).await
     }
 
     /// One entry.
-    pub async fn queue_item(&self, id: &str, by: &Actor) -> Result<QueueItem, Error> {
-        by.may(Op::QueueItem)?;
+    pub async fn queue_item(&self, id: &str, _by: &Cx<grade::Watch>) -> Result<QueueItem, Error> {
         let entry = self.console.item(&ItemId::new(id)).await?;
         self.item_now(entry).await
     }
 
     /// The call decided last by an operator before `id`, of the same engine, thread and tool, so
     /// the operator sees what changed since (null when there is none). `not_found` for an unknown id.
-    pub async fn previous_call(&self, id: &str, by: &Actor) -> Result<PreviousCall, Error> {
-        by.may(Op::PreviousCall)?;
+    pub async fn previous_call(&self, id: &str, _by: &Cx<grade::Watch>) -> Result<PreviousCall, Error> {
         let id = ItemId::new(id);
         let previous = queue::previous_of(&self.db, &id).await?.ok_or_else(|| Error::not_found(format!("queue item {id}")))?;
         let item = match previous {
@@ -170,8 +165,7 @@ impl App {
     /// What led to a call (issue 27): its conversation's last messages — from the coding agent's
     /// transcript its hook sent with it, or from the engine that holds its run. Untrusted text. A
     /// source that keeps none, or cannot be asked now, says so in `unavailable`.
-    pub async fn call_reason(&self, id: &str, by: &Actor) -> Result<CallReason, Error> {
-        by.may(Op::CallReason)?;
+    pub async fn call_reason(&self, id: &str, _by: &Cx<grade::Watch>) -> Result<CallReason, Error> {
         let id = ItemId::new(id);
         let entry = self.console.item(&id).await?;
         let call = &entry.queued.call;

@@ -4,7 +4,8 @@
 
 use super::App;
 use crate::domain::reach::ReachSettings;
-use crate::domain::{Actor, Error, ItemId, Op};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, ItemId};
 use crate::store::reach::{self, Claim, Message};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -67,21 +68,18 @@ fn person_of(operator: &str) -> String {
 
 impl App {
     /// The channels, rules and on-call schedule (every operator reads them: no secret is in them).
-    pub async fn reach_settings(&self, by: &Actor) -> Result<ReachSettings, Error> {
-        by.may(Op::ReachSettings)?;
+    pub async fn reach_settings(&self, _by: &Cx<grade::Operator>) -> Result<ReachSettings, Error> {
         crate::store::settings::load(&self.db).await
     }
 
     /// Stores them (admins), audited with before and after (`settings.changed`).
-    pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Actor) -> Result<ReachSettings, Error> {
-        by.may(Op::SaveReachSettings)?;
+    pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Cx<grade::Admin>) -> Result<ReachSettings, Error> {
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }
 
     /// "I'm on it": the call is `by`'s person's now; shown to everyone, its escalation stops.
-    pub async fn claim_call(&self, id: &str, by: &Actor) -> Result<CallReach, Error> {
-        by.may(Op::ClaimCall)?;
+    pub async fn claim_call(&self, id: &str, by: &Cx<grade::Operator>) -> Result<CallReach, Error> {
         let entry = self.console.item(&ItemId::new(id)).await?;
         let key = by.principal.key();
         let person = crate::store::credentials::person_of_key(&self.db, &key).await?;
@@ -90,19 +88,17 @@ impl App {
         if !reach::claim(&self.db, item, &key, &person, &by.audit_name(), crate::store::now()).await? {
             return Err(Error::AlreadyDecided { state: entry.queued.state });
         }
-        self.call_reach(id, by).await
+        self.call_reach(id, &by.narrow()).await
     }
 
     /// Who claimed the call and its channels' messages.
-    pub async fn call_reach(&self, id: &str, by: &Actor) -> Result<CallReach, Error> {
-        by.may(Op::CallReach)?;
+    pub async fn call_reach(&self, id: &str, _by: &Cx<grade::Watch>) -> Result<CallReach, Error> {
         self.console.item(&ItemId::new(id)).await?;
         Ok(CallReach { claim: reach::claim_of(&self.db, id).await?, messages: reach::messages_of(&self.db, id).await? })
     }
 
     /// Time to decision per channel, person, rule and day, over the last `days` days (1–90).
-    pub async fn reach_stats(&self, days: u32, by: &Actor) -> Result<ReachStats, Error> {
-        by.may(Op::ReachStats)?;
+    pub async fn reach_stats(&self, days: u32, _by: &Cx<grade::Viewer>) -> Result<ReachStats, Error> {
         let days = days.clamp(1, 90);
         let since = crate::store::now() - chrono::Duration::days(i64::from(days));
         let decided = reach::decided_since(&self.db, since, 20_000).await?;

@@ -4,7 +4,8 @@
 
 use super::App;
 use crate::domain::receipt::{self, Claims, Jwks};
-use crate::domain::{Actor, Error, Op};
+use crate::domain::Error;
+use crate::domain::{grade, Cx};
 use crate::store::receipts;
 use serde::{Deserialize, Serialize};
 
@@ -57,15 +58,14 @@ impl App {
     /// The receipt of the decision on the call an engine knows as `q`'s ids (the newest, if it was
     /// queued again): what a Mastra `beforeToolCall` hook asks before the tool runs. An agent
     /// credential limited to some agents or sources finds only theirs.
-    pub async fn receipt_of_call(&self, q: &ReceiptQuery, by: &Actor) -> Result<ReceiptView, Error> {
-        by.may(Op::ReceiptOfCall)?;
+    pub async fn receipt_of_call(&self, q: &ReceiptQuery, by: &Cx<grade::Agent>) -> Result<ReceiptView, Error> {
         let found = receipts::of_engine_call(&self.db, q.run_id.as_deref(), &q.tool_call_id).await?;
         let run = q.run_id.as_deref().map(|r| format!(" of run {r}")).unwrap_or_default();
         let missing = || Error::not_found(format!("a decision on tool call {}{run}", q.tool_call_id));
         let found = view(found.ok_or_else(missing)?)?;
         // A credential limited to some agents or sources (`tokens add --agent/--source`) sees only
         // their receipts; another's is as good as missing.
-        if by.principal.role == crate::domain::Role::Agent && by.principal.kind == crate::domain::PrincipalKind::Token {
+        if matches!(by.scope(), crate::domain::authority::Scope::Own(_)) {
             if let Some(credential) = crate::store::credentials::find_by_name(&self.db, &by.principal.name).await? {
                 let agent = found.claims.agent.as_deref().unwrap_or_default();
                 let outside = credential.agents.as_ref().is_some_and(|list| !list.iter().any(|a| a == agent))
@@ -79,14 +79,12 @@ impl App {
     }
 
     /// A call's receipt, by the call's id or the receipt's own (`rct_…`).
-    pub async fn receipt(&self, id: &str, by: &Actor) -> Result<ReceiptView, Error> {
-        by.may(Op::Receipt)?;
+    pub async fn receipt(&self, id: &str, _by: &Cx<grade::Watch>) -> Result<ReceiptView, Error> {
         view(receipts::of_call_or_id(&self.db, id).await?.ok_or_else(|| Error::not_found(format!("a receipt for {id}")))?)
     }
 
     /// Makes this console a new signing key and retires its old one (audited `receipt_key.rotated`).
-    pub async fn rotate_receipt_key(&self, by: &Actor) -> Result<RotatedKey, Error> {
-        by.may(Op::RotateReceiptKey)?;
+    pub async fn rotate_receipt_key(&self, by: &Cx<grade::Admin>) -> Result<RotatedKey, Error> {
         let kid = self.console.receipts().rotate(&by.audit_name()).await?;
         Ok(RotatedKey { kid, keys: self.receipt_keys().await? })
     }

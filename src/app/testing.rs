@@ -12,6 +12,7 @@
 
 use super::App;
 use crate::console::expiry::ExpiringSoon;
+use crate::console::{Ask, Decider, How, Target};
 use crate::domain::{Decision, DecisionRequest, Error, GrantId, ItemId};
 use crate::engine::remote::base::SyncReport;
 use crate::engine::Engine;
@@ -19,6 +20,12 @@ use crate::notify::Notifier;
 use crate::store::{queue, Db};
 use serde_json::Value;
 use std::sync::Arc;
+
+/// A test's decision request as the kernel takes it: a decider of that name, and what it asks.
+fn named(request: DecisionRequest) -> (Decider, Ask) {
+    let decider = Decider::named(request.operator, request.operator_key);
+    (decider, Ask::Verdict { verdict: request.verdict, fingerprint: request.fingerprint })
+}
 
 impl App {
     /// What tests and benchmarks need of the app beyond its methods (see [`crate::app::testing`]).
@@ -56,15 +63,18 @@ impl<'a> Testing<'a> {
     }
 
     /// Stores a decision and delivers nothing (`pending` in the outbox): the state a console that
-    /// stopped right after deciding leaves. No role is checked; `request.operator` is written as is.
+    /// stopped right after deciding leaves. It goes through the decision kernel as a decider named
+    /// `request.operator` (principal key `request.operator_key`), which no shell can be.
     pub async fn decide(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
-        self.app.console.decide(id, request).await
+        let (decider, ask) = named(request);
+        self.app.console.decide_whole(&decider, Target::Id(id), ask, How::Outbox).await
     }
 
     /// [`Testing::decide`], the decision stored already claimed (`delivering`), as a caller that
     /// delivers at once stores it; delivered by [`Testing::deliver_claimed`].
     pub async fn decide_claimed(&self, id: &ItemId, request: DecisionRequest) -> Result<Decision, Error> {
-        self.app.console.decide_claimed(id, request).await
+        let (decider, ask) = named(request);
+        self.app.console.decide_whole(&decider, Target::Id(id), ask, How::Claimed).await
     }
 
     /// Claims a stored decision and delivers it, as the outbox does: `Ok(None)` if it was claimed
@@ -81,7 +91,8 @@ impl<'a> Testing<'a> {
     /// Decides and delivers as the console's own workers do (the expiry worker: its own operator
     /// name, no role), answering the entry afterwards.
     pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
-        self.app.console.decide_and_deliver(id, request).await
+        let (decider, ask) = named(request);
+        Ok(self.app.console.decide_and_deliver(&decider, id, ask).await?.0)
     }
 
     /// One pass of the outbox worker; how many decisions it delivered.
@@ -122,7 +133,8 @@ impl<'a> Testing<'a> {
     ) -> Result<crate::app::calls::SubmittedCall, Error> {
         let grants = self.app.console.grants().await?;
         let grant = grants.into_iter().find(|g| &g.id == grant).ok_or_else(|| Error::not_found(format!("grant {grant}")))?;
-        self.app.submit_call_checked(call, None, by, Some(grant)).await
+        let by = crate::domain::authority::admit(crate::domain::Op::SubmitCall, by.clone())?.cx()?;
+        self.app.submit_call_checked(call, None, &by, Some(grant)).await
     }
 
     /// One sweep of the grants worker over the waiting calls; how many it approved.

@@ -7,8 +7,8 @@
 
 use super::App;
 use crate::domain::principal::valid_credential_name;
-use crate::domain::Op;
-use crate::domain::{Actor, Error, Principal, Role};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, Principal, Role};
 pub use crate::store::credentials::Claims;
 use crate::store::{credentials, credentials::Credential};
 use serde::{Deserialize, Serialize};
@@ -106,15 +106,14 @@ pub(crate) fn secret_hash(secret: &str) -> String {
 impl App {
     /// Makes a credential `name` with `role` (admin only). Audited `credential.created` (never the
     /// secret). Refused when a live credential has that name (`invalid_request`).
-    pub async fn add_token(&self, name: &str, role: Role, by: &Actor) -> Result<NewToken, Error> {
+    pub async fn add_token(&self, name: &str, role: Role, by: &Cx<grade::Admin>) -> Result<NewToken, Error> {
         self.add_token_with(name, role, Claims::default(), by).await
     }
 
     /// [`App::add_token`] with what the credential may claim of the calls it submits (agent names,
     /// sources) and whose it is (`person`, for the two-person rule). Names and sources are checked
     /// here: each agent name 1–200 printable characters, each source one of the submitted sources.
-    pub async fn add_token_with(&self, name: &str, role: Role, claims: Claims, by: &Actor) -> Result<NewToken, Error> {
-        by.may(Op::AddToken)?;
+    pub async fn add_token_with(&self, name: &str, role: Role, claims: Claims, by: &Cx<grade::Admin>) -> Result<NewToken, Error> {
         if !valid_credential_name(name) {
             return Err(Error::InvalidRequest(format!(
                 "{name:?} is not a credential name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -154,22 +153,20 @@ impl App {
     }
 
     /// [`App::add_token_with`] from a request (`POST /api/tokens`, the window's `add_token`).
-    pub async fn make_token(&self, r: TokenRequest, by: &Actor) -> Result<MadeToken, Error> {
+    pub async fn make_token(&self, r: TokenRequest, by: &Cx<grade::Admin>) -> Result<MadeToken, Error> {
         let claims = Claims { person: r.person, agents: r.agents, sources: r.sources };
         let made = self.add_token_with(&r.name, r.role, claims, by).await?;
         Ok(MadeToken { credential: made.credential, token: made.secret })
     }
 
     /// The live credentials, by name (admin only).
-    pub async fn tokens(&self, by: &Actor) -> Result<Vec<Credential>, Error> {
-        by.may(Op::Tokens)?;
+    pub async fn tokens(&self, _by: &Cx<grade::Admin>) -> Result<Vec<Credential>, Error> {
         credentials::list_live(&self.db).await
     }
 
     /// Revokes a credential (admin only): its token stops working at once, in every process.
     /// Audited `credential.revoked`.
-    pub async fn revoke_token(&self, name: &str, by: &Actor) -> Result<Role, Error> {
-        by.may(Op::RevokeToken)?;
+    pub async fn revoke_token(&self, name: &str, by: &Cx<grade::Admin>) -> Result<Role, Error> {
         credentials::revoke_audited(&self.db, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("credential {name:?}")))

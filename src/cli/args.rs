@@ -236,8 +236,12 @@ pub enum Command {
     /// desktop window has it. With --typescript, as the UI's module (ui/src/lib/backend/operations.gen.ts).
     Manifest {
         /// Print a TypeScript module instead of JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "authorization")]
         typescript: bool,
+        /// Print the authorization table (Markdown): every operation × kind of caller × listener,
+        /// allowed, step-up, refused or not served (docs/security.md holds it).
+        #[arg(long)]
+        authorization: bool,
     },
     /// Remote engines: Mastra and LangGraph servers whose waiting calls are queued here.
     ///

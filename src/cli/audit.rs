@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// Walks the hash chain; exit code 1 naming the first bad entry.
 pub async fn verify(app: &App) -> Result<ExitCode> {
-    let v = app.verify_audit(&app.local_actor("cli")).await?;
+    let v = app.verify_audit(&app.local_admin("cli")).await?;
     match v.first_bad {
         None => println!("audit log intact: {} entries checked", v.checked),
         Some(bad) => {
@@ -25,7 +25,7 @@ pub async fn verify(app: &App) -> Result<ExitCode> {
 /// The newest `limit` entries, newest first; a change to the rules (settings, engines, tokens)
 /// with what changed on the line after it.
 pub async fn list(app: &App, limit: u32) -> Result<()> {
-    let page = app.audit_page(&AuditQuery { item: None, limit: Some(limit), cursor: None }, &app.local_actor("cli")).await?;
+    let page = app.audit_page(&AuditQuery { item: None, limit: Some(limit), cursor: None }, &app.local_admin("cli")).await?;
     for e in page.entries {
         println!(
             "{:>6} {} {:<22} {:<24} {:<20} {}",
@@ -99,7 +99,7 @@ pub async fn export(app: &App, format: &str) -> Result<()> {
     use futures::StreamExt;
     let format = ExportFormat::parse(format)?;
     let mut out = std::io::stdout().lock();
-    let mut chunks = std::pin::pin!(app.export_audit(format, &app.local_actor("cli"))?);
+    let mut chunks = std::pin::pin!(app.export_audit(format, &app.local_admin("cli"))?);
     while let Some(chunk) = chunks.next().await {
         out.write_all(chunk?.as_bytes())?;
     }

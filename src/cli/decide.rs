@@ -13,12 +13,12 @@ use std::io::{BufRead, IsTerminal, Write};
 /// Shows the call on stderr, asks (unless `yes`), decides and delivers as the local admin.
 pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()> {
     let id = resolve_id(app, id).await?;
-    let item = app.queue_item(id.as_str(), &app.local_actor("cli")).await?;
+    let item = app.queue_item(id.as_str(), &app.local_admin("cli")).await?;
     let verb = verdict.kind().as_str();
     if !confirmed(&item, &format!("{verb} this call?"), verb, yes)? {
         return Ok(());
     }
-    let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
+    let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
     if after.decision.is_none() {
         // An approval short of its tool's quorum: recorded; the call waits for other operators.
         println!("approval recorded: {}; {}; it waits for another operator's approval", id, approvals_line(&after));
@@ -44,7 +44,7 @@ fn approvals_line(item: &QueueItem) -> String {
 pub async fn resolve(app: &App, id: &str, how: super::args::ResolveHow, result: Option<Value>, yes: bool) -> Result<()> {
     use super::args::ResolveHow;
     let id = resolve_id(app, id).await?;
-    let item = app.queue_item(id.as_str(), &app.local_actor("cli")).await?;
+    let item = app.queue_item(id.as_str(), &app.local_admin("cli")).await?;
     let (kind, question) = match how {
         ResolveHow::Ran => (DecisionKind::Ran, "tell the agent this call ran?"),
         ResolveHow::DidNotRun => (DecisionKind::DidNotRun, "tell the agent this call did not run?"),
@@ -53,7 +53,7 @@ pub async fn resolve(app: &App, id: &str, how: super::args::ResolveHow, result: 
     if !confirmed(&item, question, "resolve", yes)? {
         return Ok(());
     }
-    let after = app.resolve(id.as_str(), kind, result, item.fingerprint.as_str(), &app.local_actor("cli")).await?;
+    let after = app.resolve(id.as_str(), kind, result, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
     match kind {
         DecisionKind::RunAgain => {
             let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);

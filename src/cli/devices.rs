@@ -4,13 +4,14 @@ use super::args::DevicesCommand;
 use anyhow::Result;
 use approval_console::app::remote::devices::{qr_text, PairingRequest};
 use approval_console::app::App;
+use approval_console::domain::grade;
 use approval_console::domain::text::visible;
 
 pub async fn run(app: &App, command: DevicesCommand) -> Result<()> {
-    let by = app.local_actor("cli");
+    let by = app.local_admin::<grade::Local>("cli");
     match command {
         DevicesCommand::Pair { name, person } => {
-            let p = app.start_pairing(PairingRequest { name, person }, &by).await?;
+            let p = app.start_pairing(PairingRequest { name, person }, &by.narrow()).await?;
             println!("{}", qr_text(&p.url)?);
             println!("Pair {} (an operator credential of {}): open on the phone", visible(&p.name), visible(&p.person));
             println!("  {}", p.url);
@@ -19,7 +20,7 @@ pub async fn run(app: &App, command: DevicesCommand) -> Result<()> {
             println!("The code works once, until {} (UTC).", p.expires_at.format("%H:%M:%S"));
         }
         DevicesCommand::List { json } => {
-            let list = app.devices(&by).await?;
+            let list = app.devices(&by.narrow()).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else if list.is_empty() {
@@ -40,11 +41,11 @@ pub async fn run(app: &App, command: DevicesCommand) -> Result<()> {
             }
         }
         DevicesCommand::Rename { name, new_name } => {
-            let d = app.rename_device(&name, &new_name, &by).await?;
+            let d = app.rename_device(&name, &new_name, &by.narrow()).await?;
             println!("renamed device {} to {}", visible(&name), visible(&d.name));
         }
         DevicesCommand::Revoke { name } => {
-            let ended = app.revoke_device(&name, &by).await?;
+            let ended = app.revoke_device(&name, &by.narrow()).await?;
             println!("revoked device {}; {ended} session(s) ended", visible(&name));
         }
     }

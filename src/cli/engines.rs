@@ -6,7 +6,8 @@ use anyhow::Result;
 use approval_console::app::engines::{EngineChanges, EngineTest, NewEngine};
 use approval_console::app::App;
 use approval_console::domain::text::visible;
-use approval_console::domain::{Actor, CallSource, Error};
+use approval_console::domain::{grade, Cx};
+use approval_console::domain::{CallSource, Error};
 use approval_console::engine::kinds;
 use approval_console::store::engines::Health;
 use std::process::ExitCode;
@@ -18,12 +19,12 @@ const ADD_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
 /// [`ADD_CHECK`], else nothing is added — `engine_unreachable` (no answer, a timeout, a server
 /// error) or `engine_error` (it answers, but not as that kind). A refused token passes: the server
 /// is there, and its token is edited later.
-async fn check_before_adding(app: &App, by: &Actor, kind: CallSource, url: &str, token: Option<String>) -> Result<(), Error> {
+async fn check_before_adding(app: &App, by: &Cx<grade::Local>, kind: CallSource, url: &str, token: Option<String>) -> Result<(), Error> {
     eprintln!("checking that {} answers as a {} server (at most {} s)…", visible(url), kind.as_str(), ADD_CHECK.as_secs());
     let test = EngineTest { kind, base_url: url.to_owned(), token };
     let no_check =
         "Nothing was added. Check the URL (and --kind), or add it anyway with --no-check: a running console keeps trying to reach it";
-    let tried = match tokio::time::timeout(ADD_CHECK, app.test_engine(test, by)).await {
+    let tried = match tokio::time::timeout(ADD_CHECK, app.test_engine(test, &by.narrow())).await {
         Err(_) => return Err(Error::Unreachable(format!("{} did not answer within {} s. {no_check}", visible(url), ADD_CHECK.as_secs()))),
         Ok(tried) => tried?,
     };
@@ -37,7 +38,7 @@ async fn check_before_adding(app: &App, by: &Actor, kind: CallSource, url: &str,
 }
 
 pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
-    let by = app.local_actor("cli");
+    let by = app.local_admin::<grade::Local>("cli");
     match command {
         EnginesCommand::List { json } => list(app, json).await?,
         EnginesCommand::Add { name, url, kind, token, poll_ms, no_check } => {
@@ -47,11 +48,11 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
                 check_before_adding(app, &by, kind, &url, token.clone()).await?;
             }
             let new = NewEngine { name, kind, base_url: url, token, poll_ms: Some(poll_ms), session_only: false };
-            let engine = app.add_engine(new, &by).await?;
+            let engine = app.add_engine(new, &by.narrow()).await?;
             let where_token = if engine.has_token { " (token in the OS keyring)" } else { "" };
             println!("added {} engine {} at {}{where_token}", engine.kind.as_str(), visible(&engine.name), visible(&engine.base_url));
             let agents = kinds::remote(engine.kind)?.lists;
-            match app.sync_engine(&engine.name, &by).await {
+            match app.sync_engine(&engine.name, &by.narrow()).await {
                 Ok(a) => println!("reachable: {} {agents}, {} waiting calls queued", a.report.agents, a.report.added + a.report.changed),
                 Err(e) => println!("not synced yet: {e} (a running `serve` keeps trying)"),
             }
@@ -59,15 +60,15 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
         EnginesCommand::Edit { name, url, token, clear_token, keep_token, poll_ms } => {
             let token = if token { Some(read_secret(&format!("engine {name} token"))?.expose().to_owned()) } else { None };
             let changes = EngineChanges { base_url: url, token, clear_token, keep_token, poll_ms, session_only: false };
-            let engine = app.edit_engine(&name, changes, &by).await?;
+            let engine = app.edit_engine(&name, changes, &by.narrow()).await?;
             let token = if engine.has_token { ", token in the OS keyring" } else { ", no token" };
             println!("changed engine {}: {} poll {} ms{token}", visible(&engine.name), visible(&engine.base_url), engine.poll_ms);
         }
         EnginesCommand::Remove { name } => {
-            app.remove_engine(&name, &by).await?;
+            app.remove_engine(&name, &by.narrow()).await?;
             println!("removed engine {}", visible(&name));
         }
-        EnginesCommand::Sync { name } => match app.sync_engine(&name, &by).await {
+        EnginesCommand::Sync { name } => match app.sync_engine(&name, &by.narrow()).await {
             Ok(a) => {
                 let r = a.report;
                 println!(
@@ -92,7 +93,7 @@ pub async fn run(app: &App, command: EnginesCommand) -> Result<ExitCode> {
 
 /// The remote engines with their health and queue counts; an earlier error dated.
 async fn list(app: &App, json: bool) -> Result<()> {
-    let engines = app.engines(&app.local_actor("cli")).await?;
+    let engines = app.engines(&app.local_admin("cli")).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&engines)?);
         return Ok(());

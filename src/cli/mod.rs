@@ -126,11 +126,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&approval_console::api::openapi_document())?);
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Manifest { typescript: true } => {
+        Command::Manifest { typescript: true, .. } => {
             print!("{}", approval_console::app::operation::typescript());
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Manifest { typescript: false } => {
+        Command::Manifest { authorization: true, .. } => {
+            print!("{}", approval_console::domain::authority::table());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Manifest { .. } => {
             println!("{}", serde_json::to_string_pretty(&approval_console::app::operation::manifest())?);
             return Ok(ExitCode::SUCCESS);
         }
@@ -249,7 +253,7 @@ async fn list_agents(given: &AgentsFile, data_dir: &Path) -> Result<()> {
 /// The id of the call `given` names: the id itself, or the one id that starts with it. Several →
 /// `invalid_request` listing them; none → `not_found`.
 pub(crate) async fn resolve_id(app: &App, given: &str) -> Result<ItemId, Error> {
-    let found = app.ids_starting_with(given, 11, &app.local_actor("cli")).await?;
+    let found = app.ids_starting_with(given, 11, &app.local_admin("cli")).await?;
     match found.as_slice() {
         [] => Err(Error::not_found(format!("queue item {given}"))),
         [one] => Ok(one.clone()),

@@ -7,10 +7,11 @@ use approval_console::app::App;
 use approval_console::domain::safety::QuorumSettings;
 use approval_console::domain::text::visible;
 use approval_console::domain::Error;
+use approval_console::domain::{grade, Cx};
 
 /// `policy check|diff|apply|export|quorum`.
 pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
-    let by = app.local_actor("cli");
+    let by = app.local_admin::<grade::Local>("cli");
     let (tool, approvals, off, critical, json, yes) = match command {
         PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } => (tool, approvals, off, critical, json, yes),
         PolicyCommand::Check { file } => return check(app, &read(&file)?, &by).await,
@@ -18,7 +19,7 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
         PolicyCommand::Apply { file, yes } => return apply(app, &read(&file)?, yes, &by).await,
         PolicyCommand::ShadowReport { json } => return shadow_report(app, json, &by).await,
         PolicyCommand::Export => {
-            let (file, version) = app.policy_in_force(&by).await?;
+            let (file, version) = app.policy_in_force(&by.narrow()).await?;
             print!("# In force: version {version}\n{}", file.to_toml());
             return Ok(());
         }
@@ -29,15 +30,15 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
         }
     }
     let settings = match (&tool, approvals, off, critical) {
-        (_, _, _, Some(n)) => Some(app.set_critical_quorum(n, &by).await?),
-        (Some(tool), _, true, _) => Some(app.set_quorum(tool, 1, &by).await?),
-        (Some(tool), Some(n), false, _) => Some(app.set_quorum(tool, n, &by).await?),
+        (_, _, _, Some(n)) => Some(app.set_critical_quorum(n, &by.narrow()).await?),
+        (Some(tool), _, true, _) => Some(app.set_quorum(tool, 1, &by.narrow()).await?),
+        (Some(tool), Some(n), false, _) => Some(app.set_quorum(tool, n, &by.narrow()).await?),
         _ => None,
     };
     let changed = settings.is_some();
     let settings = match settings {
         Some(s) => s,
-        None => app.quorum_settings(&by).await?,
+        None => app.quorum_settings(&by.narrow()).await?,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&settings)?);
@@ -57,8 +58,8 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
 
 /// Refuses (without `yes`) a rule for a tool nothing has named, with the known names it may have
 /// meant; with `yes`, says so on stderr and goes on.
-async fn check_known(app: &App, tool: &str, yes: bool, by: &approval_console::domain::Actor) -> Result<()> {
-    let known = app.known_tools(by).await?;
+async fn check_known(app: &App, tool: &str, yes: bool, by: &Cx<grade::Local>) -> Result<()> {
+    let known = app.known_tools(&by.narrow()).await?;
     if known.contains(tool) {
         return Ok(());
     }
@@ -100,8 +101,8 @@ fn read(path: &std::path::Path) -> Result<PolicyFile> {
     Ok(PolicyFile::parse(&text)?)
 }
 
-async fn check(app: &App, file: &PolicyFile, by: &approval_console::domain::Actor) -> Result<()> {
-    let findings = app.check_policy(file, by).await?;
+async fn check(app: &App, file: &PolicyFile, by: &Cx<grade::Local>) -> Result<()> {
+    let findings = app.check_policy(file, &by.narrow()).await?;
     if findings.errors.is_empty() {
         println!("The policy is valid (version {} once applied).", file.version()?);
         return Ok(());
@@ -112,8 +113,8 @@ async fn check(app: &App, file: &PolicyFile, by: &approval_console::domain::Acto
     anyhow::bail!("{} problem(s) in the policy: nothing was applied", findings.errors.len())
 }
 
-async fn diff(app: &App, file: &PolicyFile, by: &approval_console::domain::Actor) -> Result<()> {
-    let (now, version) = app.policy_in_force(by).await?;
+async fn diff(app: &App, file: &PolicyFile, by: &Cx<grade::Local>) -> Result<()> {
+    let (now, version) = app.policy_in_force(&by.narrow()).await?;
     let lines = approval_console::app::policy::diff(&now, file);
     if lines.is_empty() {
         println!("No change: the policy in force (version {version}) is this one.");
@@ -126,8 +127,8 @@ async fn diff(app: &App, file: &PolicyFile, by: &approval_console::domain::Actor
     Ok(())
 }
 
-async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &approval_console::domain::Actor) -> Result<()> {
-    let (now, before) = app.policy_in_force(by).await?;
+async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &Cx<grade::Local>) -> Result<()> {
+    let (now, before) = app.policy_in_force(&by.narrow()).await?;
     let lines = approval_console::app::policy::diff(&now, file);
     if lines.is_empty() {
         println!("No change: the policy in force (version {before}) is this one.");
@@ -142,7 +143,7 @@ async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &approval_console::d
             "this policy lets more through without an operator (above); apply it with --yes if that is meant — nothing was applied"
         );
     }
-    let after = app.apply_policy(file, by).await?;
+    let after = app.apply_policy(file, &by.narrow()).await?;
     for l in &lines {
         println!("{l}");
     }
@@ -150,8 +151,8 @@ async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &approval_console::d
     Ok(())
 }
 
-async fn shadow_report(app: &App, json: bool, by: &approval_console::domain::Actor) -> Result<()> {
-    let report = app.shadow_report(by).await?;
+async fn shadow_report(app: &App, json: bool, by: &Cx<grade::Local>) -> Result<()> {
+    let report = app.shadow_report(&by.narrow()).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

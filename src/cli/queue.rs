@@ -17,7 +17,7 @@ pub async fn list(app: &App, all: bool, agent: Option<String>, tool: Option<Stri
         limit: Some(limit.clamp(1, 500)),
         ..Default::default()
     };
-    let page = app.queue_page(&query, &app.local_actor("cli")).await?;
+    let page = app.queue_page(&query, &app.local_admin("cli")).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&page.items)?);
         return Ok(());
@@ -52,7 +52,7 @@ pub async fn list(app: &App, all: bool, agent: Option<String>, tool: Option<Stri
 
 /// `show`: one call in full, as the API answers it.
 pub async fn show(app: &App, id: &str) -> Result<()> {
-    let item = app.queue_item(resolve_id(app, id).await?.as_str(), &app.local_actor("cli")).await?;
+    let item = app.queue_item(resolve_id(app, id).await?.as_str(), &app.local_admin("cli")).await?;
     println!("{}", serde_json::to_string_pretty(&item)?);
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// `receipt ID`: the call's receipt, its claims as read and the signed text.
 pub async fn show(app: &App, id: &str, json: bool) -> Result<()> {
-    let view = app.receipt(id, &app.local_actor("cli")).await?;
+    let view = app.receipt(id, &app.local_admin("cli")).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&view)?);
         return Ok(());
@@ -44,7 +44,7 @@ pub async fn run(app: &App, command: ReceiptCommand) -> Result<()> {
     match command {
         ReceiptCommand::Keys => println!("{}", serde_json::to_string_pretty(&app.receipt_keys().await?)?),
         ReceiptCommand::Rotate => {
-            let rotated = app.rotate_receipt_key(&app.local_actor("cli")).await?;
+            let rotated = app.rotate_receipt_key(&app.local_admin("cli")).await?;
             println!("this console now signs receipts with {}; its previous key is retired (still published)", rotated.kid);
         }
         ReceiptCommand::Verify(_) => unreachable!("verify runs offline, without the console"),

@@ -4,17 +4,18 @@ use super::args::TokensCommand;
 use anyhow::Result;
 use approval_console::app::tokens::Claims;
 use approval_console::app::App;
+use approval_console::domain::grade;
 use approval_console::domain::text::visible;
 
 /// `tokens add|list|revoke`, as the local admin.
 pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
-    let by = app.local_actor("cli");
+    let by = app.local_admin::<grade::Local>("cli");
     match command {
         TokensCommand::Add { name, role, agents, sources, person } => {
             let role = approval_console::domain::Role::parse(&role).expect("clap checked it");
             let claims =
                 Claims { person, agents: (!agents.is_empty()).then_some(agents), sources: (!sources.is_empty()).then_some(sources) };
-            let made = app.add_token_with(&name, role, claims, &by).await?;
+            let made = app.add_token_with(&name, role, claims, &by.narrow()).await?;
             let c = &made.credential;
             let agents = c.agents.as_ref().map(|a| a.iter().map(|a| visible(a)).collect::<Vec<_>>().join(", "));
             let claims = match (&agents, &c.sources) {
@@ -31,7 +32,7 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
             println!("{}", made.secret);
         }
         TokensCommand::List { json } => {
-            let list = app.tokens(&by).await?;
+            let list = app.tokens(&by.narrow()).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else if list.is_empty() {
@@ -61,7 +62,7 @@ pub async fn run(app: &App, command: TokensCommand) -> Result<()> {
             }
         }
         TokensCommand::Revoke { name } => {
-            let role = app.revoke_token(&name, &by).await?;
+            let role = app.revoke_token(&name, &by.narrow()).await?;
             println!("revoked credential {} ({role}): its token no longer works", visible(&name));
         }
     }

@@ -3,8 +3,8 @@
 //! tool result that tells the model it was not a refusal — with a warning some minutes before, and a
 //! snooze that moves one call's deadline. Settings key `expiry`; no rule, no expiry.
 
-use super::Console;
-use crate::domain::{DecisionRequest, Error, ItemId, ItemState, QueuedCall, Verdict};
+use super::{Ask, Console, Decider, How, Target};
+use crate::domain::{Error, ItemId, ItemState, QueuedCall, Verdict};
 use crate::store::{deadlines, settings, Db};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -188,13 +188,8 @@ impl Console {
             if !self.can_expire(&entry.queued).await? {
                 continue;
             }
-            let request = DecisionRequest {
-                verdict: Verdict::Expire { after_secs },
-                fingerprint: call.fingerprint.clone(),
-                operator: EXPIRY_ACTOR.into(),
-                operator_key: None,
-            };
-            let decision = match self.decide(&id, request).await {
+            let ask = Ask::Verdict { verdict: Verdict::Expire { after_secs }, fingerprint: call.fingerprint.clone() };
+            let decision = match self.decide_whole(&Decider::expiry(), Target::Entry(entry.clone()), ask, How::Outbox).await {
                 Ok(d) => d,
                 Err(e @ (Error::AlreadyDecided { .. } | Error::FingerprintMismatch { .. } | Error::NotFound { .. })) => {
                     tracing::info!(item = %id, "not expired: {e}");

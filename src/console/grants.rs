@@ -11,33 +11,12 @@ use crate::domain::grant::MAX_SECS;
 pub use crate::domain::grant::{
     Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
-use crate::domain::{
-    CallKind, Decision, DecisionKind, DecisionRequest, Delivery, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall,
-    Verdict,
-};
+use crate::domain::{CallKind, Decision, DecisionKind, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall, Verdict};
 use crate::store::grants;
 use chrono::{DateTime, Utc};
 
 /// Calls read per batch in a sweep (a sweep goes through every waiting call).
 const SWEEP: i64 = 500;
-
-/// The approval `grant` makes of `q`, as a decision request: in the grant's name, bound to the call's
-/// own fingerprint.
-fn approval_by(grant: &Grant, q: &QueuedCall) -> DecisionRequest {
-    DecisionRequest {
-        verdict: Verdict::Approve,
-        fingerprint: q.call.fingerprint.clone(),
-        operator: format!("grant {} (made by {})", grant.id, grant.created_by),
-        // No principal: a grant never counts as an operator's approval under a quorum.
-        operator_key: None,
-    }
-}
-
-/// The decision `grant` makes of `q`, claimed for delivery: what [`Console::grant_for_new`]'s grant
-/// stores with a submitted call.
-pub fn approval_of(grant: &Grant, q: &QueuedCall) -> Decision {
-    Console::new_decision(&q.id, approval_by(grant, q), Delivery::Delivering)
-}
 
 /// Where what a call's source sent with it (its risk's scene) comes from: known to the caller, or
 /// stored with the call's submission.
@@ -301,8 +280,8 @@ impl Console {
         entry: crate::store::queue::Entry,
         grant: &Grant,
     ) -> Result<crate::domain::Decision, Error> {
-        let request = approval_by(grant, &entry.queued);
-        self.decide_by_grant(entry, request, &grant.id).await
+        let ask = super::Ask::Verdict { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone() };
+        self.decide_whole(&super::Decider::grant(grant), super::Target::Entry(entry), ask, super::How::Claimed).await
     }
 
     /// Pending calls of tools with a live grant, every one looked at again (after missed events, a

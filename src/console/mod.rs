@@ -3,7 +3,7 @@
 //! entry in one transaction), then delivered to the engine.
 
 pub mod care;
-mod decide;
+pub mod decide;
 mod deliver;
 pub mod expiry;
 pub mod grants;
@@ -16,7 +16,7 @@ pub mod shadow;
 
 // The change feed is the store's (it reads the database); the console's users find it here too.
 pub use crate::store::feed::{Change, Events, QueueEvent};
-pub use decide::Decided;
+pub use decide::{Ask, Binding, Decided, Decider, How, StepUps, Target};
 
 use crate::domain::{EngineId, Error, ItemId};
 use crate::engine::Engine;
@@ -39,6 +39,8 @@ pub struct Console {
     sending: Arc<crate::engine::locks::KeyedLocks<(EngineId, crate::domain::RunId)>>,
     /// This console's receipt key (every decision is signed: docs/receipts.md).
     receipts: receipts::Receipts,
+    /// Paired devices' step-ups, once the remote listener is on ([`Console::set_step_ups`]).
+    step_ups: Arc<RwLock<Option<Arc<dyn decide::StepUps>>>>,
 }
 
 impl Console {
@@ -54,6 +56,7 @@ impl Console {
             expiring: tokio::sync::broadcast::channel(256).0,
             grants_wake: Arc::default(),
             sending: Arc::default(),
+            step_ups: Arc::default(),
         }
     }
 

@@ -5,8 +5,8 @@
 //! run goes on. Like a decision, a resolution is bound to the fingerprint that was on screen, made
 //! once (a second one is `already_decided`), and audited.
 
-use super::Console;
-use crate::domain::{DecisionKind, DecisionRequest, Error, ItemId, ItemState, PausedCall, ResolveRequest, Verdict};
+use super::{Console, Decided, Decider, How};
+use crate::domain::{DecisionKind, Error, Fingerprint, ItemState, PausedCall, Resolution, Verdict};
 use crate::store::{queue, resolutions};
 
 impl Console {
@@ -24,16 +24,23 @@ impl Console {
         kinds
     }
 
-    /// Resolves an interrupted call, or refuses and changes nothing: unknown (`not_found`); not
-    /// interrupted (`decision_not_allowed`, with what the call allows); resolved already
-    /// (`already_decided`); another fingerprint than the call's (`fingerprint_mismatch`); a kind the
-    /// call does not allow (`run_again` of a tool not marked idempotent: `decision_not_allowed`).
-    /// Answers the entry as it is afterwards (for `run_again`, the new entry that ran the call).
-    #[tracing::instrument(name = "resolve", skip_all, fields(item = %id, kind = request.resolution.kind().as_str(), by = %request.operator))]
-    pub async fn resolve(&self, id: &ItemId, request: ResolveRequest) -> Result<queue::Entry, Error> {
-        let entry = self.item(id).await?;
+    /// Resolves an interrupted call for the decision kernel ([`Console::decide`], which checked who
+    /// decides), or refuses and changes nothing: not interrupted (`decision_not_allowed`, with what
+    /// the call allows); resolved already (`already_decided`); another fingerprint than the call's
+    /// (`fingerprint_mismatch`); a kind the call does not allow (`run_again` of a tool not marked
+    /// idempotent: `decision_not_allowed`). Answers the entry as it is afterwards (for `run_again`,
+    /// the new entry that ran the call, delivered).
+    #[tracing::instrument(name = "resolve", skip_all, fields(item = %entry.queued.id, kind = resolution.kind().as_str()))]
+    pub(super) async fn resolve_checked(
+        &self,
+        decider: &Decider,
+        entry: queue::Entry,
+        resolution: Resolution,
+        fingerprint: Fingerprint,
+    ) -> Result<queue::Entry, Error> {
         let item = &entry.queued;
-        let kind = request.resolution.kind();
+        let id = &item.id;
+        let kind = resolution.kind();
         if item.state != ItemState::Interrupted {
             let allowed = if item.state == ItemState::Pending { self.allowed(&item.call) } else { vec![] };
             return Err(Error::DecisionNotAllowed { kind, allowed });
@@ -41,44 +48,48 @@ impl Console {
         if resolutions::find(&self.db, id).await?.is_some() {
             return Err(Error::AlreadyDecided { state: ItemState::Interrupted });
         }
-        if request.fingerprint != item.call.fingerprint {
-            return Err(Error::FingerprintMismatch { shown: request.fingerprint, current: item.call.fingerprint.clone() });
+        if fingerprint != item.call.fingerprint {
+            return Err(Error::FingerprintMismatch { shown: fingerprint, current: item.call.fingerprint.clone() });
         }
         let allowed = self.resolutions_allowed(&item.call);
         if !allowed.contains(&kind) {
             return Err(Error::DecisionNotAllowed { kind, allowed });
         }
         let engine = self.engine(&item.call.engine)?;
-        if kind == DecisionKind::RunAgain {
+        let key = decider.key();
+        // Running it again lets it run: who may (a high-risk call's rules), checked before anything is written.
+        let care = self.check_approver(decider, item, kind).await?;
+        if let Some(care) = &care {
             // Under a quorum the new entry's approval is this operator's: one the run's own starter
             // may not give (refused here, before anything is written).
-            let quorum = self.care(item).await?.quorum;
-            if quorum > 1 && request.operator_key.is_some() && engine.started_by(&item.call).await? == request.operator_key {
-                return Err(Error::OwnRun { principal: request.operator_key.clone().unwrap_or_default() });
+            let quorum = care.quorum;
+            if quorum > 1 && key.is_some() && engine.started_by(&item.call).await? == key {
+                return Err(Error::OwnRun { principal: key.unwrap_or_default() });
             }
         }
         let stored = resolutions::Stored {
             kind,
-            result: request.resolution.told(&item.call.tool_name),
-            fingerprint: request.fingerprint.clone(),
-            operator: request.operator.clone(),
+            result: resolution.told(&item.call.tool_name),
+            fingerprint: fingerprint.clone(),
+            operator: decider.operator(),
             resolved_at: crate::store::now(),
             retry_item: None,
         };
         match stored.result.clone() {
             // Only run_again tells the model nothing: it runs the call again instead.
             None => {
-                // A new entry for the same call, approved at once by this operator through the one
-                // decision path (checked again, at the engine too; delivered once).
+                // A new entry for the same call, approved at once by this operator through the kernel's
+                // own path (checked again, at the engine too; delivered once). Under a quorum this is the
+                // resolving operator's approval, one of those the new entry needs.
                 let retry = resolutions::record_run_again(&self.db, item, stored).await?;
-                // Under a quorum this is the resolving operator's approval, one of those the new entry needs.
-                let approval = DecisionRequest {
-                    verdict: Verdict::Approve,
-                    fingerprint: request.fingerprint,
-                    operator: request.operator,
-                    operator_key: request.operator_key,
-                };
-                self.decide_and_deliver(&retry.id, approval).await
+                let decided = self.record_verdict(decider, &retry, Verdict::Approve, fingerprint, How::Counted, care).await?;
+                if let Decided::Decision(decision) = decided {
+                    match self.deliver_claimed_call(&decision, &retry, None).await {
+                        Ok(_) | Err(Error::Unreachable(_)) => {}
+                        Err(e) => tracing::warn!(item = %retry.id, "delivery failed: {e}"),
+                    }
+                }
+                self.item(&retry.id).await
             }
             Some(result) => {
                 engine.settle(item, result, &stored).await?;

@@ -182,6 +182,11 @@ pub enum Error {
     /// The principal's role does not allow this (see [`super::principal`]).
     #[error("this needs the {needed} role; {principal} is {role}")]
     Forbidden { needed: Role, principal: String, role: Role },
+    /// The caller's kind of credential is not one the operation admits (see
+    /// [`super::authority`]): a device where only people's tokens are, a token where only the local
+    /// admin is, a credential on a listener that does not hear it.
+    #[error("{op} does not admit {principal} (a {kind}): it is for the {grade} grade (see the authorization table in docs/security.md)")]
+    NotAdmitted { op: &'static str, principal: String, kind: &'static str, grade: &'static str },
     /// A run id given by a client names a run that exists and has not finished.
     #[error("run {run_id} exists and has not finished: choose another run id, or leave it out")]
     RunExists { run_id: String },
@@ -245,7 +250,7 @@ impl Error {
             Self::AlreadyApproved { .. } => ErrorCode::AlreadyApproved,
             Self::OwnRun { .. } => ErrorCode::OwnRun,
             Self::QuorumTool { .. } => ErrorCode::QuorumTool,
-            Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::Forbidden { .. } | Self::NotAdmitted { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
             Self::IdempotencyKeyReused { .. } => ErrorCode::IdempotencyKeyReused,
             Self::ClaimNotAllowed { .. } => ErrorCode::ClaimNotAllowed,

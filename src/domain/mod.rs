@@ -1,6 +1,7 @@
 //! The console's vocabulary: ids, paused calls, fingerprints, decisions, errors.
 
 pub mod audit;
+pub mod authority;
 mod call;
 pub mod change;
 mod decision;
@@ -21,6 +22,7 @@ pub mod safety;
 pub mod schema;
 pub mod text;
 
+pub use authority::{grade, Cx};
 pub use call::{CallKind, CallSource, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
 pub use decision::{human_secs, Approval, Decision, DecisionKind, DecisionRequest, Delivery, Resolution, ResolveRequest, Verdict};
 pub use error::{Error, ErrorCode, ErrorDetails, PathError};

@@ -1,15 +1,18 @@
 //! The operations of the console, from the one catalog (`src/domain/catalog.rs`): their names, HTTP routes,
-//! roles and whether the desktop window has a command of that name. The HTTP guard's role table, the
-//! core's role checks ([`crate::domain::Actor::may`]), `approval-console manifest` (`app::operation`)
-//! and the desktop app's command list all read it, so an operation's role is written once.
+//! grades, the listeners that serve them, and whether the desktop window has a command of that name.
+//! The HTTP guard's admission, the shells' typed contexts ([`crate::domain::authority`]),
+//! `approval-console manifest` (`app::operation`) and the desktop app's command list all read it, so an
+//! operation's grade is written once.
 
+use super::authority::{grade, Grade, Graded, Served};
 use super::Role;
 use serde::Serialize;
 
-/// Who may call an operation; in the manifest `public`, `any` or the role's name.
+/// Who may call an operation as a role (the manifest's `access`: `public`, `any` or the role's name):
+/// the least role a stored token needs ([`Grade::token_role`]). What truly decides is the grade.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
-    /// No credential needed (`/api/health` alone).
+    /// No credential needed.
     Public,
     /// Any valid credential.
     Any,
@@ -35,6 +38,16 @@ impl Access {
             Access::Public | Access::Any => None,
         }
     }
+
+    fn of(grade: Grade) -> Self {
+        match (grade, grade.token_role()) {
+            (Grade::Public, _) => Access::Public,
+            (_, Some(role)) => Access::Role(role),
+            // A device's own operations: no token's, and no anonymous caller's.
+            (Grade::Device, None) => Access::Role(Role::Operator),
+            (_, None) => Access::Any,
+        }
+    }
 }
 
 /// One operation as the catalog declares it.
@@ -47,18 +60,19 @@ pub struct OpInfo {
     pub access: Access,
     /// The desktop window has a command named [`OpInfo::name`].
     pub window: bool,
+    /// Who it admits.
+    #[serde(skip)]
+    pub grade: Grade,
+    /// The listeners that serve its route.
+    #[serde(skip)]
+    pub served: Served,
 }
 
-macro_rules! access {
-    (Public) => {
-        Access::Public
-    };
-    (Any) => {
-        Access::Any
-    };
-    ($role:ident) => {
-        Access::Role(Role::$role)
-    };
+/// An operation of the catalog as a type, with its grade as a type: what a declared operation's
+/// context is ([`graded`]).
+pub trait Catalogued {
+    const OP: Op;
+    type Grade: Graded;
 }
 
 macro_rules! method {
@@ -70,8 +84,23 @@ macro_rules! method {
     };
 }
 
+macro_rules! served {
+    () => {
+        Served::InProcess
+    };
+    (local) => {
+        Served::Local
+    };
+    (remote) => {
+        Served::Remote
+    };
+    (both) => {
+        Served::Both
+    };
+}
+
 macro_rules! operations {
-    ($($variant:ident $name:ident : $method:ident $($path:literal)? => $access:ident $(, $window:ident)? ;)*) => {
+    ($($variant:ident $name:ident : $method:ident $($path:literal)? => $grade:ident $(@ $served:ident)? $(, $window:ident)? ;)*) => {
         /// Every operation of the catalog.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Op {
@@ -89,11 +118,24 @@ macro_rules! operations {
                         name: stringify!($name),
                         method: method!($method),
                         path: None $(.or(Some($path)))?,
-                        access: access!($access),
+                        access: Access::of(Grade::$grade),
                         window: false $(|| { let _ = stringify!($window); true })?,
+                        grade: Grade::$grade,
+                        served: served!($($served)?),
                     }),*
                 }
             }
+        }
+
+        /// Each operation of the catalog as a type carrying its grade ([`Catalogued`]).
+        pub mod graded {
+            $(
+                pub struct $variant;
+                impl super::Catalogued for $variant {
+                    const OP: super::Op = super::Op::$variant;
+                    type Grade = super::grade::$grade;
+                }
+            )*
         }
     };
 }
@@ -157,6 +199,32 @@ mod tests {
             let info = op.info();
             if matches!(info.method, Some("PUT")) {
                 assert_eq!(info.access, Access::Role(Role::Admin), "{}", info.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_route_is_served_somewhere_and_only_the_remote_listeners_own_are_served_there_alone() {
+        use crate::domain::authority::{admission, Admission, Kind, Listener};
+        for op in Op::ALL {
+            let info = op.info();
+            assert_eq!(info.method.is_none(), info.served == Served::InProcess, "{}: a route has listeners, and only a route", info.name);
+            // What a listener serves, some kind of caller heard there may call.
+            for listener in Listener::HTTP {
+                if info.served.on(listener) {
+                    assert!(
+                        Kind::ALL.iter().any(|k| matches!(admission(*op, *k, listener), Admission::Allowed | Admission::StepUp)),
+                        "{} is served on {listener:?} to nobody",
+                        info.name
+                    );
+                }
+            }
+            if info.served == Served::Remote {
+                assert!(info.path.is_some_and(|p| p.starts_with("/api/remote/")), "{}", info.name);
+            }
+            // The local admin's own grade never travels over the network to another machine.
+            if info.grade == Grade::Local {
+                assert!(!info.served.on(Listener::Remote), "{}", info.name);
             }
         }
     }

@@ -115,20 +115,6 @@ impl Principal {
         };
         format!("{kind}:{}", self.name)
     }
-
-    /// `Ok` if this principal has at least `needed`, else `forbidden` naming both.
-    pub fn require(&self, needed: Role) -> Result<(), super::Error> {
-        if self.role.includes(needed) {
-            Ok(())
-        } else {
-            Err(super::Error::Forbidden { needed, principal: self.name.clone(), role: self.role })
-        }
-    }
-
-    /// `Ok` if this principal may call `op`: the role the catalog (`src/domain/catalog.rs`) gives it.
-    pub fn may(&self, op: super::Op) -> Result<(), super::Error> {
-        op.access().role().map_or(Ok(()), |needed| self.require(needed))
-    }
 }
 
 /// A principal acting through one shell (`web`, `cli`, `desktop`, `mastra-api`, `notification`):
@@ -141,6 +127,9 @@ pub struct Actor {
     pub proof: Option<StepUpProof>,
     /// Where the request came from, when a shell knows (the remote listener: the peer's address).
     pub address: Option<String>,
+    /// The listener the request came through ([`Actor::new`]: this process's own shells; the HTTP
+    /// shell sets its listener).
+    pub listener: super::authority::Listener,
 }
 
 /// What a decision's request on the remote listener presents: the step-up's id and the browser's
@@ -153,22 +142,12 @@ pub struct StepUpProof {
 
 impl Actor {
     pub fn new(principal: Principal, channel: &'static str) -> Self {
-        Self { principal, channel, proof: None, address: None }
+        Self { principal, channel, proof: None, address: None, listener: super::authority::Listener::InProcess }
     }
 
     /// `alice (web)`: the actor as the audit log and the decision record it.
     pub fn audit_name(&self) -> String {
         format!("{} ({})", self.principal.name, self.channel)
-    }
-
-    pub fn require(&self, needed: Role) -> Result<(), super::Error> {
-        self.principal.require(needed)
-    }
-
-    /// `Ok` if this actor may call `op` ([`Principal::may`]): every operation of the core checks it,
-    /// whichever shell (HTTP, the window, the CLI, a notification) calls.
-    pub fn may(&self, op: super::Op) -> Result<(), super::Error> {
-        self.principal.may(op)
     }
 }
 
@@ -183,27 +162,40 @@ pub fn valid_credential_name(name: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A token's admission, on 127.0.0.1, to an operation whose grade wants `needed` of a token.
+    fn require(p: &Principal, needed: Role) -> Result<(), super::super::Error> {
+        use super::super::{authority, Op};
+        let op = match needed {
+            Role::Agent => Op::Generate,
+            Role::Viewer => Op::Metrics,
+            Role::Operator => Op::ClaimCall,
+            Role::Admin => Op::CreateGrant,
+        };
+        let actor = Actor { listener: authority::Listener::Loopback, ..Actor::new(p.clone(), "web") };
+        authority::admit(op, actor).map(|_| ())
+    }
+
     #[test]
     fn each_role_includes_the_ones_before_it_and_no_more() {
         let p = |role| Principal::token("t", role);
-        assert!(p(Role::Admin).require(Role::Operator).is_ok());
-        assert!(p(Role::Operator).require(Role::Agent).is_ok());
-        assert!(p(Role::Operator).require(Role::Operator).is_ok());
-        let e = p(Role::Agent).require(Role::Operator).unwrap_err();
+        assert!(require(&p(Role::Admin), Role::Operator).is_ok());
+        assert!(require(&p(Role::Operator), Role::Agent).is_ok());
+        assert!(require(&p(Role::Operator), Role::Operator).is_ok());
+        let e = require(&p(Role::Agent), Role::Operator).unwrap_err();
         assert_eq!(e.code(), "forbidden");
-        assert!(p(Role::Operator).require(Role::Admin).is_err());
+        assert!(require(&p(Role::Operator), Role::Admin).is_err());
         assert_eq!(Principal::local("alice").role, Role::Admin);
     }
 
     #[test]
     fn a_viewer_and_an_agent_stand_beside_each_other() {
         let p = |role| Principal::token("t", role);
-        assert!(p(Role::Viewer).require(Role::Viewer).is_ok());
-        assert!(p(Role::Viewer).require(Role::Agent).is_err(), "a viewer starts no run, submits no call");
-        assert!(p(Role::Agent).require(Role::Viewer).is_err(), "an agent reads no metrics");
+        assert!(require(&p(Role::Viewer), Role::Viewer).is_ok());
+        assert!(require(&p(Role::Viewer), Role::Agent).is_err(), "a viewer starts no run, submits no call");
+        assert!(require(&p(Role::Agent), Role::Viewer).is_err(), "an agent reads no metrics");
         for above in [Role::Operator, Role::Admin] {
-            assert!(p(Role::Viewer).require(above).is_err());
-            assert!(p(above).require(Role::Viewer).is_ok() && p(above).require(Role::Agent).is_ok());
+            assert!(require(&p(Role::Viewer), above).is_err());
+            assert!(require(&p(above), Role::Viewer).is_ok() && require(&p(above), Role::Agent).is_ok());
         }
         for role in Role::ALL {
             assert!(role.includes(role) && Role::Admin.includes(role));

@@ -13,7 +13,7 @@ pub mod settings;
 pub mod words;
 
 use crate::console::{Change, Console, Decided};
-use crate::domain::{DecisionRequest, Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
+use crate::domain::{Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
 use chrono::{DateTime, Utc};
 pub use notice::{call_notice, notice_for, Choice, Notice, One, Standing, BODY_BUDGET, SUMMARY_BUDGET};
 use serde::Serialize;
@@ -283,36 +283,16 @@ impl Notifications {
             Choice::Approve => Verdict::Approve,
             Choice::Decline => Verdict::Decline { reason: Some("declined from a desktop notification".into()) },
         };
-        // A notification has no confirm step: a call that is high-risk now (the settings or the rules
-        // changed since it was shown) is approved in the window only.
-        if matches!(verdict, Verdict::Approve) {
-            let refused = match console.item(&id).await {
-                Ok(entry) => match console.care(&entry.queued).await {
-                    Ok(care) if care.risk.needs_operator() => Some(format!(
-                        "this call is {} risk ({}): approve it in the window, after its confirm step; nothing was sent",
-                        care.risk.level.as_str(),
-                        care.risk.first_reason()
-                    )),
-                    Ok(_) => None,
-                    Err(e) => Some(format!("{e}; nothing was sent")),
-                },
-                // Gone: the decision path says so.
-                Err(_) => None,
-            };
-            if let Some(reason) = refused {
-                tracing::info!(item = %id, "notification approval refused: {reason}");
-                let _ = self.open.send(OpenRequest { item: Some(id), reason: Some(reason) });
-                return;
-            }
-        }
-        // The local admin: one operator of a quorum (the same one as in the window and the CLI).
-        let request = DecisionRequest {
-            verdict,
-            fingerprint,
-            operator: format!("{operator} (notification)"),
-            operator_key: Some(crate::domain::Principal::local(operator).key()),
-        };
-        match console.decide_or_approve(&id, request).await {
+        // The local admin, deciding from a notification's button: one operator of a quorum (the same
+        // one as in the window and the CLI). A notification has no confirm step, so the decision kernel
+        // refuses the approval of a call that is high-risk now (the settings or the rules changed since
+        // it was shown): it is opened in the window instead, with why.
+        let by = crate::domain::Cx::<crate::domain::grade::Decide>::local(operator, "notification");
+        let ask = crate::console::Ask::Verdict { verdict, fingerprint };
+        match console
+            .decide(&crate::console::Decider::notification(&by), crate::console::Target::Id(&id), ask, crate::console::How::Counted)
+            .await
+        {
             Ok(Decided::Decision(decision)) => {
                 if let Err(e) = console.deliver_claimed(&decision, None).await {
                     tracing::warn!(item = %id, "delivery after a notification action failed: {e}");
@@ -321,10 +301,14 @@ impl Notifications {
             Ok(Decided::Approval { approvals, quorum }) => {
                 tracing::info!(item = %id, "approval {} of {quorum} recorded from a notification", approvals.len());
             }
+            Ok(Decided::Resolved(_)) => {}
             Err(e) => {
                 tracing::info!(item = %id, "notification action refused: {e}");
                 let reason = match &e {
                     Error::FingerprintMismatch { .. } => "the call changed since the notification showed it; nothing was sent".to_owned(),
+                    Error::HighRiskNeedsConsole { why, .. } => {
+                        format!("this call is high risk ({why}): approve it in the window, after its confirm step; nothing was sent")
+                    }
                     other => format!("{other}; nothing was sent"),
                 };
                 let _ = self.open.send(OpenRequest { item: Some(id), reason: Some(reason) });

@@ -156,8 +156,8 @@ async fn c06_jsonl_export_is_every_audit_entry_one_per_line() {
     let folder = tempfile::tempdir().unwrap();
     let dir = folder.path().join("Downloads");
     let format = approval_console::app::audit::ExportFormat::Jsonl;
-    let first = t.app.export_audit_to(&dir, format, &t.app.local_actor("test")).await.unwrap();
-    let second = t.app.export_audit_to(&dir, format, &t.app.local_actor("test")).await.unwrap();
+    let first = t.app.export_audit_to(&dir, format, &t.app.local_admin("test")).await.unwrap();
+    let second = t.app.export_audit_to(&dir, format, &t.app.local_admin("test")).await.unwrap();
     assert_ne!(first, second);
     let name = first.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(name.starts_with("approval-console-audit-") && name.ends_with(".jsonl"), "{name}");
@@ -166,7 +166,7 @@ async fn c06_jsonl_export_is_every_audit_entry_one_per_line() {
     }
     let blocked = folder.path().join("a-file");
     std::fs::write(&blocked, "x").unwrap();
-    let err = t.app.export_audit_to(&blocked, format, &t.app.local_actor("test")).await.unwrap_err();
+    let err = t.app.export_audit_to(&blocked, format, &t.app.local_admin("test")).await.unwrap_err();
     assert!(err.to_string().contains("cannot create"), "a clear error: {err}");
 }
 
@@ -235,7 +235,7 @@ async fn the_saved_export_is_readable_by_its_owner_only_whatever_the_umask() {
     unsafe { libc::umask(0o022) };
     let folder = tempfile::tempdir().unwrap();
     for format in [approval_console::app::audit::ExportFormat::Jsonl, approval_console::app::audit::ExportFormat::Csv] {
-        let path = t.app.export_audit_to(folder.path(), format, &t.app.local_actor("test")).await.unwrap();
+        let path = t.app.export_audit_to(folder.path(), format, &t.app.local_admin("test")).await.unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{} is {mode:o}", path.display());
         assert!(std::fs::read_to_string(&path).unwrap().contains("decision.approve"));

@@ -352,7 +352,7 @@ impl TestApp {
 
     /// A stored credential with `role`; returns its token.
     pub async fn token(&self, name: &str, role: approval_console::domain::Role) -> String {
-        self.app.add_token(name, role, &self.app.local_actor("test")).await.expect("add token").secret
+        self.app.add_token(name, role, &self.app.local_admin("test")).await.expect("add token").secret
     }
 
     /// A request with another bearer token: `(status, body)`.

@@ -57,7 +57,7 @@ async fn start(t: &TestApp, agent: &str, text: &str, policy: RequireToolApproval
         run_id: Default::default(),
         started_by: None,
     };
-    t.app.send(request, false, None, &t.app.local_actor("test")).await.expect("run starts").to_string()
+    t.app.send(request, false, None, &t.app.local_admin("test")).await.expect("run starts").to_string()
 }
 
 /// The pending entries of one run.

@@ -223,7 +223,7 @@ async fn a_revoked_token_stops_working_at_once_and_a_changed_byte_never_works() 
     bytes[last] = if bytes[last] == b'0' { b'1' } else { b'0' };
     let changed = String::from_utf8(bytes).unwrap();
     assert_eq!(t.call_as(&changed, Method::GET, "/api/queue", None).await.0, StatusCode::UNAUTHORIZED);
-    t.app.revoke_token("ci", &t.app.local_actor("test")).await.unwrap();
+    t.app.revoke_token("ci", &t.app.local_admin("test")).await.unwrap();
     let (status, body) = t.call_as(&token, Method::GET, "/api/queue", None).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
     let stored: i64 = t.count(&format!("SELECT COUNT(*) FROM credentials WHERE secret_hash LIKE '%{}%'", &token[3..])).await;
@@ -357,7 +357,7 @@ async fn an_open_event_stream_ends_when_its_credential_is_revoked() {
     t.generate("delete rec-1").await;
     read_until(&mut stream, &mut text, r#""type":"added""#).await;
 
-    t.app.revoke_token("watcher", &t.app.local_actor("test")).await.unwrap();
+    t.app.revoke_token("watcher", &t.app.local_admin("test")).await.unwrap();
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         match tokio::time::timeout_at(deadline, stream.next()).await {
@@ -371,46 +371,49 @@ async fn an_open_event_stream_ends_when_its_credential_is_revoked() {
     assert_eq!(r.status(), StatusCode::OK);
 }
 
-/// The core checks reads too, with the catalog's role (`Actor::may`), not only the HTTP guard: called
-/// directly — as the window or the CLI calls it — with an agent's or a viewer's principal, every read
-/// of the queue, the audit log, grants, settings and engines is refused `forbidden`; an operator's passes.
+/// The core checks reads too, from the catalog (`domain::authority::admit`), not only the HTTP guard:
+/// an `App` method takes a context typed by its operation's grade (`Cx<Watch>`, `Cx<Operator>`), which
+/// only an admission gives — so a caller reaching the core directly, as the window or the CLI does,
+/// with an agent's or a viewer's principal is refused `forbidden` for every read of the queue, the
+/// audit log, grants, settings and engines, and cannot call the method at all without it (it does not
+/// compile); an operator's passes and the method answers.
 #[tokio::test]
 async fn the_core_refuses_a_read_to_a_role_the_catalog_does_not_give_it_whichever_shell_calls() {
-    use approval_console::app::audit::{ExportFormat, HistoryQuery};
-    use approval_console::app::query::AuditQuery;
-    use approval_console::domain::{Actor, Error, Principal};
+    use approval_console::domain::authority::admit;
+    use approval_console::domain::{grade, Actor, Error, Op, Principal};
     let t = spawn_app().await;
     let app = &t.app;
-    let audit = || AuditQuery { item: None, limit: None, cursor: None };
+    let reads = [
+        Op::QueuePage,
+        Op::QueueCounts,
+        Op::QueueItem,
+        Op::PreviousCall,
+        Op::AuditPage,
+        Op::VerifyAudit,
+        Op::DecisionHistory,
+        Op::ExportAudit,
+        Op::Grants,
+        Op::Engines,
+        Op::EngineAgents,
+        Op::ExpirySettings,
+        Op::SafetySettings,
+        Op::QuorumSettings,
+        Op::NotificationSettings,
+        Op::NotificationStatus,
+    ];
     for role in [Role::Agent, Role::Viewer] {
-        let by = Actor::new(Principal::token("someone", role), "desktop");
-        let answers = [
-            app.queue_page(&Default::default(), &by).await.err(),
-            app.queue_counts(&Default::default(), &by).await.err(),
-            app.queue_item("q_none", &by).await.err(),
-            app.previous_call("q_none", &by).await.err(),
-            app.audit_page(&audit(), &by).await.err(),
-            app.verify_audit(&by).await.err(),
-            app.decision_history(&HistoryQuery::default(), &by).await.err(),
-            app.export_audit_text(ExportFormat::Jsonl, &by).await.err(),
-            app.grants(&by).await.err(),
-            app.engines(&by).await.err(),
-            app.engine_agents("prod", &by).err(),
-            app.expiry_settings(&by).await.err(),
-            app.safety_settings(&by).await.err(),
-            app.quorum_settings(&by).await.err(),
-            app.notification_settings(&by).await.err(),
-            app.notification_status(&by).err(),
-        ];
-        for (i, answer) in answers.into_iter().enumerate() {
-            assert!(matches!(answer, Some(Error::Forbidden { .. })), "read {i} as {role}: {answer:?}");
+        for op in reads {
+            let answer = admit(op, Actor::new(Principal::token("someone", role), "desktop")).err();
+            assert!(matches!(answer, Some(Error::Forbidden { .. })), "{op:?} as {role}: {answer:?}");
         }
     }
-    let operator = Actor::new(Principal::token("alice", Role::Operator), "desktop");
-    assert!(app.queue_page(&Default::default(), &operator).await.is_ok());
-    assert!(app.grants(&operator).await.is_ok());
-    assert!(app.verify_audit(&operator).await.is_ok());
-    assert!(app.quorum_settings(&operator).await.is_ok());
+    let operator = || Actor::new(Principal::token("alice", Role::Operator), "desktop");
+    let watch = admit(Op::QueuePage, operator()).unwrap().cx::<grade::Watch>().unwrap();
+    assert!(app.queue_page(&Default::default(), &watch).await.is_ok());
+    assert!(app.verify_audit(&watch).await.is_ok());
+    let operate = admit(Op::Grants, operator()).unwrap().cx::<grade::Operator>().unwrap();
+    assert!(app.grants(&operate).await.is_ok());
+    assert!(app.quorum_settings(&operate).await.is_ok());
 }
 
 /// Every operation declared in the core (`app::ops`) is refused `forbidden` by its one wrapper to a

@@ -17,7 +17,7 @@ async fn submit(t: &TestApp, token: &str, body: Value) -> (StatusCode, Value) {
 
 /// A credential with claims; returns its token.
 async fn token_with(t: &TestApp, name: &str, role: Role, claims: Claims) -> String {
-    t.app.add_token_with(name, role, claims, &t.app.local_actor("test")).await.expect("add token").secret
+    t.app.add_token_with(name, role, claims, &t.app.local_admin("test")).await.expect("add token").secret
 }
 
 fn refund(agent: &str) -> Value {
@@ -86,7 +86,7 @@ async fn a_credential_claims_only_the_agent_names_and_sources_it_was_given() {
         Claims { sources: Some(vec!["slack".into()]), ..Claims::default() },
         Claims { person: Some("two words".into()), ..Claims::default() },
     ] {
-        let e = t.app.add_token_with("bad", Role::Agent, bad.clone(), &t.app.local_actor("test")).await.err().expect("refused");
+        let e = t.app.add_token_with("bad", Role::Agent, bad.clone(), &t.app.local_admin("test")).await.err().expect("refused");
         assert_eq!(e.code(), "invalid_request", "{bad:?}: {e}");
     }
 }
@@ -171,10 +171,10 @@ async fn c08_one_person_counts_once_in_a_quorum_however_many_credentials_they_ho
     // itself (the CLI, the window) is then the same person again, and is refused.
     let (status, second) = approve_as(&t, &admin_too, &item).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{second}");
-    let local = t.app.local_actor("cli");
+    let local = t.app.local_admin::<approval_console::domain::grade::Local>("cli");
     let e = t
         .app
-        .decide_shown(item["id"].as_str().unwrap(), Verdict::Approve, item["fingerprint"].as_str().unwrap(), &local)
+        .decide_shown(item["id"].as_str().unwrap(), Verdict::Approve, item["fingerprint"].as_str().unwrap(), &local.narrow())
         .await
         .expect_err("the local admin and its own operator token are one person");
     assert_eq!(e.code(), "already_approved", "{e}");
@@ -210,7 +210,7 @@ async fn serve_refuses_a_session_token_that_is_a_credential_of_any_role() {
     let t = spawn_app().await;
     let agent = t.token("hook", Role::Agent).await;
     let revoked = t.token("old", Role::Operator).await;
-    t.app.revoke_token("old", &t.app.local_actor("test")).await.unwrap();
+    t.app.revoke_token("old", &t.app.local_admin("test")).await.unwrap();
     let dir = t.dir.clone();
     for (token, says) in [
         (agent.as_str(), "credential \"hook\""),

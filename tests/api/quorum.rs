@@ -39,7 +39,7 @@ async fn c08_two_operators_must_approve_the_same_fingerprint_before_the_call_run
     let id = item["id"].as_str().unwrap();
     assert_eq!((item["quorum"].as_u64(), item["approvals"].clone()), (Some(2), json!([])), "{item}");
     assert!(!item["allowed"].as_array().unwrap().contains(&json!("edit")), "each operator approves the same arguments: {item}");
-    let mut events = t.app.subscribe();
+    let mut events = t.app.subscribe(&t.app.local_admin("test"));
 
     let (status, first) = approve_as(&t, &a, &item).await;
     assert_eq!(status, StatusCode::ACCEPTED, "recorded, not yet decided: {first}");
@@ -104,7 +104,7 @@ async fn c08_the_same_operator_approving_twice_is_refused_and_the_call_still_wai
     // The local admin is one operator, whatever it acts through: the session token, then the CLI.
     assert_eq!(approve_as(&t, TOKEN, &t.item(id).await).await.0, StatusCode::ACCEPTED);
     let fingerprint = item["fingerprint"].as_str().unwrap();
-    let again = t.app.decide_shown(id, Verdict::Approve, fingerprint, &t.app.local_actor("cli")).await.unwrap_err();
+    let again = t.app.decide_shown(id, Verdict::Approve, fingerprint, &t.app.local_admin("cli")).await.unwrap_err();
     assert_eq!(again.code(), "already_approved", "{again}");
 
     let after = t.item(id).await;
@@ -158,7 +158,7 @@ async fn c08_the_principal_that_started_the_run_cannot_approve_it() {
     let own = t.paused_by(TOKEN, "delete rec-2").await;
     let refused = t
         .app
-        .decide_shown(own["id"].as_str().unwrap(), Verdict::Approve, own["fingerprint"].as_str().unwrap(), &t.app.local_actor("cli"))
+        .decide_shown(own["id"].as_str().unwrap(), Verdict::Approve, own["fingerprint"].as_str().unwrap(), &t.app.local_admin("cli"))
         .await
         .unwrap_err();
     assert_eq!(refused.code(), "own_run", "{refused}");
@@ -265,7 +265,10 @@ async fn c08_only_an_admin_changes_a_quorum() {
     let (status, read) = t.call_as(&operator, Method::GET, "/api/settings/quorum", None).await;
     assert_eq!((status, read), (StatusCode::OK, json!({ "rules": [{ "tool": "delete_record", "approvals": 2 }] })), "operators read it");
     let as_operator = approval_console::domain::Actor::new(approval_console::domain::Principal::token("o", Role::Operator), "cli");
-    assert_eq!(t.app.set_quorum("delete_record", 1, &as_operator).await.unwrap_err().code(), "forbidden");
+    // The core takes the admin's context only (the type of `set_quorum`'s caller), and an operator's
+    // principal is refused it.
+    let refused = approval_console::domain::authority::admit(approval_console::domain::Op::SaveQuorumSettings, as_operator).unwrap_err();
+    assert_eq!(refused.code(), "forbidden");
     for bad in [
         json!([{ "tool": "delete_record", "approvals": 1 }]),
         json!([{ "tool": "", "approvals": 2 }]),

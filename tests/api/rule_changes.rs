@@ -66,7 +66,7 @@ async fn lifting_a_quorum_approving_alone_and_restoring_it_is_in_the_audit_log_w
         ]
     );
     // The CLI's one-tool change is audited the same way, as the local admin.
-    t.app.set_quorum("delete_record", 1, &t.app.local_actor("cli")).await.unwrap();
+    t.app.set_quorum("delete_record", 1, &t.app.local_admin("cli")).await.unwrap();
     let last = changes(&t).await.pop().unwrap();
     assert_eq!((last["details"]["before"].clone(), last["details"]["after"].clone()), (two, none));
     assert!(last["actor"].as_str().unwrap().ends_with("(cli)"), "{last}");

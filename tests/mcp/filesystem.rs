@@ -71,7 +71,7 @@ async fn s06_write_file_writes_nothing_until_approved_then_the_file_is_there() {
     let run_id = run(&app, "write a note", LIMIT).await;
     let pending = waiting(&app, &run_id).await;
     assert_eq!(pending.len(), 1, "write_file waits for approval");
-    let entry = app.queue_item(&pending[0].id, &app.local_actor("test")).await.unwrap();
+    let entry = app.queue_item(&pending[0].id, &app.local_admin("test")).await.unwrap();
     assert_eq!((entry.kind, entry.tool_name.as_str()), (CallKind::Approval, "write_file"));
     assert_eq!(entry.args["content"], "approved content\n");
     assert!(listing(&f.files).is_empty(), "nothing is written before the approval: {:?}", listing(&f.files));

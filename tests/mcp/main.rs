@@ -163,7 +163,7 @@ pub fn request(text: &str) -> RunRequest {
 /// Starts a run as the local admin (as an embedder would); it must end (finished or paused) within
 /// `limit`.
 pub async fn run(app: &App, text: &str, limit: std::time::Duration) -> RunId {
-    tokio::time::timeout(limit, app.send(request(text), false, None, &app.local_actor("test")))
+    tokio::time::timeout(limit, app.send(request(text), false, None, &app.local_admin("test")))
         .await
         .unwrap_or_else(|_| panic!("the run did not finish or pause within {limit:?}"))
         .expect("the run starts")
@@ -172,14 +172,14 @@ pub async fn run(app: &App, text: &str, limit: std::time::Duration) -> RunId {
 /// The calls of a run waiting for a decision, the first paused first.
 pub async fn waiting(app: &App, run_id: &RunId) -> Vec<QueueItem> {
     let query = QueueQuery { run: Some(run_id.to_string()), sort: Some(SortOrder::Oldest), ..Default::default() };
-    app.queue_page(&query, &app.local_actor("test")).await.unwrap().items
+    app.queue_page(&query, &app.local_admin("test")).await.unwrap().items
 }
 
 /// Decides a pending call with the fingerprint the console shows.
 pub async fn decide(app: &App, id: &str, verdict: Verdict) -> QueueItem {
-    let admin = app.local_actor("test");
-    let shown = app.queue_item(id, &admin).await.unwrap();
-    app.decide_shown(id, verdict, shown.fingerprint.as_str(), &admin).await.unwrap()
+    let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
+    let shown = app.queue_item(id, &admin.narrow()).await.unwrap();
+    app.decide_shown(id, verdict, shown.fingerprint.as_str(), &admin.narrow()).await.unwrap()
 }
 
 /// The results the model was handed, by tool call id, at its last step.

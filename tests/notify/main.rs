@@ -208,7 +208,7 @@ async fn c4_a_new_call_raises_a_notification_whose_approve_completes_the_run() {
     assert_eq!(after["decision"]["kind"], "approve");
     assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(notification)"), "{after}");
     assert_eq!(after["decision"]["fingerprint"], item["fingerprint"], "bound to the fingerprint the notification showed");
-    assert_eq!(console.app.notification_status(&console.app.local_actor("test")).unwrap().available, Some(true));
+    assert_eq!(console.app.notification_status(&console.app.local_admin("test")).unwrap().available, Some(true));
     console.server.stop().await;
 }
 
@@ -518,14 +518,15 @@ async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
     let notifier = Answers(approval_console::notify::Choice::Approve, Arc::default());
     let (_stop, rx) = tokio::sync::watch::channel(false);
     app.testing().start_notifications(Arc::new(notifier.clone()), "op".into(), rx);
-    let admin = app.local_actor("test");
+    let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
 
     let long = pause(&app, &format!("delete rec-{}", "x".repeat(approval_console::notify::BODY_BUDGET))).await;
     // Told alone (its gathering window over) before the next call pauses.
     wait::eventually(Duration::from_secs(5), "the long call told", || async { notifier.1.lock().unwrap().len() == 1 }).await;
     let short = pause(&app, "delete rec-short").await;
     let state = wait::within(Duration::from_secs(5), || async {
-        Some(app.queue_item(&short.id, &admin).await.unwrap().state).filter(|s| *s == approval_console::domain::ItemState::Delivered)
+        Some(app.queue_item(&short.id, &admin.narrow()).await.unwrap().state)
+            .filter(|s| *s == approval_console::domain::ItemState::Delivered)
     })
     .await
     .unwrap_or(approval_console::domain::ItemState::Pending);
@@ -533,7 +534,7 @@ async fn an_approve_a_cut_notification_did_not_offer_is_not_obeyed() {
     let told = notifier.1.lock().unwrap().clone();
     assert_eq!(told.len(), 2, "{told:?}");
     assert!(!told[0].actions.contains(&approval_console::notify::Choice::Approve), "{:?}", told[0]);
-    let still = app.queue_item(&long.id, &admin).await.unwrap();
+    let still = app.queue_item(&long.id, &admin.narrow()).await.unwrap();
     assert_eq!(still.state, approval_console::domain::ItemState::Pending, "the cut call's notice offered no Approve: nothing decided");
     assert!(still.decision.is_none());
 }
@@ -562,7 +563,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
     use approval_console::console::grants::{Condition, ConditionOp, GrantScope, NewGrant};
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
-    let admin = app.local_actor("test");
+    let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
     let first = pause(&app, "delete rec-ok1").await;
     app.create_grant(
         &NewGrant {
@@ -574,7 +575,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
             apply_to_waiting: true,
             shadow: false,
         },
-        &admin,
+        &admin.narrow(),
     )
     .await
     .unwrap();
@@ -590,7 +591,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let told: Vec<_> = recorder.0.lock().unwrap().iter().map(|n| n.call.as_ref().map(|(id, _)| id.clone())).collect();
     assert_eq!(told, vec![Some(approval_console::domain::ItemId::new(&uncovered.id))], "only the uncovered call is told");
-    let still = app.queue_item(&covered.id, &admin).await.unwrap();
+    let still = app.queue_item(&covered.id, &admin.narrow()).await.unwrap();
     assert_eq!(still.state, approval_console::domain::ItemState::Pending, "no grants worker here: still pending, yet not told");
 }
 
@@ -607,14 +608,14 @@ async fn pause(app: &App, text: &str) -> approval_console::app::queue::QueueItem
         run_id: Default::default(),
         started_by: None,
     };
-    let admin = app.local_actor("test");
-    let run = app.send(request, false, None, &admin).await.unwrap();
+    let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
+    let run = app.send(request, false, None, &admin.narrow()).await.unwrap();
     let pending = approval_console::app::query::QueueQuery {
         run: Some(run.to_string()),
         sort: Some(approval_console::app::query::SortOrder::Oldest),
         ..Default::default()
     };
-    app.queue_page(&pending, &admin).await.unwrap().items.into_iter().next().expect("paused")
+    app.queue_page(&pending, &admin.narrow()).await.unwrap().items.into_iter().next().expect("paused")
 }
 
 #[tokio::test]
@@ -655,7 +656,7 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     use approval_console::notify::Choice;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
-    app.set_quorum("delete_record", 2, &app.local_actor("test")).await.unwrap();
+    app.set_quorum("delete_record", 2, &app.local_admin("test")).await.unwrap();
     let recorder = Recorder::default();
     let (_stop, rx) = tokio::sync::watch::channel(false);
     app.testing().start_notifications(Arc::new(recorder.clone()), app.operator().to_owned(), rx);
@@ -674,7 +675,13 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     let first = told(1).await;
     assert!(first.body.lines().any(|l| l == "Needs 2 approvals by different operators"), "{first:?}");
     assert!(first.actions.contains(&Choice::Approve), "{first:?}");
-    let operator = Actor::new(Principal::token("operator-a", Role::Operator), "web");
+    let operator = approval_console::domain::authority::admit(
+        approval_console::domain::Op::Approve,
+        Actor::new(Principal::token("operator-a", Role::Operator), "web"),
+    )
+    .unwrap()
+    .cx()
+    .unwrap();
     let fp = call.fingerprint.as_str();
     let waiting = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &operator).await.unwrap();
     assert_eq!(waiting.state, approval_console::domain::ItemState::Pending);
@@ -682,14 +689,14 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     assert_eq!(second.call, first.call, "the same call, bound to the same fingerprint");
     assert!(second.body.lines().any(|l| l == "1 of 2 approvals: operator-a (web)"), "{second:?}");
     assert!(second.actions.contains(&Choice::Approve), "this console's local admin may give the second: {second:?}");
-    let done = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &app.local_actor("desktop")).await.unwrap();
+    let done = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &app.local_admin("desktop")).await.unwrap();
     assert_eq!(done.state, approval_console::domain::ItemState::Delivered, "{done:?}");
 
     // The local admin approves another call first: nobody else here to tell, so no second notice.
     let other = pause(&app, "delete rec-q2").await;
     told(3).await;
     let mine =
-        app.decide_shown(other.id.as_str(), Verdict::Approve, other.fingerprint.as_str(), &app.local_actor("desktop")).await.unwrap();
+        app.decide_shown(other.id.as_str(), Verdict::Approve, other.fingerprint.as_str(), &app.local_admin("desktop")).await.unwrap();
     assert_eq!(mine.approvals.len(), 1);
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(recorder.0.lock().unwrap().len(), 3, "not told again to whoever approved: {:#?}", recorder.0.lock().unwrap());
@@ -720,7 +727,7 @@ async fn an_approve_offered_before_a_call_became_high_risk_approves_nothing_and_
     use approval_console::notify::Choice;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
-    let admin = app.local_actor("test");
+    let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
     let held = Held::default();
     let (_stop, rx) = tokio::sync::watch::channel(false);
     app.testing().start_notifications(Arc::new(held.clone()), app.operator().to_owned(), rx);
@@ -738,7 +745,7 @@ async fn an_approve_offered_before_a_call_became_high_risk_approves_nothing_and_
     assert!(notice.actions.contains(&Choice::Approve), "an ordinary call: {notice:?}");
 
     let safety = approval_console::domain::safety::SafetySettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
-    app.save_safety_settings(safety, &admin).await.unwrap();
+    app.save_safety_settings(safety, &admin.narrow()).await.unwrap();
     answer(Some(Choice::Approve));
     let open = tokio::time::timeout(Duration::from_secs(10), opens.recv()).await.expect("the call is opened instead").unwrap();
     assert_eq!(open.item.as_ref().map(|i| i.as_str()), Some(call.id.as_str()));

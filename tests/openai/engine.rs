@@ -45,7 +45,7 @@ async fn snapshots(app: &App) -> i64 {
 /// The calls of a run waiting for a decision, the first paused first.
 async fn waiting(app: &App, run_id: &RunId) -> Vec<QueueItem> {
     let query = QueueQuery { run: Some(run_id.to_string()), sort: Some(SortOrder::Oldest), ..Default::default() };
-    app.queue_page(&query, &app.local_actor("test")).await.unwrap().items
+    app.queue_page(&query, &app.local_admin("test")).await.unwrap().items
 }
 
 #[tokio::test]
@@ -55,11 +55,11 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         let tmp = tempfile::tempdir().unwrap();
         let app = App::open(tmp.path(), vec![agent(model(&fake, stream))]).await.unwrap();
 
-        let admin = app.local_actor("test");
-        let run_id = app.send(request("delete rec-7"), false, None, &admin).await.unwrap();
+        let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
+        let run_id = app.send(request("delete rec-7"), false, None, &admin.narrow()).await.unwrap();
         let pending = waiting(&app, &run_id).await;
         assert_eq!(pending.len(), 1, "the delete waits for approval");
-        let entry = app.queue_item(&pending[0].id, &admin).await.unwrap();
+        let entry = app.queue_item(&pending[0].id, &admin.narrow()).await.unwrap();
         assert_eq!(entry.kind, CallKind::Approval);
         assert_eq!(entry.tool_name, "delete_record");
         assert_eq!(entry.tool_call_id.as_str(), "call_0");
@@ -70,7 +70,7 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         let tools: Vec<&str> = first[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
         assert_eq!(tools, ["delete_record", "lookup_record"]);
 
-        let decided = app.decide_shown(&pending[0].id, Verdict::Approve, entry.fingerprint.as_str(), &admin).await.unwrap();
+        let decided = app.decide_shown(&pending[0].id, Verdict::Approve, entry.fingerprint.as_str(), &admin.narrow()).await.unwrap();
         assert_eq!(decided.state, ItemState::Delivered);
         assert_eq!(decided.decision.unwrap().outcome.unwrap()["result"], json!({"deleted": "rec-7"}));
 
@@ -99,7 +99,7 @@ async fn a_provider_failure_at_the_start_of_a_run_is_the_runs_error_and_leaves_n
     let fake = FakeOpenAi::scripted(vec![Reply::error(401, "Incorrect API key provided", Some("invalid_api_key"))]).await;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![agent(model(&fake, true))]).await.unwrap();
-    let e = app.send(request("delete rec-7"), false, None, &app.local_actor("test")).await.unwrap_err();
+    let e = app.send(request("delete rec-7"), false, None, &app.local_admin("test")).await.unwrap_err();
     assert_eq!(e.code(), "engine_error");
     assert!(e.to_string().contains("refused the API key (HTTP 401)"), "{e}");
     assert_eq!(snapshots(&app).await, 0);

@@ -131,7 +131,7 @@ async fn two_approvals_in_one_step_surface_one_after_another() {
     let ran = ran(&mastra, "deleteRecord");
     assert_eq!(ran.iter().map(|r| r["input"]["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["rec-2", "rec-2-b"]);
     assert_eq!(
-        console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report.added,
+        console.app.sync_engine("m", &console.app.local_admin("test")).await.unwrap().report.added,
         0,
         "a complete sync queues nothing twice"
     );
@@ -182,7 +182,7 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     assert_ne!(again[0]["id"], first[0]["id"]);
     assert_eq!(again[0]["suspendPayload"], json!({ "question": "colour? (asked again)" }));
     // The stream told its arguments; the listing does not. Syncs must not take that for a change.
-    let report = console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report;
+    let report = console.app.sync_engine("m", &console.app.local_admin("test")).await.unwrap().report;
     assert_eq!((report.added, report.changed, report.gone), (0, 0, 0), "{report:?}");
     let (status, _) = console.post("/api/engines/m/sync", json!({})).await;
     assert_eq!(status, StatusCode::OK);

@@ -37,7 +37,7 @@ async fn c1_a_remote_pause_is_queued_with_its_fingerprint_and_an_event() {
 
     // Later polls do not queue it again: two complete syncs add nothing.
     for _ in 0..2 {
-        assert_eq!(console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report.added, 0);
+        assert_eq!(console.app.sync_engine("m", &console.app.local_admin("test")).await.unwrap().report.added, 0);
     }
     assert_eq!(console.queue("engine=m").await.len(), 1);
     let engine = console.engine("m").await;
@@ -90,7 +90,7 @@ async fn s13_a_supervisors_nested_approval_is_queued_once_with_its_chain() {
     let items = console.wait_pending(2, |i| i["engine"] == "m").await;
     // Several syncs later, still two: the child runs are never queued on their own.
     for _ in 0..2 {
-        assert_eq!(console.app.sync_engine("m", &console.app.local_actor("test")).await.unwrap().report.added, 0);
+        assert_eq!(console.app.sync_engine("m", &console.app.local_admin("test")).await.unwrap().report.added, 0);
     }
     let items_later = console.queue("engine=m").await;
     assert_eq!(items_later.len(), 2, "{items_later:#?}");

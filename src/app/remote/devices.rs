@@ -5,7 +5,8 @@ use super::{secret_hash, Ceremony, Remote, PAIRING_TTL, SESSION_TTL};
 use crate::app::App;
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::principal::valid_credential_name;
-use crate::domain::{Actor, Error, Op, Principal};
+use crate::domain::{grade, Cx};
+use crate::domain::{Error, Principal};
 use crate::store::devices::{self, Device, Keyed, NewDevice, NewPairing, NewSession};
 use serde::{Deserialize, Serialize};
 use webauthn_rs::prelude::{
@@ -117,8 +118,7 @@ impl App {
     }
 
     /// Starts pairing a device (an admin): a code for the phone, single use, [`PAIRING_TTL`] to live.
-    pub async fn start_pairing(&self, request: PairingRequest, by: &Actor) -> Result<PairingStarted, Error> {
-        by.may(Op::StartPairing)?;
+    pub async fn start_pairing(&self, request: PairingRequest, by: &Cx<grade::Admin>) -> Result<PairingStarted, Error> {
         let listening = self.listening()?;
         let person = request.person.unwrap_or_else(|| by.principal.name.clone());
         if !valid_credential_name(&person) {
@@ -150,14 +150,12 @@ impl App {
     }
 
     /// The live devices (an admin).
-    pub async fn devices(&self, by: &Actor) -> Result<Vec<Device>, Error> {
-        by.may(Op::ListDevices)?;
+    pub async fn devices(&self, _by: &Cx<grade::Admin>) -> Result<Vec<Device>, Error> {
         devices::list(&self.db).await
     }
 
     /// Renames the live device `name` (an admin).
-    pub async fn rename_device(&self, name: &str, new: &str, by: &Actor) -> Result<Device, Error> {
-        by.may(Op::RenameDevice)?;
+    pub async fn rename_device(&self, name: &str, new: &str, by: &Cx<grade::Admin>) -> Result<Device, Error> {
         let new = new.trim();
         if !valid_credential_name(new) {
             return Err(Error::InvalidRequest(format!("{new:?} is not a device name: 1–64 letters, digits, '.', '_' or '-'")));
@@ -170,8 +168,7 @@ impl App {
 
     /// Revokes the live device `name` (an admin): its sessions end in the same transaction, so its
     /// next request is refused.
-    pub async fn revoke_device(&self, name: &str, by: &Actor) -> Result<u64, Error> {
-        by.may(Op::RevokeDevice)?;
+    pub async fn revoke_device(&self, name: &str, by: &Cx<grade::Admin>) -> Result<u64, Error> {
         devices::revoke(&self.db, name, &by.audit_name(), crate::store::now())
             .await?
             .ok_or_else(|| Error::not_found(format!("device {name}")))

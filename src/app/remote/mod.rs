@@ -18,6 +18,7 @@ pub mod step_up;
 
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::Error;
+use crate::domain::{grade, Cx};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -185,20 +186,20 @@ impl super::App {
     pub fn enable_remote(&self, config: RemoteConfig) -> Result<std::sync::Arc<Remote>, Error> {
         let remote = std::sync::Arc::new(Remote::new(config)?);
         self.remote.set(remote.clone()).map_err(|_| Error::InvalidRequest("the remote listener is on already".into()))?;
+        // Paired devices decide from now on: the decision kernel checks their step-ups through it.
+        self.console.set_step_ups(std::sync::Arc::new(step_up::DeviceStepUps { remote: remote.clone(), db: self.db.clone() }));
         Ok(remote)
     }
 
     /// The remote listener's settings (an admin), and whether it runs here.
-    pub async fn remote_settings(&self, by: &crate::domain::Actor) -> Result<RemoteView, Error> {
-        by.may(crate::domain::Op::RemoteSettings)?;
+    pub async fn remote_settings(&self, _by: &Cx<grade::Admin>) -> Result<RemoteView, Error> {
         let settings: RemoteSettings = crate::store::settings::load(&self.db).await?;
         let running = self.remote().map(|r| (r.config.origin(), r.config.pin.clone()));
         Ok(RemoteView { settings, running: running.as_ref().map(|r| r.0.clone()), pin: running.map(|r| r.1) })
     }
 
     /// Stores them (an admin; audited): applied at the console's next start.
-    pub async fn save_remote_settings(&self, settings: RemoteSettings, by: &crate::domain::Actor) -> Result<RemoteView, Error> {
-        by.may(crate::domain::Op::SaveRemoteSettings)?;
+    pub async fn save_remote_settings(&self, settings: RemoteSettings, by: &Cx<grade::Admin>) -> Result<RemoteView, Error> {
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         self.remote_settings(by).await
     }
@@ -215,8 +216,15 @@ impl super::App {
 
     /// Writes a refusal of the remote listener to the audit log (rate-limited; best effort: a
     /// refusal is answered whether or not its entry could be written).
-    pub async fn audit_refusal(&self, mut refusal: RemoteRefusal<'_>) {
+    pub async fn audit_refusal(&self, refusal: RemoteRefusal<'_>) {
         let Some(remote) = self.remote() else { return };
+        audit_refusal(remote, &self.db, refusal).await;
+    }
+}
+
+/// [`super::App::audit_refusal`] with the listener's core and the database.
+pub(crate) async fn audit_refusal(remote: &Remote, db: &crate::store::Db, mut refusal: RemoteRefusal<'_>) {
+    {
         let Some(held) = remote.refusal_slot() else {
             tracing::warn!(
                 reason = refusal.reason,
@@ -226,7 +234,7 @@ impl super::App {
             return;
         };
         refusal.suppressed = held;
-        if let Err(e) = crate::store::devices::refused(&self.db, "remote-listener", &refusal).await {
+        if let Err(e) = crate::store::devices::refused(db, "remote-listener", &refusal).await {
             tracing::warn!("could not audit a refusal of the remote listener: {e}");
         }
     }

@@ -10,22 +10,15 @@
 
 use super::Ceremony;
 use crate::app::App;
+use crate::console::StepUps;
 use crate::domain::audit::RemoteRefusal;
-use crate::domain::{Actor, DecisionKind, Error, Fingerprint, Op, PrincipalKind};
+use crate::domain::{grade, Actor, Cx, DecisionKind, Error, Fingerprint};
 use crate::store::devices;
+use futures::future::BoxFuture;
 use serde::Deserialize;
 use webauthn_rs::prelude::{Passkey, PublicKeyCredential, RequestChallengeResponse};
 
-/// What a step-up is for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Binding {
-    pub device: String,
-    pub item_id: String,
-    pub fingerprint: String,
-    pub decision: DecisionKind,
-    /// Edited arguments' fingerprint (`edit` only).
-    pub edited: Option<String>,
-}
+pub use crate::console::Binding;
 
 /// A step-up to begin (`POST /api/remote/step-up`).
 #[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
@@ -42,12 +35,8 @@ pub struct StepUpRequest {
 
 impl App {
     /// Begins a step-up for `request` (a paired device's session): the passkey options to answer.
-    pub async fn step_up_begin(&self, request: StepUpRequest, by: &Actor) -> Result<(String, RequestChallengeResponse), Error> {
-        by.may(Op::StepUp)?;
+    pub async fn step_up_begin(&self, request: StepUpRequest, by: &Cx<grade::Device>) -> Result<(String, RequestChallengeResponse), Error> {
         let remote = self.remote().ok_or_else(|| Error::not_found("the remote listener"))?;
-        if by.principal.kind != PrincipalKind::Device {
-            return Err(Error::InvalidRequest("a step-up is for a paired device's session".into()));
-        }
         Fingerprint::parse(&request.fingerprint)
             .ok_or_else(|| Error::InvalidRequest("fingerprint must be \"sha256:\" and 64 hex digits".into()))?;
         let edited = match (request.decision, &request.args) {
@@ -59,7 +48,7 @@ impl App {
             (_, Some(_)) => return Err(Error::InvalidRequest("args go with an edit's step-up only".into())),
             (_, None) => None,
         };
-        let device = self.device_keyed(&by.principal.name).await?;
+        let device = keyed(&self.db, &by.principal.name).await?;
         let passkey: Passkey = serde_json::from_str(&device.passkey).map_err(|e| Error::Storage(format!("bad passkey: {e}")))?;
         let (options, state) = remote
             .webauthn()
@@ -69,24 +58,28 @@ impl App {
             Binding { device: device.name, item_id: request.item_id, fingerprint: request.fingerprint, decision: request.decision, edited };
         Ok((remote.keep(Ceremony::StepUp { binding, state }), options))
     }
+}
 
-    async fn device_keyed(&self, name: &str) -> Result<devices::Keyed, Error> {
-        devices::keyed_live(&self.db).await?.into_iter().find(|d| d.name == name).ok_or_else(|| Error::not_found(format!("device {name}")))
+async fn keyed(db: &crate::store::Db, name: &str) -> Result<devices::Keyed, Error> {
+    devices::keyed_live(db).await?.into_iter().find(|d| d.name == name).ok_or_else(|| Error::not_found(format!("device {name}")))
+}
+
+/// The remote listener's check of paired devices' step-ups, for the decision kernel
+/// ([`crate::console::StepUps`]): it alone calls it, for every decision of a device's session.
+pub(crate) struct DeviceStepUps {
+    pub(crate) remote: std::sync::Arc<super::Remote>,
+    pub(crate) db: crate::store::Db,
+}
+
+impl StepUps for DeviceStepUps {
+    fn check<'a>(&'a self, by: &'a Actor, asked: Binding) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.verify(by, asked))
     }
+}
 
-    /// The step-up a decision needs ([`super`]): nothing for the local admin and stored tokens; for
-    /// a paired device's session, its proof bound to exactly this decision.
-    pub(crate) async fn check_step_up(
-        &self,
-        item_id: &str,
-        decision: DecisionKind,
-        fingerprint: &Fingerprint,
-        edited: Option<&Fingerprint>,
-        by: &Actor,
-    ) -> Result<(), Error> {
-        if by.principal.kind != PrincipalKind::Device {
-            return Ok(());
-        }
+impl DeviceStepUps {
+    async fn verify(&self, by: &Actor, asked: Binding) -> Result<(), Error> {
+        let item_id = asked.item_id.clone();
         let refuse = |why: &'static str| async move {
             let address = by.address.as_deref().unwrap_or("");
             let r = RemoteRefusal {
@@ -94,23 +87,16 @@ impl App {
                 reason: why,
                 address,
                 device: Some(&by.principal.name),
-                item_id: Some(item_id),
+                item_id: Some(&item_id),
                 suppressed: 0,
             };
-            self.audit_refusal(r).await;
+            super::audit_refusal(&self.remote, &self.db, r).await;
             Err(Error::StepUpRequired { why: why.to_owned() })
         };
-        let Some(remote) = self.remote() else { return refuse("the remote listener is off").await };
+        let remote = &self.remote;
         let Some(proof) = &by.proof else { return refuse("no passkey assertion came with the decision").await };
         let Some(Ceremony::StepUp { binding, state }) = remote.take(&proof.ceremony) else {
             return refuse("the step-up is unknown, used already or expired").await;
-        };
-        let asked = Binding {
-            device: by.principal.name.clone(),
-            item_id: item_id.to_owned(),
-            fingerprint: fingerprint.as_str().to_owned(),
-            decision,
-            edited: edited.map(|f| f.as_str().to_owned()),
         };
         if binding != asked {
             return refuse("the step-up was asked for another call, fingerprint, decision or device").await;
@@ -121,7 +107,7 @@ impl App {
         let Ok(result) = remote.webauthn().finish_passkey_authentication(&credential, &state) else {
             return refuse("the passkey assertion did not verify").await;
         };
-        let Ok(device) = self.device_keyed(&by.principal.name).await else { return refuse("the device was revoked").await };
+        let Ok(device) = keyed(&self.db, &by.principal.name).await else { return refuse("the device was revoked").await };
         let mut passkey: Passkey = serde_json::from_str(&device.passkey).map_err(|e| Error::Storage(format!("bad passkey: {e}")))?;
         if passkey.cred_id() != result.cred_id() {
             return refuse("the assertion is of another device's passkey").await;
@@ -129,23 +115,5 @@ impl App {
         passkey.update_credential(&result);
         let json = serde_json::to_string(&passkey).expect("a passkey serializes");
         devices::note_use(&self.db, &device.id, &json, crate::store::now()).await
-    }
-}
-
-impl App {
-    /// The policy "high-risk approvals need a paired device's passkey" (`SafetySettings::
-    /// high_risk_passkey`): an approval of a high-risk call by anyone but a device's session (whose
-    /// step-up is checked beside) is refused with `step_up_required`, nothing decided.
-    pub(crate) async fn check_high_risk_passkey(&self, item_id: &str, by: &Actor) -> Result<(), Error> {
-        if by.principal.kind == PrincipalKind::Device || !crate::store::settings::safety(&self.db).await?.high_risk_passkey {
-            return Ok(());
-        }
-        let entry = self.console.item(&crate::domain::ItemId::new(item_id)).await?;
-        if self.console.care(&entry.queued).await?.risk.needs_operator() {
-            return Err(Error::StepUpRequired {
-                why: "this console's policy wants every high-risk call approved from a paired device, with its passkey (devices pair; serve --listen)".into(),
-            });
-        }
-        Ok(())
     }
 }

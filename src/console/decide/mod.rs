@@ -1,0 +1,227 @@
+//! The decision kernel (issue 44): the one function through which every decision reaches the queue,
+//! [`Console::decide`]. Whoever decides — an operator's page, the window, the CLI, a notification's
+//! button, a paired device, the Mastra-shaped routes, an agent's auto-resume, a grant, a time limit —
+//! comes with a [`Decider`]; the kernel checks who decides first ([`who`]: what that decider may
+//! decide, a device's step-up bound to the call, who may approve a high-risk call), then the call
+//! ([`checks`]: pending, allowed, the fingerprint shown and at the engine (C3), resume data, the
+//! two-person rule), and only then makes the decision durable — queue state, decision row, receipt
+//! and audit entry in one transaction. The store's writers of decisions are called from this module
+//! alone (tests/layers.rs).
+
+mod checks;
+pub mod who;
+
+use super::Console;
+use crate::domain::{Approval, Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, QueuedCall, Verdict};
+use crate::store::decisions::{approvals, Counting, Recorded};
+use crate::store::submissions::{GrantApproval, NewSubmission, Submitted};
+use crate::store::{decisions, queue};
+pub use who::{Ask, Binding, Decider, StepUps};
+
+/// What a decision request came to ([`Console::decide`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decided {
+    /// The call's decision, stored: to be delivered.
+    Decision(Box<Decision>),
+    /// One more approval of a call whose tool needs several (the two-person rule), below its
+    /// quorum: stored and audited (`approval.recorded`); the call still waits, with these approvals.
+    Approval { approvals: Vec<Approval>, quorum: u32 },
+    /// An interrupted call resolved: the entry as it is afterwards (for `run_again`, the new entry
+    /// that ran the call again, delivered).
+    Resolved(Box<queue::Entry>),
+}
+
+/// The call a decision is of.
+pub enum Target<'a> {
+    /// A queue entry by its id (read by the kernel).
+    Id(&'a ItemId),
+    /// An entry the caller has just read (one read fewer): every check runs on it, and its state is
+    /// checked again where the decision is stored (a decision that won meanwhile makes this one
+    /// `already_decided`).
+    Entry(queue::Entry),
+}
+
+/// How a decision is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// In the outbox (`pending`), for the outbox worker or the caller to deliver.
+    Outbox,
+    /// Claimed for delivery (`delivering`), one commit where decide and claim made two: the caller
+    /// delivers at once ([`Console::deliver_claimed`]). A crash before the engine acts leaves it
+    /// `interrupted` (never run by itself), where an unclaimed one would be delivered at the next start.
+    Claimed,
+    /// [`How::Claimed`], where an approval below its tool's quorum is recorded (and audited,
+    /// `approval.recorded`) instead of refused: the operators' shells decide this way.
+    Counted,
+}
+
+/// Who a decision's receipt names as its approver when no quorum lists them: the deciding
+/// principal; for the console's own decisions, the grant (`console:grant:ID`) or the time limit
+/// (`console:expiry`); else the name the decider gave (`named:mastra-api`).
+fn approver_of(decider: &Decider, verdict: &Verdict) -> String {
+    match (decider.key(), decider.grant_id(), verdict) {
+        (Some(key), _, _) => key,
+        (None, Some(grant), _) => crate::domain::receipt::grant_approver(grant),
+        (None, None, Verdict::Expire { .. }) => "console:expiry".into(),
+        (None, None, _) => format!("named:{}", decider.operator()),
+    }
+}
+
+/// The approval `grant` makes of the call `q` as it is queued, claimed for delivery (see
+/// [`Console::submit`]).
+fn grant_approval(grant: &crate::domain::grant::Grant, q: &QueuedCall) -> Decision {
+    Console::new_decision(&q.id, Verdict::Approve, q.call.fingerprint.clone(), Decider::grant(grant).operator(), Delivery::Delivering)
+}
+
+impl Console {
+    /// THE decision kernel: records `decider`'s decision of the call `target`, or refuses it and
+    /// changes nothing.
+    ///
+    /// Who decides is checked first ([`who`]): a grant only approves, a time limit only expires, an
+    /// agent's model only answers a `suspend()` of a run in its scope; a paired device decides only
+    /// with its passkey step-up bound to this call, fingerprint and decision; a high-risk call is
+    /// approved by a person after the console's confirm step only (never by a grant, a notification's
+    /// button or an engine client's route), and, under the policy `high_risk_passkey`, from a paired
+    /// device only.
+    ///
+    /// Then the call ([`checks`]): unknown (`not_found`); no longer pending (`already_decided`); a
+    /// kind the engine does not allow; the fingerprint shown differs from the stored one or from the
+    /// call as the engine holds it now (`fingerprint_mismatch`, C3); resume data that fails the resume
+    /// schema (`invalid_resume_data`); arguments a fingerprint cannot bind (`missing_arguments`,
+    /// `ambiguous_arguments`). Two concurrent decisions on one entry: exactly one wins, the other gets
+    /// `already_decided`. The two-person rule: an approval of a tool with a quorum of N counts once
+    /// per person and becomes the decision only as the N-th; refused: a second approval by the same
+    /// person (`already_approved`), one by whoever asked for the call (`own_run`), one that names no
+    /// person or has edited arguments (`quorum_tool`), and — unless `how` is [`How::Counted`] — one
+    /// that would not complete the quorum (`quorum_tool`).
+    #[tracing::instrument(name = "decide", skip_all, fields(verdict = ?ask.kind(), by = %decider.operator()))]
+    pub async fn decide(&self, decider: &Decider, target: Target<'_>, ask: Ask, how: How) -> Result<Decided, Error> {
+        let entry = match target {
+            Target::Id(id) => self.item(id).await?,
+            Target::Entry(entry) => entry,
+        };
+        self.check_who(decider, &entry.queued, &ask).await?;
+        match ask {
+            Ask::Verdict { verdict, fingerprint } => self.record_verdict(decider, &entry.queued, verdict, fingerprint, how, None).await,
+            Ask::Resolve { resolution, fingerprint } => {
+                let entry = self.resolve_checked(decider, entry, resolution, fingerprint).await?;
+                Ok(Decided::Resolved(Box::new(entry)))
+            }
+        }
+    }
+
+    /// The second half of [`Console::decide`], once who decides was checked: the call's checks, who
+    /// may let it run ([`Console::check_approver`], unless the caller did: `care`), the two-person
+    /// rule, the decision made durable. Also the approval of the new entry a `run_again` resolution
+    /// makes (the same decider's, checked with the resolution).
+    pub(super) async fn record_verdict(
+        &self,
+        decider: &Decider,
+        item: &QueuedCall,
+        verdict: Verdict,
+        fingerprint: Fingerprint,
+        how: How,
+        care: Option<crate::domain::safety::Care>,
+    ) -> Result<Decided, Error> {
+        self.check_decision(&item.id, item, &verdict, &fingerprint).await?;
+        let care = match care {
+            Some(care) => Some(care),
+            None => self.check_approver(decider, item, verdict.kind()).await?,
+        };
+        let quorum = self.check_quorum(item, &verdict, decider, care).await?;
+        let approver = approver_of(decider, &verdict);
+        let delivery = if how == How::Outbox { Delivery::Pending } else { Delivery::Delivering };
+        let decision = Self::new_decision(&item.id, verdict, fingerprint, decider.operator(), delivery);
+        let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial: how == How::Counted });
+        let (policy, issue) = self.receipt_issue(approver).await?;
+        Ok(match decisions::record(&self.db, item, &decision, counting, decider.grant_id(), &policy, &issue).await? {
+            Recorded::Decision { receipt } => Decided::Decision(Box::new(Decision { receipt: Some(receipt), ..decision })),
+            Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
+        })
+    }
+
+    /// The decision of the entry `item`, decided now, stored as `delivery` says (claimed for
+    /// delivery: its first attempt).
+    fn new_decision(item: &ItemId, verdict: Verdict, fingerprint: Fingerprint, operator: String, delivery: Delivery) -> Decision {
+        Decision {
+            id: DecisionId::generate(),
+            item_id: item.clone(),
+            verdict,
+            fingerprint,
+            operator,
+            decided_at: crate::store::now(),
+            delivery,
+            outcome: None,
+            attempts: u32::from(delivery == Delivery::Delivering),
+            last_error: None,
+            next_attempt_at: None,
+            receipt: None,
+        }
+    }
+
+    /// [`Console::decide`], answering the decision itself: for callers that store whole decisions
+    /// only ([`How::Outbox`], [`How::Claimed`]).
+    pub async fn decide_whole(&self, decider: &Decider, target: Target<'_>, ask: Ask, how: How) -> Result<Decision, Error> {
+        match self.decide(decider, target, ask, how).await? {
+            Decided::Decision(d) => Ok(*d),
+            other => Err(Error::Storage(format!("a whole decision was asked for, and this came: {other:?}"))),
+        }
+    }
+
+    /// Decide ([`How::Counted`]), then deliver; answers the entry as it is afterwards, and what this
+    /// request did: whether it recorded an approval short of the quorum (`true`) or stored the
+    /// call's decision (`false`). The entry is re-read afterwards and may show another request's
+    /// decision (one that completed or beat a recorded approval meanwhile): what this request did is
+    /// the flag, never the entry's state. A resolution answers its entry as it is afterwards.
+    pub async fn decide_and_deliver(&self, decider: &Decider, id: &ItemId, ask: Ask) -> Result<(queue::Entry, bool), Error> {
+        let entry = self.item(id).await?;
+        let queued = entry.queued.clone();
+        match self.decide(decider, Target::Entry(entry), ask, How::Counted).await? {
+            Decided::Decision(decision) => {
+                // The call as read before deciding; what is sent is the engine's call now, re-read
+                // and compared with the decision's fingerprint (C3), never this copy.
+                match self.deliver_claimed_call(&decision, &queued, None).await {
+                    // Back in the outbox (already logged): an engine down, or another console's to deliver.
+                    Ok(_) | Err(Error::Unreachable(_)) => {}
+                    Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
+                }
+                Ok((self.item(id).await?, false))
+            }
+            Decided::Approval { .. } => Ok((self.item(id).await?, true)),
+            Decided::Resolved(entry) => Ok((*entry, false)),
+        }
+    }
+
+    /// Queues a submitted call; with `grant` (one [`Console::grant_for_new`] found covering it), the
+    /// grant's approval is checked here as every decision is ([`Console::check_who`]'s rules for a
+    /// grant) and stored with the call in one transaction (the call, its submission, the grant's
+    /// decision and its use), so its agent has the approval in the submit's answer.
+    pub async fn submit(
+        &self,
+        actor: &str,
+        call: &crate::domain::PausedCall,
+        origin: crate::domain::audit::PauseOrigin<'_>,
+        submission: &NewSubmission<'_>,
+        grant: Option<&crate::domain::grant::Grant>,
+    ) -> Result<Submitted, Error> {
+        let Some(grant) = grant else {
+            return crate::store::submissions::submit(&self.db, actor, call, origin, submission, None).await;
+        };
+        let decider = Decider::grant(grant);
+        if let Err(e) = self.check_new_by_grant(&decider, call, submission.context.as_ref()).await {
+            // The settings changed since the grant was found: the call waits for an operator.
+            tracing::info!(grant = %grant.id, "grant not used: {e}");
+            return crate::store::submissions::submit(&self.db, actor, call, origin, submission, None).await;
+        }
+        let (policy, issue) = self.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?;
+        let approval = GrantApproval { grant, approve: grant_approval, policy_version: &policy, issue: &issue };
+        crate::store::submissions::submit(&self.db, actor, call, origin, submission, Some(approval)).await
+    }
+
+    /// The quorum of a call (the two-person rule: its tool's, or the critical calls' when it is rated
+    /// critical; 1 without one) and its approvals so far, oldest first.
+    pub async fn approvals(&self, item: &QueuedCall) -> Result<(u32, Vec<Approval>), Error> {
+        let quorum = self.care(item).await?.quorum;
+        Ok((quorum, approvals::of_call(&self.db, &item.id).await?))
+    }
+}
