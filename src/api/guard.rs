@@ -174,8 +174,8 @@ pub async fn authorize(State(state): State<ApiState>, mut request: Request, next
 
 fn not_served(op: Op) -> Response {
     let message = match op.info().served {
-        Served::Remote => "this route is on the remote listener only (serve --listen)",
-        _ => "this route is not served on this listener",
+        Served::Remote => "this route is not served on this listener: it is on the remote listener only (serve --listen)",
+        _ => "this route is not served on this listener: it is on 127.0.0.1 only",
     };
     ApiError::new(StatusCode::NOT_FOUND, crate::domain::ErrorCode::NotFound, message).into_response()
 }

@@ -3,6 +3,7 @@
 mod agent_cli;
 mod audit;
 mod audit_export;
+mod authorization;
 mod bad_input;
 mod calls;
 mod claude_code;

@@ -11,16 +11,16 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const NAME: &str = "console.example.com";
+pub(crate) const NAME: &str = "console.example.com";
 
-struct Remote {
-    server: api::Server,
-    origin: String,
-    http: reqwest::Client,
+pub(crate) struct Remote {
+    pub(crate) server: api::Server,
+    pub(crate) origin: String,
+    pub(crate) http: reqwest::Client,
 }
 
 impl Remote {
-    async fn start(t: &TestApp) -> Self {
+    pub(crate) async fn start(t: &TestApp) -> Self {
         let ip = "127.0.0.1".parse().unwrap();
         let tls = api::tls::load(&api::tls::Source::Made { dir: t.dir.join("tls") }, NAME, ip).unwrap();
         let listener = tokio::net::TcpListener::bind(std::net::SocketAddr::new(ip, 0)).await.unwrap();
@@ -37,11 +37,11 @@ impl Remote {
         Remote { origin: format!("https://{NAME}:{port}"), server, http }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.origin)
     }
 
-    async fn send(&self, r: reqwest::RequestBuilder) -> (StatusCode, Value, reqwest::header::HeaderMap) {
+    pub(crate) async fn send(&self, r: reqwest::RequestBuilder) -> (StatusCode, Value, reqwest::header::HeaderMap) {
         let r = r.send().await.unwrap();
         let (status, headers) = (r.status(), r.headers().clone());
         (status, r.json().await.unwrap_or(Value::Null), headers)
@@ -182,7 +182,7 @@ async fn a_pairing_code_works_once_is_rate_limited_and_every_failure_is_audited(
 
 /// A device with a session (as a finished pairing stores them), made directly: the passkey
 /// ceremonies need a browser's authenticator (tests/e2e/remote.test.mjs).
-async fn device_with_session(t: &TestApp, name: &str, cookie: &str) {
+pub(crate) async fn device_with_session(t: &TestApp, name: &str, cookie: &str) {
     use sha2::Digest;
     let pool = t.app.testing().db().pool().clone();
     let now = chrono::Utc::now();

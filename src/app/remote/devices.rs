@@ -236,7 +236,12 @@ impl App {
     /// A sign-in with a paired device's passkey: the options for the browser.
     pub async fn sign_in_begin(&self) -> Result<(String, RequestChallengeResponse), Error> {
         let remote = self.remote_or_off()?;
-        let keys: Vec<Passkey> = devices::keyed_live(&self.db).await?.iter().map(passkey_of).collect::<Result<_, _>>()?;
+        // A device whose stored passkey cannot be read signs in no more; the others still do.
+        let keys: Vec<Passkey> = devices::keyed_live(&self.db)
+            .await?
+            .iter()
+            .filter_map(|d| passkey_of(d).map_err(|e| tracing::warn!("sign-in: {e}")).ok())
+            .collect();
         if keys.is_empty() {
             return Err(Error::InvalidRequest("no device is paired: pair this phone from the console first".into()));
         }
