@@ -102,9 +102,9 @@ impl App {
         let decider = Decider::engine_client(by);
         let ask = Ask::Verdict { verdict, fingerprint: entry.queued.call.fingerprint.clone() };
         if !background {
-            return self.console.decide_whole(&decider, Target::Entry(entry.clone()), ask, How::Claimed).await;
+            return self.console.decide_whole(&decider, Target::Entry(Box::new(entry.clone())), ask, How::Claimed).await;
         }
-        let decision = self.console.decide_whole(&decider, Target::Entry(entry.clone()), ask, How::Outbox).await?;
+        let decision = self.console.decide_whole(&decider, Target::Entry(Box::new(entry.clone())), ask, How::Outbox).await?;
         {
             let (console, decision) = (self.console.clone(), decision.clone());
             tokio::spawn(async move {

@@ -185,7 +185,8 @@ impl App {
             if let Some((entry, data)) = self.local.auto_resume_target(&request, only_of).await? {
                 let run_id = entry.queued.call.run_id.clone();
                 let ask = Ask::Verdict { verdict: Verdict::Resume { data }, fingerprint: entry.queued.call.fingerprint.clone() };
-                let decision = self.console.decide_whole(&Decider::auto_resume(by), Target::Entry(entry), ask, How::Claimed).await?;
+                let decision =
+                    self.console.decide_whole(&Decider::auto_resume(by), Target::Entry(Box::new(entry)), ask, How::Claimed).await?;
                 self.console.deliver_claimed(&decision, sink).await?;
                 return Ok(run_id);
             }

@@ -189,7 +189,7 @@ impl Console {
                 continue;
             }
             let ask = Ask::Verdict { verdict: Verdict::Expire { after_secs }, fingerprint: call.fingerprint.clone() };
-            let decision = match self.decide_whole(&Decider::expiry(), Target::Entry(entry.clone()), ask, How::Outbox).await {
+            let decision = match self.decide_whole(&Decider::expiry(), Target::Entry(Box::new(entry.clone())), ask, How::Outbox).await {
                 Ok(d) => d,
                 Err(e @ (Error::AlreadyDecided { .. } | Error::FingerprintMismatch { .. } | Error::NotFound { .. })) => {
                     tracing::info!(item = %id, "not expired: {e}");

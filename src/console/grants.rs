@@ -281,7 +281,7 @@ impl Console {
         grant: &Grant,
     ) -> Result<crate::domain::Decision, Error> {
         let ask = super::Ask::Verdict { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone() };
-        self.decide_whole(&super::Decider::grant(grant), super::Target::Entry(entry), ask, super::How::Claimed).await
+        self.decide_whole(&super::Decider::grant(grant), super::Target::Entry(Box::new(entry)), ask, super::How::Claimed).await
     }
 
     /// Pending calls of tools with a live grant, every one looked at again (after missed events, a

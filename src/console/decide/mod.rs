@@ -38,7 +38,7 @@ pub enum Target<'a> {
     /// An entry the caller has just read (one read fewer): every check runs on it, and its state is
     /// checked again where the decision is stored (a decision that won meanwhile makes this one
     /// `already_decided`).
-    Entry(queue::Entry),
+    Entry(Box<queue::Entry>),
 }
 
 /// How a decision is stored.
@@ -98,7 +98,7 @@ impl Console {
     pub async fn decide(&self, decider: &Decider, target: Target<'_>, ask: Ask, how: How) -> Result<Decided, Error> {
         let entry = match target {
             Target::Id(id) => self.item(id).await?,
-            Target::Entry(entry) => entry,
+            Target::Entry(entry) => *entry,
         };
         self.check_who(decider, &entry.queued, &ask).await?;
         match ask {
@@ -176,7 +176,7 @@ impl Console {
     pub async fn decide_and_deliver(&self, decider: &Decider, id: &ItemId, ask: Ask) -> Result<(queue::Entry, bool), Error> {
         let entry = self.item(id).await?;
         let queued = entry.queued.clone();
-        match self.decide(decider, Target::Entry(entry), ask, How::Counted).await? {
+        match self.decide(decider, Target::Entry(Box::new(entry)), ask, How::Counted).await? {
             Decided::Decision(decision) => {
                 // The call as read before deciding; what is sent is the engine's call now, re-read
                 // and compared with the decision's fingerprint (C3), never this copy.

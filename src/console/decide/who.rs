@@ -239,12 +239,12 @@ impl Console {
             match &decider.0 {
                 Who::Grant { .. } => return Err(Error::HighRiskTool { tool, why }),
                 Who::Person { confirm_step: false, .. } => return Err(Error::HighRiskNeedsConsole { tool, why }),
-                Who::Person { .. } | Who::Named { .. } if decider.device().is_none() => {
-                    if crate::store::settings::safety(&self.db).await?.high_risk_passkey {
-                        return Err(Error::StepUpRequired {
-                            why: "this console's policy wants every high-risk call approved from a paired device, with its passkey (devices pair; serve --listen)".into(),
-                        });
-                    }
+                Who::Person { .. } | Who::Named { .. }
+                    if decider.device().is_none() && crate::store::settings::safety(&self.db).await?.high_risk_passkey =>
+                {
+                    return Err(Error::StepUpRequired {
+                        why: "this console's policy wants every high-risk call approved from a paired device, with its passkey (devices pair; serve --listen)".into(),
+                    });
                 }
                 _ => {}
             }

@@ -119,11 +119,13 @@ pub enum Served {
 
 impl Served {
     pub fn on(self, listener: Listener) -> bool {
-        match (self, listener) {
-            (Served::Both, _) | (Served::Local, Listener::Loopback) | (Served::Remote, Listener::Remote) => true,
-            (Served::InProcess | Served::Local, Listener::InProcess) => true,
-            _ => false,
-        }
+        matches!(
+            (self, listener),
+            (Served::Both, _)
+                | (Served::Local, Listener::Loopback)
+                | (Served::Remote, Listener::Remote)
+                | (Served::InProcess | Served::Local, Listener::InProcess)
+        )
     }
 }
 
