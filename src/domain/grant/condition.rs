@@ -43,6 +43,9 @@ pub struct Condition {
     pub value: Value,
 }
 
+/// A text condition's test of a string.
+type TextMatcher<'a> = Box<dyn Fn(&str) -> bool + 'a>;
+
 /// Why a grant's conditions would not limit what its calls do (`grant_too_broad`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -135,7 +138,7 @@ impl Condition {
 
     /// A text condition's test of a string (its regex compiled once); `None` for another op or a
     /// value that is no string or no regular expression.
-    fn text_matcher(&self) -> Option<Box<dyn Fn(&str) -> bool + '_>> {
+    fn text_matcher(&self) -> Option<TextMatcher<'_>> {
         let p = self.value.as_str()?;
         Some(match self.op {
             ConditionOp::Prefix if p.contains('/') => {

@@ -167,7 +167,11 @@ impl Lexer<'_> {
     /// A `$` just read starts an expansion unless a blank, the end (or, `in_quotes`, the closing
     /// `"`) follows it.
     fn expansion(&self, in_quotes: bool) -> bool {
-        !matches!(self.peek(0), None | Some(' ' | '\t' | '\n')) && !(in_quotes && self.peek(0) == Some('"'))
+        match self.peek(0) {
+            None | Some(' ' | '\t' | '\n') => false,
+            Some('"') => !in_quotes,
+            Some(_) => true,
+        }
     }
 
     fn run(&mut self) {
