@@ -101,7 +101,7 @@ describe("the fake's grant conditions, as the server's", () => {
     expect([codex(['bash', '-lc', 'git status; id']), codex(['git', 'status', '; id']), codex(['python3', '-c', 'git status'])]).toEqual([false, false, false]);
   });
 
-  it('refuses a condition that matches nearly any text, or a shell-like tool\'s grant without one on its command, as grant_too_broad', () => {
+  it('refuses a condition that matches nearly any text, or a grant on a shell-like tool without one on its command, as grant_too_broad', () => {
     for (const [op, value] of [['regex', '(?s).*'], ['regex', '.*'], ['regex', '[\\s\\S]*'], ['regex', '.{0,}'], ['regex', '.+'], ['regex', '[^;]*'], ['glob', '*'], ['glob', '?*'], ['prefix', '']] as const) {
       const c: GrantCondition = { pointer: '/command', op, value };
       expect(refusal('Bash', { command: 'git status' }, [c]), value).toMatchObject({ code: 'grant_too_broad', details: { pointer: '/command', reason: 'matchesEverything' } });
