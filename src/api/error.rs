@@ -123,7 +123,7 @@ impl From<Error> for ApiError {
             Error::RunExists { .. } | Error::IdempotencyKeyReused { .. } => StatusCode::CONFLICT,
             Error::MissingArguments => StatusCode::CONFLICT,
             Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            Error::TokenRequired { .. } => StatusCode::BAD_REQUEST,
+            Error::TokenRequired { .. } | Error::GrantTooBroad { .. } => StatusCode::BAD_REQUEST,
             Error::UnsafePermissions { .. } => StatusCode::INTERNAL_SERVER_ERROR,
             Error::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

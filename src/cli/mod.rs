@@ -34,9 +34,9 @@ pub fn exit_code(e: &Error) -> u8 {
         NotFound | SecretNotFound | SnapshotNotFound => 3,
         EngineUnreachable | KeyringUnavailable | KeyringLocked | StorageBusy | StorageUnavailable => 4,
         Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
-        | QuorumTool | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments | AmbiguousArguments
-        | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited | EngineError
-        | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | Internal => 2,
+        | QuorumTool | GrantTooBroad | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments
+        | AmbiguousArguments | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited
+        | EngineError | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | Internal => 2,
     }
 }
 

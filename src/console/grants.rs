@@ -35,7 +35,9 @@ struct Granted {
 impl Console {
     /// Makes a grant from a call. Refused for a high-risk tool (`high_risk_tool`), a tool with a
     /// quorum (`quorum_tool`), a suspend call, a
-    /// changed call (`fingerprint_mismatch`), or conditions the call itself does not meet. Audited,
+    /// changed call (`fingerprint_mismatch`), conditions the call itself does not meet, or
+    /// conditions that limit nothing (`grant_too_broad`: one matching nearly any text, or a
+    /// shell-like tool's without one on its command; [`crate::domain::grant::check_conditions`]). Audited,
     /// with the number of waiting calls it approves at once.
     pub async fn create_grant(&self, new: &NewGrant, operator: &str) -> Result<CreatedGrant, Error> {
         let grant = self.grant_from(new, operator).await?;
@@ -126,19 +128,7 @@ impl Console {
         if shown != c.fingerprint {
             return Err(Error::FingerprintMismatch { shown, current: c.fingerprint.clone() });
         }
-        if new.conditions.is_empty() && crate::domain::grant::shell_like(&c.tool_name) {
-            return Err(Error::InvalidRequest(format!(
-                "{} runs whatever command it is given: a grant on it needs a condition on its arguments \
-                 (e.g. the command starts with `git status`, or matches a glob or a regex)",
-                c.tool_name
-            )));
-        }
-        for cond in &new.conditions {
-            cond.check()?;
-            if !cond.holds(&c.args) {
-                return Err(Error::InvalidRequest(format!("condition on {:?} does not hold for the call it is made from", cond.pointer)));
-            }
-        }
+        crate::domain::grant::check_conditions(&c.tool_name, &c.args, &new.conditions)?;
         let now = crate::store::now();
         Ok(Grant {
             id: GrantId::generate(),

@@ -39,6 +39,9 @@ pub enum ErrorCode {
     /// The two-person rule: an approval that cannot count towards the tool's quorum — a grant, a
     /// Mastra-shaped route, edited arguments (details: `tool`, `quorum`).
     QuorumTool,
+    /// A grant whose conditions would not limit what its calls do: a condition that matches nearly
+    /// any text, or none on the command of a shell-like tool (details: `pointer`, `reason`).
+    GrantTooBroad,
     AlreadyServing,
     /// A `runId` chosen by a client names a run that exists and has not finished.
     RunExists,
@@ -94,6 +97,7 @@ impl ErrorCode {
             Self::AlreadyApproved => "already_approved",
             Self::OwnRun => "own_run",
             Self::QuorumTool => "quorum_tool",
+            Self::GrantTooBroad => "grant_too_broad",
             Self::AlreadyServing => "already_serving",
             Self::RunExists => "run_exists",
             Self::IdempotencyKeyReused => "idempotency_key_reused",
@@ -176,6 +180,10 @@ pub enum Error {
     /// stand in for them.
     #[error("{tool} needs {quorum} approvals by different operators: {why}")]
     QuorumTool { tool: String, quorum: u32, why: &'static str },
+    /// A grant's conditions would not limit what its calls do (`why`); `pointer`: the condition
+    /// that matches nearly any text, or the command a shell-like tool's grant needs a condition on.
+    #[error("{message}")]
+    GrantTooBroad { pointer: String, why: super::grant::TooBroad, message: String },
     /// Another process (the desktop app or `serve`) already serves this data directory.
     #[error("another Approval Console is already serving {data_dir} ({holder}); stop it, or use another data directory")]
     AlreadyServing { data_dir: String, holder: String },
@@ -250,6 +258,7 @@ impl Error {
             Self::AlreadyApproved { .. } => ErrorCode::AlreadyApproved,
             Self::OwnRun { .. } => ErrorCode::OwnRun,
             Self::QuorumTool { .. } => ErrorCode::QuorumTool,
+            Self::GrantTooBroad { .. } => ErrorCode::GrantTooBroad,
             Self::Forbidden { .. } | Self::NotAdmitted { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
             Self::IdempotencyKeyReused { .. } => ErrorCode::IdempotencyKeyReused,
@@ -283,6 +292,7 @@ impl Error {
                 ErrorDetails::ClaimNotAllowed { what: (*what).to_owned(), claimed: claimed.clone(), allowed: allowed.clone() }
             }
             Self::QuorumTool { tool, quorum, .. } => ErrorDetails::QuorumTool { tool: tool.clone(), quorum: *quorum },
+            Self::GrantTooBroad { pointer, why, .. } => ErrorDetails::GrantTooBroad { pointer: pointer.clone(), reason: *why },
             _ => return None,
         })
     }

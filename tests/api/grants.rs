@@ -295,6 +295,61 @@ async fn a_grant_on_a_shell_like_tool_needs_a_condition_and_a_prefix_never_cover
     assert_eq!(t.app.testing().apply_grants(&id(&smuggled)).await.unwrap(), None);
 }
 
+/// Claude Code's `Bash` call of `command` with the description the agent writes, submitted by its
+/// hook; answers the submit's body.
+async fn submitted_described(t: &TestApp, token: &str, command: &str) -> Value {
+    let args = json!({ "command": command, "description": "Show the working tree status" });
+    let body = json!({ "tool": "Bash", "args": args, "agent": "claude-code", "source": "claude-code" });
+    let (status, queued) = t.call_as(token, reqwest::Method::POST, "/api/calls", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{queued}");
+    queued
+}
+
+#[tokio::test]
+async fn a_grant_on_a_shell_command_never_covers_one_that_does_more_and_one_that_limits_nothing_is_refused() {
+    let t = spawn_app().await;
+    let hook = t.token("claude-hook", approval_console::domain::Role::Agent).await;
+    let first = t.item(submitted_described(&t, &hook, "git status").await["id"].as_str().unwrap()).await;
+
+    // Conditions that limit nothing it runs are refused, saying which argument to constrain.
+    let refused = |body: &Value, pointer: &str, reason: &str| {
+        assert_eq!(body["code"], "grant_too_broad", "{body}");
+        assert_eq!((body["details"]["pointer"].as_str(), body["details"]["reason"].as_str()), (Some(pointer), Some(reason)), "{body}");
+    };
+    let (status, body) = grant(&t, &first, "agent", json!([{ "pointer": "/command", "op": "regex", "value": "(?s).*" }])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    refused(&body, "/command", "matchesEverything");
+    let (status, body) = grant(&t, &first, "agent", json!([{ "pointer": "/description", "op": "regex", "value": "Show .*" }])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    refused(&body, "/command", "notOnCommand");
+    assert!(body["message"].as_str().unwrap().contains("a condition on the command itself (\"/command\")"), "{body}");
+
+    // The grants of issue 44: what they were shown approving waits for an operator now; a plain
+    // command is still approved by them as it is submitted.
+    let smuggled =
+        ["git status; cat ~/.ssh/id_rsa", "git status $(touch /tmp/pwned)", "git status > /tmp/out", "git status | tee /tmp/out"];
+    for condition in [
+        json!({ "pointer": "/command", "op": "regex", "value": "git status.*" }),
+        json!({ "pointer": "/command", "op": "glob", "value": "git status*" }),
+    ] {
+        let (status, g) = grant(&t, &first, "agent", json!([condition])).await;
+        assert_eq!(status, StatusCode::CREATED, "{g}");
+        for command in smuggled {
+            let call = submitted_described(&t, &hook, command).await;
+            assert_eq!(call["status"]["outcome"], "pending", "{condition} approved {command:?}: {call}");
+            let id = approval_console::domain::ItemId::new(call["id"].as_str().unwrap());
+            assert_eq!(t.app.testing().apply_grants(&id).await.unwrap(), None, "{command:?}");
+            assert_eq!(state_of(&t, &call).await, "pending", "{command:?}");
+        }
+        let plain = submitted_described(&t, &hook, "git status --short").await;
+        assert_eq!(plain["status"]["outcome"], "approved", "{condition}: {plain}");
+        let entry = t.item(plain["id"].as_str().unwrap()).await;
+        assert!(entry["decision"]["operator"].as_str().unwrap().starts_with(&format!("grant {}", g["id"].as_str().unwrap())), "{entry}");
+        let (status, _) = t.post(&format!("/api/grants/{}/revoke", g["id"].as_str().unwrap()), json!({})).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+}
+
 /// Submits a `refund` call of `order` as the agent credential `token`; answers the submit's body.
 async fn submitted_refund(t: &TestApp, token: &str, order: &str) -> Value {
     let body = json!({ "tool": "refund", "args": { "order": order, "amount": 12 }, "agent": "billing-bot" });

@@ -10,12 +10,12 @@ crate::declare_operations! {
         |app, _, _, by| { Ok(app.grants(by).await?.into()) }
 
     CreateGrant(Nothing, body NewGrant, window "grant") -> CreatedGrant, 201 "Made; it applies at once, also to the calls already waiting unless `applyToWaiting` is false: `approvesWaiting` says how many";
-        errors [400 "invalid_request: lifetime, conditions, a suspend call", 404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
+        errors [400 "invalid_request: lifetime, conditions, a suspend call; grant_too_broad: a condition that matches nearly any text, or a shell-like tool's grant without one on its command", 404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
         |app, _, g, by| { Ok(app.create_grant(&g, by).await?.into()) }
 
     /// How many waiting calls a grant would approve now; nothing is stored.
     PreviewGrant(Nothing, body NewGrant, window "grant") -> GrantPreview, 200 "What the grant would do if it were made now: how many waiting calls it would approve at once; nothing is stored";
-        errors [404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
+        errors [400 "invalid_request or grant_too_broad, as for making it", 404 "not_found", 409 "high_risk_tool or fingerprint_mismatch"]
         |app, _, g, by| { Ok(app.preview_grant(&g, by).await?.into()) }
 
     ShadowReport(Nothing, none) -> ShadowReport, 200 "Each shadow grant: the calls it would have approved beside what operators did — agreements, the declined calls it would have let through, expiries, the waiting it would have saved";

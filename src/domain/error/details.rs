@@ -32,6 +32,9 @@ pub enum ErrorDetails {
     ClaimNotAllowed { what: String, claimed: String, allowed: Vec<String> },
     /// `quorum_tool`: the tool and its quorum.
     QuorumTool { tool: String, quorum: u32 },
+    /// `grant_too_broad`: why, and the JSON Pointer concerned — the condition that matches nearly
+    /// any text, or the command that needs a condition.
+    GrantTooBroad { pointer: String, reason: crate::domain::grant::TooBroad },
     /// `payload_too_large`: which part of the request, the limit and its size in bytes.
     PayloadTooLarge { field: String, limit: usize, size: usize },
     /// `payload_too_large`: a JSON body with more values (objects, arrays, scalars) than allowed.

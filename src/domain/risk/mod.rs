@@ -135,12 +135,18 @@ fn command_lines(tool: &str, args: &Value) -> Vec<String> {
                 if words.first().is_some_and(|w| w.rsplit('/').next() == Some("apply_patch")) {
                     continue;
                 }
-                out.push(words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" "));
+                out.push(argv_line(&words));
             }
             _ => {}
         }
     }
     out
+}
+
+/// An argv (`["git", "commit", "-m", "a b"]`) as the shell line that runs it: its words joined by
+/// one space, each quoted where it needs quotes (`git commit -m 'a b'`).
+pub fn argv_line(argv: &[String]) -> String {
+    argv.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
 }
 
 /// `word` quoted for a shell line (single quotes unless it needs none).

@@ -5,7 +5,8 @@
 //! of their own. It never runs anything and never expands anything: `$HOME` stays `$HOME`.
 //!
 //! What it is not: a validator. Text a shell would refuse (an unclosed quote) is split as far as it
-//! goes, so that a judge sees the words anyway.
+//! goes, so that a judge sees the words anyway. [`simple`] is the strict reading: the words of a
+//! line that is one simple command and nothing else, or none.
 
 /// One simple command: its words (the command name first, wrappers such as `sudo` kept) and the
 /// targets of its redirections (`> file`, `>> file`, `2> file`; `<` inputs are left out).
@@ -33,6 +34,27 @@ pub fn commands(line: &str) -> Vec<Command> {
     out
 }
 
+/// The words of `line` (quotes removed) when a shell would run it as one simple command and
+/// nothing else; `None` when it holds any shell control: a list or a pipeline (`;`, `&`, `&&`,
+/// `||`, `|`, a newline), a subshell or a group (`(`, `)`, a `{` or `}` word), a command, process or
+/// arithmetic substitution (`$(…)`, `` `…` ``, `<(…)`, `>(…)`, `$((…))`), a redirection or a here-doc
+/// (`<`, `>`, `>>`, `<<`, `2>&1`, `&>`), any `$` expansion (`$HOME`, `${…}`, `$'…'`; even inside
+/// double quotes), a comment, an unclosed quote, a trailing backslash, or a control character other
+/// than a tab (a carriage return, an escape). Quoted and escaped text is a word's data here (`echo
+/// 'a; b'` is one command); whoever needs more (a grant) adds its own rule.
+pub fn simple(line: &str) -> Option<Vec<String>> {
+    if line.chars().any(|c| c.is_control() && c != '\t') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut pipelines = 0;
+    let control = split(line, 0, &mut pipelines, &mut out);
+    match out.as_slice() {
+        [one] if !control && one.writes.is_empty() => out.pop().map(|c| c.words),
+        _ => None,
+    }
+}
+
 struct Lexer<'a> {
     chars: Vec<char>,
     i: usize,
@@ -45,9 +67,12 @@ struct Lexer<'a> {
     in_word: bool,
     /// The next word is a redirection's target (`Some(true)`: a write).
     redirect: Option<bool>,
+    /// Whether the line holds shell control ([`simple`]), at this level (a substitution is control).
+    control: bool,
 }
 
-fn split(line: &str, depth: usize, pipelines: &mut usize, out: &mut Vec<Command>) {
+/// Splits `line` into `out`; answers whether it holds shell control ([`simple`]).
+fn split(line: &str, depth: usize, pipelines: &mut usize, out: &mut Vec<Command>) -> bool {
     let first = *pipelines;
     let mut lx = Lexer {
         chars: line.chars().collect(),
@@ -59,9 +84,11 @@ fn split(line: &str, depth: usize, pipelines: &mut usize, out: &mut Vec<Command>
         word: String::new(),
         in_word: false,
         redirect: None,
+        control: false,
     };
     *lx.pipelines += 1;
     lx.run();
+    lx.control
 }
 
 impl Lexer<'_> {
@@ -131,14 +158,29 @@ impl Lexer<'_> {
 
     /// A substitution's command line, split as commands of their own.
     fn substituted(&mut self, inner: &str) {
+        self.control = true;
         if self.depth < MAX_DEPTH {
             split(inner, self.depth + 1, self.pipelines, self.out);
+        }
+    }
+
+    /// A `$` just read starts an expansion unless a blank, the end (or, `in_quotes`, the closing
+    /// `"`) follows it.
+    fn expansion(&self, in_quotes: bool) -> bool {
+        match self.peek(0) {
+            None | Some(' ' | '\t' | '\n') => false,
+            Some('"') => !in_quotes,
+            Some(_) => true,
         }
     }
 
     fn run(&mut self) {
         while let Some(c) = self.peek(0) {
             self.i += 1;
+            // Everything but words, blanks, quotes and escapes is control.
+            self.control |= matches!(c, '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' | '`')
+                || (matches!(c, '{' | '}' | '#') && !self.in_word)
+                || (c == '$' && self.expansion(false));
             match c {
                 ' ' | '\t' => self.end_word(),
                 '\n' | ';' => self.end_command(false),
@@ -221,19 +263,22 @@ impl Lexer<'_> {
                             self.word.push(next);
                             self.in_word = true;
                         }
-                        None => {}
+                        None => self.control = true,
                     }
                     self.i += 1;
                 }
                 '\'' => {
                     self.in_word = true;
+                    let mut closed = false;
                     while let Some(q) = self.peek(0) {
                         self.i += 1;
                         if q == '\'' {
+                            closed = true;
                             break;
                         }
                         self.word.push(q);
                     }
+                    self.control |= !closed;
                 }
                 '"' => {
                     self.in_word = true;
@@ -295,9 +340,14 @@ impl Lexer<'_> {
                     self.substituted(&inner);
                     self.word.push_str("$(…)");
                 }
-                c => self.word.push(c),
+                c => {
+                    self.control |= c == '$' && self.expansion(true);
+                    self.word.push(c);
+                }
             }
         }
+        // Unclosed.
+        self.control = true;
     }
 }
 
@@ -351,6 +401,62 @@ mod tests {
         assert_eq!(c[2].writes, vec!["/dev/null", "all"]);
         // A redirection left without its target never swallows the next command's name.
         assert_eq!(words("echo > ; rm -rf /"), w(&[&["echo"], &["rm", "-rf", "/"]]));
+    }
+
+    #[test]
+    fn a_simple_command_is_one_command_with_no_shell_control_and_quoted_text_is_its_data() {
+        let simple = |line: &str| super::simple(line);
+        assert_eq!(simple("git status --short"), Some(vec!["git".into(), "status".into(), "--short".into()]));
+        assert_eq!(simple("git commit -m 'a; b' \"c | d\" e\\;f"), Some(w(&[&["git", "commit", "-m", "a; b", "c | d", "e;f"]])[0].clone()));
+        assert_eq!(
+            simple("git stash show stash@{0} '$HOME' \"price: $\""),
+            Some(w(&[&["git", "stash", "show", "stash@{0}", "$HOME", "price: $"]])[0].clone())
+        );
+        for control in [
+            "a; b",
+            "a && b",
+            "a || b",
+            "a | b",
+            "a |& b",
+            "a & b",
+            "a &",
+            "a\nb",
+            "(a)",
+            "{ a; }",
+            "{a,b}",
+            "a $(b)",
+            "a `b`",
+            "a \"$(b)\"",
+            "a \"`b`\"",
+            "a $((1+2))",
+            "a <(b)",
+            "a >(b)",
+            "a > f",
+            "a >> f",
+            "a < f",
+            "a 2>&1",
+            "a &> f",
+            "a <<EOF",
+            "a <<< x",
+            "a $HOME",
+            "a ${X:=y}",
+            "a \"${X}\"",
+            "a \"$X\"",
+            "a $'\\x3b'",
+            "a $1",
+            "a # b",
+            "a 'unclosed",
+            "a \"unclosed",
+            "a \\",
+            "a\rb",
+            "a \u{1b}[2K",
+            "a=(x)",
+            "a *(e:x:)",
+            "",
+            "   ",
+        ] {
+            assert_eq!(simple(control), None, "{control:?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ export const KNOWN_CODES = [
   'already_approved',
   'own_run',
   'quorum_tool',
+  'grant_too_broad',
   'snapshot_not_found',
   'storage_busy',
   'payload_too_large',

@@ -4,7 +4,7 @@
  * arguments, lifetimes, and a stored grant's state.
  * Names and values here are untrusted: callers render the `value` parts through `MarkedText`.
  */
-import type { ConditionOp, Grant, GrantCondition, GrantScope, QueueItem } from './backend/backend';
+import type { ApiError, ConditionOp, Grant, GrantCondition, GrantScope, QueueItem, TooBroad } from './backend/backend';
 import { i18n } from './i18n/index.svelte';
 import { slots } from './i18n/words';
 import { pointerToken } from './json-value';
@@ -63,6 +63,15 @@ export function shellLike(tool: string): boolean {
     ['bash', 'shell', 'exec', 'command', 'terminal', 'powershell', 'cmd', 'script'].some((w) => t.includes(w)) ||
     ['sh', 'zsh', 'fish', 'run', 'eval', 'system'].includes(t)
   );
+}
+
+/**
+ * The server's `grant_too_broad` refusal of a grant's conditions: the argument it names (the
+ * condition that matches nearly any text, or the command that needs a condition) and why.
+ */
+export function tooBroadAt(error: Pick<ApiError, 'code' | 'details'> | null | undefined): { pointer: string; reason: TooBroad } | null {
+  const d = error?.code === 'grant_too_broad' ? (error.details as { pointer?: unknown; reason?: unknown } | null) : null;
+  return d && typeof d.pointer === 'string' && (d.reason === 'matchesEverything' || d.reason === 'notOnCommand') ? { pointer: d.pointer, reason: d.reason } : null;
 }
 
 /** A top-level scalar argument of a call, as a possible condition. */

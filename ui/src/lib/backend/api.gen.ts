@@ -1360,7 +1360,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "receipt_expired" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "grant_too_broad" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "receipt_expired" | "internal";
         /** @description An error's `details`, by code (each variant names the codes it goes with). */
         ErrorDetails: {
             actual: components["schemas"]["Fingerprint"];
@@ -1395,6 +1395,9 @@ export interface components {
             /** Format: int32 */
             quorum: number;
             tool: string;
+        } | {
+            pointer: string;
+            reason: components["schemas"]["TooBroad"];
         } | {
             field: string;
             limit: number;
@@ -2344,6 +2347,11 @@ export interface components {
             /** @description The sources its submitted calls may claim (default: any). */
             sources?: string[] | null;
         };
+        /**
+         * @description Why a grant's conditions would not limit what its calls do (`grant_too_broad`).
+         * @enum {string}
+         */
+        TooBroad: "matchesEverything" | "notOnCommand";
         /** @description One tool call inside a run (Mastra's `toolCallId`). */
         ToolCallId: string;
         /**
@@ -3665,7 +3673,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedGrant"];
                 };
             };
-            /** @description invalid_request: lifetime, conditions, a suspend call */
+            /** @description invalid_request: lifetime, conditions, a suspend call; grant_too_broad: a condition that matches nearly any text, or a shell-like tool's grant without one on its command */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3734,7 +3742,7 @@ export interface operations {
                     "application/json": components["schemas"]["GrantPreview"];
                 };
             };
-            /** @description invalid_request */
+            /** @description invalid_request or grant_too_broad, as for making it */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -194,6 +194,8 @@ export type GrantScope = Schemas['GrantScope'];
 /** A condition on a later call's arguments: the value at a JSON Pointer `equals`, starts with (`prefix`), is `atMost` / `atLeast` a value. */
 export type GrantCondition = Schemas['Condition'];
 export type ConditionOp = Schemas['ConditionOp'];
+/** Why a grant's conditions limit nothing (`grant_too_broad`'s `details.reason`). */
+export type TooBroad = Schemas['TooBroad'];
 
 /**
  * `GET /api/stats?days=N` (Tauri: `stats` with `{days}`): the period (`since`–`until`, RFC 3339),

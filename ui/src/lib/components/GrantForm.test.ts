@@ -249,4 +249,53 @@ describe('Always allow…, safe by default', () => {
     expect(sent('createGrant')).toMatchObject([{ conditions: [{ pointer: '/command', op: 'prefix', value: 'git status' }] }]);
     expect(backend.grants).toHaveLength(1);
   });
+
+  it('says at the condition why the server refuses it: none on the command of a shell tool, or one that matches nearly any text', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ toolName: 'Bash', args: { command: 'git status', description: 'Show the working tree status' } });
+    backend.add(item);
+    const { q, all, sent } = renderForm(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    const row = (key: string) => all('grant-condition').find((r) => r.dataset.key === key)!;
+    const refusedNote = (key: string) => row(key).querySelector<HTMLElement>('[data-testid="grant-condition-refused"]');
+
+    // Only the description, which the agent writes: refused, and the command's row says it needs one.
+    check(row('description').querySelector('[data-testid="grant-condition-on"]'), true);
+    await vi.waitFor(() => expect(q('grant-waiting-error')?.dataset.code).toBe('grant_too_broad'), counted);
+    expect(text(q('grant-waiting-error'))).toContain('These conditions would not limit what the tool runs');
+    expect(text(q('grant-waiting-error'))).toContain('a grant on it needs a condition on the command itself ("/command")');
+    expect(row('command').dataset.refused).toBe('notOnCommand');
+    expect(text(refusedNote('command'))).toBe(
+      'Needed: a condition on this argument, the command itself. Conditions on other arguments (such as a description the agent writes) leave it free to run anything.',
+    );
+    expect(refusedNote('description')).toBeNull();
+
+    // A regex on the command that matches nearly anything: refused at the command, its pattern marked.
+    const command = row('command');
+    check(command.querySelector('[data-testid="grant-condition-on"]'), true);
+    choose(command.querySelector('[data-testid="grant-condition-op"]'), 'regex');
+    const pattern = command.querySelector<HTMLInputElement>('[data-testid="grant-condition-pattern"]')!;
+    type(pattern, '(?s).*');
+    flushSync();
+    await vi.waitFor(() => expect(row('command').dataset.refused).toBe('matchesEverything'), counted);
+    expect(text(refusedNote('command'))).toBe('This matches nearly any text, so it limits nothing: describe the commands it allows.');
+    expect(pattern.getAttribute('aria-invalid')).toBe('true');
+    expect(text(q('grant-waiting-error'))).toContain('matches nearly any text');
+
+    // What the command looks like: the grant is made, with nothing marked.
+    type(pattern, 'git status( --short)?');
+    flushSync();
+    await vi.waitFor(() => expect(q('grant-waiting')!.dataset.state).toBe('counted'), counted);
+    expect(row('command').dataset.refused).toBeUndefined();
+    expect(pattern.hasAttribute('aria-invalid')).toBe(false);
+    q('grant-save')!.click();
+    await settle();
+    q('grant-confirm-yes')!.click();
+    await settle();
+    expect(sent('createGrant')).toMatchObject([
+      { conditions: [{ pointer: '/command', op: 'regex', value: 'git status( --short)?' }, { pointer: '/description', op: 'equals', value: 'Show the working tree status' }] },
+    ]);
+  });
 });
+

@@ -26,7 +26,7 @@ import type { TeamStats } from '../team';
 import { wire } from './fake-queue';
 import { FakeReach } from './fake-reach';
 import { makeGrant, makeTeamStats } from './fixtures';
-import { checkGrantConditions, holds } from './server-rules';
+import { checkGrantConditions, commandsBound, holds, matchesEverything } from './server-rules';
 
 export { emptyReachStats, makeReachMessage } from './fake-reach';
 export { decision, defaultNotificationSettings, makeDevice, fingerprintOf, makeAwaitingDecision, makeEngine, makeGrant, makeInterrupted, makeItem, makeNotifyStatus, makeTeamStats, emptyTeamStats, tabOf } from './fixtures';
@@ -130,7 +130,8 @@ export class FakeBackend extends FakeReach implements Backend {
         (g.agentId === null || i.agentId === g.agentId) &&
         (g.runId === null || i.runId === g.runId) &&
         (g.requestedBy === null || (i.requestedBy !== null && `${i.requestedBy.kind}:${i.requestedBy.name}` === g.requestedBy)) &&
-        g.conditions.every((c) => holds(c, i.args)),
+        g.conditions.every((c) => !matchesEverything(c) && holds(c, i.args, g.toolName)) &&
+        commandsBound(g.toolName, i.args, g.conditions),
     );
   }
 

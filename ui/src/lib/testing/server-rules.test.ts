@@ -1,14 +1,15 @@
-// The fake backend's grant rules against the server's own cases (src/domain/grant.rs tests): the
-// component tests lean on `holds` and `checkGrantConditions`, so they must not be kinder than the server.
+// The fake backend's grant rules against the server's own cases (src/domain/grant/condition/tests.rs):
+// the component tests lean on `holds` and `checkGrantConditions`, so they must not be kinder than the server.
 import { describe, expect, it } from 'vitest';
 import type { ConditionOp, GrantCondition } from '../backend/backend';
 import { shellLike } from '../grants';
-import { checkGrantConditions, holds, shellLikeTool } from './server-rules';
+import { ApiError } from '../backend/backend';
+import { checkGrantConditions, commandsBound, holds, matchesEverything, shellLikeTool } from './server-rules';
 
 const command = (op: ConditionOp, value: string) => {
   const c: GrantCondition = { pointer: '/command', op, value };
   expect(() => checkGrantConditions('run_command', { command: 'x' }, [c]), value).toThrow(/does not hold/); // well formed
-  return (cmd: string) => holds(c, { command: cmd });
+  return (cmd: string) => holds(c, { command: cmd }, 'Bash');
 };
 
 /** What a shell would run besides the allowed command: separators, substitutions, redirections (the server's SMUGGLED). */
@@ -37,7 +38,7 @@ describe("the fake's grant conditions, as the server's", () => {
     const path = command('prefix', '/usr/bin/ls');
     expect(path('/usr/bin/ls/x')).toBe(true);
     expect(path('/usr/bin/ls/x; rm -rf /')).toBe(false);
-    const shared = (p: string) => holds({ pointer: '/path', op: 'prefix', value: '/shared' }, { path: p });
+    const shared = (p: string) => holds({ pointer: '/path', op: 'prefix', value: '/shared' }, { path: p }, 'read_file');
     for (const ok of ['/shared', '/shared/a.txt', '/shared//a/./b', '/shared/']) expect(shared(ok), ok).toBe(true);
     for (const bad of ['/shared/../.ssh/id_rsa', '/shared-secret/x', '/sharedx', 'shared/a', '/', '/shared/..']) expect(shared(bad), bad).toBe(false);
   });
@@ -72,5 +73,49 @@ describe("the fake's grant conditions, as the server's", () => {
     expect(() => checkGrantConditions('Bash', { command: 'ls' }, [])).toThrow(/needs a condition/);
     expect(() => checkGrantConditions('Bash', { command: 'ls' }, [{ pointer: '/command', op: 'equals', value: 'ls' }])).not.toThrow();
     expect(() => checkGrantConditions('delete_record', { id: 'x' }, [])).not.toThrow();
+  });
+
+  /** The server's refusal of `conditions` made from a call of `tool` with `args`, as code and details (null: made). */
+  const refusal = (tool: string, args: unknown, conditions: GrantCondition[]) => {
+    try {
+      checkGrantConditions(tool, args, conditions);
+      return null;
+    } catch (e) {
+      return { code: (e as ApiError).code, details: (e as ApiError).details, message: (e as ApiError).message };
+    }
+  };
+
+  it('a text condition on a command covers one simple command and never one that does more, quoted control included', () => {
+    for (const [op, value] of [['regex', 'git status.*'], ['glob', 'git status*'], ['prefix', 'git status']] as const) {
+      const covers = command(op, value);
+      expect([covers('git status --short'), covers('git status')], value).toEqual([true, true]);
+      for (const bad of ['git status; cat ~/.ssh/id_rsa', 'git status $(touch /tmp/pwned)', ...SMUGGLED, 'git status (id)', 'git status $HOME', 'git status # ; id', "git status 'unclosed", 'git status \\', 'git status\u001b[2K']) {
+        expect(covers(bad), `${value} ${bad}`).toBe(false);
+      }
+    }
+    const message = command('regex', 'git commit -m .*');
+    expect([message('git commit -m "fix the build"'), message("git commit -m 'fix: the build'")]).toEqual([true, true]);
+    for (const bad of ['git commit -m "a; b"', "git commit -m 'a && b'", 'git commit -m a\\;b', 'git commit -m a; b', 'git commit -m "$(id)"']) expect(message(bad), bad).toBe(false);
+    const codex = (argv: unknown) => holds({ pointer: '/command', op: 'regex', value: 'git status( --short)?' }, { command: argv }, 'shell');
+    expect([codex(['bash', '-lc', 'git status']), codex(['git', 'status', '--short'])]).toEqual([true, true]);
+    expect([codex(['bash', '-lc', 'git status; id']), codex(['git', 'status', '; id']), codex(['python3', '-c', 'git status'])]).toEqual([false, false, false]);
+  });
+
+  it('refuses a condition that matches nearly any text, or a grant on a shell-like tool without one on its command, as grant_too_broad', () => {
+    for (const [op, value] of [['regex', '(?s).*'], ['regex', '.*'], ['regex', '[\\s\\S]*'], ['regex', '.{0,}'], ['regex', '.+'], ['regex', '[^;]*'], ['glob', '*'], ['glob', '?*'], ['prefix', '']] as const) {
+      const c: GrantCondition = { pointer: '/command', op, value };
+      expect(refusal('Bash', { command: 'git status' }, [c]), value).toMatchObject({ code: 'grant_too_broad', details: { pointer: '/command', reason: 'matchesEverything' } });
+      expect(matchesEverything(c), value).toBe(true);
+    }
+    for (const [op, value] of [['regex', 'git status.*'], ['regex', '[0-9]+'], ['glob', 'rec-*'], ['prefix', 'x']] as const) expect(matchesEverything({ pointer: '/c', op, value }), value).toBe(false);
+
+    const bash = { command: 'git status', description: 'Show the working tree status' };
+    const described: GrantCondition = { pointer: '/description', op: 'regex', value: 'Show .*' };
+    const refused = refusal('Bash', bash, [described]);
+    expect(refused).toMatchObject({ code: 'grant_too_broad', details: { pointer: '/command', reason: 'notOnCommand' } });
+    expect(refused!.message).toContain('a condition on the command itself ("/command")');
+    expect(refusal('Bash', bash, [described, { pointer: '/command', op: 'equals', value: 'git status' }])).toBeNull();
+    expect(refusal('execute_query', { sql: 'select 1' }, [{ pointer: '/sql', op: 'equals', value: 'select 1' }])).toBeNull();
+    expect([commandsBound('Bash', bash, [described]), commandsBound('Bash', bash, [{ pointer: '', op: 'equals', value: bash }])]).toEqual([false, true]);
   });
 });

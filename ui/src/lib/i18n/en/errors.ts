@@ -26,6 +26,7 @@ export const errors = {
     already_approved: "You approved this call already. It waits for another operator's approval.",
     own_run: 'You asked for this call (you started its run or submitted it), so you cannot approve it: another operator must.',
     quorum_tool: 'This tool needs approvals by several operators: approve the call as it is, here in the console.',
+    grant_too_broad: 'These conditions would not limit what the tool runs, so no grant was made. Narrow them.',
     engine_error: 'The engine reported an error.',
     engine_unreachable: 'The engine cannot be reached (or refused the token).',
     keyring_unavailable: 'The OS keyring is not available, so the token could not be stored. Nothing was saved.',

@@ -75,6 +75,11 @@ export const grants = {
   prefixNote: 'A command chained after the prefix (&&, ||, ;, |, a newline, $( ), ${ }, backticks, < or >) is never covered: such a call still waits for you.',
   globNote: 'The whole value must match: * stands for any run of characters, ? for one, neither ever for a shell control character (; & | < > a newline, a backtick, $( or ${).',
   regexNote: 'The whole value must match (the regular expression is anchored at both ends).',
+  /** At the condition the server refused (`grant_too_broad`), by its reason. */
+  refused: {
+    matchesEverything: 'This matches nearly any text, so it limits nothing: describe the commands it allows.',
+    notOnCommand: 'Needed: a condition on this argument, the command itself. Conditions on other arguments (such as a description the agent writes) leave it free to run anything.',
+  },
   globWhat: (key: string) => `The glob all of ${key} must match`,
   regexWhat: (key: string) => `The regular expression all of ${key} must match`,
 
