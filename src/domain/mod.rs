@@ -3,6 +3,7 @@
 pub mod audit;
 mod call;
 pub mod change;
+pub mod context;
 mod decision;
 mod error;
 mod fingerprint;
