@@ -159,7 +159,8 @@ mod tests {
         write(&dir.path().join(".env"), AWS, 0o600);
         let env = file_on_disk("Edit", &json!({ "file_path": ".env" }), Some(cwd)).unwrap();
         assert_eq!(env.get("text"), None, "{env}");
-        assert!(env["unread"].as_str().unwrap().contains("may hold secrets"), "{env}");
+        // Known by its name alone, before anything on disk is looked at.
+        assert!(env["unread"].as_str().unwrap().starts_with("its name says it may hold secrets"), "{env}");
         assert!(!env.to_string().contains("wJalrXUtnFEMI"));
         // The mode alone: an ordinary name, readable by its owner only.
         write(&dir.path().join("settings.ini"), AWS, 0o600);
