@@ -338,7 +338,9 @@ async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash
     let token = t.token("claude-hook", Role::Agent).await;
     let work = tempfile::tempdir().unwrap();
     let sentinel = "SENTINEL-5f0c1e-internal-endpoint";
-    let text = format!("import os\n\nENDPOINT = \"{sentinel}\"\n\ndef transfer(amount):\n    limit = 100\n    return amount <= limit\n");
+    // Larger than a database page: stored on overflow pages, which go to the freelist once emptied.
+    let table: String = (0..800).map(|i| format!("RATES[{i}] = {}\n", i * 7)).collect();
+    let text = format!("import os\n\nENDPOINT = \"{sentinel}\"\n\ndef transfer(amount):\n    limit = 100\n    return amount <= limit\n\n{table}");
     let pay = work.path().join("pay.py");
     std::fs::write(&pay, &text).unwrap();
     std::fs::set_permissions(&pay, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -349,7 +351,8 @@ async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash
     let call = queued(&t, "claude-code").await;
     let shown = &call["changes"]["files"][0];
     assert_eq!((shown["againstDisk"].as_bool(), call["changes"]["summary"].as_str()), (Some(true), Some("edits 1 line in pay.py")), "{call}");
-    assert!(shown["diff"].as_str().unwrap().starts_with("@@ -3,5 +3,5 @@\n ENDPOINT"), "{shown}");
+    let diff = shown["diff"].as_str().unwrap();
+    assert!(diff.starts_with("@@ -3,7 +3,7 @@\n ENDPOINT") && diff.contains("-    limit = 100\n+    limit = 500\n"), "{shown}");
     let file = &call["context"]["file"];
     let hash = approval_console::domain::context::sha256(text.as_bytes());
     assert_eq!((file["size"].as_u64(), file["sha256"].as_str(), file.get("text")), (Some(text.len() as u64), Some(hash.as_str()), None));
@@ -372,6 +375,10 @@ async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash
     // The operator still reads what led to the call.
     let (_, reason) = t.get(&format!("/api/queue/{}/reason", call["id"].as_str().unwrap())).await;
     assert_eq!(reason["messages"][0]["text"], said, "{reason}");
+    // Another call queued after it, whose row shares the table's page: what the emptied row frees
+    // is free space between rows (and the text's overflow pages, the freelist), not the page's end.
+    let other = json!({ "tool": "Bash", "args": { "command": "ls" }, "agent": "claude-code", "source": "claude-code", "context": { "cwd": work.path() } });
+    assert_eq!(t.call_as(&token, reqwest::Method::POST, "/api/calls", Some(other)).await.0, StatusCode::CREATED);
 
     let (status, body) = t.approve(&call).await;
     assert_eq!(status, StatusCode::OK, "{body}");
