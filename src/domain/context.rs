@@ -57,11 +57,10 @@ pub fn audited(context: &Value) -> Value {
     let mut out = context.clone();
     let Value::Object(map) = &mut out else { return out };
     if let Some(Value::Object(file)) = map.get_mut("file") {
-        if let Some(text) = file.remove("text") {
-            if let Value::String(text) = &text {
-                file.insert("size".into(), json!(text.len()));
-                file.insert("sha256".into(), json!(sha256(text.as_bytes())));
-            }
+        // A text that is no string is dropped without a hash.
+        if let Some(Value::String(text)) = file.remove("text") {
+            file.insert("size".into(), json!(text.len()));
+            file.insert("sha256".into(), json!(sha256(text.as_bytes())));
         }
     }
     if let Some(transcript) = map.get_mut("transcript") {

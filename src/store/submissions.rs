@@ -28,17 +28,18 @@ pub struct Submission {
 /// Stores `s` with the text of its file, if any, kept until the call leaves the queue; false
 /// (nothing stored) when its principal used its idempotency key already.
 pub async fn insert(conn: &mut impl Sql, s: &Submission, file_text: Option<&str>) -> Result<bool, Error> {
-    let done = sql("INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at, file_text)
+    let done =
+        sql("INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at, file_text)
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (principal_key, idempotency_key) DO NOTHING")
-    .bind(s.item.as_str())
-    .bind(&s.principal_key)
-    .bind(&s.idempotency_key)
-    .bind(&s.request_hash)
-    .bind(s.context.as_ref().map(Value::to_string))
-    .bind(ts(s.submitted_at))
-    .bind(file_text)
-    .execute(&mut *conn)
-    .await?;
+        .bind(s.item.as_str())
+        .bind(&s.principal_key)
+        .bind(&s.idempotency_key)
+        .bind(&s.request_hash)
+        .bind(s.context.as_ref().map(Value::to_string))
+        .bind(ts(s.submitted_at))
+        .bind(file_text)
+        .execute(&mut *conn)
+        .await?;
     Ok(done.rows_affected() == 1)
 }
 

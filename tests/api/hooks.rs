@@ -340,17 +340,23 @@ async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash
     let sentinel = "SENTINEL-5f0c1e-internal-endpoint";
     // Larger than a database page: stored on overflow pages, which go to the freelist once emptied.
     let table: String = (0..800).map(|i| format!("RATES[{i}] = {}\n", i * 7)).collect();
-    let text = format!("import os\n\nENDPOINT = \"{sentinel}\"\n\ndef transfer(amount):\n    limit = 100\n    return amount <= limit\n\n{table}");
+    let text =
+        format!("import os\n\nENDPOINT = \"{sentinel}\"\n\ndef transfer(amount):\n    limit = 100\n    return amount <= limit\n\n{table}");
     let pay = work.path().join("pay.py");
     std::fs::write(&pay, &text).unwrap();
     std::fs::set_permissions(&pay, std::fs::Permissions::from_mode(0o644)).unwrap();
     let said = "SAID-9d2e-raise the transfer limit";
     let line = json!({ "type": "user", "message": { "role": "user", "content": said } });
     std::fs::write(work.path().join("transcript.jsonl"), format!("{line}\n")).unwrap();
-    let hook = start_hook("claude-code", &t.base, Some(&token), "20", &edit_in(work.path(), "pay.py", "limit = 100", "limit = 500", "toolu_pay"));
+    let hook =
+        start_hook("claude-code", &t.base, Some(&token), "20", &edit_in(work.path(), "pay.py", "limit = 100", "limit = 500", "toolu_pay"));
     let call = queued(&t, "claude-code").await;
     let shown = &call["changes"]["files"][0];
-    assert_eq!((shown["againstDisk"].as_bool(), call["changes"]["summary"].as_str()), (Some(true), Some("edits 1 line in pay.py")), "{call}");
+    assert_eq!(
+        (shown["againstDisk"].as_bool(), call["changes"]["summary"].as_str()),
+        (Some(true), Some("edits 1 line in pay.py")),
+        "{call}"
+    );
     let diff = shown["diff"].as_str().unwrap();
     assert!(diff.starts_with("@@ -3,7 +3,7 @@\n ENDPOINT") && diff.contains("-    limit = 100\n+    limit = 500\n"), "{shown}");
     let file = &call["context"]["file"];

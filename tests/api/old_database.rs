@@ -101,6 +101,7 @@ async fn a_file_text_stored_in_an_older_submissions_context_is_dropped_once_deci
     assert_eq!(t.count("SELECT COUNT(*) FROM submissions WHERE context LIKE '%OLD-TEXT%'").await, 0, "out of every context");
     assert_eq!(t.count("SELECT COUNT(*) FROM submissions WHERE file_text = 'OLD-TEXT-q_waiting\n'").await, 1, "the waiting call's, apart");
     assert_eq!(t.count("SELECT COUNT(*) FROM submissions WHERE file_text IS NOT NULL").await, 1, "the decided call's, dropped");
-    let waiting = t.count("SELECT COUNT(*) FROM submissions WHERE queue_item_id = 'q_waiting' AND context LIKE '%\"path\":\"notes.md\"%'").await;
+    let waiting =
+        t.count("SELECT COUNT(*) FROM submissions WHERE queue_item_id = 'q_waiting' AND context LIKE '%\"path\":\"notes.md\"%'").await;
     assert_eq!(waiting, 1, "the rest of the context stays");
 }
