@@ -7,7 +7,10 @@
 //! Fail closed: whatever goes wrong — unreadable input, an event this hook does not answer, the
 //! console unreachable, no decision in time — the answer is a deny with the reason, never an allow.
 
+mod file;
 pub mod install;
+
+pub use file::{file_on_disk, MAX_FILE, MAX_FILE_JSON};
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::domain::CallSource;
@@ -140,46 +143,6 @@ impl HookEvent {
     }
 }
 
-/// The most bytes of a file the hook reads for the console to show an edit against it.
-pub const MAX_FILE: u64 = 256 * 1024;
-/// The most bytes of that file's text as a JSON string (escapes included) the hook sends.
-pub const MAX_FILE_JSON: usize = 384 * 1024;
-
-/// The file a Claude Code edit (`Edit`, `MultiEdit`, `Write`) changes, as it is on disk now, for
-/// the console to show the change against it ([`crate::domain::change::Disk`]): `{path, exists,
-/// text}`, or `{path, exists, unread}` saying why its text is not sent (too large, not UTF-8 text,
-/// not a file). `None` for another tool, or an input without a path.
-pub fn file_on_disk(tool: &str, input: &Value, cwd: Option<&str>) -> Option<Value> {
-    if !matches!(tool, "Edit" | "MultiEdit" | "Write") {
-        return None;
-    }
-    let named = input.get("file_path")?.as_str()?;
-    let path = match cwd {
-        Some(cwd) if !named.starts_with('/') => std::path::Path::new(cwd).join(named),
-        _ => std::path::PathBuf::from(named),
-    };
-    let unread = |exists: bool, why: String| Some(json!({ "path": named, "exists": exists, "unread": why }));
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(json!({ "path": named, "exists": false })),
-        Err(e) => return unread(true, e.to_string()),
-    };
-    if !meta.is_file() {
-        return unread(true, "not a regular file".into());
-    }
-    if meta.len() > MAX_FILE {
-        return unread(true, format!("{} bytes, more than the hook sends ({MAX_FILE})", meta.len()));
-    }
-    match std::fs::read(&path).map(String::from_utf8) {
-        Ok(Ok(text)) if Value::String(text.clone()).to_string().len() > MAX_FILE_JSON => {
-            unread(true, format!("its text as JSON is more than the hook sends ({MAX_FILE_JSON} bytes)"))
-        }
-        Ok(Ok(text)) => Some(json!({ "path": named, "exists": true, "text": text })),
-        Ok(Err(_)) => unread(true, "not UTF-8 text".into()),
-        Err(e) => unread(true, e.to_string()),
-    }
-}
-
 /// The last messages of the agent's transcript (a JSONL file), for the console to show what led to
 /// the call: read from its last [`crate::domain::reason::TRANSCRIPT_TAIL`] bytes, the user's and the
 /// assistant's words only, capped ([`crate::domain::reason::CallReason::of`]). `None` when it cannot
@@ -267,25 +230,6 @@ mod tests {
         // The huge first line is cut off by the tail (not JSON there): only the last message is read.
         assert_eq!(tail, json!([{ "role": "user", "text": "remove the old build" }]));
         assert_eq!(transcript_tail(dir.path().join("none").to_str().unwrap()), None);
-    }
-
-    #[test]
-    fn an_edit_sends_its_file_as_on_disk_or_why_not_and_other_tools_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = dir.path().to_str().unwrap();
-        std::fs::write(dir.path().join("pay.py"), "limit = 100\n").unwrap();
-        let read = file_on_disk("Edit", &json!({ "file_path": "pay.py" }), Some(cwd)).unwrap();
-        assert_eq!(read, json!({ "path": "pay.py", "exists": true, "text": "limit = 100\n" }));
-        let absent = file_on_disk("Write", &json!({ "file_path": format!("{cwd}/new.md") }), None).unwrap();
-        assert_eq!(absent, json!({ "path": format!("{cwd}/new.md"), "exists": false }));
-        std::fs::write(dir.path().join("bin"), [0xff, 0xfe, 0]).unwrap();
-        assert_eq!(file_on_disk("Edit", &json!({ "file_path": "bin" }), Some(cwd)).unwrap()["unread"], "not UTF-8 text");
-        std::fs::write(dir.path().join("big"), vec![b'a'; MAX_FILE as usize + 1]).unwrap();
-        let big = file_on_disk("Write", &json!({ "file_path": "big" }), Some(cwd)).unwrap();
-        assert!(big["unread"].as_str().unwrap().contains("more than"), "{big}");
-        assert_eq!(big.get("text"), None);
-        assert_eq!(file_on_disk("Edit", &json!({ "file_path": cwd }), None).unwrap()["unread"], "not a regular file");
-        assert_eq!(file_on_disk("Bash", &json!({ "command": "ls" }), Some(cwd)), None);
     }
 
     fn status(outcome: Outcome) -> CallStatus {

@@ -157,14 +157,22 @@ impl App {
             None => format!("auto:{}", paused.run_id),
         };
         let principal_key = by.principal.key();
-        let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &call.context };
-        let submission =
-            NewSubmission { principal_key: &principal_key, idempotency_key: &key, request_hash: &request_hash, context: &call.context };
+        // The file's text goes apart, kept while the call waits; the context stored and audited
+        // has its path, size and hash.
+        let sealed = crate::domain::context::seal(call.context);
+        let origin = PauseOrigin::Submitted { source: source.as_str(), submitted_by: &principal_key, context: &sealed.context };
+        let submission = NewSubmission {
+            principal_key: &principal_key,
+            idempotency_key: &key,
+            request_hash: &request_hash,
+            context: &sealed.context,
+            file_text: sealed.file_text.as_deref(),
+        };
         // A call a grant covers is stored approved with it (through the decision kernel), so its agent
         // (a hook) has the approval in this answer instead of through a poll.
         let grant = match found {
             Some(grant) => Some(grant),
-            None => self.console.grant_for_new(&paused, call.context.as_ref()).await?,
+            None => self.console.grant_for_new(&paused, sealed.context.as_ref()).await?,
         };
         match self.console.submit(&format!("agent:{}", by.audit_name()), &paused, origin, &submission, grant.as_ref()).await? {
             Submitted::Queued { item, granted } => {

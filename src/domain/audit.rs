@@ -288,9 +288,19 @@ pub enum PauseOrigin<'a> {
     /// A remote engine's listing: nothing more than the call.
     Engine {},
     /// Submitted by an agent (`POST /api/calls`, hooks, the MCP gate).
-    Submitted { source: &'a str, submitted_by: &'a str, context: &'a Option<Value> },
+    /// Its `context` as [`super::context::audited`] gives it: never a file's text, nor a transcript's words.
+    Submitted {
+        source: &'a str,
+        submitted_by: &'a str,
+        #[serde(serialize_with = "audited_context")]
+        context: &'a Option<Value>,
+    },
     /// A local run's call: why its policy asked, and who started the run.
     LocalRun { approval_reason: Option<&'a str>, started_by: Option<&'a str> },
+}
+
+fn audited_context<S: serde::Serializer>(context: &&Option<Value>, s: S) -> Result<S::Ok, S::Error> {
+    context.as_ref().map(super::context::audited).serialize(s)
 }
 
 impl<'a> CallPaused<'a> {
@@ -341,6 +351,22 @@ mod call_paused_tests {
             keys(PauseOrigin::LocalRun { approval_reason: Some("rule 0 matched"), started_by: None }),
             with(&["approvalReason", "startedBy"])
         );
+    }
+
+    /// Whatever context the caller passes, `call.paused` records the file's path, size and hash, never
+    /// its text, and the transcript's hash, never its words.
+    #[test]
+    fn call_paused_records_a_files_hash_not_its_text() {
+        let call = PausedCall::sample("Edit", json!({ "file_path": "cfg.ini", "old_string": "a", "new_string": "b" }));
+        let secret = "AKIAIOSFODNN7EXAMPLE";
+        let context = Some(json!({ "cwd": "/repo", "file": { "path": "cfg.ini", "exists": true, "text": format!("key={secret}\n") },
+            "transcript": [{ "role": "user", "text": secret }] }));
+        let origin = PauseOrigin::Submitted { source: "claude-code", submitted_by: "token:hook", context: &context };
+        let details = serde_json::to_value(CallPaused::of(&call, origin)).unwrap();
+        assert!(!details.to_string().contains(secret), "{details}");
+        assert_eq!(details["context"]["file"]["path"], "cfg.ini");
+        assert_eq!(details["context"]["file"]["sha256"], crate::domain::context::sha256(format!("key={secret}\n").as_bytes()));
+        assert_eq!(details["context"]["transcript"]["messages"], 1);
     }
 }
 

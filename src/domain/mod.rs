@@ -4,6 +4,7 @@ pub mod audit;
 pub mod authority;
 mod call;
 pub mod change;
+pub mod context;
 mod decision;
 mod error;
 mod fingerprint;

@@ -270,7 +270,7 @@ fn cannot_open(what: &str, e: sqlx::Error) -> Error {
 
 /// Every read-write SQLite connection of the process — the pool's and the writer's own
 /// ([`lite::writer`]) — runs these first.
-pub(crate) const SQLITE_PRAGMAS: [&str; 6] = [
+pub(crate) const SQLITE_PRAGMAS: [&str; 7] = [
     "PRAGMA busy_timeout = 5000",
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",
@@ -279,6 +279,9 @@ pub(crate) const SQLITE_PRAGMAS: [&str; 6] = [
     "PRAGMA temp_store = memory",
     // No commit checkpoints the WAL: the writer does, between batches (writer/checkpoint.rs).
     "PRAGMA wal_autocheckpoint = 0",
+    // What is deleted or overwritten (a decided call's file text, `submissions.file_text`) is
+    // zeroed, not left in free space or on the freelist where the file's bytes would still hold it.
+    "PRAGMA secure_delete = ON",
 ];
 
 async fn open_sqlite(data_dir: &Path, path: &Path) -> Result<AnyPool, Error> {

@@ -1,5 +1,7 @@
 //! Submitted calls (`POST /api/calls`): who submitted each one, under which idempotency key, and
-//! what they said around it.
+//! what they said around it. The text of the file an edit changes (`file_text`, taken out of the
+//! context by [`crate::domain::context::seal`]) is kept only while the call waits: a trigger empties
+//! it as the call leaves `pending`, whoever decides it (migrations `…_submission_file_text.sql`).
 
 use super::decisions::{self, Recorded};
 use super::sql::{sql, Row, Sql};
@@ -18,22 +20,26 @@ pub struct Submission {
     pub principal_key: String,
     pub idempotency_key: String,
     pub request_hash: String,
+    /// Sealed: the file's path, size and hash, never its text.
     pub context: Option<Value>,
     pub submitted_at: DateTime<Utc>,
 }
 
-/// Stores `s`; false (nothing stored) when its principal used its idempotency key already.
-pub async fn insert(conn: &mut impl Sql, s: &Submission) -> Result<bool, Error> {
-    let done = sql("INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal_key, idempotency_key) DO NOTHING")
-    .bind(s.item.as_str())
-    .bind(&s.principal_key)
-    .bind(&s.idempotency_key)
-    .bind(&s.request_hash)
-    .bind(s.context.as_ref().map(Value::to_string))
-    .bind(ts(s.submitted_at))
-    .execute(&mut *conn)
-    .await?;
+/// Stores `s` with the text of its file, if any, kept until the call leaves the queue; false
+/// (nothing stored) when its principal used its idempotency key already.
+pub async fn insert(conn: &mut impl Sql, s: &Submission, file_text: Option<&str>) -> Result<bool, Error> {
+    let done =
+        sql("INSERT INTO submissions (queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at, file_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (principal_key, idempotency_key) DO NOTHING")
+        .bind(s.item.as_str())
+        .bind(&s.principal_key)
+        .bind(&s.idempotency_key)
+        .bind(&s.request_hash)
+        .bind(s.context.as_ref().map(Value::to_string))
+        .bind(ts(s.submitted_at))
+        .bind(file_text)
+        .execute(&mut *conn)
+        .await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -55,14 +61,15 @@ pub async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submis
     row.as_ref().map(from_row).transpose()
 }
 
-/// The `context` of each of these entries that was submitted with one, by entry id.
+/// The `context` of each of these entries that was submitted with one, by entry id: with its file's
+/// text while the call waits (for the diff), without once it left the queue.
 pub async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
     }
     let text = super::numbered(&format!(
-        "SELECT queue_item_id, context FROM submissions WHERE context IS NOT NULL AND queue_item_id IN ({})",
+        "SELECT queue_item_id, context, file_text FROM submissions WHERE context IS NOT NULL AND queue_item_id IN ({})",
         vec!["?"; items.len()].join(", ")
     ));
     let mut query = sql(text);
@@ -70,8 +77,11 @@ pub async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::col
         query = query.bind(*item);
     }
     for row in query.fetch_all(&mut *conn).await? {
-        let context: String = row.try_get("context")?;
-        out.insert(row.try_get("queue_item_id")?, parse_json(&context)?);
+        let mut context = parse_json(&row.try_get::<String>("context")?)?;
+        if let Some(text) = row.try_get::<Option<String>>("file_text")? {
+            crate::domain::context::with_file_text(&mut context, text);
+        }
+        out.insert(row.try_get("queue_item_id")?, context);
     }
     Ok(out)
 }
@@ -94,7 +104,10 @@ pub struct NewSubmission<'a> {
     pub idempotency_key: &'a str,
     /// The hash of the request, to tell a retry from another request under the same key.
     pub request_hash: &'a str,
+    /// Sealed ([`crate::domain::context::seal`]): what is stored and audited.
     pub context: &'a Option<Value>,
+    /// The text of the file its edit changes, taken out of `context`: kept while the call waits.
+    pub file_text: Option<&'a str>,
 }
 
 /// A grant that covers a call about to be submitted, and the approval it makes of it (see [`submit`]).
@@ -158,6 +171,7 @@ pub async fn submit(
             context: s.context.clone(),
             submitted_at: item.paused_at,
         },
+        s.file_text,
     )
     .await?;
     // The key was taken meanwhile (another console of the team).

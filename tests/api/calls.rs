@@ -230,3 +230,43 @@ async fn c01_the_queue_marks_each_calls_source_and_filters_by_it() {
     let (status, body) = t.get("/api/queue?source=slack").await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
 }
+
+/// Issue 44, least data: the text of a submitted call's file is kept while the call waits and let go
+/// as it leaves the queue, whoever ends it — an operator's decline, a grant (on the waiting call, and
+/// on a call it covers as it is submitted: stored approved in the same commit), the agent's
+/// withdrawal.
+#[tokio::test]
+async fn a_submitted_files_text_is_let_go_whoever_ends_the_call() {
+    let t = spawn_app().await;
+    let bot = t.token("bot", Role::Agent).await;
+    let kept = || t.count("SELECT COUNT(*) FROM submissions WHERE file_text IS NOT NULL");
+    let with_file = |tool: &str, order: &str| {
+        json!({ "tool": tool, "args": { "order": order }, "agent": "bot",
+            "context": { "cwd": "/srv/app", "file": { "path": "notes.md", "exists": true, "text": format!("NOTE-{order}\n") } } })
+    };
+    let id_of = |v: &Value| v["id"].as_str().unwrap().to_owned();
+
+    let (_, declined) = submit(&t, &bot, None, with_file("archive", "a-1")).await;
+    assert_eq!(kept().await, 1, "kept while it waits");
+    assert_eq!(t.decline(&t.item(&id_of(&declined)).await, "no").await.0, StatusCode::OK);
+    assert_eq!(kept().await, 0, "declined");
+
+    let (_, withdrawn) = submit(&t, &bot, None, with_file("archive", "a-2")).await;
+    assert_eq!(kept().await, 1);
+    assert_eq!(t.call_as(&bot, Method::DELETE, &format!("/api/calls/{}", id_of(&withdrawn)), None).await.0, StatusCode::OK);
+    assert_eq!(kept().await, 0, "withdrawn");
+
+    let (_, waiting) = submit(&t, &bot, None, with_file("refund", "r-1")).await;
+    let waiting = t.item(&id_of(&waiting)).await;
+    let grant = json!({ "fromItem": waiting["id"], "fingerprint": waiting["fingerprint"], "scope": "agent", "conditions": [], "expiresInSecs": 3600 });
+    let (status, made) = t.post("/api/grants", grant).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 1, "{made}");
+    assert_ne!(t.item(waiting["id"].as_str().unwrap()).await["state"], "pending");
+    assert_eq!(kept().await, 0, "approved by the grant while waiting");
+    let (_, covered) = submit(&t, &bot, None, with_file("refund", "r-2")).await;
+    assert_eq!(covered["status"]["outcome"], "approved", "{covered}");
+    assert_eq!(kept().await, 0, "approved by the grant as it was submitted: never kept past the commit");
+    let note = t.item(&id_of(&covered)).await["context"]["file"].clone();
+    assert_eq!((note["sha256"].as_str().map(|h| h.starts_with("sha256:")), note.get("text")), (Some(true), None), "{note}");
+}

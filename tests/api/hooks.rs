@@ -277,3 +277,142 @@ fn hooks_install_merges_into_the_agents_settings_keeps_the_old_file_and_refuses_
     let (ok, said) = install(&["claude-code"], &fresh);
     assert!(ok && fresh.exists(), "{said}");
 }
+
+/// A Claude Code `Edit` of `file` (as the agent names it) in the session working in `cwd`, whose
+/// transcript is `cwd/transcript.jsonl`.
+fn edit_in(cwd: &std::path::Path, file: &str, old: &str, new: &str, tool_use_id: &str) -> String {
+    json!({ "session_id": "sess-44", "cwd": cwd, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": file, "old_string": old, "new_string": new }, "tool_use_id": tool_use_id,
+        "transcript_path": cwd.join("transcript.jsonl") })
+    .to_string()
+}
+
+/// The whole audit log exported in `format`.
+async fn audit_export(t: &TestApp, format: &str) -> String {
+    let r = t.http.get(format!("{}/api/audit/export?format={format}", t.base)).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    r.text().await.unwrap()
+}
+
+/// Issue 44, least data: an owner-only `.env` holding an AWS key, edited through the real hook: the
+/// hook sends why it did not read it instead of its text, the diff says so, and the key is nowhere
+/// in the queue item, the audit export or the database.
+#[tokio::test]
+async fn an_edit_of_an_owner_only_env_file_holding_an_aws_key_sends_no_text_and_the_key_is_kept_nowhere() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    let env = work.path().join(".env");
+    std::fs::write(&env, format!("DEBUG=0\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nAWS_SECRET_ACCESS_KEY={key}\n")).unwrap();
+    std::fs::set_permissions(&env, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let hook = start_hook("claude-code", &t.base, Some(&token), "20", &edit_in(work.path(), ".env", "DEBUG=0", "DEBUG=1", "toolu_env"));
+    let call = queued(&t, "claude-code").await;
+    let file = &call["context"]["file"];
+    assert_eq!((file["path"].as_str(), file.get("text")), (Some(".env"), None), "{call}");
+    assert!(file["unread"].as_str().unwrap().contains("may hold secrets"), "{call}");
+    let shown = &call["changes"]["files"][0];
+    assert_eq!(shown["againstDisk"], false, "{shown}");
+    assert!(shown["note"].as_str().unwrap().starts_with("the file was not read (its name says it may hold secrets"), "{shown}");
+    assert!(!call.to_string().contains(key), "{call}");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(finish(hook).await["hookSpecificOutput"]["permissionDecision"], "allow");
+    for format in ["jsonl", "csv"] {
+        let export = audit_export(&t, format).await;
+        assert!(export.contains("call.paused") && !export.contains(key) && !export.contains("AKIAIOSFODNN7EXAMPLE"), "{export}");
+    }
+    let kept = format!("SELECT COUNT(*) FROM submissions WHERE context LIKE '%{key}%' OR file_text IS NOT NULL");
+    assert_eq!(t.count(&kept).await, 0);
+}
+
+/// Issue 44, least data: an ordinary project file is still read and the edit diffed against it; the
+/// audit records its path, size and hash, never its text (nor the transcript's words: their count
+/// and hash); once decided, its text leaves the database (the submissions row, and the SQLite
+/// file's bytes) and the diff says it is no longer kept.
+#[tokio::test]
+async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash_and_gone_from_the_database_once_decided() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let sentinel = "SENTINEL-5f0c1e-internal-endpoint";
+    // Larger than a database page: stored on overflow pages, which go to the freelist once emptied.
+    let table: String = (0..800).map(|i| format!("RATES[{i}] = {}\n", i * 7)).collect();
+    let text =
+        format!("import os\n\nENDPOINT = \"{sentinel}\"\n\ndef transfer(amount):\n    limit = 100\n    return amount <= limit\n\n{table}");
+    let pay = work.path().join("pay.py");
+    std::fs::write(&pay, &text).unwrap();
+    std::fs::set_permissions(&pay, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let said = "SAID-9d2e-raise the transfer limit";
+    let line = json!({ "type": "user", "message": { "role": "user", "content": said } });
+    std::fs::write(work.path().join("transcript.jsonl"), format!("{line}\n")).unwrap();
+    let hook =
+        start_hook("claude-code", &t.base, Some(&token), "20", &edit_in(work.path(), "pay.py", "limit = 100", "limit = 500", "toolu_pay"));
+    let call = queued(&t, "claude-code").await;
+    let shown = &call["changes"]["files"][0];
+    assert_eq!(
+        (shown["againstDisk"].as_bool(), call["changes"]["summary"].as_str()),
+        (Some(true), Some("edits 1 line in pay.py")),
+        "{call}"
+    );
+    let diff = shown["diff"].as_str().unwrap();
+    assert!(diff.starts_with("@@ -3,7 +3,7 @@\n ENDPOINT") && diff.contains("-    limit = 100\n+    limit = 500\n"), "{shown}");
+    let file = &call["context"]["file"];
+    let hash = approval_console::domain::context::sha256(text.as_bytes());
+    assert_eq!((file["size"].as_u64(), file["sha256"].as_str(), file.get("text")), (Some(text.len() as u64), Some(hash.as_str()), None));
+    assert_eq!(t.count("SELECT COUNT(*) FROM submissions WHERE file_text IS NOT NULL").await, 1, "kept while the call waits");
+
+    // The audit: the file's path, size and hash in `call.paused`, its text nowhere in the export.
+    let export = audit_export(&t, "jsonl").await;
+    let paused: Value =
+        export.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|e| e["action"] == "call.paused").expect("call.paused");
+    let audited = &paused["details"]["context"]["file"];
+    assert_eq!(
+        (audited["path"].as_str(), audited["size"].as_u64(), audited["sha256"].as_str()),
+        (Some("pay.py"), Some(text.len() as u64), Some(hash.as_str())),
+        "{paused}"
+    );
+    assert_eq!(paused["details"]["context"]["transcript"]["messages"], 1, "{paused}");
+    assert!(!export.contains(sentinel) && !export.contains(said), "{export}");
+    let csv = audit_export(&t, "csv").await;
+    assert!(!csv.contains(sentinel) && !csv.contains(said), "{csv}");
+    // The operator still reads what led to the call.
+    let (_, reason) = t.get(&format!("/api/queue/{}/reason", call["id"].as_str().unwrap())).await;
+    assert_eq!(reason["messages"][0]["text"], said, "{reason}");
+    // Another call queued after it, whose row shares the table's page: what the emptied row frees
+    // is free space between rows (and the text's overflow pages, the freelist), not the page's end.
+    let other = json!({ "tool": "Bash", "args": { "command": "ls" }, "agent": "claude-code", "source": "claude-code", "context": { "cwd": work.path() } });
+    assert_eq!(t.call_as(&token, reqwest::Method::POST, "/api/calls", Some(other)).await.0, StatusCode::CREATED);
+
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(finish(hook).await["hookSpecificOutput"]["permissionDecision"], "allow");
+    let kept = format!("SELECT COUNT(*) FROM submissions WHERE file_text IS NOT NULL OR context LIKE '%{sentinel}%'");
+    assert_eq!(t.count(&kept).await, 0, "the text leaves the submissions row with the decision");
+    let decided = t.item(call["id"].as_str().unwrap()).await;
+    let note = decided["changes"]["files"][0]["note"].as_str().unwrap_or_default().to_owned();
+    assert!(note.contains("no longer kept"), "{decided}");
+    assert_eq!(decided["context"]["file"]["sha256"], hash.as_str(), "its hash stays");
+    assert!(!audit_export(&t, "jsonl").await.contains(sentinel));
+    if on_postgres() {
+        return;
+    }
+    // The SQLite file's own bytes, its WAL checkpointed into it: no free space or freelist page
+    // still holds the text.
+    let (dir, _tmp, _) = t.stop().await;
+    let db = dir.join(approval_console::store::DB_FILE);
+    {
+        use sqlx::Connection;
+        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    }
+    for side in ["", "-wal"] {
+        let path = dir.join(format!("{}{side}", approval_console::store::DB_FILE));
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(!bytes.windows(sentinel.len()).any(|w| w == sentinel.as_bytes()), "{} holds the file's text", path.display());
+    }
+    assert!(std::fs::metadata(&db).unwrap().len() > 0);
+}

@@ -77,6 +77,12 @@ pub struct Disk {
     pub exists: bool,
     #[serde(default)]
     pub unread: Option<String>,
+    /// Its size in bytes and `sha256:` hash, as the console computed them from the text it received
+    /// ([`crate::domain::context::seal`]); they stay when the text is no longer kept.
+    #[serde(default)]
+    pub size: Option<u64>,
+    #[serde(default)]
+    pub sha256: Option<String>,
 }
 
 /// What `tool` with `args` would change; `None` for a call that edits no file. `disk`: the file as
@@ -122,7 +128,7 @@ fn edit(path: &str, edits: &[Replace<'_>], disk: Option<&Disk>) -> FileChange {
             Err(why) => note = Some(why),
         }
     } else if let Some(d) = on_disk {
-        note = Some(if d.exists { unread(d) } else { "the file does not exist: the edit would fail".to_owned() });
+        note = Some(if d.exists || d.unread.is_some() { unread(d) } else { "the file does not exist: the edit would fail".to_owned() });
     }
     let mut out = FileChange { note, ..file(path, FileAction::Edit, "", "", false, None) };
     for e in edits {
@@ -135,8 +141,14 @@ fn edit(path: &str, edits: &[Replace<'_>], disk: Option<&Disk>) -> FileChange {
     out
 }
 
+/// Why the file's text is not there: the hook's reason for not reading it, or (read, hashed, then
+/// let go once the call left the queue) that it is no longer kept.
 fn unread(d: &Disk) -> String {
-    format!("the file was not read ({}): shown from the call's own text", d.unread.as_deref().unwrap_or("no reason given"))
+    match (&d.unread, &d.sha256) {
+        (Some(why), _) => format!("the file was not read ({why}): shown from the call's own text"),
+        (None, Some(_)) => "the file's text as read is no longer kept (the call left the queue): shown from the call's own text".into(),
+        (None, None) => "the file was not read (no reason given): shown from the call's own text".into(),
+    }
 }
 
 fn apply(before: &str, edits: &[Replace<'_>]) -> Result<String, String> {

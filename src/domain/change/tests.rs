@@ -5,7 +5,7 @@ const PAY: &str =
     "import os\n\ndef transfer(amount):\n    limit = 100\n    if amount > limit:\n        raise ValueError\n    return send(amount)\n";
 
 fn disk(path: &str, text: &str) -> Disk {
-    Disk { path: path.into(), text: Some(text.into()), exists: true, unread: None }
+    Disk { path: path.into(), text: Some(text.into()), exists: true, ..Default::default() }
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn multi_edits_apply_in_order_and_writes_compare_with_the_file_or_create_it() {
     assert!(c.files[0].diff.contains("-    limit = 100\n+    limit = 900\n"), "{}", c.files[0].diff);
 
     let write = json!({ "file_path": "/repo/notes.md", "content": "one\ntwo\n" });
-    let absent = Disk { path: "/repo/notes.md".into(), text: None, exists: false, unread: None };
+    let absent = Disk { path: "/repo/notes.md".into(), ..Default::default() };
     let c = of_call("Write", &write, Some(&absent), Some("/repo")).unwrap();
     assert_eq!((c.files[0].action, c.summary.as_str()), (FileAction::Create, "creates notes.md (2 lines)"));
     let c = of_call("Write", &write, Some(&disk("/repo/notes.md", "one\n")), Some("/repo")).unwrap();
@@ -81,4 +81,21 @@ fn a_path_outside_the_working_directory_stays_whole() {
     assert_eq!(of_call("Write", &args, None, Some("/repo")).unwrap().files[0].path, "/etc/hosts");
     let args = json!({ "file_path": "/repository/x", "content": "x\n" });
     assert_eq!(of_call("Write", &args, None, Some("/repo")).unwrap().files[0].path, "/repository/x");
+}
+
+#[test]
+fn a_file_the_hook_would_not_read_or_whose_text_is_no_longer_kept_says_so_in_its_diff() {
+    let args = json!({ "file_path": ".env", "old_string": "A=1\n", "new_string": "A=2\n" });
+    let refused = Disk { path: ".env".into(), unread: Some("its name looks like a secret's".into()), ..Default::default() };
+    let f = &of_call("Edit", &args, Some(&refused), None).unwrap().files[0];
+    assert_eq!(f.note.as_deref(), Some("the file was not read (its name looks like a secret's): shown from the call's own text"));
+    assert!(!f.against_disk);
+    let write = json!({ "file_path": ".env", "content": "A=2\n" });
+    let w = &of_call("Write", &write, Some(&refused), None).unwrap().files[0];
+    assert_eq!((w.action, w.note.as_deref().unwrap().contains("looks like a secret")), (FileAction::Write, true), "{w:?}");
+    // Read and hashed while the call waited; its text let go once decided.
+    let decided = Disk { path: ".env".into(), exists: true, size: Some(4), sha256: Some("sha256:ab".into()), ..Default::default() };
+    let f = &of_call("Edit", &args, Some(&decided), None).unwrap().files[0];
+    assert!(f.note.as_deref().unwrap().contains("no longer kept"), "{f:?}");
+    assert_eq!(f.diff, "@@ -1 +1 @@\n-A=1\n+A=2\n");
 }

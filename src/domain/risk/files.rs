@@ -226,6 +226,42 @@ pub(super) fn is_credential(path: &str) -> bool {
         || name.ends_with(".keystore")
 }
 
+/// Whether a file may hold secrets by its name or place, so that a hook does not read it to show an
+/// edit against it (issue 44): every credential path [`is_credential`] knows, and more broadly by
+/// name (case aside) — `.env*` (examples too), `id_rsa*`/`id_ed25519*`/`id_ecdsa*`/`id_dsa*`,
+/// names holding `credential` or `secret`, keys and keystores (`*.pem`, `*.key`, `*.p12`, `*.pfx`,
+/// `*.jks`, `*.keystore`, `*.kdbx`, `*.ppk`, `*.gpg`, `*.asc`), Terraform state and variables, and
+/// the dotfiles tools keep tokens in (`.netrc`, `.npmrc`, `.pypirc`, `.pgpass`, `.htpasswd`, …).
+pub fn looks_secret(path: &str) -> bool {
+    let name = name_of(path.trim()).to_lowercase();
+    is_credential(path)
+        || name.starts_with(".env")
+        || ["id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"].iter().any(|k| name.starts_with(k))
+        || name.contains("credential")
+        || name.contains("secret")
+        || [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk", ".gpg", ".asc", ".tfstate", ".tfvars", ".tfstate.backup"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        || matches!(
+            name.as_str(),
+            ".netrc"
+                | "_netrc"
+                | ".npmrc"
+                | ".yarnrc.yml"
+                | ".pypirc"
+                | ".pgpass"
+                | ".my.cnf"
+                | ".htpasswd"
+                | ".boto"
+                | ".s3cfg"
+                | ".dockercfg"
+                | ".vault-token"
+                | ".git-credentials"
+                | "shadow"
+                | "gshadow"
+        )
+}
+
 /// The repository's own history.
 pub(super) fn is_vcs_store(path: &str) -> bool {
     let p = trimmed(path);

@@ -14,6 +14,8 @@ mod infra;
 pub mod shell;
 mod sql;
 
+pub use files::looks_secret;
+
 use serde::Serialize;
 use serde_json::Value;
 

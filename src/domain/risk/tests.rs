@@ -278,3 +278,32 @@ fn held_out_precision_and_recall() {
     const FLOOR: f64 = 0.8;
     assert!(m.precision >= FLOOR && m.recall >= FLOOR, "precision {:.3}, recall {:.3}", m.precision, m.recall);
 }
+
+#[test]
+fn files_that_may_hold_secrets_are_known_by_name_and_ordinary_ones_are_not() {
+    for p in [
+        ".env",
+        "app/.env.production",
+        ".env.example",
+        ".ENV",
+        "deploy/server.pem",
+        "tls.key",
+        "/home/dev/.ssh/id_ed25519",
+        "id_rsa.pub",
+        "aws-credentials.txt",
+        "client_secret.json",
+        "release.keystore",
+        "app.jks",
+        "prod.tfstate",
+        "terraform.tfvars",
+        ".netrc",
+        ".npmrc",
+        ".pgpass",
+        "/home/dev/.aws/config",
+    ] {
+        assert!(looks_secret(p), "{p}");
+    }
+    for p in ["src/pay.py", "README.md", "environment.md", "keyboard.rs", "Cargo.toml", "docs/keys.md", "monkey"] {
+        assert!(!looks_secret(p), "{p}");
+    }
+}
