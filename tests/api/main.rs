@@ -11,6 +11,7 @@ mod codex;
 mod concurrency;
 mod cut_short;
 mod edit;
+mod exact;
 mod expiry;
 mod failures;
 mod first_hour;
