@@ -122,19 +122,28 @@ mod exact {
                 (literal(neg, &digits, exponent, s1), literal(neg, &b, exponent, s2))
             },
         );
-        // A double's own text (its integer, or its shortest form) next to a text a little off it,
-        // or next to a neighbouring double's own text.
-        let doubles = (any::<f64>().prop_filter("finite", |f| f.is_finite()), 1u64..20, any::<bool>(), any::<u8>(), any::<u8>()).prop_map(
-            |(f, step, off, s1, s2)| {
+        // A double's own text (its integer, or its shortest form) next to: a text a little off it,
+        // a neighbouring double's own text, or its shortest form (for a large integer, another value
+        // with the same double: 2^60 and 1152921504606847000).
+        let doubles = (any::<f64>().prop_filter("finite", |f| f.is_finite()), 1u64..20, 0u8..3, any::<u8>(), any::<u8>()).prop_map(
+            |(f, step, kind, s1, s2)| {
                 let a = own(f, s1);
-                let b = if off {
-                    let (negative, digits, exponent) = parts(f);
-                    // digits × 100 + step
-                    let base = digits.trim_start_matches('0');
-                    let digits = if base.is_empty() { step.to_string() } else { format!("{base}{step:02}") };
-                    literal(negative, &digits, exponent - 2, s2)
-                } else {
-                    own(f64::from_bits(f.to_bits() ^ step), s2)
+                let b = match kind {
+                    0 => {
+                        let (negative, digits, exponent) = parts(f);
+                        // digits × 100 + step
+                        let base = digits.trim_start_matches('0');
+                        let digits = if base.is_empty() { step.to_string() } else { format!("{base}{step:02}") };
+                        literal(negative, &digits, exponent - 2, s2)
+                    }
+                    1 => own(f64::from_bits(f.to_bits() ^ step), s2),
+                    _ => {
+                        let text = format!("{:e}", f.abs());
+                        let (mantissa, exponent) = text.split_once('e').unwrap();
+                        let digits = mantissa.replace('.', "");
+                        let exponent = exponent.parse::<i64>().unwrap() - (digits.len() as i64 - 1);
+                        literal(f.is_sign_negative(), &digits, exponent, s2)
+                    }
                 };
                 (a, b)
             },
