@@ -3,13 +3,14 @@
 use super::error::{ApiResult, ErrorBody};
 use super::{ApiQuery, ApiState, By};
 use crate::app::calls::{CallStatus, NewCall, Outcome, SubmittedCall, MAX_WAIT};
-use crate::domain::grade;
+use crate::domain::{grade, inexact_literals, Error};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use std::time::Duration;
 use utoipa::OpenApi;
 
@@ -25,7 +26,7 @@ pub fn routes() -> Router<ApiState> {
     responses(
         (status = 201, description = "Queued", body = SubmittedCall),
         (status = 200, description = "Queued by an earlier request with the same Idempotency-Key and the same call", body = SubmittedCall),
-        (status = 400, description = "invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted", body = ErrorBody),
+        (status = 400, description = "invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted; invalid_arguments: numbers in `args` an IEEE double cannot carry exactly — an integer no double equals (2^60 + 1), a decimal not written as its double's shortest form (0.10000000000000001), one out of range (1e400) — whose fingerprint would be their neighbours' too (details: errors, each with its JSON Pointer into args)", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 409, description = "idempotency_key_reused: the key came with another call before (details: id)", body = ErrorBody),
         (status = 413, description = "payload_too_large: the body is larger than 4 MiB, holds more JSON values than the server takes, or `args`, `payload` or `resumeSchema` is larger (as compact JSON) than the server's limit, 256 KiB by default (details: field, limit, size)", body = ErrorBody),
@@ -34,15 +35,28 @@ async fn submit(
     State(state): State<ApiState>,
     By(caller): By<grade::Agent>,
     headers: HeaderMap,
-    body: Result<Json<NewCall>, JsonRejection>,
+    body: Result<Json<Box<RawValue>>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<SubmittedCall>)> {
-    let Json(call) = body?;
+    let Json(body) = body?;
+    let call = match Json::<NewCall>::from_bytes(body.get().as_bytes()) {
+        Ok(Json(call)) => call,
+        // A number out of the doubles' range is no call to serde: said as the arguments' fault.
+        Err(rejection) => match inexact_args(&body) {
+            Ok(paths) if !paths.is_empty() => return Err(Error::InexactNumbers { paths }.into()),
+            _ => return Err(rejection.into()),
+        },
+    };
     let limit = state.quotas.limits().max_args_bytes;
     for (what, value) in [("args", Some(&call.args)), ("payload", call.payload.as_ref()), ("resumeSchema", call.resume_schema.as_ref())] {
         let size = value.map_or(0, super::limits::json_len);
         if size > limit {
             return Err(super::ApiError::too_large(what, limit, size));
         }
+    }
+    // Judged on the text as sent: `call.args` has its decimals rounded already.
+    let paths = inexact_args(&body).map_err(|e| super::ApiError::invalid(format!("args: {e}")))?;
+    if !paths.is_empty() {
+        return Err(Error::InexactNumbers { paths }.into());
     }
     let key = match headers.get("idempotency-key") {
         None => None,
@@ -51,6 +65,18 @@ async fn submit(
     let submitted = state.app.submit_call(call, key.as_deref(), &caller.via("api")).await?;
     let code = if submitted.created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((code, Json(submitted)))
+}
+
+/// JSON Pointers (into `args`) to the numbers of a submission's `args`, as written, that the
+/// fingerprint cannot bind (`domain::inexact_literals`); none when it has no `args`.
+fn inexact_args(body: &RawValue) -> Result<Vec<String>, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow)]
+        args: Option<&'a RawValue>,
+    }
+    let Args { args } = serde_json::from_str(body.get())?;
+    args.map_or(Ok(vec![]), |args| inexact_literals(args.get()))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -106,6 +106,7 @@ impl From<Error> for ApiError {
             | Error::ReceiptExpired { .. } => StatusCode::CONFLICT,
             Error::InvalidResumeData { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::InvalidArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::InexactNumbers { .. } => StatusCode::BAD_REQUEST,
             Error::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Error::Engine(_) => StatusCode::BAD_GATEWAY,
             Error::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -316,6 +316,12 @@ fn checked(call: &NewCall) -> Result<PausedCall, Error> {
         }
         jsonschema::validator_for(schema).map_err(|e| Error::InvalidRequest(format!("resumeSchema is not a usable JSON Schema: {e}")))?;
     }
+    // What a `Value` still tells (its integers; the HTTP route judged the text's decimals too):
+    // never two different arguments with one fingerprint.
+    let paths = crate::domain::inexact_numbers(&call.args);
+    if !paths.is_empty() {
+        return Err(Error::InexactNumbers { paths });
+    }
     let fingerprint =
         Fingerprint::of(&call.tool, &call.args).map_err(|e| Error::InvalidRequest(format!("args cannot be fingerprinted: {e}")))?;
     let suspend = call.resume_schema.is_some();

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use approval_console::app::App;
 use approval_console::domain::receipt::{self, Claims, Expect, Jwks, ReceiptError};
 use approval_console::domain::text::visible;
+use approval_console::domain::ReadError;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,19 +65,26 @@ pub fn verify(command: ReceiptCommand) -> Result<ExitCode> {
     };
     let keys: Jwks = serde_json::from_slice(&std::fs::read(&jwks).with_context(|| format!("reading the key set {}", jwks.display()))?)
         .with_context(|| format!("{} is not a JWKS ({{\"keys\": [...]}})", jwks.display()))?;
-    let args: Option<serde_json::Value> = match (args, args_file) {
-        (Some(a), _) => Some(serde_json::from_str(&a).context("--args is not JSON")?),
-        (None, Some(f)) => Some(
-            serde_json::from_slice(&std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?)
-                .with_context(|| format!("{} is not JSON", f.display()))?,
-        ),
+    // The arguments as written: a number no fingerprint binds is refused (step 9), not rounded into
+    // its neighbour that the receipt may be for.
+    let args: Option<Result<serde_json::Value, Vec<String>>> = match (args, args_file) {
+        (Some(a), _) => Some(exact(&a).context("--args is not JSON")?),
+        (None, Some(f)) => {
+            let text = std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
+            Some(exact(&text).with_context(|| format!("{} is not JSON", f.display()))?)
+        }
         (None, None) => None,
     };
     let now = now.unwrap_or_else(|| chrono::Utc::now().timestamp());
     let checked = match (tool.as_deref(), args.as_ref()) {
-        (Some(tool), Some(args)) => {
+        (Some(tool), Some(Ok(args))) => {
             let expect = Expect { tool, args, run_id: run_id.as_deref(), tool_call_id: tool_call_id.as_deref() };
             receipt::verify(&text, &keys, now, &expect)
+        }
+        (Some(tool), Some(Err(paths))) => {
+            let unread = serde_json::Value::Null;
+            let expect = Expect { tool, args: &unread, run_id: run_id.as_deref(), tool_call_id: tool_call_id.as_deref() };
+            receipt::verify_call(&text, &keys, now, &expect).and_then(|_| Err(ReceiptError::AmbiguousArguments(paths.clone())))
         }
         _ => receipt::verify_signed(&text, &keys, now),
     };
@@ -110,6 +118,16 @@ pub fn verify(command: ReceiptCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// JSON text read exactly (`domain::read_exact`): its value, or the pointers to the numbers in it
+/// that no fingerprint binds; `Err` when it is no JSON.
+fn exact(text: &str) -> Result<Result<serde_json::Value, Vec<String>>> {
+    match approval_console::domain::read_exact(text) {
+        Ok(value) => Ok(Ok(value)),
+        Err(ReadError::Inexact(paths)) => Ok(Err(paths)),
+        Err(ReadError::Json(e)) => Err(e.into()),
     }
 }
 

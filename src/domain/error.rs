@@ -52,11 +52,14 @@ pub enum ErrorCode {
     ClaimNotAllowed,
     /// The engine did not list the call's arguments: it can only be declined.
     MissingArguments,
-    /// Integers beyond 2^53 that a fingerprint cannot bind (details: `paths`, JSON Pointers).
+    /// Numbers a fingerprint cannot bind, in a call queued already or in edited arguments: integers
+    /// no double equals, decimals not written as their double (details: `paths`, JSON Pointers).
     AmbiguousArguments,
     /// A remote engine's new `baseUrl` without its token (nor `keepToken` / `clearToken`).
     TokenRequired,
     InvalidResumeData,
+    /// Arguments refused: edited ones that fail the tool's input schema (422), or submitted ones
+    /// with numbers a fingerprint cannot bind (400); details: `errors`, each with its JSON Pointer.
     InvalidArguments,
     InvalidRequest,
     PayloadTooLarge,
@@ -210,8 +213,13 @@ pub enum Error {
     MissingArguments,
     /// Numbers in the arguments that an IEEE double cannot hold exactly: the fingerprint cannot tell
     /// them from their neighbours, so the call cannot be approved as it is.
-    #[error("the arguments hold integers an IEEE double cannot represent exactly ({}): the fingerprint cannot bind them, so the call cannot be approved as it is; decline it, or approve it with edited arguments", .paths.join(", "))]
+    #[error("the arguments hold numbers an IEEE double cannot represent exactly ({}): the fingerprint cannot bind them, so the call cannot be approved as it is; decline it, or approve it with edited arguments", .paths.join(", "))]
     AmbiguousArguments { paths: Vec<String> },
+    /// Submitted arguments with numbers an IEEE double cannot carry exactly (an integer no double
+    /// equals, a decimal not written as its double's shortest form, one out of range): their
+    /// fingerprint would be their neighbours' too, so they are not queued (`invalid_arguments`).
+    #[error("the arguments hold numbers an IEEE double cannot carry exactly ({}): their fingerprint would be their neighbours' too; send such a number as a string, or as the double it becomes", .paths.join(", "))]
+    InexactNumbers { paths: Vec<String> },
     /// A high-risk call approved through a route without the console's confirm step.
     #[error("this call of {tool} is high risk ({why}): approve it in the console, where its confirm step is")]
     HighRiskNeedsConsole { tool: String, why: String },
@@ -231,6 +239,9 @@ pub enum Error {
     Storage(String),
 }
 
+/// What each place of an [`Error::InexactNumbers`] is told.
+const INEXACT: &str = "a number an IEEE double cannot carry exactly (an integer no double equals, a decimal not written as its double's shortest form, or out of range): send it as a string, or as the double it becomes";
+
 impl Error {
     /// The stable, machine-readable code, as text.
     pub fn code(&self) -> &'static str {
@@ -245,7 +256,7 @@ impl Error {
             Self::AlreadyDecided { .. } => ErrorCode::AlreadyDecided,
             Self::DecisionNotAllowed { .. } => ErrorCode::DecisionNotAllowed,
             Self::InvalidResumeData { .. } => ErrorCode::InvalidResumeData,
-            Self::InvalidArguments { .. } => ErrorCode::InvalidArguments,
+            Self::InvalidArguments { .. } | Self::InexactNumbers { .. } => ErrorCode::InvalidArguments,
             Self::InvalidRequest(_) => ErrorCode::InvalidRequest,
             Self::SnapshotNotFound { .. } => ErrorCode::SnapshotNotFound,
             Self::Engine(_) => ErrorCode::EngineError,
@@ -282,6 +293,9 @@ impl Error {
             Self::AlreadyDecided { state } => ErrorDetails::AlreadyDecided { state: *state },
             Self::DecisionNotAllowed { allowed, .. } => ErrorDetails::DecisionNotAllowed { allowed: allowed.clone() },
             Self::InvalidResumeData { errors } | Self::InvalidArguments { errors } => ErrorDetails::Invalid { errors: errors.clone() },
+            Self::InexactNumbers { paths } => ErrorDetails::Invalid {
+                errors: paths.iter().map(|path| PathError { path: path.clone(), message: INEXACT.to_owned() }).collect(),
+            },
             Self::Forbidden { needed, role, .. } => ErrorDetails::Forbidden { needed: *needed, role: *role },
             Self::AmbiguousArguments { paths } => ErrorDetails::AmbiguousArguments { paths: paths.clone() },
             Self::UnsafePermissions { path, .. } => ErrorDetails::UnsafePermissions { path: path.clone() },

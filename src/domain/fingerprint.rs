@@ -5,6 +5,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
+mod exact;
+pub use exact::{exact_literal, inexact_literals, read_exact, ArgsText, ReadError};
+
 /// `"sha256:" + hex(SHA-256(JCS({"toolName": name, "args": args})))`, RFC 8785 canonical form.
 ///
 /// Key order and number spelling do not change it; any change of a value does.
@@ -27,6 +30,7 @@ pub fn canonical_json(value: &Value) -> Result<String, CanonicalizeError> {
 /// JSON Pointers to the integers in `value` that an IEEE double cannot hold exactly (beyond ±2^53
 /// and not a double's value). RFC 8785 writes numbers as doubles, so such an integer has the same
 /// fingerprint as its neighbours: an approval of it would not be bound to the value that runs.
+/// What a `Value` can tell: its decimals are doubles already; text is judged by [`inexact_literals`].
 pub fn inexact_numbers(value: &Value) -> Vec<String> {
     fn walk(v: &Value, at: &mut String, out: &mut Vec<String>) {
         match v {

@@ -27,7 +27,9 @@ pub use authority::{grade, Cx};
 pub use call::{CallKind, CallSource, ChainLink, ItemState, PauseKind, PauseReason, PausedCall, QueuedCall};
 pub use decision::{human_secs, Approval, Decision, DecisionKind, DecisionRequest, Delivery, Resolution, ResolveRequest, Verdict};
 pub use error::{Error, ErrorCode, ErrorDetails, PathError};
-pub use fingerprint::{canonical_json, inexact_numbers, CanonicalizeError, Fingerprint};
+pub use fingerprint::{
+    canonical_json, exact_literal, inexact_literals, inexact_numbers, read_exact, ArgsText, CanonicalizeError, Fingerprint, ReadError,
+};
 pub use ids::{AgentId, DecisionId, EngineId, GrantId, ItemId, RunId, ToolCallId};
 pub use ops::Op;
 pub use principal::{Actor, Principal, PrincipalKind, Role, StepUpProof};

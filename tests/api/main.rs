@@ -12,6 +12,7 @@ mod codex;
 mod concurrency;
 mod cut_short;
 mod edit;
+mod exact;
 mod expiry;
 mod failures;
 mod first_hour;

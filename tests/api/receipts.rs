@@ -31,7 +31,7 @@ if claims["executedFingerprint"] != "sha256:" + hashlib.sha256(jcs.encode()).hex
 print("ok")
 "#;
 
-fn python() -> Option<std::ffi::OsString> {
+pub(crate) fn python() -> Option<std::ffi::OsString> {
     let found = std::env::var_os("APPROVAL_CONSOLE_TEST_PYTHON");
     if found.is_none() {
         eprintln!("SKIPPED the independent check: APPROVAL_CONSOLE_TEST_PYTHON is not set (scripts/test makes the venv)");

@@ -105,3 +105,30 @@ async fn a_provider_failure_at_the_start_of_a_run_is_the_runs_error_and_leaves_n
     assert_eq!(snapshots(&app).await, 0);
     assert_eq!(fake.request_count(), 1);
 }
+
+/// Exact fingerprints: a tool call whose arguments hold a number the fingerprint cannot bind (2^60 + 1
+/// reads as 2^60 to it) fails the run as broken JSON does, naming the tool and the pointer; nothing
+/// is queued for an operator to approve in its neighbour's place.
+#[tokio::test]
+async fn a_tool_call_with_a_number_its_fingerprint_cannot_bind_fails_the_run_and_queues_nothing() {
+    for (stream, args) in
+        [(false, r#"{"id": "rec-7", "version": 1152921504606846977}"#), (true, r#"{"id": "rec-7", "ratio": 0.10000000000000001}"#)]
+    {
+        let reply = if stream {
+            Reply::sse(crate::fake_server::tool_call_stream("call_0", "delete_record", args, 3))
+        } else {
+            Reply::Json(crate::fake_server::tool_call_completion(&[("call_0", "delete_record", args)]))
+        };
+        let fake = FakeOpenAi::scripted(vec![reply]).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let app = App::open(tmp.path(), vec![agent(model(&fake, stream))]).await.unwrap();
+        let e = app.send(request("delete rec-7"), false, None, &app.local_actor("test")).await.unwrap_err();
+        let text = crate::error_text(&e);
+        let pointer = if stream { "/ratio" } else { "/version" };
+        assert!(text.contains("tool delete_record") && text.contains(pointer) && text.contains("exactly"), "{text}");
+        let all = QueueQuery::default();
+        assert!(app.queue_page(&all, &app.local_actor("test")).await.unwrap().items.is_empty(), "nothing queued (stream: {stream})");
+        assert_eq!(snapshots(&app).await, 0);
+        app.testing().close().await;
+    }
+}

@@ -6,6 +6,7 @@
 //   {"ok":false,"code":"…","message":"…"}    exit 1
 // Usage errors, and anything that keeps it from deciding (unreadable key set, failing store),
 // print a message on stderr and exit 2.
+import { parseExact } from "./src/exact.ts";
 import { loadJwks } from "./src/jwks.ts";
 import type { Jwks } from "./src/jwks.ts";
 import { openStore } from "./src/stores.ts";
@@ -57,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     flags = parseArgs(argv);
     try {
-      args = JSON.parse(flags.get("--args") as string);
+      args = parseExact(flags.get("--args") as string); // numbers judged as written (exact fingerprints)
     } catch (e) {
       throw new UsageError(`--args is not JSON: ${(e as Error).message}`);
     }

@@ -4,7 +4,7 @@ use crate::app::presence::Presence;
 use crate::app::query::{QueueCountsQuery, QueueQuery};
 use crate::app::queue::{PreviousCall, QueueCounts, QueueItem, QueuePage};
 use crate::domain::reason::CallReason;
-use crate::domain::{DecisionKind, Verdict};
+use crate::domain::{ArgsText, DecisionKind, Error, ReadError, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -19,7 +19,9 @@ pub struct ApproveBody {
 #[serde(deny_unknown_fields)]
 pub struct ApproveEditedBody {
     pub fingerprint: String,
-    pub args: Value,
+    /// As written: their numbers are judged on this text (exact fingerprints).
+    #[schema(value_type = Value)]
+    pub args: ArgsText,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -93,8 +95,15 @@ crate::declare_operations! {
     /// Approve with edited arguments (local engine), bound to the fingerprint shown.
     ApproveEdited(Id, body ApproveEditedBody) -> QueueItem, 200 "Approved with the edited arguments (local engine); the decision holds both fingerprints";
         errors [404 "not_found", 409 "fingerprint_mismatch, already_decided, decision_not_allowed (an engine that cannot run edited arguments) or quorum_tool (a tool with a quorum is approved as it is)",
-            422 "invalid_arguments: the edited arguments fail the tool's input schema (errors by path)"]
-        |app, p, b, by| { Ok(app.approve_edited(&p.id, &b.fingerprint, b.args, by).await?.into()) }
+            422 "invalid_arguments: the edited arguments fail the tool's input schema (errors by path); ambiguous_arguments: they hold numbers a fingerprint cannot bind — an integer no double equals, a decimal not written as its double's shortest form (details: paths)"]
+        |app, p, b, by| {
+            let args = match b.args.read() {
+                Ok(args) => args,
+                Err(ReadError::Inexact(paths)) => return Err(Error::AmbiguousArguments { paths }),
+                Err(ReadError::Json(e)) => return Err(Error::InvalidRequest(format!("args: {e}"))),
+            };
+            Ok(app.approve_edited(&p.id, &b.fingerprint, args, by).await?.into())
+        }
 
     Decline(Id, body DeclineBody) -> QueueItem, 200 DECIDED;
         errors [404 "not_found", 409 "fingerprint_mismatch, already_decided or decision_not_allowed", 503 "storage_busy"]

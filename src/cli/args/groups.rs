@@ -336,7 +336,8 @@ pub struct VerifyArgs {
     /// The tool about to run (with --args or --args-file).
     #[arg(long, requires = "about_to_run")]
     pub tool: Option<String>,
-    /// The arguments about to run, as JSON (with --tool).
+    /// The arguments about to run, as JSON (with --tool). Numbers are judged as written: one no
+    /// double holds exactly (2^60 + 1, 0.10000000000000001) is refused (ambiguous_arguments).
     #[arg(long, group = "about_to_run", requires = "tool")]
     pub args: Option<String>,
     /// The arguments about to run, as a JSON file (with --tool).

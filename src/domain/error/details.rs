@@ -14,11 +14,12 @@ pub enum ErrorDetails {
     AlreadyDecided { state: ItemState },
     /// `decision_not_allowed`: the decisions the call allows.
     DecisionNotAllowed { allowed: Vec<DecisionKind> },
-    /// `invalid_resume_data`, `invalid_arguments`: each place the data fails its schema.
+    /// `invalid_resume_data`, `invalid_arguments`: each place the data fails its schema (or, for
+    /// submitted arguments, holds a number a fingerprint cannot bind).
     Invalid { errors: Vec<PathError> },
     /// `forbidden`: the role needed and the caller's.
     Forbidden { needed: Role, role: Role },
-    /// `ambiguous_arguments`: JSON Pointers to the integers a fingerprint cannot bind.
+    /// `ambiguous_arguments`: JSON Pointers to the numbers a fingerprint cannot bind.
     AmbiguousArguments { paths: Vec<String> },
     /// `unsafe_permissions`: the file or directory.
     UnsafePermissions { path: String },

@@ -9,7 +9,7 @@
 
 mod verify;
 
-pub use verify::{verify, verify_signed, Expect, ReceiptError};
+pub use verify::{verify, verify_call, verify_signed, Expect, ReceiptError};
 
 use super::{canonical_json, Fingerprint, QueuedCall, Verdict};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;

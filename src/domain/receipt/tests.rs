@@ -88,6 +88,24 @@ fn every_check_refuses_with_its_code() {
     assert_eq!(verify(&receipt, &keys, 2_000, &other_call).unwrap_err().code(), "call_mismatch");
 }
 
+/// Exact fingerprints: 2^60 + 1 has 2^60's fingerprint, so the receipt of 2^60 would hold for it
+/// (and for every integer up to 2^60 + 128): it is refused as `ambiguous_arguments`, before the
+/// fingerprints are compared; 2^60 itself, exactly a double, verifies.
+#[test]
+fn a_receipt_for_two_to_the_sixty_does_not_hold_for_two_to_the_sixty_plus_one() {
+    let signer = Signer::generate();
+    let approved = json!({"user_id": 1u64 << 60});
+    let receipt = signer.sign(&claims(&approved));
+    let neighbour = json!({"user_id": (1u64 << 60) + 1});
+    assert_eq!(Fingerprint::of("delete_record", &neighbour).unwrap(), Fingerprint::of("delete_record", &approved).unwrap());
+    let refused = verify(&receipt, &set(&signer), 2_000, &expect(&neighbour)).unwrap_err();
+    assert_eq!((refused.code(), refused.to_string().contains("/user_id")), ("ambiguous_arguments", true), "{refused}");
+    assert!(verify(&receipt, &set(&signer), 2_000, &expect(&approved)).is_ok());
+    // Steps 1–8 alone, for a caller that judged the arguments' text itself.
+    assert!(verify_call(&receipt, &set(&signer), 2_000, &expect(&serde_json::Value::Null)).is_ok());
+    assert_eq!(verify_call(&receipt, &set(&signer), 4_600, &expect(&approved)).unwrap_err().code(), "expired");
+}
+
 #[test]
 fn a_retired_key_verifies_what_it_signed_before_it_was_retired_only() {
     let signer = Signer::generate();

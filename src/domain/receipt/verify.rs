@@ -29,6 +29,11 @@ pub enum ReceiptError {
     ToolMismatch { receipt: String, expected: String },
     #[error("the receipt is for another call ({0})")]
     CallMismatch(String),
+    /// Numbers in the arguments about to run that a fingerprint cannot bind (an integer no double
+    /// equals; read from text, also a decimal not written as its double's shortest form): the
+    /// receipt of a neighbouring value would hold for them, so none does.
+    #[error("the arguments about to run hold numbers a fingerprint cannot bind, at {}: no receipt holds for them", .0.join(", "))]
+    AmbiguousArguments(Vec<String>),
     #[error("the arguments about to run ({actual}) are not the ones approved ({approved})")]
     FingerprintMismatch { approved: String, actual: String },
     #[error("the receipt {0} was used before")]
@@ -47,6 +52,7 @@ impl ReceiptError {
             Self::NotApproved(_) => "not_approved",
             Self::ToolMismatch { .. } => "tool_mismatch",
             Self::CallMismatch(_) => "call_mismatch",
+            Self::AmbiguousArguments(_) => "ambiguous_arguments",
             Self::FingerprintMismatch { .. } => "fingerprint_mismatch",
             Self::Replayed(_) => "replayed",
         }
@@ -105,6 +111,28 @@ pub(super) fn claims_of(payload: &[u8]) -> Result<Claims, ReceiptError> {
 /// seconds) and what is about to run; answers its claims. The caller then records the receipt's id
 /// as used, once (step 10).
 pub fn verify(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<Claims, ReceiptError> {
+    let claims = verify_call(receipt, keys, now, expect)?;
+    // 9. The arguments: first that their fingerprint binds them (exact fingerprints), then that it
+    // is the one approved.
+    let paths = crate::domain::inexact_numbers(expect.args);
+    if !paths.is_empty() {
+        return Err(ReceiptError::AmbiguousArguments(paths));
+    }
+    let actual = Fingerprint::of(expect.tool, expect.args).map_err(|e| ReceiptError::Malformed(e.to_string()))?;
+    match claims.runs_with() {
+        Some(approved) if approved == &actual => {}
+        approved => {
+            let approved = approved.map_or_else(|| "none".to_owned(), ToString::to_string);
+            return Err(ReceiptError::FingerprintMismatch { approved, actual: actual.to_string() });
+        }
+    }
+    Ok(claims)
+}
+
+/// Steps 1–8 of [`verify`]: the receipt holds for this tool and call, its arguments not looked at
+/// (`expect.args` is not read). For a caller that read the arguments from text and found numbers
+/// there no fingerprint binds: it refuses them after these steps, as [`verify`] would at step 9.
+pub fn verify_call(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<Claims, ReceiptError> {
     let claims = verify_signed(receipt, keys, now)?;
     if !claims.decision.runs() {
         return Err(ReceiptError::NotApproved(claims.decision.as_str().to_owned()));
@@ -117,14 +145,6 @@ pub fn verify(receipt: &str, keys: &Jwks, now: i64, expect: &Expect) -> Result<C
             if theirs.as_deref() != Some(wanted) {
                 return Err(ReceiptError::CallMismatch(format!("its {name} is {theirs:?}, not {wanted:?}")));
             }
-        }
-    }
-    let actual = Fingerprint::of(expect.tool, expect.args).map_err(|e| ReceiptError::Malformed(e.to_string()))?;
-    match claims.runs_with() {
-        Some(approved) if approved == &actual => {}
-        approved => {
-            let approved = approved.map_or_else(|| "none".to_owned(), ToString::to_string);
-            return Err(ReceiptError::FingerprintMismatch { approved, actual: actual.to_string() });
         }
     }
     Ok(claims)

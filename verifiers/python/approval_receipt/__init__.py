@@ -8,6 +8,7 @@
 The format and the checks are docs/receipts.md of the Approval Console.
 """
 
+from .exact import InexactNumber, exact_literal, inexact_paths, loads_exact
 from .fingerprint import fingerprint
 from .jcs import CanonicalizationError, canonicalize, canonicalize_bytes
 from .jwks import JwksError, KeySet, KeySource, RemoteKeySet, fetch_jwks, load_jwks
@@ -17,6 +18,7 @@ from .verify import ERROR_CODES, RECEIPT_TYPE, ReceiptError, verify_receipt
 __all__ = [
     "verify_receipt", "ReceiptError", "ERROR_CODES", "RECEIPT_TYPE",
     "fingerprint", "canonicalize", "canonicalize_bytes", "CanonicalizationError",
+    "loads_exact", "InexactNumber", "exact_literal", "inexact_paths",
     "load_jwks", "fetch_jwks", "KeySet", "RemoteKeySet", "KeySource", "JwksError",
     "ReceiptStore", "MemoryStore", "FileStore", "SqliteStore", "open_store",
 ]

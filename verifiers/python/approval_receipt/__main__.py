@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from .jcs import loads_strict
+from .exact import loads_exact
 from .jwks import JwksError, load_jwks
 from .stores import open_store
 from .verify import ReceiptError, verify_receipt
@@ -68,7 +68,7 @@ def _fail(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     try:
-        args = loads_strict(options.args)
+        args = loads_exact(options.args)  # numbers judged as written (exact fingerprints)
     except ValueError as exc:
         return _fail(f"--args is not JSON: {exc}")
     try:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["CanonicalizationError", "canonicalize", "canonicalize_bytes", "loads_strict"]
 
@@ -158,14 +158,17 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def loads_strict(text: str | bytes) -> Any:
+def loads_strict(text: str | bytes, *, parse_float: Callable[[str], Any] = _finite_float,
+                 parse_int: Callable[[str], Any] = int) -> Any:
     """``json.loads`` without Python's extensions: no NaN/Infinity, no number that overflows a
-    double, no duplicate member names (I-JSON, RFC 7493). Raises ``ValueError``."""
+    double, no duplicate member names (I-JSON, RFC 7493). Raises ``ValueError``. ``parse_float``
+    and ``parse_int`` read numbers as ``json.loads``'s do (``loads_exact`` judges them)."""
     try:
         return json.loads(
             text,
             object_pairs_hook=_no_duplicates,
-            parse_float=_finite_float,
+            parse_float=parse_float,
+            parse_int=parse_int,
             parse_constant=_refuse_constant,
         )
     except RecursionError as exc:

@@ -9,6 +9,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ._b64 import b64url_decode
+from .exact import inexact_paths
 from .fingerprint import fingerprint
 from .jcs import CanonicalizationError, loads_strict
 from .jwks import as_key_source
@@ -27,12 +28,14 @@ EXPIRED = "expired"
 NOT_APPROVED = "not_approved"
 TOOL_MISMATCH = "tool_mismatch"
 CALL_MISMATCH = "call_mismatch"
+AMBIGUOUS_ARGUMENTS = "ambiguous_arguments"
 FINGERPRINT_MISMATCH = "fingerprint_mismatch"
 REPLAYED = "replayed"
 
 #: Every code ``ReceiptError.code`` can take, in the order the checks run.
 ERROR_CODES = (MALFORMED, UNKNOWN_KEY, BAD_SIGNATURE, UNSUPPORTED_VERSION, KEY_RETIRED, EXPIRED,
-               NOT_APPROVED, TOOL_MISMATCH, CALL_MISMATCH, FINGERPRINT_MISMATCH, REPLAYED)
+               NOT_APPROVED, TOOL_MISMATCH, CALL_MISMATCH, AMBIGUOUS_ARGUMENTS, FINGERPRINT_MISMATCH,
+               REPLAYED)
 
 
 class ReceiptError(Exception):
@@ -98,7 +101,7 @@ def verify_receipt(receipt: str | bytes, *, jwks: Any, tool: str, args: Any, sto
     run and tool-call ids it must carry) — and records its id as used in ``store``.
 
     ``jwks`` is a parsed JWKS ``{"keys": [...]}``, or a ``KeySet``/``RemoteKeySet`` (anything with
-    ``find(kid)``). ``now`` is Unix seconds (default: the clock). Returns the receipt's claims;
+    ``find(kid)``). ``args`` read from JSON text with ``loads_exact`` are judged as written. ``now`` is Unix seconds (default: the clock). Returns the receipt's claims;
     raises ``ReceiptError`` with the code of the first check that failed.
     """
     # 1. Three base64url segments; the header is JSON with alg EdDSA, a string kid, typ if any.
@@ -183,7 +186,12 @@ def verify_receipt(receipt: str | bytes, *, jwks: Any, tool: str, args: Any, sto
         raise ReceiptError(CALL_MISMATCH, f"the receipt's toolCallId is {claims.get('toolCallId')!r}, "
                            f"not {tool_call_id!r}")
 
-    # 9. The arguments about to run are the ones approved: the fingerprint, computed here.
+    # 9. The arguments about to run are the ones approved: first that their fingerprint binds them
+    # (no number a double cannot hold exactly, exact fingerprints), then the fingerprint, computed here.
+    ambiguous = inexact_paths(args)
+    if ambiguous:
+        raise ReceiptError(AMBIGUOUS_ARGUMENTS, "the arguments hold numbers a fingerprint cannot bind, at "
+                           f"{', '.join(repr(p) for p in ambiguous)}: no receipt holds for them")
     try:
         expected = fingerprint(tool, args)
     except CanonicalizationError as exc:

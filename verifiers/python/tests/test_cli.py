@@ -69,6 +69,18 @@ class Cli(unittest.TestCase):
         spaced = self.run_cli(self.signer.sign(make_claims()), args='{ "id" : "rec-1" }')
         self.assertEqual(self.verdict(spaced, 0)["ok"], True)
 
+    def test_numbers_no_fingerprint_binds_are_refused_as_written(self):
+        # The receipt of {"n": 2**60, "r": 0.1}: RFC 8785 writes that double 1152921504606847000.
+        canonical = '{"args":{"n":1152921504606847000,"r":0.1},"toolName":"delete_record"}'
+        fp = "sha256:" + __import__("hashlib").sha256(canonical.encode()).hexdigest()
+        receipt = self.signer.sign(make_claims(fingerprint=fp, executedFingerprint=fp))
+        for args in ('{"n": 1152921504606846977, "r": 0.1}', '{"n": 1152921504606847000, "r": 0.1}',
+                     '{"n": 1e400, "r": 0.1}', '{"n": 1152921504606846976, "r": 0.10000000000000001}'):
+            with self.subTest(args=args):
+                self.assertEqual(self.verdict(self.run_cli(receipt, args=args), 1)["code"], "ambiguous_arguments")
+        ok = self.run_cli(receipt, args='{"n": 1152921504606846976, "r": 0.1}')
+        self.assertEqual(self.verdict(ok, 0)["ok"], True)
+
     def test_replay_across_invocations_with_persistent_stores(self):
         for spec in ("file:" + os.path.join(self.tmp, "used"), "sqlite:" + os.path.join(self.tmp, "used.db")):
             receipt = self.signer.sign(make_claims())

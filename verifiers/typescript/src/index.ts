@@ -1,5 +1,6 @@
 // @approval-console/receipt-verifier: check the console's decision receipts (docs/receipts.md).
 export { canonicalize } from "./jcs.ts";
+export { InexactNumber, exactLiteral, inexactPaths, parseExact } from "./exact.ts";
 export { fingerprint, sha256Hex } from "./fingerprint.ts";
 export { verifyReceipt, decodeBase64url } from "./verify.ts";
 export type { ReceiptClaims, RefusalCode, VerifyOptions, VerifyResult } from "./verify.ts";

@@ -1,4 +1,5 @@
 // Checking a receipt, exactly in the order of docs/receipts.md "Checking a receipt".
+import { inexactPaths } from "./exact.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { findKey } from "./jwks.ts";
 import type { Jwk, Jwks, KeySource } from "./jwks.ts";
@@ -15,6 +16,7 @@ export type RefusalCode =
   | "not_approved"
   | "tool_mismatch"
   | "call_mismatch"
+  | "ambiguous_arguments"
   | "fingerprint_mismatch"
   | "replayed";
 
@@ -49,7 +51,10 @@ export interface VerifyOptions {
   jwks: Jwks | KeySource;
   /** The name of the tool about to run. */
   tool: string;
-  /** The arguments it is about to run with (JSON values). */
+  /**
+   * The arguments it is about to run with (JSON values; read from JSON text with `parseExact`, their
+   * numbers are judged as written).
+   */
   args: unknown;
   /** The run id the caller expects, if any: then the receipt's `runId` must equal it. */
   runId?: string;
@@ -186,7 +191,15 @@ export async function verifyReceipt(receipt: string, opts: VerifyOptions): Promi
     );
   }
 
-  // 9. The arguments about to run are the ones decided on.
+  // 9. The arguments about to run are the ones decided on: first that their fingerprint binds them
+  // (no number a double cannot hold exactly: exact fingerprints), then the fingerprint itself.
+  const ambiguous = inexactPaths(opts.args);
+  if (ambiguous.length > 0) {
+    return refuse(
+      "ambiguous_arguments",
+      `the arguments hold numbers a fingerprint cannot bind, at ${ambiguous.map((p) => JSON.stringify(p)).join(", ")}: no receipt holds for them`,
+    );
+  }
   let computed: string;
   try {
     computed = await fingerprint(opts.tool, opts.args);

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +36,21 @@ test("cli: a valid receipt prints ok and its claims, exit 0", async () => {
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out.trim().split("\n").length, 1);
   assert.deepEqual(JSON.parse(r.out), { ok: true, claims: c });
+});
+
+test("cli: --args is read exactly: a number no fingerprint binds is ambiguous_arguments, exit 1", async () => {
+  // The receipt of {"n": 2^60, "r": 0.1}: RFC 8785 writes that double 1152921504606847000.
+  const canonical = '{"args":{"n":1152921504606847000,"r":0.1},"toolName":"delete_record"}';
+  const fingerprint = "sha256:" + createHash("sha256").update(canonical).digest("hex");
+  const signed = () => receipt(key, claims({ fingerprint, executedFingerprint: fingerprint }));
+  for (const args of ['{"n": 1152921504606846977, "r": 0.1}', '{"n": 1152921504606847000, "r": 0.1}', '{"n": 1e400, "r": 0.1}',
+    '{"n": 1152921504606846976, "r": 0.10000000000000001}']) {
+    const r = await cli(base(args), signed());
+    assert.equal(r.code, 1, `${args}: ${r.err}`);
+    assert.equal(JSON.parse(r.out).code, "ambiguous_arguments", args);
+  }
+  const ok = await cli(base('{"n": 1152921504606846976, "r": 0.1}'), signed());
+  assert.equal(ok.code, 0, ok.out + ok.err);
 });
 
 test("cli: refusals print ok:false with the code, exit 1", async () => {

@@ -936,6 +936,7 @@ export interface components {
         };
         /** @description `{fingerprint, args}`: the fingerprint that was on screen (C3) and the arguments as edited. */
         ApproveEditedBody: {
+            /** @description As written: their numbers are judged on this text (exact fingerprints). */
             args: unknown;
             fingerprint: string;
         };
@@ -2660,7 +2661,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmittedCall"];
                 };
             };
-            /** @description invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted */
+            /** @description invalid_request: a field out of range, a resumeSchema that is no schema, arguments that cannot be fingerprinted; invalid_arguments: numbers in `args` an IEEE double cannot carry exactly — an integer no double equals (2^60 + 1), a decimal not written as its double's shortest form (0.10000000000000001), one out of range (1e400) — whose fingerprint would be their neighbours' too (details: errors, each with its JSON Pointer into args) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_arguments: the edited arguments fail the tool's input schema (errors by path) */
+            /** @description invalid_arguments: the edited arguments fail the tool's input schema (errors by path); ambiguous_arguments: they hold numbers a fingerprint cannot bind — an integer no double equals, a decimal not written as its double's shortest form (details: paths) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -16,7 +16,9 @@
 //! - tool call arguments that are not valid JSON end the run with an error naming the tool and
 //!   quoting the first 200 characters. Handing the model an error instead would need a tool result
 //!   for a call that never ran, which the run loop does not have; a model that sends broken JSON is
-//!   usually cut off at `max_tokens`, which the message then says.
+//!   usually cut off at `max_tokens`, which the message then says. So do arguments with a number
+//!   their fingerprint cannot bind (exact fingerprints: an integer no double equals, a decimal not
+//!   written as its double's shortest form), the message naming the tool and each JSON Pointer.
 //!
 //! The API key never appears in an error, a log line or `Debug` output (see [`ApiKey`]).
 
@@ -24,7 +26,7 @@ mod wire;
 
 use super::sse::SseDecoder;
 use super::ApiKey;
-use crate::domain::Error;
+use crate::domain::{inexact_numbers, read_exact, Error, ReadError};
 use crate::engine::local::agent::{Message, Model, ModelTurn, ProposedCall, ToolSpec};
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -445,6 +447,20 @@ mod tests {
         assert_eq!(model.backoff(20, None).max(MAX_BACKOFF), MAX_BACKOFF);
         assert_eq!(model.backoff(0, Some(Duration::from_secs(2))), Duration::from_secs(2));
         assert_eq!(model.backoff(0, Some(Duration::from_secs(3600))), Duration::from_secs(5));
+    }
+
+    #[test]
+    fn arguments_with_a_number_their_fingerprint_cannot_bind_fail_the_turn_naming_the_tool_and_each_pointer() {
+        let err = parse_arguments("pay", r#"{"user_id": 1152921504606846977, "rate": 0.10000000000000001}"#, "tool_calls").unwrap_err();
+        assert!(err.contains("pay") && err.contains("/user_id, /rate"), "{err}");
+        assert_eq!(parse_arguments("pay", r#"{"user_id": 1152921504606846976, "rate": 0.1}"#, "tool_calls").unwrap()["rate"], json!(0.1));
+        // Sent as an object: what the parsed answer still holds, its integers.
+        let answer = br#"{"choices":[{"finish_reason":"tool_calls","message":{"tool_calls":[{"id":"c1","function":{"name":"pay","arguments":{"n":9007199254740993}}}]}}]}"#;
+        let err = parse_completion(answer, "application/json").unwrap_err();
+        assert!(err.contains("pay") && err.contains("/n"), "{err}");
+        let mut stream = StreamedTurn::default();
+        stream.event(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"pay","arguments":"{\"n\": 1e400}"}}]},"finish_reason":"tool_calls"}]}"#).unwrap();
+        assert!(stream.into_turn().unwrap_err().contains("/n"));
     }
 
     #[test]

@@ -106,7 +106,7 @@ pub(super) fn parse_completion(bytes: &[u8], content_type: &str) -> Result<Model
             let args = match &c["function"]["arguments"] {
                 Value::String(s) => parse_arguments(name, s, finish)?,
                 Value::Null => json!({}),
-                other => other.clone(),
+                other => object_arguments(name, other)?,
             };
             calls.push(proposed(c["id"].as_str(), name, args));
         }
@@ -132,20 +132,39 @@ pub(super) fn proposed(id: Option<&str>, name: &str, args: Value) -> ProposedCal
     ProposedCall { tool_call_id, tool_name: name.to_owned(), args }
 }
 
-/// The arguments string of a tool call: JSON, `""` meaning `{}`.
+/// The arguments string of a tool call: JSON, `""` meaning `{}`. Its numbers are judged on this
+/// text (exact fingerprints): one the fingerprint cannot bind fails the turn as broken JSON does.
 pub(super) fn parse_arguments(name: &str, arguments: &str, finish_reason: &str) -> Result<Value, String> {
     if arguments.trim().is_empty() {
         return Ok(json!({}));
     }
-    match serde_json::from_str::<Value>(arguments) {
+    match read_exact(arguments) {
         Ok(Value::Null) => Ok(json!({})),
         Ok(v) => Ok(v),
-        Err(e) => Err(format!(
+        Err(ReadError::Inexact(paths)) => Err(inexact(name, &paths)),
+        Err(ReadError::Json(e)) => Err(format!(
             "the model sent arguments for tool {name} that are not valid JSON ({e}){}: {}",
             if finish_reason == "length" { "; the answer was cut off at the token limit (finish_reason \"length\")" } else { "" },
             quote(arguments)
         )),
     }
+}
+
+/// Arguments a server sent as an object rather than a string: parsed with the answer already, so
+/// only their integers can still be judged ([`inexact_numbers`]).
+pub(super) fn object_arguments(name: &str, arguments: &Value) -> Result<Value, String> {
+    let paths = inexact_numbers(arguments);
+    if !paths.is_empty() {
+        return Err(inexact(name, &paths));
+    }
+    Ok(arguments.clone())
+}
+
+fn inexact(name: &str, paths: &[String]) -> String {
+    format!(
+        "the model sent arguments for tool {name} with numbers an IEEE double cannot carry exactly at {}: an integer no double equals or a decimal not written as its double's shortest form has the fingerprint of its neighbours, so the call cannot be shown for approval (such a number goes as a string)",
+        paths.join(", ")
+    )
 }
 
 /// A tool call being put together from stream fragments.
@@ -246,7 +265,7 @@ impl StreamedTurn {
                 return Err(format!("streamed tool call {index} has no function name (id {:?})", call.id));
             }
             let args = match call.object {
-                Some(object) if call.arguments.is_empty() => object,
+                Some(object) if call.arguments.is_empty() => object_arguments(&call.name, &object)?,
                 _ => parse_arguments(&call.name, &call.arguments, finish)?,
             };
             tool_calls.push(proposed(Some(&call.id), &call.name, args));
