@@ -117,7 +117,9 @@ impl From<Error> for ApiError {
             Error::HighRiskTool { .. } | Error::HighRiskNeedsConsole { .. } => StatusCode::CONFLICT,
             Error::AlreadyApproved { .. } | Error::QuorumTool { .. } => StatusCode::CONFLICT,
             Error::OwnRun { .. } => StatusCode::FORBIDDEN,
-            Error::Forbidden { .. } | Error::ClaimNotAllowed { .. } | Error::StepUpRequired { .. } => StatusCode::FORBIDDEN,
+            Error::Forbidden { .. } | Error::LocalAdminOnly { .. } | Error::ClaimNotAllowed { .. } | Error::StepUpRequired { .. } => {
+                StatusCode::FORBIDDEN
+            }
             Error::RunExists { .. } | Error::IdempotencyKeyReused { .. } => StatusCode::CONFLICT,
             Error::MissingArguments => StatusCode::CONFLICT,
             Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,

@@ -103,8 +103,12 @@ operations! {
     RevokeToken revoke_token: DELETE "/api/tokens/{name}" => Admin, window;
 
     // Operators' channels and escalation: every operator reads them and claims calls; an admin changes them.
+    // A channel's secret is set and removed by the local admin alone (its App method refuses any other principal).
     ReachSettings reach_settings: GET "/api/settings/reach" => Operator, window;
     SaveReachSettings save_reach_settings: PUT "/api/settings/reach" => Admin, window;
+    ChannelSecrets channel_secrets: GET "/api/settings/reach/secrets" => Operator, window;
+    SetChannelSecret set_channel_secret: PUT "/api/settings/reach/channels/{name}/secret" => Admin, window;
+    RemoveChannelSecret remove_channel_secret: DELETE "/api/settings/reach/channels/{name}/secret" => Admin, window;
     ClaimCall claim_call: POST "/api/queue/{id}/claim" => Operator, window;
     CallReach call_reach: GET "/api/queue/{id}/reach" => Operator, window;
     ReachStats reach_stats: GET "/api/stats/reach" => Viewer, window;

@@ -22,7 +22,8 @@ pub struct PathError {
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     Unauthorized,
-    /// A role below the one the request needs (details: `needed`, `role`).
+    /// A role below the one the request needs (details: `needed`, `role`); or a stored credential
+    /// where only the local admin may (a channel's secret; no details).
     Forbidden,
     NotFound,
     SnapshotNotFound,
@@ -182,6 +183,10 @@ pub enum Error {
     /// The principal's role does not allow this (see [`super::principal`]).
     #[error("this needs the {needed} role; {principal} is {role}")]
     Forbidden { needed: Role, principal: String, role: Role },
+    /// Only the local admin (the OS user: the CLI, the desktop window, `serve`'s session token on
+    /// 127.0.0.1) may do this — not a stored credential, whatever its role: setting a channel's secret.
+    #[error("only the local admin (the CLI, the desktop window, or serve's session token on 127.0.0.1) may {what}; {principal} is not")]
+    LocalAdminOnly { what: &'static str, principal: String },
     /// A run id given by a client names a run that exists and has not finished.
     #[error("run {run_id} exists and has not finished: choose another run id, or leave it out")]
     RunExists { run_id: String },
@@ -245,7 +250,7 @@ impl Error {
             Self::AlreadyApproved { .. } => ErrorCode::AlreadyApproved,
             Self::OwnRun { .. } => ErrorCode::OwnRun,
             Self::QuorumTool { .. } => ErrorCode::QuorumTool,
-            Self::Forbidden { .. } => ErrorCode::Forbidden,
+            Self::Forbidden { .. } | Self::LocalAdminOnly { .. } => ErrorCode::Forbidden,
             Self::RunExists { .. } => ErrorCode::RunExists,
             Self::IdempotencyKeyReused { .. } => ErrorCode::IdempotencyKeyReused,
             Self::ClaimNotAllowed { .. } => ErrorCode::ClaimNotAllowed,

@@ -5,6 +5,7 @@ mod audit;
 mod audit_export;
 mod bad_input;
 mod calls;
+mod channel_secrets;
 mod claude_code;
 mod cli;
 mod codex;
