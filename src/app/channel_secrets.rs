@@ -124,3 +124,19 @@ impl App {
         Ok(RemovedChannelSecret { channel: name.to_owned(), removed_from: removed })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_value_never_shows_in_debug_and_only_the_local_admin_passes() {
+        let v: SecretValue = serde_json::from_value(serde_json::json!({ "value": "tok-123" })).unwrap();
+        assert_eq!(format!("{v:?}"), "SecretValue(***)");
+        let by = |kind| Actor::new(crate::domain::Principal { name: "boss".into(), role: crate::domain::Role::Admin, kind }, "web");
+        assert!(local_admin(&by(PrincipalKind::Local), "x").is_ok());
+        for kind in [PrincipalKind::Token, PrincipalKind::Device] {
+            assert_eq!(local_admin(&by(kind), "x").unwrap_err().code(), "forbidden", "{kind:?}");
+        }
+    }
+}

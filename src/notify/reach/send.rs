@@ -302,4 +302,43 @@ mod tests {
         assert!(!about.text(&quiet).contains("onerror"), "arguments only when the channel says");
         assert!(about.json(&quiet).get("args").is_none());
     }
+
+    fn about() -> About {
+        About {
+            item_id: "q_1".into(),
+            tool: "delete_record".into(),
+            agent: "demo".into(),
+            source: "local".into(),
+            risk: "high".into(),
+            reasons: vec![],
+            fingerprint: "sha256:00".into(),
+            paused_at: chrono::Utc::now(),
+            args: json!({}),
+            link: None,
+            rule: "default".into(),
+            step: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_channel_that_needs_a_secret_and_has_none_is_not_sent() {
+        let channel: Channel = serde_json::from_value(
+            json!({ "name": "ops-room", "kind": "matrix", "person": "a", "target": "!r:x", "server": "http://127.0.0.1:9" }),
+        )
+        .unwrap();
+        let e = send(&channel, &about(), "m1", None).await.unwrap_err();
+        assert!(e.starts_with("no secret set for channel ops-room"), "{e}");
+    }
+
+    /// Settings stored before plain SMTP was checked on save may still ask for it: refused before
+    /// any connection (192.0.2.1 is TEST-NET-1, where nothing answers).
+    #[tokio::test]
+    async fn plain_smtp_to_another_machine_is_refused_even_from_settings_stored_before() {
+        let channel: Channel = serde_json::from_value(json!({
+            "name": "m", "kind": "email", "person": "a", "target": "a@example.com", "server": "192.0.2.1:25", "tls": "none"
+        }))
+        .unwrap();
+        let e = send(&channel, &about(), "m1", Some(ApiKey::new("pw"))).await.unwrap_err();
+        assert!(e.starts_with("plain SMTP"), "{e}");
+    }
 }
