@@ -119,7 +119,8 @@ async fn a_stored_document_naming_a_secret_file_still_loads_and_its_channel_repo
     // Saved again as it is, it is refused, saying how to set the channel's secret instead.
     let (status, body) = t.put("/api/settings/reach", stored).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body["message"].as_str().unwrap().contains("channels secret set ops-room"), "{body}");
+    let said = body["message"].as_str().unwrap();
+    assert!(said.contains("secretFile") && said.contains("channels secret set ops-room"), "{said}");
 
     // Its channel sends nothing: "no secret set", to the end (`reach.failed`).
     t.generate("delete rec-1").await;
