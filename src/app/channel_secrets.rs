@@ -28,7 +28,8 @@ pub struct RemovedChannelSecret {
 }
 
 /// A channel's secret as the local admin sends it: its webhook's signing key, its Slack URL, its
-/// SMTP password or its Matrix token — one line. Its `Debug` never shows it.
+/// SMTP password or its Matrix token — one line, never answered back.
+// Its `Debug` never shows the value.
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = NewChannelSecret)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
