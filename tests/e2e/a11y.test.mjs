@@ -3,9 +3,9 @@
 // detail with its resume form, a decided call's result, the audit log, the engines view (with an
 // unreachable engine's card), an approval's "always allow" form, the grants view, settings with time
 // limits and a channel (its secret's field), and the shortcut help dialog. No serious or critical
-// violation may remain; colour contrast is among axe's rules and stays on. Of the moderate rules, the landmark ones (`landmark-one-main`,
-// `region`) must pass too; other moderate and minor findings are printed as diagnostics (`# …`
-// lines), not failed on.
+// violation may remain; colour contrast is among axe's rules and stays on. Of the moderate rules,
+// the landmark ones (`landmark-one-main`, `region`) must pass too; other moderate and minor findings
+// are printed as diagnostics (`# …` lines), not failed on.
 //
 // How axe gets in: the app's Content-Security-Policy is `script-src 'self'`, so an inline <script>
 // (page.addScriptTag({content})) is refused; axe's source is evaluated through the DevTools protocol
