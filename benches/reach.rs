@@ -34,14 +34,6 @@ async fn receive(State(arrivals): State<Arrivals>, uri: axum::http::Uri, body: a
     "{}"
 }
 
-fn secret(dir: &std::path::Path, name: &str, value: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(format!("{name}.secret"));
-    std::fs::write(&path, value).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
 fn pct(mut v: Vec<Duration>, p: f64) -> Duration {
     v.sort();
     v[((v.len() as f64 - 1.0) * p).round() as usize]
@@ -58,10 +50,12 @@ async fn main() {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
     let mut channels = vec![
-        json!({ "name": "hook", "kind": "webhook", "person": "a", "target": format!("{base_in}/hook"), "secretFile": secret(tmp.path(), "hook", "k") }),
-        json!({ "name": "slack", "kind": "slack", "person": "a", "secretFile": secret(tmp.path(), "slack", &format!("{base_in}/slack/T/B/X")) }),
-        json!({ "name": "matrix", "kind": "matrix", "person": "a", "target": "!r:localhost", "server": format!("{base_in}/matrix"), "secretFile": secret(tmp.path(), "matrix", "tok") }),
+        json!({ "name": "hook", "kind": "webhook", "person": "a", "target": format!("{base_in}/hook") }),
+        json!({ "name": "slack", "kind": "slack", "person": "a" }),
+        json!({ "name": "matrix", "kind": "matrix", "person": "a", "target": "!r:localhost", "server": format!("{base_in}/matrix") }),
     ];
+    // Each channel's own secret, set by the local admin (the session token) once the console runs.
+    let secrets = [("hook", "k".to_owned()), ("slack", format!("{base_in}/slack/T/B/X")), ("matrix", "tok".to_owned())];
     let mut smtp = None;
     if let Some(python) = std::env::var_os("APPROVAL_CONSOLE_TEST_PYTHON") {
         let pair = rcgen::KeyPair::generate().unwrap();
@@ -91,6 +85,16 @@ async fn main() {
     let agent = serve_process::add_token(bin, tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();
+    for (name, value) in &secrets {
+        let r = http
+            .put(format!("{base}/api/settings/reach/channels/{name}/secret"))
+            .bearer_auth(TOKEN)
+            .json(&json!({ "value": value }))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    }
     let r = http.put(format!("{base}/api/settings/reach")).bearer_auth(TOKEN).json(&json!({ "channels": channels })).send().await.unwrap();
     assert!(r.status().is_success(), "{}", r.text().await.unwrap());
 

@@ -12,12 +12,18 @@
 //! configuration names ([`read_secret_file`]: `serve --token-file`, `api_key_file` in
 //! `agents.toml`), which must be the console user's own and owner-only. Never from the database.
 //!
+//! Operators' channels' secrets have a namespace of their own ([`channel`]): the keyring entry
+//! `channel.<name>` or the owner-only file `channel-secrets/<name>`, found by the channel's name,
+//! never by a place a setting names.
+//!
 //! No error of this module ever carries the secret: [`SecretError`] holds only the name (or the
 //! file's path) and the keyring's or the file system's own description of what failed.
 
+pub mod channel;
 mod file;
 mod os_keyring;
 
+pub use channel::ChannelSecrets;
 pub use file::{read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
 pub use os_keyring::{delete, get, set};
 use std::fmt;

@@ -102,8 +102,10 @@ async fn start_serving(core: App, data_dir: &Path, port: u16, token: Option<Stri
     if let Some(token) = &token {
         core.check_session_token(token).await?;
     }
-    // The receipts' signing key (made on the first start) goes to the OS keyring, as other secrets.
+    // The receipts' signing key (made on the first start) goes to the OS keyring, as other secrets;
+    // so do the channels' secrets the local admin sets in the window.
     core.keep_receipt_keys_in_keyring();
+    core.keep_channel_secrets_in_keyring();
     let lock = core.recover().await?;
     let token = match token {
         Some(token) => token,

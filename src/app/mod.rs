@@ -4,6 +4,7 @@
 pub mod account;
 pub mod audit;
 pub mod calls;
+pub mod channel_secrets;
 pub mod engines;
 pub mod expiry;
 pub mod grants;
@@ -62,6 +63,8 @@ pub struct Parts {
     remote: std::sync::OnceLock<Arc<remote::Remote>>,
     /// Where the channels' links point (see [`App::set_link_base`]).
     links: crate::notify::reach::Links,
+    /// The channels' secrets: files of the data directory, or the keyring (the desktop app).
+    channel_secrets: crate::secrets::ChannelSecrets,
 }
 
 impl std::ops::Deref for App {
@@ -133,6 +136,7 @@ impl App {
         let remotes = Remotes::new(db.clone(), events.clone(), console.clone());
         remotes.load().await?;
         let operator = account::os_account();
+        let channel_secrets = crate::secrets::ChannelSecrets::new(db.data_dir());
         Ok(Self(Arc::new(Parts {
             db,
             events,
@@ -143,6 +147,7 @@ impl App {
             operator,
             remote: Default::default(),
             links: Default::default(),
+            channel_secrets,
         })))
     }
 
@@ -155,7 +160,7 @@ impl App {
         self.console.spawn_outbox(rx.clone());
         self.console.spawn_expiry(rx.clone());
         self.console.spawn_grants(rx.clone());
-        crate::notify::reach::start(self.console.clone(), self.links.clone(), rx.clone());
+        crate::notify::reach::start(self.console.clone(), self.links.clone(), self.channel_secrets.clone(), rx.clone());
         if let Some(notifier) = notifier {
             self.notifications.start(self.console.clone(), notifier, self.operator.clone(), rx);
         }

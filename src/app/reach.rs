@@ -67,13 +67,17 @@ fn person_of(operator: &str) -> String {
 }
 
 impl App {
-    /// The channels, rules and on-call schedule (every operator reads them: no secret is in them).
+    /// The channels, rules and on-call schedule (every operator reads them: no secret is in them,
+    /// nor where one is kept).
     pub async fn reach_settings(&self, _by: &Cx<grade::Operator>) -> Result<ReachSettings, Error> {
         crate::store::settings::load(&self.db).await
     }
 
-    /// Stores them (admins), audited with before and after (`settings.changed`).
+    /// Stores them (admins), audited with before and after (`settings.changed`). Refused
+    /// (`invalid_request`) when they cannot work (`ReachSettings::check`: a secret named by place,
+    /// plain SMTP to another machine, …) or a channel that needs a secret has none set.
     pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Cx<grade::Admin>) -> Result<ReachSettings, Error> {
+        self.check_channel_secrets(&settings).await?;
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
         Ok(settings)
     }

@@ -1,7 +1,9 @@
 //! The command line as clap reads it: every command, option and argument with its description.
 
+mod channels;
 mod groups;
 
+pub use channels::{ChannelSecretCommand, ChannelsCommand};
 use clap::{Parser, Subcommand, ValueEnum};
 pub use groups::{
     AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, ReceiptCommand, SecretCommand,
@@ -257,6 +259,11 @@ pub enum Command {
     Secret {
         #[command(subcommand)]
         command: SecretCommand,
+    },
+    /// Operators' channels (Settings → Channels): their secrets, which only the local admin sets.
+    Channels {
+        #[command(subcommand)]
+        command: ChannelsCommand,
     },
     /// Credentials for the HTTP API, each with a role: `agent` (start runs, list its own suspended
     /// runs; never decide), `viewer` (read the metrics and the team's figures, nothing else),

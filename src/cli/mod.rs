@@ -2,6 +2,7 @@
 
 mod args;
 mod audit;
+mod channels;
 mod decide;
 mod devices;
 mod engines;
@@ -107,7 +108,8 @@ fn only_reads(command: &Command) -> bool {
         Command::Receipt { command: None | Some(args::ReceiptCommand::Keys), .. } => true,
         Command::Engines { command: EnginesCommand::List { .. } }
         | Command::Tokens { command: TokensCommand::List { .. } }
-        | Command::Devices { command: args::DevicesCommand::List { .. } } => true,
+        | Command::Devices { command: args::DevicesCommand::List { .. } }
+        | Command::Channels { command: args::ChannelsCommand::Secret { command: args::ChannelSecretCommand::List { .. } } } => true,
         Command::Policy { command: PolicyCommand::Quorum { approvals, off, critical, .. } } => {
             approvals.is_none() && !off && critical.is_none()
         }
@@ -210,6 +212,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Audit { command: AuditCommand::Export { format } } => audit::export(&app, &format).await?,
         Command::Engines { command } => return engines::run(&app, command).await,
         Command::Tokens { command } => tokens::run(&app, command).await?,
+        Command::Channels { command } => channels::run(&app, command).await?,
         Command::Devices { command } => devices::run(&app, command).await?,
         Command::Policy { command } => policy::run(&app, command).await?,
         Command::Receipt { command: Some(command), .. } => receipt::run(&app, command).await?,

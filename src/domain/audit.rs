@@ -129,6 +129,12 @@ pub enum AuditAction {
     /// A channel's message about a call was given up on after its attempts.
     #[serde(rename = "reach.failed")]
     ReachFailed,
+    /// The local admin set a channel's secret (where it is kept; never the value).
+    #[serde(rename = "channel_secret.set")]
+    ChannelSecretSet,
+    /// The local admin removed a channel's secret (from where).
+    #[serde(rename = "channel_secret.removed")]
+    ChannelSecretRemoved,
     /// A console made its receipts' signing key (its first start, or its kept key was not found).
     #[serde(rename = "receipt_key.created")]
     ReceiptKeyCreated,
@@ -140,7 +146,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 41] = [
+    pub const ALL: [Self; 43] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -180,6 +186,8 @@ impl AuditAction {
         Self::RemoteRefused,
         Self::CallClaimed,
         Self::ReachFailed,
+        Self::ChannelSecretSet,
+        Self::ChannelSecretRemoved,
         Self::ReceiptKeyCreated,
         Self::ReceiptKeyRotated,
     ];
@@ -226,6 +234,8 @@ impl AuditAction {
             Self::RemoteRefused => "remote.refused",
             Self::CallClaimed => "call.claimed",
             Self::ReachFailed => "reach.failed",
+            Self::ChannelSecretSet => "channel_secret.set",
+            Self::ChannelSecretRemoved => "channel_secret.removed",
             Self::ReceiptKeyCreated => "receipt_key.created",
             Self::ReceiptKeyRotated => "receipt_key.rotated",
         }
@@ -392,5 +402,11 @@ mod typed_details_tests {
         let snoozed = CallSnoozed { from: "a", until: "b" };
         assert_eq!(serde_json::to_value(&snoozed).unwrap(), json!({ "from": "a", "until": "b" }));
         assert_eq!(snoozed.action(), AuditAction::CallSnoozed);
+        let set = ChannelSecretChanged::Set { channel: "ops", kept: crate::domain::reach::SecretPlace::File };
+        assert_eq!(serde_json::to_value(&set).unwrap(), json!({ "channel": "ops", "kept": "file" }));
+        assert_eq!(set.action(), AuditAction::ChannelSecretSet);
+        let removed = ChannelSecretChanged::Removed { channel: "ops", removed_from: &[crate::domain::reach::SecretPlace::Keyring] };
+        assert_eq!(serde_json::to_value(&removed).unwrap(), json!({ "channel": "ops", "removedFrom": ["keyring"] }));
+        assert_eq!(removed.action(), AuditAction::ChannelSecretRemoved);
     }
 }

@@ -116,8 +116,12 @@ operations! {
     RevokeToken revoke_token: DELETE "/api/tokens/{name}" => Admin @ local, window;
 
     // Operators' channels and escalation: every operator reads them and claims calls; an admin changes them.
+    // A channel's secret is set and removed by the local admin alone (the `local` grade: never a token).
     ReachSettings reach_settings: GET "/api/settings/reach" => Operator @ local, window;
     SaveReachSettings save_reach_settings: PUT "/api/settings/reach" => Admin @ local, window;
+    ChannelSecrets channel_secrets: GET "/api/settings/reach/secrets" => Operator @ local, window;
+    SetChannelSecret set_channel_secret: PUT "/api/settings/reach/channels/{name}/secret" => Local @ local, window;
+    RemoveChannelSecret remove_channel_secret: DELETE "/api/settings/reach/channels/{name}/secret" => Local @ local, window;
     ClaimCall claim_call: POST "/api/queue/{id}/claim" => Operator @ local, window;
     CallReach call_reach: GET "/api/queue/{id}/reach" => Watch @ both, window;
     ReachStats reach_stats: GET "/api/stats/reach" => Viewer @ local, window;

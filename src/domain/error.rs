@@ -22,7 +22,8 @@ pub struct PathError {
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     Unauthorized,
-    /// A role below the one the request needs (details: `needed`, `role`).
+    /// A role below the one the request needs (details: `needed`, `role`); or a stored credential
+    /// where only the local admin may (a channel's secret; no details).
     Forbidden,
     NotFound,
     SnapshotNotFound,

@@ -29,6 +29,30 @@ pub enum ChannelKind {
     Matrix,
 }
 
+impl ChannelKind {
+    /// What its secret is, where it cannot send without one (every kind but email, whose password
+    /// is optional).
+    pub fn secret_needed(self) -> Option<&'static str> {
+        match self {
+            Self::Webhook => Some("a secret to sign with"),
+            Self::Slack => Some("its webhook URL as a secret"),
+            Self::Matrix => Some("its access token as a secret"),
+            Self::Email => None,
+        }
+    }
+}
+
+/// Where a channel's secret is kept: never in the settings, only in the channels' own namespace —
+/// the OS keyring's entry `channel.<name>`, or the owner-only file `channel-secrets/<name>` of the
+/// data directory (`secrets::channel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = ChannelSecretPlace)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretPlace {
+    Keyring,
+    File,
+}
+
 /// SMTP's transport security.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -38,8 +62,19 @@ pub enum MailTls {
     Starttls,
     /// TLS from the first byte (port 465).
     Tls,
-    /// None: only for a relay on this machine (127.0.0.1).
+    /// None: only for a relay on this machine (a loopback host: 127.0.0.0/8, ::1, localhost).
     None,
+}
+
+/// Whether mail may go in plain text to `server` (`host:port`): only to a relay on this machine —
+/// `localhost`, an address of 127.0.0.0/8, or `::1` (`[::1]:25`).
+pub fn plain_smtp_allowed(server: &str) -> bool {
+    let Some((host, port)) = server.trim().rsplit_once(':') else { return false };
+    if port.parse::<u16>().is_err() {
+        return false;
+    }
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Hours (UTC, `HH:MM`) during which a channel's messages wait; `from` after `to` spans midnight.
@@ -76,12 +111,19 @@ pub struct Channel {
     /// Email: a PEM file of the certificate (or CA) to trust for this server beside the usual roots.
     #[serde(default)]
     pub ca_file: Option<String>,
-    /// The keyring entry of its secret (HMAC key, Slack URL, SMTP password, Matrix token).
-    #[serde(default)]
-    pub secret_ref: Option<String>,
-    /// …or an owner-only file holding it (a server without a keyring).
-    #[serde(default)]
-    pub secret_file: Option<String>,
+    /// Removed (issue 44): the keyring entry a channel once named for its secret. Any entry could be
+    /// named (an engine's token, a model's key), so whoever may change the settings could have it
+    /// sent away. Read so that a document stored before still loads — the secret is never taken from
+    /// it, so its channel sends nothing that needs one until the local admin sets the channel's own
+    /// ([`SecretPlace`]); a document carrying it is refused on save.
+    #[serde(default, rename = "secretRef", skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub removed_secret_ref: Option<serde_json::Value>,
+    /// Removed (issue 44) as `secretRef`: the file a channel once named for its secret (any path:
+    /// the receipts' signing key, the session token).
+    #[serde(default, rename = "secretFile", skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub removed_secret_file: Option<serde_json::Value>,
     #[serde(default)]
     pub quiet_hours: Option<QuietHours>,
     /// Whether messages carry the call's whole arguments (default: only what the call does).
@@ -199,7 +241,10 @@ impl QuietHours {
 }
 
 impl ReachSettings {
-    /// Refuses what cannot work: names, times, kinds without their address, unknown persons in steps.
+    /// Refuses what cannot work or must not be: names, times, kinds without their address, unknown
+    /// persons in steps, a secret named by place (`secretRef`, `secretFile`: removed), plain SMTP to
+    /// another machine. Whether each channel that needs a secret has one is the app's to check (the
+    /// secrets are not in the document).
     pub fn check(&self) -> Result<(), String> {
         let mut names = std::collections::HashSet::new();
         for c in &self.channels {
@@ -209,24 +254,35 @@ impl ReachSettings {
             if !name_ok(&c.person) {
                 return Err(format!("channel {}: {:?} is not a person's name", c.name, c.person));
             }
+            if c.removed_secret_ref.is_some() || c.removed_secret_file.is_some() {
+                return Err(format!(
+                    "channel {0}: secretRef and secretFile are no longer taken (they could name any secret of this machine); \
+                     remove them, and have the local admin set the channel's own secret: `approval-console channels secret set {0}`, \
+                     or Settings → Channels in the desktop app",
+                    c.name
+                ));
+            }
             let needs = |what: &str, ok: bool| if ok { Ok(()) } else { Err(format!("channel {} ({:?}) needs {what}", c.name, c.kind)) };
             match c.kind {
-                ChannelKind::Webhook => needs(
-                    "an http(s) target URL and a secret to sign with (secretRef or secretFile)",
-                    (c.target.starts_with("https://") || c.target.starts_with("http://"))
-                        && (c.secret_ref.is_some() || c.secret_file.is_some()),
-                )?,
-                ChannelKind::Slack => {
-                    needs("its webhook URL as a secret (secretRef or secretFile)", c.secret_ref.is_some() || c.secret_file.is_some())?
+                ChannelKind::Webhook => {
+                    needs("an http(s) target URL", c.target.starts_with("https://") || c.target.starts_with("http://"))?
                 }
+                ChannelKind::Slack => {}
                 ChannelKind::Email => needs(
                     "a target address and a server host:port",
                     c.target.contains('@') && c.server.as_deref().is_some_and(|s| s.contains(':')),
                 )?,
-                ChannelKind::Matrix => needs(
-                    "a room id (!room:server), the homeserver URL and its access token as a secret",
-                    c.target.starts_with('!') && c.server.is_some() && (c.secret_ref.is_some() || c.secret_file.is_some()),
-                )?,
+                ChannelKind::Matrix => {
+                    needs("a room id (!room:server) and the homeserver URL", c.target.starts_with('!') && c.server.is_some())?
+                }
+            }
+            if c.kind == ChannelKind::Email && c.tls == MailTls::None && !c.server.as_deref().is_some_and(plain_smtp_allowed) {
+                return Err(format!(
+                    "channel {}: plain SMTP (tls none) goes only to a relay on this machine (localhost, 127.0.0.1 or ::1), \
+                     not to {:?}: use starttls or tls",
+                    c.name,
+                    c.server.as_deref().unwrap_or_default()
+                ));
             }
             if let Some(q) = &c.quiet_hours {
                 if time(&q.from).is_none() || time(&q.to).is_none() {
@@ -331,8 +387,8 @@ mod tests {
             username: None,
             tls: MailTls::Starttls,
             ca_file: None,
-            secret_ref: Some("hook-key".into()),
-            secret_file: None,
+            removed_secret_ref: None,
+            removed_secret_file: None,
             quiet_hours: None,
             include_args: false,
             enabled: true,
@@ -404,12 +460,39 @@ mod tests {
         let mut twice = ok.clone();
         twice.channels.push(channel("a", "bob"));
         assert!(twice.check().is_err());
-        let mut slack = ok.clone();
-        slack.channels[0].kind = ChannelKind::Slack;
-        slack.channels[0].secret_ref = None;
-        assert!(slack.check().unwrap_err().contains("secret"), "a Slack URL is a secret: never in the settings");
+        // Whether a Slack channel has its URL (a secret) is the app's to check: never in the settings
+        // (`tests/api/channel_secrets.rs`); naming one by place is refused here.
+        let mut named = ok.clone();
+        named.channels[0].kind = ChannelKind::Slack;
+        named.channels[0].removed_secret_file = Some("/home/me/.local/share/approval-console/session-token".into());
+        assert!(named.check().unwrap_err().contains("channels secret set a"), "says how to set it instead");
+        let mut named = ok.clone();
+        named.channels[0].removed_secret_ref = Some("engine.prod.token".into());
+        assert!(named.check().is_err());
         let mut quiet = ok.clone();
         quiet.channels[0].quiet_hours = Some(QuietHours { from: "25:00".into(), to: "07:00".into() });
         assert!(quiet.check().is_err());
+    }
+
+    #[test]
+    fn plain_smtp_goes_only_to_a_relay_on_this_machine() {
+        for ok in ["127.0.0.1:25", "127.8.9.10:2525", "localhost:25", "LocalHost:25", "[::1]:25"] {
+            assert!(plain_smtp_allowed(ok), "{ok}");
+        }
+        for no in ["smtp.example.com:25", "10.0.0.1:25", "127.0.0.1.example.com:25", "[::2]:25", "127.0.0.1", "127.0.0.1:x", ""] {
+            assert!(!plain_smtp_allowed(no), "{no}");
+        }
+        let mut mail = channel("m", "alice");
+        mail.kind = ChannelKind::Email;
+        mail.target = "alice@example.com".into();
+        mail.tls = MailTls::None;
+        mail.server = Some("smtp.example.com:25".into());
+        let s = ReachSettings { channels: vec![mail.clone()], ..Default::default() };
+        assert!(s.check().unwrap_err().contains("plain SMTP"), "refused to another machine");
+        mail.server = Some("127.0.0.1:25".into());
+        assert!(ReachSettings { channels: vec![mail.clone()], ..Default::default() }.check().is_ok());
+        mail.tls = MailTls::Starttls;
+        mail.server = Some("smtp.example.com:25".into());
+        assert!(ReachSettings { channels: vec![mail], ..Default::default() }.check().is_ok(), "STARTTLS goes anywhere");
     }
 }

@@ -3,7 +3,7 @@
 
 use super::sql::{scalar, sql, tuple, Row};
 use super::{audit, parse_ts, ts, Db};
-use crate::domain::audit::{CallClaimed, ReachFailed};
+use crate::domain::audit::{CallClaimed, ChannelSecretChanged, ReachFailed};
 use crate::domain::Error;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -192,6 +192,14 @@ pub async fn failed(db: &Db, m: &Message, error: &str) -> Result<(), Error> {
         .await?;
     let details = ReachFailed { channel: &m.channel, person: &m.person, attempts: m.attempts + 1, error };
     audit::append(&mut tx, audit::Record::of("reach", Some((m.queue_item_id.as_str(), "", "")), &details)).await?;
+    tx.commit().await
+}
+
+/// The local admin `by` (an actor's audit name) set or removed a channel's secret: audited in a
+/// transaction of its own (the secret itself is never in the database).
+pub async fn secret_changed(db: &Db, by: &str, change: &ChannelSecretChanged<'_>) -> Result<(), Error> {
+    let mut tx = db.begin_write().await?;
+    audit::append(&mut tx, audit::Record::of(by, None, change)).await?;
     tx.commit().await
 }
 

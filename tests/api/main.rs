@@ -6,6 +6,7 @@ mod audit_export;
 mod authorization;
 mod bad_input;
 mod calls;
+mod channel_secrets;
 mod claude_code;
 mod cli;
 mod codex;

@@ -12,12 +12,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One request a receiver got: its path, headers and body.
-type Got = (String, HeaderMap, Vec<u8>);
+pub type Got = (String, HeaderMap, Vec<u8>);
 
 /// Requests one receiver got.
 #[derive(Clone, Default)]
-struct Inbox {
-    got: Arc<Mutex<Vec<Got>>>,
+pub struct Inbox {
+    pub got: Arc<Mutex<Vec<Got>>>,
     /// Answers to give before 200 (e.g. two 500s).
     fail_first: Arc<Mutex<u32>>,
 }
@@ -33,7 +33,7 @@ async fn receive(State(inbox): State<Inbox>, uri: axum::http::Uri, headers: Head
 }
 
 /// A receiver on 127.0.0.1: its base URL and what it got.
-async fn receiver() -> (String, Inbox) {
+pub async fn receiver() -> (String, Inbox) {
     let inbox = Inbox::default();
     let app = axum::Router::new().fallback(receive).with_state(inbox.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -43,7 +43,7 @@ async fn receiver() -> (String, Inbox) {
 }
 
 impl Inbox {
-    fn bodies(&self, path: &str) -> Vec<(HeaderMap, Value)> {
+    pub fn bodies(&self, path: &str) -> Vec<(HeaderMap, Value)> {
         self.got
             .lock()
             .unwrap()
@@ -55,7 +55,7 @@ impl Inbox {
 }
 
 /// The call's messages once every one is sent (the receiver may have it before the console records it).
-async fn all_sent(t: &TestApp, id: &str) -> Vec<Value> {
+pub async fn all_sent(t: &TestApp, id: &str) -> Vec<Value> {
     wait::until(Duration::from_secs(30), || async {
         let m = messages(t, id).await;
         if !m.is_empty() && m.iter().all(|m| m["state"] == "sent") {
@@ -67,20 +67,17 @@ async fn all_sent(t: &TestApp, id: &str) -> Vec<Value> {
     .await
 }
 
-/// An owner-only secret file in the test's directory.
-fn secret_file(t: &TestApp, name: &str, value: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = t.dir.join(format!("{name}.secret"));
-    std::fs::write(&path, value).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path.to_string_lossy().into_owned()
+/// Sets channel `name`'s secret as the local admin (the session token on 127.0.0.1) does.
+pub async fn set_secret(t: &TestApp, name: &str, value: &str) {
+    let (status, body) = t.put(&format!("/api/settings/reach/channels/{name}/secret"), json!({ "value": value })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
 
-fn webhook(name: &str, person: &str, url: &str, secret: &str) -> Value {
-    json!({ "name": name, "kind": "webhook", "person": person, "target": url, "secretFile": secret })
+pub fn webhook(name: &str, person: &str, url: &str) -> Value {
+    json!({ "name": name, "kind": "webhook", "person": person, "target": url })
 }
 
-async fn messages(t: &TestApp, id: &str) -> Vec<Value> {
+pub async fn messages(t: &TestApp, id: &str) -> Vec<Value> {
     let (_, reach) = t.get(&format!("/api/queue/{id}/reach")).await;
     reach["messages"].as_array().cloned().unwrap_or_default()
 }
@@ -91,11 +88,11 @@ async fn a_paused_call_reaches_a_signed_webhook_and_a_slack_channel_with_its_lin
     let _background = t.app.start(None);
     t.app.set_link_base("https://console.example.com:8443");
     let (base, inbox) = receiver().await;
-    let key = secret_file(&t, "hook", "s3cret-key");
-    let slack_url = secret_file(&t, "slack", &format!("{base}/services/T000/B000/XXXX"));
+    set_secret(&t, "ops-hook", "s3cret-key").await;
+    set_secret(&t, "ops-slack", &format!("{base}/services/T000/B000/XXXX")).await;
     let settings = json!({ "channels": [
-        webhook("ops-hook", "alice", &format!("{base}/hook"), &key),
-        { "name": "ops-slack", "kind": "slack", "person": "alice", "secretFile": slack_url },
+        webhook("ops-hook", "alice", &format!("{base}/hook")),
+        { "name": "ops-slack", "kind": "slack", "person": "alice" },
     ]});
     let (status, body) = t.put("/api/settings/reach", settings).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -146,9 +143,10 @@ async fn escalation_reaches_the_second_person_after_its_delay_and_a_claim_stops_
     let t = spawn_app().await;
     let _background = t.app.start(None);
     let (base, inbox) = receiver().await;
-    let key = secret_file(&t, "hook", "k");
+    set_secret(&t, "alice-hook", "k").await;
+    set_secret(&t, "bob-hook", "k").await;
     let settings = json!({
-        "channels": [webhook("alice-hook", "alice", &format!("{base}/alice"), &key), webhook("bob-hook", "bob", &format!("{base}/bob"), &key)],
+        "channels": [webhook("alice-hook", "alice", &format!("{base}/alice")), webhook("bob-hook", "bob", &format!("{base}/bob"))],
         "rules": [{ "name": "deletes", "tools": ["delete_record"], "steps": [
             { "afterSecs": 0, "notify": ["alice"] },
             { "afterSecs": 2, "notify": ["bob"] },
@@ -181,7 +179,7 @@ async fn escalation_reaches_the_second_person_after_its_delay_and_a_claim_stops_
     // The second call, under a rule whose second step waits ten minutes, is claimed as soon as
     // alice is told: bob's message is skipped at once, never sent.
     let later = json!({
-        "channels": [webhook("alice-hook", "alice", &format!("{base}/alice"), &key), webhook("bob-hook", "bob", &format!("{base}/bob"), &key)],
+        "channels": [webhook("alice-hook", "alice", &format!("{base}/alice")), webhook("bob-hook", "bob", &format!("{base}/bob"))],
         "rules": [{ "name": "deletes", "tools": ["delete_record"], "steps": [
             { "afterSecs": 0, "notify": ["alice"] },
             { "afterSecs": 600, "notify": ["bob"] },
@@ -217,8 +215,8 @@ async fn a_failing_channel_is_tried_again_until_it_answers_and_a_decided_call_is
     let _background = t.app.start(None);
     let (base, inbox) = receiver().await;
     *inbox.fail_first.lock().unwrap() = 2;
-    let key = secret_file(&t, "hook", "k");
-    let settings = json!({ "channels": [webhook("hook", "alice", &format!("{base}/hook"), &key)] });
+    set_secret(&t, "hook", "k").await;
+    let settings = json!({ "channels": [webhook("hook", "alice", &format!("{base}/hook"))] });
     assert_eq!(t.put("/api/settings/reach", settings).await.0, StatusCode::OK);
     t.generate("delete a").await;
     let id = t.pending().await.remove(0)["id"].as_str().unwrap().to_owned();
@@ -311,8 +309,8 @@ async fn a_matrix_room_on_a_real_homeserver_receives_the_message_with_its_html_e
     tokio::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).await.unwrap();
     let hs: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("matrix.py printed {line:?}"));
     let (url, token, room) = (hs["url"].as_str().unwrap(), hs["token"].as_str().unwrap(), hs["room"].as_str().unwrap());
-    let token_file = secret_file(&t, "matrix", token);
-    let settings = json!({ "channels": [{ "name": "ops-room", "kind": "matrix", "person": "ops", "target": room, "server": url, "secretFile": token_file, "includeArgs": true }] });
+    set_secret(&t, "ops-room", token).await;
+    let settings = json!({ "channels": [{ "name": "ops-room", "kind": "matrix", "person": "ops", "target": room, "server": url, "includeArgs": true }] });
     assert_eq!(t.put("/api/settings/reach", settings).await.0, StatusCode::OK);
     t.generate("delete <script>x</script>").await;
     let id = t.pending().await.remove(0)["id"].as_str().unwrap().to_owned();

@@ -340,6 +340,11 @@ fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
 async fn the_readme_channels_and_escalation_example_is_accepted_as_printed() {
     let settings: serde_json::Value = serde_json::from_str(&block("json", "\"onCall\"")).expect("the example is JSON");
     let t = spawn_app().await;
+    // The channels' secrets first, as the README's commands set them (here through the API, as the
+    // local admin): the channels of a kind that needs one.
+    for name in ["alice-hook", "ops-slack", "oncall-room"] {
+        super::reach::set_secret(&t, name, "a-secret").await;
+    }
     let (status, body) = t.put("/api/settings/reach", settings.clone()).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
     let (_, stored) = t.get("/api/settings/reach").await;

@@ -2,10 +2,10 @@
 // theme, against the real server: the queue with calls and an approval's detail, a suspend() call's
 // detail with its resume form, a decided call's result, the audit log, the engines view (with an
 // unreachable engine's card), an approval's "always allow" form, the grants view, settings with time
-// limits, and the shortcut help dialog. No serious or critical violation may remain; colour contrast
-// is among axe's rules and stays on. Of the moderate rules, the landmark ones (`landmark-one-main`,
-// `region`) must pass too; other moderate and minor findings are printed as diagnostics (`# …`
-// lines), not failed on.
+// limits and a channel (its secret's field), and the shortcut help dialog. No serious or critical
+// violation may remain; colour contrast is among axe's rules and stays on. Of the moderate rules,
+// the landmark ones (`landmark-one-main`, `region`) must pass too; other moderate and minor findings
+// are printed as diagnostics (`# …` lines), not failed on.
 //
 // How axe gets in: the app's Content-Security-Policy is `script-src 'self'`, so an inline <script>
 // (page.addScriptTag({content})) is refused; axe's source is evaluated through the DevTools protocol
@@ -123,6 +123,12 @@ test('the console has no serious or critical axe violations, in the light and th
   // Time limits for the settings view's editor (long enough never to expire a call of this test).
   const limits = await server.api('PUT', '/api/settings/expiry', { rules: [{ tool: 'ask_operator', afterSecs: 86_400 }], warnBeforeSecs: 300 });
   assert.equal(limits.status, 200, JSON.stringify(limits.body));
+  // A channel with its secret set, for the settings view's channel editor (off: nothing is sent).
+  const secret = await server.api('PUT', '/api/settings/reach/channels/ops-hook/secret', { value: 'a11y-key' });
+  assert.equal(secret.status, 200, JSON.stringify(secret.body));
+  const channel = { name: 'ops-hook', kind: 'webhook', person: 'ops', target: 'http://127.0.0.1:9/hook', enabled: false };
+  const reach = await server.api('PUT', '/api/settings/reach', { channels: [channel] });
+  assert.equal(reach.status, 200, JSON.stringify(reach.body));
 
   const timings = [];
   for (const theme of ['light', 'dark']) {

@@ -6,9 +6,7 @@
 // one, and from a revoked device — each refused and audited.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, newPage, row, startServer, waitFor } from './helpers.mjs';
 
@@ -195,11 +193,12 @@ test('a call reaches the phone through a signed webhook; its link opens the call
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
   const { page, close } = await phone();
   try {
-    const keyFile = join(ctx.server.dataDir, 'hook.secret');
-    await writeFile(keyFile, 'hook-key-1', { mode: 0o600 });
+    // Its signing key, set by the local admin (the session token) as the channel's own secret.
+    const secret = await ctx.server.api('PUT', '/api/settings/reach/channels/carol-hook/secret', { value: 'hook-key-1' });
+    assert.equal(secret.status, 200, JSON.stringify(secret.body));
     const url = `http://127.0.0.1:${receiver.address().port}/hook`;
     const saved = await ctx.server.api('PUT', '/api/settings/reach', {
-      channels: [{ name: 'carol-hook', kind: 'webhook', person: 'carol', target: url, secretFile: keyFile }],
+      channels: [{ name: 'carol-hook', kind: 'webhook', person: 'carol', target: url }],
     });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     const started = await ctx.server.api('POST', '/api/devices/pairings', { name: 'carol-phone', person: 'carol' });

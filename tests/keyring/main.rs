@@ -327,3 +327,66 @@ async fn the_desktop_apps_receipt_key_lives_in_the_keyring_and_is_read_back_from
     assert_eq!(keys.keys.iter().map(|k| k.kid.as_str()).collect::<Vec<_>>(), [kid.as_str()]);
     secrets::delete(&format!("receipt-key:{kid}")).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_channels_secret_set_for_the_desktop_app_lives_in_its_own_keyring_entry_only() {
+    if !keyring_tests_enabled("a_channels_secret_set_for_the_desktop_app_lives_in_its_own_keyring_entry_only") {
+        return;
+    }
+    use approval_console::app::channel_secrets::SecretValue;
+    use approval_console::app::App;
+    use approval_console::domain::reach::SecretPlace;
+    let tmp = tempfile::tempdir().unwrap();
+    let data_dir = tmp.path().to_str().unwrap();
+    let (name, value) = (format!("ch-{}", uuid::Uuid::now_v7().simple()), unique_value());
+
+    // The CLI with --keyring (as the desktop app keeps them): the entry channel.NAME, no file.
+    let set = binary(&["--data-dir", data_dir, "channels", "secret", "set", &name, "--keyring"], Some(&format!("{value}\n")), &[]);
+    assert_exit(&set, 0, &value);
+    assert!(text(&set.stdout).contains("the OS keyring"), "{}", text(&set.stdout));
+    assert_eq!(secrets::get(&format!("channel.{name}")).await.unwrap().expose(), value);
+    assert!(!tmp.path().join("channel-secrets").join(&name).exists());
+    // The desktop app finds it there: its channel may be saved, and is listed as kept in the keyring.
+    let app = App::open(tmp.path(), vec![]).await.unwrap();
+    app.keep_channel_secrets_in_keyring();
+    let by = app.local_admin::<approval_console::domain::grade::Local>("desktop");
+    let settings = serde_json::from_value(
+        serde_json::json!({ "channels": [{ "name": name, "kind": "webhook", "person": "ops", "target": "https://hooks.example/a" }] }),
+    )
+    .unwrap();
+    app.save_reach_settings(settings, &by.narrow()).await.unwrap();
+    let listed = app.channel_secrets(&by.narrow()).await.unwrap();
+    assert_eq!(listed.iter().map(|s| (s.channel.as_str(), s.kept)).collect::<Vec<_>>(), [(name.as_str(), SecretPlace::Keyring)]);
+    let cli_list = binary(&["--data-dir", data_dir, "channels", "secret", "list", "--keyring"], None, &[]);
+    assert_exit(&cli_list, 0, &value);
+    assert!(text(&cli_list.stdout).contains(&name) && text(&cli_list.stdout).contains("the OS keyring"), "{}", text(&cli_list.stdout));
+    // Set again, in the desktop app's way (in process): replaced in the keyring.
+    let newer = unique_value();
+    let set = app.set_channel_secret(&name, SecretValue { value: newer.clone() }, &by).await.unwrap();
+    assert_eq!(set.kept, SecretPlace::Keyring);
+    assert_eq!(secrets::get(&format!("channel.{name}")).await.unwrap().expose(), newer, "replaced, one entry");
+    for entry in walk(tmp.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        for v in [&value, &newer] {
+            assert!(!bytes.windows(v.len()).any(|w| w == v.as_bytes()), "the secret is in {}", entry.display());
+        }
+    }
+    let removed = app.remove_channel_secret(&name, &by).await.unwrap();
+    assert_eq!(removed.removed_from, [SecretPlace::Keyring]);
+    assert!(matches!(secrets::get(&format!("channel.{name}")).await, Err(SecretError::NotFound { .. })));
+    app.testing().close().await;
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

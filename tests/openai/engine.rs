@@ -122,12 +122,12 @@ async fn a_tool_call_with_a_number_its_fingerprint_cannot_bind_fails_the_run_and
         let fake = FakeOpenAi::scripted(vec![reply]).await;
         let tmp = tempfile::tempdir().unwrap();
         let app = App::open(tmp.path(), vec![agent(model(&fake, stream))]).await.unwrap();
-        let e = app.send(request("delete rec-7"), false, None, &app.local_actor("test")).await.unwrap_err();
+        let e = app.send(request("delete rec-7"), false, None, &app.local_admin("test")).await.unwrap_err();
         let text = crate::error_text(&e);
         let pointer = if stream { "/ratio" } else { "/version" };
         assert!(text.contains("tool delete_record") && text.contains(pointer) && text.contains("exactly"), "{text}");
         let all = QueueQuery::default();
-        assert!(app.queue_page(&all, &app.local_actor("test")).await.unwrap().items.is_empty(), "nothing queued (stream: {stream})");
+        assert!(app.queue_page(&all, &app.local_admin("test")).await.unwrap().items.is_empty(), "nothing queued (stream: {stream})");
         assert_eq!(snapshots(&app).await, 0);
         app.testing().close().await;
     }

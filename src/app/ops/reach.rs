@@ -1,6 +1,7 @@
 //! Operators' channels and escalation (issue 28): the settings, claims, a call's messages, and the
 //! time to decision per channel, person and rule.
 
+use crate::app::channel_secrets::{ChannelSecret, RemovedChannelSecret, SecretValue};
 use crate::app::reach::{CallReach, ReachStats};
 use crate::domain::reach::ReachSettings;
 use serde::Deserialize;
@@ -14,13 +15,25 @@ pub struct StatsQuery {
 }
 
 crate::declare_operations! {
-    ReachSettings(Nothing, none) -> ReachSettings, 200 "Channels, escalation rules and the on-call schedule (secrets are keyring entries or files, never here)";
+    ReachSettings(Nothing, none) -> ReachSettings, 200 "Channels, escalation rules and the on-call schedule (never a secret, nor where one is kept)";
         errors []
         |app, _, _, by| { Ok(app.reach_settings(by).await?.into()) }
 
     SaveReachSettings(Nothing, body ReachSettings, window "settings") -> ReachSettings, 200 "Stored and audited; calls pausing from now on are planned by it";
-        errors [400 "invalid_request: a name twice, a channel without its address or secret, a bad time"]
+        errors [400 "invalid_request: a name twice, a channel without its address, a channel that needs a secret without one set, secretRef or secretFile (removed), plain SMTP to another machine, a bad time"]
         |app, _, s, by| { Ok(app.save_reach_settings(s, by).await?.into()) }
+
+    ChannelSecrets(Nothing, none) -> [ChannelSecret], 200 "The channels whose secret is set, and where each is kept (never a value)";
+        errors []
+        |app, _, _, by| { Ok(app.channel_secrets(by).await?.into()) }
+
+    SetChannelSecret(Name, body SecretValue, window "secret") -> ChannelSecret, 200 "Kept in the channel's own place (the OS keyring in the desktop app, else an owner-only file of the data directory) and audited; never shown again";
+        errors [400 "invalid_request: not a channel's name, or a value empty or of several lines", 403 "forbidden: not the local admin (a stored credential may not, whatever its role)"]
+        |app, p, v, by| { Ok(app.set_channel_secret(&p.name, v, by).await?.into()) }
+
+    RemoveChannelSecret(Name, none) -> RemovedChannelSecret, 200 "Removed and audited: the channel sends nothing that needs it until one is set again";
+        errors [403 "forbidden: not the local admin", 404 "not_found: the channel has no secret"]
+        |app, p, _, by| { Ok(app.remove_channel_secret(&p.name, by).await?.into()) }
 
     ClaimCall(Id, none) -> CallReach, 200 "Claimed: shown to everyone; its escalation stops";
         errors [404 "not_found", 409 "already_decided"]

@@ -8,6 +8,9 @@
 //!   is skipped (escalation stops); a step's `on-call` is resolved when it is due; quiet hours hold
 //!   a message until they end; a failure is tried again after 1 s, doubling to 60 s, and given up
 //!   after [`ATTEMPTS`] with `reach.failed` in the audit log.
+//! - **Secrets from their own place**: a channel's secret is read, when it sends, from the channels'
+//!   namespace by the channel's name ([`crate::secrets::ChannelSecrets`]), never from a place the
+//!   settings name; a channel that needs one and has none fails with "no secret set".
 //! - **One sender per team**: the worker holds the lease `reach` (store::lease), so consoles on one
 //!   PostgreSQL database do not send twice.
 
@@ -15,6 +18,7 @@ pub mod send;
 
 use crate::console::{Change, Console};
 use crate::domain::reach::{Facts, ReachSettings};
+use crate::secrets::ChannelSecrets;
 use crate::store::lease::Lease;
 use crate::store::reach::{self, NewMessage};
 use chrono::Utc;
@@ -41,8 +45,8 @@ impl Links {
     }
 }
 
-/// Starts the worker until `stop` flips.
-pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+/// Starts the worker until `stop` flips; channels' secrets come from `secrets`.
+pub fn start(console: Console, links: Links, secrets: ChannelSecrets, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
     let mut events = console.events().subscribe();
     tokio::spawn(async move {
         let mut lease: Option<Lease> = None;
@@ -59,7 +63,7 @@ pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) ->
             }
             let mut wait = SWEEP;
             if lease.is_some() {
-                match round(&console, &links).await {
+                match round(&console, &links, &secrets).await {
                     // Messages may wait: sleep until the next is due (at most the sweep).
                     Ok(true) => {
                         if let Ok(Some(next)) = reach::next_due(console.db()).await {
@@ -90,7 +94,7 @@ pub fn start(console: Console, links: Links, mut stop: watch::Receiver<bool>) ->
 
 /// One round: plan what is not planned, send what is due. `false`: no channel is configured (no
 /// statement was run).
-pub async fn round(console: &Console, links: &Links) -> Result<bool, crate::domain::Error> {
+pub async fn round(console: &Console, links: &Links, secrets: &ChannelSecrets) -> Result<bool, crate::domain::Error> {
     let settings: ReachSettings = crate::store::settings::load(console.db()).await?;
     if settings.channels.is_empty() {
         // Nothing to send on: no statement, no commit (calls paused meanwhile are planned once a
@@ -123,12 +127,18 @@ pub async fn round(console: &Console, links: &Links) -> Result<bool, crate::doma
     }
     // Side by side: a slow or dead channel (10 s timeout each try) holds up no other.
     let due = reach::due(console.db(), Utc::now(), 50).await?;
-    let sent = futures::future::join_all(due.into_iter().map(|d| deliver(console, &settings, links, d))).await;
+    let sent = futures::future::join_all(due.into_iter().map(|d| deliver(console, &settings, links, secrets, d))).await;
     sent.into_iter().collect::<Result<Vec<()>, _>>()?;
     Ok(true)
 }
 
-async fn deliver(console: &Console, settings: &ReachSettings, links: &Links, due: reach::Due) -> Result<(), crate::domain::Error> {
+async fn deliver(
+    console: &Console,
+    settings: &ReachSettings,
+    links: &Links,
+    secrets: &ChannelSecrets,
+    due: reach::Due,
+) -> Result<(), crate::domain::Error> {
     let db = console.db();
     let m = &due.message;
     let now = Utc::now();
@@ -164,7 +174,11 @@ async fn deliver(console: &Console, settings: &ReachSettings, links: &Links, due
         rule: m.rule.clone(),
         step: m.step,
     };
-    match send::send(channel, &about, &m.id).await {
+    let sent = match secrets.read(&channel.name).await {
+        Ok(secret) => send::send(channel, &about, &m.id, secret).await,
+        Err(e) => Err(format!("the secret of channel {} cannot be read: {e}", channel.name)),
+    };
+    match sent {
         Ok(()) => {
             let at = Utc::now();
             tracing::info!(item = %m.queue_item_id, channel = %m.channel, after_ms = (at - entry.queued.paused_at).num_milliseconds(), "reach: sent");

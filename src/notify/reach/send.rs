@@ -1,9 +1,11 @@
 //! One message on one channel: what it says (plain text, HTML with every untrusted text escaped,
 //! Slack's Block Kit, the webhook's JSON) and how it goes (reqwest, lettre). A link opens the call;
-//! nothing here decides. A channel's secret is read when it sends, never kept or logged.
+//! nothing here decides. A channel's secret comes from its own place (`secrets::channel`), read
+//! when it sends, never kept or logged.
 
 use crate::domain::reach::{Channel, ChannelKind, MailTls};
 use crate::domain::text::{markup_escaped, visible};
+use crate::secrets::ApiKey;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -156,19 +158,6 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-/// The channel's secret, from the keyring or its owner-only file.
-async fn secret(channel: &Channel) -> Result<Option<String>, String> {
-    if let Some(name) = &channel.secret_ref {
-        return crate::secrets::get(name).await.map(|k| Some(k.expose().to_owned())).map_err(|e| e.to_string());
-    }
-    if let Some(path) = &channel.secret_file {
-        return crate::secrets::read_secret_file(std::path::Path::new(path))
-            .map(|k| Some(k.expose().to_owned()))
-            .map_err(|e| e.to_string());
-    }
-    Ok(None)
-}
-
 fn http() -> Result<reqwest::Client, String> {
     reqwest::Client::builder().timeout(TIMEOUT).redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())
 }
@@ -183,12 +172,19 @@ async fn answered(r: Result<reqwest::Response, reqwest::Error>) -> Result<(), St
     }
 }
 
-/// Sends `about` on `channel` (`txn`: the message's id, so a retry is the same Matrix event).
-pub async fn send(channel: &Channel, about: &About, txn: &str) -> Result<(), String> {
-    let secret = secret(channel).await?;
+/// Sends `about` on `channel` (`txn`: the message's id, so a retry is the same Matrix event), with
+/// the channel's own `secret` (`None`: none is set; a kind that needs one is not sent).
+pub async fn send(channel: &Channel, about: &About, txn: &str, secret: Option<ApiKey>) -> Result<(), String> {
+    if let (Some(what), None) = (channel.kind.secret_needed(), &secret) {
+        return Err(format!(
+            "no secret set for channel {0} (it needs {what}): the local admin sets it with `approval-console channels secret set {0}`",
+            channel.name
+        ));
+    }
+    let secret = secret.map(|s| s.expose().to_owned());
     match channel.kind {
         ChannelKind::Webhook => {
-            let secret = secret.ok_or("the webhook has no secret to sign with (secretRef or secretFile)")?;
+            let secret = secret.unwrap_or_default();
             let body = serde_json::to_vec(&about.json(channel)).expect("JSON serializes");
             let ts = chrono::Utc::now().timestamp();
             let r = http()?
@@ -203,11 +199,11 @@ pub async fn send(channel: &Channel, about: &About, txn: &str) -> Result<(), Str
             answered(r).await
         }
         ChannelKind::Slack => {
-            let url = secret.ok_or("the Slack webhook URL is its secret (secretRef or secretFile)")?;
+            let url = secret.unwrap_or_default();
             answered(http()?.post(url.trim()).json(&about.blocks(channel)).send().await).await
         }
         ChannelKind::Matrix => {
-            let token = secret.ok_or("the Matrix access token is the channel's secret")?;
+            let token = secret.unwrap_or_default();
             let server = channel.server.as_deref().unwrap_or_default().trim_end_matches('/');
             let room = url_segment(&channel.target);
             let url = format!("{server}/_matrix/client/v3/rooms/{room}/send/m.room.message/{}", url_segment(txn));
@@ -251,6 +247,11 @@ async fn mail(channel: &Channel, about: &About, password: Option<String>) -> Res
     let tls = match channel.tls {
         MailTls::Starttls => Tls::Required(tls),
         MailTls::Tls => Tls::Wrapper(tls),
+        // Settings stored before this was checked on save may still say so: never in plain text
+        // to another machine.
+        MailTls::None if !crate::domain::reach::plain_smtp_allowed(server) => {
+            return Err(format!("plain SMTP (tls none) goes only to a relay on this machine, not to {server:?}: use starttls or tls"))
+        }
         MailTls::None => Tls::None,
     };
     let mut transport = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(port).tls(tls).timeout(Some(TIMEOUT));
@@ -300,5 +301,44 @@ mod tests {
         quiet.include_args = false;
         assert!(!about.text(&quiet).contains("onerror"), "arguments only when the channel says");
         assert!(about.json(&quiet).get("args").is_none());
+    }
+
+    fn about() -> About {
+        About {
+            item_id: "q_1".into(),
+            tool: "delete_record".into(),
+            agent: "demo".into(),
+            source: "local".into(),
+            risk: "high".into(),
+            reasons: vec![],
+            fingerprint: "sha256:00".into(),
+            paused_at: chrono::Utc::now(),
+            args: json!({}),
+            link: None,
+            rule: "default".into(),
+            step: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_channel_that_needs_a_secret_and_has_none_is_not_sent() {
+        let channel: Channel = serde_json::from_value(
+            json!({ "name": "ops-room", "kind": "matrix", "person": "a", "target": "!r:x", "server": "http://127.0.0.1:9" }),
+        )
+        .unwrap();
+        let e = send(&channel, &about(), "m1", None).await.unwrap_err();
+        assert!(e.starts_with("no secret set for channel ops-room"), "{e}");
+    }
+
+    /// Settings stored before plain SMTP was checked on save may still ask for it: refused before
+    /// any connection (192.0.2.1 is TEST-NET-1, where nothing answers).
+    #[tokio::test]
+    async fn plain_smtp_to_another_machine_is_refused_even_from_settings_stored_before() {
+        let channel: Channel = serde_json::from_value(json!({
+            "name": "m", "kind": "email", "person": "a", "target": "a@example.com", "server": "192.0.2.1:25", "tls": "none"
+        }))
+        .unwrap();
+        let e = send(&channel, &about(), "m1", Some(ApiKey::new("pw"))).await.unwrap_err();
+        assert!(e.starts_with("plain SMTP"), "{e}");
     }
 }

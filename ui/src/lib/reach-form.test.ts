@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ReachSettings } from './backend/backend';
+import type { ReachChannel, ReachSettings } from './backend/backend';
 import { badEntry, fromReachForm, newChannel, newRule, newShift, personsOf, splitList, toReachForm } from './reach-form';
 
 const settings: ReachSettings = {
   channels: [
-    { name: 'alice-hook', kind: 'webhook', person: 'alice', target: 'https://hooks.example/a', server: null, from: null, username: null, tls: 'starttls', caFile: null, secretRef: 'hook-key', secretFile: null, quietHours: null, includeArgs: true, enabled: true },
-    { name: 'bob-mail', kind: 'email', person: 'bob', target: 'bob@example.com', server: 'smtp.example.com:465', from: 'console@example.com', username: 'relay', tls: 'tls', caFile: '/etc/ac/ca.pem', secretRef: null, secretFile: '/etc/ac/smtp.pw', quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: false },
-    { name: 'team-slack', kind: 'slack', person: 'ops', target: '', server: null, from: null, username: null, tls: 'starttls', caFile: null, secretRef: 'slack-url', secretFile: null, quietHours: null, includeArgs: false, enabled: true },
+    { name: 'alice-hook', kind: 'webhook', person: 'alice', target: 'https://hooks.example/a', server: null, from: null, username: null, tls: 'starttls', caFile: null, quietHours: null, includeArgs: true, enabled: true },
+    { name: 'bob-mail', kind: 'email', person: 'bob', target: 'bob@example.com', server: 'smtp.example.com:465', from: 'console@example.com', username: 'relay', tls: 'tls', caFile: '/etc/ac/ca.pem', quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: false },
+    { name: 'team-slack', kind: 'slack', person: 'ops', target: '', server: null, from: null, username: null, tls: 'starttls', caFile: null, quietHours: null, includeArgs: false, enabled: true },
   ],
   rules: [
     { name: 'payments', tools: ['send_money', 'refund'], agents: ['billing'], sources: ['mastra'], minRisk: 'high', steps: [{ afterSecs: 0, notify: ['alice'] }, { afterSecs: 900, notify: ['on-call', 'bob'] }, { afterSecs: 7200, notify: ['everyone'] }] },
@@ -17,10 +17,10 @@ const settings: ReachSettings = {
 describe('reach form', () => {
   it('reads the settings into the form and gives back the same settings', () => {
     const form = toReachForm(settings);
-    expect(form.channels.map((c) => [c.name, c.kind, c.secret])).toEqual([
-      ['alice-hook', 'webhook', 'ref'],
-      ['bob-mail', 'email', 'file'],
-      ['team-slack', 'slack', 'ref'],
+    expect(form.channels.map((c) => [c.name, c.kind])).toEqual([
+      ['alice-hook', 'webhook'],
+      ['bob-mail', 'email'],
+      ['team-slack', 'slack'],
     ]);
     expect(form.channels[1]).toMatchObject({ quiet: true, quietFrom: '22:00', quietTo: '07:00', tls: 'tls', enabled: false });
     expect(form.rules[0]).toMatchObject({ tools: 'send_money, refund', agents: 'billing', minRisk: 'high' });
@@ -33,9 +33,12 @@ describe('reach form', () => {
     expect(fromReachForm(form)).toEqual(settings);
   });
 
-  it('sends only what the kind uses and only the secret place chosen, trims names and splits the lists', () => {
+  it('sends only what the kind uses and never where a secret is, trims names and splits the lists', () => {
+    // A channel stored by an older version still names its secret by place: read without it.
+    const old = { ...settings.channels![0], secretRef: 'hook-key', secretFile: '/x' } as ReachChannel;
+    expect(Object.keys(fromReachForm(toReachForm({ channels: [old] })).channels![0])).not.toContain('secretRef');
     const form = toReachForm({ channels: [], rules: [], onCall: [] });
-    form.channels.push({ ...newChannel(), name: ' hook ', person: ' alice ', kind: 'email', target: ' a@example.com ', server: 'smtp:25', from: 'c@example.com', secretRef: 'left', secretFile: '/x', secret: 'file' });
+    form.channels.push({ ...newChannel(), name: ' hook ', person: ' alice ', kind: 'email', target: ' a@example.com ', server: 'smtp:25', from: 'c@example.com' });
     // Switched to a webhook: the mail fields are not sent.
     form.channels[0].kind = 'webhook';
     form.rules.push({ ...newRule(), name: 'r', tools: ' a,, b ,\nc', steps: [{ amount: 1.5, unit: 'minutes', notify: 'alice, on-call' }, { amount: null, unit: 'hours', notify: ' everyone ' }] });
@@ -43,7 +46,7 @@ describe('reach form', () => {
     form.onCall[0].days[0] = true;
     expect(fromReachForm(form)).toEqual({
       channels: [
-        { name: 'hook', kind: 'webhook', person: 'alice', target: 'a@example.com', server: null, from: null, username: null, tls: 'starttls', caFile: null, secretRef: null, secretFile: '/x', quietHours: null, includeArgs: false, enabled: true },
+        { name: 'hook', kind: 'webhook', person: 'alice', target: 'a@example.com', server: null, from: null, username: null, tls: 'starttls', caFile: null, quietHours: null, includeArgs: false, enabled: true },
       ],
       rules: [{ name: 'r', tools: ['a', 'b', 'c'], agents: [], sources: [], minRisk: null, steps: [{ afterSecs: 90, notify: ['alice', 'on-call'] }, { afterSecs: 0, notify: ['everyone'] }] }],
       onCall: [{ person: 'bob', days: [0], from: '09:00', to: '17:00' }],

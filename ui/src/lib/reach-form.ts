@@ -3,9 +3,10 @@
  * the `reach` settings as the form holds them (texts, ticks, an amount in a unit) and back. Pure, so
  * each conversion is tested without a page (`reach-form.test.ts`).
  *
- * Secrets are never part of it: a channel names a keyring entry (`secretRef`, stored with
- * `approval-console secret set NAME`) or an owner-only file (`secretFile`), one or the other.
- * Nothing is checked here beyond what the form cannot say otherwise: the server checks the rest and
+ * Secrets are never part of it, nor where one is kept: a channel's secret is its own, found by its
+ * name, and set apart from the document by the local admin (`Backend.setChannelSecret`). A stored
+ * channel that still names one by place (`secretRef`, `secretFile`: removed) is read without it, so
+ * saving the form drops it. Nothing is checked here beyond what the form cannot say otherwise: the server checks the rest and
  * answers `invalid_request` with a message naming the channel, rule or shift (`badEntry` finds it).
  */
 import type { CallSource, ChannelKind, MailTls, OnCallShift, ReachChannel, ReachRule, ReachSettings, RiskLevel } from './backend/backend';
@@ -22,9 +23,6 @@ export const WEEKDAYS = [0, 1, 2, 3, 4, 5, 6] as const;
 export const ON_CALL = 'on-call';
 export const EVERYONE = 'everyone';
 
-/** Where a channel's secret is: a keyring entry, an owner-only file, or none (email without a password). */
-export type SecretPlace = 'ref' | 'file' | 'none';
-
 export type ChannelDraft = {
   name: string;
   kind: ChannelKind;
@@ -38,9 +36,6 @@ export type ChannelDraft = {
   username: string;
   tls: MailTls;
   caFile: string;
-  secret: SecretPlace;
-  secretRef: string;
-  secretFile: string;
   quiet: boolean;
   quietFrom: string;
   quietTo: string;
@@ -94,9 +89,6 @@ export function newChannel(): ChannelDraft {
     username: '',
     tls: 'starttls',
     caFile: '',
-    secret: 'ref',
-    secretRef: '',
-    secretFile: '',
     quiet: false,
     quietFrom: '22:00',
     quietTo: '07:00',
@@ -130,9 +122,6 @@ function toChannelDraft(c: ReachChannel): ChannelDraft {
     username: text(c.username),
     tls: c.tls ?? 'starttls',
     caFile: text(c.caFile),
-    secret: c.secretRef != null ? 'ref' : c.secretFile != null ? 'file' : 'none',
-    secretRef: text(c.secretRef),
-    secretFile: text(c.secretFile),
     quiet: q !== null,
     ...(q ? { quietFrom: q.from, quietTo: q.to } : {}),
     includeArgs: c.includeArgs === true,
@@ -192,8 +181,6 @@ function fromChannelDraft(d: ChannelDraft): ReachChannel {
     username: uses.mail ? optional(d.username) : null,
     tls: uses.mail ? d.tls : 'starttls',
     caFile: uses.mail ? optional(d.caFile) : null,
-    secretRef: d.secret === 'ref' ? optional(d.secretRef) : null,
-    secretFile: d.secret === 'file' ? optional(d.secretFile) : null,
     quietHours: d.quiet ? { from: hhmm(d.quietFrom), to: hhmm(d.quietTo) } : null,
     includeArgs: d.includeArgs,
     enabled: d.enabled,

@@ -815,6 +815,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/reach/channels/{name}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["set_channel_secret"];
+        post?: never;
+        delete: operations["remove_channel_secret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/reach/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["channel_secrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/remote": {
         parameters: {
             query?: never;
@@ -944,7 +976,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "receipt_key.created" | "receipt_key.rotated";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "channel_secret.set" | "channel_secret.removed" | "receipt_key.created" | "receipt_key.rotated";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -1065,10 +1097,6 @@ export interface components {
             /** @description Whose channel it is: a person (or a team's name) that rules and the on-call schedule name. */
             person: string;
             quietHours?: null | components["schemas"]["ChannelQuietHours"];
-            /** @description …or an owner-only file holding it (a server without a keyring). */
-            secretFile?: string | null;
-            /** @description The keyring entry of its secret (HMAC key, Slack URL, SMTP password, Matrix token). */
-            secretRef?: string | null;
             /** @description Email: `host:port` of the SMTP server; Matrix: the homeserver's URL. */
             server?: string | null;
             /** @description Webhook: its URL; email: the address; Matrix: the room id (`!room:server`); Slack: unused. */
@@ -1086,6 +1114,18 @@ export interface components {
             from: string;
             to: string;
         };
+        /** @description A channel whose secret is set, and where it is kept (never the value). */
+        ChannelSecret: {
+            channel: string;
+            kept: components["schemas"]["ChannelSecretPlace"];
+        };
+        /**
+         * @description Where a channel's secret is kept: never in the settings, only in the channels' own namespace —
+         *     the OS keyring's entry `channel.<name>`, or the owner-only file `channel-secrets/<name>` of the
+         *     data directory (`secrets::channel`).
+         * @enum {string}
+         */
+        ChannelSecretPlace: "keyring" | "file";
         /** @description Who claimed a call. */
         Claim: {
             /** Format: date-time */
@@ -1652,6 +1692,13 @@ export interface components {
             /** @description The tool the agent wants to run (1–200 characters). */
             tool: string;
         };
+        /**
+         * @description A channel's secret as the local admin sends it: its webhook's signing key, its Slack URL, its
+         *     SMTP password or its Matrix token — one line, never answered back.
+         */
+        NewChannelSecret: {
+            value: string;
+        };
         /** @description A new remote engine. */
         NewEngine: {
             /**
@@ -2075,6 +2122,11 @@ export interface components {
             /** @description `https://name:port` while the listener runs here; null when it is off. */
             running: string | null;
             settings: components["schemas"]["RemoteSettings"];
+        };
+        /** @description A channel's secret removed, and where it was. */
+        RemovedChannelSecret: {
+            channel: string;
+            removedFrom: components["schemas"]["ChannelSecretPlace"][];
         };
         /** @description A principal that asked for a call, as the queue shows it. */
         Requester: {
@@ -5541,7 +5593,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Channels, escalation rules and the on-call schedule (secrets are keyring entries or files, never here) */
+            /** @description Channels, escalation rules and the on-call schedule (never a secret, nor where one is kept) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5592,13 +5644,162 @@ export interface operations {
                     "application/json": components["schemas"]["ReachSettings"];
                 };
             };
-            /** @description invalid_request: a name twice, a channel without its address or secret, a bad time */
+            /** @description invalid_request: a name twice, a channel without its address, a channel that needs a secret without one set, secretRef or secretFile (removed), plain SMTP to another machine, a bad time */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_channel_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewChannelSecret"];
+            };
+        };
+        responses: {
+            /** @description Kept in the channel's own place (the OS keyring in the desktop app, else an owner-only file of the data directory) and audited; never shown again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelSecret"];
+                };
+            };
+            /** @description invalid_request: not a channel's name, or a value empty or of several lines */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: not the local admin (a stored credential may not, whatever its role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_channel_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed and audited: the channel sends nothing that needs it until one is set again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedChannelSecret"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: not the local admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: the channel has no secret */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channel_secrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels whose secret is set, and where each is kept (never a value) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelSecret"][];
                 };
             };
             /** @description unauthorized: no valid credential */

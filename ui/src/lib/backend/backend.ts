@@ -5,6 +5,7 @@
  */
 
 import type { components } from './api.gen';
+import type { ChannelSecretsBackend } from './channel-secrets';
 import type { AnswerOf, Declared, Request } from './operations';
 
 /**
@@ -155,8 +156,9 @@ export type MailTls = Schemas['MailTls'];
 export type RiskLevel = Schemas['Level'];
 /** A channel's quiet hours, `HH:MM` UTC (`from` after `to` spans midnight). */
 export type ChannelQuietHours = Schemas['ChannelQuietHours'];
-/** A channel: whose it is, where it sends, its secret only named (`secretRef`: a keyring entry; `secretFile`: an owner-only file). */
+/** A channel: whose it is and where it sends; never its secret, nor where that is kept (`channelSecrets`). */
 export type ReachChannel = Schemas['Channel'];
+export type { ChannelSecret, RemovedChannelSecret, SecretPlace } from './channel-secrets';
 /** An escalation rule: which calls (tools, agents, sources, `minRisk`; none given: every call) and its steps. */
 export type ReachRule = Schemas['Rule'];
 /** One step of a rule: after `afterSecs` (0: at once), tell `notify` (persons, `on-call` or `everyone`). */
@@ -285,7 +287,7 @@ export type Subscriber = {
   onStatus?: (status: ConnectionStatus) => void;
 };
 
-export interface Backend {
+export interface Backend extends ChannelSecretsBackend {
   /**
    * Any operation the core declares as a request and an answer, by its catalog name, typed from the
    * OpenAPI document (`operations.ts`): what a new operation is called through before, or instead
@@ -421,8 +423,8 @@ export interface Backend {
   reachSettings(): Promise<ReachSettings>;
   /**
    * Stores them (admins only; calls pausing from then on are planned by them). `invalid_request`
-   * with a message for what cannot work: a name twice, a channel without its address or secret, a
-   * bad time, a rule without steps.
+   * with a message for what cannot work: a name twice, a channel without its address, a channel that
+   * needs a secret without one set, plain SMTP to another machine, a bad time, a rule without steps.
    */
   saveReachSettings(settings: ReachSettings): Promise<ReachSettings>;
   /**

@@ -13,6 +13,7 @@ import type {
   CallReach,
   CallReason,
   Backend,
+  ChannelSecret,
   CreatedGrant,
   Credential,
   Device,
@@ -46,6 +47,7 @@ import type {
   ResolutionKind,
   RemoteSettings,
   RemoteView,
+  RemovedChannelSecret,
   RevokedDevice,
   RevokedToken,
   SyncAnswer,
@@ -300,6 +302,18 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   saveReachSettings(settings: ReachSettings): Promise<ReachSettings> {
     return this.run('save_reach_settings', { input: settings });
+  }
+
+  channelSecrets(): Promise<ChannelSecret[]> {
+    return this.run('channel_secrets');
+  }
+
+  setChannelSecret(name: string, value: string): Promise<ChannelSecret> {
+    return this.run('set_channel_secret', { path: { name }, input: { value } });
+  }
+
+  removeChannelSecret(name: string): Promise<RemovedChannelSecret> {
+    return this.run('remove_channel_secret', { path: { name } });
   }
 
   claimCall(id: string): Promise<CallReach> {

@@ -50,7 +50,7 @@ describe('TauriBackend commands', () => {
   const expiry = { rules: [{ tool: 'delete_record', afterSecs: 3600 }, { tool: '*', afterSecs: 86400 }], warnBeforeSecs: 300 };
   const quorum = { rules: [{ tool: 'delete_record', approvals: 2 }] };
   const reach = {
-    channels: [{ name: 'ops-mail', kind: 'email' as const, person: 'alice', target: 'alice@example.com', server: 'smtp.example.com:587', tls: 'starttls' as const, secretRef: 'smtp', quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: true }],
+    channels: [{ name: 'ops-mail', kind: 'email' as const, person: 'alice', target: 'alice@example.com', server: 'smtp.example.com:587', tls: 'starttls' as const, quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: true }],
     rules: [{ name: 'payments', tools: ['send_money'], agents: [], sources: [], minRisk: 'high' as const, steps: [{ afterSecs: 0, notify: ['alice'] }, { afterSecs: 600, notify: ['on-call'] }] }],
     onCall: [{ person: 'bob', days: [5, 6], from: '20:00', to: '08:00' }],
   };
@@ -179,6 +179,9 @@ describe('TauriBackend commands', () => {
     { name: 'revokeDevice', run: (b) => b.revokeDevice('alice phone'), cmd: 'revoke_device', args: { name: 'alice phone' } },
     { name: 'reachSettings', run: (b) => b.reachSettings(), cmd: 'reach_settings', args: {} },
     { name: 'saveReachSettings', run: (b) => b.saveReachSettings(reach), cmd: 'save_reach_settings', args: { settings: reach } },
+    { name: 'channelSecrets', run: (b) => b.channelSecrets(), cmd: 'channel_secrets', args: {} },
+    { name: 'setChannelSecret', run: (b) => b.setChannelSecret('ops-mail', 'pa55'), cmd: 'set_channel_secret', args: { name: 'ops-mail', secret: { value: 'pa55' } } },
+    { name: 'removeChannelSecret', run: (b) => b.removeChannelSecret('ops-mail'), cmd: 'remove_channel_secret', args: { name: 'ops-mail' } },
     { name: 'claimCall', run: (b) => b.claimCall('q 1/é'), cmd: 'claim_call', args: { id: 'q 1/é' } },
     { name: 'callReach', run: (b) => b.callReach('q 1/é'), cmd: 'call_reach', args: { id: 'q 1/é' } },
     { name: 'reachStats', run: (b) => b.reachStats(30), cmd: 'reach_stats', args: { query: { days: 30 } } },

@@ -359,10 +359,10 @@ describe('WebBackend', () => {
     ]);
   });
 
-  it('reads and stores the reach settings at /api/settings/reach, claims and reads a call\'s reach (the id encoded), and asks the reach figures by days', async () => {
+  it('reads and stores the reach settings at /api/settings/reach, claims and reads a call\'s reach (the id encoded), asks the reach figures by days, and lists, sets and removes a channel\'s secret (the name encoded)', async () => {
     const seen: { url: string; method: string; body: unknown }[] = [];
     const reach = {
-      channels: [{ name: 'hook', kind: 'webhook' as const, person: 'alice', target: 'https://hooks.example/a', tls: 'starttls' as const, secretFile: '/etc/ac/hook.key', quietHours: { from: '22:00', to: '07:00' }, includeArgs: true, enabled: true }],
+      channels: [{ name: 'hook', kind: 'webhook' as const, person: 'alice', target: 'https://hooks.example/a', tls: 'starttls' as const, quietHours: { from: '22:00', to: '07:00' }, includeArgs: true, enabled: true }],
       rules: [{ name: 'all', tools: [], agents: [], sources: [], minRisk: null, steps: [{ afterSecs: 300, notify: ['everyone'] }] }],
       onCall: [],
     };
@@ -383,12 +383,18 @@ describe('WebBackend', () => {
     expect(await backend.claimCall('q 1/é')).toEqual(callReach);
     expect(await backend.callReach('q 1/é')).toEqual(callReach);
     expect(await backend.reachStats(7)).toEqual(stats);
+    await backend.channelSecrets();
+    await backend.setChannelSecret('ops/hook', 'k3y');
+    await backend.removeChannelSecret('ops/hook');
     expect(seen).toEqual([
       { url: '/api/settings/reach', method: 'GET', body: undefined },
       { url: '/api/settings/reach', method: 'PUT', body: reach },
       { url: '/api/queue/q%201%2F%C3%A9/claim', method: 'POST', body: undefined },
       { url: '/api/queue/q%201%2F%C3%A9/reach', method: 'GET', body: undefined },
       { url: '/api/stats/reach?days=7', method: 'GET', body: undefined },
+      { url: '/api/settings/reach/secrets', method: 'GET', body: undefined },
+      { url: '/api/settings/reach/channels/ops%2Fhook/secret', method: 'PUT', body: { value: 'k3y' } },
+      { url: '/api/settings/reach/channels/ops%2Fhook/secret', method: 'DELETE', body: undefined },
     ]);
   });
 

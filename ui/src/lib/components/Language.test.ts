@@ -111,7 +111,7 @@ describe('in Japanese', () => {
     expect([...target.querySelectorAll('[data-testid="expiry-rule-unit"] option')].map((o) => o.textContent)).toEqual(['秒', '分', '時間', '日']);
     for (const english of ['Settings', 'Notifications', 'Quiet hours', 'Time limits', 'Appearance', 'Save', 'Desktop notifications'])
       expect(t).not.toContain(english);
-    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'serve --listen', 'alice-pixel', 'TLS', 'ADDR:PORT', 'DNS', 'console.example.com', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'mcp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []', 'approval-console secret set NAME', 'Webhook', 'Slack', 'Mattermost', 'Matrix', 'UTC'])).toEqual([]);
+    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'serve --listen', 'alice-pixel', 'TLS', 'ADDR:PORT', 'DNS', 'console.example.com', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'mcp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []', 'approval-console channels secret set NAME', 'serve', 'Webhook', 'Slack', 'Mattermost', 'Matrix', 'UTC'])).toEqual([]);
   });
 
   it('engines: a card with its health, token and counts, the add form and a test result', async () => {

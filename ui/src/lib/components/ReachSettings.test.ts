@@ -1,10 +1,11 @@
 // Settings → Channels and escalation (issue 28): an admin lists, adds, edits and removes channels,
 // rules and on-call shifts and saves the one document with its Save; the server's refusal is shown
 // as it said it, the entry it names marked, and nothing is stored; an operator reads them with
-// nothing to change; no secret is ever asked for (only a keyring entry's name or a file's path).
+// nothing to change. A channel's secret is not in the document: the local admin alone sets it, per
+// channel, in a password field that is emptied once sent; nobody else is offered one.
 import { describe, expect, it } from 'vitest';
 import { flushSync } from 'svelte';
-import { ApiError, type ReachSettings } from '../backend/backend';
+import { ApiError, type ReachChannel, type ReachSettings } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend } from '../testing/fake-backend';
 import { check, mountInBody, settle, type } from '../testing/mount';
@@ -12,14 +13,20 @@ import SettingsView from './SettingsView.svelte';
 
 const stored: ReachSettings = {
   channels: [
-    { name: 'alice-hook', kind: 'webhook', person: 'alice', target: 'https://hooks.example/a', server: null, from: null, username: null, tls: 'starttls', caFile: null, secretRef: 'hook-key', secretFile: null, quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: true },
+    { name: 'alice-hook', kind: 'webhook', person: 'alice', target: 'https://hooks.example/a', server: null, from: null, username: null, tls: 'starttls', caFile: null, quietHours: { from: '22:00', to: '07:00' }, includeArgs: false, enabled: true },
   ],
   rules: [{ name: 'payments', tools: ['send_money'], agents: [], sources: [], minRisk: 'high', steps: [{ afterSecs: 0, notify: ['alice'] }, { afterSecs: 600, notify: ['on-call'] }] }],
   onCall: [{ person: 'bob', days: [5, 6], from: '20:00', to: '08:00' }],
 };
 
-async function render(backend: FakeBackend, role: 'admin' | 'operator' = 'admin') {
-  const principal = role === 'admin' ? { name: 'me', role, kind: 'local' as const } : { name: 'alice', role, kind: 'token' as const };
+async function render(backend: FakeBackend, role: 'admin' | 'operator' | 'admin token' = 'admin') {
+  const principal =
+    role === 'admin'
+      ? { name: 'me', role, kind: 'local' as const }
+      : role === 'admin token'
+        ? { name: 'boss', role: 'admin' as const, kind: 'token' as const }
+        : { name: 'alice', role, kind: 'token' as const };
+  if (principal.kind === 'token') backend.principal = principal;
   const { target } = mountInBody(SettingsView, { props: { refreshMs: 60_000 }, context: backendContext(backend, principal) });
   await settle();
   const section = target.querySelector('[data-testid="reach-settings"]') as HTMLElement;
@@ -42,14 +49,16 @@ describe('Settings: channels and escalation', () => {
   it('shows the stored channels, rules and shifts in their fields', async () => {
     const backend = new FakeBackend();
     backend.reach = structuredClone(stored);
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
     const { tid, all, inside } = await render(backend);
-    expect(text(tid('reach-secrets-note'))).toContain('approval-console secret set NAME');
+    expect(text(tid('reach-secrets-note'))).toContain('approval-console channels secret set NAME');
     const [channel] = all('reach-channel');
     expect(all('reach-channel').map((c) => c.dataset.name)).toEqual(['alice-hook']);
     expect(inside(channel, 'reach-channel-name')!.value).toBe('alice-hook');
     expect((inside(channel, 'reach-channel-kind') as unknown as HTMLSelectElement).value).toBe('webhook');
     expect(inside(channel, 'reach-channel-target')!.value).toBe('https://hooks.example/a');
-    expect(inside(channel, 'reach-channel-secret-ref')!.value).toBe('hook-key');
+    expect(inside(channel, 'reach-channel-secret-state')!.dataset.kept).toBe('file');
+    expect(text(inside(channel, 'reach-channel-secret-state'))).toBe('Set (kept in an owner-only file)');
     expect(inside(channel, 'reach-channel-quiet')!.checked).toBe(true);
     expect([inside(channel, 'reach-channel-quiet-from')!.value, inside(channel, 'reach-channel-quiet-to')!.value]).toEqual(['22:00', '07:00']);
     // A webhook has no server, sender or transport security.
@@ -64,8 +73,10 @@ describe('Settings: channels and escalation', () => {
     expect(text(rule)).toContain('Persons with a channel: alice.');
     const [shift] = all('reach-shift');
     expect(all('reach-shift-day', shift).map((d) => (d as HTMLInputElement).checked)).toEqual([false, false, false, false, false, true, true]);
-    // Never a secret: no password field anywhere.
-    expect(tid('reach-form')!.querySelector('input[type="password"]')).toBeNull();
+    // Never a secret: the one password field per channel is the local admin's to set a new one, empty.
+    expect([...tid('reach-form')!.querySelectorAll<HTMLInputElement>('input[type="password"]')].map((i) => [i.dataset.testid, i.value])).toEqual([
+      ['reach-channel-secret-value', ''],
+    ]);
   });
 
   it('adds a channel, a rule and a shift, saves the document, and shows it stored', async () => {
@@ -83,9 +94,17 @@ describe('Settings: channels and escalation', () => {
     type(inside(channel, 'reach-channel-target'), 'alice@example.com');
     type(inside(channel, 'reach-channel-server'), 'smtp.example.com:587');
     type(inside(channel, 'reach-channel-from'), 'console@example.com');
-    check(channel.querySelector('[data-testid="reach-channel-secret"][data-place="file"]') as HTMLElement, true);
+    // Its SMTP password: set at once, apart from the Save; the field is emptied, the value never shown.
+    expect(text(inside(channel, 'reach-channel-secret-state'))).toBe('No secret set');
+    type(inside(channel, 'reach-channel-secret-value'), 'smtp-pa55');
     flushSync();
-    type(inside(channel, 'reach-channel-secret-file'), '/etc/approval-console/smtp.pw');
+    inside(channel, 'reach-channel-secret-set')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'setChannelSecret').map((c) => c.args)).toEqual([['ops-mail', 'smtp-pa55']]);
+    expect(inside(channel, 'reach-channel-secret-value')!.value).toBe('');
+    expect(text(inside(channel, 'reach-channel-secret-state'))).toBe('Set (kept in an owner-only file)');
+    expect(text(inside(channel, 'reach-channel-secret-done'))).toBe('The secret of ops-mail is set.');
+    expect(document.body.innerHTML).not.toContain('smtp-pa55');
     check(inside(channel, 'reach-channel-include-args'), true);
 
     tid('reach-add-rule')!.click();
@@ -114,7 +133,7 @@ describe('Settings: channels and escalation', () => {
     await settle();
     const sent: ReachSettings = {
       channels: [
-        { name: 'ops-mail', kind: 'email', person: 'alice', target: 'alice@example.com', server: 'smtp.example.com:587', from: 'console@example.com', username: null, tls: 'starttls', caFile: null, secretRef: null, secretFile: '/etc/approval-console/smtp.pw', quietHours: null, includeArgs: true, enabled: true },
+        { name: 'ops-mail', kind: 'email', person: 'alice', target: 'alice@example.com', server: 'smtp.example.com:587', from: 'console@example.com', username: null, tls: 'starttls', caFile: null, quietHours: null, includeArgs: true, enabled: true },
       ],
       rules: [{ name: 'payments', tools: ['send_money', 'refund'], agents: [], sources: ['mastra'], minRisk: 'high', steps: [{ afterSecs: 0, notify: ['alice'] }, { afterSecs: 900, notify: ['on-call', 'everyone'] }] }],
       onCall: [{ person: 'bob', days: [0], from: '09:00', to: '17:00' }],
@@ -129,8 +148,9 @@ describe('Settings: channels and escalation', () => {
   it("shows the server's refusal as it said it, marks the channel it names, and stores nothing", async () => {
     const backend = new FakeBackend();
     backend.reach = structuredClone(stored);
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
     const { tid, all, inside } = await render(backend);
-    // Slack's URL is a secret: a Slack channel without one cannot work.
+    // Slack's URL is a secret: a Slack channel without one set cannot work.
     tid('reach-add-channel')!.click();
     flushSync();
     const fresh = all('reach-channel')[1];
@@ -144,21 +164,27 @@ describe('Settings: channels and escalation', () => {
     expect(saves(backend)).toHaveLength(1);
     expect(backend.reach).toEqual(stored);
     expect(tid('reach-error')!.dataset.code).toBe('invalid_request');
-    expect(text(tid('reach-error-message'))).toBe('channel team-slack (Slack) needs its webhook URL as a secret (secretRef or secretFile)');
+    expect(text(tid('reach-error-message'))).toBe(
+      'channel team-slack (Slack) needs its webhook URL as a secret, and none is set: the local admin sets it (`approval-console channels secret set team-slack`, or Settings → Channels in the desktop app)',
+    );
     expect(tid('reach-form')!.getAttribute('aria-describedby')).toBe(tid('reach-error')!.id);
     expect(all('reach-channel').map((c) => c.classList.contains('invalid'))).toEqual([false, true]);
     expect(inside(fresh, 'reach-channel-name')!.getAttribute('aria-invalid')).toBe('true');
     expect(tid('reach-saved')).toBeNull();
 
-    // Named now: stored, and the refusal gone.
-    type(inside(fresh, 'reach-channel-secret-ref'), 'slack-url');
+    // Its secret set now (before the channel is stored): stored, and the refusal gone.
+    type(inside(fresh, 'reach-channel-secret-value'), 'https://hooks.slack.example/T/B/X');
+    flushSync();
+    inside(fresh, 'reach-channel-secret-set')!.click();
+    await settle();
     tid('reach-save')!.click();
     await settle();
     expect(tid('reach-error')).toBeNull();
-    expect(backend.reach.channels!.map((c) => [c.name, c.secretRef])).toEqual([
-      ['alice-hook', 'hook-key'],
-      ['team-slack', 'slack-url'],
+    expect(backend.reach.channels!.map((c) => [c.name, backend.channelSecretsKept[c.name]])).toEqual([
+      ['alice-hook', 'file'],
+      ['team-slack', 'file'],
     ]);
+    expect(JSON.stringify(backend.reach)).not.toContain('hooks.slack.example');
     expect(text(tid('reach-saved'))).toBe('Channels and escalation: 2 channels, 1 rule, 1 on-call shift.');
   });
 
@@ -193,6 +219,46 @@ describe('Settings: channels and escalation', () => {
       expect(input.disabled, input.dataset.testid).toBe(true);
     }
     expect(inside(all('reach-channel')[0], 'reach-channel-name')!.value).toBe('alice-hook');
+    expect(section.querySelector('input[type="password"]')).toBeNull();
+    expect(tid('reach-channel-secret-set')).toBeNull();
+  });
+
+  it("offers an admin token no secret to set: it sees whether one is set, and that only the local admin sets it", async () => {
+    const backend = new FakeBackend();
+    backend.reach = structuredClone(stored);
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
+    const { section, tid, all, inside } = await render(backend, 'admin token');
+    const [channel] = all('reach-channel');
+    expect(tid('reach-save')).not.toBeNull();
+    expect(inside(channel, 'reach-channel-secret-state')!.dataset.kept).toBe('file');
+    expect(section.querySelector('input[type="password"]')).toBeNull();
+    for (const id of ['reach-channel-secret-set', 'reach-channel-secret-remove']) expect(inside(channel, id), id).toBeNull();
+    expect(text(inside(channel, 'reach-channel-secret'))).toContain('Only the local admin sets or removes it');
+  });
+
+  it('removes a channel\'s secret for the local admin, and saves a channel that named its secret by place without it', async () => {
+    const backend = new FakeBackend();
+    // As an older version stored it: the channel named a keyring entry.
+    backend.reach = { ...structuredClone(stored), channels: [{ ...stored.channels![0], secretRef: 'hook-key' } as ReachChannel] };
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
+    const { tid, all, inside } = await render(backend);
+    const [channel] = all('reach-channel');
+    inside(channel, 'reach-channel-secret-remove')!.click();
+    await settle();
+    expect(backend.calls.filter((c) => c.method === 'removeChannelSecret').map((c) => c.args)).toEqual([['alice-hook']]);
+    expect(inside(channel, 'reach-channel-secret-state')!.dataset.kept).toBe('none');
+    expect(inside(channel, 'reach-channel-secret-remove')).toBeNull();
+    type(inside(channel, 'reach-channel-secret-value'), 'new-key');
+    flushSync();
+    inside(channel, 'reach-channel-secret-set')!.click();
+    await settle();
+    // Unchanged otherwise, it is still to be saved: without the place it named.
+    expect(tid('reach-unsaved')).not.toBeNull();
+    tid('reach-save')!.click();
+    await settle();
+    expect(tid('reach-error')).toBeNull();
+    expect(saves(backend)).toHaveLength(1);
+    expect(Object.keys((saves(backend)[0] as ReachSettings).channels![0])).not.toContain('secretRef');
   });
 
   it('says why they could not be read, and reads them again on Retry', async () => {

@@ -1,9 +1,19 @@
 /**
  * The reach part of `FakeBackend` (issue 28): the channels, escalation rules and on-call shifts
- * (checked like the server's `ReachSettings::check`), claims ("I'm on it"), a call's messages, and
- * the time-to-decision figures.
+ * (checked like the server's `ReachSettings::check` and its check of the channels' secrets), the
+ * channels' secrets (set by the local admin only), claims ("I'm on it"), a call's messages, and the
+ * time-to-decision figures.
  */
-import { ApiError, type CallClaim, type CallReach, type ReachMessage, type ReachSettings, type ReachStats } from '../backend/backend';
+import {
+  ApiError,
+  type CallClaim,
+  type CallReach,
+  type ChannelKind,
+  type ReachMessage,
+  type ReachSettings,
+  type ReachStats,
+  type SecretPlace,
+} from '../backend/backend';
 import { wire } from './fake-queue';
 import { FakeSetup } from './fake-setup';
 
@@ -12,6 +22,14 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 /** How Rust's `{:?}` writes a channel's kind. */
 const KIND_DEBUG = { webhook: 'Webhook', slack: 'Slack', email: 'Email', matrix: 'Matrix' } as const;
+/** What a channel's secret is, for a kind that needs one (`ChannelKind::secret_needed`). */
+const SECRET_NEEDED: Record<ChannelKind, string | null> = {
+  webhook: 'a secret to sign with',
+  slack: 'its webhook URL as a secret',
+  matrix: 'its access token as a secret',
+  email: null,
+};
+const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]):\d{1,5}$/i;
 
 /** No figures: what `reachStats` answers unless a test sets `reachFigures`. */
 export function emptyReachStats(days = 7): ReachStats {
@@ -36,8 +54,11 @@ export function makeReachMessage(over: Partial<ReachMessage> = {}): ReachMessage
   };
 }
 
-/** Refuses what cannot work, with the server's words (`domain::reach::ReachSettings::check`). */
-export function checkReach(s: ReachSettings): void {
+/**
+ * Refuses what cannot work, with the server's words (`domain::reach::ReachSettings::check`, then
+ * `App::check_channel_secrets` against `secrets`: where each channel's secret is kept).
+ */
+export function checkReach(s: ReachSettings, secrets: Record<string, SecretPlace> = {}): void {
   const refuse = (message: string) => {
     throw new ApiError('invalid_request', message, null, 400);
   };
@@ -47,15 +68,16 @@ export function checkReach(s: ReachSettings): void {
     if (!NAME.test(c.name) || names.has(c.name)) refuse(`channel name ${q(c.name)}: 1–64 letters, digits, '.', '_' or '-', each channel its own`);
     names.add(c.name);
     if (!NAME.test(c.person)) refuse(`channel ${c.name}: ${q(c.person)} is not a person's name`);
-    const secret = c.secretRef != null || c.secretFile != null;
     const target = c.target ?? '';
     const needs = (what: string, ok: boolean) => {
       if (!ok) refuse(`channel ${c.name} (${KIND_DEBUG[c.kind]}) needs ${what}`);
     };
-    if (c.kind === 'webhook') needs('an http(s) target URL and a secret to sign with (secretRef or secretFile)', /^https?:\/\//.test(target) && secret);
-    if (c.kind === 'slack') needs('its webhook URL as a secret (secretRef or secretFile)', secret);
+    if (c.kind === 'webhook') needs('an http(s) target URL', /^https?:\/\//.test(target));
     if (c.kind === 'email') needs('a target address and a server host:port', target.includes('@') && (c.server ?? '').includes(':'));
-    if (c.kind === 'matrix') needs('a room id (!room:server), the homeserver URL and its access token as a secret', target.startsWith('!') && c.server != null && secret);
+    if (c.kind === 'matrix') needs('a room id (!room:server) and the homeserver URL', target.startsWith('!') && c.server != null);
+    if (c.kind === 'email' && c.tls === 'none' && !LOOPBACK.test(c.server ?? '')) {
+      refuse(`channel ${c.name}: plain SMTP (tls none) goes only to a relay on this machine (localhost, 127.0.0.1 or ::1), not to ${q(c.server ?? '')}: use starttls or tls`);
+    }
     const quiet = c.quietHours;
     if (quiet && (!TIME.test(quiet.from) || !TIME.test(quiet.to))) refuse(`channel ${c.name}: quiet hours are HH:MM (UTC)`);
   }
@@ -69,11 +91,21 @@ export function checkReach(s: ReachSettings): void {
       refuse(`on-call shift of ${q(sh.person)}: a person, days 0–6, HH:MM times`);
     }
   }
+  for (const c of s.channels ?? []) {
+    const what = SECRET_NEEDED[c.kind];
+    if (what && !secrets[c.name]) {
+      refuse(
+        `channel ${c.name} (${KIND_DEBUG[c.kind]}) needs ${what}, and none is set: the local admin sets it (\`approval-console channels secret set ${c.name}\`, or Settings → Channels in the desktop app)`,
+      );
+    }
+  }
 }
 
 export class FakeReach extends FakeSetup {
   /** The stored `reach` settings; reads and writes go through JSON, like the wire. */
   reach: ReachSettings = { channels: [], rules: [], onCall: [] };
+  /** Where each channel's secret is kept, by channel name (the values are never kept here). */
+  channelSecretsKept: Record<string, SecretPlace> = {};
   /** When set, `reachSettings` fails with it (every time, until cleared). */
   failReachLoad: ApiError | null = null;
   /** Who claimed each call. */
@@ -100,9 +132,39 @@ export class FakeReach extends FakeSetup {
   /** Like the server: checked, then stored as sent. */
   async saveReachSettings(settings: ReachSettings) {
     this.calls.push({ method: 'saveReachSettings', args: [wire(settings)] });
-    checkReach(settings);
+    checkReach(settings, this.channelSecretsKept);
     this.reach = wire({ channels: settings.channels ?? [], rules: settings.rules ?? [], onCall: settings.onCall ?? [] });
     return wire(this.reach);
+  }
+
+  async channelSecrets() {
+    this.calls.push({ method: 'channelSecrets', args: [] });
+    return wire(Object.entries(this.channelSecretsKept).sort(([a], [b]) => a.localeCompare(b)).map(([channel, kept]) => ({ channel, kept })));
+  }
+
+  /** Like the server: the local admin only, a channel's name, one line; kept in a file (as `serve`). */
+  async setChannelSecret(name: string, value: string) {
+    this.calls.push({ method: 'setChannelSecret', args: [name, value] });
+    this.localAdminOnly('set');
+    if (!NAME.test(name)) throw new ApiError('invalid_request', `channel name ${JSON.stringify(name)}: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit`, null, 400);
+    if (value === '' || /[\r\n]/.test(value)) throw new ApiError('invalid_request', `the secret of channel ${name} must be one line, not empty`, null, 400);
+    this.channelSecretsKept[name] = 'file';
+    return { channel: name, kept: 'file' as const };
+  }
+
+  async removeChannelSecret(name: string) {
+    this.calls.push({ method: 'removeChannelSecret', args: [name] });
+    this.localAdminOnly('remove');
+    const kept = this.channelSecretsKept[name];
+    if (!kept) throw new ApiError('not_found', `a secret of channel ${name} not found`, null, 404);
+    delete this.channelSecretsKept[name];
+    return { channel: name, removedFrom: [kept] };
+  }
+
+  private localAdminOnly(what: 'set' | 'remove') {
+    if (this.principal.kind !== 'local') {
+      throw new ApiError('forbidden', `only the local admin (the CLI, the desktop window, or serve's session token on 127.0.0.1) may ${what} a channel's secret; the stored credential ${this.principal.name} is not`, null, 403);
+    }
   }
 
   private reachOf(id: string): CallReach {

@@ -8,8 +8,9 @@ export const reach = {
   title: 'Channels and escalation',
   intro:
     "Reach operators away from this machine. Each channel is one person's (or a team's): a signed webhook, a Slack or Mattermost webhook, email or a Matrix room. Rules say whom to tell, and after how long, while a call waits and nobody has claimed it; without a matching rule every enabled channel is told at once. A message decides nothing: its link opens the call.",
-  /** `{cmd}`: the command that stores a secret. */
-  secretsNote: "Secrets are never typed here: store one with {cmd} on the console's machine and name that keyring entry, or name an owner-only file that holds it.",
+  /** `{cmd}`: the command that sets a channel's secret on the console's machine. */
+  secretsNote:
+    "A channel's secret is never in these settings, nor where it is kept: it is the channel's own, and only the local admin sets it — below (in the desktop app, or on this page opened with serve's session token) or with {cmd} on the console's machine. Set it before you save a channel that needs one.",
 
   channels: 'Channels',
   noChannels: 'No channels: calls are shown only here and as desktop notifications.',
@@ -29,9 +30,16 @@ export const reach = {
   tlsModes: { starttls: 'STARTTLS (required)', tls: 'TLS from the start (port 465)', none: 'None (a relay on this machine only)' },
   caFile: 'Certificate to trust too (PEM file)',
   secret: 'Secret',
-  secretPlaces: { ref: 'Keyring entry', file: 'File', none: 'None' },
-  secretRef: 'Keyring entry name',
-  secretFile: 'Path of the file',
+  /** Where a set secret is kept. */
+  secretKept: { keyring: 'Set (kept in the OS keyring)', file: 'Set (kept in an owner-only file)' },
+  noSecret: 'No secret set',
+  secretValue: 'New secret',
+  setSecret: 'Set secret',
+  removeSecret: 'Remove secret',
+  secretSet: (name: string) => `The secret of ${name} is set.`,
+  secretRemoved: (name: string) => `The secret of ${name} is removed.`,
+  secretNeedsName: 'Name the channel first.',
+  secretLocalOnly: "Only the local admin sets or removes it: the desktop app, this page opened with serve's session token, or the command line.",
   /** What the secret of each kind holds. */
   secretHolds: {
     webhook: 'The key its messages are signed with (HMAC-SHA256).',
