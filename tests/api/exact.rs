@@ -75,7 +75,7 @@ async fn the_app_refuses_a_submitted_integer_a_double_cannot_hold_whatever_the_s
         source: None,
         context: None,
     };
-    let by = t.app.local_actor("test");
+    let by = t.app.local_admin("test");
     let e = t.app.submit_call(call(json!({ "user_id": TWO_60 + 1 })), None, &by).await.unwrap_err();
     assert_eq!((e.code(), &e.details().unwrap()["errors"][0]["path"]), ("invalid_arguments", &json!("/user_id")), "{e}");
     t.app.submit_call(call(json!({ "user_id": TWO_60 })), None, &by).await.unwrap();

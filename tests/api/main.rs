@@ -12,6 +12,7 @@ mod cli;
 mod codex;
 mod concurrency;
 mod cut_short;
+mod devices;
 mod edit;
 mod exact;
 mod expiry;
