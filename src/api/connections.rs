@@ -61,7 +61,8 @@ struct Conn {
     peer: IpAddr,
     /// Requests in flight, their answers' bodies included (a stream is busy until it ends).
     busy: AtomicUsize,
-    /// When a request last started or ended, in ms since the pool's start.
+    /// When a request last started or ended (or the connection was let in), in µs since the
+    /// pool's start: fine enough to tell apart connections let in one after the other.
     last: AtomicU64,
     close: Notify,
 }
@@ -102,7 +103,7 @@ pub fn share(ip: IpAddr) -> IpAddr {
 
 impl Pool {
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
+        self.epoch.elapsed().as_micros() as u64
     }
 
     /// A place for a new connection from `peer`: a free one, else the one of a connection idle the

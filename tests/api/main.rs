@@ -44,3 +44,4 @@ mod runs;
 mod security;
 mod stats;
 mod supervisors;
+mod unauthenticated;
