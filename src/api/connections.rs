@@ -9,13 +9,16 @@
 //!   an operator's request runs;
 //! - when both are full, the connection idle the longest (no request in flight: one that never
 //!   sent a request, or a keep-alive one between requests) is closed to let the new one in, so idle
-//!   sockets can never keep an operator out; only when every connection is busy is a new one closed
-//!   at once (and busy requests are capped per credential: [`super::limits`]);
+//!   sockets can never keep an operator out; a new connection is given [`GRACE`] to send its first
+//!   request before it can be chosen (so a fast flood of new connections cannot close an
+//!   operator's before its request is read), and a new one that finds no place waits as long for
+//!   one, then is closed (busy requests are capped per credential: [`super::limits`]);
 //! - one address (an IPv6 address's /64: [`share`]) has a share of the general room,
 //!   [`Limits::connections_per_peer`]: past it, its requests are refused in the same way unless
 //!   they are an operator's, so it holds no more busy connections than its share; and once the
-//!   room is full, its connections idle the longest give way to another address's new ones. A
-//!   flood from one address leaves the rest of the room to the others.
+//!   room is full, its connections idle the longest give way to another address's new ones (and
+//!   are the first to go when both rooms are full). A flood from one address leaves the rest of the
+//!   room to the others.
 //!
 //! At start the soft `RLIMIT_NOFILE` is raised to the hard limit, and the caps are lowered to fit
 //! it, so a few hundred sockets never exhaust the descriptors (which kept every new connection,
@@ -26,192 +29,19 @@ use axum::body::Body;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use std::collections::HashMap;
+pub use rooms::{share, Admission};
+use rooms::{Busy, Conn, Pool, GRACE};
 use std::convert::Infallible;
-use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
+
+mod rooms;
 
 /// Descriptors kept for everything but connections (the database, engines' clients, files).
 const OTHER_FILES: u64 = 64;
-
-/// In every request's extensions: how its connection stands; either one lets only an operator's
-/// request run ([`super::guard::guard`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Admission {
-    /// Let in on the operators' reserve.
-    pub reserve: bool,
-    /// Its address holds more than its share of busy connections, this request's included.
-    pub crowded: bool,
-}
-
-impl Admission {
-    pub fn operators_only(self) -> bool {
-        self.reserve || self.crowded
-    }
-}
-
-struct Conn {
-    id: u64,
-    reserve: bool,
-    /// Its peer's address as its share is counted ([`share`]).
-    peer: IpAddr,
-    /// Requests in flight, their answers' bodies included (a stream is busy until it ends).
-    busy: AtomicUsize,
-    /// When a request last started or ended (or the connection was let in), in µs since the
-    /// pool's start: fine enough to tell apart connections let in one after the other.
-    last: AtomicU64,
-    close: Notify,
-}
-
-#[derive(Default)]
-struct Rooms {
-    conns: HashMap<u64, Arc<Conn>>,
-    general: usize,
-    reserve: usize,
-    /// Places of the general room each address holds (no entry: none)…
-    held: HashMap<IpAddr, usize>,
-    /// …and requests in flight on them.
-    busy: HashMap<IpAddr, usize>,
-    next: u64,
-}
-
-struct Pool {
-    rooms: Mutex<Rooms>,
-    general_cap: usize,
-    reserve_cap: usize,
-    /// One address's share of the general room ([`Limits::connections_per_peer`]).
-    per_peer: usize,
-    epoch: Instant,
-}
-
-/// The address `ip`'s share is counted by: an IPv4 address itself (an IPv4-mapped IPv6 one too),
-/// an IPv6 address's /64 (what one subscriber is usually given, so that one host cannot count as
-/// 2^64 peers).
-pub fn share(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
-        },
-    }
-}
-
-impl Pool {
-    fn now(&self) -> u64 {
-        self.epoch.elapsed().as_micros() as u64
-    }
-
-    /// A place for a new connection from `peer`: a free one, else the one of a connection idle the
-    /// longest (told to close): first, when the general room is full, one of another address that
-    /// holds more than its share of it; `None` when every connection is busy.
-    fn admit(&self, peer: IpAddr) -> Option<Arc<Conn>> {
-        let peer = share(peer);
-        let mut rooms = self.rooms.lock().expect("connections lock");
-        let per_peer = self.per_peer;
-        let reserve = if rooms.general < self.general_cap {
-            false
-        } else if Self::take_idle(&mut rooms, |c, held| !c.reserve && c.peer != peer && held(c.peer) > per_peer).is_some() {
-            false
-        } else if rooms.reserve < self.reserve_cap {
-            true
-        } else {
-            Self::take_idle(&mut rooms, |_, _| true)?.reserve
-        };
-        rooms.next += 1;
-        let conn = Arc::new(Conn {
-            id: rooms.next,
-            reserve,
-            peer,
-            busy: AtomicUsize::new(0),
-            last: AtomicU64::new(self.now()),
-            close: Notify::new(),
-        });
-        if reserve {
-            rooms.reserve += 1;
-        } else {
-            rooms.general += 1;
-            *rooms.held.entry(peer).or_default() += 1;
-        }
-        rooms.conns.insert(conn.id, conn.clone());
-        Some(conn)
-    }
-
-    /// Tells the connection idle the longest of those `which` picks (given it and how many places
-    /// of the general room an address holds) to close, and frees its place.
-    fn take_idle(rooms: &mut Rooms, which: impl Fn(&Conn, &dyn Fn(IpAddr) -> usize) -> bool) -> Option<Arc<Conn>> {
-        let held = |ip: IpAddr| rooms.held.get(&ip).copied().unwrap_or(0);
-        let victim = rooms
-            .conns
-            .values()
-            .filter(|c| c.busy.load(Ordering::SeqCst) == 0 && which(c, &held))
-            .min_by_key(|c| c.last.load(Ordering::SeqCst))?
-            .clone();
-        Self::remove(rooms, &victim);
-        victim.close.notify_one();
-        Some(victim)
-    }
-
-    fn remove(rooms: &mut Rooms, conn: &Conn) {
-        if rooms.conns.remove(&conn.id).is_some() {
-            if conn.reserve {
-                rooms.reserve -= 1;
-            } else {
-                rooms.general -= 1;
-                less(&mut rooms.held, conn.peer);
-            }
-        }
-    }
-
-    fn release(&self, conn: &Conn) {
-        Self::remove(&mut self.rooms.lock().expect("connections lock"), conn);
-    }
-}
-
-/// One less of `key` in `counts` (its entry gone at none).
-fn less(counts: &mut HashMap<IpAddr, usize>, key: IpAddr) {
-    if let Some(n) = counts.get_mut(&key) {
-        *n -= 1;
-        if *n == 0 {
-            counts.remove(&key);
-        }
-    }
-}
-
-/// A request in flight on `conn`, until its answer's body ends or is dropped.
-struct Busy(Arc<Conn>, Arc<Pool>);
-
-impl Busy {
-    /// Counts the request (a general connection's against its address's share too) and says how
-    /// its connection stands.
-    fn new(conn: Arc<Conn>, pool: Arc<Pool>) -> (Self, Admission) {
-        let mut crowded = false;
-        if !conn.reserve {
-            let mut rooms = pool.rooms.lock().expect("connections lock");
-            let n = rooms.busy.entry(conn.peer).or_default();
-            *n += 1;
-            crowded = *n > pool.per_peer;
-        }
-        conn.busy.fetch_add(1, Ordering::SeqCst);
-        conn.last.store(pool.now(), Ordering::SeqCst);
-        let admission = Admission { reserve: conn.reserve, crowded };
-        (Self(conn, pool), admission)
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.0.last.store(self.1.now(), Ordering::SeqCst);
-        self.0.busy.fetch_sub(1, Ordering::SeqCst);
-        if !self.0.reserve {
-            less(&mut self.1.rooms.lock().expect("connections lock").busy, self.0.peer);
-        }
-    }
-}
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit (logged); the soft limit now, if known.
 #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere
@@ -264,8 +94,6 @@ pub fn fit(mut limits: Limits, open_files: Option<u64>) -> Limits {
     limits
 }
 
-/// Accepts and serves connections until `shutdown` flips; then every connection finishes its
-/// request in flight (event streams end themselves on the same signal) and closes.
 /// TLS on a listener (the remote one): the acceptor, and what to do with a plain-HTTP request that
 /// arrives instead of a TLS handshake (answered 400 naming the https URL, then told here).
 #[derive(Clone)]
@@ -275,6 +103,8 @@ pub struct TlsAccept {
     pub on_plain: Arc<dyn Fn(std::net::SocketAddr) + Send + Sync>,
 }
 
+/// Accepts and serves connections until `shutdown` flips; then every connection finishes its
+/// request in flight (event streams end themselves on the same signal) and closes.
 pub async fn run(
     listener: TcpListener,
     router: Router,
@@ -282,13 +112,7 @@ pub async fn run(
     shutdown: watch::Receiver<bool>,
     tls: Option<TlsAccept>,
 ) -> std::io::Result<()> {
-    let pool = Arc::new(Pool {
-        rooms: Mutex::default(),
-        general_cap: limits.connections.max(1),
-        reserve_cap: limits.operator_reserve,
-        per_peer: limits.connections_per_peer.max(1),
-        epoch: Instant::now(),
-    });
+    let pool = Arc::new(Pool::new(&limits));
     // Every connection's task holds a receiver: all are gone once `closed` resolves.
     let (open_tx, open_rx) = watch::channel(());
     loop {
@@ -301,7 +125,7 @@ pub async fn run(
             Err(e) => {
                 // Out of descriptors: free the idle connection's, then accept again.
                 if matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE)) {
-                    let _ = Pool::take_idle(&mut pool.rooms.lock().expect("connections lock"), |_, _| true);
+                    pool.free_one();
                 } else {
                     tracing::debug!("accept: {e}");
                 }
@@ -309,7 +133,7 @@ pub async fn run(
                 continue;
             }
         };
-        let Some(conn) = pool.admit(peer.ip()) else {
+        let Some(conn) = pool.admit_within(peer.ip(), GRACE).await else {
             tracing::debug!(%peer, "every connection is busy: a new one is closed");
             continue;
         };
@@ -420,76 +244,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
-
-    fn pool(general: usize, reserve: usize, per_peer: usize) -> Pool {
-        Pool { rooms: Mutex::default(), general_cap: general, reserve_cap: reserve, per_peer, epoch: Instant::now() }
-    }
-
-    #[test]
-    fn past_the_caps_the_longest_idle_connection_makes_room_and_busy_ones_are_kept() {
-        // One address with no share to reach.
-        let p = pool(2, 1, 10);
-        let a = p.admit(HERE).unwrap();
-        let b = p.admit(HERE).unwrap();
-        let r = p.admit(HERE).unwrap();
-        assert_eq!((a.reserve, b.reserve, r.reserve), (false, false, true));
-        a.busy.fetch_add(1, Ordering::SeqCst);
-        b.last.store(5, Ordering::SeqCst);
-        r.last.store(10, Ordering::SeqCst);
-        // Full: b is idle the longest (a is busy).
-        let c = p.admit(HERE).unwrap();
-        assert!(!c.reserve);
-        assert!(!p.rooms.lock().unwrap().conns.contains_key(&b.id));
-        r.busy.fetch_add(1, Ordering::SeqCst);
-        c.busy.fetch_add(1, Ordering::SeqCst);
-        // Every connection busy: none is let in.
-        assert!(p.admit(HERE).is_none());
-        p.release(&a);
-        assert!(!p.admit(HERE).unwrap().reserve);
-    }
-
-    #[test]
-    fn an_address_past_its_share_runs_operators_only_and_gives_way_to_another_address() {
-        let (flood, other): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
-        let p = Arc::new(pool(3, 1, 1));
-        let (a1, a2, a3) = (p.admit(flood).unwrap(), p.admit(flood).unwrap(), p.admit(flood).unwrap());
-        assert!(!a1.reserve && !a2.reserve && !a3.reserve, "room to spare: the general room");
-        // Its share (one) of busy connections: the next request runs for operators only.
-        let (first, admission) = Busy::new(a1.clone(), p.clone());
-        assert_eq!(admission, Admission { reserve: false, crowded: false });
-        let (second, admission) = Busy::new(a2.clone(), p.clone());
-        assert_eq!(admission, Admission { reserve: false, crowded: true });
-        drop(second);
-        drop(first);
-        let (_again, admission) = Busy::new(a2.clone(), p.clone());
-        assert!(!admission.crowded, "the first ended: its place in the share is back");
-        a1.last.store(0, Ordering::SeqCst);
-        a2.last.store(1, Ordering::SeqCst);
-        a3.last.store(2, Ordering::SeqCst);
-        // The room full, past its share: its connection idle the longest gives way to another
-        // address, which is let into the general room (the reserve untouched)…
-        let b1 = p.admit(other).unwrap();
-        assert!(!b1.reserve);
-        assert!(!p.rooms.lock().unwrap().conns.contains_key(&a1.id), "a1 (idle since 0) gave way");
-        // …and another address's request is no crowd of the flood's.
-        let (_b, admission) = Busy::new(b1.clone(), p.clone());
-        assert!(!admission.operators_only());
-        // The flood's own new connection takes no place of another's: the reserve, operators only.
-        let a4 = p.admit(flood).unwrap();
-        assert!(a4.reserve);
-        assert_eq!(Busy::new(a4, p.clone()).1, Admission { reserve: true, crowded: false });
-    }
-
-    #[test]
-    fn an_ipv6_address_shares_with_its_64_and_a_mapped_ipv4_one_is_ipv4() {
-        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert_eq!(share(ip("2001:db8::1")), share(ip("2001:db8::ffff:1234")));
-        assert_ne!(share(ip("2001:db8::1")), share(ip("2001:db8:0:1::1")));
-        assert_eq!(share(ip("::ffff:10.0.0.1")), ip("10.0.0.1"));
-        assert_ne!(share(ip("10.0.0.1")), share(ip("10.0.0.2")));
-    }
 
     #[test]
     fn caps_fit_the_open_files_limit() {

@@ -9,6 +9,8 @@
 //!   is kept in the page;
 //! - a bearer token is taken from agents only (a hook on another machine): the session token of
 //!   `serve` and operator or admin tokens are refused here, and the refusal audited;
+//! - the operators' reserve of connections (and an address past its share of them:
+//!   [`super::connections`]) serves devices' sessions only, on every request whatever its path;
 //! - decisions carry the device's passkey step-up (`X-Step-Up`, `X-Step-Up-Assertion`), checked in
 //!   the core ([`crate::app::remote::step_up`]);
 //! - every answer carries HSTS and the other security headers ([`headers`]).

@@ -292,6 +292,20 @@ async fn once_the_room_is_full_an_address_past_its_share_gives_way_to_another_an
     assert_eq!(exchange(&mut second, addr, "GET /api/health HTTP/1.1").await, Some(200));
 }
 
+#[tokio::test]
+async fn a_new_connection_that_finds_no_place_waits_for_one_instead_of_being_closed() {
+    let t = spawn_app().await;
+    let server = serve(&t, Limits { connections: 1, operator_reserve: 0, ..Limits::default() }).await;
+    let addr = server.addr;
+    // The one place: a new connection that sends nothing, within its grace to send its request.
+    let mut first = connect(addr, 1).await;
+    // The next one waits for the place (the first gives way once its grace is over), and is served.
+    let r = client(2).get(format!("http://{addr}/api/health")).send().await;
+    assert_eq!(r.as_ref().map(|r| r.status()).ok(), Some(reqwest::StatusCode::OK), "{r:?}");
+    let closed = answer(&mut first).await;
+    assert_eq!((closed.closed, closed.status), (true, 0), "the first connection gave way: {}", closed.text);
+}
+
 /// One attacker: from 127.0.0.1, again and again, a request with a large body announced, `first`
 /// bytes of it at once, then one byte every `tick` while the connection lasts; `bytes` counts what
 /// it sent, `answers` the answers it got.
@@ -376,9 +390,13 @@ async fn an_operator_and_another_address_are_served_while_one_address_floods_slo
     let base = format!("http://{addr}");
     for n in 0..20 {
         let r = client(1).get(format!("{base}/api/queue")).bearer_auth(TOKEN).send().await;
-        assert_eq!(r.map(|r| r.status()).ok(), Some(reqwest::StatusCode::OK), "the operator's request {n} from the flooding address");
+        assert_eq!(
+            r.as_ref().map(|r| r.status()).ok(),
+            Some(reqwest::StatusCode::OK),
+            "the operator's request {n} from the flooding address: {r:?}"
+        );
         let r = client(2).get(format!("{base}/api/health")).send().await;
-        assert_eq!(r.map(|r| r.status()).ok(), Some(reqwest::StatusCode::OK), "request {n} from another address");
+        assert_eq!(r.as_ref().map(|r| r.status()).ok(), Some(reqwest::StatusCode::OK), "request {n} from another address: {r:?}");
     }
     stop.store(true, Ordering::SeqCst);
     for a in flood {
