@@ -293,6 +293,22 @@ async fn once_the_room_is_full_an_address_past_its_share_gives_way_to_another_an
 }
 
 #[tokio::test]
+async fn the_new_connections_of_an_address_past_its_share_give_way_to_another_address_at_once() {
+    let t = spawn_app().await;
+    let server = serve(&t, Limits { connections: 2, operator_reserve: 1, connections_per_peer: 1, ..Limits::default() }).await;
+    let addr = server.addr;
+    // The general room full of 127.0.0.1's new connections (no request yet, within their grace).
+    let mut first = connect(addr, 1).await;
+    let _second = connect(addr, 1).await;
+    // 127.0.0.2 is let into the general room (on the reserve it would be refused) at once: the
+    // grace of a new connection is no shelter for an address past its share.
+    let r = client(2).get(format!("http://{addr}/api/health")).send().await;
+    assert_eq!(r.as_ref().map(|r| r.status()).ok(), Some(reqwest::StatusCode::OK), "{r:?}");
+    let closed = answer(&mut first).await;
+    assert_eq!((closed.closed, closed.status), (true, 0), "127.0.0.1's first connection gave way: {}", closed.text);
+}
+
+#[tokio::test]
 async fn a_new_connection_that_finds_no_place_waits_for_one_instead_of_being_closed() {
     let t = spawn_app().await;
     let server = serve(&t, Limits { connections: 1, operator_reserve: 0, ..Limits::default() }).await;
