@@ -110,9 +110,11 @@ impl Pool {
         let peer = share(peer);
         let mut rooms = self.rooms.lock().expect("connections lock");
         let per_peer = self.per_peer;
-        let reserve = if rooms.general < self.general_cap {
-            false
-        } else if self.take_idle(&mut rooms, true, |c, held| !c.reserve && c.peer != peer && held(c.peer) > per_peer).is_some() {
+        // The general room: a free place, else, when full, one of an address past its share (its new
+        // connections too: their grace shelters no crowd from another address).
+        let reserve = if rooms.general < self.general_cap
+            || self.take_idle(&mut rooms, true, |c, held| !c.reserve && c.peer != peer && held(c.peer) > per_peer).is_some()
+        {
             false
         } else if rooms.reserve < self.reserve_cap {
             true
