@@ -9,7 +9,11 @@
 //! 2. the operator's `GET /api/queue` while 300 idle TCP connections and 300 long polls
 //!    (`GET /api/calls/{id}?waitSecs=60`, one agent credential) are open: p50 and slowest of 10;
 //! 3. calls one agent credential gets accepted per second at the default quota, submitting as fast
-//!    as it can for 10 s (overall, with the burst, and over the last 5 s).
+//!    as it can for 10 s (overall, with the burst, and over the last 5 s);
+//! 4. issue 44's slow bodies: 620 connections each sending `POST /index.html` with a 1 MB
+//!    `Content-Length`, one byte every 2 s (connecting again once closed), then the operator's
+//!    `GET /api/queue` 17 times on a new connection each: how many answered within 10 s, and the
+//!    server's RSS before and during the flood.
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -152,6 +156,61 @@ async fn quota(http: &reqwest::Client) {
     );
 }
 
+/// One slow-body attacker until `stop`: the request's head, then a byte every 2 s while the
+/// connection lasts, and again once it is closed.
+async fn slow_body(addr: String, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let head = format!("POST /index.html HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1000000\r\n\r\n");
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let Ok(Ok(mut stream)) = tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(&addr)).await else {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            continue;
+        };
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            continue;
+        }
+        let mut buf = [0u8; 1024];
+        loop {
+            tokio::select! {
+                read = stream.read(&mut buf) => if matches!(read, Ok(0) | Err(_)) { break },
+                _ = tokio::time::sleep(Duration::from_secs(2)) => {
+                    if stop.load(std::sync::atomic::Ordering::SeqCst) || stream.write_all(b"a").await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
+
+async fn slow_bodies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (serve, _agent) = start(tmp.path(), None);
+    let pid = serve.child.id();
+    let (before, _) = rss_mib(pid);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let addr = serve.base.trim_start_matches("http://").to_owned();
+    let flood: Vec<_> = (0..620).map(|_| tokio::spawn(slow_body(addr.clone(), stop.clone()))).collect();
+    // Let the flood settle in (its connections made, the first bytes sent).
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let operator = reqwest::Client::builder().timeout(Duration::from_secs(10)).pool_max_idle_per_host(0).build().unwrap();
+    let mut answered = 0;
+    for _ in 0..17 {
+        if operator.get(format!("{}/api/queue", serve.base)).bearer_auth(TOKEN).send().await.is_ok_and(|r| r.status().is_success()) {
+            answered += 1;
+        }
+    }
+    let (during, peak) = rss_mib(pid);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for f in flood {
+        f.abort();
+    }
+    println!(
+        "620 slow 1 MB bodies to /index.html: the operator's GET /api/queue answered {answered} of 17 within 10 s; RSS {before:.0} MiB before, {during:.0} MiB during (peak {peak:.0} MiB)"
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let http = reqwest::Client::builder().timeout(Duration::from_secs(90)).build().unwrap();
@@ -162,4 +221,5 @@ async fn main() {
         flood(&http, (n > 0).then_some(n)).await;
     }
     quota(&http).await;
+    slow_bodies().await;
 }

@@ -3,12 +3,22 @@
 //! [`Limits::header_read_timeout`], new or idle between requests, is closed), and a connection cap
 //! that always keeps room for operators:
 //! - [`Limits::connections`] connections for anyone, then [`Limits::operator_reserve`] more whose
-//!   requests must be authenticated as an operator or admin ([`OnReserve`], checked by
-//!   [`super::guard::guard`]);
+//!   requests, every one of them whatever its path, must be authenticated as an operator or admin
+//!   ([`Admission`], checked by [`super::guard::guard`]: anyone else is refused before a byte of a
+//!   body is read, and the connection closed), so a connection on the reserve is busy only while
+//!   an operator's request runs;
 //! - when both are full, the connection idle the longest (no request in flight: one that never
 //!   sent a request, or a keep-alive one between requests) is closed to let the new one in, so idle
-//!   sockets can never keep an operator out; only when every connection is busy is a new one closed
-//!   at once (and busy requests are capped per credential: [`super::limits`]).
+//!   sockets can never keep an operator out; a new connection is given [`GRACE`] to send its first
+//!   request before it can be chosen (so a fast flood of new connections cannot close an
+//!   operator's before its request is read), and a new one that finds no place waits as long for
+//!   one, then is closed (busy requests are capped per credential: [`super::limits`]);
+//! - one address (an IPv6 address's /64: [`share`]) has a share of the general room,
+//!   [`Limits::connections_per_peer`]: past it, its requests are refused in the same way unless
+//!   they are an operator's, so it holds no more busy connections than its share; and once the
+//!   room is full, its connections idle the longest give way to another address's new ones (and
+//!   are the first to go when both rooms are full). A flood from one address leaves the rest of the
+//!   room to the others.
 //!
 //! At start the soft `RLIMIT_NOFILE` is raised to the hard limit, and the caps are lowered to fit
 //! it, so a few hundred sockets never exhaust the descriptors (which kept every new connection,
@@ -19,116 +29,19 @@ use axum::body::Body;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use std::collections::HashMap;
+pub use rooms::{share, Admission};
+use rooms::{Busy, Conn, Pool, GRACE};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
+
+mod rooms;
 
 /// Descriptors kept for everything but connections (the database, engines' clients, files).
 const OTHER_FILES: u64 = 64;
-
-/// In every request's extensions: whether its connection was let in on the operators' reserve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OnReserve(pub bool);
-
-struct Conn {
-    id: u64,
-    reserve: bool,
-    /// Requests in flight, their answers' bodies included (a stream is busy until it ends).
-    busy: AtomicUsize,
-    /// When a request last started or ended, in ms since the pool's start.
-    last: AtomicU64,
-    close: Notify,
-}
-
-#[derive(Default)]
-struct Rooms {
-    conns: HashMap<u64, Arc<Conn>>,
-    general: usize,
-    reserve: usize,
-    next: u64,
-}
-
-struct Pool {
-    rooms: Mutex<Rooms>,
-    general_cap: usize,
-    reserve_cap: usize,
-    epoch: Instant,
-}
-
-impl Pool {
-    fn now(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
-    }
-
-    /// A place for a new connection: a free one, else the one of the connection idle the longest
-    /// (told to close); `None` when every connection is busy.
-    fn admit(&self) -> Option<Arc<Conn>> {
-        let mut rooms = self.rooms.lock().expect("connections lock");
-        let reserve = if rooms.general < self.general_cap {
-            false
-        } else if rooms.reserve < self.reserve_cap {
-            true
-        } else {
-            let victim = Self::take_idle(&mut rooms)?;
-            victim.reserve
-        };
-        rooms.next += 1;
-        let conn =
-            Arc::new(Conn { id: rooms.next, reserve, busy: AtomicUsize::new(0), last: AtomicU64::new(self.now()), close: Notify::new() });
-        if reserve {
-            rooms.reserve += 1;
-        } else {
-            rooms.general += 1;
-        }
-        rooms.conns.insert(conn.id, conn.clone());
-        Some(conn)
-    }
-
-    /// Tells the connection idle the longest to close, and frees its place.
-    fn take_idle(rooms: &mut Rooms) -> Option<Arc<Conn>> {
-        let victim =
-            rooms.conns.values().filter(|c| c.busy.load(Ordering::SeqCst) == 0).min_by_key(|c| c.last.load(Ordering::SeqCst))?.clone();
-        Self::remove(rooms, &victim);
-        victim.close.notify_one();
-        Some(victim)
-    }
-
-    fn remove(rooms: &mut Rooms, conn: &Conn) {
-        if rooms.conns.remove(&conn.id).is_some() {
-            if conn.reserve {
-                rooms.reserve -= 1;
-            } else {
-                rooms.general -= 1;
-            }
-        }
-    }
-
-    fn release(&self, conn: &Conn) {
-        Self::remove(&mut self.rooms.lock().expect("connections lock"), conn);
-    }
-}
-
-/// A request in flight on `conn`, until its answer's body ends or is dropped.
-struct Busy(Arc<Conn>, Arc<Pool>);
-
-impl Busy {
-    fn new(conn: Arc<Conn>, pool: Arc<Pool>) -> Self {
-        conn.busy.fetch_add(1, Ordering::SeqCst);
-        conn.last.store(pool.now(), Ordering::SeqCst);
-        Self(conn, pool)
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.0.last.store(self.1.now(), Ordering::SeqCst);
-        self.0.busy.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit (logged); the soft limit now, if known.
 #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere
@@ -175,12 +88,12 @@ pub fn fit(mut limits: Limits, open_files: Option<u64>) -> Limits {
         );
         limits.connections = budget - reserve;
         limits.operator_reserve = reserve;
+        // One address's share stays the same part of the room.
+        limits.connections_per_peer = limits.connections_per_peer.min((limits.connections / 4).max(1));
     }
     limits
 }
 
-/// Accepts and serves connections until `shutdown` flips; then every connection finishes its
-/// request in flight (event streams end themselves on the same signal) and closes.
 /// TLS on a listener (the remote one): the acceptor, and what to do with a plain-HTTP request that
 /// arrives instead of a TLS handshake (answered 400 naming the https URL, then told here).
 #[derive(Clone)]
@@ -190,6 +103,8 @@ pub struct TlsAccept {
     pub on_plain: Arc<dyn Fn(std::net::SocketAddr) + Send + Sync>,
 }
 
+/// Accepts and serves connections until `shutdown` flips; then every connection finishes its
+/// request in flight (event streams end themselves on the same signal) and closes.
 pub async fn run(
     listener: TcpListener,
     router: Router,
@@ -197,12 +112,7 @@ pub async fn run(
     shutdown: watch::Receiver<bool>,
     tls: Option<TlsAccept>,
 ) -> std::io::Result<()> {
-    let pool = Arc::new(Pool {
-        rooms: Mutex::default(),
-        general_cap: limits.connections.max(1),
-        reserve_cap: limits.operator_reserve,
-        epoch: Instant::now(),
-    });
+    let pool = Arc::new(Pool::new(&limits));
     // Every connection's task holds a receiver: all are gone once `closed` resolves.
     let (open_tx, open_rx) = watch::channel(());
     loop {
@@ -215,7 +125,7 @@ pub async fn run(
             Err(e) => {
                 // Out of descriptors: free the idle connection's, then accept again.
                 if matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE)) {
-                    let _ = Pool::take_idle(&mut pool.rooms.lock().expect("connections lock"));
+                    pool.free_one();
                 } else {
                     tracing::debug!("accept: {e}");
                 }
@@ -223,8 +133,8 @@ pub async fn run(
                 continue;
             }
         };
-        let Some(conn) = pool.admit() else {
-            tracing::debug!("every connection is busy: a new one is closed");
+        let Some(conn) = pool.admit_within(peer.ip(), GRACE).await else {
+            tracing::debug!(%peer, "every connection is busy: a new one is closed");
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -293,10 +203,10 @@ where
     let service = {
         let (conn, pool) = (conn.clone(), pool.clone());
         hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let busy = Busy::new(conn.clone(), pool.clone());
+            let (busy, admission) = Busy::new(conn.clone(), pool.clone());
             let mut router = router.clone();
             let mut request = request.map(Body::new);
-            request.extensions_mut().insert(OnReserve(conn.reserve));
+            request.extensions_mut().insert(admission);
             request.extensions_mut().insert(super::remote::Peer(peer));
             async move {
                 let response = tower_service::Service::call(&mut router, request).await?;
@@ -335,37 +245,13 @@ where
 mod tests {
     use super::*;
 
-    fn pool(general: usize, reserve: usize) -> Pool {
-        Pool { rooms: Mutex::default(), general_cap: general, reserve_cap: reserve, epoch: Instant::now() }
-    }
-
-    #[test]
-    fn past_the_caps_the_longest_idle_connection_makes_room_and_busy_ones_are_kept() {
-        let p = pool(2, 1);
-        let a = p.admit().unwrap();
-        let b = p.admit().unwrap();
-        let r = p.admit().unwrap();
-        assert_eq!((a.reserve, b.reserve, r.reserve), (false, false, true));
-        a.busy.fetch_add(1, Ordering::SeqCst);
-        b.last.store(5, Ordering::SeqCst);
-        r.last.store(10, Ordering::SeqCst);
-        // Full: b is idle the longest (a is busy).
-        let c = p.admit().unwrap();
-        assert!(!c.reserve);
-        assert!(!p.rooms.lock().unwrap().conns.contains_key(&b.id));
-        r.busy.fetch_add(1, Ordering::SeqCst);
-        c.busy.fetch_add(1, Ordering::SeqCst);
-        // Every connection busy: none is let in.
-        assert!(p.admit().is_none());
-        p.release(&a);
-        assert!(!p.admit().unwrap().reserve);
-    }
-
     #[test]
     fn caps_fit_the_open_files_limit() {
         let l = fit(Limits::default(), Some(256));
         assert_eq!((l.connections + l.operator_reserve, l.operator_reserve), (192, 24));
+        assert_eq!(l.connections_per_peer, l.connections / 4, "one address's share shrinks with the room");
         let l = fit(Limits::default(), Some(100_000));
         assert_eq!((l.connections, l.operator_reserve), (Limits::default().connections, Limits::default().operator_reserve));
+        assert_eq!(l.connections_per_peer, Limits::default().connections_per_peer);
     }
 }

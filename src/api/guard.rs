@@ -2,15 +2,18 @@
 //! (CSRF), and every `/api` route but health needs a credential ([`guard`]); then the route's role
 //! ([`authorize`], from the operation catalog, `src/domain/catalog.rs`: a route missing from it is refused to everyone).
 
+use super::bodies::closing;
+use super::connections::Admission;
 use super::error::ApiError;
 use super::ApiState;
-use crate::domain::authority::{self, Admission, Kind, Listener, Served};
+use crate::domain::authority::{self, Kind, Listener, Served};
 use crate::domain::ops::Access;
 use crate::domain::{Actor, Op, Principal, Role};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::Body as _;
 use tracing::Instrument;
 
 /// Every HTTP route of the catalog (`src/domain/catalog.rs`) with its role: `Some(role)` a principal
@@ -74,62 +77,93 @@ pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> &str {
     headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("")
 }
 
-/// Host, Origin, then the credential: the session token (the local admin), else a stored token.
-/// The principal found goes into the request's extensions for [`authorize`] and the handlers.
-pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
-    if state.remote.is_some() {
+/// Host, Origin, then the credential: the session token (the local admin), else a stored token
+/// (the remote listener: [`super::remote::check`]). The principal found goes into the request's
+/// extensions for [`authorize`] and the handlers.
+///
+/// A connection let in on the operators' reserve, or whose address holds more than its share of
+/// busy connections ([`super::connections`]), runs operators' requests only: every request then,
+/// whatever its path (a static file's, a public route's too), must carry an operator's or admin's
+/// credential, or it is answered 429 `rate_limited`. Every refusal here of such a request, or of
+/// one with a body (never read), closes its connection.
+pub async fn guard(State(state): State<ApiState>, request: Request, next: Next) -> Response {
+    let admission = request.extensions().get::<Admission>().copied().unwrap_or_default();
+    let with_body = request.body().size_hint().exact() != Some(0);
+    let checked = match state.remote.clone() {
         // The remote listener has rules of its own (TLS, its public name, devices' sessions).
-        return super::remote::guard(State(state), request, next).await;
+        Some(remote) => super::remote::check(&state, &remote, request, admission).await,
+        None => check(&state, request, admission).await,
+    };
+    match checked {
+        Ok(request) => next.run(request).await,
+        Err(refused) if admission.operators_only() || with_body => closing(refused),
+        Err(refused) => refused,
     }
+}
+
+/// The answer to a request that only an operator's may be, from someone else.
+pub(super) fn operators_only(admission: Admission) -> Response {
+    let message = if admission.reserve {
+        "the server has as many connections as it serves; the rest are kept for operators"
+    } else {
+        "this address has its share of the server's connections busy; ask again once one is done"
+    };
+    ApiError::rate_limited(message, 1, super::error::Quota { name: "connections", ..Default::default() }).into_response()
+}
+
+/// Whether `principal` may run a request where only operators' run.
+pub(super) fn operator(principal: Option<&Principal>) -> bool {
+    principal.is_some_and(|p| p.role.includes(Role::Operator))
+}
+
+async fn check(state: &ApiState, mut request: Request, admission: Admission) -> Result<Request, Response> {
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !loopback_host(host) {
-        return ApiError::new(
+        return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             crate::domain::ErrorCode::Forbidden,
             format!("Host {host:?} is not a loopback address"),
         )
-        .into_response();
+        .into_response());
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !allowed_origin(origin, state.port()) {
-            return ApiError::new(StatusCode::FORBIDDEN, crate::domain::ErrorCode::Forbidden, format!("Origin {origin:?} is not allowed"))
-                .into_response();
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                crate::domain::ErrorCode::Forbidden,
+                format!("Origin {origin:?} is not allowed"),
+            )
+            .into_response());
         }
     }
     let path = request.uri().path();
-    if path.starts_with("/api/") && !public(path) {
-        let presented = bearer(headers);
-        let principal = if same_secret(presented.as_bytes(), state.token.as_bytes()) {
-            Some(Principal::local(state.app.operator()))
-        } else {
-            match state.app.authenticate(presented).await {
-                Ok(found) => found,
-                Err(e) => return ApiError::from(e).into_response(),
-            }
-        };
-        match principal {
-            Some(p) => {
-                // A connection let in on the operators' reserve (every other place taken) serves
-                // operators only: anyone else is told to come back, and the connection closes.
-                let on_reserve = request.extensions().get::<super::connections::OnReserve>().is_some_and(|r| r.0);
-                if on_reserve && !p.role.includes(Role::Operator) {
-                    let mut refused = ApiError::rate_limited(
-                        "the server has as many connections as it serves; the rest are kept for operators",
-                        1,
-                        super::error::Quota { name: "connections", ..Default::default() },
-                    )
-                    .into_response();
-                    refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
-                    return refused;
-                }
-                request.extensions_mut().insert(p);
-            }
-            None => return ApiError::unauthorized().into_response(),
-        }
+    let needed = path.starts_with("/api/") && !public(path);
+    if !needed && !admission.operators_only() {
+        return Ok(request);
     }
-    next.run(request).await
+    let presented = bearer(headers);
+    let principal = if presented.is_empty() {
+        None
+    } else if same_secret(presented.as_bytes(), state.token.as_bytes()) {
+        Some(Principal::local(state.app.operator()))
+    } else {
+        state.app.authenticate(presented).await.map_err(|e| ApiError::from(e).into_response())?
+    };
+    // Operators only (the reserve, an address past its share): anyone else is told to come back,
+    // and the connection closes ([`guard`]).
+    if admission.operators_only() && !operator(principal.as_ref()) {
+        return Err(operators_only(admission));
+    }
+    match principal {
+        Some(p) => {
+            request.extensions_mut().insert(p);
+        }
+        None if needed => return Err(ApiError::unauthorized().into_response()),
+        None => {}
+    }
+    Ok(request)
 }
 
 /// The route's admission from the catalog ([`crate::domain::authority::admit`]: its grade, the kind
@@ -149,8 +183,8 @@ pub async fn authorize(State(state): State<ApiState>, mut request: Request, next
     let Some(principal) = request.extensions().get::<Principal>().cloned() else {
         // No credential: a public operation's, where this listener serves it.
         return match authority::admission(op, Kind::Anonymous, listener) {
-            Admission::Allowed => next.run(request).await,
-            Admission::NotServed => not_served(op),
+            authority::Admission::Allowed => next.run(request).await,
+            authority::Admission::NotServed => not_served(op),
             _ => ApiError::unauthorized().into_response(),
         };
     };

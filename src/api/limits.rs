@@ -2,24 +2,25 @@
 //! cost it. Per credential (its principal's key): a token bucket on submitted calls and one on runs
 //! (429 `rate_limited` with `Retry-After`), a cap on its concurrent long polls and on its concurrent
 //! event streams (the same answer), and a size limit on a submitted call's arguments (413
-//! `payload_too_large`). Per request: its body read within a deadline, and a JSON body holding at
-//! most [`Limits::max_json_values`] values, counted before anything is built of it, so a 4 MiB
-//! `[0,0,…]` costs its own bytes and not 2 million `Value`s.
+//! `payload_too_large`). Per request ([`super::bodies`]): its body read within a deadline, only on
+//! a route that takes one, and a JSON body holding at most [`Limits::max_json_values`] values,
+//! counted here ([`over_values`]) before anything is built of it, so a 4 MiB `[0,0,…]` costs its
+//! own bytes and not 2 million `Value`s.
 //!
 //! The connection cap and the header-read timeout are the accept loop's ([`super::connections`]).
 
 use super::error::{ApiError, Quota};
 use super::ApiState;
-use crate::domain::{ErrorCode, ErrorDetails, Principal, PrincipalKind};
+use crate::domain::{Principal, PrincipalKind};
 use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use http_body::Body as _;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -32,8 +33,15 @@ pub struct Limits {
     pub header_read_timeout: Duration,
     /// A request's body must arrive within this long once its headers did.
     pub body_read_timeout: Duration,
+    /// …and a public route's body (no credential: health, pairing, sign-in), of
+    /// [`super::PUBLIC_BODY_LIMIT`] at most, within this long ([`super::bodies`]).
+    pub public_body_timeout: Duration,
     /// Connections open at once for anyone (lowered to fit `RLIMIT_NOFILE`).
     pub connections: usize,
+    /// Places of those one address (an IPv6 /64) may hold, busy or not; past them its new
+    /// connections take its own idle ones' places or the operators' reserve
+    /// ([`super::connections`]). A quarter of [`Self::connections`], and kept so when `fit` lowers them.
+    pub connections_per_peer: usize,
     /// Connections beyond [`Self::connections`] kept for operators: a request on one must be
     /// authenticated as an operator or admin (others are answered 429 and the connection closed).
     pub operator_reserve: usize,
@@ -60,7 +68,9 @@ impl Default for Limits {
         Self {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
+            public_body_timeout: Duration::from_secs(5),
             connections: 512,
+            connections_per_peer: 128,
             operator_reserve: 64,
             calls_per_sec: 10.0,
             calls_burst: 30,
@@ -104,6 +114,8 @@ pub struct Quotas {
     limits: Limits,
     buckets: Mutex<HashMap<(String, Use), Bucket>>,
     held: Mutex<HashMap<(String, Use), usize>>,
+    /// Bytes of request bodies read so far, all requests together ([`super::bodies`]).
+    pub(super) body_bytes: AtomicU64,
 }
 
 /// One long poll or stream counted against its credential until dropped.
@@ -126,7 +138,7 @@ impl Drop for Held {
 
 impl Quotas {
     pub fn new(limits: Limits) -> Self {
-        Self { limits, buckets: Mutex::default(), held: Mutex::default() }
+        Self { limits, buckets: Mutex::default(), held: Mutex::default(), body_bytes: AtomicU64::new(0) }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -243,57 +255,7 @@ impl<T: Send + Unpin + 'static> http_body::Body for HeldBody<T> {
     }
 }
 
-/// Every request's body: read within [`Limits::body_read_timeout`] and [`super::BODY_LIMIT`], and
-/// when it is JSON, at most [`Limits::max_json_values`] values — counted without building them.
-pub async fn bodies(State(state): State<ApiState>, request: Request, next: Next) -> Response {
-    if request.body().size_hint().exact() == Some(0) {
-        return next.run(request).await;
-    }
-    let mastra = request.uri().path().starts_with("/api/agents/");
-    let refuse = |e: ApiError| if mastra { super::mastra::answer(e) } else { e.into_response() };
-    let limits = state.quotas.limits();
-    let too_large = || {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::PayloadTooLarge,
-            format!("request body larger than {} bytes", super::BODY_LIMIT),
-        )
-    };
-    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > super::BODY_LIMIT) {
-        return refuse(too_large());
-    }
-    let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(limits.body_read_timeout, axum::body::to_bytes(body, super::BODY_LIMIT)).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(e)) => {
-            let over = std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"))
-                || e.to_string().contains("length limit");
-            return refuse(if over { too_large() } else { ApiError::invalid(format!("the request body could not be read: {e}")) });
-        }
-        Err(_) => {
-            return refuse(ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                ErrorCode::InvalidRequest,
-                format!("the request body did not arrive within {} s", limits.body_read_timeout.as_secs()),
-            ))
-        }
-    };
-    if is_json(&parts.headers) {
-        if let Some(values) = over_values(&bytes, limits.max_json_values) {
-            let mut e = ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorCode::PayloadTooLarge,
-                format!("the JSON body holds more than {} values", limits.max_json_values),
-            );
-            e.body.details = Some(ErrorDetails::TooManyValues { field: "body".into(), max_values: limits.max_json_values, values });
-            return refuse(e);
-        }
-    }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
-}
-
-fn is_json(headers: &HeaderMap) -> bool {
+pub(super) fn is_json(headers: &HeaderMap) -> bool {
     headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
         v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json") || m.trim().ends_with("+json"))
     })
@@ -388,6 +350,7 @@ pub fn json_len(value: &serde_json::Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
     use serde_json::json;
 
     #[test]

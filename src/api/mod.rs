@@ -1,6 +1,7 @@
 //! The HTTP server of `serve`: the console API (`/api/queue`, `/api/events`, `/api/audit`, …), the
 //! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
 
+mod bodies;
 mod calls;
 pub mod connections;
 mod console;
@@ -32,6 +33,10 @@ use tokio::sync::watch;
 
 /// Largest request body accepted (a generate request with big arguments included).
 pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// Largest request body of a public route (no credential: a pairing or sign-in ceremony's answer,
+/// a few KiB): [`bodies`].
+pub const PUBLIC_BODY_LIMIT: usize = 16 * 1024;
 
 /// What every handler gets.
 #[derive(Clone)]
@@ -66,7 +71,7 @@ pub fn router(state: ApiState) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), guard::authorize))
         .fallback(ui::serve)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::bodies))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), bodies::bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(axum::middleware::from_fn(retry_reads))
         .layer(axum::middleware::from_fn(remote_headers(state.remote.is_some())))
@@ -162,9 +167,15 @@ pub struct Server {
     pub addr: SocketAddr,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    quotas: Arc<limits::Quotas>,
 }
 
 impl Server {
+    /// Bytes of request bodies this server has read so far, all requests together.
+    pub fn body_bytes_read(&self) -> u64 {
+        self.quotas.body_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The UI's address, with the token in the fragment (never sent to a server, never in logs).
     pub fn ui_url(&self, token: &str) -> String {
         format!("http://{}/#token={token}", self.addr)
@@ -202,10 +213,10 @@ pub async fn serve_with(app: App, port: u16, token: &str, limits: Limits) -> std
     let limits = connections::fit(limits, connections::raise_open_files());
     let (stop, shutdown) = watch::channel(false);
     let quotas = Arc::new(limits::Quotas::new(limits.clone()));
-    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone(), quotas, remote: None };
+    let state = ApiState { app, token: token.into(), addr, shutdown: shutdown.clone(), quotas: quotas.clone(), remote: None };
     let router = router(state);
     let task = tokio::spawn(connections::run(listener, router, limits, shutdown, None));
-    Ok(Server { addr, stop, task })
+    Ok(Server { addr, stop, task, quotas })
 }
 
 /// The remote listener (`serve --listen`): serves the same API and UI over TLS only on `listener`
@@ -215,7 +226,14 @@ pub async fn serve_remote(app: App, listener: TcpListener, tls: &tls::Tls, token
     let addr = listener.local_addr()?;
     let (stop, shutdown) = watch::channel(false);
     let quotas = Arc::new(limits::Quotas::new(limits.clone()));
-    let state = ApiState { app: app.clone(), token: token.into(), addr, shutdown: shutdown.clone(), quotas, remote: Some(remote.clone()) };
+    let state = ApiState {
+        app: app.clone(),
+        token: token.into(),
+        addr,
+        shutdown: shutdown.clone(),
+        quotas: quotas.clone(),
+        remote: Some(remote.clone()),
+    };
     let router = router(state);
     let on_plain: Arc<dyn Fn(SocketAddr) + Send + Sync> = Arc::new(move |peer: SocketAddr| {
         let app = app.clone();
@@ -235,7 +253,7 @@ pub async fn serve_remote(app: App, listener: TcpListener, tls: &tls::Tls, token
     let accept =
         connections::TlsAccept { acceptor: tokio_rustls::TlsAcceptor::from(tls.config.clone()), origin: remote.config.origin(), on_plain };
     let task = tokio::spawn(connections::run(listener, router, limits, shutdown, Some(accept)));
-    Ok(Server { addr, stop, task })
+    Ok(Server { addr, stop, task, quotas })
 }
 
 /// Resolves once the server is told to stop (or the sender is gone).

@@ -9,14 +9,18 @@
 //!   is kept in the page;
 //! - a bearer token is taken from agents only (a hook on another machine): the session token of
 //!   `serve` and operator or admin tokens are refused here, and the refusal audited;
+//! - the operators' reserve of connections (and an address past its share of them:
+//!   [`super::connections`]) serves devices' sessions only, on every request whatever its path;
 //! - decisions carry the device's passkey step-up (`X-Step-Up`, `X-Step-Up-Assertion`), checked in
 //!   the core ([`crate::app::remote::step_up`]);
 //! - every answer carries HSTS and the other security headers ([`headers`]).
 
+use super::connections::Admission;
 use super::error::ApiError;
 use super::ApiState;
 use crate::app::remote::devices::Session;
 use crate::app::remote::step_up::StepUpRequest;
+use crate::app::remote::Remote;
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::{ErrorCode, Principal, Role, StepUpProof};
 use axum::extract::{Request, State};
@@ -164,10 +168,12 @@ fn forbidden(message: impl Into<String>) -> Response {
     ApiError::new(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message).into_response()
 }
 
-/// The remote listener's guard (see the module): Host, Origin, then a device's session or an
-/// agent's bearer token. Public routes (health, pairing, sign-in) need no credential.
-pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Next) -> Response {
-    let Some(remote) = state.remote.clone() else { return next.run(request).await };
+/// The remote listener's guard (see the module), called by [`super::guard::guard`]: Host, Origin,
+/// then a device's session or an agent's bearer token. Public routes (health, pairing, sign-in) and
+/// the page's files need no credential, but where only operators' requests run (the reserve, an
+/// address past its share: [`Admission`]) every request needs a device's session (agents' tokens
+/// are refused there too).
+pub(super) async fn check(state: &ApiState, remote: &Remote, mut request: Request, admission: Admission) -> Result<Request, Response> {
     let address = address(request.extensions().get::<Peer>());
     let refuse = |reason: &'static str| {
         let app = state.app.clone();
@@ -182,7 +188,7 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     let expected = remote.config.host();
     if !host.eq_ignore_ascii_case(&expected) {
         refuse("wrong Host").await;
-        return forbidden(format!("Host {host:?} is not this listener's name ({expected})"));
+        return Err(forbidden(format!("Host {host:?} is not this listener's name ({expected})")));
     }
     let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or(""));
     // A browser's request that changes something sends its Origin; one that rides on the session
@@ -191,67 +197,78 @@ pub async fn guard(State(state): State<ApiState>, mut request: Request, next: Ne
     match origin {
         Some(o) if o != remote.config.origin() => {
             refuse("foreign Origin").await;
-            return forbidden(format!("Origin {o:?} is not allowed"));
+            return Err(forbidden(format!("Origin {o:?} is not allowed")));
         }
         None if changes && !cookie(headers).is_empty() => {
-            return forbidden("a request that changes something must send its Origin");
+            return Err(forbidden("a request that changes something must send its Origin"));
         }
         _ => {}
     }
     let path = request.uri().path().to_owned();
-    if path.starts_with("/api/") && !super::guard::public(&path) {
-        let session = cookie(headers).to_owned();
-        let bearer = super::guard::bearer(headers).to_owned();
-        let principal: Option<Principal> = if !session.is_empty() {
-            match state.app.device_session(&session).await {
-                Ok(Some(p)) => Some(p),
-                Ok(None) => {
-                    // A revoked device's, an expired or a forged cookie: refused, and told.
-                    refuse("an unknown, expired or revoked session").await;
-                    None
-                }
-                Err(e) => return ApiError::from(e).into_response(),
-            }
-        } else if !bearer.is_empty() {
-            if super::guard::same_secret(bearer.as_bytes(), state.token.as_bytes()) {
-                refuse("the session token on the remote listener").await;
-                return forbidden("the session token works on 127.0.0.1 only: pair this device and sign in with its passkey");
-            }
-            match state.app.authenticate(&bearer).await {
-                Ok(Some(p)) if p.role == Role::Agent => Some(p),
-                Ok(Some(_)) => {
-                    refuse("an operator's or admin's token on the remote listener").await;
-                    return forbidden("on the remote listener a token serves agents only: operators pair a device and use its passkey");
-                }
-                Ok(None) => None,
-                Err(e) => return ApiError::from(e).into_response(),
-            }
-        } else {
-            None
-        };
-        let Some(principal) = principal else {
-            return ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::Unauthorized,
-                "sign in with this device's passkey (or pair it first)",
-            )
-            .into_response();
-        };
-        let headers = request.headers();
-        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let proof = match (text("x-step-up"), text("x-step-up-assertion")) {
-            (Some(ceremony), Some(encoded)) => {
-                let decoded = base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, encoded.trim_end_matches('='))
-                    .ok()
-                    .and_then(|b| String::from_utf8(b).ok());
-                decoded.map(|assertion| StepUpProof { ceremony, assertion })
-            }
-            _ => None,
-        };
-        request.extensions_mut().insert(RemoteRequest { address, proof });
-        request.extensions_mut().insert(principal);
+    let needed = path.starts_with("/api/") && !super::guard::public(&path);
+    if !needed && !admission.operators_only() {
+        return Ok(request);
     }
-    next.run(request).await
+    let session = cookie(headers).to_owned();
+    let bearer = super::guard::bearer(headers).to_owned();
+    let principal: Option<Principal> = if !session.is_empty() {
+        match state.app.device_session(&session).await {
+            Ok(Some(p)) => Some(p),
+            Ok(None) => {
+                // A revoked device's, an expired or a forged cookie: refused, and told.
+                refuse("an unknown, expired or revoked session").await;
+                None
+            }
+            Err(e) => return Err(ApiError::from(e).into_response()),
+        }
+    } else if !bearer.is_empty() {
+        if super::guard::same_secret(bearer.as_bytes(), state.token.as_bytes()) {
+            refuse("the session token on the remote listener").await;
+            return Err(forbidden("the session token works on 127.0.0.1 only: pair this device and sign in with its passkey"));
+        }
+        match state.app.authenticate(&bearer).await {
+            Ok(Some(p)) if p.role == Role::Agent => Some(p),
+            Ok(Some(_)) => {
+                refuse("an operator's or admin's token on the remote listener").await;
+                return Err(forbidden("on the remote listener a token serves agents only: operators pair a device and use its passkey"));
+            }
+            Ok(None) => None,
+            Err(e) => return Err(ApiError::from(e).into_response()),
+        }
+    } else {
+        None
+    };
+    // Operators only (the reserve, an address past its share) means devices' sessions here: an
+    // agent's token or no credential is told to come back, and the connection closes
+    // ([`super::guard::guard`]).
+    if admission.operators_only() && !super::guard::operator(principal.as_ref()) {
+        return Err(super::guard::operators_only(admission));
+    }
+    let Some(principal) = principal else {
+        if !needed {
+            return Ok(request);
+        }
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "sign in with this device's passkey (or pair it first)",
+        )
+        .into_response());
+    };
+    let headers = request.headers();
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let proof = match (text("x-step-up"), text("x-step-up-assertion")) {
+        (Some(ceremony), Some(encoded)) => {
+            let decoded = base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, encoded.trim_end_matches('='))
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok());
+            decoded.map(|assertion| StepUpProof { ceremony, assertion })
+        }
+        _ => None,
+    };
+    request.extensions_mut().insert(RemoteRequest { address, proof });
+    request.extensions_mut().insert(principal);
+    Ok(request)
 }
 
 /// Security headers on every answer of the remote listener.

@@ -1,7 +1,7 @@
 //! The web UI, built by Vite into `ui/dist` and embedded at compile time (see `build.rs`).
 
 use super::error::ApiError;
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use include_dir::{include_dir, Dir};
 
@@ -11,11 +11,16 @@ static UI: Dir<'static> = include_dir!("$APPROVAL_CONSOLE_UI_DIST");
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-pub async fn serve(uri: Uri) -> Response {
+/// A file of the UI (GET, HEAD; other methods 405, and a request body was refused before:
+/// [`super::bodies`]); an unknown `/api` path 404.
+pub async fn serve(method: Method, uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     if path.starts_with("api/") || path == "api" {
         return ApiError::new(StatusCode::NOT_FOUND, crate::domain::ErrorCode::NotFound, format!("no route {}", uri.path()))
             .into_response();
+    }
+    if !super::bodies::static_method(&method) {
+        return super::bodies::not_allowed(&method);
     }
     // Unknown paths get the app shell, so a reload on a client-side route works.
     let (file, path) = match UI.get_file(path) {

@@ -48,3 +48,4 @@ mod runs;
 mod security;
 mod stats;
 mod supervisors;
+mod unauthenticated;

@@ -17,24 +17,40 @@ pub(crate) struct Remote {
     pub(crate) server: api::Server,
     pub(crate) origin: String,
     pub(crate) http: reqwest::Client,
+    cert: reqwest::Certificate,
 }
 
 impl Remote {
     pub(crate) async fn start(t: &TestApp) -> Self {
+        Self::start_with(t, api::Limits::default()).await
+    }
+
+    async fn start_with(t: &TestApp, limits: api::Limits) -> Self {
         let ip = "127.0.0.1".parse().unwrap();
         let tls = api::tls::load(&api::tls::Source::Made { dir: t.dir.join("tls") }, NAME, ip).unwrap();
         let listener = tokio::net::TcpListener::bind(std::net::SocketAddr::new(ip, 0)).await.unwrap();
         let port = listener.local_addr().unwrap().port();
         t.app.enable_remote(RemoteConfig { public_name: NAME.into(), port, pin: tls.pin.clone() }).unwrap();
-        let server = api::serve_remote(t.app.clone(), listener, &tls, TOKEN, api::Limits::default()).await.unwrap();
+        let server = api::serve_remote(t.app.clone(), listener, &tls, TOKEN, limits).await.unwrap();
         let cert = reqwest::Certificate::from_pem(&std::fs::read(&tls.cert_file).unwrap()).unwrap();
         let http = reqwest::Client::builder()
-            .add_root_certificate(cert)
+            .add_root_certificate(cert.clone())
             .resolve(NAME, server.addr)
             .timeout(Duration::from_secs(30))
             .build()
             .unwrap();
-        Remote { origin: format!("https://{NAME}:{port}"), server, http }
+        Remote { origin: format!("https://{NAME}:{port}"), server, http, cert }
+    }
+
+    /// A client that opens a new connection for every request.
+    fn fresh(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .add_root_certificate(self.cert.clone())
+            .resolve(NAME, self.server.addr)
+            .pool_max_idle_per_host(0)
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
@@ -250,6 +266,44 @@ async fn a_device_session_decides_nothing_without_its_step_up_and_ends_when_the_
     let (_, log) = t.get("/api/audit?limit=50").await;
     assert!(log["entries"].as_array().unwrap().iter().any(|e| e["action"] == "device.revoked"));
     assert!(refusals(&t).await.iter().any(|r| r == "an unknown, expired or revoked session"), "the revoked device's try is audited");
+}
+
+#[tokio::test]
+async fn on_the_remote_listeners_reserve_only_a_device_session_is_served_and_the_pages_files_take_no_body() {
+    let t = spawn_app().await;
+    let limits =
+        api::Limits { connections: 1, operator_reserve: 2, header_read_timeout: Duration::from_secs(120), ..api::Limits::default() };
+    let r = Remote::start_with(&t, limits).await;
+    device_with_session(&t, "alice-phone", "cookie-1").await;
+    let agent = t.token("remote-bot", Role::Agent).await;
+    let fresh = r.fresh();
+    // A body for the page's files is refused, and its connection closed, as on 127.0.0.1.
+    let (status, _, headers) = r.send(fresh.post(r.url("/index.html")).body("0123456789")).await;
+    assert_eq!((status, headers.get("connection").and_then(|v| v.to_str().ok())), (StatusCode::METHOD_NOT_ALLOWED, Some("close")));
+    assert_eq!(r.server.body_bytes_read(), 0);
+
+    // The general room's one place held (a connection that never starts its TLS handshake): every
+    // new connection is on the reserve, the devices'.
+    let _held = tokio::net::TcpStream::connect(r.server.addr).await.unwrap();
+    let call = json!({ "tool": "delete_record", "args": { "id": "rec-7" }, "agent": "remote-bot" });
+    for (what, request) in [
+        ("the page", fresh.get(r.url("/"))),
+        ("health", fresh.get(r.url("/api/health"))),
+        ("pairing", fresh.post(r.url("/api/remote/pair")).header("Origin", &r.origin).json(&json!({ "code": "ABCDE-FGHIJ" }))),
+        ("an agent's token", fresh.post(r.url("/api/calls")).bearer_auth(&agent).header("Idempotency-Key", "k-1").json(&call)),
+        ("an unknown session", fresh.get(r.url("/api/queue")).header("Cookie", "__Host-ac_session=forged")),
+    ] {
+        let (status, body, headers) = r.send(request).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{what}: {body}");
+        assert_eq!(headers.get("connection").and_then(|v| v.to_str().ok()), Some("close"), "{what}");
+    }
+    assert_eq!(r.server.body_bytes_read(), 0, "no body was read there");
+    assert!(t.pending().await.is_empty(), "the agent's call was not taken");
+    let with_cookie = |rb: reqwest::RequestBuilder| rb.header("Cookie", "__Host-ac_session=cookie-1");
+    let (status, page, _) = r.send(with_cookie(fresh.get(r.url("/api/queue")))).await;
+    assert_eq!(status, StatusCode::OK, "the device is served: {page}");
+    let (status, _, _) = r.send(with_cookie(fresh.get(r.url("/")))).await;
+    assert_eq!(status, StatusCode::OK, "and its page's files");
 }
 
 #[tokio::test]
