@@ -197,7 +197,7 @@ pub enum Error {
     /// The caller's kind of credential is not one the operation admits (see
     /// [`super::authority`]): a device where only people's tokens are, a token where only the local
     /// admin is, a credential on a listener that does not hear it.
-    #[error("{op} does not admit {principal} (a {kind}): it is for the {grade} grade (see the authorization table in docs/security.md)")]
+    #[error("{op} is {grade}; {principal} is {kind} (see the authorization table in docs/security.md)")]
     NotAdmitted { op: &'static str, principal: String, kind: &'static str, grade: &'static str },
     /// A run id given by a client names a run that exists and has not finished.
     #[error("run {run_id} exists and has not finished: choose another run id, or leave it out")]

@@ -76,6 +76,24 @@ impl Grade {
         }
     }
 
+    /// Whom it is for, in words (the `forbidden` answer's message).
+    pub fn who(self) -> &'static str {
+        match self {
+            Grade::Public => "open to anyone",
+            Grade::Any => "for any credential",
+            Grade::Agent => "for agents, operators and admins (never a paired device)",
+            Grade::Viewer => "for viewers, operators and admins",
+            Grade::Watch => "for operators, admins and paired devices",
+            Grade::Operator => "for operators and admins (never a paired device)",
+            Grade::Decide => "for operators and admins, and paired devices with their passkey",
+            Grade::Admin => "for admins",
+            Grade::Local => {
+                "only the local admin's (the OS user: the desktop window, the CLI, or serve's session token on 127.0.0.1), never a stored credential's"
+            }
+            Grade::Device => "a paired device's own",
+        }
+    }
+
     /// The least role a stored token needs for it (`None`: no token is admitted, or none is needed),
     /// what `forbidden`'s details name as `needed`.
     pub fn token_role(self) -> Option<Role> {
@@ -159,6 +177,19 @@ impl Kind {
             (PrincipalKind::Token, Role::Viewer) => Kind::ViewerToken,
             (PrincipalKind::Token, Role::Operator) => Kind::OperatorToken,
             (PrincipalKind::Token, Role::Admin) => Kind::AdminToken,
+        }
+    }
+
+    /// The kind with its article, for a message: `an admin token`.
+    pub fn named(self) -> &'static str {
+        match self {
+            Kind::Anonymous => "no credential",
+            Kind::AgentToken => "an agent token",
+            Kind::ViewerToken => "a viewer token",
+            Kind::OperatorToken => "an operator token",
+            Kind::AdminToken => "an admin token",
+            Kind::LocalAdmin => "the local admin",
+            Kind::Device => "a paired device",
         }
     }
 
@@ -323,7 +354,7 @@ pub fn admit(op: Op, actor: Actor) -> Result<Admitted, Error> {
             (PrincipalKind::Token | PrincipalKind::Local, Some(needed)) if !actor.principal.role.includes(needed) => {
                 Error::Forbidden { needed, principal: actor.principal.name.clone(), role: actor.principal.role }
             }
-            _ => Error::NotAdmitted { op: op.name(), principal: actor.principal.name.clone(), kind: kind.as_str(), grade: grade.as_str() },
+            _ => Error::NotAdmitted { op: op.name(), principal: actor.principal.name.clone(), kind: kind.named(), grade: grade.who() },
         }),
     }
 }
