@@ -29,7 +29,7 @@ impl Console {
         self.deliver_claimed(decision, sink).await.map(Some)
     }
 
-    /// Delivers a decision this caller claimed ([`Console::decide_claimed`], or the claim in
+    /// Delivers a decision this caller claimed (stored [`super::How::Claimed`], or the claim in
     /// [`Console::deliver`]): the engine acts, and records its outcome.
     pub async fn deliver_claimed(&self, decision: &Decision, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let entry = self.item(&decision.item_id).await?;

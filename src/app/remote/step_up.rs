@@ -3,10 +3,11 @@
 //!
 //! `POST /api/remote/step-up` names the call and the decision; the console keeps the WebAuthn
 //! challenge it answers with, bound to them and to the device. The decision's request then carries
-//! the ceremony's id and the browser's assertion (`X-Step-Up`, `X-Step-Up-Assertion`);
-//! [`App::check_step_up`], in the core's decision path, takes the ceremony (once), compares the
-//! binding with the decision asked for, and verifies the assertion against the device's passkey.
-//! Whatever fails is refused (`step_up_required`) and audited (`remote.refused`).
+//! the ceremony's id and the browser's assertion (`X-Step-Up`, `X-Step-Up-Assertion`); the decision
+//! kernel ([`crate::console::Console::decide`]) asks [`DeviceStepUps`] for every decision of a
+//! device: it takes the ceremony (once), compares the binding with the decision asked for, and
+//! verifies the assertion against the device's passkey. Whatever fails is refused
+//! (`step_up_required`) and audited (`remote.refused`).
 
 use super::Ceremony;
 use crate::app::App;
