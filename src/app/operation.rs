@@ -400,12 +400,28 @@ mod tests {
         assert_eq!(
             find("approve"),
             serde_json::json!({ "name": "approve", "method": "POST", "path": "/api/queue/{id}/approve", "access": "operator", "window": true,
-                "declared": true, "input": "body", "windowKey": null })
+                "declared": true, "input": "body", "windowKey": null, "device": "step-up" })
         );
         assert_eq!(find("queue_page")["windowKey"], "query");
         assert_eq!(find("events")["declared"], false);
         assert_eq!(serde_json::to_value(crate::domain::ops::Access::Public).unwrap(), "public");
         assert_eq!(serde_json::to_value(crate::domain::ops::Access::Any).unwrap(), "any");
+    }
+
+    #[test]
+    fn the_manifest_says_what_a_paired_device_is_answered_as_the_authorization_table_does() {
+        let m = serde_json::to_value(manifest()).unwrap();
+        let device = |name: &str| m["operations"].as_array().unwrap().iter().find(|o| o["name"] == name).unwrap()["device"].clone();
+        assert_eq!(device("queue_page"), "allowed");
+        assert_eq!(device("decline"), "step-up");
+        assert_eq!(device("step_up"), "allowed");
+        for refused in
+            ["claim_call", "snooze", "revoke_grant", "quorum_settings", "notification_status", "stats", "export_audit", "generate"]
+        {
+            assert_eq!(device(refused), "refused", "{refused}");
+        }
+        assert!(typescript().contains("  claim_call: { method: 'POST', path: '/api/queue/{id}/claim', access: 'operator',"));
+        assert!(typescript().contains("input: null, windowKey: null, device: 'refused' },\n"));
     }
 
     #[test]

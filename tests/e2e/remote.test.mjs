@@ -2,8 +2,10 @@
 // console over TLS at its public name (mapped to 127.0.0.2, the certificate pinned by its SPKI hash
 // as the pairing printed it), pairs with the code from the link, registers a passkey in Chrome's
 // virtual authenticator (DevTools protocol), sees a call, approves it with the passkey, and the tool
-// runs. Then the refusals: a decision with no assertion, with another call's assertion, with a used
-// one, and from a revoked device — each refused and audited.
+// runs. The phone is offered only what a device may do (the queue, deciding, the audit log, its
+// appearance: no claim, snooze, grant, figures, engines or the console's settings), and no view it
+// opens asks for anything the server refuses it. Then the refusals: a decision with no assertion,
+// with another call's assertion, with a used one, and from a revoked device — each refused and audited.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -81,6 +83,11 @@ test('a phone pairs over TLS with a passkey, approves with it, and the tool runs
     await r.tap();
     const detail = page.locator('[data-testid="detail"]');
     await detail.waitFor();
+    // What a device is refused is not offered: no "I'm on it", no snooze, no "always allow"; no
+    // Statistics, Grants or Engines.
+    const tabs = await page.locator('header [role="tab"]').evaluateAll((els) => els.map((e) => e.dataset.testid));
+    assert.deepEqual(tabs, ['queue-tab', 'audit-tab', 'settings-tab']);
+    for (const id of ['claim', 'snooze', 'grant-open']) assert.equal(await detail.locator(`[data-testid="${id}"]`).count(), 0, id);
     await detail.locator('[data-testid="approve"]').tap();
     await detail.locator('[data-testid="approve-confirm"]').tap();
     await page.locator('[data-testid="decision-result"]').waitFor({ timeout: 15_000 });
@@ -90,6 +97,16 @@ test('a phone pairs over TLS with a passkey, approves with it, and the tool runs
     }, 'the approved call to be delivered (the tool ran)');
     assert.equal(done.decision.kind, 'approve');
     assert.match(done.decision.operator, /alice-phone \(remote\)/);
+    // The views a phone has read only what a device is admitted to: the audit log and its decisions,
+    // and its appearance without the console's settings.
+    await page.locator('[data-testid="audit-tab"]').tap();
+    await page.locator('[data-testid="verify-result"][data-ok="true"]').waitFor();
+    await page.locator('[data-testid="history-operator"]').first().waitFor();
+    assert.equal(await page.locator('[data-testid="export-csv"]').count(), 0, 'no export');
+    await page.locator('[data-testid="settings-tab"]').tap();
+    await page.locator('[data-testid="settings-device-only"]').waitFor();
+    assert.equal(await page.locator('[data-testid="settings-form"]').count(), 0, "none of the console's settings");
+    await page.locator('[data-testid="queue-tab"]').tap();
     assert.deepEqual(problems.slice(before), []);
   } finally {
     await close();
@@ -191,7 +208,7 @@ test('a call reaches the phone through a signed webhook; its link opens the call
     });
   });
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-  const { page, close } = await phone();
+  const { page, problems, close } = await phone();
   try {
     // Its signing key, set by the local admin (the session token) as the channel's own secret.
     const secret = await ctx.server.api('PUT', '/api/settings/reach/channels/carol-hook/secret', { value: 'hook-key-1' });
@@ -205,6 +222,8 @@ test('a call reaches the phone through a signed webhook; its link opens the call
     await page.goto(started.body.url);
     await page.locator('[data-testid="pair"]').tap();
     await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+    // Before pairing, "who am I?" is answered 401: nothing may fail after it.
+    const before = problems.length;
 
     const item = await ctx.server.waitForItem(await ctx.server.generate('delete rec-77'));
     const message = await waitFor(() => got.map((g) => ({ ...g, json: JSON.parse(g.body) })).find((g) => g.json.id === item.id), 'the webhook');
@@ -223,6 +242,7 @@ test('a call reaches the phone through a signed webhook; its link opens the call
       return now.state === 'delivered' ? now : null;
     }, 'the call approved from the link to be delivered');
     assert.match(done.decision.operator, /carol-phone \(remote\)/);
+    assert.deepEqual(problems.slice(before), [], 'no request of the phone was refused');
   } finally {
     await close();
     await new Promise((r) => receiver.close(r));

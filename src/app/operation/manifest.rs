@@ -1,13 +1,17 @@
 //! `approval-console manifest`: the catalog's operations as the UI's typed backend reads them.
 
 use super::{each, InputFrom, Operation, Visitor};
+use crate::domain::authority::{admission, Admission, Kind, Listener};
 use crate::domain::ops::OpInfo;
 use crate::domain::Op;
 use serde::Serialize;
 
 /// One operation in `approval-console manifest`: the catalog's line, and whether the core declares it
-/// as a request and an answer (`declared`), where its input comes from (`query`, `body`, none) and
-/// under which key the window sends it (`windowKey`; none: beside the path parameters).
+/// as a request and an answer (`declared`), where its input comes from (`query`, `body`, none),
+/// under which key the window sends it (`windowKey`; none: beside the path parameters), and what a
+/// paired device's session on the remote listener is answered (`device`: `allowed`, `step-up`,
+/// `refused` or `not-served`, the authorization table's cell): the UI offers a phone only what it
+/// is admitted to.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ManifestEntry {
@@ -16,6 +20,7 @@ pub struct ManifestEntry {
     pub declared: bool,
     pub input: Option<&'static str>,
     pub window_key: Option<&'static str>,
+    pub device: Admission,
 }
 
 /// `approval-console manifest`: every operation of the catalog, for the UI's typed backend and its
@@ -47,6 +52,7 @@ pub fn manifest() -> Manifest {
                     InputFrom::Nothing => None,
                 }),
                 window_key: found.and_then(|(_, _, key)| *key),
+                device: admission(*op, Kind::Device, Listener::Remote),
             }
         })
         .collect();
@@ -55,7 +61,7 @@ pub fn manifest() -> Manifest {
 
 /// `approval-console manifest --typescript`: the manifest as a TypeScript module
 /// (`ui/src/lib/backend/operations.gen.ts`), from which the UI's backends take each operation's
-/// route, input and window arguments.
+/// route, input and window arguments, and what it offers a paired device (`device`).
 pub fn typescript() -> String {
     let quoted = |v: Option<&str>| v.map_or("null".to_owned(), |v| format!("'{v}'"));
     let mut out = String::from(
@@ -67,8 +73,9 @@ pub fn typescript() -> String {
     for e in manifest().operations {
         let i = e.info;
         let access = serde_json::to_value(i.access).expect("an access serializes");
+        let device = serde_json::to_value(e.device).expect("an admission serializes");
         out += &format!(
-            "  {}: {{ method: {}, path: {}, access: '{}', window: {}, declared: {}, input: {}, windowKey: {} }},\n",
+            "  {}: {{ method: {}, path: {}, access: '{}', window: {}, declared: {}, input: {}, windowKey: {}, device: '{}' }},\n",
             i.name,
             quoted(i.method),
             quoted(i.path),
@@ -77,6 +84,7 @@ pub fn typescript() -> String {
             e.declared,
             quoted(e.input),
             quoted(e.window_key),
+            device.as_str().unwrap_or_default(),
         );
     }
     out + "} as const;\n"

@@ -1,14 +1,21 @@
 /**
  * Who the console's credential stands for (`Backend.session()`), and what the UI offers for it. The
  * server decides every request by role (`agent` and `viewer` beside each other, each included in
- * `operator`, included in `admin`); the UI only leaves out what the role may not do, so that an
- * operator is not offered controls that would be refused.
+ * `operator`, included in `admin`) and by kind: a paired device (a phone signed in on the remote
+ * listener, `serve --listen`) is admitted only to reading the queue, the audit log and the decision
+ * history, and to deciding with its passkey (the catalog's grades, src/domain/catalog.rs). The UI
+ * only leaves out what the credential may not do, so that no control is offered, and no view
+ * loaded, that the server would refuse.
  *
  * The root component fills one `Access` and puts it in context (`setAccess`); components read it with
  * `getAccess()`. Without one in context (a component mounted on its own), nothing admin-only is offered.
  */
 import { getContext, setContext } from 'svelte';
 import type { Principal, Role } from './backend/backend';
+import { OPERATIONS } from './backend/operations.gen';
+
+/** An operation of the catalog, by name (operations.gen.ts). */
+export type OperationName = keyof typeof OPERATIONS;
 
 /** The context key (exported for `backendContext`). */
 export const ACCESS_KEY = Symbol('access');
@@ -19,6 +26,15 @@ const INCLUDES: Record<Role, readonly Role[]> = {
   operator: ['operator', 'agent', 'viewer'],
   admin: ['admin', 'operator', 'agent', 'viewer'],
 };
+
+/**
+ * Whether the server admits a paired device's session to `op`: its cell in the authorization table
+ * (`device` in operations.gen.ts), allowed, or allowed with a passkey step-up for that very call.
+ */
+export function deviceAdmitted(op: OperationName): boolean {
+  const cell: string = OPERATIONS[op].device;
+  return cell === 'allowed' || cell === 'step-up';
+}
 
 /** Whether `role` includes `needed` (an admin may do what an operator may; an agent never what a viewer may, nor the reverse). */
 export function roleAtLeast(role: Role | null | undefined, needed: Role): boolean {
@@ -50,6 +66,21 @@ export class Access {
   /** The team's figures only (a `viewer` token): the dashboards, nothing of the queue. */
   get dashboardsOnly(): boolean {
     return !this.console && roleAtLeast(this.role, 'viewer');
+  }
+
+  /** A paired device: a phone signed in with its passkey on the remote listener. */
+  get device(): boolean {
+    return this.principal?.kind === 'device';
+  }
+
+  /**
+   * Whether this kind of credential is offered operation `op`: a paired device only what the server
+   * admits a device to (`deviceAdmitted`: no claim, snooze, grant, setting, figure, engine, token,
+   * device or export); any other kind, every operation — its role decides, with `admin`,
+   * `console` and `dashboardsOnly`, where a control is drawn.
+   */
+  offers(op: OperationName): boolean {
+    return !this.device || deviceAdmitted(op);
   }
 }
 

@@ -6,6 +6,7 @@
  * functions they export, bound by the page (`list`, `detail`).
  */
 import { tick } from 'svelte';
+import type { Access, OperationName } from './access.svelte';
 import { ApiError, type Backend, type QueueItem } from './backend/backend';
 import type { Banners } from './banners.svelte';
 import { DEFAULT_WARN_BEFORE_SECS } from './expiry';
@@ -17,6 +18,20 @@ import { moveSelection, nextAfterDecision } from './triage';
 
 export type ConsoleTab = 'queue' | 'audit' | 'team' | 'grants' | 'engines' | 'settings';
 export const CONSOLE_TABS: ConsoleTab[] = ['queue', 'audit', 'team', 'grants', 'engines', 'settings'];
+
+/**
+ * What each view reads as it opens: a view is offered to a credential offered all of them (a paired
+ * device gets no figures, grants or engines). Settings is offered to all: it shows only the parts
+ * whose reads are offered (to a paired device, this browser's appearance).
+ */
+export const TAB_READS: Record<ConsoleTab, readonly OperationName[]> = {
+  queue: ['queue_page', 'queue_counts', 'queue_item', 'events'],
+  audit: ['audit_page', 'decision_history', 'verify_audit'],
+  team: ['stats', 'reach_stats'],
+  grants: ['grants', 'shadow_report'],
+  engines: ['engines'],
+  settings: [],
+};
 
 /** What the console asks of the queue list (`QueueList.svelte`). */
 export type ListFocus = {
@@ -72,7 +87,13 @@ export class ConsoleModel {
     private readonly backend: Backend,
     private readonly queue: QueueModel,
     private readonly banners: Banners,
+    private readonly access: Access,
   ) {}
+
+  /** The views offered to this credential (`TAB_READS`), in the order of the header's tabs. */
+  get tabs(): ConsoleTab[] {
+    return CONSOLE_TABS.filter((tab) => TAB_READS[tab].every((op) => this.access.offers(op)));
+  }
 
   /** A fresh copy of the selected call arrived from the server (event or reload). */
   showFresh(item: QueueItem): void {
@@ -277,7 +298,9 @@ export class ConsoleModel {
     if (id !== undefined && list.some((i) => i.id === id)) this.shownWithSelected = list;
   }
 
+  /** Reads the high-risk tools from the notification settings (not to a credential they are refused to: every approval then asks to confirm). */
   async loadHighRisk(): Promise<void> {
+    if (!this.access.offers('notification_settings')) return;
     try {
       this.highRiskTools = (await this.backend.notificationSettings()).highRiskTools ?? [];
     } catch {
@@ -285,7 +308,9 @@ export class ConsoleModel {
     }
   }
 
+  /** Reads the time limits' warn window (not to a credential they are refused to: the server's default stays). */
   async loadExpiry(): Promise<void> {
+    if (!this.access.offers('expiry_settings')) return;
     try {
       this.warnBeforeSecs = (await this.backend.expirySettings()).warnBeforeSecs ?? DEFAULT_WARN_BEFORE_SECS;
     } catch {
@@ -434,12 +459,13 @@ export class ConsoleModel {
 
   /** The arrows, Home and End move between the views' tabs. */
   onTabKey = (e: KeyboardEvent): void => {
-    const i = CONSOLE_TABS.indexOf(this.tab);
+    const tabs = this.tabs;
+    const i = tabs.indexOf(this.tab);
     let next: ConsoleTab | null = null;
-    if (e.key === 'ArrowRight') next = CONSOLE_TABS[(i + 1) % CONSOLE_TABS.length];
-    else if (e.key === 'ArrowLeft') next = CONSOLE_TABS[(i + CONSOLE_TABS.length - 1) % CONSOLE_TABS.length];
-    else if (e.key === 'Home') next = CONSOLE_TABS[0];
-    else if (e.key === 'End') next = CONSOLE_TABS[CONSOLE_TABS.length - 1];
+    if (e.key === 'ArrowRight') next = tabs[(i + 1) % tabs.length];
+    else if (e.key === 'ArrowLeft') next = tabs[(i + tabs.length - 1) % tabs.length];
+    else if (e.key === 'Home') next = tabs[0];
+    else if (e.key === 'End') next = tabs[tabs.length - 1];
     if (next) {
       this.tab = next;
       this.focusTab();

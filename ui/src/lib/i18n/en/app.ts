@@ -32,6 +32,8 @@ export const app = {
   whoamiYou: "Signed in as you ({name}, this computer's admin)",
   /** The desktop window, which does not learn the OS user's name. */
   whoamiLocal: 'Signed in as the local admin',
+  /** A paired device (a phone on the remote listener), by its name: `{name}`. */
+  whoamiDevice: 'Signed in as {name} (a paired device)',
   /** A role as the header and Settings → Tokens name it. */
   roles: { agent: 'agent', viewer: 'viewer', operator: 'operator', admin: 'admin' },
   /** Before the console knows who the token stands for. */

@@ -53,6 +53,8 @@ export const settings = {
   /** Each language by its own name: the same in every table. */
   languageNames: { en: 'English', ja: '日本語' },
   appearanceHint: 'For this browser (or the desktop window) only; applies at once, nothing to save.',
+  /** In place of the console's own settings on a paired device, which neither reads nor changes them. */
+  deviceOnly: 'The console’s own settings (notifications, approvals needed, time limits, channels, tokens, devices) are read and changed on the console’s computer, not from a paired device. Here: how this phone shows the console.',
 
   quorums: 'Approvals needed (two-person rule)',
   quorumsIntro:

@@ -25,6 +25,7 @@ export const app: Messages['app'] = {
   whoami: '{name}（{role}）としてログイン中',
   whoamiYou: 'あなた（{name}、このコンピューターの管理者）としてログイン中',
   whoamiLocal: 'ローカルの管理者としてログイン中',
+  whoamiDevice: '{name}（ペアリング済みの端末）としてログイン中',
   roles: { agent: 'エージェント', viewer: '閲覧者', operator: 'オペレーター', admin: '管理者' },
   checkingToken: 'トークンを確認しています…',
   sessionFailed: 'このトークンが誰のものか、コンソールは確認できませんでした。',

@@ -47,6 +47,7 @@ export const settings: Messages['settings'] = {
   languageNow: (name: string) => `（このコンピューターに合わせる: 現在は ${name}）`,
   languageNames: { en: 'English', ja: '日本語' },
   appearanceHint: 'このブラウザー（またはデスクトップアプリのウィンドウ）だけの設定で、すぐに反映されます。保存は不要です。',
+  deviceOnly: 'コンソール自体の設定（通知、必要な承認数、制限時間、チャネル、トークン、端末）は、ペアリング済みの端末からではなく、コンソールのコンピューターで表示・変更します。ここでは、このスマートフォンでの表示だけを設定できます。',
 
   quorums: '必要な承認数（二者承認）',
   quorumsIntro:
