@@ -126,8 +126,8 @@ async fn pair_finish(State(state): State<ApiState>, peer: Peered, Json(body): Js
     }
 }
 
-async fn sign_in(State(state): State<ApiState>) -> Response {
-    match state.app.sign_in_begin().await {
+async fn sign_in(State(state): State<ApiState>, peer: Peered) -> Response {
+    match state.app.sign_in_begin(&address(peer.as_deref())).await {
         Ok((ceremony, options)) => Json(Begun { ceremony, options }).into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }

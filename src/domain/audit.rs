@@ -108,6 +108,9 @@ pub enum AuditAction {
     /// A pairing code was refused on the remote listener (wrong, used, expired, too many tries).
     #[serde(rename = "device.pairing_failed")]
     DevicePairingFailed,
+    /// A pairing's code died unused: it saw too many wrong codes while it was live (guessing).
+    #[serde(rename = "device.pairing_ended")]
+    DevicePairingEnded,
     /// A device proved its pairing code and registered its passkey.
     #[serde(rename = "device.paired")]
     DevicePaired,
@@ -146,7 +149,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 43] = [
+    pub const ALL: [Self; 44] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -179,6 +182,7 @@ impl AuditAction {
         Self::EngineRemoved,
         Self::DevicePairingStarted,
         Self::DevicePairingFailed,
+        Self::DevicePairingEnded,
         Self::DevicePaired,
         Self::DeviceRenamed,
         Self::DeviceRevoked,
@@ -227,6 +231,7 @@ impl AuditAction {
             Self::EngineRemoved => "engine.removed",
             Self::DevicePairingStarted => "device.pairing_started",
             Self::DevicePairingFailed => "device.pairing_failed",
+            Self::DevicePairingEnded => "device.pairing_ended",
             Self::DevicePaired => "device.paired",
             Self::DeviceRenamed => "device.renamed",
             Self::DeviceRevoked => "device.revoked",

@@ -39,3 +39,18 @@ impl RemoteSettings {
         self.listen.as_deref().and_then(|l| l.parse().ok())
     }
 }
+
+/// What one caller at `ip` is counted as by every per-address limit (connections, the remote
+/// listener's ceremonies and pairing tries): an IPv4 address itself (an IPv4-mapped IPv6 one too),
+/// an IPv6 address's /64 (what one subscriber is usually given, so that one host cannot count as
+/// 2^64 peers).
+pub fn share(ip: std::net::IpAddr) -> std::net::IpAddr {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+    }
+}

@@ -103,9 +103,21 @@ pub async fn start_pairing(db: &Db, p: &NewPairing<'_>) -> Result<(), Error> {
     tx.commit().await
 }
 
+/// What a pairing code came to ([`claim_pairing`]).
+pub enum Claim {
+    /// The live pairing of that code, used up now.
+    Claimed(Pairing),
+    /// No live pairing has that code (wrong, used or expired): the try counted against every live
+    /// pairing, and those that have now seen `max_wrong` wrong tries ended (these), each with its
+    /// `device.pairing_ended` entry.
+    Wrong { ended: Vec<Pairing> },
+}
+
 /// Takes the live pairing whose code hashes to `code_hash` (unused, unexpired at `now`): marked
-/// used in this same statement, so of two proofs of one code exactly one gets it.
-pub async fn claim_pairing(db: &Db, code_hash: &str, now: DateTime<Utc>) -> Result<Option<Pairing>, Error> {
+/// used in this same statement, so of two proofs of one code exactly one gets it. A code no live
+/// pairing has is a wrong try against each live one, and a pairing with `max_wrong` of them ends
+/// (expires now), in the same transaction: guessing kills codes, it never locks pairing for all.
+pub async fn claim_pairing(db: &Db, code_hash: &str, now: DateTime<Utc>, max_wrong: i64) -> Result<Claim, Error> {
     let mut tx = db.begin_write().await?;
     let row =
         sql("UPDATE pairings SET used_at = $1 WHERE code_hash = $2 AND used_at IS NULL AND expires_at > $1 RETURNING id, name, person")
@@ -113,8 +125,33 @@ pub async fn claim_pairing(db: &Db, code_hash: &str, now: DateTime<Utc>) -> Resu
             .bind(code_hash)
             .fetch_optional(&mut tx)
             .await?;
+    let pairing = |r: &Row| -> Result<Pairing, Error> {
+        Ok(Pairing { id: r.try_get("id")?, name: r.try_get("name")?, person: r.try_get("person")? })
+    };
+    if let Some(row) = row {
+        tx.commit().await?;
+        return Ok(Claim::Claimed(pairing(&row)?));
+    }
+    sql("UPDATE pairings SET wrong_tries = wrong_tries + 1 WHERE used_at IS NULL AND expires_at > $1")
+        .bind(ts(now))
+        .execute(&mut tx)
+        .await?;
+    let rows = sql("UPDATE pairings SET expires_at = $1 WHERE used_at IS NULL AND expires_at > $1 AND wrong_tries >= $2
+                    RETURNING id, name, person, wrong_tries")
+    .bind(ts(now))
+    .bind(max_wrong)
+    .fetch_all(&mut tx)
+    .await?;
+    let mut ended = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let p = pairing(r)?;
+        let wrong_tries: i64 = r.try_get("wrong_tries")?;
+        let details = DeviceChanged::PairingEnded { pairing_id: &p.id, name: &p.name, person: &p.person, wrong_tries };
+        audit::append(&mut tx, audit::Record::of("remote-listener", None, &details)).await?;
+        ended.push(p);
+    }
     tx.commit().await?;
-    row.map(|r| Ok(Pairing { id: r.try_get("id")?, name: r.try_get("name")?, person: r.try_get("person")? })).transpose()
+    Ok(Claim::Wrong { ended })
 }
 
 /// A session to store with a device: its cookie only as a hash.
@@ -190,11 +227,25 @@ pub async fn session(db: &Db, secret_hash: &str, now: DateTime<Utc>) -> Result<O
     row.as_ref().map(keyed).transpose()
 }
 
-/// Every live device with its passkey (a sign-in offers them all).
-pub async fn keyed_live(db: &Db) -> Result<Vec<Keyed>, Error> {
+/// The live device named `name`, with its passkey (a step-up asks for it).
+pub async fn keyed_by_name(db: &Db, name: &str) -> Result<Option<Keyed>, Error> {
     let mut conn = db.pool().acquire().await?;
-    let rows = sql("SELECT id, name, person, passkey FROM devices WHERE revoked_at IS NULL ORDER BY name").fetch_all(&mut conn).await?;
-    rows.iter().map(keyed).collect()
+    let row = sql("SELECT id, name, person, passkey FROM devices WHERE name = $1 AND revoked_at IS NULL")
+        .bind(name)
+        .fetch_optional(&mut conn)
+        .await?;
+    row.as_ref().map(keyed).transpose()
+}
+
+/// The live device whose passkey has the credential id `credential_id` (base64url, as stored): a
+/// sign-in finds its device by the credential the browser chose, never by listing them.
+pub async fn keyed_by_credential(db: &Db, credential_id: &str) -> Result<Option<Keyed>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let row = sql("SELECT id, name, person, passkey FROM devices WHERE credential_id = $1 AND revoked_at IS NULL")
+        .bind(credential_id)
+        .fetch_optional(&mut conn)
+        .await?;
+    row.as_ref().map(keyed).transpose()
 }
 
 /// A sign-in: the passkey as it is now (its counter moved), a new session, `device.signed_in`.

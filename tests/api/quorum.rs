@@ -429,3 +429,41 @@ async fn c08_an_approval_racing_a_decline_answers_what_it_did_recorded_202_or_lo
     }
     assert_eq!(t.counters.deletes(), 0, "declined calls never run");
 }
+
+/// Issue 44, point 8: a phone paired through an admin token, no person named, took the token's
+/// NAME as its person, and one human met a quorum of two alone (her token, then her phone).
+#[tokio::test]
+async fn c08_a_phone_paired_through_an_admin_token_is_its_persons_and_never_her_second_approval() {
+    let t = spawn_app().await;
+    let r = crate::remote::Remote::start(&t).await;
+    let (status, made) = t.post("/api/tokens", json!({ "name": "alice-admin", "role": "admin", "person": "alice" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let alice = made["token"].as_str().unwrap().to_owned();
+    let (status, started) = t.call_as(&alice, Method::POST, "/api/devices/pairings", Some(json!({}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{started}");
+    assert_eq!((started["person"].as_str(), started["name"].as_str()), (Some("alice"), Some("alice-phone-1")), "{started}");
+    let (mut passkey, cookie) = r.pair(&r.http, &started).await;
+    let (_, devices) = t.get("/api/devices").await;
+    assert_eq!(devices[0]["person"], "alice", "{devices}");
+
+    let bot = t.token("bot", Role::Agent).await;
+    set_quorum(&t, json!([{ "tool": "delete_record", "approvals": 2 }])).await;
+    let item = t.paused_by(&bot, "delete rec-1").await;
+    let id = item["id"].as_str().unwrap();
+    assert_eq!(approve_as(&t, &alice, &item).await.0, StatusCode::ACCEPTED, "alice's first approval");
+    // Her phone, with its passkey asked for this very call: the same person.
+    let step_up = r.begin_step_up(&r.http, &cookie, &item, "approve").await;
+    let (status, refused) = r.approve_with(&r.http, &cookie, &mut passkey, step_up, &item).await;
+    assert_eq!((status, refused["code"].as_str()), (StatusCode::CONFLICT, Some("already_approved")), "{refused}");
+    let after = t.item(id).await;
+    assert_eq!((after["state"].as_str(), approvers(&after).len()), (Some("pending"), 1), "{after}");
+    assert_eq!(t.counters.deletes(), 0, "one person's two approvals run nothing");
+    // An admin may still name a device for another person, as for tokens: bob's phone counts.
+    let (_, for_bob) = t.call_as(&alice, Method::POST, "/api/devices/pairings", Some(json!({ "person": "bob" }))).await;
+    assert_eq!((for_bob["person"].as_str(), for_bob["name"].as_str()), (Some("bob"), Some("bob-phone-1")), "{for_bob}");
+    let (mut bobs, bob_cookie) = r.pair(&r.http, &for_bob).await;
+    let step_up = r.begin_step_up(&r.http, &bob_cookie, &item, "approve").await;
+    let (status, done) = r.approve_with(&r.http, &bob_cookie, &mut bobs, step_up, &item).await;
+    assert_eq!((status, done["state"].as_str()), (StatusCode::OK, Some("delivered")), "{done}");
+    assert_eq!(t.counters.deletes(), 1);
+}

@@ -3,6 +3,7 @@
 //! ceremonies themselves run in a real browser with a virtual authenticator (tests/e2e/remote.test.mjs).
 
 use super::helpers::*;
+use super::passkey::SoftPasskey;
 use crate::helpers::wait;
 use approval_console::api;
 use approval_console::app::remote::RemoteConfig;
@@ -53,6 +54,67 @@ impl Remote {
             .unwrap()
     }
 
+    /// A client whose connections come from `ip` (a loopback address, 127.0.0.x): the listener
+    /// sees another peer for each.
+    pub(crate) fn from(&self, ip: &str) -> reqwest::Client {
+        reqwest::Client::builder()
+            .add_root_certificate(self.cert.clone())
+            .resolve(NAME, self.server.addr)
+            .local_address(ip.parse::<std::net::IpAddr>().unwrap())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    }
+
+    /// Pairs a phone from `client` with the pairing `started` (`POST /api/devices/pairings`'s
+    /// answer): its software passkey and its session cookie.
+    pub(crate) async fn pair(&self, client: &reqwest::Client, started: &Value) -> (SoftPasskey, String) {
+        let code = started["code"].as_str().expect("a pairing's code");
+        let (status, begun, _) =
+            self.send(client.post(self.url("/api/remote/pair")).header("Origin", &self.origin).json(&json!({ "code": code }))).await;
+        assert_eq!(status, StatusCode::OK, "{begun}");
+        let (passkey, credential) = SoftPasskey::register(&begun["options"], &self.origin);
+        let finish = json!({ "ceremony": begun["ceremony"], "credential": credential });
+        let (status, done, headers) =
+            self.send(client.post(self.url("/api/remote/pair/finish")).header("Origin", &self.origin).json(&finish)).await;
+        assert_eq!(status, StatusCode::OK, "{done}");
+        (passkey, session_cookie(&headers))
+    }
+
+    /// Asks for a step-up of `decision` on `item` with `cookie`, from `client`: the ceremony's id and
+    /// its options.
+    pub(crate) async fn begin_step_up(&self, client: &reqwest::Client, cookie: &str, item: &Value, decision: &str) -> (String, Value) {
+        let body = json!({ "itemId": item["id"], "fingerprint": item["fingerprint"], "decision": decision });
+        let (status, begun, _) = self.send(self.with(cookie, client.post(self.url("/api/remote/step-up"))).json(&body)).await;
+        assert_eq!(status, StatusCode::OK, "{begun}");
+        (begun["ceremony"].as_str().unwrap().to_owned(), begun["options"].clone())
+    }
+
+    /// Approves `item` from the phone with `cookie`: its passkey answers the step-up `ceremony`.
+    pub(crate) async fn approve_with(
+        &self,
+        client: &reqwest::Client,
+        cookie: &str,
+        passkey: &mut SoftPasskey,
+        (ceremony, options): (String, Value),
+        item: &Value,
+    ) -> (StatusCode, Value) {
+        let assertion = passkey.assert(&options);
+        let encoded = base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, assertion.to_string());
+        let request = self
+            .with(cookie, client.post(self.url(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()))))
+            .header("X-Step-Up", ceremony)
+            .header("X-Step-Up-Assertion", encoded)
+            .json(&json!({ "fingerprint": item["fingerprint"] }));
+        let (status, body, _) = self.send(request).await;
+        (status, body)
+    }
+
+    /// `request` as the phone's page sends it: its session cookie and this listener's Origin.
+    pub(crate) fn with(&self, cookie: &str, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        request.header("Cookie", format!("__Host-ac_session={cookie}")).header("Origin", &self.origin)
+    }
+
     pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.origin)
     }
@@ -64,8 +126,15 @@ impl Remote {
     }
 }
 
+/// The session cookie a pairing or a sign-in set.
+pub(crate) fn session_cookie(headers: &reqwest::header::HeaderMap) -> String {
+    let set = headers.get("set-cookie").expect("a session cookie").to_str().unwrap();
+    let value = set.strip_prefix("__Host-ac_session=").expect("the session cookie");
+    value.split(';').next().unwrap().to_owned()
+}
+
 /// The `reason`s of the `remote.refused` / `device.pairing_failed` entries so far.
-async fn refusals(t: &TestApp) -> Vec<String> {
+pub(crate) async fn refusals(t: &TestApp) -> Vec<String> {
     let (_, page) = t.get("/api/audit?limit=200").await;
     page["entries"]
         .as_array()
@@ -194,6 +263,41 @@ async fn a_pairing_code_works_once_is_rate_limited_and_every_failure_is_audited(
     let reasons = refusals(&t).await;
     assert_eq!(reasons.iter().filter(|r| *r == "wrong, used or expired code").count(), 5, "{reasons:?}");
     assert!(reasons.iter().any(|r| r == "too many tries"));
+}
+
+#[tokio::test]
+async fn a_phone_signs_in_with_its_discoverable_passkey_and_the_sign_in_options_name_no_device_and_no_credential() {
+    let t = spawn_app().await;
+    let r = Remote::start(&t).await;
+    let (_, started) = t.post("/api/devices/pairings", json!({ "name": "alice-phone", "person": "alice" })).await;
+    let (mut passkey, _) = r.pair(&r.http, &started).await;
+    let (_, devices) = t.get("/api/devices").await;
+    assert_eq!(devices[0]["name"], "alice-phone", "{devices}");
+
+    // Anyone may ask for the sign-in options: they name nothing that is paired.
+    let (status, begun, _) = r.send(r.http.post(r.url("/api/remote/sign-in")).header("Origin", &r.origin)).await;
+    assert_eq!(status, StatusCode::OK, "{begun}");
+    let options = &begun["options"]["publicKey"];
+    assert!(options["allowCredentials"].as_array().is_none_or(Vec::is_empty), "no credential listed: {options}");
+    let text = begun.to_string();
+    for secret in [passkey.credential_id(), "alice".into()] {
+        assert!(!text.contains(&secret), "{secret} in {text}");
+    }
+    // The phone's passkey finds itself, and signs in.
+    let finish = json!({ "ceremony": begun["ceremony"], "credential": passkey.assert(&begun["options"]) });
+    let (status, done, headers) = r.send(r.http.post(r.url("/api/remote/sign-in/finish")).header("Origin", &r.origin).json(&finish)).await;
+    assert_eq!((status, done["device"].as_str()), (StatusCode::OK, Some("alice-phone")), "{done}");
+    let cookie = session_cookie(&headers);
+    let (status, _, _) = r.send(r.with(&cookie, r.http.get(r.url("/api/queue")))).await;
+    assert_eq!(status, StatusCode::OK);
+
+    // Revoked: its passkey signs in no more, and that is audited.
+    assert_eq!(t.call_as(TOKEN, reqwest::Method::DELETE, "/api/devices/alice-phone", None).await.0, StatusCode::OK);
+    let (_, begun, _) = r.send(r.http.post(r.url("/api/remote/sign-in")).header("Origin", &r.origin)).await;
+    let finish = json!({ "ceremony": begun["ceremony"], "credential": passkey.assert(&begun["options"]) });
+    let (status, refused, _) = r.send(r.http.post(r.url("/api/remote/sign-in/finish")).header("Origin", &r.origin).json(&finish)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refusals(&t).await.iter().any(|r| r == "sign-in: the passkey is of no paired device (revoked?)"));
 }
 
 /// A device with a session (as a finished pairing stores them), made directly: the passkey

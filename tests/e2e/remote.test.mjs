@@ -113,6 +113,37 @@ test('a phone pairs over TLS with a passkey, approves with it, and the tool runs
   }
 });
 
+test('a paired phone signs in again with its passkey alone: the sign-in options name no device and no credential', async () => {
+  const { page, close, cdp, authenticatorId } = await phone();
+  try {
+    const started = await ctx.server.api('POST', '/api/devices/pairings', { name: 'dave-phone', person: 'dave' });
+    await page.goto(started.body.url);
+    await page.locator('[data-testid="pair"]').tap();
+    await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    assert.equal(credentials.length, 1);
+    assert.equal(credentials[0].isResidentCredential, true, 'pairing made a discoverable passkey');
+
+    // Signed out, the page asks for the passkey with no credential named.
+    const out = await inPage(page, async () => (await fetch('/api/remote/sign-out', { method: 'POST' })).status);
+    assert.equal(out, 204);
+    await page.goto(ctx.server.remote.origin + '/');
+    const signIn = page.locator('[data-testid="remote-screen"] [data-testid="sign-in"]');
+    await signIn.waitFor();
+    const [options] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/remote/sign-in')).then((r) => r.json()),
+      signIn.tap(),
+    ]);
+    assert.deepEqual(options.options.publicKey.allowCredentials ?? [], [], 'no credential listed (the passkey is discoverable)');
+    assert.ok(!JSON.stringify(options).includes(credentials[0].credentialId.replace(/=+$/, '')), 'no credential id');
+    assert.ok(!JSON.stringify(options).includes('dave'), 'no device, no person');
+    await page.locator('[data-testid="pending-count"]').waitFor({ timeout: 15_000 });
+    assert.ok((await audit('device.signed_in')).some((e) => e.details.name === 'dave-phone'), 'the sign-in is audited');
+  } finally {
+    await close();
+  }
+});
+
 test("a decision without its passkey, with another call's, with a used one, or from a revoked device is refused and audited", async () => {
   const { page, close } = await phone();
   try {

@@ -72,18 +72,9 @@ pub(super) struct Pool {
     epoch: Instant,
 }
 
-/// The address `ip`'s share is counted by: an IPv4 address itself (an IPv4-mapped IPv6 one too),
-/// an IPv6 address's /64 (what one subscriber is usually given, so that one host cannot count as
-/// 2^64 peers).
-pub fn share(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
-        },
-    }
-}
+/// The address `ip`'s share is counted by (an IPv6 address's /64): one rule with the remote
+/// listener's limits on ceremonies and pairing tries.
+pub use crate::domain::remote::share;
 
 impl Pool {
     pub(super) fn new(limits: &Limits) -> Self {

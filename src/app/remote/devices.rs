@@ -1,17 +1,18 @@
 //! Devices: pairing (an admin's code, then the phone's passkey), sign-in, sessions, and the admins'
 //! list, rename and revoke. See the module above for the whole picture.
 
-use super::{secret_hash, Ceremony, Remote, PAIRING_TTL, SESSION_TTL};
+use super::{secret_hash, Ceremony, Owner, Remote, PAIRING_TTL, SESSION_TTL};
 use crate::app::App;
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::principal::valid_credential_name;
 use crate::domain::{grade, Cx};
 use crate::domain::{Error, Principal};
-use crate::store::devices::{self, Device, Keyed, NewDevice, NewPairing, NewSession};
+use crate::store::devices::{self, Claim, Device, Keyed, NewDevice, NewPairing, NewSession};
 use serde::{Deserialize, Serialize};
 use webauthn_rs::prelude::{
     CreationChallengeResponse, Passkey, PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse,
 };
+use webauthn_rs_proto::ResidentKeyRequirement;
 
 /// The alphabet of pairing codes: no 0/O, 1/I/L, U (Crockford's base 32 without its look-alikes).
 const CODE_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -46,7 +47,8 @@ pub struct PairingRequest {
     /// The device's name (a credential name; default: `<person>-phone-N`).
     #[serde(default)]
     pub name: Option<String>,
-    /// Whose it is (default: who pairs it).
+    /// Whose it is (default: the person of who pairs it: an admin token's `person`, the local
+    /// admin's OS account).
     #[serde(default)]
     pub person: Option<String>,
 }
@@ -120,7 +122,14 @@ impl App {
     /// Starts pairing a device (an admin): a code for the phone, single use, [`PAIRING_TTL`] to live.
     pub async fn start_pairing(&self, request: PairingRequest, by: &Cx<grade::Admin>) -> Result<PairingStarted, Error> {
         let listening = self.listening()?;
-        let person = request.person.unwrap_or_else(|| by.principal.name.clone());
+        // By default the device is the PERSON of whoever pairs it — a token's `person`, the local
+        // admin's OS account — never a token's name: the two-person rule counts persons, and a
+        // device named after its admin token would let one human approve twice. A person given
+        // explicitly is the admin's choice (admins name devices for others, as they do tokens).
+        let person = match request.person {
+            Some(p) => p,
+            None => crate::store::credentials::person_of_key(&self.db, &by.principal.key()).await?,
+        };
         if !valid_credential_name(&person) {
             return Err(Error::InvalidRequest(format!("{person:?} is not a person's name (letters, digits, '.', '_', '-')")));
         }
@@ -175,7 +184,9 @@ impl App {
     }
 
     /// The phone proves its pairing code (`address`: where it connects from): the pairing is used up
-    /// now, and the passkey registration it may then finish is offered.
+    /// now, and the passkey registration it may then finish is offered. A wrong code counts against
+    /// its address (five per ten minutes, then that address waits) and against every live pairing
+    /// (one that has seen [`super::PAIRING_WRONG_TRIES`] ends): never against pairing for everyone.
     pub async fn pair_begin(&self, code: &str, address: &str) -> Result<(String, CreationChallengeResponse), Error> {
         let remote = self.remote_or_off()?;
         if let Err(wait) = remote.may_try(address) {
@@ -188,21 +199,42 @@ impl App {
                 suppressed: 0,
             })
             .await;
-            return Err(Error::InvalidRequest(format!("too many wrong pairing codes: try again in {wait} s")));
+            return Err(Error::InvalidRequest(format!("too many wrong pairing codes from this address: try again in {wait} s")));
         }
-        let Some(pairing) = devices::claim_pairing(&self.db, &secret_hash(&normalize_code(code)), crate::store::now()).await? else {
-            remote.tried(address);
-            let refusal =
-                RemoteRefusal { pairing: true, reason: "wrong, used or expired code", address, device: None, item_id: None, suppressed: 0 };
-            self.audit_refusal(refusal).await;
-            return Err(Error::InvalidRequest("this pairing code is wrong, used or expired: start a new pairing on the console".into()));
+        let code_hash = secret_hash(&normalize_code(code));
+        let pairing = match devices::claim_pairing(&self.db, &code_hash, crate::store::now(), super::PAIRING_WRONG_TRIES).await? {
+            Claim::Claimed(pairing) => pairing,
+            Claim::Wrong { ended } => {
+                remote.tried(address);
+                for p in &ended {
+                    tracing::warn!(pairing = %p.name, "remote listener: a pairing ended, too many wrong codes were tried while it was live");
+                }
+                let refusal = RemoteRefusal {
+                    pairing: true,
+                    reason: "wrong, used or expired code",
+                    address,
+                    device: None,
+                    item_id: None,
+                    suppressed: 0,
+                };
+                self.audit_refusal(refusal).await;
+                return Err(Error::InvalidRequest(
+                    "this pairing code is wrong, used or expired: start a new pairing on the console".into(),
+                ));
+            }
         };
         let user = uuid::Uuid::now_v7();
-        let (options, state) = remote
+        let (mut options, state) = remote
             .webauthn()
             .start_passkey_registration(user, &pairing.name, &format!("{} ({})", pairing.name, pairing.person), None)
             .map_err(|e| Error::Storage(format!("cannot start a passkey registration: {e}")))?;
-        Ok((remote.keep(Ceremony::Register { pairing, state }), options))
+        // A discoverable credential (a resident key): the phone signs in later without the console
+        // naming any credential to an unauthenticated caller ([`App::sign_in_begin`]).
+        if let Some(selection) = options.public_key.authenticator_selection.as_mut() {
+            selection.resident_key = Some(ResidentKeyRequirement::Required);
+            selection.require_resident_key = true;
+        }
+        Ok((remote.keep(Owner::peer(address), Ceremony::Register { pairing, state }), options))
     }
 
     /// The phone's passkey, registered: the device is stored, signed in (its session's cookie).
@@ -233,24 +265,20 @@ impl App {
         Ok(Session { cookie, device: pairing.name })
     }
 
-    /// A sign-in with a paired device's passkey: the options for the browser.
-    pub async fn sign_in_begin(&self) -> Result<(String, RequestChallengeResponse), Error> {
+    /// A sign-in with a paired device's passkey (`address`: where it connects from): the options for
+    /// the browser. They name no device and no credential (the passkey is discoverable: the phone
+    /// knows its own), so an unauthenticated caller learns nothing of what is paired.
+    pub async fn sign_in_begin(&self, address: &str) -> Result<(String, RequestChallengeResponse), Error> {
         let remote = self.remote_or_off()?;
-        // A device whose stored passkey cannot be read signs in no more; the others still do.
-        let keys: Vec<Passkey> = devices::keyed_live(&self.db)
-            .await?
-            .iter()
-            .filter_map(|d| passkey_of(d).map_err(|e| tracing::warn!("sign-in: {e}")).ok())
-            .collect();
-        if keys.is_empty() {
-            return Err(Error::InvalidRequest("no device is paired: pair this phone from the console first".into()));
-        }
-        let (options, state) =
-            remote.webauthn().start_passkey_authentication(&keys).map_err(|e| Error::Storage(format!("cannot start a sign-in: {e}")))?;
-        Ok((remote.keep(Ceremony::SignIn { state }), options))
+        let (mut options, state) =
+            remote.webauthn().start_discoverable_authentication().map_err(|e| Error::Storage(format!("cannot start a sign-in: {e}")))?;
+        // Asked for by a button, in a modal prompt: not conditional (autofill) mediation.
+        options.mediation = None;
+        Ok((remote.keep(Owner::peer(address), Ceremony::SignIn { state }), options))
     }
 
-    /// The browser's assertion for a sign-in: a new session of the device whose passkey it is.
+    /// The browser's assertion for a sign-in: a new session of the device whose passkey it is (found
+    /// by the credential the browser chose).
     pub async fn sign_in_finish(&self, ceremony: &str, credential: &PublicKeyCredential, address: &str) -> Result<Session, Error> {
         let remote = self.remote_or_off()?;
         let refuse = |reason: &'static str| RemoteRefusal { pairing: false, reason, address, device: None, item_id: None, suppressed: 0 };
@@ -258,24 +286,27 @@ impl App {
             self.audit_refusal(refuse("sign-in: unknown or expired ceremony")).await;
             return Err(Error::InvalidRequest("this sign-in is over (used or expired): sign in again".into()));
         };
-        let result = match remote.webauthn().finish_passkey_authentication(credential, &state) {
+        let credential_id = base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, credential.raw_id.as_slice());
+        // A device whose stored passkey cannot be read signs in no more; the others still do.
+        let found = devices::keyed_by_credential(&self.db, &credential_id).await?;
+        let Some((device, mut passkey)) =
+            found.and_then(|d| passkey_of(&d).map_err(|e| tracing::warn!("sign-in: {e}")).ok().map(|p| (d, p)))
+        else {
+            self.audit_refusal(refuse("sign-in: the passkey is of no paired device (revoked?)")).await;
+            return Err(Error::InvalidRequest("this passkey is of no paired device (it was revoked?): pair this phone again".into()));
+        };
+        let result = match remote.webauthn().finish_discoverable_authentication_v2(credential, state, &passkey) {
             Ok(r) => r,
             Err(e) => {
                 self.audit_refusal(refuse("sign-in: passkey did not verify")).await;
                 return Err(Error::InvalidRequest(format!("the passkey did not verify: {e}")));
             }
         };
-        let live = devices::keyed_live(&self.db).await?;
-        let Some(device) = live.iter().find(|d| passkey_of(d).is_ok_and(|p| p.cred_id() == result.cred_id())) else {
-            self.audit_refusal(refuse("sign-in: the device was revoked")).await;
-            return Err(Error::InvalidRequest("this device was revoked: pair it again".into()));
-        };
-        let mut passkey = passkey_of(device)?;
         passkey.update_credential(&result);
         let cookie = crate::secrets::random_token();
         let at = crate::store::now();
         let session = NewSession { secret_hash: &secret_hash(&cookie), at, expires_at: at + SESSION_TTL, address };
-        if !devices::sign_in(&self.db, device, &to_json(&passkey), &session).await? {
+        if !devices::sign_in(&self.db, &device, &to_json(&passkey), &session).await? {
             return Err(Error::InvalidRequest("this device was revoked: pair it again".into()));
         }
         Ok(Session { cookie, device: device.name.clone() })

@@ -11,31 +11,34 @@
 //!   cookie cannot decide; an assertion cannot serve another call or another decision.
 //!
 //! The ceremonies in flight (a registration, a sign-in, a step-up) are kept in this process's
-//! memory: the phone talks to the one listener that began them.
+//! memory: the phone talks to the one listener that began them. A flood of them from one address,
+//! or from many, pushes out no other address's and never a signed-in device's step-up
+//! ([`ceremonies`]); wrong pairing codes lock the address that sent them, and kill the codes they
+//! were tried against, never pairing for everyone ([`tries`]).
 
+mod ceremonies;
 pub mod devices;
 pub mod step_up;
+mod tries;
+
+pub(crate) use ceremonies::Owner;
 
 use crate::domain::audit::RemoteRefusal;
 use crate::domain::Error;
 use crate::domain::{grade, Cx};
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use webauthn_rs::prelude::{PasskeyAuthentication, PasskeyRegistration, Url, Webauthn, WebauthnBuilder};
+use webauthn_rs::prelude::{DiscoverableAuthentication, PasskeyAuthentication, PasskeyRegistration, Url, Webauthn, WebauthnBuilder};
 
 /// How long a pairing code holds.
 pub const PAIRING_TTL: chrono::Duration = chrono::Duration::minutes(10);
 /// How long a signed-in session holds.
 pub const SESSION_TTL: chrono::Duration = chrono::Duration::hours(12);
-/// How long a ceremony (registration, sign-in, step-up) may take between its two requests.
-const CEREMONY_TTL: Duration = Duration::from_secs(300);
-/// Ceremonies kept at once (each a few KB).
-const CEREMONIES_MAX: usize = 1024;
-/// Wrong pairing codes allowed per address, and in all, per [`TRIES_WINDOW`].
-const TRIES_PER_ADDRESS: u32 = 5;
-const TRIES_IN_ALL: u32 = 30;
-const TRIES_WINDOW: Duration = Duration::from_secs(600);
+/// Wrong codes tried (from any address) while a pairing is live that end it: guessing a code takes
+/// about 2^49 tries, so a pairing ends long before it could be guessed, while killing one takes
+/// wrong codes from [`PAIRING_WRONG_TRIES`] / 5 addresses within its ten minutes (each address
+/// tries 5 per 10 minutes, [`tries`]). Pairing itself is never locked: a new code works at once.
+pub const PAIRING_WRONG_TRIES: i64 = 1000;
 /// Refusals written to the audit log one by one per minute; beyond, counted into the next entry.
 const REFUSALS_PER_MINUTE: u32 = 20;
 
@@ -84,7 +87,7 @@ impl RemoteConfig {
 
 pub(crate) enum Ceremony {
     Register { pairing: crate::store::devices::Pairing, state: PasskeyRegistration },
-    SignIn { state: PasskeyAuthentication },
+    SignIn { state: DiscoverableAuthentication },
     StepUp { binding: step_up::Binding, state: PasskeyAuthentication },
 }
 
@@ -93,16 +96,9 @@ pub(crate) enum Ceremony {
 pub struct Remote {
     pub config: RemoteConfig,
     webauthn: Webauthn,
-    ceremonies: Mutex<HashMap<String, (Instant, Ceremony)>>,
-    tries: Mutex<Tries>,
+    ceremonies: ceremonies::Ceremonies<Ceremony>,
+    tries: tries::Tries,
     refusals: Mutex<(Instant, u32, u64)>,
-}
-
-#[derive(Default)]
-struct Tries {
-    since: Option<Instant>,
-    all: u32,
-    by_address: HashMap<String, u32>,
 }
 
 impl Remote {
@@ -112,54 +108,39 @@ impl Remote {
         let webauthn = WebauthnBuilder::new(&config.public_name, &origin)
             .and_then(|b| b.rp_name("Approval Console").build())
             .map_err(|e| Error::InvalidRequest(format!("passkeys cannot work for {}: {e}", config.public_name)))?;
-        Ok(Self { config, webauthn, ceremonies: Mutex::default(), tries: Mutex::default(), refusals: Mutex::new((Instant::now(), 0, 0)) })
+        Ok(Self {
+            config,
+            webauthn,
+            ceremonies: ceremonies::Ceremonies::default(),
+            tries: tries::Tries::default(),
+            refusals: Mutex::new((Instant::now(), 0, 0)),
+        })
     }
 
     pub(crate) fn webauthn(&self) -> &Webauthn {
         &self.webauthn
     }
 
-    /// Keeps a ceremony until its second request; its id. At most [`CEREMONIES_MAX`] are kept: a
-    /// flood of sign-ins started and never finished pushes out the oldest, not the memory's limit.
-    pub(crate) fn keep(&self, ceremony: Ceremony) -> String {
-        let id = crate::secrets::random_token();
-        let mut all = self.ceremonies.lock().expect("ceremonies lock");
-        all.retain(|_, (at, _)| at.elapsed() < CEREMONY_TTL);
-        while all.len() >= CEREMONIES_MAX {
-            let oldest = all.iter().min_by_key(|(_, (at, _))| *at).map(|(k, _)| k.clone()).expect("not empty");
-            all.remove(&oldest);
-        }
-        all.insert(id.clone(), (Instant::now(), ceremony));
-        id
+    /// Keeps a ceremony for `owner` until its second request; its id ([`ceremonies`]: what a flood
+    /// pushes out).
+    pub(crate) fn keep(&self, owner: Owner, ceremony: Ceremony) -> String {
+        self.ceremonies.keep(owner, ceremony)
     }
 
     /// Takes the ceremony `id` (once: a second take finds nothing), if it has not expired.
     pub(crate) fn take(&self, id: &str) -> Option<Ceremony> {
-        let mut all = self.ceremonies.lock().expect("ceremonies lock");
-        all.remove(id).filter(|(at, _)| at.elapsed() < CEREMONY_TTL).map(|(_, c)| c)
+        self.ceremonies.take(id)
     }
 
-    /// Whether `address` may try a pairing code now: `Err(seconds to wait)` past the limits.
+    /// Whether `address` may try a pairing code now: `Err(seconds to wait)` once it sent too many
+    /// wrong ones ([`tries`]).
     pub(crate) fn may_try(&self, address: &str) -> Result<(), u64> {
-        let mut t = self.tries.lock().expect("tries lock");
-        let since = *t.since.get_or_insert_with(Instant::now);
-        if since.elapsed() >= TRIES_WINDOW {
-            *t = Tries { since: Some(Instant::now()), ..Tries::default() };
-            return Ok(());
-        }
-        let wait = (TRIES_WINDOW - since.elapsed()).as_secs().max(1);
-        if t.all >= TRIES_IN_ALL || t.by_address.get(address).copied().unwrap_or(0) >= TRIES_PER_ADDRESS {
-            return Err(wait);
-        }
-        Ok(())
+        self.tries.may_try(address)
     }
 
     /// Counts a wrong pairing code from `address`.
     pub(crate) fn tried(&self, address: &str) {
-        let mut t = self.tries.lock().expect("tries lock");
-        t.since.get_or_insert_with(Instant::now);
-        t.all += 1;
-        *t.by_address.entry(address.to_owned()).or_default() += 1;
+        self.tries.tried(address)
     }
 
     /// Whether a refusal goes to the audit log now, and how many were held back before it: at most
@@ -242,19 +223,25 @@ pub(crate) async fn audit_refusal(remote: &Remote, db: &crate::store::Db, mut re
 
 #[cfg(test)]
 mod tests {
+    use super::ceremonies::IN_ALL;
     use super::*;
+
+    fn remote() -> Remote {
+        Remote::new(RemoteConfig { public_name: "console.example.com".into(), port: 8443, pin: "p".into() }).unwrap()
+    }
 
     #[test]
     fn a_flood_of_ceremonies_keeps_the_newest_within_the_cap() {
-        let remote = Remote::new(RemoteConfig { public_name: "console.example.com".into(), port: 8443, pin: "p".into() }).unwrap();
+        let remote = remote();
         let mut first = None;
-        for i in 0..CEREMONIES_MAX + 10 {
+        for i in 0..IN_ALL + 10 {
             let (_, state) = remote.webauthn().start_passkey_registration(uuid::Uuid::now_v7(), "d", "d", None).unwrap();
             let pairing = crate::store::devices::Pairing { id: i.to_string(), name: "d".into(), person: "p".into() };
-            let id = remote.keep(Ceremony::Register { pairing, state });
+            // Each from an address of its own: the cap in all is what is reached.
+            let id = remote.keep(Owner::peer(&format!("10.0.{}.{}", i / 256, i % 256)), Ceremony::Register { pairing, state });
             first.get_or_insert(id);
         }
-        assert_eq!(remote.ceremonies.lock().unwrap().len(), CEREMONIES_MAX);
+        assert_eq!(remote.ceremonies.len(), IN_ALL);
         assert!(remote.take(first.as_deref().unwrap()).is_none(), "the oldest went first");
     }
 }

@@ -55,14 +55,20 @@ impl App {
             .webauthn()
             .start_passkey_authentication(&[passkey])
             .map_err(|e| Error::Storage(format!("cannot start a step-up: {e}")))?;
-        let binding =
-            Binding { device: device.name, item_id: request.item_id, fingerprint: request.fingerprint, decision: request.decision, edited };
-        Ok((remote.keep(Ceremony::StepUp { binding, state }), options))
+        let binding = Binding {
+            device: device.name.clone(),
+            item_id: request.item_id,
+            fingerprint: request.fingerprint,
+            decision: request.decision,
+            edited,
+        };
+        // Held for this device: no flood of anonymous ceremonies pushes it out (`ceremonies`).
+        Ok((remote.keep(super::Owner::Device(device.name), Ceremony::StepUp { binding, state }), options))
     }
 }
 
 async fn keyed(db: &crate::store::Db, name: &str) -> Result<devices::Keyed, Error> {
-    devices::keyed_live(db).await?.into_iter().find(|d| d.name == name).ok_or_else(|| Error::not_found(format!("device {name}")))
+    devices::keyed_by_name(db, name).await?.ok_or_else(|| Error::not_found(format!("device {name}")))
 }
 
 /// The remote listener's check of paired devices' step-ups, for the decision kernel

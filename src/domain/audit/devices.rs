@@ -4,22 +4,54 @@
 use super::{AuditAction, Details};
 use serde::Serialize;
 
-/// `device.pairing_started`, `device.paired`, `device.renamed`, `device.revoked`,
-/// `device.signed_in`: which device, whose.
+/// `device.pairing_started`, `device.pairing_ended`, `device.paired`, `device.renamed`,
+/// `device.revoked`, `device.signed_in`: which device, whose.
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged, rename_all_fields = "camelCase")]
 pub enum DeviceChanged<'a> {
-    PairingStarted { pairing_id: &'a str, name: &'a str, person: &'a str, expires_at: &'a str },
-    Paired { pairing_id: &'a str, device_id: &'a str, name: &'a str, person: &'a str, address: &'a str },
-    Renamed { device_id: &'a str, before: &'a str, after: &'a str },
-    Revoked { device_id: &'a str, name: &'a str, person: &'a str, sessions_ended: u64 },
-    SignedIn { device_id: &'a str, name: &'a str, address: &'a str },
+    PairingStarted {
+        pairing_id: &'a str,
+        name: &'a str,
+        person: &'a str,
+        expires_at: &'a str,
+    },
+    /// A live pairing saw too many wrong codes (guessing): its code is dead.
+    PairingEnded {
+        pairing_id: &'a str,
+        name: &'a str,
+        person: &'a str,
+        wrong_tries: i64,
+    },
+    Paired {
+        pairing_id: &'a str,
+        device_id: &'a str,
+        name: &'a str,
+        person: &'a str,
+        address: &'a str,
+    },
+    Renamed {
+        device_id: &'a str,
+        before: &'a str,
+        after: &'a str,
+    },
+    Revoked {
+        device_id: &'a str,
+        name: &'a str,
+        person: &'a str,
+        sessions_ended: u64,
+    },
+    SignedIn {
+        device_id: &'a str,
+        name: &'a str,
+        address: &'a str,
+    },
 }
 
 impl Details for DeviceChanged<'_> {
     fn action(&self) -> AuditAction {
         match self {
             Self::PairingStarted { .. } => AuditAction::DevicePairingStarted,
+            Self::PairingEnded { .. } => AuditAction::DevicePairingEnded,
             Self::Paired { .. } => AuditAction::DevicePaired,
             Self::Renamed { .. } => AuditAction::DeviceRenamed,
             Self::Revoked { .. } => AuditAction::DeviceRevoked,

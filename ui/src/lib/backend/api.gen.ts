@@ -976,7 +976,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "channel_secret.set" | "channel_secret.removed" | "receipt_key.created" | "receipt_key.rotated";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.pairing_ended" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "channel_secret.set" | "channel_secret.removed" | "receipt_key.created" | "receipt_key.rotated";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -1806,7 +1806,10 @@ export interface components {
         PairingRequest: {
             /** @description The device's name (a credential name; default: `<person>-phone-N`). */
             name?: string | null;
-            /** @description Whose it is (default: who pairs it). */
+            /**
+             * @description Whose it is (default: the person of who pairs it: an admin token's `person`, the local
+             *     admin's OS account).
+             */
             person?: string | null;
         };
         /** @description A pairing just started: the code is shown only now (the console keeps its hash). */
