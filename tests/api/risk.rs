@@ -167,3 +167,23 @@ async fn an_mcp_servers_destructive_hint_raises_a_calls_risk_and_a_read_only_cla
     let lying = submit("run_sql", json!({ "sql": "DROP TABLE users" }), json!({ "readOnlyHint": true, "destructiveHint": false })).await;
     assert!(matches!(lying["risk"]["level"].as_str(), Some("high" | "critical")), "a read-only claim lowers nothing: {lying}");
 }
+
+/// The decision kernel judges a submitted call's risk as the queue shows it: in the working
+/// directory its hook reported (stored with its submission), not without it. Under the policy that
+/// wants a high-risk approval from a paired device, the same command is approved by the local admin
+/// inside the project (low) and refused outside it (high).
+#[tokio::test]
+async fn the_decision_judges_a_submitted_calls_risk_in_the_working_directory_its_hook_reported() {
+    let t = spawn_app().await;
+    let hook = t.token("claude-hook", Role::Agent).await;
+    let (status, body) = t.put("/api/settings/safety", json!({ "highRiskPasskey": true })).await;
+    assert!(status.is_success(), "{body}");
+    let inside = queued_bash(&t, &hook, "rm -rf /home/dev/project/build", "/home/dev/project").await;
+    let outside = queued_bash(&t, &hook, "rm -rf /home/dev/project/build", "/home/dev/other").await;
+    assert_eq!((inside["risk"]["level"].as_str(), outside["risk"]["level"].as_str()), (Some("low"), Some("high")));
+    let (status, answer) = t.approve(&inside).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "low risk where its hook works: {answer}");
+    let (status, answer) = t.approve(&outside).await;
+    assert_eq!((status, answer["code"].as_str()), (reqwest::StatusCode::FORBIDDEN, Some("step_up_required")), "{answer}");
+    assert_eq!(t.item(outside["id"].as_str().unwrap()).await["state"], "pending");
+}
