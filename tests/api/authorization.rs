@@ -30,6 +30,29 @@ fn verdict(status: StatusCode, body: &Value) -> Admission {
     }
 }
 
+/// One cell's request with the credential of `kind` (a device's cookie, a token, or none), its
+/// answer's status and body (an event stream's body is not read: it stays open).
+async fn ask(
+    mut request: reqwest::RequestBuilder,
+    kind: Kind,
+    token: Option<&str>,
+    body: Option<&Value>,
+    stream: bool,
+) -> (StatusCode, Value) {
+    match (kind, token) {
+        (Kind::Device, _) => request = request.header("Cookie", "__Host-ac_session=walk-cookie"),
+        (_, Some(token)) => request = request.bearer_auth(token),
+        _ => {}
+    }
+    if let Some(b) = body {
+        request = request.json(b);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let answer = if status == StatusCode::OK && stream { Value::Null } else { response.json().await.unwrap_or(Value::Null) };
+    (status, answer)
+}
+
 #[tokio::test]
 async fn every_cell_of_the_authorization_table_holds_against_a_running_server_on_both_listeners() {
     let t = spawn_app().await;
@@ -74,47 +97,12 @@ async fn every_cell_of_the_authorization_table_holds_against_a_running_server_on
                     }),
                     (_, false) => Some(json!({})),
                 };
-                let (status, answer) = match listener {
-                    Listener::Loopback => {
-                        let mut rb = t.http.request(method.clone(), format!("{}{path}", t.base));
-                        match (kind, tokens.iter().find(|(k, _)| *k == kind)) {
-                            (Kind::Device, _) => rb = rb.header("Cookie", "__Host-ac_session=walk-cookie"),
-                            (_, Some((_, token))) => rb = rb.bearer_auth(token),
-                            _ => {}
-                        }
-                        if let Some(b) = &body {
-                            rb = rb.json(b);
-                        }
-                        let resp = rb.send().await.unwrap();
-                        let status = resp.status();
-                        // An event stream stays open: its headers say enough.
-                        let answer = if status == StatusCode::OK && op == Op::Events {
-                            Value::Null
-                        } else {
-                            resp.json().await.unwrap_or(Value::Null)
-                        };
-                        (status, answer)
-                    }
-                    _ => {
-                        let mut rb = r.http.request(method.clone(), r.url(&path)).header("Origin", &r.origin);
-                        match (kind, tokens.iter().find(|(k, _)| *k == kind)) {
-                            (Kind::Device, _) => rb = rb.header("Cookie", "__Host-ac_session=walk-cookie"),
-                            (_, Some((_, token))) => rb = rb.bearer_auth(token),
-                            _ => {}
-                        }
-                        if let Some(b) = &body {
-                            rb = rb.json(b);
-                        }
-                        let resp = rb.send().await.unwrap();
-                        let status = resp.status();
-                        let answer = if status == StatusCode::OK && op == Op::Events {
-                            Value::Null
-                        } else {
-                            resp.json().await.unwrap_or(Value::Null)
-                        };
-                        (status, answer)
-                    }
+                let request = match listener {
+                    Listener::Loopback => t.http.request(method.clone(), format!("{}{path}", t.base)),
+                    _ => r.http.request(method.clone(), r.url(&path)).header("Origin", &r.origin),
                 };
+                let credential = tokens.iter().find(|(k, _)| *k == kind).map(|(_, token)| token.as_str());
+                let (status, answer) = ask(request, kind, credential, body.as_ref(), op == Op::Events).await;
                 asked += 1;
                 assert!(
                     !status.is_server_error(),
