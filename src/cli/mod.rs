@@ -37,7 +37,7 @@ pub fn exit_code(e: &Error) -> u8 {
         Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
         | QuorumTool | GrantTooBroad | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments
         | AmbiguousArguments | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited
-        | EngineError | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | Internal => 2,
+        | EngineError | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | WideningUnconfirmed | Internal => 2,
     }
 }
 

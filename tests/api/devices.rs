@@ -52,7 +52,10 @@ async fn a_phones_cookie_starts_no_run_submits_no_call_and_claims_snoozes_or_rev
     let item = t.pending().await.remove(0);
     let id = item["id"].as_str().unwrap();
     let (status, grant) = t
-        .post("/api/grants", json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600, "applyToWaiting": false }))
+        .post(
+            "/api/grants",
+            json!({ "fromItem": id, "fingerprint": item["fingerprint"], "scope": "agent", "expiresInSecs": 3600, "applyToWaiting": false }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{grant}");
     let grant_id = grant["grant"]["id"].as_str().unwrap();

@@ -49,3 +49,4 @@ mod security;
 mod stats;
 mod supervisors;
 mod unauthenticated;
+mod widening;
