@@ -23,7 +23,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-const TOKEN: &str = "notify-test-token";
+const TOKEN: &str = "notify-test-token-8e2a5c1f9b7d3064e0a2c8f6b4d19e37";
 const BIN: &str = env!("CARGO_BIN_EXE_approval-console");
 
 fn desktop_tests_enabled(test: &str) -> bool {
