@@ -25,7 +25,7 @@ mod os_keyring;
 mod strength;
 
 pub use channel::ChannelSecrets;
-pub use file::{read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
+pub use file::{read_owner_only, read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
 pub use os_keyring::{delete, get, set};
 use std::fmt;
 pub use strength::{check_session_token_strength, MIN_BITS as SESSION_TOKEN_MIN_BITS};

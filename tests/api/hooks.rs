@@ -17,6 +17,7 @@ fn hook_command(agent: &str, url: &str, timeout: &str, vars: &[(&str, &str)]) ->
     cmd.args(["hook", agent, "--timeout", timeout])
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env("XDG_STATE_HOME", crate::helpers::serve_process::connector_state())
         .env_remove("APPROVAL_CONSOLE_TOKEN")
         .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
         .envs(vars.iter().copied())

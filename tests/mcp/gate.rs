@@ -22,6 +22,7 @@ fn client_command(url: &str, token: &str) -> tokio::process::Command {
         .env("FS_SERVER", filesystem_server())
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
+        .env("XDG_STATE_HOME", serve_process::connector_state())
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true);
     cmd

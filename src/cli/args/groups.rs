@@ -59,6 +59,11 @@ pub struct HookArgs {
     /// more).
     #[arg(long, env = "APPROVAL_CONSOLE_HOOK_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
+    /// Trust only the receipt keys in FILE (a JWKS, owner-only: `curl URL/.well-known/jwks.json >
+    /// FILE; chmod 600 FILE`) [default: the console's, trusted on first use and kept in
+    /// ~/.local/state/approval-console/connector/].
+    #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+    pub jwks: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
