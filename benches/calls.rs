@@ -16,7 +16,7 @@
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-const TOKEN: &str = "bench-token";
+const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;

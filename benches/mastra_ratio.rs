@@ -16,7 +16,7 @@ mod serve_process;
 use serde_json::{json, Value};
 use std::time::Instant;
 
-const TOKEN: &str = "bench-token";
+const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
 struct Target {
     name: &'static str,

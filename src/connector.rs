@@ -8,9 +8,19 @@
 //! (`APPROVAL_CONSOLE_TOKEN`, read by `serve` and the desktop app): an agent that holds its
 //! credential must not be able to start a console as its admin. The connectors never take a token
 //! from `APPROVAL_CONSOLE_TOKEN`; set alone, it is refused with a sentence naming the right one.
+//!
+//! An approval is believed only on its signed receipt, checked here against what the connector
+//! itself will run — the tool input it was given, or the operator's edit when the decision says
+//! the arguments were edited — and against the receipt keys it trusts ([`keys::Trust`]: pinned,
+//! or the console's trusted on first use), never merely against what the console answered.
+
+pub mod keys;
+#[cfg(test)]
+mod tests;
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::domain::receipt::{self, Expect, Jwks};
+use keys::Trust;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -33,17 +43,21 @@ pub struct ConsoleClient {
     base: String,
     token: String,
     http: reqwest::Client,
-    /// The console's receipt keys as last fetched (`/.well-known/jwks.json`).
+    /// Which receipt keys verify.
+    trust: Trust,
+    /// The trusted keys, once read (or fetched on first use).
     keys: tokio::sync::Mutex<Option<Jwks>>,
     /// The receipts this process has acted on, until they expire: each runs a tool once.
     used: std::sync::Mutex<HashMap<String, i64>>,
 }
 
 impl ConsoleClient {
-    /// The console at `url`, with the agent credential from `APPROVAL_CONSOLE_AGENT_TOKEN`. Without
-    /// it, an error; one that names `APPROVAL_CONSOLE_AGENT_TOKEN` when only the session token's
-    /// variable is set (whose value is never read here).
-    pub fn from_env(url: &str) -> Result<Self, String> {
+    /// The console at `url`, with the agent credential from `APPROVAL_CONSOLE_AGENT_TOKEN`, trusting
+    /// the receipt keys pinned in `pinned` (`APPROVAL_CONSOLE_JWKS`, `--jwks`) or else the console's
+    /// on first use ([`Trust::for_console`]). Without the credential, an error; one that names
+    /// `APPROVAL_CONSOLE_AGENT_TOKEN` when only the session token's variable is set (whose value is
+    /// never read here).
+    pub fn from_env(url: &str, pinned: Option<&std::path::Path>) -> Result<Self, String> {
         let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.trim().is_empty()).ok_or_else(|| {
             if std::env::var_os(SESSION_TOKEN_VAR).is_some() {
                 format!(
@@ -54,7 +68,7 @@ impl ConsoleClient {
                 format!("{TOKEN_VAR} is not set: give it an agent credential (approval-console tokens add NAME --role agent)")
             }
         })?;
-        Self::new(url, token.trim())
+        Self::new(url, token.trim(), Trust::for_console(url, pinned)?)
     }
 
     /// [`from_env`](Self::from_env), then the values of every `APPROVAL_CONSOLE_*` variable (the
@@ -64,15 +78,16 @@ impl ConsoleClient {
     /// same user (not root) cannot read its files in `/proc` or its memory at all. For the MCP gate,
     /// which starts an upstream server it does not trust. Call it before starting any child, while no
     /// other thread reads the environment; afterwards those variables read as empty.
-    pub fn from_env_hidden(url: &str) -> Result<Self, String> {
-        let console = Self::from_env(url);
+    pub fn from_env_hidden(url: &str, pinned: Option<&std::path::Path>) -> Result<Self, String> {
+        let console = Self::from_env(url, pinned);
         let ours: Vec<String> =
             std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with("APPROVAL_CONSOLE_")).collect();
         hide_from_proc(&ours);
         console
     }
 
-    pub fn new(url: &str, token: &str) -> Result<Self, String> {
+    /// The console at `url` with the agent credential `token`, trusting the receipt keys `trust`.
+    pub fn new(url: &str, token: &str, trust: Trust) -> Result<Self, String> {
         let base = url.trim_end_matches('/').to_owned();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(format!("APPROVAL_CONSOLE_URL {base:?} is not an http:// or https:// address"));
@@ -81,7 +96,7 @@ impl ConsoleClient {
             .connect_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
-        Ok(Self { base, token: token.to_owned(), http, keys: Default::default(), used: Default::default() })
+        Ok(Self { base, token: token.to_owned(), http, trust, keys: Default::default(), used: Default::default() })
     }
 
     /// Queues `call` (under `key`, if given) and waits for its outcome for at most `timeout`; with
@@ -143,38 +158,76 @@ impl ConsoleClient {
         Err(format!("no decision within {} s; the call was withdrawn from the queue", timeout.as_secs()))
     }
 
-    /// An approval as given, once its signed receipt holds (docs/receipts.md): signed by a key the
-    /// console publishes, not expired, for this call, its tool and the arguments about to run, and not
-    /// acted on before by this process. Else an error: the caller fails closed. Other outcomes pass.
-    async fn checked(&self, call: &NewCall, status: CallStatus) -> Result<CallStatus, String> {
+    /// An approval, once its signed receipt holds (docs/receipts.md) for what the caller will run:
+    /// its own arguments (`call.args`, what the agent gave it), or — when the decision says the
+    /// operator edited them — the edited ones the console sent, bound by the receipt's
+    /// `executedFingerprint`, which is computed here from those arguments; signed by a trusted key
+    /// ([`Trust`]), not expired, for this call and tool, and not acted on before by this process.
+    /// The status answered carries in `args` exactly the arguments checked, for the caller to run.
+    /// Else an error: the caller fails closed. Other outcomes pass.
+    async fn checked(&self, call: &NewCall, mut status: CallStatus) -> Result<CallStatus, String> {
         if status.outcome != Outcome::Approved {
             return Ok(status);
         }
         let refused = |why: String| format!("the approval's signed receipt is refused: {why}");
         let text = status.receipt.as_deref().ok_or_else(|| refused("the console sent none".into()))?;
-        let args = status.args.as_ref().ok_or_else(|| refused("the console sent no arguments".into()))?;
+        // What will run: the agent's own input, unless the decision is an edit (whose arguments
+        // only the console has; the receipt binds them).
+        let runs = if status.edited {
+            status.args.clone().ok_or_else(|| refused("the console sent no edited arguments".into()))?
+        } else {
+            call.args.clone()
+        };
         let kid = receipt::key_id_of(text).map_err(|e| refused(e.to_string()))?;
         let keys = self.keys_for(&kid).await.map_err(refused)?;
         let now = chrono::Utc::now().timestamp();
-        let expect = Expect { tool: &call.tool, args, run_id: None, tool_call_id: None };
+        let expect = Expect { tool: &call.tool, args: &runs, run_id: None, tool_call_id: None };
         let claims = receipt::verify(text, &keys, now, &expect).map_err(|e| refused(format!("{} ({})", e, e.code())))?;
         if claims.call_id != status.id {
             return Err(refused(format!("it is for call {}, not {}", claims.call_id, status.id)));
+        }
+        if claims.edited != status.edited {
+            return Err(refused(format!(
+                "it says the arguments were {}edited, the console's answer the opposite",
+                if claims.edited { "" } else { "not " }
+            )));
         }
         let mut used = self.used.lock().expect("used receipts");
         used.retain(|_, expires| *expires > now);
         if used.insert(claims.id.clone(), claims.expires_at).is_some() {
             return Err(refused(format!("receipt {} was used before (replayed)", claims.id)));
         }
+        status.args = Some(runs);
         Ok(status)
     }
 
-    /// The console's key set, fetched again when it lacks `kid` (a key made since).
+    /// The trusted key set, if it holds `kid`: the pinned one, or the console's as kept at first
+    /// use — fetched (and kept) only when none was kept yet.
     async fn keys_for(&self, kid: &str) -> Result<Jwks, String> {
         let mut held = self.keys.lock().await;
-        if let Some(keys) = held.as_ref().filter(|k| k.get(kid).is_some()) {
-            return Ok(keys.clone());
+        let keys = match held.as_ref() {
+            Some(keys) => keys.clone(),
+            None => {
+                let keys = match self.trust.kept()? {
+                    Some(kept) => kept,
+                    None => {
+                        let fetched = self.fetch_keys().await?;
+                        self.trust.keep(&fetched)?;
+                        fetched
+                    }
+                };
+                *held = Some(keys.clone());
+                keys
+            }
+        };
+        if keys.get(kid).is_none() {
+            return Err(self.trust.untrusted(kid));
         }
+        Ok(keys)
+    }
+
+    /// The console's key set (`/.well-known/jwks.json`).
+    async fn fetch_keys(&self) -> Result<Jwks, String> {
         let r = self
             .http
             .get(format!("{}/.well-known/jwks.json", self.base))
@@ -182,9 +235,7 @@ impl ConsoleClient {
             .send()
             .await
             .map_err(|e| self.unreachable(&e))?;
-        let keys: Jwks = serde_json::from_value(read(r).await?).map_err(|e| format!("the console's key set is not a JWKS: {e}"))?;
-        *held = Some(keys.clone());
-        Ok(keys)
+        serde_json::from_value(read(r).await?).map_err(|e| format!("the console's key set is not a JWKS: {e}"))
     }
 
     fn unreachable(&self, e: &reqwest::Error) -> String {
@@ -238,75 +289,4 @@ async fn read(r: reqwest::Response) -> Result<Value, String> {
         reqwest::StatusCode::UNAUTHORIZED => format!("the console refused {TOKEN_VAR} ({code}): {message}"),
         _ => format!("the console refused the call ({status}, {code}): {message}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::receipt::{Claims, Outcome as Decided, Signer, VERSION};
-    use crate::domain::Fingerprint;
-    use serde_json::json;
-
-    /// A console on 127.0.0.1 that approves every call at once with `receipt`, and publishes `keys`.
-    async fn console(receipt: Option<String>, keys: Jwks) -> ConsoleClient {
-        use axum::routing::{get, post};
-        let status = json!({ "id": "q_1", "outcome": "approved", "args": {"id": "rec-1"}, "edited": false, "editedFingerprint": null,
-                             "reason": null, "expired": false, "data": null, "receipt": receipt });
-        let app = axum::Router::new()
-            .route("/api/calls", post(move || async move { axum::Json(json!({ "id": "q_1", "status": status })) }))
-            .route("/.well-known/jwks.json", get(move || async move { axum::Json(keys) }));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        ConsoleClient::new(&url, "agent-token").unwrap()
-    }
-
-    fn signed(signer: &Signer, args: &Value, call_id: &str) -> String {
-        let fp = Fingerprint::of("delete_record", args).unwrap();
-        let now = chrono::Utc::now().timestamp();
-        signer.sign(&Claims {
-            version: VERSION,
-            id: Claims::new_id(),
-            decision: Decided::Approved,
-            edited: false,
-            fingerprint: fp.clone(),
-            executed_fingerprint: Some(fp),
-            tool: "delete_record".into(),
-            source: "mcp".into(),
-            engine: "mcp".into(),
-            agent: None,
-            run_id: None,
-            tool_call_id: None,
-            call_id: call_id.into(),
-            approvers: vec!["local:alice".into()],
-            policy_version: "p-0".into(),
-            issued_at: now,
-            expires_at: now + 60,
-        })
-    }
-
-    fn call() -> NewCall {
-        serde_json::from_value(json!({ "tool": "delete_record", "args": {"id": "rec-1"}, "agent": "gate" })).unwrap()
-    }
-
-    #[tokio::test]
-    async fn an_approval_passes_only_on_its_own_receipt_once() {
-        let signer = Signer::generate();
-        let keys = Jwks { keys: vec![signer.jwk(0)] };
-        let wait = Duration::from_secs(5);
-        let good = console(Some(signed(&signer, &json!({"id": "rec-1"}), "q_1")), keys.clone()).await;
-        assert_eq!(good.ask(&call(), None, wait).await.unwrap().outcome, Outcome::Approved);
-        let replay = good.ask(&call(), None, wait).await.unwrap_err();
-        assert!(replay.contains("used before"), "{replay}");
-
-        let refused = |why: &str, e: String| assert!(e.contains("receipt is refused") && e.contains(why), "{why}: {e}");
-        let other_args = console(Some(signed(&signer, &json!({"id": "rec-2"}), "q_1")), keys.clone()).await;
-        refused("fingerprint_mismatch", other_args.ask(&call(), None, wait).await.unwrap_err());
-        let other_call = console(Some(signed(&signer, &json!({"id": "rec-1"}), "q_2")), keys.clone()).await;
-        refused("for call q_2", other_call.ask(&call(), None, wait).await.unwrap_err());
-        let stranger = console(Some(signed(&Signer::generate(), &json!({"id": "rec-1"}), "q_1")), keys.clone()).await;
-        refused("unknown_key", stranger.ask(&call(), None, wait).await.unwrap_err());
-        let none = console(None, keys).await;
-        refused("sent none", none.ask(&call(), None, wait).await.unwrap_err());
-    }
 }

@@ -22,11 +22,13 @@
 pub mod channel;
 mod file;
 mod os_keyring;
+mod strength;
 
 pub use channel::ChannelSecrets;
-pub use file::{read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
+pub use file::{read_owner_only, read_secret_file, write_owner_only, MAX_SECRET_FILE_BYTES};
 pub use os_keyring::{delete, get, set};
 use std::fmt;
+pub use strength::{check_session_token_strength, MIN_BITS as SESSION_TOKEN_MIN_BITS};
 
 /// An API key. Its `Debug` and `Display` print `***`; the only way to the value is
 /// [`ApiKey::expose`], used where the key goes on the wire (the `Authorization` header).

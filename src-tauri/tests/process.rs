@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_approval-console-desktop");
-const TOKEN: &str = "desktop-process-test-token";
+const TOKEN: &str = "desktop-process-test-token-6c2e9a4f8b1d5073c6e2a9f4b8d15073";
 
 fn enabled(test: &str) -> bool {
     if std::env::var("APPROVAL_CONSOLE_DESKTOP_TESTS").as_deref() == Ok("1") {

@@ -122,7 +122,7 @@ impl From<Error> for ApiError {
                 StatusCode::FORBIDDEN
             }
             Error::RunExists { .. } | Error::IdempotencyKeyReused { .. } => StatusCode::CONFLICT,
-            Error::MissingArguments => StatusCode::CONFLICT,
+            Error::MissingArguments | Error::WideningUnconfirmed { .. } => StatusCode::CONFLICT,
             Error::AmbiguousArguments { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::TokenRequired { .. } | Error::GrantTooBroad { .. } => StatusCode::BAD_REQUEST,
             Error::UnsafePermissions { .. } => StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,8 +1,10 @@
 //! Time limits and snoozes (see [`crate::console::expiry`]) on the app's one surface.
 
 use super::queue::QueueItem;
+use super::widening::Widening;
 use super::App;
 use crate::console::expiry::ExpirySettings;
+use crate::domain::safety::{QuorumSettings, SafetySettings};
 use crate::domain::{grade, Cx};
 use crate::domain::{Error, ItemId, ItemState};
 use crate::store::deadlines;
@@ -19,57 +21,54 @@ impl App {
     }
 
     /// The high-risk tools.
-    pub async fn safety_settings(&self, _by: &Cx<grade::Operator>) -> Result<crate::domain::safety::SafetySettings, Error> {
+    pub async fn safety_settings(&self, _by: &Cx<grade::Operator>) -> Result<SafetySettings, Error> {
         crate::store::settings::safety(&self.db).await
     }
 
-    /// Stores the high-risk tools; admins only.
+    /// Stores the high-risk tools, whether their approvals need a passkey, the receipts' lifetime;
+    /// admins only. A widening only when confirmed ([`Widening`]), judged against what is stored in
+    /// the transaction that stores it.
     pub async fn save_safety_settings(
         &self,
-        settings: crate::domain::safety::SafetySettings,
+        settings: SafetySettings,
+        widening: Widening,
         by: &Cx<grade::Admin>,
-    ) -> Result<crate::domain::safety::SafetySettings, Error> {
-        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
+    ) -> Result<SafetySettings, Error> {
+        crate::store::settings::save_judged(&self.db, &settings, &by.audit_name(), widening.of()).await?;
         Ok(settings)
     }
 
     /// The quorums of the two-person rule (a tool without one needs one approval).
-    pub async fn quorum_settings(&self, _by: &Cx<grade::Operator>) -> Result<crate::domain::safety::QuorumSettings, Error> {
+    pub async fn quorum_settings(&self, _by: &Cx<grade::Operator>) -> Result<QuorumSettings, Error> {
         crate::store::settings::quorum(&self.db).await
     }
 
-    /// Stores the quorums; admins only. They apply at once, to calls already waiting too (their
-    /// approvals so far count).
+    /// Stores the quorums; admins only; a quorum lowered or removed only when confirmed
+    /// ([`Widening`]). They apply at once, to calls already waiting too (their approvals so far
+    /// count).
     pub async fn save_quorum_settings(
         &self,
-        settings: crate::domain::safety::QuorumSettings,
+        settings: QuorumSettings,
+        widening: Widening,
         by: &Cx<grade::Admin>,
-    ) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
+    ) -> Result<QuorumSettings, Error> {
+        crate::store::settings::save_judged(&self.db, &settings, &by.audit_name(), widening.of()).await?;
         Ok(settings)
     }
 
-    /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only.
-    /// Read and written in one transaction, so two changes at once both hold.
-    pub async fn set_quorum(
-        &self,
-        tool: &str,
-        approvals: u32,
-        by: &Cx<grade::Admin>,
-    ) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
-            stored.with(tool, approvals)
-        })
-        .await
+    /// One tool's quorum (`policy quorum TOOL N`): 2 or more sets it, 1 removes it; admins only; a
+    /// lower one only when confirmed (`--yes`). Read and written in one transaction, so two changes
+    /// at once both hold.
+    pub async fn set_quorum(&self, tool: &str, approvals: u32, widening: Widening, by: &Cx<grade::Admin>) -> Result<QuorumSettings, Error> {
+        let edit = |stored: &QuorumSettings| stored.clone().with(tool, approvals);
+        crate::store::settings::update_judged(&self.db, &by.audit_name(), edit, widening.of()).await
     }
 
     /// The quorum of every call rated critical (`policy quorum --critical N`): 2 or more sets it, 1
-    /// removes it; admins only. Read and written in one transaction.
-    pub async fn set_critical_quorum(&self, approvals: u32, by: &Cx<grade::Admin>) -> Result<crate::domain::safety::QuorumSettings, Error> {
-        crate::store::settings::update(&self.db, &by.audit_name(), |stored: crate::domain::safety::QuorumSettings| {
-            stored.with_critical(approvals)
-        })
-        .await
+    /// removes it; admins only; a lower one only when confirmed. Read and written in one transaction.
+    pub async fn set_critical_quorum(&self, approvals: u32, widening: Widening, by: &Cx<grade::Admin>) -> Result<QuorumSettings, Error> {
+        let edit = |stored: &QuorumSettings| stored.clone().with_critical(approvals);
+        crate::store::settings::update_judged(&self.db, &by.audit_name(), edit, widening.of()).await
     }
 
     /// Every tool name this console knows: its local agents' tools, the remote engines' agents'

@@ -27,6 +27,7 @@ pub mod stats;
 #[doc(hidden)]
 pub mod testing;
 pub mod tokens;
+pub mod widening;
 
 use crate::console::remotes::Remotes;
 use crate::console::{Ask, Decider, How, Target};

@@ -1,6 +1,7 @@
 //! Desktop notifications and the queue's live changes on the app's one surface: what the window,
 //! the tray and the HTTP routes read, so none of them reaches into the notifier or the database.
 
+use super::widening::Widening;
 use super::App;
 use crate::domain::Error;
 use crate::domain::{grade, Cx};
@@ -33,13 +34,15 @@ impl App {
         NotificationSettings::load(&self.db).await
     }
 
-    /// Stores the notification settings (and with them the high-risk tools); admins only.
+    /// Stores the notification settings (and with them the high-risk tools); admins only; a
+    /// high-risk tool removed only when confirmed ([`Widening`]).
     pub async fn save_notification_settings(
         &self,
         settings: NotificationSettings,
+        widening: Widening,
         by: &Cx<grade::Admin>,
     ) -> Result<NotificationSettings, Error> {
-        settings.save(&self.db, &by.audit_name()).await?;
+        settings.save(&self.db, &by.audit_name(), widening.of()).await?;
         Ok(settings)
     }
 

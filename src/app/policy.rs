@@ -4,6 +4,7 @@
 //! the version it was taken under ([`crate::console::policy`]). Grants are made from calls and stay
 //! out of the file.
 
+use super::widening::Widening;
 use super::App;
 use crate::console::expiry::{ExpiryRule, ExpirySettings};
 use crate::domain::risk::custom::{RiskRule, RiskRules};
@@ -56,6 +57,7 @@ pub struct TimeLimit {
 }
 
 /// The settings documents a policy file stands for.
+#[derive(Default)]
 pub struct Documents {
     pub safety: SafetySettings,
     pub quorum: QuorumSettings,
@@ -205,8 +207,9 @@ impl App {
 
     /// `policy apply`: checked, then the four documents stored in one transaction (each change
     /// audited `settings.changed`) with a `policy.applied` entry naming the versions before and
-    /// after; admins only. Answers the version now in force.
-    pub async fn apply_policy(&self, file: &PolicyFile, by: &Cx<grade::Admin>) -> Result<String, Error> {
+    /// after and what widens; admins only; a widening only when confirmed (`--yes`), judged against
+    /// the documents stored in that transaction. Answers the version now in force.
+    pub async fn apply_policy(&self, file: &PolicyFile, widening: Widening, by: &Cx<grade::Admin>) -> Result<String, Error> {
         let findings = self.check_policy(file, &by.narrow()).await?;
         if let Some(first) = findings.errors.first() {
             return Err(Error::InvalidRequest(format!("the policy has {} problem(s); the first: {first}", findings.errors.len())));
@@ -214,33 +217,59 @@ impl App {
         let (_, before) = self.policy_in_force(&by.narrow()).await?;
         let after = file.version()?;
         let d = file.documents();
-        crate::store::settings::save_policy(&self.db, (&d.safety, &d.quorum, &d.expiry, &d.risk), &before, &after, &by.audit_name())
-            .await?;
+        let docs = (&d.safety, &d.quorum, &d.expiry, &d.risk);
+        crate::store::settings::save_policy(&self.db, docs, &before, &after, &by.audit_name(), widening.of_policy(file)).await?;
         Ok(after)
     }
+}
+
+/// One change of a policy ([`changes`]): its line, and whether it widens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub line: String,
+    /// It lets more through without an operator (or lets an approval act longer): it needs a
+    /// confirmation ([`super::widening::Widening`]).
+    pub widens: bool,
 }
 
 /// What applying `new` over `old` changes, one line each ("+ high-risk tool Bash"); a change that
 /// lets more through without an operator is marked "(widens)".
 pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
+    changes(old, new).into_iter().map(|c| c.line).collect()
+}
+
+/// The lines of [`diff`] that widen: the one rule of what needs a confirmation, for the CLI's
+/// `--yes` and the settings' `confirmWidening` alike.
+pub fn widenings(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
+    changes(old, new).into_iter().filter(|c| c.widens).map(|c| c.line).collect()
+}
+
+/// Every change from `old` to `new`, each marked whether it widens — lets more through without an
+/// operator: a high-risk tool removed, the passkey for high-risk approvals dropped, a quorum (of a
+/// tool, or of critical calls) lowered or removed, a risk rule rating a call high or critical dropped
+/// or lowered, a receipt's lifetime raised (an approval may be acted on longer after it was given).
+/// Not a widening: a time limit removed or raised (an expiry is a decline: without a limit a call
+/// waits for an operator instead of being declined), the expiry warning, anything added.
+pub fn changes(old: &PolicyFile, new: &PolicyFile) -> Vec<Change> {
     let mut out = Vec::new();
+    let mut push = |line: String, widens: bool| out.push(Change { line, widens });
     for t in new.high_risk_tools.iter().filter(|t| !old.high_risk_tools.contains(t)) {
-        out.push(format!("+ high-risk tool {t}"));
+        push(format!("+ high-risk tool {t}"), false);
     }
     for t in old.high_risk_tools.iter().filter(|t| !new.high_risk_tools.contains(t)) {
-        out.push(format!("- high-risk tool {t} (widens: its calls may be granted and approved from notifications)"));
+        push(format!("- high-risk tool {t} (widens: its calls may be granted and approved from notifications)"), true);
     }
     if old.high_risk_passkey != new.high_risk_passkey {
-        out.push(if new.high_risk_passkey {
-            "+ high-risk approvals need a paired device's passkey".to_owned()
+        if new.high_risk_passkey {
+            push("+ high-risk approvals need a paired device's passkey".to_owned(), false);
         } else {
-            "- high-risk approvals need a paired device's passkey (widens: they may be approved on this machine)".to_owned()
-        });
+            push("- high-risk approvals need a paired device's passkey (widens: they may be approved on this machine)".to_owned(), true);
+        }
     }
     if old.receipt_ttl_secs != new.receipt_ttl_secs {
         let ttl = |f: &PolicyFile| f.receipt_ttl_secs.unwrap_or(crate::domain::receipt::DEFAULT_TTL_SECS);
         let (a, b) = (ttl(old), ttl(new));
-        out.push(format!("~ receipts valid for {a} s → {b} s{}", if b > a { " (widens)" } else { "" }));
+        push(format!("~ receipts valid for {a} s → {b} s{}", if b > a { " (widens)" } else { "" }), b > a);
     }
     let q = |f: &PolicyFile, tool: &str| f.quorums.iter().find(|r| r.tool == tool).map_or(1, |r| r.approvals);
     let mut tools: Vec<&str> = old.quorums.iter().chain(&new.quorums).map(|r| r.tool.as_str()).collect();
@@ -249,12 +278,12 @@ pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
     for t in tools {
         let (a, b) = (q(old, t), q(new, t));
         if a != b {
-            out.push(format!("~ quorum {t}: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }));
+            push(format!("~ quorum {t}: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }), b < a);
         }
     }
     if old.critical_approvals != new.critical_approvals {
         let (a, b) = (old.critical_approvals.unwrap_or(1), new.critical_approvals.unwrap_or(1));
-        out.push(format!("~ critical calls: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }));
+        push(format!("~ critical calls: {a} → {b} approvals{}", if b < a { " (widens)" } else { "" }), b < a);
     }
     let limit = |f: &PolicyFile, tool: &str| f.time_limits.iter().find(|r| r.tool == tool).map(|r| r.after_secs);
     let mut tools: Vec<&str> = old.time_limits.iter().chain(&new.time_limits).map(|r| r.tool.as_str()).collect();
@@ -263,21 +292,25 @@ pub fn diff(old: &PolicyFile, new: &PolicyFile) -> Vec<String> {
     for t in tools {
         match (limit(old, t), limit(new, t)) {
             (a, b) if a == b => {}
-            (None, Some(b)) => out.push(format!("+ time limit {t}: {b} s")),
-            (Some(_), None) => out.push(format!("- time limit {t}")),
-            (Some(a), Some(b)) => out.push(format!("~ time limit {t}: {a} s → {b} s")),
+            (None, Some(b)) => push(format!("+ time limit {t}: {b} s"), false),
+            (Some(_), None) => push(format!("- time limit {t}"), false),
+            (Some(a), Some(b)) => push(format!("~ time limit {t}: {a} s → {b} s"), false),
             (None, None) => {}
         }
     }
     if old.expiry_warn_before_secs != new.expiry_warn_before_secs {
-        out.push(format!("~ expiry warning: {} s → {} s before", old.expiry_warn_before_secs, new.expiry_warn_before_secs));
+        push(format!("~ expiry warning: {} s → {} s before", old.expiry_warn_before_secs, new.expiry_warn_before_secs), false);
     }
     for r in new.risk_rules.iter().filter(|r| !old.risk_rules.contains(r)) {
-        out.push(format!("+ risk rule {} on {} /{}/ → {}: {}", r.tool, r.on, r.regex, r.level.as_str(), r.reason));
+        push(format!("+ risk rule {} on {} /{}/ → {}: {}", r.tool, r.on, r.regex, r.level.as_str(), r.reason), false);
     }
     for r in old.risk_rules.iter().filter(|r| !new.risk_rules.contains(r)) {
-        let widens = if r.level >= crate::domain::risk::Level::High { " (widens)" } else { "" };
-        out.push(format!("- risk rule {} on {} /{}/ → {}: {}{widens}", r.tool, r.on, r.regex, r.level.as_str(), r.reason));
+        // Dropped or lowered: a rule of the same match rating at least as high still stands for it
+        // (a reworded reason is no widening).
+        let kept = new.risk_rules.iter().any(|n| n.tool == r.tool && n.on == r.on && n.regex == r.regex && n.level >= r.level);
+        let widens = r.level >= crate::domain::risk::Level::High && !kept;
+        let mark = if widens { " (widens)" } else { "" };
+        push(format!("- risk rule {} on {} /{}/ → {}: {}{mark}", r.tool, r.on, r.regex, r.level.as_str(), r.reason), widens);
     }
     out
 }

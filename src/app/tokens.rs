@@ -175,7 +175,8 @@ impl App {
     /// Checks a session token (`serve --token`, `--token-file`, `APPROVAL_CONSOLE_TOKEN`, the
     /// desktop app's `--token`) before it is served: it makes its holder the local admin, so it may
     /// not be a credential — one stored here (of any role, revoked ones too), or anything of a
-    /// credential's form (`ac_…`): an agent's credential must never open an admin console.
+    /// credential's form (`ac_…`): an agent's credential must never open an admin console — and it
+    /// must carry at least 128 bits (`secrets::check_session_token_strength`: `openssl rand -hex 32`).
     pub async fn check_session_token(&self, token: &str) -> Result<(), Error> {
         let found = credentials::find_ever_by_hash(&self.db, &secret_hash(token)).await?;
         let why = match found {
@@ -183,7 +184,7 @@ impl App {
                 format!("it is the token of the {}credential {name:?} (role {role})", if revoked { "revoked " } else { "" })
             }
             None if token.starts_with(TOKEN_PREFIX) => format!("it has the form of a stored credential ({TOKEN_PREFIX}…)"),
-            None => return Ok(()),
+            None => return crate::secrets::check_session_token_strength(token),
         };
         Err(Error::InvalidRequest(format!(
             "the session token makes its holder the local admin, and {why}: choose another (or none, for a random one). \

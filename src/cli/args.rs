@@ -354,6 +354,10 @@ pub enum Command {
         /// The calls' agent in the queue [default: the upstream command's name].
         #[arg(long)]
         agent: Option<String>,
+        /// Trust only the receipt keys in FILE (a JWKS, owner-only) [default: the console's,
+        /// trusted on first use and kept in ~/.local/state/approval-console/connector/].
+        #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+        jwks: Option<PathBuf>,
         /// The upstream MCP server: its command and arguments, after `--`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         upstream: Vec<String>,

@@ -17,14 +17,16 @@ pub struct GateArgs<'a> {
     pub timeout: u64,
     pub agent: Option<&'a str>,
     pub upstream: &'a [String],
+    /// The pinned receipt keys' file (`--jwks`, `APPROVAL_CONSOLE_JWKS`).
+    pub jwks: Option<&'a std::path::Path>,
 }
 
 pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
-    let GateArgs { policy, url, timeout, agent, upstream } = given;
+    let GateArgs { policy, url, timeout, agent, upstream, jwks } = given;
     let (command, args) = upstream.split_first().context("name the upstream MCP server after `--`")?;
     // Read (and wiped from this process's environment) before the upstream starts: the upstream, or
     // anything it runs, must not find the credential in /proc/<pid>/environ of the gate.
-    let console = ConsoleClient::from_env_hidden(url);
+    let console = ConsoleClient::from_env_hidden(url, jwks);
     if let Err(e) = &console {
         tracing::warn!("every call that needs an approval will fail: {e}");
     }

@@ -30,7 +30,7 @@ pub async fn run(which: &HookAgent) -> ExitCode {
         match read {
             Err(e) => hook::deny(agent, None, &format!("Approval Console hook: cannot read the hook input: {e}")),
             Ok(n) if n as u64 > INPUT_LIMIT => hook::deny(agent, None, "Approval Console hook: the hook input is larger than 4 MiB"),
-            Ok(_) => answer_for(agent, &input, &args.url, timeout).await,
+            Ok(_) => answer_for(agent, &input, &args.url, args.jwks.as_deref(), timeout).await,
         }
     };
     // Whatever hangs (input never closed, a console that stops answering mid-request), the hook
@@ -48,7 +48,7 @@ pub async fn run(which: &HookAgent) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn answer_for(agent: Agent, input: &str, url: &str, timeout: Duration) -> Value {
+async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::path::Path>, timeout: Duration) -> Value {
     let event = match hook::parse(input) {
         Ok(e) => e,
         Err(bad) => {
@@ -56,7 +56,7 @@ async fn answer_for(agent: Agent, input: &str, url: &str, timeout: Duration) -> 
             return hook::deny(agent, bad.event, &format!("Approval Console hook: {}", bad.reason));
         }
     };
-    let asked = match ConsoleClient::from_env(url) {
+    let asked = match ConsoleClient::from_env(url, jwks) {
         Ok(console) => {
             let mut call = event.call(agent);
             if let Some(Value::Object(context)) = call.context.as_mut() {

@@ -37,7 +37,7 @@ pub fn exit_code(e: &Error) -> u8 {
         Unauthorized | Forbidden | FingerprintMismatch | AlreadyDecided | DecisionNotAllowed | HighRiskTool | AlreadyApproved | OwnRun
         | QuorumTool | GrantTooBroad | AlreadyServing | RunExists | IdempotencyKeyReused | ClaimNotAllowed | MissingArguments
         | AmbiguousArguments | TokenRequired | InvalidResumeData | InvalidArguments | InvalidRequest | PayloadTooLarge | RateLimited
-        | EngineError | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | Internal => 2,
+        | EngineError | KeyringError | UnsafePermissions | StepUpRequired | ReceiptExpired | WideningUnconfirmed | Internal => 2,
     }
 }
 
@@ -145,13 +145,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout } } => {
             return hooks::install(*agent, settings.clone(), *print, *timeout).map(|()| ExitCode::SUCCESS)
         }
-        Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream } => {
+        Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream, jwks } => {
             let policy = approval_console::gate::Policy {
                 ask: ask.iter().cloned().collect(),
                 pass: pass.iter().cloned().collect(),
                 trust_annotations: *trust_annotations,
             };
-            return gate::run(gate::GateArgs { policy, url, timeout: *timeout, agent: agent.as_deref(), upstream }).await;
+            let given = gate::GateArgs { policy, url, timeout: *timeout, agent: agent.as_deref(), upstream, jwks: jwks.as_deref() };
+            return gate::run(given).await;
         }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         Command::Receipt { command: Some(command @ args::ReceiptCommand::Verify(_)), .. } => return receipt::verify(command.clone()),

@@ -3,6 +3,7 @@
 use super::args::PolicyCommand;
 use anyhow::{Context, Result};
 use approval_console::app::policy::PolicyFile;
+use approval_console::app::widening::Widening;
 use approval_console::app::App;
 use approval_console::domain::safety::QuorumSettings;
 use approval_console::domain::text::visible;
@@ -29,12 +30,15 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
             check_known(app, tool, yes, &by).await?;
         }
     }
+    // A quorum lowered or removed asks for --yes, as a policy file that widens does.
+    let widening = Widening::confirmed(yes);
     let settings = match (&tool, approvals, off, critical) {
-        (_, _, _, Some(n)) => Some(app.set_critical_quorum(n, &by.narrow()).await?),
-        (Some(tool), _, true, _) => Some(app.set_quorum(tool, 1, &by.narrow()).await?),
-        (Some(tool), Some(n), false, _) => Some(app.set_quorum(tool, n, &by.narrow()).await?),
+        (_, _, _, Some(n)) => Some(app.set_critical_quorum(n, widening, &by.narrow()).await),
+        (Some(tool), _, true, _) => Some(app.set_quorum(tool, 1, widening, &by.narrow()).await),
+        (Some(tool), Some(n), false, _) => Some(app.set_quorum(tool, n, widening, &by.narrow()).await),
         _ => None,
     };
+    let settings = settings.transpose().map_err(unconfirmed)?;
     let changed = settings.is_some();
     let settings = match settings {
         Some(s) => s,
@@ -54,6 +58,19 @@ pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
         n => println!("{} {needs} {n} approvals by different operators", visible(&tool)),
     }
     Ok(())
+}
+
+/// A widening refused for want of `--yes`: what widens, one line each on stderr, then the refusal.
+fn unconfirmed(e: Error) -> anyhow::Error {
+    match e {
+        Error::WideningUnconfirmed { widens } => {
+            for l in &widens {
+                eprintln!("{l}");
+            }
+            anyhow::anyhow!("this lowers what runs only after several operators (above); add --yes if that is meant — nothing was changed")
+        }
+        e => e.into(),
+    }
 }
 
 /// Refuses (without `yes`) a rule for a tool nothing has named, with the known names it may have
@@ -134,16 +151,17 @@ async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &Cx<grade::Local>) -
         println!("No change: the policy in force (version {before}) is this one.");
         return Ok(());
     }
-    let widens: Vec<&String> = lines.iter().filter(|l| l.contains("(widens")).collect();
-    if !widens.is_empty() && !yes {
-        for l in &widens {
-            eprintln!("{l}");
+    let after = match app.apply_policy(file, Widening::confirmed(yes), &by.narrow()).await {
+        Err(Error::WideningUnconfirmed { widens }) => {
+            for l in &widens {
+                eprintln!("{l}");
+            }
+            anyhow::bail!(
+                "this policy lets more through without an operator (above); apply it with --yes if that is meant — nothing was applied"
+            );
         }
-        anyhow::bail!(
-            "this policy lets more through without an operator (above); apply it with --yes if that is meant — nothing was applied"
-        );
-    }
-    let after = app.apply_policy(file, &by.narrow()).await?;
+        other => other?,
+    };
     for l in &lines {
         println!("{l}");
     }

@@ -9,10 +9,12 @@ mod details;
 mod devices;
 mod reach;
 mod receipts;
+mod settings;
 pub use details::*;
 pub use devices::*;
 pub use reach::*;
 pub use receipts::*;
+pub use settings::*;
 
 /// The action of an audit entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]

@@ -83,6 +83,11 @@ pub enum ErrorCode {
     /// A decision's signed receipt expired before the decision could be sent (its engine was
     /// unreachable that long): nothing was sent, and the call is queued again to be decided anew.
     ReceiptExpired,
+    /// A change of the settings or the policy that widens what runs without an operator (a
+    /// high-risk tool removed, a quorum lowered, the passkey for high-risk approvals dropped, …),
+    /// sent without `"confirmWidening": true` (the CLI: without `--yes`): nothing was stored;
+    /// details: `widens`, one line each.
+    WideningUnconfirmed,
     Internal,
 }
 
@@ -124,6 +129,7 @@ impl ErrorCode {
             Self::UnsafePermissions => "unsafe_permissions",
             Self::StepUpRequired => "step_up_required",
             Self::ReceiptExpired => "receipt_expired",
+            Self::WideningUnconfirmed => "widening_unconfirmed",
             Self::Internal => "internal",
         }
     }
@@ -236,6 +242,9 @@ pub enum Error {
     /// A decision's receipt expired before it was sent (docs/receipts.md): the call is queued again.
     #[error("the decision's signed receipt expired at {expired_at} before the decision could be sent; nothing was sent, and the call is queued again to be decided anew")]
     ReceiptExpired { expired_at: chrono::DateTime<chrono::Utc> },
+    /// A change that widens what runs without an operator, not confirmed: nothing was stored.
+    #[error("this change lets more through without an operator ({}): confirm it (\"confirmWidening\": true; in the CLI --yes) if that is meant; nothing was changed", .widens.join("; "))]
+    WideningUnconfirmed { widens: Vec<String> },
     #[error("storage error: {0}")]
     Storage(String),
 }
@@ -281,6 +290,7 @@ impl Error {
             Self::UnsafePermissions { .. } => ErrorCode::UnsafePermissions,
             Self::StepUpRequired { .. } => ErrorCode::StepUpRequired,
             Self::ReceiptExpired { .. } => ErrorCode::ReceiptExpired,
+            Self::WideningUnconfirmed { .. } => ErrorCode::WideningUnconfirmed,
             Self::Storage(_) => ErrorCode::Internal,
         }
     }
@@ -308,6 +318,7 @@ impl Error {
             }
             Self::QuorumTool { tool, quorum, .. } => ErrorDetails::QuorumTool { tool: tool.clone(), quorum: *quorum },
             Self::GrantTooBroad { pointer, why, .. } => ErrorDetails::GrantTooBroad { pointer: pointer.clone(), reason: *why },
+            Self::WideningUnconfirmed { widens } => ErrorDetails::WideningUnconfirmed { widens: widens.clone() },
             _ => return None,
         })
     }

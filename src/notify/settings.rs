@@ -1,5 +1,6 @@
 //! What the operator wants to be told about, stored under the settings key `notifications`.
 
+use crate::domain::safety::SafetySettings;
 use crate::domain::{Error, QueuedCall};
 use crate::store::{settings, Db};
 use chrono::{NaiveTime, Timelike};
@@ -82,13 +83,13 @@ impl NotificationSettings {
         Ok(stored)
     }
 
-    /// Stores them, the high-risk tools in the safety settings (one transaction), each change audited
-    /// as made by `by` (an actor's audit name).
-    pub async fn save(&self, db: &Db, by: &str) -> Result<(), Error> {
+    /// Stores them, the high-risk tools in the safety settings (one transaction, `judge`d against
+    /// the safety settings stored: `store::settings::Judge`), each change audited as made by `by`
+    /// (an actor's audit name).
+    pub async fn save(&self, db: &Db, by: &str, judge: impl settings::Judge<SafetySettings>) -> Result<(), Error> {
         // The rest of the safety settings as stored (the notification form knows only its tools).
-        let stored = settings::safety(db).await?;
-        let safety = crate::domain::safety::SafetySettings { high_risk_tools: self.high_risk_tools.clone(), ..stored };
-        settings::save_both(db, &Self { high_risk_tools: vec![], ..self.clone() }, &safety, by).await
+        let edit = |stored: &SafetySettings| Ok(SafetySettings { high_risk_tools: self.high_risk_tools.clone(), ..stored.clone() });
+        settings::save_with_judged(db, &Self { high_risk_tools: vec![], ..self.clone() }, by, edit, judge).await.map(drop)
     }
 }
 

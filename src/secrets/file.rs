@@ -25,6 +25,28 @@ pub const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
 ///
 /// Blocking, but short: one small file.
 pub fn read_secret_file(path: &Path) -> Result<ApiKey, SecretError> {
+    let shown = crate::domain::text::visible(&path.display().to_string());
+    let unreadable = |why: String| SecretError::FileUnreadable { path: shown.clone(), why };
+    let mut text = read_owner_only(path)?;
+    if text.ends_with("\r\n") {
+        text.truncate(text.len() - 2);
+    } else if text.ends_with('\n') {
+        text.truncate(text.len() - 1);
+    }
+    if text.is_empty() {
+        return Err(unreadable("it is empty".into()));
+    }
+    if text.contains(['\n', '\r']) {
+        return Err(unreadable("it holds more than one line; it must hold the secret alone, on one line".into()));
+    }
+    Ok(ApiKey::new(text))
+}
+
+/// The text of the file `path`, refused as [`read_secret_file`] refuses one — not the user's own,
+/// not owner-only, a link, not a regular file, larger than [`MAX_SECRET_FILE_BYTES`], not UTF-8 —
+/// but of any number of lines: for a file another user must not be able to write, which need not
+/// be secret (a connector's pinned receipt keys, `APPROVAL_CONSOLE_JWKS`).
+pub fn read_owner_only(path: &Path) -> Result<String, SecretError> {
     use std::io::Read;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let shown = crate::domain::text::visible(&path.display().to_string());
@@ -75,19 +97,7 @@ pub fn read_secret_file(path: &Path) -> Result<ApiKey, SecretError> {
         return Err(too_large());
     }
     // The error of `from_utf8` holds the bytes, i.e. the secret: only its kind is kept.
-    let mut text = String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))?;
-    if text.ends_with("\r\n") {
-        text.truncate(text.len() - 2);
-    } else if text.ends_with('\n') {
-        text.truncate(text.len() - 1);
-    }
-    if text.is_empty() {
-        return Err(unreadable("it is empty".into()));
-    }
-    if text.contains(['\n', '\r']) {
-        return Err(unreadable("it holds more than one line; it must hold the secret alone, on one line".into()));
-    }
-    Ok(ApiKey::new(text))
+    String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))
 }
 
 /// `text` as one shell word, for a command the user is told to run: as it is when it holds only

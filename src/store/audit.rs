@@ -353,7 +353,7 @@ mod tests {
 
     async fn append_one(db: &Db, n: i64) {
         let mut tx = db.begin_write().await.unwrap();
-        let details = SettingsChanged { setting: "test", before: &json!(n - 1), after: &json!(n) };
+        let details = SettingsChanged { setting: "test", before: &json!(n - 1), after: &json!(n), widens: &[] };
         append(&mut tx, Record::of("tester", None, &details)).await.unwrap();
         tx.commit().await.unwrap();
     }
@@ -389,7 +389,7 @@ mod tests {
         append_one(&db, 1).await;
         {
             let mut tx = db.begin_write().await.unwrap();
-            let details = SettingsChanged { setting: "test", before: &json!(1), after: &json!(2) };
+            let details = SettingsChanged { setting: "test", before: &json!(1), after: &json!(2), widens: &[] };
             append(&mut tx, Record::of("tester", None, &details)).await.unwrap();
             // Dropped without commit: rolled back.
         }

@@ -268,22 +268,82 @@ pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B, by: &str
 
 /// A policy file put in force (`approval-console policy apply`): its four documents stored in one
 /// transaction, each change audited (`settings.changed`), then `policy.applied` with the versions
-/// before and after. Checked by the caller.
+/// before and after and what widens. `judge` reads the four documents stored (in the transaction)
+/// and answers the widenings to note, or a refusal that writes nothing. Checked by the caller.
 pub async fn save_policy<A: Document, B: Document, C: Document, D: Document>(
     db: &Db,
     docs: (&A, &B, &C, &D),
     before: &str,
     after: &str,
     by: &str,
+    judge: impl FnOnce((A, B, C, D)) -> Result<Vec<String>, Error>,
 ) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
+    let stored = (read(&mut tx).await?, read(&mut tx).await?, read(&mut tx).await?, read(&mut tx).await?);
+    let widens = judge(stored)?;
     change(&mut tx, docs.0, by).await?;
     change(&mut tx, docs.1, by).await?;
     change(&mut tx, docs.2, by).await?;
     change(&mut tx, docs.3, by).await?;
-    let details = crate::domain::audit::PolicyApplied { before, after };
+    let details = crate::domain::audit::PolicyApplied { before, after, widens: &widens };
     audit::append(&mut tx, audit::Record::of(by, None, &details)).await?;
     committed(db, tx.commit().await)
+}
+
+/// What decides whether a change may be stored, in its transaction: given the document stored and
+/// the one to store, the widenings to note in its audit entry (`settings.changed`'s `widens`), or a
+/// refusal that writes nothing.
+pub trait Judge<T>: FnOnce(&T, &T) -> Result<Vec<String>, Error> {}
+impl<T, F: FnOnce(&T, &T) -> Result<Vec<String>, Error>> Judge<T> for F {}
+
+/// [`save`], judged in its transaction ([`Judge`]).
+pub async fn save_judged<T: Document + Clone>(db: &Db, doc: &T, by: &str, judge: impl Judge<T>) -> Result<(), Error> {
+    judged::<T, T>(db, by, None, |_| Ok(doc.clone()), judge).await.map(drop)
+}
+
+/// [`update`], judged in its transaction ([`Judge`]); the document made is [`Document::check`]ed.
+pub async fn update_judged<T: Document>(
+    db: &Db,
+    by: &str,
+    edit: impl FnOnce(&T) -> Result<T, Error>,
+    judge: impl Judge<T>,
+) -> Result<T, Error> {
+    judged::<T, T>(db, by, None, edit, judge).await
+}
+
+/// `also` and a `T` made from the stored one (`edit`), both stored in one transaction or neither,
+/// the `T` judged ([`Judge`]). Both are [`Document::check`]ed.
+pub async fn save_with_judged<A: Document, T: Document>(
+    db: &Db,
+    also: &A,
+    by: &str,
+    edit: impl FnOnce(&T) -> Result<T, Error>,
+    judge: impl Judge<T>,
+) -> Result<T, Error> {
+    judged(db, by, Some(also), edit, judge).await
+}
+
+async fn judged<T: Document, A: Document>(
+    db: &Db,
+    by: &str,
+    also: Option<&A>,
+    edit: impl FnOnce(&T) -> Result<T, Error>,
+    judge: impl Judge<T>,
+) -> Result<T, Error> {
+    if let Some(a) = also {
+        a.check()?;
+    }
+    let mut tx = db.begin_write().await?;
+    let stored: T = read(&mut tx).await?;
+    let doc = edit(&stored)?;
+    doc.check()?;
+    let widens = judge(&stored, &doc)?;
+    if let Some(a) = also {
+        change(&mut tx, a, by).await?;
+    }
+    change_noted(&mut tx, &doc, by, &widens).await?;
+    committed(db, tx.commit().await)?;
+    Ok(doc)
 }
 
 /// Reads the stored document and stores `edit(stored)` as [`change`] does, in one transaction (two at once both hold); answers it.
@@ -309,6 +369,11 @@ fn committed(db: &Db, outcome: Result<(), Error>) -> Result<(), Error> {
 /// document equal to the stored one is not a change: nothing is written. Answers whether it changed.
 /// Does not [`Document::check`] it.
 pub async fn change<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by: &str) -> Result<bool, Error> {
+    change_noted(conn, doc, by, &[]).await
+}
+
+/// [`change`], its audit entry noting what of it `widens` (when any: `settings.changed`'s `widens`).
+async fn change_noted<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by: &str, widens: &[String]) -> Result<bool, Error> {
     let after = serde_json::to_value(doc).expect("settings serialize");
     let before = match get(conn, T::KEY).await? {
         Some(stored) => stored,
@@ -318,7 +383,7 @@ pub async fn change<T: Document>(conn: &mut super::writer::WriteTx, doc: &T, by:
         return Ok(false);
     }
     put(conn, T::KEY, &after).await?;
-    let details = SettingsChanged { setting: T::KEY, before: &before, after: &after };
+    let details = SettingsChanged { setting: T::KEY, before: &before, after: &after, widens };
     audit::append(conn, audit::Record::of(by, None, &details)).await?;
     Ok(true)
 }

@@ -29,6 +29,7 @@ pub fn start(
         .env("APPROVAL_CONSOLE_URL", console)
         .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
         .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env("XDG_STATE_HOME", crate::helpers::serve_process::connector_state())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

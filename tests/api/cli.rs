@@ -355,7 +355,7 @@ async fn serve_token_file_takes_the_files_token_and_a_file_others_may_read_stops
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("session.token");
-    let token = "tok-from-a-file-7d31";
+    let token = "tok-from-a-file-7d31a9c4e2f8b6051d7e3a9c4f2b8e60";
     std::fs::write(&file, format!("{token}\n")).unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let served = ServeProcess::start_args(
@@ -369,7 +369,7 @@ async fn serve_token_file_takes_the_files_token_and_a_file_others_may_read_stops
     let ok = session(token).await.unwrap();
     assert_eq!(ok.status(), reqwest::StatusCode::OK, "the file's token, without its newline");
     assert_eq!(ok.json::<serde_json::Value>().await.unwrap()["role"], "admin");
-    for other in [TOKEN, "tok-from-a-file-7d31x", "tok-from-a-file-7d3"] {
+    for other in [TOKEN, "tok-from-a-file-7d31a9c4e2f8b6051d7e3a9c4f2b8e60x", "tok-from-a-file-7d31a9c4e2f8b6051d7e3a9c4f2b8e6"] {
         assert_eq!(session(other).await.unwrap().status(), reqwest::StatusCode::UNAUTHORIZED, "{other:?}");
     }
     drop(served);
@@ -431,4 +431,58 @@ async fn engines_add_refuses_a_server_that_does_not_answer_unless_no_check() {
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out));
     assert!(text_of(&out).contains("added mastra engine web") && text_of(&out).contains("not synced yet"), "{}", text_of(&out));
     drop(silent);
+}
+
+/// A session token makes its holder the local admin: one given with fewer than 128 bits (by its
+/// length and characters) or an obvious one stops `serve` however it is given — `--token`,
+/// `APPROVAL_CONSOLE_TOKEN`, `--token-file` — saying how to make one, never printing it; a random
+/// 64-hex-digit one serves.
+#[tokio::test]
+async fn serve_refuses_a_short_or_obvious_session_token_however_given_and_serves_a_random_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    // `serve` with these arguments and variables must stop by itself, refusing `token`; one that
+    // serves instead is killed at the deadline and fails the test.
+    let refused = |args: &[&str], vars: &[(&str, &str)], token: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+            .args(["--data-dir", data.to_str().unwrap(), "serve", "--port", "0"])
+            .args(args)
+            .envs(serve_process::database_env(&data))
+            .env_remove("APPROVAL_CONSOLE_TOKEN")
+            .envs(vars.iter().copied())
+            .env("APPROVAL_CONSOLE_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("serve started with the session token {token:?}: {}", text_of(&child.wait_with_output().unwrap()));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let said = text_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{token:?}: {said}");
+        assert!(said.contains("too weak") && said.contains("openssl rand -hex 32"), "{token:?}: {said}");
+        assert!(token.len() < 4 || !said.contains(token), "{token:?}: {said}");
+    };
+    for token in ["x", "0123456789abcdef", "console-admin-16", &"ab".repeat(20)] {
+        refused(&["--token", token], &[], token);
+    }
+    refused(&[], &[("APPROVAL_CONSOLE_TOKEN", "my-session-token")], "my-session-token");
+    let file = tmp.path().join("session.token");
+    std::fs::write(&file, "0123456789abcdef\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    refused(&["--token-file", file.to_str().unwrap()], &[], "0123456789abcdef");
+
+    let strong = approval_console::secrets::random_token();
+    assert_eq!(strong.len(), 64);
+    let served = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, &strong);
+    let session = served.get("/api/session").await;
+    assert_eq!(session["role"].as_str(), Some("admin"), "{session}");
 }

@@ -23,7 +23,7 @@ pub mod wait;
 pub use recording::{answering_server, recording_server};
 pub use serve_process::{read_until, ServeProcess};
 
-pub const TOKEN: &str = "test-token-0123456789";
+pub const TOKEN: &str = "test-token-3f9c1a7e5d2b8046c1e9a3f7b5d20c84";
 
 /// How many times each counting tool ran.
 #[derive(Clone, Default)]

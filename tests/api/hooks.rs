@@ -17,6 +17,7 @@ fn hook_command(agent: &str, url: &str, timeout: &str, vars: &[(&str, &str)]) ->
     cmd.args(["hook", agent, "--timeout", timeout])
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env("XDG_STATE_HOME", crate::helpers::serve_process::connector_state())
         .env_remove("APPROVAL_CONSOLE_TOKEN")
         .env_remove("APPROVAL_CONSOLE_AGENT_TOKEN")
         .envs(vars.iter().copied())
@@ -415,4 +416,38 @@ async fn a_project_files_text_is_diffed_while_the_call_waits_audited_by_its_hash
         assert!(!bytes.windows(sentinel.len()).any(|w| w == sentinel.as_bytes()), "{} holds the file's text", path.display());
     }
     assert!(std::fs::metadata(&db).unwrap().len() > 0);
+}
+
+/// The hook trusts only the receipt keys pinned with APPROVAL_CONSOLE_JWKS: an approval the
+/// console signs with another key is a deny, naming the pinned file; with the console's own keys
+/// pinned, the same approval allows.
+#[tokio::test]
+async fn a_hook_with_pinned_receipt_keys_denies_an_approval_signed_by_a_key_not_pinned() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = spawn_app().await;
+    let token = t.token("claude-hook", Role::Agent).await;
+    let dir = tempfile::tempdir().unwrap();
+    let pin = |name: &str, keys: &Value| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, keys.to_string()).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        file
+    };
+    let other = approval_console::domain::receipt::Signer::generate();
+    let others = pin("others.json", &json!({ "keys": [other.jwk(0)] }));
+    let (_, published) = t.get("/.well-known/jwks.json").await;
+    let own = pin("own.json", &published);
+    for (file, decision, tool_use) in [(&others, "deny", "toolu_p1"), (&own, "allow", "toolu_p2")] {
+        let vars = [("APPROVAL_CONSOLE_AGENT_TOKEN", token.as_str()), ("APPROVAL_CONSOLE_JWKS", file.to_str().unwrap())];
+        let hook = fed(hook_command("claude-code", &t.base, "20", &vars), &pre_tool_use("Bash", json!({ "command": "ls" }), tool_use));
+        let call = queued(&t, "claude-code").await;
+        assert_eq!(t.approve(&call).await.0, StatusCode::OK);
+        let answer = finish(hook).await;
+        let out = &answer["hookSpecificOutput"];
+        assert_eq!(out["permissionDecision"], decision, "{answer}");
+        if decision == "deny" {
+            let reason = out["permissionDecisionReason"].as_str().unwrap();
+            assert!(reason.contains("pinned in") && reason.contains(file.to_str().unwrap()), "{reason}");
+        }
+    }
 }

@@ -51,3 +51,4 @@ mod security;
 mod stats;
 mod supervisors;
 mod unauthenticated;
+mod widening;

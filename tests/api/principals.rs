@@ -281,7 +281,8 @@ async fn the_high_risk_tools_are_safety_settings_of_their_own_that_only_an_admin
     // The notification form shows (and saves) them too, from the same place.
     let (_, notifications) = t.get("/api/settings/notifications").await;
     assert_eq!(notifications["highRiskTools"], json!(["delete_record"]));
-    let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": false, "highRiskTools": ["transfer"] })).await;
+    let body = json!({ "enabled": false, "highRiskTools": ["transfer"], "confirmWidening": true });
+    let (status, _) = t.put("/api/settings/notifications", body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(t.get("/api/settings/safety").await.1, json!({ "highRiskTools": ["transfer"] }));
     let stored: String =

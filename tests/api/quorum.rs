@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 async fn set_quorum(t: &TestApp, rules: Value) {
-    let (status, body) = t.put("/api/settings/quorum", json!({ "rules": rules })).await;
+    // Lowering a quorum is a widening: these set-ups confirm it (tests/api/widening.rs tests the refusal).
+    let (status, body) = t.put("/api/settings/quorum", json!({ "rules": rules, "confirmWidening": true })).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
@@ -320,11 +321,11 @@ async fn c08_cli_policy_quorum_sets_lists_and_removes_a_quorum_and_approves_as_o
     assert_eq!((status, done["state"].as_str()), (StatusCode::OK, Some("delivered")), "{done}");
     assert_eq!(t.counters.deletes(), 1);
 
-    let off = run(&["policy", "quorum", "delete_record", "--off"]).await.unwrap();
+    let off = run(&["policy", "quorum", "delete_record", "--off", "--yes"]).await.unwrap();
     assert!(off.status.success() && text_of(&off).contains("delete_record now needs one approval"), "{}", text_of(&off));
     assert_eq!(t.get("/api/settings/quorum").await.1, json!({ "rules": [] }));
     assert!(run(&["policy", "quorum", "lookup_record", "3"]).await.unwrap().status.success());
-    let one = run(&["policy", "quorum", "lookup_record", "1"]).await.unwrap();
+    let one = run(&["policy", "quorum", "lookup_record", "1", "--yes"]).await.unwrap();
     assert!(one.status.success(), "{}", text_of(&one));
     assert_eq!(t.get("/api/settings/quorum").await.1, json!({ "rules": [] }), "1 removes it too");
 }

@@ -442,7 +442,7 @@ async fn serve_starts_the_remote_listener_its_settings_ask_for() {
     assert_eq!((status, saved["running"].clone()), (StatusCode::OK, Value::Null), "{saved}");
     let (dir, _tmp, _) = t.stop().await;
     let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["serve", "--port", "0", "--token", "settings-token-123", "--data-dir"])
+        .args(["serve", "--port", "0", "--token", "settings-token-1e7c3a9f5b2d8064e1c7a3f9b5d28046", "--data-dir"])
         .arg(&dir)
         .envs(helpers_database_env(&dir))
         .stdout(std::process::Stdio::piped())

@@ -4,6 +4,7 @@
 //! before and after, in the hash chain, and shown by `audit list`.
 
 use crate::helpers::*;
+use approval_console::app::widening::Widening;
 use approval_console::domain::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -36,7 +37,7 @@ async fn lifting_a_quorum_approving_alone_and_restoring_it_is_in_the_audit_log_w
     let item = t.paused_by(&bot, "delete rec-1").await;
 
     // Lift the quorum, approve alone, put it back.
-    put_as(&t, &admin, "/api/settings/quorum", json!({ "rules": [] })).await;
+    put_as(&t, &admin, "/api/settings/quorum", json!({ "rules": [], "confirmWidening": true })).await;
     let path = format!("/api/queue/{}/approve", item["id"].as_str().unwrap());
     let (status, approved) = t.call_as(&admin, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"] }))).await;
     assert_eq!(status, StatusCode::OK, "one approval was enough once the quorum was lifted: {approved}");
@@ -66,7 +67,7 @@ async fn lifting_a_quorum_approving_alone_and_restoring_it_is_in_the_audit_log_w
         ]
     );
     // The CLI's one-tool change is audited the same way, as the local admin.
-    t.app.set_quorum("delete_record", 1, &t.app.local_admin("cli")).await.unwrap();
+    t.app.set_quorum("delete_record", 1, Widening::Confirmed, &t.app.local_admin("cli")).await.unwrap();
     let last = changes(&t).await.pop().unwrap();
     assert_eq!((last["details"]["before"].clone(), last["details"]["after"].clone()), (two, none));
     assert!(last["actor"].as_str().unwrap().ends_with("(cli)"), "{last}");
@@ -88,7 +89,7 @@ async fn emptying_the_high_risk_list_and_changing_notifications_are_audited_and_
     let t = spawn_app().await;
     let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": true, "highRiskTools": ["delete_record", "wipe"] })).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = t.put("/api/settings/safety", json!({ "highRiskTools": [] })).await;
+    let (status, _) = t.put("/api/settings/safety", json!({ "highRiskTools": [], "confirmWidening": true })).await;
     assert_eq!(status, StatusCode::OK);
     let quiet = json!({ "start": "22:00", "end": "07:00" });
     let (status, _) = t.put("/api/settings/notifications", json!({ "enabled": false, "quietHours": quiet, "highRiskTools": [] })).await;

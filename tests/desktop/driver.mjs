@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const TOKEN = 'desktop-e2e-token';
+const TOKEN = 'desktop-e2e-token-a5d1f8c3e7b2906a5d1f8c3e7b29064f';
 /** The W3C WebDriver element key. */
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const TOKEN: &str = "tok-crash-loop";
+const TOKEN: &str = "tok-crash-loop-9a3e7c1f5b2d8046a9e3c7f1b5d20486";
 const KILLS: usize = 20;
 const CLIENTS: usize = 4;
 /// Makes every record id unique across the console's lives.

@@ -41,7 +41,7 @@ async fn c05_a_console_killed_mid_call_leaves_no_mcp_server_to_carry_the_call_ou
     let mut console = ServeProcess::start_with(
         env!("CARGO_BIN_EXE_approval-console"),
         &data,
-        "tok-die-with-console",
+        "tok-die-with-console-0b6d3f9a2e7c1548b0d6f3a9e2c71548",
         &["--agents", agents.to_str().unwrap()],
     );
     let needle = effect.to_string_lossy().into_owned();
@@ -55,7 +55,12 @@ async fn c05_a_console_killed_mid_call_leaves_no_mcp_server_to_carry_the_call_ou
     let base = console.base.clone();
     let call = tokio::spawn(async move {
         let body = serde_json::json!({ "messages": "lookup rec-1" });
-        reqwest::Client::new().post(format!("{base}/api/agents/slow/generate")).bearer_auth("tok-die-with-console").json(&body).send().await
+        reqwest::Client::new()
+            .post(format!("{base}/api/agents/slow/generate"))
+            .bearer_auth("tok-die-with-console-0b6d3f9a2e7c1548b0d6f3a9e2c71548")
+            .json(&body)
+            .send()
+            .await
     });
     let started = effect.with_extension("log.started");
     wait::eventually(Duration::from_secs(10), "the call reached the server", || async { started.exists() }).await;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const TOKEN: &str = "gate-test-token";
+const TOKEN: &str = "gate-test-token-4f8b2e6a9c1d7053f4b8e2a6c9d17305";
 
 /// The SDK client script against `url` with `token` as the agent credential, not started.
 fn client_command(url: &str, token: &str) -> tokio::process::Command {
@@ -22,6 +22,7 @@ fn client_command(url: &str, token: &str) -> tokio::process::Command {
         .env("FS_SERVER", filesystem_server())
         .env("APPROVAL_CONSOLE_URL", url)
         .env("APPROVAL_CONSOLE_AGENT_TOKEN", token)
+        .env("XDG_STATE_HOME", serve_process::connector_state())
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true);
     cmd

@@ -23,7 +23,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-const TOKEN: &str = "notify-test-token";
+const TOKEN: &str = "notify-test-token-8e2a5c1f9b7d3064e0a2c8f6b4d19e37";
 const BIN: &str = env!("CARGO_BIN_EXE_approval-console");
 
 fn desktop_tests_enabled(test: &str) -> bool {
@@ -656,7 +656,7 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     use approval_console::notify::Choice;
     let tmp = tempfile::tempdir().unwrap();
     let app = App::open(tmp.path(), vec![]).await.unwrap();
-    app.set_quorum("delete_record", 2, &app.local_admin("test")).await.unwrap();
+    app.set_quorum("delete_record", 2, approval_console::app::widening::Widening::Unconfirmed, &app.local_admin("test")).await.unwrap();
     let recorder = Recorder::default();
     let (_stop, rx) = tokio::sync::watch::channel(false);
     app.testing().start_notifications(Arc::new(recorder.clone()), app.operator().to_owned(), rx);
@@ -745,7 +745,7 @@ async fn an_approve_offered_before_a_call_became_high_risk_approves_nothing_and_
     assert!(notice.actions.contains(&Choice::Approve), "an ordinary call: {notice:?}");
 
     let safety = approval_console::domain::safety::SafetySettings { high_risk_tools: vec!["delete_record".into()], ..Default::default() };
-    app.save_safety_settings(safety, &admin.narrow()).await.unwrap();
+    app.save_safety_settings(safety, approval_console::app::widening::Widening::Unconfirmed, &admin.narrow()).await.unwrap();
     answer(Some(Choice::Approve));
     let open = tokio::time::timeout(Duration::from_secs(10), opens.recv()).await.expect("the call is opened instead").unwrap();
     assert_eq!(open.item.as_ref().map(|i| i.as_str()), Some(call.id.as_str()));

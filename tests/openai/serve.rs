@@ -17,7 +17,7 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
         ),
     )
     .unwrap();
-    let token = "serve-test-token";
+    let token = "serve-test-token-2d9f6b1e8a4c7305d2f9b6e1a8c47350";
     let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), token);
     let agents = server.get("/api/agents").await;
     assert_eq!(agents["ops"]["provider"], "fake");
@@ -54,7 +54,8 @@ async fn an_api_key_file_next_to_agents_toml_is_sent_as_the_models_key() {
         ),
     )
     .unwrap();
-    let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), "serve-test-token");
+    let server =
+        ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), "serve-test-token-2d9f6b1e8a4c7305d2f9b6e1a8c47350");
     let paused = server.post("/api/agents/ops/generate", json!({"messages": "delete rec-7"})).await;
     assert_eq!(paused["finishReason"], "suspended", "{paused}");
     let sent = fake.requests();

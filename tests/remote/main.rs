@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub const TOKEN: &str = "remote-test-token";
+pub const TOKEN: &str = "remote-test-token-c7a14e9b3f2d8065a1c7e4b9d3f28016";
 
 /// The console: app, HTTP API, background work.
 pub struct Console {

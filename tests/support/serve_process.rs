@@ -182,3 +182,16 @@ impl StoreCounts {
         )
     }
 }
+
+/// A new directory for a connector's own state (its `XDG_STATE_HOME`: the console's receipt keys it
+/// trusts on first use), one per run: a console on a port an earlier test's console had must not be
+/// judged by that one's keys. All under one directory per test process, in the system's temp
+/// directory (left there: a few small files).
+#[allow(dead_code)]
+pub fn connector_state() -> std::path::PathBuf {
+    static BASE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let base =
+        BASE.get_or_init(|| tempfile::Builder::new().prefix("approval-console-connector-").tempdir().expect("a temp directory").keep());
+    base.join(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string())
+}

@@ -23,7 +23,7 @@ use serve_process::{read_until, ServeProcess};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const TOKEN: &str = "team-test-token";
+const TOKEN: &str = "team-test-token-5b8e2d7a1c4f9063b2e8d5a7c1f40963";
 
 /// A console's data directory, pointed at `url` (the test support hands the URL to each process).
 fn console_dir(root: &Path, name: &str, url: &str) -> PathBuf {

@@ -59,6 +59,11 @@ pub struct HookArgs {
     /// more).
     #[arg(long, env = "APPROVAL_CONSOLE_HOOK_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
+    /// Trust only the receipt keys in FILE (a JWKS, owner-only: `curl URL/.well-known/jwks.json >
+    /// FILE; chmod 600 FILE`) [default: the console's, trusted on first use and kept in
+    /// ~/.local/state/approval-console/connector/].
+    #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+    pub jwks: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -104,8 +109,9 @@ pub enum PolicyCommand {
     /// `policy quorum` lists the quorums; `policy quorum TOOL` shows one; `policy quorum TOOL 2`
     /// sets one (2–10); `policy quorum TOOL 1` or `policy quorum TOOL --off` removes it.
     /// `policy quorum --critical 2` makes every call rated critical (by its arguments: `rm -rf /`,
-    /// `curl … | sh`) need 2 approvals, whatever its tool; `--critical 1` removes that. A running
-    /// `serve` applies a change at once, to waiting calls too.
+    /// `curl … | sh`) need 2 approvals, whatever its tool; `--critical 1` removes that. Lowering or
+    /// removing a quorum lets calls run on fewer approvals: it needs --yes. A running `serve`
+    /// applies a change at once, to waiting calls too.
     Quorum {
         /// The tool's name, exactly (as `queue` shows it).
         tool: Option<String>,
@@ -116,8 +122,9 @@ pub enum PolicyCommand {
         #[arg(long, requires = "tool")]
         off: bool,
         /// Set it although no agent, engine or queued call has named TOOL yet (else refused with
-        /// the names it may have meant: a misspelt tool would leave the real one unprotected).
-        #[arg(long, requires = "approvals")]
+        /// the names it may have meant: a misspelt tool would leave the real one unprotected); and
+        /// lower or remove a quorum (else refused, saying what it lowers).
+        #[arg(long)]
         yes: bool,
         /// How many different operators must approve each call rated critical, whatever its tool:
         /// 2–10 sets, 1 removes.

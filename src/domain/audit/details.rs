@@ -350,41 +350,6 @@ impl Details for RunFailed<'_> {
     }
 }
 
-/// `settings.changed`: which settings document, before (its default if none was stored) and after.
-#[derive(Clone, Debug, Serialize)]
-pub struct SettingsChanged<'a> {
-    pub setting: &'a str,
-    pub before: &'a Value,
-    pub after: &'a Value,
-}
-
-impl Details for SettingsChanged<'_> {
-    fn action(&self) -> AuditAction {
-        AuditAction::SettingsChanged
-    }
-}
-
-/// `policy.applied`: a policy file put in force, by its versions before and after (its documents'
-/// changes are the `settings.changed` entries beside it).
-#[derive(Clone, Debug, Serialize)]
-pub struct PolicyApplied<'a> {
-    pub before: &'a str,
-    pub after: &'a str,
-}
-
-impl PolicyApplied<'_> {
-    /// Its action's name, to find its entries.
-    pub fn action_name() -> &'static str {
-        AuditAction::PolicyApplied.as_str()
-    }
-}
-
-impl Details for PolicyApplied<'_> {
-    fn action(&self) -> AuditAction {
-        AuditAction::PolicyApplied
-    }
-}
-
 /// `credential.created` (with what it may claim) or `credential.revoked`.
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged, rename_all_fields = "camelCase")]

@@ -36,6 +36,8 @@ pub enum ErrorDetails {
     /// `grant_too_broad`: why, and the JSON Pointer concerned — the condition that matches nearly
     /// any text, or the command that needs a condition.
     GrantTooBroad { pointer: String, reason: crate::domain::grant::TooBroad },
+    /// `widening_unconfirmed`: what of the change widens, one line each (as `policy diff` says it).
+    WideningUnconfirmed { widens: Vec<String> },
     /// `payload_too_large`: which part of the request, the limit and its size in bytes.
     PayloadTooLarge { field: String, limit: usize, size: usize },
     /// `payload_too_large`: a JSON body with more values (objects, arrays, scalars) than allowed.
@@ -68,6 +70,8 @@ mod tests {
         let e = Error::ClaimNotAllowed { credential: "c".into(), what: "source", claimed: "mcp".into(), allowed: vec!["http".into()] };
         assert_eq!(d(e), json!({ "what": "source", "claimed": "mcp", "allowed": ["http"] }));
         assert_eq!(Error::MissingArguments.details(), None);
+        let widens = Error::WideningUnconfirmed { widens: vec!["- high-risk tool a (widens)".into()] };
+        assert_eq!((widens.code(), d(widens)), ("widening_unconfirmed", json!({ "widens": ["- high-risk tool a (widens)"] })));
         let limited =
             ErrorDetails::RateLimited { quota: "calls".into(), per_sec: Some(10.0), burst: Some(30), max: None, retry_after_secs: 1 };
         assert_eq!(serde_json::to_value(limited).unwrap(), json!({ "quota": "calls", "perSec": 10.0, "burst": 30, "retryAfterSecs": 1 }));

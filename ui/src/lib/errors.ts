@@ -27,6 +27,7 @@ export const KNOWN_CODES = [
   'unsafe_permissions',
   'step_up_required',
   'receipt_expired',
+  'widening_unconfirmed',
   'engine_error',
   'engine_unreachable',
   'keyring_unavailable',

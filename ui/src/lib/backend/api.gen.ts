@@ -775,6 +775,7 @@ export interface paths {
             cookie?: never;
         };
         get: operations["notification_settings"];
+        /** @description A high-risk tool removed is a widening: it needs `"confirmWidening": true`. */
         put: operations["save_notification_settings"];
         post?: never;
         delete?: never;
@@ -791,6 +792,10 @@ export interface paths {
             cookie?: never;
         };
         get: operations["quorum_settings"];
+        /**
+         * @description A quorum lowered or removed (of a tool, or of critical calls) is a widening: it needs
+         *      `"confirmWidening": true`.
+         */
         put: operations["save_quorum_settings"];
         post?: never;
         delete?: never;
@@ -871,6 +876,10 @@ export interface paths {
             cookie?: never;
         };
         get: operations["safety_settings"];
+        /**
+         * @description A widening — a high-risk tool removed, `highRiskPasskey` turned off, a receipt's lifetime
+         *      raised — needs `"confirmWidening": true`.
+         */
         put: operations["save_safety_settings"];
         post?: never;
         delete?: never;
@@ -1401,7 +1410,7 @@ export interface components {
          *     OpenAPI document as an enum, so the UI's union of codes is generated from it.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "grant_too_broad" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "receipt_expired" | "internal";
+        ErrorCode: "unauthorized" | "forbidden" | "not_found" | "snapshot_not_found" | "secret_not_found" | "fingerprint_mismatch" | "already_decided" | "decision_not_allowed" | "high_risk_tool" | "already_approved" | "own_run" | "quorum_tool" | "grant_too_broad" | "already_serving" | "run_exists" | "idempotency_key_reused" | "claim_not_allowed" | "missing_arguments" | "ambiguous_arguments" | "token_required" | "invalid_resume_data" | "invalid_arguments" | "invalid_request" | "payload_too_large" | "rate_limited" | "engine_error" | "engine_unreachable" | "keyring_unavailable" | "keyring_locked" | "keyring_error" | "storage_busy" | "storage_unavailable" | "unsafe_permissions" | "step_up_required" | "receipt_expired" | "widening_unconfirmed" | "internal";
         /** @description An error's `details`, by code (each variant names the codes it goes with). */
         ErrorDetails: {
             actual: components["schemas"]["Fingerprint"];
@@ -1439,6 +1448,8 @@ export interface components {
         } | {
             pointer: string;
             reason: components["schemas"]["TooBroad"];
+        } | {
+            widens: string[];
         } | {
             field: string;
             limit: number;
@@ -1767,6 +1778,10 @@ export interface components {
             highRiskTools?: string[];
             quietHours?: null | components["schemas"]["QuietHours"];
         };
+        NotificationSettingsChange: components["schemas"]["NotificationSettings"] & {
+            /** @description true: store it even though it widens what runs without an operator (else `widening_unconfirmed`, listing what widens) */
+            confirmWidening?: boolean;
+        };
         /** @description Whether notifications work, for the UI's one-time warning. */
         NotifyStatus: {
             /** @description `false` once showing failed (no notification service); `true` once one was shown. */
@@ -2062,6 +2077,10 @@ export interface components {
             critical?: number | null;
             rules?: components["schemas"]["QuorumRule"][];
         };
+        QuorumSettingsChange: components["schemas"]["QuorumSettings"] & {
+            /** @description true: store it even though it widens what runs without an operator (else `widening_unconfirmed`, listing what widens) */
+            confirmWidening?: boolean;
+        };
         /** @description The `reach` settings document. */
         ReachSettings: {
             channels?: components["schemas"]["Channel"][];
@@ -2217,6 +2236,10 @@ export interface components {
              *     ([`super::receipt::DEFAULT_TTL_SECS`]).
              */
             receiptTtlSecs?: number | null;
+        };
+        SafetySettingsChange: components["schemas"]["SafetySettings"] & {
+            /** @description true: store it even though it widens what runs without an operator (else `widening_unconfirmed`, listing what widens) */
+            confirmWidening?: boolean;
         };
         ShadowGrantReport: {
             /**
@@ -5456,7 +5479,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["NotificationSettings"];
+                "application/json": components["schemas"]["NotificationSettingsChange"];
             };
         };
         responses: {
@@ -5489,6 +5512,15 @@ export interface operations {
             };
             /** @description forbidden: the credential's role may not */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description widening_unconfirmed: a high-risk tool removed without confirmWidening (details.widens); nothing was stored */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5545,7 +5577,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["QuorumSettings"];
+                "application/json": components["schemas"]["QuorumSettingsChange"];
             };
         };
         responses: {
@@ -5578,6 +5610,15 @@ export interface operations {
             };
             /** @description forbidden: the credential's role may not */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description widening_unconfirmed: a quorum lowered or removed without confirmWidening (details.widens); nothing was stored */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5961,7 +6002,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SafetySettings"];
+                "application/json": components["schemas"]["SafetySettingsChange"];
             };
         };
         responses: {
@@ -5994,6 +6035,15 @@ export interface operations {
             };
             /** @description forbidden: the credential's role may not */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description widening_unconfirmed: a widening without confirmWidening (details.widens); nothing was stored */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

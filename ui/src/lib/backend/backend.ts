@@ -364,8 +364,12 @@ export interface Backend extends ChannelSecretsBackend {
   /** Whether desktop notifications run in this process and work (not pushed as events: poll). */
   notificationStatus(): Promise<NotifyStatus>;
   notificationSettings(): Promise<NotificationSettings>;
-  /** Stores the settings (they apply to the next new call); `invalid_request` for a time that is not `HH:MM`. */
-  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings>;
+  /**
+   * Stores the settings (they apply to the next new call); `invalid_request` for a time that is not
+   * `HH:MM`. A high-risk tool removed widens what runs without an operator: `widening_unconfirmed`
+   * (`details.widens`, nothing stored) unless `confirmWidening`.
+   */
+  saveNotificationSettings(settings: NotificationSettings, confirmWidening?: boolean): Promise<NotificationSettings>;
   /** The time limits (`expiresAt` of pending calls follows from them). */
   expirySettings(): Promise<ExpirySettings>;
   /** Stores the time limits (applied within seconds, also to calls already waiting); `invalid_request` for a limit out of range. */
@@ -376,8 +380,12 @@ export interface Backend extends ChannelSecretsBackend {
   policyView(): Promise<PolicyView>;
   /** What each shadow grant would have done beside what operators did. */
   shadowReport(): Promise<ShadowReport>;
-  /** Stores the quorums (admins only); `invalid_request` for a rule without a tool, a tool twice, or approvals outside 2–10. */
-  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings>;
+  /**
+   * Stores the quorums (admins only); `invalid_request` for a rule without a tool, a tool twice, or
+   * approvals outside 2–10. A quorum lowered or removed: `widening_unconfirmed` (`details.widens`,
+   * nothing stored) unless `confirmWidening`.
+   */
+  saveQuorumSettings(settings: QuorumSettings, confirmWidening?: boolean): Promise<QuorumSettings>;
   /**
    * Moves a pending call's deadline to `secs` from now (60 s – 30 days, never earlier than it was);
    * answers the call with its new `expiresAt`. `invalid_request` when no time limit applies.

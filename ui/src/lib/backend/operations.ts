@@ -103,6 +103,14 @@ function page(opts: { limit?: number; cursor?: string | null }): { limit: number
   return query;
 }
 
+/**
+ * A settings document as sent: with `confirmWidening: true` when its author confirmed a change that
+ * widens what runs without an operator (else the server refuses one: `widening_unconfirmed`).
+ */
+function confirming<T extends object>(settings: T, confirmWidening: boolean): T & { confirmWidening?: boolean } {
+  return confirmWidening ? { ...settings, confirmWidening: true } : settings;
+}
+
 /** The `Backend` methods of the declared operations, over one transport's `run`. */
 export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Backend, Own>> {
   /** Calls operation `name` with its path parameters and input; a failure is an `ApiError`. */
@@ -212,8 +220,8 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
     return this.run('notification_settings');
   }
 
-  saveNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
-    return this.run('save_notification_settings', { input: settings });
+  saveNotificationSettings(settings: NotificationSettings, confirmWidening = false): Promise<NotificationSettings> {
+    return this.run('save_notification_settings', { input: confirming(settings, confirmWidening) });
   }
 
   expirySettings(): Promise<ExpirySettings> {
@@ -236,8 +244,8 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
     return this.run('shadow_report');
   }
 
-  saveQuorumSettings(settings: QuorumSettings): Promise<QuorumSettings> {
-    return this.run('save_quorum_settings', { input: settings });
+  saveQuorumSettings(settings: QuorumSettings, confirmWidening = false): Promise<QuorumSettings> {
+    return this.run('save_quorum_settings', { input: confirming(settings, confirmWidening) });
   }
 
   snooze(id: string, secs: number): Promise<QueueItem> {

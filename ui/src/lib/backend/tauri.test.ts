@@ -162,6 +162,18 @@ describe('TauriBackend commands', () => {
     { name: 'saveExpirySettings', run: (b) => b.saveExpirySettings(expiry), cmd: 'save_expiry_settings', args: { settings: expiry } },
     { name: 'quorumSettings', run: (b) => b.quorumSettings(), cmd: 'quorum_settings', args: {} },
     { name: 'saveQuorumSettings', run: (b) => b.saveQuorumSettings(quorum), cmd: 'save_quorum_settings', args: { settings: quorum } },
+    {
+      name: 'saveQuorumSettings (a widening confirmed)',
+      run: (b) => b.saveQuorumSettings(quorum, true),
+      cmd: 'save_quorum_settings',
+      args: { settings: { ...quorum, confirmWidening: true } },
+    },
+    {
+      name: 'saveNotificationSettings (a widening confirmed)',
+      run: (b) => b.saveNotificationSettings(settings, true),
+      cmd: 'save_notification_settings',
+      args: { settings: { ...settings, confirmWidening: true } },
+    },
     { name: 'snooze', run: (b) => b.snooze('q 1', 3600), cmd: 'snooze', args: { id: 'q 1', secs: 3600 } },
     { name: 'listGrants', run: (b) => b.listGrants(), cmd: 'grants', args: {} },
     { name: 'createGrant', run: (b) => b.createGrant(grant), cmd: 'create_grant', args: { grant } },

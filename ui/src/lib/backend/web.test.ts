@@ -413,10 +413,13 @@ describe('WebBackend', () => {
     });
     expect(await backend.quorumSettings()).toEqual(quorum);
     expect(await backend.saveQuorumSettings(quorum).catch((e) => e)).toMatchObject({ code: 'forbidden', status: 403 });
+    expect(await backend.saveQuorumSettings(quorum, true).catch((e) => e)).toMatchObject({ code: 'forbidden', status: 403 });
     expect(await backend.approve('q1', 'sha256:aa')).toEqual(waiting);
     expect(seen).toEqual([
       { url: '/api/settings/quorum', method: 'GET', body: undefined },
       { url: '/api/settings/quorum', method: 'PUT', body: quorum },
+      // A widening confirmed: the document and `confirmWidening` beside its fields.
+      { url: '/api/settings/quorum', method: 'PUT', body: { ...quorum, confirmWidening: true } },
       { url: '/api/queue/q1/approve', method: 'POST', body: { fingerprint: 'sha256:aa' } },
     ]);
   });

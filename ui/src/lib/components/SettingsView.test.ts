@@ -90,6 +90,9 @@ describe('SettingsView', () => {
     check(again.tid('notify-quiet'), false);
     check(again.tid('notify-enabled'), false);
     await save(again.tid);
+    // Emptying the high-risk tools widens: it is saved on the confirm step (SettingsView.widening.test.ts).
+    again.tid('widening-save')!.click();
+    await settle();
     expect(backend.notifySettings).toEqual({ enabled: false, quietHours: null, engines: null, agents: null, highRiskTools: [] });
   });
 

@@ -16,7 +16,7 @@ import {
 } from '../backend/backend';
 import { FakeQueue, wire } from './fake-queue';
 import { defaultNotificationSettings, makeEngine, makeNotifyStatus } from './fixtures';
-import { checkQuietHours } from './server-rules';
+import { checkQuietHours, checkWidening, widenings } from './server-rules';
 
 export class FakeSetup extends FakeQueue {
   engines = new Map<string, EngineView>();
@@ -139,10 +139,11 @@ export class FakeSetup extends FakeQueue {
     return wire(this.notifySettings);
   }
 
-  /** Like the server: checks the times, stores the settings as sent, answers them back. */
-  async saveNotificationSettings(settings: NotificationSettings) {
-    this.engineCall('saveNotificationSettings', [wire(settings)]);
+  /** Like the server: checks the times, refuses an unconfirmed widening, stores the settings as sent, answers them back. */
+  async saveNotificationSettings(settings: NotificationSettings, confirmWidening = false) {
+    this.engineCall('saveNotificationSettings', confirmWidening ? [wire(settings), true] : [wire(settings)]);
     checkQuietHours(settings);
+    checkWidening(widenings({ highRiskTools: this.notifySettings.highRiskTools }, { highRiskTools: settings.highRiskTools ?? [] }), confirmWidening);
     this.notifySettings = wire(settings);
     return wire(this.notifySettings);
   }
@@ -159,9 +160,9 @@ export class FakeSetup extends FakeQueue {
     return wire(this.quorum);
   }
 
-  /** Like the server: a tool once, 2–10 approvals; `invalid_request` naming the rule. */
-  async saveQuorumSettings(settings: QuorumSettings) {
-    this.calls.push({ method: 'saveQuorumSettings', args: [wire(settings)] });
+  /** Like the server: a tool once, 2–10 approvals (`invalid_request` naming the rule); a quorum lowered only when confirmed. */
+  async saveQuorumSettings(settings: QuorumSettings, confirmWidening = false) {
+    this.calls.push({ method: 'saveQuorumSettings', args: confirmWidening ? [wire(settings), true] : [wire(settings)] });
     const rules = settings.rules ?? [];
     for (const [i, r] of rules.entries()) {
       if (r.tool.trim() === '') throw new ApiError('invalid_request', `quorum: rule ${i + 1} has no tool name`, null, 400);
@@ -172,6 +173,7 @@ export class FakeSetup extends FakeQueue {
     const critical = settings.critical;
     if (critical != null && !(critical >= 2 && critical <= 10))
       throw new ApiError('invalid_request', `quorum: critical calls' approvals must be 2 to 10, not ${critical} (leave it out for none)`, null, 400);
+    checkWidening(widenings({ quorum: this.quorum }, { quorum: settings }), confirmWidening);
     this.quorum = wire(critical == null ? { rules } : { rules, critical });
     return wire(this.quorum);
   }

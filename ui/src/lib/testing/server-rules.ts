@@ -1,5 +1,5 @@
 /** Rules of the server that `FakeBackend` follows: quiet hours, grant conditions, resolving an interrupted call, the source filter. */
-import { ApiError, type GrantCondition, type NotificationSettings, type QueueItem, type ResolutionKind } from '../backend/backend';
+import { ApiError, type GrantCondition, type NotificationSettings, type QueueItem, type QuorumSettings, type ResolutionKind } from '../backend/backend';
 import { CALL_SOURCES, isCallSource } from '../call-source';
 import { decision } from './fixtures';
 
@@ -11,6 +11,41 @@ export function checkQuietHours(s: NotificationSettings): void {
     const m = /^(\d{1,2}):(\d{1,2})$/.exec(t);
     if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new ApiError('invalid_request', `quiet hours: ${JSON.stringify(t)} is not a HH:MM time`, null, 400);
   }
+}
+
+/**
+ * `app::policy::changes`, for the two documents the settings view saves: the lines of what widens
+ * (a high-risk tool removed; a quorum, of a tool or of critical calls, lowered or removed), worded
+ * as the server words them.
+ */
+export function widenings(old: { highRiskTools?: string[]; quorum?: QuorumSettings }, now: { highRiskTools?: string[]; quorum?: QuorumSettings }): string[] {
+  const out: string[] = [];
+  const kept = now.highRiskTools ?? old.highRiskTools ?? [];
+  for (const t of old.highRiskTools ?? []) {
+    if (!kept.includes(t)) out.push(`- high-risk tool ${t} (widens: its calls may be granted and approved from notifications)`);
+  }
+  if (old.quorum && now.quorum) {
+    const q = (s: QuorumSettings, tool: string) => (s.rules ?? []).find((r) => r.tool === tool)?.approvals ?? 1;
+    const tools = [...new Set([...(old.quorum.rules ?? []), ...(now.quorum.rules ?? [])].map((r) => r.tool))].sort();
+    for (const t of tools) {
+      const [a, b] = [q(old.quorum, t), q(now.quorum, t)];
+      if (b < a) out.push(`~ quorum ${t}: ${a} → ${b} approvals (widens)`);
+    }
+    const [a, b] = [old.quorum.critical ?? 1, now.quorum.critical ?? 1];
+    if (b < a) out.push(`~ critical calls: ${a} → ${b} approvals (widens)`);
+  }
+  return out;
+}
+
+/** The server's refusal of an unconfirmed widening, or nothing. */
+export function checkWidening(widens: string[], confirmed: boolean): void {
+  if (widens.length === 0 || confirmed) return;
+  throw new ApiError(
+    'widening_unconfirmed',
+    `this change lets more through without an operator (${widens.join('; ')}): confirm it ("confirmWidening": true; in the CLI --yes) if that is meant; nothing was changed`,
+    { widens },
+    409,
+  );
 }
 
 /** The server's check of `source=` (serde, as for `kind`): empty is none, an unknown value is `invalid_request`. */

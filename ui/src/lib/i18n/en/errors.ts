@@ -20,6 +20,7 @@ export const errors = {
     token_required: "The engine's address changes: enter its token again, or choose to keep the stored token for the new address. Nothing was changed.",
     unsafe_permissions: 'A file or folder of the console could be changed by another user, so the console does not use it.',
     step_up_required: 'This decision needs this device’s passkey, asked for this call and this decision. Nothing was decided.',
+    widening_unconfirmed: 'This change lets more through without an operator, so it needs your confirmation. Nothing was saved.',
     receipt_expired: 'The decision’s signed receipt expired before it could be sent, so nothing was sent. The call is waiting again: decide it anew.',
     invalid_request: 'The server rejected the request as invalid.',
     high_risk_tool: 'This tool is high-risk: it cannot be always allowed. Decide each call.',

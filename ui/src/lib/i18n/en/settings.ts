@@ -38,6 +38,11 @@ export const settings = {
   savedAll: (parts: string[]) => ['Saved.', ...parts].join(' '),
   notSaved: 'Not everything was saved: see the errors above.',
   notifySaved: 'Notifications and high-risk tools apply to the next new call.',
+  /** The confirm step of a save that widens what runs without an operator (the server's lines follow). */
+  wideningTitle: 'These changes let more through without an operator',
+  wideningIntro: 'Nothing of them was saved yet. Save them anyway only if that is meant: each is recorded in the audit log as a widening.',
+  wideningSave: 'Save anyway',
+  wideningCancel: 'Keep editing',
   desktop: 'Desktop',
   autostart: 'Start Approval Console when I log in',
   autostartHint: 'Applies at once, nothing to save.',
