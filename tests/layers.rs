@@ -162,6 +162,7 @@ const ONE_PLACE: &[(&str, &[&str])] = &[
             "src/domain/audit/devices.rs",
             "src/domain/audit/reach.rs",
             "src/domain/audit/receipts.rs",
+            "src/domain/audit/settings.rs",
         ],
     ),
     ("CallPaused::of(", &["src/store/queue.rs", "src/domain/audit.rs"]),
