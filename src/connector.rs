@@ -29,6 +29,29 @@ use tokio::time::Instant;
 /// The console's address when `APPROVAL_CONSOLE_URL` is not set: a local `serve` or desktop app.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:4319";
 
+/// The console a connector asks (the hooks, the MCP gate, `hooks install`): `given` (`--url`,
+/// `APPROVAL_CONSOLE_URL`), else the console serving now, found as every CLI command finds it —
+/// its record in `$XDG_RUNTIME_DIR/approval-console/serving` ([`crate::app::serving::find`]; with
+/// `data_dir`, `--data-dir` or `APPROVAL_CONSOLE_DATA_DIR`, the one serving that directory) —
+/// else [`DEFAULT_URL`]. An `Err` (a sentence for the agent; the callers fail closed): the named
+/// data directory is not served, or several consoles serve and none is named.
+pub fn console_url(given: Option<&str>, data_dir: Option<&std::path::Path>) -> Result<String, String> {
+    if let Some(url) = given.map(str::trim).filter(|u| !u.is_empty()) {
+        return Ok(url.to_owned());
+    }
+    match crate::app::serving::find(data_dir) {
+        Ok(Some(serving)) => Ok(serving.url),
+        Ok(None) => match data_dir {
+            Some(dir) => Err(format!(
+                "no console is serving the data directory {} (start one there, or give the console's address in APPROVAL_CONSOLE_URL)",
+                dir.display()
+            )),
+            None => Ok(DEFAULT_URL.to_owned()),
+        },
+        Err(e) => Err(format!("{e}, or give the console's address in APPROVAL_CONSOLE_URL")),
+    }
+}
+
 /// Longest single wait request; the client asks again until its deadline.
 const POLL_SECS: u64 = 25;
 

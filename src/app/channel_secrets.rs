@@ -69,6 +69,30 @@ impl App {
         Ok(())
     }
 
+    /// What would not work as the settings say, though nothing refuses it: a mail channel without
+    /// an SMTP password that names a user, or whose server is on another machine (it would send
+    /// without logging in, which such servers refuse). One sentence each, naming the channel.
+    pub(super) async fn channel_secret_warnings(&self, settings: &ReachSettings) -> Result<Vec<String>, Error> {
+        let mut out = vec![];
+        for c in settings.channels.iter().filter(|c| c.kind == crate::domain::reach::ChannelKind::Email) {
+            if self.channel_secrets.place(&c.name).await?.is_some() {
+                continue;
+            }
+            let server = c.server.as_deref().unwrap_or_default();
+            let why = match &c.username {
+                Some(user) => format!("it names the SMTP user {user:?}"),
+                None if !crate::domain::reach::plain_smtp_allowed(server) => format!("{server} is not on this machine"),
+                None => continue,
+            };
+            out.push(format!(
+                "channel {0} (email) has no SMTP password set, and {why}: it sends without logging in, which the server \
+                 will likely refuse. The local admin sets one: `approval-console channels secret set {0}` (or Settings → Channels)",
+                c.name
+            ));
+        }
+        Ok(out)
+    }
+
     /// The channels whose secret is set — of the settings, and any other with a secret file — and
     /// where each is kept. Never a value.
     pub async fn channel_secrets(&self, _by: &Cx<grade::Operator>) -> Result<Vec<ChannelSecret>, Error> {

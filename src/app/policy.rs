@@ -17,6 +17,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyFile {
+    /// Tools this file names on purpose before any call of them came: a rule of one of these passes
+    /// `policy check` and `policy apply` although no agent, engine or queued call has named it yet
+    /// (any other name this console has not seen is still refused as a likely misspelling). Not a
+    /// setting: it changes nothing in force, nor the policy's version. `policy export` lists here
+    /// the tools of the policy in force that this console has not seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_tools: Vec<String>,
     /// Every call of these tools needs an operator in the console: no grant, no notification
     /// Approve, no engine-client approval.
     #[serde(default)]
@@ -106,6 +113,7 @@ impl PolicyFile {
             quorums: d.quorum.rules.clone(),
             time_limits: d.expiry.rules.iter().map(|r| TimeLimit { tool: r.tool.clone(), after_secs: r.after_secs }).collect(),
             risk_rules: d.risk.rules.clone(),
+            expected_tools: vec![],
         }
     }
 
@@ -115,7 +123,7 @@ impl PolicyFile {
         crate::console::policy::version_of(crate::console::policy::documents_of(&d.expiry, &d.quorum, &d.risk, &d.safety))
     }
 
-    /// Every tool it names (not `"*"`).
+    /// Every tool its rules name (not `"*"`).
     fn tools(&self) -> std::collections::BTreeSet<&str> {
         let named = self.high_risk_tools.iter().chain(self.quorums.iter().map(|q| &q.tool));
         let named = named.chain(self.time_limits.iter().map(|t| &t.tool)).chain(self.risk_rules.iter().map(|r| &r.tool));
@@ -145,7 +153,17 @@ pub struct PolicyApplication {
     pub after: String,
 }
 
-/// What `policy check` found: problems that stop an apply, and notes that do not.
+/// What a policy check does with a tool that no agent, engine or queued call has named yet and the
+/// file does not expect (`expected_tools`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unseen {
+    /// A problem: it may be a misspelling that leaves the real tool unprotected.
+    Refuse,
+    /// A note (`--yes`): the rule applies once a call of that exact name comes.
+    Accept,
+}
+
+/// What `policy check` found: problems that stop an apply, and notes that do not (said as warnings).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Findings {
     pub errors: Vec<String>,
@@ -162,7 +180,7 @@ impl App {
 
     /// The policy in force, its file and the last 20 applied (`GET /api/policy`).
     pub async fn policy_view(&self, by: &Cx<grade::Operator>) -> Result<PolicyView, Error> {
-        let (file, version) = self.policy_in_force(by).await?;
+        let (file, version) = self.export_policy(by).await?;
         let entries = crate::store::audit::of_action(&self.db, crate::domain::audit::PolicyApplied::action_name(), 20).await?;
         let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
         let applied = entries
@@ -173,9 +191,11 @@ impl App {
     }
 
     /// `policy check`: every rule compiles and is in range, every tool it names is one this console
-    /// knows (a misspelt tool would leave the real one unprotected), and no risk rule of a high-risk
-    /// tool rates it below high (rules only add: such a rule would read as if it lowered it).
-    pub async fn check_policy(&self, file: &PolicyFile, by: &Cx<grade::Operator>) -> Result<Findings, Error> {
+    /// knows or one the file expects (`expected_tools`) — a misspelt tool would leave the real one
+    /// unprotected — and no risk rule of a high-risk tool rates it below high (rules only add: such a
+    /// rule would read as if it lowered it). With `unseen` [`Unseen::Accept`] (`--yes`), a tool
+    /// nothing has named yet is a note, not a problem.
+    pub async fn check_policy(&self, file: &PolicyFile, unseen: Unseen, by: &Cx<grade::Operator>) -> Result<Findings, Error> {
         let mut f = Findings::default();
         let d = file.documents();
         use crate::store::settings::Document;
@@ -185,12 +205,24 @@ impl App {
             }
         }
         let known = self.known_tools(by).await?;
+        let visible = crate::domain::text::visible;
         for tool in file.tools() {
-            if !known.contains(tool) {
-                f.errors.push(format!(
-                    "no agent, engine or queued call has named a tool {}: check its spelling",
-                    crate::domain::text::visible(tool)
-                ));
+            if known.contains(tool) || file.expected_tools.iter().any(|e| e == tool) {
+                continue;
+            }
+            let what = format!("no agent, engine or queued call has named a tool {}", visible(tool));
+            match unseen {
+                Unseen::Refuse => f.errors.push(format!(
+                    "{what}: check its spelling; a tool that has not called yet goes in expected_tools = [\"{}\"] (or check and apply with --yes)",
+                    visible(tool)
+                )),
+                Unseen::Accept => f.notes.push(format!("{what}: its rules apply once a call of that exact name comes (--yes)")),
+            }
+        }
+        let named = file.tools();
+        for e in &file.expected_tools {
+            if !named.contains(e.as_str()) {
+                f.notes.push(format!("expected tool {} is named by no rule of this file", visible(e)));
             }
         }
         for r in &file.risk_rules {
@@ -205,12 +237,29 @@ impl App {
         Ok(f)
     }
 
+    /// `policy export`: the policy in force as its file, with the tools it names that this console
+    /// has not seen in `expected_tools` (set with `--yes`), so that `policy check` of the file passes
+    /// here and on a console that has seen none of them; and its version.
+    pub async fn export_policy(&self, by: &Cx<grade::Operator>) -> Result<(PolicyFile, String), Error> {
+        let (mut file, version) = self.policy_in_force(by).await?;
+        let known = self.known_tools(by).await?;
+        let unseen: Vec<String> = file.tools().into_iter().filter(|t| !known.contains(*t)).map(str::to_owned).collect();
+        file.expected_tools = unseen;
+        Ok((file, version))
+    }
+
     /// `policy apply`: checked, then the four documents stored in one transaction (each change
     /// audited `settings.changed`) with a `policy.applied` entry naming the versions before and
     /// after and what widens; admins only; a widening only when confirmed (`--yes`), judged against
     /// the documents stored in that transaction. Answers the version now in force.
-    pub async fn apply_policy(&self, file: &PolicyFile, widening: Widening, by: &Cx<grade::Admin>) -> Result<String, Error> {
-        let findings = self.check_policy(file, &by.narrow()).await?;
+    pub async fn apply_policy(
+        &self,
+        file: &PolicyFile,
+        widening: Widening,
+        unseen: Unseen,
+        by: &Cx<grade::Admin>,
+    ) -> Result<String, Error> {
+        let findings = self.check_policy(file, unseen, &by.narrow()).await?;
         if let Some(first) = findings.errors.first() {
             return Err(Error::InvalidRequest(format!("the policy has {} problem(s); the first: {first}", findings.errors.len())));
         }
@@ -349,6 +398,17 @@ reason = "applies to a cluster"
         assert_eq!(again.version().unwrap(), file.version().unwrap());
         let e = PolicyFile::parse("high_risk_tool = []").unwrap_err().to_string();
         assert!(e.contains("high_risk_tool"), "an unknown key is named: {e}");
+    }
+
+    #[test]
+    fn expected_tools_round_trip_through_the_text_and_change_neither_the_version_nor_the_diff() {
+        let plain = PolicyFile::parse(FILE).unwrap();
+        let expecting = PolicyFile { expected_tools: vec!["transfer".into()], ..plain.clone() };
+        let text = expecting.to_toml();
+        assert!(text.contains("expected_tools = [\"transfer\"]"), "{text}");
+        assert_eq!(PolicyFile::parse(&text).unwrap(), expecting);
+        assert_eq!(expecting.version().unwrap(), plain.version().unwrap(), "not a setting");
+        assert!(diff(&plain, &expecting).is_empty());
     }
 
     #[test]

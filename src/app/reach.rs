@@ -10,6 +10,17 @@ use crate::store::reach::{self, Claim, Message};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The reach settings as stored, and what the console warns about them (nothing it refused).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedReach {
+    #[serde(flatten)]
+    pub settings: ReachSettings,
+    /// Sentences, each naming what may not work as saved (also in the log): a mail channel with no
+    /// password to log in with, calls already waiting that the channels are about to be sent.
+    pub warnings: Vec<String>,
+}
+
 /// A call's reach: who claimed it, and its channels' messages.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -75,11 +86,33 @@ impl App {
 
     /// Stores them (admins), audited with before and after (`settings.changed`). Refused
     /// (`invalid_request`) when they cannot work (`ReachSettings::check`: a secret named by place,
-    /// plain SMTP to another machine, …) or a channel that needs a secret has none set.
-    pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Cx<grade::Admin>) -> Result<ReachSettings, Error> {
+    /// plain SMTP to another machine, …) or a channel that needs a secret has none set. Warned
+    /// about, in the answer and the log: a mail channel with no password to log in with; and,
+    /// when the first channel is saved, the calls already waiting, which it is sent at once (each
+    /// rule's steps whose time has passed since the call paused).
+    pub async fn save_reach_settings(&self, settings: ReachSettings, by: &Cx<grade::Admin>) -> Result<SavedReach, Error> {
         self.check_channel_secrets(&settings).await?;
+        let mut warnings = self.channel_secret_warnings(&settings).await?;
+        if !settings.channels.is_empty() {
+            let before: ReachSettings = crate::store::settings::load(&self.db).await?;
+            let waiting = reach::unplanned(&self.db, 1000).await?.len();
+            if before.channels.is_empty() && waiting > 0 {
+                let count = match waiting {
+                    1 => "1 call".to_owned(),
+                    1000 => "1000 or more calls".to_owned(),
+                    n => format!("{n} calls"),
+                };
+                warnings.push(format!(
+                    "{count} waiting now had no channel to go to: they are sent now, each with every step of its rule \
+                     whose time has passed since it paused"
+                ));
+            }
+        }
         crate::store::settings::save(&self.db, &settings, &by.audit_name()).await?;
-        Ok(settings)
+        for w in &warnings {
+            tracing::warn!("reach settings saved: {w}");
+        }
+        Ok(SavedReach { settings, warnings })
     }
 
     /// "I'm on it": the call is `by`'s person's now; shown to everyone, its escalation stops.

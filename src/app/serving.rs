@@ -106,6 +106,31 @@ pub fn serving_now() -> Vec<Serving> {
     live
 }
 
+/// The console a command that names no address talks to, found as every CLI command finds it:
+/// with a data directory `named` (`--data-dir`, `APPROVAL_CONSOLE_DATA_DIR`), the console serving
+/// that one; else the one serving the default data directory; else the only one serving.
+/// `Ok(None)`: none is (the caller falls back on its default). Several, none of them the default
+/// one, and none named: `invalid_request` listing them, to name one.
+pub fn find(named: Option<&Path>) -> Result<Option<Serving>, Error> {
+    let live = serving_now();
+    let absolute = |dir: &Path| std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    if let Some(dir) = named {
+        let dir = absolute(dir);
+        return Ok(live.into_iter().find(|s| s.data_dir == dir));
+    }
+    let default = absolute(&super::default_data_dir());
+    if let Some(s) = live.iter().find(|s| s.data_dir == default) {
+        return Ok(Some(s.clone()));
+    }
+    match live.len() {
+        0 | 1 => Ok(live.into_iter().next()),
+        _ => {
+            let list: Vec<String> = live.iter().map(|s| format!("{} at {}", s.data_dir.display(), s.url)).collect();
+            Err(Error::InvalidRequest(format!("several consoles are serving ({}): name one with --data-dir DIR", list.join("; "))))
+        }
+    }
+}
+
 /// Whether some process serves `data_dir` now: the pid its lock file names is alive.
 pub fn is_served(data_dir: &Path) -> bool {
     holder_pid(data_dir).is_some_and(pid_alive)

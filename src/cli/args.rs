@@ -25,7 +25,7 @@ use std::path::PathBuf;
     after_help = concat!(
         "Without --data-dir, a command on the queue uses the console that is serving (it says which on stderr), ",
         "else the default data directory; a command that only reads never creates one.\n\n",
-        "Exit codes: 0 done; 1 a check failed (audit verify, engines sync); 2 an error (bad input, refused, ",
+        "Exit codes: 0 done; 1 a check failed (audit verify, engines sync, policy check, receipt verify); 2 an error (bad input, refused, ",
         "already decided, …); 3 not found (a call, a secret, a credential, a database); 4 unavailable (the keyring, ",
         "an engine, a busy database): try again later."
     )
@@ -299,6 +299,10 @@ pub enum Command {
         /// Print JSON: the call's id, the receipt (JWS), its key id and its claims.
         #[arg(long)]
         json: bool,
+        /// Print the receipt alone, the signed text (JWS) on one line: what the place where the
+        /// tool runs checks (`receipt ID --jws > receipt.jws`, then `receipt verify receipt.jws`).
+        #[arg(long, conflicts_with = "json")]
+        jws: bool,
     },
     /// Safety policy as code: check, diff, apply and export the policy file (high-risk tools, risk
     /// rules, quorums, time limits); the quorums of the two-person rule (admins only; the CLI is the
@@ -310,9 +314,10 @@ pub enum Command {
     /// A coding agent's hook: reads the hook event (PreToolUse or PermissionRequest) on stdin,
     /// queues the tool call in the console, waits for an operator's decision and prints the
     /// decision JSON the agent expects. Fails closed: console unreachable, no decision within
-    /// --timeout or bad input → deny, with the reason. The console's URL and an agent credential's
-    /// token come from APPROVAL_CONSOLE_URL and APPROVAL_CONSOLE_AGENT_TOKEN (`tokens add NAME --role
-    /// agent`); APPROVAL_CONSOLE_TOKEN, the console's session token, is never read as one.
+    /// --timeout or bad input → deny, with the reason. The console is the one serving now, found as
+    /// every CLI command finds it (or --url, APPROVAL_CONSOLE_URL); an agent credential's token comes
+    /// from APPROVAL_CONSOLE_AGENT_TOKEN (`tokens add NAME --role agent`); APPROVAL_CONSOLE_TOKEN,
+    /// the console's session token, is never read as one.
     /// `hooks install` writes the agent's settings.
     Hook {
         #[command(subcommand)]
@@ -327,9 +332,9 @@ pub enum Command {
     /// upstream's tools, and a call of a tool it asks about runs only once an operator approved it
     /// in the console (declined → a tool error with the reason). Asked about: every tool but those
     /// named with --pass; the upstream's annotations skip nothing unless --trust-annotations. The
-    /// console's URL and an agent credential's token come from APPROVAL_CONSOLE_URL and
-    /// APPROVAL_CONSOLE_AGENT_TOKEN, as for the hooks; nothing of APPROVAL_CONSOLE_* reaches the
-    /// upstream. Fails closed: console unreachable or no decision within --timeout → the call is not
+    /// console and an agent credential's token are found as the hooks find them (the serving
+    /// console or APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN); nothing of APPROVAL_CONSOLE_*
+    /// reaches the upstream. Fails closed: console unreachable or no decision within --timeout → the call is not
     /// run.
     McpGate {
         /// Always ask about TOOL, even when --pass or --trust-annotations would let it pass (repeat
@@ -344,9 +349,11 @@ pub enum Command {
         /// a server you trust.
         #[arg(long)]
         trust_annotations: bool,
-        /// The console's address.
-        #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = approval_console::connector::DEFAULT_URL)]
-        url: String,
+        /// The console's address [default: the console serving now, found as every CLI command
+        /// finds it (its record in $XDG_RUNTIME_DIR/approval-console/serving; with --data-dir, the
+        /// one serving that directory), else http://127.0.0.1:4319].
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+        url: Option<String>,
         /// Seconds a call waits for a decision before it fails (and leaves the queue). Keep it
         /// below your MCP client's request timeout (often 60 s).
         #[arg(long, env = "APPROVAL_CONSOLE_GATE_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]

@@ -6,11 +6,42 @@ use approval_console::app::remote::devices::{qr_text, PairingRequest};
 use approval_console::app::App;
 use approval_console::domain::grade;
 use approval_console::domain::text::visible;
+use approval_console::domain::Error;
+use std::io::{BufRead, IsTerminal, Write};
+
+/// Whose device a pairing without `--person` is, asked on a terminal: a person's name, or
+/// `None` for the local admin's own (answered with Enter alone, as the question says). Off a
+/// terminal, refused (`invalid_request`) naming `--person`: a script never pairs the local admin's
+/// device by leaving it out.
+fn whose_device() -> Result<Option<String>> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::InvalidRequest(
+            "whose device is it? Not asked, as this is not a terminal: name the person with --person NAME \
+             (the two-person rule counts the device's approvals as that person's)"
+                .into(),
+        )
+        .into());
+    }
+    let me = approval_console::app::account::os_account();
+    eprint!(
+        "Whose device is it? A person's name (the two-person rule counts its approvals as theirs), or Enter for yours ({}): ",
+        visible(&me)
+    );
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    let answer = answer.trim();
+    Ok((!answer.is_empty()).then(|| answer.to_owned()))
+}
 
 pub async fn run(app: &App, command: DevicesCommand) -> Result<()> {
     let by = app.local_admin::<grade::Local>("cli");
     match command {
         DevicesCommand::Pair { name, person } => {
+            let person = match person {
+                Some(p) => Some(p),
+                None => whose_device()?,
+            };
             let p = app.start_pairing(PairingRequest { name, person }, &by.narrow()).await?;
             println!("{}", qr_text(&p.url)?);
             println!("Pair {} (an operator credential of {}): open on the phone", visible(&p.name), visible(&p.person));

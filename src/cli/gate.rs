@@ -3,7 +3,7 @@
 //! channel: everything else goes to stderr.
 
 use anyhow::{Context, Result};
-use approval_console::connector::ConsoleClient;
+use approval_console::connector::{self, ConsoleClient};
 use approval_console::engine::local::mcp::{McpServer, ServerConfig};
 use approval_console::gate::{Gate, Policy};
 use rmcp::ServiceExt;
@@ -13,7 +13,10 @@ use std::time::Duration;
 /// What `mcp-gate` was given on its command line.
 pub struct GateArgs<'a> {
     pub policy: Policy,
-    pub url: &'a str,
+    /// `--url`, `APPROVAL_CONSOLE_URL`; else the serving console ([`connector::console_url`]).
+    pub url: Option<&'a str>,
+    /// `--data-dir`, `APPROVAL_CONSOLE_DATA_DIR`: the serving console looked for is that directory's.
+    pub data_dir: Option<&'a std::path::Path>,
     pub timeout: u64,
     pub agent: Option<&'a str>,
     pub upstream: &'a [String],
@@ -22,11 +25,13 @@ pub struct GateArgs<'a> {
 }
 
 pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
-    let GateArgs { policy, url, timeout, agent, upstream, jwks } = given;
+    let GateArgs { policy, url, data_dir, timeout, agent, upstream, jwks } = given;
     let (command, args) = upstream.split_first().context("name the upstream MCP server after `--`")?;
     // Read (and wiped from this process's environment) before the upstream starts: the upstream, or
     // anything it runs, must not find the credential in /proc/<pid>/environ of the gate.
-    let console = ConsoleClient::from_env_hidden(url, jwks);
+    // The credential is wiped even when no console is found, and then every call fails.
+    let found = connector::console_url(url, data_dir);
+    let console = found.clone().and(ConsoleClient::from_env_hidden(found.as_deref().unwrap_or(connector::DEFAULT_URL), jwks));
     if let Err(e) = &console {
         tracing::warn!("every call that needs an approval will fail: {e}");
     }

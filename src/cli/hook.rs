@@ -5,7 +5,7 @@
 //! (`hooks install` writes the settings that make Claude Code block then, and Codex where it can).
 
 use super::args::HookAgent;
-use approval_console::connector::ConsoleClient;
+use approval_console::connector::{self, ConsoleClient};
 use approval_console::hook::{self, Agent};
 use serde_json::Value;
 use std::process::ExitCode;
@@ -18,7 +18,9 @@ const INPUT_LIMIT: u64 = 4 * 1024 * 1024;
 /// How long past --timeout the hook may take to withdraw its call and answer before it stops waiting.
 const OVERRUN: Duration = Duration::from_secs(7);
 
-pub async fn run(which: &HookAgent) -> ExitCode {
+/// One hook run; `data_dir` (`--data-dir`, `APPROVAL_CONSOLE_DATA_DIR`) names the console to find
+/// when no URL is given.
+pub async fn run(which: &HookAgent, data_dir: Option<&std::path::Path>) -> ExitCode {
     let (agent, args) = match which {
         HookAgent::ClaudeCode(a) => (Agent::ClaudeCode, a),
         HookAgent::Codex(a) => (Agent::Codex, a),
@@ -30,7 +32,14 @@ pub async fn run(which: &HookAgent) -> ExitCode {
         match read {
             Err(e) => hook::deny(agent, None, &format!("Approval Console hook: cannot read the hook input: {e}")),
             Ok(n) if n as u64 > INPUT_LIMIT => hook::deny(agent, None, "Approval Console hook: the hook input is larger than 4 MiB"),
-            Ok(_) => answer_for(agent, &input, &args.url, args.jwks.as_deref(), timeout).await,
+            Ok(_) => match connector::console_url(args.url.as_deref(), data_dir) {
+                Ok(url) => answer_for(agent, &input, &url, args.jwks.as_deref(), timeout).await,
+                Err(why) => hook::deny(
+                    agent,
+                    hook::parse(&input).map_or_else(|bad| bad.event, |e| Some(e.event)),
+                    &format!("Approval Console: {why}"),
+                ),
+            },
         }
     };
     // Whatever hangs (input never closed, a console that stops answering mid-request), the hook

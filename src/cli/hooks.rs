@@ -3,11 +3,26 @@
 
 use super::args::HookTarget;
 use anyhow::{bail, Context, Result};
+use approval_console::app::serving;
+use approval_console::connector;
 use approval_console::hook::install::{self, HookSpec};
 use approval_console::hook::Agent;
 use std::path::{Path, PathBuf};
 
-pub fn install(target: HookTarget, settings: Option<PathBuf>, print: bool, timeout: u64) -> Result<()> {
+/// What `hooks install` was given.
+pub struct Given<'a> {
+    pub settings: Option<PathBuf>,
+    pub print: bool,
+    pub timeout: u64,
+    /// `--url`, `APPROVAL_CONSOLE_URL`.
+    pub url: Option<&'a str>,
+}
+
+/// Merges the hook into the agent's settings (or prints them). The hook's command names the
+/// console (`--url`) when it was given, or when the console serving now (found as every CLI command
+/// finds it; `data_dir` names one) is not at the default address.
+pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) -> Result<()> {
+    let Given { settings, print, timeout, url } = given;
     let agent = match target {
         HookTarget::ClaudeCode => Agent::ClaudeCode,
         HookTarget::Codex => Agent::Codex,
@@ -18,7 +33,14 @@ pub fn install(target: HookTarget, settings: Option<PathBuf>, print: bool, timeo
     };
     // The running binary, resolved (a symbolic link on PATH names the file it points to).
     let program = std::env::current_exe().context("finding the path of this binary")?;
-    let spec = HookSpec { program, timeout };
+    let url = match url {
+        Some(url) => Some(url.trim().to_owned()),
+        None => serving::find(data_dir)
+            .context("the hook would not know which console to ask: name it with --url (or --data-dir)")?
+            .map(|s| s.url),
+    };
+    let url = url.filter(|u| u.trim_end_matches('/') != connector::DEFAULT_URL);
+    let spec = HookSpec { program, timeout, url };
     let existing = match std::fs::read_to_string(&file) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -45,6 +67,10 @@ pub fn install(target: HookTarget, settings: Option<PathBuf>, print: bool, timeo
         }
     }
     println!("It runs {} and reads the agent credential from APPROVAL_CONSOLE_AGENT_TOKEN.", spec.program.display());
+    match &spec.url {
+        Some(url) => println!("It asks the console at {url} (--url in the hook's command; install again if the console moves)."),
+        None => println!("It asks the console serving when it runs (found as the CLI finds it), else {}.", connector::DEFAULT_URL),
+    }
     if agent == Agent::Codex {
         println!("Codex asks you to trust a new or changed hook once. A Codex hook that runs past its timeout lets the call run (see the README).");
     }

@@ -81,21 +81,16 @@ fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
     if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
         return Ok(default);
     }
-    let others = serving::serving_now();
-    match others.as_slice() {
-        [] => Ok(default),
-        [one] => {
+    match serving::find(None)? {
+        None => Ok(default),
+        Some(one) => {
             eprintln!(
                 "note: using the console serving at {} (data directory {}, database {}); name another with --data-dir",
                 one.url,
                 one.data_dir.display(),
                 one.database
             );
-            Ok(one.data_dir.clone())
-        }
-        many => {
-            let list: Vec<String> = many.iter().map(|s| format!("{} at {}", s.data_dir.display(), s.url)).collect();
-            Err(Error::InvalidRequest(format!("several consoles are serving ({}): name one with --data-dir DIR", list.join("; "))).into())
+            Ok(one.data_dir)
         }
     }
 }
@@ -141,9 +136,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
-        Command::Hook { agent } => return Ok(hook::run(agent).await),
-        Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout } } => {
-            return hooks::install(*agent, settings.clone(), *print, *timeout).map(|()| ExitCode::SUCCESS)
+        Command::Hook { agent } => return Ok(hook::run(agent, cli.data_dir.as_deref()).await),
+        Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout, url } } => {
+            let given = hooks::Given { settings: settings.clone(), print: *print, timeout: *timeout, url: url.as_deref() };
+            return hooks::install(*agent, given, cli.data_dir.as_deref()).map(|()| ExitCode::SUCCESS);
         }
         Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream, jwks } => {
             let policy = approval_console::gate::Policy {
@@ -151,7 +147,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 pass: pass.iter().cloned().collect(),
                 trust_annotations: *trust_annotations,
             };
-            let given = gate::GateArgs { policy, url, timeout: *timeout, agent: agent.as_deref(), upstream, jwks: jwks.as_deref() };
+            let given = gate::GateArgs {
+                policy,
+                url: url.as_deref(),
+                data_dir: cli.data_dir.as_deref(),
+                timeout: *timeout,
+                agent: agent.as_deref(),
+                upstream,
+                jwks: jwks.as_deref(),
+            };
             return gate::run(given).await;
         }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
@@ -172,10 +176,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Decline { agents, .. }
         | Command::Resume { agents, .. }
         | Command::Resolve { agents, .. } => agents_of(agents, &data_dir).await?.0,
-        // A quorum is checked against the tools the agents name (see `policy::check_known`).
+        // A quorum is checked against the tools the agents name (see `policy::check_known`), and an
+        // export lists the tools its rules name that nothing has named yet.
         Command::Policy {
             command:
-                args::PolicyCommand::Quorum { approvals: Some(2..), .. } | args::PolicyCommand::Check { .. } | args::PolicyCommand::Apply { .. },
+                args::PolicyCommand::Quorum { approvals: Some(2..), .. }
+                | args::PolicyCommand::Check { .. }
+                | args::PolicyCommand::Apply { .. }
+                | args::PolicyCommand::Export,
         } => {
             let given = AgentsFile { agents: std::env::var_os("APPROVAL_CONSOLE_AGENTS").map(PathBuf::from) };
             agents_of(&given, &data_dir).await?.0
@@ -215,9 +223,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tokens { command } => tokens::run(&app, command).await?,
         Command::Channels { command } => channels::run(&app, command).await?,
         Command::Devices { command } => devices::run(&app, command).await?,
-        Command::Policy { command } => policy::run(&app, command).await?,
+        Command::Policy { command } => return policy::run(&app, command).await,
         Command::Receipt { command: Some(command), .. } => receipt::run(&app, command).await?,
-        Command::Receipt { command: None, id: Some(id), json } => receipt::show(&app, &id, json).await?,
+        Command::Receipt { command: None, id: Some(id), json, jws } => receipt::show(&app, &id, json, jws).await?,
         Command::Receipt { command: None, id: None, .. } => {
             anyhow::bail!("say whose receipt: `approval-console receipt ID` (a call's id), or see `receipt --help`")
         }

@@ -2,32 +2,48 @@
 
 use super::args::PolicyCommand;
 use anyhow::{Context, Result};
-use approval_console::app::policy::PolicyFile;
+use approval_console::app::policy::{PolicyFile, Unseen};
 use approval_console::app::widening::Widening;
 use approval_console::app::App;
 use approval_console::domain::safety::QuorumSettings;
 use approval_console::domain::text::visible;
 use approval_console::domain::Error;
 use approval_console::domain::{grade, Cx};
+use std::process::ExitCode;
 
-/// `policy check|diff|apply|export|quorum`.
-pub async fn run(app: &App, command: PolicyCommand) -> Result<()> {
+/// `policy check|diff|apply|export|quorum`; `policy check` exits 1 when it finds a problem.
+pub async fn run(app: &App, command: PolicyCommand) -> Result<ExitCode> {
     let by = app.local_admin::<grade::Local>("cli");
-    let (tool, approvals, off, critical, json, yes) = match command {
-        PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } => (tool, approvals, off, critical, json, yes),
-        PolicyCommand::Check { file } => return check(app, &read(&file)?, &by).await,
-        PolicyCommand::Diff { file } => return diff(app, &read(&file)?, &by).await,
-        PolicyCommand::Apply { file, yes } => return apply(app, &read(&file)?, yes, &by).await,
-        PolicyCommand::ShadowReport { json } => return shadow_report(app, json, &by).await,
+    let done = |r: Result<()>| r.map(|()| ExitCode::SUCCESS);
+    match command {
+        PolicyCommand::Check { file, yes } => check(app, &read(&file)?, unseen(yes), &by).await,
+        PolicyCommand::Diff { file } => done(diff(app, &read(&file)?, &by).await),
+        PolicyCommand::Apply { file, yes } => done(apply(app, &read(&file)?, yes, &by).await),
+        PolicyCommand::ShadowReport { json } => done(shadow_report(app, json, &by).await),
         PolicyCommand::Export => {
-            let (file, version) = app.policy_in_force(&by.narrow()).await?;
+            let (file, version) = app.export_policy(&by.narrow()).await?;
             print!("# In force: version {version}\n{}", file.to_toml());
-            return Ok(());
+            Ok(ExitCode::SUCCESS)
         }
-    };
+        quorum_command @ PolicyCommand::Quorum { .. } => done(quorum(app, quorum_command, &by).await),
+    }
+}
+
+/// `--yes` of `policy check` and `policy apply`: a tool not seen yet is accepted (said on stderr).
+fn unseen(yes: bool) -> Unseen {
+    if yes {
+        Unseen::Accept
+    } else {
+        Unseen::Refuse
+    }
+}
+
+/// `policy quorum …`: lists, shows or sets the quorums.
+async fn quorum(app: &App, command: PolicyCommand, by: &Cx<grade::Local>) -> Result<()> {
+    let PolicyCommand::Quorum { tool, approvals, off, critical, json, yes } = command else { unreachable!("only quorum runs here") };
     if let (Some(tool), Some(n)) = (&tool, approvals) {
         if n >= 2 {
-            check_known(app, tool, yes, &by).await?;
+            check_known(app, tool, yes, by).await?;
         }
     }
     // A quorum lowered or removed asks for --yes, as a policy file that widens does.
@@ -118,16 +134,22 @@ fn read(path: &std::path::Path) -> Result<PolicyFile> {
     Ok(PolicyFile::parse(&text)?)
 }
 
-async fn check(app: &App, file: &PolicyFile, by: &Cx<grade::Local>) -> Result<()> {
-    let findings = app.check_policy(file, &by.narrow()).await?;
+/// `policy check`: exit code 0 when the file would apply, 1 with each problem on stderr (a
+/// check that failed, as `audit verify`'s), 2 when it cannot be read at all.
+async fn check(app: &App, file: &PolicyFile, unseen: Unseen, by: &Cx<grade::Local>) -> Result<ExitCode> {
+    let findings = app.check_policy(file, unseen, &by.narrow()).await?;
+    for n in &findings.notes {
+        eprintln!("warning: {n}");
+    }
     if findings.errors.is_empty() {
         println!("The policy is valid (version {} once applied).", file.version()?);
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     for e in &findings.errors {
         eprintln!("error: {e}");
     }
-    anyhow::bail!("{} problem(s) in the policy: nothing was applied", findings.errors.len())
+    eprintln!("{} problem(s) in the policy: nothing was applied", findings.errors.len());
+    Ok(ExitCode::from(1))
 }
 
 async fn diff(app: &App, file: &PolicyFile, by: &Cx<grade::Local>) -> Result<()> {
@@ -151,7 +173,12 @@ async fn apply(app: &App, file: &PolicyFile, yes: bool, by: &Cx<grade::Local>) -
         println!("No change: the policy in force (version {before}) is this one.");
         return Ok(());
     }
-    let after = match app.apply_policy(file, Widening::confirmed(yes), &by.narrow()).await {
+    if yes {
+        for n in app.check_policy(file, Unseen::Accept, &by.narrow()).await?.notes {
+            eprintln!("warning: {n}");
+        }
+    }
+    let after = match app.apply_policy(file, Widening::confirmed(yes), unseen(yes), &by.narrow()).await {
         Err(Error::WideningUnconfirmed { widens }) => {
             for l in &widens {
                 eprintln!("{l}");

@@ -10,9 +10,14 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `receipt ID`: the call's receipt, its claims as read and the signed text.
-pub async fn show(app: &App, id: &str, json: bool) -> Result<()> {
+/// `receipt ID`: the call's receipt, its claims as read and the signed text (`jws`: the signed
+/// text alone, for a `receipt.jws` file).
+pub async fn show(app: &App, id: &str, json: bool, jws: bool) -> Result<()> {
     let view = app.receipt(id, &app.local_admin("cli")).await?;
+    if jws {
+        println!("{}", view.receipt);
+        return Ok(());
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&view)?);
         return Ok(());

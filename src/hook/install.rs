@@ -35,6 +35,9 @@ pub struct HookSpec {
     pub program: PathBuf,
     /// The hook's own `--timeout`: it denies and withdraws the call then.
     pub timeout: u64,
+    /// The console's address, written as the hook's `--url` (`hooks install` gives one when the
+    /// console is not at the default address); `None`: the hook finds the serving console itself.
+    pub url: Option<String>,
 }
 
 impl HookSpec {
@@ -82,10 +85,14 @@ pub fn merge(agent: Agent, existing: Option<&str>, spec: &HookSpec) -> Result<St
 
 /// Claude Code's hook entry (a `hooks` item of a matcher group).
 pub fn claude_code_entry(spec: &HookSpec) -> Result<Value, InstallError> {
+    let mut args = vec!["hook".to_owned(), "claude-code".to_owned(), "--timeout".to_owned(), spec.timeout.to_string()];
+    if let Some(url) = &spec.url {
+        args.extend(["--url".to_owned(), url.clone()]);
+    }
     Ok(json!({
         "type": "command",
         "command": spec.program()?,
-        "args": ["hook", "claude-code", "--timeout", spec.timeout.to_string()],
+        "args": args,
         "timeout": spec.agent_timeout(),
         "onFailure": "block",
     }))
@@ -141,8 +148,9 @@ fn shell_word(s: &str) -> String {
 /// Codex's hook command: the hook, and a shell fallback that blocks (exit 2, the reason on stderr)
 /// when it exits non-zero — it could not start, or crashed.
 pub fn codex_command(spec: &HookSpec) -> Result<String, InstallError> {
+    let url = spec.url.as_deref().map(|u| format!(" --url {}", shell_word(u))).unwrap_or_default();
     Ok(format!(
-        "{} hook codex --timeout {} || {{ echo 'Approval Console: the hook failed, so this call is blocked' >&2; exit 2; }}",
+        "{} hook codex --timeout {}{url} || {{ echo 'Approval Console: the hook failed, so this call is blocked' >&2; exit 2; }}",
         shell_word(spec.program()?),
         spec.timeout
     ))
@@ -206,7 +214,22 @@ mod tests {
     use super::*;
 
     fn spec() -> HookSpec {
-        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290 }
+        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290, url: None }
+    }
+
+    #[test]
+    fn a_console_at_another_address_is_named_in_the_hooks_command() {
+        let at = HookSpec { url: Some("http://127.0.0.1:5123".into()), ..spec() };
+        let v: Value = serde_json::from_str(&merge(Agent::ClaudeCode, None, &at).unwrap()).unwrap();
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["hooks"][0]["args"],
+            json!(["hook", "claude-code", "--timeout", "290", "--url", "http://127.0.0.1:5123"])
+        );
+        let codex = codex_command(&at).unwrap();
+        assert!(codex.starts_with("'/opt/my tools/approval-console' hook codex --timeout 290 --url http://127.0.0.1:5123 || {"), "{codex}");
+        // Installed again at the default address: the entry of ours loses its --url.
+        let back: Value = serde_json::from_str(&merge(Agent::ClaudeCode, Some(&v.to_string()), &spec()).unwrap()).unwrap();
+        assert_eq!(back["hooks"]["PreToolUse"][0]["hooks"][0]["args"], json!(["hook", "claude-code", "--timeout", "290"]));
     }
 
     #[test]

@@ -269,7 +269,7 @@ async fn the_real_claude_codes_edit_is_shown_as_a_diff_against_the_file_on_disk(
 fn installed_settings(dir: &Path, program: &Path, hook_secs: u64, on_failure: bool) -> String {
     let file = dir.join("installed.json");
     std::fs::write(&file, r#"{ "permissions": { "allow": ["Bash"] } }"#).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+    let out = crate::helpers::nothing_serving(&mut std::process::Command::new(env!("CARGO_BIN_EXE_approval-console")))
         .args(["hooks", "install", "claude-code", "--timeout", &hook_secs.to_string(), "--settings"])
         .arg(&file)
         .output()

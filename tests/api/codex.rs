@@ -140,7 +140,7 @@ async fn c01_the_real_codex_with_the_readme_hook_config_runs_a_command_approved_
 
 /// The hook config as `hooks install codex --timeout HOOK_SECS` writes it, its program at `program`.
 fn installed_hooks(dir: &Path, program: &Path, hook_secs: u64) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+    let out = crate::helpers::nothing_serving(&mut std::process::Command::new(env!("CARGO_BIN_EXE_approval-console")))
         .args(["hooks", "install", "codex", "--print", "--timeout", &hook_secs.to_string(), "--settings"])
         .arg(dir.join("none.toml"))
         .output()

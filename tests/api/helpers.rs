@@ -391,6 +391,15 @@ pub fn cli(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `c` with no console to find (an empty registry of serving consoles, no address or data
+/// directory named): `hooks install` and the hooks then name no console of their own, whatever
+/// other tests serve meanwhile.
+pub fn nothing_serving(c: &mut std::process::Command) -> &mut std::process::Command {
+    c.env("XDG_RUNTIME_DIR", "/nonexistent/approval-console-tests/no-console-serves")
+        .env_remove("APPROVAL_CONSOLE_URL")
+        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
+}
+
 /// What a process printed, stdout then stderr.
 pub fn text_of(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

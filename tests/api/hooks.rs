@@ -209,7 +209,7 @@ async fn the_hook_answers_a_deny_by_its_own_timeout_when_its_input_never_ends() 
 
 /// `approval-console hooks install ARGS…`: its exit status and what it said.
 fn install(args: &[&str], file: &std::path::Path) -> (bool, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+    let out = crate::helpers::nothing_serving(&mut std::process::Command::new(env!("CARGO_BIN_EXE_approval-console")))
         .args(["hooks", "install"])
         .args(args)
         .arg("--settings")

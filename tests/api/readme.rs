@@ -5,12 +5,12 @@ use crate::helpers::*;
 use std::path::Path;
 use std::process::Command;
 
-fn readme() -> String {
+pub(crate) fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
 }
 
 /// The fenced code blocks of `lang` in the README, in order.
-fn blocks(lang: &str) -> Vec<String> {
+pub(crate) fn blocks(lang: &str) -> Vec<String> {
     let text = readme();
     let mut out = vec![];
     let mut current: Option<String> = None;
@@ -32,12 +32,12 @@ fn blocks(lang: &str) -> Vec<String> {
 }
 
 /// Runs a README shell block with bash, `approval-console` on PATH and the data directory set.
-fn run_shell(block: &str, data_dir: &Path) -> std::process::Output {
+pub(crate) fn run_shell(block: &str, data_dir: &Path) -> std::process::Output {
     shell(block, data_dir).output().unwrap()
 }
 
 /// The command [`run_shell`] runs.
-fn shell(block: &str, data_dir: &Path) -> Command {
+pub(crate) fn shell(block: &str, data_dir: &Path) -> Command {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_approval-console")).parent().unwrap().to_owned();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut c = Command::new("bash");
@@ -98,11 +98,18 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     let home = tmp.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let data = tmp.path().join("data");
-    let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    // A console of this test's own (its record in a runtime directory of its own), on a port that
+    // is not the default one; the block names no data directory and no address: it finds it.
+    let run = tmp.path().join("run");
+    let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
     let block = block("sh", "hooks install claude-code\napproval-console tokens list");
     // As printed, then one line of the test's: the token the block left in the shell.
-    let out =
-        shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data).env("HOME", &home).output().unwrap();
+    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data)
+        .env("HOME", &home)
+        .env("XDG_RUNTIME_DIR", &run)
+        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
@@ -114,11 +121,52 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     // The credential is an agent's, allowed to queue calls as Claude Code's.
     let session = crate::helpers::serve_process::get_json(&reqwest::Client::new(), &format!("{}/api/session", serve.base), &token).await;
     assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("claude-hook"), Some("agent")), "{session}");
-    // The hook is in Claude Code's settings, by this binary's absolute path.
+    // The hook is in Claude Code's settings, by this binary's absolute path, with the address of
+    // the console it found (not the default one).
     let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap()).unwrap();
     let entry = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
     assert_eq!(entry["command"].as_str(), Some(installed_binary().as_str()), "{settings}");
     assert_eq!(entry["onFailure"], "block", "{settings}");
+    assert_eq!(entry["args"], serde_json::json!(["hook", "claude-code", "--timeout", "290", "--url", serve.base]), "{settings}");
+
+    // The hook as installed reaches that console, even where no record of it can be found.
+    let args: Vec<&str> = entry["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    let mut hook = std::process::Command::new(entry["command"].as_str().unwrap());
+    nothing_serving(&mut hook).args(&args).env("APPROVAL_CONSOLE_AGENT_TOKEN", &token).env("XDG_STATE_HOME", tmp.path().join("state"));
+    let answer = hook_answers(hook, &serve, "deploys on Mondays only").await;
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    assert!(answer.to_string().contains("deploys on Mondays only"), "the operator's decline, not a failure: {answer}");
+}
+
+/// Runs the hook `command` (`hook claude-code …`) with a Bash call on stdin; once that call is in
+/// `serve`'s queue, declines it with `reason`: the hook's answer.
+pub(crate) async fn hook_answers(command: std::process::Command, serve: &ServeProcess, reason: &str) -> serde_json::Value {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::from(command)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let event = serde_json::json!({ "session_id": "s-1", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": { "command": "make deploy" }, "tool_use_id": "toolu_9" });
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(event.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let call = wait::until(std::time::Duration::from_secs(20), || async {
+        let queue = serve.get("/api/queue").await;
+        let items = queue["items"].as_array().cloned().unwrap_or_default();
+        items.into_iter().find(|c| c["engine"] == "claude-code").ok_or_else(|| format!("the hook queued no call: {queue}"))
+    })
+    .await;
+    let id = call["id"].as_str().unwrap();
+    let declined =
+        serve.post(&format!("/api/queue/{id}/decline"), serde_json::json!({ "fingerprint": call["fingerprint"], "reason": reason })).await;
+    assert!(declined.get("code").is_none(), "declined: {declined}");
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output()).await.expect("the hook ends").unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("not a hook answer: {}", text(&out)))
 }
 
 #[tokio::test]
@@ -296,7 +344,7 @@ fn the_readme_codex_hook_config_is_toml_that_runs_the_hook_and_blocks_when_it_ca
 fn the_readme_hook_settings_are_what_hooks_install_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let print = |agent: &str, file: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        let out = nothing_serving(&mut Command::new(env!("CARGO_BIN_EXE_approval-console")))
             .args(["hooks", "install", agent, "--print", "--settings"])
             .arg(tmp.path().join(file))
             .output()

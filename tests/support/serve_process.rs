@@ -88,11 +88,22 @@ impl ServeProcess {
 
     /// [`Self::start_args`] with `RLIMIT_NOFILE` (soft and hard) set to `open_files` for the process.
     pub fn start_open_files(bin: &str, data_dir: &Path, token: &str, args: &[&str], open_files: Option<u64>) -> Self {
+        Self::spawn(bin, data_dir, token, args, open_files, &[])
+    }
+
+    /// [`Self::start_with`] with these environment variables set too (`XDG_RUNTIME_DIR`: where it
+    /// leaves its record of where it serves).
+    pub fn start_env(bin: &str, data_dir: &Path, token: &str, more: &[&str], env: &[(&str, &Path)]) -> Self {
+        Self::spawn(bin, data_dir, token, &[&["--token", token][..], more].concat(), None, env)
+    }
+
+    fn spawn(bin: &str, data_dir: &Path, token: &str, args: &[&str], open_files: Option<u64>, env: &[(&str, &Path)]) -> Self {
         let mut command = Command::new(bin);
         command
             .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0"])
             .args(args)
             .envs(database_env(data_dir))
+            .envs(env.iter().copied())
             .env("APPROVAL_CONSOLE_LOG", "warn")
             .stdout(Stdio::piped());
         if let Some(n) = open_files {

@@ -2,7 +2,7 @@
 //! time to decision per channel, person and rule.
 
 use crate::app::channel_secrets::{ChannelSecret, RemovedChannelSecret, SecretValue};
-use crate::app::reach::{CallReach, ReachStats};
+use crate::app::reach::{CallReach, ReachStats, SavedReach};
 use crate::domain::reach::ReachSettings;
 use serde::Deserialize;
 
@@ -19,7 +19,7 @@ crate::declare_operations! {
         errors []
         |app, _, _, by| { Ok(app.reach_settings(by).await?.into()) }
 
-    SaveReachSettings(Nothing, body ReachSettings, window "settings") -> ReachSettings, 200 "Stored and audited; calls pausing from now on are planned by it";
+    SaveReachSettings(Nothing, body ReachSettings, window "settings") -> SavedReach, 200 "Stored and audited; calls pausing from now on are planned by it, and when it is the first channel, the calls already waiting are sent at once; `warnings` says what may not work as saved (a mail channel with no password to log in with) and how many waiting calls go out now";
         errors [400 "invalid_request: a name twice, a channel without its address, a channel that needs a secret without one set, secretRef or secretFile (removed), plain SMTP to another machine, a bad time"]
         |app, _, s, by| { Ok(app.save_reach_settings(s, by).await?.into()) }
 

@@ -39,6 +39,12 @@ pub enum HooksCommand {
         /// 10 s more.
         #[arg(long, default_value_t = approval_console::hook::install::DEFAULT_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         timeout: u64,
+        /// The console the hook asks, written into the hook's command (`--url URL`) [default: the
+        /// console serving now, found as every CLI command finds it, written when it is not at
+        /// http://127.0.0.1:4319; with none serving, nothing is written and the hook looks for
+        /// the serving console each time it runs].
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+        url: Option<String>,
     },
 }
 
@@ -51,9 +57,11 @@ pub enum HookTarget {
 
 #[derive(clap::Args)]
 pub struct HookArgs {
-    /// The console's address (where `serve` or the desktop app listens).
-    #[arg(long, env = "APPROVAL_CONSOLE_URL", default_value = "http://127.0.0.1:4319")]
-    pub url: String,
+    /// The console's address [default: the console serving now, found as every CLI command finds
+    /// it (its record in $XDG_RUNTIME_DIR/approval-console/serving; with --data-dir, the one serving
+    /// that directory), else http://127.0.0.1:4319].
+    #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+    pub url: Option<String>,
     /// Seconds to wait for a decision before denying (and withdrawing the call from the queue).
     /// Keep it below the hook's own timeout in the agent's settings (`hooks install` gives that 10 s
     /// more).
@@ -69,11 +77,16 @@ pub struct HookArgs {
 #[derive(Subcommand)]
 pub enum PolicyCommand {
     /// Checks a policy file without applying it: it reads, every rule compiles and is in range,
-    /// every tool it names is known (a misspelt tool would leave the real one unprotected), no risk
-    /// rule rates a high-risk tool below high. Exits 1 with each problem otherwise.
+    /// every tool it names is known or listed in its `expected_tools` (a misspelt tool would leave
+    /// the real one unprotected), no risk rule rates a high-risk tool below high. Exit code 0 if it
+    /// would apply; 1 with each problem on stderr; 2 if the file cannot be read.
     Check {
         /// The policy file (TOML; `policy export` writes one).
         file: std::path::PathBuf,
+        /// Accept tools no agent, engine or queued call has named yet (a warning each), as
+        /// `policy apply --yes` does.
+        #[arg(long)]
+        yes: bool,
     },
     /// What applying a policy file would change against the policy in force, one line per change;
     /// a change that lets more through without an operator says "(widens)".
@@ -82,11 +95,13 @@ pub enum PolicyCommand {
         file: std::path::PathBuf,
     },
     /// Puts a policy file in force: checked, then stored in one transaction and audited
-    /// (`policy.applied` with the versions before and after). A change that widens needs --yes.
+    /// (`policy.applied` with the versions before and after). A change that widens needs --yes, as
+    /// does a tool nothing has named yet that the file does not list in `expected_tools`.
     Apply {
         /// The policy file to put in force.
         file: std::path::PathBuf,
-        /// Apply although it widens (removes a high-risk tool, lowers a quorum, drops a high risk rule).
+        /// Apply although it widens (removes a high-risk tool, lowers a quorum, drops a high risk
+        /// rule), and although it names tools no agent, engine or queued call has named yet.
         #[arg(long)]
         yes: bool,
     },
@@ -99,7 +114,8 @@ pub enum PolicyCommand {
         json: bool,
     },
     /// Prints the policy in force as a policy file (`policy export > policy.toml`); `policy apply`
-    /// of it changes nothing.
+    /// of it changes nothing, and `policy check` passes it (the tools of its rules that this console
+    /// has not seen are listed in `expected_tools`).
     Export,
     /// The two-person rule: each call of TOOL runs only after N approvals by N different operators
     /// (credentials; the local admin is one, in the window, the CLI and notifications alike), all
@@ -145,7 +161,9 @@ pub enum DevicesCommand {
         /// The device's name [default: <person>-phone-N].
         #[arg(long)]
         name: Option<String>,
-        /// Whose operator credential it is [default: you, the local admin].
+        /// Whose operator credential it is (the two-person rule counts its approvals as that
+        /// person's). Without it, a terminal is asked (Enter alone: yours, the local admin's); a
+        /// run off a terminal (a script) is refused.
         #[arg(long)]
         person: Option<String>,
     },
