@@ -2241,6 +2241,14 @@ export interface components {
             /** @description true: store it even though it widens what runs without an operator (else `widening_unconfirmed`, listing what widens) */
             confirmWidening?: boolean;
         };
+        /** @description The reach settings as stored, and what the console warns about them (nothing it refused). */
+        SavedReach: components["schemas"]["ReachSettings"] & {
+            /**
+             * @description Sentences, each naming what may not work as saved (also in the log): a mail channel with no
+             *     password to log in with, calls already waiting that the channels are about to be sent.
+             */
+            warnings: string[];
+        };
         ShadowGrantReport: {
             /**
              * Format: int64
@@ -5679,13 +5687,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored and audited; calls pausing from now on are planned by it */
+            /** @description Stored and audited; calls pausing from now on are planned by it, and when it is the first channel, the calls already waiting are sent at once; `warnings` says what may not work as saved (a mail channel with no password to log in with) and how many waiting calls go out now */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReachSettings"];
+                    "application/json": components["schemas"]["SavedReach"];
                 };
             };
             /** @description invalid_request: a name twice, a channel without its address, a channel that needs a secret without one set, secretRef or secretFile (removed), plain SMTP to another machine, a bad time */
