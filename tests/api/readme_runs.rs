@@ -94,6 +94,25 @@ async fn the_hook_finds_a_console_serving_on_another_port_without_being_told_its
     let answer = crate::readme::hook_answers(hook, &serve, "not on a Friday").await;
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
     assert!(answer.to_string().contains("not on a Friday"), "the operator's decline reached the hook: {answer}");
+
+    // Two consoles serving and none named: a deny that says so, never a guess.
+    let _other = ServeProcess::start_env(BIN, &tmp.path().join("other"), TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
+    let mut hook = Command::new(BIN);
+    hook.args(["hook", "claude-code", "--timeout", "60"])
+        .env_remove("APPROVAL_CONSOLE_URL")
+        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
+        .env("XDG_RUNTIME_DIR", &run)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", &token)
+        .stdin(std::process::Stdio::piped());
+    let answer = answered_json(hook, r#"{"session_id":"s-2","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#);
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    assert!(answer.to_string().contains("several consoles are serving"), "{answer}");
+}
+
+/// Runs `command` with `input` on its standard input: the JSON it printed.
+fn answered_json(command: Command, input: &str) -> Value {
+    let out = answered(command, input);
+    serde_json::from_str(&out).unwrap_or_else(|_| panic!("not JSON: {out}"))
 }
 
 /// Writes `text` to `dir/name`, owner-only (as `--file` wants it).
