@@ -104,7 +104,10 @@ async fn the_hook_finds_a_console_serving_on_another_port_without_being_told_its
         .env("XDG_RUNTIME_DIR", &run)
         .env("APPROVAL_CONSOLE_AGENT_TOKEN", &token)
         .stdin(std::process::Stdio::piped());
-    let answer = answered_json(hook, r#"{"session_id":"s-2","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#);
+    let answer = answered_json(
+        hook,
+        r#"{"session_id":"s-2","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+    );
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
     assert!(answer.to_string().contains("several consoles are serving"), "{answer}");
 }
@@ -263,8 +266,7 @@ async fn docs_receipts_example_has_the_claims_and_shapes_of_a_real_receipt() {
     let (status, body) = t.approve(&item).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
     let decided = t.item(item["id"].as_str().unwrap()).await;
-    let receipt =
-        decided["decision"]["receipt"].as_str().unwrap_or_else(|| panic!("a decided call has its receipt: {decided}")).to_owned();
+    let receipt = decided["decision"]["receipt"].as_str().unwrap_or_else(|| panic!("a decided call has its receipt: {decided}")).to_owned();
     use base64::Engine;
     let part = |jws: &str, n: usize| -> Value {
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(jws.split('.').nth(n).unwrap()).unwrap();
