@@ -123,6 +123,9 @@ for (const size of SIZES) {
         assert.equal(await step.getAttribute('data-deliberate'), 'true');
         assert.match(await step.locator('[data-testid="approve-confirm-reasons"]').textContent(), /U\+0430 CYRILLIC SMALL LETTER A/);
         assert.match(await step.locator('[data-testid="approve-confirm-warnings"]').textContent(), /U\+202E RIGHT-TO-LEFT OVERRIDE/);
+        const hint = await step.locator('[data-high-risk="true"]').textContent();
+        if (size.phone) assert.doesNotMatch(hint, /Enter|Esc/, 'no keyboard hints on a touch screen');
+        else assert.match(hint, /Enter/);
         const focused = size.phone ? 'approve-hold' : 'approve-type';
         await waitFor(async () => (await page.evaluate(() => document.activeElement?.dataset.testid)) === focused, `the focus on ${focused}`);
         await page.keyboard.press('Enter');

@@ -22,6 +22,8 @@ export const risk = {
   holding: 'Keep holding…',
   /** The hint under the step: Enter alone never approves here. */
   hint: 'A quick Enter or click does not approve this call. Hold the button (or Enter or Space on it) for a second, or type the tool name. Esc cancels.',
+  /** The same on a touch screen (no keys named). */
+  hintTouch: 'A quick tap does not approve this call. Press and hold the button for a second, or type the tool name.',
   /** A decision key pressed just after the call appeared (it may have been meant for the call before). */
   settling: 'This call just appeared: that key was ignored. Press it again to go on.',
 };
