@@ -6,12 +6,15 @@
 // - a high-risk call (`kubectl --context prod delete …`) ignores a quick Enter or click and is approved
 //   by the deliberate act: the button held for a second (pointer, or Enter held on it);
 // - a low-risk call still approves with `a` then Enter;
-// - the risk chip reads at 4.5:1 in either theme, and the levels look apart.
+// - the risk chip reads at 4.5:1 in either theme, and the deliberate step passes axe (contrast included).
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
 
 const ctx = serverAndBrowser();
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const THEME_STORAGE_KEY = 'approval-console.theme';
 
 const SIZES = [
@@ -90,6 +93,13 @@ async function chipContrast(chip) {
   return { ratio: (a + 0.05) / (b + 0.05), bg };
 }
 
+/** axe over the confirm step (contrast included): its serious and critical violations, as text. */
+async function axeStep(page) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document.querySelector('[data-testid="approve-confirm-step"]'), { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 for (const size of SIZES) {
   for (const theme of THEMES) {
     test(`${size.name} ${size.width}×${size.height}, ${theme}: a look-alike call is rated high and refuses a+Enter, a high-risk call needs the hold, a low one approves with a+Enter`, async () => {
@@ -123,6 +133,7 @@ for (const size of SIZES) {
         assert.equal(await step.getAttribute('data-deliberate'), 'true');
         assert.match(await step.locator('[data-testid="approve-confirm-reasons"]').textContent(), /U\+0430 CYRILLIC SMALL LETTER A/);
         assert.match(await step.locator('[data-testid="approve-confirm-warnings"]').textContent(), /U\+202E RIGHT-TO-LEFT OVERRIDE/);
+        assert.deepEqual(await axeStep(page), [], `the deliberate step passes axe in ${theme}`);
         const hint = await step.locator('[data-high-risk="true"]').textContent();
         if (size.phone) assert.doesNotMatch(hint, /Enter|Esc/, 'no keyboard hints on a touch screen');
         else assert.match(hint, /Enter/);
