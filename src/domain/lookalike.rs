@@ -9,7 +9,6 @@
 //! 16.0; a browser may know 17.0): a letter unknown here does not count as another script's.)
 
 use regex::Regex;
-use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -34,22 +33,40 @@ pub struct Mark {
     pub kind: MarkKind,
 }
 
-/// The table as `lookalikes.json` writes it (names and notes are the window's; only which
-/// characters, and their rules, are needed here).
+/// The table as `lookalikes.json` writes it (its notes are for people; the characters, their rules
+/// and their names are read here).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct TableFile {
     hidden: Vec<String>,
-    script_letters: HashMap<String, IgnoredAny>,
-    always: HashMap<String, IgnoredAny>,
+    hidden_names: HashMap<String, String>,
+    /// `[name, what it looks like]`.
+    script_letters: HashMap<String, (String, String)>,
+    always: HashMap<String, (String, String)>,
     not_in_cjk: Vec<String>,
     cjk_scripts: Vec<String>,
     fullwidth_ascii: String,
     nfkc_to_ascii: Vec<String>,
+    names: Names,
+}
+
+/// Words for the names of the compatibility characters (see `namesAbout` in the table).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Names {
+    roman: Vec<String>,
+    digits: Vec<String>,
+    ascii_punctuation: HashMap<char, String>,
+    math_letter_styles: Vec<String>,
+    math_digit_styles: Vec<String>,
 }
 
 struct Table {
     hidden: Vec<(char, char)>,
+    hidden_names: HashMap<char, String>,
+    /// The look-alikes of the table, by character: their name and what they look like.
+    named: HashMap<char, (String, String)>,
+    names: Names,
     script_letters: HashSet<char>,
     always: HashSet<char>,
     not_in_cjk: HashSet<char>,
@@ -90,8 +107,12 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let file: TableFile = serde_json::from_str(include_str!("../../ui/src/lib/lookalikes.json")).expect("lookalikes.json is the table");
     let script_letters: HashSet<char> = file.script_letters.keys().map(|k| code_point(k)).collect();
     let regex = |pattern: &str| Regex::new(pattern).expect("a valid pattern");
+    let named = file.script_letters.iter().chain(&file.always).map(|(k, v)| (code_point(k), v.clone())).collect();
     Table {
         hidden: file.hidden.iter().map(|r| code_range(r)).collect(),
+        hidden_names: file.hidden_names.iter().map(|(k, v)| (code_point(k), v.clone())).collect(),
+        named,
+        names: file.names,
         always: file.always.keys().map(|k| code_point(k)).collect(),
         not_in_cjk: file.not_in_cjk.iter().map(|k| code_point(k)).collect(),
         fullwidth: code_range(&file.fullwidth_ascii),
@@ -159,6 +180,79 @@ fn word_around(s: &str, at: usize) -> (usize, usize) {
     let start = s[..at].char_indices().rev().take_while(|&(_, c)| is_word_char(c)).last().map_or(at, |(i, _)| i);
     let end = s[at..].char_indices().find(|&(_, c)| !is_word_char(c)).map_or(s.len(), |(i, _)| at + i);
     (start, end)
+}
+
+/// What a marked character is, in the words of the window's mark titles (`confusables.ts`,
+/// `titleOf`, English): `U+202E RIGHT-TO-LEFT OVERRIDE (invisible)`, `U+0430 CYRILLIC SMALL
+/// LETTER A looks like 'a'`. Names come from the shared table; a hidden character it does not name
+/// is called by its kind (`control character`, `TAG character`, `invisible format character`).
+pub fn title(c: char, kind: MarkKind) -> String {
+    let code = format!("U+{:04X}", c as u32);
+    if kind == MarkKind::Hidden {
+        return format!("{code} {} (invisible)", hidden_name(c));
+    }
+    let (name, like) = lookalike_name(c);
+    if like == " " {
+        format!("{code} {name} looks like a space")
+    } else {
+        format!("{code} {name} looks like '{like}'")
+    }
+}
+
+fn hidden_name(c: char) -> String {
+    let cp = c as u32;
+    if cp <= 0x1F || (0x7F..=0x9F).contains(&cp) {
+        "control character".into()
+    } else if (0xE0000..=0xE007F).contains(&cp) {
+        "TAG character".into()
+    } else if cp >= 0xE0100 {
+        format!("VARIATION SELECTOR-{}", cp - 0xE0100 + 17)
+    } else {
+        TABLE.hidden_names.get(&c).cloned().unwrap_or_else(|| "invisible format character".into())
+    }
+}
+
+/// A look-alike's name and what it looks like.
+fn lookalike_name(c: char) -> (String, String) {
+    let t = &*TABLE;
+    if let Some(named) = t.named.get(&c) {
+        return named.clone();
+    }
+    if within(c, t.fullwidth) {
+        let ascii = char::from((c as u32 - t.fullwidth.0 as u32 + 0x21) as u8);
+        return (format!("FULLWIDTH {}", ascii_name(ascii)), ascii.to_string());
+    }
+    (compat_name(c), std::iter::once(c).nfkc().collect())
+}
+
+fn ascii_name(c: char) -> String {
+    let n = &TABLE.names;
+    match c {
+        'A'..='Z' => format!("LATIN CAPITAL LETTER {c}"),
+        'a'..='z' => format!("LATIN SMALL LETTER {}", c.to_ascii_uppercase()),
+        '0'..='9' => format!("DIGIT {}", n.digits[c as usize - '0' as usize]),
+        _ => n.ascii_punctuation.get(&c).cloned().unwrap_or_else(|| c.to_string()),
+    }
+}
+
+/// The Unicode name of a Roman numeral or a mathematical alphanumeric symbol.
+fn compat_name(c: char) -> String {
+    let n = &TABLE.names;
+    let cp = c as u32;
+    let letter = |i: u32| char::from(b'A' + i as u8);
+    match cp {
+        0x2160..=0x217F => format!("{}ROMAN NUMERAL {}", if cp >= 0x2170 { "SMALL " } else { "" }, n.roman[(cp as usize - 0x2160) % 16]),
+        0x1D400..=0x1D6A3 => {
+            let r = (cp - 0x1D400) % 52;
+            let style = &n.math_letter_styles[(cp as usize - 0x1D400) / 52];
+            format!("MATHEMATICAL {style} {} {}", if r < 26 { "CAPITAL" } else { "SMALL" }, letter(r % 26))
+        }
+        0x1D7CE..=0x1D7FF => {
+            let i = cp as usize - 0x1D7CE;
+            format!("MATHEMATICAL {} DIGIT {}", n.math_digit_styles[i / 10], n.digits[i % 10])
+        }
+        _ => "MATHEMATICAL ALPHANUMERIC SYMBOL".into(),
+    }
 }
 
 /// The marks of `s`, in order, with context from the whole string:
@@ -245,6 +339,25 @@ mod tests {
             vec![Mark { index: 1, ch: '\u{0430}', kind: MarkKind::Lookalike }, Mark { index: 3, ch: '\u{200B}', kind: MarkKind::Hidden },]
         );
         assert!(is_hidden('\u{E0041}') && is_hidden('\u{7}') && !is_hidden('\t') && !is_hidden('\n') && !is_hidden('a'));
+    }
+
+    #[test]
+    fn a_marked_character_is_named_as_the_window_names_it() {
+        let titled = |s: &str| marks(s).into_iter().map(|m| title(m.ch, m.kind)).collect::<Vec<_>>();
+        assert_eq!(
+            titled("p\u{0430}y\u{202E}\u{7}\u{E0041}\u{E0100}\u{FF52}\u{1D42B}\u{2163}\u{3000}x"),
+            [
+                "U+0430 CYRILLIC SMALL LETTER A looks like 'a'",
+                "U+202E RIGHT-TO-LEFT OVERRIDE (invisible)",
+                "U+0007 control character (invisible)",
+                "U+E0041 TAG character (invisible)",
+                "U+E0100 VARIATION SELECTOR-17 (invisible)",
+                "U+FF52 FULLWIDTH LATIN SMALL LETTER R looks like 'r'",
+                "U+1D42B MATHEMATICAL BOLD SMALL R looks like 'r'",
+                "U+2163 ROMAN NUMERAL FOUR looks like 'IV'",
+                "U+3000 IDEOGRAPHIC SPACE looks like a space",
+            ]
+        );
     }
 
     #[test]

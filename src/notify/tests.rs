@@ -121,7 +121,10 @@ async fn hidden_characters_and_markup_are_escaped() {
     let n = notice(&call, &NotificationSettings::default(), Lang::En).await;
     assert!(n.body.starts_with(r#"{"id":"rm\u{202E} -rf\u{0007}\u{E0041} &lt;b&gt;x&lt;/b&gt; &amp;"}"#), "{n:?}");
     assert!(!n.body.contains('\u{202E}') && !n.body.contains('\u{E0041}'));
-    assert!(n.actions.contains(&Choice::Approve), "escaped hidden characters are shown, not hidden: {n:?}");
+    // Issue 45: hidden characters rate the call high, so a notification says why and offers no Approve.
+    let line = n.body.lines().find(|l| l.starts_with("Risk: ")).unwrap_or_else(|| panic!("no risk line: {n:?}"));
+    assert!(line.starts_with("Risk: high — hidden character at /id: U+202E RIGHT-TO-LEFT OVERRIDE"), "{line}");
+    assert_eq!(n.actions, vec![Choice::Decline, Choice::Open], "{n:?}");
 }
 
 #[tokio::test]

@@ -187,3 +187,47 @@ async fn the_decision_judges_a_submitted_calls_risk_in_the_working_directory_its
     assert_eq!((status, answer["code"].as_str()), (reqwest::StatusCode::FORBIDDEN, Some("step_up_required")), "{answer}");
     assert_eq!(t.item(outside["id"].as_str().unwrap()).await["state"], "pending");
 }
+
+/// Issue 45: a Cyrillic "а" in a payee and a right-to-left override in a file name make what the
+/// operator reads differ from what runs: the call is rated high, with reasons naming the argument and
+/// the character, so a grant that covers its tool leaves it waiting and none is made from it.
+#[tokio::test]
+async fn a_call_with_hidden_or_lookalike_characters_is_rated_high_and_no_grant_approves_it() {
+    let t = spawn_app().await;
+    let agent = t.token("payments-agent", Role::Agent).await;
+    let submit = |args: Value| {
+        let body = json!({ "tool": "update_payee", "args": args, "agent": "payments", "source": "http" });
+        let (t, agent) = (&t, &agent);
+        async move {
+            let (status, queued) = t.call_as(agent, reqwest::Method::POST, "/api/calls", Some(body)).await;
+            assert_eq!(status, reqwest::StatusCode::CREATED, "{queued}");
+            queued
+        }
+    };
+    let plain = t.item(submit(json!({ "vendor": "v-1", "payee": "Acme Payments Ltd" })).await["id"].as_str().unwrap()).await;
+    assert_eq!((plain["risk"]["level"].as_str(), plain["highRisk"].as_bool()), (Some("low"), Some(false)), "{plain}");
+    let (status, g) = t
+        .post("/api/grants", json!({ "fromItem": plain["id"], "fingerprint": plain["fingerprint"], "scope": "agent", "conditions": [], "expiresInSecs": 3600 }))
+        .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{g}");
+
+    let spoof = submit(json!({ "vendor": "v-2", "payee": "Acme P\u{0430}yments Ltd", "invoice": "invoice-\u{202E}fdp.exe" })).await;
+    assert_eq!(spoof["status"]["outcome"], "pending", "the grant on its tool does not approve it: {spoof}");
+    let spoof = t.item(spoof["id"].as_str().unwrap()).await;
+    assert_eq!((spoof["risk"]["level"].as_str(), spoof["highRisk"].as_bool()), (Some("high"), Some(true)), "{spoof}");
+    let reasons: Vec<&str> = spoof["risk"]["reasons"].as_array().unwrap().iter().map(|r| r["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "look-alike character at /payee: U+0430 CYRILLIC SMALL LETTER A looks like 'a'",
+            "hidden character at /invoice: U+202E RIGHT-TO-LEFT OVERRIDE (invisible)",
+        ],
+        "{spoof}"
+    );
+    let id = approval_console::domain::ItemId::new(spoof["id"].as_str().unwrap());
+    assert_eq!(t.app.testing().apply_grants(&id).await.unwrap(), None, "the grants worker leaves it too");
+    let (status, refused) = t
+        .post("/api/grants", json!({ "fromItem": spoof["id"], "fingerprint": spoof["fingerprint"], "scope": "agent", "conditions": [], "expiresInSecs": 3600 }))
+        .await;
+    assert_eq!((status, refused["code"].as_str()), (reqwest::StatusCode::CONFLICT, Some("high_risk_tool")), "{refused}");
+}

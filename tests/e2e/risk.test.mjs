@@ -1,6 +1,7 @@
 // Issue 27: a call's risk, judged by the server from its arguments, in the real UI. A Claude Code
 // `Bash` call that force-pushes to main is marked in its row and its detail with the reason, offers
-// no "always allow", and is approved only through the confirm step that says it is high risk; the
+// no "always allow", and is approved only through the confirm step that says it is high risk (and asks
+// for a deliberate act: deliberate.test.mjs); the
 // server refuses a grant made from it. An ordinary `Bash` call of the same tool shows no risk and
 // offers "always allow".
 import assert from 'node:assert/strict';
@@ -52,12 +53,15 @@ test('a high-risk call shows its risk and reason, offers no "always allow", and 
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
     assert.equal(refused.body.code, 'high_risk_tool');
 
-    // Approve asks first, saying it is high risk; nothing is sent before the confirm.
+    // Approve asks first, saying it is high risk; nothing is sent before the confirm, which (issue 45)
+    // is a deliberate act: here the tool's name typed.
     await detail.locator('[data-testid="approve"]').click();
     const step = detail.locator('[data-testid="approve-confirm-step"]');
     await step.waitFor();
     assert.equal(await step.locator('[data-high-risk="true"]').count(), 1, 'the confirm step says it is high risk');
     assert.equal((await server.api('GET', `/api/queue/${push.id}`)).body.state, 'pending', 'nothing sent before the confirm');
+    assert.equal(await detail.locator('[data-testid="approve-confirm"]').isDisabled(), true, 'no quick confirm for a high-risk call');
+    await step.locator('[data-testid="approve-type"]').fill('Bash');
     await detail.locator('[data-testid="approve-confirm"]').click();
     await waitFor(async () => (await server.api('GET', `/api/queue/${push.id}`)).body.decision?.kind === 'approve', 'the approval');
 

@@ -42,6 +42,13 @@ const TEXT: [string, string, string][] = [
   ['str', 'panel', 'JSON strings'],
   ['num', 'code-bg', 'JSON numbers'],
   ['bool', 'code-bg', 'JSON booleans and null'],
+  ['risk-low', 'risk-low-bg', 'risk chip: low'],
+  ['risk-medium', 'risk-medium-bg', 'risk chip: medium'],
+  ['risk-high', 'risk-high-bg', 'risk chip: high'],
+  ['risk-critical', 'risk-critical-bg', 'risk chip: critical'],
+  ['text', 'risk-high-bg', 'the deliberate approval step, the risk box of a high call'],
+  ['text', 'risk-medium-bg', 'the risk box of a medium call'],
+  ['muted', 'panel', 'risk chip: not rated'],
 ];
 
 /** Focus rings and the boundaries of controls (3:1) against what is next to them. */
@@ -64,6 +71,13 @@ const UI: [string, string, string][] = [
   ['accent', 'panel', 'team charts: p50 bars, the pending line'],
   ['warn', 'panel', 'team charts: p90 bars'],
   ['muted', 'panel', 'team charts: axis labels and legend'],
+  ['risk-low', 'panel', 'risk chip outline: low'],
+  ['risk-medium', 'panel', 'risk chip outline: medium'],
+  ['risk-high', 'panel', 'risk chip outline: high'],
+  ['risk-critical-bg', 'panel', 'risk chip fill: critical'],
+  ['risk-high', 'risk-high-bg', 'the deliberate approval step border'],
+  ['focus', 'risk-high-bg', 'focus ring in the deliberate approval step'],
+  ['control-border', 'risk-high-bg', 'fields and buttons in the deliberate approval step'],
 ];
 
 describe.each([

@@ -5,12 +5,14 @@
 //! Built-in rules: shell commands, split as a shell would ([`shell`]: every command of a pipeline or
 //! list, substitutions, `sudo`/`env`/`xargs`/`sh -c` wrappers, quoted arguments); SQL; file writes
 //! (credentials, CI configuration, shell profiles, system files, outside the working directory);
-//! amounts of money. Pure: no I/O, the same answer for the same call.
+//! amounts of money; hidden and look-alike characters anywhere in the arguments ([`marks`]). Pure:
+//! no I/O, the same answer for the same call.
 
 mod commands;
 pub mod custom;
 mod files;
 mod infra;
+mod marks;
 pub mod shell;
 mod sql;
 
@@ -105,6 +107,7 @@ pub fn assess(tool: &str, args: &Value, scene: Scene<'_>) -> Risk {
         files::judge_write(&path, scene, &mut risk);
     }
     amounts(args, 0, &mut risk);
+    marks::judge(args, &mut risk);
     risk
 }
 

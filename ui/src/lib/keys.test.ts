@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { keyAction, type KeyPress } from './keys';
+import { HOLD_MS, SETTLE_MS, keyAction, settling, type KeyPress } from './keys';
 
 afterEach(() => {
   document.body.replaceChildren();
@@ -81,5 +81,16 @@ describe('keyAction', () => {
     }
     // The other shortcuts do work from a focused button.
     expect(keyAction(press('a', el('button')))).toBe('approve');
+  });
+});
+
+describe('settling', () => {
+  it('ignores decision keys for 400 ms after a call appeared, and not after', () => {
+    expect(settling(1000, 1000)).toBe(true);
+    expect(settling(1000, 1399)).toBe(true);
+    expect(settling(1000, 1400)).toBe(false);
+    expect(settling(1000, 5000)).toBe(false);
+    expect(SETTLE_MS).toBeGreaterThanOrEqual(300);
+    expect(HOLD_MS).toBeGreaterThanOrEqual(800);
   });
 });

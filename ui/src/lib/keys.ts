@@ -78,3 +78,18 @@ function isPageLevel(el: Element | null): boolean {
   if (!el || el === document.body || el === document.documentElement) return true;
   return el.getAttribute('tabindex') === '-1' && !el.matches('button, a[href], summary, [role="button"], [role="tab"]');
 }
+
+/**
+ * How long a call that needs a deliberate approval (high or critical, or hidden or look-alike
+ * characters in its arguments) ignores decision keys after it appeared: a key meant for the call
+ * before it (pressed as the list moved on) must not start a decision of this one.
+ */
+export const SETTLE_MS = 400;
+
+/** How long the deliberate approval's button (or Enter or Space on it) is held to approve. */
+export const HOLD_MS = 1000;
+
+/** Whether a decision key pressed at `now` comes too soon after the call appeared at `shownAt` (both in ms). */
+export function settling(shownAt: number, now: number): boolean {
+  return now - shownAt < SETTLE_MS;
+}

@@ -1,7 +1,8 @@
 // Keyboard triage through the whole console: every step by key presses only (keys.ts, triage.ts).
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../backend/backend';
 import { backendContext } from '../backend/context';
+import { SETTLE_MS } from '../keys';
 import { NotifyWarning } from '../notify-warning.svelte';
 import { FakeBackend, fingerprintOf, makeItem } from '../testing/fake-backend';
 import { mountInBody, settle, type } from '../testing/mount';
@@ -28,6 +29,15 @@ async function render(backend: FakeBackend) {
   const decisions = () => backend.calls.filter((c) => ['approve', 'decline', 'resume'].includes(c.method));
   return { q, tid, rows, option, shown, decisions };
 }
+
+/** The clock `ms` later (Date only, then still; the timers run as usual). */
+function later(ms: number) {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + ms });
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** A key pressed where the focus is, as a browser would send it. */
 async function press(key: string, init: KeyboardEventInit = {}) {
@@ -175,22 +185,35 @@ describe('Console keyboard triage', () => {
     expect(tid('approve')!.dataset.highRisk).toBe('true');
     expect(tid('detail-high-risk')!.textContent).toContain('high risk');
 
+    // Issue 45: a high-risk call ignores decision keys just after it appeared (a key meant for the call before).
     await press('a');
-    const confirm = tid('approve-confirm')!;
-    expect(confirm.textContent!.trim()).toBe('Approve delete_record?');
-    expect(document.activeElement).toBe(confirm);
-    expect(tid('approve-confirm-step')!.textContent).toContain('High risk. Enter to confirm, Esc to cancel');
+    expect(tid('approve-confirm-step')).toBeNull();
+    expect(tid('keys-settling')).not.toBeNull();
+    expect(decisions()).toHaveLength(1);
+    later(SETTLE_MS);
+
+    await press('a');
+    const step = tid('approve-confirm-step')!;
+    expect(step.dataset.deliberate).toBe('true');
+    expect(step.textContent).toContain('delete_record');
+    expect(tid('approve-confirm-chip')!.textContent).toBe('High');
+    expect(document.activeElement).toBe(tid('approve-type'));
+    // `a` then Enter does not approve it.
+    await press('Enter');
     expect(decisions()).toHaveLength(1);
 
     await press('Escape');
-    expect(tid('approve-confirm')).toBeNull();
+    expect(tid('approve-confirm-step')).toBeNull();
     expect(decisions()).toHaveLength(1);
     expect(tid('triage-note')!.textContent).toBe('Cancelled: nothing was decided.');
     // Back where the operator was.
     expect(document.activeElement).toBe(option('c1'));
 
     await press('a');
-    // A held-down Enter confirms nothing; a fresh one does.
+    // The tool name typed: a held-down Enter confirms nothing; a fresh one does.
+    const typed = tid('approve-type') as HTMLInputElement;
+    typed.value = 'delete_record';
+    typed.dispatchEvent(new Event('input', { bubbles: true }));
     await press('Enter', { repeat: true });
     expect(decisions()).toHaveLength(1);
     await press('Enter');
@@ -198,7 +221,7 @@ describe('Console keyboard triage', () => {
     expect(shown()).toBe('c2');
   });
 
-  it('asks to confirm a click on Approve for a high-risk tool too', async () => {
+  it('asks to confirm a click on Approve for a high-risk tool too, and approves only on the deliberate act', async () => {
     const backend = new FakeBackend();
     fiveCalls(backend);
     backend.notifySettings = { ...backend.notifySettings, highRiskTools: ['delete_record'] };
@@ -208,14 +231,21 @@ describe('Console keyboard triage', () => {
     tid('approve')!.click();
     await settle();
     expect(decisions()).toEqual([]);
-    expect(document.activeElement).toBe(tid('approve-confirm'));
+    expect(document.activeElement).toBe(tid('approve-type'));
     tid('approve-cancel')!.click();
     await settle();
-    expect(tid('approve-confirm')).toBeNull();
+    expect(tid('approve-confirm-step')).toBeNull();
     expect(document.activeElement).toBe(tid('approve'));
     expect(decisions()).toEqual([]);
 
     tid('approve')!.click();
+    await settle();
+    tid('approve-confirm')!.click();
+    await settle();
+    expect(decisions()).toEqual([]);
+    const typed = tid('approve-type') as HTMLInputElement;
+    typed.value = 'delete_record';
+    typed.dispatchEvent(new Event('input', { bubbles: true }));
     await settle();
     tid('approve-confirm')!.click();
     await settle();

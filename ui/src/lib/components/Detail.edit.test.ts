@@ -140,17 +140,27 @@ describe('Detail: edit the arguments, then approve', () => {
     expect(ondecided.mock.calls[0][0].decision.kind).toBe('edit');
   });
 
-  it('asks to confirm first, like Approve, saying so for a high-risk tool', async () => {
+  it('asks to confirm first, like Approve, saying so for a high-risk tool, whose approval takes the deliberate act', async () => {
     const { q, backend } = render(editable(), { highRisk: true });
     const textarea = await openEditor(q);
     type(textarea, '{"id": "rec-9"}');
     q('approve-edited')!.click();
     flushSync();
-    expect(q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]')!.textContent).toContain('High risk.');
+    const step = q('edit-args')!.querySelector('[data-testid="approve-confirm-step"]') as HTMLElement;
+    expect(step.querySelector('[data-testid="approve-confirm-chip"]')!.textContent).toBe('High');
     expect(backend.calls.some((c) => c.method === 'approveEdited')).toBe(false);
-    expect(q('edit-args')!.querySelector('[data-testid="approve-confirm"]')).not.toBeNull();
+    const confirmButton = q('edit-args')!.querySelector('[data-testid="approve-confirm"]') as HTMLButtonElement;
     expect(textarea.readOnly).toBe(true);
-    (q('edit-args')!.querySelector('[data-testid="approve-confirm"]') as HTMLButtonElement).click();
+    // Issue 45: a quick click or Enter approves nothing; the tool name typed (or a hold) does.
+    confirmButton.click();
+    step.querySelector('[data-testid="approve-type"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await settle({ rounds: 5, macrotasks: false });
+    expect(backend.calls.some((c) => c.method === 'approveEdited')).toBe(false);
+    const typed = step.querySelector('[data-testid="approve-type"]') as HTMLInputElement;
+    typed.value = 'delete_record';
+    typed.dispatchEvent(new Event('input', { bubbles: true }));
+    flushSync();
+    confirmButton.click();
     await settle({ rounds: 5, macrotasks: false });
     expect(backend.calls.find((c) => c.method === 'approveEdited')!.args).toEqual(['q1', SHOWN_FP, { id: 'rec-9' }]);
   });

@@ -85,7 +85,8 @@ describe('Detail: what matters first', () => {
     const { q, target } = render(risky);
     const note = q('detail-risk')!;
     expect(note.dataset.level).toBe('high');
-    expect(text(note)).toContain('high risk');
+    // The level on the one risk chip (issue 45: Low / Medium / High / Critical everywhere).
+    expect(note.querySelector('[data-testid="detail-risk-chip"]')!.textContent).toBe('High');
     expect(text(note)).toContain('no grant');
     const reasons = [...target.querySelectorAll<HTMLElement>('[data-testid="detail-risk-reason"]')];
     expect(reasons.map((r) => [r.dataset.level, r.textContent])).toEqual([
@@ -94,7 +95,7 @@ describe('Detail: what matters first', () => {
     ]);
     expect(note.querySelector('b')).toBeNull();
     const medium = render(makeItem({ risk: { level: 'medium', reasons: [{ level: 'medium', text: 'resets the branch' }] } }));
-    expect(text(medium.q('detail-risk'))).toContain('medium risk');
+    expect(medium.q('detail-risk-chip')!.textContent).toBe('Medium');
     expect(text(medium.q('detail-risk'))).not.toContain('no grant');
     expect(render(makeItem({ risk: { level: 'low', reasons: [] } })).q('detail-risk')).toBeNull();
   });
