@@ -101,7 +101,8 @@ describe('Detail: what matters first', () => {
 
   it('puts the arguments and why it paused before the decision, the ids after it', () => {
     const { target, q } = render(makeItem({ pauseReason: { kind: 'tool' } }), { highRisk: false });
-    const order = ['detail-tool', 'args-tree', 'pause-reason', 'approve', 'grant-open', 'fingerprint-full'].map((id) => q(id)!);
+    // Why it paused is in the summary at the top (issue 45), before the arguments in full.
+    const order = ['detail-tool', 'pause-reason', 'args-tree', 'approve', 'grant-open', 'fingerprint-full'].map((id) => q(id)!);
     for (let i = 1; i < order.length; i++) {
       expect(order[i - 1].compareDocumentPosition(order[i]) & Node.DOCUMENT_POSITION_FOLLOWING, `${order[i - 1].dataset.testid} before ${order[i].dataset.testid}`).toBeTruthy();
     }

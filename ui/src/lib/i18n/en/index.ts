@@ -16,7 +16,8 @@ import { diff } from './diff';
 import { changes } from './changes';
 import { remote } from './remote';
 import { reach } from './reach';
+import { desk } from './desk';
 
-export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach };
+export const en = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach, desk };
 
 export type Messages = typeof en;

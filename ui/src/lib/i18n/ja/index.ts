@@ -16,5 +16,6 @@ import { diff } from './diff';
 import { changes } from './changes';
 import { remote } from './remote';
 import { reach } from './reach';
+import { desk } from './desk';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach, desk };
