@@ -95,8 +95,29 @@ export async function seedDesk(server) {
   }
   const q = (await server.api('GET', `/api/queue/${ids[QUORUM_TOOL]}`)).body;
   const first = await as(server, alice, 'POST', `/api/queue/${ids[QUORUM_TOOL]}/approve`, { fingerprint: q.fingerprint });
-  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.equal(first.status, 202, JSON.stringify(first.body)); // recorded, the call still waits
   assert.equal(first.body.state, 'pending', 'one approval of two: the call still waits');
   assert.equal(all.length, 17);
   return { ids, all };
+}
+
+/**
+ * Clicks the row of `id` in the queue list, scrolling the list (it renders only the rows in view)
+ * from the top until the row is there.
+ */
+export async function clickRow(page, id) {
+  const scroller = page.locator('[data-testid="queue-scroller"]');
+  const target = page.locator(`[data-testid="queue-item"][data-id="${id}"]`);
+  await scroller.evaluate((el) => (el.scrollTop = 0));
+  for (let step = 0; step < 200; step++) {
+    if (await target.count()) {
+      await target.scrollIntoViewIfNeeded();
+      await target.click();
+      return;
+    }
+    // Half a screen further down (at the end: the same place, while more calls load).
+    await scroller.evaluate((el) => (el.scrollTop += Math.max(40, el.clientHeight / 2)));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+  }
+  throw new Error(`no row ${id} in the list`);
 }

@@ -8,8 +8,8 @@
 //    decision. Each step uses the fewest keys the console offers: `a` Enter; `d`, then a preset
 //    (its number when the presets are numbered, else Tab to it and Enter), then Enter; `r`, the
 //    answer, Enter.
-import { launchBrowser, newPage, openConsole, row, startServer, waitFor } from './helpers.mjs';
-import { seedDesk } from './desk-calls.mjs';
+import { launchBrowser, newPage, openConsole, startServer, waitFor } from './helpers.mjs';
+import { clickRow, seedDesk } from './desk-calls.mjs';
 
 async function approveOffsets(browser) {
   const server = await startServer();
@@ -20,7 +20,7 @@ async function approveOffsets(browser) {
     try {
       await openConsole(page, server);
       for (const id of all) {
-        await row(page, id).click();
+        await clickRow(page, id);
         const detail = page.locator(`[data-testid="detail"][data-id="${id}"]`);
         await detail.waitFor();
         const tool = await detail.locator('[data-testid="detail-tool"]').textContent();
