@@ -49,7 +49,7 @@ async function token(server, body) {
 }
 
 /** A request with another credential than the session token. */
-async function as(server, secret, method, path, body) {
+export async function as(server, secret, method, path, body) {
   const res = await fetch(server.base + path, {
     method,
     headers: { Authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -68,7 +68,8 @@ async function as(server, secret, method, path, body) {
 /**
  * Seeds the 17 calls: the quorum rule first, then the submitted ones (an agent credential), the
  * local ones, and alice's approval of the quorum call. Answers the ids by tool name (two `Bash`
- * and two `delete_record`: by their order, `Bash#1`, …) and all ids in the order submitted.
+ * and two `delete_record`: by their order, `Bash#2` the second), all ids in the order submitted,
+ * and the secrets of the agents' credential and alice's.
  */
 export async function seedDesk(server) {
   const quorum = await server.api('PUT', '/api/settings/quorum', { rules: [{ tool: QUORUM_TOOL, approvals: 2 }] });
@@ -98,7 +99,7 @@ export async function seedDesk(server) {
   assert.equal(first.status, 202, JSON.stringify(first.body)); // recorded, the call still waits
   assert.equal(first.body.state, 'pending', 'one approval of two: the call still waits');
   assert.equal(all.length, 17);
-  return { ids, all };
+  return { ids, all, tokens: { agents, alice } };
 }
 
 /**
@@ -111,9 +112,13 @@ export async function clickRow(page, id) {
   await scroller.evaluate((el) => (el.scrollTop = 0));
   for (let step = 0; step < 200; step++) {
     if (await target.count()) {
-      await target.scrollIntoViewIfNeeded();
-      await target.click();
-      return;
+      try {
+        await target.click({ timeout: 2000 });
+        return;
+      } catch {
+        // Rendered again meanwhile (the list renders the rows in view): look again.
+        continue;
+      }
     }
     // Half a screen further down (at the end: the same place, while more calls load).
     await scroller.evaluate((el) => (el.scrollTop += Math.max(40, el.clientHeight / 2)));

@@ -80,7 +80,7 @@ async function triage(browser) {
         } else if (declines < 2 && left % 5 === 0) {
           declines++;
           await press('d');
-          const numbered = await detail.locator('[data-testid="decline-preset"][data-key]').count();
+          const numbered = await detail.locator('[data-testid="decision-bar"] [data-testid="decline-preset"]').count();
           if (numbered > 0) await press('1');
           else {
             // Tab from the reason field to the first preset, then Enter fills the reason.
