@@ -11,7 +11,23 @@ export const LONGEST_TOOL = 'rotate_production_secret';
 /** The quorum tool: two operators approve each of its calls. */
 export const QUORUM_TOOL = 'transfer_funds';
 
-const EDIT_BEFORE = 'import os\n\ndef transfer(amount):\n    limit = 100\n    return send(amount, limit)\n';
+/** A file of 48 lines; the Edit changes 30 of them and the Write makes one of 60: diffs longer than a window. */
+const EDIT_BEFORE = Array.from({ length: 48 }, (_, i) => `limit_${i} = ${i * 100}\n`).join('');
+const EDIT_OLD = Array.from({ length: 30 }, (_, i) => `limit_${i + 9} = ${(i + 9) * 100}\n`).join('');
+const EDIT_NEW = Array.from({ length: 30 }, (_, i) => `limit_${i + 9} = ${(i + 9) * 1000}\n`).join('');
+const NOTES = Array.from({ length: 60 }, (_, i) => `- note ${i + 1}\n`).join('');
+
+/** A Claude Code Edit of 30 lines of a file the hook read: its diff is longer than a window. */
+export const LONG_EDIT = {
+  tool: 'Edit',
+  args: { file_path: '/home/dev/project/src/pay.py', old_string: EDIT_OLD, new_string: EDIT_NEW },
+  agent: 'claude-code',
+  source: 'claude-code',
+  context: { event: 'PreToolUse', cwd: '/home/dev/project', file: { path: '/home/dev/project/src/pay.py', exists: true, text: EDIT_BEFORE } },
+};
+
+/** A Claude Code Write of a new file of 60 lines: as long. */
+export const LONG_WRITE = { tool: 'Write', args: { file_path: '/home/dev/project/NOTES.md', content: NOTES }, agent: 'claude-code', source: 'claude-code', context: { event: 'PreToolUse', cwd: '/home/dev/project' } };
 
 /** The calls submitted over `POST /api/calls` (the agent names are the credential's `agents`). */
 export const SUBMITTED = [
@@ -24,14 +40,8 @@ export const SUBMITTED = [
   { tool: LONGEST_TOOL, args: { secret: 'stripe-live-key', notify: ['ops@example.com'] }, agent: 'billing-bot' },
   { tool: 'Bash', args: { command: 'kubectl --context prod delete deployment checkout-api', description: 'Remove the old deployment' }, agent: 'claude-code', source: 'claude-code', context: { event: 'PreToolUse', cwd: '/home/dev/infra' } },
   { tool: 'Bash', args: { command: 'git push --force origin main', description: 'Publish the rebased branch' }, agent: 'claude-code', source: 'claude-code', context: { event: 'PreToolUse', cwd: '/home/dev/shop' } },
-  {
-    tool: 'Edit',
-    args: { file_path: '/home/dev/project/src/pay.py', old_string: '    limit = 100\n', new_string: '    limit = 10_000\n' },
-    agent: 'claude-code',
-    source: 'claude-code',
-    context: { event: 'PreToolUse', cwd: '/home/dev/project', file: { path: '/home/dev/project/src/pay.py', exists: true, text: EDIT_BEFORE } },
-  },
-  { tool: 'Write', args: { file_path: '/home/dev/project/NOTES.md', content: '# Notes\n' }, agent: 'claude-code', source: 'claude-code', context: { event: 'PreToolUse', cwd: '/home/dev/project' } },
+  LONG_EDIT,
+  LONG_WRITE,
   { tool: 'shell', args: { command: ['rm', '-rf', 'build', 'dist'] }, agent: 'codex', source: 'codex', context: { event: 'PreToolUse', cwd: '/home/dev/app' } },
   { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { run() }\n*** End Patch' }, agent: 'codex', source: 'codex', context: { event: 'PreToolUse', cwd: '/home/dev/app' } },
   { tool: 'move_file', args: { source: '/home/dev/notes/draft.md', destination: '/home/dev/notes/archive/draft.md' }, agent: 'server-filesystem', source: 'mcp', context: { upstream: 'npx -y @modelcontextprotocol/server-filesystem /home/dev/notes' } },

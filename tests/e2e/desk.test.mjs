@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newPage, openConsole, serverAndBrowser, waitFor } from './helpers.mjs';
-import { as, clickRow, LONGEST_TOOL, QUORUM_TOOL, seedDesk } from './desk-calls.mjs';
+import { as, clickRow, LONG_EDIT, LONG_WRITE, LONGEST_TOOL, QUORUM_TOOL, seedDesk } from './desk-calls.mjs';
 
 const ctx = serverAndBrowser();
 const SIZES = [
@@ -104,30 +104,36 @@ for (const size of SIZES) {
 for (const size of SIZES) {
   for (const theme of THEMES) {
     test(`at ${size.width}×${size.height}, ${theme}: after a decision the next call opens at its top, its title in view and covered by nothing`, async () => {
-      await seed();
+      const { tokens } = await seed();
+      // A Write whose diff is longer than the window, decided at the bottom of its detail; the call
+      // below it in the list (newest first) is an Edit as long, submitted just before it: it must
+      // open at its top, not where the Write was left.
+      const submit = async (call) => {
+        const { status, body } = await as(ctx.server, tokens.agents, 'POST', '/api/calls', call);
+        assert.equal(status, 201, JSON.stringify(body));
+        return body.id;
+      };
+      const edit = await submit(LONG_EDIT);
+      const decided = await submit(LONG_WRITE);
       const { page, problems, close } = await newPage(ctx.browser, { viewport: size, colorScheme: theme });
       try {
         await openConsole(page, ctx.server);
         await page.locator('[data-testid="queue-item"]').first().waitFor();
-        // The first call of the list that is approved with a and Enter: an ordinary one (no quorum, not high risk).
-        const ordinary = await page.locator('[data-testid="queue-item"]').evaluateAll((els) =>
-          els.find((el) => !el.querySelector('[data-testid="row-risk"], [data-testid="row-quorum"]') && el.querySelector('[data-testid="queue-item-summary"]')?.dataset.what !== 'question')?.dataset.id,
-        );
-        assert.ok(ordinary, 'an ordinary call is listed');
-        await clickRow(page, ordinary);
-        const detail = page.locator(`[data-testid="detail"][data-id="${ordinary}"]`);
+        await clickRow(page, decided);
+        const detail = page.locator(`[data-testid="detail"][data-id="${decided}"]`);
         await detail.locator('[data-testid="fingerprint-check"][data-status="verified"]').waitFor();
-        // Read to its end before deciding: the next call must not open down there.
-        await detail.evaluate((el) => {
+        const scrolled = await detail.evaluate((el) => {
           const pane = el.closest('.main');
           pane.scrollTop = pane.scrollHeight;
           window.scrollTo(0, document.documentElement.scrollHeight);
+          return pane.scrollTop + window.scrollY;
         });
+        assert.ok(scrolled > 0, 'the Write is read to its end');
         await detail.locator('[data-testid="approve"]').click();
         await detail.locator('[data-testid="approve-confirm"]').click();
         const next = page.locator('[data-testid="detail"][data-arrived="true"]');
         await next.waitFor();
-        assert.notEqual(await next.getAttribute('data-id'), ordinary);
+        assert.equal(await next.getAttribute('data-id'), edit);
         const title = next.locator('[data-testid="detail-tool"]');
         const note = next.locator('[data-testid="triage-note"]');
         await waitFor(async () => /Showing the next call/.test(await note.textContent()), 'the note on the decision');
