@@ -79,9 +79,9 @@ describe('the detail as a desk', () => {
     const bar = tid('decision-bar')!;
     for (const id of ['approve', 'decline', 'decline-reason', 'triage-note']) expect(bar.contains(tid(id)), id).toBe(true);
     expect(text(tid('triage-note'))).toBe('Approved delete_record. Showing the next call.');
-    // After the arguments, before the ids: it sticks to the bottom of the pane while they scroll under it.
-    expect(tid('args-tree')!.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
-    expect(bar.compareDocumentPosition(tid('fingerprint-full')!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // Last, after the ids: sticky at the bottom of the pane, the detail scrolls under it.
+    expect(tid('fingerprint-full')!.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(bar.nextElementSibling).toBeNull();
     const decided = render(makeItem({ id: 'd1', state: 'delivered', allowed: [] }));
     expect(decided.tid('decision-bar')!.classList.contains('idle')).toBe(true);
     expect(decided.tid('approve')).toBeNull();
