@@ -37,11 +37,6 @@ export const desk = {
       .filter((s) => s !== '')
       .join(', '),
 
-  /** The decision bar. */
-  barLabel: 'Decide',
-  /** The decline reason's placeholder, with the presets' numbers. */
-  presetHint: (n: number) => `Type a reason, or press 1–${n} for a preset`,
-
   /** A line break at the end of a string value (shown so the closing quote stays on its line). */
   lineBreak: 'line break',
 };

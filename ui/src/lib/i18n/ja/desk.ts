@@ -26,8 +26,5 @@ export const desk: Messages['desk'] = {
       .filter((s) => s !== '')
       .join('、'),
 
-  barLabel: '決定',
-  presetHint: (n: number) => `理由を入力するか、1〜${n} で定型の理由を選びます`,
-
   lineBreak: '改行',
 };
