@@ -29,10 +29,11 @@ test('rows tell four delete_record calls apart, read a question, and say what be
       assert.equal(squash(await row(page, id).locator('.tool').textContent()), 'delete_record');
       assert.ok(await summary(id).isVisible());
     }
-    // The date, not only the time.
+    // How long it waited (issue 45: `4m ago`); the date, not only the time, in its title.
     const now = new Date();
     const time = row(page, ids['rec-1']).locator('[data-testid="queue-item-time"]');
-    assert.match(await time.textContent(), new RegExp(`${now.toLocaleString('en-US', { month: 'short' })} ${now.getDate()}, \\d\\d:\\d\\d`));
+    assert.match(await time.textContent(), /^(now|\d+m ago)$/);
+    assert.match(await time.getAttribute('title'), new RegExp(`^Paused at ${now.toLocaleString('en-US', { month: 'short' })} ${now.getDate()}, \\d\\d:\\d\\d`));
 
     assert.equal(squash(await summary(ask.id).textContent()), 'Asks: Which region should the backup go to?');
     assert.equal(await summary(hidden.id).locator('[data-mark="hidden"]').textContent(), '\\u{202E}');

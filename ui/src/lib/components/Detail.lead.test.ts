@@ -100,9 +100,11 @@ describe('Detail: what matters first', () => {
     expect(render(makeItem({ risk: { level: 'low', reasons: [] } })).q('detail-risk')).toBeNull();
   });
 
-  it('puts the arguments and why it paused before the decision, the ids after it', () => {
+  it('puts why it paused and the arguments first, the ids after them, and the decision last (its bar sticks to the bottom of the pane)', () => {
     const { target, q } = render(makeItem({ pauseReason: { kind: 'tool' } }), { highRisk: false });
-    const order = ['detail-tool', 'args-tree', 'pause-reason', 'approve', 'grant-open', 'fingerprint-full'].map((id) => q(id)!);
+    // Why it paused is in the summary at the top (issue 45), before the arguments in full; the
+    // decision bar is last, sticky at the bottom of the pane (in view wherever the detail is scrolled).
+    const order = ['detail-tool', 'pause-reason', 'args-tree', 'grant-open', 'fingerprint-full', 'approve'].map((id) => q(id)!);
     for (let i = 1; i < order.length; i++) {
       expect(order[i - 1].compareDocumentPosition(order[i]) & Node.DOCUMENT_POSITION_FOLLOWING, `${order[i - 1].dataset.testid} before ${order[i].dataset.testid}`).toBeTruthy();
     }

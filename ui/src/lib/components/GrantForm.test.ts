@@ -297,5 +297,43 @@ describe('Always allow…, safe by default', () => {
       { conditions: [{ pointer: '/command', op: 'regex', value: 'git status( --short)?' }, { pointer: '/description', op: 'equals', value: 'Show the working tree status' }] },
     ]);
   });
-});
 
+  it('offers no "This run" for a call an agent submitted (a run of its own), starts at this agent, and says why', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem({ source: 'http', engine: 'http', agentId: 'billing-bot', runId: 'sub_1', toolName: 'refund_order', args: { order: 'o-1' } });
+    backend.add(item);
+    const { q } = renderForm(item, backend);
+    q('grant-open')!.click();
+    await settle();
+    expect(q('grant-scope-run')).toBeNull();
+    const agent = q('grant-scope-agent') as HTMLInputElement;
+    expect(agent.checked).toBe(true);
+    expect(document.activeElement).toBe(agent);
+    expect(text(q('grant-no-run-scope'))).toBe('Not "This run": each call this agent submits is a run of its own, so such a rule would approve nothing later.');
+    // An engine's call keeps all three, "This run" first.
+    const local = makeItem({ id: 'q2' });
+    backend.add(local);
+    const other = renderForm(local, backend);
+    other.q('grant-open')!.click();
+    await settle();
+    expect((other.q('grant-scope-run') as HTMLInputElement).checked).toBe(true);
+    expect(other.q('grant-no-run-scope')).toBeNull();
+  });
+
+  it('says in its title, its note and its button what saving does: approve now, only later calls, or nothing in shadow', async () => {
+    const backend = new FakeBackend();
+    const item = makeItem();
+    backend.add(item);
+    const { q, target } = renderForm(item, backend);
+    await openCounted(q);
+    const words = () => [text(target.querySelector('h4')), text(q('grant-also-this-call')), text(q('grant-save'))];
+    expect(words()).toEqual(['Approve delete_record now and always allow it', 'Saving approves this call at once, then every later call the rule covers.', 'Approve this call and always allow…']);
+    check(q('grant-leave-waiting'), true);
+    flushSync();
+    expect(words()).toEqual(['Always allow later calls of delete_record', 'Saving approves nothing now; every later call the rule covers is approved.', 'Always allow later calls…']);
+    check(q('grant-leave-waiting'), false);
+    check(q('grant-shadow'), true);
+    flushSync();
+    expect(words()).toEqual(['Try a rule for delete_record in shadow', 'Saving approves nothing, now or later: the rule only reports what it would have approved.', 'Make it in shadow…']);
+  });
+});

@@ -275,7 +275,7 @@ describe('how many waiting calls a grant approves now', () => {
     expect(text(q('grant-form')!.querySelector('h4'))).toBe('Always allow later calls of delete_record');
     expect(text(q('grant-save'))).toBe('Always allow later calls…');
     const label = q('grant-leave-waiting')!.closest('label');
-    expect(text(label)).toBe('Leave the calls already waiting for me (this one too)');
+    expect(text(label)).toBe('Approve only later calls: leave the calls already waiting for me (this one too)');
     const asked = previews(backend).length;
     q('grant-save')!.click();
     await settle();

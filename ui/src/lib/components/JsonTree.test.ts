@@ -59,11 +59,30 @@ describe('JsonTree', () => {
 
   it('shows the first 100 children of a huge array and more on request', () => {
     const el = render({ list: Array.from({ length: 250 }, (_, i) => `v${i}`) });
-    const items = () => el.querySelectorAll('ul ul > li').length;
+    // `{list: […]}` is one key: the list is the tree's first level (no toggle for the object around it).
+    const items = () => el.querySelectorAll('ul > li').length;
     expect(items()).toBe(100);
     const more = [...el.querySelectorAll('button')].find((b) => b.textContent?.includes('show 100 more'))!;
     more.click();
     flushSync();
     expect(items()).toBe(200);
+  });
+
+  it('keeps the closing quote of a string that ends in a line break on its last line, the break shown as ↵', () => {
+    const el = render({ note: 'lunch\n', crlf: 'a\r\n\r\n', inner: 'a\nb' });
+    const strings = [...el.querySelectorAll('.str')];
+    // The text of each string as shown, line breaks kept: none is left for a quote to dangle after.
+    expect(strings.map((s) => (s as HTMLElement).textContent)).toEqual(['"lunch↵line break"', '"a↵line break↵line break"', '"a\nb"']);
+    expect(el.querySelectorAll('[data-testid="string-end-break"]')).toHaveLength(3);
+  });
+
+  it('shows a tree of one key without the chrome of the object around it', () => {
+    const one = render({ id: 'rec-1' });
+    expect(one.querySelector('button.toggle')).toBeNull();
+    expect(one.textContent!.replace(/\s+/g, ' ').trim()).toBe('id: "rec-1"');
+    // Two keys, or one key deeper down: the toggles as before.
+    expect(render({ id: 'a', b: 1 }).querySelector('button.toggle')).not.toBeNull();
+    const nested = render({ a: { b: { c: 1 } } });
+    expect([...nested.querySelectorAll('button.toggle')].map((b) => b.textContent!.replace(/\s+/g, ' ').trim())).toEqual(['▾ a: {1 key}', '▾ b: {1 key}']);
   });
 });

@@ -56,15 +56,16 @@ describe('QueueList rows', () => {
     expect(text(summary)).toBe('edits 3 lines in src/pay.py');
   });
 
-  it('tells four delete_record calls apart by their arguments, with the date and the time', async () => {
+  it('tells four delete_record calls apart by their arguments, with how long each waited and its date and time in the title', async () => {
     const ids = ['rec-1', 'rec-2', 'prod-7', 'cust-11'];
     const { row, part } = await render(ids.map((id, i) => makeItem({ id: `q${i}`, args: { id }, pausedAt: at(i), runId: `run-${i}` })));
     expect(ids.map((_, i) => text(part(`q${i}`, 'queue-item-summary')))).toEqual(['id: "rec-1"', 'id: "rec-2"', 'id: "prod-7"', 'id: "cust-11"']);
     const time = part('q0', 'queue-item-time')!;
-    // The date too, not only the time (Jan 2, 10:00 local).
+    // How long ago (issue 45: `4m ago`), the date too in its title, not only the time (Jan 2, 10:00 local).
+    expect(time.textContent).toMatch(/^\d+d ago$|^yesterday$/);
     const local = new Date(at(0));
-    expect(time.textContent).toContain(String(local.getDate()));
-    expect(time.textContent).toMatch(/Jan/);
+    expect(time.title).toContain(String(local.getDate()));
+    expect(time.title).toMatch(/^Paused at Jan/);
     expect(time.getAttribute('datetime')).toBe(at(0));
     expect(row('q0').querySelector('[data-testid="queue-item-outcome"]')).toBeNull();
   });
@@ -161,9 +162,10 @@ describe('QueueList rows', () => {
       ['mcp', 'MCP'],
     ]);
     expect(badges[2].title).toBe("From Claude Code's hook");
-    expect(badges[2].classList.contains('badge')).toBe(true);
-    // On the first line, with the tool and its kind.
-    expect(badges[2].closest('.line1')).toBe(row('claude-code').querySelector('.line1'));
+    // A remote engine's own name in the title.
+    expect(badges[0].title).toBe('From a remote Mastra server (prod)');
+    // On the meta line (issue 45: `agent · source · 4m ago`), the first line is the tool's.
+    expect(badges[2].closest('[data-testid="queue-item-meta"]')).toBe(row('claude-code').querySelector('[data-testid="queue-item-meta"]'));
   });
 
   it("summarises a coding agent's call in its own terms, as text", async () => {

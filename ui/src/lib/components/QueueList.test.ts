@@ -23,6 +23,7 @@ describe('QueueList', () => {
       makeItem({
         id: 'out',
         engine: 'prod-mastra',
+        source: 'mastra',
         state: 'decided',
         allowed: [],
         decision: makeAwaitingDecision({ attempts: 2, lastError: 'connection refused', nextAttemptAt: '2025-01-01T10:05:00Z' }),
@@ -39,13 +40,14 @@ describe('QueueList', () => {
     expect(summary.textContent).toContain('2 attempts');
     expect(summary.textContent).toContain('connection refused');
     expect(summary.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:05:00Z');
-    expect(out.querySelector('[data-testid="queue-item-engine"]')!.textContent).toBe('prod-mastra');
+    // Its engine is named in the source's title (the row's meta line: agent · source · 4m ago).
+    expect(out.querySelector<HTMLElement>('[data-testid="row-source"]')!.title).toContain('(prod-mastra)');
 
     expect(row('done')!.querySelector('[data-testid="awaiting-delivery"]')).toBeNull();
     expect(row('done')!.dataset.awaitingDelivery).toBeUndefined();
     expect(row('done')!.textContent).toContain('delivered');
     expect(row('wait')!.querySelector('[data-testid="awaiting-delivery"]')).toBeNull();
-    expect(row('wait')!.querySelector('[data-testid="queue-item-engine"]')!.textContent).toBe('local');
+    expect(row('wait')!.querySelector('[data-testid="row-source"]')).toBeNull();
   });
 
   it('the "awaiting delivery" tab lists only the outbox', async () => {

@@ -125,11 +125,17 @@ export const grants = {
   shadowWaiting: (n: number) => `${n} still waiting`,
   shadowHeldBack: (n: number) => `${n} more it covers are high-risk or under a quorum: it would not have approved them`,
   shadowSaved: 'Waiting it would have saved:',
-  leaveWaiting: 'Leave the calls already waiting for me (this one too)',
+  leaveWaiting: 'Approve only later calls: leave the calls already waiting for me (this one too)',
   leaveWaitingNow: 'Approves no call now: the calls already waiting stay for you, this one too. Only calls paused from now on are approved.',
   headingLater: 'Always allow later calls of {tool}',
   alsoLater: 'Saving approves nothing now; every later call the rule covers is approved.',
   saveLater: 'Always allow later calls…',
+  /** In shadow the form approves nothing: its heading, what saving does, its button. */
+  headingShadow: 'Try a rule for {tool} in shadow',
+  alsoShadow: 'Saving approves nothing, now or later: the rule only reports what it would have approved.',
+  saveShadow: 'Make it in shadow…',
+  /** Why a submitted call's grant has no "This run" (each call an agent submits is a run of its own). */
+  noRunScope: 'Not "This run": each call this agent submits is a run of its own, so such a rule would approve nothing later.',
   /** After the grant was made: what it approved at once. */
   madeApproved: (n: number) =>
     n === 0 ? 'It approved no call waiting.' : n === 1 ? 'It approved 1 call waiting at once.' : `It approved ${n.toLocaleString('en')} calls waiting at once.`,

@@ -17,5 +17,6 @@ import { changes } from './changes';
 import { remote } from './remote';
 import { reach } from './reach';
 import { risk } from './risk';
+import { desk } from './desk';
 
-export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach, risk };
+export const ja: Messages = { common, app, queue, detail, args, resume, engines, settings, tokens, audit, grants, team, errors, diff, changes, remote, reach, risk, desk };
