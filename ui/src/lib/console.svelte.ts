@@ -56,6 +56,10 @@ export class ConsoleModel {
   tab = $state<ConsoleTab>('queue');
   selected = $state.raw<QueueItem | null>(null);
   selectedGone = $state(false);
+  /** The selected call is open: on a phone the detail is the screen shown (the list is, once the operator went back). */
+  detailOpen = $state(false);
+  /** A call asked for by id (a link, the desktop app) whose answer is on its way. */
+  opening = $state<string | null>(null);
   /** Why the desktop app asked to show a call (e.g. its Approve was refused from a notification). */
   openNotice = $state.raw<{ item: string | null; reason: string } | null>(null);
   /** What the last keyboard action or decision did, for screen readers and the eye (a polite live region); in words when shown. */
@@ -117,10 +121,20 @@ export class ConsoleModel {
     if (!item) return;
     this.note = null;
     this.openGen++;
+    this.opening = null;
     if (this.openNotice && this.openNotice.item !== id) this.openNotice = null;
     this.banners.opened(id);
     this.selected = item;
     this.selectedGone = false;
+    this.detailOpen = true;
+  };
+
+  /** Back from the call to the list (a phone's screens); the call stays selected in the list. */
+  closeDetail = (): void => {
+    this.detailOpen = false;
+    // A call still on its way from a link is not opened after all.
+    this.openGen++;
+    this.opening = null;
   };
 
   /**
@@ -139,10 +153,12 @@ export class ConsoleModel {
     const sel = this.selected;
     if (!sel || shown.some((i) => i.id === sel.id)) return;
     this.openGen++;
+    this.opening = null;
     this.note = null;
     this.banners.opened(null);
     this.selected = null;
     this.selectedGone = false;
+    this.detailOpen = false;
   };
 
   /**
@@ -153,6 +169,7 @@ export class ConsoleModel {
     this.tab = 'queue';
     this.openNotice = reason ? { item: id, reason } : null;
     const gen = ++this.openGen;
+    this.opening = id;
     if (!id) return;
     try {
       const item = await this.backend.getItem(id);
@@ -164,6 +181,7 @@ export class ConsoleModel {
         this.selected = item;
         this.selectedGone = false;
       }
+      this.detailOpen = true;
     } catch (e) {
       if (gen !== this.openGen) return;
       const err = ApiError.from(e);
@@ -172,6 +190,8 @@ export class ConsoleModel {
         this.queue.remove(id);
         this.removed(id);
       }
+    } finally {
+      if (gen === this.openGen) this.opening = null;
     }
   }
 
