@@ -134,6 +134,22 @@ describe('Console: the address', () => {
     expect(location.hash).toBe('#call=b');
   });
 
+  it("does not open a link's call after Back left it while it was on its way", async () => {
+    const backend = queue();
+    const { q } = await render(backend);
+    let release = () => {};
+    const fetch = backend.getItem.bind(backend);
+    backend.getItem = (id: string) => new Promise((ok) => (release = () => ok(fetch(id))));
+    await traversed(() => (location.hash = '#call=d'), () => location.hash === '#call=d');
+    await traversed(() => history.back(), () => location.hash === '');
+    release();
+    await settle();
+    expect(q('[data-testid="detail"]')).toBeNull();
+    expect(location.hash).toBe('');
+    // The entry left behind goes, so the next test counts the history from its end.
+    history.pushState(null, '', location.pathname);
+  });
+
   it("shows the queue for a view this credential is not offered, and the address says so", async () => {
     loadAt('#view=engines');
     const backend = queue();
