@@ -187,6 +187,27 @@ describe('Console: a phone', () => {
     expect(shell().classList.contains('call-screen')).toBe(false);
   });
 
+  it('a new call that arrives while the list is shown is selected there, not opened over it', async () => {
+    const backend = new FakeBackend();
+    backend.add(makeItem({ id: 'a', pausedAt: '2025-01-01T12:00:00Z' }));
+    const { q } = await render(backend, { phone: true });
+    q('[data-testid="queue-item"][data-id="a"]')!.click();
+    await settle();
+    q('[data-testid="approve"]')!.click();
+    await settle();
+    q('[data-testid="approve-confirm"]')!.click();
+    await settle();
+    // Nothing else waits: the decided call stays on its screen; back to the list.
+    expect(q('[data-testid="detail"]')!.dataset.id).toBe('a');
+    await traversed(() => q('[data-testid="back-to-list"]')!.click(), () => !q('.shell')!.classList.contains('call-screen'));
+    backend.add(makeItem({ id: 'c', pausedAt: '2025-01-01T13:00:00Z' }));
+    backend.subscriber!.onEvent({ kind: 'queue', type: 'added', id: 'c' });
+    await settle();
+    expect(q('[data-testid="queue-item"][data-id="c"]')!.getAttribute('aria-selected')).toBe('true');
+    expect(q('.shell')!.classList.contains('call-screen')).toBe(false);
+    expect(location.hash).toBe('');
+  });
+
   it("after a decision the next call takes the call's screen, and a link's call closes to the list in place", async () => {
     loadAt('#call=a');
     const backend = queue();
