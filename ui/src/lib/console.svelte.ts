@@ -145,7 +145,11 @@ export class ConsoleModel {
   arrived = (id: string): void => {
     const sel = this.selected;
     if (!sel || (sel.state === 'pending' && !this.selectedGone)) return;
-    if (this.queue.items.some((i) => i.id === id && i.state === 'pending')) this.select(id);
+    if (!this.queue.items.some((i) => i.id === id && i.state === 'pending')) return;
+    // A phone back on the list stays there: the new call is selected, not opened over it.
+    const open = this.detailOpen;
+    this.select(id);
+    this.detailOpen = open;
   };
 
   /** The list now shows another view (a tab): a call open from the last one that is not in it is closed. */

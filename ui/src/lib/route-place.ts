@@ -8,12 +8,12 @@ import type { ConsoleModel } from './console.svelte';
 import type { QueueModel } from './queue.svelte';
 import { HOME, queueFilterOf, routeOfFilter, sameList, type Route } from './route';
 
-/** What the console shows now, as a route; `params` are the view's own (kept while the view stays). */
-export function placeOf(model: ConsoleModel, queue: QueueModel, params: Route['params'] = {}): Route {
+/** What the console shows now, as a route; the view's own parameters are `was`'s while the view stays `was`'s. */
+export function placeOf(model: ConsoleModel, queue: QueueModel, was: Route = HOME): Route {
   const view = model.tab;
   let call: string | null = null;
   if (view === 'queue') call = model.opening ?? (model.detailOpen && model.selected ? model.selected.id : null);
-  return { ...HOME, ...routeOfFilter(queue.filter), view, call, params: view === 'queue' ? {} : params };
+  return { ...HOME, ...routeOfFilter(queue.filter), view, call, params: view !== 'queue' && view === was.view ? was.params : {} };
 }
 
 /** Makes the console show `r`: its view (if offered), the list's tab, filters and search, and its call. */

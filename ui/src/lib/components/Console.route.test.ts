@@ -150,6 +150,16 @@ describe('Console: the address', () => {
     history.pushState(null, '', location.pathname);
   });
 
+  it("keeps a view's own parameters from a link while that view is shown, and drops them with it", async () => {
+    loadAt('#view=settings&section=channels');
+    const { q } = await render(queue());
+    expect(q('#tab-settings')!.getAttribute('aria-selected')).toBe('true');
+    expect(location.hash).toBe('#view=settings&section=channels');
+    q('#tab-audit')!.click();
+    flushSync();
+    expect(location.hash).toBe('#view=audit');
+  });
+
   it("shows the queue for a view this credential is not offered, and the address says so", async () => {
     loadAt('#view=engines');
     const backend = queue();
