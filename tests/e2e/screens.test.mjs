@@ -229,10 +229,10 @@ function sideways(page, vw) {
 for (const scheme of SCHEMES) {
   test(`at 360 px, ${scheme}: no view scrolls sideways`, async () => {
     const { page, problems, close } = await open({ width: 360, height: 780 }, scheme);
-    const faults = [];
+    // Said at once: a page wider than the phone is zoomed out, and what follows would fail for that.
     const check = async (where) => {
       const m = await sideways(page, 360);
-      if (m.scrollWidth > 360 || m.sticking.length > 0) faults.push(`${where}: ${m.scrollWidth} px wide; sticking out: ${m.sticking.join('; ')}`);
+      assert.ok(m.scrollWidth <= 360 && m.sticking.length === 0, `${where}: ${m.scrollWidth} px wide; sticking out: ${m.sticking.join('; ')}`);
     };
     try {
       await page.goto(server.url);
@@ -254,7 +254,6 @@ for (const scheme of SCHEMES) {
         await page.locator(shown).first().waitFor({ timeout: 15_000 });
         await check(`the ${view} view`);
       }
-      assert.ok(faults.length === 0, faults.join('\n'));
       assert.deepEqual(problems, []);
     } finally {
       await close();
