@@ -297,7 +297,9 @@ for (const width of WIDTHS) {
         faults.push(...faultsOf('detail with raw JSON', width, await measure(page, width, CONSOLE)));
         for (const f of await unreadable(page, width, '[data-testid="detail"] [data-testid="args-raw"] *')) faults.push(`raw JSON: out of reach: ${f}`);
 
-        // A call with a change since the last decision: before and after, both long.
+        // A call with a change since the last decision: before and after, both long (the list is a
+        // screen of its own: back to it first).
+        await page.locator('[data-testid="back-to-list"]').tap();
         await row(page, changed.id).tap();
         const since = page.locator(`[data-testid="detail"][data-id="${changed.id}"] [data-testid="since-last"]`);
         await since.waitFor();

@@ -98,7 +98,8 @@ test('a phone pairs over TLS with a passkey, approves with it, and the tool runs
     assert.equal(done.decision.kind, 'approve');
     assert.match(done.decision.operator, /alice-phone \(remote\)/);
     // The views a phone has read only what a device is admitted to: the audit log and its decisions,
-    // and its appearance without the console's settings.
+    // and its appearance without the console's settings (from the list's screen, where the views are).
+    await page.locator('[data-testid="back-to-list"]').tap();
     await page.locator('[data-testid="audit-tab"]').tap();
     await page.locator('[data-testid="verify-result"][data-ok="true"]').waitFor();
     await page.locator('[data-testid="history-operator"]').first().waitFor();

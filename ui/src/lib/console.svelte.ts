@@ -56,6 +56,10 @@ export class ConsoleModel {
   tab = $state<ConsoleTab>('queue');
   selected = $state.raw<QueueItem | null>(null);
   selectedGone = $state(false);
+  /** The selected call is open: on a phone the detail is the screen shown (the list is, once the operator went back). */
+  detailOpen = $state(false);
+  /** A call asked for by id (a link, the desktop app) whose answer is on its way. */
+  opening = $state<string | null>(null);
   /** Why the desktop app asked to show a call (e.g. its Approve was refused from a notification). */
   openNotice = $state.raw<{ item: string | null; reason: string } | null>(null);
   /** What the last keyboard action or decision did, for screen readers and the eye (a polite live region); in words when shown. */
@@ -117,10 +121,20 @@ export class ConsoleModel {
     if (!item) return;
     this.note = null;
     this.openGen++;
+    this.opening = null;
     if (this.openNotice && this.openNotice.item !== id) this.openNotice = null;
     this.banners.opened(id);
     this.selected = item;
     this.selectedGone = false;
+    this.detailOpen = true;
+  };
+
+  /** Back from the call to the list (a phone's screens); the call stays selected in the list. */
+  closeDetail = (): void => {
+    this.detailOpen = false;
+    // A call still on its way from a link is not opened after all.
+    this.openGen++;
+    this.opening = null;
   };
 
   /**
@@ -131,7 +145,11 @@ export class ConsoleModel {
   arrived = (id: string): void => {
     const sel = this.selected;
     if (!sel || (sel.state === 'pending' && !this.selectedGone)) return;
-    if (this.queue.items.some((i) => i.id === id && i.state === 'pending')) this.select(id);
+    if (!this.queue.items.some((i) => i.id === id && i.state === 'pending')) return;
+    // A phone back on the list stays there: the new call is selected, not opened over it.
+    const open = this.detailOpen;
+    this.select(id);
+    this.detailOpen = open;
   };
 
   /** The list now shows another view (a tab): a call open from the last one that is not in it is closed. */
@@ -139,10 +157,12 @@ export class ConsoleModel {
     const sel = this.selected;
     if (!sel || shown.some((i) => i.id === sel.id)) return;
     this.openGen++;
+    this.opening = null;
     this.note = null;
     this.banners.opened(null);
     this.selected = null;
     this.selectedGone = false;
+    this.detailOpen = false;
   };
 
   /**
@@ -153,6 +173,7 @@ export class ConsoleModel {
     this.tab = 'queue';
     this.openNotice = reason ? { item: id, reason } : null;
     const gen = ++this.openGen;
+    this.opening = id;
     if (!id) return;
     try {
       const item = await this.backend.getItem(id);
@@ -164,6 +185,7 @@ export class ConsoleModel {
         this.selected = item;
         this.selectedGone = false;
       }
+      this.detailOpen = true;
     } catch (e) {
       if (gen !== this.openGen) return;
       const err = ApiError.from(e);
@@ -172,6 +194,8 @@ export class ConsoleModel {
         this.queue.remove(id);
         this.removed(id);
       }
+    } finally {
+      if (gen === this.openGen) this.opening = null;
     }
   }
 

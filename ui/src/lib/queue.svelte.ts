@@ -22,6 +22,8 @@ export type QueueOptions = {
   pageSize?: number;
   /** How long typing must pause before the search goes to the server. */
   searchDelayMs?: number;
+  /** What the first load is for (a link's tab, filters and search); the pending tab otherwise. */
+  filter?: QueueFilter;
 };
 
 export class QueueModel {
@@ -67,12 +69,25 @@ export class QueueModel {
   ) {
     this.pageSize = options.pageSize ?? 200;
     this.searchDelayMs = options.searchDelayMs ?? 250;
+    if (options.filter) {
+      this.filter = options.filter;
+      this.search = options.filter.q ?? '';
+    }
   }
 
   /** Shows another tab, filters or order; the search stays the box's. */
   setFilter(filter: QueueFilter): Promise<void> {
     const q = this.search.trim();
     this.filter = { ...filter, q: q === '' ? undefined : q };
+    return this.reload();
+  }
+
+  /** Shows what a link names: its tab, filters, order and search (the box then holds that search, sent). */
+  goTo(filter: QueueFilter): Promise<void> {
+    if (this.searchTimer !== null) clearTimeout(this.searchTimer);
+    this.searchTimer = null;
+    this.search = filter.q ?? '';
+    this.filter = filter;
     return this.reload();
   }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { QueueModel } from './queue.svelte';
 import { FakeBackend, makeItem } from './testing/fake-backend';
 
@@ -189,5 +189,33 @@ describe('QueueModel catching up after the event stream opened', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(release).toHaveLength(2);
     expect(queue.filter.tab).toBe('all');
+  });
+});
+
+describe('QueueModel and a link', () => {
+  it("starts at a link's tab, filters and search, the box holding that search as sent", async () => {
+    const backend = new FakeBackend();
+    const queue = new QueueModel(backend, { onError: () => {} }, { filter: { tab: 'decided', tool: 'run_sql', q: 'sessions' } });
+    expect(queue.search).toBe('sessions');
+    expect(queue.searchPending).toBe(false);
+    await queue.reload();
+    expect(backend.calls.find((c) => c.method === 'listQueue')!.args[0]).toMatchObject({ tab: 'decided', tool: 'run_sql', q: 'sessions' });
+  });
+
+  it('goes where Back or a link says at once: a search still being typed is dropped, not sent after it', async () => {
+    vi.useFakeTimers();
+    try {
+      const backend = new FakeBackend();
+      const queue = new QueueModel(backend, { onError: () => {} }, { searchDelayMs: 250 });
+      queue.setSearch('typing');
+      await queue.goTo({ tab: 'all', q: 'linked' });
+      expect(queue.search).toBe('linked');
+      expect(queue.filter).toMatchObject({ tab: 'all', q: 'linked' });
+      await vi.advanceTimersByTimeAsync(1000);
+      const asked = backend.calls.filter((c) => c.method === 'listQueue').map((c) => (c.args[0] as { q?: string }).q);
+      expect(asked).toEqual(['linked']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

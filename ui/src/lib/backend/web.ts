@@ -108,22 +108,8 @@ export class WebBackend extends DeclaredBackend implements Backend {
   subscribe(subscriber: Subscriber): () => void {
     const abort = new AbortController();
     void this.streamLoop(subscriber, abort.signal);
-    // A channel's link (`#call=ID`) opens that call, as a notification's Open does in the window.
-    const openLinked = () => {
-      const item = callFromHash(globalThis.location?.hash ?? '');
-      if (!item) return;
-      const params = new URLSearchParams(globalThis.location.hash.slice(1));
-      params.delete('call');
-      const rest = params.toString();
-      globalThis.history?.replaceState(globalThis.history.state, '', globalThis.location.pathname + globalThis.location.search + (rest ? `#${rest}` : ''));
-      subscriber.onEvent({ kind: 'open', item, reason: null });
-    };
-    queueMicrotask(openLinked);
-    globalThis.addEventListener?.('hashchange', openLinked);
-    return () => {
-      abort.abort();
-      globalThis.removeEventListener?.('hashchange', openLinked);
-    };
+    // A channel's link (`#call=ID`) is the console's address for that call: the console follows it (`route.ts`).
+    return () => abort.abort();
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -236,12 +222,6 @@ export async function readEvents(body: ReadableStream<Uint8Array>, onMessage: (m
   } finally {
     reader.releaseLock();
   }
-}
-
-/** The call a link names in the page's fragment (`#call=ID`), if any. */
-export function callFromHash(hash: string): string | null {
-  const id = new URLSearchParams(hash.replace(/^#/, '')).get('call');
-  return id && id.trim() ? id.trim() : null;
 }
 
 /** Maps one SSE message to a `BackendEvent`; unknown or malformed events are ignored. */

@@ -29,6 +29,12 @@ describe('expiry in the detail', () => {
     expect(q('detail-countdown')!.dataset.warn).toBe('true');
   });
 
+  it('reads as one sentence, the time limit then its countdown (never "Expires expires in")', () => {
+    const { q } = renderDetail(makeItem({ expiresAt: inMinutes(20) }), new FakeBackend(), 300);
+    expect(text(q('detail-expiry'))).toMatch(/^Time limit expires in 20 min \(/);
+    expect(text(q('detail-expiry'))).not.toMatch(/expires expires/i);
+  });
+
   it('shows a countdown outside the warn window without the warning', () => {
     const { q } = renderDetail(makeItem({ expiresAt: inMinutes(20) }), new FakeBackend(), 300);
     expect(text(q('detail-countdown'))).toBe('expires in 20 min');

@@ -2,6 +2,9 @@
 export const app = {
   /** The views, as the header's tabs name them. */
   tabs: { queue: 'Queue', audit: 'Audit', team: 'Statistics', grants: 'Grants', engines: 'Engines', settings: 'Settings' },
+  /** A phone's call screen: back to the list of calls. */
+  backToList: 'Calls',
+  backToListLabel: 'Back to the list of calls',
   /** The tab list's label. */
   views: 'Views',
   /** The label of the count beside the queue tab. */

@@ -64,7 +64,8 @@ export const detail = {
   hookEvent: 'Hook event',
   pausedAt: 'Paused at',
   via: 'Via',
-  expires: 'Expires',
+  /** Before the countdown ("expires in 4 min"): a noun, so the line reads "Time limit expires in 4 min", never "Expires expires in". */
+  expires: 'Time limit',
   fingerprint: 'Fingerprint',
   copyFingerprint: 'Copy fingerprint',
   snoozeLabel: 'Ask me again later: move the deadline later',

@@ -3,6 +3,8 @@ import type { Messages } from '../en';
 /** Japanese words of the `app` section (see ../index.svelte.ts and ../GLOSSARY.md). */
 export const app: Messages['app'] = {
   tabs: { queue: 'キュー', audit: '監査ログ', team: '統計', grants: '常に許可', engines: 'エンジン', settings: '設定' },
+  backToList: '呼び出し一覧',
+  backToListLabel: '呼び出しの一覧に戻る',
   views: '表示',
   pendingCalls: '保留中の呼び出し',
   shortcuts: 'ショートカット',
