@@ -51,4 +51,5 @@ mod security;
 mod stats;
 mod supervisors;
 mod unauthenticated;
+mod views;
 mod widening;
