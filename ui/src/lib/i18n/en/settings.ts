@@ -36,7 +36,7 @@ export const settings = {
   saveAll: 'Save settings',
   unsaved: 'Unsaved changes',
   /** Where, by section name. */
-  unsavedIn: (sections: string[]) => `in ${sections.join(', ')}`,
+  unsavedIn: (sections: string[]) => `in ${[...sections].join(', ')}`,
   /** The sections' list (nav). */
   sectionsNav: 'Settings sections',
   nav: {

@@ -32,7 +32,7 @@ export const settings: Messages['settings'] = {
     '通知、高リスクのツール、必要な承認数、制限時間はこのコンソールに保存され、すべてのウィンドウに適用されます。変更できるのは管理者だけです。このトークンでは表示のみで、保存はできません。',
   saveAll: '設定を保存',
   unsaved: '未保存の変更があります',
-  unsavedIn: (sections: string[]) => `（${sections.join('、')}）`,
+  unsavedIn: (sections: string[]) => `（${[...sections].join('、')}）`,
   sectionsNav: '設定のセクション',
   nav: {
     notifications: '通知',
