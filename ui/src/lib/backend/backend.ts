@@ -4,7 +4,7 @@
  * Tauri IPC (`tauri.ts`). Only `main.ts` chooses the implementation.
  */
 
-import type { components } from './api.gen';
+import type { components, operations } from './api.gen';
 import type { ApiError } from './api-error';
 import type { ChannelSecretsBackend } from './channel-secrets';
 import type { AnswerOf, Declared, Request } from './operations';
@@ -66,7 +66,7 @@ export type CallOrigin = Schemas['CallOrigin'];
 /** A grant as the audit view names it: what it allows, who made it (`grants` of a page, by id). */
 export type GrantName = Schemas['GrantName'];
 /** The audit log's filters as the server takes them (`toQuery` of `audit-filter.ts` makes one). */
-export type AuditQuery = { action?: string; agent?: string; source?: CallSource; from?: string; until?: string };
+export type AuditQuery = Pick<NonNullable<operations['audit_page']['parameters']['query']>, 'action' | 'agent' | 'source' | 'from' | 'until'>;
 /** A source calls came from, with its engine and agents (`GET /api/sources`). */
 export type SourceSeen = Schemas['SourceSeen'];
 export type AgentSeen = Schemas['AgentSeen'];

@@ -103,9 +103,12 @@ function filters(filter: QueueFilter): Record<string, string> {
 function page(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery }): { limit: number; cursor?: string } & AuditQuery {
   const query: { limit: number; cursor?: string } & AuditQuery = { limit: opts.limit ?? 50 };
   if (opts.cursor) query.cursor = opts.cursor;
-  for (const [k, v] of Object.entries(opts.filter ?? {}) as [keyof AuditQuery, string | undefined][]) {
-    if (v) (query as Record<string, string>)[k] = v;
-  }
+  const f = opts.filter ?? {};
+  if (f.action) query.action = f.action;
+  if (f.agent) query.agent = f.agent;
+  if (f.source) query.source = f.source;
+  if (f.from) query.from = f.from;
+  if (f.until) query.until = f.until;
   return query;
 }
 
