@@ -4,9 +4,9 @@
 use super::query::{audit_filter, parse_cursor, AuditQuery};
 use super::App;
 use crate::domain::grant::GrantScope;
-use crate::domain::{grade, CallSource, Cx, Error, GrantId};
+use crate::domain::{grade, CallSource, Cx, Error};
+use crate::store::audit;
 use crate::store::audit_query::{self, CallOrigin};
-use crate::store::{audit, grants};
 use futures::Stream;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -188,23 +188,19 @@ impl App {
     /// What each grant the entries name allows, by id (a grant no longer stored is left out).
     async fn grant_names<'a>(&self, entries: impl Iterator<Item = &'a audit::Entry>) -> Result<BTreeMap<String, GrantName>, Error> {
         let ids: std::collections::BTreeSet<String> = entries.flat_map(grants_named).collect();
-        let mut out = BTreeMap::new();
-        let mut conn = self.db.pool().acquire().await?;
-        for id in ids {
-            if let Some(g) = grants::get(&mut conn, &GrantId::new(&id)).await? {
-                let name = GrantName {
-                    id: id.clone(),
-                    tool_name: g.tool_name,
-                    scope: g.scope,
-                    engine: g.engine,
-                    agent_id: g.agent_id,
-                    created_by: g.created_by,
-                    conditions: g.conditions.len(),
-                };
-                out.insert(id, name);
-            }
-        }
-        Ok(out)
+        let named = audit_query::grants(&self.db, ids).await?.into_iter().map(|g| {
+            let name = GrantName {
+                id: g.id.as_str().to_owned(),
+                tool_name: g.tool_name,
+                scope: g.scope,
+                engine: g.engine,
+                agent_id: g.agent_id,
+                created_by: g.created_by,
+                conditions: g.conditions.len(),
+            };
+            (name.id.clone(), name)
+        });
+        Ok(named.collect())
     }
 
     /// Walks the whole audit chain.

@@ -196,7 +196,14 @@ pub struct AuditQuery {
 impl AuditQuery {
     /// The store's filter for these fields; empty strings mean "any".
     pub(crate) fn filter(&self) -> Result<audit_query::Filter, Error> {
-        audit_filter(self.item.as_deref(), self.action.as_deref(), self.agent.as_deref(), self.source, self.from.as_deref(), self.until.as_deref())
+        audit_filter(
+            self.item.as_deref(),
+            self.action.as_deref(),
+            self.agent.as_deref(),
+            self.source,
+            self.from.as_deref(),
+            self.until.as_deref(),
+        )
     }
 }
 

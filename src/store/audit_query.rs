@@ -88,7 +88,8 @@ pub struct Page {
 }
 
 /// The entries and the call columns joined to them; `$1`… are the filter's, in [`bind`]'s order.
-const SELECT: &str = "SELECT a.*, q.agent_id AS call_agent_id, q.agent_name AS call_agent_name, q.source AS call_source, q.engine AS call_engine
+const SELECT: &str =
+    "SELECT a.*, q.agent_id AS call_agent_id, q.agent_name AS call_agent_name, q.source AS call_source, q.engine AS call_engine
      FROM audit_log a LEFT JOIN queue_items q ON q.id = a.queue_item_id
      WHERE ($1 IS NULL OR a.queue_item_id = $1) AND ($2 IS NULL OR a.seq < $2)
        AND ($3 IS NULL OR a.action = $3) AND ($4 IS NULL OR a.action LIKE $4)
@@ -156,4 +157,16 @@ pub async fn decisions(db: &Db, f: &Filter, before: Option<i64>, limit: u32) -> 
     let ids: Vec<&str> = page.entries.iter().filter_map(|d| d.queue_item_id.as_deref()).collect();
     let deliveries = super::audit::latest_deliveries(&mut conn, &ids).await?;
     Ok((page, deliveries))
+}
+
+/// The grants of these ids that are stored (the ones an audit page names), read on one connection.
+pub async fn grants(db: &Db, ids: impl IntoIterator<Item = String>) -> Result<Vec<crate::domain::grant::Grant>, Error> {
+    let mut conn = db.pool().acquire().await?;
+    let mut out = vec![];
+    for id in ids {
+        if let Some(g) = super::grants::get(&mut conn, &crate::domain::GrantId::new(id)).await? {
+            out.push(g);
+        }
+    }
+    Ok(out)
 }

@@ -13,7 +13,8 @@ use std::time::Duration;
 /// A call submitted over HTTP by an agent token (queued under the token's own name); answers its queue entry.
 async fn submitted(t: &TestApp, token: &str, key: &str) -> Value {
     let body = json!({ "tool": "send_email", "args": { "to": "ops@example.com" }, "agent": "billing-bot" });
-    let r = t.http.post(format!("{}/api/calls", t.base)).bearer_auth(token).header("Idempotency-Key", key).json(&body).send().await.unwrap();
+    let r =
+        t.http.post(format!("{}/api/calls", t.base)).bearer_auth(token).header("Idempotency-Key", key).json(&body).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
     t.item(&id).await
@@ -54,7 +55,10 @@ async fn the_audit_log_is_filtered_by_action_agent_source_and_time_and_names_eac
 
     // By source and by agent: the HTTP call's entries only, each naming its agent and source.
     let (_, by_source) = t.get("/api/audit?limit=100&source=http").await;
-    assert!(actions(&by_source).contains(&"call.paused".to_owned()) && actions(&by_source).contains(&"decision.decline".to_owned()), "{by_source}");
+    assert!(
+        actions(&by_source).contains(&"call.paused".to_owned()) && actions(&by_source).contains(&"decision.decline".to_owned()),
+        "{by_source}"
+    );
     assert!(items(&by_source).iter().all(|i| i == http_id), "{by_source}");
     let (_, by_agent) = t.get("/api/audit?limit=100&agent=billing-runner").await;
     assert_eq!(actions(&by_agent), actions(&by_source));
