@@ -91,14 +91,12 @@ test('the audit filters by source, agent, action and day show agent and source c
 
         // By source: the HTTP call alone.
         await page.locator('[data-testid="audit-filter-source"]').selectOption('http');
-        await decision(local.id).waitFor({ state: 'detached' });
-        assert.equal(await decision(http.id).count(), 1);
+        await waitFor(async () => (await decision(local.id).count()) === 0 && (await decision(http.id).count()) === 1, 'the HTTP call alone');
         // By agent (typed, then Enter), and by day: today keeps it, tomorrow leaves nothing.
         await page.locator('[data-testid="audit-filter-source"]').selectOption('');
         await page.locator('[data-testid="audit-filter-agent"]').fill('demo');
         await page.locator('[data-testid="audit-filter-agent"]').press('Enter');
-        await decision(http.id).waitFor({ state: 'detached' });
-        await decision(local.id).waitFor();
+        await waitFor(async () => (await decision(http.id).count()) === 0 && (await decision(local.id).count()) === 1, "the demo agent's call alone");
         const day = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
         await page.locator('[data-testid="audit-filter-from"]').fill(day(new Date()));
         await decision(local.id).waitFor();
