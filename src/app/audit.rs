@@ -1,13 +1,15 @@
 //! The audit log as the history view and the exports show it (C6): each decision with its delivery,
 //! and the whole log as JSON Lines or CSV. Read-only; the log itself is `store::audit`.
 
-use super::query::{parse_cursor, AuditQuery};
+use super::query::{audit_filter, parse_cursor, AuditQuery};
 use super::App;
-use crate::domain::Error;
-use crate::domain::{grade, Cx};
+use crate::domain::grant::GrantScope;
+use crate::domain::{grade, CallSource, Cx, Error};
 use crate::store::audit;
+use crate::store::audit_query::{self, CallOrigin};
 use futures::Stream;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A decision as the audit log recorded it, with what became of it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -30,16 +32,57 @@ pub struct DecisionHistory {
     pub items: Vec<DecisionRecord>,
     #[schema(required = true)]
     pub next_cursor: Option<String>,
+    /// The call each decision is about (its agent and source), by queue entry id.
+    pub calls: BTreeMap<String, CallOrigin>,
+    /// The grants the page names (a grant that decided), by id: what each allows.
+    pub grants: BTreeMap<String, GrantName>,
 }
 
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
+    /// One decision's action (`decision.approve`, `decision.decline`, `decision.edit`,
+    /// `decision.resume`, `decision.expire`), or `decision` (every one).
+    pub action: Option<String>,
+    /// Only decisions on calls of this agent (its id).
+    pub agent: Option<String>,
+    /// Only decisions on calls from this source.
+    #[serde(default, deserialize_with = "super::query::blank_is_none")]
+    pub source: Option<CallSource>,
+    /// From this instant on (RFC 3339, inclusive).
+    pub from: Option<String>,
+    /// Before this instant (RFC 3339, exclusive).
+    pub until: Option<String>,
     /// 1–500, default 50.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// `nextCursor` of the previous page.
     pub cursor: Option<String>,
+}
+
+/// A grant as the history names it: what it allows and who made it, not its id alone.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantName {
+    pub id: String,
+    pub tool_name: String,
+    pub scope: GrantScope,
+    pub engine: String,
+    /// Set unless the scope is the engine.
+    #[schema(required = true)]
+    pub agent_id: Option<String>,
+    pub created_by: String,
+    /// How many conditions on the arguments it has (0: every call in its scope).
+    pub conditions: usize,
+}
+
+/// The ids of the grants an entry names: the grant that decided (its actor, `grant <id> (made by …)`),
+/// or the grant it is about (`grantId`, `grant.id` in its details).
+fn grants_named(e: &audit::Entry) -> impl Iterator<Item = String> + '_ {
+    let by = e.actor.strip_prefix("grant ").and_then(|rest| rest.split(' ').next());
+    let used = e.details.get("grantId").and_then(|v| v.as_str());
+    let made = e.details.get("grant").and_then(|g| g.get("id")).and_then(|v| v.as_str());
+    [by, used, made].into_iter().flatten().filter(|id| !id.is_empty()).map(str::to_owned)
 }
 
 /// The formats the audit log is exported in.
@@ -126,14 +169,38 @@ pub struct AuditPage {
     pub entries: Vec<audit::Entry>,
     #[schema(required = true)]
     pub next_cursor: Option<String>,
+    /// The call each entry is about (its agent and source), by queue entry id.
+    pub calls: BTreeMap<String, CallOrigin>,
+    /// The grants the page names, by id: what each allows.
+    pub grants: BTreeMap<String, GrantName>,
 }
 
 impl App {
-    /// A page of the audit log, newest first.
+    /// A page of the audit log, newest first, filtered as `q` says, with the calls and grants its
+    /// entries name.
     pub async fn audit_page(&self, q: &AuditQuery, _by: &Cx<grade::Watch>) -> Result<AuditPage, Error> {
         let cursor = parse_cursor(q.cursor.as_deref())?;
-        let (entries, next) = audit::entries_page(&self.db, q.item.as_deref(), cursor, q.limit.unwrap_or(50)).await?;
-        Ok(AuditPage { entries, next_cursor: next.map(|n| n.to_string()) })
+        let page = audit_query::entries(&self.db, &q.filter()?, cursor, q.limit.unwrap_or(50)).await?;
+        let grants = self.grant_names(page.entries.iter()).await?;
+        Ok(AuditPage { next_cursor: page.next.map(|n| n.to_string()), entries: page.entries, calls: page.calls, grants })
+    }
+
+    /// What each grant the entries name allows, by id (a grant no longer stored is left out).
+    async fn grant_names<'a>(&self, entries: impl Iterator<Item = &'a audit::Entry>) -> Result<BTreeMap<String, GrantName>, Error> {
+        let ids: std::collections::BTreeSet<String> = entries.flat_map(grants_named).collect();
+        let named = audit_query::grants(&self.db, ids).await?.into_iter().map(|g| {
+            let name = GrantName {
+                id: g.id.as_str().to_owned(),
+                tool_name: g.tool_name,
+                scope: g.scope,
+                engine: g.engine,
+                agent_id: g.agent_id,
+                created_by: g.created_by,
+                conditions: g.conditions.len(),
+            };
+            (name.id.clone(), name)
+        });
+        Ok(named.collect())
     }
 
     /// Walks the whole audit chain.
@@ -143,15 +210,12 @@ impl App {
 
     /// A page of decisions from the audit log, newest first, each with its newest delivery entry.
     pub async fn decision_history(&self, q: &HistoryQuery, _by: &Cx<grade::Watch>) -> Result<DecisionHistory, Error> {
-        let cursor = q
-            .cursor
-            .as_deref()
-            .filter(|c| !c.is_empty())
-            .map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}"))))
-            .transpose()?;
-        let audit::DecisionPage { decisions, next, mut deliveries } =
-            audit::decisions_with_deliveries(&self.db, cursor, q.limit.unwrap_or(50)).await?;
-        let items = decisions
+        let cursor = parse_cursor(q.cursor.as_deref())?;
+        let filter = audit_filter(None, q.action.as_deref(), q.agent.as_deref(), q.source, q.from.as_deref(), q.until.as_deref())?;
+        let (page, mut deliveries) = audit_query::decisions(&self.db, &filter, cursor, q.limit.unwrap_or(50)).await?;
+        let grants = self.grant_names(page.entries.iter()).await?;
+        let items = page
+            .entries
             .into_iter()
             .map(|decision| {
                 // One decision per queue entry, ever (decisions.queue_item_id is unique): its deliveries are this decision's.
@@ -159,7 +223,7 @@ impl App {
                 DecisionRecord { decision, delivery }
             })
             .collect();
-        Ok(DecisionHistory { items, next_cursor: next.map(|n| n.to_string()) })
+        Ok(DecisionHistory { items, next_cursor: page.next.map(|n| n.to_string()), calls: page.calls, grants })
     }
 
     /// The audit log, oldest first, in `format`, as chunks of text (a header first for CSV). It

@@ -22,6 +22,7 @@ pub mod reach;
 pub mod receipts;
 pub mod remote;
 pub mod serving;
+pub mod sources;
 pub mod stats;
 /// For tests and benchmarks only (see the module): not part of the console's API.
 #[doc(hidden)]

@@ -4,7 +4,7 @@
 
 use super::queue::QueueTab;
 use crate::domain::{CallKind, CallSource, Error, ItemState};
-use crate::store::queue;
+use crate::store::{audit_query, queue};
 use serde::Deserialize;
 
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -121,7 +121,7 @@ pub enum SortOrder {
 }
 
 /// A query parameter given empty (`kind=`) is the same as one not given.
-fn blank_is_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(crate) fn blank_is_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: serde::de::DeserializeOwned,
@@ -170,14 +170,81 @@ pub(crate) fn parse_cursor(cursor: Option<&str>) -> Result<Option<i64>, Error> {
     cursor.filter(|c| !c.is_empty()).map(|c| c.parse::<i64>().map_err(|_| Error::InvalidRequest(format!("bad cursor {c:?}")))).transpose()
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// Only entries of this queue item.
     pub item: Option<String>,
+    /// One action (`decision.approve`) or a family of them (`decision`: every `decision.*`).
+    pub action: Option<String>,
+    /// Only entries about a call of this agent (its id).
+    pub agent: Option<String>,
+    /// Only entries about a call from this source.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub source: Option<CallSource>,
+    /// From this instant on (RFC 3339, inclusive).
+    pub from: Option<String>,
+    /// Before this instant (RFC 3339, exclusive).
+    pub until: Option<String>,
     /// 1–500, default 50.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// `nextCursor` of the previous page.
     pub cursor: Option<String>,
+}
+
+impl AuditQuery {
+    /// The store's filter for these fields; empty strings mean "any".
+    pub(crate) fn filter(&self) -> Result<audit_query::Filter, Error> {
+        audit_filter(
+            self.item.as_deref(),
+            self.action.as_deref(),
+            self.agent.as_deref(),
+            self.source,
+            self.from.as_deref(),
+            self.until.as_deref(),
+        )
+    }
+}
+
+/// The audit log's filter: an action or family of lowercase words (`decision`, `decision.approve`,
+/// `resolution.did_not_run`), times in RFC 3339, `from` not after `until`.
+pub(crate) fn audit_filter(
+    item: Option<&str>,
+    action: Option<&str>,
+    agent: Option<&str>,
+    source: Option<CallSource>,
+    from: Option<&str>,
+    until: Option<&str>,
+) -> Result<audit_query::Filter, Error> {
+    let nonempty = |v: Option<&str>| v.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let action = nonempty(action);
+    if let Some(a) = &action {
+        if !a.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'.') || a.len() > 64 {
+            return Err(Error::InvalidRequest(format!("action {a:?} is not an action (decision.approve) nor a family of them (decision)")));
+        }
+    }
+    let time = |name: &str, v: Option<&str>| {
+        nonempty(v)
+            .map(|t| {
+                chrono::DateTime::parse_from_rfc3339(&t)
+                    .map(|t| t.with_timezone(&chrono::Utc))
+                    .map_err(|_| Error::InvalidRequest(format!("{name} {t:?} is not an RFC 3339 time (2026-01-31T00:00:00Z)")))
+            })
+            .transpose()
+    };
+    let (from, until) = (time("from", from)?, time("until", until)?);
+    if let (Some(f), Some(u)) = (from, until) {
+        if f > u {
+            return Err(Error::InvalidRequest("from is after until".into()));
+        }
+    }
+    Ok(audit_query::Filter {
+        item: nonempty(item),
+        action: action.as_deref().and_then(audit_query::ActionFilter::parse),
+        agent: nonempty(agent),
+        source,
+        from,
+        until,
+    })
 }

@@ -72,12 +72,41 @@ fn timings(groups: BTreeMap<String, Vec<f64>>) -> Vec<Timing> {
         .collect()
 }
 
+/// What a test message on a channel did.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelTest {
+    pub channel: String,
+    /// The channel's server took it.
+    pub sent: bool,
+    /// Why not, as the channel answered (never its URL nor its secret).
+    #[schema(required = true)]
+    pub error: Option<String>,
+}
+
 /// `alice (remote)` → `alice`: the person part of an audit name.
 fn person_of(operator: &str) -> String {
     operator.rsplit_once(" (").map_or(operator, |(name, _)| name).to_owned()
 }
 
 impl App {
+    /// Sends a test message on the stored channel `name` (admins): what a message of it would go
+    /// through — its kind, address, server and secret as stored — now, whether it is turned on or in
+    /// its quiet hours, naming no call. `not_found` when no channel of that name is stored (a channel
+    /// not saved yet is tested once saved).
+    pub async fn test_channel(&self, name: &str, by: &Cx<grade::Admin>) -> Result<ChannelTest, Error> {
+        let settings: ReachSettings = crate::store::settings::load(&self.db).await?;
+        let channel = settings.channels.iter().find(|c| c.name == name).ok_or_else(|| Error::not_found(format!("channel {name}")))?;
+        let txn = format!("test-{}", uuid::Uuid::now_v7());
+        let about = crate::notify::reach::send::About::test();
+        let sent = match self.channel_secrets.read(&channel.name).await {
+            Ok(secret) => crate::notify::reach::send::send(channel, &about, &txn, secret).await,
+            Err(e) => Err(format!("the secret of channel {} cannot be read: {e}", channel.name)),
+        };
+        tracing::info!(channel = name, by = %by.audit_name(), ok = sent.is_ok(), "reach: test message");
+        Ok(ChannelTest { channel: name.to_owned(), sent: sent.is_ok(), error: sent.err() })
+    }
+
     /// The channels, rules and on-call schedule (every operator reads them: no secret is in them,
     /// nor where one is kept).
     pub async fn reach_settings(&self, _by: &Cx<grade::Operator>) -> Result<ReachSettings, Error> {

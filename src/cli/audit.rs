@@ -25,7 +25,7 @@ pub async fn verify(app: &App) -> Result<ExitCode> {
 /// The newest `limit` entries, newest first; a change to the rules (settings, engines, tokens)
 /// with what changed on the line after it.
 pub async fn list(app: &App, limit: u32) -> Result<()> {
-    let page = app.audit_page(&AuditQuery { item: None, limit: Some(limit), cursor: None }, &app.local_admin("cli")).await?;
+    let page = app.audit_page(&AuditQuery { limit: Some(limit), ..Default::default() }, &app.local_admin("cli")).await?;
     for e in page.entries {
         println!(
             "{:>6} {} {:<22} {:<24} {:<20} {}",

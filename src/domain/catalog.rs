@@ -122,6 +122,8 @@ operations! {
     ChannelSecrets channel_secrets: GET "/api/settings/reach/secrets" => Operator @ local, window;
     SetChannelSecret set_channel_secret: PUT "/api/settings/reach/channels/{name}/secret" => Local @ local, window;
     RemoveChannelSecret remove_channel_secret: DELETE "/api/settings/reach/channels/{name}/secret" => Local @ local, window;
+    // A test message on a stored channel: sent with its stored secret to its stored address, as its messages go.
+    TestChannel test_channel: POST "/api/settings/reach/channels/{name}/test" => Admin @ local, window;
     ClaimCall claim_call: POST "/api/queue/{id}/claim" => Operator @ local, window;
     CallReach call_reach: GET "/api/queue/{id}/reach" => Watch @ both, window;
     ReachStats reach_stats: GET "/api/stats/reach" => Viewer @ local, window;
@@ -153,5 +155,7 @@ operations! {
     RemoveEngineNamedTest remove_engine_named_test: DELETE "/api/engines/test" => Admin @ local;
     SyncEngine sync_engine: POST "/api/engines/{name}/sync" => Operator @ local, window;
     EngineAgents engine_agents: GET "/api/engines/{name}/agents" => Operator @ local, window;
+    // Every source calls came from (hooks, HTTP agents, the MCP gate, local and remote engines).
+    Sources sources: GET "/api/sources" => Operator @ local, window;
     EngineKinds engine_kinds: GET "/api/engine-kinds" => Operator @ local, window;
 }

@@ -146,7 +146,7 @@ async fn head(tx: &mut super::writer::WriteTx) -> Result<(i64, String), Error> {
     Ok(head.unwrap_or_else(|| (0, GENESIS.to_owned())))
 }
 
-fn from_row(row: &Row) -> Result<Entry, Error> {
+pub(super) fn from_row(row: &Row) -> Result<Entry, Error> {
     Ok(Entry {
         seq: row.try_get("seq")?,
         at: row.try_get("at")?,
@@ -161,36 +161,12 @@ fn from_row(row: &Row) -> Result<Entry, Error> {
     })
 }
 
-/// A page of entries, newest first, optionally only those of one queue entry.
-pub async fn list(conn: &mut impl Sql, item: Option<&str>, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
-    let limit = i64::from(limit.clamp(1, 500));
-    let rows = sql("SELECT * FROM audit_log WHERE ($1 IS NULL OR queue_item_id = $1) AND ($2 IS NULL OR seq < $2)
-         ORDER BY seq DESC LIMIT $3")
-    .bind(item)
-    .bind(before)
-    .bind(limit + 1)
-    .fetch_all(&mut *conn)
-    .await?;
-    page(&rows, limit)
-}
-
 /// Rows fetched with `LIMIT limit + 1` as a page of at most `limit` entries and the next cursor.
 fn page(rows: &[Row], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
     let more = rows.len() as i64 > limit;
     let entries: Vec<Entry> = rows.iter().take(limit as usize).map(from_row).collect::<Result<_, _>>()?;
     let next = if more { entries.last().map(|e| e.seq) } else { None };
     Ok((entries, next))
-}
-
-/// A page of decision entries (`decision.*`), newest first, before `before`.
-pub async fn decisions(conn: &mut impl Sql, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
-    let limit = i64::from(limit.clamp(1, 500));
-    let rows = sql("SELECT * FROM audit_log WHERE action LIKE 'decision.%' AND ($1 IS NULL OR seq < $1) ORDER BY seq DESC LIMIT $2")
-        .bind(before)
-        .bind(limit + 1)
-        .fetch_all(&mut *conn)
-        .await?;
-    page(&rows, limit)
 }
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
@@ -290,27 +266,10 @@ pub async fn verify(conn: &mut impl Sql) -> Result<Verification, Error> {
     }
 }
 
-/// A page of the log, newest first, optionally only one queue entry's (see [`list`]).
-pub async fn entries_page(db: &Db, item: Option<&str>, before: Option<i64>, limit: u32) -> Result<(Vec<Entry>, Option<i64>), Error> {
-    let mut conn = db.pool().acquire().await?;
-    list(&mut conn, item, before, limit).await
-}
-
 /// Walks the whole chain (see [`verify`]) on one connection.
 pub async fn verify_chain(db: &Db) -> Result<Verification, Error> {
     let mut conn = db.pool().acquire().await?;
     verify(&mut conn).await
-}
-
-/// A page of decision entries and the newest delivery entry of each of their queue entries.
-#[derive(Debug)]
-pub struct DecisionPage {
-    /// Newest first (see [`decisions`]).
-    pub decisions: Vec<Entry>,
-    /// The cursor of the next page.
-    pub next: Option<i64>,
-    /// By queue entry id (see [`latest_deliveries`]).
-    pub deliveries: std::collections::HashMap<String, Entry>,
 }
 
 /// The newest `limit` entries of one action (`policy.applied`), newest first.
@@ -323,15 +282,6 @@ pub async fn of_action(db: &Db, action: &str, limit: u32) -> Result<Vec<Entry>, 
         .fetch_all(&mut *conn)
         .await?;
     Ok(page(&rows, limit)?.0)
-}
-
-/// A page of decision entries before `before` with their deliveries, read on one connection.
-pub async fn decisions_with_deliveries(db: &Db, before: Option<i64>, limit: u32) -> Result<DecisionPage, Error> {
-    let mut conn = db.pool().acquire().await?;
-    let (decisions, next) = self::decisions(&mut conn, before, limit).await?;
-    let ids: Vec<&str> = decisions.iter().filter_map(|d| d.queue_item_id.as_deref()).collect();
-    let deliveries = latest_deliveries(&mut conn, &ids).await?;
-    Ok(DecisionPage { decisions, next, deliveries })
 }
 
 /// The seq of the newest entry (0 for an empty log), on a connection of its own.

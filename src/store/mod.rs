@@ -8,6 +8,7 @@
 //! domain types in the module that reads them.
 
 pub mod audit;
+pub mod audit_query;
 pub mod cells;
 pub mod credentials;
 pub mod deadlines;
@@ -29,6 +30,7 @@ pub mod resolutions;
 pub mod runs;
 pub mod settings;
 pub mod snapshots;
+pub mod sources;
 pub mod sql;
 pub mod statements;
 pub mod stats;

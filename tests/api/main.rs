@@ -53,4 +53,5 @@ mod security;
 mod stats;
 mod supervisors;
 mod unauthenticated;
+mod views;
 mod widening;

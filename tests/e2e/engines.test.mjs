@@ -64,3 +64,65 @@ test('an engine where nothing listens is listed as unreachable with its error, a
     await close();
   }
 });
+
+// Issue 45: an empty queue shows the next step — how to connect Claude Code, an HTTP agent or an MCP
+// server — with a button that makes the agent token; an agent using it shows up in the queue and
+// under Engines → Sources seen. At a desktop's and a phone's size, light and dark.
+const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844, isMobile: true, hasTouch: true },
+];
+const COMBOS = SIZES.flatMap((size) => ['light', 'dark'].map((scheme) => ({ ...size, scheme })));
+
+test('an empty queue shows how to connect an agent and makes its token; the agent then shows under Sources seen', async () => {
+  const { server } = ctx;
+  let token = null;
+  let name = null;
+  for (const [i, { width, height, scheme, ...device }] of COMBOS.entries()) {
+    const at = `${width} ${scheme}`;
+    const { page, problems, close } = await newPage(ctx.browser, { viewport: { width, height }, colorScheme: scheme, ...device });
+    try {
+      await openConsole(page, server);
+      const connect = page.locator('[data-testid="connect-agents"]');
+      await connect.waitFor({ timeout: 15_000 });
+      await connect.scrollIntoViewIfNeeded();
+      assert.ok(await connect.isVisible(), at);
+      assert.equal((await page.locator('[data-testid="queue-nothing-waiting"]').textContent()).trim(), 'Nothing is waiting for a decision.');
+      assert.match(await page.locator('[data-testid="connect-lines"]').textContent(), /approval-console hooks install claude-code/);
+      // An HTTP agent: its token made here, in the lines to run.
+      await page.locator('[data-testid="connect-way"][data-way="http"]').click();
+      await page.locator('[data-testid="connect-make-token"]').click();
+      await page.locator('[data-testid="connect-token-made"]').waitFor();
+      const lines = await page.locator('[data-testid="connect-lines"]').textContent();
+      token = lines.match(/Bearer (\S+)"/)[1];
+      assert.notEqual(token, 'ac_…', at);
+      assert.ok(lines.includes(server.base), `${at}: the lines name this console: ${lines}`);
+      name = (await page.locator('[data-testid="connect-token-made"]').textContent()).match(/Token (\S+) made/)[1];
+      const listed = (await server.api('GET', '/api/tokens')).body.find((c) => c.name === name);
+      assert.equal(listed.role, 'agent', at);
+      assert.deepEqual(listed.sources, ['http'], at);
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(sideways <= 0, `${at}: the page scrolls ${sideways} px sideways`);
+
+      if (i === COMBOS.length - 1) {
+        // The agent asks before a call, with the token it was given: the queue shows it, the next step goes.
+        const r = await fetch(`${server.base}/api/calls`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'first-call' },
+          body: JSON.stringify({ tool: 'send_email', args: { to: 'ops@example.com' }, agent: 'my-agent' }),
+        });
+        assert.equal(r.status, 201);
+        await waitFor(async () => (await page.locator('[data-testid="pending-count"]').textContent()).trim() === '1', 'the call in the queue');
+        await connect.waitFor({ state: 'detached' });
+        await page.locator('[data-testid="engines-tab"]').click();
+        const seen = page.locator('[data-testid="source-seen"][data-source="http"]');
+        await seen.waitFor({ timeout: 15_000 });
+        assert.equal((await seen.locator('[data-testid="source-agent"]').textContent()).trim(), name);
+        assert.equal((await seen.locator('[data-testid="source-pending"]').textContent()).trim(), '1');
+      }
+      assert.deepEqual(problems, [], at);
+    } finally {
+      await close();
+    }
+  }
+});

@@ -4,7 +4,7 @@
 // the console shows no warning.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { newPage, openConsole, serverAndBrowser } from './helpers.mjs';
+import { newPage, openConsole, serverAndBrowser, waitFor } from './helpers.mjs';
 
 const ctx = serverAndBrowser();
 
@@ -102,3 +102,70 @@ test('notification settings survive a reload; a bad time is refused with invalid
     await close();
   }
 });
+
+// Issue 45: Settings as sections with a nav, at a desktop's and a phone's size, light and dark. A
+// jump puts its section's heading at the top, in view and not under the nav; nothing scrolls
+// sideways; a change marks its section in the nav, whose Save stores it.
+const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844, isMobile: true, hasTouch: true },
+];
+
+/** Relative luminance of a CSS rgb() colour. */
+function luminance(css) {
+  const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => {
+    const c = Number(v) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+for (const { width, height, ...device } of SIZES) {
+  for (const scheme of ['light', 'dark']) {
+    test(`the settings nav jumps to each section and its Save stores a change, at ${width}×${height} ${scheme}`, async () => {
+      const { page, problems, close } = await newPage(ctx.browser, { viewport: { width, height }, colorScheme: scheme, ...device });
+      try {
+        await openConsole(page, ctx.server);
+        await openSettings(page);
+        const nav = page.locator('[data-testid="settings-nav"]');
+        await nav.waitFor();
+        const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        assert.ok(scheme === 'dark' ? luminance(bg) < 0.2 : luminance(bg) > 0.6, `${scheme} page background ${bg}`);
+        const sections = await nav.locator('[data-testid="settings-nav-item"]').evaluateAll((els) => els.map((e) => e.dataset.section));
+        assert.deepEqual(sections, ['notifications', 'approvals', 'time-limits', 'channels', 'remote-listener', 'policy', 'tokens', 'devices', 'appearance']);
+
+        for (const id of ['channels', 'tokens', 'approvals', 'appearance']) {
+          await nav.locator(`[data-testid="settings-nav-item"][data-section="${id}"]`).click();
+          const heading = page.locator(`#settings-${id} h3`).first();
+          await waitFor(async () => {
+            const box = await heading.boundingBox();
+            return box && box.y >= 0 && box.y + box.height <= height;
+          }, `the ${id} heading in view`);
+          // Nothing (the nav's strip on a phone) lies over the heading.
+          const onTop = await heading.evaluate((el) => {
+            const r = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + Math.min(20, r.width / 2), r.top + r.height / 2);
+            return !!hit && el.contains(hit);
+          });
+          assert.ok(onTop, `the ${id} heading is not covered`);
+          assert.equal(await nav.locator(`[data-section="${id}"]`).getAttribute('aria-current'), 'true');
+        }
+        const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(sideways <= 0, `the page scrolls ${sideways} px sideways`);
+
+        // A change marks its section; the nav's Save stores it and the mark goes.
+        const agents = `ops-${width}-${scheme}`;
+        await page.locator('[data-testid="notify-agents"]').fill(agents);
+        const dot = nav.locator('[data-section="notifications"] .dot');
+        await dot.waitFor();
+        await nav.locator('[data-testid="settings-nav-save"]').click();
+        await page.locator('[data-testid="settings-saved"]').waitFor();
+        await dot.waitFor({ state: 'detached' });
+        assert.deepEqual((await ctx.server.api('GET', '/api/settings/notifications')).body.agents, [agents]);
+        assert.deepEqual(problems, []);
+      } finally {
+        await close();
+      }
+    });
+  }
+}

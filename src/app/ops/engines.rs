@@ -3,6 +3,7 @@
 //! and changes no setting.
 
 use crate::app::engines::{EngineChanges, EngineTest, EngineTestResult, EngineView, NewEngine, SyncAnswer};
+use crate::app::sources::SourceSeen;
 use crate::domain::CallSource;
 
 crate::declare_operations! {
@@ -44,6 +45,12 @@ crate::declare_operations! {
     EngineAgents(Name, none) -> any, 200 "The engine's agents as last listed: tools with approval flags and schemas (JSON Schema), sub-agents";
         errors [404 "not_found"]
         |app, p, _, by| { Ok(app.engine_agents(&p.name, by)?.into()) }
+
+    /// Every source calls came from — the local engine, remote engines, HTTP agents, the coding
+    /// agents' hooks, the MCP gate — with the engine holding them and their agents, the most recent first.
+    Sources(Nothing, none) -> [SourceSeen], 200 "Sources and engines seen, each with its agents (at most 20, the most recent)";
+        errors []
+        |app, _, _, by| { Ok(app.sources(by).await?.into()) }
 
     /// The kinds a new remote engine may be (`kind` in `POST /api/engines`), as the console's registry
     /// of engine kinds has them: the default first.

@@ -2,7 +2,7 @@
 //! time to decision per channel, person and rule.
 
 use crate::app::channel_secrets::{ChannelSecret, RemovedChannelSecret, SecretValue};
-use crate::app::reach::{CallReach, ReachStats, SavedReach};
+use crate::app::reach::{CallReach, ChannelTest, ReachStats, SavedReach};
 use crate::domain::reach::ReachSettings;
 use serde::Deserialize;
 
@@ -34,6 +34,12 @@ crate::declare_operations! {
     RemoveChannelSecret(Name, none) -> RemovedChannelSecret, 200 "Removed and audited: the channel sends nothing that needs it until one is set again";
         errors [403 "forbidden: not the local admin", 404 "not_found: the channel has no secret"]
         |app, p, _, by| { Ok(app.remove_channel_secret(&p.name, by).await?.into()) }
+
+    /// Sends a test message on a stored channel now (turned on or not, in its quiet hours or not),
+    /// naming no call: whether its server took it, or why not.
+    TestChannel(Name, none) -> ChannelTest, 200 "Tried: `sent`, or the channel's `error` (never its URL nor its secret)";
+        errors [404 "not_found: no channel of that name is stored"]
+        |app, p, _, by| { Ok(app.test_channel(&p.name, by).await?.into()) }
 
     ClaimCall(Id, none) -> CallReach, 200 "Claimed: shown to everyone; its escalation stops";
         errors [404 "not_found", 409 "already_decided"]

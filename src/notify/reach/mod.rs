@@ -173,6 +173,7 @@ async fn deliver(
         link: links.of(&m.queue_item_id),
         rule: m.rule.clone(),
         step: m.step,
+        test: false,
     };
     let sent = match secrets.read(&channel.name).await {
         Ok(secret) => send::send(channel, &about, &m.id, secret).await,

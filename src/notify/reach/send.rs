@@ -31,10 +31,34 @@ pub struct About {
     pub link: Option<String>,
     pub rule: String,
     pub step: i64,
+    /// A test message (Settings → "Send a test message"): about no call.
+    pub test: bool,
 }
 
 impl About {
+    /// A test message for a channel: it says so, names no call, and carries nothing of one.
+    pub fn test() -> Self {
+        About {
+            item_id: String::new(),
+            tool: String::new(),
+            agent: String::new(),
+            source: String::new(),
+            risk: String::new(),
+            reasons: vec!["Sent from Settings → Channels and escalation to check this channel: no call is waiting.".into()],
+            fingerprint: String::new(),
+            paused_at: chrono::Utc::now(),
+            args: Value::Null,
+            link: None,
+            rule: String::new(),
+            step: 0,
+            test: true,
+        }
+    }
+
     fn title(&self) -> String {
+        if self.test {
+            return "Approval Console: a test message".into();
+        }
         format!("Approval needed: {} wants to run {} ({} risk)", visible(&self.agent), visible(&self.tool), self.risk)
     }
 
@@ -56,6 +80,10 @@ impl About {
     /// Plain text: the title, why it is risky, the fingerprint, the link.
     pub fn text(&self, channel: &Channel) -> String {
         let mut out = self.title();
+        if self.test {
+            self.reasons.iter().for_each(|r| out.push_str(&format!("\n{r}")));
+            return out;
+        }
         out.push_str(&format!("\nSource: {}   Call: {}", self.source, self.item_id));
         for r in self.reasons.iter().take(3) {
             out.push_str(&format!("\n- {}", visible(r)));
@@ -74,6 +102,9 @@ impl About {
     /// HTML for mail and Matrix: every text escaped.
     pub fn html(&self, channel: &Channel) -> String {
         let e = |t: &str| html_escape(&visible(t));
+        if self.test {
+            return format!("<p><strong>{}</strong></p><p>{}</p>", e(&self.title()), e(&self.reasons.join(" ")));
+        }
         let mut out = format!(
             "<p><strong>{}</strong></p><p>Source: {} · Call: <code>{}</code></p>",
             e(&self.title()),
@@ -99,6 +130,9 @@ impl About {
 
     /// The webhook's JSON.
     pub fn json(&self, channel: &Channel) -> Value {
+        if self.test {
+            return json!({ "type": "test", "summary": self.title(), "text": self.reasons.join(" "), "person": channel.person });
+        }
         let mut v = json!({
             "type": "call.paused",
             "id": self.item_id,
@@ -123,6 +157,10 @@ impl About {
     /// Slack / Mattermost Block Kit: the summary, its reasons, an Open button.
     pub fn blocks(&self, channel: &Channel) -> Value {
         let e = |t: &str| slack_escape(&visible(t));
+        if self.test {
+            let text = format!("*{}*\n{}", e(&self.title()), e(&self.reasons.join(" ")));
+            return json!({ "text": e(&self.title()), "blocks": [{ "type": "section", "text": { "type": "mrkdwn", "text": text } }] });
+        }
         let mut text = format!("*{}*", e(&self.title()));
         for r in self.reasons.iter().take(3) {
             text.push_str(&format!("\n• {}", e(r)));
@@ -290,6 +328,7 @@ mod tests {
             link: Some("https://c.example/#call=q_1".into()),
             rule: "default".into(),
             step: 0,
+            test: false,
         };
         let channel: Channel =
             serde_json::from_value(json!({ "name": "m", "kind": "matrix", "person": "a", "includeArgs": true })).unwrap();
@@ -317,6 +356,7 @@ mod tests {
             link: None,
             rule: "default".into(),
             step: 0,
+            test: false,
         }
     }
 

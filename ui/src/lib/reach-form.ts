@@ -242,3 +242,9 @@ export function badEntry(message: string, f: ReachForm): { channel: number; rule
     shift: find(f.onCall, shiftPerson, (s) => s.person),
   };
 }
+
+/** Whether the channel as drafted is stored as it is (a test message goes out as stored: a change must be saved first). */
+export function channelStored(d: ChannelDraft, stored: readonly ReachChannel[]): boolean {
+  const s = stored.find((c) => c.name === d.name.trim());
+  return !!s && JSON.stringify(fromChannelDraft(d)) === JSON.stringify(fromChannelDraft(toChannelDraft(s)));
+}

@@ -836,6 +836,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/reach/channels/{name}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Sends a test message on a stored channel now (turned on or not, in its quiet hours or not),
+         *      naming no call: whether its server took it, or why not.
+         */
+        post: operations["test_channel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/reach/secrets": {
         parameters: {
             query?: never;
@@ -881,6 +901,26 @@ export interface paths {
          *      raised — needs `"confirmWidening": true`.
          */
         put: operations["save_safety_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every source calls came from — the local engine, remote engines, HTTP agents, the coding
+         *      agents' hooks, the MCP gate — with the engine holding them and their agents, the most recent first.
+         */
+        get: operations["sources"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -962,6 +1002,17 @@ export interface components {
     schemas: {
         /** @description One agent of an engine. */
         AgentId: string;
+        /** @description An agent seen through one source. */
+        AgentSeen: {
+            agentId: string;
+            agentName: string | null;
+            /** Format: int64 */
+            calls: number;
+            /** Format: date-time */
+            lastSeen: string;
+            /** Format: int64 */
+            pending: number;
+        };
         /** @description One operator's approval of a call whose tool needs several (the two-person rule). */
         ApprovalView: {
             /** Format: date-time */
@@ -1006,7 +1057,15 @@ export interface components {
             toolName: string | null;
         };
         AuditPage: {
+            /** @description The call each entry is about (its agent and source), by queue entry id. */
+            calls: {
+                [key: string]: components["schemas"]["CallOrigin"];
+            };
             entries: components["schemas"]["AuditEntry"][];
+            /** @description The grants the page names, by id: what each allows. */
+            grants: {
+                [key: string]: components["schemas"]["GrantName"];
+            };
             nextCursor: string | null;
         };
         BadEntry: {
@@ -1025,6 +1084,15 @@ export interface components {
          * @enum {string}
          */
         CallKind: "approval" | "suspend";
+        /** @description The call an entry is about, as the history shows it beside the entry. */
+        CallOrigin: {
+            agentId: string;
+            /** @description The agent's display name, when its engine gave one. */
+            agentName: string | null;
+            /** @description The engine that holds the call (a remote engine's name, `local`, or a submitted call's source). */
+            engine: string;
+            source: components["schemas"]["CallSource"];
+        };
         /** @description A call's reach: who claimed it, and its channels' messages. */
         CallReach: {
             claim: null | components["schemas"]["Claim"];
@@ -1135,6 +1203,14 @@ export interface components {
          * @enum {string}
          */
         ChannelSecretPlace: "keyring" | "file";
+        /** @description What a test message on a channel did. */
+        ChannelTest: {
+            channel: string;
+            /** @description Why not, as the channel answered (never its URL nor its secret). */
+            error: string | null;
+            /** @description The channel's server took it. */
+            sent: boolean;
+        };
         /** @description Who claimed a call. */
         Claim: {
             /** Format: date-time */
@@ -1230,6 +1306,14 @@ export interface components {
         };
         /** @description A page of decisions, newest first. */
         DecisionHistory: {
+            /** @description The call each decision is about (its agent and source), by queue entry id. */
+            calls: {
+                [key: string]: components["schemas"]["CallOrigin"];
+            };
+            /** @description The grants the page names (a grant that decided), by id: what each allows. */
+            grants: {
+                [key: string]: components["schemas"]["GrantName"];
+            };
             items: components["schemas"]["DecisionRecord"][];
             nextCursor: string | null;
         };
@@ -1569,6 +1653,18 @@ export interface components {
         };
         /** @description One "always allow" grant. */
         GrantId: string;
+        /** @description A grant as the history names it: what it allows and who made it, not its id alone. */
+        GrantName: {
+            /** @description Set unless the scope is the engine. */
+            agentId: string | null;
+            /** @description How many conditions on the arguments it has (0: every call in its scope). */
+            conditions: number;
+            createdBy: string;
+            engine: string;
+            id: string;
+            scope: components["schemas"]["GrantScope"];
+            toolName: string;
+        };
         /** @description What a grant would do if it were made now (nothing is stored). */
         GrantPreview: {
             /**
@@ -2319,6 +2415,23 @@ export interface components {
          * @enum {string}
          */
         SortOrder: "newest" | "oldest";
+        /** @description One source and engine the queue has calls of. */
+        SourceSeen: {
+            /** @description Its agents, the most recent first (at most 20; `moreAgents` counts the others). */
+            agents: components["schemas"]["AgentSeen"][];
+            /** Format: int64 */
+            calls: number;
+            /** @description The engine holding its calls: `local`, a remote engine's name, or the submitted source's own. */
+            engine: string;
+            /** Format: date-time */
+            firstSeen: string;
+            /** Format: date-time */
+            lastSeen: string;
+            moreAgents: number;
+            /** Format: int64 */
+            pending: number;
+            source: components["schemas"]["CallSource"];
+        };
         /**
          * @description Who wrote a message.
          * @enum {string}
@@ -2534,6 +2647,16 @@ export interface operations {
             query?: {
                 /** @description Only entries of this queue item. */
                 item?: string;
+                /** @description One action (`decision.approve`) or a family of them (`decision`: every `decision.*`). */
+                action?: string;
+                /** @description Only entries about a call of this agent (its id). */
+                agent?: string;
+                /** @description Only entries about a call from this source. */
+                source?: components["schemas"]["CallSource"];
+                /** @description From this instant on (RFC 3339, inclusive). */
+                from?: string;
+                /** @description Before this instant (RFC 3339, exclusive). */
+                until?: string;
                 /** @description 1–500, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page. */
@@ -2586,6 +2709,19 @@ export interface operations {
     decision_history: {
         parameters: {
             query?: {
+                /**
+                 * @description One decision's action (`decision.approve`, `decision.decline`, `decision.edit`,
+                 *     `decision.resume`, `decision.expire`), or `decision` (every one).
+                 */
+                action?: string;
+                /** @description Only decisions on calls of this agent (its id). */
+                agent?: string;
+                /** @description Only decisions on calls from this source. */
+                source?: components["schemas"]["CallSource"];
+                /** @description From this instant on (RFC 3339, inclusive). */
+                from?: string;
+                /** @description Before this instant (RFC 3339, exclusive). */
+                until?: string;
                 /** @description 1–500, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page. */
@@ -5836,6 +5972,64 @@ export interface operations {
             };
         };
     };
+    test_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tried: `sent`, or the channel's `error` (never its URL nor its secret) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelTest"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no channel of that name is stored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     channel_secrets: {
         parameters: {
             query?: never;
@@ -6052,6 +6246,44 @@ export interface operations {
             };
             /** @description widening_unconfirmed: a widening without confirmWidening (details.widens); nothing was stored */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sources and engines seen, each with its agents (at most 20, the most recent) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceSeen"][];
+                };
+            };
+            /** @description unauthorized: no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description forbidden: the credential's role may not */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,7 +4,7 @@
  * Tauri IPC (`tauri.ts`). Only `main.ts` chooses the implementation.
  */
 
-import type { components } from './api.gen';
+import type { components, operations } from './api.gen';
 import type { ApiError } from './api-error';
 import type { ChannelSecretsBackend } from './channel-secrets';
 import type { AnswerOf, Declared, Request } from './operations';
@@ -61,6 +61,17 @@ export type AuditVerification = Schemas['Verification'];
 /** A decision as the audit log recorded it, with its newest delivery entry (`null` while none). */
 export type DecisionRecord = Schemas['DecisionRecord'];
 export type DecisionHistory = Schemas['DecisionHistory'];
+/** The call an audit entry is about: its agent and source (`calls` of a page, by queue entry id). */
+export type CallOrigin = Schemas['CallOrigin'];
+/** A grant as the audit view names it: what it allows, who made it (`grants` of a page, by id). */
+export type GrantName = Schemas['GrantName'];
+/** The audit log's filters as the server takes them (`toQuery` of `audit-filter.ts` makes one). */
+export type AuditQuery = Pick<NonNullable<operations['audit_page']['parameters']['query']>, 'action' | 'agent' | 'source' | 'from' | 'until'>;
+/** A source calls came from, with its engine and agents (`GET /api/sources`). */
+export type SourceSeen = Schemas['SourceSeen'];
+export type AgentSeen = Schemas['AgentSeen'];
+/** What a test message on a channel did (`sent`, or the channel's `error`). */
+export type ChannelTest = Schemas['ChannelTest'];
 /** `jsonl`: the entries themselves, one per line (hashes checkable); `csv`: for spreadsheets, formulas defused. */
 export type ExportFormat = Schemas['ExportFormat'];
 /** Where the desktop app saved a file (`save_audit_export`; not an HTTP route). */
@@ -336,10 +347,11 @@ export interface Backend extends ChannelSecretsBackend {
   resolve(id: string, resolution: ResolutionKind, fingerprint: string, result?: unknown): Promise<QueueItem>;
   /** Starts listening for live changes; returns a function that stops it. */
   subscribe(subscriber: Subscriber): () => void;
-  listAudit(opts?: { limit?: number; cursor?: string | null }): Promise<AuditPage>;
+  /** A page of the log, newest first, filtered by `filter` (none: every entry). */
+  listAudit(opts?: { limit?: number; cursor?: string | null; filter?: AuditQuery }): Promise<AuditPage>;
   verifyAudit(): Promise<AuditVerification>;
-  /** Decisions from the audit log, newest first, each with its newest delivery entry. */
-  decisionHistory(opts?: { limit?: number; cursor?: string | null }): Promise<DecisionHistory>;
+  /** Decisions from the audit log, newest first, each with its newest delivery entry, filtered by `filter`. */
+  decisionHistory(opts?: { limit?: number; cursor?: string | null; filter?: AuditQuery }): Promise<DecisionHistory>;
   /** The whole audit log as text, oldest first. */
   exportAudit(format: ExportFormat): Promise<string>;
   /**
@@ -351,6 +363,8 @@ export interface Backend extends ChannelSecretsBackend {
   setLanguage?(choice: 'system' | 'en' | 'ja'): Promise<void>;
   /** Remote engines by name, with live health (not pushed as events: poll). */
   listEngines(): Promise<EngineView[]>;
+  /** Every source calls came from (hooks, HTTP agents, the MCP gate, local and remote engines), with their agents, the most recent first. */
+  sources(): Promise<SourceSeen[]>;
   /** Adds a remote engine; a token goes to the OS keyring (`keyring_unavailable` / `keyring_locked` if it cannot). */
   addEngine(engine: NewEngine): Promise<EngineView>;
   editEngine(name: string, changes: EngineChanges): Promise<EngineView>;
@@ -436,6 +450,8 @@ export interface Backend extends ChannelSecretsBackend {
    * needs a secret without one set, plain SMTP to another machine, a bad time, a rule without steps.
    */
   saveReachSettings(settings: ReachSettings): Promise<ReachSettings>;
+  /** Sends a test message on the stored channel `name` now (admins); `not_found` when no channel of that name is stored. */
+  testChannel(name: string): Promise<ChannelTest>;
   /**
    * "I'm on it": the call is claimed by this operator's person, shown to everyone, and its
    * escalation stops. Answers the call's reach. `already_decided` once it no longer waits.

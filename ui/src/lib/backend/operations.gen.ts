@@ -71,6 +71,7 @@ export const OPERATIONS = {
   channel_secrets: { method: 'GET', path: '/api/settings/reach/secrets', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
   set_channel_secret: { method: 'PUT', path: '/api/settings/reach/channels/{name}/secret', access: 'admin', window: true, declared: true, input: 'body', windowKey: 'secret', device: 'refused' },
   remove_channel_secret: { method: 'DELETE', path: '/api/settings/reach/channels/{name}/secret', access: 'admin', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
+  test_channel: { method: 'POST', path: '/api/settings/reach/channels/{name}/test', access: 'admin', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
   claim_call: { method: 'POST', path: '/api/queue/{id}/claim', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
   call_reach: { method: 'GET', path: '/api/queue/{id}/reach', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'allowed' },
   reach_stats: { method: 'GET', path: '/api/stats/reach', access: 'viewer', window: true, declared: true, input: 'query', windowKey: 'query', device: 'refused' },
@@ -95,5 +96,6 @@ export const OPERATIONS = {
   remove_engine_named_test: { method: 'DELETE', path: '/api/engines/test', access: 'admin', window: false, declared: true, input: null, windowKey: null, device: 'refused' },
   sync_engine: { method: 'POST', path: '/api/engines/{name}/sync', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
   engine_agents: { method: 'GET', path: '/api/engines/{name}/agents', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
+  sources: { method: 'GET', path: '/api/sources', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
   engine_kinds: { method: 'GET', path: '/api/engine-kinds', access: 'operator', window: true, declared: true, input: null, windowKey: null, device: 'refused' },
 } as const;

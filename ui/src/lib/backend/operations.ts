@@ -9,6 +9,9 @@ import type { operations } from './api.gen';
 import { OPERATIONS } from './operations.gen';
 import type {
   AuditPage,
+  AuditQuery,
+  ChannelTest,
+  SourceSeen,
   AuditVerification,
   CallReach,
   CallReason,
@@ -96,10 +99,16 @@ function filters(filter: QueueFilter): Record<string, string> {
   return out;
 }
 
-/** A page of the audit log or of the decision history. */
-function page(opts: { limit?: number; cursor?: string | null }): { limit: number; cursor?: string } {
-  const query: { limit: number; cursor?: string } = { limit: opts.limit ?? 50 };
+/** A page of the audit log or of the decision history, with its filters (empty ones left out). */
+function page(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery }): { limit: number; cursor?: string } & AuditQuery {
+  const query: { limit: number; cursor?: string } & AuditQuery = { limit: opts.limit ?? 50 };
   if (opts.cursor) query.cursor = opts.cursor;
+  const f = opts.filter ?? {};
+  if (f.action) query.action = f.action;
+  if (f.agent) query.agent = f.agent;
+  if (f.source) query.source = f.source;
+  if (f.from) query.from = f.from;
+  if (f.until) query.until = f.until;
   return query;
 }
 
@@ -172,7 +181,7 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
     return this.run('resolve', { path: { id }, input });
   }
 
-  listAudit(opts: { limit?: number; cursor?: string | null } = {}): Promise<AuditPage> {
+  listAudit(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery } = {}): Promise<AuditPage> {
     return this.run('audit_page', { input: page(opts) });
   }
 
@@ -180,12 +189,16 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
     return this.run('verify_audit');
   }
 
-  decisionHistory(opts: { limit?: number; cursor?: string | null } = {}): Promise<DecisionHistory> {
+  decisionHistory(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery } = {}): Promise<DecisionHistory> {
     return this.run('decision_history', { input: page(opts) });
   }
 
   listEngines(): Promise<EngineView[]> {
     return this.run('engines');
+  }
+
+  sources(): Promise<SourceSeen[]> {
+    return this.run('sources');
   }
 
   addEngine(engine: NewEngine): Promise<EngineView> {
@@ -310,6 +323,10 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   saveReachSettings(settings: ReachSettings): Promise<ReachSettings> {
     return this.run('save_reach_settings', { input: settings });
+  }
+
+  testChannel(name: string): Promise<ChannelTest> {
+    return this.run('test_channel', { path: { name } });
   }
 
   channelSecrets(): Promise<ChannelSecret[]> {

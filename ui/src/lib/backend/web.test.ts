@@ -225,6 +225,7 @@ describe('WebBackend', () => {
     await backend.queueCounts({ source: 'mcp', kind: 'approval' });
     await backend.queueCounts({ source: '' });
     await backend.decisionHistory({ limit: 20 });
+    await backend.decisionHistory({ filter: { action: 'decision.approve', agent: 'a b', source: 'http', from: '2026-01-01T00:00:00.000Z' } });
     await backend.previousCall('q 1/é');
     await backend.testEngine({ baseUrl: 'http://127.0.0.1:4111', token: 'secret' });
     expect(await backend.exportAudit('jsonl')).toBe('{"seq":1}\n{"seq":2}\n');
@@ -241,6 +242,7 @@ describe('WebBackend', () => {
       { url: '/api/queue/counts?source=mcp&kind=approval', method: 'GET', body: undefined },
       { url: '/api/queue/counts?', method: 'GET', body: undefined },
       { url: '/api/audit/decisions?limit=20', method: 'GET', body: undefined },
+      { url: '/api/audit/decisions?limit=50&action=decision.approve&agent=a+b&source=http&from=2026-01-01T00%3A00%3A00.000Z', method: 'GET', body: undefined },
       { url: '/api/queue/q%201%2F%C3%A9/previous', method: 'GET', body: undefined },
       { url: '/api/engines/test', method: 'POST', body: { baseUrl: 'http://127.0.0.1:4111', token: 'secret' } },
       { url: '/api/audit/export?format=jsonl', method: 'GET', body: undefined },
@@ -248,7 +250,7 @@ describe('WebBackend', () => {
       { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'POST', body: undefined },
       { url: '/api/queue/q%201%2F%C3%A9/viewers', method: 'DELETE', body: undefined },
     ]);
-    expect(seen[9].accept).not.toBe('application/json');
+    expect(seen[10].accept).not.toBe('application/json');
   });
 
   it('calls the notification routes, and turns a refused save into ApiError by code', async () => {

@@ -72,7 +72,8 @@ describe('AuditView', () => {
     const args = approve.querySelector('[data-testid="history-args"]')!.textContent!;
     expect(args.startsWith('{"id":"rec-1","note":"xxx')).toBe(true);
     expect(args.length).toBeLessThanOrEqual(120);
-    expect(approve.querySelector('[data-testid="history-outcome"]')!.textContent).toBe('{"status":"executed","result":{"deleted":"rec-1"}}');
+    // What became of it in words (issue 45), the engine's own answer under "details".
+    expect(approve.querySelector('[data-testid="history-outcome"]')!.textContent).toBe('the tool ran: {"deleted":"rec-1"}');
     expect(approve.querySelector('time')!.getAttribute('datetime')).toBe('2025-01-01T10:02:00Z');
 
     approve.querySelector('button')!.click();
@@ -175,5 +176,29 @@ describe('AuditView', () => {
     expect(words(cell(2))).toContain('<img src=x onerror=alert(1)>');
     expect(words(cell(3))).toBe('Token grafana (viewer) · added');
     expect(words(cell(4))).toBe('');
+  });
+
+  it("shows each decision's agent and source, a grant by what it allows, and a submitted call as handed to the agent", async () => {
+    const backend = new FakeBackend();
+    backend.history = [
+      {
+        decision: entry(6, 'decision.approve', { args: { to: 'x' }, verdict: {} }, { queueItemId: 'q9', toolName: 'send_email', actor: 'grant g_77 (made by admin (web))' }),
+        delivery: entry(7, 'delivery.delivered', { outcome: { handedOver: 'the decision waits for the agent to fetch it (GET /api/calls/{id})' }, error: null }, { queueItemId: 'q9' }),
+      },
+    ];
+    backend.auditCalls = { q9: { agentId: 'billing-bot', agentName: '<img src=x onerror=alert(1)>', source: 'http', engine: 'http' } };
+    backend.auditGrants = { g_77: { id: 'g_77', toolName: 'send_email', scope: 'agent', engine: 'http', agentId: 'billing-bot', createdBy: 'admin (web)', conditions: 2 } };
+    const { q } = await render(backend);
+    const row = q('[data-testid="audit-entry"][data-kind="decision"]')!;
+    expect(row.querySelector('[data-testid="history-agent"]')!.textContent!.trim()).toBe('<img src=x onerror=alert(1)>');
+    expect(row.querySelector('img')).toBeNull();
+    expect(row.querySelector('[data-testid="history-source"]')!.textContent!.trim()).toBe('HTTP');
+    const by = row.querySelector('[data-testid="audit-grant"]') as HTMLElement;
+    expect(by.textContent!.replace(/\s+/g, ' ').trim()).toBe('Always allow send_email for billing-bot · 2 conditions · made by admin (web)');
+    expect(by.dataset.grantId).toBe('g_77');
+    expect(row.querySelector('[data-testid="history-operator"]')!.textContent).not.toContain('g_77');
+    expect(row.querySelector('[data-testid="history-outcome"]')!.textContent).toBe('handed to the agent');
+    expect(row.textContent).not.toContain('handedOver');
+    expect(row.querySelector('[data-testid="audit-time"]')!.textContent).toMatch(/Jan 1/);
   });
 });

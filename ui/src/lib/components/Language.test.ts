@@ -120,10 +120,16 @@ describe('in Japanese', () => {
     backend.addEngines(
       makeEngine({ name: 'prod', hasToken: true, pending: 4, awaitingDelivery: 2, health: { state: 'auth_failed', lastError: 'HTTP 401', lastErrorAt: '2025-01-01T10:00:00Z', lastOkAt: null } }),
     );
+    // Issue 45: the sources seen come first (the local engine's name is translated; engine and agent names are the wire's).
+    backend.sourcesSeen = [
+      { source: 'local', engine: 'local', calls: 2, pending: 1, firstSeen: '2025-01-01T09:00:00Z', lastSeen: '2025-01-01T10:00:00Z', moreAgents: 0,
+        agents: [{ agentId: 'demo', agentName: null, calls: 2, pending: 1, lastSeen: '2025-01-01T10:00:00Z' }] },
+    ];
     const { target } = mountInBody(EnginesView, { props: { onerror: () => {}, refreshMs: 60_000 }, context: backendContext(backend) });
     await settle();
     const tid = (id: string) => target.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
-    expect(text(target.querySelector('h2'))).toBe('リモートエンジン');
+    expect(text(target.querySelector('h2'))).toBe('エンジンとソース');
+    expect(text(target.querySelector('#engines-h'))).toBe('リモートエンジン');
     expect(text(tid('engine-health'))).toBe('認証失敗');
     expect(text(tid('engine-token'))).toBe('トークン保存済み');
     expect(text(tid('engine-last-ok'))).toBe('なし');
@@ -143,7 +149,7 @@ describe('in Japanese', () => {
     expect(text(tid('add-engine-test-result'))).toBe('接続可能: エージェント 2 個 何も保存されていません。');
     const t = text(target);
     for (const english of ['Remote engines', 'auth failed', 'token stored', 'Sync now', 'Add engine', 'Test connection', 'Poll interval']) expect(t).not.toContain(english);
-    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'LangGraph', '/api', 'API', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms'])).toEqual([]);
+    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'LangGraph', '/api', 'API', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms', 'local', 'demo', 'Claude Code', 'Codex', 'HTTP', 'MCP'])).toEqual([]);
   });
 
   it('audit: the history with its verdicts and deliveries, the chain check, and all entries', async () => {
@@ -173,17 +179,19 @@ describe('in Japanese', () => {
     const q = (sel: string) => target.querySelector(sel) as HTMLElement | null;
     expect(text(q('h2'))).toBe('履歴と監査ログ');
     expect(text(q('[data-testid="verify-result"]'))).toBe('ハッシュチェーンは正常です: 12 件のエントリを確認しました。');
-    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['日時', 'オペレーター', '決定', 'ツール', 'フィンガープリント', '引数', '配信結果', 'エンジンの応答', '詳細']);
+    // Issue 45: the call's agent and source, who decided, what became of it (arguments and fingerprint under the tool).
+    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['日時', 'ツール', 'エージェント', 'ソース', '決定', '決定者', '配信結果', '詳細']);
     expect([...target.querySelectorAll('[data-testid="history-verdict"]')].map(text)).toEqual(['拒否 no', '承認']);
     expect([...target.querySelectorAll('[data-testid="history-delivery"]')].map((e) => text(e).split(' ')[0])).toEqual(['未配信', '配信済み']);
     let t = text(target);
     for (const english of ['History and audit', 'Hash chain', 'declined', 'approved', 'not delivered yet', 'Decisions', 'Export the whole log']) expect(t).not.toContain(english);
-    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"'];
+    // The sources by product name (the filter offers them).
+    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'MCP'];
     expect(englishLeft(target, wire)).toEqual([]);
 
     q('[data-testid="audit-mode-entries"]')!.click();
     await settle();
-    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['#', '日時', '実行者', '操作', 'ツール', 'フィンガープリント', '変更内容', '詳細']);
+    expect([...target.querySelectorAll('thead th')].map(text)).toEqual(['#', '日時', '実行者', '操作', 'ツール', 'エージェント', 'ソース', '変更内容', '詳細']);
     t = text(target);
     expect(t).toContain('queue.added');
     expect(englishLeft(target, [...wire, 'queue.added'])).toEqual([]);

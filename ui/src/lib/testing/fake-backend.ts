@@ -7,7 +7,10 @@
 import {
   ApiError,
   type AuditEntry,
+  type AuditQuery,
   type AuditVerification,
+  type CallOrigin,
+  type GrantName,
   type Backend,
   type Credential,
   type DecisionRecord,
@@ -42,6 +45,10 @@ export class FakeBackend extends FakeReach implements Backend {
   verification: AuditVerification = { ok: true, checked: 0, firstBad: null };
   /** What `decisionHistory` pages through, newest first. */
   history: DecisionRecord[] = [];
+  /** The call each queue entry of the log is about (a page answers those it names). */
+  auditCalls: Record<string, CallOrigin> = {};
+  /** What each grant the log names allows (a page answers those it names). */
+  auditGrants: Record<string, GrantName> = {};
   /** When set, `exportAudit` fails with it. */
   failExport: ApiError | null = null;
   /** The grants, newest first. */
@@ -58,12 +65,37 @@ export class FakeBackend extends FakeReach implements Backend {
     return structuredClone(this.runAnswers[name] as AnswerOf<K>);
   }
 
-  async listAudit(opts: { limit?: number; cursor?: string | null } = {}) {
+  /** Like the server: the filter's action (one, or a family), agent, source and instants. */
+  private kept(e: AuditEntry, f: AuditQuery | undefined): boolean {
+    if (!f) return true;
+    const call = e.queueItemId ? this.auditCalls[e.queueItemId] : undefined;
+    if (f.action && (f.action.includes('.') ? e.action !== f.action : !e.action.startsWith(`${f.action}.`))) return false;
+    if (f.agent && call?.agentId !== f.agent) return false;
+    if (f.source && call?.source !== f.source) return false;
+    if (f.from && e.at < f.from) return false;
+    if (f.until && e.at >= f.until) return false;
+    return true;
+  }
+
+  /** The calls and grants the entries name. */
+  private named(entries: AuditEntry[]) {
+    const calls: Record<string, CallOrigin> = {};
+    const grants: Record<string, GrantName> = {};
+    for (const e of entries) {
+      if (e.queueItemId && this.auditCalls[e.queueItemId]) calls[e.queueItemId] = this.auditCalls[e.queueItemId];
+      const g = /^grant (\S+)/.exec(e.actor)?.[1];
+      if (g && this.auditGrants[g]) grants[g] = this.auditGrants[g];
+    }
+    return { calls: wire(calls), grants: wire(grants) };
+  }
+
+  async listAudit(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery } = {}) {
     this.calls.push({ method: 'listAudit', args: [opts] });
-    const entries = [...this.audit].reverse();
+    const entries = [...this.audit].reverse().filter((e) => this.kept(e, opts.filter));
     const from = Number(opts.cursor ?? 0);
     const end = from + (opts.limit ?? 50);
-    return { entries: entries.slice(from, end), nextCursor: end < entries.length ? String(end) : null };
+    const page = entries.slice(from, end);
+    return { entries: page, nextCursor: end < entries.length ? String(end) : null, ...this.named(page) };
   }
 
   async verifyAudit() {
@@ -71,11 +103,13 @@ export class FakeBackend extends FakeReach implements Backend {
     return { ...this.verification };
   }
 
-  async decisionHistory(opts: { limit?: number; cursor?: string | null } = {}) {
+  async decisionHistory(opts: { limit?: number; cursor?: string | null; filter?: AuditQuery } = {}) {
     this.calls.push({ method: 'decisionHistory', args: [opts] });
+    const kept = this.history.filter((r) => this.kept(r.decision, opts.filter));
     const from = Number(opts.cursor ?? 0);
     const end = from + (opts.limit ?? 50);
-    return { items: this.history.slice(from, end), nextCursor: end < this.history.length ? String(end) : null };
+    const items = kept.slice(from, end);
+    return { items, nextCursor: end < kept.length ? String(end) : null, ...this.named(items.map((r) => r.decision)) };
   }
 
   /** Like the server's JSON Lines export (a CSV export here is only a header and the lines' count). */

@@ -120,6 +120,8 @@ export class FakeReach extends FakeSetup {
   failCallReach: ApiError | null = null;
   /** When the next claim is made (the server's clock). */
   claimAt = '2025-01-01T10:32:00Z';
+  /** What a test message on each channel answers, by name (unset: sent, if the channel is stored). */
+  channelTests: Record<string, { sent: boolean; error: string | null }> = {};
   /** What `reachStats` answers: no figures unless set (a function of `days`, or the same for any period). */
   reachFigures: ReachStats | ((days: number) => ReachStats) | null = null;
 
@@ -135,6 +137,14 @@ export class FakeReach extends FakeSetup {
     checkReach(settings, this.channelSecretsKept);
     this.reach = wire({ channels: settings.channels ?? [], rules: settings.rules ?? [], onCall: settings.onCall ?? [] });
     return wire(this.reach);
+  }
+
+  /** Like the server: a stored channel only (`not_found` else), tried whether it is on or not. */
+  async testChannel(name: string) {
+    this.calls.push({ method: 'testChannel', args: [name] });
+    if (!(this.reach.channels ?? []).some((c) => c.name === name)) throw new ApiError('not_found', `channel ${name} not found`, null, 404);
+    const answer = this.channelTests[name] ?? { sent: true, error: null };
+    return { channel: name, ...answer };
   }
 
   async channelSecrets() {

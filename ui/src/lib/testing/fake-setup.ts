@@ -12,6 +12,7 @@ import {
   type NotifyStatus,
   type PolicyView,
   type ShadowReport,
+  type SourceSeen,
   type SyncReport,
 } from '../backend/backend';
 import { FakeQueue, wire } from './fake-queue';
@@ -24,6 +25,10 @@ export class FakeSetup extends FakeQueue {
   syncReport: SyncReport = { full: true, agents: 1, listed: 2, added: 2, changed: 0, gone: 0, skipped: 0 };
   /** When set, `listEngines` fails with it (every time, until cleared). */
   failList: ApiError | null = null;
+  /** What `sources` answers: the sources calls came from, the most recent first. */
+  sourcesSeen: SourceSeen[] = [];
+  /** When set, `sources` fails with it (every time, until cleared). */
+  failSources: ApiError | null = null;
   /** What `notificationStatus` answers (a copy each time). */
   notifyStatus: NotifyStatus = makeNotifyStatus({ running: false, available: null });
   /** When set, `notificationStatus` fails with it (every time, until cleared). */
@@ -80,6 +85,12 @@ export class FakeSetup extends FakeQueue {
     this.calls.push({ method: 'listEngines', args: [] });
     if (this.failList) throw this.failList;
     return [...this.engines.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async sources() {
+    this.calls.push({ method: 'sources', args: [] });
+    if (this.failSources) throw this.failSources;
+    return wire(this.sourcesSeen);
   }
 
   async addEngine(engine: NewEngine) {

@@ -1,6 +1,12 @@
 /** English words of the `engines` section (see ../index.svelte.ts): remote engines, their cards and the add form. */
 export const engines = {
+  viewTitle: 'Engines and sources',
   title: 'Remote engines',
+  sourcesTitle: 'Sources seen',
+  sourcesIntro: 'Everything that has sent a call here: the local engine, remote engines, agents over HTTP, the Claude Code and Codex hooks, the MCP gate; with the engine holding its calls and its agents.',
+  sourcesNone: 'No call has come from any source yet.',
+  sourceColumns: { source: 'Source', engine: 'Engine', agents: 'Agents', calls: 'Calls', pending: 'Waiting', last: 'Last call' },
+  moreAgents: (n: number) => `and ${n} more`,
   refresh: 'Refresh',
   refreshNote: (secs: number) => `Health is checked again every ${secs} s while this view is open.`,
   intro:

@@ -94,12 +94,17 @@ export const reach = {
   shiftFrom: 'From',
   shiftTo: 'Until',
 
-  /** What the Save stored, in the view's "Saved." line. */
-  /** Channels and escalation have a Save of their own (a document of their own). */
-  save: 'Save channels and escalation',
-  unchanged: 'Nothing changed since they were read.',
+  /** What the settings' one Save stored of them, in the view's "Saved." line and beside them. */
   saved: (channels: number, rules: number, shifts: number) =>
     `Channels and escalation: ${channels === 1 ? '1 channel' : `${channels} channels`}, ${rules === 1 ? '1 rule' : `${rules} rules`}, ${shifts === 1 ? '1 on-call shift' : `${shifts} on-call shifts`}.`,
+
+  /** "Send a test message" on a stored channel. */
+  testSend: 'Send a test message',
+  testSending: 'Sending…',
+  testSaveFirst: 'Save the settings to test this channel as shown.',
+  testSent: (name: string) => `Test message sent on ${name}.`,
+  /** The channel's answer follows. */
+  testFailed: (name: string) => `The test message on ${name} was not sent:`,
 
   /** The detail of a call. */
   claim: "Claim (I'm on it)",

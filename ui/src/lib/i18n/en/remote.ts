@@ -54,8 +54,8 @@ export const remote = {
   listenerIntro: 'Where paired phones reach this console, over TLS only. Applied when the console starts again (serve --listen overrides it).',
   listenAddress: 'Listen on (ADDR:PORT; empty: off)',
   publicName: 'Public name (the DNS name phones use)',
-  listenerSave: 'Save',
   listenerSaved: 'Saved: applied at the next start.',
+  listenerSavedPart: 'Remote listener: applied at the next start.',
   listenerRunning: 'Running at',
   listenerOffNow: 'Not running now.',
 };

@@ -28,12 +28,29 @@ export const settings = {
     'One tool name per line. Every call of these tools needs an operator: Approve asks to confirm first, a notification offers only Decline and Open, and no "always allow" grant applies to them.',
   saving: 'Saving…',
   /** What the one Save button stores. */
-  saveScope: 'Notifications, high-risk tools, approvals needed and time limits are kept by this console, for every window: change them, then save them all with Save settings below.',
+  saveScope:
+    'Notifications, high-risk tools, approvals needed, time limits, channels and the remote listener are kept by this console, for every window: change them, then save them all with Save settings below. Tokens, devices and channel secrets are made or ended at once by their own buttons; Desktop and Appearance are this browser\'s own and apply as you choose them.',
   /** In place of `saveScope` for a token that may not change them (an operator). */
   adminOnly:
     'Notifications, high-risk tools, approvals needed and time limits are kept by this console, for every window. Only an admin changes them: with this token you can read them here, not save them.',
   saveAll: 'Save settings',
   unsaved: 'Unsaved changes',
+  /** Where, by section name. */
+  unsavedIn: (sections: string[]) => `in ${[...sections].join(', ')}`,
+  /** The sections' list (nav). */
+  sectionsNav: 'Settings sections',
+  nav: {
+    notifications: 'Notifications',
+    approvals: 'Approvals needed',
+    timeLimits: 'Time limits',
+    channels: 'Channels and escalation',
+    remoteListener: 'Remote listener',
+    policy: 'Policy',
+    tokens: 'Tokens',
+    devices: 'Devices',
+    desktop: 'Desktop',
+    appearance: 'Appearance',
+  },
   /** `parts`: what was saved (`notifySaved`, `limitsSaved…`). */
   savedAll: (parts: string[]) => ['Saved.', ...parts].join(' '),
   notSaved: 'Not everything was saved: see the errors above.',

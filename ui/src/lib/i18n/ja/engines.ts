@@ -2,7 +2,13 @@ import type { Messages } from '../en';
 
 /** Japanese words of the `engines` section (see ../index.svelte.ts and ../GLOSSARY.md). */
 export const engines: Messages['engines'] = {
+  viewTitle: 'エンジンとソース',
   title: 'リモートエンジン',
+  sourcesTitle: '確認されたソース',
+  sourcesIntro: 'ここに呼び出しを送ったすべてのもの: ローカルエンジン、リモートエンジン、HTTP のエージェント、Claude Code と Codex のフック、MCP ゲート。呼び出しを保持するエンジンとエージェントも表示します。',
+  sourcesNone: 'まだどのソースからも呼び出しはありません。',
+  sourceColumns: { source: 'ソース', engine: 'エンジン', agents: 'エージェント', calls: '呼び出し', pending: '待機中', last: '最後の呼び出し' },
+  moreAgents: (n: number) => `ほか ${n} 件`,
   refresh: '更新',
   refreshNote: (secs: number) => `この画面を開いている間、${secs} 秒ごとに状態を確認します。`,
   intro:

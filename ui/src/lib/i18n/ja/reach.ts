@@ -86,10 +86,14 @@ export const reach: Messages['reach'] = {
   shiftFrom: '開始',
   shiftTo: '終了',
 
-  save: 'チャネルとエスカレーションを保存',
-  unchanged: '読み込んでから変更はありません。',
   saved: (channels: number, rules: number, shifts: number) =>
     `チャネルとエスカレーション: チャネル ${channels} 件、ルール ${rules} 件、オンコールのシフト ${shifts} 件。`,
+
+  testSend: 'テストメッセージを送信',
+  testSending: '送信中…',
+  testSaveFirst: '表示どおりにテストするには、まず設定を保存してください。',
+  testSent: (name: string) => `${name} にテストメッセージを送信しました。`,
+  testFailed: (name: string) => `${name} へのテストメッセージは送信されませんでした:`,
 
   claim: '担当する (対応します)',
   claiming: '担当しています…',

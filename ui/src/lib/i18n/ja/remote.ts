@@ -54,8 +54,8 @@ export const remote: Messages['remote'] = {
   listenerIntro: 'ペアリング済みのスマートフォンがこのコンソールに接続する場所です (TLS のみ)。コンソールの次回起動時に適用されます (serve --listen が優先されます)。',
   listenAddress: '待ち受けアドレス (ADDR:PORT、空欄で停止)',
   publicName: '公開名 (スマートフォンが使う DNS 名)',
-  listenerSave: '保存',
   listenerSaved: '保存しました。次回の起動時に適用されます。',
+  listenerSavedPart: 'リモートリスナー: 次回の起動時に適用されます。',
   listenerRunning: '稼働中のアドレス',
   listenerOffNow: '現在は停止しています。',
 };
