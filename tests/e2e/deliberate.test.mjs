@@ -54,8 +54,13 @@ async function themedPage(size, theme) {
   return p;
 }
 
-/** Opens a call's detail from its row and waits until its fingerprint is verified (Approve usable). */
+/**
+ * Opens a call's detail from its row and waits until its fingerprint is verified (Approve usable).
+ * On a phone a call has the screen to itself: the way back to the list first.
+ */
 async function open(page, id) {
+  const back = page.locator('[data-testid="back-to-list"]');
+  if (await back.isVisible()) await back.click();
   await row(page, id).click();
   const detail = page.locator(`[data-testid="detail"][data-id="${id}"]`);
   await detail.locator('[data-testid="fingerprint-check"][data-status="verified"]').waitFor();

@@ -1,6 +1,7 @@
 // Takes the README's screenshots: a real server with paused and decided demo calls, the console in
-// Debian chromium, in the light and the dark theme: the queue with a call open, a call whose
-// arguments hide characters (flagged), and the audit view; and the queue in Japanese (which needs a
+// Debian chromium, at a desk (1440×900) and on a phone (390×844), in the light and the dark theme:
+// the queue with a call open (on a phone also the list), a call whose arguments hide characters
+// (flagged), the audit view, Settings and Engines; and the queue in Japanese (which needs a
 // CJK font in chromium's reach, e.g. Debian's fonts-noto-cjk); and a queue holding calls from five
 // sources (the local engine, an HTTP agent, Claude Code's and Codex's hooks, the MCP gate — the
 // latter four submitted as those connectors submit them, POST /api/calls). Not a test:
@@ -26,21 +27,49 @@ try {
   const hidden = await server.waitForItem(await server.generate('delete invoice-\u202E2400-\u0430dmin'));
   const item = await server.waitForItem(await server.generate('delete invoice-2024-0042'));
 
-  for (const theme of ['light', 'dark']) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: theme });
-    await context.addInitScript((t) => localStorage.setItem('approval-console.theme', t), theme);
-    const page = await context.newPage();
-    await openConsole(page, server);
-    await row(page, item.id).click();
-    await page.locator(`[data-testid="detail"][data-id="${item.id}"]`).waitFor();
-    await page.screenshot({ path: join(outDir, `queue-${theme}.png`) });
-    await row(page, hidden.id).click();
-    await page.locator(`[data-testid="detail"][data-id="${hidden.id}"] [data-testid="args-warnings"]`).waitFor();
-    await page.screenshot({ path: join(outDir, `hidden-${theme}.png`) });
-    await page.locator('[data-testid="audit-tab"]').click();
-    await page.locator('[data-testid="audit-entry"]').first().waitFor();
-    await page.screenshot({ path: join(outDir, `audit-${theme}.png`) });
-    await context.close();
+  // Each view at a desk (1440×900) and on a phone (390×844, touch), light and dark: the queue with a
+  // call open (on a phone: the list, then the call's own screen), the call whose arguments hide
+  // characters, the audit log, Settings and Engines.
+  const sizes = [
+    { name: 'desk', viewport: { width: 1440, height: 900 }, phone: false },
+    { name: 'phone', viewport: { width: 390, height: 844 }, phone: true },
+  ];
+  for (const size of sizes) {
+    for (const theme of ['light', 'dark']) {
+      const context = await browser.newContext({
+        viewport: size.viewport,
+        colorScheme: theme,
+        ...(size.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } : {}),
+      });
+      await context.addInitScript((t) => localStorage.setItem('approval-console.theme', t), theme);
+      const page = await context.newPage();
+      const shot = (view) => page.screenshot({ path: join(outDir, `${view}-${size.name}-${theme}.png`) });
+      const back = async () => {
+        if (size.phone) await page.locator('[data-testid="back-to-list"]').click();
+      };
+      await openConsole(page, server);
+      if (size.phone) await shot('list');
+      await row(page, item.id).click();
+      await page.locator(`[data-testid="detail"][data-id="${item.id}"]`).waitFor();
+      await shot('queue');
+      await back();
+      await row(page, hidden.id).click();
+      await page.locator(`[data-testid="detail"][data-id="${hidden.id}"] [data-testid="args-warnings"]`).waitFor();
+      await shot('hidden');
+      await back();
+      await page.locator('[data-testid="audit-tab"]').click();
+      await page.locator('[data-testid="audit-entry"]').first().waitFor();
+      await shot('audit');
+      await page.locator('[data-testid="settings-tab"]').click();
+      await page.locator('[data-testid="settings-tab"][aria-selected="true"]').waitFor();
+      await page.waitForLoadState('networkidle');
+      await shot('settings');
+      await page.locator('[data-testid="engines-tab"]').click();
+      await page.locator('[data-testid="engines-tab"][aria-selected="true"]').waitFor();
+      await page.waitForLoadState('networkidle');
+      await shot('engines');
+      await context.close();
+    }
   }
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'light', locale: 'ja-JP' });
   const page = await context.newPage();
@@ -68,7 +97,7 @@ try {
   await sourcesPage.locator(`[data-testid="detail"][data-id="${open}"] [data-testid="detail-source"]`).waitFor();
   await sourcesPage.screenshot({ path: join(outDir, 'queue-sources.png') });
   await sources.close();
-  console.log(`wrote queue-, hidden- and audit-{light,dark}.png, queue-ja.png and queue-sources.png in ${outDir}`);
+  console.log(`wrote {queue,hidden,audit,settings,engines}-{desk,phone}-{light,dark}.png, list-phone-{light,dark}.png, queue-ja.png and queue-sources.png in ${outDir}`);
 } finally {
   await browser.close();
   await server.stop();
