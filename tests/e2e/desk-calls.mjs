@@ -119,6 +119,9 @@ export async function seedDesk(server) {
 export async function clickRow(page, id) {
   const scroller = page.locator('[data-testid="queue-scroller"]');
   const target = page.locator(`[data-testid="queue-item"][data-id="${id}"]`);
+  // On a phone a call has the screen to itself: back to the list first.
+  const back = page.locator('[data-testid="back-to-list"]');
+  if (await back.isVisible()) await back.click();
   await scroller.evaluate((el) => (el.scrollTop = 0));
   for (let step = 0; step < 200; step++) {
     if (await target.count()) {
