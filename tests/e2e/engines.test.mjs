@@ -87,6 +87,8 @@ test('an empty queue shows how to connect an agent and makes its token; the agen
       await connect.waitFor({ timeout: 15_000 });
       await connect.scrollIntoViewIfNeeded();
       assert.ok(await connect.isVisible(), at);
+      // On a phone it shows on the list's own screen: no way back to a list it is already on.
+      assert.equal(await page.locator('[data-testid="back-to-list"]').isVisible(), false, at);
       assert.equal((await page.locator('[data-testid="queue-nothing-waiting"]').textContent()).trim(), 'Nothing is waiting for a decision.');
       assert.match(await page.locator('[data-testid="connect-lines"]').textContent(), /approval-console hooks install claude-code/);
       // An HTTP agent: its token made here, in the lines to run.

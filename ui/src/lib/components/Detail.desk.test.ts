@@ -29,6 +29,18 @@ const key = (el: Element, k: string) => {
 };
 
 describe('the detail as a desk', () => {
+  it('wears the one risk chip in its header, medium included, on the scale the rows and the risk box use', () => {
+    for (const level of ['low', 'medium', 'high', 'critical'] as const) {
+      const { tid, target } = render(makeItem({ id: `c-${level}`, risk: { level, reasons: [{ level, text: 'why' }] } }));
+      const chip = tid('detail-header-risk')!;
+      expect([chip.dataset.level, chip.classList.contains(level)]).toEqual([level, true]);
+      expect(tid('detail-header')!.contains(chip)).toBe(true);
+      target.remove();
+    }
+    const { tid } = render(makeItem({ id: 'c-none', risk: undefined }));
+    expect(tid('detail-header-risk')).toBeNull();
+  });
+
   it('leads with what, where and why, the agent’s words as text and said to be unchecked', () => {
     const { tid } = render(
       makeItem({

@@ -95,7 +95,7 @@ describe('rows that read', () => {
       makeItem({ id: 'l', risk: { level: 'low', reasons: [] }, runId: 'r2' }),
     ]);
     const chip = part('m', 'row-risk')!;
-    expect([chip.dataset.level, text(chip), chip.title]).toEqual(['medium', 'medium risk', '<b>x</b>']);
+    expect([chip.dataset.level, text(chip), chip.title]).toEqual(['medium', 'Medium', 'Risk: Medium\n<b>x</b>']);
     expect(chip.querySelector('b')).toBeNull();
     expect(part('l', 'row-risk')).toBeNull();
   });

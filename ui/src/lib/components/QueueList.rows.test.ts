@@ -37,8 +37,8 @@ describe('QueueList rows', () => {
     ]);
     const badge = part('r1', 'row-risk')!;
     expect(badge.dataset.level).toBe('critical');
-    expect(text(badge)).toBe('critical risk');
-    expect(badge.title).toBe('pipes a download into a shell\n<b>not html</b>');
+    expect(text(badge)).toBe('Critical');
+    expect(badge.title).toBe('Risk: Critical\npipes a download into a shell\n<b>not html</b>');
     expect(badge.querySelector('b')).toBeNull();
     expect(part('r2', 'row-risk')).toBeNull();
   });
