@@ -61,12 +61,10 @@ try {
       await page.locator('[data-testid="audit-entry"]').first().waitFor();
       await shot('audit');
       await page.locator('[data-testid="settings-tab"]').click();
-      await page.locator('[data-testid="settings-tab"][aria-selected="true"]').waitFor();
-      await page.waitForLoadState('networkidle');
+      await page.locator('[data-testid="settings-form"]').waitFor();
       await shot('settings');
       await page.locator('[data-testid="engines-tab"]').click();
-      await page.locator('[data-testid="engines-tab"][aria-selected="true"]').waitFor();
-      await page.waitForLoadState('networkidle');
+      await page.locator('[data-testid="source-seen"]').first().waitFor();
       await shot('engines');
       await context.close();
     }
