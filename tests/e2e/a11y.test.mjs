@@ -15,11 +15,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
+import { newPage, openConsole, row, serverAndBrowser, useTheme, waitFor } from './helpers.mjs';
 
 const ctx = serverAndBrowser();
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const THEME_STORAGE_KEY = 'approval-console.theme';
 const BLOCKING = new Set(['serious', 'critical']);
 /** Moderate rules that must pass all the same: every view's content sits in landmarks, under one <main>. */
 const REQUIRED = new Set(['landmark-one-main', 'region']);
@@ -27,16 +26,7 @@ const REQUIRED = new Set(['landmark-one-main', 'region']);
 /** A console page in `theme`, chosen the way the operator's choice is stored, before the app starts. */
 async function themedConsole(theme) {
   const p = await newPage(ctx.browser, { viewport: { width: 1280, height: 800 }, colorScheme: theme });
-  await p.page.context().addInitScript(
-    ([key, value]) => {
-      try {
-        window.localStorage.setItem(key, value);
-      } catch {
-        // about:blank has no storage
-      }
-    },
-    [THEME_STORAGE_KEY, theme],
-  );
+  await useTheme(p.page, theme);
   await openConsole(p.page, ctx.server);
   assert.equal(await p.page.evaluate(() => document.documentElement.dataset.theme), theme, `the console is in the ${theme} theme`);
   return p;

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { newPage, openConsole, row, serverAndBrowser, waitFor } from './helpers.mjs';
+import { newPage, openConsole, row, serverAndBrowser, useTheme, waitFor } from './helpers.mjs';
 
 const ctx = serverAndBrowser();
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const THEME_STORAGE_KEY = 'approval-console.theme';
 
 const SIZES = [
   { name: 'desktop', width: 1440, height: 900, phone: false },
@@ -39,16 +38,7 @@ async function themedPage(size, theme) {
     colorScheme: theme,
     ...(size.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
   });
-  await p.page.context().addInitScript(
-    ([key, value]) => {
-      try {
-        window.localStorage.setItem(key, value);
-      } catch {
-        // about:blank has no storage
-      }
-    },
-    [THEME_STORAGE_KEY, theme],
-  );
+  await useTheme(p.page, theme);
   await openConsole(p.page, ctx.server);
   assert.equal(await p.page.evaluate(() => document.documentElement.dataset.theme), theme);
   return p;

@@ -4,6 +4,7 @@
 // approval given by another operator ("1/2 · alice"). Not a test: the desk tests and the measuring
 // script seed their server with it.
 import assert from 'node:assert/strict';
+import { request } from './helpers.mjs';
 
 /** Tool names as long as a row must keep whole (24 characters). */
 export const LONGEST_TOOL = 'rotate_production_secret';
@@ -59,21 +60,7 @@ async function token(server, body) {
 }
 
 /** A request with another credential than the session token. */
-export async function as(server, secret, method, path, body) {
-  const res = await fetch(server.base + path, {
-    method,
-    headers: { Authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, body: json };
-}
+export const as = (server, secret, method, path, body) => request(server.base, secret, method, path, body);
 
 /**
  * Seeds the 17 calls: the quorum rule first, then the submitted ones (an agent credential), the

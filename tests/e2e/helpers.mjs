@@ -26,6 +26,37 @@ const REMOTE_LINE = /Remote listener: (https:\/\/\S+) \(TLS on (\S+);.* pin sha2
  * @param {{dataDir?: string, args?: string[]}} [options]
  * @returns {Promise<{port: number, token: string, dataDir: string, url: string, base: string, api: Function, generate: Function, waitForItem: Function, stop: Function, logs: () => string}>}
  */
+/** A request to the HTTP API at `base` with the bearer `secret`; returns `{status, body}` (the body parsed as JSON when it is). */
+export async function request(base, secret, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, body: json };
+}
+
+/** Makes every page of `page`'s context open in `theme` (the console's own setting, in its storage). */
+export async function useTheme(page, theme) {
+  await page.context().addInitScript(
+    ([key, value]) => {
+      try {
+        window.localStorage.setItem(key, value);
+      } catch {
+        // about:blank has no storage
+      }
+    },
+    ['approval-console.theme', theme],
+  );
+}
+
 export async function startServer({ dataDir: givenDataDir, args = [] } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found at ${serverBin}: build it (cargo build --bin approval-console) or set APPROVAL_CONSOLE_BIN`);
@@ -59,21 +90,7 @@ export async function startServer({ dataDir: givenDataDir, args = [] } = {}) {
   const base = `http://127.0.0.1:${port}`;
 
   /** Calls the HTTP API with the bearer token; returns `{status, body}`. */
-  async function api(method, path, body) {
-    const res = await fetch(base + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let json;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: res.status, body: json };
-  }
+  const api = (method, path, body) => request(base, token, method, path, body);
 
   /** Sends one user message to the demo agent (Mastra-shaped `generate`). */
   async function generate(content) {
