@@ -182,6 +182,8 @@ export type OnCallShift = Schemas['Shift'];
 export type RemoteSettings = Schemas['RemoteSettings'];
 export type RemoteView = Schemas['RemoteView'];
 export type ReachSettings = Schemas['ReachSettings'];
+/** The reach settings as saved, with `warnings`: what may not work as saved (sentences from the server, text). */
+export type SavedReach = Schemas['SavedReach'];
 /** Who claimed a call ("I'm on it"): their person, their principal's key (`token:alice`), and when. */
 export type CallClaim = Schemas['Claim'];
 /** A message of a call to a channel: `pending`, `sent`, `skipped` or `failed`; `lastError` (why not) is untrusted text. */
@@ -449,7 +451,7 @@ export interface Backend extends ChannelSecretsBackend {
    * with a message for what cannot work: a name twice, a channel without its address, a channel that
    * needs a secret without one set, plain SMTP to another machine, a bad time, a rule without steps.
    */
-  saveReachSettings(settings: ReachSettings): Promise<ReachSettings>;
+  saveReachSettings(settings: ReachSettings): Promise<SavedReach>;
   /** Sends a test message on the stored channel `name` now (admins); `not_found` when no channel of that name is stored. */
   testChannel(name: string): Promise<ChannelTest>;
   /**

@@ -46,6 +46,7 @@ import type {
   QueuePage,
   QuorumSettings,
   ReachSettings,
+  SavedReach,
   ReachStats,
   ResolutionKind,
   RemoteSettings,
@@ -321,7 +322,7 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
     return this.run('reach_settings');
   }
 
-  saveReachSettings(settings: ReachSettings): Promise<ReachSettings> {
+  saveReachSettings(settings: ReachSettings): Promise<SavedReach> {
     return this.run('save_reach_settings', { input: settings });
   }
 

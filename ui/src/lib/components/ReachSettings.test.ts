@@ -190,6 +190,30 @@ describe('Settings: channels and escalation', () => {
     expect(text(tid('reach-saved'))).toBe('Channels and escalation: 2 channels, 1 rule, 1 on-call shift.');
   });
 
+  it("shows what the server warned of on a save, as text, and nothing once a later save warns of nothing", async () => {
+    const backend = new FakeBackend();
+    backend.reach = structuredClone(stored);
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
+    backend.reachWarnings = ['3 calls already waiting are about to be sent to <b>alice-hook</b>'];
+    const { tid, all, inside, save } = await render(backend);
+    inside(all('reach-shift')[0], 'reach-shift-remove')!.click();
+    flushSync();
+    save()!.click();
+    await settle();
+    expect(saves(backend)).toHaveLength(1);
+    const warned = all('reach-warning');
+    expect(warned.map((w) => w.textContent)).toEqual(['3 calls already waiting are about to be sent to <b>alice-hook</b>']);
+    expect(warned[0].querySelector('b')).toBeNull();
+    expect(text(tid('reach-warnings'))).toContain('Saved — but note:');
+    backend.reachWarnings = [];
+    inside(all('reach-step')[1], 'reach-step-remove')!.click();
+    flushSync();
+    save()!.click();
+    await settle();
+    expect(saves(backend)).toHaveLength(2);
+    expect(tid('reach-warnings')).toBeNull();
+  });
+
   it('removes entries, and sends nothing when nothing changed', async () => {
     const backend = new FakeBackend();
     backend.reach = structuredClone(stored);

@@ -122,6 +122,8 @@ export class FakeReach extends FakeSetup {
   claimAt = '2025-01-01T10:32:00Z';
   /** What a test message on each channel answers, by name (unset: sent, if the channel is stored). */
   channelTests: Record<string, { sent: boolean; error: string | null }> = {};
+  /** What the next save of the reach settings warns of (the server's sentences). */
+  reachWarnings: string[] = [];
   /** What `reachStats` answers: no figures unless set (a function of `days`, or the same for any period). */
   reachFigures: ReachStats | ((days: number) => ReachStats) | null = null;
 
@@ -136,7 +138,7 @@ export class FakeReach extends FakeSetup {
     this.calls.push({ method: 'saveReachSettings', args: [wire(settings)] });
     checkReach(settings, this.channelSecretsKept);
     this.reach = wire({ channels: settings.channels ?? [], rules: settings.rules ?? [], onCall: settings.onCall ?? [] });
-    return wire(this.reach);
+    return { ...wire(this.reach), warnings: [...this.reachWarnings] };
   }
 
   /** Like the server: a stored channel only (`not_found` else), tried whether it is on or not. */

@@ -94,6 +94,8 @@ export const reach = {
   shiftFrom: 'From',
   shiftTo: 'Until',
 
+  /** Above the server's warnings after a save: stored, yet something may not work as saved. */
+  savedWarnings: 'Saved — but note:',
   /** What the settings' one Save stored of them, in the view's "Saved." line and beside them. */
   saved: (channels: number, rules: number, shifts: number) =>
     `Channels and escalation: ${channels === 1 ? '1 channel' : `${channels} channels`}, ${rules === 1 ? '1 rule' : `${rules} rules`}, ${shifts === 1 ? '1 on-call shift' : `${shifts} on-call shifts`}.`,

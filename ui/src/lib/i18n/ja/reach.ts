@@ -86,6 +86,7 @@ export const reach: Messages['reach'] = {
   shiftFrom: '開始',
   shiftTo: '終了',
 
+  savedWarnings: '保存しました。ただし次の点に注意してください:',
   saved: (channels: number, rules: number, shifts: number) =>
     `チャネルとエスカレーション: チャネル ${channels} 件、ルール ${rules} 件、オンコールのシフト ${shifts} 件。`,
 
