@@ -205,12 +205,21 @@ describe('Settings: channels and escalation', () => {
     expect(warned.map((w) => w.textContent)).toEqual(['3 calls already waiting are about to be sent to <b>alice-hook</b>']);
     expect(warned[0].querySelector('b')).toBeNull();
     expect(text(tid('reach-warnings'))).toContain('Saved — but note:');
-    backend.reachWarnings = [];
+    // A refused save leaves no earlier warning shown as if it were this one's.
+    backend.channelSecretsKept = {};
     inside(all('reach-step')[1], 'reach-step-remove')!.click();
     flushSync();
     save()!.click();
     await settle();
-    expect(saves(backend)).toHaveLength(2);
+    expect(tid('reach-error')).not.toBeNull();
+    expect(tid('reach-warnings')).toBeNull();
+    backend.channelSecretsKept = { 'alice-hook': 'file' };
+    backend.reachWarnings = [];
+    flushSync();
+    save()!.click();
+    await settle();
+    expect(saves(backend)).toHaveLength(3);
+    expect(tid('reach-error')).toBeNull();
     expect(tid('reach-warnings')).toBeNull();
   });
 
