@@ -64,7 +64,16 @@ async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
     let item = &page["items"][0];
     let approve = format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap());
     let after = post_json(http, &approve, TOKEN, &json!({ "fingerprint": item["fingerprint"] })).await;
-    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["kind"], "approve", "{after}");
+    // The approve answers once the decision is committed (issue 46); the cycle ends when the call
+    // is delivered (polled every 2 ms).
+    let mut state = after["state"].as_str().unwrap_or_default().to_owned();
+    while state != "delivered" {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        let now = get_json(http, &format!("{base}/api/queue/{}", item["id"].as_str().unwrap()), TOKEN).await;
+        assert_ne!(now["state"], "failed", "{now}");
+        state = now["state"].as_str().unwrap_or_default().to_owned();
+    }
 }
 
 #[tokio::main]

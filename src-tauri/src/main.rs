@@ -92,7 +92,16 @@ fn main() -> anyhow::Result<()> {
     })
     .build(tauri::generate_context!("../tauri.conf.json"))
     .context("starting the desktop app")?;
-    app.run(|_, _| {});
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            // Decisions answered but still being delivered, and the runs they let go on: given a
+            // moment to finish (one cut short is taken up at the next start).
+            let core = handle.state::<App>().inner().clone();
+            if !tauri::async_runtime::block_on(core.finish_deliveries(std::time::Duration::from_secs(10))) {
+                tracing::warn!("quit with decisions still being delivered: the next start takes them up");
+            }
+        }
+    });
     Ok(())
 }
 

@@ -207,7 +207,9 @@ where
     Sse::new(events).into_response()
 }
 
-/// Runs `work` with a chunk sink and folds the chunks into a `/generate` answer.
+/// Runs `work` with a chunk sink and folds the chunks into a `/generate` answer: every chunk until
+/// the sink's last holder lets go of it (a run going on after a delivery holds it until it pauses or
+/// ends).
 async fn generate_of<F>(run_id: RunId, work: F) -> MastraResult<Json<Value>>
 where
     F: FnOnce(mpsc::UnboundedSender<Value>) -> futures::future::BoxFuture<'static, Result<(), Error>>,
@@ -215,7 +217,7 @@ where
     let (tx, mut rx) = mpsc::unbounded_channel();
     let result = work(tx).await;
     let mut folded = Folded::default();
-    while let Ok(c) = rx.try_recv() {
+    while let Some(c) = rx.recv().await {
         folded.push(&c);
     }
     result?;

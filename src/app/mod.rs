@@ -169,6 +169,17 @@ impl App {
         Background { stop }
     }
 
+    /// At a stop, and before a CLI command that decided exits: waits, at most `within`, for the
+    /// decisions being delivered after their deciders were answered (a local tool cut short by the
+    /// stop would be `interrupted` at the next start), then for the local runs going on after them
+    /// (one cut short goes on at the next start); whether all finished.
+    pub async fn finish_deliveries(&self, within: std::time::Duration) -> bool {
+        let started = std::time::Instant::now();
+        let delivered = self.console.deliveries_done(within).await;
+        // Then the local runs those deliveries set going, in what is left of `within`.
+        delivered && self.local.settled(within.saturating_sub(started.elapsed())).await
+    }
+
     /// Sends a user's messages to a local agent: with `auto_resume` (S10), a `suspend()` pause of the
     /// same thread and resource is resumed with data the model takes from the message — through the
     /// decision kernel, audited like any decision — else a new run starts. Returns the run's id.

@@ -50,6 +50,16 @@ impl<'a> Testing<'a> {
         &self.app.db
     }
 
+    /// What a process killed while a decision's tool ran leaves (issue 46): the stored decision of
+    /// entry `id` claimed for delivery (`delivering`), and the run's snapshot saying its tool began
+    /// (the local engine writes that just before running it). A restart finds the call `interrupted`.
+    pub async fn cut_inside_tool(&self, id: &ItemId) -> Result<(), Error> {
+        let entry = self.app.console.item(id).await?;
+        let decision = entry.decision.ok_or_else(|| Error::InvalidRequest(format!("entry {id} has no decision")))?;
+        crate::store::outbox::claim(&self.app.db, &decision.id).await?;
+        self.app.local.mark_began(&entry.queued).await
+    }
+
     /// Closes the database, as the end of the process would (before a restart over the same data
     /// directory, or at the end of a benchmark).
     pub async fn close(&self) {
@@ -89,10 +99,18 @@ impl<'a> Testing<'a> {
     }
 
     /// Decides and delivers as the console's own workers do (the expiry worker: its own operator
-    /// name, no role), answering the entry afterwards.
+    /// name, no role), answering the entry once its delivery is over (the console answers a decider
+    /// before it: [`Testing::deliveries_done`]).
     pub async fn decide_and_deliver(&self, id: &ItemId, request: DecisionRequest) -> Result<queue::Entry, Error> {
         let (decider, ask) = named(request);
-        Ok(self.app.console.decide_and_deliver(&decider, id, ask).await?.0)
+        self.app.console.decide_and_deliver(&decider, id, ask).await?;
+        self.deliveries_done().await;
+        self.app.console.item(id).await
+    }
+
+    /// Waits for the deliveries the console started after answering their deciders.
+    pub async fn deliveries_done(&self) {
+        assert!(self.app.console.deliveries_done(std::time::Duration::from_secs(120)).await, "deliveries still under way after 120 s");
     }
 
     /// One pass of the outbox worker; how many decisions it delivered.

@@ -18,7 +18,8 @@ pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()>
     if !confirmed(&item, &format!("{verb} this call?"), verb, yes)? {
         return Ok(());
     }
-    let after = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
+    let decided = app.decide_shown(id.as_str(), verdict, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
+    let after = delivered(app, decided).await?;
     if after.decision.is_none() {
         // An approval short of its tool's quorum: recorded; the call waits for other operators.
         println!("approval recorded: {}; {}; it waits for another operator's approval", id, approvals_line(&after));
@@ -28,6 +29,20 @@ pub async fn run(app: &App, id: &str, verdict: Verdict, yes: bool) -> Result<()>
     println!("{verb}d: {}; state {}; outcome {}", id, state_word(after.state), visible(&outcome.to_string()));
     Ok(())
 }
+
+/// The entry `decided` once what this process set going is over: the console answers a decision
+/// before delivering it, and this command's process must not exit before the delivery and the run
+/// it lets go on have finished (or paused) — a run cut short by the exit would wait for the next
+/// `serve` to start.
+async fn delivered(app: &App, decided: QueueItem) -> Result<QueueItem> {
+    if !app.finish_deliveries(DELIVERY_WAIT).await {
+        eprintln!("still delivering after {} s; the next start of the console takes it up", DELIVERY_WAIT.as_secs());
+    }
+    Ok(app.queue_item(decided.id.as_str(), &app.local_admin("cli")).await?)
+}
+
+/// How long a deciding command waits for its delivery and the run it lets go on.
+const DELIVERY_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// `1 of 2 approvals: alice (web)`: where a call of a tool with a quorum stands.
 fn approvals_line(item: &QueueItem) -> String {
@@ -53,7 +68,8 @@ pub async fn resolve(app: &App, id: &str, how: super::args::ResolveHow, result: 
     if !confirmed(&item, question, "resolve", yes)? {
         return Ok(());
     }
-    let after = app.resolve(id.as_str(), kind, result, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
+    let resolved = app.resolve(id.as_str(), kind, result, item.fingerprint.as_str(), &app.local_admin("cli")).await?;
+    let after = delivered(app, resolved).await?;
     match kind {
         DecisionKind::RunAgain => {
             let outcome = after.decision.as_ref().and_then(|d| d.outcome.clone()).unwrap_or(Value::Null);

@@ -88,5 +88,8 @@ pub async fn run(app: &App, data_dir: &Path, o: Options) -> Result<()> {
         }
         None => server.run_until_signal().await,
     }
+    if !app.finish_deliveries(std::time::Duration::from_secs(10)).await {
+        tracing::warn!("stopped with decisions still being delivered: the next start takes them up (a local tool cut short is `interrupted`, for an operator to resolve)");
+    }
     Ok(())
 }

@@ -41,6 +41,8 @@ pub struct Console {
     receipts: receipts::Receipts,
     /// Paired devices' step-ups, once the remote listener is on ([`Console::set_step_ups`]).
     step_ups: Arc<RwLock<Option<Arc<dyn decide::StepUps>>>>,
+    /// Decisions being delivered after their decider was answered ([`Console::decide_and_deliver`]).
+    deliveries: tokio_util::task::TaskTracker,
 }
 
 impl Console {
@@ -57,6 +59,7 @@ impl Console {
             grants_wake: Arc::default(),
             sending: Arc::default(),
             step_ups: Arc::default(),
+            deliveries: tokio_util::task::TaskTracker::new(),
         }
     }
 

@@ -8,11 +8,13 @@ use serde_json::json;
 
 impl Console {
     /// At start-up (C5): a decision left `delivering` belonged to a process that stopped while the
-    /// engine acted; it is marked `interrupted` and never re-run (at-most-once). Decisions still
-    /// `pending` are delivered now. Returns (interrupted, delivered).
+    /// engine acted; it is marked `interrupted` and never re-run (at-most-once) — unless its engine
+    /// knows its tool never began ([`crate::engine::Engine::began`]), and then it is delivered now. Decisions still
+    /// `pending` are delivered now. Returns (left `delivering`, delivered).
     #[tracing::instrument(name = "recover", skip_all)]
     pub async fn recover(&self) -> Result<(usize, usize), Error> {
-        let (stuck, waiting) = outbox::left_over(&self.db).await?;
+        let (stuck, mut waiting) = outbox::left_over(&self.db).await?;
+        let mut resent = Vec::new();
         for d in &stuck {
             let entry = self.item(&d.item_id).await?;
             if !self.engine(&entry.queued.call.engine).is_ok_and(|e| e.delivers_here()) {
@@ -25,12 +27,22 @@ impl Console {
                 outbox::cut_for_retry(&self.db, d, &entry.queued.call.tool_name, why).await?;
                 continue;
             }
-            let outcome = json!({ "status": "interrupted", "error": "the console stopped while this call was being delivered; it was not run again" });
+            if !self.engine(&entry.queued.call.engine)?.began(&entry.queued).await? {
+                // Cut before its tool began (issue 46): nothing ran, so it is delivered now, once.
+                let why = "the console stopped before this decision's tool began; delivering it now";
+                if outbox::cut_for_retry(&self.db, d, &entry.queued.call.tool_name, why).await? {
+                    resent.push(d.clone());
+                }
+                continue;
+            }
+            let outcome =
+                json!({ "status": "interrupted", "error": "the console stopped while this call's tool ran; it was not run again" });
             if !outbox::mark_interrupted(&self.db, d, &entry.queued.call.tool_name, &outcome).await? {
                 continue;
             }
             tracing::warn!(item = %d.item_id, "decision was interrupted during delivery; marked interrupted, not re-run");
         }
+        waiting.extend(resent);
         let mut delivered = 0;
         for d in &waiting {
             let remote_or_not_ours = match self.item(&d.item_id).await {

@@ -29,7 +29,7 @@ impl Console {
     /// the call allows); resolved already (`already_decided`); another fingerprint than the call's
     /// (`fingerprint_mismatch`); a kind the call does not allow (`run_again` of a tool not marked
     /// idempotent: `decision_not_allowed`). Answers the entry as it is afterwards (for `run_again`,
-    /// the new entry that ran the call, delivered).
+    /// the new entry that runs the call again, its approval committed and being delivered).
     #[tracing::instrument(name = "resolve", skip_all, fields(item = %entry.queued.id, kind = resolution.kind().as_str()))]
     pub(super) async fn resolve_checked(
         &self,
@@ -83,13 +83,12 @@ impl Console {
                 // resolving operator's approval, one of those the new entry needs.
                 let retry = resolutions::record_run_again(&self.db, item, stored).await?;
                 let decided = self.record_verdict(decider, &retry, Verdict::Approve, fingerprint, How::Counted, care).await?;
+                let now = self.item(&retry.id).await;
                 if let Decided::Decision(decision) = decided {
-                    match self.deliver_claimed_call(&decision, &retry, None).await {
-                        Ok(_) | Err(Error::Unreachable(_)) => {}
-                        Err(e) => tracing::warn!(item = %retry.id, "delivery failed: {e}"),
-                    }
+                    // Delivered after the answer, as every operator's decision is (issue 46).
+                    self.deliver_later(*decision, retry);
                 }
-                self.item(&retry.id).await
+                now
             }
             Some(result) => {
                 engine.settle(item, result, &stored).await?;

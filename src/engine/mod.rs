@@ -86,6 +86,13 @@ pub trait Engine: Send + Sync {
         false
     }
 
+    /// Whether a delivery to this call that a stop cut short may have begun to act (its tool may
+    /// have run): `false` only when the engine knows it did not, and the decision is then delivered
+    /// again at the next start instead of leaving the call `interrupted`. The default: it may have.
+    async fn began(&self, _item: &QueuedCall) -> Result<bool, Error> {
+        Ok(true)
+    }
+
     /// Whether running this call a second time does no more than the first (its tool is marked
     /// idempotent): an interrupted call of it may then be run again.
     fn idempotent(&self, _call: &PausedCall) -> bool {

@@ -134,6 +134,7 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     assert_eq!(notify["status"], "started", "{at_crash}");
     RELEASE.add_permits(1);
     assert_eq!(approving.await.unwrap(), StatusCode::OK);
+    t.settle().await;
     assert!(snapshot(&t, "run-cut").await.is_none(), "the run finished");
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1);
 

@@ -18,6 +18,7 @@ async fn s07_an_approval_with_edited_arguments_runs_the_edited_call_and_the_audi
     let (status, after) =
         t.post(&format!("/api/queue/{id}/approve-edited"), json!({ "fingerprint": item["fingerprint"], "args": { "id": "rec-9" } })).await;
     assert_eq!(status, StatusCode::OK, "{after}");
+    let after = t.settled(id).await;
     let d = &after["decision"];
     let edited = Fingerprint::of("delete_record", &json!({ "id": "rec-9" })).unwrap();
     assert_eq!((d["kind"].as_str(), &d["data"]), (Some("edit"), &json!({ "id": "rec-9" })), "{d}");

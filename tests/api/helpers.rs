@@ -304,24 +304,44 @@ impl TestApp {
         item
     }
 
+    /// Waits for what the console set going after answering a decision: its delivery, and the run
+    /// that goes on after it (issue 46: a decision is answered once it is committed).
+    pub async fn settle(&self) {
+        assert!(self.app.finish_deliveries(Duration::from_secs(120)).await, "deliveries still under way after 120 s");
+    }
+
+    /// Entry `id` once its delivery and the run after it are over ([`TestApp::settle`]).
+    pub async fn settled(&self, id: &str) -> Value {
+        self.settle().await;
+        self.item(id).await
+    }
+
+    /// A decision's answer, and when it is 200 (a decision made, not an approval short of a quorum:
+    /// 202) the entry it names once delivered ([`TestApp::settled`]).
+    pub async fn delivered(&self, (status, answer): (StatusCode, Value)) -> (StatusCode, Value) {
+        match (status, answer["id"].as_str()) {
+            (StatusCode::OK, Some(id)) => (status, self.settled(id).await),
+            _ => (status, answer),
+        }
+    }
+
+    /// POSTs a decision on `item` to `/api/queue/{id}/{verb}`: [`TestApp::delivered`].
+    async fn decide(&self, item: &Value, verb: &str, body: Value) -> (StatusCode, Value) {
+        let id = item["id"].as_str().unwrap();
+        let answered = self.post(&format!("/api/queue/{id}/{verb}"), body).await;
+        self.delivered(answered).await
+    }
+
     pub async fn approve(&self, item: &Value) -> (StatusCode, Value) {
-        self.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] })).await
+        self.decide(item, "approve", json!({ "fingerprint": item["fingerprint"] })).await
     }
 
     pub async fn decline(&self, item: &Value, reason: &str) -> (StatusCode, Value) {
-        self.post(
-            &format!("/api/queue/{}/decline", item["id"].as_str().unwrap()),
-            json!({ "fingerprint": item["fingerprint"], "reason": reason }),
-        )
-        .await
+        self.decide(item, "decline", json!({ "fingerprint": item["fingerprint"], "reason": reason })).await
     }
 
     pub async fn resume(&self, item: &Value, data: Value) -> (StatusCode, Value) {
-        self.post(
-            &format!("/api/queue/{}/resume", item["id"].as_str().unwrap()),
-            json!({ "fingerprint": item["fingerprint"], "data": data }),
-        )
-        .await
+        self.decide(item, "resume", json!({ "fingerprint": item["fingerprint"], "data": data })).await
     }
 
     /// Posts to a Mastra SSE route and returns its chunks (without `[DONE]`).

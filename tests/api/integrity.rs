@@ -105,6 +105,7 @@ async fn ambiguous_arguments_cannot_be_approved_as_they_are() {
     assert!(ran_with("amb-1").is_empty(), "nothing ran");
     let (status, body) = t.post(&format!("/api/queue/{id}/approve-edited"), edit(json!(9007199254740992u64))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    t.settle().await;
     assert_eq!(ran_with("amb-1"), vec![json!({ "amount": 9007199254740992u64, "to": "amb-1" })]);
 
     let other = transfer(&t, r#"{"amount": 18446744073709551615, "to": "amb-2"}"#, "amb-2").await;

@@ -26,7 +26,7 @@ async fn interrupted(text: &str, thread: &str) -> (TestApp, Value) {
     };
     t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    t.app.testing().cut_inside_tool(&ItemId::new(item["id"].as_str().unwrap())).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
     let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);
@@ -35,8 +35,10 @@ async fn interrupted(text: &str, thread: &str) -> (TestApp, Value) {
     (t, after)
 }
 
+/// POSTs a resolution; answered 200, the entry it answers (for `run_again`, the new one) once what
+/// it set going is over.
 async fn resolve(t: &TestApp, item: &Value, body: Value) -> (StatusCode, Value) {
-    t.post(&format!("/api/queue/{}/resolve", item["id"].as_str().unwrap()), body).await
+    t.delivered(t.post(&format!("/api/queue/{}/resolve", item["id"].as_str().unwrap()), body).await).await
 }
 
 /// The thread's stored messages: what the run's model was told, and its last answer.

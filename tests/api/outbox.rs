@@ -206,6 +206,7 @@ async fn c3_any_engine_kind_gets_no_send_of_a_decision_whose_call_changed_after_
     // The new entry is decided on its own fingerprint and sent.
     let (status, body) = t.post(&format!("/api/queue/{new_id}/approve"), json!({ "fingerprint": now })).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let body = t.settled(&new_id).await;
     assert_eq!(body["state"], "delivered", "{body}");
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
 }

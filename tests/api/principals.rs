@@ -85,8 +85,9 @@ async fn an_operator_token_decides_and_the_audit_names_it_but_it_cannot_change_g
         assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {answer}");
     }
     assert_eq!(t.count("SELECT COUNT(*) FROM engines").await, 0);
+    let path = format!("/api/queue/{id}/approve");
     let (status, decided) =
-        t.call_as(&operator, Method::POST, &format!("/api/queue/{id}/approve"), Some(json!({ "fingerprint": item["fingerprint"] }))).await;
+        t.delivered(t.call_as(&operator, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"] }))).await).await;
     assert_eq!(status, StatusCode::OK, "{decided}");
     assert_eq!(decided["decision"]["operator"], "alice (web)");
     assert_eq!(t.counters.deletes(), 1);

@@ -18,7 +18,7 @@ async fn set_quorum(t: &TestApp, rules: Value) {
 
 async fn approve_as(t: &TestApp, token: &str, item: &Value) -> (StatusCode, Value) {
     let path = format!("/api/queue/{}/approve", item["id"].as_str().unwrap());
-    t.call_as(token, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"] }))).await
+    t.delivered(t.call_as(token, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"] }))).await).await
 }
 
 /// The operators of a call's approvals, as the API lists them.
@@ -126,14 +126,9 @@ async fn c08_a_decline_after_one_approval_ends_the_call_and_it_never_runs() {
     let item = t.paused_by(&bot, "delete rec-1").await;
     let id = item["id"].as_str().unwrap();
     assert_eq!(approve_as(&t, &a, &item).await.0, StatusCode::ACCEPTED);
-    let (status, declined) = t
-        .call_as(
-            &b,
-            Method::POST,
-            &format!("/api/queue/{id}/decline"),
-            Some(json!({ "fingerprint": item["fingerprint"], "reason": "not this one" })),
-        )
-        .await;
+    let path = format!("/api/queue/{id}/decline");
+    let declining = t.call_as(&b, Method::POST, &path, Some(json!({ "fingerprint": item["fingerprint"], "reason": "not this one" })));
+    let (status, declined) = t.delivered(declining.await).await;
     assert_eq!(status, StatusCode::OK, "{declined}");
     assert_eq!((declined["state"].as_str(), declined["decision"]["kind"].as_str()), (Some("delivered"), Some("decline")), "{declined}");
     let (status, body) = approve_as(&t, TOKEN, &item).await;
@@ -369,7 +364,7 @@ async fn c08_running_an_interrupted_call_again_needs_the_quorum_anew() {
         operator_key: None,
     };
     t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    t.app.testing().cut_inside_tool(&ItemId::new(item["id"].as_str().unwrap())).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
     let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);
@@ -464,7 +459,7 @@ async fn c08_a_phone_paired_through_an_admin_token_is_its_persons_and_never_her_
     assert_eq!((for_bob["person"].as_str(), for_bob["name"].as_str()), (Some("bob"), Some("bob-phone-1")), "{for_bob}");
     let (mut bobs, bob_cookie) = r.pair(&r.http, &for_bob).await;
     let step_up = r.begin_step_up(&r.http, &bob_cookie, &item, "approve").await;
-    let (status, done) = r.approve_with(&r.http, &bob_cookie, &mut bobs, step_up, &item).await;
+    let (status, done) = t.delivered(r.approve_with(&r.http, &bob_cookie, &mut bobs, step_up, &item).await).await;
     assert_eq!((status, done["state"].as_str()), (StatusCode::OK, Some("delivered")), "{done}");
     assert_eq!(t.counters.deletes(), 1);
 }

@@ -67,7 +67,7 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
     let (id, request) = approve_request(&item);
     t.app.testing().decide(&id, request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    t.app.testing().cut_inside_tool(&id).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
     let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
@@ -78,6 +78,31 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
     let (_, audit) = t.get(&format!("/api/audit?item={}", id.as_str())).await;
     assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "delivery.interrupted"), "{audit}");
     drop(tmp);
+}
+
+#[tokio::test]
+async fn c05_a_delivery_cut_before_its_tool_began_is_delivered_at_the_next_start_once() {
+    let t = spawn_app().await;
+    t.generate("delete rec-1").await;
+    let item = t.pending().await.remove(0);
+    let (id, request) = approve_request(&item);
+    t.app.testing().decide(&id, request).await.unwrap();
+    // The process claimed the decision and died before the local engine said its tool would begin
+    // (between the decision's commit and the tool: issue 46).
+    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    let (dir, tmp, counters) = t.stop().await;
+
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
+    let after = t.settled(id.as_str()).await;
+    assert_eq!(after["state"], "delivered", "{after}");
+    assert_eq!(after["decision"]["outcome"]["result"], serde_json::json!({ "deleted": "rec-1" }), "{after}");
+    assert_eq!(counters.deletes(), 1, "its tool never began, so it runs now, once");
+    let actions = t.actions_of(id.as_str()).await;
+    assert!(!actions.iter().any(|a| a == "delivery.interrupted"), "{actions:?}");
+    let (dir, tmp2, counters) = t.stop().await;
+    let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
+    assert_eq!(counters.deletes(), 1, "a second restart delivers nothing again");
+    drop((t, tmp, tmp2));
 }
 
 /// The real binary, killed with SIGKILL (no graceful shutdown), restarted on the same data directory.
@@ -95,8 +120,10 @@ async fn c05_after_kill_9_the_queue_is_intact_and_the_call_can_still_be_approved
     let page = second.get("/api/queue").await;
     let item = &page["items"][0];
     assert_eq!(item["runId"], answer["runId"], "{page}");
-    let after =
-        second.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
+    let id = item["id"].as_str().unwrap();
+    let answered = second.post(&format!("/api/queue/{id}/approve"), json!({"fingerprint": item["fingerprint"]})).await;
+    assert_eq!(answered["decision"]["kind"], "approve", "{answered}");
+    let after = second.settled(id).await;
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-kill"}), "{after}");
     drop(second);
 }

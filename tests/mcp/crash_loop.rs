@@ -21,18 +21,18 @@ static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::ne
 
 /// What the clients were told, gathered across all the lives of the console.
 #[derive(Default)]
-struct Told {
+pub(crate) struct Told {
     /// Runs a generate answered as suspended: each must have its queue entry.
-    paused_runs: HashSet<String>,
+    pub(crate) paused_runs: HashSet<String>,
     /// Queue entries an approve answered 200 for: each must have its approval stored.
-    approved: HashSet<String>,
+    pub(crate) approved: HashSet<String>,
 }
 
 /// xorshift64*, seeded from the clock (printed, so a failing run can be replayed by hand).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -41,13 +41,13 @@ impl Rng {
 }
 
 /// One client: starts runs and approves whatever waits, until the console dies under it.
-async fn client(base: String, n: usize, told: Arc<Mutex<Told>>) {
+pub(crate) async fn client(base: String, token: &'static str, agent: &'static str, n: usize, told: Arc<Mutex<Told>>) {
     let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap();
     for i in 0usize.. {
         let id = format!("rec-{n}-{i}-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
         let Ok(r) = http
-            .post(format!("{base}/api/agents/crash/generate"))
-            .bearer_auth(TOKEN)
+            .post(format!("{base}/api/agents/{agent}/generate"))
+            .bearer_auth(token)
             .json(&json!({ "messages": format!("delete {id}") }))
             .send()
             .await
@@ -58,11 +58,11 @@ async fn client(base: String, n: usize, told: Arc<Mutex<Told>>) {
         if answer["finishReason"] == "suspended" {
             told.lock().unwrap().paused_runs.insert(answer["runId"].as_str().unwrap().to_owned());
         }
-        let Ok(r) = http.get(format!("{base}/api/queue?limit=10")).bearer_auth(TOKEN).send().await else { return };
+        let Ok(r) = http.get(format!("{base}/api/queue?limit=10")).bearer_auth(token).send().await else { return };
         let Ok(page) = r.json::<Value>().await else { return };
         for item in page["items"].as_array().cloned().unwrap_or_default() {
             let url = format!("{base}/api/queue/{}/approve", item["id"].as_str().unwrap());
-            let Ok(r) = http.post(url).bearer_auth(TOKEN).json(&json!({ "fingerprint": item["fingerprint"] })).send().await else { return };
+            let Ok(r) = http.post(url).bearer_auth(token).json(&json!({ "fingerprint": item["fingerprint"] })).send().await else { return };
             if r.status().is_success() {
                 told.lock().unwrap().approved.insert(item["id"].as_str().unwrap().to_owned());
             }
@@ -80,7 +80,7 @@ fn effects(file: &Path) -> Vec<String> {
 }
 
 /// Every queue entry (all states), paging through.
-async fn all_items(console: &ServeProcess) -> Vec<Value> {
+pub(crate) async fn all_items(console: &ServeProcess) -> Vec<Value> {
     let mut items = Vec::new();
     let mut cursor = String::new();
     loop {
@@ -118,7 +118,7 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
 
     for _ in 0..KILLS {
         let mut console = start();
-        let clients: Vec<_> = (0..CLIENTS).map(|n| tokio::spawn(client(console.base.clone(), n, told.clone()))).collect();
+        let clients: Vec<_> = (0..CLIENTS).map(|n| tokio::spawn(client(console.base.clone(), TOKEN, "crash", n, told.clone()))).collect();
         tokio::time::sleep(Duration::from_millis(50 + rng.below(400))).await;
         console.kill(); // SIGKILL, wherever the clients and the console are
         for c in clients {
@@ -141,9 +141,9 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
     }
     // And what still waits is approved, so every run ends.
     for item in all_items(&console).await.iter().filter(|i| i["state"] == "pending") {
-        let after = console
-            .post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] }))
-            .await;
+        let id = item["id"].as_str().unwrap();
+        console.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": item["fingerprint"] })).await;
+        let after = console.settled(id).await;
         assert_eq!(after["state"], "delivered", "{after}");
     }
     let items = all_items(&console).await;
@@ -175,7 +175,7 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
             || (item["state"] == "interrupted" && !item["resolution"].is_null());
         assert!(over, "left with nothing to do: {item}");
     }
-    let runs = console.get("/api/agents/crash/suspended-runs").await;
+    let runs = console.runs_over("crash").await;
     assert_eq!(runs["runs"], json!([]), "{runs}");
     let verified = console.get("/api/audit/verify").await;
     assert_eq!(verified["ok"], true, "{verified}");

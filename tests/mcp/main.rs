@@ -7,11 +7,15 @@
 mod crash_loop;
 mod die_with_console;
 mod failures;
+#[allow(dead_code)]
+#[path = "../openai/fake_server.rs"]
+mod fake_server;
 mod filesystem;
 mod gate;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 mod settings;
+mod slow_model;
 #[path = "../support/wait.rs"]
 mod wait;
 
@@ -179,7 +183,10 @@ pub async fn waiting(app: &App, run_id: &RunId) -> Vec<QueueItem> {
 pub async fn decide(app: &App, id: &str, verdict: Verdict) -> QueueItem {
     let admin = app.local_admin::<approval_console::domain::grade::Local>("test");
     let shown = app.queue_item(id, &admin.narrow()).await.unwrap();
-    app.decide_shown(id, verdict, shown.fingerprint.as_str(), &admin.narrow()).await.unwrap()
+    app.decide_shown(id, verdict, shown.fingerprint.as_str(), &admin.narrow()).await.unwrap();
+    // Answered once committed (issue 46): the entry once its delivery and the run after it are over.
+    assert!(app.finish_deliveries(std::time::Duration::from_secs(120)).await);
+    app.queue_item(id, &admin.narrow()).await.unwrap()
 }
 
 /// The results the model was handed, by tool call id, at its last step.

@@ -12,6 +12,9 @@
 //                                                          and answers
 //   node misbehaving-server.mjs append FILE                on tools/call appends its arguments as a JSON
 //                                                          line to FILE (a side effect), then answers
+//   node misbehaving-server.mjs ledger FILE                on tools/call appends {"phase":"start", ...args}
+//                                                          to FILE, works 100 ms, appends {"phase":"end",
+//                                                          ...args} (its side effect done), then answers
 //   node misbehaving-server.mjs snoop                      echo answers, as JSON, its environment and what
 //                                                          it can read of its parent's and grandparent's
 //                                                          (/proc/PID/environ), as a nosy server would
@@ -53,6 +56,14 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       if (mode === "append") {
         appendFileSync(marker, JSON.stringify(message.params.arguments) + "\n");
         return send({ id: message.id, result: { content: [{ type: "text", text: `done ${message.params.arguments.id}` }] } });
+      }
+      if (mode === "ledger") {
+        const args = message.params.arguments;
+        appendFileSync(marker, JSON.stringify({ phase: "start", ...args }) + "\n");
+        return setTimeout(() => {
+          appendFileSync(marker, JSON.stringify({ phase: "end", ...args }) + "\n");
+          send({ id: message.id, result: { content: [{ type: "text", text: `done ${args.id}` }] } });
+        }, 100);
       }
       if (mode === "slow-append") {
         writeFileSync(`${marker}.started`, `${process.pid}\n`);

@@ -689,7 +689,9 @@ async fn c08_a_call_under_a_quorum_is_told_again_after_each_approval_saying_wher
     assert_eq!(second.call, first.call, "the same call, bound to the same fingerprint");
     assert!(second.body.lines().any(|l| l == "1 of 2 approvals: operator-a (web)"), "{second:?}");
     assert!(second.actions.contains(&Choice::Approve), "this console's local admin may give the second: {second:?}");
-    let done = app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &app.local_admin("desktop")).await.unwrap();
+    app.decide_shown(call.id.as_str(), Verdict::Approve, fp, &app.local_admin("desktop")).await.unwrap();
+    assert!(app.finish_deliveries(Duration::from_secs(120)).await);
+    let done = app.queue_item(call.id.as_str(), &app.local_admin("desktop")).await.unwrap();
     assert_eq!(done.state, approval_console::domain::ItemState::Delivered, "{done:?}");
 
     // The local admin approves another call first: nobody else here to tell, so no second notice.

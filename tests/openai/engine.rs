@@ -70,7 +70,9 @@ async fn a_run_on_the_openai_model_pauses_for_approval_and_finishes_after_it() {
         let tools: Vec<&str> = first[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
         assert_eq!(tools, ["delete_record", "lookup_record"]);
 
-        let decided = app.decide_shown(&pending[0].id, Verdict::Approve, entry.fingerprint.as_str(), &admin.narrow()).await.unwrap();
+        app.decide_shown(&pending[0].id, Verdict::Approve, entry.fingerprint.as_str(), &admin.narrow()).await.unwrap();
+        assert!(app.finish_deliveries(std::time::Duration::from_secs(120)).await);
+        let decided = app.queue_item(&pending[0].id, &admin.narrow()).await.unwrap();
         assert_eq!(decided.state, ItemState::Delivered);
         assert_eq!(decided.decision.unwrap().outcome.unwrap()["result"], json!({"deleted": "rec-7"}));
 

@@ -66,6 +66,13 @@ pub enum Reply {
         body: String,
     },
     Sse(Sse),
+    /// The reply, sent once `gate` has a permit (taken for good) or `after` has passed: a model turn
+    /// held for as long as the test (or the benchmark, with a delay) wants.
+    Held {
+        gate: Option<Arc<tokio::sync::Semaphore>>,
+        after: Option<Duration>,
+        then: Box<Reply>,
+    },
 }
 
 impl Reply {
@@ -86,6 +93,16 @@ impl Reply {
     /// An OpenAI-shaped error body: `{"error": {"message", "type", "code"}}`.
     pub fn error(status: u16, message: &str, code: Option<&str>) -> Self {
         Self::status(status, json!({"error": {"message": message, "type": "invalid_request_error", "param": null, "code": code}}))
+    }
+
+    /// This reply, held until `gate` gets a permit ([`tokio::sync::Semaphore::add_permits`]).
+    pub fn held_by(self, gate: &Arc<tokio::sync::Semaphore>) -> Self {
+        Self::Held { gate: Some(gate.clone()), after: None, then: Box::new(self) }
+    }
+
+    /// This reply, after `delay` (a model that takes that long a turn).
+    pub fn after(self, delay: Duration) -> Self {
+        Self::Held { gate: None, after: Some(delay), then: Box::new(self) }
     }
 
     pub fn with_header(mut self, name: &'static str, value: &str) -> Self {
@@ -177,12 +194,23 @@ async fn completions(State(shared): State<Arc<Shared>>, uri: Uri, headers: Heade
         });
         log.len() - 1
     };
-    respond((shared.script)(n, &body))
+    let mut reply = (shared.script)(n, &body);
+    while let Reply::Held { gate, after, then } = reply {
+        if let Some(gate) = gate {
+            gate.acquire().await.expect("the gate stays open").forget();
+        }
+        if let Some(after) = after {
+            tokio::time::sleep(after).await;
+        }
+        reply = *then;
+    }
+    respond(reply)
 }
 
 fn respond(reply: Reply) -> Response {
     let builder = Response::builder();
     match reply {
+        Reply::Held { .. } => unreachable!("held replies are waited for above"),
         Reply::Json(v) => builder.header("content-type", "application/json").body(Body::from(v.to_string())),
         Reply::Status { status, headers, body } => {
             let mut b = builder.status(status);

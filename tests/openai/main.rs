@@ -2,6 +2,7 @@
 //! completions wire format: one binary, one module per area.
 
 mod answers;
+mod deliver;
 mod engine;
 mod failures;
 mod fake_server;

@@ -28,14 +28,14 @@ async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_fin
     assert_eq!(paused["suspendPayload"]["args"], json!({"id": "rec-42"}));
     let page = server.get("/api/queue").await;
     let item = &page["items"][0];
-    let after =
-        server.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({"fingerprint": item["fingerprint"]})).await;
+    let id = item["id"].as_str().unwrap();
+    server.post(&format!("/api/queue/{id}/approve"), json!({"fingerprint": item["fingerprint"]})).await;
+    let after = server.settled(id).await;
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["result"], json!({"deleted": "rec-42"}));
     // The model got the tool result and answered: the run is over.
+    server.runs_over("ops").await;
     assert_eq!(fake.request_count(), 2);
-    let runs = server.get("/api/agents/ops/suspended-runs").await;
-    assert_eq!(runs["total"], 0);
 }
 
 #[tokio::test]

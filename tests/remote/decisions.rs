@@ -34,12 +34,7 @@ async fn decline_with_reason_never_runs_the_tool_and_the_model_hears_the_reason(
     let (_tmp, mastra, console) = setup(None).await;
     mastra.generate("ops", "delete rec-d", Some(("t-d", "u-d"))).await;
     let items = console.wait_pending(1, |i| i["engine"] == "m").await;
-    let (status, after) = console
-        .post(
-            &format!("/api/queue/{}/decline", items[0]["id"].as_str().unwrap()),
-            json!({ "fingerprint": items[0]["fingerprint"], "reason": "not on a Friday" }),
-        )
-        .await;
+    let (status, after) = console.decline(&items[0], "not on a Friday").await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["route"], "decline-tool-call");
@@ -65,7 +60,9 @@ async fn s08_resume_data_is_checked_against_the_schema_before_it_is_sent() {
     assert!(ran(&mastra, "askOperator").is_empty(), "invalid data is never sent");
     assert_eq!(console.item(items[0]["id"].as_str().unwrap()).await["state"], "pending");
 
-    let (status, after) = console.post(&path, json!({ "fingerprint": items[0]["fingerprint"], "data": { "answer": "orders" } })).await;
+    let (status, after) = console
+        .delivered(console.post(&path, json!({ "fingerprint": items[0]["fingerprint"], "data": { "answer": "orders" } })).await)
+        .await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(after["decision"]["outcome"]["route"], "resume-stream");
@@ -167,12 +164,7 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     let (_tmp, mastra, console) = setup(None).await;
     mastra.generate("ops", "ask colour?", Some(("t-again", "u-again"))).await;
     let first = console.wait_pending(1, |i| i["engine"] == "m").await;
-    let (status, after) = console
-        .post(
-            &format!("/api/queue/{}/resume", first[0]["id"].as_str().unwrap()),
-            json!({ "fingerprint": first[0]["fingerprint"], "data": { "answer": "again" } }),
-        )
-        .await;
+    let (status, after) = console.resume(&first[0], json!({ "answer": "again" })).await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered");
     // The resume stream ended on the same call suspending again: a new entry, same ids, new question.
@@ -189,12 +181,7 @@ async fn a_call_that_suspends_again_after_its_answer_is_queued_again() {
     let still = console.queue("engine=m").await;
     assert_eq!((still.len(), &still[0]["id"]), (1, &again[0]["id"]), "{still:#?}");
 
-    let (status, after) = console
-        .post(
-            &format!("/api/queue/{}/resume", again[0]["id"].as_str().unwrap()),
-            json!({ "fingerprint": again[0]["fingerprint"], "data": { "answer": "blue" } }),
-        )
-        .await;
+    let (status, after) = console.resume(&again[0], json!({ "answer": "blue" })).await;
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["state"], "delivered", "{after}");
     assert_eq!(ran(&mastra, "askOperator").len(), 1, "answered once for real");

@@ -112,35 +112,47 @@ impl Console {
         .await
     }
 
+    /// Waits for the deliveries the console started after answering their deciders (issue 46: a
+    /// decision is answered once it is committed, and delivered after that).
+    pub async fn settle(&self) {
+        assert!(self.app.finish_deliveries(Duration::from_secs(120)).await, "deliveries still under way after 120 s");
+    }
+
+    /// A decision's answer; answered 200, the entry it names once its delivery is over
+    /// ([`Console::settle`]).
+    pub async fn delivered(&self, (status, answer): (StatusCode, Value)) -> (StatusCode, Value) {
+        match (status, answer["id"].as_str()) {
+            (StatusCode::OK, Some(id)) => {
+                self.settle().await;
+                (status, self.item(id).await)
+            }
+            _ => (status, answer),
+        }
+    }
+
+    /// POSTs a decision on `item` to `/api/queue/{id}/{verb}`: [`Console::delivered`].
+    async fn decide(&self, item: &Value, verb: &str, body: Value) -> (StatusCode, Value) {
+        let answered = self.post(&format!("/api/queue/{}/{verb}", item["id"].as_str().unwrap()), body).await;
+        self.delivered(answered).await
+    }
+
     pub async fn approve(&self, item: &Value) -> (StatusCode, Value) {
-        self.post(&format!("/api/queue/{}/approve", item["id"].as_str().unwrap()), json!({ "fingerprint": item["fingerprint"] })).await
+        self.decide(item, "approve", json!({ "fingerprint": item["fingerprint"] })).await
     }
 
     /// Declines `item` (as shown) with `reason`.
     pub async fn decline(&self, item: &Value, reason: &str) -> (StatusCode, Value) {
-        self.post(
-            &format!("/api/queue/{}/decline", item["id"].as_str().unwrap()),
-            json!({ "fingerprint": item["fingerprint"], "reason": reason }),
-        )
-        .await
+        self.decide(item, "decline", json!({ "fingerprint": item["fingerprint"], "reason": reason })).await
     }
 
     /// Approves `item` (as shown) with `args` in place of its own.
     pub async fn approve_edited(&self, item: &Value, args: &Value) -> (StatusCode, Value) {
-        self.post(
-            &format!("/api/queue/{}/approve-edited", item["id"].as_str().unwrap()),
-            json!({ "fingerprint": item["fingerprint"], "args": args }),
-        )
-        .await
+        self.decide(item, "approve-edited", json!({ "fingerprint": item["fingerprint"], "args": args })).await
     }
 
     /// Answers `item` (as shown) with resume `data`.
     pub async fn resume(&self, item: &Value, data: Value) -> (StatusCode, Value) {
-        self.post(
-            &format!("/api/queue/{}/resume", item["id"].as_str().unwrap()),
-            json!({ "fingerprint": item["fingerprint"], "data": data }),
-        )
-        .await
+        self.decide(item, "resume", json!({ "fingerprint": item["fingerprint"], "data": data })).await
     }
 
     pub async fn item(&self, id: &str) -> Value {

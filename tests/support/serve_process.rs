@@ -138,6 +138,34 @@ impl ServeProcess {
         post_json(&self.http, &format!("{}{path}", self.base), &self.token, &body).await
     }
 
+    /// Queue entry `id` once its decision's delivery is over (the console answers a decision before
+    /// it delivers it): polled until its state is no longer `decided`, with a deadline.
+    pub async fn settled(&self, id: &str) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let item = self.get(&format!("/api/queue/{id}")).await;
+            if item["state"] != "decided" {
+                return item;
+            }
+            assert!(std::time::Instant::now() < deadline, "entry {id} still being delivered after 60 s: {item}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    /// `agent`'s runs once none is left, stored or going on (a run goes on after its decision was
+    /// answered): its `suspended-runs`, polled until empty, with a deadline.
+    pub async fn runs_over(&self, agent: &str) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let runs = self.get(&format!("/api/agents/{agent}/suspended-runs")).await;
+            if runs["total"] == 0 {
+                return runs;
+            }
+            assert!(std::time::Instant::now() < deadline, "runs of {agent} still stored after 60 s: {runs}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// SIGKILL, no graceful shutdown; waits for the process to be gone.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

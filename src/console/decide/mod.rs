@@ -168,28 +168,53 @@ impl Console {
         }
     }
 
-    /// Decide ([`How::Counted`]), then deliver; answers the entry as it is afterwards, and what this
-    /// request did: whether it recorded an approval short of the quorum (`true`) or stored the
-    /// call's decision (`false`). The entry is re-read afterwards and may show another request's
-    /// decision (one that completed or beat a recorded approval meanwhile): what this request did is
-    /// the flag, never the entry's state. A resolution answers its entry as it is afterwards.
+    /// Decide ([`How::Counted`]), then deliver (issue 46): answers as soon as the decision is
+    /// committed — the entry as it is then, its decision `delivering` with its receipt — and whether
+    /// this request recorded an approval short of the quorum (`true`) or stored the call's decision
+    /// (`false`). The delivery runs after the answer, in a task of its own
+    /// ([`Console::deliver_later`]): the decider never waits for the engine, the tool or the agent's
+    /// next model turn; the change feed shows the send and its outcome as they happen. The entry may
+    /// show another request's decision (one that completed or beat a recorded approval meanwhile):
+    /// what this request did is the flag, never the entry's state. A resolution answers its entry as
+    /// it is afterwards.
     pub async fn decide_and_deliver(&self, decider: &Decider, id: &ItemId, ask: Ask) -> Result<(queue::Entry, bool), Error> {
         let entry = self.item(id).await?;
         let queued = entry.queued.clone();
         match self.decide(decider, Target::Entry(Box::new(entry)), ask, How::Counted).await? {
             Decided::Decision(decision) => {
-                // The call as read before deciding; what is sent is the engine's call now, re-read
-                // and compared with the decision's fingerprint (C3), never this copy.
-                match self.deliver_claimed_call(&decision, &queued, None).await {
-                    // Back in the outbox (already logged): an engine down, or another console's to deliver.
-                    Ok(_) | Err(Error::Unreachable(_)) => {}
-                    Err(e) => tracing::warn!(item = %id, "delivery failed: {e}"),
-                }
-                Ok((self.item(id).await?, false))
+                let now = self.item(id).await?;
+                self.deliver_later(*decision, queued);
+                Ok((now, false))
             }
             Decided::Approval { .. } => Ok((self.item(id).await?, true)),
             Decided::Resolved(entry) => Ok((*entry, false)),
         }
+    }
+
+    /// Delivers a decision stored claimed ([`How::Claimed`], [`How::Counted`]) in a task of its own,
+    /// tracked so that a stopping console lets it finish ([`Console::deliveries_done`]). `queued` is
+    /// the call as read before deciding; what is sent is the engine's call now, re-read and compared
+    /// with the decision's fingerprint (C3), never this copy. An engine that cannot be reached puts
+    /// it back in the outbox; every other failure is recorded as the decision's outcome.
+    pub(crate) fn deliver_later(&self, decision: Decision, queued: QueuedCall) {
+        let this = self.clone();
+        self.deliveries.spawn(async move {
+            match this.deliver_claimed_call(&decision, &queued, None).await {
+                // Back in the outbox (already logged): an engine down, or another console's to deliver.
+                Ok(_) | Err(Error::Unreachable(_)) => {}
+                Err(e) => tracing::warn!(item = %queued.id, "delivery failed: {e}"),
+            }
+        });
+    }
+
+    /// Waits, at most `within`, for the deliveries [`Console::deliver_later`] started to finish;
+    /// whether they all did. A console that stops calls it first, so a delivery under way is not cut
+    /// short by the stop (one that is would be `interrupted` at the next start).
+    pub async fn deliveries_done(&self, within: std::time::Duration) -> bool {
+        self.deliveries.close();
+        let done = tokio::time::timeout(within, self.deliveries.wait()).await.is_ok();
+        self.deliveries.reopen();
+        done
     }
 
     /// Queues a submitted call; with `grant` (one [`Console::grant_for_new`] found covering it), the

@@ -3,8 +3,22 @@
 
 use super::*;
 
+/// What a delivery leaves the run to do once its outcome is committed (issue 46): go on from the
+/// step it answered — the model's next turn — as a task of the run, after the delivery has answered.
+pub(super) struct GoOn {
+    pub(super) agent: Arc<Agent>,
+    pub(super) state: RunState,
+}
+
 impl LocalEngine {
-    pub(super) async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<Value, Error> {
+    /// Delivers `decision` to its waiting call under the run's lock: S7, the tool, and the outcome
+    /// committed in a transaction of its own right after the tool returns — with the step as it
+    /// stands and, when that answered the step's last waiting call, the run marked `running` — before
+    /// anything the run does next. A stop during the model's next turn therefore finds the result in
+    /// the snapshot and the run `running`, and [`LocalEngine::recover`] goes on from it; only a stop
+    /// inside the tool leaves the decision `delivering` (interrupted at the next start, for the
+    /// operator to resolve). Answers the outcome and, if the run goes on, what it goes on with.
+    pub(super) async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<(Value, Option<GoOn>), Error> {
         let run_id = &item.call.run_id;
         let (mut state, agent, index) = self.waiting_call(item).await?;
         if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
@@ -12,32 +26,22 @@ impl LocalEngine {
         }
         let call = state.calls[index].clone();
         let proposed = ProposedCall { tool_call_id: call.tool_call_id.clone(), tool_name: call.tool_name.clone(), args: call.args.clone() };
+        let runs_tool = matches!(decision.verdict, Verdict::Approve | Verdict::ApproveEdited { .. } | Verdict::Resume { .. });
+        if runs_tool && agent.tool(&call.tool_name).is_some() {
+            // The tool may begin from here on: said in the snapshot first ([`StepCall::began`]).
+            state.calls[index].began = true;
+            runs::save(&self.inner.db, run_id, &serde_json::to_string(&state).expect("run state serializes")).await?;
+        }
         let (status, outcome) = self.apply(decision, &agent, &state, &call).await?;
         let repaused = matches!(status, CallStatus::Suspended { .. } | CallStatus::Delegated { .. });
         state.calls[index].status = status.clone();
         state.calls[index].queued = false;
+        state.calls[index].began = false;
         if let Verdict::ApproveEdited { args, .. } = &decision.verdict {
             // The run's history shows the call as it ran; the queue entry and the audit keep both.
             state.calls[index].args = args.clone();
         }
         let all_done = !state.calls.iter().any(StepCall::paused);
-        if all_done && !repaused && state.parent.is_none() {
-            // The run goes on at once: the outcome commits with what it does next — its next pause,
-            // step or end — one commit where there were two (issue 15). A crash before that leaves
-            // the decision `delivering` (interrupted at the next start, for the operator to resolve)
-            // and the snapshot as it was (the call still waiting), which is what a resolution needs.
-            state.unsaved = Some(Box::new(Unsaved { decision: decision.clone(), item: item.clone(), outcome: outcome.clone() }));
-            if let CallStatus::Done { result } = &status {
-                emit.send(tool_result_chunk(run_id, &proposed, result));
-            }
-            self.continue_after_delivery(&agent, &mut state, true, emit).await;
-            if let Some(u) = state.unsaved.take() {
-                // The run stopped without a transaction of its own (an error): the outcome alone.
-                runs::save_outcome(&self.inner.db, &u).await?;
-            }
-            return Ok(outcome);
-        }
-
         // The call paused again, as the queue shows it (read from sub-agents' snapshots, which the
         // write below does not touch).
         let repause = match repaused {
@@ -54,8 +58,59 @@ impl LocalEngine {
             (_, Some(paused)) => emit.send(pause_chunk(&paused)),
             _ => {}
         }
-        self.continue_after_delivery(&agent, &mut state, all_done, emit).await;
-        Ok(outcome)
+        if all_done {
+            return Ok((outcome, Some(GoOn { agent, state })));
+        }
+        self.still_waiting(&agent, &state, emit).await;
+        Ok((outcome, None))
+    }
+
+    /// The run goes on after a delivery ([`GoOn`]). The decision is delivered and recorded; what the
+    /// run does next (a model error, say) is the run's business, reported on the stream, not a failed
+    /// delivery.
+    pub(super) async fn go_on(&self, next: GoOn, emit: &Emit) {
+        let GoOn { agent, mut state } = next;
+        if let Err(e) = self.drive(&agent, &mut state, emit).await {
+            tracing::warn!(run_id = %state.run_id, "run failed after a delivered decision: {e}");
+        }
+    }
+
+    /// A run answered in part (S14): say which of its calls still wait, as a Mastra stream would.
+    async fn still_waiting(&self, agent: &Agent, state: &RunState, emit: &Emit) {
+        for i in (0..state.calls.len()).filter(|&i| state.calls[i].paused()) {
+            if let Ok(p) = self.surface(agent, state, i).await {
+                emit.send(pause_chunk(&p));
+            }
+        }
+    }
+
+    /// Runs `work` under the run's lock in a task of its own, answering what it answers as soon as it
+    /// has; the run then goes on in that task ([`LocalEngine::go_on`]), still under the lock, with the
+    /// caller's `emit` (a Mastra-shaped stream stays open until the run pauses or ends). A caller that
+    /// goes away does not cut the run short.
+    async fn locked_then_go_on<F, T>(&self, run_id: &RunId, emit: Emit, work: F) -> Result<T, Error>
+    where
+        F: for<'a> FnOnce(&'a LocalEngine, &'a Emit) -> futures::future::BoxFuture<'a, Result<(T, Option<GoOn>), Error>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let (this, run_id) = (self.clone(), run_id.clone());
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let going = self.inner.going.clone();
+        going.spawn(async move {
+            let _guard = this.lock_run(&run_id).await;
+            match work(&this, &emit).await {
+                Ok((value, next)) => {
+                    let _ = answer.send(Ok(value));
+                    if let Some(next) = next {
+                        this.go_on(next, &emit).await;
+                    }
+                }
+                Err(e) => {
+                    let _ = answer.send(Err(e));
+                }
+            }
+        });
+        answered.await.map_err(|_| Error::Engine("delivery task failed".into()))?
     }
 
     /// The run of a queued call, loaded, with its agent and the call's place among the step's
@@ -76,22 +131,13 @@ impl LocalEngine {
         Ok((state, agent, index))
     }
 
-    /// After a delivery: a run whose step is fully answered goes on; else say which calls still wait.
-    pub(super) async fn continue_after_delivery(&self, agent: &Agent, state: &mut RunState, all_done: bool, emit: &Emit) {
-        if all_done {
-            // The decision is delivered and recorded; what the run does next (a model error, say) is
-            // the run's business, reported on the stream, not a failed delivery.
-            if let Err(e) = self.drive(agent, state, emit).await {
-                tracing::warn!(run_id = %state.run_id, "run failed after a delivered decision: {e}");
-            }
-        } else {
-            // Still waiting for other calls of this step (S14): say which, as a Mastra stream would.
-            for i in (0..state.calls.len()).filter(|&i| state.calls[i].paused()) {
-                if let Ok(p) = self.surface(agent, state, i).await {
-                    emit.send(pause_chunk(&p));
-                }
-            }
-        }
+    /// Writes into the snapshot that the waiting call `item` is about to run its tool
+    /// ([`StepCall::began`]), as a delivery does: for tests that simulate a stop inside a tool.
+    pub(crate) async fn mark_began(&self, item: &QueuedCall) -> Result<(), Error> {
+        let _guard = self.lock_run(&item.call.run_id).await;
+        let (mut state, _, index) = self.waiting_call(item).await?;
+        state.calls[index].began = true;
+        runs::save(&self.inner.db, &item.call.run_id, &serde_json::to_string(&state).expect("run state serializes")).await
     }
 
     /// Why `decision`'s receipt does not let `tool` run with `args` now, if it does not.
@@ -232,33 +278,40 @@ impl Engine for LocalEngine {
         true
     }
 
+    async fn began(&self, item: &QueuedCall) -> Result<bool, Error> {
+        let (state, _) = self.load(&item.call.run_id).await?;
+        let call = state.calls.iter().find(|c| c.tool_call_id == item.call.tool_call_id.as_str() && c.paused());
+        Ok(match call {
+            // Not begun: still waiting, and its delivery never said its tool was about to run.
+            Some(c) if !matches!(c.status, CallStatus::Delegated { .. }) => c.began,
+            // Inside sub-agents (the mark is not kept there), or no longer waiting: it may have.
+            _ => true,
+        })
+    }
+
     fn idempotent(&self, call: &PausedCall) -> bool {
         self.agent(call.agent_id.as_str()).and_then(|a| a.tool(&call.tool_name).map(|t| t.idempotent())).unwrap_or(false)
     }
 
     async fn settle(&self, item: &QueuedCall, result: Value, resolution: &crate::store::resolutions::Stored) -> Result<(), Error> {
-        let this = self.clone();
-        let (item, resolution) = (item.clone(), resolution.clone());
-        tokio::spawn(async move {
-            let _guard = this.lock_run(&item.call.run_id).await;
-            this.settle_locked(&item, result, &resolution).await
+        let (run_id, item, resolution) = (item.call.run_id.clone(), item.clone(), resolution.clone());
+        self.locked_then_go_on(&run_id, Emit::default(), move |this, _| {
+            Box::pin(async move { this.settle_locked(&item, result, &resolution).await.map(|next| ((), next)) })
         })
         .await
-        .map_err(|e| Error::Engine(format!("settle task failed: {e}")))?
     }
 
     /// The decision checked by the console against the call as [`Engine::reread`] finds it in the
     /// run's snapshot (the default prepare), delivered under the run's lock, where S7 compares the
-    /// arguments about to run with the decision once more (defence in depth: `apply`).
+    /// arguments about to run with the decision once more (defence in depth: `apply`). Answers once
+    /// the outcome is committed; the run goes on after that, in the delivery's task.
     async fn send(&self, checked: Checked, sink: Option<ChunkSink>) -> Result<Value, Error> {
-        let this = self.clone();
         let own = checked.own();
         let (decision, item) = (own.decision.clone(), own.item.clone());
-        tokio::spawn(async move {
-            let _guard = this.lock_run(&item.call.run_id).await;
-            this.deliver_locked(&decision, &item, &Emit(sink)).await
+        let run_id = item.call.run_id.clone();
+        self.locked_then_go_on(&run_id, Emit(sink), move |this, emit| {
+            Box::pin(async move { this.deliver_locked(&decision, &item, emit).await })
         })
         .await
-        .map_err(|e| Error::Engine(format!("delivery task failed: {e}")))?
     }
 }

@@ -29,7 +29,7 @@ use crate::domain::{
 use crate::engine::chunk::{chunk, APPROVAL_RESUME_SCHEMA};
 use crate::engine::send::Checked;
 use crate::engine::{ChunkSink, Engine};
-use crate::store::runs::{self, Unsaved};
+use crate::store::runs;
 use crate::store::{queue, Db};
 use agent::{Agent, Message, ProposedCall, Tool, ToolOutput};
 use async_trait::async_trait;
@@ -138,6 +138,11 @@ struct StepCall {
     /// The same, for the operator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pause_reason: Option<PauseReason>,
+    /// Issue 46: a decision's delivery is about to run its tool, written to the snapshot first. A
+    /// stop before that finds it unset, and the decision is delivered again at the next start (its
+    /// tool never began); a stop after it leaves the call `interrupted`, never run twice.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    began: bool,
 }
 
 impl StepCall {
@@ -175,10 +180,6 @@ struct RunState {
     /// run that dies before it ever paused has nothing to continue from).
     #[serde(skip)]
     stored: bool,
-    /// A delivery's outcome not written yet: it commits with the run's next transaction (its next
-    /// pause, step or end), one commit where there were two (issue 15).
-    #[serde(skip)]
-    unsaved: Option<Box<Unsaved>>,
 }
 
 /// Where a sub-agent's run hangs in its supervisor's run.
@@ -291,6 +292,8 @@ struct Inner {
     starting: Mutex<std::collections::HashSet<RunId>>,
     /// The receipts' key set, to check each decision's receipt before its tool runs (issue 29).
     keys: crate::store::receipts::KeyCache,
+    /// Runs going on after a delivery or a restart, in tasks of their own ([`LocalEngine::settled`]).
+    going: tokio_util::task::TaskTracker,
 }
 
 /// Takes a run id out of [`Inner::starting`] when its start is over.
@@ -313,8 +316,27 @@ impl LocalEngine {
     pub fn new(id: EngineId, db: Db, agents: Vec<Agent>) -> Self {
         let agents = agents.into_iter().map(|a| (a.id.as_str().to_owned(), Arc::new(a))).collect();
         Self {
-            inner: Arc::new(Inner { id, db, agents, run_locks: Default::default(), starting: Mutex::default(), keys: Default::default() }),
+            inner: Arc::new(Inner {
+                id,
+                db,
+                agents,
+                run_locks: Default::default(),
+                starting: Mutex::default(),
+                keys: Default::default(),
+                going: tokio_util::task::TaskTracker::new(),
+            }),
         }
+    }
+
+    /// Waits, at most `within`, for the runs going on in this process after a delivery or a
+    /// restart to pause or end; whether they all did. A run cut short by a stop is `running` in its
+    /// snapshot and goes on from there at the next start ([`LocalEngine::recover`]).
+    pub async fn settled(&self, within: Duration) -> bool {
+        let going = &self.inner.going;
+        going.close();
+        let done = tokio::time::timeout(within, going.wait()).await.is_ok();
+        going.reopen();
+        done
     }
 
     /// This engine's id (the `engine` of its queue entries and runs).

@@ -68,7 +68,6 @@ impl LocalEngine {
             parent: None,
             started_by: request.started_by,
             stored: false,
-            unsaved: None,
         };
         let _guard = self.lock_run(&state.run_id).await;
         let emit = Emit(sink);
@@ -151,7 +150,16 @@ impl LocalEngine {
                     }
                 };
                 let ProposedCall { tool_call_id, tool_name, args } = proposed;
-                state.calls.push(StepCall { tool_call_id, tool_name, args, status, queued: false, approval_reason, pause_reason });
+                state.calls.push(StepCall {
+                    tool_call_id,
+                    tool_name,
+                    args,
+                    status,
+                    queued: false,
+                    approval_reason,
+                    pause_reason,
+                    began: false,
+                });
             }
             // A stored run writes the plain calls it is about to run first (issue 15): if the process
             // dies while they run, the next start finds them `started` and does not run them again.
@@ -196,11 +204,11 @@ impl LocalEngine {
         }
     }
 
-    /// The step as it stands, written to the run's snapshot (the run has one: `stored`), with the
-    /// outcome of the delivery that led here if it is not written yet; the run is marked running.
-    async fn write_step(&self, state: &mut RunState) -> Result<(), Error> {
-        let body = serde_json::to_string(&*state).expect("run state serializes");
-        runs::save_step(&self.inner.db, &mut state.unsaved, &state.run_id, &body).await
+    /// The step as it stands, written to the run's snapshot (the run has one: `stored`); the run is
+    /// marked running.
+    async fn write_step(&self, state: &RunState) -> Result<(), Error> {
+        let body = serde_json::to_string(state).expect("run state serializes");
+        runs::save_step(&self.inner.db, &mut None, &state.run_id, &body).await
     }
 
     /// At the start of a recovered run: plain calls found `started` ran (or not) in a process that
@@ -238,10 +246,9 @@ impl LocalEngine {
 
     pub(super) async fn finish(&self, state: &mut RunState, emit: &Emit, text: &str, reason: &str) -> Result<Outcome, Error> {
         let run_id = &state.run_id.clone();
-        let unsaved = state.unsaved.take();
         if state.parent.is_some() {
             // A sub-agent's answer is its supervisor's tool result; its snapshot goes.
-            self.end_run_remembering(run_id, None, unsaved).await?;
+            self.end_run_remembering(run_id, None).await?;
             return Ok(Outcome::Finished(text.to_owned()));
         }
         Self::emit_text(emit, run_id, text);
@@ -254,7 +261,7 @@ impl LocalEngine {
             (Some(true), Some(thread), Some(_)) => Some((thread.as_str(), own)),
             _ => None,
         };
-        self.end_run_remembering(run_id, remember, unsaved).await?;
+        self.end_run_remembering(run_id, remember).await?;
         emit.send(chunk("step-finish", run_id, json!({"stepResult": {"reason": reason, "isContinued": false}})));
         emit.send(chunk(
             "finish",
@@ -270,8 +277,7 @@ impl LocalEngine {
 
     /// The run failed (its model could not answer): it ends, and the cause goes into the audit log.
     pub(super) async fn fail_run(&self, state: &mut RunState, cause: &Error) -> Result<(), Error> {
-        let unsaved = state.unsaved.take();
-        self.end_run_remembering(&state.run_id, None, unsaved).await?;
+        self.end_run_remembering(&state.run_id, None).await?;
         let details = crate::domain::audit::RunFailed {
             run_id: &state.run_id,
             agent_id: &state.agent_id,
@@ -283,20 +289,14 @@ impl LocalEngine {
     }
 
     /// The run is over: its snapshot goes (S11), entries still pending are retired, with the run's
-    /// own messages added to its thread and the outcome of the delivery that led here (if not written
-    /// yet), all in one transaction.
-    async fn end_run_remembering(
-        &self,
-        run_id: &RunId,
-        remember: Option<(&str, Vec<Message>)>,
-        unsaved: Option<Box<Unsaved>>,
-    ) -> Result<(), Error> {
+    /// own messages added to its thread, all in one transaction.
+    async fn end_run_remembering(&self, run_id: &RunId, remember: Option<(&str, Vec<Message>)>) -> Result<(), Error> {
         let remember = remember.map(|(thread, messages)| {
             let bodies: Vec<Value> = messages.iter().map(|m| serde_json::to_value(m).expect("message serializes")).collect();
             (thread, bodies)
         });
         let remember = remember.as_ref().map(|(thread, bodies)| (*thread, bodies.as_slice()));
-        runs::end(&self.inner.db, &self.inner.id, run_id, remember, unsaved.as_deref()).await
+        runs::end(&self.inner.db, &self.inner.id, run_id, remember, None).await
     }
 
     /// Runs a tool, or (S13) a sub-agent in a child run of `parent`.
@@ -314,8 +314,11 @@ impl LocalEngine {
         }
     }
 
-    /// At start-up: runs left `running` by a process that stopped are put back to `suspended`; those
-    /// whose calls are all answered continue (their approved tools already ran and are not re-run).
+    /// At start-up: runs a stopped process left `running` — their step's calls all answered, the
+    /// answers committed (a delivered decision's outcome, a plain call written `started`) — go on
+    /// from their snapshots, each in a task of its own under its run's lock (taken here, before this
+    /// returns): the console serves meanwhile, and a model's turn delays no other run. Approved tools
+    /// that ran are not run again; plain calls found `started` are cut short ([`LocalEngine::drive`]).
     pub async fn recover(&self) -> Result<usize, Error> {
         // Starts a stopped process left half-way hold their run ids no longer.
         runs::release_claims(&self.inner.db, &self.inner.id).await?;
@@ -328,11 +331,13 @@ impl LocalEngine {
             }
             let agent = self.require_agent(state.agent_id.as_str())?;
             tracing::warn!(run_id = %s.run_id, "run was interrupted while advancing; continuing from its snapshot");
-            let this = self.clone();
-            let _guard = this.lock_run(&state.run_id).await;
-            if let Err(e) = this.drive(&agent, &mut state, &Emit::default()).await {
-                tracing::error!(run_id = %s.run_id, "recovered run failed: {e}");
-            }
+            let (this, guard) = (self.clone(), self.lock_run(&state.run_id).await);
+            self.inner.going.spawn(async move {
+                let _guard = guard;
+                if let Err(e) = this.drive(&agent, &mut state, &Emit::default()).await {
+                    tracing::error!(run_id = %state.run_id, "recovered run failed: {e}");
+                }
+            });
         }
         Ok(count)
     }

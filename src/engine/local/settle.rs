@@ -12,7 +12,7 @@ impl LocalEngine {
         item: &QueuedCall,
         result: Value,
         resolution: &crate::store::resolutions::Stored,
-    ) -> Result<(), Error> {
+    ) -> Result<Option<super::deliver::GoOn>, Error> {
         let (mut state, agent, index) = self.waiting_call(item).await?;
         if matches!(state.calls[index].status, CallStatus::Delegated { .. }) {
             return Err(Error::InvalidRequest(format!(
@@ -25,7 +25,6 @@ impl LocalEngine {
         let all_done = !state.calls.iter().any(StepCall::paused);
         let body = serde_json::to_string(&state).expect("run state serializes");
         runs::record_resolution_and_step(&self.inner.db, item, resolution, &body, all_done).await?;
-        self.continue_after_delivery(&agent, &mut state, all_done, &Emit::default()).await;
-        Ok(())
+        Ok(all_done.then_some(super::deliver::GoOn { agent, state }))
     }
 }

@@ -29,7 +29,6 @@ impl LocalEngine {
             parent: Some(ParentLink { run_id: parent.run_id.clone(), tool_call_id: call_id.to_owned(), top }),
             started_by: parent.started_by.clone(),
             stored: false,
-            unsaved: None,
         };
         match Box::pin(self.drive(&child_agent, &mut child, &Emit::default())).await {
             Ok(Outcome::Finished(text)) => CallStatus::Done { result: json!(text) },
@@ -70,7 +69,7 @@ impl LocalEngine {
         state: RunState,
         index: usize,
         emit: &Emit,
-    ) -> Result<Value, Error> {
+    ) -> Result<(Value, Option<super::deliver::GoOn>), Error> {
         let mut path = self.chain_of(agent, &state, index).await?;
         let last = path.len() - 1;
         let (status, outcome) = {
@@ -98,13 +97,11 @@ impl LocalEngine {
                 break;
             }
             if level == 0 {
-                let (top_agent, top_state, _) = &mut path[0];
+                let (top_agent, top_state, _) = path.swap_remove(0);
                 // The top call's answer is stored with the claim: its children's snapshots are gone.
-                let body = serde_json::to_string(&*top_state).expect("run state serializes");
+                let body = serde_json::to_string(&top_state).expect("run state serializes");
                 runs::save_step(&self.inner.db, &mut None, &top_state.run_id, &body).await?;
-                let agent = top_agent.clone();
-                self.continue_after_delivery(&agent, top_state, true, emit).await;
-                return Ok(outcome);
+                return Ok((outcome, Some(super::deliver::GoOn { agent: top_agent, state: top_state })));
             }
             let (child_agent, child_state, _) = &mut path[level];
             let child_agent = child_agent.clone();
@@ -133,6 +130,6 @@ impl LocalEngine {
         top_state.calls[*top_index].queued = false;
         let agent = top_agent.clone();
         self.suspend(&agent, top_state, emit).await?;
-        Ok(outcome)
+        Ok((outcome, None))
     }
 }

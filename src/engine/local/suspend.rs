@@ -52,7 +52,7 @@ impl LocalEngine {
             resource_id: state.resource_id.as_deref(),
             body: &body,
         };
-        let added = runs::suspend(&self.inner.db, run, &mut state.unsaved, pauses).await?;
+        let added = runs::suspend(&self.inner.db, run, &mut None, pauses).await?;
         for item in &added {
             emit.send(pause_chunk(&item.call));
         }
