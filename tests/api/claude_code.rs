@@ -1,5 +1,5 @@
 //! The real Claude Code CLI (`tests/claude-code`: `@anthropic-ai/claude-code` from npm) with
-//! `approval-console hook claude-code` as its PreToolUse hook (the README's settings), against a
+//! `approval-console hook claude-code` as its PreToolUse hook (the settings of docs/guides/coding-agents.md), against a
 //! real console. No model and no
 //! account: Claude Code talks to a scripted Messages API on 127.0.0.1 (`ANTHROPIC_BASE_URL`) that asks
 //! for one Bash call and then ends the turn, and records what Claude Code tells it the tool did. An
@@ -143,7 +143,7 @@ async fn scripted_model(script: Script) -> String {
     agent_cli::serve_on_loopback(Router::new().route("/v1/messages", post(messages)).with_state(script)).await
 }
 
-/// Runs `claude -p` in `dir` with the README's hook settings (this binary at its path).
+/// Runs `claude -p` in `dir` with the docs' hook settings (docs/guides/coding-agents.md) (this binary at its path).
 fn run_claude(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
     let settings = crate::readme::claude_code_settings().replace(crate::readme::README_BINARY, env!("CARGO_BIN_EXE_approval-console"));
     run_claude_with(dir, model, console, token, &settings)

@@ -1,4 +1,4 @@
-//! The real Codex CLI (`tests/codex`: `@openai/codex` from npm) with the README's hook config, which
+//! The real Codex CLI (`tests/codex`: `@openai/codex` from npm) with the hook config of docs/guides/coding-agents.md, which
 //! runs `approval-console hook codex` as its PreToolUse hook, against a real console. No model and no
 //! account: Codex talks to a scripted Responses API on 127.0.0.1 (a model provider in its config)
 //! that asks for one shell command and then ends the turn, and records what Codex tells it the
@@ -69,7 +69,7 @@ async fn scripted_model(script: Script) -> String {
     format!("{base}/v1")
 }
 
-/// `codex exec` in `dir`, its config the scripted provider and the README's hook block (this binary
+/// `codex exec` in `dir`, its config the scripted provider and the docs' hook block (docs/guides/coding-agents.md) (this binary
 /// at its path).
 fn run_codex(dir: &Path, model: &str, console: &str, token: &str) -> tokio::process::Child {
     let hooks = crate::readme::codex_hook_config().replace(crate::readme::README_BINARY, env!("CARGO_BIN_EXE_approval-console"));
@@ -90,7 +90,7 @@ fn run_codex_with(dir: &Path, model: &str, console: &str, token: &str, hooks: &s
     );
     std::fs::write(home.join(".codex/config.toml"), config).unwrap();
     agent_cli::start(&codex_bin(), dir, console, token, |cmd| {
-        // The hook is the README's, trusted here without Codex's first-use prompt; no sandbox (the
+        // The hook is the docs', trusted here without Codex's first-use prompt; no sandbox (the
         // command is a `touch` in this test's directory).
         cmd.args([
             "exec",
@@ -183,6 +183,6 @@ async fn the_real_codex_blocks_the_tool_when_its_hook_is_missing_or_crashes_but_
         );
     }
     // What Codex 0.169.0 does, as the README says: a hook it ends at its timeout lets the call run.
-    // If this fails, Codex blocks now: say so in the README.
+    // If this fails, Codex blocks now: say so in the README and docs/guides/coding-agents.md.
     assert!(hung.0, "Codex ran the command after the hook outlived its timeout: {:?}", hung.1);
 }

@@ -297,7 +297,7 @@ async fn a_viewer_reads_the_metrics_the_team_figures_and_its_session_and_nothing
     t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     let id = item["id"].as_str().unwrap();
-    // Made as the README says, by the CLI.
+    // Made as docs/reference/tokens.md says, by the CLI.
     let dir = t.dir.clone();
     let out = tokio::task::spawn_blocking(move || cli(&dir, &["tokens", "add", "grafana", "--role", "viewer"])).await.unwrap();
     assert!(out.status.success(), "{}", text_of(&out));

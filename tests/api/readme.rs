@@ -1,17 +1,39 @@
-//! The README's examples run as printed (issue 13): its `agents.toml` files load, its curl pauses
-//! the demo agent of a running `serve`, its token commands work on a data directory.
+//! The README's and the docs' examples run as printed (issue 13): its `agents.toml` files load, its
+//! curl pauses the demo agent of a running `serve`, its token commands work on a data directory.
+//! The README is the first hour; the reference moved to pages under docs/ (issue 46): each block is
+//! read from the file it is printed in, named by the constants below.
 
 use crate::helpers::*;
 use std::path::Path;
 use std::process::Command;
 
-pub(crate) fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+/// The first hour: running it, the demo call, the hooks' set-up, a phone's pairing.
+pub(crate) const README: &str = "README.md";
+/// Claude Code's and Codex's hooks in full: the settings `hooks install` writes.
+pub(crate) const CODING_AGENTS: &str = "docs/guides/coding-agents.md";
+/// An agent over HTTP: the Python and TypeScript examples.
+pub(crate) const HTTP_AGENTS: &str = "docs/guides/http-agents.md";
+/// The MCP gate: an MCP client's config.
+pub(crate) const MCP_GATE: &str = "docs/guides/mcp-gate.md";
+/// Phones, channels and escalation: the channels' secrets and their settings.
+pub(crate) const REACH: &str = "docs/guides/reach.md";
+/// Signed receipts: the receipt commands.
+pub(crate) const RECEIPTS: &str = "docs/guides/signed-receipts.md";
+/// `agents.toml`: its examples.
+pub(crate) const AGENTS_TOML: &str = "docs/reference/agents-toml.md";
+/// Tokens and roles: the token commands.
+pub(crate) const TOKENS: &str = "docs/reference/tokens.md";
+/// Risk, policy as code and the two-person rule: the policy commands and file, the quorum commands.
+pub(crate) const POLICY: &str = "docs/reference/policy.md";
+
+/// The text of `file` (a path from the repository's root).
+pub(crate) fn doc(file: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
-/// The fenced code blocks of `lang` in the README, in order.
-pub(crate) fn blocks(lang: &str) -> Vec<String> {
-    let text = readme();
+/// The fenced code blocks of `lang` in `file`, in order.
+pub(crate) fn blocks(file: &str, lang: &str) -> Vec<String> {
+    let text = doc(file);
     let mut out = vec![];
     let mut current: Option<String> = None;
     for line in text.lines() {
@@ -54,8 +76,8 @@ fn text(o: &std::process::Output) -> String {
 
 #[tokio::test]
 async fn every_agents_toml_example_in_the_readme_loads_as_printed() {
-    let examples: Vec<String> = blocks("toml").into_iter().filter(|b| b.contains("[[agents]]")).collect();
-    assert!(examples.len() >= 2, "the README has its agents.toml examples");
+    let examples: Vec<String> = blocks(AGENTS_TOML, "toml").into_iter().filter(|b| b.contains("[[agents]]")).collect();
+    assert!(examples.len() >= 2, "{AGENTS_TOML} has its agents.toml examples");
     let tmp = tempfile::tempdir().unwrap();
     // The MCP example starts `npx -y @modelcontextprotocol/server-filesystem@…`: from tests/mcp, npx
     // finds the package installed there (npm ci) instead of downloading it.
@@ -80,7 +102,8 @@ async fn every_agents_toml_example_in_the_readme_loads_as_printed() {
 async fn the_readme_curl_pauses_the_demo_agent_of_a_running_serve() {
     let tmp = tempfile::tempdir().unwrap();
     let serve = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), TOKEN);
-    let curl = blocks("sh").into_iter().find(|b| b.contains("curl") && b.contains("/agents/demo/generate")).expect("the README's curl");
+    let curl =
+        blocks(README, "sh").into_iter().find(|b| b.contains("curl") && b.contains("/agents/demo/generate")).expect("the README's curl");
     // Its two placeholders: the token from the printed URL, and the default port.
     let address = serve.base.trim_start_matches("http://");
     let runnable = curl.replace("TOKEN=…", &format!("TOKEN={TOKEN}")).replace("127.0.0.1:4319", address);
@@ -102,7 +125,7 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     // is not the default one; the block names no data directory and no address: it finds it.
     let run = tmp.path().join("run");
     let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
-    let block = block("sh", "hooks install claude-code\napproval-console tokens list");
+    let block = block(README, "sh", "hooks install claude-code\napproval-console tokens list");
     // As printed, then one line of the test's: the token the block left in the shell.
     let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data)
         .env("HOME", &home)
@@ -136,6 +159,40 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     let answer = hook_answers(hook, &serve, "deploys on Mondays only").await;
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
     assert!(answer.to_string().contains("deploys on Mondays only"), "the operator's decline, not a failure: {answer}");
+}
+
+#[tokio::test]
+async fn the_readme_codex_commands_make_a_codex_credential_and_install_its_hook() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let (data, run) = (tmp.path().join("data"), tmp.path().join("run"));
+    let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
+    let block = block(README, "sh", "hooks install codex");
+    // As printed, then one line of the test's: the token the block left in the shell.
+    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data)
+        .env("HOME", &home)
+        .env("XDG_RUNTIME_DIR", &run)
+        .env_remove("CODEX_HOME")
+        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{block}\n{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
+    assert!(token.starts_with("ac_"), "the export holds the token: {said}");
+    // An agent's credential that queues its calls as Codex's.
+    let http = reqwest::Client::new();
+    let session = crate::helpers::serve_process::get_json(&http, &format!("{}/api/session", serve.base), &token).await;
+    assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("codex-hook"), Some("agent")), "{session}");
+    let call = serde_json::json!({ "tool": "Bash", "args": { "command": "make deploy" }, "agent": "codex", "source": "codex" });
+    let queued = crate::helpers::serve_process::post_json(&http, &format!("{}/api/calls", serve.base), &token, &call).await;
+    assert_eq!(queued["source"], "codex", "{queued}");
+    // The hook is in Codex's config, by this binary's absolute path, with the address of the console it found.
+    let config: toml::Table = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap().parse().unwrap();
+    let command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
+    assert!(command.starts_with(&format!("{} hook codex ", installed_binary())), "{command}");
+    assert!(command.contains(&format!("--url {}", serve.base)), "{command}");
 }
 
 /// Runs the hook `command` (`hook claude-code …`) with a Bash call on stdin; once that call is in
@@ -172,7 +229,7 @@ pub(crate) async fn hook_answers(command: std::process::Command, serve: &ServePr
 #[tokio::test]
 async fn the_readme_token_commands_run_as_printed() {
     let tmp = tempfile::tempdir().unwrap();
-    let block = block("sh", "tokens revoke support-bot");
+    let block = block(TOKENS, "sh", "tokens revoke support-bot");
     let out = run_shell(&block, tmp.path());
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = text(&out);
@@ -182,7 +239,7 @@ async fn the_readme_token_commands_run_as_printed() {
 #[tokio::test]
 async fn the_readme_quorum_commands_run_as_printed() {
     let tmp = tempfile::tempdir().unwrap();
-    let block = blocks("sh").into_iter().find(|b| b.contains("policy quorum")).expect("the README's two-person rule block");
+    let block = block(POLICY, "sh", "policy quorum delete_record 2");
     let out = run_shell(&block, tmp.path());
     assert!(out.status.success(), "{block}\n{}", text(&out));
     let said = text(&out);
@@ -218,10 +275,10 @@ async fn run_asking(t: &TestApp, token: &str, program: &str, args: &[&str], env:
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The one fenced block of `lang` in the README that contains `needle`.
-pub(crate) fn block(lang: &str, needle: &str) -> String {
-    let found: Vec<String> = blocks(lang).into_iter().filter(|b| b.contains(needle)).collect();
-    assert_eq!(found.len(), 1, "one {lang} block with {needle:?}");
+/// The one fenced block of `lang` in `file` that contains `needle`.
+pub(crate) fn block(file: &str, lang: &str, needle: &str) -> String {
+    let found: Vec<String> = blocks(file, lang).into_iter().filter(|b| b.contains(needle)).collect();
+    assert_eq!(found.len(), 1, "one {lang} block with {needle:?} in {file}");
     found.into_iter().next().unwrap()
 }
 
@@ -231,7 +288,7 @@ async fn the_readme_python_example_asks_and_gets_the_operators_decision() {
     let token = t.token("billing-bot", approval_console::domain::Role::Agent).await;
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("ask.py");
-    std::fs::write(&file, block("python", "/api/calls")).unwrap();
+    std::fs::write(&file, block(HTTP_AGENTS, "python", "/api/calls")).unwrap();
     // With the receipt verifier on the path, as `pip install ./verifiers/python` puts it, in the
     // venv that has `cryptography` (scripts/test makes it).
     let Some(python) = std::env::var("APPROVAL_CONSOLE_TEST_PYTHON").ok() else {
@@ -254,7 +311,7 @@ async fn the_readme_typescript_example_asks_and_gets_the_operators_decision() {
     let file = tmp.path().join("ask.mts");
     // Saved in the checkout, as the README says: its import of the verifier is relative to it.
     let verifier = Path::new(env!("CARGO_MANIFEST_DIR")).join("verifiers/typescript/src/index.ts");
-    let code = block("ts", "/api/calls");
+    let code = block(HTTP_AGENTS, "ts", "/api/calls");
     assert!(code.contains("'./verifiers/typescript/src/index.ts'"), "the README imports the verifier from the checkout");
     std::fs::write(&file, code.replace("'./verifiers/typescript/src/index.ts'", &format!("'{}'", verifier.display()))).unwrap();
     let said = run_asking(&t, &token, node.to_str().unwrap(), &["--no-warnings", file.to_str().unwrap()], &[]).await;
@@ -266,12 +323,12 @@ pub(crate) const README_BINARY: &str = "/home/me/.local/bin/approval-console";
 
 /// The README's Claude Code settings.
 pub(crate) fn claude_code_settings() -> String {
-    block("json", r#""hook", "claude-code""#)
+    block(CODING_AGENTS, "json", r#""hook", "claude-code""#)
 }
 
 /// The README's Codex hook config.
 pub(crate) fn codex_hook_config() -> String {
-    block("toml", " hook codex ")
+    block(CODING_AGENTS, "toml", " hook codex ")
 }
 
 /// The test binary's path as `hooks install` finds it (the running binary, resolved).
@@ -368,7 +425,7 @@ fn regex_lite_match(pattern: &str, tool: &str) -> bool {
 
 #[test]
 fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
-    let config: serde_json::Value = serde_json::from_str(&block("json", "mcp-gate")).expect("the client config is JSON");
+    let config: serde_json::Value = serde_json::from_str(&block(MCP_GATE, "json", "mcp-gate")).expect("the client config is JSON");
     let files = &config["mcpServers"]["files"];
     assert_eq!(files["command"], "approval-console");
     let env: Vec<&String> = files["env"].as_object().unwrap().keys().collect();
@@ -386,7 +443,7 @@ fn the_readme_mcp_client_config_starts_the_gate_in_front_of_a_server() {
 
 #[tokio::test]
 async fn the_readme_channels_and_escalation_example_is_accepted_as_printed() {
-    let settings: serde_json::Value = serde_json::from_str(&block("json", "\"onCall\"")).expect("the example is JSON");
+    let settings: serde_json::Value = serde_json::from_str(&block(REACH, "json", "\"onCall\"")).expect("the example is JSON");
     let t = spawn_app().await;
     // The channels' secrets first, as the README's commands set them (here through the API, as the
     // local admin): the channels of a kind that needs one.

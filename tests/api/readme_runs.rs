@@ -1,21 +1,22 @@
-//! The README runs as printed, part two (issue 45, point 9): its policy example passes `policy
+//! The README and the docs run as printed, part two (issue 45, point 9; each block read from the page
+//! it is printed in, `crate::readme`'s constants): the policy example passes `policy
 //! check` on a fresh console and an export after a quorum for a tool not seen yet checks; the hook
-//! finds a console serving on another port; the channels' secrets are set as the README says,
+//! finds a console serving on another port; the channels' secrets are set as docs/guides/reach.md says,
 //! without a keyring, and saving the first channel sends what is waiting (and says so); `devices
 //! pair` asks whose device it is; the receipt commands run on a decided call, and docs/receipts.md's
 //! example has the claims of a real receipt.
 
 use crate::helpers::*;
-use crate::readme::{block, run_shell, shell};
+use crate::readme::{block, run_shell, shell, POLICY, REACH, README, RECEIPTS};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_approval-console");
 
-/// The README's policy commands (`policy export > policy.toml`, check, diff, apply).
+/// The policy page's commands (`policy export > policy.toml`, check, diff, apply).
 fn policy_commands() -> String {
-    block("sh", "policy export > policy.toml")
+    block(POLICY, "sh", "policy export > policy.toml")
 }
 
 /// `block` run by [`shell`] in the directory `cwd`.
@@ -29,9 +30,9 @@ async fn the_readme_policy_example_passes_check_on_a_fresh_console_and_applies_a
     let data = tmp.path().join("data");
     // A fresh console: it has run nothing but the demo agent, which never called transfer_funds.
     let _serve = ServeProcess::start(BIN, &data, TOKEN);
-    let example = block("toml", "[[risk_rule]]");
+    let example = block(POLICY, "toml", "[[risk_rule]]");
     std::fs::write(tmp.path().join("policy.toml"), &example).unwrap();
-    // The README's commands after the export, as printed, on the example.
+    // The page's commands after the export, as printed, on the example.
     let commands: String = policy_commands().lines().filter(|l| !l.contains("policy export")).map(|l| format!("{l}\n")).collect();
     let out = run_in(&commands, &data, tmp.path());
     let said = text_of(&out);
@@ -62,7 +63,7 @@ async fn a_policy_export_after_a_quorum_for_a_tool_not_seen_yet_checks_here_and_
     let _serve = ServeProcess::start(BIN, &data, TOKEN);
     let set = run_shell("approval-console policy quorum send_money 2 --yes", &data);
     assert!(set.status.success(), "{}", text_of(&set));
-    // The README's four commands as printed: export, check, diff, apply.
+    // The page's four commands as printed: export, check, diff, apply.
     let out = run_in(&policy_commands(), &data, tmp.path());
     assert!(out.status.success(), "{}\n{}", policy_commands(), text_of(&out));
     assert!(text_of(&out).contains("No change"), "{}", text_of(&out));
@@ -133,7 +134,7 @@ async fn the_readme_channel_secret_commands_set_what_its_example_needs_without_a
     owner_only(work.path(), "ops-slack-url.txt", "https://hooks.slack.com/services/T000/B000/XXXX\n");
     owner_only(work.path(), "matrix-token.txt", "syt_matrix_token\n");
     owner_only(work.path(), "smtp-password.txt", "smtp-password\n");
-    let commands = block("sh", "channels secret set alice-hook");
+    let commands = block(REACH, "sh", "channels secret set alice-hook");
     // As printed; the first asks for its secret, here on standard input (not a terminal).
     let mut child = shell(&commands, &t.dir)
         .current_dir(work.path())
@@ -150,8 +151,8 @@ async fn the_readme_channel_secret_commands_set_what_its_example_needs_without_a
     for name in ["alice-hook", "ops-slack", "oncall-room", "bob-mail"] {
         assert!(t.dir.join("channel-secrets").join(name).exists(), "{name}'s secret is a file of the data directory: {}", text_of(&out));
     }
-    // The README's channels, saved: nothing refused, nothing warned about.
-    let settings: Value = serde_json::from_str(&block("json", "\"onCall\"")).unwrap();
+    // The reach page's channels, saved: nothing refused, nothing warned about.
+    let settings: Value = serde_json::from_str(&block(REACH, "json", "\"onCall\"")).unwrap();
     let (status, saved) = t.put("/api/settings/reach", settings.clone()).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{saved}");
     assert_eq!(saved["warnings"], json!([]), "{saved}");
@@ -197,7 +198,7 @@ async fn devices_pair_asks_whose_device_on_a_terminal_and_refuses_a_script_that_
     assert_eq!(refused.status.code(), Some(2), "{}", text_of(&refused));
     assert!(text_of(&refused).contains("--person NAME"), "{}", text_of(&refused));
     // The README's line, as printed: the person named.
-    let line = block("sh", "devices pair --name alice-phone").lines().find(|l| l.contains("devices pair")).unwrap().to_owned();
+    let line = block(README, "sh", "devices pair --name alice-phone").lines().find(|l| l.contains("devices pair")).unwrap().to_owned();
     let out = run_shell(&line, &data);
     assert!(out.status.success(), "{line}\n{}", text_of(&out));
     assert!(text_of(&out).contains("Pair alice-phone (an operator credential of alice)"), "{}", text_of(&out));
@@ -231,13 +232,13 @@ async fn the_readme_receipt_commands_run_as_printed_on_a_decided_call() {
     let id = call["id"].as_str().unwrap();
     let decided = serve.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": call["fingerprint"] })).await;
     assert!(decided.get("code").is_none(), "{decided}");
-    let commands = block("sh", "receipt verify receipt.jws");
+    let commands = block(RECEIPTS, "sh", "receipt verify receipt.jws");
     let runnable = commands.replace("CALL_ID", id);
     let out = run_in(&runnable, &data, tmp.path());
     assert!(out.status.success(), "{runnable}\n{}", text_of(&out));
     let jws = std::fs::read_to_string(tmp.path().join("receipt.jws")).unwrap();
     assert_eq!(jws.trim().split('.').count(), 3, "the receipt alone, a JWS: {jws}");
-    // As the README says: the receipt runs one call; checked again, it is refused (exit code 1).
+    // As the receipts page says: the receipt runs one call; checked again, it is refused (exit code 1).
     let verify = commands.lines().find(|l| l.contains("receipt verify")).unwrap();
     let again = run_in(verify, &data, tmp.path());
     assert_eq!(again.status.code(), Some(1), "{}", text_of(&again));

@@ -1,4 +1,4 @@
-//! The README's way: `agents.toml` names an OpenAI-compatible server, `approval-console serve` runs
+//! The docs' way (docs/reference/agents-toml.md): `agents.toml` names an OpenAI-compatible server, `approval-console serve` runs
 //! the agent on it, a call pauses, the operator approves through the console API, the run finishes.
 
 use crate::fake_server::{approval_cycle, FakeOpenAi};
