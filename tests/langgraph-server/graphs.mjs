@@ -1,6 +1,6 @@
 // Graphs of the LangGraph fixture server (the official JS dev server, `langgraphjs dev`), one per
 // interrupt convention a LangGraph engine of the console reads; no model, no network.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Annotation, END, interrupt, Send, START, StateGraph } from '@langchain/langgraph';
 
 const Email = Annotation.Root({ to: Annotation(), result: Annotation() });
@@ -66,6 +66,35 @@ export const pair = new StateGraph(Pair)
     return { answers: [{ order: state.order, response }] };
   })
   .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
+  .addEdge('approve', END)
+  .compile();
+
+const Gated = Annotation.Root({
+  gate: Annotation(),
+  answers: Annotation({ reducer: (a, b) => [...(a ?? []), ...b], default: () => [] }),
+});
+
+/**
+ * `pair`, whose run after an answer goes on only once the file named by `gate` exists: a resume run
+ * the tests hold open (the thread stays `busy`) to see that a decision is sent without waiting for
+ * the graph, and what becomes of a decision for a thread that is busy.
+ */
+export const gated = new StateGraph(Gated)
+  .addNode('approve', async (state) => {
+    const [response] = interrupt([
+      {
+        action_request: { action: 'refund_order', args: { order: state.order } },
+        config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
+        description: `Refund ${state.order}?`,
+      },
+    ]);
+    while (!existsSync(state.gate)) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { answers: [{ order: state.order, response }] };
+  })
+  .addConditionalEdges(START, (state) => [
+    new Send('approve', { order: 'ord-1', gate: state.gate }),
+    new Send('approve', { order: 'ord-2', gate: state.gate }),
+  ])
   .addEdge('approve', END)
   .compile();
 
