@@ -141,16 +141,20 @@ impl Supervised {
             };
         }
         let held = lease.is_some();
+        if held && taken && self.link.db.shared() && !self.lease_held.load(Ordering::SeqCst) {
+            // Before this console says it delivers the engine: until then none of the engine's
+            // deliveries is its own (they are handed over), so every one left `delivering` is the
+            // last holder's — afterwards, one this console just claimed would be taken for cut too.
+            tracing::info!(engine = %id, "this console now syncs and delivers the engine (lease taken)");
+            if let Err(e) = self.resend_cut_deliveries().await {
+                tracing::warn!(engine = %id, "could not take over the deliveries the last holder left: {e}");
+            }
+        }
         let before = self.lease_held.swap(held, Ordering::SeqCst);
         if held && !before {
             self.full_requested.store(true, Ordering::SeqCst);
             if !taken {
                 tracing::debug!(engine = %id, "connected anew with the lease it held");
-            } else if self.link.db.shared() {
-                tracing::info!(engine = %id, "this console now syncs and delivers the engine (lease taken)");
-                if let Err(e) = self.resend_cut_deliveries().await {
-                    tracing::warn!(engine = %id, "could not take over the deliveries the last holder left: {e}");
-                }
             }
         }
         held
