@@ -285,6 +285,25 @@ fn product_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.lines().enumerate().take_while(|(_, l)| !l.starts_with("#[cfg(test)]")).map(|(n, l)| (n + 1, l.split("//").next().unwrap_or("")))
 }
 
+/// `file:line: what` for every line of the kinds' code (`modules`, [`product_lines`]) that `finds` says something of.
+fn kind_code(root: &Path, modules: &[PathBuf], finds: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut found = vec![];
+    for module in modules {
+        let mut files = vec![];
+        if module.is_dir() {
+            sources(module, &mut files);
+        } else {
+            files.push(module.clone());
+        }
+        for file in files {
+            let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&file).unwrap();
+            found.extend(product_lines(&text).filter_map(|(n, code)| finds(code).map(|what| format!("{rel}:{n}: {what}"))));
+        }
+    }
+    found
+}
+
 /// What only the console's supervisor does for a remote kind (`console::supervisor`): spawning a
 /// task, waiting on a timer (the poll loop, backoff), the engine-holder lease.
 fn runs_by_itself(code: &str) -> Option<&'static str> {
@@ -308,24 +327,7 @@ fn a_remote_kind_spawns_no_loop_sleeps_nowhere_and_holds_no_lease() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let modules = remote_kind_modules(root);
     assert!(modules.len() >= 3 && modules.iter().all(|m| m.exists()), "the registered kinds' modules: {modules:?}");
-    let mut wrong = vec![];
-    for module in &modules {
-        let mut files = vec![];
-        if module.is_dir() {
-            sources(module, &mut files);
-        } else {
-            files.push(module.clone());
-        }
-        for file in files {
-            let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (n, code) in product_lines(&text) {
-                if let Some(what) = runs_by_itself(code) {
-                    wrong.push(format!("{rel}:{n}: {what}: {}", code.trim()));
-                }
-            }
-        }
-    }
+    let wrong = kind_code(root, &modules, |code| runs_by_itself(code).map(|what| format!("{what}: {}", code.trim())));
     assert!(
         wrong.is_empty(),
         "a remote kind does the supervisor's work (src/console/supervisor.rs does it for every kind):\n{}",
@@ -342,24 +344,7 @@ fn the_registry_names_its_kinds_and_no_kind_names_the_registry() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let modules = remote_kind_modules(root);
     assert!(modules.iter().any(|m| m.ends_with("mastra")) && modules.iter().any(|m| m.ends_with("langgraph")), "{modules:?}");
-    let mut wrong = vec![];
-    for module in &modules {
-        let mut files = vec![];
-        if module.is_dir() {
-            sources(module, &mut files);
-        } else {
-            files.push(module.clone());
-        }
-        for file in files {
-            let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (n, code) in product_lines(&text) {
-                if REGISTRY_PATH.is_match(code) {
-                    wrong.push(format!("{rel}:{n}: {}", code.trim()));
-                }
-            }
-        }
-    }
+    let wrong = kind_code(root, &modules, |code| REGISTRY_PATH.is_match(code).then(|| code.trim().to_owned()));
     assert!(wrong.is_empty(), "a kind names the registry (src/engine/kinds.rs names the kinds, not the other way):\n{}", wrong.join("\n"));
 }
 

@@ -53,18 +53,21 @@ export const ask = new StateGraph(Question)
 
 const Pair = Annotation.Root({ answers: Annotation({ reducer: (a, b) => [...(a ?? []), ...b], default: () => [] }) });
 
+/** Asks to refund `state.order` (an Agent Inbox request that may be accepted or ignored): the answer. */
+function askRefund(state) {
+  const [response] = interrupt([
+    {
+      action_request: { action: 'refund_order', args: { order: state.order } },
+      config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
+      description: `Refund ${state.order}?`,
+    },
+  ]);
+  return response;
+}
+
 /** Two interrupts at once (parallel branches), answered one by one by interrupt id. */
 export const pair = new StateGraph(Pair)
-  .addNode('approve', async (state) => {
-    const [response] = interrupt([
-      {
-        action_request: { action: 'refund_order', args: { order: state.order } },
-        config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
-        description: `Refund ${state.order}?`,
-      },
-    ]);
-    return { answers: [{ order: state.order, response }] };
-  })
+  .addNode('approve', async (state) => ({ answers: [{ order: state.order, response: askRefund(state) }] }))
   .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
   .addEdge('approve', END)
   .compile();
@@ -81,13 +84,7 @@ const Gated = Annotation.Root({
  */
 export const gated = new StateGraph(Gated)
   .addNode('approve', async (state) => {
-    const [response] = interrupt([
-      {
-        action_request: { action: 'refund_order', args: { order: state.order } },
-        config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
-        description: `Refund ${state.order}?`,
-      },
-    ]);
+    const response = askRefund(state);
     while (!existsSync(state.gate)) await new Promise((resolve) => setTimeout(resolve, 50));
     return { answers: [{ order: state.order, response }] };
   })

@@ -27,6 +27,19 @@ pub async fn calls_of(console: &Console, thread: &str, n: usize) -> Vec<Value> {
     calls
 }
 
+/// The answers a `pair`-shaped thread's graph read, as `(order, response type)`, in order.
+pub async fn answers_of(server: &LangGraphServer, thread: &str) -> Vec<(String, String)> {
+    let answers = server.thread(thread).await["values"]["answers"].clone();
+    let mut got: Vec<(String, String)> = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
+        .collect();
+    got.sort();
+    got
+}
+
 pub async fn thread_status(server: &LangGraphServer, thread: &str) -> String {
     server.thread(thread).await["status"].as_str().unwrap_or_default().to_owned()
 }
@@ -133,15 +146,7 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
     let (status, body) = console.decline(second, "no").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     wait::eventually(WAIT, "the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
-    let answers = server.thread(&thread).await["values"]["answers"].clone();
-    let mut got: Vec<(String, String)> = answers
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
-        .collect();
-    got.sort();
-    assert_eq!(got, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
+    assert_eq!(answers_of(&server, &thread).await, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
     let declined = console.item(second["id"].as_str().unwrap()).await;
     assert!(
         declined["decision"]["outcome"]["note"].as_str().is_some_and(|n| n.contains("answered `ignore`")),

@@ -3,7 +3,7 @@
 //! decision for a thread that is busy with a run in the outbox until the run stops. The `gated`
 //! fixture graph holds its resume run open until the test creates a file.
 
-use crate::langgraph::{calls_of, setup, thread_status};
+use crate::langgraph::{answers_of, calls_of, setup, thread_status};
 use crate::{wait, WAIT};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -46,13 +46,5 @@ async fn a_decision_is_delivered_once_its_resume_run_is_created_while_the_graph_
     std::fs::write(&gate, "open").unwrap();
     wait::eventually(WAIT, "the second delivered", || async { console.item(second_id).await["state"] == "delivered" }).await;
     wait::eventually(WAIT, "the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
-    let answers = server.thread(&thread).await["values"]["answers"].clone();
-    let mut got: Vec<(String, String)> = answers
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
-        .collect();
-    got.sort();
-    assert_eq!(got, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
+    assert_eq!(answers_of(&server, &thread).await, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
 }
