@@ -267,6 +267,101 @@ fn the_kind_checker_tells_a_match_from_a_use() {
     assert!(!tells_kinds_apart("    // CallSource::Mastra => once, in a comment"));
 }
 
+/// The modules of the remote kinds the registry registers (`remote_kind(&crate::engine::<m>::…)` in
+/// `src/engine/kinds.rs`), and `engine::remote` beneath them all: each as its directory or file.
+fn remote_kind_modules(root: &Path) -> Vec<PathBuf> {
+    static REGISTERED: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"remote_kind\(&crate::engine::(\w+)::").unwrap());
+    let registry = std::fs::read_to_string(root.join("src/engine/kinds.rs")).unwrap();
+    let mut names: Vec<String> = REGISTERED.captures_iter(&registry).map(|c| c[1].to_owned()).collect();
+    names.push("remote".into());
+    let engine = root.join("src/engine");
+    names.iter().map(|m| if engine.join(m).is_dir() { engine.join(m) } else { engine.join(format!("{m}.rs")) }).collect()
+}
+
+/// The lines of a kind's file the rules below read: its code, up to its unit tests (`#[cfg(test)]`
+/// at the start of a line: a test module, the end of a file by the house style), comments skipped.
+fn product_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().take_while(|(_, l)| !l.starts_with("#[cfg(test)]")).map(|(n, l)| (n + 1, l.split("//").next().unwrap_or("")))
+}
+
+/// `file:line: what` for every line of the kinds' code (`modules`, [`product_lines`]) that `finds` says something of.
+fn kind_code(root: &Path, modules: &[PathBuf], finds: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut found = vec![];
+    for module in modules {
+        let mut files = vec![];
+        if module.is_dir() {
+            sources(module, &mut files);
+        } else {
+            files.push(module.clone());
+        }
+        for file in files {
+            let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&file).unwrap();
+            found.extend(product_lines(&text).filter_map(|(n, code)| finds(code).map(|what| format!("{rel}:{n}: {what}"))));
+        }
+    }
+    found
+}
+
+/// What only the console's supervisor does for a remote kind (`console::supervisor`): spawning a
+/// task, waiting on a timer (the poll loop, backoff), the engine-holder lease.
+fn runs_by_itself(code: &str) -> Option<&'static str> {
+    const SUPERVISORS: [(&str, &str); 7] = [
+        ("tokio::spawn", "spawns a task"),
+        ("spawn_local", "spawns a task"),
+        ("thread::spawn", "spawns a thread"),
+        ("time::sleep", "sleeps"),
+        ("time::interval", "polls on a timer"),
+        ("thread::sleep", "sleeps"),
+        ("lease", "names the engine-holder lease"),
+    ];
+    SUPERVISORS.iter().find(|(name, _)| code.contains(name)).map(|(_, what)| *what)
+}
+
+/// Issue 46: a remote kind is an adapter (list, re-read, prepare, send, probe). The poll loop, the
+/// lease, backoff and take-over are the console's supervisor's, once for every kind: a kind module
+/// that spawns its own sync loop, sleeps between tries or names the lease fails here.
+#[test]
+fn a_remote_kind_spawns_no_loop_sleeps_nowhere_and_holds_no_lease() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules = remote_kind_modules(root);
+    assert!(modules.len() >= 3 && modules.iter().all(|m| m.exists()), "the registered kinds' modules: {modules:?}");
+    let wrong = kind_code(root, &modules, |code| runs_by_itself(code).map(|what| format!("{what}: {}", code.trim())));
+    assert!(
+        wrong.is_empty(),
+        "a remote kind does the supervisor's work (src/console/supervisor.rs does it for every kind):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The registry names the kinds it registers; a kind never names the registry (issue 46: the two
+/// imported each other). A kind declares itself (`RemoteKind`: its source, label, connect, probe).
+#[test]
+fn the_registry_names_its_kinds_and_no_kind_names_the_registry() {
+    static REGISTRY_PATH: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b(engine|super)::kinds\b").unwrap());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules = remote_kind_modules(root);
+    assert!(modules.iter().any(|m| m.ends_with("mastra")) && modules.iter().any(|m| m.ends_with("langgraph")), "{modules:?}");
+    let wrong = kind_code(root, &modules, |code| REGISTRY_PATH.is_match(code).then(|| code.trim().to_owned()));
+    assert!(wrong.is_empty(), "a kind names the registry (src/engine/kinds.rs names the kinds, not the other way):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_supervisor_checker_sees_spawns_timers_and_leases_in_code_only() {
+    assert_eq!(runs_by_itself("        tokio::spawn(async move { this.run().await })"), Some("spawns a task"));
+    assert_eq!(runs_by_itself("    _ = tokio::time::sleep(wait) => {}"), Some("sleeps"));
+    assert_eq!(runs_by_itself("use tokio::time::interval;"), Some("polls on a timer"));
+    assert_eq!(
+        runs_by_itself("    let l = crate::store::lease::Lease::try_take(&db, name).await?;"),
+        Some("names the engine-holder lease")
+    );
+    assert_eq!(runs_by_itself("    token: tokio::sync::Mutex<Option<ApiKey>>,"), None);
+    let text = "fn a() {} // tokio::spawn in a comment\n#[cfg(test)]\nmod tests { fn b() { tokio::spawn(x); } }\n";
+    assert!(product_lines(text).all(|(_, code)| runs_by_itself(code).is_none()), "comments and unit tests are not the kind's code");
+}
+
 /// Every route the API serves and every command the window registers is an operation of the catalog
 /// (`src/domain/catalog.rs`): a route or a command declared anywhere else fails here. The operations
 /// declared in the core (`app::ops`) are routed and dispatched by one generic handler each side; a

@@ -13,6 +13,7 @@ pub mod recover;
 pub mod remotes;
 pub mod resolve;
 pub mod shadow;
+pub mod supervisor;
 
 // The change feed is the store's (it reads the database); the console's users find it here too.
 pub use crate::store::feed::{Change, Events, QueueEvent};

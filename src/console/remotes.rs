@@ -1,14 +1,14 @@
 //! The remote engines of the `engines` table, connected to the console: added, changed and removed
 //! from the CLI, the API or the UI (through the table, so another process's changes are picked up),
-//! each with its sync loop while the console serves.
+//! each run by the supervisor ([`super::supervisor`]) while the console serves.
 
+use super::supervisor::RemoteEngine;
 use super::{Console, Events};
 use crate::domain::CallSource;
 use crate::domain::{EngineId, Error};
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::SyncReport;
 use crate::engine::remote::http::parse_base_url;
-use crate::engine::remote::RemoteEngine;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::lease::LeaseSlot;
@@ -159,7 +159,7 @@ impl Remotes {
                 }
             });
             let lease = self.leases.lock().expect("remotes lock").entry(row.name.clone()).or_default().clone();
-            engine.spawn_sync(rx, lease);
+            engine.spawn(rx, lease);
             tx
         });
         tracing::debug!(engine = %row.name, kind = row.kind.as_str(), url = %row.base_url, "remote engine connected");
@@ -201,7 +201,7 @@ impl Remotes {
     /// `kind` says which API it speaks (it never changes after). Audited `engine.added` as done by
     /// `by` (an actor's audit name), in the transaction that stores it.
     pub async fn add(&self, kind: CallSource, s: EngineSettings, by: &str) -> Result<EngineRow, Error> {
-        crate::engine::remote::check_name(&s.name)?;
+        check_name(&s.name)?;
         crate::engine::kinds::remote(kind)?;
         parse_base_url(&s.base_url).map_err(Error::InvalidRequest)?;
         let poll_ms = check_poll(s.poll_ms.unwrap_or(DEFAULT_POLL_MS))?;
@@ -376,4 +376,19 @@ fn check_poll(ms: u32) -> Result<u32, Error> {
         return Err(Error::InvalidRequest(format!("poll interval {ms} ms: use 100 ms to 1 hour")));
     }
     Ok(ms)
+}
+
+/// Checks an engine name: 1–64 of `A–Z a–z 0–9 . _ -`, not `local` and not a source of submitted
+/// calls (`http`, `claude-code`, `codex`, `mcp`).
+fn check_name(name: &str) -> Result<(), Error> {
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
+        return Err(Error::InvalidRequest(format!("engine name {name:?}: use 1–64 letters, digits, '.', '_' or '-'")));
+    }
+    if name == EngineId::local().as_str() {
+        return Err(Error::InvalidRequest("\"local\" is the local engine's name; pick another".into()));
+    }
+    if crate::engine::kinds::parse_submitted(name).is_some() {
+        return Err(Error::InvalidRequest(format!("{name:?} is where calls that agents submit themselves are queued; pick another name")));
+    }
+    Ok(())
 }

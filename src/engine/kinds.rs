@@ -8,17 +8,13 @@
 //! the same for every kind around it — fingerprint checks (C3), batching, holding, retries, leases.
 //!
 //! Adding a kind: a variant of [`CallSource`] (the compiler then points here), its entry in
-//! [`kind`], its module (for a remote kind, a type implementing [`Remote`] and a probe), a migration
-//! if it stores anything of its own, and its fixture server for the tests.
+//! [`kind`], its module (for a remote kind, an [`crate::engine::remote::Adapter`] and the
+//! [`RemoteKind`] that declares it — no poll, lease or retry code: the console's supervisor runs
+//! every remote kind), a migration if it stores anything of its own, and its fixture server for the
+//! tests. The registry names the kinds' modules; they never name the registry (`tests/layers.rs`).
 
 use crate::domain::{CallSource, EngineId, Error};
-use crate::engine::local::model::ApiKey;
-use crate::engine::remote::{EngineTestResult, Remote};
-use crate::store::engines::EngineRow;
-use crate::store::feed::Events;
-use crate::store::Db;
-use futures::future::BoxFuture;
-use std::sync::Arc;
+pub use crate::engine::remote::RemoteKind;
 
 /// What a kind is.
 #[derive(Clone, Copy)]
@@ -35,22 +31,6 @@ pub enum Family {
     },
 }
 
-/// Makes the engine of a configured row. Talks to nobody yet.
-pub type Connect = fn(Db, Events, &EngineRow) -> Result<Arc<dyn Remote>, Error>;
-
-/// Tries a server at a base URL, with a token if given, storing nothing.
-pub type Probe = for<'a> fn(&'a str, Option<&'a ApiKey>) -> BoxFuture<'a, Result<EngineTestResult, Error>>;
-
-/// How the console reaches a remote kind.
-pub struct RemoteKind {
-    /// What its agent listing holds, for people ("agents", "graphs with interrupted threads").
-    pub lists: &'static str,
-    /// The engine of a configured row. Talks to nobody yet.
-    pub connect: Connect,
-    /// Tries a server as the sync would, storing nothing (`POST /api/engines/test`).
-    pub probe: Probe,
-}
-
 /// One kind: its source, how people call it, and its family.
 #[derive(Clone, Copy)]
 pub struct Kind {
@@ -59,31 +39,24 @@ pub struct Kind {
     pub family: Family,
 }
 
-static MASTRA: RemoteKind = RemoteKind {
-    lists: "agents",
-    connect: |db, events, row| Ok(Arc::new(crate::engine::mastra::MastraEngine::new(db, events, row)?)),
-    probe: |url, token| Box::pin(crate::engine::mastra::probe(url, token)),
-};
-
-static LANGGRAPH: RemoteKind = RemoteKind {
-    lists: "graphs with interrupted threads",
-    connect: |db, events, row| Ok(Arc::new(crate::engine::langgraph::LangGraphEngine::new(db, events, row)?)),
-    probe: |url, token| Box::pin(crate::engine::langgraph::probe(url, token)),
-};
-
 /// The registry: every kind, by its source. A new [`CallSource`] fails to compile here until it
 /// is registered.
 pub fn kind(source: CallSource) -> Kind {
     let (label, family) = match source {
         CallSource::Local => ("local engine", Family::Local),
-        CallSource::Mastra => ("Mastra server", Family::Remote(&MASTRA)),
-        CallSource::Langgraph => ("LangGraph server", Family::Remote(&LANGGRAPH)),
+        CallSource::Mastra => remote_kind(&crate::engine::mastra::KIND),
+        CallSource::Langgraph => remote_kind(&crate::engine::langgraph::KIND),
         CallSource::Http => ("HTTP agent", Family::Submitted { takes_edits: false }),
         CallSource::ClaudeCode => ("Claude Code", Family::Submitted { takes_edits: true }),
         CallSource::Codex => ("Codex", Family::Submitted { takes_edits: false }),
         CallSource::Mcp => ("MCP gate", Family::Submitted { takes_edits: false }),
     };
     Kind { source, label, family }
+}
+
+/// A remote kind's entry, as its module declares it.
+fn remote_kind(declared: &'static RemoteKind) -> (&'static str, Family) {
+    (declared.label, Family::Remote(declared))
 }
 
 /// The kinds of remote servers, in the order they are offered.
@@ -193,6 +166,11 @@ mod tests {
         let remote: Vec<_> = remote_kinds().collect();
         let submitted: Vec<_> = submitted().collect();
         assert_eq!(remote, [CallSource::Mastra, CallSource::Langgraph]);
+        for source in remote {
+            let declared = super::remote(source).unwrap();
+            assert_eq!(declared.source, source, "a remote kind is registered under the source it declares");
+            assert_eq!(kind(source).label, declared.label);
+        }
         assert_eq!(submitted, [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp]);
         assert!(matches!(kind(CallSource::Local).family, Family::Local));
         assert_eq!(default_remote(), CallSource::Mastra);

@@ -1,6 +1,6 @@
 // Graphs of the LangGraph fixture server (the official JS dev server, `langgraphjs dev`), one per
 // interrupt convention a LangGraph engine of the console reads; no model, no network.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Annotation, END, interrupt, Send, START, StateGraph } from '@langchain/langgraph';
 
 const Email = Annotation.Root({ to: Annotation(), result: Annotation() });
@@ -53,19 +53,45 @@ export const ask = new StateGraph(Question)
 
 const Pair = Annotation.Root({ answers: Annotation({ reducer: (a, b) => [...(a ?? []), ...b], default: () => [] }) });
 
+/** Asks to refund `state.order` (an Agent Inbox request that may be accepted or ignored): the answer. */
+function askRefund(state) {
+  const [response] = interrupt([
+    {
+      action_request: { action: 'refund_order', args: { order: state.order } },
+      config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
+      description: `Refund ${state.order}?`,
+    },
+  ]);
+  return response;
+}
+
 /** Two interrupts at once (parallel branches), answered one by one by interrupt id. */
 export const pair = new StateGraph(Pair)
+  .addNode('approve', async (state) => ({ answers: [{ order: state.order, response: askRefund(state) }] }))
+  .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
+  .addEdge('approve', END)
+  .compile();
+
+const Gated = Annotation.Root({
+  gate: Annotation(),
+  answers: Annotation({ reducer: (a, b) => [...(a ?? []), ...b], default: () => [] }),
+});
+
+/**
+ * `pair`, whose run after an answer goes on only once the file named by `gate` exists: a resume run
+ * the tests hold open (the thread stays `busy`) to see that a decision is sent without waiting for
+ * the graph, and what becomes of a decision for a thread that is busy.
+ */
+export const gated = new StateGraph(Gated)
   .addNode('approve', async (state) => {
-    const [response] = interrupt([
-      {
-        action_request: { action: 'refund_order', args: { order: state.order } },
-        config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
-        description: `Refund ${state.order}?`,
-      },
-    ]);
+    const response = askRefund(state);
+    while (!existsSync(state.gate)) await new Promise((resolve) => setTimeout(resolve, 50));
     return { answers: [{ order: state.order, response }] };
   })
-  .addConditionalEdges(START, () => [new Send('approve', { order: 'ord-1' }), new Send('approve', { order: 'ord-2' })])
+  .addConditionalEdges(START, (state) => [
+    new Send('approve', { order: 'ord-1', gate: state.gate }),
+    new Send('approve', { order: 'ord-2', gate: state.gate }),
+  ])
   .addEdge('approve', END)
   .compile();
 

@@ -9,7 +9,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 /// A LangGraph server and a console with it added as engine `lg` (kind `langgraph`, polling every 200 ms).
-async fn setup() -> (tempfile::TempDir, LangGraphServer, Console) {
+pub async fn setup() -> (tempfile::TempDir, LangGraphServer, Console) {
     let tmp = tempfile::tempdir().unwrap();
     let server = LangGraphServer::start(&tmp.path().join("langgraph")).await;
     let console = Console::start(&tmp.path().join("console")).await;
@@ -21,13 +21,26 @@ async fn setup() -> (tempfile::TempDir, LangGraphServer, Console) {
 }
 
 /// The pending calls of thread `thread`, once there are `n`, in tool call id order.
-async fn calls_of(console: &Console, thread: &str, n: usize) -> Vec<Value> {
+pub async fn calls_of(console: &Console, thread: &str, n: usize) -> Vec<Value> {
     let mut calls = console.wait_pending(n, |i| i["threadId"] == thread).await;
     calls.sort_by(|a, b| a["toolCallId"].as_str().cmp(&b["toolCallId"].as_str()));
     calls
 }
 
-async fn thread_status(server: &LangGraphServer, thread: &str) -> String {
+/// The answers a `pair`-shaped thread's graph read, as `(order, response type)`, in order.
+pub async fn answers_of(server: &LangGraphServer, thread: &str) -> Vec<(String, String)> {
+    let answers = server.thread(thread).await["values"]["answers"].clone();
+    let mut got: Vec<(String, String)> = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
+        .collect();
+    got.sort();
+    got
+}
+
+pub async fn thread_status(server: &LangGraphServer, thread: &str) -> String {
     server.thread(thread).await["status"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -54,6 +67,8 @@ async fn s07_an_agent_inbox_interrupt_is_queued_with_its_fingerprint_and_an_appr
     assert_eq!(status, StatusCode::OK, "{body}");
     let id = call["id"].as_str().unwrap();
     wait::eventually(WAIT, "the approval delivered", || async { console.item(id).await["state"] == "delivered" }).await;
+    // Delivered once the resume run is created; the graph goes on by itself.
+    wait::eventually(WAIT, "the thread ran to its end", || async { thread_status(&server, &thread).await != "busy" }).await;
     let done = server.thread(&thread).await;
     assert_eq!(done["status"], "idle", "{done}");
     assert_eq!(done["values"]["result"], json!({ "type": "accept", "args": null }), "the graph read an Agent Inbox accept");
@@ -120,6 +135,8 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
     assert_eq!(status, StatusCode::OK, "{body}");
     wait::eventually(WAIT, "the first delivered", || async { console.item(first["id"].as_str().unwrap()).await["state"] == "delivered" })
         .await;
+    // Delivered once the resume run is created; the graph goes on by itself to the second.
+    wait::eventually(WAIT, "the resume run stopped", || async { thread_status(&server, &thread).await != "busy" }).await;
     let mid = server.thread(&thread).await;
     assert_eq!(mid["status"], "interrupted", "still waiting on the second: {mid}");
     // A few polls later the second is still the same pending entry (not gone and queued again).
@@ -129,15 +146,7 @@ async fn two_interrupts_on_one_thread_are_decided_one_by_one_and_the_other_stays
     let (status, body) = console.decline(second, "no").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     wait::eventually(WAIT, "the thread ended", || async { thread_status(&server, &thread).await == "idle" }).await;
-    let answers = server.thread(&thread).await["values"]["answers"].clone();
-    let mut got: Vec<(String, String)> = answers
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| (a["order"].as_str().unwrap().to_owned(), a["response"]["type"].as_str().unwrap().to_owned()))
-        .collect();
-    got.sort();
-    assert_eq!(got, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
+    assert_eq!(answers_of(&server, &thread).await, [("ord-1".to_owned(), "accept".to_owned()), ("ord-2".to_owned(), "ignore".to_owned())]);
     let declined = console.item(second["id"].as_str().unwrap()).await;
     assert!(
         declined["decision"]["outcome"]["note"].as_str().is_some_and(|n| n.contains("answered `ignore`")),

@@ -12,6 +12,7 @@
 mod decisions;
 mod engines;
 mod langgraph;
+mod langgraph_runs;
 mod outbox;
 mod receipts;
 mod sync;

@@ -75,7 +75,7 @@ impl LangGraphServer {
         let graph = |file: &str, name: &str| format!("{}:{name}", fixture.join(file).display());
         let config = json!({ "node_version": "22", "dependencies": ["."], "graphs": {
             "inbox": graph("graphs.mjs", "inbox"), "hitl": graph("graphs.mjs", "hitl"), "ask": graph("graphs.mjs", "ask"),
-            "pair": graph("graphs.mjs", "pair"), "review": graph("graphs.mjs", "review"), "agent": graph("agent.mjs", "agent") } });
+            "pair": graph("graphs.mjs", "pair"), "gated": graph("graphs.mjs", "gated"), "review": graph("graphs.mjs", "review"), "agent": graph("agent.mjs", "agent") } });
         std::fs::write(dir.join("langgraph.json"), config.to_string()).expect("write langgraph.json");
         let mut last = String::new();
         for _ in 0..5 {

@@ -368,6 +368,8 @@ async fn c05_a_langgraph_engine_has_one_holder_and_a_request_held_by_a_holder_th
     for c in &calls {
         wait_state(&consoles[other], c["id"].as_str().unwrap(), "delivered").await;
     }
+    // Delivered once the resume run is created; the graph goes on by itself.
+    wait::eventually(WAIT, "the resume run stopped", || async { lg.thread(&thread).await["status"] != "busy" }).await;
     let done = lg.thread(&thread).await;
     assert_eq!(done["status"], "idle", "{done}");
     assert_eq!(done["values"]["result"], json!({ "decisions": [{ "type": "approve" }, { "type": "approve" }] }), "sent once, both answers");
@@ -416,6 +418,10 @@ async fn c05_a_delivery_the_lease_holder_claimed_and_never_finished_is_sent_agai
     // The next console to take the lease sends it again, re-reading the call first: it runs once.
     let b = start(&dir_b);
     assert_eq!(one_syncing(&[&b], "m").await, 0);
+    // Taken over before the console says it delivers the engine: from then on a delivery left
+    // `delivering` may be its own, which must never be taken for cut (and sent twice).
+    let actions: Vec<String> = audit_of(&b, &id).await.iter().map(|e| e["action"].as_str().unwrap().to_owned()).collect();
+    assert!(actions.contains(&"delivery.retry".to_owned()), "taken over by the time the engine shows synced here: {actions:?}");
     wait_state(&b, &id, "delivered").await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(mastra.tools_ran().len(), 1, "{:?}", mastra.tools_ran());

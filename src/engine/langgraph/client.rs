@@ -1,5 +1,5 @@
 //! HTTP client for one LangGraph server (the LangGraph Platform API as the official servers serve
-//! it): the interrupted threads, one thread, and a resume run — each failure classified.
+//! it): the interrupted threads, one thread, and a resume run created — each failure classified.
 
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::http::{describe, http_client, parse_base_url, read_limited, RemoteError, REQUEST_TIMEOUT};
@@ -15,8 +15,6 @@ pub const MAX_PAGES: usize = 100;
 /// Bytes read per listing at most, all pages together (one answer may hold up to
 /// [`crate::engine::remote::http::MAX_BODY`]): beyond it the listing stops, partial.
 pub const LISTING_BUDGET: usize = 64 * 1024 * 1024;
-/// A resume run may take as long as the graph needs to reach its next interrupt or its end.
-const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A server at `base` (e.g. `http://127.0.0.1:2024`). A token is sent as `x-api-key` (LangGraph
 /// Platform, Agent Inbox) and as a bearer token (custom auth), so either kind of deployment takes it.
@@ -115,10 +113,11 @@ impl Client {
         }
     }
 
-    /// `POST /threads/{id}/runs/wait` with `body` (`{assistant_id, command: {resume}}`): the run's
-    /// last state, once it ended or stopped at its next interrupt.
+    /// `POST /threads/{id}/runs` with `body` (`{assistant_id, command: {resume}}`): the run as the
+    /// server created it (`run_id`, `status: pending`), answered at once — not waited for. `busy`
+    /// if a run already goes on the thread (the server rejects a second one).
     pub async fn resume(&self, thread: &str, body: &Value, token: Option<&ApiKey>) -> Result<Value, RemoteError> {
-        self.json_sized(Method::POST, self.url(&["threads", thread, "runs", "wait"]), token, Some(body), RUN_TIMEOUT).await.map(|(v, _)| v)
+        self.json(Method::POST, self.url(&["threads", thread, "runs"]), token, Some(body)).await
     }
 
     async fn json(&self, method: Method, url: Url, token: Option<&ApiKey>, body: Option<&Value>) -> Result<Value, RemoteError> {
@@ -166,14 +165,19 @@ impl Client {
                 RemoteError::RunNotSuspended(message)
             }
             StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => RemoteError::Incompatible(message),
-            // A run already going on the thread (422 "thread is busy", 409): worth trying again.
-            StatusCode::CONFLICT | StatusCode::UNPROCESSABLE_ENTITY if message.to_ascii_lowercase().contains("busy") => {
-                RemoteError::Busy(message)
-            }
+            // A run already going on the thread (409 "thread is busy", 422 "thread is already running
+            // a task"): worth trying again.
+            StatusCode::CONFLICT | StatusCode::UNPROCESSABLE_ENTITY if busy(&message) => RemoteError::Busy(message),
             s if s.is_server_error() => RemoteError::Unreachable(message),
             _ => RemoteError::Refused(message),
         })
     }
+}
+
+/// Whether a 409/422 says a run already goes on the thread (the servers' words for it).
+fn busy(message: &str) -> bool {
+    let said = message.to_ascii_lowercase();
+    said.contains("busy") || said.contains("already running")
 }
 
 #[cfg(test)]
@@ -181,9 +185,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_second_run_on_a_thread_is_busy_in_either_servers_words() {
+        assert!(busy("POST /threads/t/runs: 422 Unprocessable Entity: Thread is already running a task. Wait for it to finish or choose a different multitask strategy."));
+        assert!(busy("POST /threads/t/state: 409 Conflict: Thread is busy"));
+        assert!(!busy("POST /threads/t/runs: 422 Unprocessable Entity: invalid command"));
+    }
+
+    #[test]
     fn urls_escape_thread_ids_and_keep_a_prefix() {
         let c = Client::new("http://127.0.0.1:2024/").unwrap();
-        assert_eq!(c.url(&["threads", "a/b?c", "runs", "wait"]).as_str(), "http://127.0.0.1:2024/threads/a%2Fb%3Fc/runs/wait");
+        assert_eq!(c.url(&["threads", "a/b?c", "runs"]).as_str(), "http://127.0.0.1:2024/threads/a%2Fb%3Fc/runs");
         let c = Client::new("http://127.0.0.1:2024/lg").unwrap();
         assert_eq!(c.url(&["threads", "search"]).as_str(), "http://127.0.0.1:2024/lg/threads/search");
     }

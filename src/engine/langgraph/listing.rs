@@ -268,11 +268,12 @@ pub fn hitl_resume(decisions: Vec<Value>) -> Value {
     Value::Object(m)
 }
 
-/// The resume command for a thread: answers by interrupt id (`{"<id>": value}`), which the server
-/// takes for one interrupt or several (each id is 32 hex digits).
+/// The resume run for a thread: answers by interrupt id (`{"<id>": value}`), which the server
+/// takes for one interrupt or several (each id is 32 hex digits). `reject`: a run already going on
+/// the thread is never interrupted or rolled back for it; the server refuses this one (busy).
 pub fn resume_command(graph: &str, answers: &[(String, Value)]) -> Value {
     let map: Map<String, Value> = answers.iter().cloned().collect();
-    json!({ "assistant_id": graph, "command": { "resume": map } })
+    json!({ "assistant_id": graph, "command": { "resume": map }, "multitask_strategy": "reject" })
 }
 
 /// The interrupt a call answers (its tool call id without the request's position).
@@ -390,7 +391,10 @@ mod tests {
         assert_eq!(answer(&calls[1], &Verdict::Resume { data: json!("eu-west") }).unwrap(), json!("eu-west"));
         assert!(answer(&calls[1], &Verdict::Approve).is_err());
         let cmd = resume_command("pair", &[("3bd78108f0d780ce62fd7c7dbe82fb13".into(), json!("eu-west"))]);
-        assert_eq!(cmd, json!({ "assistant_id": "pair", "command": { "resume": { "3bd78108f0d780ce62fd7c7dbe82fb13": "eu-west" } } }));
+        assert_eq!(
+            cmd,
+            json!({ "assistant_id": "pair", "command": { "resume": { "3bd78108f0d780ce62fd7c7dbe82fb13": "eu-west" } }, "multitask_strategy": "reject" })
+        );
     }
 
     #[test]

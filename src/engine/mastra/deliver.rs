@@ -14,7 +14,7 @@ impl MastraEngine {
         if agents.is_empty() {
             agents = self.remembered_agents().await.unwrap_or_default();
         }
-        let surfaced = listing::surface(&self.inner.core.id, &agents, &runs);
+        let surfaced = listing::surface(&self.inner.link.id, &agents, &runs);
         let now = surfaced.calls.into_iter().chain(surfaced.unmatched_children).find(|c| c.tool_call_id == call.tool_call_id);
         Ok(now.map(|now| if unchanged(call, &now) { call.clone() } else { now }))
     }
@@ -65,14 +65,21 @@ pub(super) fn next_pause(item: &QueuedCall, chunks: &[Value], agents: &[AgentInf
     })
 }
 
+/// Mastra refuses to resume a call twice ("not suspended"), so a delivery cut by a crash can be sent
+/// again (what the supervisor promises of every remote kind).
 #[async_trait]
-impl Engine for MastraEngine {
-    fn id(&self) -> EngineId {
-        self.inner.core.id.clone()
+impl Adapter for MastraEngine {
+    fn base_url(&self) -> &str {
+        self.inner.client.base().as_str()
     }
 
-    fn delivers_here(&self) -> bool {
-        self.inner.core.lease_held()
+    async fn list(&self, full: bool) -> Result<Listed, Error> {
+        self.listing(full).await
+    }
+
+    /// A Mastra server's agents with their tools.
+    fn agents_view(&self) -> Value {
+        agents_view(&self.agents())
     }
 
     fn allowed(&self, call: &PausedCall) -> Vec<DecisionKind> {
@@ -83,20 +90,15 @@ impl Engine for MastraEngine {
     }
 
     async fn reread(&self, call: &PausedCall) -> Result<Option<PausedCall>, Error> {
-        let token = self.inner.core.token_or_health().await?;
-        self.find(call, token.as_ref()).await.map_err(|e| self.inner.core.to_error(e))
+        let token = self.inner.link.token_or_health().await?;
+        self.find(call, token.as_ref()).await.map_err(|e| self.inner.link.to_error(e))
     }
 
-    /// Mastra refuses to resume a call twice ("not suspended"), so a delivery cut by a crash can be sent again.
-    fn refuses_repeats(&self) -> bool {
-        true
-    }
-
-    /// Sends the one decision checked (its call re-read by [`Engine::prepare`]'s default, C3).
+    /// Sends the one decision checked (its call re-read by [`Adapter::prepare`]'s default, C3).
     async fn send(&self, checked: Checked, sink: Option<ChunkSink>) -> Result<Value, Error> {
         let own = checked.own();
         let (decision, item, call) = (&own.decision, &own.item, &own.item.call);
-        let token = self.inner.core.token_or_health().await?;
+        let token = self.inner.link.token_or_health().await?;
         let ids = json!({ "runId": call.run_id, "toolCallId": call.tool_call_id });
         let (route, body) = match (&decision.verdict, call.kind) {
             (Verdict::Approve, _) => ("approve-tool-call", ids),
@@ -126,7 +128,7 @@ impl Engine for MastraEngine {
         let chunks = self
             .observe(self.inner.client.post_stream(call.agent_id.as_str(), route, &body, token.as_ref(), sink.as_ref()).await)
             .await
-            .map_err(|e| self.inner.core.to_error(e))?;
+            .map_err(|e| self.inner.link.to_error(e))?;
         let mut folded = Folded::default();
         chunks.iter().for_each(|c| folded.push(c));
         let next = next_pause(item, &chunks, &self.agents());
@@ -150,15 +152,14 @@ impl Engine for MastraEngine {
             chunks.iter().filter(|c| c["type"] == "tool-result").filter_map(|c| c["payload"]["toolCallId"].as_str()).collect();
         if !results.is_empty() && !results.contains(&call.tool_call_id.as_str()) {
             let warning = format!("the engine answered with results for {results:?}, not for the call decided ({})", call.tool_call_id);
-            tracing::warn!(engine = %self.inner.core.id, item = %item.id, "{warning}");
+            tracing::warn!(engine = %self.inner.link.id, item = %item.id, "{warning}");
             outcome["warning"] = json!(warning);
         }
         // The run finished: a grant for "this run" ends with it, so a later run that reuses the id at
         // the engine is not covered. A pause the stream ended on is queued: the stream is the
         // engine's own word that the call waits now (also the call just resumed, suspending again).
         let run_ended = next.is_none() && folded.finish_reason.as_deref().is_some_and(|r| r != "suspended");
-        outbox::record_with_next(&self.inner.core.db, decision, item, &outcome, run_ended, next.as_ref()).await?;
-        self.inner.core.request_sync();
+        outbox::record_with_next(&self.inner.link.db, decision, item, &outcome, run_ended, next.as_ref()).await?;
         Ok(outcome)
     }
 }

@@ -8,19 +8,16 @@ pub mod listing;
 pub mod schema;
 mod sync;
 
-use crate::engine::remote::base::{unchanged, Core};
-pub use crate::engine::remote::base::{SyncReport, FULL_EVERY, LEASE_RETRY, MAX_BACKOFF};
-use crate::engine::remote::EngineTestResult;
+use crate::engine::remote::base::{unchanged, Link};
+use crate::engine::remote::{Adapter, EngineTestResult, Listed, RemoteKind};
 
-use crate::domain::{CallKind, DecisionKind, EngineId, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};
+use crate::domain::{CallKind, CallSource, DecisionKind, Error, Fingerprint, PausedCall, QueuedCall, RunId, ToolCallId, Verdict};
 use crate::engine::chunk::Folded;
 use crate::engine::local::model::ApiKey;
 use crate::engine::send::Checked;
-use crate::engine::{ChunkSink, Engine};
+use crate::engine::ChunkSink;
 use crate::store::engines::{self as store, EngineRow};
-use crate::store::feed::Events;
 use crate::store::outbox;
-use crate::store::Db;
 use async_trait::async_trait;
 use client::{Client, RemoteError};
 use listing::{AgentInfo, ToolInfo};
@@ -28,17 +25,25 @@ use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+/// The Mastra kind, as the registry lists it.
+pub static KIND: RemoteKind = RemoteKind {
+    source: CallSource::Mastra,
+    label: "Mastra server",
+    lists: "agents",
+    connect: |link, row| Ok(Arc::new(MastraEngine::new(link, row)?)),
+    probe: |url, token| Box::pin(probe(url, token)),
+};
+
 /// The window of an incremental poll (Mastra filters `fromDate` on the run's creation time).
 const RECENT: chrono::Duration = chrono::Duration::minutes(10);
 
-/// Cheap to clone.
-#[derive(Clone)]
+/// A Mastra server's adapter.
 pub struct MastraEngine {
-    inner: Arc<Inner>,
+    inner: Inner,
 }
 
 struct Inner {
-    core: Core,
+    link: Arc<Link>,
     client: Client,
     /// The last agent listing (from the engine, or from `remote_tools` until it answers).
     agents: Mutex<Vec<AgentInfo>>,
@@ -47,26 +52,10 @@ struct Inner {
 }
 
 impl MastraEngine {
-    /// An engine for a configured row. Talks to nobody yet.
-    pub fn new(db: Db, events: Events, row: &EngineRow) -> Result<Self, Error> {
+    /// The adapter for a configured row, on its link. Talks to nobody yet.
+    pub fn new(link: Arc<Link>, row: &EngineRow) -> Result<Self, Error> {
         let client = Client::new(&row.base_url).map_err(Error::InvalidRequest)?;
-        Ok(Self {
-            inner: Arc::new(Inner {
-                core: Core::new(db, events, row),
-                client,
-                agents: Mutex::new(vec![]),
-                orphans: Mutex::new(HashSet::new()),
-            }),
-        })
-    }
-
-    /// What every remote engine shares: token, health, lease, the queue brought in line.
-    pub fn core(&self) -> &Core {
-        &self.inner.core
-    }
-
-    pub fn base_url(&self) -> &str {
-        self.inner.client.base().as_str()
+        Ok(Self { inner: Inner { link, client, agents: Mutex::new(vec![]), orphans: Mutex::new(HashSet::new()) } })
     }
 
     /// The agents as last listed.
@@ -75,7 +64,7 @@ impl MastraEngine {
     }
 
     async fn observe<T>(&self, result: Result<T, RemoteError>) -> Result<T, RemoteError> {
-        self.inner.core.observe(result).await
+        self.inner.link.observe(result).await
     }
 
     /// The agents, from the engine (remembering their tools) or, if it does not answer, from memory.
@@ -92,8 +81,8 @@ impl MastraEngine {
                         .map(|(name, tool)| (a.id.as_str(), name.as_str(), serde_json::to_value(tool).expect("tool info serializes")))
                 })
                 .collect();
-            if let Err(e) = store::remember_tools(&self.inner.core.db, self.inner.core.id.as_str(), &tools).await {
-                tracing::warn!(engine = %self.inner.core.id, "could not remember the engine's tools: {e}");
+            if let Err(e) = store::remember_tools(&self.inner.link.db, self.inner.link.id.as_str(), &tools).await {
+                tracing::warn!(engine = %self.inner.link.id, "could not remember the engine's tools: {e}");
             }
             *self.inner.agents.lock().expect("agents lock") = agents.clone();
         }
@@ -103,41 +92,11 @@ impl MastraEngine {
     /// What the console remembered of the agents' tools (used when the engine does not answer).
     async fn remembered_agents(&self) -> Result<Vec<AgentInfo>, Error> {
         let mut by_agent: HashMap<String, AgentInfo> = HashMap::new();
-        for (agent, tool, body) in store::remembered_tools(&self.inner.core.db, self.inner.core.id.as_str()).await? {
+        for (agent, tool, body) in store::remembered_tools(&self.inner.link.db, self.inner.link.id.as_str()).await? {
             let info: ToolInfo = serde_json::from_value(body).unwrap_or_default();
             by_agent.entry(agent.clone()).or_insert_with(|| AgentInfo { id: agent, ..Default::default() }).tools.insert(tool, info);
         }
         Ok(by_agent.into_values().collect())
-    }
-}
-
-impl std::fmt::Debug for MastraEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MastraEngine").field("id", &self.inner.core.id).field("base", &self.base_url()).finish_non_exhaustive()
-    }
-}
-
-#[async_trait]
-impl crate::engine::remote::Remote for MastraEngine {
-    fn core(&self) -> &Core {
-        &self.inner.core
-    }
-
-    fn base_url(&self) -> &str {
-        MastraEngine::base_url(self)
-    }
-
-    async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
-        MastraEngine::sync(self, full).await
-    }
-
-    fn spawn_sync(&self, stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot) -> tokio::task::JoinHandle<()> {
-        MastraEngine::spawn_sync(self, stop, lease)
-    }
-
-    /// A Mastra server's agents with their tools.
-    fn agents_view(&self) -> Value {
-        agents_view(&self.agents())
     }
 }
 

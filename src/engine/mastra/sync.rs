@@ -1,15 +1,15 @@
-//! Syncing: listing what waits at the server, handed to [`Core::apply`], which writes only what
-//! changed; the poll loop is [`Core::run`].
+//! Listing what waits at the server; the console's supervisor brings the queue in line with it.
 
 use super::*;
 
 impl MastraEngine {
-    /// Lists what waits at the engine and brings the queue in line: new calls added, changed ones
-    /// replaced, and (when `full`) calls no longer waiting marked `gone`.
-    #[tracing::instrument(name = "sync", skip_all, fields(engine = %self.inner.core.id, full))]
-    pub async fn sync(&self, full: bool) -> Result<SyncReport, Error> {
-        let token = self.inner.core.token_or_health().await?;
-        let agents = self.list_agents(token.as_ref()).await.map_err(|e| self.inner.core.to_error(e))?;
+    /// What waits at the engine: every agent's suspended runs (when not `full`, only runs created
+    /// lately), nested approvals merged; a sub-agent's run without its supervisor's queued once it
+    /// is seen twice in a row.
+    #[tracing::instrument(name = "list", skip_all, fields(engine = %self.inner.link.id, full))]
+    pub(super) async fn listing(&self, full: bool) -> Result<Listed, Error> {
+        let token = self.inner.link.token_or_health().await?;
+        let agents = self.list_agents(token.as_ref()).await.map_err(|e| self.inner.link.to_error(e))?;
         let from = (!full).then(|| crate::store::now() - RECENT);
         let mut listed = Vec::new();
         let mut skipped = 0;
@@ -17,15 +17,15 @@ impl MastraEngine {
             let runs = self
                 .observe(self.inner.client.suspended_runs(&a.id, token.as_ref(), from).await)
                 .await
-                .map_err(|e| self.inner.core.to_error(e))?;
+                .map_err(|e| self.inner.link.to_error(e))?;
             let (runs, bad) = listing::runs(&a.id, &runs);
             skipped += bad;
             listed.extend(runs);
         }
-        let surfaced = listing::surface(&self.inner.core.id, &agents, &listed);
+        let surfaced = listing::surface(&self.inner.link.id, &agents, &listed);
         skipped += surfaced.rejected.len();
         for (call, why) in &surfaced.rejected {
-            tracing::warn!(engine = %self.inner.core.id, call, "not queued: {why}");
+            tracing::warn!(engine = %self.inner.link.id, call, "not queued: {why}");
         }
         let mut calls = surfaced.calls;
         {
@@ -40,19 +40,6 @@ impl MastraEngine {
             }
             *orphans = now;
         }
-        let mut report = self.inner.core.apply(&calls, full).await?;
-        report.agents = agents.len();
-        report.skipped = skipped;
-        Ok(report)
-    }
-
-    /// Syncs until `stop` flips (see [`Core::run`]).
-    pub fn spawn_sync(
-        &self,
-        stop: tokio::sync::watch::Receiver<bool>,
-        lease: crate::store::lease::LeaseSlot,
-    ) -> tokio::task::JoinHandle<()> {
-        let this = self.clone();
-        tokio::spawn(async move { this.inner.core.run(|full| this.sync(full), stop, lease).await })
+        Ok(Listed { calls, complete: full, busy: HashSet::new(), agents: agents.len(), skipped })
     }
 }

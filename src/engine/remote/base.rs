@@ -1,7 +1,7 @@
-//! The part of a remote engine that does not depend on its API: its token (read from the keyring
-//! once), its health (written when it changes), bringing the queue in line with what it lists, the
-//! lease that makes one console at a time sync and deliver it (team mode), and the poll loop with its
-//! backoff. Each kind (Mastra, LangGraph) lists calls and delivers decisions its own way on top.
+//! What every remote adapter shares with the console's supervisor, and nothing that runs by itself:
+//! the engine's token (read from the keyring once), its health (written when it changes), how a
+//! server's failure becomes the console's error, and what one sync did. The poll loop, the lease,
+//! backoff and take-over are the supervisor's ([`crate::console::supervisor`]).
 
 use super::http::RemoteError;
 use crate::domain::{CallKind, EngineId, Error, ItemState, PausedCall};
@@ -9,25 +9,10 @@ use crate::engine::local::model::ApiKey;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
-use crate::store::{outbox, queue, Db};
+use crate::store::Db;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
-use tokio::sync::Notify;
-
-/// Every this many polls the listing is complete (calls that ended elsewhere leave the queue); the
-/// polls between may ask only for what is recent, where the engine's API can say so.
-pub const FULL_EVERY: u32 = 10;
-/// Longest wait between polls while the engine is unreachable.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// Team mode: how often a console that does not hold an engine's lease tries to take it (at most:
-/// a shorter poll interval tries as often as it polls). Another console's death is taken over
-/// within about this long.
-pub const LEASE_RETRY: Duration = Duration::from_secs(1);
 
 /// What one sync did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, utoipa::ToSchema)]
@@ -48,8 +33,9 @@ pub struct SyncReport {
     pub skipped: usize,
 }
 
-/// The shared state of one remote engine.
-pub struct Core {
+/// What the adapter of one remote engine and the console's supervisor share: who it is, where its
+/// queue is, its token and its health. Made by the supervisor, handed to the kind's `connect`.
+pub struct Link {
     pub id: EngineId,
     pub kind: crate::domain::CallSource,
     pub db: Db,
@@ -59,22 +45,15 @@ pub struct Core {
     /// this engine sends (its client is built from the same row).
     url: String,
     /// The token read from the keyring (or given for this session only), kept after the first read;
-    /// only ever one given for [`Core::url`].
+    /// only ever one given for [`Link::url`].
     token: tokio::sync::Mutex<Option<ApiKey>>,
     /// A session token was given, but for another URL: it is not used.
     session_elsewhere: AtomicBool,
     health: Mutex<HealthReport>,
-    pub poll: Duration,
-    wake: Notify,
-    full_requested: AtomicBool,
-    /// Whether this console syncs and delivers the engine: always on SQLite (one console); in team
-    /// mode while it holds the engine's lease (see [`crate::store::lease`]).
-    lease_held: AtomicBool,
 }
 
-impl Core {
+impl Link {
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Self {
-        let single_console = !db.shared();
         Self {
             id: EngineId::new(&row.name),
             kind: row.kind,
@@ -85,16 +64,7 @@ impl Core {
             token: tokio::sync::Mutex::new(None),
             session_elsewhere: AtomicBool::new(false),
             health: Mutex::new(row.health.clone()),
-            poll: Duration::from_millis(u64::from(row.poll_ms)),
-            wake: Notify::new(),
-            full_requested: AtomicBool::new(true),
-            lease_held: AtomicBool::new(single_console),
         }
-    }
-
-    /// Whether this console syncs and delivers this engine now (team mode: it holds the lease).
-    pub fn lease_held(&self) -> bool {
-        self.lease_held.load(Ordering::SeqCst)
     }
 
     /// Uses `token` for this process only (when the keyring cannot hold it), if it was given for
@@ -114,12 +84,6 @@ impl Core {
 
     pub fn health(&self) -> HealthReport {
         self.health.lock().expect("health lock").clone()
-    }
-
-    /// Asks the sync loop for a complete sync now.
-    pub fn request_sync(&self) {
-        self.full_requested.store(true, Ordering::SeqCst);
-        self.wake.notify_one();
     }
 
     async fn token(&self) -> Result<Option<ApiKey>, RemoteError> {
@@ -233,152 +197,6 @@ impl Core {
             }
         }
         result
-    }
-
-    /// Brings the queue in line with `calls` (what the engine lists now): new calls added, changed
-    /// ones replaced (the old entry `gone`, audited with both fingerprints), and (when `full`) calls
-    /// no longer waiting marked `gone`.
-    pub async fn apply(&self, calls: &[PausedCall], full: bool) -> Result<SyncReport, Error> {
-        self.apply_keeping(calls, full, &HashSet::new()).await
-    }
-
-    /// [`Core::apply`], keeping the pending calls of the runs in `busy` though they are not listed
-    /// (a LangGraph thread lists no interrupts while a run goes on it, and may stop at them again).
-    pub async fn apply_keeping(&self, calls: &[PausedCall], full: bool, busy: &HashSet<String>) -> Result<SyncReport, Error> {
-        let id = &self.id;
-        let mut report = SyncReport { full, listed: calls.len(), ..Default::default() };
-        // Plan on a read connection; most polls change nothing and need no write transaction.
-        let queue::SyncPlan { pending, new_calls } = queue::plan_sync(&self.db, id, calls).await?;
-        let listed: HashMap<(&str, &str), &PausedCall> = calls.iter().map(|c| ((c.run_id.as_str(), c.tool_call_id.as_str()), c)).collect();
-        let changed: Vec<(&queue::Entry, &PausedCall)> = pending
-            .iter()
-            .filter_map(|e| listed.get(&(e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())).map(|c| (e, *c)))
-            .filter(|(e, c)| !unchanged(&e.queued.call, c))
-            .collect();
-        let gone: Vec<&queue::Entry> = if full {
-            pending
-                .iter()
-                .filter(|e| !listed.contains_key(&(e.queued.call.run_id.as_str(), e.queued.call.tool_call_id.as_str())))
-                .filter(|e| !busy.contains(e.queued.call.run_id.as_str()))
-                .collect()
-        } else {
-            vec![]
-        };
-        // What changed, written in one transaction (none opened when nothing did).
-        let synced = queue::apply_sync(&self.db, id, &queue::SyncChanges { gone, changed, new_calls }).await?;
-        report.gone = synced.gone;
-        report.changed = synced.changed;
-        report.added = synced.added;
-        Ok(report)
-    }
-
-    /// Keeps or takes the engine's lease; whether this console holds it now. A lease taken anew
-    /// starts with a complete sync (the last holder may have died half-way).
-    /// A lease the slot already held (this console's last connection of the engine) is kept.
-    async fn hold_lease(&self, lease: &mut Option<crate::store::lease::Lease>) -> bool {
-        if let Some(held) = lease.as_mut() {
-            if !held.alive().await {
-                tracing::warn!(engine = %self.id, "lost the engine's lease (its database connection ended)");
-                *lease = None;
-            }
-        }
-        let taken = lease.is_none();
-        if taken {
-            *lease = match crate::store::lease::Lease::try_take(&self.db, &format!("engine:{}", self.id)).await {
-                Ok(taken) => taken,
-                Err(e) => {
-                    tracing::warn!(engine = %self.id, "could not take the engine's lease: {e}");
-                    None
-                }
-            };
-        }
-        let held = lease.is_some();
-        let before = self.lease_held.swap(held, Ordering::SeqCst);
-        if held && !before {
-            self.full_requested.store(true, Ordering::SeqCst);
-            if !taken {
-                tracing::debug!(engine = %self.id, "connected anew with the lease it held");
-            } else if self.db.shared() {
-                tracing::info!(engine = %self.id, "this console now syncs and delivers the engine (lease taken)");
-                if let Err(e) = self.resend_cut_deliveries().await {
-                    tracing::warn!(engine = %self.id, "could not take over the deliveries the last holder left: {e}");
-                }
-            }
-        }
-        held
-    }
-
-    /// Team mode, on taking the lease: deliveries the last holder claimed and never finished (it
-    /// died) go back to the outbox to be sent again — the engine refuses a second resume and the call
-    /// is re-read before every send, as after a restart (C5).
-    async fn resend_cut_deliveries(&self) -> Result<(), Error> {
-        let cut = outbox::cut_of_engine(&self.db, self.id.as_str()).await?;
-        for (d, tool) in cut {
-            let why = "the console delivering this decision stopped; the console that took the engine over sends it again";
-            if outbox::resend_cut(&self.db, &d, &tool, why).await? {
-                tracing::warn!(engine = %self.id, item = %d.item_id, "{why}");
-            }
-        }
-        Ok(())
-    }
-
-    /// Polls with `sync` (its argument: whether the listing is to be complete) until `stop` flips:
-    /// every `poll_ms`, a complete listing every [`FULL_EVERY`] polls or when asked; doubling the
-    /// wait (up to [`MAX_BACKOFF`]) while the engine fails. Team mode: only while this console holds
-    /// the engine's lease, kept in `lease` (which outlives this loop when the engine is connected
-    /// anew: the owner of the slot lets it go).
-    pub async fn run<F, Fut>(&self, sync: F, mut stop: tokio::sync::watch::Receiver<bool>, lease: crate::store::lease::LeaseSlot)
-    where
-        F: Fn(bool) -> Fut,
-        Fut: Future<Output = Result<SyncReport, Error>>,
-    {
-        let mut polls: u32 = 0;
-        let mut failures: u32 = 0;
-        loop {
-            let mut held = lease.lock().await;
-            if !self.hold_lease(&mut held).await {
-                drop(held);
-                tokio::select! {
-                    _ = tokio::time::sleep(self.poll.min(LEASE_RETRY)) => {}
-                    _ = stop.changed() => return,
-                }
-                if *stop.borrow() {
-                    return;
-                }
-                continue;
-            }
-            let full = self.full_requested.swap(false, Ordering::SeqCst) || polls.is_multiple_of(FULL_EVERY);
-            let synced = sync(full).await;
-            drop(held);
-            match synced {
-                Ok(report) => {
-                    failures = 0;
-                    if report.added + report.changed + report.gone > 0 {
-                        tracing::info!(engine = %self.id, added = report.added, changed = report.changed, gone = report.gone, "synced");
-                    }
-                    polls = polls.wrapping_add(1);
-                }
-                Err(e) => {
-                    failures = failures.saturating_add(1);
-                    // The next poll after a failure is a complete one.
-                    polls = 0;
-                    tracing::debug!(engine = %self.id, "sync failed: {e}");
-                }
-            }
-            let wait =
-                if failures == 0 { self.poll } else { self.poll.saturating_mul(1 << failures.min(8)).min(MAX_BACKOFF.max(self.poll)) };
-            tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
-                _ = self.wake.notified() => {}
-                _ = stop.changed() => break,
-            }
-            if *stop.borrow() {
-                break;
-            }
-        }
-        // Disconnected or stopping: the lease stays in its slot, for this engine connected anew or
-        // let go by the slot's owner.
-        self.lease_held.store(!self.db.shared(), Ordering::SeqCst);
     }
 }
 

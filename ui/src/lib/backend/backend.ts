@@ -110,10 +110,10 @@ export type HealthReport = Schemas['HealthReport'];
 /** A remote engine with its live health. Only `hasToken` says whether a token is stored; its value is never sent. */
 export type EngineView = Schemas['EngineView'];
 /**
- * The remote kinds the window offers to add (`engine::kinds` on the server registers them; an engine's
- * `kind` is a `CallSource`, and the server refuses any that is not a remote kind).
+ * A remote kind: a `CallSource` the server's registry (`engine::kinds`) lists as one a new engine may
+ * be (`engineKinds`); the window keeps no list of its own, and the server refuses any other.
  */
-export type EngineKind = Extract<CallSource, 'mastra' | 'langgraph'>;
+export type EngineKind = CallSource;
 export type SyncAnswer = Schemas['SyncAnswer'];
 
 /**
@@ -372,6 +372,8 @@ export interface Backend extends ChannelSecretsBackend {
   editEngine(name: string, changes: EngineChanges): Promise<EngineView>;
   /** Removes the engine and its keyring entry; its queue entries stay as history. */
   removeEngine(name: string): Promise<void>;
+  /** The kinds a new remote engine may be, as the server's registry has them, the default first. */
+  engineKinds(): Promise<EngineKind[]>;
   /** Tries a server before adding it; stores nothing. `invalid_request` for a base URL that is not one. */
   testEngine(test: EngineTest): Promise<EngineTestResult>;
   /** Syncs now: `engine_unreachable` / `engine_error` when the engine cannot be listed. */

@@ -22,6 +22,7 @@ import type {
   Device,
   DecisionHistory,
   EngineChanges,
+  EngineKind,
   EngineTest,
   EngineTestResult,
   EngineView,
@@ -212,6 +213,10 @@ export abstract class DeclaredBackend implements Pick<Backend, Exclude<keyof Bac
 
   async removeEngine(name: string): Promise<void> {
     await this.run('remove_engine', { path: { name } });
+  }
+
+  engineKinds(): Promise<EngineKind[]> {
+    return this.run('engine_kinds');
   }
 
   testEngine(test: EngineTest): Promise<EngineTestResult> {

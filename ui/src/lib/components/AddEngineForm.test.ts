@@ -1,5 +1,6 @@
 // "Test connection" in the add-engine form: the URL and token as typed, tried without saving.
 import { describe, expect, it } from 'vitest';
+import { ApiError, type EngineKind } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend } from '../testing/fake-backend';
 import { mountInBody, settle, type } from '../testing/mount';
@@ -38,6 +39,55 @@ describe('AddEngineForm: the engine kind', () => {
     expect(added).toEqual(['graphs']);
     expect(backend.engines.get('graphs')!.kind).toBe('langgraph');
     expect((tid('add-engine-kind') as HTMLSelectElement).value, 'the form starts over').toBe('mastra');
+  });
+});
+
+describe('AddEngineForm: the kinds are the server\'s', () => {
+  const options = (select: HTMLSelectElement) => [...select.options].map((o) => [o.value, o.textContent?.trim()]);
+
+  it('offers the kinds the server lists, in its order with its default chosen, and one the window has no word for by its name', async () => {
+    const backend = new FakeBackend();
+    backend.kinds = ['langgraph', 'mastra', 'acme' as EngineKind];
+    const { tid } = await render(backend);
+    expect(backend.calls.filter((c) => c.method === 'engineKinds')).toHaveLength(1);
+    const kind = tid('add-engine-kind') as HTMLSelectElement;
+    expect(options(kind)).toEqual([
+      ['langgraph', 'LangGraph'],
+      ['mastra', 'Mastra'],
+      ['acme', 'acme'],
+    ]);
+    expect(kind.value, 'the server\'s default first').toBe('langgraph');
+    expect(tid('add-engine-form')!.textContent).toContain('http://127.0.0.1:2024');
+
+    kind.value = 'acme';
+    kind.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(tid('add-engine-form')!.textContent, 'no hint for a kind the window does not know').not.toContain('e.g.');
+    type(tid('add-engine-name'), 'new');
+    type(tid('add-engine-url'), 'http://127.0.0.1:9000');
+    await settle();
+    (tid('add-engine-form') as HTMLFormElement).requestSubmit();
+    await settle();
+    expect(backend.calls.find((c) => c.method === 'addEngine')!.args[0]).toMatchObject({ name: 'new', kind: 'acme' });
+    expect(kind.value, 'the form starts over at the server\'s default').toBe('langgraph');
+  });
+
+  it('says why when the kinds cannot be read, and an engine added meanwhile is of the server\'s default kind', async () => {
+    const backend = new FakeBackend();
+    backend.failKinds = new ApiError('engine_unreachable', 'the console did not answer', null, 503);
+    const { tid } = await render(backend);
+    expect(tid('add-engine-kinds-error')!.textContent).toContain('the console did not answer');
+    const kind = tid('add-engine-kind') as HTMLSelectElement;
+    expect(kind.options.length).toBe(0);
+    expect(kind.disabled).toBe(true);
+    type(tid('add-engine-name'), 'm');
+    type(tid('add-engine-url'), 'http://127.0.0.1:4111');
+    await settle();
+    (tid('add-engine-form') as HTMLFormElement).requestSubmit();
+    await settle();
+    const sent = backend.calls.find((c) => c.method === 'addEngine')!.args[0] as Record<string, unknown>;
+    expect(sent).toMatchObject({ name: 'm', baseUrl: 'http://127.0.0.1:4111' });
+    expect('kind' in sent, 'no kind said: the server takes its default').toBe(false);
   });
 });
 

@@ -2,6 +2,7 @@
 import {
   ApiError,
   type EngineChanges,
+  type EngineKind,
   type EngineTest,
   type EngineTestResult,
   type EngineView,
@@ -48,6 +49,10 @@ export class FakeSetup extends FakeQueue {
   failAutostart: ApiError | null = null;
   /** When set, `setAutostart` waits for this promise before answering (to see the saving state). */
   autostartGate: Promise<void> | null = null;
+  /** What `engineKinds` answers: the server's registry of remote kinds, the default first. */
+  kinds: EngineKind[] = ['mastra', 'langgraph'];
+  /** When set, `engineKinds` fails with it (every time, until cleared). */
+  failKinds: ApiError | null = null;
   /** What `testEngine` answers. */
   testResult: EngineTestResult = { result: 'reachable', message: 'reachable: 2 agents', agents: 2 };
   /** When set, `testEngine` waits for it before answering. */
@@ -55,6 +60,12 @@ export class FakeSetup extends FakeQueue {
 
   /** The stored time limits; reads and writes go through JSON, like the wire. */
   expiry: ExpirySettings = { rules: [], warnBeforeSecs: 300 };
+
+  async engineKinds(): Promise<EngineKind[]> {
+    this.calls.push({ method: 'engineKinds', args: [] });
+    if (this.failKinds) throw this.failKinds;
+    return [...this.kinds];
+  }
 
   /** Answers `testResult`, or fails like the server on a base URL that is not http(s). */
   async testEngine(test: EngineTest): Promise<EngineTestResult> {
