@@ -36,6 +36,13 @@ impl Desktop {
         ipc::invoke(&self.webview, cmd, body)
     }
 
+    /// A decision command's answer, then the entry once its delivery and the run after it are over
+    /// (the core answers a decision once committed and delivers it after: issue 46).
+    fn delivered(&self, answered: Value) -> Value {
+        assert!(tauri::async_runtime::block_on(self.core.finish_deliveries(std::time::Duration::from_secs(120))));
+        self.invoke("queue_item", json!({ "id": answered["id"] })).unwrap()
+    }
+
     /// The demo agent pauses on `delete <id>`; returns the queue entry.
     fn pause(&self, text: &str) -> Value {
         let request = RunRequest {
@@ -86,7 +93,7 @@ fn queue_page_and_queue_item_show_the_paused_call_with_its_fingerprint() {
 fn approve_runs_the_tool_and_is_audited_as_a_desktop_decision() {
     let d = desktop();
     let item = d.pause("delete rec-2");
-    let after = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap();
+    let after = d.delivered(d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap());
     assert_eq!(after["state"], "delivered", "{after}");
     assert!(after["decision"]["operator"].as_str().unwrap().ends_with("(desktop)"));
     let again = d.invoke("approve", json!({ "id": item["id"], "fingerprint": item["fingerprint"] })).unwrap_err();
@@ -114,7 +121,8 @@ fn approve_with_another_fingerprint_is_refused_and_nothing_runs() {
 fn decline_with_a_reason_and_resume_with_checked_data() {
     let d = desktop();
     let item = d.pause("delete rec-4");
-    let after = d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "  wrong record  " })).unwrap();
+    let declined = d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "  wrong record  " })).unwrap();
+    let after = d.delivered(declined);
     assert_eq!(after["decision"]["reason"], "wrong record");
     assert_eq!(after["state"], "delivered");
 
@@ -123,7 +131,7 @@ fn decline_with_a_reason_and_resume_with_checked_data() {
     let err = d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": {} })).unwrap_err();
     assert_eq!(err["code"], "invalid_resume_data");
     assert_eq!(err["details"]["errors"][0]["path"], "/answer");
-    let after = d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": { "answer": "eu-west" } })).unwrap();
+    let after = d.delivered(d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": { "answer": "eu-west" } })).unwrap());
     assert_eq!(after["state"], "delivered", "{after}");
 }
 
@@ -132,7 +140,7 @@ fn queue_counts_page_tabs_and_search_work_from_the_window() {
     let d = desktop();
     let first = d.pause("delete invoice-7");
     d.pause("delete rec-8");
-    d.invoke("approve", json!({ "id": first["id"], "fingerprint": first["fingerprint"] })).unwrap();
+    d.delivered(d.invoke("approve", json!({ "id": first["id"], "fingerprint": first["fingerprint"] })).unwrap());
     let counts = d.invoke("queue_counts", json!({ "query": {} })).unwrap();
     assert_eq!(
         (counts["pending"].as_i64(), counts["decided"].as_i64(), counts["all"].as_i64(), counts["pendingTotal"].as_i64()),
@@ -152,7 +160,7 @@ fn queue_counts_page_tabs_and_search_work_from_the_window() {
 fn decision_history_and_the_audit_export_from_the_window() {
     let d = desktop();
     let item = d.pause("delete rec-9");
-    d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "=1+1" })).unwrap();
+    d.delivered(d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "=1+1" })).unwrap());
     let history = d.invoke("decision_history", json!({ "query": {} })).unwrap();
     let record = &history["items"][0];
     assert_eq!(record["decision"]["action"], "decision.decline");
@@ -234,8 +242,9 @@ fn notification_status_and_settings_round_trip() {
 fn approve_edited_runs_the_edited_arguments_bound_to_the_fingerprint_shown() {
     let d = desktop();
     let item = d.pause("delete rec-1");
-    let after =
-        d.invoke("approve_edited", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "args": { "id": "rec-7" } })).unwrap();
+    let after = d.delivered(
+        d.invoke("approve_edited", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "args": { "id": "rec-7" } })).unwrap(),
+    );
     assert_eq!(
         (after["decision"]["kind"].as_str(), &after["decision"]["outcome"]["result"]),
         (Some("edit"), &json!({ "deleted": "rec-7" })),
@@ -444,7 +453,7 @@ fn c05_an_interrupted_call_is_resolved_from_the_window() {
     tauri::async_runtime::block_on(async {
         d.core.testing().decide(&id, request).await.unwrap();
         // Claimed, then the process died while the tool ran; the next start marks it interrupted.
-        sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(d.core.testing().db().pool()).await.unwrap();
+        d.core.testing().cut_inside_tool(&id).await.unwrap();
         d.core.recover().await.unwrap();
     });
     let shown = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();

@@ -38,7 +38,11 @@ test('a paused call shows in the window with its fingerprint, is approved there,
   await click('[data-testid="approve-confirm"]');
   const result = await waitFor(() => text('[data-testid="decision-result"]'), 'the decision result');
   assert.match(result, /Approved/);
-  const after = (await api('GET', `/api/queue/${item.id}`)).body;
+  // Answered once committed, delivered just after (issue 46).
+  const after = await waitFor(async () => {
+    const it = (await api('GET', `/api/queue/${item.id}`)).body;
+    return it.state === 'decided' ? null : it;
+  }, 'the approval delivered');
   assert.equal(after.state, 'delivered', JSON.stringify(after));
   assert.match(after.decision.operator, /\(desktop\)$/, 'decided through the window');
   assert.match(JSON.stringify(after.decision.outcome), /rec-window/);
