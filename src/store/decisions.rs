@@ -1,10 +1,8 @@
 //! Decisions and their delivery state: the outbox (C5). `approvals`: the approvals a decision of a
-//! tool with a quorum waits for (the two-person rule); `record`: a decision made durable.
+//! tool with a quorum waits for (the two-person rule). A decision is made durable in a unit of work
+//! ([`super::uow::Uow::decide`]), as the decision kernel planned it (`domain::plan`).
 
 pub mod approvals;
-mod record;
-
-pub use record::{record, record_in, Counting, Recorded};
 
 use super::cells::Cells;
 use super::sql::{sql, Row, Sql};

@@ -120,7 +120,7 @@ pub async fn end_for_run(conn: &mut impl Sql, engine: &EngineId, run_id: &crate:
 
 /// Counts one use of grant `id` if it is still live at `now` (neither revoked nor expired); `false`
 /// when it is not, and nothing is written. The decision it approves is stored in the same
-/// transaction ([`crate::store::decisions::record`]), so a grant revoked while a call was being
+/// transaction (the decision kernel's unit of work, [`crate::store::uow::Uow::use_grant`]), so a grant revoked while a call was being
 /// checked against it approves nothing.
 pub async fn use_live(conn: &mut impl Sql, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
     let done = sql("UPDATE grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2")

@@ -35,6 +35,7 @@ pub mod sql;
 pub mod statements;
 pub mod stats;
 pub mod submissions;
+pub mod uow;
 pub mod writer;
 
 use crate::domain::Error;
