@@ -444,7 +444,7 @@ fn c05_an_interrupted_call_is_resolved_from_the_window() {
     tauri::async_runtime::block_on(async {
         d.core.testing().decide(&id, request).await.unwrap();
         // Claimed, then the process died while the tool ran; the next start marks it interrupted.
-        sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(d.core.testing().db().pool()).await.unwrap();
+        approval_console::store::testing::crash_while_delivering(d.core.testing().db(), None).await.unwrap();
         d.core.recover().await.unwrap();
     });
     let shown = d.invoke("queue_item", json!({ "id": item["id"] })).unwrap();

@@ -26,7 +26,7 @@ async fn interrupted(text: &str, thread: &str) -> (TestApp, Value) {
     };
     t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_delivering(t.app.testing().db(), None).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
     let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);
@@ -41,8 +41,7 @@ async fn resolve(t: &TestApp, item: &Value, body: Value) -> (StatusCode, Value) 
 
 /// The thread's stored messages: what the run's model was told, and its last answer.
 async fn thread(t: &TestApp, id: &str) -> Vec<Value> {
-    let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-    approval_console::store::memory::recent(&mut conn, id, 50).await.unwrap()
+    approval_console::store::testing::thread(t.app.testing().db(), id, 50).await.unwrap()
 }
 
 async fn waiting_runs(t: &TestApp) -> usize {

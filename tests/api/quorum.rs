@@ -369,7 +369,7 @@ async fn c08_running_an_interrupted_call_again_needs_the_quorum_anew() {
         operator_key: None,
     };
     t.app.testing().decide(&ItemId::new(item["id"].as_str().unwrap()), request).await.unwrap();
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_delivering(t.app.testing().db(), None).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
     let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;
     t.keep(tmp);

@@ -67,7 +67,7 @@ async fn c05_a_delivery_cut_by_a_crash_is_marked_interrupted_and_never_rerun() {
     let (id, request) = approve_request(&item);
     t.app.testing().decide(&id, request).await.unwrap();
     // The process claimed the decision and died while the tool ran.
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_delivering(t.app.testing().db(), None).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
     let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
@@ -140,7 +140,7 @@ async fn c05_a_run_left_running_is_put_back_before_stored_decisions_are_delivere
     let (id, request) = approve_request(&delete);
     t.app.testing().decide(&id, request).await.unwrap();
     // The process died while it was advancing the run.
-    sqlx::query("UPDATE snapshots SET state = 'running'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_running(t.app.testing().db()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
     let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;

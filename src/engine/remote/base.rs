@@ -9,7 +9,7 @@ use crate::engine::local::model::ApiKey;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
-use crate::store::{outbox, queue, Db};
+use crate::store::{outbox, queue, Db, Topology};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -74,7 +74,7 @@ pub struct Core {
 
 impl Core {
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Self {
-        let single_console = !db.shared();
+        let single_console = db.topology() == Topology::Solo;
         Self {
             id: EngineId::new(&row.name),
             kind: row.kind,
@@ -147,7 +147,7 @@ impl Core {
         let bound = store::token_ref(self.id.as_str(), &self.url);
         let entry = if *name == bound {
             bound
-        } else if *name == store::legacy_token_ref(self.id.as_str()) && !self.db.shared() {
+        } else if *name == store::legacy_token_ref(self.id.as_str()) && self.db.topology() == Topology::Solo {
             // Stored before tokens were bound to URLs, on a console of its own: only its own edits
             // changed the URL, each of which needed the token again or kept it on purpose.
             name.clone()
@@ -298,7 +298,7 @@ impl Core {
             self.full_requested.store(true, Ordering::SeqCst);
             if !taken {
                 tracing::debug!(engine = %self.id, "connected anew with the lease it held");
-            } else if self.db.shared() {
+            } else if self.db.topology() == Topology::Team {
                 tracing::info!(engine = %self.id, "this console now syncs and delivers the engine (lease taken)");
                 if let Err(e) = self.resend_cut_deliveries().await {
                     tracing::warn!(engine = %self.id, "could not take over the deliveries the last holder left: {e}");
@@ -378,7 +378,7 @@ impl Core {
         }
         // Disconnected or stopping: the lease stays in its slot, for this engine connected anew or
         // let go by the slot's owner.
-        self.lease_held.store(!self.db.shared(), Ordering::SeqCst);
+        self.lease_held.store(self.db.topology() == Topology::Solo, Ordering::SeqCst);
     }
 }
 
