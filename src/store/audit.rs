@@ -210,7 +210,10 @@ fn page(rows: &[Row], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
 /// of these queue entries that has one, by queue entry id.
-pub async fn latest_deliveries(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
+pub(in crate::store) async fn latest_deliveries(
+    conn: &mut impl Sql,
+    items: &[&str],
+) -> Result<std::collections::HashMap<String, Entry>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
@@ -233,7 +236,7 @@ pub async fn latest_deliveries(conn: &mut impl Sql, items: &[&str]) -> Result<st
 }
 
 /// The seq of the newest entry (0 for an empty log).
-pub async fn head_seq(conn: &mut impl Sql) -> Result<i64, Error> {
+pub(in crate::store) async fn head_seq(conn: &mut impl Sql) -> Result<i64, Error> {
     scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await
 }
 

@@ -45,7 +45,7 @@ pub async fn insert(conn: &mut impl Sql, s: &Submission, file_text: Option<&str>
 const COLUMNS: &str = "SELECT queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at FROM submissions";
 
 /// The submission `principal_key` made under `key`, if any.
-pub async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
+pub(in crate::store) async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
     let row = sql(format!("{COLUMNS} WHERE principal_key = $1 AND idempotency_key = $2"))
         .bind(principal_key)
         .bind(key)
@@ -55,14 +55,14 @@ pub async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Resu
 }
 
 /// The submission that queued `item`, if it was submitted.
-pub async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submission>, Error> {
+pub(in crate::store) async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submission>, Error> {
     let row = sql(format!("{COLUMNS} WHERE queue_item_id = $1")).bind(item.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// The `context` of each of these entries that was submitted with one, by entry id: with its file's
 /// text while the call waits (for the diff), without once it left the queue.
-pub async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
+pub(in crate::store) async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);

@@ -237,7 +237,8 @@ impl Console {
                     return Ok(submitted);
                 }
                 let decider = Decider::grant(grant);
-                match record::store(uow, &decider, item, grant_approval(grant, item), approvers, None, policy, issue).await {
+                let terms = record::Terms { approvers, counted: None, policy_version: policy, issue };
+                match record::store(uow, &decider, item, grant_approval(grant, item), terms).await {
                     Ok(decision) => Ok(Submitted::Queued { item: item.clone(), granted: Some(Box::new(decision)) }),
                     // Revoked or expired since it was checked: nothing of it was written.
                     Err(Error::NotFound { .. }) => {

@@ -101,7 +101,8 @@ impl Console {
                             }
                             None => None,
                         };
-                        let decision = store(uow, decider, item, r.decision, approvers, counted, r.policy_version, r.issue).await?;
+                        let terms = Terms { approvers, counted, policy_version: r.policy_version, issue: r.issue };
+                        let decision = store(uow, decider, item, r.decision, terms).await?;
                         Ok(Decided::Decision(Box::new(decision)))
                     }
                 }
@@ -132,21 +133,27 @@ async fn already_decided(uow: &mut Uow, item: &QueuedCall) -> Error {
     }
 }
 
+/// The terms a planned decision is stored with: its receipt's approvers (the plan's), the quorum it
+/// completed with every approval counted, the policy in force and the receipt's key and lifetime.
+pub(super) struct Terms<'a> {
+    pub approvers: Vec<String>,
+    pub counted: Option<(u32, Vec<Approval>)>,
+    pub policy_version: &'a str,
+    pub issue: &'a Issue,
+}
+
 /// Carries out a planned decision in `uow`: the grant's use (if the decider is a grant; `not_found`
 /// and nothing written when it is no longer live), the entry out of `pending` with the decision row
-/// and its receipt naming `approvers`, `decision.made` (listing a quorum's approvals) and
+/// and its receipt naming the plan's approvers, `decision.made` (listing a quorum's approvals) and
 /// `grant.used`. Answers the decision as stored.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn store(
     uow: &mut Uow,
     decider: &Decider,
     item: &QueuedCall,
     decision: Decision,
-    approvers: Vec<String>,
-    counted: Option<(u32, Vec<Approval>)>,
-    policy_version: &str,
-    issue: &Issue,
+    terms: Terms<'_>,
 ) -> Result<Decision, Error> {
+    let Terms { approvers, counted, policy_version, issue } = terms;
     if let Some(grant) = decider.grant_id() {
         if !uow.use_grant(grant, decision.decided_at).await? {
             return Err(Error::not_found(format!("live grant {grant}")));
