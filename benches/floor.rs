@@ -153,7 +153,9 @@ async fn store_costs(rounds: usize) -> [(f64, f64); 2] {
     use sqlx::Row;
     let dir = tempfile::tempdir().unwrap();
     let db = approval_console::store::Db::open(dir.path()).await.unwrap();
-    let pool = db.pool();
+    // sqlx's own pool on the file the store made (the store's pool is its own).
+    let file = dir.path().join("approval-console.db");
+    let pool = &sqlx::any::AnyPoolOptions::new().max_connections(8).connect(&format!("sqlite://{}", file.display())).await.unwrap();
     sqlx::query("CREATE TABLE bench_rows (k TEXT PRIMARY KEY, v TEXT NOT NULL, n INTEGER NOT NULL)").execute(pool).await.unwrap();
     for k in 0..1000 {
         sqlx::query("INSERT INTO bench_rows (k, v, n) VALUES ($1, $2, 0)")

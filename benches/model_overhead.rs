@@ -80,7 +80,7 @@ async fn cycles(agent: Agent, n: usize) -> (f64, Duration) {
         one_cycle(&app, WARM_UP + i).await;
     }
     let took = started.elapsed();
-    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.testing().db().pool()).await.unwrap();
+    let left = approval_console::store::testing::count(app.testing().db(), "SELECT COUNT(*) FROM snapshots").await.unwrap();
     assert_eq!(left, 0, "every run finished");
     app.testing().close().await;
     (n as f64 / took.as_secs_f64(), took / n as u32)

@@ -88,7 +88,7 @@ async fn main() {
 
     // Baseline file size of an empty, migrated database.
     let empty = tempfile::tempdir().unwrap();
-    Db::open(empty.path()).await.unwrap().pool().close().await;
+    Db::open(empty.path()).await.unwrap().close().await;
     let empty_size = std::fs::metadata(empty.path().join("approval-console.db")).unwrap().len();
 
     let rate = fill(dir, n).await;

@@ -174,10 +174,15 @@ const ONE_PLACE: &[(&str, &[&str])] = &[
     // One function records decisions: the decision kernel (`console::decide`). The store's writers
     // of decisions and resolutions are called from it alone, and only it makes a grant's approval of
     // a submitted call; a decider named at will exists for the tests' hook alone.
-    ("decisions::record(", &["src/console/decide/mod.rs"]),
-    ("decisions::record_in(", &["src/store/decisions/record.rs", "src/store/submissions.rs"]),
-    ("GrantApproval {", &["src/console/decide/mod.rs", "src/store/submissions.rs"]),
-    ("submissions::submit(", &["src/console/decide/mod.rs"]),
+    // The decision is planned (`domain::plan`) and carried out in the store's unit of work by the
+    // kernel alone: its writes of decisions and approvals, and the submission a grant approves.
+    ("uow.decide(", &["src/console/decide/record.rs"]),
+    ("uow.add_approval(", &["src/console/decide/record.rs"]),
+    ("uow.use_grant(", &["src/console/decide/record.rs"]),
+    ("uow.submit(", &["src/console/decide/mod.rs"]),
+    ("submissions::submit_in(", &["src/store/uow.rs"]),
+    // The store's named fixtures are for tests and benchmarks: no module of the crate uses them.
+    ("store::testing", &[]),
     ("record_run_again(", &["src/console/resolve.rs", "src/store/resolutions.rs"]),
     ("engine.settle(", &["src/console/resolve.rs"]),
     ("Decider::named(", &["src/app/testing.rs"]),
@@ -494,35 +499,136 @@ fn no_source_file_is_over_500_lines() {
     assert!(long.is_empty(), "files over {MAX_LINES} lines (split them into modules):\n{}", long.join("\n"));
 }
 
-/// The store is the boundary: code above it asks for operations (`decisions::record`,
-/// `outbox::claim`, `runs::suspend` …), never for a connection or a transaction (`Db::pool`,
-/// `Db::begin_write`), so what one operation writes is one transaction the store owns. Also in
-/// the desktop shell.
+/// Whether a line of code names the store's connections or transactions (`Db::pool`,
+/// `Db::begin_write`), comments aside.
+fn opens_a_connection(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.contains("pool()") || code.contains("::pool(") || code.contains("begin_write(")
+}
+
+/// The store is the boundary: code above it asks for operations (`outbox::claim`, `runs::suspend`,
+/// a unit of work `Db::write` …), never for a connection or a transaction (`Db::pool`,
+/// `Db::begin_write`, the store's own), so what one operation writes is one transaction the store
+/// owns. Also in the desktop shell, and in the tests and benchmarks, which have the store's named
+/// fixtures (`store::testing`) instead.
 #[test]
 fn code_above_the_store_opens_no_connections() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![];
-    sources(&root.join("src"), &mut files);
-    sources(&root.join("src-tauri/src"), &mut files);
-    assert!(files.len() > 150, "the walk read the sources ({} files)", files.len());
+    for dir in ["src", "src-tauri/src", "src-tauri/tests", "tests", "benches"] {
+        sources(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 250, "the walk read the sources, tests and benchmarks ({} files)", files.len());
     let mut wrong = vec![];
     for file in &files {
         let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/store/") || rel == "src/store.rs" {
+        if rel.starts_with("src/store/") || rel == "src/store.rs" || rel == "tests/layers.rs" {
             continue;
         }
         let text = std::fs::read_to_string(file).unwrap();
         for (i, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if code.contains(".pool()") || code.contains(".begin_write()") {
+            if opens_a_connection(line) {
                 wrong.push(format!("{rel}:{}: {}", i + 1, line.trim()));
             }
         }
     }
-    assert!(wrong.is_empty(), "ask the store for an operation instead of a connection:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "ask the store for an operation (or a test for a fixture of store::testing) instead of a connection:\n{}",
+        wrong.join("\n")
+    );
 }
 
-/// Team mode is a capability of the store (`Db::shared`): no code above the store tells the
+#[test]
+fn the_connection_checker_sees_a_pool_and_a_transaction_in_code_only() {
+    assert!(opens_a_connection("let mut tx = db.begin_write().await?;"));
+    assert!(opens_a_connection("sqlx::query(q).execute(t.app.testing().db().pool())"));
+    assert!(opens_a_connection("let pool = Db::pool(&db);"));
+    assert!(!opens_a_connection("// db.pool() is the store's own"));
+    assert!(!opens_a_connection("store::testing::crash_while_delivering(db, None)"));
+}
+
+/// Whether the text of a file (comments aside) names the decision planner (`domain::plan`), by
+/// its path or in a `use crate::domain::{…}` group.
+fn names_the_planner(text: &str) -> bool {
+    let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join(" ");
+    if code.contains("domain::plan") {
+        return true;
+    }
+    code.match_indices("domain::{").any(|(i, m)| {
+        let group = &code[i + m.len()..];
+        let group = &group[..group.find('}').unwrap_or(group.len())];
+        group.split([',', ' ', '\n']).any(|name| name == "plan" || name.starts_with("plan::"))
+    })
+}
+
+/// The store executes, it does not decide (issue 46): the decision planner's rules (quorum, one
+/// person once, who asked, risk, the receipt's terms) are `domain::plan`'s, applied by the
+/// decision kernel above the store; no file of the store names them.
+#[test]
+fn the_store_never_imports_the_decision_planner() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src/store"), &mut files);
+    assert!(files.len() > 30, "the walk read the store ({} files)", files.len());
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|f| names_the_planner(&std::fs::read_to_string(f).unwrap()))
+        .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    assert!(wrong.is_empty(), "the store names the decision planner (the kernel plans, the store executes):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_planner_checker_sees_a_path_and_a_use_group() {
+    assert!(names_the_planner("use crate::domain::plan::{self, Plan};"));
+    assert!(names_the_planner("use crate::domain::{Approval, plan, Error};"));
+    assert!(names_the_planner("let p = crate::domain::plan::plan(&input);"));
+    assert!(!names_the_planner("use crate::domain::{Approval, Error}; // domain::plan decides"));
+    assert!(!names_the_planner("let planned = store::uow::Uow::decide;"));
+}
+
+/// Whether a line of code asks the database whether it is shared (`Db::shared`, a boolean; team
+/// mode is the value `Db::topology`).
+fn asks_shared(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.contains("db.shared()") || code.contains("db().shared()") || code.contains("Db::shared(")
+}
+
+/// Team mode is a value (`store::Topology::Solo | Team`, read once as the database opens), matched
+/// above the store: no code above the store asks the database a boolean `shared()`.
+#[test]
+fn team_mode_is_a_value_not_a_question_asked_above_the_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    sources(&root.join("src"), &mut files);
+    sources(&root.join("src-tauri/src"), &mut files);
+    let mut wrong = vec![];
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("src/store/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if asks_shared(line) {
+                wrong.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(files.len() > 150, "the walk read the sources ({})", files.len());
+    assert!(wrong.is_empty(), "team mode asked as a boolean above the store (match on Db::topology):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_team_checker_sees_a_question_in_code_only() {
+    assert!(asks_shared("if self.db.shared() {"));
+    assert!(asks_shared("let team = app.console.db().shared();"));
+    assert!(!asks_shared("// self.db.shared() was a boolean"));
+    assert!(!asks_shared("if self.db.topology() == Topology::Team {"));
+}
+
+/// Team mode is a capability of the store (`Db::topology`): no code above the store tells the
 /// databases apart by their dialect.
 #[test]
 fn only_the_store_tells_the_databases_apart() {
@@ -545,5 +651,5 @@ fn only_the_store_tells_the_databases_apart() {
         }
     }
     assert!(files.len() > 100, "the walk found the sources ({})", files.len());
-    assert!(wrong.is_empty(), "the dialect asked above the store (ask Db::shared):\n{}", wrong.join("\n"));
+    assert!(wrong.is_empty(), "the dialect asked above the store (match on Db::topology):\n{}", wrong.join("\n"));
 }

@@ -2,7 +2,7 @@
 //! is the process's, and sqlx reports a SQLite statement on its connection's own thread, so only a
 //! process-wide subscriber with no other test beside it hears exactly one test's statements.
 
-use approval_console::store::{sql, statements, Db};
+use approval_console::store::{statements, Db};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::Layer;
 
@@ -18,11 +18,8 @@ async fn each_statement_is_counted_once_whatever_the_log_prints() {
     // The first round opens the pool's connections (their PRAGMAs count too); the second runs on them.
     for round in ["first", "second"] {
         let (before, direct_before) = (statements::count(), statements::direct());
-        let mut tx = db.begin_write().await.unwrap();
-        sql::sql("INSERT INTO settings (key, value, updated_at) VALUES ($1, '{}', 'now')").bind(round).execute(&mut tx).await.unwrap();
-        tx.commit().await.unwrap();
-        let read: Option<String> =
-            sqlx::query_scalar("SELECT value FROM settings WHERE key = $1").bind(round).fetch_optional(db.pool()).await.unwrap();
+        approval_console::store::testing::put_setting(&db, round).await.unwrap();
+        let read = approval_console::store::testing::setting_text(&db, round).await.unwrap();
         assert_eq!(read.as_deref(), Some("{}"));
         let counted = statements::count() - before;
         if round == "second" {

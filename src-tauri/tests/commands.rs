@@ -121,7 +121,8 @@ fn approve_with_another_fingerprint_is_refused_and_nothing_runs() {
 fn decline_with_a_reason_and_resume_with_checked_data() {
     let d = desktop();
     let item = d.pause("delete rec-4");
-    let declined = d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "  wrong record  " })).unwrap();
+    let declined =
+        d.invoke("decline", json!({ "id": item["id"], "fingerprint": item["fingerprint"], "reason": "  wrong record  " })).unwrap();
     let after = d.delivered(declined);
     assert_eq!(after["decision"]["reason"], "wrong record");
     assert_eq!(after["state"], "delivered");
@@ -131,7 +132,9 @@ fn decline_with_a_reason_and_resume_with_checked_data() {
     let err = d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": {} })).unwrap_err();
     assert_eq!(err["code"], "invalid_resume_data");
     assert_eq!(err["details"]["errors"][0]["path"], "/answer");
-    let after = d.delivered(d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": { "answer": "eu-west" } })).unwrap());
+    let after = d.delivered(
+        d.invoke("resume", json!({ "id": ask["id"], "fingerprint": ask["fingerprint"], "data": { "answer": "eu-west" } })).unwrap(),
+    );
     assert_eq!(after["state"], "delivered", "{after}");
 }
 

@@ -37,7 +37,7 @@ use crate::domain::{grade, Actor, Cx, EngineId, Error, Principal, RunId, Verdict
 use crate::engine::local::{agent::Agent, demo, LocalEngine, RunRequest};
 use crate::engine::{ChunkSink, Engine};
 use crate::notify::{Notifications, Notifier};
-use crate::store::{Db, Location};
+use crate::store::{Db, Location, Topology};
 pub use lock::ServeLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,7 +81,7 @@ impl std::ops::Deref for App {
 /// (made once: user, host and 4 random hex digits; edit it to rename before the first run), so each
 /// console resumes and delivers only its own runs, also after a restart.
 pub fn local_engine_id(db: &Db) -> Result<EngineId, Error> {
-    if !db.shared() {
+    if db.topology() == Topology::Solo {
         return Ok(EngineId::local());
     }
     let file = db.data_dir().join("instance");

@@ -187,7 +187,7 @@ impl Console {
         let this = self.clone();
         // Team mode: a decision another console hands over to this one comes with a notification,
         // which wakes the worker at once instead of at its next tick.
-        let team = self.db.shared();
+        let team = self.db.topology() == crate::store::Topology::Team;
         tokio::spawn(async move {
             loop {
                 match this.deliver_due().await {
@@ -211,7 +211,7 @@ impl Console {
     pub async fn deliver_due(&self) -> Result<usize, Error> {
         // Team mode: only the calls of engines this console delivers (its local engine, the remote
         // engines whose lease it holds); the others' wait for their own console.
-        let mine: Option<Vec<String>> = self.db.shared().then(|| {
+        let mine: Option<Vec<String>> = (self.db.topology() == crate::store::Topology::Team).then(|| {
             self.engines.read().expect("engines lock").values().filter(|e| e.delivers_here()).map(|e| e.id().to_string()).collect()
         });
         let due = outbox::due(&self.db, OUTBOX_GRACE, mine.as_deref()).await?;

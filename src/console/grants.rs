@@ -177,7 +177,7 @@ impl Console {
     /// The live grant that would approve `call` if it were queued now ([`Console::grant_for`]), and
     /// only if such an approval passes the checks of any decision on it (its arguments can be bound by
     /// its fingerprint, its engine takes an approval of it): a submitted call is queued with it
-    /// ([`crate::store::submissions::submit`]), which checks again that it covers the call as queued.
+    /// ([`Console::submit`]), which checks again that it covers the call as queued.
     /// `context`: what the call's source sends with it (its working directory, MCP annotations).
     pub async fn grant_for_new(&self, call: &PausedCall, context: Option<&serde_json::Value>) -> Result<Option<Grant>, Error> {
         if approve_block(call).is_some() || !self.engine(&call.engine)?.allowed(call).contains(&DecisionKind::Approve) {

@@ -21,7 +21,7 @@ pub use decide::{Ask, Binding, Decided, Decider, How, StepUps, Target};
 
 use crate::domain::{EngineId, Error, ItemId};
 use crate::engine::Engine;
-use crate::store::{queue, Db};
+use crate::store::{queue, Db, Topology};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -93,7 +93,7 @@ impl Console {
             return Ok(engine);
         }
         // Team mode: another console's local engine, known from its calls in the shared queue.
-        if self.db.shared() && crate::engine::kinds::local_instance(id.as_str()).is_some() {
+        if self.db.topology() == Topology::Team && crate::engine::kinds::local_instance(id.as_str()).is_some() {
             let peer: Arc<dyn Engine> = Arc::new(crate::engine::local::peer::Peer::new(id.clone(), self.db.clone()));
             self.engines.write().expect("engines lock").insert(id.clone(), peer.clone());
             return Ok(peer);

@@ -12,7 +12,7 @@ use crate::engine::remote::http::parse_base_url;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow};
 use crate::store::lease::LeaseSlot;
-use crate::store::Db;
+use crate::store::{Db, Topology};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -319,7 +319,7 @@ impl Remotes {
         }
         let mut held = None;
         let mut candidates = vec![store::token_ref(name, &current.base_url)];
-        if !self.db.shared() {
+        if self.db.topology() == Topology::Solo {
             candidates.push(store::legacy_token_ref(name));
         }
         for entry in &candidates {

@@ -15,7 +15,7 @@ use crate::engine::{ChunkSink, Engine};
 use crate::store::engines::{EngineRow, HealthReport};
 use crate::store::feed::Events;
 use crate::store::lease::{Lease, LeaseSlot};
-use crate::store::{outbox, queue, Db};
+use crate::store::{outbox, queue, Db, Topology};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ impl RemoteEngine {
     /// The engine for a configured row, its adapter of the row's kind. Talks to nobody yet.
     pub fn new(db: Db, events: Events, row: &EngineRow) -> Result<Self, Error> {
         let kind = kinds::remote(row.kind)?;
-        let single_console = !db.shared();
+        let single_console = db.topology() == Topology::Solo;
         let link = Arc::new(Link::new(db, events, row));
         let adapter = (kind.connect)(link.clone(), row)?;
         Ok(Self(Arc::new(Supervised {
@@ -141,7 +141,7 @@ impl Supervised {
             };
         }
         let held = lease.is_some();
-        if held && taken && self.link.db.shared() && !self.lease_held.load(Ordering::SeqCst) {
+        if held && taken && self.link.db.topology() == Topology::Team && !self.lease_held.load(Ordering::SeqCst) {
             // Before this console says it delivers the engine: until then none of the engine's
             // deliveries is its own (they are handed over), so every one left `delivering` is the
             // last holder's — afterwards, one this console just claimed would be taken for cut too.
@@ -226,7 +226,7 @@ impl Supervised {
         }
         // Disconnected or stopping: the lease stays in its slot, for this engine connected anew or
         // let go by the slot's owner.
-        self.lease_held.store(!self.link.db.shared(), Ordering::SeqCst);
+        self.lease_held.store(self.link.db.topology() == Topology::Solo, Ordering::SeqCst);
     }
 }
 

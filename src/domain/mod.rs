@@ -13,6 +13,7 @@ mod ids;
 pub mod json;
 pub mod lookalike;
 pub mod ops;
+pub mod plan;
 pub mod principal;
 pub mod reach;
 pub mod reason;

@@ -47,6 +47,45 @@ impl<'a> Record<'a> {
     }
 }
 
+/// An entry a unit of work collected ([`super::uow::Uow::audit`]): appended, in order, when the unit
+/// of work ends, in its transaction.
+#[derive(Clone, Debug)]
+pub(crate) struct Collected {
+    actor: String,
+    action: crate::domain::audit::AuditAction,
+    queue_item_id: Option<String>,
+    tool_name: Option<String>,
+    fingerprint: Option<String>,
+    details: Value,
+}
+
+impl Record<'_> {
+    /// This entry, kept until its unit of work ends.
+    pub(crate) fn collect(self) -> Collected {
+        Collected {
+            actor: self.actor.to_owned(),
+            action: self.action,
+            queue_item_id: self.queue_item_id.map(str::to_owned),
+            tool_name: self.tool_name.map(str::to_owned),
+            fingerprint: self.fingerprint.map(str::to_owned),
+            details: self.details,
+        }
+    }
+}
+
+impl Collected {
+    pub(crate) fn record(&self) -> Record<'_> {
+        Record {
+            actor: &self.actor,
+            action: self.action,
+            queue_item_id: self.queue_item_id.as_deref(),
+            tool_name: self.tool_name.as_deref(),
+            fingerprint: self.fingerprint.as_deref(),
+            details: self.details.clone(),
+        }
+    }
+}
+
 /// A stored entry.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -171,7 +210,10 @@ fn page(rows: &[Row], limit: i64) -> Result<(Vec<Entry>, Option<i64>), Error> {
 
 /// The newest delivery entry (`delivery.*`: delivered, failed, deferred, retry, interrupted) of each
 /// of these queue entries that has one, by queue entry id.
-pub async fn latest_deliveries(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Entry>, Error> {
+pub(in crate::store) async fn latest_deliveries(
+    conn: &mut impl Sql,
+    items: &[&str],
+) -> Result<std::collections::HashMap<String, Entry>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
@@ -194,7 +236,7 @@ pub async fn latest_deliveries(conn: &mut impl Sql, items: &[&str]) -> Result<st
 }
 
 /// The seq of the newest entry (0 for an empty log).
-pub async fn head_seq(conn: &mut impl Sql) -> Result<i64, Error> {
+pub(in crate::store) async fn head_seq(conn: &mut impl Sql) -> Result<i64, Error> {
     scalar("SELECT COALESCE(MAX(seq), 0) FROM audit_log").fetch_one(&mut *conn).await
 }
 

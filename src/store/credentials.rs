@@ -104,7 +104,7 @@ pub async fn live(conn: &mut impl Sql) -> Result<Vec<Credential>, Error> {
 }
 
 /// The live credential whose secret hashes to `secret_hash`, with when it was last used.
-pub async fn by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<Credential>, Error> {
+pub(in crate::store) async fn by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<Credential>, Error> {
     let row = sql(format!("SELECT {COLUMNS} FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL"))
         .bind(secret_hash)
         .fetch_optional(&mut *conn)
@@ -114,7 +114,7 @@ pub async fn by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<Cr
 
 /// The credential, live or revoked, whose secret hashes to `secret_hash`: its name, role and whether
 /// it was revoked.
-pub async fn ever_by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
+pub(in crate::store) async fn ever_by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Option<(String, String, bool)>, Error> {
     let row = sql("SELECT name, role, revoked_at FROM credentials WHERE secret_hash = $1 ORDER BY created_at DESC LIMIT 1")
         .bind(secret_hash)
         .fetch_optional(&mut *conn)
@@ -123,7 +123,7 @@ pub async fn ever_by_hash(conn: &mut impl Sql, secret_hash: &str) -> Result<Opti
 }
 
 /// The live credential `name`.
-pub async fn by_name(conn: &mut impl Sql, name: &str) -> Result<Option<Credential>, Error> {
+pub(in crate::store) async fn by_name(conn: &mut impl Sql, name: &str) -> Result<Option<Credential>, Error> {
     let row = sql(format!("SELECT {COLUMNS} FROM credentials WHERE name = $1 AND revoked_at IS NULL"))
         .bind(name)
         .fetch_optional(&mut *conn)
@@ -236,10 +236,4 @@ pub async fn find_ever_by_hash(db: &Db, secret_hash: &str) -> Result<Option<(Str
 pub async fn find_by_name(db: &Db, name: &str) -> Result<Option<Credential>, Error> {
     let mut conn = db.pool().acquire().await?;
     by_name(&mut conn, name).await
-}
-
-/// Whether the principal keys `a` and `b` stand for one person (see [`person_of`]), read on one connection.
-pub async fn same_person(db: &Db, a: &str, b: &str) -> Result<bool, Error> {
-    let mut conn = db.pool().acquire().await?;
-    Ok(person_of(&mut conn, a).await? == person_of(&mut conn, b).await?)
 }

@@ -25,7 +25,7 @@ pub struct Cutoff<'a> {
 
 /// Pending calls past a cutoff of their tool's limit (unless snoozed), or whose snoozed deadline is
 /// at or before `snoozed_cutoff`; at most `limit`, oldest first.
-pub async fn pending_past(
+pub(in crate::store) async fn pending_past(
     conn: &mut impl Sql,
     cutoffs: &[Cutoff<'_>],
     named: &[String],
@@ -99,7 +99,7 @@ pub async fn stored_of(db: &Db, ids: &[ItemId]) -> Result<Vec<Stored>, Error> {
 }
 
 /// Notes that this call can never expire, and why; the expiry worker leaves it alone from now on.
-pub async fn mark_never(conn: &mut impl Sql, id: &ItemId, reason: &str) -> Result<(), Error> {
+pub(in crate::store) async fn mark_never(conn: &mut impl Sql, id: &ItemId, reason: &str) -> Result<(), Error> {
     sql("INSERT INTO deadlines (queue_item_id, never_reason) VALUES ($1, $2)
          ON CONFLICT (queue_item_id) DO UPDATE SET never_reason = excluded.never_reason")
     .bind(id.as_str())
@@ -121,7 +121,7 @@ pub async fn snooze(conn: &mut impl Sql, id: &ItemId, until: DateTime<Utc>) -> R
 }
 
 /// Notes that the call's "about to expire" warning went out.
-pub async fn mark_warned(conn: &mut impl Sql, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
+pub(in crate::store) async fn mark_warned(conn: &mut impl Sql, id: &ItemId, at: DateTime<Utc>) -> Result<(), Error> {
     sql("INSERT INTO deadlines (queue_item_id, expires_at, warned_at) VALUES ($1, NULL, $2)
          ON CONFLICT (queue_item_id) DO UPDATE SET warned_at = excluded.warned_at")
     .bind(id.as_str())

@@ -1,10 +1,8 @@
 //! Decisions and their delivery state: the outbox (C5). `approvals`: the approvals a decision of a
-//! tool with a quorum waits for (the two-person rule); `record`: a decision made durable.
+//! tool with a quorum waits for (the two-person rule). A decision is made durable in a unit of work
+//! ([`super::uow::Uow::decide`]), as the decision kernel planned it (`domain::plan`).
 
 pub mod approvals;
-mod record;
-
-pub use record::{record, record_in, Counting, Recorded};
 
 use super::cells::Cells;
 use super::sql::{sql, Row, Sql};
@@ -113,7 +111,7 @@ fn decisions_from_rows(rows: &[Row]) -> Result<Vec<Decision>, Error> {
 }
 
 /// Decisions in a delivery state, oldest first.
-pub async fn with_delivery(conn: &mut impl Sql, delivery: Delivery) -> Result<Vec<Decision>, Error> {
+pub(in crate::store) async fn with_delivery(conn: &mut impl Sql, delivery: Delivery) -> Result<Vec<Decision>, Error> {
     let rows = sql(format!("SELECT {D_COLUMNS} FROM decisions d WHERE d.delivery = $1 ORDER BY d.decided_at"))
         .bind(delivery_str(delivery))
         .fetch_all(&mut *conn)
@@ -186,7 +184,7 @@ pub async fn defer(
 /// A delivery cut short (its console stopped while sending it) back to the outbox, due now, with its
 /// audit entry (`delivery.retry`, saying `why`): for engines that refuse to act twice on one call,
 /// whose call is re-read before it is sent again. False (nothing written) if it was not `delivering`.
-pub async fn retry_cut(conn: &mut super::writer::WriteTx, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
+pub(in crate::store) async fn retry_cut(conn: &mut super::writer::WriteTx, d: &Decision, tool: &str, why: &str) -> Result<bool, Error> {
     if !defer(conn, &d.id, why, now()).await? {
         return Ok(false);
     }
@@ -251,7 +249,7 @@ pub async fn due(conn: &mut impl Sql, grace: chrono::Duration, engines: Option<&
 
 /// Decisions of the calls of one run of `engine` that are `delivering` (claimed, or held by an
 /// engine that sends several together), with each call's tool call id.
-pub async fn delivering_of_run(conn: &mut impl Sql, engine: &str, run_id: &str) -> Result<Vec<(Decision, String)>, Error> {
+pub(in crate::store) async fn delivering_of_run(conn: &mut impl Sql, engine: &str, run_id: &str) -> Result<Vec<(Decision, String)>, Error> {
     let rows = sql(format!(
         "SELECT {D_COLUMNS}, q.tool_call_id FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'delivering' AND q.engine = $1 AND q.run_id = $2 ORDER BY d.decided_at"
@@ -266,7 +264,7 @@ pub async fn delivering_of_run(conn: &mut impl Sql, engine: &str, run_id: &str) 
 
 /// Decisions of `engine`'s calls left `delivering` (claimed by a console that then stopped): with
 /// their tool name, oldest first.
-pub async fn delivering_of_engine(conn: &mut impl Sql, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
+pub(in crate::store) async fn delivering_of_engine(conn: &mut impl Sql, engine: &str) -> Result<Vec<(Decision, String)>, Error> {
     let rows = sql(format!(
         "SELECT {D_COLUMNS}, q.tool_name FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id
          WHERE d.delivery = 'delivering' AND q.engine = $1 ORDER BY d.decided_at"

@@ -209,7 +209,7 @@ pub async fn delete(conn: &mut impl Sql, name: &str) -> Result<bool, Error> {
 }
 
 /// Stores an engine's health (called when it changes, not on every poll).
-pub async fn set_health(conn: &mut impl Sql, name: &str, health: &HealthReport) -> Result<(), Error> {
+pub(in crate::store) async fn set_health(conn: &mut impl Sql, name: &str, health: &HealthReport) -> Result<(), Error> {
     sql("UPDATE engines SET health = $1, last_error = $2, last_error_at = $3, last_ok_at = $4 WHERE name = $5")
         .bind(health.state.as_str())
         .bind(health.last_error.as_deref())
@@ -222,7 +222,13 @@ pub async fn set_health(conn: &mut impl Sql, name: &str, health: &HealthReport) 
 }
 
 /// Remembers what an engine said about one of its agents' tools.
-pub async fn put_tool(conn: &mut impl Sql, engine: &str, agent_id: &str, tool_name: &str, body: &Value) -> Result<(), Error> {
+pub(in crate::store) async fn put_tool(
+    conn: &mut impl Sql,
+    engine: &str,
+    agent_id: &str,
+    tool_name: &str,
+    body: &Value,
+) -> Result<(), Error> {
     sql("INSERT INTO remote_tools (engine, agent_id, tool_name, body, seen_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (engine, agent_id, tool_name) DO UPDATE SET body = excluded.body, seen_at = excluded.seen_at
          WHERE remote_tools.body <> excluded.body")

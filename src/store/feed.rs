@@ -198,7 +198,7 @@ async fn read_since(db: &Db, last: i64) -> Result<Vec<(Option<String>, Option<St
 
 /// Team mode: wakes the outbox workers of every console when the transaction commits (a decision
 /// handed over to the console that delivers it). Nothing on SQLite.
-pub async fn notify_outboxes(conn: &mut impl super::sql::Sql) -> Result<(), crate::domain::Error> {
+pub(in crate::store) async fn notify_outboxes(conn: &mut impl super::sql::Sql) -> Result<(), crate::domain::Error> {
     if conn.dialect() == super::Dialect::Postgres {
         super::sql::sql("SELECT 1 FROM pg_notify($1, 'outbox')").bind(CHANNEL).execute(&mut *conn).await?;
     }

@@ -83,13 +83,18 @@ const LIVE_FOR: &str =
 
 /// Grants of `tool` at `engine` neither revoked nor expired at `now`, shadow grants left out (they
 /// approve nothing).
-pub async fn live_for(conn: &mut impl Sql, tool: &str, engine: &EngineId, now: DateTime<Utc>) -> Result<Vec<Grant>, Error> {
+pub(in crate::store) async fn live_for(
+    conn: &mut impl Sql,
+    tool: &str,
+    engine: &EngineId,
+    now: DateTime<Utc>,
+) -> Result<Vec<Grant>, Error> {
     let rows = sql(format!("{COLUMNS}{LIVE_FOR}")).bind(tool).bind(engine.as_str()).bind(ts(now)).fetch_all(&mut *conn).await?;
     rows.iter().map(from_row).collect()
 }
 
 /// The tool names with a live grant.
-pub async fn live_tools(conn: &mut impl Sql, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
+pub(in crate::store) async fn live_tools(conn: &mut impl Sql, now: DateTime<Utc>) -> Result<Vec<String>, Error> {
     scalar("SELECT DISTINCT tool_name FROM grants WHERE revoked_at IS NULL AND expires_at > $1 AND shadow = 0")
         .bind(ts(now))
         .fetch_all(&mut *conn)
@@ -108,7 +113,12 @@ pub async fn revoke(conn: &mut impl Sql, id: &GrantId, by: &str, at: DateTime<Ut
 }
 
 /// Ends the live grants scoped to a run that ended (revoked by `console (run ended)`); how many.
-pub async fn end_for_run(conn: &mut impl Sql, engine: &EngineId, run_id: &crate::domain::RunId, at: DateTime<Utc>) -> Result<u64, Error> {
+pub(in crate::store) async fn end_for_run(
+    conn: &mut impl Sql,
+    engine: &EngineId,
+    run_id: &crate::domain::RunId,
+    at: DateTime<Utc>,
+) -> Result<u64, Error> {
     let done = sql("UPDATE grants SET revoked_at = $1, revoked_by = 'console (run ended)' WHERE scope = 'run' AND engine = $2 AND run_id = $3 AND revoked_at IS NULL")
         .bind(ts(at))
         .bind(engine.as_str())
@@ -120,9 +130,9 @@ pub async fn end_for_run(conn: &mut impl Sql, engine: &EngineId, run_id: &crate:
 
 /// Counts one use of grant `id` if it is still live at `now` (neither revoked nor expired); `false`
 /// when it is not, and nothing is written. The decision it approves is stored in the same
-/// transaction ([`crate::store::decisions::record`]), so a grant revoked while a call was being
+/// transaction (the decision kernel's unit of work, [`crate::store::uow::Uow::use_grant`]), so a grant revoked while a call was being
 /// checked against it approves nothing.
-pub async fn use_live(conn: &mut impl Sql, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
+pub(in crate::store) async fn use_live(conn: &mut impl Sql, id: &GrantId, now: DateTime<Utc>) -> Result<bool, Error> {
     let done = sql("UPDATE grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2")
         .bind(id.as_str())
         .bind(ts(now))
@@ -133,7 +143,7 @@ pub async fn use_live(conn: &mut impl Sql, id: &GrantId, now: DateTime<Utc>) -> 
 
 /// Pending approval calls of `tool` after queue position `after_seq`, oldest first, at most `limit`,
 /// with their positions (a sweep pages through them all).
-pub async fn pending_of_tool(
+pub(in crate::store) async fn pending_of_tool(
     conn: &mut impl Sql,
     tool: &str,
     after_seq: i64,

@@ -8,7 +8,12 @@ use serde_json::Value;
 
 /// Makes sure a thread exists and belongs to `resource_id`; a thread of another resource is refused
 /// (one user's conversation is never continued under another's name).
-pub async fn ensure_thread(conn: &mut impl Sql, thread_id: &str, resource_id: &str, agent_id: &AgentId) -> Result<(), Error> {
+pub(in crate::store) async fn ensure_thread(
+    conn: &mut impl Sql,
+    thread_id: &str,
+    resource_id: &str,
+    agent_id: &AgentId,
+) -> Result<(), Error> {
     let at = ts(now());
     sql("INSERT INTO threads (id, resource_id, agent_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING")
         .bind(thread_id)

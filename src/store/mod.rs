@@ -35,6 +35,9 @@ pub mod sql;
 pub mod statements;
 pub mod stats;
 pub mod submissions;
+#[doc(hidden)]
+pub mod testing;
+pub mod uow;
 pub mod writer;
 
 use crate::domain::Error;
@@ -115,6 +118,18 @@ impl Dialect {
     }
 }
 
+/// Who else uses this console's database, fixed when it is opened ([`Db::topology`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// One console on its own SQLite file: its local engine is `local`, it delivers every call.
+    Solo,
+    /// Team mode: a database several consoles may share (PostgreSQL). Each console runs its own
+    /// local engine (`local@<instance>`) and delivers only its own and its leased engines' calls,
+    /// another console's decisions are handed over by notification, remote engines are synced by
+    /// the lease holder, and the engines table changes under this console.
+    Team,
+}
+
 /// A cheap-to-clone handle on the database (one count: handlers clone it per request).
 #[derive(Clone, Debug)]
 pub struct Db(std::sync::Arc<Parts>);
@@ -125,6 +140,7 @@ pub struct Db(std::sync::Arc<Parts>);
 pub struct Parts {
     pool: AnyPool,
     location: Location,
+    topology: Topology,
     data_dir: PathBuf,
     writer: writer::Writer,
     settings: std::sync::Arc<settings::Cache>,
@@ -189,10 +205,16 @@ impl Db {
             Location::Sqlite(path) => Some(std::sync::Arc::new(lite::Readers::open(path)?)),
             Location::Postgres(_) => None,
         };
-        Ok(Self(std::sync::Arc::new(Parts { pool, location, data_dir: data_dir.to_owned(), writer, settings, readers })))
+        let topology = match location {
+            Location::Sqlite(_) => Topology::Solo,
+            Location::Postgres(_) => Topology::Team,
+        };
+        Ok(Self(std::sync::Arc::new(Parts { pool, location, topology, data_dir: data_dir.to_owned(), writer, settings, readers })))
     }
 
-    pub fn pool(&self) -> &AnyPool {
+    /// The connections of this process's reads: the store's own (tests and benchmarks have
+    /// [`testing`]'s named fixtures).
+    pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
     }
 
@@ -217,13 +239,10 @@ impl Db {
         &self.location
     }
 
-    /// Team mode: a database several consoles may share (PostgreSQL). Then each console runs its own
-    /// local engine (`local@<instance>`) and delivers only its own and its leased engines' calls,
-    /// another console's decisions are handed over by notification, remote engines are synced by
-    /// the lease holder, and the engines table changes under this console. Code above the store asks
-    /// this, never the dialect.
-    pub fn shared(&self) -> bool {
-        self.dialect() == Dialect::Postgres
+    /// Whether this console is alone on its database or one of a team ([`Topology`]), as the
+    /// database was opened. Code above the store matches on this, never on the dialect.
+    pub fn topology(&self) -> Topology {
+        self.topology
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -243,7 +262,7 @@ impl Db {
     /// through here — a write on another connection would wait on the database's lock instead. On
     /// SQLite the batch transaction is `BEGIN IMMEDIATE`, so another process's writer waits on the
     /// busy timeout instead of failing at commit; on PostgreSQL it takes [`PG_WRITE_LOCK`] first.
-    pub async fn begin_write(&self) -> Result<writer::WriteTx, Error> {
+    pub(crate) async fn begin_write(&self) -> Result<writer::WriteTx, Error> {
         self.writer.begin().await
     }
 

@@ -9,15 +9,17 @@ mod read;
 mod row;
 mod sync;
 
-pub use listing::{count_by_state, list, Filter, Page, Search};
+pub(in crate::store) use listing::count_by_state;
+pub use listing::{list, Filter, Page, Search};
 pub use ops::{
     end_pending, engine_counts, entry, ids_with_prefix, page, pending_call, pending_entries, pending_total, previous_of, run_call,
     tab_counts, tool_names, RunCall,
 };
 pub(crate) use read::pending_of_run_lite;
-pub use read::{
-    count_pending, counts_by_engine, find_pending, get, ids_starting_with, live_state, pending_of_engine, pending_of_run, previous_decided,
+pub(in crate::store) use read::{
+    count_pending, counts_by_engine, find_pending, live_state, pending_of_engine, pending_of_run, previous_decided,
 };
+pub use read::{get, ids_starting_with};
 pub(crate) use row::{kind_str, state_str, EXPIRED};
 pub use sync::{apply_sync, plan_sync, SyncChanges, SyncPlan, Synced};
 
@@ -89,7 +91,7 @@ pub async fn pause(
 /// A call that changed at its engine queued again as it is now: a new pending entry with its own
 /// fingerprint, audited `call.paused` on the new one and `call.changed` on the old entry (before and
 /// after, and `why` when given), in the caller's transaction. The old entry is the caller's to end.
-pub async fn requeue_changed(
+pub(in crate::store) async fn requeue_changed(
     conn: &mut WriteTx,
     actor: &str,
     old: &crate::domain::QueuedCall,
@@ -104,7 +106,7 @@ pub async fn requeue_changed(
 }
 
 /// Moves an entry from `from` to `to`; returns false (and changes nothing) if it was not in `from`.
-pub async fn transition(conn: &mut impl Sql, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
+pub(in crate::store) async fn transition(conn: &mut impl Sql, id: &ItemId, from: ItemState, to: ItemState) -> Result<bool, Error> {
     let done = sql("UPDATE queue_items SET state = $1, updated_at = $2 WHERE id = $3 AND state = $4")
         .bind(state_str(to))
         .bind(ts(now()))
@@ -116,7 +118,7 @@ pub async fn transition(conn: &mut impl Sql, id: &ItemId, from: ItemState, to: I
 }
 
 /// Marks every pending entry of a run as `gone` (the run ended without them being decided).
-pub async fn retire_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
+pub(in crate::store) async fn retire_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<ItemId>, Error> {
     let rows =
         sql("UPDATE queue_items SET state = 'gone', updated_at = $1 WHERE engine = $2 AND run_id = $3 AND state = 'pending' RETURNING id")
             .bind(ts(now()))

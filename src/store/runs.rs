@@ -9,15 +9,6 @@ use crate::domain::audit::{PauseOrigin, RunFailed, ToolInterrupted};
 use crate::domain::{AgentId, Decision, EngineId, Error, ItemId, PausedCall, QueuedCall, RunId};
 use serde_json::Value;
 
-/// What a delivery leaves for its run's next transaction to write ([`outbox::record`]): the run went
-/// on at once, and the outcome commits with its next pause, step or end.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Unsaved {
-    pub decision: Decision,
-    pub item: QueuedCall,
-    pub outcome: Value,
-}
-
 /// A suspended run's snapshot as [`suspend`] writes it.
 #[derive(Clone, Copy, Debug)]
 pub struct Suspended<'a> {
@@ -28,14 +19,6 @@ pub struct Suspended<'a> {
     pub resource_id: Option<&'a str>,
     /// The engine's run state.
     pub body: &'a str,
-}
-
-/// Writes the outcome a delivery left (if any) in `conn`, the run's next transaction.
-async fn write_unsaved(conn: &mut super::writer::WriteTx, unsaved: Option<&Unsaved>) -> Result<(), Error> {
-    if let Some(u) = unsaved {
-        outbox::record(conn, &u.decision, &u.item, &u.outcome, None).await?;
-    }
-    Ok(())
 }
 
 /// Claims a run id a client chose for a run `engine` starts, first writer wins across every console
@@ -130,16 +113,10 @@ pub async fn recall(db: &Db, thread_id: &str, resource_id: &str, agent_id: &Agen
 }
 
 /// Writes a run's snapshot as `suspended` and queues its newly paused calls, in one transaction:
-/// first the outcome `unsaved` holds (taken once the transaction is open), then the snapshot, then
-/// each call of `pauses` with its `call.paused` entry, in order. Answers the entries queued.
-pub async fn suspend(
-    db: &Db,
-    run: Suspended<'_>,
-    unsaved: &mut Option<Box<Unsaved>>,
-    pauses: Vec<(PausedCall, PauseOrigin<'_>)>,
-) -> Result<Vec<QueuedCall>, Error> {
+/// the snapshot, then each call of `pauses` with its `call.paused` entry, in order. Answers the
+/// entries queued.
+pub async fn suspend(db: &Db, run: Suspended<'_>, pauses: Vec<(PausedCall, PauseOrigin<'_>)>) -> Result<Vec<QueuedCall>, Error> {
     let mut tx = db.begin_write().await?;
-    write_unsaved(&mut tx, unsaved.take().as_deref()).await?;
     snapshots::save_suspended(&mut tx, run.engine, run.run_id, run.agent_id, run.thread_id, run.resource_id, run.body).await?;
     let mut added = Vec::new();
     for (paused, origin) in pauses {
@@ -149,11 +126,10 @@ pub async fn suspend(
     Ok(added)
 }
 
-/// Writes a run's step as it stands, in one transaction: the outcome `unsaved` holds (taken once the
-/// transaction is open), the snapshot's body, and the run claimed for advancing (`running`).
-pub async fn save_step(db: &Db, unsaved: &mut Option<Box<Unsaved>>, run_id: &RunId, body: &str) -> Result<(), Error> {
+/// Writes a run's step as it stands, in one transaction: the snapshot's body, and the run claimed
+/// for advancing (`running`).
+pub async fn save_step(db: &Db, run_id: &RunId, body: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
-    write_unsaved(&mut tx, unsaved.take().as_deref()).await?;
     snapshots::update_body(&mut tx, run_id, body).await?;
     snapshots::claim_running(&mut tx, run_id).await?;
     tx.commit().await
@@ -163,14 +139,6 @@ pub async fn save_step(db: &Db, unsaved: &mut Option<Box<Unsaved>>, run_id: &Run
 pub async fn save(db: &Db, run_id: &RunId, body: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
     snapshots::update_body(&mut tx, run_id, body).await?;
-    tx.commit().await
-}
-
-/// Writes the outcome a delivery left unsaved ([`outbox::record`]) in a transaction of its own: its
-/// run stopped without writing it.
-pub async fn save_outcome(db: &Db, unsaved: &Unsaved) -> Result<(), Error> {
-    let mut tx = db.begin_write().await?;
-    write_unsaved(&mut tx, Some(unsaved)).await?;
     tx.commit().await
 }
 
@@ -193,18 +161,10 @@ pub async fn record_cut_short(
     tx.commit().await
 }
 
-/// Ends a run in one transaction: the outcome a delivery left (if any), `remember`'s messages added
-/// to its thread, its snapshot and its sub-agents' gone (S11), its entries still pending retired, and
+/// Ends a run in one transaction: `remember`'s messages added to its thread, its snapshot and its sub-agents' gone (S11), its entries still pending retired, and
 /// its grants for "this run" ended (a later run reusing the id is another run).
-pub async fn end(
-    db: &Db,
-    engine: &EngineId,
-    run_id: &RunId,
-    remember: Option<(&str, &[Value])>,
-    unsaved: Option<&Unsaved>,
-) -> Result<(), Error> {
+pub async fn end(db: &Db, engine: &EngineId, run_id: &RunId, remember: Option<(&str, &[Value])>) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
-    write_unsaved(&mut tx, unsaved).await?;
     if let Some((thread, messages)) = remember {
         memory::append(&mut tx, thread, run_id, messages).await?;
     }

@@ -227,7 +227,7 @@ impl Cache {
     }
 
     /// The change feed could not be read: nothing is kept until it is read again.
-    pub fn unheard(&self) {
+    pub(in crate::store) fn unheard(&self) {
         let mut kept = self.lock();
         kept.watched = false;
         kept.epoch = None;
@@ -253,16 +253,6 @@ pub async fn save<T: Document>(db: &Db, doc: &T, by: &str) -> Result<(), Error> 
     doc.check()?;
     let mut tx = db.begin_write().await?;
     change(&mut tx, doc, by).await?;
-    committed(db, tx.commit().await)
-}
-
-/// Checks and stores two documents in one transaction: both or neither, each audited.
-pub async fn save_both<A: Document, B: Document>(db: &Db, a: &A, b: &B, by: &str) -> Result<(), Error> {
-    a.check()?;
-    b.check()?;
-    let mut tx = db.begin_write().await?;
-    change(&mut tx, a, by).await?;
-    change(&mut tx, b, by).await?;
     committed(db, tx.commit().await)
 }
 

@@ -29,7 +29,7 @@ impl Stored {
 /// Writes the snapshot of a run as `suspended`, replacing an earlier one of the same engine. A
 /// snapshot of that run id by another engine (another console's local engine) is never overwritten:
 /// `run_exists`, and nothing changes.
-pub async fn save_suspended(
+pub(in crate::store) async fn save_suspended(
     conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
@@ -90,13 +90,13 @@ pub(super) fn claimed_lite(conn: &rusqlite::Connection, run_id: &RunId) -> Resul
 }
 
 /// At start-up: drops the claims `engine` left (a process that stopped mid-start).
-pub async fn release_all(conn: &mut impl Sql, engine: &EngineId) -> Result<(), Error> {
+pub(in crate::store) async fn release_all(conn: &mut impl Sql, engine: &EngineId) -> Result<(), Error> {
     sql("DELETE FROM run_claims WHERE engine = $1").bind(engine.as_str()).execute(&mut *conn).await?;
     Ok(())
 }
 
 /// Updates the body of a suspended snapshot in place (a decided call's result recorded).
-pub async fn update_body(conn: &mut impl Sql, run_id: &RunId, body: &str) -> Result<(), Error> {
+pub(in crate::store) async fn update_body(conn: &mut impl Sql, run_id: &RunId, body: &str) -> Result<(), Error> {
     sql("UPDATE snapshots SET body = $1, updated_at = $2 WHERE run_id = $3")
         .bind(body)
         .bind(ts(now()))
@@ -107,7 +107,7 @@ pub async fn update_body(conn: &mut impl Sql, run_id: &RunId, body: &str) -> Res
 }
 
 /// Claims a suspended run for advancing (`suspended → running`); false if it was not suspended.
-pub async fn claim_running(conn: &mut impl Sql, run_id: &RunId) -> Result<bool, Error> {
+pub(in crate::store) async fn claim_running(conn: &mut impl Sql, run_id: &RunId) -> Result<bool, Error> {
     let done = sql("UPDATE snapshots SET state = 'running', updated_at = $1 WHERE run_id = $2 AND state = 'suspended'")
         .bind(ts(now()))
         .bind(run_id.as_str())
@@ -123,7 +123,7 @@ pub async fn delete(conn: &mut impl Sql, run_id: &RunId) -> Result<(), Error> {
 }
 
 /// Removes a run's snapshot and those of its sub-agents' runs (`<run>/…`, S13).
-pub async fn delete_tree(conn: &mut impl Sql, run_id: &RunId) -> Result<(), Error> {
+pub(in crate::store) async fn delete_tree(conn: &mut impl Sql, run_id: &RunId) -> Result<(), Error> {
     let children = format!("{}/%", run_id.as_str().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     sql("DELETE FROM snapshots WHERE run_id = $1 OR run_id LIKE $2 ESCAPE '\\'")
         .bind(run_id.as_str())

@@ -99,7 +99,7 @@ pub fn scalar<T: Cell>(text: impl Into<std::borrow::Cow<'static, str>>) -> Typed
 }
 
 /// A statement whose rows are read as a tuple of their first columns.
-pub fn tuple<T: FromCells>(text: impl Into<std::borrow::Cow<'static, str>>) -> Typed<T> {
+pub(in crate::store) fn tuple<T: FromCells>(text: impl Into<std::borrow::Cow<'static, str>>) -> Typed<T> {
     Typed { query: sql(text), decoded: PhantomData }
 }
 
@@ -130,7 +130,7 @@ impl Query {
         Ok(conn.run(self, true).await?.1)
     }
 
-    pub async fn fetch_optional(self, conn: &mut impl Sql) -> Result<Option<Row>, Error> {
+    pub(in crate::store) async fn fetch_optional(self, conn: &mut impl Sql) -> Result<Option<Row>, Error> {
         Ok(self.fetch_all(conn).await?.into_iter().next())
     }
 
@@ -156,7 +156,7 @@ impl<T: FromCells> Typed<T> {
         self.query.fetch_all(conn).await?.iter().map(T::from_cells).collect()
     }
 
-    pub async fn fetch_optional(self, conn: &mut impl Sql) -> Result<Option<T>, Error> {
+    pub(in crate::store) async fn fetch_optional(self, conn: &mut impl Sql) -> Result<Option<T>, Error> {
         self.query.fetch_optional(conn).await?.as_ref().map(T::from_cells).transpose()
     }
 
@@ -273,7 +273,7 @@ impl<S: Sql> Sql for &mut S {
 }
 
 /// Runs `query` through sqlx.
-pub async fn any_run(conn: &mut AnyConnection, query: Query, rows: bool) -> Result<(u64, Vec<Row>), Error> {
+pub(in crate::store) async fn any_run(conn: &mut AnyConnection, query: Query, rows: bool) -> Result<(u64, Vec<Row>), Error> {
     use sqlx::{Column, Row as _, ValueRef};
     let mut q = sqlx::query::<Any>(&query.text);
     for arg in query.args {
@@ -320,7 +320,7 @@ pub async fn any_run(conn: &mut AnyConnection, query: Query, rows: bool) -> Resu
 }
 
 /// Runs `query` on a rusqlite connection, in the calling thread; one statement counted.
-pub fn lite_run(conn: &rusqlite::Connection, query: &Query, rows: bool) -> Result<(u64, Vec<Row>), Error> {
+pub(in crate::store) fn lite_run(conn: &rusqlite::Connection, query: &Query, rows: bool) -> Result<(u64, Vec<Row>), Error> {
     use super::lite::error;
     use rusqlite::types::ValueRef;
     super::statements::ran(1);

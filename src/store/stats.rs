@@ -139,7 +139,11 @@ pub struct PendingChanges {
 /// at `until` (pending, or ended after it); those waiting at `since` follow from the changes in
 /// between. A decision stamped before its call paused (the clocks of two consoles apart) is counted
 /// when it is stamped, so in an hour that ends between the two such a call is one too few.
-pub async fn pending_changes(conn: &mut AnyConnection, since: DateTime<Utc>, until: DateTime<Utc>) -> Result<PendingChanges, Error> {
+pub(in crate::store) async fn pending_changes(
+    conn: &mut AnyConnection,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<PendingChanges, Error> {
     let at_until: i64 = sqlx::query_scalar(&format!(
         "SELECT (SELECT COUNT(*) FROM queue_items WHERE state = 'pending' AND paused_at <= $1)
              + (SELECT COUNT(*) FROM decisions d JOIN queue_items q ON q.id = d.queue_item_id WHERE d.decided_at > $1 AND q.paused_at <= $1)

@@ -3,11 +3,10 @@
 //! context by [`crate::domain::context::seal`]) is kept only while the call waits: a trigger empties
 //! it as the call leaves `pending`, whoever decides it (migrations `…_submission_file_text.sql`).
 
-use super::decisions::{self, Recorded};
 use super::sql::{sql, Row, Sql};
+use super::writer::WriteTx;
 use super::{parse_json, queue, ts, Db};
 use crate::domain::audit::PauseOrigin;
-use crate::domain::grant::Grant;
 use crate::domain::{Decision, Error, ItemId, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -46,7 +45,7 @@ pub async fn insert(conn: &mut impl Sql, s: &Submission, file_text: Option<&str>
 const COLUMNS: &str = "SELECT queue_item_id, principal_key, idempotency_key, request_hash, context, submitted_at FROM submissions";
 
 /// The submission `principal_key` made under `key`, if any.
-pub async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
+pub(in crate::store) async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Result<Option<Submission>, Error> {
     let row = sql(format!("{COLUMNS} WHERE principal_key = $1 AND idempotency_key = $2"))
         .bind(principal_key)
         .bind(key)
@@ -56,14 +55,14 @@ pub async fn by_key(conn: &mut impl Sql, principal_key: &str, key: &str) -> Resu
 }
 
 /// The submission that queued `item`, if it was submitted.
-pub async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submission>, Error> {
+pub(in crate::store) async fn of_item(conn: &mut impl Sql, item: &ItemId) -> Result<Option<Submission>, Error> {
     let row = sql(format!("{COLUMNS} WHERE queue_item_id = $1")).bind(item.as_str()).fetch_optional(&mut *conn).await?;
     row.as_ref().map(from_row).transpose()
 }
 
 /// The `context` of each of these entries that was submitted with one, by entry id: with its file's
 /// text while the call waits (for the diff), without once it left the queue.
-pub async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
+pub(in crate::store) async fn contexts_of(conn: &mut impl Sql, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
     let mut out = std::collections::HashMap::new();
     if items.is_empty() {
         return Ok(out);
@@ -97,7 +96,7 @@ fn from_row(r: &Row) -> Result<Submission, Error> {
     })
 }
 
-/// A call to submit under an idempotency key (see [`submit`]).
+/// A call to submit under an idempotency key (see [`submit_in`]).
 pub struct NewSubmission<'a> {
     /// `Principal::key()` of the credential that submits it.
     pub principal_key: &'a str,
@@ -110,23 +109,12 @@ pub struct NewSubmission<'a> {
     pub file_text: Option<&'a str>,
 }
 
-/// A grant that covers a call about to be submitted, and the approval it makes of it (see [`submit`]).
-pub struct GrantApproval<'a> {
-    pub grant: &'a Grant,
-    /// The approval the grant makes of the call, once it is queued (its id, its time).
-    pub approve: fn(&Grant, &QueuedCall) -> Decision,
-    /// The version of the policy in force when the grant was checked.
-    pub policy_version: &'a str,
-    /// The receipt's key and lifetime.
-    pub issue: &'a crate::domain::receipt::Issue,
-}
-
-/// What [`submit`] did.
+/// What [`submit_in`] did.
 #[derive(Debug)]
 pub enum Submitted {
-    /// Queued now as this entry: the call, its audit entry and its submission committed together —
-    /// with the grant's approval (`granted`, claimed for delivery) when one was given and still
-    /// covered the call, live, at the commit.
+    /// Queued now as this entry: the call, its audit entry and its submission, written together —
+    /// with the approval of a grant that covered the call (`granted`, claimed for delivery) when the
+    /// unit of work that queued it stored one ([`super::uow::Uow`]).
     Queued { item: Box<QueuedCall>, granted: Option<Box<Decision>> },
     /// The key found the call an earlier request (the same one) queued: read in the transaction,
     /// answered after its commit (so it is durable when the agent hears of it).
@@ -135,34 +123,27 @@ pub enum Submitted {
     KeyReused(ItemId),
 }
 
-/// Queues `call` (audited by `actor`) with its submission `s` in one transaction, or finds what an earlier request with `s`'s key queued.
-///
-/// With `grant`, the grant's approval of the call is stored in the same transaction
-/// ([`decisions::record_in`]: the decision, its audit entry, the grant's counted and audited use) if
-/// the grant covers the call as queued and is still live: one commit for a call a grant approves.
-/// Otherwise the call is queued pending, as without.
-pub async fn submit(
-    db: &Db,
+/// Queues `call` (audited by `actor`) with its submission `s` in the transaction `tx`, or finds what
+/// an earlier request with `s`'s key queued (`granted` is `None`: the caller adds a grant's approval).
+pub(crate) async fn submit_in(
+    tx: &mut WriteTx,
     actor: &str,
     call: &PausedCall,
     origin: PauseOrigin<'_>,
     s: &NewSubmission<'_>,
-    grant: Option<GrantApproval<'_>>,
 ) -> Result<Submitted, Error> {
-    let mut tx = db.begin_write().await?;
-    if let Some(earlier) = by_key(&mut tx, s.principal_key, s.idempotency_key).await? {
+    if let Some(earlier) = by_key(&mut *tx, s.principal_key, s.idempotency_key).await? {
         if earlier.request_hash != s.request_hash {
             return Ok(Submitted::KeyReused(earlier.item));
         }
         // Read in this transaction: the first request's call may be in the same batch, not
         // committed yet.
-        let entry = queue::get(&mut tx, &earlier.item).await?.ok_or_else(|| Error::not_found(format!("queue item {}", earlier.item)))?;
-        tx.commit().await?;
+        let entry = queue::get(&mut *tx, &earlier.item).await?.ok_or_else(|| Error::not_found(format!("queue item {}", earlier.item)))?;
         return Ok(Submitted::Earlier(Box::new(entry)));
     }
-    let item = queue::pause(&mut tx, actor, call, origin).await?;
+    let item = queue::pause(tx, actor, call, origin).await?;
     let stored = insert(
-        &mut tx,
+        &mut *tx,
         &Submission {
             item: item.id.clone(),
             principal_key: s.principal_key.to_owned(),
@@ -178,24 +159,7 @@ pub async fn submit(
     if !stored {
         return Err(Error::StorageBusy);
     }
-    let granted = match grant {
-        Some(g) if g.grant.covers(&item) => {
-            let decision = (g.approve)(g.grant, &item);
-            match decisions::record_in(&mut tx, &item, &decision, None, Some(&g.grant.id), g.policy_version, g.issue).await {
-                Ok(Recorded::Decision { receipt }) => Some(Box::new(Decision { receipt: Some(receipt), ..decision })),
-                Ok(Recorded::Approval { .. }) => return Err(Error::Storage("a grant's approval was counted towards a quorum".into())),
-                // Revoked or expired since it was checked: nothing of it was written.
-                Err(Error::NotFound { .. }) => {
-                    tracing::info!(item = %item.id, grant = %g.grant.id, "grant not used: no longer live");
-                    None
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        _ => None,
-    };
-    tx.commit().await?;
-    Ok(Submitted::Queued { item: Box::new(item), granted })
+    Ok(Submitted::Queued { item: Box::new(item), granted: None })
 }
 
 /// The submission that queued `item`, if it was submitted (see [`of_item`]).

@@ -23,14 +23,7 @@ async fn verify(t: &TestApp) -> Value {
 
 /// Tampering needs the append-only triggers out of the way, as an attacker with the file would.
 async fn tamper(t: &TestApp, sql: &str) {
-    let pool = t.app.testing().db().pool();
-    if on_postgres() {
-        sqlx::query("ALTER TABLE audit_log DISABLE TRIGGER USER").execute(pool).await.unwrap();
-    } else {
-        sqlx::query("DROP TRIGGER audit_log_no_update").execute(pool).await.unwrap();
-        sqlx::query("DROP TRIGGER audit_log_no_delete").execute(pool).await.unwrap();
-    }
-    sqlx::raw_sql(sql).execute(pool).await.unwrap();
+    approval_console::store::testing::tamper_with_audit(t.app.testing().db(), sql).await.unwrap();
 }
 
 #[tokio::test]
@@ -67,9 +60,9 @@ async fn c06_every_decision_is_recorded_with_who_what_and_the_outcome() {
 #[tokio::test]
 async fn c06_the_log_refuses_updates_and_deletes() {
     let t = app_with_history().await;
-    let pool = t.app.testing().db().pool();
-    assert!(sqlx::query("UPDATE audit_log SET actor = 'x' WHERE seq = 1").execute(pool).await.is_err());
-    assert!(sqlx::query("DELETE FROM audit_log WHERE seq = 1").execute(pool).await.is_err());
+    let db = t.app.testing().db();
+    assert!(approval_console::store::testing::edit_audit(db, "UPDATE audit_log SET actor = 'x' WHERE seq = 1").await.is_err());
+    assert!(approval_console::store::testing::edit_audit(db, "DELETE FROM audit_log WHERE seq = 1").await.is_err());
     assert_eq!(verify(&t).await["ok"], true);
 }
 

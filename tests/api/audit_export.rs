@@ -20,11 +20,11 @@ async fn app_with_history() -> TestApp {
 
 /// Appends an entry as the console would, with fields chosen by the test.
 async fn append(t: &TestApp, actor: &str, tool: &str) {
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
     let (run, agent) = (approval_console::domain::RunId::new("run-1"), approval_console::domain::AgentId::new("-1"));
     let details = approval_console::domain::audit::RunFailed { run_id: &run, agent_id: &agent, step: 0, code: "-1", error: "-1".into() };
-    audit::append(&mut tx, audit::Record::of(actor, None, &details).with_tool(tool)).await.unwrap();
-    tx.commit().await.unwrap();
+    approval_console::store::testing::append_audit(t.app.testing().db(), audit::Record::of(actor, None, &details).with_tool(tool))
+        .await
+        .unwrap();
 }
 
 async fn export(t: &TestApp, format: &str) -> (reqwest::header::HeaderMap, String) {

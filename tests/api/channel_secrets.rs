@@ -135,13 +135,7 @@ async fn a_stored_document_naming_a_secret_file_still_loads_and_its_channel_repo
     .await;
     assert!(first["lastError"].as_str().unwrap().contains("no secret set for channel ops-room"), "{first}");
     // Its last attempt now, rather than after the backoff's two minutes.
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
-    approval_console::store::sql::sql("UPDATE reach_outbox SET attempts = 7, next_attempt_at = due_at WHERE queue_item_id = $1")
-        .bind(id.as_str())
-        .execute(&mut tx)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    approval_console::store::testing::make_reach_due(t.app.testing().db(), &approval_console::domain::ItemId::new(&id), 7).await.unwrap();
     let failed = wait::until(Duration::from_secs(30), || async {
         let (_, log) = t.get("/api/audit?limit=50").await;
         log["entries"]

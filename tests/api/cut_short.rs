@@ -96,12 +96,7 @@ fn steps(_: &Counters) -> Vec<Agent> {
 }
 
 async fn snapshot(t: &TestApp, run: &str) -> Option<(String, Value)> {
-    let row: Option<(String, String)> = sqlx::query_as("SELECT state, body FROM snapshots WHERE run_id = $1")
-        .bind(run)
-        .fetch_optional(t.app.testing().db().pool())
-        .await
-        .unwrap();
-    row.map(|(state, body)| (state, serde_json::from_str(&body).unwrap()))
+    approval_console::store::testing::snapshot(t.app.testing().db(), run).await.unwrap()
 }
 
 #[tokio::test]
@@ -142,25 +137,16 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     let (dir, tmp, counters) = t.stop().await;
     {
         let db = approval_console::store::Db::open_at(&dir, test_database(&dir).await).await.unwrap();
-        sqlx::query(
-            "INSERT INTO snapshots (run_id, agent_id, thread_id, resource_id, state, body, created_at, updated_at, engine)
-             VALUES ('run-cut', 'steps', 'th-cut', 'user-1', 'running', $1, '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z', $2)",
-        )
-        .bind(at_crash.to_string())
-        .bind(engine.as_str())
-        .execute(db.pool())
-        .await
-        .unwrap();
-        sqlx::query("DELETE FROM messages WHERE thread_id = 'th-cut'").execute(db.pool()).await.unwrap();
+        approval_console::store::testing::restore_snapshot(&db, "run-cut", "steps", "th-cut", "running", &at_crash, engine.as_str())
+            .await
+            .unwrap();
     }
     let mut t = TestApp::builder().dir(&dir).counters(counters).agents(steps).spawn().await;
     t.keep(tmp);
     // The next start continued the run without running `notify` again, and told the model so.
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1, "never run twice");
     assert!(snapshot(&t, "run-cut").await.is_none(), "the recovered run finished");
-    let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-    let messages = approval_console::store::memory::recent(&mut conn, "th-cut", 20).await.unwrap();
-    drop(conn);
+    let messages = approval_console::store::testing::thread(t.app.testing().db(), "th-cut", 20).await.unwrap();
     let told = messages.iter().find(|m| m["toolName"] == "notify").unwrap_or_else(|| panic!("{messages:?}"));
     assert!(
         told["content"].as_str().unwrap().contains("cut short") && told["content"].as_str().unwrap().contains("not run again"),

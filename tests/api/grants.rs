@@ -112,11 +112,12 @@ async fn a_run_grant_does_not_reach_other_runs_and_revoked_or_expired_grants_app
     assert_eq!(uses, 0, "{listed}");
 
     let (_, wide) = grant(&t, &other_run, "engine", json!([])).await;
-    sqlx::query("UPDATE grants SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE id = $1")
-        .bind(wide["id"].as_str().unwrap())
-        .execute(t.app.testing().db().pool())
-        .await
-        .unwrap();
+    approval_console::store::testing::expire_grant(
+        t.app.testing().db(),
+        &approval_console::domain::GrantId::new(wide["id"].as_str().unwrap()),
+    )
+    .await
+    .unwrap();
     assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 0, "expired: nothing approved");
     assert_eq!(state_of(&t, &other_run).await, "pending");
     // Expired after the worker found it live: nothing stored either.

@@ -389,7 +389,7 @@ impl TestApp {
 
     /// Rows of a SQL count on the app's database.
     pub async fn count(&self, sql: &str) -> i64 {
-        sqlx::query_scalar(sql).fetch_one(self.app.testing().db().pool()).await.unwrap()
+        approval_console::store::testing::count(self.app.testing().db(), sql).await.unwrap()
     }
 }
 

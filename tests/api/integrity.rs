@@ -5,7 +5,6 @@
 use crate::helpers::*;
 use approval_console::domain::{AgentId, Error, Fingerprint, ItemState, PausedCall};
 use approval_console::engine::local::agent::{Agent, Message, Model, ModelTurn, ProposedCall, Tool, ToolOutput, ToolSpec};
-use approval_console::store::queue;
 use async_trait::async_trait;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -189,17 +188,12 @@ async fn a_decision_on_an_entry_replaced_because_its_arguments_changed_names_the
     let mut changed: PausedCall = entry.queued.call.clone();
     changed.args = json!({ "id": "rec-999" });
     changed.fingerprint = Fingerprint::of(&changed.tool_name, &changed.args).unwrap();
-    {
-        let mut tx = t.app.testing().db().begin_write().await.unwrap();
-        assert!(queue::transition(&mut tx, &entry.queued.id, ItemState::Pending, ItemState::Gone).await.unwrap());
-        queue::insert_pending(&mut tx, &changed).await.unwrap();
-        tx.commit().await.unwrap();
-    }
+    approval_console::store::testing::replace_call(t.app.testing().db(), &entry.queued.id, &changed).await.unwrap();
     let (status, body) = t.approve(&old).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{body}");
     assert_eq!(body["details"], json!({ "expected": old["fingerprint"], "actual": changed.fingerprint }), "both are shown");
     // Once nothing waits in its place, a gone entry is simply no longer pending.
-    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE state = 'pending'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::set_states(t.app.testing().db(), ItemState::Pending, ItemState::Gone).await.unwrap();
     let (status, body) = t.approve(&old).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("already_decided")), "{body}");
     assert_eq!(t.counters.deletes(), 0);
@@ -211,12 +205,11 @@ async fn a_call_the_engine_lost_is_not_found_and_stays_pending() {
     let answer = t.generate("delete rec-1").await;
     let item = t.pending().await.remove(0);
     // The run's snapshot no longer holds the call as paused (another process advanced it).
-    let advance = if on_postgres() {
-        r#"UPDATE snapshots SET body = jsonb_set(jsonb_set(body::jsonb, '{calls,0,status}', '"done"'), '{calls,0,result}', '"x"')::text WHERE run_id = $1"#
-    } else {
-        "UPDATE snapshots SET body = json_set(body, '$.calls[0].status', 'done', '$.calls[0].result', 'x') WHERE run_id = $1"
-    };
-    sqlx::query(advance).bind(answer["runId"].as_str().unwrap()).execute(t.app.testing().db().pool()).await.unwrap();
+    let (db, run) = (t.app.testing().db(), answer["runId"].as_str().unwrap());
+    let (_, mut body) = approval_console::store::testing::snapshot(db, run).await.unwrap().expect("the run is stored");
+    body["calls"][0]["status"] = json!("done");
+    body["calls"][0]["result"] = json!("x");
+    approval_console::store::testing::set_snapshot_body(db, run, &body).await.unwrap();
     let (status, body) = t.approve(&item).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{body}");
     assert!(body["message"].as_str().unwrap().contains("no longer paused"), "{body}");

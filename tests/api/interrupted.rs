@@ -43,8 +43,7 @@ async fn resolve(t: &TestApp, item: &Value, body: Value) -> (StatusCode, Value) 
 
 /// The thread's stored messages: what the run's model was told, and its last answer.
 async fn thread(t: &TestApp, id: &str) -> Vec<Value> {
-    let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-    approval_console::store::memory::recent(&mut conn, id, 50).await.unwrap()
+    approval_console::store::testing::thread(t.app.testing().db(), id, 50).await.unwrap()
 }
 
 async fn waiting_runs(t: &TestApp) -> usize {

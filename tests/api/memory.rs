@@ -17,8 +17,7 @@ async fn a_thread_keeps_its_messages_and_the_next_run_starts_from_them() {
     assert_eq!(stored, 4, "user, assistant tool call, tool result, final answer");
 
     t.generate_with(on_thread("delete rec-2", "t-mem", "user-1")).await;
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots").fetch_one(t.app.testing().db().pool()).await.unwrap();
-    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let body = approval_console::store::testing::snapshot_bodies(t.app.testing().db()).await.unwrap().remove(0);
     assert_eq!(body["history"], 4);
     let text = body["messages"].to_string();
     assert!(text.contains("lookup rec-1") && text.contains("delete rec-2"), "{text}");

@@ -6,7 +6,6 @@ use crate::helpers::*;
 use approval_console::domain::{AgentId, CallKind, DecisionKind, Delivery, EngineId, Error, Fingerprint, PausedCall, RunId, ToolCallId};
 use approval_console::engine::send::Checked;
 use approval_console::engine::{ChunkSink, Engine};
-use approval_console::store::{decisions, outbox, queue};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -43,9 +42,7 @@ impl Engine for Down {
             return Err(Error::Unreachable("connection refused".into()));
         }
         let outcome = json!({ "status": "delivered" });
-        let mut tx = self.db.begin_write().await?;
-        outbox::record(&mut tx, &checked.own().decision, &checked.own().item, &outcome, None).await?;
-        tx.commit().await?;
+        approval_console::store::testing::record_delivery(&self.db, &checked.own().decision, &checked.own().item, &outcome).await?;
         Ok(outcome)
     }
 }
@@ -83,9 +80,7 @@ async fn queue_call(t: &TestApp, n: usize) -> (approval_console::domain::ItemId,
         requested_by: None,
         pause_reason: None,
     };
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
-    let item = queue::insert_pending(&mut tx, &call).await.unwrap();
-    tx.commit().await.unwrap();
+    let item = approval_console::store::testing::insert_pending(t.app.testing().db(), std::slice::from_ref(&call)).await.unwrap().remove(0);
     (item.id, call.fingerprint)
 }
 
@@ -103,16 +98,10 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
     assert!(!status.is_server_error(), "{status} {body}");
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "delivered at once, and refused");
-    let waiting = {
-        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-        decisions::with_delivery(&mut conn, Delivery::Pending).await.unwrap()
-    };
+    let waiting = approval_console::store::testing::decisions_in(t.app.testing().db(), Delivery::Pending).await.unwrap();
     assert_eq!(waiting.len(), 1, "the decision waits in the outbox");
     let decision = &waiting[0];
-    let first = {
-        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-        decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
-    };
+    let first = approval_console::store::testing::attempts(t.app.testing().db(), &decision.id).await.unwrap().unwrap();
     assert_eq!(first.attempts, 1);
     assert_eq!(first.last_error.as_deref(), Some("connection refused"));
     let next = first.next_attempt_at.expect("a time for the next attempt");
@@ -124,20 +113,13 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     let again = chrono::Utc::now();
     let answer = t.app.testing().deliver(decision).await;
     assert!(matches!(answer, Err(Error::Unreachable(_))), "{answer:?}");
-    let second = {
-        let mut conn = t.app.testing().db().pool().acquire().await.unwrap();
-        decisions::attempts(&mut conn, &decision.id).await.unwrap().unwrap()
-    };
+    let second = approval_console::store::testing::attempts(t.app.testing().db(), &decision.id).await.unwrap().unwrap();
     assert_eq!(second.attempts, 2);
     let wait = second.next_attempt_at.unwrap() - again;
     assert!(wait > chrono::Duration::milliseconds(1500) && wait <= chrono::Duration::seconds(4), "second wait {wait}");
     assert_eq!(deferred_entries(&t).await, 1, "only the first deferral is audited");
-    let state: String = sqlx::query_scalar("SELECT delivery FROM decisions WHERE id = $1")
-        .bind(decision.id.as_str())
-        .fetch_one(t.app.testing().db().pool())
-        .await
-        .unwrap();
-    assert_eq!(state, "pending");
+    let state = approval_console::store::testing::delivery_of(t.app.testing().db(), &decision.id).await.unwrap();
+    assert_eq!(state.as_deref(), Some("pending"));
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
 }
 
@@ -155,11 +137,11 @@ async fn c05_the_outbox_worker_delivers_each_due_decision_once_when_the_engine_i
     assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
     // Due, the engine still down: tried, nothing delivered.
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::make_deliveries_due(t.app.testing().db()).await.unwrap();
     assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
     assert_eq!(down.tried.load(Ordering::SeqCst), 4);
     // Due again, the engine back: both delivered, once each; the next pass finds nothing.
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::make_deliveries_due(t.app.testing().db()).await.unwrap();
     down.up.store(true, Ordering::SeqCst);
     assert_eq!(t.app.testing().deliver_due().await.unwrap(), 2);
     assert_eq!(down.tried.load(Ordering::SeqCst), 6);
@@ -182,7 +164,7 @@ async fn c3_any_engine_kind_gets_no_send_of_a_decision_whose_call_changed_after_
     let changed = json!({ "id": "rec-666" });
     *down.now.lock().unwrap() = Some(changed.clone());
     down.up.store(true, Ordering::SeqCst);
-    sqlx::query("UPDATE decisions SET next_attempt_at = '2000-01-01T00:00:00.000000Z'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::make_deliveries_due(t.app.testing().db()).await.unwrap();
     assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0, "nothing delivered");
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "the engine was never asked to send it");
 

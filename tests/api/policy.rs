@@ -73,12 +73,7 @@ fn tool_names(items: &[Value]) -> Vec<&str> {
 
 /// The stored snapshot body of a run.
 async fn snapshot(t: &TestApp, run_id: &str) -> Value {
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
-        .bind(run_id)
-        .fetch_one(t.app.testing().db().pool())
-        .await
-        .expect("a stored snapshot");
-    serde_json::from_str(&body).unwrap()
+    approval_console::store::testing::snapshot(t.app.testing().db(), run_id).await.unwrap().expect("a stored snapshot").1
 }
 
 const VIP_LOOKUPS: &str = r#"{"tool": "lookup_*", "when": [{"pointer": "/id", "matches": "^vip-"}]}"#;

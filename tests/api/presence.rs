@@ -46,13 +46,8 @@ async fn c02_each_operator_sees_who_else_has_the_call_open_and_never_themselves(
     leave(&t, &alice, id).await; // Leaving twice is no error.
 
     // Someone not heard from for the presence window is gone, and their row is pruned by the next heartbeat.
-    let long_ago = (chrono::Utc::now() - chrono::Duration::from_std(PRESENCE_TTL).unwrap() - chrono::Duration::seconds(1))
-        .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    sqlx::query("UPDATE presence SET seen_at = $1 WHERE viewer = 'carol (web)'")
-        .bind(&long_ago)
-        .execute(t.app.testing().db().pool())
-        .await
-        .unwrap();
+    let long_ago = chrono::Utc::now() - chrono::Duration::from_std(PRESENCE_TTL).unwrap() - chrono::Duration::seconds(1);
+    approval_console::store::testing::set_seen(t.app.testing().db(), "carol (web)", long_ago).await.unwrap();
     assert!(viewing(&t, &bob, id).await.is_empty(), "carol's window went quiet");
     assert_eq!(t.count("SELECT COUNT(*) FROM presence WHERE viewer = 'carol (web)'").await, 0, "pruned");
     // Nothing of it is audited: presence is no decision.

@@ -286,8 +286,7 @@ async fn the_high_risk_tools_are_safety_settings_of_their_own_that_only_an_admin
     let (status, _) = t.put("/api/settings/notifications", body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(t.get("/api/settings/safety").await.1, json!({ "highRiskTools": ["transfer"] }));
-    let stored: String =
-        sqlx::query_scalar("SELECT value FROM settings WHERE key = 'notifications'").fetch_one(t.app.testing().db().pool()).await.unwrap();
+    let stored = approval_console::store::testing::setting_text(t.app.testing().db(), "notifications").await.unwrap().expect("stored");
     assert!(!stored.contains("transfer"), "kept once, in the safety settings: {stored}");
 }
 

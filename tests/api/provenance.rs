@@ -242,3 +242,49 @@ async fn serve_refuses_a_session_token_that_is_a_credential_of_any_role() {
     }
     assert!(t.app.check_session_token("a-long-random-session-token").await.is_ok());
 }
+
+#[tokio::test]
+async fn c08_approvals_at_the_same_moment_count_each_other_and_one_person_still_counts_once() {
+    let t = spawn_app().await;
+    set_quorum(&t, "delete_record", 2).await;
+    let bot = t.token("bot", Role::Agent).await;
+    let (a, b) = (t.token("operator-a", Role::Operator).await, t.token("operator-b", Role::Operator).await);
+    let laptop = token_with(&t, "dana-laptop", Role::Operator, Claims { person: Some("dana".into()), ..Claims::default() }).await;
+    let phone = token_with(&t, "dana-phone", Role::Operator, Claims { person: Some("dana".into()), ..Claims::default() }).await;
+    let mut items = Vec::new();
+    for n in 0..16 {
+        items.push(t.paused_by(&bot, &format!("delete rec-{n}")).await);
+    }
+    let (people, one_person) = items.split_at(8);
+    // Two people approving each call at once: one approval is recorded, the other sees it and is the
+    // decision — never two recorded approvals and a call left waiting.
+    let races = people.iter().map(|item| {
+        let (t, a, b) = (&t, &a, &b);
+        async move { (item["id"].as_str().unwrap().to_owned(), tokio::join!(approve_as(t, a, item), approve_as(t, b, item))) }
+    });
+    for (id, ((first, first_body), (second, second_body))) in futures::future::join_all(races).await {
+        let mut statuses = [first, second];
+        statuses.sort();
+        assert_eq!(statuses, [StatusCode::OK, StatusCode::ACCEPTED], "{id}: {first_body} / {second_body}");
+        assert_eq!(t.actions_of(&id).await, ["call.paused", "approval.recorded", "decision.approve", "delivery.delivered"], "{id}");
+    }
+    assert_eq!(t.counters.deletes(), 8, "each call ran once");
+    // One person through two credentials at once: one approval, the other refused; nothing runs.
+    let races = one_person.iter().map(|item| {
+        let (t, laptop, phone) = (&t, &laptop, &phone);
+        async move { (item.clone(), tokio::join!(approve_as(t, laptop, item), approve_as(t, phone, item))) }
+    });
+    for (item, ((first, first_body), (second, second_body))) in futures::future::join_all(races).await {
+        let id = item["id"].as_str().unwrap();
+        let codes = [first_body["code"].as_str(), second_body["code"].as_str()];
+        assert!(
+            (first, second) == (StatusCode::ACCEPTED, StatusCode::CONFLICT)
+                || (first, second) == (StatusCode::CONFLICT, StatusCode::ACCEPTED),
+            "{id}: {first_body} / {second_body}"
+        );
+        assert!(codes.contains(&Some("already_approved")), "{id}: {codes:?}");
+        let now = t.item(id).await;
+        assert_eq!((now["state"].as_str(), now["approvals"].as_array().unwrap().len()), (Some("pending"), 1), "{now}");
+    }
+    assert_eq!(t.counters.deletes(), 8, "one person's approvals ran nothing");
+}

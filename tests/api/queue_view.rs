@@ -2,8 +2,9 @@
 //! agents and argument text, newest or oldest first with cursors that page through every call once.
 
 use crate::helpers::*;
-use approval_console::domain::{AgentId, CallKind, DecisionRequest, EngineId, Fingerprint, ItemId, PausedCall, RunId, ToolCallId, Verdict};
-use approval_console::store::queue;
+use approval_console::domain::{
+    AgentId, CallKind, DecisionRequest, EngineId, Fingerprint, ItemId, ItemState, PausedCall, RunId, ToolCallId, Verdict,
+};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -13,7 +14,7 @@ mod fill;
 
 /// Queues `n` calls straight into the store (as an engine would), `args` made from their number.
 async fn queue_calls(t: &TestApp, n: usize, args: impl Fn(usize) -> Value) {
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
+    let mut calls = vec![];
     for i in 0..n {
         let (tool, kind) = if i % 3 == 0 { ("ask_operator", CallKind::Suspend) } else { ("delete_record", CallKind::Approval) };
         let args = args(i);
@@ -36,9 +37,9 @@ async fn queue_calls(t: &TestApp, n: usize, args: impl Fn(usize) -> Value) {
             requested_by: None,
             pause_reason: None,
         };
-        queue::insert_pending(&mut tx, &call).await.unwrap();
+        calls.push(call);
     }
-    tx.commit().await.unwrap();
+    approval_console::store::testing::insert_pending(t.app.testing().db(), &calls).await.unwrap();
 }
 
 async fn ok(t: &TestApp, path: &str) -> Value {
@@ -80,9 +81,9 @@ async fn tabs_divide_the_queue_by_stage_and_are_counted_under_the_filters() {
     assert_eq!(t.decline(&by_arg("b"), "no").await.0, StatusCode::OK);
     // Stages the local engine passes through too fast to catch: a decision waiting in the outbox,
     // a run that ended elsewhere.
-    let pool = t.app.testing().db().pool();
-    sqlx::query("UPDATE queue_items SET state = 'decided' WHERE id = $1").bind(by_arg("c")["id"].as_str()).execute(pool).await.unwrap();
-    sqlx::query("UPDATE queue_items SET state = 'gone' WHERE id = $1").bind(by_arg("d")["id"].as_str()).execute(pool).await.unwrap();
+    let (db, id) = (t.app.testing().db(), |v: Value| ItemId::new(v["id"].as_str().unwrap()));
+    approval_console::store::testing::set_state(db, &id(by_arg("c")), ItemState::Decided, None).await.unwrap();
+    approval_console::store::testing::set_state(db, &id(by_arg("d")), ItemState::Gone, None).await.unwrap();
     // Nobody decided on e in time: the console declines it as expired.
     let e = by_arg("e");
     let expire = DecisionRequest {
@@ -185,12 +186,12 @@ async fn search_finds_calls_by_tool_agent_and_argument_text() {
     assert_eq!(pending["items"].as_array().unwrap().len(), 3);
 
     // Every insert is indexed, whoever makes it (a trigger, like the change feed).
-    sqlx::query(
-        "INSERT INTO queue_items (id, engine, agent_id, run_id, tool_call_id, tool_name, args, fingerprint, kind, state, paused_at, updated_at)
-         VALUES ('q_raw', 'local', 'raw-agent', 'run-raw', 'c1', 'raw_tool', '{\"path\":\"/srv/Quarterly-Report.pdf\"}', $1, 'approval', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+    approval_console::store::testing::insert_row_by_hand(
+        t.app.testing().db(),
+        "q_raw",
+        "raw_tool",
+        r#"{"path":"/srv/Quarterly-Report.pdf"}"#,
     )
-    .bind(format!("sha256:{}", "0".repeat(64)))
-    .execute(t.app.testing().db().pool())
     .await
     .unwrap();
     assert_eq!(search("quarterly-report").await["items"][0]["id"], "q_raw");

@@ -213,14 +213,7 @@ async fn stored_approval(t: &TestApp, id: &str) -> (Value, approval_console::dom
 
 /// Replaces a stored decision's receipt behind the console's back; answers the decision as stored.
 async fn replace_receipt(t: &TestApp, item: &approval_console::domain::ItemId, receipt: &str) -> approval_console::domain::Decision {
-    let mut tx = t.app.testing().db().begin_write().await.unwrap();
-    approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE queue_item_id = $2")
-        .bind(receipt)
-        .bind(item.as_str())
-        .execute(&mut tx)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    approval_console::store::testing::replace_receipt(t.app.testing().db(), item, receipt).await.unwrap();
     t.app.testing().entry(item).await.unwrap().decision.unwrap()
 }
 
@@ -511,13 +504,7 @@ async fn a_key_whose_secret_is_gone_is_replaced_and_retired_at_the_next_start() 
     std::fs::copy(dir.join("receipt-keys").join(format!("{new}.key")), dir.join("elsewhere.key")).unwrap();
     {
         let app = approval_console::app::App::open_at(&dir, test_database(&dir).await, vec![]).await.unwrap();
-        let mut tx = app.testing().db().begin_write().await.unwrap();
-        approval_console::store::sql::sql("UPDATE receipt_keys SET secret_ref = 'file:elsewhere.key' WHERE kid = $1")
-            .bind(new.as_str())
-            .execute(&mut tx)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
+        approval_console::store::testing::move_receipt_key(app.testing().db(), new.as_str(), "file:elsewhere.key").await.unwrap();
         app.testing().close().await;
     }
     let mut t = TestApp::builder().dir(&dir).counters(counters).spawn().await;

@@ -304,26 +304,8 @@ async fn a_phone_signs_in_with_its_discoverable_passkey_and_the_sign_in_options_
 /// ceremonies need a browser's authenticator (tests/e2e/remote.test.mjs).
 pub(crate) async fn device_with_session(t: &TestApp, name: &str, cookie: &str) {
     use sha2::Digest;
-    let pool = t.app.testing().db().pool().clone();
-    let now = chrono::Utc::now();
-    let ts = |d: chrono::DateTime<chrono::Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    sqlx::query("INSERT INTO devices (id, name, person, credential_id, passkey, created_at, created_by) VALUES ($1, $2, 'alice', $3, '{}', $4, 'alice')")
-        .bind(format!("dev-{name}"))
-        .bind(name)
-        .bind(format!("cred-{name}"))
-        .bind(ts(now))
-        .execute(&pool)
-        .await
-        .unwrap();
     let hash = format!("sha256:{}", hex::encode(sha2::Sha256::digest(cookie.as_bytes())));
-    sqlx::query("INSERT INTO device_sessions (secret_hash, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
-        .bind(hash)
-        .bind(format!("dev-{name}"))
-        .bind(ts(now))
-        .bind(ts(now + chrono::Duration::hours(1)))
-        .execute(&pool)
-        .await
-        .unwrap();
+    approval_console::store::testing::device_with_session(t.app.testing().db(), name, &hash).await.unwrap();
 }
 
 #[tokio::test]

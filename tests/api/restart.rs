@@ -89,7 +89,7 @@ async fn c05_a_delivery_cut_before_its_tool_began_is_delivered_at_the_next_start
     t.app.testing().decide(&id, request).await.unwrap();
     // The process claimed the decision and died before the local engine said its tool would begin
     // (between the decision's commit and the tool: issue 46).
-    sqlx::query("UPDATE decisions SET delivery = 'delivering'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_delivering(t.app.testing().db(), Some(&id)).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
     let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;
@@ -167,7 +167,7 @@ async fn c05_a_run_left_running_is_put_back_before_stored_decisions_are_delivere
     let (id, request) = approve_request(&delete);
     t.app.testing().decide(&id, request).await.unwrap();
     // The process died while it was advancing the run.
-    sqlx::query("UPDATE snapshots SET state = 'running'").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::crash_while_running(t.app.testing().db()).await.unwrap();
     let (dir, tmp, counters) = t.stop().await;
 
     let t = TestApp::builder().dir(&dir).counters(counters.clone()).spawn().await;

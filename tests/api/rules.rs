@@ -112,19 +112,9 @@ async fn s07_a_decision_for_another_fingerprint_is_refused() {
 
 /// Rewrites the args of a call inside the stored snapshot, as a tampering or buggy engine would.
 async fn change_args_in_snapshot(t: &TestApp, run_id: &str, new_id: &str) {
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
-        .bind(run_id)
-        .fetch_one(t.app.testing().db().pool())
-        .await
-        .unwrap();
-    let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (_, mut body) = approval_console::store::testing::snapshot(t.app.testing().db(), run_id).await.unwrap().expect("a stored snapshot");
     body["calls"][0]["args"]["id"] = json!(new_id);
-    sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
-        .bind(body.to_string())
-        .bind(run_id)
-        .execute(t.app.testing().db().pool())
-        .await
-        .unwrap();
+    approval_console::store::testing::set_snapshot_body(t.app.testing().db(), run_id, &body).await.unwrap();
 }
 
 #[tokio::test]
@@ -298,7 +288,7 @@ async fn s11_a_snapshot_exists_while_suspended_and_is_deleted_when_the_run_finis
 async fn s11_deciding_a_call_whose_snapshot_is_missing_fails_with_snapshot_not_found() {
     let t = spawn_app().await;
     t.generate("delete rec-1").await;
-    sqlx::query("DELETE FROM snapshots").execute(t.app.testing().db().pool()).await.unwrap();
+    approval_console::store::testing::delete_snapshots(t.app.testing().db()).await.unwrap();
     let item = t.pending().await.remove(0);
     let (status, body) = t.approve(&item).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");

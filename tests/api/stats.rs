@@ -6,8 +6,8 @@
 //! stored timestamps) so that the period, its hours and the times to decision are known exactly.
 
 use crate::helpers::*;
-use approval_console::domain::{Actor, Error, Role};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use approval_console::domain::{Actor, Error, ItemId, ItemState, Role};
+use chrono::{DateTime, Duration, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -17,23 +17,12 @@ async fn pause(t: &TestApp, text: &str) -> Value {
     t.pending_call(answer["runId"].as_str().unwrap(), "call_1").await
 }
 
-fn ts(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
-
 /// Moves a call's pause, and its decision or its end without one, to the given times.
 async fn set_times(t: &TestApp, item: &Value, paused: DateTime<Utc>, decided: Option<DateTime<Utc>>) {
-    let pool = t.app.testing().db().pool();
     let id = item["id"].as_str().unwrap();
-    sqlx::query("UPDATE queue_items SET paused_at = $1 WHERE id = $2").bind(ts(paused)).bind(id).execute(pool).await.unwrap();
-    if let Some(decided) = decided {
-        let done = sqlx::query("UPDATE decisions SET decided_at = $1 WHERE queue_item_id = $2")
-            .bind(ts(decided))
-            .bind(id)
-            .execute(pool)
-            .await
-            .unwrap();
-        assert_eq!(done.rows_affected(), 1, "{id} has a decision");
+    let done = approval_console::store::testing::set_times(t.app.testing().db(), &ItemId::new(id), paused, decided).await.unwrap();
+    if decided.is_some() {
+        assert_eq!(done, 1, "{id} has a decision");
     }
 }
 
@@ -114,12 +103,8 @@ async fn stats_count_the_periods_decisions_by_tool_and_operator_and_the_calls_pe
         let decided = if item["id"] == gone["id"] { None } else { *end };
         set_times(&t, item, *paused, decided).await;
     }
-    sqlx::query("UPDATE queue_items SET state = 'gone', updated_at = $1 WHERE id = $2")
-        .bind(ts(now - h(4)))
-        .bind(gone["id"].as_str().unwrap())
-        .execute(t.app.testing().db().pool())
-        .await
-        .unwrap();
+    let gone_id = ItemId::new(gone["id"].as_str().unwrap());
+    approval_console::store::testing::set_state(t.app.testing().db(), &gone_id, ItemState::Gone, Some(now - h(4))).await.unwrap();
 
     let s = stats(&t, "?days=7").await;
     let (since, until) = (at(&s["since"]), at(&s["until"]));

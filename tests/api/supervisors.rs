@@ -131,19 +131,10 @@ async fn s13_s07_arguments_changed_deep_in_the_chain_are_refused() {
     let t = TestApp::builder().agents(chain).spawn().await;
     let (answer, item) = paused_at_depth(&t, "delete rec-3").await;
     let leaf_run = format!("{}/call_1/call_1", answer["runId"].as_str().unwrap());
-    let body: String = sqlx::query_scalar("SELECT body FROM snapshots WHERE run_id = $1")
-        .bind(&leaf_run)
-        .fetch_one(t.app.testing().db().pool())
-        .await
-        .unwrap();
-    let mut body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (_, mut body) =
+        approval_console::store::testing::snapshot(t.app.testing().db(), &leaf_run).await.unwrap().expect("a stored snapshot");
     body["calls"][0]["args"]["id"] = json!("rec-EVIL");
-    sqlx::query("UPDATE snapshots SET body = $1 WHERE run_id = $2")
-        .bind(body.to_string())
-        .bind(&leaf_run)
-        .execute(t.app.testing().db().pool())
-        .await
-        .unwrap();
+    approval_console::store::testing::set_snapshot_body(t.app.testing().db(), &leaf_run, &body).await.unwrap();
     let (status, refused) = t.approve(&item).await;
     assert_eq!((status, refused["code"].as_str()), (StatusCode::CONFLICT, Some("fingerprint_mismatch")), "{refused}");
     assert_eq!(t.counters.deletes(), 0);

@@ -39,7 +39,7 @@ fn request(text: &str) -> RunRequest {
 }
 
 async fn snapshots(app: &App) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM snapshots").fetch_one(app.testing().db().pool()).await.unwrap()
+    approval_console::store::testing::count(app.testing().db(), "SELECT COUNT(*) FROM snapshots").await.unwrap()
 }
 
 /// The calls of a run waiting for a decision, the first paused first.

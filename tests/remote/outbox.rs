@@ -73,7 +73,7 @@ async fn c5_a_decision_taken_while_the_server_is_down_is_delivered_once_when_it_
 /// Marks a decision as if the process had died while sending it.
 async fn mark_delivering(dir: &Path, item_id: &str) {
     let db = approval_console::store::Db::open(dir).await.unwrap();
-    sqlx::query("UPDATE decisions SET delivery = 'delivering' WHERE queue_item_id = ?").bind(item_id).execute(db.pool()).await.unwrap();
+    approval_console::store::testing::crash_while_delivering(&db, Some(&approval_console::domain::ItemId::new(item_id))).await.unwrap();
     db.close().await;
 }
 

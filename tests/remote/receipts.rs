@@ -56,15 +56,9 @@ async fn approve_directly(mastra: &MastraServer, item: &Value) -> Vec<Value> {
 
 /// Replaces the receipt the console stores for `item`'s decision.
 async fn store_receipt(console: &Console, item: &Value, receipt: &str) {
-    let mut tx = console.app.testing().db().begin_write().await.unwrap();
-    let changed = approval_console::store::sql::sql("UPDATE decisions SET receipt = $1 WHERE queue_item_id = $2")
-        .bind(receipt)
-        .bind(item["id"].as_str().unwrap())
-        .execute(&mut tx)
-        .await
-        .unwrap();
-    assert_eq!(changed.rows_affected(), 1);
-    tx.commit().await.unwrap();
+    let item = approval_console::domain::ItemId::new(item["id"].as_str().unwrap());
+    let changed = approval_console::store::testing::replace_receipt(console.app.testing().db(), &item, receipt).await.unwrap();
+    assert_eq!(changed, 1);
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use approval_console::domain::{AgentId, CallKind, EngineId, Fingerprint, PausedCall, RunId, ToolCallId};
-use approval_console::store::{queue, Db};
+use approval_console::store::Db;
 use serde_json::json;
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::L
     let started = Instant::now();
     let mut i = 0;
     while i < n {
-        let mut tx = db.begin_write().await.unwrap();
+        let mut calls = vec![];
         for _ in 0..1000.min(n - i) {
             let (tool, kind) = if i % 10 == 0 { ("ask_operator", CallKind::Suspend) } else { ("delete_record", CallKind::Approval) };
             let args = json!({ "id": format!("rec-{i}"), "reason": "cleanup of stale customer records" });
@@ -40,20 +40,13 @@ pub async fn fill_at(dir: &std::path::Path, location: approval_console::store::L
                 requested_by: None,
                 pause_reason: None,
             };
-            queue::insert_pending(&mut tx, &call).await.unwrap();
+            calls.push(call);
             i += 1;
         }
-        tx.commit().await.unwrap();
+        approval_console::store::testing::insert_pending(&db, &calls).await.unwrap();
     }
     let rate = n as f64 / started.elapsed().as_secs_f64();
-    match db.dialect() {
-        approval_console::store::Dialect::Sqlite => {
-            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(db.pool()).await.unwrap();
-        }
-        approval_console::store::Dialect::Postgres => {
-            sqlx::query("ANALYZE").execute(db.pool()).await.unwrap();
-        }
-    }
+    approval_console::store::testing::settle_after_fill(&db).await.unwrap();
     db.close().await;
     rate
 }

@@ -46,7 +46,7 @@ impl App {
         let (entry, recorded) = match self.console.decide_and_deliver(decider, &id, ask.clone()).await {
             // Team mode: a remote engine another console added moments ago, not connected here yet
             // (the engines table is re-read every 2 s). The refusal stored nothing: connect, decide again.
-            Err(Error::Engine(_)) if self.db.shared() => {
+            Err(Error::Engine(_)) if self.db.topology() == crate::store::Topology::Team => {
                 self.remotes.load().await?;
                 self.console.decide_and_deliver(decider, &id, ask).await?
             }

@@ -1,62 +1,21 @@
 //! The decision kernel's checks of the call itself, before anything is written: pending, allowed,
 //! bound to the fingerprint shown and to the call as its engine holds it now (C3), resume data that
-//! fits its schema, and the two-person rule (C8).
+//! fits its schema; and who asked for it, for the two-person rule (C8), which the planner applies
+//! (`domain::plan`).
 
 use super::super::{approve_block, Console};
 use crate::domain::{Error, Fingerprint, ItemId, ItemState, QueuedCall, Verdict};
-use crate::store::{credentials, queue};
+use crate::store::queue;
 
 impl Console {
-    /// The two-person rule's checks of an approval, before anything is written: `None` when the
-    /// call needs one approval (the tool has no quorum, or this is no approval); else its quorum and
-    /// the approving principal's key. `care`: the call's, when the caller read it already. Refused: an
-    /// approval with edited arguments or naming no operator (`quorum_tool`), one by the principal that
-    /// started the run or submitted the call (`own_run`). A second one by the same operator
-    /// (`already_approved`) is refused where it is stored.
-    pub(super) async fn check_quorum(
-        &self,
-        item: &QueuedCall,
-        verdict: &Verdict,
-        decider: &super::Decider,
-        care: Option<crate::domain::safety::Care>,
-    ) -> Result<Option<(u32, String)>, Error> {
-        let call = &item.call;
-        if call.kind != crate::domain::CallKind::Approval || !matches!(verdict, Verdict::Approve | Verdict::ApproveEdited { .. }) {
-            return Ok(None);
+    /// Who asked for the call — its submitter, or its run's starter — whose person never counts
+    /// towards its quorum (the planner's rule, `own_run`): read from the engine before the
+    /// decision's unit of work, where its person is read.
+    pub(super) async fn requester(&self, item: &QueuedCall) -> Result<Option<String>, Error> {
+        match &item.call.requested_by {
+            Some(by) => Ok(Some(by.clone())),
+            None => self.engine(&item.call.engine)?.started_by(&item.call).await,
         }
-        let quorum = match care {
-            Some(care) => care.quorum,
-            None => self.care(item).await?.quorum,
-        };
-        if quorum <= 1 {
-            return Ok(None);
-        }
-        let refuse = |why| Err(Error::QuorumTool { tool: call.tool_name.clone(), quorum, why });
-        if matches!(verdict, Verdict::ApproveEdited { .. }) {
-            return refuse(
-                "each operator approves the same arguments, so it cannot be approved with edited ones; approve it as it is, or decline it",
-            );
-        }
-        if !decider.in_quorum() {
-            return refuse("approve it in the console, where each operator's approval is counted");
-        }
-        let Some(key) = decider.key() else {
-            return refuse("an approval of it must name its operator, and no grant or automation can stand in for one");
-        };
-        // Who asked for the call — its submitter, or its run's starter — never counts towards its
-        // quorum, through any credential of the same person.
-        let requester = match &call.requested_by {
-            Some(by) => Some(by.clone()),
-            None => self.engine(&call.engine)?.started_by(call).await?,
-        };
-        if let Some(requester) = requester {
-            if credentials::same_person(&self.db, &requester, &key).await? {
-                return Err(Error::OwnRun { principal: requester });
-            }
-        }
-        // A second approval by the same operator is refused where the approvals are counted, in the
-        // decision's transaction (`store::decisions::record`).
-        Ok(Some((quorum, key)))
     }
 
     /// Every check of the call a decision makes, in order, before anything is written.

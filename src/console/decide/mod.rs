@@ -9,13 +9,15 @@
 //! alone (tests/layers.rs).
 
 mod checks;
+mod record;
 pub mod who;
 
 use super::Console;
+use crate::domain::plan;
 use crate::domain::{Approval, Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, QueuedCall, Verdict};
-use crate::store::decisions::{approvals, Counting, Recorded};
-use crate::store::submissions::{GrantApproval, NewSubmission, Submitted};
-use crate::store::{decisions, queue};
+use crate::store::decisions::approvals;
+use crate::store::queue;
+use crate::store::submissions::{NewSubmission, Submitted};
 pub use who::{Ask, Binding, Decider, StepUps};
 
 /// What a decision request came to ([`Console::decide`]).
@@ -53,18 +55,6 @@ pub enum How {
     /// [`How::Claimed`], where an approval below its tool's quorum is recorded (and audited,
     /// `approval.recorded`) instead of refused: the operators' shells decide this way.
     Counted,
-}
-
-/// Who a decision's receipt names as its approver when no quorum lists them: the deciding
-/// principal; for the console's own decisions, the grant (`console:grant:ID`) or the time limit
-/// (`console:expiry`); else the name the decider gave (`named:mastra-api`).
-fn approver_of(decider: &Decider, verdict: &Verdict) -> String {
-    match (decider.key(), decider.grant_id(), verdict) {
-        (Some(key), _, _) => key,
-        (None, Some(grant), _) => crate::domain::receipt::grant_approver(grant),
-        (None, None, Verdict::Expire { .. }) => "console:expiry".into(),
-        (None, None, _) => format!("named:{}", decider.operator()),
-    }
 }
 
 /// The approval `grant` makes of the call `q` as it is queued, claimed for delivery (see
@@ -128,16 +118,32 @@ impl Console {
             Some(care) => Some(care),
             None => self.check_approver(decider, item, verdict.kind()).await?,
         };
-        let quorum = self.check_quorum(item, &verdict, decider, care).await?;
-        let approver = approver_of(decider, &verdict);
+        let passkey_only = match &care {
+            Some(care) => self.passkey_only(care).await?,
+            None => false,
+        };
+        // Who asked for the call, when the approval may count towards a quorum (its person is read,
+        // and compared, in the decision's unit of work).
+        let counts = plan::quorum(item.call.kind, &verdict, care.as_ref()).is_some()
+            && decider.in_quorum()
+            && decider.key().is_some()
+            && !matches!(verdict, Verdict::ApproveEdited { .. });
+        let requester = if counts { self.requester(item).await? } else { None };
+        let approver = plan::approver(&decider.planned(), &verdict);
         let delivery = if how == How::Outbox { Delivery::Pending } else { Delivery::Delivering };
         let decision = Self::new_decision(&item.id, verdict, fingerprint, decider.operator(), delivery);
-        let counting = quorum.map(|(quorum, operator_key)| Counting { quorum, operator_key, partial: how == How::Counted });
         let (policy, issue) = self.receipt_issue(approver).await?;
-        Ok(match decisions::record(&self.db, item, &decision, counting, decider.grant_id(), &policy, &issue).await? {
-            Recorded::Decision { receipt } => Decided::Decision(Box::new(Decision { receipt: Some(receipt), ..decision })),
-            Recorded::Approval { approvals, quorum } => Decided::Approval { approvals, quorum },
-        })
+        let recording = record::Recording {
+            item,
+            decision,
+            care: care.as_ref(),
+            passkey_only,
+            requester,
+            partial: how == How::Counted,
+            policy_version: &policy,
+            issue: &issue,
+        };
+        self.record(decider, recording).await
     }
 
     /// The decision of the entry `item`, decided now, stored as `delivery` says (claimed for
@@ -229,18 +235,45 @@ impl Console {
         submission: &NewSubmission<'_>,
         grant: Option<&crate::domain::grant::Grant>,
     ) -> Result<Submitted, Error> {
-        let Some(grant) = grant else {
-            return crate::store::submissions::submit(&self.db, actor, call, origin, submission, None).await;
+        let planned = match grant {
+            None => None,
+            Some(grant) => match self.check_new_by_grant(&Decider::grant(grant), call, submission.context.as_ref()).await {
+                Ok(plan::Plan::Decision { approvers, .. }) => Some((grant, approvers)),
+                Ok(plan::Plan::Approval { .. }) => return Err(Error::Storage("a grant's approval was planned as one of a quorum".into())),
+                Err(e) => {
+                    // The settings changed since the grant was found: the call waits for an operator.
+                    tracing::info!(grant = %grant.id, "grant not used: {e}");
+                    None
+                }
+            },
         };
-        let decider = Decider::grant(grant);
-        if let Err(e) = self.check_new_by_grant(&decider, call, submission.context.as_ref()).await {
-            // The settings changed since the grant was found: the call waits for an operator.
-            tracing::info!(grant = %grant.id, "grant not used: {e}");
-            return crate::store::submissions::submit(&self.db, actor, call, origin, submission, None).await;
-        }
-        let (policy, issue) = self.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?;
-        let approval = GrantApproval { grant, approve: grant_approval, policy_version: &policy, issue: &issue };
-        crate::store::submissions::submit(&self.db, actor, call, origin, submission, Some(approval)).await
+        let receipt = match &planned {
+            Some((grant, _)) => Some(self.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?),
+            None => None,
+        };
+        self.db
+            .write(async |uow| {
+                let submitted = uow.submit(actor, call, origin, submission).await?;
+                let (Some((grant, approvers)), Some((policy, issue)), Submitted::Queued { item, .. }) = (planned, &receipt, &submitted)
+                else {
+                    return Ok(submitted);
+                };
+                if !grant.covers(item) {
+                    return Ok(submitted);
+                }
+                let decider = Decider::grant(grant);
+                let terms = record::Terms { approvers, counted: None, policy_version: policy, issue };
+                match record::store(uow, &decider, item, grant_approval(grant, item), terms).await {
+                    Ok(decision) => Ok(Submitted::Queued { item: item.clone(), granted: Some(Box::new(decision)) }),
+                    // Revoked or expired since it was checked: nothing of it was written.
+                    Err(Error::NotFound { .. }) => {
+                        tracing::info!(item = %item.id, grant = %grant.id, "grant not used: no longer live");
+                        Ok(submitted)
+                    }
+                    Err(e) => Err(e),
+                }
+            })
+            .await
     }
 
     /// The quorum of a call (the two-person rule: its tool's, or the critical calls' when it is rated

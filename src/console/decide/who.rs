@@ -10,6 +10,7 @@
 use super::super::Console;
 use crate::domain::authority::{grade, Scope};
 use crate::domain::grant::Grant;
+use crate::domain::plan;
 use crate::domain::{Actor, CallKind, Cx, DecisionKind, Error, Fingerprint, GrantId, PrincipalKind, QueuedCall, Verdict};
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -110,6 +111,22 @@ impl Decider {
             Who::Grant { id, .. } => Some(id),
             _ => None,
         }
+    }
+
+    /// This decider as the decision planner sees it ([`crate::domain::plan`]).
+    pub(super) fn planned(&self) -> plan::Decider {
+        let source = match &self.0 {
+            Who::Person { actor, confirm_step, in_quorum } => plan::Source::Person {
+                confirm_step: *confirm_step,
+                in_quorum: *in_quorum,
+                device: actor.principal.kind == PrincipalKind::Device,
+            },
+            Who::AutoResume { .. } => plan::Source::Agent,
+            Who::Grant { id, .. } => plan::Source::Grant(id.clone()),
+            Who::Expiry => plan::Source::Expiry,
+            Who::Named { .. } => plan::Source::Named,
+        };
+        plan::Decider { operator: self.operator(), key: self.key(), source }
     }
 
     /// A paired device deciding: its decision needs the device's step-up.
@@ -220,61 +237,57 @@ impl Console {
     }
 
     /// The decision kernel's check of who may let a call run (an approval, an edit, a resolution
-    /// that runs it again), once the call itself was checked: a high-risk call only by a person, after
-    /// the console's confirm step (never a grant, a notification's button or an engine client's
-    /// route), and under the policy `high_risk_passkey` from a paired device only. Answers the call's
-    /// care (for the quorum's check after it); `None` for what lets nothing run.
+    /// that runs it again), once the call itself was checked: the planner's rule ([`plan::risk`]) on
+    /// the call's care as the settings are now — a high-risk call only by a person, after the
+    /// console's confirm step (never a grant, a notification's button or an engine client's route),
+    /// and under the policy `high_risk_passkey` from a paired device only. Answers the call's care;
+    /// `None` for what lets nothing run.
     pub(in crate::console) async fn check_approver(
         &self,
         decider: &Decider,
         item: &QueuedCall,
         kind: DecisionKind,
     ) -> Result<Option<crate::domain::safety::Care>, Error> {
-        if !matches!(kind, DecisionKind::Approve | DecisionKind::Edit | DecisionKind::RunAgain) {
+        if !plan::lets_run(kind) {
             return Ok(None);
         }
         let care = self.care(item).await?;
-        if care.risk.needs_operator() {
-            let (tool, why) = (item.call.tool_name.clone(), care.risk.first_reason().to_owned());
-            match &decider.0 {
-                Who::Grant { .. } => return Err(Error::HighRiskTool { tool, why }),
-                Who::Person { confirm_step: false, .. } => return Err(Error::HighRiskNeedsConsole { tool, why }),
-                Who::Person { .. } | Who::Named { .. }
-                    if decider.device().is_none() && crate::store::settings::safety(&self.db).await?.high_risk_passkey =>
-                {
-                    return Err(Error::StepUpRequired {
-                        why: "this console's policy wants every high-risk call approved from a paired device, with its passkey (devices pair; serve --listen)".into(),
-                    });
-                }
-                _ => {}
-            }
-        }
+        let passkey_only = self.passkey_only(&care).await?;
+        plan::risk(&decider.planned(), &item.call.tool_name, &care, passkey_only)?;
         Ok(Some(care))
     }
 
+    /// The policy `high_risk_passkey`, read when it matters: for a call of this care that is high-risk.
+    pub(super) async fn passkey_only(&self, care: &crate::domain::safety::Care) -> Result<bool, Error> {
+        Ok(care.risk.needs_operator() && crate::store::settings::safety(&self.db).await?.high_risk_passkey)
+    }
+
     /// [`Console::check_who`] for a grant's approval of a call as it is queued (a submitted call,
-    /// stored approved with it): an approval call, neither high-risk nor under a quorum, judged with
-    /// what its source sent with it (`context`).
+    /// stored approved with it): an approval call, judged with what its source sent with it
+    /// (`context`) by the planner — never a high-risk call, never one under a quorum. Answers what
+    /// the approval comes to, planned on the call as queued (pending, no approvals).
     pub(super) async fn check_new_by_grant(
         &self,
         decider: &Decider,
         call: &crate::domain::PausedCall,
         context: Option<&serde_json::Value>,
-    ) -> Result<(), Error> {
+    ) -> Result<plan::Plan, Error> {
         if decider.grant_id().is_none() || call.kind != CallKind::Approval {
             return Err(Error::DecisionNotAllowed { kind: DecisionKind::Approve, allowed: vec![] });
         }
         let care = super::super::care::care_in(call, context, &crate::store::settings::snapshot(&self.db).await?)?;
-        if care.risk.needs_operator() {
-            return Err(Error::HighRiskTool { tool: call.tool_name.clone(), why: care.risk.first_reason().to_owned() });
-        }
-        if care.quorum > 1 {
-            return Err(Error::QuorumTool {
-                tool: call.tool_name.clone(),
-                quorum: care.quorum,
-                why: "an approval of it must name its operator, and no grant or automation can stand in for one",
-            });
-        }
-        Ok(())
+        plan::plan(&plan::Input {
+            tool: &call.tool_name,
+            call_kind: call.kind,
+            state: crate::domain::ItemState::Pending,
+            verdict: &Verdict::Approve,
+            decider: &decider.planned(),
+            person: None,
+            care: Some(&care),
+            passkey_only: false,
+            requester: None,
+            approvals: &[],
+            partial: false,
+        })
     }
 }

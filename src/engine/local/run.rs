@@ -208,7 +208,7 @@ impl LocalEngine {
     /// marked running.
     async fn write_step(&self, state: &RunState) -> Result<(), Error> {
         let body = serde_json::to_string(state).expect("run state serializes");
-        runs::save_step(&self.inner.db, &mut None, &state.run_id, &body).await
+        runs::save_step(&self.inner.db, &state.run_id, &body).await
     }
 
     /// At the start of a recovered run: plain calls found `started` ran (or not) in a process that
@@ -296,7 +296,7 @@ impl LocalEngine {
             (thread, bodies)
         });
         let remember = remember.as_ref().map(|(thread, bodies)| (*thread, bodies.as_slice()));
-        runs::end(&self.inner.db, &self.inner.id, run_id, remember, None).await
+        runs::end(&self.inner.db, &self.inner.id, run_id, remember).await
     }
 
     /// Runs a tool, or (S13) a sub-agent in a child run of `parent`.

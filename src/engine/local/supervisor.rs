@@ -100,7 +100,7 @@ impl LocalEngine {
                 let (top_agent, top_state, _) = path.swap_remove(0);
                 // The top call's answer is stored with the claim: its children's snapshots are gone.
                 let body = serde_json::to_string(&top_state).expect("run state serializes");
-                runs::save_step(&self.inner.db, &mut None, &top_state.run_id, &body).await?;
+                runs::save_step(&self.inner.db, &top_state.run_id, &body).await?;
                 return Ok((outcome, Some(super::deliver::GoOn { agent: top_agent, state: top_state })));
             }
             let (child_agent, child_state, _) = &mut path[level];

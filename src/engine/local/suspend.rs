@@ -19,7 +19,7 @@ impl LocalEngine {
                 resource_id: None,
                 body: &body,
             };
-            runs::suspend(&self.inner.db, run, &mut None, vec![]).await?;
+            runs::suspend(&self.inner.db, run, vec![]).await?;
             return Ok(Outcome::Paused);
         }
         let fresh: Vec<usize> = (0..state.calls.len()).filter(|&i| state.calls[i].paused() && !state.calls[i].queued).collect();
@@ -52,7 +52,7 @@ impl LocalEngine {
             resource_id: state.resource_id.as_deref(),
             body: &body,
         };
-        let added = runs::suspend(&self.inner.db, run, &mut None, pauses).await?;
+        let added = runs::suspend(&self.inner.db, run, pauses).await?;
         for item in &added {
             emit.send(pause_chunk(&item.call));
         }

@@ -9,7 +9,7 @@ use crate::engine::local::model::ApiKey;
 use crate::secrets;
 use crate::store::engines::{self as store, EngineRow, Health, HealthReport};
 use crate::store::feed::Events;
-use crate::store::Db;
+use crate::store::{Db, Topology};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -111,7 +111,7 @@ impl Link {
         let bound = store::token_ref(self.id.as_str(), &self.url);
         let entry = if *name == bound {
             bound
-        } else if *name == store::legacy_token_ref(self.id.as_str()) && !self.db.shared() {
+        } else if *name == store::legacy_token_ref(self.id.as_str()) && self.db.topology() == Topology::Solo {
             // Stored before tokens were bound to URLs, on a console of its own: only its own edits
             // changed the URL, each of which needed the token again or kept it on purpose.
             name.clone()

@@ -217,7 +217,7 @@ pub async fn list(conn: &mut AnyConnection, filter: &Filter, cursor: Option<i64>
 ///
 /// Two queries: every entry by state (on the state indexes, without the decisions), then the
 /// expired ones by state (from the decisions: declines with data), taken out of the first counts.
-pub async fn count_by_state(conn: &mut AnyConnection, filter: &Filter) -> Result<Vec<(String, bool, i64)>, Error> {
+pub(in crate::store) async fn count_by_state(conn: &mut AnyConnection, filter: &Filter) -> Result<Vec<(String, bool, i64)>, Error> {
     let dialect = Dialect::of(conn);
     let (from, _, binds) = select_from(filter, Drive::Counts, dialect);
     let sql = crate::store::numbered(&format!("SELECT q.state AS state, COUNT(*) AS n{from} GROUP BY q.state"));

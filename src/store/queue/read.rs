@@ -34,7 +34,7 @@ pub(crate) fn get_lite(conn: &rusqlite::Connection, id: &ItemId) -> Result<Optio
 }
 
 /// The pending entry of one call of a run.
-pub async fn find_pending(
+pub(in crate::store) async fn find_pending(
     conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
@@ -61,7 +61,7 @@ pub(crate) fn find_pending_lite(
 }
 
 /// The pending entries of a run, oldest first.
-pub async fn pending_of_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
+pub(in crate::store) async fn pending_of_run(conn: &mut impl Sql, engine: &EngineId, run_id: &RunId) -> Result<Vec<Entry>, Error> {
     let rows = sql(format!("{COLUMNS}{FROM}{PENDING_OF_RUN}")).bind(engine.as_str()).bind(run_id.as_str()).fetch_all(&mut *conn).await?;
     rows.iter().map(entry_from_row).collect()
 }
@@ -74,7 +74,7 @@ pub(crate) fn pending_of_run_lite(conn: &rusqlite::Connection, engine: &EngineId
 /// The call an operator decided last before `id` of the same engine, thread and tool (a call
 /// without a thread has none): approved, declined, answered or approved with edits — an expiry is
 /// nobody's decision and is skipped. With its decision.
-pub async fn previous_decided(conn: &mut impl Sql, id: &ItemId) -> Result<Option<Entry>, Error> {
+pub(in crate::store) async fn previous_decided(conn: &mut impl Sql, id: &ItemId) -> Result<Option<Entry>, Error> {
     let row = sql(format!(
         "{COLUMNS} FROM queue_items cur
          JOIN queue_items q ON q.thread_id = cur.thread_id AND q.tool_name = cur.tool_name AND q.engine = cur.engine AND q.seq < cur.seq
@@ -89,12 +89,12 @@ pub async fn previous_decided(conn: &mut impl Sql, id: &ItemId) -> Result<Option
 }
 
 /// How many entries are pending.
-pub async fn count_pending(conn: &mut impl Sql) -> Result<i64, Error> {
+pub(in crate::store) async fn count_pending(conn: &mut impl Sql) -> Result<i64, Error> {
     scalar("SELECT COUNT(*) FROM queue_items WHERE state = 'pending'").fetch_one(&mut *conn).await
 }
 
 /// Every pending entry of an engine, oldest first.
-pub async fn pending_of_engine(conn: &mut impl Sql, engine: &EngineId) -> Result<Vec<Entry>, Error> {
+pub(in crate::store) async fn pending_of_engine(conn: &mut impl Sql, engine: &EngineId) -> Result<Vec<Entry>, Error> {
     let rows = sql(format!("{COLUMNS}{FROM} WHERE q.state = 'pending' AND q.engine = $1 ORDER BY q.seq"))
         .bind(engine.as_str())
         .fetch_all(&mut *conn)
@@ -103,7 +103,7 @@ pub async fn pending_of_engine(conn: &mut impl Sql, engine: &EngineId) -> Result
 }
 
 /// The state of the newest entry of one call that is not `gone`, if any.
-pub async fn live_state(
+pub(in crate::store) async fn live_state(
     conn: &mut impl Sql,
     engine: &EngineId,
     run_id: &RunId,
@@ -121,7 +121,7 @@ pub async fn live_state(
 }
 
 /// Per engine: (pending entries, decisions waiting for delivery).
-pub async fn counts_by_engine(conn: &mut impl Sql) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
+pub(in crate::store) async fn counts_by_engine(conn: &mut impl Sql) -> Result<std::collections::HashMap<String, (i64, i64)>, Error> {
     let mut out: std::collections::HashMap<String, (i64, i64)> = std::collections::HashMap::new();
     let rows = sql("SELECT engine, COUNT(*) AS n FROM queue_items WHERE state = 'pending' GROUP BY engine").fetch_all(&mut *conn).await?;
     for r in rows {
