@@ -17,7 +17,7 @@ mod fake_server;
 #[path = "../tests/support/serve_process.rs"]
 mod serve_process;
 
-use fake_server::{approval_cycle, FakeOpenAi};
+use fake_server::{approval_cycle_held, FakeOpenAi};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use serve_process::{get_json, post_json, ServeProcess};
@@ -41,24 +41,9 @@ fn ms(d: Duration) -> f64 {
 async fn main() {
     let cycles = env_u64("BENCH_CYCLES", 100) as usize;
     let turn = Duration::from_millis(env_u64("BENCH_TURN_MS", 2000));
-    let cycle = approval_cycle(false);
-    let fake = FakeOpenAi::answering(move |n, body| {
-        let reply = cycle(n, body);
-        match body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool") {
-            true => reply.after(turn),
-            false => reply,
-        }
-    })
-    .await;
+    let fake = FakeOpenAi::answering(approval_cycle_held(move |reply| reply.after(turn))).await;
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("agents.toml"),
-        format!(
-            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
-            fake.base_url
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("agents.toml"), fake.ops_agent_toml()).unwrap();
     let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), TOKEN);
     let http = reqwest::Client::new();
     let base = server.base.clone();

@@ -8,7 +8,7 @@
 use crate::serve_process::ServeProcess;
 use crate::{node, quoted, tests_dir};
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -93,6 +93,63 @@ pub(crate) async fn all_items(console: &ServeProcess) -> Vec<Value> {
     }
 }
 
+/// `agents.toml` for agent `id`: its one tool `delete_record`, needing approval, is the misbehaving
+/// MCP server in `mode` writing to `file`; `model`: an OpenAI-compatible server's base URL (else
+/// the scripted demo model).
+pub(crate) fn records_agent(id: &str, model: Option<&str>, mode: &str, file: &Path) -> String {
+    let model = model.map(|url| {
+        format!("[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = {}\nmodel = \"fake-model\"\n", quoted(url))
+    });
+    format!(
+        "[[agents]]\nid = {}\ntools = []\n{}[[agents.mcp]]\nname = \"records\"\ncommand = {}\nargs = [{}, {}, {}]\nenv = {{ TOOL_NAME = \"delete_record\" }}\n[agents.approval]\ntools = {{ delete_record = true }}\n",
+        quoted(id),
+        model.unwrap_or_default(),
+        quoted(node()),
+        quoted(tests_dir().join("misbehaving-server.mjs").to_string_lossy()),
+        quoted(mode),
+        quoted(file.to_string_lossy()),
+    )
+}
+
+/// The last life's work: `item`, interrupted, resolved as `how` (`ran`, `did_not_run`).
+pub(crate) async fn resolve(console: &ServeProcess, item: &Value, how: &str) {
+    let body = json!({ "resolution": how, "fingerprint": item["fingerprint"] });
+    let after = console.post(&format!("/api/queue/{}/resolve", item["id"].as_str().unwrap()), body).await;
+    assert_eq!(after["resolution"]["kind"], how, "{after}");
+}
+
+/// The last life's work: whatever still waits approved and delivered, so every run ends.
+pub(crate) async fn approve_what_waits(console: &ServeProcess) {
+    for item in all_items(console).await.iter().filter(|i| i["state"] == "pending") {
+        let id = item["id"].as_str().unwrap();
+        console.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": item["fingerprint"] })).await;
+        let after = console.settled(id).await;
+        assert_eq!(after["state"], "delivered", "{after}");
+    }
+}
+
+/// What every crash test asserts at the end: every approval a client was told of is stored as an
+/// approval; every record the tool touched (`ran`) was approved; each entry is over (delivered,
+/// failed, gone, or interrupted and resolved); the audit chain verifies.
+pub(crate) async fn assert_nothing_lost(console: &ServeProcess, items: &[Value], told: &Told, ran: &[String]) {
+    for id in &told.approved {
+        let item = items.iter().find(|i| i["id"] == id.as_str()).unwrap_or_else(|| panic!("approved entry {id} is gone"));
+        assert_eq!(item["decision"]["kind"], "approve", "{item}");
+    }
+    let approved_args: HashSet<&str> =
+        items.iter().filter(|i| i["decision"]["kind"] == "approve").map(|i| i["args"]["id"].as_str().unwrap()).collect();
+    for id in ran {
+        assert!(approved_args.contains(id.as_str()), "{id} ran without an approval");
+    }
+    for item in items {
+        let over = matches!(item["state"].as_str(), Some("delivered" | "failed" | "gone"))
+            || (item["state"] == "interrupted" && !item["resolution"].is_null());
+        assert!(over, "left with nothing to do: {item}");
+    }
+    let verified = console.get("/api/audit/verify").await;
+    assert_eq!(verified["ok"], true, "{verified}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
     let started = Instant::now();
@@ -102,16 +159,7 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
     let tmp = tempfile::tempdir().unwrap();
     let effect = tmp.path().join("effects.jsonl");
     let agents = tmp.path().join("agents.toml");
-    std::fs::write(
-        &agents,
-        format!(
-            "[[agents]]\nid = \"crash\"\ntools = []\n[[agents.mcp]]\nname = \"records\"\ncommand = {}\nargs = [{}, \"append\", {}]\nenv = {{ TOOL_NAME = \"delete_record\" }}\n[agents.approval]\ntools = {{ delete_record = true }}\n",
-            quoted(node()),
-            quoted(tests_dir().join("misbehaving-server.mjs").to_string_lossy()),
-            quoted(effect.to_string_lossy()),
-        ),
-    )
-    .unwrap();
+    std::fs::write(&agents, records_agent("crash", None, "append", &effect)).unwrap();
     let data = tmp.path().join("data");
     let start = || ServeProcess::start_with(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &["--agents", agents.to_str().unwrap()]);
     let told = Arc::new(Mutex::new(Told::default()));
@@ -130,55 +178,24 @@ async fn c05_kill_9_at_random_points_loses_nothing_and_runs_nothing_twice() {
     let console = start();
     let ran: HashSet<String> = effects(&effect).into_iter().collect();
     for item in all_items(&console).await.iter().filter(|i| i["state"] == "interrupted" && i["resolution"].is_null()) {
-        let how = if ran.contains(item["args"]["id"].as_str().unwrap()) { "ran" } else { "did_not_run" };
-        let after = console
-            .post(
-                &format!("/api/queue/{}/resolve", item["id"].as_str().unwrap()),
-                json!({ "resolution": how, "fingerprint": item["fingerprint"] }),
-            )
-            .await;
-        assert_eq!(after["resolution"]["kind"], how, "{after}");
+        resolve(&console, item, if ran.contains(item["args"]["id"].as_str().unwrap()) { "ran" } else { "did_not_run" }).await;
     }
     // And what still waits is approved, so every run ends.
-    for item in all_items(&console).await.iter().filter(|i| i["state"] == "pending") {
-        let id = item["id"].as_str().unwrap();
-        console.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": item["fingerprint"] })).await;
-        let after = console.settled(id).await;
-        assert_eq!(after["state"], "delivered", "{after}");
-    }
+    approve_what_waits(&console).await;
     let items = all_items(&console).await;
     let told = std::mem::take(&mut *told.lock().unwrap());
-    let by_run: HashMap<&str, &Value> = items.iter().map(|i| (i["runId"].as_str().unwrap(), i)).collect();
-    let by_id: HashMap<&str, &Value> = items.iter().map(|i| (i["id"].as_str().unwrap(), i)).collect();
-
     // No lost pause: every run a client was told is suspended has its entry.
+    let runs: HashSet<&str> = items.iter().map(|i| i["runId"].as_str().unwrap()).collect();
     for run in &told.paused_runs {
-        assert!(by_run.contains_key(run.as_str()), "run {run} was paused but has no queue entry");
+        assert!(runs.contains(run.as_str()), "run {run} was paused but has no queue entry");
     }
-    // No lost decision: every approval a client was told of is stored, as an approval.
-    for id in &told.approved {
-        let item = by_id.get(id.as_str()).unwrap_or_else(|| panic!("approved entry {id} is gone"));
-        assert_eq!(item["decision"]["kind"], "approve", "{item}");
-    }
-    // No call run twice, and none without an approval.
+    // No call run twice; no lost decision, none run without an approval, no dead end; no run waits.
     let lines = effects(&effect);
     let unique: HashSet<&String> = lines.iter().collect();
     assert_eq!(unique.len(), lines.len(), "a call ran twice: {lines:?}");
-    let approved_args: HashSet<&str> =
-        items.iter().filter(|i| i["decision"]["kind"] == "approve").map(|i| i["args"]["id"].as_str().unwrap()).collect();
-    for id in &lines {
-        assert!(approved_args.contains(id.as_str()), "{id} ran without an approval");
-    }
-    // No dead end: each entry is over (delivered, gone) or interrupted and resolved; no run waits.
-    for item in &items {
-        let over = matches!(item["state"].as_str(), Some("delivered" | "failed" | "gone"))
-            || (item["state"] == "interrupted" && !item["resolution"].is_null());
-        assert!(over, "left with nothing to do: {item}");
-    }
+    assert_nothing_lost(&console, &items, &told, &lines).await;
     let runs = console.runs_over("crash").await;
     assert_eq!(runs["runs"], json!([]), "{runs}");
-    let verified = console.get("/api/audit/verify").await;
-    assert_eq!(verified["ok"], true, "{verified}");
     let interrupted = items.iter().filter(|i| i["state"] == "interrupted").count();
     let had_run = items.iter().filter(|i| i["resolution"]["kind"] == "ran").count();
     eprintln!(

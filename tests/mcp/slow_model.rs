@@ -6,11 +6,10 @@
 //! side effect is done) and the model server records every request, so the test tells for each
 //! call where the kill found it.
 
-use crate::crash_loop::{all_items, client, Rng, Told};
-use crate::fake_server::{approval_cycle, FakeOpenAi};
+use crate::crash_loop::{all_items, approve_what_waits, assert_nothing_lost, client, records_agent, resolve, Rng, Told};
+use crate::fake_server::{approval_cycle_held, FakeOpenAi};
 use crate::serve_process::ServeProcess;
-use crate::{node, quoted, tests_dir};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -51,31 +50,11 @@ async fn c05_with_a_slow_model_a_kill_leaves_interrupted_only_the_calls_it_found
     eprintln!("slow model crash seed {seed}");
     let mut rng = Rng(seed);
     // Every turn that follows a tool's result takes `TURN`; the turn that proposes the call does not.
-    let cycle = approval_cycle(false);
-    let fake = FakeOpenAi::answering(move |n, body| {
-        let reply = cycle(n, body);
-        let after_tool = body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        if after_tool {
-            reply.after(TURN)
-        } else {
-            reply
-        }
-    })
-    .await;
+    let fake = FakeOpenAi::answering(approval_cycle_held(|reply| reply.after(TURN))).await;
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("ledger.jsonl");
     let agents = tmp.path().join("agents.toml");
-    std::fs::write(
-        &agents,
-        format!(
-            "[[agents]]\nid = \"slow\"\ntools = []\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = {}\nmodel = \"fake-model\"\n[[agents.mcp]]\nname = \"records\"\ncommand = {}\nargs = [{}, \"ledger\", {}]\nenv = {{ TOOL_NAME = \"delete_record\" }}\n[agents.approval]\ntools = {{ delete_record = true }}\n",
-            quoted(&fake.base_url),
-            quoted(node()),
-            quoted(tests_dir().join("misbehaving-server.mjs").to_string_lossy()),
-            quoted(file.to_string_lossy()),
-        ),
-    )
-    .unwrap();
+    std::fs::write(&agents, records_agent("slow", Some(&fake.base_url), "ledger", &file)).unwrap();
     let data = tmp.path().join("data");
     let start = || ServeProcess::start_with(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &["--agents", agents.to_str().unwrap()]);
     let told = Arc::new(Mutex::new(Told::default()));
@@ -124,20 +103,9 @@ async fn c05_with_a_slow_model_a_kill_leaves_interrupted_only_the_calls_it_found
                 handed += 1;
             }
         }
-        let how = if ended.contains(record) { "ran" } else { "did_not_run" };
-        let after = console
-            .post(
-                &format!("/api/queue/{}/resolve", item["id"].as_str().unwrap()),
-                json!({ "resolution": how, "fingerprint": item["fingerprint"] }),
-            )
-            .await;
-        assert_eq!(after["resolution"]["kind"], how, "{after}");
+        resolve(&console, item, if ended.contains(record) { "ran" } else { "did_not_run" }).await;
     }
-    for item in all_items(&console).await.iter().filter(|i| i["state"] == "pending") {
-        let id = item["id"].as_str().unwrap();
-        console.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": item["fingerprint"] })).await;
-        assert_eq!(console.settled(id).await["state"], "delivered");
-    }
+    approve_what_waits(&console).await;
     console.runs_over("slow").await;
 
     let items = all_items(&console).await;
@@ -151,28 +119,15 @@ async fn c05_with_a_slow_model_a_kill_leaves_interrupted_only_the_calls_it_found
         assert!(times >= 1, "delivered, and its result never reached the model: {item}");
         resumed += usize::from(times > 1);
     }
-    for id in &told.approved {
-        let item = items.iter().find(|i| i["id"] == id.as_str()).unwrap_or_else(|| panic!("approved entry {id} is gone"));
-        assert_eq!(item["decision"]["kind"], "approve", "{item}");
-    }
-    // No call run twice, or begun twice; none without an approval; nothing left to do.
+    // No call run twice, or begun twice; no lost decision, none run without an approval, no dead end.
     let lines = ledger(&file);
     for phase in ["start", "end"] {
-        let ids: Vec<&str> = lines.iter().filter(|(p, _)| p == phase).map(|(_, id)| id.as_str()).collect();
-        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "a call's tool {phase}ed twice: {ids:?}");
+        let mut seen = HashSet::new();
+        let twice: Vec<&str> = lines.iter().filter(|(p, id)| p == phase && !seen.insert(id.as_str())).map(|(_, id)| id.as_str()).collect();
+        assert!(twice.is_empty(), "a call's tool {phase}ed twice: {twice:?}");
     }
-    let approved_args: HashSet<&str> =
-        items.iter().filter(|i| i["decision"]["kind"] == "approve").map(|i| i["args"]["id"].as_str().unwrap()).collect();
-    for (_, id) in &lines {
-        assert!(approved_args.contains(id.as_str()), "{id} ran without an approval");
-    }
-    for item in &items {
-        let over = matches!(item["state"].as_str(), Some("delivered" | "failed" | "gone"))
-            || (item["state"] == "interrupted" && !item["resolution"].is_null());
-        assert!(over, "left with nothing to do: {item}");
-    }
-    let verified = console.get("/api/audit/verify").await;
-    assert_eq!(verified["ok"], true, "{verified}");
+    let begun: Vec<String> = lines.iter().map(|(_, id)| id.clone()).collect();
+    assert_nothing_lost(&console, &items, &told, &begun).await;
     eprintln!(
         "slow model crash: {KILLS} kills, {} entries, {} approvals told, {} tools begun, {} interrupted ({inside} inside the tool, {answering} after it was done and before its answer, {handed} handed to it and not yet read), {resumed} model turns cut by a kill and taken up again",
         items.len(),

@@ -2,7 +2,7 @@
 //! model whose next turn is held open by the test, the operator's approve answers, and the tool's
 //! outcome reaches the event stream, while that turn has not ended — the order, never a time.
 
-use crate::fake_server::{approval_cycle, FakeOpenAi, Reply};
+use crate::fake_server::{approval_cycle_held, FakeOpenAi};
 use crate::ServeProcess;
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -13,35 +13,15 @@ const TOKEN: &str = "deliver-test-token-6c1f9e3a7b2d4058c6f1e9a3b7d20548";
 
 /// An agent `ops` on `fake`, served.
 fn serve_on(fake: &FakeOpenAi, dir: &std::path::Path) -> ServeProcess {
-    std::fs::write(
-        dir.join("agents.toml"),
-        format!(
-            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
-            fake.base_url
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.join("agents.toml"), fake.ops_agent_toml()).unwrap();
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
-}
-
-/// The approval cycle, with every turn after a tool result held until `gate` has a permit.
-fn held_after_tool(gate: Arc<tokio::sync::Semaphore>) -> impl Fn(usize, &Value) -> Reply + Send + Sync + 'static {
-    let cycle = approval_cycle(false);
-    move |n, body| {
-        let reply = cycle(n, body);
-        let after_tool = body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        if after_tool {
-            reply.held_by(&gate)
-        } else {
-            reply
-        }
-    }
 }
 
 #[tokio::test]
 async fn an_approval_answers_and_its_outcome_is_on_the_event_stream_before_the_models_next_turn_ends() {
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
-    let fake = FakeOpenAi::answering(held_after_tool(gate.clone())).await;
+    let held = gate.clone();
+    let fake = FakeOpenAi::answering(approval_cycle_held(move |reply| reply.held_by(&held))).await;
     let dir = tempfile::tempdir().unwrap();
     let server = serve_on(&fake, dir.path());
     let paused = server.post("/api/agents/ops/generate", json!({"messages": "delete rec-42"})).await;

@@ -166,6 +166,14 @@ impl FakeOpenAi {
         Self { base_url: format!("http://{addr}/v1"), shared, task }
     }
 
+    /// `agents.toml` for agent `ops` with the built-in `delete_record` tool, on this server's model.
+    pub fn ops_agent_toml(&self) -> String {
+        format!(
+            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
+            self.base_url
+        )
+    }
+
     /// Every request so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.log.lock().unwrap().clone()
@@ -339,6 +347,22 @@ pub fn approval_cycle(stream: bool) -> impl Fn(usize, &Value) -> Reply + Send + 
             Reply::sse_unpaced(tool_call_stream(&id, "delete_record", &args, 3))
         } else {
             Reply::Json(tool_call_completion(&[(&id, "delete_record", &args)]))
+        }
+    }
+}
+
+/// [`approval_cycle`] (not streamed), with every answer to a tool's result passed through `held`
+/// first: a model whose turn after the tool takes as long as the test or benchmark says
+/// ([`Reply::held_by`], [`Reply::after`]).
+pub fn approval_cycle_held(
+    held: impl Fn(Reply) -> Reply + Send + Sync + 'static,
+) -> impl Fn(usize, &Value) -> Reply + Send + Sync + 'static {
+    let cycle = approval_cycle(false);
+    move |n, body| {
+        let reply = cycle(n, body);
+        match body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool") {
+            true => held(reply),
+            false => reply,
         }
     }
 }

@@ -9,14 +9,7 @@ use serde_json::json;
 async fn an_agent_from_agents_toml_on_an_openai_compatible_server_pauses_and_finishes_after_approval() {
     let fake = FakeOpenAi::answering(approval_cycle(true)).await;
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("agents.toml"),
-        format!(
-            "[[agents]]\nid = \"ops\"\ntools = [\"delete_record\"]\n\n[agents.model]\napi = \"openai-compatible\"\nprovider = \"fake\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
-            fake.base_url
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("agents.toml"), fake.ops_agent_toml()).unwrap();
     let token = "serve-test-token-2d9f6b1e8a4c7305d2f9b6e1a8c47350";
     let server = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir.path(), token);
     let agents = server.get("/api/agents").await;
