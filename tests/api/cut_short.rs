@@ -143,7 +143,9 @@ async fn c05_a_plain_tool_cut_short_by_a_stop_is_written_first_and_never_run_aga
     }
     let mut t = TestApp::builder().dir(&dir).counters(counters).agents(steps).spawn().await;
     t.keep(tmp);
-    // The next start continued the run without running `notify` again, and told the model so.
+    // The next start continued the run (in a task of its own) without running `notify` again, and
+    // told the model so.
+    t.settle().await;
     assert_eq!(NOTIFIED.load(Ordering::SeqCst), 1, "never run twice");
     assert!(snapshot(&t, "run-cut").await.is_none(), "the recovered run finished");
     let messages = approval_console::store::testing::thread(t.app.testing().db(), "th-cut", 20).await.unwrap();

@@ -233,6 +233,7 @@ async fn a_run_grant_ends_with_its_run_and_never_covers_a_later_run_that_reuses_
     assert_eq!(status, StatusCode::CREATED, "{g}");
     assert_eq!(t.app.testing().sweep_grants().await.unwrap(), 1);
     assert_eq!(state_of(&t, &first).await, "delivered");
+    t.settle().await; // the run goes on after the delivery, and ends
     let (_, list) = t.get("/api/grants").await;
     assert_eq!(list[0]["revokedBy"], "console (run ended)", "the run finished, so did its grant: {list}");
 

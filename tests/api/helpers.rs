@@ -185,6 +185,9 @@ impl Builder {
         }
         let app = App::open_at(&dir, test_database(&dir).await, agents).await.expect("open app");
         let serving = Some(app.recover().await.expect("recover"));
+        // `serve` serves while the runs a stop left `running` go on in tasks of their own; these tests
+        // look at what recovery did, so they start once those runs have paused or ended.
+        assert!(app.finish_deliveries(Duration::from_secs(120)).await, "recovered runs still going after 120 s");
         let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
         let base = format!("http://{}", server.addr);
         let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();

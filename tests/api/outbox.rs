@@ -97,6 +97,7 @@ async fn c05_an_unreachable_engine_puts_the_decision_back_with_a_growing_wait_an
     let before = chrono::Utc::now();
     let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
     assert!(!status.is_server_error(), "{status} {body}");
+    t.settle().await;
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "delivered at once, and refused");
     let waiting = approval_console::store::testing::decisions_in(t.app.testing().db(), Delivery::Pending).await.unwrap();
     assert_eq!(waiting.len(), 1, "the decision waits in the outbox");
@@ -132,6 +133,7 @@ async fn c05_the_outbox_worker_delivers_each_due_decision_once_when_the_engine_i
         let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
         assert!(!status.is_server_error(), "{status} {body}");
     }
+    t.settle().await;
     assert_eq!(down.tried.load(Ordering::SeqCst), 2);
     // Not due yet (each waits a second): a pass delivers nothing and does not even try.
     assert_eq!(t.app.testing().deliver_due().await.unwrap(), 0);
@@ -158,6 +160,7 @@ async fn c3_any_engine_kind_gets_no_send_of_a_decision_whose_call_changed_after_
     let (id, fingerprint) = queue_call(&t, 1).await;
     let (status, body) = t.post(&format!("/api/queue/{id}/approve"), json!({ "fingerprint": fingerprint })).await;
     assert!(!status.is_server_error(), "{status} {body}");
+    t.settle().await;
     assert_eq!(down.tried.load(Ordering::SeqCst), 1, "sent once, the engine down");
 
     // While the decision waits in the outbox, the call changes at the engine; the engine comes back.

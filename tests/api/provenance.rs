@@ -262,7 +262,10 @@ async fn c08_approvals_at_the_same_moment_count_each_other_and_one_person_still_
         let (t, a, b) = (&t, &a, &b);
         async move { (item["id"].as_str().unwrap().to_owned(), tokio::join!(approve_as(t, a, item), approve_as(t, b, item))) }
     });
-    for (id, ((first, first_body), (second, second_body))) in futures::future::join_all(races).await {
+    let raced = futures::future::join_all(races).await;
+    // Each decision is answered once committed; its delivery follows (issue 46).
+    t.settle().await;
+    for (id, ((first, first_body), (second, second_body))) in raced {
         let mut statuses = [first, second];
         statuses.sort();
         assert_eq!(statuses, [StatusCode::OK, StatusCode::ACCEPTED], "{id}: {first_body} / {second_body}");
