@@ -506,6 +506,35 @@ fn opens_a_connection(line: &str) -> bool {
     code.contains("pool()") || code.contains("::pool(") || code.contains("begin_write(")
 }
 
+/// Every line under `dirs` (files whose path from the repository root `skip` says to leave out
+/// aside) for which `hit` holds, as `path:line: text`; and how many files were read.
+fn lines_where(dirs: &[&str], skip: impl Fn(&str) -> bool, hit: impl Fn(&str) -> bool) -> (usize, Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    for dir in dirs {
+        sources(&root.join(dir), &mut files);
+    }
+    let mut wrong = vec![];
+    for file in &files {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if skip(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if hit(line) {
+                wrong.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    (files.len(), wrong)
+}
+
+/// Whether a file is the store's own.
+fn in_the_store(rel: &str) -> bool {
+    rel.starts_with("src/store/") || rel == "src/store.rs"
+}
+
 /// The store is the boundary: code above it asks for operations (`outbox::claim`, `runs::suspend`,
 /// a unit of work `Db::write` …), never for a connection or a transaction (`Db::pool`,
 /// `Db::begin_write`, the store's own), so what one operation writes is one transaction the store
@@ -513,25 +542,9 @@ fn opens_a_connection(line: &str) -> bool {
 /// fixtures (`store::testing`) instead.
 #[test]
 fn code_above_the_store_opens_no_connections() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![];
-    for dir in ["src", "src-tauri/src", "src-tauri/tests", "tests", "benches"] {
-        sources(&root.join(dir), &mut files);
-    }
-    assert!(files.len() > 250, "the walk read the sources, tests and benchmarks ({} files)", files.len());
-    let mut wrong = vec![];
-    for file in &files {
-        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/store/") || rel == "src/store.rs" || rel == "tests/layers.rs" {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            if opens_a_connection(line) {
-                wrong.push(format!("{rel}:{}: {}", i + 1, line.trim()));
-            }
-        }
-    }
+    let dirs = ["src", "src-tauri/src", "src-tauri/tests", "tests", "benches"];
+    let (read, wrong) = lines_where(&dirs, |rel| in_the_store(rel) || rel == "tests/layers.rs", opens_a_connection);
+    assert!(read > 250, "the walk read the sources, tests and benchmarks ({read} files)");
     assert!(
         wrong.is_empty(),
         "ask the store for an operation (or a test for a fixture of store::testing) instead of a connection:\n{}",
@@ -599,24 +612,8 @@ fn asks_shared(line: &str) -> bool {
 /// above the store: no code above the store asks the database a boolean `shared()`.
 #[test]
 fn team_mode_is_a_value_not_a_question_asked_above_the_store() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![];
-    sources(&root.join("src"), &mut files);
-    sources(&root.join("src-tauri/src"), &mut files);
-    let mut wrong = vec![];
-    for file in &files {
-        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/store/") {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if asks_shared(line) {
-                wrong.push(format!("{rel}:{}: {}", n + 1, line.trim()));
-            }
-        }
-    }
-    assert!(files.len() > 150, "the walk read the sources ({})", files.len());
+    let (read, wrong) = lines_where(&["src", "src-tauri/src"], |rel| rel.starts_with("src/store/"), asks_shared);
+    assert!(read > 150, "the walk read the sources ({read})");
     assert!(wrong.is_empty(), "team mode asked as a boolean above the store (match on Db::topology):\n{}", wrong.join("\n"));
 }
 
@@ -632,24 +629,10 @@ fn the_team_checker_sees_a_question_in_code_only() {
 /// databases apart by their dialect.
 #[test]
 fn only_the_store_tells_the_databases_apart() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![];
-    sources(&root.join("src"), &mut files);
-    sources(&root.join("src-tauri/src"), &mut files);
-    let mut wrong = vec![];
-    for file in &files {
-        let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/store/") || rel == "src/store.rs" {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if code.contains("Dialect::") || code.contains(".dialect()") {
-                wrong.push(format!("{rel}:{}", n + 1));
-            }
-        }
-    }
-    assert!(files.len() > 100, "the walk found the sources ({})", files.len());
+    let (read, wrong) = lines_where(&["src", "src-tauri/src"], in_the_store, |line| {
+        let code = line.split("//").next().unwrap_or("");
+        code.contains("Dialect::") || code.contains(".dialect()")
+    });
+    assert!(read > 100, "the walk found the sources ({read})");
     assert!(wrong.is_empty(), "the dialect asked above the store (match on Db::topology):\n{}", wrong.join("\n"));
 }
