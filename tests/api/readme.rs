@@ -115,6 +115,25 @@ async fn the_readme_curl_pauses_the_demo_agent_of_a_running_serve() {
     assert_eq!(queue["items"][0]["toolName"], "delete_record", "{queue}");
 }
 
+/// Runs the README's `sh` block that holds `needle` as printed, with `HOME` at `home` and the
+/// runtime directory `run` where `serve` left its record, then one line of the test's printing the
+/// agent token the block left in the shell: that token (checked to be one), and what was printed.
+fn run_hook_block(needle: &str, data: &Path, home: &Path, run: &Path) -> (String, String) {
+    let block = block(README, "sh", needle);
+    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), data)
+        .env("HOME", home)
+        .env("XDG_RUNTIME_DIR", run)
+        .env_remove("CODEX_HOME")
+        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{block}\n{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
+    assert!(token.starts_with("ac_"), "the export holds the token: {said}");
+    (token, said)
+}
+
 #[tokio::test]
 async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential() {
     let tmp = tempfile::tempdir().unwrap();
@@ -125,18 +144,7 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
     // is not the default one; the block names no data directory and no address: it finds it.
     let run = tmp.path().join("run");
     let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
-    let block = block(README, "sh", "hooks install claude-code\napproval-console tokens list");
-    // As printed, then one line of the test's: the token the block left in the shell.
-    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data)
-        .env("HOME", &home)
-        .env("XDG_RUNTIME_DIR", &run)
-        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{block}\n{}", text(&out));
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
-    assert!(token.starts_with("ac_"), "the export holds the token: {said}");
+    let (token, said) = run_hook_block("hooks install claude-code\napproval-console tokens list", &data, &home, &run);
     assert!(
         said.contains("claude-hook") && !said.replace(&format!("TOKEN={token}"), "").contains(&token),
         "listed, never shown again: {said}"
@@ -168,19 +176,7 @@ async fn the_readme_codex_commands_make_a_codex_credential_and_install_its_hook(
     std::fs::create_dir(&home).unwrap();
     let (data, run) = (tmp.path().join("data"), tmp.path().join("run"));
     let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
-    let block = block(README, "sh", "hooks install codex");
-    // As printed, then one line of the test's: the token the block left in the shell.
-    let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), &data)
-        .env("HOME", &home)
-        .env("XDG_RUNTIME_DIR", &run)
-        .env_remove("CODEX_HOME")
-        .env_remove("APPROVAL_CONSOLE_DATA_DIR")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{block}\n{}", text(&out));
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    let token = said.lines().find_map(|l| l.strip_prefix("TOKEN=")).unwrap().to_owned();
-    assert!(token.starts_with("ac_"), "the export holds the token: {said}");
+    let (token, _) = run_hook_block("hooks install codex", &data, &home, &run);
     // An agent's credential that queues its calls as Codex's.
     let http = reqwest::Client::new();
     let session = crate::helpers::serve_process::get_json(&http, &format!("{}/api/session", serve.base), &token).await;
