@@ -60,7 +60,13 @@ impl Console {
             grants_wake: Arc::default(),
             sending: Arc::default(),
             step_ups: Arc::default(),
-            deliveries: tokio_util::task::TaskTracker::new(),
+            deliveries: {
+                // Closed from the start (spawning on it goes on): `deliveries_done` waits until no
+                // delivery is left, and concurrent waiters never race to close and reopen it.
+                let deliveries = tokio_util::task::TaskTracker::new();
+                deliveries.close();
+                deliveries
+            },
         }
     }
 

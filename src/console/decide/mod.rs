@@ -217,10 +217,7 @@ impl Console {
     /// whether they all did. A console that stops calls it first, so a delivery under way is not cut
     /// short by the stop (one that is would be `interrupted` at the next start).
     pub async fn deliveries_done(&self, within: std::time::Duration) -> bool {
-        self.deliveries.close();
-        let done = tokio::time::timeout(within, self.deliveries.wait()).await.is_ok();
-        self.deliveries.reopen();
-        done
+        tokio::time::timeout(within, self.deliveries.wait()).await.is_ok()
     }
 
     /// Queues a submitted call; with `grant` (one [`Console::grant_for_new`] found covering it), the

@@ -323,7 +323,13 @@ impl LocalEngine {
                 run_locks: Default::default(),
                 starting: Mutex::default(),
                 keys: Default::default(),
-                going: tokio_util::task::TaskTracker::new(),
+                going: {
+                    // Closed from the start (spawning on it goes on): `settled` waits until no run
+                    // is left going, and concurrent waiters never race to close and reopen it.
+                    let going = tokio_util::task::TaskTracker::new();
+                    going.close();
+                    going
+                },
             }),
         }
     }
@@ -332,11 +338,7 @@ impl LocalEngine {
     /// restart to pause or end; whether they all did. A run cut short by a stop is `running` in its
     /// snapshot and goes on from there at the next start ([`LocalEngine::recover`]).
     pub async fn settled(&self, within: Duration) -> bool {
-        let going = &self.inner.going;
-        going.close();
-        let done = tokio::time::timeout(within, going.wait()).await.is_ok();
-        going.reopen();
-        done
+        tokio::time::timeout(within, self.inner.going.wait()).await.is_ok()
     }
 
     /// This engine's id (the `engine` of its queue entries and runs).
