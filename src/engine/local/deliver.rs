@@ -1,5 +1,6 @@
 //! A decision delivered to a paused local call: the fingerprint check just before the tool runs
-//! (S7), the tool, the outcome recorded with the snapshot, and the run going on.
+//! (S7), the mark that the tool may begin, the tool, its outcome committed with the snapshot, and
+//! the run going on in the delivery's task after the delivery has answered (issue 46).
 
 use super::*;
 
@@ -15,9 +16,11 @@ impl LocalEngine {
     /// committed in a transaction of its own right after the tool returns — with the step as it
     /// stands and, when that answered the step's last waiting call, the run marked `running` — before
     /// anything the run does next. A stop during the model's next turn therefore finds the result in
-    /// the snapshot and the run `running`, and [`LocalEngine::recover`] goes on from it; only a stop
-    /// inside the tool leaves the decision `delivering` (interrupted at the next start, for the
-    /// operator to resolve). Answers the outcome and, if the run goes on, what it goes on with.
+    /// the snapshot and the run `running`, and [`LocalEngine::recover`] goes on from it. A stop
+    /// before the snapshot says the tool may begin ([`StepCall::began`]) leaves the call untouched:
+    /// the decision is delivered again at the next start. Only a stop after that and before the
+    /// result's commit — inside the tool — leaves the call `interrupted`, for the operator to
+    /// resolve. Answers the outcome and, if the run goes on, what it goes on with.
     pub(super) async fn deliver_locked(&self, decision: &Decision, item: &QueuedCall, emit: &Emit) -> Result<(Value, Option<GoOn>), Error> {
         let run_id = &item.call.run_id;
         let (mut state, agent, index) = self.waiting_call(item).await?;
