@@ -91,14 +91,14 @@ impl<'a> Testing<'a> {
     /// already.
     pub async fn deliver(&self, decision: &Decision) -> Result<Option<Value>, Error> {
         let delivered = self.app.console.deliver(decision, None).await;
-        self.runs_done().await;
+        self.deliveries_done().await;
         delivered
     }
 
     /// Delivers a decision stored claimed ([`Testing::decide_claimed`]).
     pub async fn deliver_claimed(&self, decision: &Decision) -> Result<Value, Error> {
         let delivered = self.app.console.deliver_claimed(decision, None).await;
-        self.runs_done().await;
+        self.deliveries_done().await;
         delivered
     }
 
@@ -112,29 +112,24 @@ impl<'a> Testing<'a> {
         self.app.console.item(id).await
     }
 
-    /// Waits for the deliveries the console started after answering their deciders, and for the
-    /// local runs they let go on.
+    /// Waits for what the console set going: the deliveries it started after answering their
+    /// deciders, and the local runs those (or a worker's pass, run at once here) let go on — a run
+    /// goes on in a task of its own after its delivery (issue 46).
     pub async fn deliveries_done(&self) {
-        assert!(self.app.finish_deliveries(std::time::Duration::from_secs(120)).await, "deliveries still under way after 120 s");
-    }
-
-    /// After a worker's pass (run at once here): the local runs its deliveries let go on have paused
-    /// or ended (a run goes on in a task of its own after its delivery: issue 46).
-    async fn runs_done(&self) {
-        assert!(self.app.finish_deliveries(std::time::Duration::from_secs(120)).await, "runs still going after 120 s");
+        assert!(self.app.finish_deliveries(std::time::Duration::from_secs(120)).await, "deliveries or runs still going after 120 s");
     }
 
     /// One pass of the outbox worker; how many decisions it delivered.
     pub async fn deliver_due(&self) -> Result<usize, Error> {
         let delivered = self.app.console.deliver_due().await;
-        self.runs_done().await;
+        self.deliveries_done().await;
         delivered
     }
 
     /// One pass of the expiry worker; how many calls it declined as expired.
     pub async fn expire_due(&self) -> Result<usize, Error> {
         let expired = self.app.console.expire_due().await;
-        self.runs_done().await;
+        self.deliveries_done().await;
         expired
     }
 
@@ -173,7 +168,7 @@ impl<'a> Testing<'a> {
     /// One sweep of the grants worker over the waiting calls; how many it approved.
     pub async fn sweep_grants(&self) -> Result<usize, Error> {
         let approved = self.app.console.sweep_grants().await;
-        self.runs_done().await;
+        self.deliveries_done().await;
         approved
     }
 

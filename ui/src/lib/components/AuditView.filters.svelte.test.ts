@@ -4,24 +4,11 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend } from '../testing/fake-backend';
+import { makeAuditEntry } from '../testing/fixtures';
 import { mountInBody, settle, type } from '../testing/mount';
 import AuditView from './AuditView.svelte';
 
-function entry(seq: number, action: string, over: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    seq,
-    at: `2025-01-01T10:0${seq}:00Z`,
-    actor: 'alice (web)',
-    action,
-    queueItemId: 'q1',
-    toolName: 'delete_record',
-    fingerprint: null,
-    details: {},
-    prevHash: 'sha256:' + '0'.repeat(64),
-    hash: 'sha256:' + String(seq).repeat(64).slice(0, 64),
-    ...over,
-  };
-}
+const entry = makeAuditEntry;
 
 function history() {
   return [

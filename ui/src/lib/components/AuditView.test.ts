@@ -4,25 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type AuditEntry, type DecisionRecord } from '../backend/backend';
 import { backendContext } from '../backend/context';
 import { FakeBackend } from '../testing/fake-backend';
+import { makeAuditEntry } from '../testing/fixtures';
 import { mountInBody, settle } from '../testing/mount';
 import AuditView from './AuditView.svelte';
 
 const FP = 'sha256:' + '3c'.repeat(32);
 
 function entry(seq: number, action: string, details: unknown, over: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    seq,
-    at: `2025-01-01T10:0${seq}:00Z`,
-    actor: 'alice (web)',
-    action,
-    queueItemId: 'q1',
-    toolName: 'delete_record',
-    fingerprint: FP,
-    details,
-    prevHash: 'sha256:' + String(seq - 1).repeat(64).slice(0, 64),
-    hash: 'sha256:' + String(seq).repeat(64).slice(0, 64),
-    ...over,
-  };
+  return makeAuditEntry(seq, action, { fingerprint: FP, details, prevHash: 'sha256:' + String(seq - 1).repeat(64).slice(0, 64), ...over });
 }
 
 function history(): DecisionRecord[] {

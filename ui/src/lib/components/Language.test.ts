@@ -8,6 +8,7 @@ import { backendContext } from '../backend/context';
 import { Banners } from '../banners.svelte';
 import { i18n, LANGUAGE_STORAGE_KEY } from '../i18n/index.svelte';
 import { FakeBackend, makeEngine, makeGrant, makeItem, makeNotifyStatus } from '../testing/fake-backend';
+import { makeAuditEntry } from '../testing/fixtures';
 import { mountInBody, settle } from '../testing/mount';
 import AuditView from './AuditView.svelte';
 import EnginesView from './EnginesView.svelte';
@@ -155,18 +156,8 @@ describe('in Japanese', () => {
   it('audit: the history with its verdicts and deliveries, the chain check, and all entries', async () => {
     i18n.set('ja');
     const backend = new FakeBackend();
-    const entry = (seq: number, action: string, details: unknown): AuditEntry => ({
-      seq,
-      at: '2025-01-01T10:00:00Z',
-      actor: 'alice (web)',
-      action,
-      queueItemId: 'q1',
-      toolName: 'delete_record',
-      fingerprint: 'sha256:' + '3c'.repeat(32),
-      details,
-      prevHash: 'sha256:' + '0'.repeat(64),
-      hash: 'sha256:' + '1'.repeat(64),
-    });
+    const entry = (seq: number, action: string, details: unknown): AuditEntry =>
+      makeAuditEntry(seq, action, { at: '2025-01-01T10:00:00Z', fingerprint: 'sha256:' + '3c'.repeat(32), details, hash: 'sha256:' + '1'.repeat(64) });
     const records: DecisionRecord[] = [
       { decision: entry(4, 'decision.decline', { args: { id: 'rec-2' }, verdict: { reason: 'no' } }), delivery: null },
       { decision: entry(2, 'decision.approve', { args: { id: 'rec-1' }, verdict: {} }), delivery: entry(3, 'delivery.delivered', { outcome: 'ok' }) },

@@ -3,27 +3,11 @@
 // warn window), one risk chip, and the meta line `agent · source · 4m ago` that moves on with the
 // clock (the date and time in its title; the fingerprint left to the detail).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { QueueItem } from '../backend/backend';
-import { backendContext } from '../backend/context';
-import { QueueModel } from '../queue.svelte';
-import { FakeBackend, makeItem } from '../testing/fake-backend';
-import { mountInBody, settle } from '../testing/mount';
-import QueueList from './QueueList.svelte';
+import { makeItem } from '../testing/fake-backend';
+import { settle } from '../testing/mount';
+import { renderQueueList, text } from '../testing/queue-list';
 
-const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
-
-async function render(items: QueueItem[], tab: 'pending' | 'all' = 'pending') {
-  const backend = new FakeBackend();
-  backend.add(...items);
-  const queue = new QueueModel(backend, { onError: () => {} });
-  queue.filter = { tab };
-  await queue.reload();
-  const { target } = mountInBody(QueueList, { props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
-  await settle();
-  const row = (id: string) => target.querySelector<HTMLElement>(`[data-testid="queue-item"][data-id="${id}"]`)!;
-  const part = (id: string, testid: string) => row(id).querySelector<HTMLElement>(`[data-testid="${testid}"]`);
-  return { target, row, part };
-}
+const render = renderQueueList;
 
 const alice = { operator: 'alice (web)', operatorKey: 'token:alice', at: '2025-01-01T10:00:10Z' };
 

@@ -1,27 +1,10 @@
 // A queue row tells its call apart at a glance: what it would do (its arguments, or the question it
 // asks), when it paused (date and time), and for a decided call what became of it and by whom.
 import { describe, expect, it } from 'vitest';
-import type { QueueItem } from '../backend/backend';
-import { backendContext } from '../backend/context';
-import { QueueModel } from '../queue.svelte';
-import { decision, FakeBackend, makeInterrupted, makeItem } from '../testing/fake-backend';
-import { mountInBody, settle } from '../testing/mount';
-import QueueList from './QueueList.svelte';
+import { decision, makeInterrupted, makeItem } from '../testing/fake-backend';
+import { renderQueueList, text } from '../testing/queue-list';
 
-const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
-
-async function render(items: QueueItem[], tab: 'pending' | 'all' = 'pending') {
-  const backend = new FakeBackend();
-  backend.add(...items);
-  const queue = new QueueModel(backend, { onError: () => {} });
-  queue.filter = { tab };
-  await queue.reload();
-  const { target } = mountInBody(QueueList, { props: { queue, selectedId: null, onselect: () => {} }, context: backendContext(backend) });
-  await settle();
-  const row = (id: string) => target.querySelector<HTMLElement>(`[data-testid="queue-item"][data-id="${id}"]`)!;
-  const part = (id: string, testid: string) => row(id).querySelector<HTMLElement>(`[data-testid="${testid}"]`);
-  return { target, row, part };
-}
+const render = renderQueueList;
 
 const at = (min: number) => new Date(Date.UTC(new Date().getUTCFullYear(), 0, 2, 10, min)).toISOString();
 

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical';
 import type {
+  AuditEntry,
   Decision,
   DecisionKind,
   Device,
@@ -229,4 +230,21 @@ export function makeReceipt(over: Record<string, unknown> = {}, kid = 'ed25519-3
   const present = Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== undefined));
   const header = base64url(JSON.stringify({ alg: 'EdDSA', kid, typ: 'approval-receipt' }));
   return `${header}.${base64url(canonicalJson(present))}.${base64url('\u0007'.repeat(64))}`;
+}
+
+/** An audit entry `seq` of `action` about call q1 (`delete_record`), by alice, hashed by its number. */
+export function makeAuditEntry(seq: number, action: string, over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    seq,
+    at: `2025-01-01T10:0${seq}:00Z`,
+    actor: 'alice (web)',
+    action,
+    queueItemId: 'q1',
+    toolName: 'delete_record',
+    fingerprint: null,
+    details: {},
+    prevHash: 'sha256:' + '0'.repeat(64),
+    hash: 'sha256:' + String(seq).repeat(64).slice(0, 64),
+    ...over,
+  };
 }
