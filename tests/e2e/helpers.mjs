@@ -221,3 +221,30 @@ export function serverAndBrowser() {
   });
   return ctx;
 }
+
+/**
+ * How far the page reaches past the window's right edge, and the outermost elements that stick
+ * out (an element inside a box that scrolls sideways and fits the window does not count).
+ */
+export function sideways(page, vw) {
+  return page.evaluate((vw) => {
+    const sticking = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= vw + 0.5) continue;
+      let clipped = false;
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const s = getComputedStyle(a);
+        if (s.overflowX !== 'visible' && a.getBoundingClientRect().right <= vw + 0.5) {
+          clipped = true;
+          break;
+        }
+      }
+      if (!clipped && !sticking.some((o) => o.contains(el))) sticking.push(el);
+    }
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      sticking: sticking.slice(0, 6).map((el) => `${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') ?? el.className}] right=${Math.round(el.getBoundingClientRect().right)}`),
+    };
+  }, vw);
+}

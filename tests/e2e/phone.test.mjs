@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, row, serverBin, startServer, waitFor } from './helpers.mjs';
+import { launchBrowser, newPage, row, serverBin, sideways, startServer, waitFor } from './helpers.mjs';
 import { seedQueue } from './seed.mjs';
 
 const WIDTHS = [360, 390, 430];
@@ -89,9 +89,9 @@ function phone(width, scheme) {
  * controls under `roots` smaller than a touch target. A checkbox or radio counts with the label
  * around it (a tap on the label is a tap on it).
  */
-function measure(page, width, roots) {
-  return page.evaluate(
-    ({ roots, min, vw }) => {
+async function measure(page, width, roots) {
+  const targets = await page.evaluate(
+    ({ roots, min }) => {
       const describe = (el) => {
         const id = el.getAttribute('data-testid') ?? el.id;
         const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 30);
@@ -104,21 +104,6 @@ function measure(page, width, roots) {
         if (s.visibility === 'hidden' || s.display === 'none') return false;
         return !el.closest('.visually-hidden');
       };
-      // The widest things that reach past the window's right edge, outermost first.
-      const sticking = [];
-      for (const el of document.body.querySelectorAll('*')) {
-        const r = el.getBoundingClientRect();
-        if (r.width === 0 || r.right <= vw + 0.5) continue;
-        let clipped = false;
-        for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-          const s = getComputedStyle(a);
-          if (s.overflowX !== 'visible' && a.getBoundingClientRect().right <= vw + 0.5) {
-            clipped = true;
-            break;
-          }
-        }
-        if (!clipped && !sticking.some((o) => o.contains(el))) sticking.push(el);
-      }
       const selector = 'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="tab"], [role="option"]';
       const small = [];
       let smallest = Infinity;
@@ -137,15 +122,15 @@ function measure(page, width, roots) {
       const header = document.querySelector('header.top');
       return {
         innerWidth: window.innerWidth,
-        scrollWidth: document.documentElement.scrollWidth,
-        sticking: sticking.slice(0, 6).map((el) => `${describe(el)} right=${Math.round(el.getBoundingClientRect().right)}`),
         small: [...new Set(small)],
         smallest: Number.isFinite(smallest) ? Math.round(smallest) : null,
         headerHeight: header ? Math.round(header.getBoundingClientRect().height) : null,
       };
     },
-    { roots, min: MIN_TARGET, vw: width },
+    { roots, min: MIN_TARGET },
   );
+  // Whether it scrolls sideways, and what sticks out.
+  return { ...targets, ...(await sideways(page, width)) };
 }
 
 /** "Signed in as …": its box, against the height of one line of its text. */
