@@ -1,6 +1,7 @@
 //! Integration tests of the core through its real HTTP server: one binary, one module per area.
 
 mod agent_cli;
+mod answer;
 mod audit;
 mod audit_export;
 mod authorization;
