@@ -636,3 +636,30 @@ fn only_the_store_tells_the_databases_apart() {
     assert!(read > 100, "the walk found the sources ({read})");
     assert!(wrong.is_empty(), "the dialect asked above the store (match on Db::topology):\n{}", wrong.join("\n"));
 }
+
+/// Whether a line of code reaches the store: a `store::` path or the database handle.
+fn reaches_the_store(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.contains("store::") || code.contains(".db.") || code.contains("self.db") || code.contains(".db()")
+}
+
+/// One orchestrator (issue 46): the queue's operations — its reads, every decision and resolution an
+/// operator makes — are the console's from the typed context down to the store
+/// (`console::view`, `console::decide`). `App`'s queue module turns the shell's query into the
+/// console's terms and hands it over; it never reaches the store itself, so an approval no longer
+/// goes app → console → back to app → store.
+#[test]
+fn the_queue_operations_go_app_to_console_to_store_and_never_back() {
+    let (read, wrong) = lines_where(&["src/app/queue"], |_| false, reaches_the_store);
+    let (_, wrong_top) = lines_where(&["src/app"], |rel| rel != "src/app/queue.rs", reaches_the_store);
+    assert!(read >= 1, "the walk read app/queue ({read} files)");
+    let wrong: Vec<String> = wrong.into_iter().chain(wrong_top).collect();
+    assert!(wrong.is_empty(), "the queue's operations reach the store from App (ask the console):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_store_reach_checker_sees_a_path_and_the_handle_in_code_only() {
+    assert!(reaches_the_store("let page = crate::store::queue::page(&self.db, &f, None, 50).await?;"));
+    assert!(reaches_the_store("if self.db.topology() == Topology::Team {"));
+    assert!(!reaches_the_store("self.console.page(&filter, cursor, limit).await // was store::queue::page"));
+}

@@ -6,8 +6,7 @@ use super::App;
 use crate::console::expiry::ExpirySettings;
 use crate::domain::safety::{QuorumSettings, SafetySettings};
 use crate::domain::{grade, Cx};
-use crate::domain::{Error, ItemId, ItemState};
-use crate::store::deadlines;
+use crate::domain::{Error, ItemId};
 
 impl App {
     pub async fn expiry_settings(&self, _by: &Cx<grade::Operator>) -> Result<ExpirySettings, Error> {
@@ -84,32 +83,11 @@ impl App {
         Ok(known)
     }
 
-    /// Sets `expiresAt` of the pending items whose tool has a time limit (snoozes included).
-    pub(crate) async fn fill_deadlines(&self, items: &mut [QueueItem], settings: &ExpirySettings) -> Result<(), Error> {
-        if settings.rules.is_empty() {
-            return Ok(());
-        }
-        let limited: Vec<(usize, u64)> = items
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| i.state == ItemState::Pending)
-            .filter_map(|(n, i)| Some((n, settings.limit_for(&i.tool_name)?)))
-            .collect();
-        let ids: Vec<ItemId> = limited.iter().map(|(n, _)| ItemId::new(&items[*n].id)).collect();
-        let stored = deadlines::stored_of(&self.db, &ids).await?;
-        for ((n, limit), stored) in limited.into_iter().zip(stored) {
-            let item = &mut items[n];
-            if stored.never.is_none() {
-                item.expires_at = Some(stored.snoozed_until.unwrap_or(item.paused_at + chrono::Duration::seconds(limit as i64)));
-            }
-        }
-        Ok(())
-    }
-
     /// Moves a pending call's deadline to `secs` from now (see [`crate::console::Console::snooze`]);
     /// answers the call as it is then. Any operator.
     pub async fn snooze(&self, id: &str, secs: u64, by: &Cx<grade::Operator>) -> Result<QueueItem, Error> {
-        self.console.snooze(&ItemId::new(id), secs, &by.audit_name()).await?;
-        self.queue_item(id, &by.narrow()).await
+        let id = ItemId::new(id);
+        self.console.snooze(&id, secs, &by.audit_name()).await?;
+        self.console.item_view(&id).await
     }
 }

@@ -14,6 +14,7 @@ pub mod remotes;
 pub mod resolve;
 pub mod shadow;
 pub mod supervisor;
+pub mod view;
 
 // The change feed is the store's (it reads the database); the console's users find it here too.
 pub use crate::store::feed::{Change, Events, QueueEvent};

@@ -46,12 +46,11 @@ impl super::Console {
     }
 
     /// What a decision by `approver` made now is stored with: the policy's version, and its
-    /// receipt's terms — this console's key and the receipts' lifetime (one read of the settings).
-    pub async fn receipt_issue(&self, approver: String) -> Result<(String, crate::domain::receipt::Issue), Error> {
-        let snapshot = crate::store::settings::snapshot(&self.db).await?;
-        let ttl_secs = snapshot.get::<SafetySettings>()?.receipt_ttl();
+    /// receipt's terms — this console's key and the receipts' lifetime — under `settings`.
+    pub async fn receipt_issue(&self, settings: &Snapshot, approver: String) -> Result<(String, crate::domain::receipt::Issue), Error> {
+        let ttl_secs = settings.get::<SafetySettings>()?.receipt_ttl();
         let issue = crate::domain::receipt::Issue { signer: self.receipts.signer().await?, ttl_secs, approver };
-        Ok((version(&snapshot)?, issue))
+        Ok((version(settings)?, issue))
     }
 }
 

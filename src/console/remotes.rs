@@ -87,6 +87,24 @@ impl Remotes {
         self.reload().await
     }
 
+    /// [`Console::decide_and_deliver`], connecting first the remote engine of a call that another
+    /// console of the team added moments ago and this one has not connected yet (the engines table
+    /// is re-read every 2 s): that refusal stored nothing, so the decision is asked again once.
+    pub async fn decide_and_deliver(
+        &self,
+        decider: &super::Decider,
+        id: &crate::domain::ItemId,
+        ask: super::Ask,
+    ) -> Result<(super::view::QueueItem, bool), Error> {
+        match self.console.decide_and_deliver(decider, id, ask.clone()).await {
+            Err(Error::Engine(_)) if self.db.topology() == Topology::Team => {
+                self.load().await?;
+                self.console.decide_and_deliver(decider, id, ask).await
+            }
+            other => other,
+        }
+    }
+
     /// Starts syncing every engine, now and as engines are added, until `stop` flips.
     pub fn start(&self, stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
         *self.syncing.lock().expect("remotes lock") = Some(stop.clone());

@@ -37,6 +37,7 @@ impl Console {
         entry: queue::Entry,
         resolution: Resolution,
         fingerprint: Fingerprint,
+        settings: &crate::store::settings::Snapshot,
     ) -> Result<queue::Entry, Error> {
         let item = &entry.queued;
         let id = &item.id;
@@ -58,7 +59,7 @@ impl Console {
         let engine = self.engine(&item.call.engine)?;
         let key = decider.key();
         // Running it again lets it run: who may (a high-risk call's rules), checked before anything is written.
-        let care = self.check_approver(decider, item, kind).await?;
+        let care = self.check_approver(decider, item, kind, settings).await?;
         if let Some(care) = &care {
             // Under a quorum the new entry's approval is this operator's: one the run's own starter
             // may not give (refused here, before anything is written).
@@ -82,7 +83,7 @@ impl Console {
                 // own path (checked again, at the engine too; delivered once). Under a quorum this is the
                 // resolving operator's approval, one of those the new entry needs.
                 let retry = resolutions::record_run_again(&self.db, item, stored).await?;
-                let decided = self.record_verdict(decider, &retry, Verdict::Approve, fingerprint, How::Counted, care).await?;
+                let decided = self.record_verdict(decider, &retry, Verdict::Approve, fingerprint, How::Counted, care, settings).await?;
                 let now = self.item(&retry.id).await;
                 if let Decided::Decision(decision) = decided {
                     // Delivered after the answer, as every operator's decision is (issue 46).

@@ -40,19 +40,10 @@ impl App {
         self.decide_as(&Decider::person(by), id, Ask::Verdict { verdict, fingerprint: shown(fingerprint)? }).await
     }
 
-    /// Sends `ask` through the decision kernel as `decider`, then delivers.
+    /// Sends `ask` through the decision kernel as `decider`, then delivers; the console answers the
+    /// entry as shown (nothing is read again here).
     async fn decide_as(&self, decider: &Decider, id: &str, ask: Ask) -> Result<(QueueItem, bool), Error> {
-        let id = ItemId::new(id);
-        let (entry, recorded) = match self.console.decide_and_deliver(decider, &id, ask.clone()).await {
-            // Team mode: a remote engine another console added moments ago, not connected here yet
-            // (the engines table is re-read every 2 s). The refusal stored nothing: connect, decide again.
-            Err(Error::Engine(_)) if self.db.topology() == crate::store::Topology::Team => {
-                self.remotes.load().await?;
-                self.console.decide_and_deliver(decider, &id, ask).await?
-            }
-            other => other?,
-        };
-        Ok((self.item_now(entry).await?, recorded))
+        self.remotes.decide_and_deliver(decider, &ItemId::new(id), ask).await
     }
 
     /// Resolves an interrupted call as `by`, bound to the fingerprint that was on screen (see

@@ -17,7 +17,9 @@ use crate::domain::plan;
 use crate::domain::{Approval, Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, QueuedCall, Verdict};
 use crate::store::decisions::approvals;
 use crate::store::queue;
+use crate::store::settings::Snapshot;
 use crate::store::submissions::{NewSubmission, Submitted};
+use super::view::QueueItem;
 pub use who::{Ask, Binding, Decider, StepUps};
 
 /// What a decision request came to ([`Console::decide`]).
@@ -86,15 +88,25 @@ impl Console {
     /// that would not complete the quorum (`quorum_tool`).
     #[tracing::instrument(name = "decide", skip_all, fields(verdict = ?ask.kind(), by = %decider.operator()))]
     pub async fn decide(&self, decider: &Decider, target: Target<'_>, ask: Ask, how: How) -> Result<Decided, Error> {
+        let settings = crate::store::settings::snapshot(&self.db).await?;
+        self.decide_under(decider, target, ask, how, &settings).await
+    }
+
+    /// [`Console::decide`] under the settings `settings` (read once by the caller): every rule the
+    /// decision checks — risk, quorum, `high_risk_passkey`, the receipt's terms and policy version —
+    /// is read from this one snapshot.
+    async fn decide_under(&self, decider: &Decider, target: Target<'_>, ask: Ask, how: How, settings: &Snapshot) -> Result<Decided, Error> {
         let entry = match target {
             Target::Id(id) => self.item(id).await?,
             Target::Entry(entry) => *entry,
         };
         self.check_who(decider, &entry.queued, &ask).await?;
         match ask {
-            Ask::Verdict { verdict, fingerprint } => self.record_verdict(decider, &entry.queued, verdict, fingerprint, how, None).await,
+            Ask::Verdict { verdict, fingerprint } => {
+                self.record_verdict(decider, &entry.queued, verdict, fingerprint, how, None, settings).await
+            }
             Ask::Resolve { resolution, fingerprint } => {
-                let entry = self.resolve_checked(decider, entry, resolution, fingerprint).await?;
+                let entry = self.resolve_checked(decider, entry, resolution, fingerprint, settings).await?;
                 Ok(Decided::Resolved(Box::new(entry)))
             }
         }
@@ -103,7 +115,8 @@ impl Console {
     /// The second half of [`Console::decide`], once who decides was checked: the call's checks, who
     /// may let it run ([`Console::check_approver`], unless the caller did: `care`), the two-person
     /// rule, the decision made durable. Also the approval of the new entry a `run_again` resolution
-    /// makes (the same decider's, checked with the resolution).
+    /// makes (the same decider's, checked with the resolution). The rules are `settings`'.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn record_verdict(
         &self,
         decider: &Decider,
@@ -112,14 +125,15 @@ impl Console {
         fingerprint: Fingerprint,
         how: How,
         care: Option<crate::domain::safety::Care>,
+        settings: &Snapshot,
     ) -> Result<Decided, Error> {
         self.check_decision(&item.id, item, &verdict, &fingerprint).await?;
         let care = match care {
             Some(care) => Some(care),
-            None => self.check_approver(decider, item, verdict.kind()).await?,
+            None => self.check_approver(decider, item, verdict.kind(), settings).await?,
         };
         let passkey_only = match &care {
-            Some(care) => self.passkey_only(care).await?,
+            Some(care) => who::passkey_only(care, settings)?,
             None => false,
         };
         // Who asked for the call, when the approval may count towards a quorum (its person is read,
@@ -132,7 +146,7 @@ impl Console {
         let approver = plan::approver(&decider.planned(), &verdict);
         let delivery = if how == How::Outbox { Delivery::Pending } else { Delivery::Delivering };
         let decision = Self::new_decision(&item.id, verdict, fingerprint, decider.operator(), delivery);
-        let (policy, issue) = self.receipt_issue(approver).await?;
+        let (policy, issue) = self.receipt_issue(settings, approver).await?;
         let recording = record::Recording {
             item,
             decision,
@@ -175,26 +189,29 @@ impl Console {
     }
 
     /// Decide ([`How::Counted`]), then deliver (issue 46): answers as soon as the decision is
-    /// committed — the entry as it is then, its decision `delivering` with its receipt — and whether
-    /// this request recorded an approval short of the quorum (`true`) or stored the call's decision
-    /// (`false`). The delivery runs after the answer, in a task of its own
+    /// committed — the entry as the shells show it then ([`super::view`]), its decision
+    /// `delivering` with its receipt, built under the settings the decision was checked under — and
+    /// whether this request recorded an approval short of the quorum (`true`) or stored the call's
+    /// decision (`false`). The delivery runs after the answer, in a task of its own
     /// ([`Console::deliver_later`]): the decider never waits for the engine, the tool or the agent's
     /// next model turn; the change feed shows the send and its outcome as they happen. The entry may
     /// show another request's decision (one that completed or beat a recorded approval meanwhile):
     /// what this request did is the flag, never the entry's state. A resolution answers its entry as
     /// it is afterwards.
-    pub async fn decide_and_deliver(&self, decider: &Decider, id: &ItemId, ask: Ask) -> Result<(queue::Entry, bool), Error> {
+    pub async fn decide_and_deliver(&self, decider: &Decider, id: &ItemId, ask: Ask) -> Result<(QueueItem, bool), Error> {
+        let settings = crate::store::settings::snapshot(&self.db).await?;
         let entry = self.item(id).await?;
         let queued = entry.queued.clone();
-        match self.decide(decider, Target::Entry(Box::new(entry)), ask, How::Counted).await? {
-            Decided::Decision(decision) => {
-                let now = self.item(id).await?;
-                self.deliver_later(*decision, queued);
-                Ok((now, false))
-            }
-            Decided::Approval { .. } => Ok((self.item(id).await?, true)),
-            Decided::Resolved(entry) => Ok((*entry, false)),
+        let (now, recorded, deliver) = match self.decide_under(decider, Target::Entry(Box::new(entry)), ask, How::Counted, &settings).await? {
+            Decided::Decision(decision) => (self.item(id).await?, false, Some(decision)),
+            Decided::Approval { .. } => (self.item(id).await?, true, None),
+            Decided::Resolved(entry) => (*entry, false, None),
+        };
+        let shown = self.view(vec![now], &settings).await?.remove(0);
+        if let Some(decision) = deliver {
+            self.deliver_later(*decision, queued);
         }
+        Ok((shown, recorded))
     }
 
     /// Delivers a decision stored claimed ([`How::Claimed`], [`How::Counted`]) in a task of its own,
@@ -232,9 +249,12 @@ impl Console {
         submission: &NewSubmission<'_>,
         grant: Option<&crate::domain::grant::Grant>,
     ) -> Result<Submitted, Error> {
-        let planned = match grant {
+        let settings = match grant {
+            Some(_) => Some(crate::store::settings::snapshot(&self.db).await?),
             None => None,
-            Some(grant) => match self.check_new_by_grant(&Decider::grant(grant), call, submission.context.as_ref()).await {
+        };
+        let planned = match (grant, &settings) {
+            (Some(grant), Some(settings)) => match self.check_new_by_grant(&Decider::grant(grant), call, submission.context.as_ref(), settings) {
                 Ok(plan::Plan::Decision { approvers, .. }) => Some((grant, approvers)),
                 Ok(plan::Plan::Approval { .. }) => return Err(Error::Storage("a grant's approval was planned as one of a quorum".into())),
                 Err(e) => {
@@ -243,10 +263,11 @@ impl Console {
                     None
                 }
             },
+            _ => None,
         };
-        let receipt = match &planned {
-            Some((grant, _)) => Some(self.receipt_issue(crate::domain::receipt::grant_approver(&grant.id)).await?),
-            None => None,
+        let receipt = match (&planned, &settings) {
+            (Some((grant, _)), Some(settings)) => Some(self.receipt_issue(settings, crate::domain::receipt::grant_approver(&grant.id)).await?),
+            _ => None,
         };
         self.db
             .write(async |uow| {

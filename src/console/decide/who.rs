@@ -12,6 +12,7 @@ use crate::domain::authority::{grade, Scope};
 use crate::domain::grant::Grant;
 use crate::domain::plan;
 use crate::domain::{Actor, CallKind, Cx, DecisionKind, Error, Fingerprint, GrantId, PrincipalKind, QueuedCall, Verdict};
+use crate::store::settings::Snapshot;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 
@@ -247,35 +248,32 @@ impl Console {
         decider: &Decider,
         item: &QueuedCall,
         kind: DecisionKind,
+        settings: &Snapshot,
     ) -> Result<Option<crate::domain::safety::Care>, Error> {
         if !plan::lets_run(kind) {
             return Ok(None);
         }
-        let care = self.care(item).await?;
-        let passkey_only = self.passkey_only(&care).await?;
-        plan::risk(&decider.planned(), &item.call.tool_name, &care, passkey_only)?;
+        let context = self.context_of(&item.id, &item.call).await?;
+        let care = super::super::care::care_in(&item.call, context.as_ref(), settings)?;
+        plan::risk(&decider.planned(), &item.call.tool_name, &care, passkey_only(&care, settings)?)?;
         Ok(Some(care))
-    }
-
-    /// The policy `high_risk_passkey`, read when it matters: for a call of this care that is high-risk.
-    pub(super) async fn passkey_only(&self, care: &crate::domain::safety::Care) -> Result<bool, Error> {
-        Ok(care.risk.needs_operator() && crate::store::settings::safety(&self.db).await?.high_risk_passkey)
     }
 
     /// [`Console::check_who`] for a grant's approval of a call as it is queued (a submitted call,
     /// stored approved with it): an approval call, judged with what its source sent with it
     /// (`context`) by the planner — never a high-risk call, never one under a quorum. Answers what
     /// the approval comes to, planned on the call as queued (pending, no approvals).
-    pub(super) async fn check_new_by_grant(
+    pub(super) fn check_new_by_grant(
         &self,
         decider: &Decider,
         call: &crate::domain::PausedCall,
         context: Option<&serde_json::Value>,
+        settings: &Snapshot,
     ) -> Result<plan::Plan, Error> {
         if decider.grant_id().is_none() || call.kind != CallKind::Approval {
             return Err(Error::DecisionNotAllowed { kind: DecisionKind::Approve, allowed: vec![] });
         }
-        let care = super::super::care::care_in(call, context, &crate::store::settings::snapshot(&self.db).await?)?;
+        let care = super::super::care::care_in(call, context, settings)?;
         plan::plan(&plan::Input {
             tool: &call.tool_name,
             call_kind: call.kind,
@@ -290,4 +288,9 @@ impl Console {
             partial: false,
         })
     }
+}
+
+/// The policy `high_risk_passkey` under `settings`, where it matters: for a call of this care that is high-risk.
+pub(super) fn passkey_only(care: &crate::domain::safety::Care, settings: &Snapshot) -> Result<bool, Error> {
+    Ok(care.risk.needs_operator() && settings.get::<crate::domain::safety::SafetySettings>()?.high_risk_passkey)
 }

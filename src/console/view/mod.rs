@@ -1,14 +1,70 @@
-//! A queue entry as every shell shows it: the decisions it allows, its decision and delivery, and
-//! what is read for it as it is now (deadline, high risk, approvals, resolution, context).
+//! The queue as every shell shows it (issue 46: one orchestrator): an entry with the decisions it
+//! allows, its decision and delivery, and what is read for it as it is now (deadline, risk and
+//! quorum, approvals, resolution, context), built here for the reads of the queue and for the answer
+//! of a decision alike — a decision's answer is built from the settings its checks read
+//! ([`Console::decide_and_deliver`]), never read again a layer up.
 
-use super::QueueTab;
-use crate::app::App;
-use crate::console::Console;
-use crate::domain::{CallKind, CallSource, ChainLink, DecisionKind, Delivery, Error, Fingerprint, ItemId, ItemState, PauseReason, Verdict};
+mod reads;
+
+use super::Console;
+use crate::domain::{CallKind, CallSource, ChainLink, DecisionKind, Delivery, Fingerprint, ItemState, PauseReason, Verdict};
 use crate::store::queue;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The tabs of the queue view: each call is under exactly one, by its state and whether its
+/// decision was an expiry.
+///
+/// | tab | states | |
+/// |---|---|---|
+/// | `pending` | `pending` | waiting for a decision |
+/// | `awaiting_delivery` | `decided` | decided (by an operator or by its time limit); the decision waits in the outbox: about to be delivered, being delivered, or deferred to a retry because the engine could not be reached (C5) |
+/// | `decided` | `delivered`, `failed`, `interrupted` | decided by an operator, and the delivery is over: the engine took it, answered with an error, or the process died while the tool ran (never re-run) |
+/// | `expired` | `delivered`, `failed`, `interrupted` | declined because nobody decided within its time limit, and that decline's delivery is over |
+/// | `gone` | `gone` | the run ended elsewhere before anyone decided here |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueTab {
+    Pending,
+    AwaitingDelivery,
+    Decided,
+    Expired,
+    Gone,
+}
+
+impl QueueTab {
+    /// The tab of a call in `state` whose decision was (`expired`) or was not an expiry.
+    pub fn of(state: ItemState, expired: bool) -> Self {
+        match state {
+            ItemState::Pending => Self::Pending,
+            ItemState::Decided => Self::AwaitingDelivery,
+            ItemState::Delivered | ItemState::Failed | ItemState::Interrupted if expired => Self::Expired,
+            ItemState::Delivered | ItemState::Failed | ItemState::Interrupted => Self::Decided,
+            ItemState::Gone => Self::Gone,
+        }
+    }
+
+    /// What this tab lists, as a store filter: the states (as stored), and whether the decision
+    /// must (`Some(true)`) or must not (`Some(false)`) be an expiry.
+    pub fn scope(self) -> (&'static [&'static str], Option<bool>) {
+        const OVER: &[&str] = &["delivered", "failed", "interrupted"];
+        match self {
+            Self::Pending => (&["pending"], None),
+            Self::AwaitingDelivery => (&["decided"], None),
+            Self::Decided => (OVER, Some(false)),
+            Self::Expired => (OVER, Some(true)),
+            Self::Gone => (&["gone"], None),
+        }
+    }
+
+    /// Whether a call counted as `(state as stored, expired)` is under this tab.
+    fn holds(self, state: &str, expired: bool) -> bool {
+        let (states, exp) = self.scope();
+        states.contains(&state) && exp.is_none_or(|e| e == expired)
+    }
+}
+
 
 /// A queue entry as the API shows it (C2).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -178,7 +234,7 @@ impl QueueItem {
     pub fn from_entry(e: queue::Entry, console: &Console) -> Self {
         let q = e.queued;
         let allowed = if q.state == ItemState::Pending { console.allowed(&q.call) } else { vec![] };
-        let approve_blocked = (q.state == ItemState::Pending).then(|| crate::console::approve_block(&q.call)).flatten().map(|e| Blocked {
+        let approve_blocked = (q.state == ItemState::Pending).then(|| super::approve_block(&q.call)).flatten().map(|e| Blocked {
             code: e.code().to_owned(),
             message: e.to_string(),
             details: e.details(),
@@ -254,93 +310,55 @@ impl QueueItem {
     }
 }
 
-impl App {
-    /// Entries as the API shows them now: with their deadlines and whether their tool is high-risk
-    /// (both from the settings as they are).
-    pub(super) async fn items_now(&self, entries: Vec<queue::Entry>) -> Result<Vec<QueueItem>, Error> {
-        // The interrupted ones' calls, for what they allow now.
-        let calls: Vec<(usize, crate::domain::PausedCall)> = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.queued.state == ItemState::Interrupted)
-            .map(|(i, e)| (i, e.queued.call.clone()))
-            .collect();
-        let mut items: Vec<QueueItem> = entries.into_iter().map(|e| QueueItem::from_entry(e, &self.console)).collect();
-        // Time limits, high-risk tools and quorums, as they are now, in one read.
-        let settings = crate::store::settings::snapshot(&self.db).await?;
-        self.fill_deadlines(&mut items, &settings.get()?).await?;
-        self.fill_contexts(&mut items).await?;
-        // Risk and quorum as the console enforces them ([`crate::console::care`]).
-        let (safety, quorums, risk) = (settings.get()?, settings.get()?, settings.get()?);
-        let rules = crate::domain::safety::Rules { safety: &safety, quorums: &quorums, risk: &risk };
-        for item in &mut items {
-            let cwd = item.context.as_ref().and_then(crate::console::care::cwd_in);
-            let care = crate::domain::safety::Care::of(&item.tool_name, &item.args, item.context.as_ref(), rules);
-            item.high_risk = care.risk.needs_operator();
-            item.risk = care.risk;
-            item.quorum = care.quorum;
-            let disk = item.context.as_ref().and_then(|c| c.get("file")).and_then(|f| serde_json::from_value(f.clone()).ok());
-            item.changes = crate::domain::change::of_call(&item.tool_name, &item.args, disk.as_ref(), cwd);
-            // The file's text is shown as the diff: items (a page of them) do not carry it again.
-            if let Some(Value::Object(file)) = item.context.as_mut().and_then(|c| c.get_mut("file")) {
-                file.remove("text");
+/// `{item}`: the call decided last by an operator before a given one, of the same engine, thread
+/// and tool, with its decision; null when there is none (no thread, or the first of its kind).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PreviousCall {
+    #[schema(required = true)]
+    pub item: Option<QueueItem>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuePage {
+    pub items: Vec<QueueItem>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
+/// How many calls each tab of the queue view holds under the filters and search given.
+#[derive(Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueCounts {
+    pub pending: i64,
+    pub awaiting_delivery: i64,
+    pub decided: i64,
+    pub expired: i64,
+    pub gone: i64,
+    /// Every call matching, whatever its state.
+    pub all: i64,
+    /// Pending calls under no filter and no search (the window title, the tray).
+    pub pending_total: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::queue;
+
+    #[test]
+    fn every_call_is_listed_under_exactly_the_tab_it_belongs_to() {
+        let tabs = [QueueTab::Pending, QueueTab::AwaitingDelivery, QueueTab::Decided, QueueTab::Expired, QueueTab::Gone];
+        for state in
+            [ItemState::Pending, ItemState::Decided, ItemState::Delivered, ItemState::Failed, ItemState::Interrupted, ItemState::Gone]
+        {
+            for expired in [false, true] {
+                let text = queue::state_str(state);
+                let under: Vec<QueueTab> = tabs.into_iter().filter(|t| t.holds(text, expired)).collect();
+                assert_eq!(under, vec![QueueTab::of(state, expired)], "{text}, expired: {expired}");
             }
         }
-        self.fill_approvals(&mut items).await?;
-        self.fill_resolutions(&mut items, &calls).await?;
-        Ok(items)
-    }
-
-    /// The two-person rule on each item (its `quorum` filled in): the approvals stored. A waiting
-    /// call under a quorum allows no edit (each operator approves the same arguments).
-    async fn fill_approvals(&self, items: &mut [QueueItem]) -> Result<(), Error> {
-        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
-        let mut stored = crate::store::decisions::approvals::of_queue_items(&self.db, &ids).await?;
-        for item in items.iter_mut() {
-            if item.quorum > 1 {
-                item.allowed.retain(|k| *k != DecisionKind::Edit);
-            }
-            item.approvals = stored
-                .remove(&item.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|a| ApprovalView { operator: a.operator, operator_key: a.operator_key, at: a.approved_at })
-                .collect();
-        }
-        Ok(())
-    }
-
-    /// Submitted calls: what their agent said around them.
-    async fn fill_contexts(&self, items: &mut [QueueItem]) -> Result<(), Error> {
-        let ids: Vec<&str> = items.iter().filter(|i| crate::engine::kinds::is_submitted(i.source)).map(|i| i.id.as_str()).collect();
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let mut contexts = crate::store::submissions::contexts_of_items(&self.db, &ids).await?;
-        for item in items.iter_mut() {
-            item.context = contexts.remove(&item.id);
-        }
-        Ok(())
-    }
-
-    /// Interrupted items: their resolution, or (none yet) the resolutions they allow.
-    async fn fill_resolutions(&self, items: &mut [QueueItem], calls: &[(usize, crate::domain::PausedCall)]) -> Result<(), Error> {
-        if calls.is_empty() {
-            return Ok(());
-        }
-        let ids: Vec<ItemId> = calls.iter().map(|(i, _)| ItemId::new(&items[*i].id)).collect();
-        let stored = crate::store::resolutions::of_items(&self.db, &ids).await?;
-        for ((i, call), resolution) in calls.iter().zip(stored) {
-            let item = &mut items[*i];
-            item.resolution = resolution;
-            if item.resolution.is_none() {
-                item.allowed = self.console.resolutions_allowed(call);
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) async fn item_now(&self, entry: queue::Entry) -> Result<QueueItem, Error> {
-        Ok(self.items_now(vec![entry]).await?.remove(0))
     }
 }
+
