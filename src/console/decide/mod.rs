@@ -12,6 +12,7 @@ mod checks;
 mod record;
 pub mod who;
 
+use super::view::QueueItem;
 use super::Console;
 use crate::domain::plan;
 use crate::domain::{Approval, Decision, DecisionId, Delivery, Error, Fingerprint, ItemId, QueuedCall, Verdict};
@@ -19,7 +20,6 @@ use crate::store::decisions::approvals;
 use crate::store::queue;
 use crate::store::settings::Snapshot;
 use crate::store::submissions::{NewSubmission, Submitted};
-use super::view::QueueItem;
 pub use who::{Ask, Binding, Decider, StepUps};
 
 /// What a decision request came to ([`Console::decide`]).
@@ -202,11 +202,12 @@ impl Console {
         let settings = crate::store::settings::snapshot(&self.db).await?;
         let entry = self.item(id).await?;
         let queued = entry.queued.clone();
-        let (now, recorded, deliver) = match self.decide_under(decider, Target::Entry(Box::new(entry)), ask, How::Counted, &settings).await? {
-            Decided::Decision(decision) => (self.item(id).await?, false, Some(decision)),
-            Decided::Approval { .. } => (self.item(id).await?, true, None),
-            Decided::Resolved(entry) => (*entry, false, None),
-        };
+        let (now, recorded, deliver) =
+            match self.decide_under(decider, Target::Entry(Box::new(entry)), ask, How::Counted, &settings).await? {
+                Decided::Decision(decision) => (self.item(id).await?, false, Some(decision)),
+                Decided::Approval { .. } => (self.item(id).await?, true, None),
+                Decided::Resolved(entry) => (*entry, false, None),
+            };
         let shown = self.view(vec![now], &settings).await?.remove(0);
         if let Some(decision) = deliver {
             self.deliver_later(*decision, queued);
@@ -254,19 +255,25 @@ impl Console {
             None => None,
         };
         let planned = match (grant, &settings) {
-            (Some(grant), Some(settings)) => match self.check_new_by_grant(&Decider::grant(grant), call, submission.context.as_ref(), settings) {
-                Ok(plan::Plan::Decision { approvers, .. }) => Some((grant, approvers)),
-                Ok(plan::Plan::Approval { .. }) => return Err(Error::Storage("a grant's approval was planned as one of a quorum".into())),
-                Err(e) => {
-                    // The settings changed since the grant was found: the call waits for an operator.
-                    tracing::info!(grant = %grant.id, "grant not used: {e}");
-                    None
+            (Some(grant), Some(settings)) => {
+                match self.check_new_by_grant(&Decider::grant(grant), call, submission.context.as_ref(), settings) {
+                    Ok(plan::Plan::Decision { approvers, .. }) => Some((grant, approvers)),
+                    Ok(plan::Plan::Approval { .. }) => {
+                        return Err(Error::Storage("a grant's approval was planned as one of a quorum".into()))
+                    }
+                    Err(e) => {
+                        // The settings changed since the grant was found: the call waits for an operator.
+                        tracing::info!(grant = %grant.id, "grant not used: {e}");
+                        None
+                    }
                 }
-            },
+            }
             _ => None,
         };
         let receipt = match (&planned, &settings) {
-            (Some((grant, _)), Some(settings)) => Some(self.receipt_issue(settings, crate::domain::receipt::grant_approver(&grant.id)).await?),
+            (Some((grant, _)), Some(settings)) => {
+                Some(self.receipt_issue(settings, crate::domain::receipt::grant_approver(&grant.id)).await?)
+            }
             _ => None,
         };
         self.db

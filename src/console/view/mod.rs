@@ -65,7 +65,6 @@ impl QueueTab {
     }
 }
 
-
 /// A queue entry as the API shows it (C2).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -361,4 +360,3 @@ mod tests {
         }
     }
 }
-

@@ -167,4 +167,3 @@ impl Console {
         Ok(())
     }
 }
-
