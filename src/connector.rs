@@ -15,6 +15,7 @@
 //! or the console's trusted on first use), never merely against what the console answered.
 
 pub mod keys;
+pub mod relay;
 #[cfg(test)]
 mod tests;
 

@@ -328,6 +328,29 @@ pub enum Command {
         #[command(subcommand)]
         command: HooksCommand,
     },
+    /// A channel for a coding agent's permission prompts, served over stdio (Claude Code starts it as
+    /// an MCP channel server: see the README, "Claude Code's channel relay"). Each prompt the agent
+    /// relays (tool, description, a preview of the arguments cut at 200 characters) waits in the
+    /// console's queue as a preview-only call of source claude-code; an operator's approve or decline
+    /// goes back as the channel's answer, racing the agent's own dialog (the first answer wins). A
+    /// preview-only call is rated high risk: no grant approves it. Nothing is answered when the
+    /// console cannot be reached, the approval's receipt does not hold, or nobody decides within
+    /// --timeout (the call then leaves the queue): the agent's own dialog decides.
+    Channel {
+        /// The agent whose prompts are relayed.
+        #[arg(value_enum)]
+        agent: ChannelAgent,
+        /// The console's address [default: the console serving now, else http://127.0.0.1:4319].
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+        url: Option<String>,
+        /// Seconds a relayed prompt waits in the queue before it is withdrawn.
+        #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+        /// Trust only the receipt keys in FILE (a JWKS, owner-only) [default: the console's,
+        /// trusted on first use].
+        #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+        jwks: Option<PathBuf>,
+    },
     /// An MCP server over stdio in front of another one (`-- COMMAND ARGS…`): it offers the
     /// upstream's tools, and a call of a tool it asks about runs only once an operator approved it
     /// in the console (declined → a tool error with the reason). Asked about: every tool but those
@@ -369,6 +392,13 @@ pub enum Command {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         upstream: Vec<String>,
     },
+}
+
+/// An agent whose permission prompts a channel relays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChannelAgent {
+    /// Claude Code (channels with the permission relay: v2.1.81 or later).
+    ClaudeCode,
 }
 
 /// What became of an interrupted call.

@@ -54,3 +54,22 @@ pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
     running.waiting().await.context("serving MCP")?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// `approval-console channel claude-code`: serves the permission relay
+/// ([`approval_console::connector::relay::Relay`]) on stdin/stdout until the agent goes.
+pub async fn channel(
+    url: Option<&str>,
+    data_dir: Option<&std::path::Path>,
+    timeout: u64,
+    jwks: Option<&std::path::Path>,
+) -> Result<ExitCode> {
+    let found = connector::console_url(url, data_dir);
+    let console = found.clone().and_then(|url| ConsoleClient::from_env(&url, jwks));
+    if let Err(e) = &console {
+        tracing::warn!("no prompt will be relayed, Claude Code's own dialog decides: {e}");
+    }
+    let relay = approval_console::connector::relay::Relay::new(console, "claude-code".into(), Duration::from_secs(timeout));
+    let running = relay.serve(rmcp::transport::stdio()).await.context("talking MCP on stdin/stdout")?;
+    running.waiting().await.context("serving MCP")?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -76,6 +76,7 @@ fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
             | Command::Hook { .. }
             | Command::Hooks { .. }
             | Command::McpGate { .. }
+            | Command::Channel { .. }
             | Command::Receipt { command: Some(args::ReceiptCommand::Verify(_)), .. }
     );
     if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
@@ -158,6 +159,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             };
             return gate::run(given).await;
         }
+        Command::Channel { agent: args::ChannelAgent::ClaudeCode, url, timeout, jwks } => {
+            return gate::channel(url.as_deref(), cli.data_dir.as_deref(), *timeout, jwks.as_deref()).await;
+        }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         Command::Receipt { command: Some(command @ args::ReceiptCommand::Verify(_)), .. } => return receipt::verify(command.clone()),
         _ => {}
@@ -235,7 +239,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Secret { .. }
         | Command::Hook { .. }
         | Command::Hooks { .. }
-        | Command::McpGate { .. } => {
+        | Command::McpGate { .. }
+        | Command::Channel { .. } => {
             unreachable!("handled above")
         }
     }

@@ -67,6 +67,11 @@ impl Care {
         if let Some(annotations) = context.and_then(|c| c.get("annotations")) {
             super::risk::hints(annotations, &mut risk);
         }
+        // A relayed prompt shows a preview of the arguments only (Claude Code's channel relay: cut
+        // at 200 characters): what runs may hold more than the operator saw. Only ever raises.
+        if context.and_then(|c| c.get("preview")).and_then(serde_json::Value::as_bool) == Some(true) {
+            risk.add(super::risk::Level::High, "preview only: its agent showed the arguments cut short, what runs may hold more");
+        }
         rules.risk.apply(tool, args, &mut risk);
         let quorums = rules.quorums;
         let quorum = quorums.quorum_for(tool, risk.level);
@@ -243,5 +248,11 @@ mod tests {
         assert_eq!(gated(json!({ "readOnlyHint": true })).risk.level, Level::Low);
         let root = Care::of("Bash", &json!({ "command": "rm -rf /" }), Some(&json!({ "annotations": { "readOnlyHint": true } })), rules);
         assert_eq!(root.risk.level, Level::Critical, "a read-only claim lowers nothing");
+        // A relayed prompt's preview (Claude Code's channel): high, so no grant approves it.
+        let preview = Care::of("Bash", &json!({ "input_preview": "{\"command\":\"ls\"}" }), Some(&json!({ "preview": true })), rules);
+        assert!(preview.risk.level == Level::High && !preview.grantable(), "{preview:?}");
+        assert!(preview.risk.first_reason().starts_with("preview only"), "{preview:?}");
+        let full = Care::of("Bash", &json!({ "command": "ls" }), Some(&json!({ "preview": false })), rules);
+        assert!(full.grantable(), "{full:?}");
     }
 }

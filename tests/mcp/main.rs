@@ -4,6 +4,7 @@
 //! `misbehaving-server.mjs`, a tiny stdio server that crashes, hangs or refuses to start on purpose.
 //! Needs `node` (20 or newer) on PATH.
 
+mod channel;
 mod crash_loop;
 mod die_with_console;
 mod failures;
