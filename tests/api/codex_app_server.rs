@@ -294,3 +294,45 @@ async fn through_the_app_server_a_console_restart_while_codex_waits_loses_nothin
     editor.close().await;
     drop(tmp);
 }
+
+#[tokio::test]
+async fn through_the_app_server_an_approval_asked_while_the_console_is_down_waits_for_it_and_is_queued_once_it_is_back() {
+    let t = spawn_app().await;
+    let token = t.token("codex-app", Role::Agent).await;
+    let port = t.server.addr.port();
+    let work = tempfile::tempdir().unwrap();
+    let ran = work.path().join("ran");
+    let script = Script { commands: vec![format!("echo once >> {}", ran.display())], ..Default::default() };
+    let mut editor = Editor::start(work.path(), &script, &t.base, &token).await;
+    let (dir, tmp, counters) = t.stop().await;
+
+    // Codex asks while nobody answers at the console's address.
+    editor.turn(work.path()).await;
+    editor.item_started("commandExecution").await;
+    let t = TestApp::builder().dir(&dir).counters(counters).port(port).spawn().await;
+    let (_, call) = queued(&t).await;
+    assert!(!ran.exists(), "nothing ran meanwhile");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    editor.resolved().await;
+    editor.turn_completed().await;
+    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "once\n", "the approved command ran once");
+    editor.close().await;
+    drop(tmp);
+}
+
+#[tokio::test]
+async fn through_the_app_server_without_an_agent_credential_every_approval_is_declined_and_nothing_runs() {
+    let t = spawn_app().await;
+    let work = tempfile::tempdir().unwrap();
+    let ran = work.path().join("ran");
+    let script = Script { commands: vec![format!("touch {}", ran.display())], ..Default::default() };
+    let mut editor = Editor::start(work.path(), &script, &t.base, "").await;
+    editor.turn(work.path()).await;
+    let item = editor.completed("commandExecution").await;
+    assert_eq!(item["params"]["item"]["status"], "declined", "{item}");
+    editor.turn_completed().await;
+    assert!(!ran.exists(), "the command never ran");
+    assert!(t.pending().await.is_empty(), "nothing was queued");
+    editor.close().await;
+}
