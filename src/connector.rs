@@ -14,6 +14,7 @@
 //! the arguments were edited — and against the receipt keys it trusts ([`keys::Trust`]: pinned,
 //! or the console's trusted on first use), never merely against what the console answered.
 
+pub mod codex_app;
 pub mod keys;
 pub mod relay;
 #[cfg(test)]
@@ -55,6 +56,9 @@ pub fn console_url(given: Option<&str>, data_dir: Option<&std::path::Path>) -> R
 
 /// Longest single wait request; the client asks again until its deadline.
 const POLL_SECS: u64 = 25;
+
+/// The longest pause of a patient connector between two tries at an unreachable console.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 /// The variable the connectors read their agent credential from.
 pub const TOKEN_VAR: &str = "APPROVAL_CONSOLE_AGENT_TOKEN";
@@ -127,15 +131,39 @@ impl ConsoleClient {
     /// none by then, withdraws the call (so nobody approves what will not run) and says so — unless
     /// it was decided in the meantime, when that decision is the answer.
     pub async fn ask(&self, call: &NewCall, key: Option<&str>, timeout: Duration) -> Result<CallStatus, String> {
+        self.ask_with(call, key, timeout, false).await
+    }
+
+    /// [`ask`](Self::ask) for a connector whose agent waits as long as it takes (Codex's
+    /// app-server): while the console cannot be reached — restarting, say — the call is submitted
+    /// again (under the same `key`, so it is the same call) and its wait asked for again, ever less
+    /// often (1 s, doubling up to [`MAX_BACKOFF`]), until `timeout`. A refusal still ends it.
+    pub async fn ask_patiently(&self, call: &NewCall, key: &str, timeout: Duration) -> Result<CallStatus, String> {
+        self.ask_with(call, Some(key), timeout, true).await
+    }
+
+    async fn ask_with(&self, call: &NewCall, key: Option<&str>, timeout: Duration, patient: bool) -> Result<CallStatus, String> {
         let deadline = Instant::now() + timeout;
         let left = || deadline.saturating_duration_since(Instant::now());
         let base = &self.base;
-        let mut submit =
-            self.http.post(format!("{base}/api/calls")).bearer_auth(&self.token).json(call).timeout(left().max(Duration::from_secs(1)));
-        if let Some(key) = key {
-            submit = submit.header("Idempotency-Key", key);
-        }
-        let submitted = read(submit.send().await.map_err(|e| self.unreachable(&e))?).await?;
+        let mut pause = Duration::from_secs(1);
+        let submitted = loop {
+            let mut submit =
+                self.http.post(format!("{base}/api/calls")).bearer_auth(&self.token).json(call).timeout(left().max(Duration::from_secs(1)));
+            if let Some(key) = key {
+                submit = submit.header("Idempotency-Key", key);
+            }
+            match submit.send().await {
+                Ok(r) => break read(r).await?,
+                Err(e) if patient && !left().is_zero() => {
+                    tracing::warn!("submitting again in {} s: {}", pause.as_secs(), self.unreachable(&e));
+                    tokio::time::sleep(pause.min(left())).await;
+                    pause = (pause * 2).min(MAX_BACKOFF);
+                }
+                Err(e) => return Err(self.unreachable(&e)),
+            }
+        };
+        pause = Duration::from_secs(1);
         let id = submitted["id"].as_str().ok_or("the console's answer has no call id")?.to_owned();
         let mut status = status_from(submitted["status"].clone())?;
 
@@ -155,11 +183,18 @@ impl ConsoleClient {
                     let secs = r.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()?.parse().ok()).unwrap_or(1);
                     tokio::time::sleep(Duration::from_secs(secs).min(left())).await;
                 }
-                Ok(r) => status = status_from(read(r).await?)?,
-                // The console restarting or a lost connection: the call is queued; ask again until the deadline.
+                Ok(r) => {
+                    status = status_from(read(r).await?)?;
+                    pause = Duration::from_secs(1);
+                }
+                // The console restarting or a lost connection: the call is queued; ask again until the
+                // deadline (a patient connector ever less often).
                 Err(e) => {
                     tracing::warn!("asking the console again: {}", self.unreachable(&e));
-                    tokio::time::sleep(Duration::from_secs(1).min(left())).await;
+                    tokio::time::sleep(pause.min(left())).await;
+                    if patient {
+                        pause = (pause * 2).min(MAX_BACKOFF);
+                    }
                 }
             }
         }

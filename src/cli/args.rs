@@ -351,6 +351,38 @@ pub enum Command {
         #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
         jwks: Option<PathBuf>,
     },
+    /// Codex through its app-server: runs `codex app-server` and sits between it and its client (an
+    /// editor, or any program speaking the app-server's JSON-RPC on stdio), which runs this command
+    /// instead of `codex app-server`. Every message passes through unchanged, except Codex's requests
+    /// to approve a command or a file change: each becomes a call of source codex in the console
+    /// (the command and its risk, the file change as a diff), and the operator's decision goes back
+    /// to Codex (approve → accept, decline → decline; a decline's reason stays in the audit). Codex
+    /// waits as long as the operator takes; while the console cannot be reached (a restart) the
+    /// call is asked about again, ever less often, and nothing is lost. Fails closed: no agent
+    /// credential, a refusal, an edit, a receipt that does not verify, no decision within
+    /// --timeout → decline. The console and the agent credential are found as the hooks find them
+    /// (the serving console or APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN); nothing of
+    /// APPROVAL_CONSOLE_* reaches Codex.
+    Codex {
+        /// The console's address [default: the console serving now, found as every CLI command
+        /// finds it, else http://127.0.0.1:4319].
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+        url: Option<String>,
+        /// Seconds an approval waits for a decision (then it is declined and leaves the queue). The
+        /// console's own time limit for the call still applies.
+        #[arg(long, env = "APPROVAL_CONSOLE_CODEX_TIMEOUT", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+        timeout: u64,
+        /// Trust only the receipt keys in FILE (a JWKS, owner-only) [default: the console's,
+        /// trusted on first use and kept in ~/.local/state/approval-console/connector/].
+        #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+        jwks: Option<PathBuf>,
+        /// The Codex program (run as `PROGRAM app-server CODEX_ARGS…`).
+        #[arg(long, env = "APPROVAL_CONSOLE_CODEX", default_value = "codex", value_name = "PROGRAM")]
+        codex: PathBuf,
+        /// More arguments for `codex app-server` (`-c key=value`, `--enable FEATURE`), after `--`.
+        #[arg(last = true, value_name = "CODEX_ARGS")]
+        codex_args: Vec<String>,
+    },
     /// An MCP server over stdio in front of another one (`-- COMMAND ARGS…`): it offers the
     /// upstream's tools, and a call of a tool it asks about runs only once an operator approved it
     /// in the console (declined → a tool error with the reason). Asked about: every tool but those

@@ -3,6 +3,7 @@
 mod args;
 mod audit;
 mod channels;
+mod codex;
 mod decide;
 mod devices;
 mod engines;
@@ -77,6 +78,7 @@ fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
             | Command::Hooks { .. }
             | Command::McpGate { .. }
             | Command::Channel { .. }
+            | Command::Codex { .. }
             | Command::Receipt { command: Some(args::ReceiptCommand::Verify(_)), .. }
     );
     if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
@@ -141,6 +143,17 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout, url } } => {
             let given = hooks::Given { settings: settings.clone(), print: *print, timeout: *timeout, url: url.as_deref() };
             return hooks::install(*agent, given, cli.data_dir.as_deref()).map(|()| ExitCode::SUCCESS);
+        }
+        Command::Codex { url, timeout, jwks, codex, codex_args } => {
+            let given = codex::CodexArgs {
+                url: url.as_deref(),
+                data_dir: cli.data_dir.as_deref(),
+                timeout: *timeout,
+                jwks: jwks.as_deref(),
+                program: codex,
+                args: codex_args,
+            };
+            return codex::run(given).await;
         }
         Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream, jwks } => {
             let policy = approval_console::gate::Policy {
@@ -240,7 +253,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Hook { .. }
         | Command::Hooks { .. }
         | Command::McpGate { .. }
-        | Command::Channel { .. } => {
+        | Command::Channel { .. }
+        | Command::Codex { .. } => {
             unreachable!("handled above")
         }
     }

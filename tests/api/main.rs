@@ -11,6 +11,7 @@ mod channel_secrets;
 mod claude_code;
 mod cli;
 mod codex;
+mod codex_app_server;
 mod concurrency;
 mod cut_short;
 mod devices;
