@@ -328,8 +328,11 @@ pub enum Command {
         #[command(subcommand)]
         command: HooksCommand,
     },
-    /// A channel for a coding agent's permission prompts, served over stdio (Claude Code starts it as
-    /// an MCP channel server: see the README, "Claude Code's channel relay"). Each prompt the agent
+    /// Claude Code's channel relay: its permission prompts answered from the queue (an MCP channel
+    /// server on stdio).
+    ///
+    /// Claude Code starts it as an MCP channel server (see the README, "Claude Code's channel
+    /// relay"). Each prompt the agent
     /// relays (tool, description, a preview of the arguments cut at 200 characters) waits in the
     /// console's queue as a preview-only call of source claude-code; an operator's approve or decline
     /// goes back as the channel's answer, racing the agent's own dialog (the first answer wins). A
@@ -351,7 +354,10 @@ pub enum Command {
         #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
         jwks: Option<PathBuf>,
     },
-    /// Codex through its app-server: runs `codex app-server` and sits between it and its client (an
+    /// Codex through its app-server: its approval requests answered from the queue (run it in place
+    /// of `codex app-server`).
+    ///
+    /// Runs `codex app-server` and sits between it and its client (an
     /// editor, or any program speaking the app-server's JSON-RPC on stdio), which runs this command
     /// instead of `codex app-server`. Every message passes through unchanged, except Codex's requests
     /// to approve a command or a file change: each becomes a call of source codex in the console

@@ -12,7 +12,8 @@
 //! operator saw, and marked preview-only: the console rates it high risk for that reason
 //! (`domain::safety::Care`), so no grant, notification button or engine-client route approves it,
 //! and the window asks its confirm step. Undecided within its time limit, it is withdrawn and the
-//! relay says nothing: the local dialog decides. Claude Code never says when the dialog answered
+//! relay says nothing: the local dialog decides. While the console restarts, the prompt is asked about
+//! again ([`ConsoleClient::ask_patiently`]). Claude Code never says when the dialog answered
 //! first, so until then the call waits in the queue (see the README).
 
 use crate::app::calls::{NewCall, Outcome};
@@ -141,7 +142,7 @@ impl ServerHandler for Relay {
             (prompt.call(&self.agent), format!("claude-channel-{}-{}", self.session, prompt.request_id), self.timeout);
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            let outcome = console.ask(&call, Some(&key), timeout).await.map(|status| (status.outcome, status.edited));
+            let outcome = console.ask_patiently(&call, &key, timeout).await.map(|status| (status.outcome, status.edited));
             let Some(behavior) = behavior(&outcome) else {
                 tracing::info!(request = %prompt.request_id, "no answer relayed, the local dialog decides: {outcome:?}");
                 return;
