@@ -14,6 +14,7 @@
 //! the arguments were edited — and against the receipt keys it trusts ([`keys::Trust`]: pinned,
 //! or the console's trusted on first use), never merely against what the console answered.
 
+pub mod acp;
 pub mod keys;
 #[cfg(test)]
 mod tests;
@@ -126,6 +127,21 @@ impl ConsoleClient {
     /// none by then, withdraws the call (so nobody approves what will not run) and says so — unless
     /// it was decided in the meantime, when that decision is the answer.
     pub async fn ask(&self, call: &NewCall, key: Option<&str>, timeout: Duration) -> Result<CallStatus, String> {
+        self.ask_unless(call, key, timeout, std::future::pending()).await
+    }
+
+    /// [`ask`](Self::ask), until `answered_elsewhere` completes first (another place answered the
+    /// agent): then the call is withdrawn and the answer is `withdrawn` — or the console's decision,
+    /// if one was committed just before the withdrawal.
+    pub async fn ask_unless(
+        &self,
+        call: &NewCall,
+        key: Option<&str>,
+        timeout: Duration,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        let mut answered_elsewhere = std::pin::pin!(answered_elsewhere);
+        let mut elsewhere = false;
         let deadline = Instant::now() + timeout;
         let left = || deadline.saturating_duration_since(Instant::now());
         let base = &self.base;
@@ -140,13 +156,20 @@ impl ConsoleClient {
 
         while status.outcome == Outcome::Pending && !left().is_zero() {
             let wait = left().as_secs().min(POLL_SECS);
-            let asked = self
+            let asking = self
                 .http
                 .get(format!("{base}/api/calls/{id}?waitSecs={wait}"))
                 .bearer_auth(&self.token)
                 .timeout(Duration::from_secs(wait + 10).min(left() + Duration::from_secs(1)))
-                .send()
-                .await;
+                .send();
+            let asked = tokio::select! {
+                biased;
+                () = &mut answered_elsewhere => {
+                    elsewhere = true;
+                    break;
+                }
+                asked = asking => asked,
+            };
             match asked {
                 // The credential holds as many long polls as it may (other sessions of the same agent):
                 // wait as told, then ask again until the deadline.
@@ -177,6 +200,9 @@ impl ConsoleClient {
                     }
                 }
             }
+        }
+        if elsewhere {
+            return Ok(CallStatus { id, outcome: Outcome::Withdrawn, ..Default::default() });
         }
         Err(format!("no decision within {} s; the call was withdrawn from the queue", timeout.as_secs()))
     }

@@ -146,6 +146,7 @@ pub struct Builder {
     dir: Option<PathBuf>,
     counters: Counters,
     agents: Option<fn(&Counters) -> Vec<Agent>>,
+    port: u16,
 }
 
 impl Builder {
@@ -159,6 +160,12 @@ impl Builder {
     /// With these counters (a restart: the tools of the app before go on counting).
     pub fn counters(mut self, counters: Counters) -> Self {
         self.counters = counters;
+        self
+    }
+
+    /// Served on `port` (a restart where a client keeps the address) instead of a free one.
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
         self
     }
 
@@ -188,7 +195,7 @@ impl Builder {
         // `serve` serves while the runs a stop left `running` go on in tasks of their own; these tests
         // look at what recovery did, so they start once those runs have paused or ended.
         assert!(app.finish_deliveries(Duration::from_secs(120)).await, "recovered runs still going after 120 s");
-        let server = api::serve(app.clone(), 0, TOKEN).await.expect("serve");
+        let server = api::serve(app.clone(), self.port, TOKEN).await.expect("serve");
         let base = format!("http://{}", server.addr);
         let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
         TestApp { dir, _tmp: tmp, app, server, base, http, counters, serving }
