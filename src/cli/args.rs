@@ -370,7 +370,7 @@ pub enum Command {
         upstream: Vec<String>,
     },
     /// A relay between your editor (this command's stdin and stdout) and an Agent Client Protocol
-    /// agent (`-- AGENT_COMMAND ARGS…`, e.g. `gemini --experimental-acp`): in the editor's agent
+    /// agent (`-- AGENT_COMMAND ARGS…`, e.g. `npx @zed-industries/claude-code-acp`): in the editor's agent
     /// settings, run this command instead of the agent's. Every message passes through unchanged,
     /// but the agent's permission requests (`session/request_permission`): each is queued in the
     /// console (source `acp`: the tool call, its content and locations; the options the agent

@@ -16,17 +16,21 @@ const flags = process.env.ACP_EDITOR_DECIDES ? ['--editor-decides-too'] : [];
 const relay = spawn(process.env.APPROVAL_CONSOLE_BIN, ['acp', ...flags, '--', process.execPath, join(here, 'agent.mjs')], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
+// `cancelled`: the request was cancelled while the turn went on (not merely when the connection closed).
 const asked = { asked: false, answered: null, cancelled: false };
+let turnEnded = false;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const report = await client({ name: 'fixture-editor' })
   .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
     asked.asked = true;
+    signal.addEventListener('abort', () => {
+      if (!turnEnded) asked.cancelled = true;
+    });
     const answer = process.env.ACP_EDITOR_ANSWER;
     const deadline = Date.now() + 60_000;
     while (!signal.aborted && Date.now() < deadline && !(answer && existsSync(process.env.ACP_EDITOR_GO))) await sleep(20);
     if (signal.aborted) {
-      asked.cancelled = true;
       return { outcome: { outcome: 'cancelled' } };
     }
     const option = params.options.find((o) => o.kind === answer);
@@ -41,6 +45,7 @@ const report = await client({ name: 'fixture-editor' })
       session.prompt(process.env.ACP_FILE);
       for (;;) {
         const message = await session.nextUpdate();
+        if (message.kind === 'stop') turnEnded = true;
         if (message.kind === 'stop') return { stopReason: message.stopReason, agent: JSON.parse(text) };
         if (message.update.sessionUpdate === 'agent_message_chunk') text += message.update.content.text;
       }

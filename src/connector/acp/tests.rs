@@ -79,7 +79,7 @@ fn the_call_shows_the_tool_call_merged_over_its_updates_and_the_options_as_conte
         json!({ "toolCallId": "t1", "title": "Old", "kind": "execute", "rawInput": { "command": "rm -rf build" }, "status": "pending" });
     let params =
         json!({ "sessionId": "s1", "toolCall": { "toolCallId": "t1", "title": "Run rm", "content": null }, "options": four_options() });
-    let around = permission::Around { agent: "gemini", command: "gemini --experimental-acp", cwd: Some("/work") };
+    let around = permission::Around { agent: "gemini", command: "gemini --acp", cwd: Some("/work") };
     let call = permission::call_of(&params, Some(&known), &around).unwrap();
     assert_eq!((call.tool.as_str(), call.agent.as_str(), call.thread.as_deref()), ("execute", "gemini", Some("s1")));
     assert_eq!(call.args, json!({ "title": "Run rm", "kind": "execute", "rawInput": { "command": "rm -rf build" } }));
