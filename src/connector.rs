@@ -14,6 +14,7 @@
 //! the arguments were edited — and against the receipt keys it trusts ([`keys::Trust`]: pinned,
 //! or the console's trusted on first use), never merely against what the console answered.
 
+pub mod acp;
 pub mod codex_app;
 pub mod keys;
 pub mod relay;
@@ -131,18 +132,41 @@ impl ConsoleClient {
     /// none by then, withdraws the call (so nobody approves what will not run) and says so — unless
     /// it was decided in the meantime, when that decision is the answer.
     pub async fn ask(&self, call: &NewCall, key: Option<&str>, timeout: Duration) -> Result<CallStatus, String> {
-        self.ask_with(call, key, timeout, false).await
+        self.ask_with(call, key, timeout, false, std::future::pending()).await
     }
 
     /// [`ask`](Self::ask) for a connector whose agent waits as long as it takes (Codex's
-    /// app-server): while the console cannot be reached — restarting, say — the call is submitted
-    /// again (under the same `key`, so it is the same call) and its wait asked for again, ever less
-    /// often (1 s, doubling up to [`MAX_BACKOFF`]), until `timeout`. A refusal still ends it.
+    /// app-server, the channel relay): while the console cannot be reached — restarting, say — the
+    /// call is submitted again (under the same `key`, so it is the same call) and its wait asked for
+    /// again, ever less often (1 s, doubling up to [`MAX_BACKOFF`]), until `timeout`. A refusal
+    /// still ends it.
     pub async fn ask_patiently(&self, call: &NewCall, key: &str, timeout: Duration) -> Result<CallStatus, String> {
-        self.ask_with(call, Some(key), timeout, true).await
+        self.ask_with(call, Some(key), timeout, true, std::future::pending()).await
     }
 
-    async fn ask_with(&self, call: &NewCall, key: Option<&str>, timeout: Duration, patient: bool) -> Result<CallStatus, String> {
+    /// [`ask`](Self::ask), until `answered_elsewhere` completes first (another place answered the
+    /// agent): then the call is withdrawn and the answer is `withdrawn` — or the console's decision,
+    /// if one was committed just before the withdrawal.
+    pub async fn ask_unless(
+        &self,
+        call: &NewCall,
+        key: Option<&str>,
+        timeout: Duration,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        self.ask_with(call, key, timeout, false, answered_elsewhere).await
+    }
+
+    async fn ask_with(
+        &self,
+        call: &NewCall,
+        key: Option<&str>,
+        timeout: Duration,
+        patient: bool,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        let mut answered_elsewhere = std::pin::pin!(answered_elsewhere);
+        let mut elsewhere = false;
         let deadline = Instant::now() + timeout;
         let left = || deadline.saturating_duration_since(Instant::now());
         let base = &self.base;
@@ -169,13 +193,20 @@ impl ConsoleClient {
 
         while status.outcome == Outcome::Pending && !left().is_zero() {
             let wait = left().as_secs().min(POLL_SECS);
-            let asked = self
+            let asking = self
                 .http
                 .get(format!("{base}/api/calls/{id}?waitSecs={wait}"))
                 .bearer_auth(&self.token)
                 .timeout(Duration::from_secs(wait + 10).min(left() + Duration::from_secs(1)))
-                .send()
-                .await;
+                .send();
+            let asked = tokio::select! {
+                biased;
+                () = &mut answered_elsewhere => {
+                    elsewhere = true;
+                    break;
+                }
+                asked = asking => asked,
+            };
             match asked {
                 // The credential holds as many long polls as it may (other sessions of the same agent):
                 // wait as told, then ask again until the deadline.
@@ -213,6 +244,9 @@ impl ConsoleClient {
                     }
                 }
             }
+        }
+        if elsewhere {
+            return Ok(CallStatus { id, outcome: Outcome::Withdrawn, ..Default::default() });
         }
         Err(format!("no decision within {} s; the call was withdrawn from the queue", timeout.as_secs()))
     }

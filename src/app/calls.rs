@@ -48,7 +48,7 @@ pub struct NewCall {
     #[serde(default)]
     pub payload: Option<Value>,
     /// Where it comes from: a source of submitted calls, `http` (the default), `claude-code`,
-    /// `codex` or `mcp`; the hooks and the MCP gate say theirs.
+    /// `codex`, `mcp` or `acp`; the hooks, the MCP gate and the ACP relay say theirs.
     #[serde(default)]
     pub source: Option<CallSource>,
     /// What the agent says around the call (a working directory, the event that asked): shown,

@@ -430,6 +430,44 @@ pub enum Command {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         upstream: Vec<String>,
     },
+    /// A relay between your editor (this command's stdin and stdout) and an Agent Client Protocol
+    /// agent (`-- AGENT_COMMAND ARGS…`, e.g. `npx @zed-industries/claude-code-acp`): in the editor's agent
+    /// settings, run this command instead of the agent's. Every message passes through unchanged,
+    /// but the agent's permission requests (`session/request_permission`): each is queued in the
+    /// console (source `acp`: the tool call, its content and locations; the options the agent
+    /// offers) and answered with the agent's option for the operator's decision — approve: its
+    /// `allow_once`, or `allow_always` when an "always allow" grant approved it; decline: its
+    /// `reject_once`. With --editor-decides-too the editor is asked as well: the first answer wins,
+    /// the other is cancelled. The console and an agent credential's token are found as the hooks
+    /// find them (the serving console or APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN);
+    /// nothing of APPROVAL_CONSOLE_* reaches the agent. Fails closed: console unreachable, or no
+    /// decision within --timeout → the agent's reject option. A console restart loses nothing: the
+    /// request waits, asking again until the console is back.
+    Acp {
+        /// Also forward each permission request to the editor; the first answer (editor or console)
+        /// wins, and the other is cancelled (the queued call withdrawn, or the editor's prompt
+        /// cancelled). Without it, the editor never sees the agent's permission requests.
+        #[arg(long)]
+        editor_decides_too: bool,
+        /// The console's address [default: the console serving now, found as every CLI command
+        /// finds it, else http://127.0.0.1:4319].
+        #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
+        url: Option<String>,
+        /// Seconds a permission request waits for a decision before the agent gets its reject option
+        /// (and the call leaves the queue). ACP agents wait as long as it takes.
+        #[arg(long, env = "APPROVAL_CONSOLE_ACP_TIMEOUT", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+        timeout: u64,
+        /// The calls' agent in the queue [default: the agent command's name].
+        #[arg(long)]
+        agent: Option<String>,
+        /// Trust only the receipt keys in FILE (a JWKS, owner-only) [default: the console's,
+        /// trusted on first use and kept in ~/.local/state/approval-console/connector/].
+        #[arg(long, env = "APPROVAL_CONSOLE_JWKS", value_name = "FILE")]
+        jwks: Option<PathBuf>,
+        /// The ACP agent: its command and arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "AGENT_COMMAND")]
+        command: Vec<String>,
+    },
 }
 
 /// An agent whose permission prompts a channel relays.

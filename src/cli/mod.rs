@@ -1,5 +1,6 @@
 //! The CLI's commands, one function each; they call the core's one surface ([`App`]) and print.
 
+mod acp;
 mod args;
 mod audit;
 mod channels;
@@ -79,6 +80,7 @@ fn data_dir_of(cli: &Cli) -> Result<PathBuf> {
             | Command::McpGate { .. }
             | Command::Channel { .. }
             | Command::Codex { .. }
+            | Command::Acp { .. }
             | Command::Receipt { command: Some(args::ReceiptCommand::Verify(_)), .. }
     );
     if !discovers || cli.database_url.is_some() || serving::is_served(&default) {
@@ -175,6 +177,18 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Channel { agent: args::ChannelAgent::ClaudeCode, url, timeout, jwks } => {
             return gate::channel(url.as_deref(), cli.data_dir.as_deref(), *timeout, jwks.as_deref()).await;
         }
+        Command::Acp { editor_decides_too, url, timeout, agent, jwks, command } => {
+            let given = acp::AcpArgs {
+                url: url.as_deref(),
+                data_dir: cli.data_dir.as_deref(),
+                timeout: *timeout,
+                agent: agent.as_deref(),
+                jwks: jwks.as_deref(),
+                editor_decides_too: *editor_decides_too,
+                command,
+            };
+            return acp::run(given).await;
+        }
         Command::Agents { agents } => return list_agents(agents, &data_dir).await.map(|()| ExitCode::SUCCESS),
         Command::Receipt { command: Some(command @ args::ReceiptCommand::Verify(_)), .. } => return receipt::verify(command.clone()),
         _ => {}
@@ -254,7 +268,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Hooks { .. }
         | Command::McpGate { .. }
         | Command::Channel { .. }
-        | Command::Codex { .. } => {
+        | Command::Codex { .. }
+        | Command::Acp { .. } => {
             unreachable!("handled above")
         }
     }

@@ -32,12 +32,14 @@ pub enum CallSource {
     Codex,
     /// The MCP gate.
     Mcp,
+    /// An Agent Client Protocol agent's permission requests (`approval-console acp`).
+    Acp,
 }
 
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 7] = [
+    pub const ALL: [CallSource; 8] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
@@ -45,6 +47,7 @@ impl CallSource {
         CallSource::ClaudeCode,
         CallSource::Codex,
         CallSource::Mcp,
+        CallSource::Acp,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +59,7 @@ impl CallSource {
             CallSource::ClaudeCode => "claude-code",
             CallSource::Codex => "codex",
             CallSource::Mcp => "mcp",
+            CallSource::Acp => "acp",
         }
     }
 

@@ -50,6 +50,8 @@ pub fn kind(source: CallSource) -> Kind {
         CallSource::ClaudeCode => ("Claude Code", Family::Submitted { takes_edits: true }),
         CallSource::Codex => ("Codex", Family::Submitted { takes_edits: false }),
         CallSource::Mcp => ("MCP gate", Family::Submitted { takes_edits: false }),
+        // ACP answers a permission request with one of the agent's options: no arguments of its own.
+        CallSource::Acp => ("ACP agent", Family::Submitted { takes_edits: false }),
     };
     Kind { source, label, family }
 }
@@ -171,7 +173,7 @@ mod tests {
             assert_eq!(declared.source, source, "a remote kind is registered under the source it declares");
             assert_eq!(kind(source).label, declared.label);
         }
-        assert_eq!(submitted, [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp]);
+        assert_eq!(submitted, [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp, CallSource::Acp]);
         assert!(matches!(kind(CallSource::Local).family, Family::Local));
         assert_eq!(default_remote(), CallSource::Mastra);
         assert!(takes_edits(CallSource::ClaudeCode) && !takes_edits(CallSource::Codex) && !takes_edits(CallSource::Mastra));
@@ -185,7 +187,7 @@ mod tests {
         assert!(remote(CallSource::Codex).is_err());
         assert_eq!(parse_submitted("claude-code"), Some(CallSource::ClaudeCode));
         assert_eq!(parse_submitted("mastra"), None);
-        assert_eq!(names(submitted()), "http, claude-code, codex or mcp");
+        assert_eq!(names(submitted()), "http, claude-code, codex, mcp or acp");
         let read = |v: serde_json::Value| deserialize_remote(v).map_err(|e| e.to_string());
         assert_eq!(read(serde_json::json!("langgraph")), Ok(CallSource::Langgraph));
         assert_eq!(read(serde_json::json!("http")).unwrap_err(), "unknown variant `http`, expected `mastra` or `langgraph`");

@@ -163,15 +163,15 @@ impl Builder {
         self
     }
 
-    /// More agents beside the counting demo agent, built with the app's counters.
-    pub fn agents(mut self, extra: fn(&Counters) -> Vec<Agent>) -> Self {
-        self.agents = Some(extra);
+    /// Served on `port` (a restart where a client keeps the address) instead of a free one.
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
         self
     }
 
-    /// Served on `port` of 127.0.0.1 (a restart where its clients still are) [default: a free one].
-    pub fn port(mut self, port: u16) -> Self {
-        self.port = port;
+    /// More agents beside the counting demo agent, built with the app's counters.
+    pub fn agents(mut self, extra: fn(&Counters) -> Vec<Agent>) -> Self {
+        self.agents = Some(extra);
         self
     }
 

@@ -1,5 +1,6 @@
 //! Integration tests of the core through its real HTTP server: one binary, one module per area.
 
+mod acp;
 mod agent_cli;
 mod answer;
 mod audit;

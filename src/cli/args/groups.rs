@@ -203,9 +203,9 @@ pub enum TokensCommand {
         /// whatever agent they say they are; grants for an agent then bind to that name.
         #[arg(long = "agent", value_name = "AGENT")]
         agents: Vec<String>,
-        /// A source its submitted calls may claim: http, claude-code, codex, mcp (repeat for more)
+        /// A source its submitted calls may claim: http, claude-code, codex, mcp, acp (repeat for more)
         /// [default: any].
-        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "mcp"])]
+        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "mcp", "acp"])]
         sources: Vec<String>,
         /// Whose credential it is [default: its name]. The two-person rule counts persons: one
         /// person's credentials, and the local admin (the OS account) of the same name, approve once.

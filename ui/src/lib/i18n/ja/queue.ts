@@ -88,7 +88,7 @@ export const queue: Messages['queue'] = {
   listNewestFirst: '呼び出し（新しい順）',
   listOldestFirst: '呼び出し（古い順）',
   kinds: { approval: '要承認', suspend: '一時停止' },
-  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP' },
+  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP', acp: 'ACP' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
     mastra: 'リモートの Mastra サーバーから',
@@ -97,6 +97,7 @@ export const queue: Messages['queue'] = {
     'claude-code': 'Claude Code のフックから',
     codex: 'Codex CLI のフックから',
     mcp: 'MCP ゲートから',
+    acp: 'ACP エージェントの許可リクエストから（approval-console acp）',
   },
   states: { pending: '保留中', decided: '決定済み', delivered: '配信済み', failed: '失敗', interrupted: '中断', gone: '消失' },
   awaitingDelivery: '配信待ち',
