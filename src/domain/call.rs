@@ -30,6 +30,8 @@ pub enum CallSource {
     ClaudeCode,
     /// Codex CLI's hook.
     Codex,
+    /// Gemini CLI's hook.
+    Gemini,
     /// The MCP gate.
     Mcp,
 }
@@ -37,13 +39,14 @@ pub enum CallSource {
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 7] = [
+    pub const ALL: [CallSource; 8] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
         CallSource::Http,
         CallSource::ClaudeCode,
         CallSource::Codex,
+        CallSource::Gemini,
         CallSource::Mcp,
     ];
 
@@ -55,6 +58,7 @@ impl CallSource {
             CallSource::Http => "http",
             CallSource::ClaudeCode => "claude-code",
             CallSource::Codex => "codex",
+            CallSource::Gemini => "gemini",
             CallSource::Mcp => "mcp",
         }
     }

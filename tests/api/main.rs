@@ -19,6 +19,7 @@ mod exact;
 mod exit_codes;
 mod expiry;
 mod failures;
+mod gemini_cli;
 mod first_hour;
 mod grants;
 mod helpers;
