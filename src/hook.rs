@@ -289,7 +289,10 @@ mod tests {
         assert_eq!(call.source, Some(CallSource::Gemini));
         assert_eq!(e.idempotency_key(Agent::Gemini), None, "Gemini sends no id of the call: each run queues anew");
         let mut approved = status(Outcome::Approved);
-        assert_eq!(answer(Agent::Gemini, Event::BeforeTool, &approved), json!({ "decision": "allow", "reason": "approved in Approval Console" }));
+        assert_eq!(
+            answer(Agent::Gemini, Event::BeforeTool, &approved),
+            json!({ "decision": "allow", "reason": "approved in Approval Console" })
+        );
         approved.edited = true;
         approved.args = Some(json!({ "command": "ls" }));
         assert_eq!(answer(Agent::Gemini, Event::BeforeTool, &approved)["decision"], "deny", "an edit Gemini would merge: fail closed");

@@ -141,6 +141,7 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['http', 'HTTP agent'],
       ['claude-code', 'Claude Code'],
       ['codex', 'Codex'],
+      ['gemini', 'Gemini CLI'],
       ['mcp', 'MCP'],
     ]);
     expect(rows()).toEqual(['cx', 'cc', 'loc']);
