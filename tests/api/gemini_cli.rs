@@ -137,6 +137,10 @@ async fn the_real_gemini_cli_with_the_installed_hook_runs_a_command_approved_onc
     assert_eq!(call["context"]["event"], "BeforeTool", "{call}");
     assert_eq!(call["allowed"], json!(["approve", "decline"]), "Gemini takes no edited input");
     assert!(!approved.join("ran").exists(), "nothing runs before the decision");
+    // What led to it: the end of Gemini's transcript, which the hook read (the prompt given).
+    let (status, reason) = t.get(&format!("/api/queue/{}/reason", call["id"].as_str().unwrap())).await;
+    assert_eq!((status, reason["source"].as_str()), (StatusCode::OK, Some("hook")), "{reason}");
+    assert_eq!(reason["messages"][0], json!({ "role": "user", "text": "clean up" }), "{reason}");
     let decided = Instant::now();
     let (status, body) = t.approve(&call).await;
     assert_eq!(status, StatusCode::OK, "{body}");
