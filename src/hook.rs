@@ -1,8 +1,10 @@
-//! Coding agents' hooks (`approval-console hook claude-code|codex`): the hook event a coding agent
-//! writes on the hook's stdin becomes a submitted call ([`crate::app::calls::NewCall`]), and the
-//! call's outcome becomes the decision JSON that agent reads from the hook's stdout. Both agents use
-//! the same event names and shapes for `PreToolUse` and `PermissionRequest`; they differ in what an
-//! answer may carry (Claude Code takes edited input, Codex refuses it and fails closed).
+//! Coding agents' hooks (`approval-console hook claude-code|codex|gemini`): the hook event a coding
+//! agent writes on the hook's stdin becomes a submitted call ([`crate::app::calls::NewCall`]), and
+//! the call's outcome becomes the decision JSON that agent reads from the hook's stdout. Claude Code
+//! and Codex use the same event names and shapes for `PreToolUse` and `PermissionRequest`; they
+//! differ in what an answer may carry (Claude Code takes edited input, Codex refuses it and fails
+//! closed). Gemini CLI's `BeforeTool` takes the same fields in, and reads a top-level `decision`
+//! (`allow` / `deny`) and `reason` back: a Gemini hook reads nothing else, whatever the input was.
 //!
 //! Fail closed: whatever goes wrong — unreadable input, an event this hook does not answer, the
 //! console unreachable, no decision in time — the answer is a deny with the reason, never an allow.
@@ -21,6 +23,7 @@ use serde_json::{json, Value};
 pub enum Agent {
     ClaudeCode,
     Codex,
+    Gemini,
 }
 
 impl Agent {
@@ -28,7 +31,23 @@ impl Agent {
         match self {
             Agent::ClaudeCode => CallSource::ClaudeCode,
             Agent::Codex => CallSource::Codex,
+            Agent::Gemini => CallSource::Gemini,
         }
+    }
+
+    /// The event this agent's hook is installed on, whose answer shape a deny takes when the input
+    /// named no event the agent sends.
+    pub fn event(self) -> Event {
+        match self {
+            Agent::ClaudeCode | Agent::Codex => Event::PreToolUse,
+            Agent::Gemini => Event::BeforeTool,
+        }
+    }
+
+    /// Whether this agent sends `event` (an answer shaped for another agent's event would be read
+    /// by this one as no answer at all: Gemini CLI takes a `PreToolUse` deny for an allow).
+    pub fn sends(self, event: Event) -> bool {
+        (event == Event::BeforeTool) == (self == Agent::Gemini)
     }
 
     pub fn name(self) -> &'static str {
@@ -43,6 +62,8 @@ pub enum Event {
     PreToolUse,
     /// Where the agent would ask its user: `decision.behavior` allow / deny.
     PermissionRequest,
+    /// Gemini CLI, before a tool runs: a top-level `decision` allow / deny and its `reason`.
+    BeforeTool,
 }
 
 impl Event {
@@ -50,6 +71,7 @@ impl Event {
         match self {
             Event::PreToolUse => "PreToolUse",
             Event::PermissionRequest => "PermissionRequest",
+            Event::BeforeTool => "BeforeTool",
         }
     }
 }
@@ -87,11 +109,12 @@ pub fn parse(input: &str) -> Result<HookEvent, BadInput> {
     let event = match text("hook_event_name").as_deref() {
         Some("PreToolUse") => Event::PreToolUse,
         Some("PermissionRequest") => Event::PermissionRequest,
+        Some("BeforeTool") => Event::BeforeTool,
         Some(other) => {
             return Err(BadInput {
                 event: None,
                 reason: format!(
-                    "this hook answers PreToolUse and PermissionRequest, not {other:?}: check the hook's event in the settings"
+                    "this hook answers PreToolUse, PermissionRequest and BeforeTool, not {other:?}: check the hook's event in the settings"
                 ),
             })
         }
@@ -165,9 +188,10 @@ pub fn answer(agent: Agent, event: Event, status: &CallStatus) -> Value {
     match status.outcome {
         Outcome::Approved => {
             let edited = status.edited.then(|| status.args.clone()).flatten();
-            if edited.is_some() && agent == Agent::Codex {
-                // Codex fails closed on updatedInput; the console offers no edit for its calls.
-                return deny(agent, Some(event), "the operator edited the input, which Codex cannot run: ask again");
+            if edited.is_some() && !crate::engine::kinds::takes_edits(agent.source()) {
+                // Codex fails closed on updatedInput, Gemini CLI would merge it into the model's
+                // arguments: the console offers no edit for their calls.
+                return deny(agent, Some(event), "the operator edited the input, which this agent cannot run as edited: ask again");
             }
             allow(event, edited, "approved in Approval Console")
         }
@@ -201,17 +225,20 @@ fn allow(event: Event, updated_input: Option<Value>, reason: &str) -> Value {
             }
             json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
         }
+        // Never edited input (Gemini CLI's calls take no edit: `engine::kinds`).
+        Event::BeforeTool => json!({ "decision": "allow", "reason": reason }),
     }
 }
 
 /// A deny with `reason` (the agent shows it to its model), shaped for `event`; an input that named
-/// no event this hook answers gets a `PreToolUse` deny, the shape both agents read before a tool runs.
-pub fn deny(_agent: Agent, event: Option<Event>, reason: &str) -> Value {
-    match event.unwrap_or(Event::PreToolUse) {
+/// no event this agent sends gets a deny shaped for the event its hook is installed on.
+pub fn deny(agent: Agent, event: Option<Event>, reason: &str) -> Value {
+    match event.filter(|e| agent.sends(*e)).unwrap_or(agent.event()) {
         Event::PreToolUse => json!({ "hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason } }),
         Event::PermissionRequest => json!({ "hookSpecificOutput": {
             "hookEventName": "PermissionRequest", "decision": { "behavior": "deny", "message": reason } } }),
+        Event::BeforeTool => json!({ "decision": "deny", "reason": reason }),
     }
 }
 
@@ -248,6 +275,41 @@ mod tests {
         assert_eq!(call.args, json!({"command": "rm -rf build", "description": "clean"}));
         assert_eq!(call.context, Some(json!({"event": "PreToolUse", "cwd": "/repo", "permissionMode": "default", "toolUseId": "toolu_1"})));
         assert_eq!(e.idempotency_key(Agent::ClaudeCode).as_deref(), Some("claude-code:PreToolUse:s-1:toolu_1"));
+    }
+
+    #[test]
+    fn a_gemini_before_tool_event_is_answered_with_a_top_level_decision_and_every_deny_it_gets_is_one_it_reads() {
+        let e = parse(
+            r#"{"session_id":"g-1","transcript_path":"/t.jsonl","cwd":"/repo","hook_event_name":"BeforeTool",
+            "timestamp":"2026-12-07T14:30:57.701Z","tool_name":"run_shell_command","tool_input":{"command":"rm -rf build"}}"#,
+        )
+        .unwrap();
+        let call = e.call(Agent::Gemini);
+        assert_eq!((call.tool.as_str(), call.thread.as_deref(), call.agent.as_str()), ("run_shell_command", Some("g-1"), "gemini"));
+        assert_eq!(call.source, Some(CallSource::Gemini));
+        assert_eq!(e.idempotency_key(Agent::Gemini), None, "Gemini sends no id of the call: each run queues anew");
+        let mut approved = status(Outcome::Approved);
+        assert_eq!(
+            answer(Agent::Gemini, Event::BeforeTool, &approved),
+            json!({ "decision": "allow", "reason": "approved in Approval Console" })
+        );
+        approved.edited = true;
+        approved.args = Some(json!({ "command": "ls" }));
+        assert_eq!(answer(Agent::Gemini, Event::BeforeTool, &approved)["decision"], "deny", "an edit Gemini would merge: fail closed");
+        let mut declined = status(Outcome::Declined);
+        declined.reason = Some("not in prod".into());
+        assert_eq!(
+            answer(Agent::Gemini, Event::BeforeTool, &declined),
+            json!({ "decision": "deny", "reason": "declined in Approval Console: not in prod" })
+        );
+        // Gemini reads only a top-level decision: a deny for input it could not have sent, or that
+        // named no event, is shaped as Gemini reads it, never as Claude Code's (which Gemini allows).
+        for event in [None, Some(Event::PreToolUse), Some(Event::PermissionRequest)] {
+            assert_eq!(deny(Agent::Gemini, event, "no")["decision"], "deny", "{event:?}");
+        }
+        assert!(!Agent::Gemini.sends(Event::PreToolUse) && Agent::Gemini.sends(Event::BeforeTool));
+        assert!(!Agent::Codex.sends(Event::BeforeTool) && Agent::ClaudeCode.sends(Event::PermissionRequest));
+        assert_eq!(deny(Agent::Codex, Some(Event::BeforeTool), "no")["hookSpecificOutput"]["permissionDecision"], "deny");
     }
 
     #[test]

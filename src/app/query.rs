@@ -18,7 +18,7 @@ pub struct QueueQuery {
     pub tab: Option<TabFilter>,
     pub engine: Option<String>,
     /// Where calls come from: `local`, `mastra` (any remote engine), or the source of submitted calls
-    /// (`http`, `claude-code`, `codex`, `mcp`, `acp`).
+    /// (`http`, `claude-code`, `codex`, `gemini`, `mcp`, `acp`).
     #[serde(default, deserialize_with = "blank_is_none")]
     pub source: Option<CallSource>,
     pub agent: Option<String>,

@@ -1,8 +1,9 @@
-//! `approval-console hook claude-code|codex`: one hook run. Reads the event on stdin, asks the
+//! `approval-console hook claude-code|codex|gemini`: one hook run. Reads the event on stdin, asks the
 //! console ([`ConsoleClient::ask`]) and prints the answer; every failure prints a deny. Always exits
 //! 0 with an answer on stdout, and within its --timeout and a few seconds: by default a hook that
-//! crashes, exits non-zero or outlives the agent's own timeout lets the call go on in both agents
-//! (`hooks install` writes the settings that make Claude Code block then, and Codex where it can).
+//! crashes, exits non-zero or outlives the agent's own timeout lets the call go on in every agent
+//! (`hooks install` writes the settings that make Claude Code block then, and Codex and Gemini CLI
+//! where they can).
 
 use super::args::HookAgent;
 use approval_console::connector::{self, ConsoleClient};
@@ -24,6 +25,7 @@ pub async fn run(which: &HookAgent, data_dir: Option<&std::path::Path>) -> ExitC
     let (agent, args) = match which {
         HookAgent::ClaudeCode(a) => (Agent::ClaudeCode, a),
         HookAgent::Codex(a) => (Agent::Codex, a),
+        HookAgent::Gemini(a) => (Agent::Gemini, a),
     };
     let timeout = Duration::from_secs(args.timeout);
     let answering = async {
@@ -65,6 +67,11 @@ async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::pat
             return hook::deny(agent, bad.event, &format!("Approval Console hook: {}", bad.reason));
         }
     };
+    if !agent.sends(event.event) {
+        let why = format!("{} does not send {} events: check the hook's event in the settings", agent.name(), event.event.name());
+        tracing::warn!("hook input refused: {why}");
+        return hook::deny(agent, None, &format!("Approval Console hook: {why}"));
+    }
     let asked = match ConsoleClient::from_env(url, jwks) {
         Ok(console) => {
             let mut call = event.call(agent);

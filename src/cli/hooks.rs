@@ -1,4 +1,4 @@
-//! `approval-console hooks install claude-code|codex`: merges the hook entry
+//! `approval-console hooks install claude-code|codex|gemini`: merges the hook entry
 //! ([`approval_console::hook::install`]) into the agent's settings file, or prints the result.
 
 use super::args::HookTarget;
@@ -26,6 +26,7 @@ pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) ->
     let agent = match target {
         HookTarget::ClaudeCode => Agent::ClaudeCode,
         HookTarget::Codex => Agent::Codex,
+        HookTarget::Gemini => Agent::Gemini,
     };
     let file = match settings {
         Some(f) => f,
@@ -55,6 +56,7 @@ pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) ->
     let name = match agent {
         Agent::ClaudeCode => "Claude Code",
         Agent::Codex => "Codex",
+        Agent::Gemini => "Gemini CLI",
     };
     if existing.as_deref() == Some(merged.as_str()) {
         println!("{}: the {name} hook is already installed as it should be; nothing changed.", file.display());
@@ -73,6 +75,9 @@ pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) ->
     }
     if agent == Agent::Codex {
         println!("Codex asks you to trust a new or changed hook once. A Codex hook that runs past its timeout lets the call run (see the README).");
+    }
+    if agent == Agent::Gemini {
+        println!("Gemini CLI runs its own confirmation after the hook allows: with --approval-mode yolo the console alone decides. A Gemini hook that runs past its timeout lets the call run (see the README).");
     }
     Ok(())
 }

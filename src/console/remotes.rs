@@ -397,7 +397,7 @@ fn check_poll(ms: u32) -> Result<u32, Error> {
 }
 
 /// Checks an engine name: 1–64 of `A–Z a–z 0–9 . _ -`, not `local` and not a source of submitted
-/// calls (`http`, `claude-code`, `codex`, `mcp`, `acp`).
+/// calls (`http`, `claude-code`, `codex`, `gemini`, `mcp`, `acp`).
 fn check_name(name: &str) -> Result<(), Error> {
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
         return Err(Error::InvalidRequest(format!("engine name {name:?}: use 1–64 letters, digits, '.', '_' or '-'")));

@@ -30,6 +30,8 @@ pub enum CallSource {
     ClaudeCode,
     /// Codex CLI's hook.
     Codex,
+    /// Gemini CLI's hook.
+    Gemini,
     /// The MCP gate.
     Mcp,
     /// An Agent Client Protocol agent's permission requests (`approval-console acp`).
@@ -39,13 +41,14 @@ pub enum CallSource {
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 8] = [
+    pub const ALL: [CallSource; 9] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
         CallSource::Http,
         CallSource::ClaudeCode,
         CallSource::Codex,
+        CallSource::Gemini,
         CallSource::Mcp,
         CallSource::Acp,
     ];
@@ -58,6 +61,7 @@ impl CallSource {
             CallSource::Http => "http",
             CallSource::ClaudeCode => "claude-code",
             CallSource::Codex => "codex",
+            CallSource::Gemini => "gemini",
             CallSource::Mcp => "mcp",
             CallSource::Acp => "acp",
         }

@@ -97,24 +97,34 @@ pub fn text_of(content: &Value) -> String {
 
 /// The user's and the assistant's text messages in a coding agent's JSONL transcript (Claude
 /// Code's `{"type":"user","message":{"role","content"}}` lines; Codex's `{"type":"response_item",
-/// "payload":{"type":"message","role","content"}}`), oldest first. Lines that are not JSON (the
-/// first line of a tail read from the middle) and other entries are skipped.
+/// "payload":{"type":"message","role","content"}}`; Gemini CLI's `{"type":"user"|"gemini","content"}`),
+/// oldest first. Lines that are not JSON (the first line of a tail read from the middle) and other
+/// entries are skipped.
 pub fn from_transcript(jsonl: &str) -> Vec<ReasonMessage> {
     let mut out = Vec::new();
     for line in jsonl.lines() {
         let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
         let message = entry.get("message").or_else(|| entry.get("payload")).unwrap_or(&entry);
-        if message.get("type").and_then(Value::as_str).is_some_and(|t| t != "message") && message.get("role").is_none() {
+        // Gemini CLI's lines are their own message, the speaker in `type`.
+        let own = entry.get("message").is_none() && entry.get("payload").is_none() && entry.get("role").is_none();
+        let gemini = match entry.get("type").and_then(Value::as_str).filter(|_| own) {
+            Some("user") => Some(Speaker::User),
+            Some("gemini") => Some(Speaker::Assistant),
+            _ => None,
+        };
+        if gemini.is_none() && message.get("type").and_then(Value::as_str).is_some_and(|t| t != "message") && message.get("role").is_none()
+        {
             continue;
         }
-        let role = match message.get("role").and_then(Value::as_str) {
-            Some("user") => Speaker::User,
-            Some("assistant") => Speaker::Assistant,
+        let role = match (gemini, message.get("role").and_then(Value::as_str)) {
+            (Some(speaker), _) => speaker,
+            (None, Some("user")) => Speaker::User,
+            (None, Some("assistant")) => Speaker::Assistant,
             _ => continue,
         };
         let text = message.get("content").map(text_of).unwrap_or_default();
-        // Codex and Claude Code wrap their own notes to the model in tags; those are no one's words.
-        if text.trim().is_empty() || text.trim_start().starts_with("<environment_context>") {
+        // Codex, Claude Code and Gemini CLI wrap their own notes to the model in tags; those are no one's words.
+        if text.trim().is_empty() || ["<environment_context>", "<session_context>"].iter().any(|t| text.trim_start().starts_with(t)) {
             continue;
         }
         out.push(ReasonMessage { role, text, cut: false });
@@ -128,7 +138,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_claude_code_or_codex_transcript_gives_the_users_and_the_assistants_words() {
+    fn a_claude_code_codex_or_gemini_transcript_gives_the_users_and_the_assistants_words() {
         let claude = [
             json!({ "type": "user", "message": { "role": "user", "content": "clean up the build folder" } }),
             json!({ "type": "assistant", "message": { "role": "assistant", "content": [
@@ -151,6 +161,21 @@ mod tests {
         ];
         let text = codex.iter().map(Value::to_string).collect::<Vec<_>>().join("\n");
         assert_eq!(from_transcript(&text), vec![ReasonMessage { role: Speaker::User, text: "bump the version".into(), cut: false }]);
+        let gemini = [
+            json!({ "sessionId": "s", "kind": "main" }),
+            json!({ "$set": { "messages": [{ "type": "user", "content": [{ "text": "<session_context>\nThis is the Gemini CLI.</session_context>" }] }] } }),
+            json!({ "id": "u1", "type": "user", "content": [{ "text": "clean up" }] }),
+            json!({ "id": "g1", "type": "gemini", "content": "I will remove build/.", "thoughts": [] }),
+            json!({ "id": "g2", "type": "gemini", "content": "", "toolCalls": [{ "name": "run_shell_command" }] }),
+        ];
+        let text = gemini.iter().map(Value::to_string).collect::<Vec<_>>().join("\n");
+        assert_eq!(
+            from_transcript(&text),
+            vec![
+                ReasonMessage { role: Speaker::User, text: "clean up".into(), cut: false },
+                ReasonMessage { role: Speaker::Assistant, text: "I will remove build/.".into(), cut: false },
+            ]
+        );
     }
 
     #[test]

@@ -26,7 +26,9 @@ pub enum Family {
     /// Agents that submit their calls themselves and wait for the decision.
     Submitted {
         /// Whether the agent can run a call with arguments the operator edited (Claude Code's
-        /// `PreToolUse` takes `updatedInput`; Codex refuses it; the others have no way to say it).
+        /// `PreToolUse` takes `updatedInput`; Codex refuses it; Gemini CLI merges an edit into the
+        /// model's arguments rather than replacing them, so it is offered none; the others have no way
+        /// to say it).
         takes_edits: bool,
     },
 }
@@ -49,6 +51,7 @@ pub fn kind(source: CallSource) -> Kind {
         CallSource::Http => ("HTTP agent", Family::Submitted { takes_edits: false }),
         CallSource::ClaudeCode => ("Claude Code", Family::Submitted { takes_edits: true }),
         CallSource::Codex => ("Codex", Family::Submitted { takes_edits: false }),
+        CallSource::Gemini => ("Gemini CLI", Family::Submitted { takes_edits: false }),
         CallSource::Mcp => ("MCP gate", Family::Submitted { takes_edits: false }),
         // ACP answers a permission request with one of the agent's options: no arguments of its own.
         CallSource::Acp => ("ACP agent", Family::Submitted { takes_edits: false }),
@@ -141,7 +144,7 @@ pub fn local_instance(engine: &str) -> Option<&str> {
 }
 
 /// The tools the coding agents whose hooks this console answers call by name (Claude Code's,
-/// Codex's): known before any of their calls was queued, for rules about them.
+/// Codex's, Gemini CLI's): known before any of their calls was queued, for rules about them.
 pub const CODING_AGENT_TOOLS: &[&str] = &[
     "Bash",
     "Edit",
@@ -157,6 +160,9 @@ pub const CODING_AGENT_TOOLS: &[&str] = &[
     "shell",
     "apply_patch",
     "exec_command",
+    "run_shell_command",
+    "write_file",
+    "replace",
 ];
 
 #[cfg(test)]
@@ -173,7 +179,10 @@ mod tests {
             assert_eq!(declared.source, source, "a remote kind is registered under the source it declares");
             assert_eq!(kind(source).label, declared.label);
         }
-        assert_eq!(submitted, [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Mcp, CallSource::Acp]);
+        assert_eq!(
+            submitted,
+            [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Gemini, CallSource::Mcp, CallSource::Acp]
+        );
         assert!(matches!(kind(CallSource::Local).family, Family::Local));
         assert_eq!(default_remote(), CallSource::Mastra);
         assert!(takes_edits(CallSource::ClaudeCode) && !takes_edits(CallSource::Codex) && !takes_edits(CallSource::Mastra));
@@ -187,7 +196,7 @@ mod tests {
         assert!(remote(CallSource::Codex).is_err());
         assert_eq!(parse_submitted("claude-code"), Some(CallSource::ClaudeCode));
         assert_eq!(parse_submitted("mastra"), None);
-        assert_eq!(names(submitted()), "http, claude-code, codex, mcp or acp");
+        assert_eq!(names(submitted()), "http, claude-code, codex, gemini, mcp or acp");
         let read = |v: serde_json::Value| deserialize_remote(v).map_err(|e| e.to_string());
         assert_eq!(read(serde_json::json!("langgraph")), Ok(CallSource::Langgraph));
         assert_eq!(read(serde_json::json!("http")).unwrap_err(), "unknown variant `http`, expected `mastra` or `langgraph`");

@@ -1,5 +1,5 @@
 //! Calls that agents submit themselves (`POST /api/calls`): any agent over HTTP, the coding agents'
-//! hooks (`approval-console hook claude-code|codex`) and the MCP gate. There is no engine to send a
+//! hooks (`approval-console hook claude-code|codex|gemini`) and the MCP gate. There is no engine to send a
 //! decision to: the agent waits for it (`GET /api/calls/{id}?waitSecs=`), so delivering a decision
 //! is recording that it is ready to be fetched. Each source (the submitted kinds of
 //! [`crate::engine::kinds`]) is an engine id of its own, and its name is reserved.

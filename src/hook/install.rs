@@ -1,4 +1,4 @@
-//! `approval-console hooks install claude-code|codex`: the hook entry an agent's settings need, merged
+//! `approval-console hooks install claude-code|codex|gemini`: the hook entry an agent's settings need, merged
 //! into the settings file it already has. The entry names the binary by its absolute path (no `PATH`
 //! lookup that a shell profile or a move can break), gives the agent's own timeout a margin over the
 //! hook's `--timeout`, and makes a hook that cannot answer block the call where the agent allows it:
@@ -9,11 +9,21 @@
 //! - Codex has no such setting (0.169.0 runs the tool whenever a hook fails). The command runs through
 //!   a shell with a fallback that exits 2 (Codex's "block") when the hook exits non-zero: a missing
 //!   binary or a crash blocks; a hook that runs past Codex's `timeout` does not (README).
+//! - Gemini CLI 0.61 reads a hook's stdout whatever its exit code, and takes a run killed by a signal
+//!   for exit 0: a crash that printed something that is not JSON reads as an allow. The command
+//!   runs through a shell (Gemini runs every hook with `bash -c`) that keeps the hook's stdout until
+//!   it exits 0 and otherwise prints nothing there and exits 2 with the reason on stderr (Gemini's
+//!   "block"): a missing binary or a crash blocks; a hook that runs past Gemini's `timeout` does
+//!   not (README).
 //!
 //! Merging keeps everything else in the file: an entry of ours (the binary's name with `hook
-//! claude-code|codex`, under `PreToolUse` or `PermissionRequest`) is rewritten where it is; without
-//! one, a `PreToolUse` group is added. Merging what it produced gives the same text (idempotent). A
+//! claude-code|codex|gemini`, under `PreToolUse` or `PermissionRequest`, Gemini's under `BeforeTool`)
+//! is rewritten where it is; without one, a `PreToolUse` (Gemini: `BeforeTool`) group is added. Merging what it produced gives the same text (idempotent). A
 //! file that does not parse, or whose hooks are not shaped as the agent reads them, is refused.
+
+mod gemini;
+
+pub use gemini::gemini_command;
 
 use super::Agent;
 use serde_json::{json, Value};
@@ -62,7 +72,8 @@ pub enum InstallError {
 }
 
 /// The settings file the agent reads for every project of the user: `~/.claude/settings.json`;
-/// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`. `None` without a home.
+/// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`; `$GEMINI_CLI_HOME/.gemini/settings.json`,
+/// else `~/.gemini/settings.json`. `None` without a home.
 pub fn default_file(agent: Agent) -> Option<PathBuf> {
     let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     match agent {
@@ -72,6 +83,11 @@ pub fn default_file(agent: Agent) -> Option<PathBuf> {
             .map(PathBuf::from)
             .or_else(|| home().map(|h| h.join(".codex")))
             .map(|d| d.join("config.toml")),
+        Agent::Gemini => std::env::var_os("GEMINI_CLI_HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .or_else(home)
+            .map(|h| h.join(".gemini/settings.json")),
     }
 }
 
@@ -80,6 +96,7 @@ pub fn merge(agent: Agent, existing: Option<&str>, spec: &HookSpec) -> Result<St
     match agent {
         Agent::ClaudeCode => merge_claude_code(existing, spec),
         Agent::Codex => merge_codex(existing, spec),
+        Agent::Gemini => gemini::merge(existing, spec),
     }
 }
 
@@ -107,10 +124,7 @@ fn is_ours_claude_code(entry: &Value) -> bool {
 }
 
 fn merge_claude_code(existing: Option<&str>, spec: &HookSpec) -> Result<String, InstallError> {
-    let mut settings: Value = match existing.map(str::trim) {
-        None | Some("") => json!({}),
-        Some(text) => serde_json::from_str(text).map_err(|e| InstallError::Unparsable { format: "JSON", reason: e.to_string() })?,
-    };
+    let mut settings = json_settings(existing)?;
     let ours = claude_code_entry(spec)?;
     let root = settings.as_object_mut().ok_or_else(|| InstallError::Shape("the settings are not a JSON object".into()))?;
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
@@ -131,13 +145,30 @@ fn merge_claude_code(existing: Option<&str>, spec: &HookSpec) -> Result<String, 
         let groups = groups.as_array_mut().ok_or_else(|| InstallError::Shape("\"hooks\".\"PreToolUse\" is not an array".into()))?;
         groups.push(json!({ "matcher": "Bash|Write|Edit|mcp__.*", "hooks": [ours] }));
     }
-    let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value prints");
+    Ok(json_text(&settings))
+}
+
+/// The settings as a JSON object (empty when there is no file or it is blank).
+fn json_settings(existing: Option<&str>) -> Result<Value, InstallError> {
+    let settings: Value = match existing.map(str::trim) {
+        None | Some("") => json!({}),
+        Some(text) => serde_json::from_str(text).map_err(|e| InstallError::Unparsable { format: "JSON", reason: e.to_string() })?,
+    };
+    if !settings.is_object() {
+        return Err(InstallError::Shape("the settings are not a JSON object".into()));
+    }
+    Ok(settings)
+}
+
+/// `settings` as written back: pretty, with a final newline.
+fn json_text(settings: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(settings).expect("a JSON value prints");
     text.push('\n');
-    Ok(text)
+    text
 }
 
 /// `s` as one word for a POSIX shell: as it is when it needs no quoting, else in single quotes.
-fn shell_word(s: &str) -> String {
+pub(super) fn shell_word(s: &str) -> String {
     if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c)) {
         s.to_owned()
     } else {

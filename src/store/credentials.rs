@@ -24,7 +24,7 @@ pub struct Credential {
     /// The agent names its submitted calls may claim; null: its calls carry its own name.
     #[schema(required = true)]
     pub agents: Option<Vec<String>>,
-    /// The sources (`http`, `claude-code`, `codex`, `mcp`, `acp`) its submitted calls may claim; null: any.
+    /// The sources (`http`, `claude-code`, `codex`, `gemini`, `mcp`, `acp`) its submitted calls may claim; null: any.
     #[schema(required = true)]
     pub sources: Option<Vec<String>>,
 }

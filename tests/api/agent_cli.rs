@@ -1,4 +1,4 @@
-//! What the tests of the real coding-agent CLIs share (claude_code.rs, codex.rs): a scripted model API
+//! What the tests of the real coding-agent CLIs share (claude_code.rs, codex.rs, gemini_cli.rs): a scripted model API
 //! served on 127.0.0.1, the CLI started with the console's URL and an agent token in its environment
 //! (its hook inherits them), the call its hook queues, and the CLI's exit.
 

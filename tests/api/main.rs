@@ -22,6 +22,7 @@ mod exit_codes;
 mod expiry;
 mod failures;
 mod first_hour;
+mod gemini_cli;
 mod grants;
 mod helpers;
 mod hooks;

@@ -118,12 +118,13 @@ async fn the_readme_curl_pauses_the_demo_agent_of_a_running_serve() {
 /// Runs the README's `sh` block that holds `needle` as printed, with `HOME` at `home` and the
 /// runtime directory `run` where `serve` left its record, then one line of the test's printing the
 /// agent token the block left in the shell: that token (checked to be one), and what was printed.
-fn run_hook_block(needle: &str, data: &Path, home: &Path, run: &Path) -> (String, String) {
+pub(crate) fn run_hook_block(needle: &str, data: &Path, home: &Path, run: &Path) -> (String, String) {
     let block = block(README, "sh", needle);
     let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), data)
         .env("HOME", home)
         .env("XDG_RUNTIME_DIR", run)
         .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_CLI_HOME")
         .env_remove("APPROVAL_CONSOLE_DATA_DIR")
         .output()
         .unwrap();

@@ -12,14 +12,16 @@ pub enum HookAgent {
     /// Codex CLI (`PreToolUse` or `PermissionRequest` hooks in its config): allow or deny, never
     /// edited input (Codex refuses it).
     Codex(HookArgs),
+    /// Gemini CLI (`hooks.BeforeTool` in ~/.gemini/settings.json): allow or deny, never edited input.
+    Gemini(HookArgs),
 }
 
 #[derive(Subcommand)]
 pub enum HooksCommand {
-    /// Write the hook into the agent's settings: `hook claude-code|codex` by the absolute path of
-    /// this binary, a timeout, and (Claude Code) `"onFailure": "block"`, so that a hook that cannot
-    /// run blocks the call instead of letting it through (Codex: a missing or crashing hook blocks;
-    /// one that runs past Codex's timeout cannot be made to, see the README).
+    /// Write the hook into the agent's settings: `hook claude-code|codex|gemini` by the absolute path
+    /// of this binary, a timeout, and (Claude Code) `"onFailure": "block"`, so that a hook that cannot
+    /// run blocks the call instead of letting it through (Codex, Gemini CLI: a missing or crashing
+    /// hook blocks; one that runs past the agent's timeout cannot be made to, see the README).
     ///
     /// Merges into the file: everything else in it is kept, an entry of ours is rewritten where it
     /// is, and installing again changes nothing. The file as it was is kept beside it (FILE.bak.N);
@@ -29,7 +31,8 @@ pub enum HooksCommand {
         #[arg(value_enum)]
         agent: HookTarget,
         /// The settings file [default: ~/.claude/settings.json; for Codex $CODEX_HOME/config.toml or
-        /// ~/.codex/config.toml]. A project's own is e.g. .claude/settings.json.
+        /// ~/.codex/config.toml; for Gemini CLI ~/.gemini/settings.json]. A project's own is e.g.
+        /// .claude/settings.json.
         #[arg(long, value_name = "FILE")]
         settings: Option<PathBuf>,
         /// Print the file as it would be, and write nothing.
@@ -53,6 +56,7 @@ pub enum HooksCommand {
 pub enum HookTarget {
     ClaudeCode,
     Codex,
+    Gemini,
 }
 
 #[derive(clap::Args)]
@@ -203,9 +207,9 @@ pub enum TokensCommand {
         /// whatever agent they say they are; grants for an agent then bind to that name.
         #[arg(long = "agent", value_name = "AGENT")]
         agents: Vec<String>,
-        /// A source its submitted calls may claim: http, claude-code, codex, mcp, acp (repeat for more)
+        /// A source its submitted calls may claim: http, claude-code, codex, gemini, mcp, acp (repeat for more)
         /// [default: any].
-        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "mcp", "acp"])]
+        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "gemini", "mcp", "acp"])]
         sources: Vec<String>,
         /// Whose credential it is [default: its name]. The two-person rule counts persons: one
         /// person's credentials, and the local admin (the OS account) of the same name, approve once.

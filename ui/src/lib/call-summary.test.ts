@@ -90,6 +90,15 @@ describe('summaryOf for coding agents (Claude Code, Codex): in the tool\'s own t
     expect(long).toBe(`edit a.ts: ${'x'.repeat(48)}… → ""`);
   });
 
+  it('Gemini CLI: run_shell_command as its command, write_file as the file, replace with the first line of old → new', () => {
+    expect(line('gemini', 'run_shell_command', { command: 'rm -rf build/', description: 'Clean' }).text).toBe('$ rm -rf build/');
+    expect(line('gemini', 'write_file', { file_path: 'notes.md', content: 'hi' }).text).toBe('write notes.md');
+    expect(line('gemini', 'replace', { file_path: 'a.ts', old_string: 'let a = 1;', new_string: 'let a = 2;' }).text).toBe('edit a.ts: let a = 1; → let a = 2;');
+    // Another agent's tool names are not read as Gemini's, nor Gemini's as theirs.
+    expect(line('gemini', 'Bash', { command: 'ls' }).what).toBe('args');
+    expect(line('claude-code', 'run_shell_command', { command: 'ls' }).what).toBe('args');
+  });
+
   it('Codex: shell as its command words, apply_patch as the files its patch names', () => {
     expect(line('codex', 'shell', { command: ['git', 'push', '--force'], workdir: '/srv' }).text).toBe('$ git push --force');
     expect(line('codex', 'shell', { command: ['bash', '-lc', 'rm -rf build'] }).text).toBe('$ bash -lc rm -rf build');

@@ -150,7 +150,8 @@ function patchFiles(patch: string, limit: number): string[] {
  * What a coding agent's call would do, in the agent's own terms, for the tools whose arguments have
  * a known shape: Claude Code's `Bash` (`$ command`), `Write` (`write path`), `Edit` (`edit path: old
  * → new`, the first line of each, shortened) and `MultiEdit` (`edit path`); Codex's `shell` (`$ ` and the command's
- * words) and `apply_patch` (`patch` and the files it names). One line of at most `limit` characters;
+ * words) and `apply_patch` (`patch` and the files it names); Gemini CLI's `run_shell_command`,
+ * `write_file` and `replace`, as Claude Code's `Bash`, `Write` and `Edit`. One line of at most `limit` characters;
  * `null` for other sources and tools, and for arguments of another shape (then the arguments are
  * summarised as for any call). Untrusted text, kept as it came (hidden characters stay, for
  * `MarkedText` to mark); line breaks read as spaces.
@@ -174,6 +175,20 @@ export function toolLine(item: Pick<QueueItem, 'source' | 'kind' | 'toolName' | 
         break;
       case 'MultiEdit':
         if (nonEmpty(a.file_path) && Array.isArray(a.edits)) line = `edit ${a.file_path}`;
+        break;
+    }
+  } else if (item.source === 'gemini') {
+    switch (item.toolName) {
+      case 'run_shell_command':
+        if (nonEmpty(a.command)) line = `$ ${a.command}`;
+        break;
+      case 'write_file':
+        if (nonEmpty(a.file_path) && typeof a.content === 'string') line = `write ${a.file_path}`;
+        break;
+      case 'replace':
+        if (nonEmpty(a.file_path) && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
+          line = `edit ${a.file_path}: ${firstLine(a.old_string, EDIT_SIDE_LIMIT)} → ${firstLine(a.new_string, EDIT_SIDE_LIMIT)}`;
+        }
         break;
     }
   } else if (item.source === 'codex') {

@@ -1112,7 +1112,7 @@ export interface components {
          *     kind, or the source of a call an agent submitted itself.
          * @enum {string}
          */
-        CallSource: "local" | "mastra" | "langgraph" | "http" | "claude-code" | "codex" | "mcp" | "acp";
+        CallSource: "local" | "mastra" | "langgraph" | "http" | "claude-code" | "codex" | "gemini" | "mcp" | "acp";
         /** @description A submitted call's decision, as its agent gets it. */
         CallStatus: {
             /** @description `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit. */
@@ -1285,7 +1285,7 @@ export interface components {
              */
             person: string;
             role: components["schemas"]["Role"];
-            /** @description The sources (`http`, `claude-code`, `codex`, `mcp`, `acp`) its submitted calls may claim; null: any. */
+            /** @description The sources (`http`, `claude-code`, `codex`, `gemini`, `mcp`, `acp`) its submitted calls may claim; null: any. */
             sources: string[] | null;
         };
         /**
@@ -4278,7 +4278,7 @@ export interface operations {
                 engine?: string;
                 /**
                  * @description Where calls come from: `local`, `mastra` (any remote engine), or the source of submitted calls
-                 *     (`http`, `claude-code`, `codex`, `mcp`, `acp`).
+                 *     (`http`, `claude-code`, `codex`, `gemini`, `mcp`, `acp`).
                  */
                 source?: components["schemas"]["CallSource"];
                 agent?: string;

@@ -22,7 +22,7 @@ type Schemas = components['schemas'];
 export type ItemKind = Schemas['CallKind'];
 /**
  * Where a call comes from (`item.source`): `local` (the console's engine), `mastra` (a remote
- * engine), or, for calls agents submitted themselves, `http`, `claude-code`, `codex`, `mcp`.
+ * engine), or, for calls agents submitted themselves, `http`, `claude-code`, `codex`, `gemini`, `mcp`.
  */
 export type CallSource = Schemas['CallSource'];
 export type ItemState = Schemas['ItemState'];

@@ -112,7 +112,7 @@ describe('in Japanese', () => {
     expect([...target.querySelectorAll('[data-testid="expiry-rule-unit"] option')].map((o) => o.textContent)).toEqual(['秒', '分', '時間', '日']);
     for (const english of ['Settings', 'Notifications', 'Quiet hours', 'Time limits', 'Appearance', 'Save', 'Desktop notifications'])
       expect(t).not.toContain(english);
-    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'serve --listen', 'alice-pixel', 'TLS', 'ADDR:PORT', 'DNS', 'console.example.com', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'mcp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []', 'approval-console channels secret set NAME', 'serve', 'Webhook', 'Slack', 'Mattermost', 'Matrix', 'UTC'])).toEqual([]);
+    expect(englishLeft(target, ['dbus: name not provided', 'delete_record', 'local', 'English', 'Approval Console', 'serve --notify', 'serve --listen', 'alice-pixel', 'TLS', 'ADDR:PORT', 'DNS', 'console.example.com', 'ID', 'AM', 'PM', 'MCP', 'HTTP', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'http', 'alice', 'approval-console policy export > policy.toml', 'policy check', 'policy diff', 'policy apply', 'high_risk_tools = []', 'approval-console channels secret set NAME', 'serve', 'Webhook', 'Slack', 'Mattermost', 'Matrix', 'UTC'])).toEqual([]);
   });
 
   it('engines: a card with its health, token and counts, the add form and a test result', async () => {
@@ -150,7 +150,7 @@ describe('in Japanese', () => {
     expect(text(tid('add-engine-test-result'))).toBe('接続可能: エージェント 2 個 何も保存されていません。');
     const t = text(target);
     for (const english of ['Remote engines', 'auth failed', 'token stored', 'Sync now', 'Add engine', 'Test connection', 'Poll interval']) expect(t).not.toContain(english);
-    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'LangGraph', '/api', 'API', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms', 'local', 'demo', 'Claude Code', 'Codex', 'HTTP', 'MCP'])).toEqual([]);
+    expect(englishLeft(target, ['prod', 'HTTP 401', 'http://127.0.0.1:4111', 'Mastra', 'LangGraph', '/api', 'API', 'URL', 'OS', 'ID', 'AM', 'PM', ' ms', 'local', 'demo', 'Claude Code', 'Codex', 'Gemini CLI', 'HTTP', 'MCP'])).toEqual([]);
   });
 
   it('audit: the history with its verdicts and deliveries, the chain check, and all entries', async () => {
@@ -177,7 +177,7 @@ describe('in Japanese', () => {
     let t = text(target);
     for (const english of ['History and audit', 'Hash chain', 'declined', 'approved', 'not delivered yet', 'Decisions', 'Export the whole log']) expect(t).not.toContain(english);
     // The sources by product name (the filter offers them).
-    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'MCP'];
+    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP'];
     expect(englishLeft(target, wire)).toEqual([]);
 
     q('[data-testid="audit-mode-entries"]')!.click();

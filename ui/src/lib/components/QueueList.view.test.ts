@@ -141,7 +141,9 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['http', 'HTTP agent'],
       ['claude-code', 'Claude Code'],
       ['codex', 'Codex'],
+      ['gemini', 'Gemini CLI'],
       ['mcp', 'MCP'],
+      ['acp', 'ACP'],
     ]);
     expect(rows()).toEqual(['cx', 'cc', 'loc']);
 

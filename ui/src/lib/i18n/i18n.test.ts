@@ -58,6 +58,7 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.http',
   'queue.sources.claude-code',
   'queue.sources.codex',
+  'queue.sources.gemini',
   'queue.sources.mcp',
   'queue.sources.acp',
   'queue.connect.ways.claude-code', // how to connect an agent, by product name

@@ -102,7 +102,7 @@ export const queue = {
   /** A call's kind, as its badge reads. */
   kinds: { approval: 'approval', suspend: 'suspend' },
   /** Where a call comes from, as its badge reads (product names as they are). */
-  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP', acp: 'ACP' },
+  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP' },
   /** The source badge's title: where exactly a call of that source comes from. */
   sourceTitles: {
     local: "From the console's local engine",
@@ -111,6 +111,7 @@ export const queue = {
     http: 'From an agent over the HTTP API',
     'claude-code': "From Claude Code's hook",
     codex: "From Codex CLI's hook",
+    gemini: "From Gemini CLI's hook",
     mcp: 'From the MCP gate',
     acp: 'From an ACP agent asking for permission (approval-console acp)',
   },

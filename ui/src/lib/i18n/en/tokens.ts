@@ -35,7 +35,7 @@ export const tokens = {
   agents: 'Agent names',
   agentsPlaceholder: 'default: its own name',
   sources: 'Sources',
-  sourcesPlaceholder: 'http, claude-code, codex, mcp, acp; default: any',
+  sourcesPlaceholder: 'http, claude-code, codex, gemini, mcp, acp; default: any',
   claimsHint:
     'Person: whose token it is, for the two-person rule (one person approves once, whatever token they use). Agent names and sources: comma-separated; what the calls this token submits may say they come from.',
   make: 'Make token',

@@ -88,7 +88,7 @@ export const queue: Messages['queue'] = {
   listNewestFirst: '呼び出し（新しい順）',
   listOldestFirst: '呼び出し（古い順）',
   kinds: { approval: '要承認', suspend: '一時停止' },
-  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', mcp: 'MCP', acp: 'ACP' },
+  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
     mastra: 'リモートの Mastra サーバーから',
@@ -96,6 +96,7 @@ export const queue: Messages['queue'] = {
     http: 'HTTP API 経由のエージェントから',
     'claude-code': 'Claude Code のフックから',
     codex: 'Codex CLI のフックから',
+    gemini: 'Gemini CLI のフックから',
     mcp: 'MCP ゲートから',
     acp: 'ACP エージェントの許可リクエストから（approval-console acp）',
   },

@@ -35,7 +35,7 @@ export const tokens: Messages['tokens'] = {
   agents: 'エージェント名',
   agentsPlaceholder: '既定: 自分の名前',
   sources: '送信元',
-  sourcesPlaceholder: 'http、claude-code、codex、mcp、acp。既定: すべて',
+  sourcesPlaceholder: 'http、claude-code、codex、gemini、mcp、acp。既定: すべて',
   claimsHint:
     '本人: 誰のトークンか（二者承認では、どのトークンを使っても一人は一回だけ承認できます）。エージェント名と送信元: カンマ区切り。このトークンが送る呼び出しが名乗れる出所です。',
   make: 'トークンを作成',
