@@ -19,7 +19,7 @@ pub mod codex_app;
 pub mod keys;
 pub mod relay;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::domain::receipt::{self, Expect, Jwks};
@@ -363,6 +363,14 @@ fn hide_from_proc(names: &[String]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = names;
+}
+
+/// Whether an approval came with "always allow": its signed receipt — the one [`ConsoleClient::ask`]
+/// checked before answering it — names a grant as its approver ([`receipt::grant_of`]). A connector
+/// answers such an approval with the agent's own session rule as well
+/// ([`crate::domain::session_rule`]) or its "allow always" option (ACP).
+pub fn always_allowed(status: &CallStatus) -> bool {
+    status.outcome == Outcome::Approved && !status.edited && status.receipt.as_deref().and_then(receipt::grant_of).is_some()
 }
 
 fn status_from(v: Value) -> Result<CallStatus, String> {

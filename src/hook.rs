@@ -88,6 +88,9 @@ pub struct HookEvent {
     pub permission_mode: Option<String>,
     /// The agent's conversation so far (a JSONL file), where it says.
     pub transcript_path: Option<String>,
+    /// Claude Code's `PermissionRequest`: the permission updates its dialog's "always allow" would
+    /// make, from which the answer to a grant's approval takes its session rule.
+    pub permission_suggestions: Option<Value>,
 }
 
 /// Why an input cannot be asked about; the hook denies with it. `event` is the event it names, if
@@ -132,6 +135,7 @@ pub fn parse(input: &str) -> Result<HookEvent, BadInput> {
         cwd: text("cwd"),
         permission_mode: text("permission_mode"),
         transcript_path: text("transcript_path").filter(|p| !p.is_empty()),
+        permission_suggestions: obj.get("permission_suggestions").filter(|v| v.as_array().is_some_and(|a| !a.is_empty())).cloned(),
     })
 }
 
@@ -145,6 +149,9 @@ impl HookEvent {
             if let Some(v) = v {
                 context.insert(k.into(), json!(v));
             }
+        }
+        if let Some(suggested) = &self.permission_suggestions {
+            context.insert("permissionSuggestions".into(), suggested.clone());
         }
         NewCall {
             tool: self.tool_name.clone(),
@@ -207,6 +214,23 @@ pub fn answer(agent: Agent, event: Event, status: &CallStatus) -> Value {
         Outcome::Withdrawn => deny(agent, Some(event), "the call left the Approval Console queue undecided"),
         Outcome::Pending => deny(agent, Some(event), "no decision in Approval Console"),
     }
+}
+
+/// `answer` for `call` as asked, with the agent's own session rule when the approval came with
+/// "always allow" ([`crate::connector::always_allowed`]: a grant approved it, as its checked receipt
+/// says): `updatedPermissions` in a `PermissionRequest`'s allow, as [`crate::domain::session_rule`]
+/// makes it from the call — the rule the console's audit of the grant's use records. Any other
+/// answer is left as it is.
+pub fn with_session_rule(mut answer: Value, call: &NewCall, status: &CallStatus) -> Value {
+    let Some(decision) = answer.pointer_mut("/hookSpecificOutput/decision").and_then(Value::as_object_mut) else { return answer };
+    if decision.get("behavior").and_then(Value::as_str) != Some("allow") || !crate::connector::always_allowed(status) {
+        return answer;
+    }
+    let Some(source) = call.source else { return answer };
+    if let Some(rule) = crate::domain::session_rule::of(source, &call.args, call.context.as_ref()) {
+        decision.insert("updatedPermissions".into(), rule.rule);
+    }
+    answer
 }
 
 fn allow(event: Event, updated_input: Option<Value>, reason: &str) -> Value {
@@ -310,6 +334,48 @@ mod tests {
         assert!(!Agent::Gemini.sends(Event::PreToolUse) && Agent::Gemini.sends(Event::BeforeTool));
         assert!(!Agent::Codex.sends(Event::BeforeTool) && Agent::ClaudeCode.sends(Event::PermissionRequest));
         assert_eq!(deny(Agent::Codex, Some(Event::BeforeTool), "no")["hookSpecificOutput"]["permissionDecision"], "deny");
+    }
+
+    #[test]
+    fn an_approval_by_a_grant_writes_the_agents_session_rule_into_a_permission_request_allow_only() {
+        use crate::connector::tests::approved_by;
+        let suggested = json!([{ "type": "addRules", "behavior": "allow", "destination": "localSettings",
+            "rules": [{ "toolName": "Bash", "ruleContent": "npm:*" }] }]);
+        let input = json!({ "session_id": "s-1", "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+            "tool_input": { "command": "npm test" }, "permission_suggestions": suggested });
+        let e = parse(&input.to_string()).unwrap();
+        let claude = e.call(Agent::ClaudeCode);
+        assert_eq!(claude.context.as_ref().unwrap()["permissionSuggestions"], suggested, "kept with the call: shown and audited");
+        let grant = crate::domain::receipt::grant_approver(&crate::domain::GrantId::new("g-1"));
+        let (by_grant, by_alice) = (approved_by(vec![grant]), approved_by(vec!["local:alice".into()]));
+        let out =
+            |agent: Agent, call: &NewCall, event: Event, status: &CallStatus| with_session_rule(answer(agent, event, status), call, status);
+        let allowed = out(Agent::ClaudeCode, &claude, Event::PermissionRequest, &by_grant);
+        assert_eq!(
+            allowed["hookSpecificOutput"]["decision"],
+            json!({ "behavior": "allow", "updatedPermissions": [{ "type": "addRules", "behavior": "allow", "destination": "session",
+                "rules": [{ "toolName": "Bash", "ruleContent": "npm test" }] }] })
+        );
+        let once = out(Agent::ClaudeCode, &claude, Event::PermissionRequest, &by_alice);
+        assert_eq!(once["hookSpecificOutput"]["decision"], json!({ "behavior": "allow" }), "an operator's approval is once");
+        let codex = e.call(Agent::Codex);
+        assert_eq!(
+            out(Agent::Codex, &codex, Event::PermissionRequest, &by_grant)["hookSpecificOutput"]["decision"]["updatedPermissions"],
+            json!([{ "type": "addRules", "behavior": "allow", "destination": "session", "rules": [{ "type": "prefixRule", "command": ["npm", "test"] }] }])
+        );
+        // PreToolUse takes no rule; a decline never carries one.
+        let mut pre = e.clone();
+        pre.event = Event::PreToolUse;
+        let pre_call = pre.call(Agent::ClaudeCode);
+        assert_eq!(
+            out(Agent::ClaudeCode, &pre_call, Event::PreToolUse, &by_grant),
+            answer(Agent::ClaudeCode, Event::PreToolUse, &by_grant)
+        );
+        let mut declined = by_grant.clone();
+        declined.outcome = Outcome::Declined;
+        assert!(out(Agent::ClaudeCode, &claude, Event::PermissionRequest, &declined)["hookSpecificOutput"]["decision"]
+            .get("updatedPermissions")
+            .is_none());
     }
 
     #[test]

@@ -72,9 +72,9 @@ async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::pat
         tracing::warn!("hook input refused: {why}");
         return hook::deny(agent, None, &format!("Approval Console hook: {why}"));
     }
+    let mut call = event.call(agent);
     let asked = match ConsoleClient::from_env(url, jwks) {
         Ok(console) => {
-            let mut call = event.call(agent);
             if let Some(Value::Object(context)) = call.context.as_mut() {
                 if let Some(file) = hook::file_on_disk(&event.tool_name, &event.tool_input, event.cwd.as_deref()) {
                     context.insert("file".into(), file);
@@ -88,7 +88,7 @@ async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::pat
         Err(e) => Err(e),
     };
     match asked {
-        Ok(status) => hook::answer(agent, event.event, &status),
+        Ok(status) => hook::with_session_rule(hook::answer(agent, event.event, &status), &call, &status),
         Err(why) => {
             tracing::warn!("hook denies: {why}");
             hook::deny(agent, Some(event.event), &format!("Approval Console: {why}"))

@@ -15,9 +15,10 @@
 //!
 //! The call's Idempotency-Key is made of the thread, turn and item ids (and the approval's own id,
 //! when Codex gives one), so asking again after a lost connection finds the same call. The answer:
-//! approved → `accept`; anything else — declined (Codex takes no reason; the console's audit keeps
-//! it), expired, withdrawn, an edit (Codex cannot run one), a receipt that does not verify, no
-//! agent credential, a refusal — `decline`. While the console cannot be reached the request stays
+//! approved → `accept` (`acceptForSession` when a grant — "always allow" — approved it); anything
+//! else — declined (Codex takes no reason; the console's audit keeps it), expired, withdrawn, an
+//! edit (Codex cannot run one), a receipt that does not verify, no agent credential, a refusal —
+//! `decline`. While the console cannot be reached the request stays
 //! open and the bridge asks again, ever less often ([`ConsoleClient::ask_patiently`]): Codex waits
 //! as long as it takes, and a restart of the console loses nothing.
 
@@ -189,9 +190,12 @@ pub fn patch_of(changes: &Value) -> Option<String> {
 }
 
 /// Codex's decision for what the console answered: only an approval of the arguments as asked is
-/// `accept`; everything else is `decline`.
+/// `accept` — `acceptForSession` when it came with "always allow" (a grant approved it, as its
+/// checked receipt says: [`super::always_allowed`]; the session rule the grant's audit records,
+/// [`crate::domain::session_rule`]); everything else is `decline`.
 pub fn decision(asked: &Result<CallStatus, String>) -> &'static str {
     match asked {
+        Ok(status) if super::always_allowed(status) => "acceptForSession",
         Ok(status) if status.outcome == Outcome::Approved && !status.edited => "accept",
         _ => "decline",
     }

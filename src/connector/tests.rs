@@ -93,6 +93,33 @@ fn refused(why: &str, e: String) {
     assert!(e.contains("receipt is refused") && e.contains(why), "{why}: {e}");
 }
 
+/// An approval's status (call `q_1`) with a receipt naming `approvers`, its signature not checked
+/// again by what reads it (as after [`ConsoleClient::ask`]).
+pub(crate) fn approved_by(approvers: Vec<String>) -> CallStatus {
+    let now = chrono::Utc::now().timestamp();
+    let fp = Fingerprint::of("edit", &json!({})).unwrap();
+    let receipt = Signer::generate().sign(&Claims {
+        version: VERSION,
+        id: Claims::new_id(),
+        decision: Decided::Approved,
+        edited: false,
+        fingerprint: fp.clone(),
+        executed_fingerprint: Some(fp),
+        tool: "edit".into(),
+        source: "acp".into(),
+        engine: "acp".into(),
+        agent: None,
+        run_id: None,
+        tool_call_id: None,
+        call_id: "q_1".into(),
+        approvers,
+        policy_version: "p-0".into(),
+        issued_at: now,
+        expires_at: now + 60,
+    });
+    CallStatus { id: "q_1".into(), outcome: Outcome::Approved, receipt: Some(receipt), ..Default::default() }
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 
 #[tokio::test]

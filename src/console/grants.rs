@@ -271,7 +271,10 @@ impl Console {
         grant: &Grant,
     ) -> Result<crate::domain::Decision, Error> {
         let ask = super::Ask::Verdict { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone() };
-        self.decide_whole(&super::Decider::grant(grant), super::Target::Entry(Box::new(entry)), ask, super::How::Claimed).await
+        let call = &entry.queued.call;
+        let rule = crate::domain::session_rule::of(call.source, &call.args, self.context_of(&entry.queued.id, call).await?.as_ref());
+        self.decide_whole(&super::Decider::grant_writing(grant, rule), super::Target::Entry(Box::new(entry)), ask, super::How::Claimed)
+            .await
     }
 
     /// Pending calls of tools with a live grant, every one looked at again (after missed events, a

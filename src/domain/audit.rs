@@ -397,7 +397,7 @@ mod typed_details_tests {
     #[test]
     fn typed_details_keep_their_actions_keys_and_name_their_action() {
         let args = json!({ "id": "r-1" });
-        let used = GrantUsed { grant_id: "g-1", decision_id: "d-1", args: &args };
+        let used = GrantUsed { grant_id: "g-1", decision_id: "d-1", args: &args, session_rule: None };
         assert_eq!(serde_json::to_value(&used).unwrap(), json!({ "grantId": "g-1", "decisionId": "d-1", "args": { "id": "r-1" } }));
         assert_eq!(used.action(), AuditAction::GrantUsed);
         let made = GrantCreated { grant: &json!({ "id": "g-1" }), approves_waiting: 3 };

@@ -22,6 +22,7 @@ pub mod remote;
 pub mod risk;
 pub mod safety;
 pub mod schema;
+pub mod session_rule;
 pub mod text;
 
 pub use authority::{grade, Cx};

@@ -317,3 +317,43 @@ async fn the_real_claude_code_blocks_the_tool_when_its_hook_is_missing_crashes_o
         assert!(results.iter().any(|r| r.contains("onFailure")), "{case}: blocked by the failed hook: {results:?}");
     }
 }
+
+/// Issue 47: Claude Code with `approval-console hook claude-code` on `PermissionRequest`, asked for
+/// the same Bash command twice in one `claude -p` run. An admin's "always allow" grant made from the
+/// first call approves it, and the hook's allow carries `updatedPermissions` in session scope (from
+/// Claude Code's own suggestion): Claude Code runs the second call without asking — one queued call,
+/// two runs — and the grant's use in the audit log names the rule sent and to which agent.
+#[tokio::test]
+async fn an_always_allow_grant_writes_a_session_rule_back_and_the_real_claude_code_does_not_ask_again() {
+    let t = spawn_app().await;
+    let _background = t.app.start(None);
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let command = format!("touch {}", work.path().join("ran").display());
+    let bash = json!({ "command": command, "description": "Touch" });
+    let script = Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() };
+    let model = scripted_model(script.clone()).await;
+    let hook = format!("{} hook claude-code --timeout 60", env!("CARGO_BIN_EXE_approval-console"));
+    let settings = json!({ "hooks": { "PermissionRequest": [{ "matcher": "Bash",
+        "hooks": [{ "type": "command", "command": hook, "timeout": 70, "onFailure": "block" }] }] } });
+    let claude = run_claude_with(work.path(), &model, &t.base, &token, &settings.to_string());
+    let call = agent_cli::queued(&t, "claude-code").await;
+    assert_eq!(call["context"]["event"], "PermissionRequest", "{call}");
+    assert!(call["context"]["permissionSuggestions"].is_array(), "Claude Code's suggestions are kept with the call: {call}");
+    let grant = json!({ "fromItem": call["id"], "fingerprint": call["fingerprint"], "scope": "agent", "expiresInSecs": 3600,
+        "conditions": [{ "pointer": "/command", "op": "equals", "value": command }] });
+    let (status, made) = t.post("/api/grants", grant).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let answer = finished(claude).await;
+    let results = script.results.lock().unwrap().clone();
+    // (A tool result is counted once per request that ends with it: Claude Code may ask twice.)
+    assert!(results.len() >= 2 && results.iter().all(|r| r.contains("completed")), "both Bash calls ran: {results:?} {answer}");
+    assert!(answer["permission_denials"].as_array().is_none_or(Vec::is_empty), "{answer}");
+    let (_, audit) = t.get("/api/audit").await;
+    let asked: Vec<&Value> = audit["entries"].as_array().unwrap().iter().filter(|e| e["action"] == "call.paused").collect();
+    assert_eq!(asked.len(), 1, "the second identical call never reached the hook: {asked:?}");
+    let used = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "grant.used").expect("grant.used audited");
+    let rule = &used["details"]["sessionRule"];
+    assert_eq!((rule["agent"].as_str(), rule["destination"].as_str()), (Some("claude-code"), Some("session")), "{used}");
+    assert_eq!(rule["rule"][0]["destination"], "session", "{used}");
+}

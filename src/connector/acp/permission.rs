@@ -9,7 +9,6 @@
 //! the agent offers go with the call's context, as its choices.
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
-use crate::domain::receipt;
 use crate::domain::CallSource;
 use serde_json::{json, Map, Value};
 
@@ -34,11 +33,7 @@ pub fn choice_of(status: &CallStatus) -> Choice {
     if status.outcome != Outcome::Approved {
         return Choice::Reject;
     }
-    let by_grant = status.receipt.as_deref().and_then(|r| receipt::decode(r).ok()).is_some_and(|(_, claims)| {
-        let prefix = receipt::grant_approver(&crate::domain::GrantId::new(""));
-        claims.approvers.iter().any(|a| a.starts_with(&prefix))
-    });
-    if by_grant {
+    if crate::connector::always_allowed(status) {
         Choice::Always
     } else {
         Choice::Once

@@ -4,8 +4,8 @@
 use super::permission::{self, Choice};
 use super::*;
 use crate::app::calls::{CallStatus, Outcome};
-use crate::domain::receipt::{Claims, Outcome as Decided, Signer, VERSION};
-use crate::domain::{Fingerprint, GrantId};
+use crate::connector::tests::approved_by;
+use crate::domain::GrantId;
 use tokio::io::{duplex, AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn four_options() -> Value {
@@ -36,32 +36,6 @@ fn each_decision_picks_the_agents_option_of_its_kind_and_never_a_broader_one() {
     assert_eq!(picked(&only(&["reject_always", "allow_once"]), Choice::Reject), json!({ "outcome": "selected", "optionId": "r2" }));
     assert_eq!(picked(&only(&["allow_once", "allow_always"]), Choice::Reject), json!({ "outcome": "cancelled" }));
     assert_eq!(picked(&json!(null), Choice::Once), json!({ "outcome": "cancelled" }));
-}
-
-/// An approval's status with a receipt naming `approvers`.
-fn approved_by(approvers: Vec<String>) -> CallStatus {
-    let now = chrono::Utc::now().timestamp();
-    let fp = Fingerprint::of("edit", &json!({})).unwrap();
-    let receipt = Signer::generate().sign(&Claims {
-        version: VERSION,
-        id: Claims::new_id(),
-        decision: Decided::Approved,
-        edited: false,
-        fingerprint: fp.clone(),
-        executed_fingerprint: Some(fp),
-        tool: "edit".into(),
-        source: "acp".into(),
-        engine: "acp".into(),
-        agent: None,
-        run_id: None,
-        tool_call_id: None,
-        call_id: "q_1".into(),
-        approvers,
-        policy_version: "p-0".into(),
-        issued_at: now,
-        expires_at: now + 60,
-    });
-    CallStatus { id: "q_1".into(), outcome: Outcome::Approved, receipt: Some(receipt), ..Default::default() }
 }
 
 #[test]

@@ -98,3 +98,12 @@ fn only_an_approval_as_asked_is_accept_and_the_response_answers_the_request_id()
     assert_eq!(decision(&Err("the console refused the call".into())), "decline");
     assert_eq!(response(&json!(0), "accept"), json!({ "id": 0, "result": { "decision": "accept" } }));
 }
+
+#[test]
+fn an_approval_by_a_grant_is_accept_for_session_and_an_operators_is_accept() {
+    use crate::connector::tests::approved_by;
+    let grant = crate::domain::receipt::grant_approver(&crate::domain::GrantId::new("g-1"));
+    assert_eq!(decision(&Ok(approved_by(vec![grant]))), "acceptForSession");
+    assert_eq!(decision(&Ok(approved_by(vec!["local:alice".into()]))), "accept");
+    assert_eq!(decision(&Ok(approved_by(vec!["console:grant:".into()]))), "accept", "a grant without an id names none");
+}

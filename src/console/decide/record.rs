@@ -176,7 +176,12 @@ pub(super) async fn store(
     };
     uow.audit(&decision.operator, Some(entry(item, &decision)), &details);
     if let Some(grant) = decider.grant_id() {
-        let used = GrantUsed { grant_id: grant.as_str(), decision_id: decision.id.as_str(), args: &item.call.args };
+        let used = GrantUsed {
+            grant_id: grant.as_str(),
+            decision_id: decision.id.as_str(),
+            args: &item.call.args,
+            session_rule: decider.session_rule(),
+        };
         uow.audit(&decision.operator, Some(entry(item, &decision)), &used);
     }
     Ok(decision)

@@ -11,6 +11,7 @@ use super::super::Console;
 use crate::domain::authority::{grade, Scope};
 use crate::domain::grant::Grant;
 use crate::domain::plan;
+use crate::domain::session_rule::SessionRule;
 use crate::domain::{Actor, CallKind, Cx, DecisionKind, Error, Fingerprint, GrantId, PrincipalKind, QueuedCall, Verdict};
 use crate::store::settings::Snapshot;
 use futures::future::BoxFuture;
@@ -31,8 +32,9 @@ enum Who {
     Person { actor: Actor, confirm_step: bool, in_quorum: bool },
     /// An agent's model answering a `suspend()` of a run in its scope (S10): data, never an approval.
     AutoResume { actor: Actor, scope: Scope },
-    /// An "always allow" grant's approval.
-    Grant { id: GrantId, made_by: String },
+    /// An "always allow" grant's approval; `rule`: the session rule its answer writes back to the
+    /// call's agent ([`crate::domain::session_rule`]), recorded with the grant's use.
+    Grant { id: GrantId, made_by: String, rule: Option<SessionRule> },
     /// A call's time limit ran out.
     Expiry,
     /// A decision a test stores as a named operator would (`App::testing`), never reachable from a shell.
@@ -66,7 +68,21 @@ impl Decider {
     }
 
     pub(in crate::console) fn grant(grant: &Grant) -> Self {
-        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone() })
+        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule: None })
+    }
+
+    /// A grant's approval whose answer writes `rule` back to the call's agent (what
+    /// [`crate::domain::session_rule::of`] says for the call and its context).
+    pub(in crate::console) fn grant_writing(grant: &Grant, rule: Option<SessionRule>) -> Self {
+        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule })
+    }
+
+    /// The session rule a grant's approval writes back, if any.
+    pub(super) fn session_rule(&self) -> Option<&SessionRule> {
+        match &self.0 {
+            Who::Grant { rule, .. } => rule.as_ref(),
+            _ => None,
+        }
     }
 
     pub(in crate::console) fn expiry() -> Self {
@@ -85,7 +101,7 @@ impl Decider {
         match &self.0 {
             Who::Person { actor, .. } => actor.audit_name(),
             Who::AutoResume { actor, .. } => format!("auto-resume (model) for {}", actor.audit_name()),
-            Who::Grant { id, made_by } => format!("grant {id} (made by {made_by})"),
+            Who::Grant { id, made_by, .. } => format!("grant {id} (made by {made_by})"),
             Who::Expiry => super::super::expiry::EXPIRY_ACTOR.into(),
             Who::Named { operator, .. } => operator.clone(),
         }

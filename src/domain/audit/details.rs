@@ -43,13 +43,16 @@ impl Details for GrantRevoked<'_> {
     }
 }
 
-/// `grant.used`: the grant that approved a call, the decision it made, and the arguments approved.
+/// `grant.used`: the grant that approved a call, the decision it made, the arguments approved, and
+/// the session rule its answer writes back to the call's agent, if any (issue 47).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantUsed<'a> {
     pub grant_id: &'a str,
     pub decision_id: &'a str,
     pub args: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_rule: Option<&'a crate::domain::session_rule::SessionRule>,
 }
 
 impl Details for GrantUsed<'_> {

@@ -121,7 +121,23 @@ pub struct Signed {
 
 /// How a receipt names a grant as the approver of the decision it made.
 pub fn grant_approver(grant: &super::GrantId) -> String {
-    format!("console:grant:{grant}")
+    format!("{GRANT_APPROVER}{grant}")
+}
+
+const GRANT_APPROVER: &str = "console:grant:";
+
+impl Claims {
+    /// The grant these claims name as an approver ([`grant_approver`]): a decision of an "always
+    /// allow" grant.
+    pub fn grant(&self) -> Option<super::GrantId> {
+        self.approvers.iter().find_map(|a| a.strip_prefix(GRANT_APPROVER)).filter(|g| !g.is_empty()).map(super::GrantId::new)
+    }
+}
+
+/// The grant a receipt names as an approver ([`Claims::grant`]). Reads the claims without checking
+/// the signature: for a receipt checked already (a connector's [`verify`]).
+pub fn grant_of(receipt: &str) -> Option<super::GrantId> {
+    decode(receipt).ok()?.1.grant()
 }
 
 impl Issue {
