@@ -336,3 +336,55 @@ async fn through_the_app_server_without_an_agent_credential_every_approval_is_de
     assert!(t.pending().await.is_empty(), "nothing was queued");
     editor.close().await;
 }
+
+/// Issue 47: the same command twice in one turn. Approved by an admin's "always allow" grant made
+/// from the first call, the bridge answers `acceptForSession`: Codex runs the second without asking
+/// (one queued call; the grant's use records the session rule). Approved by an operator once, it
+/// answers `accept`: Codex asks again for the second, which is queued too.
+#[tokio::test]
+async fn through_the_app_server_an_always_allow_grant_answers_accept_for_session_and_an_approval_once_accept() {
+    let t = spawn_app().await;
+    let _background = t.app.start(None);
+    let token = t.token("codex-app", Role::Agent).await;
+    let paused = || async {
+        let (_, audit) = t.get("/api/audit").await;
+        audit["entries"].as_array().unwrap().iter().filter(|e| e["action"] == "call.paused").count()
+    };
+    for always in [true, false] {
+        let work = tempfile::tempdir().unwrap();
+        let before = paused().await;
+        let command = format!("touch {}", work.path().join("ran").display());
+        let script = Script { commands: vec![command.clone(), command], ..Default::default() };
+        let mut editor = Editor::start(work.path(), &script, &t.base, &token).await;
+        editor.turn(work.path()).await;
+        let (_, call) = queued(&t).await;
+        if always {
+            let grant = json!({ "fromItem": call["id"], "fingerprint": call["fingerprint"], "scope": "agent", "expiresInSecs": 3600,
+                "conditions": [{ "pointer": "/command", "op": "equals", "value": call["args"]["command"] }] });
+            let (status, made) = t.post("/api/grants", grant).await;
+            assert_eq!(status, StatusCode::CREATED, "{made}");
+        } else {
+            let (status, body) = t.approve(&call).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            let (_, again) = wait::until(Duration::from_secs(60), || async {
+                let now = agent_cli::queued(&t, "codex").await;
+                if now["id"] != call["id"] {
+                    Ok(((), now))
+                } else {
+                    Err("the second command was not asked about".to_owned())
+                }
+            })
+            .await;
+            let (status, body) = t.approve(&again).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        editor.turn_completed().await;
+        assert_eq!(script.outputs.lock().unwrap().len(), 2, "both commands ran (always: {always})");
+        let asked = paused().await - before;
+        assert_eq!(asked, if always { 1 } else { 2 }, "always: {always}");
+        editor.close().await;
+    }
+    let (_, audit) = t.get("/api/audit").await;
+    let used = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "grant.used").expect("grant.used audited");
+    assert_eq!(used["details"]["sessionRule"], json!({ "agent": "codex", "destination": "session", "rule": "acceptForSession" }), "{used}");
+}

@@ -209,7 +209,9 @@ describe('in Japanese', () => {
     expect(text(rows[1])).toContain('（取り消した人: web）');
     rows[0].querySelector<HTMLElement>('[data-testid="revoke"]')!.click();
     await settle();
-    expect(text(rows[0].querySelector('[data-testid="revoke-confirm"]'))).toBe('取り消しますか？以降の呼び出しは再び決定を待つようになります。 取り消す キャンセル');
+    expect(text(rows[0].querySelector('[data-testid="revoke-confirm"]'))).toBe(
+      '取り消しますか？以降の呼び出しは再び決定を待つようになります。この許可がセッションルールを伝えたコーディングエージェント（監査エントリに記録）は、そのセッションが終わるまでルールを保持します。取り消すにはセッションを終了してください。 取り消す キャンセル',
+    );
     expect(englishLeft(target, ['local', 'demo', 'delete_record', 'run-9', 'rec-', 'amount', 'web', 'id', 'AM', 'PM'])).toEqual([]);
   });
 

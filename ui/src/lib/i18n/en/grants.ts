@@ -21,7 +21,8 @@ export const grants = {
   revoked: 'Revoked',
   revokedBy: '{time} by {who}',
   confirmRevoke: 'Confirm revoking this grant',
-  revokeQuestion: 'Revoke it? Later calls will wait for a decision again.',
+  revokeQuestion:
+    'Revoke it? Later calls will wait for a decision again. A coding agent this grant told a session rule (its audit entries say which) keeps it until that session ends: end the session to take it back.',
   revoke: 'Revoke',
   revokeAsk: 'Revoke…',
   revokeFor: (tool: string) => `Revoke the grant for ${tool}`,

@@ -19,7 +19,8 @@ export const grants: Messages['grants'] = {
   revoked: '取り消し',
   revokedBy: '{time}（取り消した人: {who}）',
   confirmRevoke: 'このルールの取り消しの確認',
-  revokeQuestion: '取り消しますか？以降の呼び出しは再び決定を待つようになります。',
+  revokeQuestion:
+    '取り消しますか？以降の呼び出しは再び決定を待つようになります。この許可がセッションルールを伝えたコーディングエージェント（監査エントリに記録）は、そのセッションが終わるまでルールを保持します。取り消すにはセッションを終了してください。',
   revoke: '取り消す',
   revokeAsk: '取り消す…',
   revokeFor: (tool: string) => `${tool} のルールを取り消す`,
