@@ -19,38 +19,42 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-fn codex_bin() -> PathBuf {
+pub(crate) fn codex_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codex/node_modules/.bin/codex")
 }
 
-/// The scripted model: the command it asks for, and the outputs Codex sent back.
+/// The scripted model: the `exec_command` it asks for at each step of the turn, then a message;
+/// and the outputs Codex sent back (also for `codex_app_server.rs`).
 #[derive(Clone, Default)]
-struct Script {
-    command: String,
-    outputs: Arc<Mutex<Vec<String>>>,
+pub(crate) struct Script {
+    pub commands: Vec<String>,
+    pub outputs: Arc<Mutex<Vec<String>>>,
+}
+
+impl Script {
+    /// A turn that asks for `command`, then ends.
+    pub fn one(command: String) -> Self {
+        Self { commands: vec![command], ..Default::default() }
+    }
 }
 
 fn event(data: Value) -> String {
     format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap_or_default())
 }
 
-/// `POST /v1/responses` (streamed): an `exec_command` call for a new turn; after its output, a message.
+/// `POST /v1/responses` (streamed): the next step's command, or a message once every step has its output.
 async fn responses(State(script): State<Script>, Json(request): Json<Value>) -> impl IntoResponse {
     let outputs: Vec<String> = request["input"]
         .as_array()
         .into_iter()
         .flatten()
         .filter(|i| i["type"] == "function_call_output")
-        .map(|i| match &i["output"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
+        .map(|i| i["output"].as_str().map_or_else(|| i["output"].to_string(), str::to_owned))
         .collect();
-    let item = if outputs.is_empty() {
-        json!({ "type": "function_call", "id": "fc_1", "call_id": "call_console_1", "name": "exec_command",
-            "arguments": json!({ "cmd": script.command }).to_string() })
-    } else {
-        json!({ "type": "message", "role": "assistant", "id": "msg_1", "content": [{ "type": "output_text", "text": "done" }] })
+    let item = match script.commands.get(outputs.len()) {
+        Some(cmd) => json!({ "type": "function_call", "id": format!("fc_{}", outputs.len()), "call_id": format!("call_{}", outputs.len()),
+            "name": "exec_command", "arguments": json!({ "cmd": cmd }).to_string() }),
+        None => json!({ "type": "message", "role": "assistant", "id": "msg_1", "content": [{ "type": "output_text", "text": "done" }] }),
     };
     *script.outputs.lock().unwrap() = outputs;
     let usage =
@@ -64,9 +68,27 @@ async fn responses(State(script): State<Script>, Json(request): Json<Value>) -> 
     ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse)
 }
 
-async fn scripted_model(script: Script) -> String {
+/// The scripted model on 127.0.0.1: its base URL (`…/v1`).
+pub(crate) async fn scripted_model(script: Script) -> String {
     let base = agent_cli::serve_on_loopback(Router::new().route("/v1/responses", post(responses)).with_state(script)).await;
     format!("{base}/v1")
+}
+
+/// Codex's home in `dir/home` with the scripted provider at `model` and `more` (hooks) in its
+/// config; answers the home. Fails when Codex is not installed.
+pub(crate) fn codex_home(dir: &Path, model: &str, more: &str) -> PathBuf {
+    assert!(
+        codex_bin().exists(),
+        "Codex is not installed ({}): run `npm ci --prefix tests/codex` (scripts/test does it)",
+        codex_bin().display()
+    );
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let config = format!(
+        "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{model}\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\n\n{more}"
+    );
+    std::fs::write(home.join(".codex/config.toml"), config).unwrap();
+    home
 }
 
 /// `codex exec` in `dir`, its config the scripted provider and the docs' hook block (docs/guides/coding-agents.md) (this binary
@@ -78,17 +100,7 @@ fn run_codex(dir: &Path, model: &str, console: &str, token: &str) -> tokio::proc
 
 /// `codex exec` in `dir`, its config the scripted provider and `hooks`.
 fn run_codex_with(dir: &Path, model: &str, console: &str, token: &str, hooks: &str) -> tokio::process::Child {
-    assert!(
-        codex_bin().exists(),
-        "Codex is not installed ({}): run `npm ci --prefix tests/codex` (scripts/test does it)",
-        codex_bin().display()
-    );
-    let home = dir.join("home");
-    std::fs::create_dir_all(home.join(".codex")).unwrap();
-    let config = format!(
-        "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{model}\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\n\n{hooks}"
-    );
-    std::fs::write(home.join(".codex/config.toml"), config).unwrap();
+    let home = codex_home(dir, model, hooks);
     agent_cli::start(&codex_bin(), dir, console, token, |cmd| {
         // The hook is the docs', trusted here without Codex's first-use prompt; no sandbox (the
         // command is a `touch` in this test's directory).
@@ -113,11 +125,11 @@ async fn c01_the_real_codex_with_the_readme_hook_config_runs_a_command_approved_
 
     let approved = work.path().join("approved");
     std::fs::create_dir_all(&approved).unwrap();
-    let script = Script { command: format!("touch {}", approved.join("ran").display()), ..Default::default() };
+    let script = Script::one(format!("touch {}", approved.join("ran").display()));
     let codex = run_codex(&approved, &scripted_model(script.clone()).await, &t.base, &token);
     let call = agent_cli::queued(&t, "codex").await;
     assert_eq!((call["toolName"].as_str(), call["source"].as_str()), (Some("Bash"), Some("codex")), "{call}");
-    assert_eq!(call["args"]["command"], script.command.as_str(), "the command exactly as Codex would run it");
+    assert_eq!(call["args"]["command"], script.commands[0].as_str(), "the command exactly as Codex would run it");
     assert_eq!(call["allowed"], json!(["approve", "decline"]), "Codex takes no edited input");
     assert!(!approved.join("ran").exists(), "nothing runs before the decision");
     let (status, body) = t.approve(&call).await;
@@ -127,7 +139,7 @@ async fn c01_the_real_codex_with_the_readme_hook_config_runs_a_command_approved_
 
     let declined = work.path().join("declined");
     std::fs::create_dir_all(&declined).unwrap();
-    let script = Script { command: format!("touch {}", declined.join("ran").display()), ..Default::default() };
+    let script = Script::one(format!("touch {}", declined.join("ran").display()));
     let codex = run_codex(&declined, &scripted_model(script.clone()).await, &t.base, &token);
     let call = agent_cli::queued(&t, "codex").await;
     let (status, body) = t.decline(&call, "not during the release freeze").await;
@@ -157,7 +169,7 @@ fn installed_hooks(dir: &Path, program: &Path, hook_secs: u64) -> String {
 async fn ran_with(dir: &Path, name: &str, hooks: impl FnOnce(&Path) -> String) -> (bool, Vec<String>) {
     let work = dir.join(name);
     std::fs::create_dir_all(&work).unwrap();
-    let script = Script { command: format!("touch {}", work.join("ran").display()), ..Default::default() };
+    let script = Script::one(format!("touch {}", work.join("ran").display()));
     let codex = run_codex_with(&work, &scripted_model(script.clone()).await, "http://127.0.0.1:9", "ac_unused", &hooks(&work));
     agent_cli::exits_ok(codex, "codex").await;
     let outputs = script.outputs.lock().unwrap().clone();

@@ -8,60 +8,14 @@
 //! request to the queue row, and from the decision to Codex.
 
 use crate::agent_cli;
+use crate::codex::{codex_bin, codex_home, scripted_model, Script};
 use crate::helpers::*;
 use approval_console::domain::Role;
-use axum::extract::State;
-use axum::response::IntoResponse;
-use axum::routing::post;
-use axum::{Json, Router};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-fn codex_bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codex/node_modules/.bin/codex")
-}
-
-/// The scripted model: the `exec_command` it asks for at each step of the turn, then a message;
-/// and the outputs Codex sent back.
-#[derive(Clone, Default)]
-struct Script {
-    commands: Vec<String>,
-    outputs: Arc<Mutex<Vec<String>>>,
-}
-
-fn event(data: Value) -> String {
-    format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap_or_default())
-}
-
-/// `POST /v1/responses` (streamed): the next step's command, or a message once every step has its output.
-async fn responses(State(script): State<Script>, Json(request): Json<Value>) -> impl IntoResponse {
-    let outputs: Vec<String> = request["input"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|i| i["type"] == "function_call_output")
-        .map(|i| i["output"].as_str().map_or_else(|| i["output"].to_string(), str::to_owned))
-        .collect();
-    let item = match script.commands.get(outputs.len()) {
-        Some(cmd) => json!({ "type": "function_call", "id": format!("fc_{}", outputs.len()), "call_id": format!("call_{}", outputs.len()),
-            "name": "exec_command", "arguments": json!({ "cmd": cmd }).to_string() }),
-        None => json!({ "type": "message", "role": "assistant", "id": "msg_1", "content": [{ "type": "output_text", "text": "done" }] }),
-    };
-    *script.outputs.lock().unwrap() = outputs;
-    let usage =
-        json!({ "input_tokens": 1, "input_tokens_details": null, "output_tokens": 1, "output_tokens_details": null, "total_tokens": 2 });
-    let sse = [
-        event(json!({ "type": "response.created", "response": { "id": "resp_1" } })),
-        event(json!({ "type": "response.output_item.done", "output_index": 0, "item": item })),
-        event(json!({ "type": "response.completed", "response": { "id": "resp_1", "usage": usage } })),
-    ]
-    .concat();
-    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse)
-}
 
 /// The editor's side: `approval-console codex` as its app-server, and every message it got.
 struct Editor {
@@ -76,14 +30,7 @@ impl Editor {
     /// `approval-console codex --codex <the real one>` in `dir` (Codex's home in `dir/home`, its
     /// model the scripted one), asking the console at `console` with `token`.
     async fn start(dir: &Path, script: &Script, console: &str, token: &str) -> Self {
-        assert!(codex_bin().exists(), "Codex is not installed ({}): run `npm ci --prefix tests/codex`", codex_bin().display());
-        let model = agent_cli::serve_on_loopback(Router::new().route("/v1/responses", post(responses)).with_state(script.clone())).await;
-        let home = dir.join("home");
-        std::fs::create_dir_all(home.join(".codex")).unwrap();
-        let config = format!(
-            "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{model}/v1\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\n"
-        );
-        std::fs::write(home.join(".codex/config.toml"), config).unwrap();
+        let home = codex_home(dir, &scripted_model(script.clone()).await, "");
         let mut bridge = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
             .args(["codex", "--codex"])
             .arg(codex_bin())
