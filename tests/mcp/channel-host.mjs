@@ -3,7 +3,8 @@
 // console meanwhile): it connects, prints the server's experimental capabilities, sends each prompt
 // of PROMPTS (JSON: the params of `notifications/claude/channel/permission_request`) as Claude Code
 // relays a permission dialog (and each line of its stdin, one prompt's params each, as it comes),
-// then prints every notification the server sends back, one JSON line each, until EXPECT
+// then prints every notification the server sends back, one JSON line each (with when its prompt
+// was relayed and when it came, in ms since the epoch), until EXPECT
 // `notifications/claude/channel/permission` came.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,16 +23,21 @@ const transport = new StdioClientTransport({
 });
 const client = new Client({ name: 'claude-code', version: '2.1.81' });
 let answered = 0;
+const sent = new Map(); // request_id → when it was relayed (ms since the epoch), for the figures
 const done = new Promise((resolve) => {
   client.fallbackNotificationHandler = async (notification) => {
-    say('notification', { method: notification.method, params: notification.params ?? null });
+    const sentAt = sent.get(notification.params?.request_id) ?? null;
+    say('notification', { method: notification.method, params: notification.params ?? null, sentAt, at: Date.now() });
     if (notification.method === 'notifications/claude/channel/permission' && ++answered >= expect) resolve();
   };
   if (expect === 0) resolve();
 });
 await client.connect(transport);
 say('capabilities', { experimental: client.getServerCapabilities()?.experimental ?? null });
-const relay = (params) => client.notification({ method: 'notifications/claude/channel/permission_request', params });
+const relay = (params) => {
+  sent.set(params.request_id, Date.now());
+  return client.notification({ method: 'notifications/claude/channel/permission_request', params });
+};
 for (const params of prompts) await relay(params);
 const more = createInterface({ input: process.stdin });
 more.on('line', (line) => line.trim() && relay(JSON.parse(line)));

@@ -106,6 +106,14 @@ async fn a_relayed_prompt_waits_as_a_preview_only_call_and_the_operators_answer_
     let allow = next(&mut lines).await;
     assert_eq!(allow["method"], "notifications/claude/channel/permission", "{allow}");
     assert_eq!(allow["params"], json!({ "request_id": "abcde", "behavior": "allow" }));
+    // Figures (printed, never asserted): the host's clock and the console's are this machine's.
+    let ms = |at: &Value| chrono::DateTime::parse_from_rfc3339(at.as_str().unwrap()).unwrap().timestamp_millis();
+    let (sent, came) = (allow["sentAt"].as_i64().unwrap(), allow["at"].as_i64().unwrap());
+    println!(
+        "channel relay: prompt relayed → queue row {} ms; decision → Claude Code {} ms",
+        ms(&bash["pausedAt"]) - sent,
+        came - ms(&approved["decision"]["decidedAt"])
+    );
 
     let declined = console
         .post(
