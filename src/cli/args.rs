@@ -6,8 +6,8 @@ mod groups;
 pub use channels::{ChannelSecretCommand, ChannelsCommand};
 use clap::{Parser, Subcommand, ValueEnum};
 pub use groups::{
-    AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookTarget, HooksCommand, PolicyCommand, ReceiptCommand, SecretCommand,
-    TokensCommand, VerifyArgs,
+    AuditCommand, DevicesCommand, EnginesCommand, HookAgent, HookEventArg, HookTarget, HooksCommand, PolicyCommand, ReceiptCommand,
+    SecretCommand, TokensCommand, VerifyArgs,
 };
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! `approval-console hooks install claude-code|codex|gemini`: merges the hook entry
 //! ([`approval_console::hook::install`]) into the agent's settings file, or prints the result.
 
-use super::args::HookTarget;
+use super::args::{HookEventArg, HookTarget};
 use anyhow::{bail, Context, Result};
 use approval_console::app::serving;
 use approval_console::connector;
@@ -16,17 +16,26 @@ pub struct Given<'a> {
     pub timeout: u64,
     /// `--url`, `APPROVAL_CONSOLE_URL`.
     pub url: Option<&'a str>,
+    /// `--event`: the event the hook goes under (Claude Code, Codex).
+    pub event: Option<HookEventArg>,
 }
 
 /// Merges the hook into the agent's settings (or prints them). The hook's command names the
 /// console (`--url`) when it was given, or when the console serving now (found as every CLI command
 /// finds it; `data_dir` names one) is not at the default address.
 pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) -> Result<()> {
-    let Given { settings, print, timeout, url } = given;
+    let Given { settings, print, timeout, url, event } = given;
     let agent = match target {
         HookTarget::ClaudeCode => Agent::ClaudeCode,
         HookTarget::Codex => Agent::Codex,
         HookTarget::Gemini => Agent::Gemini,
+    };
+    let event = match (agent, event) {
+        (Agent::Gemini, Some(_)) => bail!("Gemini CLI's hook has one event, BeforeTool: leave out --event"),
+        (_, event) => event.map(|e| match e {
+            HookEventArg::PreToolUse => install::HookEvent::PreToolUse,
+            HookEventArg::PermissionRequest => install::HookEvent::PermissionRequest,
+        }),
     };
     let file = match settings {
         Some(f) => f,
@@ -41,7 +50,7 @@ pub fn install(target: HookTarget, given: Given<'_>, data_dir: Option<&Path>) ->
             .map(|s| s.url),
     };
     let url = url.filter(|u| u.trim_end_matches('/') != connector::DEFAULT_URL);
-    let spec = HookSpec { program, timeout, url };
+    let spec = HookSpec { program, timeout, url, event };
     let existing = match std::fs::read_to_string(&file) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,

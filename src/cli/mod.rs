@@ -142,8 +142,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Secret { command } => return secret::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Hook { agent } => return Ok(hook::run(agent, cli.data_dir.as_deref()).await),
-        Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout, url } } => {
-            let given = hooks::Given { settings: settings.clone(), print: *print, timeout: *timeout, url: url.as_deref() };
+        Command::Hooks { command: HooksCommand::Install { agent, settings, print, timeout, url, event } } => {
+            let given = hooks::Given { settings: settings.clone(), print: *print, timeout: *timeout, url: url.as_deref(), event: *event };
             return hooks::install(*agent, given, cli.data_dir.as_deref()).map(|()| ExitCode::SUCCESS);
         }
         Command::Codex { url, timeout, jwks, codex, codex_args } => {

@@ -48,6 +48,29 @@ pub struct HookSpec {
     /// The console's address, written as the hook's `--url` (`hooks install` gives one when the
     /// console is not at the default address); `None`: the hook finds the serving console itself.
     pub url: Option<String>,
+    /// The event the entry goes under (Claude Code, Codex): `None` keeps an entry of ours where it
+    /// is (a new one goes under `PreToolUse`); `Some` moves it there.
+    pub event: Option<HookEvent>,
+}
+
+/// The events a Claude Code or Codex hook of ours may go under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Every call of a matching tool asks the console, whatever the agent's own allow rules say.
+    PreToolUse,
+    /// Only a call the agent would ask its user about asks the console (its own allow rules and
+    /// modes decide first); an "always allow" grant's approval writes a session rule back.
+    PermissionRequest,
+}
+
+impl HookEvent {
+    /// The event's name in the agents' settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "PreToolUse",
+            Self::PermissionRequest => "PermissionRequest",
+        }
+    }
 }
 
 impl HookSpec {
@@ -129,10 +152,24 @@ fn merge_claude_code(existing: Option<&str>, spec: &HookSpec) -> Result<String, 
     let root = settings.as_object_mut().ok_or_else(|| InstallError::Shape("the settings are not a JSON object".into()))?;
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
     let hooks = hooks.as_object_mut().ok_or_else(|| InstallError::Shape("\"hooks\" is not an object".into()))?;
-    let mut found = false;
+    let (mut found, mut emptied) = (false, vec![]);
     for event in EVENTS {
         let Some(groups) = hooks.get_mut(event) else { continue };
         let groups = groups.as_array_mut().ok_or_else(|| InstallError::Shape(format!("\"hooks\".\"{event}\" is not an array")))?;
+        if spec.event.is_some_and(|wanted| wanted.name() != event) {
+            // Moved to the event asked for: ours leaves this one (and a group it leaves empty goes).
+            for group in groups.iter_mut() {
+                if let Some(entries) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                    entries.retain(|e| !is_ours_claude_code(e));
+                }
+            }
+            let before = groups.len();
+            groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|e| !e.is_empty()));
+            if groups.is_empty() && before > 0 {
+                emptied.push(event);
+            }
+            continue;
+        }
         for entry in groups.iter_mut().filter_map(|g| g.get_mut("hooks")).filter_map(Value::as_array_mut).flatten() {
             if is_ours_claude_code(entry) {
                 *entry = ours.clone();
@@ -140,9 +177,13 @@ fn merge_claude_code(existing: Option<&str>, spec: &HookSpec) -> Result<String, 
             }
         }
     }
+    for event in emptied {
+        hooks.remove(event);
+    }
     if !found {
-        let groups = hooks.entry("PreToolUse").or_insert_with(|| json!([]));
-        let groups = groups.as_array_mut().ok_or_else(|| InstallError::Shape("\"hooks\".\"PreToolUse\" is not an array".into()))?;
+        let event = spec.event.unwrap_or(HookEvent::PreToolUse).name();
+        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+        let groups = groups.as_array_mut().ok_or_else(|| InstallError::Shape(format!("\"hooks\".\"{event}\" is not an array")))?;
         groups.push(json!({ "matcher": "Bash|Write|Edit|mcp__.*", "hooks": [ours] }));
     }
     Ok(json_text(&settings))
@@ -205,12 +246,26 @@ fn merge_codex(existing: Option<&str>, spec: &HookSpec) -> Result<String, Instal
         Item::Table(t)
     });
     let hooks = hooks.as_table_mut().ok_or_else(|| InstallError::Shape("`hooks` is not a table".into()))?;
-    let mut found = false;
+    let (mut found, mut emptied) = (false, vec![]);
     for event in EVENTS {
         let Some(groups) = hooks.get_mut(event) else { continue };
         let groups = groups
             .as_array_of_tables_mut()
             .ok_or_else(|| InstallError::Shape(format!("`hooks.{event}` is not an array of tables ([[hooks.{event}]])")))?;
+        if spec.event.is_some_and(|wanted| wanted.name() != event) {
+            // Moved to the event asked for: ours leaves this one (and a group it leaves empty goes).
+            for group in groups.iter_mut() {
+                if let Some(entries) = group.get_mut("hooks").and_then(Item::as_array_of_tables_mut) {
+                    entries.retain(|e| !is_ours_codex(e));
+                }
+            }
+            let before = groups.len();
+            groups.retain(|g| g.get("hooks").and_then(Item::as_array_of_tables).is_none_or(|e| !e.is_empty()));
+            if groups.is_empty() && before > 0 {
+                emptied.push(event);
+            }
+            continue;
+        }
         for group in groups.iter_mut() {
             let Some(entries) = group.get_mut("hooks").and_then(Item::as_array_of_tables_mut) else { continue };
             for entry in entries.iter_mut().filter(|e| is_ours_codex(e)) {
@@ -221,11 +276,15 @@ fn merge_codex(existing: Option<&str>, spec: &HookSpec) -> Result<String, Instal
             }
         }
     }
+    for event in emptied {
+        hooks.remove(event);
+    }
     if !found {
-        let groups = hooks.entry("PreToolUse").or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()));
+        let event = spec.event.unwrap_or(HookEvent::PreToolUse).name();
+        let groups = hooks.entry(event).or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()));
         let groups = groups
             .as_array_of_tables_mut()
-            .ok_or_else(|| InstallError::Shape("`hooks.PreToolUse` is not an array of tables ([[hooks.PreToolUse]])".into()))?;
+            .ok_or_else(|| InstallError::Shape(format!("`hooks.{event}` is not an array of tables ([[hooks.{event}]])")))?;
         let mut entry = Table::new();
         entry["type"] = value("command");
         entry["command"] = value(command);
@@ -245,7 +304,7 @@ mod tests {
     use super::*;
 
     fn spec() -> HookSpec {
-        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290, url: None }
+        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290, url: None, event: None }
     }
 
     #[test]
@@ -341,5 +400,43 @@ mod tests {
     fn a_path_is_one_shell_word() {
         assert_eq!(shell_word("/usr/local/bin/approval-console"), "/usr/local/bin/approval-console");
         assert_eq!(shell_word("/home/o'neil/$x/a c"), r"'/home/o'\''neil/$x/a c'");
+    }
+
+    #[test]
+    fn an_entry_of_ours_moves_to_the_event_asked_for_and_every_other_hook_stays() {
+        let existing = r#"{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --check" }, { "type": "command", "command": "approval-console hook claude-code" }] },
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "approval-console hook claude-code --timeout 50" }] }
+    ]
+  }
+}"#;
+        let asking = HookSpec { event: Some(HookEvent::PermissionRequest), ..spec() };
+        let moved = merge(Agent::ClaudeCode, Some(existing), &asking).unwrap();
+        let v: Value = serde_json::from_str(&moved).unwrap();
+        assert_eq!(
+            v["hooks"]["PreToolUse"],
+            json!([{ "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --check" }] }])
+        );
+        assert_eq!(v["hooks"]["PermissionRequest"].as_array().unwrap().len(), 1, "one entry of ours, under the event asked for: {v}");
+        assert_eq!(v["hooks"]["PermissionRequest"][0]["hooks"][0]["args"], json!(["hook", "claude-code", "--timeout", "290"]));
+        assert_eq!(merge(Agent::ClaudeCode, Some(&moved), &asking).unwrap(), moved, "idempotent");
+        assert_eq!(merge(Agent::ClaudeCode, Some(&moved), &spec()).unwrap(), moved, "no --event: it stays where it is");
+        // And back: the group it leaves empty goes, with its event.
+        let back: Value = serde_json::from_str(
+            &merge(Agent::ClaudeCode, Some(&moved), &HookSpec { event: Some(HookEvent::PreToolUse), ..spec() }).unwrap(),
+        )
+        .unwrap();
+        assert!(back["hooks"].get("PermissionRequest").is_none(), "{back}");
+        assert_eq!(back["hooks"]["PreToolUse"].as_array().unwrap().len(), 2, "prettier's group and ours: {back}");
+
+        let codex = "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"approval-console hook codex --timeout 50\"\n";
+        let moved = merge(Agent::Codex, Some(codex), &asking).unwrap();
+        let v: toml_edit::DocumentMut = moved.parse().unwrap();
+        assert!(v["hooks"].get("PreToolUse").is_none(), "the group it left empty went: {moved}");
+        let command = v["hooks"]["PermissionRequest"][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
+        assert!(command.contains("hook codex --timeout 290"), "{moved}");
+        assert_eq!(merge(Agent::Codex, Some(&moved), &asking).unwrap(), moved, "idempotent");
     }
 }

@@ -318,7 +318,8 @@ async fn the_real_claude_code_blocks_the_tool_when_its_hook_is_missing_crashes_o
     }
 }
 
-/// Issue 47: Claude Code with `approval-console hook claude-code` on `PermissionRequest`, asked for
+/// Issue 47: Claude Code with `approval-console hook claude-code` on `PermissionRequest` (as
+/// `hooks install claude-code --event permission-request` writes it), asked for
 /// the same Bash command twice in one `claude -p` run. An admin's "always allow" grant made from the
 /// first call approves it, and the hook's allow carries `updatedPermissions` in session scope (from
 /// Claude Code's own suggestion): Claude Code runs the second call without asking — one queued call,
@@ -333,9 +334,16 @@ async fn an_always_allow_grant_writes_a_session_rule_back_and_the_real_claude_co
     let bash = json!({ "command": command, "description": "Touch" });
     let script = Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() };
     let model = scripted_model(script.clone()).await;
-    let hook = format!("{} hook claude-code --timeout 60", env!("CARGO_BIN_EXE_approval-console"));
-    let settings = json!({ "hooks": { "PermissionRequest": [{ "matcher": "Bash",
-        "hooks": [{ "type": "command", "command": hook, "timeout": 70, "onFailure": "block" }] }] } });
+    // The settings `hooks install claude-code --event permission-request` writes.
+    let installed = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install", "claude-code", "--event", "permission-request", "--print", "--timeout", "60", "--url", &t.base])
+        .arg("--settings")
+        .arg(work.path().join("settings.json"))
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let settings: Value = serde_json::from_slice(&installed.stdout).unwrap();
+    assert!(settings["hooks"].get("PreToolUse").is_none() && settings["hooks"]["PermissionRequest"].is_array(), "{settings}");
     let claude = run_claude_with(work.path(), &model, &t.base, &token, &settings.to_string());
     let call = agent_cli::queued(&t, "claude-code").await;
     assert_eq!(call["context"]["event"], "PermissionRequest", "{call}");

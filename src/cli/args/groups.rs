@@ -48,7 +48,24 @@ pub enum HooksCommand {
         /// the serving console each time it runs].
         #[arg(long, env = "APPROVAL_CONSOLE_URL", value_name = "URL")]
         url: Option<String>,
+        /// The event the hook goes under, moving an entry of ours there (Claude Code, Codex)
+        /// [default: where an entry of ours is; a new one under pre-tool-use]. pre-tool-use: every
+        /// call of a matching tool asks the console, whatever the agent's own allow rules say.
+        /// permission-request: only a call the agent would ask you about asks the console (its own
+        /// rules and modes decide first), and an "always allow" grant's approval writes a session
+        /// rule back to the agent, so it stops asking for that command in the session.
+        #[arg(long, value_enum, value_name = "EVENT")]
+        event: Option<HookEventArg>,
     },
+}
+
+/// The event a Claude Code or Codex hook goes under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HookEventArg {
+    /// Before every call of a matching tool (PreToolUse).
+    PreToolUse,
+    /// When the agent would ask its user (PermissionRequest).
+    PermissionRequest,
 }
 
 /// A coding agent whose settings `hooks install` writes.

@@ -67,7 +67,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn spec() -> HookSpec {
-        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290, url: None }
+        HookSpec { program: PathBuf::from("/opt/my tools/approval-console"), timeout: 290, url: None, event: None }
     }
 
     #[test]
