@@ -270,20 +270,8 @@ async fn the_gemini_hook_denies_as_gemini_reads_a_deny_whatever_fails_and_queues
 
 #[tokio::test]
 async fn the_readme_gemini_commands_make_a_gemini_credential_and_install_the_hook_the_guide_shows() {
-    use crate::readme::{block, installed_binary, run_hook_block, CODING_AGENTS, README_BINARY};
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir(&home).unwrap();
-    let (data, run) = (tmp.path().join("data"), tmp.path().join("run"));
-    let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
-    let (token, _) = run_hook_block("hooks install gemini", &data, &home, &run);
-    // An agent's credential that queues its calls as Gemini's.
-    let http = reqwest::Client::new();
-    let session = crate::helpers::serve_process::get_json(&http, &format!("{}/api/session", serve.base), &token).await;
-    assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("gemini-hook"), Some("agent")), "{session}");
-    let call = json!({ "tool": "run_shell_command", "args": { "command": "make deploy" }, "agent": "gemini", "source": "gemini" });
-    let queued = crate::helpers::serve_process::post_json(&http, &format!("{}/api/calls", serve.base), &token, &call).await;
-    assert_eq!(queued["source"], "gemini", "{queued}");
+    use crate::readme::{block, installed_binary, readme_hook_installed, CODING_AGENTS, README_BINARY};
+    let (serve, home, _tmp) = readme_hook_installed("gemini", "run_shell_command").await;
     // The hook is in Gemini's user settings, by this binary's absolute path, with the address of the
     // console it found; without that address, it is the guide's block.
     let written = std::fs::read_to_string(home.join(".gemini/settings.json")).unwrap();

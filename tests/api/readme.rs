@@ -115,10 +115,29 @@ async fn the_readme_curl_pauses_the_demo_agent_of_a_running_serve() {
     assert_eq!(queue["items"][0]["toolName"], "delete_record", "{queue}");
 }
 
+/// Runs the README's `hooks install AGENT` block against a serving console: the credential it made
+/// is `AGENT-hook`, an agent's, and queues a `tool` call under the source `AGENT`. Answers the
+/// console, the `HOME` the block ran with, and the directory that holds both.
+pub(crate) async fn readme_hook_installed(agent: &str, tool: &str) -> (ServeProcess, std::path::PathBuf, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let (data, run) = (tmp.path().join("data"), tmp.path().join("run"));
+    let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
+    let (token, _) = run_hook_block(&format!("hooks install {agent}"), &data, &home, &run);
+    let http = reqwest::Client::new();
+    let session = crate::helpers::serve_process::get_json(&http, &format!("{}/api/session", serve.base), &token).await;
+    assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some(format!("{agent}-hook").as_str()), Some("agent")), "{session}");
+    let call = serde_json::json!({ "tool": tool, "args": { "command": "make deploy" }, "agent": agent, "source": agent });
+    let queued = crate::helpers::serve_process::post_json(&http, &format!("{}/api/calls", serve.base), &token, &call).await;
+    assert_eq!(queued["source"], agent, "{queued}");
+    (serve, home, tmp)
+}
+
 /// Runs the README's `sh` block that holds `needle` as printed, with `HOME` at `home` and the
 /// runtime directory `run` where `serve` left its record, then one line of the test's printing the
 /// agent token the block left in the shell: that token (checked to be one), and what was printed.
-pub(crate) fn run_hook_block(needle: &str, data: &Path, home: &Path, run: &Path) -> (String, String) {
+fn run_hook_block(needle: &str, data: &Path, home: &Path, run: &Path) -> (String, String) {
     let block = block(README, "sh", needle);
     let out = shell(&format!("{block}printf 'TOKEN=%s\\n' \"$APPROVAL_CONSOLE_AGENT_TOKEN\"\n"), data)
         .env("HOME", home)
@@ -172,19 +191,7 @@ async fn the_readme_three_commands_protect_claude_code_with_an_agent_credential(
 
 #[tokio::test]
 async fn the_readme_codex_commands_make_a_codex_credential_and_install_its_hook() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir(&home).unwrap();
-    let (data, run) = (tmp.path().join("data"), tmp.path().join("run"));
-    let serve = ServeProcess::start_env(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN, &[], &[("XDG_RUNTIME_DIR", &run)]);
-    let (token, _) = run_hook_block("hooks install codex", &data, &home, &run);
-    // An agent's credential that queues its calls as Codex's.
-    let http = reqwest::Client::new();
-    let session = crate::helpers::serve_process::get_json(&http, &format!("{}/api/session", serve.base), &token).await;
-    assert_eq!((session["name"].as_str(), session["role"].as_str()), (Some("codex-hook"), Some("agent")), "{session}");
-    let call = serde_json::json!({ "tool": "Bash", "args": { "command": "make deploy" }, "agent": "codex", "source": "codex" });
-    let queued = crate::helpers::serve_process::post_json(&http, &format!("{}/api/calls", serve.base), &token, &call).await;
-    assert_eq!(queued["source"], "codex", "{queued}");
+    let (serve, home, _tmp) = readme_hook_installed("codex", "Bash").await;
     // The hook is in Codex's config, by this binary's absolute path, with the address of the console it found.
     let config: toml::Table = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap().parse().unwrap();
     let command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
