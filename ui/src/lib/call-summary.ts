@@ -146,6 +146,12 @@ function patchFiles(patch: string, limit: number): string[] {
   return [...files];
 }
 
+/** The coding agents' tools that run a shell line or write or edit one file, by the shape of their arguments. */
+const FILE_AND_SHELL_TOOLS: Partial<Record<QueueItem['source'], Record<string, 'shell' | 'write' | 'edit' | 'edits'>>> = {
+  'claude-code': { Bash: 'shell', Write: 'write', Edit: 'edit', MultiEdit: 'edits' },
+  gemini: { run_shell_command: 'shell', write_file: 'write', replace: 'edit' },
+};
+
 /**
  * What a coding agent's call would do, in the agent's own terms, for the tools whose arguments have
  * a known shape: Claude Code's `Bash` (`$ command`), `Write` (`write path`), `Edit` (`edit path: old
@@ -160,35 +166,24 @@ export function toolLine(item: Pick<QueueItem, 'source' | 'kind' | 'toolName' | 
   if (item.kind !== 'approval' || !plainObject(item.args)) return null;
   const a = item.args;
   let line: string | null = null;
-  if (item.source === 'claude-code') {
-    switch (item.toolName) {
-      case 'Bash':
+  // Claude Code's and Gemini CLI's file and shell tools take the same arguments under other names.
+  const tools = FILE_AND_SHELL_TOOLS[item.source];
+  const shape = tools !== undefined && Object.hasOwn(tools, item.toolName) ? tools[item.toolName] : undefined;
+  if (shape !== undefined) {
+    switch (shape) {
+      case 'shell':
         if (nonEmpty(a.command)) line = `$ ${a.command}`;
         break;
-      case 'Write':
+      case 'write':
         if (nonEmpty(a.file_path) && typeof a.content === 'string') line = `write ${a.file_path}`;
         break;
-      case 'Edit':
+      case 'edit':
         if (nonEmpty(a.file_path) && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
           line = `edit ${a.file_path}: ${firstLine(a.old_string, EDIT_SIDE_LIMIT)} → ${firstLine(a.new_string, EDIT_SIDE_LIMIT)}`;
         }
         break;
-      case 'MultiEdit':
+      case 'edits':
         if (nonEmpty(a.file_path) && Array.isArray(a.edits)) line = `edit ${a.file_path}`;
-        break;
-    }
-  } else if (item.source === 'gemini') {
-    switch (item.toolName) {
-      case 'run_shell_command':
-        if (nonEmpty(a.command)) line = `$ ${a.command}`;
-        break;
-      case 'write_file':
-        if (nonEmpty(a.file_path) && typeof a.content === 'string') line = `write ${a.file_path}`;
-        break;
-      case 'replace':
-        if (nonEmpty(a.file_path) && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
-          line = `edit ${a.file_path}: ${firstLine(a.old_string, EDIT_SIDE_LIMIT)} → ${firstLine(a.new_string, EDIT_SIDE_LIMIT)}`;
-        }
         break;
     }
   } else if (item.source === 'codex') {
