@@ -1,4 +1,4 @@
-// The desktop window's part of `cargo bench --bench desktop` (which runs it with a filled data
+// The desktop window's part of `cargo bench --bench figures -- desktop` (which runs it with a filled data
 // directory). Prints figures, asserts nothing.
 //
 //   node bench/desktop-window.mjs DATA_DIR PENDING

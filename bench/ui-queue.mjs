@@ -1,4 +1,4 @@
-// The web UI with a large queue, in headless Debian chromium (part of `cargo bench --bench desktop`,
+// The web UI with a large queue, in headless Debian chromium (part of `cargo bench --bench figures -- desktop`,
 // which runs it over its filled data directory). Prints figures, asserts nothing.
 //
 //   node bench/ui-queue.mjs DATA_DIR PENDING        env: APPROVAL_CONSOLE_BIN (a release build is fair)

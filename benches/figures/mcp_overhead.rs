@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing about speed. `cargo bench --bench mcp_overhead` (env: BENCH_CALLS,
+//! Prints figures, asserts nothing about speed. `cargo bench --bench figures -- mcp_overhead` (env: BENCH_CALLS,
 //! default 200). Needs `node` on PATH and `npm ci` in tests/mcp.
 //!
 //! What one MCP tool call costs through the `Tool` impl: `execute` → rmcp `tools/call` over the
@@ -51,8 +51,7 @@ async fn concurrent(tool: &Arc<dyn Tool>, args: &Value, n: usize, width: usize) 
     started.elapsed() / (n.div_ceil(width) * width) as u32
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let n = env_usize("BENCH_CALLS", 200).max(1);
     let server_js =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");

@@ -1,5 +1,5 @@
-//! Prints figures, asserts nothing. `cargo bench --bench limits` (a debug build is enough:
-//! `cargo bench --profile dev --bench limits`). Env: BENCH_BIN, another `approval-console` binary to
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- limits` (a debug build is enough:
+//! `cargo bench --profile dev --bench figures -- limits`). Env: BENCH_BIN, another `approval-console` binary to
 //! measure instead (e.g. one built before the limits, for the "before" figures); BENCH_OPEN_FILES,
 //! default "0,256": the RLIMIT_NOFILE (soft and hard) of the server for the flood, 0 for as it is.
 //!
@@ -20,9 +20,7 @@ use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-use serve_process::ServeProcess;
+use crate::serve_process::ServeProcess;
 
 fn bin() -> String {
     std::env::var("BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_approval-console").to_owned())
@@ -38,7 +36,7 @@ fn rss_mib(pid: u32) -> (f64, f64) {
 }
 
 fn start(dir: &std::path::Path, open_files: Option<u64>) -> (ServeProcess, String) {
-    let agent = serve_process::add_token(&bin(), dir, "bench-agent", "agent");
+    let agent = crate::serve_process::add_token(&bin(), dir, "bench-agent", "agent");
     (ServeProcess::start_open_files(&bin(), dir, TOKEN, &["--token", TOKEN], open_files), agent)
 }
 
@@ -211,8 +209,7 @@ async fn slow_bodies() {
     );
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let http = reqwest::Client::builder().timeout(Duration::from_secs(90)).build().unwrap();
     println!("binary: {}", bin());
     memory(&http).await;

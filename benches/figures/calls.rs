@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench calls` (env: BENCH_CYCLES, default 500;
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- calls` (env: BENCH_CYCLES, default 500;
 //! BENCH_CLIENTS, default "1,4,32").
 //!
 //! Calls that agents submit themselves (`POST /api/calls`) against the real `approval-console serve`
@@ -18,9 +18,7 @@ use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-use serve_process::ServeProcess;
+use crate::serve_process::ServeProcess;
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
@@ -89,8 +87,7 @@ fn rand_suffix() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let cycles: usize = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
     let clients: Vec<usize> =
         std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,4,32".into()).split(',').filter_map(|c| c.trim().parse().ok()).collect();
@@ -103,7 +100,7 @@ async fn main() {
         TOKEN,
         &["--quota-per-sec", "1000000", "--quota-burst", "1000000", "--max-long-polls", "100000"],
     );
-    let agent = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), "bench-agent", "agent");
+    let agent = crate::serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();
 

@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench` (env: BENCH_PENDING, default 100000; BENCH_CYCLES,
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- throughput` (env: BENCH_PENDING, default 100000; BENCH_CYCLES,
 //! default 2000; BENCH_CLIENTS, default "1,4,32": a run of BENCH_CYCLES at each, "" for none;
 //! BENCH_DATA_DIR: fill that directory and keep it).
 //!
@@ -31,12 +31,8 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-#[path = "../tests/support/fill.rs"]
-mod fill;
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-use fill::fill;
-use serve_process::{get_json, post_json, ServeProcess, StoreCounts};
+use crate::fill::fill;
+use crate::serve_process::{get_json, post_json, ServeProcess, StoreCounts};
 
 fn start_server(dir: &std::path::Path) -> ServeProcess {
     ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), dir, TOKEN)
@@ -76,8 +72,7 @@ async fn cycle(http: &reqwest::Client, base: &str, i: usize) {
     }
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let n = env_usize("BENCH_PENDING", 100_000);
     let cycles = env_usize("BENCH_CYCLES", 2_000);
     // BENCH_DATA_DIR: fill that directory and keep it (for bench/ui-queue.mjs over the same queue).

@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench model_overhead` (env: BENCH_CYCLES, default 300).
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- model_overhead` (env: BENCH_CYCLES, default 300).
 //!
 //! Approval cycles through the local engine in-process (no HTTP API in front): start a run → the model
 //! proposes `delete_record` → pause (snapshot + queue entry + audit, fsync-durable) → approve through
@@ -7,10 +7,7 @@
 //! 127.0.0.1 (JSON answers, then SSE streams), so the difference is what the HTTP model path costs
 //! per cycle (two model steps). Also: bare model steps per second against the fake, no engine.
 
-#[allow(dead_code)]
-#[path = "../tests/openai/fake_server.rs"]
-mod fake_server;
-
+use crate::fake_server::{approval_cycle, FakeOpenAi};
 use approval_console::app::query::QueueQuery;
 use approval_console::app::App;
 use approval_console::domain::{AgentId, ItemState, Verdict};
@@ -18,7 +15,6 @@ use approval_console::engine::local::agent::{Agent, Message, Model};
 use approval_console::engine::local::demo::{self, DeleteRecord, LookupRecord};
 use approval_console::engine::local::model::{ApiKey, OpenAiCompatible, OpenAiConfig};
 use approval_console::engine::local::{RunOptions, RunRequest};
-use fake_server::{approval_cycle, FakeOpenAi};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -112,8 +108,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let n = env_usize("BENCH_CYCLES", 300).max(1);
     println!("model overhead — {n} approval cycles per mode (after {WARM_UP} warm-up), local engine in-process, fsync-durable SQLite");
 

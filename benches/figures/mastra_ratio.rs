@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench mastra_ratio` (needs `npm ci --prefix
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- mastra_ratio` (needs `npm ci --prefix
 //! tests/mastra-server`; env: BENCH_CYCLES, default 400 per level; BENCH_CLIENTS, default "1,4,32").
 //!
 //! One approval cycle script, run against the console (`approval-console serve`, the demo agent) and
@@ -7,11 +7,6 @@
 //! that needs approval) → list the agent's suspended runs → approve-tool-call-generate (the tool
 //! runs, the run finishes). Prints cycles/s of each, their ratio, and the console's commits and SQL
 //! statements per cycle (from its `/api/metrics`).
-
-#[path = "../tests/support/mastra_server.rs"]
-mod mastra_server;
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
 
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -81,14 +76,13 @@ async fn rate(http: &reqwest::Client, t: &std::sync::Arc<Target>, clients: usize
     (per_client * clients) as f64 / started.elapsed().as_secs_f64()
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let cycles: usize = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
     let levels: Vec<usize> =
         std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,4,32".into()).split(',').filter_map(|v| v.trim().parse().ok()).collect();
     let tmp = tempfile::tempdir().unwrap();
-    let console = serve_process::ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &tmp.path().join("console"), TOKEN);
-    let mastra = mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
+    let console = crate::serve_process::ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &tmp.path().join("console"), TOKEN);
+    let mastra = crate::mastra_server::MastraServer::start(&tmp.path().join("mastra"), None);
     let http = reqwest::Client::new();
     let ours = std::sync::Arc::new(Target { name: "console", base: console.base.clone(), token: Some(TOKEN.into()), agent: "demo" });
     let theirs = std::sync::Arc::new(Target { name: "mastra", base: mastra.base.clone(), token: None, agent: "ops" });
@@ -98,9 +92,9 @@ async fn main() {
     rate(&http, &theirs, 1, 20, 1_000_000).await;
     for (n, &clients) in levels.iter().enumerate() {
         let offset = n * 10 * cycles;
-        let before = serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
+        let before = crate::serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
         let a = rate(&http, &ours, clients, cycles, offset).await;
-        let after = serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
+        let after = crate::serve_process::StoreCounts::read(&http, &console.base, TOKEN).await;
         let b = rate(&http, &theirs, clients, cycles, offset).await;
         let done = cycles.div_ceil(clients) * clients;
         println!(

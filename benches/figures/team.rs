@@ -1,4 +1,4 @@
-//! Team mode figures; prints, asserts nothing. `cargo bench --bench team` (env: BENCH_CYCLES,
+//! Team mode figures; prints, asserts nothing. `cargo bench --bench figures -- team` (env: BENCH_CYCLES,
 //! default 600 per run; BENCH_CLIENTS, default "1,4,32"; BENCH_EVENTS, default 200; BENCH_PENDING,
 //! default 100000, the queue filled for the first-page figure — 1000000 for the issue's figure).
 //!
@@ -17,13 +17,7 @@
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/fill.rs"]
-mod fill;
-#[path = "../tests/support/postgres.rs"]
-mod postgres;
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-use serve_process::{get_json, post_json, ServeProcess};
+use crate::serve_process::{get_json, post_json, ServeProcess};
 
 const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
@@ -94,7 +88,7 @@ where
     B: AsRef<[u8]>,
     E: std::fmt::Debug,
 {
-    serve_process::read_until(stream, &mut String::new(), &format!(r#"{{"type":"added","id":"{id}"}}"#)).await;
+    crate::serve_process::read_until(stream, &mut String::new(), &format!(r#"{{"type":"added","id":"{id}"}}"#)).await;
     Instant::now()
 }
 
@@ -141,8 +135,7 @@ async fn first_page(base: &str, query: &str, rounds: usize) -> (Duration, Durati
     (percentile(&times, 0.5), percentile(&times, 0.99))
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let cycles = env_usize("BENCH_CYCLES", 600);
     let rounds = env_usize("BENCH_EVENTS", 200);
     let pending = env_usize("BENCH_PENDING", 100_000);
@@ -151,14 +144,14 @@ async fn main() {
     println!("approval-console team benchmark — {cycles} cycles per run, clients {clients:?}, {rounds} event pauses, {pending} pending");
     let root = tempfile::tempdir().unwrap();
     // A database server as one runs: every commit on disk (the tests' cluster runs without fsync).
-    postgres::durable();
+    crate::postgres::durable();
 
     println!("approval cycles/s (pause → approve → delivered):");
     {
         let alone = console(root.path(), "sqlite", None);
-        let pg_url = postgres::database().await;
+        let pg_url = crate::postgres::database().await;
         let pg_one = console(root.path(), "pg-one", Some(&pg_url));
-        let team_url = postgres::database().await;
+        let team_url = crate::postgres::database().await;
         let team: Vec<ServeProcess> = (0..3).map(|i| console(root.path(), &format!("team-{i}"), Some(&team_url))).collect();
         let same: Vec<(String, String)> = team.iter().map(|c| (c.base.clone(), c.base.clone())).collect();
         let cross: Vec<(String, String)> = (0..3).map(|i| (team[i].base.clone(), team[(i + 1) % 3].base.clone())).collect();
@@ -176,10 +169,10 @@ async fn main() {
     }
 
     println!("first page of 50 with {pending} pending on PostgreSQL:");
-    let url = postgres::database().await;
+    let url = crate::postgres::database().await;
     let dir = root.path().join("filled");
     std::fs::create_dir_all(&dir).unwrap();
-    let rate = fill::fill_at(&dir, approval_console::store::Location::Postgres(url.clone()), pending).await;
+    let rate = crate::fill::fill_at(&dir, approval_console::store::Location::Postgres(url.clone()), pending).await;
     println!("  fill {rate:.0} calls/s");
     let filled = console(root.path(), "filled", Some(&url));
     for (what, query) in [

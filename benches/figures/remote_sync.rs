@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench remote_sync` (needs `npm ci --prefix
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- remote_sync` (needs `npm ci --prefix
 //! tests/mastra-server`; env: BENCH_PAUSES, default 50; BENCH_RUNS, default 1000).
 //!
 //! Against a real Mastra server (the test fixture: @mastra/core on Node 22, LibSQL, scripted model):
@@ -7,13 +7,10 @@
 //! 2. sync cost with BENCH_RUNS suspended runs on the server: the sync that queues them all, then
 //!    complete and incremental syncs that change nothing (wall time, and the console's CPU time).
 
-#[path = "../tests/support/mastra_server.rs"]
-mod mastra_server;
-
+use crate::mastra_server::MastraServer;
 use approval_console::api;
 use approval_console::app::App;
 use futures::StreamExt;
-use mastra_server::MastraServer;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,8 +33,7 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let pauses = env_usize("BENCH_PAUSES", 50);
     let runs = env_usize("BENCH_RUNS", 1000);
     let tmp = tempfile::tempdir().unwrap();

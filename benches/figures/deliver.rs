@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench deliver` (env: BENCH_CYCLES, default 100;
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- deliver` (env: BENCH_CYCLES, default 100;
 //! BENCH_TURN_MS, default 2000).
 //!
 //! Issue 46: deciding does not wait for the agent. A real `serve` runs an agent on the scripted
@@ -11,16 +11,10 @@
 //!
 //! The cycles follow one another without waiting for the runs' model turns, which go on behind.
 
-#[allow(dead_code)]
-#[path = "../tests/openai/fake_server.rs"]
-mod fake_server;
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-
-use fake_server::{approval_cycle_held, FakeOpenAi};
+use crate::fake_server::{approval_cycle_held, FakeOpenAi};
+use crate::serve_process::{get_json, post_json, ServeProcess};
 use futures::StreamExt;
 use serde_json::{json, Value};
-use serve_process::{get_json, post_json, ServeProcess};
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-deliver-token-7d2e9a4c1f6b3085d7e2a9c4f1b60385";
@@ -37,8 +31,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let cycles = env_u64("BENCH_CYCLES", 100) as usize;
     let turn = Duration::from_millis(env_u64("BENCH_TURN_MS", 2000));
     let fake = FakeOpenAi::answering(approval_cycle_held(move |reply| reply.after(turn))).await;
@@ -50,7 +43,7 @@ async fn main() {
     let events = http.get(format!("{base}/api/events")).bearer_auth(TOKEN).send().await.unwrap();
     let mut stream = events.bytes_stream();
     let mut text = String::new();
-    serve_process::read_until(&mut stream, &mut text, "event: ready").await;
+    crate::serve_process::read_until(&mut stream, &mut text, "event: ready").await;
     println!(
         "approval-console deliver benchmark — {cycles} approvals, a model taking {} ms a turn after each tool result",
         turn.as_millis()

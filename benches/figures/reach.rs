@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench reach` (env: BENCH_CALLS, default 100;
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- reach` (env: BENCH_CALLS, default 100;
 //! APPROVAL_CONSOLE_TEST_PYTHON for the mail channel, as scripts/test sets it).
 //!
 //! Time from a call's pause to its delivery on each channel (issue 28), against the real
@@ -15,9 +15,7 @@ use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-token-8f4a2c6e1b9d7035f8a4c2e6b1d97035";
 
-#[path = "../tests/support/serve_process.rs"]
-mod serve_process;
-use serve_process::ServeProcess;
+use crate::serve_process::ServeProcess;
 
 type Arrivals = Arc<Mutex<HashMap<(String, String), Instant>>>;
 
@@ -39,8 +37,7 @@ fn pct(mut v: Vec<Duration>, p: f64) -> Duration {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let calls: usize = std::env::var("BENCH_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let tmp = tempfile::tempdir().unwrap();
     let arrivals: Arrivals = Arc::default();
@@ -82,7 +79,7 @@ async fn main() {
     let bin = env!("CARGO_BIN_EXE_approval-console");
     // The agent's quota (10 calls/s) would answer 429 to a benchmark's pace.
     let serve = ServeProcess::start_with(bin, tmp.path(), TOKEN, &["--quota-per-sec", "1000", "--quota-burst", "1000"]);
-    let agent = serve_process::add_token(bin, tmp.path(), "bench-agent", "agent");
+    let agent = crate::serve_process::add_token(bin, tmp.path(), "bench-agent", "agent");
     let http = reqwest::Client::new();
     let base = serve.base.clone();
     for (name, value) in &secrets {

@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench receipts` (env: BENCH_N, default 5000;
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- receipts` (env: BENCH_N, default 5000;
 //! APPROVAL_CONSOLE_TEST_PYTHON for the Python verifier, as scripts/test sets it).
 //!
 //! What signed decision receipts cost (issue 29): signing one per decision (the claims built, their
@@ -95,7 +95,7 @@ for r in receipts.split("\n"):
     print((time.perf_counter() - t) * 1e6)
 "#;
 
-fn main() {
+pub fn run() {
     let n: usize = std::env::var("BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(5000);
     let signer = std::sync::Arc::new(Signer::generate());
     let keys = Jwks { keys: vec![signer.jwk(0)] };

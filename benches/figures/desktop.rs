@@ -1,5 +1,5 @@
 //! Prints figures, asserts nothing. Needs a notification service for part 1:
-//!     scripts/with-desktop cargo bench --bench desktop
+//!     scripts/with-desktop cargo bench --bench figures -- desktop
 //! (env: BENCH_PAUSES, default 50; BENCH_PENDING, default 100000).
 //!
 //! 1. notification latency: from a local run pausing (the demo agent's `generate` answered
@@ -16,9 +16,6 @@
 //! 5. with APPROVAL_CONSOLE_BIN set (also by `scripts/bench-desktop`): the web UI over the same data
 //!    directory in headless chromium — first render after the data arrived, frame times while
 //!    scrolling, a paused call to its row on screen — see bench/ui-queue.mjs.
-
-#[path = "../tests/support/fill.rs"]
-mod fill;
 
 use approval_console::app::query::QueueQuery;
 use approval_console::app::App;
@@ -62,8 +59,7 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let pauses = env_usize("BENCH_PAUSES", 50);
     let pending = env_usize("BENCH_PENDING", 100_000);
 
@@ -111,7 +107,7 @@ async fn main() {
 
     // 2. start-up with many pending calls, 3. RSS.
     let tmp = tempfile::tempdir().unwrap();
-    let rate = fill::fill(tmp.path(), pending).await;
+    let rate = crate::fill::fill(tmp.path(), pending).await;
     println!("filled {pending} pending calls ({rate:.0}/s)");
     let before = rss_kib();
     let t = Instant::now();

@@ -1,4 +1,4 @@
-//! Prints figures, asserts nothing. `cargo bench --bench floor` (env: BENCH_CYCLES, default 2000
+//! Prints figures, asserts nothing. `cargo bench --bench figures -- floor` (env: BENCH_CYCLES, default 2000
 //! per level; BENCH_CLIENTS, default "1,32").
 //!
 //! What an approval cycle cannot go below on this machine, whatever the console does: the same
@@ -224,8 +224,7 @@ fn at(sorted: &[Duration], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3
 }
 
-#[tokio::main]
-async fn main() {
+pub async fn run() {
     let cycles: usize = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
     let levels: Vec<usize> =
         std::env::var("BENCH_CLIENTS").unwrap_or_else(|_| "1,32".into()).split(',').filter_map(|v| v.trim().parse().ok()).collect();
