@@ -76,7 +76,7 @@ async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::pat
     let asked = match ConsoleClient::from_env(url, jwks) {
         Ok(console) => {
             if let Some(Value::Object(context)) = call.context.as_mut() {
-                if let Some(file) = hook::file_on_disk(&event.tool_name, &event.tool_input, event.cwd.as_deref()) {
+                if let Some(file) = hook::file_on_disk(agent.source(), &event.tool_name, &event.tool_input, event.cwd.as_deref()) {
                     context.insert("file".into(), file);
                 }
                 if let Some(transcript) = event.transcript_path.as_deref().and_then(hook::transcript_tail) {

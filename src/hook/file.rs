@@ -1,9 +1,10 @@
-//! The file a Claude Code edit changes, read by its hook for the console to show the change against
+//! The file a coding agent's edit changes, read by its hook for the console to show the change against
 //! it — and only where that is harmless (issue 44, least data): a file in the session's working
 //! directory (links and `..` resolved first), that its group or others may read too, and whose name
 //! does not say it holds secrets ([`crate::domain::risk::looks_secret`]). Otherwise the hook sends
 //! why it did not read it, and the console's diff says so.
 
+use crate::domain::CallSource;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -15,13 +16,15 @@ pub const MAX_FILE_JSON: usize = 384 * 1024;
 
 const OUTSIDE: &str = "outside the session's working directory: the hook reads only files in it";
 
-/// The file a Claude Code edit (`Edit`, `MultiEdit`, `Write`) changes, as it is on disk now, for
-/// the console to show the change against it ([`crate::domain::change::Disk`]): `{path, exists,
-/// text}`, `{path, exists: false}`, or `{path, unread}` saying why its text is not sent — its name
-/// looks like a secret's, it is outside `cwd` (or no `cwd` is known), only its owner may read it, it
-/// is too large, not UTF-8 text or not a file. `None` for another tool, or an input without a path.
-pub fn file_on_disk(tool: &str, input: &Value, cwd: Option<&str>) -> Option<Value> {
-    if !matches!(tool, "Edit" | "MultiEdit" | "Write") {
+/// The file a coding agent's edit (Claude Code's `Edit`, `MultiEdit`, `Write`, Gemini CLI's
+/// `replace`, `write_file`: [`crate::domain::change::writes_named_file`]) changes, as it is on disk
+/// now, for the console to show the change against it ([`crate::domain::change::Disk`]): `{path,
+/// exists, text}`, `{path, exists: false}`, or `{path, unread}` saying why its text is not sent — its
+/// name looks like a secret's, it is outside `cwd` (or no `cwd` is known), only its owner may read
+/// it, it is too large, not UTF-8 text or not a file. `None` for another tool, or an input without a
+/// path.
+pub fn file_on_disk(source: CallSource, tool: &str, input: &Value, cwd: Option<&str>) -> Option<Value> {
+    if !crate::domain::change::writes_named_file(source, tool) {
         return None;
     }
     let named = input.get("file_path")?.as_str()?;
@@ -134,22 +137,32 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().to_str().unwrap();
         write(&dir.path().join("pay.py"), "limit = 100\n", 0o644);
-        let read = file_on_disk("Edit", &json!({ "file_path": "pay.py" }), Some(cwd)).unwrap();
+        let read = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "pay.py" }), Some(cwd)).unwrap();
         assert_eq!(read, json!({ "path": "pay.py", "exists": true, "text": "limit = 100\n" }));
-        let absent = file_on_disk("Write", &json!({ "file_path": format!("{cwd}/new.md") }), Some(cwd)).unwrap();
+        let absent = file_on_disk(CallSource::ClaudeCode, "Write", &json!({ "file_path": format!("{cwd}/new.md") }), Some(cwd)).unwrap();
         assert_eq!(absent, json!({ "path": format!("{cwd}/new.md"), "exists": false }));
-        let deeper = file_on_disk("Write", &json!({ "file_path": "docs/new/x.md" }), Some(cwd)).unwrap();
+        let deeper = file_on_disk(CallSource::ClaudeCode, "Write", &json!({ "file_path": "docs/new/x.md" }), Some(cwd)).unwrap();
         assert_eq!(deeper, json!({ "path": "docs/new/x.md", "exists": false }));
         write(&dir.path().join("bin"), "", 0o644);
         std::fs::write(dir.path().join("bin"), [0xff, 0xfe, 0]).unwrap();
-        assert_eq!(file_on_disk("Edit", &json!({ "file_path": "bin" }), Some(cwd)).unwrap()["unread"], "not UTF-8 text");
+        assert_eq!(
+            file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "bin" }), Some(cwd)).unwrap()["unread"],
+            "not UTF-8 text"
+        );
         write(&dir.path().join("big"), &"a".repeat(MAX_FILE as usize + 1), 0o644);
-        let big = file_on_disk("Write", &json!({ "file_path": "big" }), Some(cwd)).unwrap();
+        let big = file_on_disk(CallSource::ClaudeCode, "Write", &json!({ "file_path": "big" }), Some(cwd)).unwrap();
         assert!(big["unread"].as_str().unwrap().contains("more than"), "{big}");
         assert_eq!(big.get("text"), None);
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        assert_eq!(file_on_disk("Edit", &json!({ "file_path": "sub" }), Some(cwd)).unwrap()["unread"], "not a regular file");
-        assert_eq!(file_on_disk("Bash", &json!({ "command": "ls" }), Some(cwd)), None);
+        assert_eq!(
+            file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "sub" }), Some(cwd)).unwrap()["unread"],
+            "not a regular file"
+        );
+        assert_eq!(file_on_disk(CallSource::ClaudeCode, "Bash", &json!({ "command": "ls" }), Some(cwd)), None);
+        // Gemini CLI's edit reads the file as Claude Code's does; the same name from Claude Code reads nothing.
+        let gemini = file_on_disk(CallSource::Gemini, "replace", &json!({ "file_path": "pay.py" }), Some(cwd)).unwrap();
+        assert_eq!(gemini, json!({ "path": "pay.py", "exists": true, "text": "limit = 100\n" }));
+        assert_eq!(file_on_disk(CallSource::ClaudeCode, "replace", &json!({ "file_path": "pay.py" }), Some(cwd)), None);
     }
 
     #[test]
@@ -157,23 +170,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().to_str().unwrap();
         write(&dir.path().join(".env"), AWS, 0o600);
-        let env = file_on_disk("Edit", &json!({ "file_path": ".env" }), Some(cwd)).unwrap();
+        let env = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": ".env" }), Some(cwd)).unwrap();
         assert_eq!(env.get("text"), None, "{env}");
         // Known by its name alone, before anything on disk is looked at.
         assert!(env["unread"].as_str().unwrap().starts_with("its name says it may hold secrets"), "{env}");
         assert!(!env.to_string().contains("wJalrXUtnFEMI"));
         // The mode alone: an ordinary name, readable by its owner only.
         write(&dir.path().join("settings.ini"), AWS, 0o600);
-        let private = file_on_disk("Edit", &json!({ "file_path": "settings.ini" }), Some(cwd)).unwrap();
+        let private = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "settings.ini" }), Some(cwd)).unwrap();
         assert_eq!(private.get("text"), None, "{private}");
         assert!(private["unread"].as_str().unwrap().contains("only its owner may read it (mode 600)"), "{private}");
         // The name alone: a key file others may read.
         write(&dir.path().join("deploy.pem"), "-----BEGIN PRIVATE KEY-----\n", 0o644);
-        assert_eq!(file_on_disk("Write", &json!({ "file_path": "deploy.pem" }), Some(cwd)).unwrap().get("text"), None);
+        assert_eq!(
+            file_on_disk(CallSource::ClaudeCode, "Write", &json!({ "file_path": "deploy.pem" }), Some(cwd)).unwrap().get("text"),
+            None
+        );
         // A link with an ordinary name to it.
         write(&dir.path().join(".env.local"), AWS, 0o644);
         std::os::unix::fs::symlink(dir.path().join(".env.local"), dir.path().join("config.txt")).unwrap();
-        let linked = file_on_disk("Edit", &json!({ "file_path": "config.txt" }), Some(cwd)).unwrap();
+        let linked = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "config.txt" }), Some(cwd)).unwrap();
         assert_eq!(linked.get("text"), None, "{linked}");
         assert!(linked["unread"].as_str().unwrap().contains("leads to a file"), "{linked}");
     }
@@ -185,7 +201,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().to_str().unwrap();
         let not_read = |path: String| {
-            let sent = file_on_disk("Edit", &json!({ "file_path": path }), Some(cwd)).unwrap();
+            let sent = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": path }), Some(cwd)).unwrap();
             assert_eq!(sent.get("text"), None, "{path}: {sent}");
             assert_eq!(sent["unread"], OUTSIDE, "{path}: {sent}");
         };
@@ -201,11 +217,11 @@ mod tests {
         not_read("shared/notes.txt".into());
         not_read("shared/new.txt".into());
         // No working directory: nothing is read.
-        let none = file_on_disk("Edit", &json!({ "file_path": outside.path().join("notes.txt") }), None).unwrap();
+        let none = file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": outside.path().join("notes.txt") }), None).unwrap();
         assert_eq!(none.get("text"), None, "{none}");
         // A link inside it to a file inside it is read.
         write(&dir.path().join("real.md"), "here\n", 0o644);
         std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("alias.md")).unwrap();
-        assert_eq!(file_on_disk("Edit", &json!({ "file_path": "alias.md" }), Some(cwd)).unwrap()["text"], "here\n");
+        assert_eq!(file_on_disk(CallSource::ClaudeCode, "Edit", &json!({ "file_path": "alias.md" }), Some(cwd)).unwrap()["text"], "here\n");
     }
 }

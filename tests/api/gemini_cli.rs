@@ -29,6 +29,8 @@ fn fixture() -> PathBuf {
 #[derive(Clone, Default)]
 struct Script {
     command: String,
+    /// Another tool call the model asks for instead of `run_shell_command` (`{name, args}`).
+    call: Option<Value>,
     /// The `functionResponse` parts Gemini sent back, as JSON text.
     responses: Arc<Mutex<Vec<String>>>,
     /// When the model's answer asking for the command went out.
@@ -38,7 +40,7 @@ struct Script {
 }
 
 /// `POST /v1beta/models/{model}:streamGenerateContent` (or `:generateContent`): a
-/// `run_shell_command` call for a new turn; once Gemini sends its outcome, a text that ends it.
+/// `run_shell_command` call (or the script's other call) for a new turn; once Gemini sends its outcome, a text that ends it.
 async fn generate(State(script): State<Script>, uri: axum::http::Uri, Json(request): Json<Value>) -> impl IntoResponse {
     let responses: Vec<String> = request["contents"]
         .as_array()
@@ -50,7 +52,8 @@ async fn generate(State(script): State<Script>, uri: axum::http::Uri, Json(reque
         .collect();
     let part = if responses.is_empty() {
         *script.asked.lock().unwrap() = Some(Instant::now());
-        json!({ "functionCall": { "name": "run_shell_command", "args": { "command": script.command } } })
+        let call = script.call.clone().unwrap_or_else(|| json!({ "name": "run_shell_command", "args": { "command": script.command } }));
+        json!({ "functionCall": call })
     } else {
         script.answered.lock().unwrap().get_or_insert_with(Instant::now);
         *script.responses.lock().unwrap() = responses;
@@ -171,6 +174,31 @@ async fn the_real_gemini_cli_with_the_installed_hook_runs_a_command_approved_onc
         responses.iter().any(|r| r.contains("declined in Approval Console: not during the release freeze")),
         "the reason reached the model: {responses:?}"
     );
+}
+
+#[tokio::test]
+async fn the_real_gemini_clis_replace_is_shown_as_a_diff_against_the_file_and_edits_it_once_approved() {
+    let t = spawn_app().await;
+    let token = t.token("gemini-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let pay = work.path().join("pay.py");
+    std::fs::write(&pay, "import os\n\nlimit = 100\nsend(limit)\n").unwrap();
+    let replace = json!({ "name": "replace", "args": {
+        "file_path": pay.to_str().unwrap(), "instruction": "raise the limit", "old_string": "limit = 100", "new_string": "limit = 500" } });
+    let script = Script { call: Some(replace), ..Default::default() };
+    let gemini = run_gemini(work.path(), &scripted_model(script).await, &t.base, &token, &installed_settings(work.path(), None, 30));
+    let call = agent_cli::queued(&t, "gemini").await;
+    assert_eq!(call["toolName"], "replace", "{call}");
+    // The hook read the file (in Gemini's working directory) and the queue diffs the edit against it.
+    let changes = &call["changes"];
+    assert_eq!(changes["summary"], "edits 1 line in pay.py", "{call}");
+    assert_eq!(changes["files"][0]["againstDisk"], true, "{changes}");
+    assert!(changes["files"][0]["diff"].as_str().unwrap().contains("-limit = 100\n+limit = 500\n"), "{changes}");
+    assert_eq!(std::fs::read_to_string(&pay).unwrap(), "import os\n\nlimit = 100\nsend(limit)\n", "nothing is written before the decision");
+    let (status, body) = t.approve(&call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    agent_cli::exits_ok(gemini, "gemini").await;
+    assert_eq!(std::fs::read_to_string(&pay).unwrap(), "import os\n\nlimit = 500\nsend(limit)\n", "the approved edit was made");
 }
 
 /// Runs Gemini in `dir/name` with the settings installed with `--timeout HOOK_SECS`, the hook's

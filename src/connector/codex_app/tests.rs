@@ -61,7 +61,8 @@ fn a_file_change_is_asked_about_with_the_changes_codex_announced_and_shows_as_a_
     assert_eq!((asked.id.clone(), asked.call.tool.as_str()), (json!(7), "apply_patch"));
     assert_eq!(asked.key, format!("codex-app:file:{THREAD}:{TURN}:call_2"));
     assert_eq!(asked.call.context.as_ref().unwrap()["cwd"], "/work", "the thread's working directory");
-    let changes = of_call(&asked.call.tool, &asked.call.args, None, Some("/work")).expect("the queue reads it as a diff");
+    let changes = of_call(crate::domain::CallSource::Codex, &asked.call.tool, &asked.call.args, None, Some("/work"))
+        .expect("the queue reads it as a diff");
     let files: Vec<_> = changes.files.iter().map(|f| (f.path.as_str(), f.action, f.added, f.removed)).collect();
     assert_eq!(files, [("new.txt", FileAction::Create, 2, 0), ("old.txt", FileAction::Edit, 1, 1), ("gone.txt", FileAction::Delete, 0, 0)]);
     assert_eq!(changes.files[1].moved_to.as_deref(), Some("older.txt"));

@@ -85,7 +85,7 @@ impl Console {
             item.risk = care.risk;
             item.quorum = care.quorum;
             let disk = item.context.as_ref().and_then(|c| c.get("file")).and_then(|f| serde_json::from_value(f.clone()).ok());
-            item.changes = crate::domain::change::of_call(&item.tool_name, &item.args, disk.as_ref(), cwd);
+            item.changes = crate::domain::change::of_call(item.source, &item.tool_name, &item.args, disk.as_ref(), cwd);
             // The file's text is shown as the diff: items (a page of them) do not carry it again.
             if let Some(Value::Object(file)) = item.context.as_mut().and_then(|c| c.get_mut("file")) {
                 file.remove("text");

@@ -1,11 +1,12 @@
 //! What a file-editing call would change (issue 27): a unified diff per file and one line a row can
-//! show ("edits 3 lines in src/pay.py"). Claude Code's `Edit`, `MultiEdit` and `Write` — against
-//! the file as the hook read it on disk when it did ([`Disk`]), else from the call's own text — and
-//! Codex's `apply_patch` ([`patch`]). Pure: no I/O; the text shown is the call's (and the file's),
+//! show ("edits 3 lines in src/pay.py"). Claude Code's `Edit`, `MultiEdit` and `Write` and Gemini
+//! CLI's `replace` and `write_file` — against the file as the hook read it on disk when it did
+//! ([`Disk`]), else from the call's own text — and Codex's `apply_patch` ([`patch`]). Pure: no I/O; the text shown is the call's (and the file's),
 //! never interpreted: the UI marks its hidden characters like any other text.
 
 mod patch;
 
+use super::CallSource;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
@@ -85,18 +86,49 @@ pub struct Disk {
     pub sha256: Option<String>,
 }
 
-/// What `tool` with `args` would change; `None` for a call that edits no file. `disk`: the file as
-/// its hook read it; `cwd`: the working directory (paths under it are shown relative).
-pub fn of_call(tool: &str, args: &Value, disk: Option<&Disk>, cwd: Option<&str>) -> Option<Changes> {
+/// The shapes of file-writing calls this module reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// `{file_path, old_string, new_string}` and the key that makes it replace every occurrence.
+    Edit { all: &'static str },
+    /// `{file_path, edits: [{old_string, new_string, replace_all}]}`.
+    MultiEdit,
+    /// `{file_path, content}`: the whole file.
+    Write,
+}
+
+/// How `source` names its file-writing tools: Claude Code's names from any source (as before the
+/// sources were told apart), Gemini CLI's only from Gemini CLI — `replace` and `write_file` are
+/// common names another agent's tools may give other meanings.
+fn shape(source: CallSource, tool: &str) -> Option<Shape> {
+    match (source, tool) {
+        (_, "Edit") => Some(Shape::Edit { all: "replace_all" }),
+        (_, "MultiEdit") => Some(Shape::MultiEdit),
+        (_, "Write") => Some(Shape::Write),
+        (CallSource::Gemini, "replace") => Some(Shape::Edit { all: "allow_multiple" }),
+        (CallSource::Gemini, "write_file") => Some(Shape::Write),
+        _ => None,
+    }
+}
+
+/// Whether `tool` of `source` writes the one file its `file_path` names (what a hook reads from
+/// disk for [`of_call`] to compare with).
+pub fn writes_named_file(source: CallSource, tool: &str) -> bool {
+    shape(source, tool).is_some()
+}
+
+/// What `tool` of `source` with `args` would change; `None` for a call that edits no file. `disk`:
+/// the file as its hook read it; `cwd`: the working directory (paths under it are shown relative).
+pub fn of_call(source: CallSource, tool: &str, args: &Value, disk: Option<&Disk>, cwd: Option<&str>) -> Option<Changes> {
     let text = |k: &str| args.get(k).and_then(Value::as_str);
-    let files = match tool {
-        "Edit" => vec![edit(text("file_path")?, &[one_edit(args)?], disk)],
-        "MultiEdit" => {
-            let edits: Vec<Replace> = args.get("edits")?.as_array()?.iter().map(one_edit).collect::<Option<_>>()?;
+    let files = match shape(source, tool) {
+        Some(Shape::Edit { all }) => vec![edit(text("file_path")?, &[one_edit(args, all)?], disk)],
+        Some(Shape::MultiEdit) => {
+            let edits: Vec<Replace> = args.get("edits")?.as_array()?.iter().map(|e| one_edit(e, "replace_all")).collect::<Option<_>>()?;
             vec![edit(text("file_path")?, &edits, disk)]
         }
-        "Write" => vec![write(text("file_path")?, text("content")?, disk)],
-        _ => patch::of_args(args)?,
+        Some(Shape::Write) => vec![write(text("file_path")?, text("content")?, disk)],
+        None => patch::of_args(args)?,
     };
     Some(changes(files, cwd))
 }
@@ -108,11 +140,12 @@ struct Replace<'a> {
     all: bool,
 }
 
-fn one_edit(v: &Value) -> Option<Replace<'_>> {
+/// One replacement; `all_key` names the flag that makes it replace every occurrence.
+fn one_edit<'a>(v: &'a Value, all_key: &str) -> Option<Replace<'a>> {
     Some(Replace {
         old: v.get("old_string")?.as_str()?,
         new: v.get("new_string")?.as_str()?,
-        all: v.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
+        all: v.get(all_key).and_then(Value::as_bool).unwrap_or(false),
     })
 }
 
