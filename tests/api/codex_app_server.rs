@@ -31,6 +31,13 @@ impl Editor {
     /// model the scripted one), asking the console at `console` with `token`.
     async fn start(dir: &Path, script: &Script, console: &str, token: &str) -> Self {
         let home = codex_home(dir, &scripted_model(script.clone()).await, "");
+        // Codex runs an approved command in its sandbox through a helper it links into its home, and
+        // refuses to do that when its home is under the temporary directory (as this test's is):
+        // then the sandbox's start fails ("bwrap: execvp codex-linux-sandbox"), now and then, and
+        // the approved command does not run. A user's ~/.codex is not under it; here, a temporary
+        // directory of its own beside the home stands for that.
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         let mut bridge = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
             .args(["codex", "--codex"])
             .arg(codex_bin())
@@ -41,6 +48,7 @@ impl Editor {
             .env("XDG_STATE_HOME", crate::helpers::serve_process::connector_state())
             .env("HOME", &home)
             .env("CODEX_HOME", home.join(".codex"))
+            .env("TMPDIR", &tmp)
             .env("SCRIPTED_MODEL_KEY", "scripted")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
