@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource } from './call-source';
+import { agentOptionsOf, CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource } from './call-source';
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
@@ -34,5 +34,26 @@ describe('call sources', () => {
     for (const context of [null, undefined, 'cwd', 42, ['/a', 'PreToolUse'], true]) expect(hookContextOf({ context }), String(context)).toEqual({ cwd: null, event: null });
     // Only its own keys, not what an object inherits.
     expect(hookContextOf({ context: JSON.parse('{"__proto__": {"cwd": "/inherited"}}') })).toEqual({ cwd: null, event: null });
+  });
+  it('reads the choices an ACP agent offered, only from an acp call, with the kinds the protocol defines', () => {
+    const options = [
+      { optionId: 'a1', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'a2', name: 'Always allow <b>rm</b>', kind: 'allow_always' },
+      { optionId: 'r1', name: 'Reject', kind: 'reject_once' },
+      { optionId: 'x', name: 'Something else', kind: 'allow_forever' },
+      'not an option',
+    ];
+    expect(agentOptionsOf({ source: 'acp', context: { options } })).toEqual([
+      { name: 'Allow once', kind: 'allow_once' },
+      { name: 'Always allow <b>rm</b>', kind: 'allow_always' },
+      { name: 'Reject', kind: 'reject_once' },
+      { name: 'Something else', kind: null },
+    ]);
+    expect(agentOptionsOf({ source: 'claude-code', context: { options } })).toBeNull();
+    expect(agentOptionsOf({ source: 'acp', context: { options: [] } })).toBeNull();
+    expect(agentOptionsOf({ source: 'acp', context: null })).toBeNull();
+    const many = Array.from({ length: 50 }, (_, i) => ({ name: 'n'.repeat(300) + i, kind: 'allow_once' }));
+    const read = agentOptionsOf({ source: 'acp', context: { options: many } })!;
+    expect([read.length, read[0].name.length]).toEqual([20, 200]);
   });
 });

@@ -28,6 +28,34 @@ export function hookContextOf(item: Pick<QueueItem, 'context'>): HookContext {
   return { cwd: text(cwd), event: text(event) };
 }
 
+/** The kinds of choice an Agent Client Protocol agent offers (`PermissionOptionKind`). */
+export type AgentOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** One choice an ACP agent offered with its permission request: its name (the agent's words) and kind. */
+export type AgentOption = { name: string; kind: AgentOptionKind | null };
+
+const OPTION_KINDS: readonly string[] = ['allow_once', 'allow_always', 'reject_once', 'reject_always'];
+
+/**
+ * The choices an Agent Client Protocol agent offered (`context.options` of an `acp` call), in its
+ * order; `null` for another source or without any. A kind the protocol does not define is `null`
+ * (the console never answers with it). At most 20, each name cut at 200 characters.
+ */
+export function agentOptionsOf(item: Pick<QueueItem, 'source' | 'context'>): AgentOption[] | null {
+  const c = item.context;
+  if (item.source !== 'acp' || c === null || typeof c !== 'object' || Array.isArray(c)) return null;
+  const options = (c as Record<string, unknown>).options;
+  if (!Array.isArray(options)) return null;
+  const out = options
+    .filter((o): o is Record<string, unknown> => o !== null && typeof o === 'object' && !Array.isArray(o))
+    .slice(0, 20)
+    .map((o) => ({
+      name: typeof o.name === 'string' ? o.name.slice(0, 200) : '',
+      kind: typeof o.kind === 'string' && OPTION_KINDS.includes(o.kind) ? (o.kind as AgentOptionKind) : null,
+    }));
+  return out.length ? out : null;
+}
+
 /**
  * What a decline's reason becomes for a LangGraph Agent Inbox request (`suspendPayload.convention`
  * `agent-inbox`), as the server answers it: with `allow_respond` and `allow_ignore`, a reason is the

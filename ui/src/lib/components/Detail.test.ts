@@ -51,6 +51,27 @@ describe('Detail', () => {
     expect(badge({ engine: 'codex', source: 'codex' }).title).toBe("From Codex CLI's hook");
   });
 
+  it("shows an ACP agent's choices as text, each with the decision here that answers with it", () => {
+    const options = [
+      { optionId: 'a1', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'a2', name: 'Always <img src=x onerror="window.__pwned=1">', kind: 'allow_always' },
+      { optionId: 'r1', name: 'Reject', kind: 'reject_once' },
+    ];
+    const item = makeItem({ engine: 'acp', source: 'acp', toolName: 'execute', args: { title: 'rm -rf build' }, context: { event: 'session/request_permission', options } });
+    const { q } = render(item, new FakeBackend());
+    const rows = [...q('detail-agent-options')!.querySelectorAll('li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
+    expect(rows).toEqual([
+      'Allow once (allow_once: what Approve answers)',
+      'Always <img src=x onerror="window.__pwned=1"> (allow_always: what an “always allow” grant answers)',
+      'Reject (reject_once: what Decline answers)',
+    ]);
+    expect(q('detail-agent-options')!.querySelector('img')).toBeNull();
+    expect(q('detail-agent-options')!.parentElement!.previousElementSibling!.textContent).toBe('The agent offers');
+    // Another source's context with the same key shows nothing.
+    const other = render(makeItem({ engine: 'claude-code', source: 'claude-code', context: { options } }), new FakeBackend());
+    expect(other.q('detail-agent-options')).toBeNull();
+  });
+
   it("shows a hook's working directory and event from its context, as text; other keys and other values not", () => {
     const hook = (context: unknown) => render(makeItem({ engine: 'claude-code', source: 'claude-code', toolName: 'Bash', args: { command: 'ls' }, context }), new FakeBackend());
     const labels = (q: (id: string) => HTMLElement | null) => [...q('detail')!.querySelectorAll('.meta dt')].map((dt) => dt.textContent);

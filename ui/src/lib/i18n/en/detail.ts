@@ -62,6 +62,13 @@ export const detail = {
   /** A coding agent's hook call: the directory the agent worked in, and the hook's event (`PreToolUse`), as the agent said. */
   workingDirectory: 'Working directory',
   hookEvent: 'Hook event',
+  /** An Agent Client Protocol agent's permission request: the choices it offered, and which one each decision here answers with. */
+  agentOptions: 'The agent offers',
+  optionAllowOnce: 'what Approve answers',
+  optionAllowAlways: 'what an “always allow” grant answers',
+  optionRejectOnce: 'what Decline answers',
+  optionRejectAlways: 'what Decline answers when there is no one-time reject',
+  optionUnknown: 'a kind the console never answers with',
   pausedAt: 'Paused at',
   via: 'Via',
   /** Before the countdown ("expires in 4 min"): a noun, so the line reads "Time limit expires in 4 min", never "Expires expires in". */
