@@ -77,11 +77,13 @@ impl Console {
         let from_item = self.item(&ItemId::new(from)).await?;
         let call = &from_item.queued.call;
         let context = self.context_of(&from_item.queued.id, call).await?;
-        let coding_agent = matches!(call.source, CallSource::ClaudeCode | CallSource::Codex | CallSource::Gemini);
-        let agent_rule = coding_agent.then(|| AgentRulePreview {
+        // Shown where the agent takes a rule: a scope to pick, or a rule it is told.
+        let scopes = session_rule::scopes(call.source, context.as_ref());
+        let rule = session_rule::of(call.source, &call.args, context.as_ref(), grant.rule_scope);
+        let agent_rule = (scopes.len() > 1 || rule.is_some()).then(|| AgentRulePreview {
             agent: call.source.as_str().to_owned(),
-            scopes: session_rule::scopes(call.source, context.as_ref()).to_vec(),
-            rule: session_rule::of(call.source, &call.args, context.as_ref(), grant.rule_scope),
+            scopes: scopes.to_vec(),
+            rule,
         });
         Ok(GrantPreview {
             approves_waiting: covered.len() as u64,

@@ -173,7 +173,7 @@ pub struct GrantPreview {
     /// `approvesWaiting` of them when there are no more), so the operator sees each before a confirm.
     pub waiting: Vec<WaitingCall>,
     /// What a coding agent is told with the grant's approval of the call it is made from, and where it
-    /// keeps it — built by the function its connector uses; absent for a call of any other source.
+    /// keeps it — built by the function its connector uses; absent where the agent takes no rule (a call of another source, a `PreToolUse` hook).
     #[schema(required = false)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_rule: Option<AgentRulePreview>,

@@ -89,7 +89,8 @@ pub struct AgentRule {
 pub fn scopes(source: CallSource, context: Option<&Value>) -> &'static [RuleScope] {
     const ALL: &[RuleScope] = &[RuleScope::Session, RuleScope::Project, RuleScope::User];
     match (source, context.and_then(|c| c["event"].as_str())) {
-        (CallSource::ClaudeCode | CallSource::Codex, Some("PermissionRequest")) => ALL,
+        (CallSource::ClaudeCode, Some("PermissionRequest")) => ALL,
+        (CallSource::Codex, Some("PermissionRequest")) => ALL,
         (CallSource::Gemini, Some("BeforeTool")) => &[RuleScope::Session, RuleScope::User],
         _ => &[RuleScope::Session],
     }
@@ -140,11 +141,17 @@ pub fn of(source: CallSource, args: &Value, context: Option<&Value>, scope: Rule
         }
         (CallSource::Gemini, "BeforeTool") if scope == RuleScope::User => {
             let words = command_words(&args["command"])?;
-            (gemini_policy::rule(&words.join(" ")), Some(format!("~/{}", gemini_policy::FILE)))
+            let file = Some(format!("~/{}", gemini_policy::FILE));
+            return Some(AgentRule {
+                agent: source.as_str().to_owned(),
+                scope,
+                destination: "userPolicies".into(),
+                rule: gemini_policy::rule(&words.join(" ")),
+                location: file,
+            });
         }
         _ => return None,
     };
-    let destination = if source == CallSource::Gemini { "userPolicies" } else { destination };
     Some(AgentRule { agent: source.as_str().to_owned(), scope, destination: destination.to_owned(), rule, location })
 }
 
