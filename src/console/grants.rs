@@ -12,9 +12,7 @@ pub use crate::domain::grant::{
     AgentRulePreview, Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
 use crate::domain::session_rule;
-use crate::domain::{
-    CallKind, CallSource, Decision, DecisionKind, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall, Verdict,
-};
+use crate::domain::{CallKind, Decision, DecisionKind, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall, Verdict};
 use crate::store::grants;
 use chrono::{DateTime, Utc};
 
