@@ -370,7 +370,17 @@ fn hide_from_proc(names: &[String]) {
 /// answers such an approval with the agent's own session rule as well
 /// ([`crate::domain::session_rule`]) or its "allow always" option (ACP).
 pub fn always_allowed(status: &CallStatus) -> bool {
-    status.outcome == Outcome::Approved && !status.edited && status.receipt.as_deref().and_then(receipt::grant_of).is_some()
+    always_allowed_in(status).is_some()
+}
+
+/// [`always_allowed`], with the scope the agent keeps the rule in: the receipt's `ruleScope` claim
+/// ([`receipt::grant_terms`]) — signed, so the scope the operator confirmed for the grant, never one
+/// an unsigned field or the agent's input says.
+pub fn always_allowed_in(status: &CallStatus) -> Option<crate::domain::session_rule::RuleScope> {
+    if status.outcome != Outcome::Approved || status.edited {
+        return None;
+    }
+    status.receipt.as_deref().and_then(receipt::grant_terms).map(|(_, scope)| scope)
 }
 
 fn status_from(v: Value) -> Result<CallStatus, String> {

@@ -10,6 +10,7 @@
 //! console unreachable, no decision in time — the answer is a deny with the reason, never an allow.
 
 mod file;
+pub mod gemini_policy;
 pub mod install;
 
 pub use file::{file_on_disk, MAX_FILE, MAX_FILE_JSON};
@@ -216,18 +217,19 @@ pub fn answer(agent: Agent, event: Event, status: &CallStatus) -> Value {
     }
 }
 
-/// `answer` for `call` as asked, with the agent's own session rule when the approval came with
-/// "always allow" ([`crate::connector::always_allowed`]: a grant approved it, as its checked receipt
-/// says): `updatedPermissions` in a `PermissionRequest`'s allow, as [`crate::domain::session_rule`]
-/// makes it from the call — the rule the console's audit of the grant's use records. Any other
-/// answer is left as it is.
+/// `answer` for `call` as asked, with the agent's own rule when the approval came with "always allow"
+/// ([`crate::connector::always_allowed_in`]: a grant approved it, as its checked receipt says, in the
+/// scope the receipt claims): `updatedPermissions` in a `PermissionRequest`'s allow, as
+/// [`crate::domain::session_rule`] makes it from the call — the rule the console's audit of the
+/// grant's use records. Any other answer is left as it is (Gemini CLI's rule is a file:
+/// [`gemini_policy`]).
 pub fn with_session_rule(mut answer: Value, call: &NewCall, status: &CallStatus) -> Value {
     let Some(decision) = answer.pointer_mut("/hookSpecificOutput/decision").and_then(Value::as_object_mut) else { return answer };
-    if decision.get("behavior").and_then(Value::as_str) != Some("allow") || !crate::connector::always_allowed(status) {
+    if decision.get("behavior").and_then(Value::as_str) != Some("allow") {
         return answer;
     }
-    let Some(source) = call.source else { return answer };
-    if let Some(rule) = crate::domain::session_rule::of(source, &call.args, call.context.as_ref()) {
+    let (Some(scope), Some(source)) = (crate::connector::always_allowed_in(status), call.source) else { return answer };
+    if let Some(rule) = crate::domain::session_rule::of(source, &call.args, call.context.as_ref(), scope) {
         decision.insert("updatedPermissions".into(), rule.rule);
     }
     answer
@@ -376,6 +378,27 @@ mod tests {
         assert!(out(Agent::ClaudeCode, &claude, Event::PermissionRequest, &declined)["hookSpecificOutput"]["decision"]
             .get("updatedPermissions")
             .is_none());
+    }
+
+    #[test]
+    fn a_grant_in_project_or_user_scope_sends_the_destination_its_signed_receipt_claims() {
+        use crate::connector::tests::approved_by_grant_in;
+        use crate::domain::session_rule::RuleScope;
+        let input = json!({ "session_id": "s-1", "hook_event_name": "PermissionRequest", "tool_name": "Bash", "cwd": "/repo",
+            "tool_input": { "command": "cargo test" } });
+        let e = parse(&input.to_string()).unwrap();
+        let sent = |agent: Agent, scope| {
+            let status = approved_by_grant_in("g-1", scope);
+            with_session_rule(answer(agent, Event::PermissionRequest, &status), &e.call(agent), &status)["hookSpecificOutput"]["decision"]
+                ["updatedPermissions"][0]["destination"]
+                .clone()
+        };
+        for (scope, destination) in
+            [(RuleScope::Session, "session"), (RuleScope::Project, "projectSettings"), (RuleScope::User, "userSettings")]
+        {
+            assert_eq!(sent(Agent::Codex, scope), destination, "Codex, {scope:?}");
+            assert_eq!(sent(Agent::ClaudeCode, scope), destination, "Claude Code, {scope:?}");
+        }
     }
 
     #[test]

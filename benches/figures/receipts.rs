@@ -117,7 +117,9 @@ pub fn run() {
         let mut receipts = Vec::with_capacity(n);
         for _ in 0..n {
             let t = Instant::now();
-            let r = issue.receipt(&item, &Verdict::Approve, &item.call.fingerprint, None, "p-0123456789ab", chrono::Utc::now()).text;
+            let r = issue
+                .receipt(&item, &Verdict::Approve, &item.call.fingerprint, None, "p-0123456789ab", chrono::Utc::now(), Default::default())
+                .text;
             sign.push(t.elapsed().as_secs_f64() * 1e6);
             receipts.push(r);
         }

@@ -88,7 +88,17 @@ async fn answer_for(agent: Agent, input: &str, url: &str, jwks: Option<&std::pat
         Err(e) => Err(e),
     };
     match asked {
-        Ok(status) => hook::with_session_rule(hook::answer(agent, event.event, &status), &call, &status),
+        Ok(status) => {
+            // Gemini CLI's "always allow": a policy rule in the user's policy file (never blocks the answer).
+            if agent == Agent::Gemini {
+                match hook::gemini_policy::home().map(|home| hook::gemini_policy::write(&call, &status, &home)) {
+                    Some(Ok(Some(file))) => tracing::info!("Gemini policy rule written to {}", file.display()),
+                    Some(Err(why)) => tracing::warn!("no Gemini policy rule written: {why}"),
+                    Some(Ok(None)) | None => {}
+                }
+            }
+            hook::with_session_rule(hook::answer(agent, event.event, &status), &call, &status)
+        }
         Err(why) => {
             tracing::warn!("hook denies: {why}");
             hook::deny(agent, Some(event.event), &format!("Approval Console: {why}"))

@@ -65,6 +65,7 @@ fn receipt(signer: &Signer, call_id: &str, shown: &Value, runs: &Value, edited: 
         policy_version: "p-0".into(),
         issued_at: now,
         expires_at: now + 60,
+        rule_scope: None,
     })
 }
 
@@ -116,8 +117,18 @@ pub(crate) fn approved_by(approvers: Vec<String>) -> CallStatus {
         policy_version: "p-0".into(),
         issued_at: now,
         expires_at: now + 60,
+        rule_scope: None,
     });
     CallStatus { id: "q_1".into(), outcome: Outcome::Approved, receipt: Some(receipt), ..Default::default() }
+}
+
+/// An approval's status (call `q_1`) by grant `grant`, whose receipt claims `scope` for its rule.
+pub(crate) fn approved_by_grant_in(grant: &str, scope: crate::domain::session_rule::RuleScope) -> CallStatus {
+    let mut status = approved_by(vec![crate::domain::receipt::grant_approver(&crate::domain::GrantId::new(grant))]);
+    let (_, mut claims) = crate::domain::receipt::decode(status.receipt.as_deref().unwrap()).unwrap();
+    claims.rule_scope = (scope != crate::domain::session_rule::RuleScope::Session).then_some(scope);
+    status.receipt = Some(Signer::generate().sign(&claims));
+    status
 }
 
 const WAIT: Duration = Duration::from_secs(5);

@@ -9,8 +9,9 @@ use super::approve_block;
 use super::{Change, Console};
 use crate::domain::grant::MAX_SECS;
 pub use crate::domain::grant::{
-    Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
+    AgentRulePreview, Condition, ConditionOp, CreatedGrant, Grant, GrantPreview, GrantScope, NewGrant, WaitingCall, PREVIEW_CALLS,
 };
+use crate::domain::session_rule;
 use crate::domain::{CallKind, Decision, DecisionKind, Error, Fingerprint, GrantId, ItemId, ItemState, PausedCall, QueuedCall, Verdict};
 use crate::store::grants;
 use chrono::{DateTime, Utc};
@@ -71,10 +72,22 @@ impl Console {
                 requested_by: c.requested_by.clone(),
             });
         }
+        let from_item = self.item(&ItemId::new(from)).await?;
+        let call = &from_item.queued.call;
+        let context = self.context_of(&from_item.queued.id, call).await?;
+        // Shown where the agent takes a rule: a scope to pick, or a rule it is told.
+        let scopes = session_rule::scopes(call.source, context.as_ref());
+        let rule = session_rule::of(call.source, &call.args, context.as_ref(), grant.rule_scope);
+        let agent_rule = (scopes.len() > 1 || rule.is_some()).then(|| AgentRulePreview {
+            agent: call.source.as_str().to_owned(),
+            scopes: scopes.to_vec(),
+            rule,
+        });
         Ok(GrantPreview {
             approves_waiting: covered.len() as u64,
             includes_from_item: covered.iter().any(|id| id.as_str() == from),
             waiting,
+            agent_rule,
         })
     }
 
@@ -129,6 +142,14 @@ impl Console {
             return Err(Error::FingerprintMismatch { shown, current: c.fingerprint.clone() });
         }
         crate::domain::grant::check_conditions(&c.tool_name, &c.args, &new.conditions)?;
+        // A rule kept beyond the agent's session only where the call's agent takes one.
+        if !session_rule::scopes(c.source, self.context_of(&q.id, c).await?.as_ref()).contains(&new.rule_scope) {
+            return Err(Error::InvalidRequest(format!(
+                "a call of source {} asked this way takes no rule in {} scope; pick one its agent takes (the preview's agentRule.scopes)",
+                c.source.as_str(),
+                new.rule_scope.as_str()
+            )));
+        }
         let now = crate::store::now();
         Ok(Grant {
             id: GrantId::generate(),
@@ -148,6 +169,7 @@ impl Console {
             applies_from: (!new.apply_to_waiting).then_some(now),
             requested_by: if new.scope == GrantScope::Engine { None } else { c.requested_by.clone() },
             shadow: new.shadow,
+            rule_scope: new.rule_scope,
         })
     }
 
@@ -272,7 +294,7 @@ impl Console {
     ) -> Result<crate::domain::Decision, Error> {
         let ask = super::Ask::Verdict { verdict: Verdict::Approve, fingerprint: entry.queued.call.fingerprint.clone() };
         let call = &entry.queued.call;
-        let rule = crate::domain::session_rule::of(call.source, &call.args, self.context_of(&entry.queued.id, call).await?.as_ref());
+        let rule = session_rule::of(call.source, &call.args, self.context_of(&entry.queued.id, call).await?.as_ref(), grant.rule_scope);
         self.decide_whole(&super::Decider::grant_writing(grant, rule), super::Target::Entry(Box::new(entry)), ask, super::How::Claimed)
             .await
     }

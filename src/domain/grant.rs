@@ -13,6 +13,7 @@ pub use condition::{
     SENTINELS,
 };
 
+use super::session_rule::{AgentRule, RuleScope};
 use super::{CallKind, GrantId, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -81,6 +82,9 @@ pub struct Grant {
     /// Made in shadow: it approves nothing; the console reports what it would have done beside what
     /// operators did (`policy shadow-report`).
     pub shadow: bool,
+    /// Where a coding agent keeps the rule each of its approvals writes back
+    /// ([`super::session_rule`]): its session unless the admin who made it picked its project or user.
+    pub rule_scope: RuleScope,
 }
 
 impl Grant {
@@ -135,6 +139,12 @@ pub struct NewGrant {
     #[serde(default)]
     #[schema(required = false)]
     pub shadow: bool,
+    /// Where a coding agent keeps the rule each approval of the grant writes back: `session` (the
+    /// default), or `project` / `user` — a rule that outlives the grant, shown in the preview
+    /// (`agentRule`) before it is made. Only a scope the call's agent takes there.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub rule_scope: RuleScope,
 }
 
 fn default_true() -> bool {
@@ -162,6 +172,26 @@ pub struct GrantPreview {
     /// The waiting calls it would approve, oldest first: the first [`PREVIEW_CALLS`] of them (all
     /// `approvesWaiting` of them when there are no more), so the operator sees each before a confirm.
     pub waiting: Vec<WaitingCall>,
+    /// What a coding agent is told with the grant's approval of the call it is made from, and where it
+    /// keeps it — built by the function its connector uses; absent where the agent takes no rule (a call of another source, a `PreToolUse` hook).
+    #[schema(required = false)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_rule: Option<AgentRulePreview>,
+}
+
+/// The rule an "always allow" grant writes back to a coding agent ([`super::session_rule`]), as its
+/// preview shows it for the call it is made from.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRulePreview {
+    /// The call's agent (its source).
+    pub agent: String,
+    /// The scopes it takes a rule in there (the first: the default; Codex's app-server: the session
+    /// only; Gemini CLI: none in its session, a policy rule in user scope).
+    pub scopes: Vec<RuleScope>,
+    /// What it is told in the scope asked, and where it keeps it; absent when it is told nothing.
+    #[schema(required = true)]
+    pub rule: Option<AgentRule>,
 }
 
 /// How many of the waiting calls a grant would approve its preview lists.
@@ -209,6 +239,7 @@ mod tests {
             applies_from: None,
             requested_by: None,
             shadow: false,
+            rule_scope: RuleScope::Session,
         }
     }
 

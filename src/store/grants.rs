@@ -5,11 +5,12 @@ use super::sql::{scalar, sql, tuple, Sql};
 use super::{audit, parse_json, parse_ts, ts, Db};
 use crate::domain::audit::{GrantCreated, GrantRevoked};
 use crate::domain::grant::{Condition, Grant, GrantScope};
+use crate::domain::session_rule::RuleScope;
 use crate::domain::{EngineId, Error, GrantId, ItemId};
 use chrono::{DateTime, Utc};
 
 const COLUMNS: &str = "SELECT id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by,
-    expires_at, revoked_at, revoked_by, uses, applies_from, requested_by, shadow FROM grants";
+    expires_at, revoked_at, revoked_by, uses, applies_from, requested_by, shadow, rule_scope FROM grants";
 
 fn from_row(r: &impl Cells) -> Result<Grant, Error> {
     let scope = match r.cell::<String>("scope")?.as_str() {
@@ -39,14 +40,18 @@ fn from_row(r: &impl Cells) -> Result<Grant, Error> {
         applies_from: opt_ts("applies_from")?,
         requested_by: r.cell("requested_by")?,
         shadow: r.cell::<i64>("shadow")? != 0,
+        rule_scope: {
+            let text = r.cell::<String>("rule_scope")?;
+            RuleScope::parse(&text).ok_or_else(|| Error::Storage(format!("unknown rule scope {text:?}")))?
+        },
     })
 }
 
 pub async fn insert(conn: &mut impl Sql, g: &Grant) -> Result<(), Error> {
     sql(
         "INSERT INTO grants (id, tool_name, scope, engine, agent_id, run_id, conditions, from_item, created_at, created_by, expires_at, applies_from,
-            requested_by, shadow)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            requested_by, shadow, rule_scope)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     )
     .bind(g.id.as_str())
     .bind(&g.tool_name)
@@ -62,6 +67,7 @@ pub async fn insert(conn: &mut impl Sql, g: &Grant) -> Result<(), Error> {
     .bind(g.applies_from.map(ts))
     .bind(&g.requested_by)
     .bind(i64::from(g.shadow))
+    .bind(g.rule_scope.as_str())
     .execute(&mut *conn)
     .await?;
     Ok(())

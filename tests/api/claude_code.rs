@@ -365,3 +365,66 @@ async fn an_always_allow_grant_writes_a_session_rule_back_and_the_real_claude_co
     assert_eq!((rule["agent"].as_str(), rule["destination"].as_str()), (Some("claude-code"), Some("session")), "{used}");
     assert_eq!(rule["rule"][0]["destination"], "session", "{used}");
 }
+
+/// Issue 47: the same run as the session-scope test, with the grant's rule scope `project` picked by
+/// the admin. The preview shows, before the grant is made, the rule and the file it goes to (built by
+/// the function the hook uses); the grant's approval tells the real Claude Code to keep the rule in
+/// its project settings, and it writes it into the project's `.claude/settings.json`; the grant's
+/// creation and use are audited with the scope and the file. (Within the same run Claude Code still
+/// asks about the second call: a project rule is for its later sessions.)
+#[tokio::test]
+async fn a_project_scope_grant_shown_before_confirming_makes_the_real_claude_code_write_the_rule_into_the_projects_settings() {
+    let t = spawn_app().await;
+    let _background = t.app.start(None);
+    let token = t.token("claude-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let command = format!("touch {}", work.path().join("ran").display());
+    let bash = json!({ "command": command, "description": "Touch" });
+    let script = Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() };
+    let model = scripted_model(script.clone()).await;
+    let installed = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install", "claude-code", "--event", "permission-request", "--print", "--timeout", "60", "--url", &t.base])
+        .arg("--settings")
+        .arg(work.path().join("settings.json"))
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let claude = run_claude_with(work.path(), &model, &t.base, &token, &String::from_utf8(installed.stdout).unwrap());
+    let call = agent_cli::queued(&t, "claude-code").await;
+    let cwd = call["context"]["cwd"].as_str().expect("the hook reports its cwd").to_owned();
+    let grant = json!({ "fromItem": call["id"], "fingerprint": call["fingerprint"], "scope": "agent", "expiresInSecs": 3600,
+        "conditions": [{ "pointer": "/command", "op": "equals", "value": command }], "ruleScope": "project" });
+
+    let (status, preview) = t.post("/api/grants/preview", grant.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    let shown = &preview["agentRule"];
+    assert_eq!(shown["scopes"], json!(["session", "project", "user"]), "{preview}");
+    let settings_file = format!("{cwd}/.claude/settings.json");
+    assert_eq!(shown["rule"]["location"], settings_file.as_str(), "{preview}");
+    assert_eq!(
+        shown["rule"]["rule"],
+        json!([{ "type": "addRules", "behavior": "allow", "destination": "projectSettings", "rules": [{ "toolName": "Bash", "ruleContent": command }] }])
+    );
+
+    let (status, made) = t.post("/api/grants", grant).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(made["grant"]["ruleScope"], "project");
+    let answer = finished(claude).await;
+    assert!(answer["permission_denials"].as_array().is_none_or(Vec::is_empty), "{answer}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).expect("Claude Code wrote its project settings")).unwrap();
+    assert_eq!(written["permissions"]["allow"], json!([format!("Bash({command})")]), "{written}");
+
+    let (_, audit) = t.get("/api/audit").await;
+    let entries = audit["entries"].as_array().unwrap();
+    let created = entries.iter().find(|e| e["action"] == "grant.created").expect("grant.created audited");
+    assert_eq!(created["details"]["grant"]["ruleScope"], "project", "{created}");
+    let used = entries.iter().find(|e| e["action"] == "grant.used").expect("grant.used audited");
+    let rule = &used["details"]["sessionRule"];
+    assert_eq!((rule["scope"].as_str(), rule["destination"].as_str()), (Some("project"), Some("projectSettings")), "{used}");
+    assert_eq!(rule["location"], settings_file.as_str(), "{used}");
+    // Claude Code 2.1.328 keeps a project rule in the file only: in the same `-p` run it asked about
+    // the second identical call again (the grant approved it too), unlike a session rule.
+    let used = entries.iter().filter(|e| e["action"] == "grant.used").count();
+    assert_eq!(entries.iter().filter(|e| e["action"] == "call.paused").count(), used, "every call asked about was the grant's");
+}

@@ -341,5 +341,9 @@ async fn through_the_app_server_an_always_allow_grant_answers_accept_for_session
     }
     let (_, audit) = t.get("/api/audit").await;
     let used = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "grant.used").expect("grant.used audited");
-    assert_eq!(used["details"]["sessionRule"], json!({ "agent": "codex", "destination": "session", "rule": "acceptForSession" }), "{used}");
+    assert_eq!(
+        used["details"]["sessionRule"],
+        json!({ "agent": "codex", "scope": "session", "destination": "session", "rule": "acceptForSession" }),
+        "{used}"
+    );
 }

@@ -375,3 +375,40 @@ async fn the_readme_gemini_commands_make_a_gemini_credential_and_install_the_hoo
         serde_json::from_str(&block(CODING_AGENTS, "json", "hook gemini").replace(README_BINARY, &installed_binary())).unwrap();
     assert_eq!(written, guide, "the guide's Gemini settings, with this binary's path");
 }
+
+/// Issue 47: "always allow" for Gemini CLI. An admin's grant in user scope, made from the queued
+/// `run_shell_command` call (its preview shows the policy rule and the file first), approves it; the
+/// hook, reading the scope from the approval's signed receipt, adds the grant's rule to the user's
+/// `~/.gemini/policies/approval-console.toml` (`decision = "allow"`, `commandPrefix` = the command),
+/// under a comment naming the grant — a file Gemini's policy reader takes (TOML, its fields).
+#[tokio::test]
+async fn a_user_scope_grant_makes_the_gemini_hook_write_the_grants_policy_rule_into_the_users_policy_file() {
+    let t = spawn_app().await;
+    let _background = t.app.start(None);
+    let token = t.token("gemini-hook", Role::Agent).await;
+    let work = tempfile::tempdir().unwrap();
+    let command = format!("touch {}", work.path().join("ran").display());
+    let script = Script { command: command.clone(), ..Default::default() };
+    let gemini = run_gemini(work.path(), &scripted_model(script).await, &t.base, &token, &installed_settings(work.path(), None, 60));
+    let call = agent_cli::queued(&t, "gemini").await;
+    let grant = json!({ "fromItem": call["id"], "fingerprint": call["fingerprint"], "scope": "agent", "expiresInSecs": 3600,
+        "conditions": [{ "pointer": "/command", "op": "equals", "value": command }], "ruleScope": "user" });
+    let (_, preview) = t.post("/api/grants/preview", grant.clone()).await;
+    assert_eq!(preview["agentRule"]["scopes"], json!(["session", "user"]), "{preview}");
+    let shown = &preview["agentRule"]["rule"];
+    assert_eq!(shown["location"], "~/.gemini/policies/approval-console.toml", "{preview}");
+    assert_eq!(shown["rule"], json!({ "toolName": "run_shell_command", "commandPrefix": command, "decision": "allow", "priority": 100 }));
+    let (status, made) = t.post("/api/grants", grant).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    agent_cli::exits_ok(gemini, "gemini").await;
+    assert!(work.path().join("ran").exists(), "the approved command ran");
+
+    let file = work.path().join("home/.gemini/policies/approval-console.toml");
+    let text = std::fs::read_to_string(&file).expect("the hook wrote the user's policy file");
+    let grant_id = made["grant"]["id"].as_str().unwrap();
+    assert!(text.starts_with(&format!("# approval-console grant {grant_id}\n[[rule]]\n")), "{text}");
+    let policy: toml::Table = toml::from_str(&text).unwrap();
+    let rule = &policy["rule"].as_array().unwrap()[0];
+    assert_eq!(rule["toolName"].as_str(), Some("run_shell_command"));
+    assert_eq!((rule["commandPrefix"].as_str(), rule["decision"].as_str()), (Some(command.as_str()), Some("allow")));
+}

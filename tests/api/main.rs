@@ -51,6 +51,7 @@ mod remote_floods;
 mod restart;
 mod risk;
 mod rule_changes;
+mod rule_scope;
 mod rules;
 mod runs;
 mod security;

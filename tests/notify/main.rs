@@ -574,6 +574,7 @@ async fn a_call_a_grant_covers_raises_no_notification() {
             expires_in_secs: 3600,
             apply_to_waiting: true,
             shadow: false,
+            rule_scope: Default::default(),
         },
         &admin.narrow(),
     )

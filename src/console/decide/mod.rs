@@ -286,7 +286,7 @@ impl Console {
                 if !grant.covers(item) {
                     return Ok(submitted);
                 }
-                let rule = crate::domain::session_rule::of(call.source, &call.args, submission.context.as_ref());
+                let rule = crate::domain::session_rule::of(call.source, &call.args, submission.context.as_ref(), grant.rule_scope);
                 let decider = Decider::grant_writing(grant, rule);
                 let terms = record::Terms { approvers, counted: None, policy_version: policy, issue };
                 match record::store(uow, &decider, item, grant_approval(grant, item), terms).await {

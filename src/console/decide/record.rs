@@ -159,7 +159,15 @@ pub(super) async fn store(
             return Err(Error::not_found(format!("live grant {grant}")));
         }
     }
-    let signed = issue.receipt(item, &decision.verdict, &decision.fingerprint, Some(approvers), policy_version, decision.decided_at);
+    let signed = issue.receipt(
+        item,
+        &decision.verdict,
+        &decision.fingerprint,
+        Some(approvers),
+        policy_version,
+        decision.decided_at,
+        decider.rule_scope(),
+    );
     let decision = Decision { receipt: Some(signed.text), ..decision };
     if !uow.decide(&decision, Some(&signed.id)).await? {
         return Err(already_decided(uow, item).await);

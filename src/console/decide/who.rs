@@ -11,7 +11,7 @@ use super::super::Console;
 use crate::domain::authority::{grade, Scope};
 use crate::domain::grant::Grant;
 use crate::domain::plan;
-use crate::domain::session_rule::SessionRule;
+use crate::domain::session_rule::{AgentRule, RuleScope};
 use crate::domain::{Actor, CallKind, Cx, DecisionKind, Error, Fingerprint, GrantId, PrincipalKind, QueuedCall, Verdict};
 use crate::store::settings::Snapshot;
 use futures::future::BoxFuture;
@@ -32,9 +32,10 @@ enum Who {
     Person { actor: Actor, confirm_step: bool, in_quorum: bool },
     /// An agent's model answering a `suspend()` of a run in its scope (S10): data, never an approval.
     AutoResume { actor: Actor, scope: Scope },
-    /// An "always allow" grant's approval; `rule`: the session rule its answer writes back to the
-    /// call's agent ([`crate::domain::session_rule`]), recorded with the grant's use.
-    Grant { id: GrantId, made_by: String, rule: Option<SessionRule> },
+    /// An "always allow" grant's approval; `rule`: the rule its answer writes back to the call's
+    /// agent ([`crate::domain::session_rule`]), recorded with the grant's use; `scope`: the grant's
+    /// rule scope, which its receipt claims.
+    Grant { id: GrantId, made_by: String, rule: Option<AgentRule>, scope: RuleScope },
     /// A call's time limit ran out.
     Expiry,
     /// A decision a test stores as a named operator would (`App::testing`), never reachable from a shell.
@@ -68,20 +69,28 @@ impl Decider {
     }
 
     pub(in crate::console) fn grant(grant: &Grant) -> Self {
-        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule: None })
+        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule: None, scope: grant.rule_scope })
     }
 
     /// A grant's approval whose answer writes `rule` back to the call's agent (what
-    /// [`crate::domain::session_rule::of`] says for the call and its context).
-    pub(in crate::console) fn grant_writing(grant: &Grant, rule: Option<SessionRule>) -> Self {
-        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule })
+    /// [`crate::domain::session_rule::of`] says for the call, its context and the grant's scope).
+    pub(in crate::console) fn grant_writing(grant: &Grant, rule: Option<AgentRule>) -> Self {
+        Self(Who::Grant { id: grant.id.clone(), made_by: grant.created_by.clone(), rule, scope: grant.rule_scope })
     }
 
-    /// The session rule a grant's approval writes back, if any.
-    pub(super) fn session_rule(&self) -> Option<&SessionRule> {
+    /// The rule a grant's approval writes back, if any.
+    pub(super) fn session_rule(&self) -> Option<&AgentRule> {
         match &self.0 {
             Who::Grant { rule, .. } => rule.as_ref(),
             _ => None,
+        }
+    }
+
+    /// The scope its receipt claims for the rule written back: the grant's; the session for anything else.
+    pub(super) fn rule_scope(&self) -> RuleScope {
+        match &self.0 {
+            Who::Grant { scope, .. } => *scope,
+            _ => RuleScope::Session,
         }
     }
 

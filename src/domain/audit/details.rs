@@ -44,7 +44,8 @@ impl Details for GrantRevoked<'_> {
 }
 
 /// `grant.used`: the grant that approved a call, the decision it made, the arguments approved, and
-/// the session rule its answer writes back to the call's agent, if any (issue 47).
+/// the rule its answer writes back to the call's agent, if any, with its scope and where the agent
+/// keeps it (issue 47).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantUsed<'a> {
@@ -52,7 +53,7 @@ pub struct GrantUsed<'a> {
     pub decision_id: &'a str,
     pub args: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_rule: Option<&'a crate::domain::session_rule::SessionRule>,
+    pub session_rule: Option<&'a crate::domain::session_rule::AgentRule>,
 }
 
 impl Details for GrantUsed<'_> {

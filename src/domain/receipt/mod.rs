@@ -11,6 +11,7 @@ mod verify;
 
 pub use verify::{verify, verify_call, verify_signed, Expect, ReceiptError};
 
+use super::session_rule::RuleScope;
 use super::{canonical_json, Fingerprint, QueuedCall, Verdict};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
@@ -86,6 +87,11 @@ pub struct Claims {
     pub issued_at: i64,
     /// Unix seconds: refused from then on.
     pub expires_at: i64,
+    /// Where the agent keeps the rule an "always allow" grant's approval writes back, when not its
+    /// session: the grant's scope, as the admin who made it confirmed it (issue 47). Absent for the
+    /// session, and in every receipt made before it (read as the session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_scope: Option<RuleScope>,
 }
 
 impl Claims {
@@ -137,12 +143,21 @@ impl Claims {
 /// The grant a receipt names as an approver ([`Claims::grant`]). Reads the claims without checking
 /// the signature: for a receipt checked already (a connector's [`verify`]).
 pub fn grant_of(receipt: &str) -> Option<super::GrantId> {
-    decode(receipt).ok()?.1.grant()
+    grant_terms(receipt).map(|(grant, _)| grant)
+}
+
+/// The grant a receipt names as an approver and the scope its rule is written back in (the
+/// `ruleScope` claim; the session without one). Like [`grant_of`], for a receipt checked already.
+pub fn grant_terms(receipt: &str) -> Option<(super::GrantId, RuleScope)> {
+    let claims = decode(receipt).ok()?.1;
+    Some((claims.grant()?, claims.rule_scope.unwrap_or_default()))
 }
 
 impl Issue {
     /// The receipt of `verdict` on `item`, shown with fingerprint `shown`, by `approvers` (every
-    /// approval of a quorum; else this issue's approver), under `policy_version`, issued `now`.
+    /// approval of a quorum; else this issue's approver), under `policy_version`, issued `now`; a
+    /// grant's approval writes its rule back in `rule_scope` (claimed when not the session).
+    #[allow(clippy::too_many_arguments)]
     pub fn receipt(
         &self,
         item: &QueuedCall,
@@ -151,6 +166,7 @@ impl Issue {
         approvers: Option<Vec<String>>,
         policy_version: &str,
         now: DateTime<Utc>,
+        rule_scope: RuleScope,
     ) -> Signed {
         let (decision, edited, executed) = match verdict {
             Verdict::Approve => (Outcome::Approved, false, Some(shown.clone())),
@@ -179,6 +195,7 @@ impl Issue {
             policy_version: policy_version.to_owned(),
             issued_at,
             expires_at: issued_at.saturating_add(i64::try_from(self.ttl_secs).unwrap_or(i64::MAX)),
+            rule_scope: (rule_scope != RuleScope::Session).then_some(rule_scope),
         };
         Signed { text: self.signer.sign(&claims), id: claims.id }
     }

@@ -21,6 +21,7 @@ fn claims(args: &serde_json::Value) -> Claims {
         policy_version: "pv".into(),
         issued_at: 1_000,
         expires_at: 4_600,
+        rule_scope: None,
     }
 }
 
@@ -149,4 +150,32 @@ fn a_header_of_another_algorithm_or_type_is_malformed_and_its_key_id_reads_alone
         let forged = format!("{}.{rest}", B64.encode(header.to_string()));
         assert_eq!(verify(&forged, &set(&signer), 2_000, &expect(&args)).unwrap_err().code(), "malformed", "{header}");
     }
+}
+
+/// A grant's rule scope is a signed claim: a receipt of an "always allow" grant in project scope says
+/// so, a receipt without the claim (every one made before it) reads as the session and verifies as
+/// before, and the claim cannot be added to a signed receipt.
+#[test]
+fn a_receipts_rule_scope_is_signed_and_one_without_it_reads_as_the_session() {
+    let signer = Signer::generate();
+    let args = json!({"id": "rec-1"});
+    let granted = Claims { approvers: vec![grant_approver(&crate::domain::GrantId::new("g_1"))], ..claims(&args) };
+    let session = signer.sign(&granted);
+    assert!(
+        !String::from_utf8(B64.decode(session.split('.').nth(1).unwrap()).unwrap()).unwrap().contains("ruleScope"),
+        "absent, as before"
+    );
+    assert!(verify(&session, &set(&signer), 2_000, &expect(&args)).is_ok());
+    assert_eq!(grant_terms(&session), Some((crate::domain::GrantId::new("g_1"), RuleScope::Session)));
+
+    let project = signer.sign(&Claims { rule_scope: Some(RuleScope::Project), ..granted.clone() });
+    assert_eq!(verify(&project, &set(&signer), 2_000, &expect(&args)).unwrap().rule_scope, Some(RuleScope::Project));
+    assert_eq!(grant_terms(&project).map(|(_, s)| s), Some(RuleScope::Project));
+
+    // Claimed afterwards, on a receipt signed without it: the signature no longer holds.
+    let mut parts: Vec<String> = session.split('.').map(str::to_owned).collect();
+    let widened = Claims { rule_scope: Some(RuleScope::User), ..granted };
+    parts[1] = B64.encode(canonical_json(&serde_json::to_value(&widened).unwrap()).unwrap());
+    assert_eq!(verify(&parts.join("."), &set(&signer), 2_000, &expect(&args)).unwrap_err().code(), "bad_signature");
+    assert_eq!(grant_terms("not a receipt"), None);
 }

@@ -1002,6 +1002,34 @@ export interface components {
     schemas: {
         /** @description One agent of an engine. */
         AgentId: string;
+        /**
+         * @description A rule sent to an agent with a grant's approval: `agent` (the call's source), the scope it is kept
+         *     in and the agent's word for it (`destination`), what its answer carries — `updatedPermissions`'
+         *     array for a hook, the decision's text for Codex's app-server, the policy rule for Gemini CLI — and
+         *     where the agent keeps it outside its session (`location`: a file, `~` for the agent's home; a
+         *     project's is under the directory its hook reported as `cwd`).
+         */
+        AgentRule: {
+            agent: string;
+            destination: string;
+            location?: string | null;
+            rule: unknown;
+            scope: components["schemas"]["RuleScope"];
+        };
+        /**
+         * @description The rule an "always allow" grant writes back to a coding agent ([`super::session_rule`]), as its
+         *     preview shows it for the call it is made from.
+         */
+        AgentRulePreview: {
+            /** @description The call's agent (its source). */
+            agent: string;
+            rule: null | components["schemas"]["AgentRule"];
+            /**
+             * @description The scopes it takes a rule in there (the first: the default; Codex's app-server: the session
+             *     only; Gemini CLI: none in its session, a policy rule in user scope).
+             */
+            scopes: components["schemas"]["RuleScope"][];
+        };
         /** @description An agent seen through one source. */
         AgentSeen: {
             agentId: string;
@@ -1244,6 +1272,7 @@ export interface components {
              */
             issuedAt: number;
             policyVersion: string;
+            ruleScope?: null | components["schemas"]["RuleScope"];
             runId?: string | null;
             source: string;
             tool: string;
@@ -1636,6 +1665,11 @@ export interface components {
             /** Format: date-time */
             revokedAt: string | null;
             revokedBy: string | null;
+            /**
+             * @description Where a coding agent keeps the rule each of its approvals writes back
+             *     ([`super::session_rule`]): its session unless the admin who made it picked its project or user.
+             */
+            ruleScope: components["schemas"]["RuleScope"];
             /** @description Set for a run's grant. */
             runId: string | null;
             scope: components["schemas"]["GrantScope"];
@@ -1667,6 +1701,7 @@ export interface components {
         };
         /** @description What a grant would do if it were made now (nothing is stored). */
         GrantPreview: {
+            agentRule?: null | components["schemas"]["AgentRulePreview"];
             /**
              * Format: int64
              * @description Calls waiting now that it would approve at once, the one it is made from included.
@@ -1852,6 +1887,12 @@ export interface components {
             fingerprint: string;
             /** @description The queue entry it is made from: its tool, engine, agent and run set the scope. */
             fromItem: string;
+            /**
+             * @description Where a coding agent keeps the rule each approval of the grant writes back: `session` (the
+             *     default), or `project` / `user` — a rule that outlives the grant, shown in the preview
+             *     (`agentRule`) before it is made. Only a scope the call's agent takes there.
+             */
+            ruleScope?: components["schemas"]["RuleScope"];
             scope: components["schemas"]["GrantScope"];
             /**
              * @description In shadow: it approves nothing, and the shadow report shows what it would have approved
@@ -2314,6 +2355,12 @@ export interface components {
             steps: components["schemas"]["Step"][];
             tools?: string[];
         };
+        /**
+         * @description Where an agent keeps a rule written back: its session (the default), its project's settings, or
+         *     its user's. Chosen by the admin who makes the grant; the grant stores it, its receipts carry it.
+         * @enum {string}
+         */
+        RuleScope: "session" | "project" | "user";
         /**
          * @description The high-risk tools: every call of one needs the console's confirm step; it is never approved
          *     from a notification, through a Mastra-shaped route or by a grant (and a grant stops applying

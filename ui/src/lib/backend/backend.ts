@@ -202,6 +202,10 @@ export type NewGrant = Schemas['NewGrant'];
 export type CreatedGrant = Schemas['CreatedGrant'];
 /** What a grant would do if made now: how many waiting calls it would approve. */
 export type GrantPreview = Schemas['GrantPreview'];
+/** Where a coding agent keeps the rule a grant's approval writes back (issue 47). */
+export type RuleScope = Schemas['RuleScope'];
+/** What a grant's approval tells a coding agent, and where it keeps it (the preview's `agentRule`). */
+export type AgentRulePreview = Schemas['AgentRulePreview'];
 /** Who the console's credential stands for (`role`: agent < operator < admin). */
 export type Principal = Schemas['Principal'];
 /** `agent` < `operator` < `admin`: each may do what the ones before it may. */

@@ -6,6 +6,7 @@
  */
 import {
   ApiError,
+  type AgentRulePreview,
   type AuditEntry,
   type AuditQuery,
   type AuditVerification,
@@ -20,6 +21,7 @@ import {
   type NewGrant,
   type PairingRequest,
   type RemoteSettings,
+  type RuleScope,
   type RemoteView,
   type QueueItem,
   type TokenRequest,
@@ -173,6 +175,8 @@ export class FakeBackend extends FakeReach implements Backend {
   failPreview: ApiError | null = null;
   /** When set, `previewGrant` waits for it before answering. */
   previewGate: Promise<void> | null = null;
+  /** When set, the preview's `agentRule` for the scope asked (the server builds it for a coding agent's call). */
+  agentRule: ((scope: RuleScope) => AgentRulePreview) | null = null;
 
   /** Like the server: what `createGrant` would approve at once if applied to the waiting calls (whatever `applyToWaiting` says). */
   async previewGrant(grant: NewGrant) {
@@ -205,7 +209,8 @@ export class FakeBackend extends FakeReach implements Backend {
       pausedAt: i.pausedAt,
       requestedBy: i.requestedBy ? `${i.requestedBy.kind}:${i.requestedBy.name}` : null,
     }));
-    return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id), waiting });
+    const agentRule = this.agentRule ? { agentRule: this.agentRule(grant.ruleScope ?? 'session') } : {};
+    return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id), waiting, ...agentRule });
   }
 
   async revokeGrant(id: string) {

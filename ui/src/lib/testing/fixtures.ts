@@ -164,6 +164,7 @@ export function makeGrant(over: Partial<Grant> = {}): Grant {
     appliesFrom: null,
     requestedBy: null,
     shadow: false,
+    ruleScope: 'session',
     ...over,
   };
 }

@@ -133,6 +133,13 @@ export const grants = {
   saveLater: 'Always allow later calls…',
   /** In shadow the form approves nothing: its heading, what saving does, its button. */
   headingShadow: 'Try a rule for {tool} in shadow',
+  ruleScope: 'Where the agent keeps the rule it is told',
+  ruleScopes: { session: 'Its session (until the session ends)', project: "Its project's settings (outlives the grant)", user: "Its user's settings (outlives the grant)" },
+  ruleTold: 'With each approval of this grant, {agent} is told this rule:',
+  ruleWhere: 'kept in {where}',
+  ruleInSession: "the agent's session",
+  ruleNone: 'Nothing is written back to the agent for this call in this scope.',
+  ruleOneScope: "This agent takes no rule scopes here (Codex's app-server answers acceptForSession): its session only.",
   alsoShadow: 'Saving approves nothing, now or later: the rule only reports what it would have approved.',
   saveShadow: 'Make it in shadow…',
   /** Why a submitted call's grant has no "This run" (each call an agent submits is a run of its own). */
