@@ -35,8 +35,8 @@ pub fn add(file: &str, grant: &str, rule: &Value) -> Option<String> {
     if !grant_ok(grant) || *rule != self::rule(prefix) {
         return None;
     }
-    // JSON's string escapes are TOML's basic string's.
-    let quoted = serde_json::to_string(prefix).ok()?;
+    // Quoted by the TOML writer (a basic string, every character TOML forbids escaped).
+    let quoted = toml::Value::String(prefix.to_owned()).to_string();
     let block = format!(
         "{}\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = {quoted}\ndecision = \"allow\"\npriority = {PRIORITY}\n",
         tag(grant)
@@ -90,8 +90,9 @@ pub fn prefixes_of(file: &str, grant: &str) -> Vec<String> {
     while let Some(line) = lines.next() {
         if line.trim_end() == tag {
             for l in lines.by_ref().take_while(|l| !l.trim().is_empty()) {
-                if let Some(v) = l.strip_prefix("commandPrefix = ").and_then(|v| serde_json::from_str::<String>(v).ok()) {
-                    found.push(v);
+                let value = l.strip_prefix("commandPrefix = ").and_then(|v| toml::from_str::<toml::Table>(&format!("v = {v}")).ok());
+                if let Some(v) = value.as_ref().and_then(|t| t.get("v")).and_then(toml::Value::as_str) {
+                    found.push(v.to_owned());
                 }
             }
         }
@@ -116,6 +117,11 @@ mod tests {
         assert_eq!(rules[2]["commandPrefix"].as_str(), Some("say \"hi\" \\ there"));
         assert_eq!((rules[1]["decision"].as_str(), rules[1]["priority"].as_integer()), (Some("allow"), Some(100)));
         assert_eq!(prefixes_of(&both, "g_2"), vec!["say \"hi\" \\ there".to_owned()]);
+        // Characters TOML forbids in a string as they are (DEL, controls) are escaped, and read back.
+        let odd = add("", "g_3", &rule("echo a\u{7f}b\u{1}c")).unwrap();
+        let parsed: toml::Table = toml::from_str(&odd).unwrap();
+        assert_eq!(parsed["rule"][0]["commandPrefix"].as_str(), Some("echo a\u{7f}b\u{1}c"));
+        assert_eq!(prefixes_of(&odd, "g_3"), vec!["echo a\u{7f}b\u{1}c".to_owned()]);
 
         let (without, n) = remove(&both, "g_1");
         assert_eq!(n, 1);
