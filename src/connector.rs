@@ -163,19 +163,32 @@ impl ConsoleClient {
     /// signed receipt holds for `tool` and the arguments the console says were approved, and
     /// `shown(args)` says they are what this connector's agent will run. An edit passes unchecked
     /// (the caller does not act on it). Pending at the deadline: that status.
-    pub async fn follow(&self, id: &str, tool: &str, timeout: Duration, shown: impl Fn(&Value) -> bool) -> Result<CallStatus, String> {
+    /// Until `answered_elsewhere` completes first: then `withdrawn` (the call itself is left as it is).
+    pub async fn follow(
+        &self,
+        id: &str,
+        tool: &str,
+        timeout: Duration,
+        shown: impl Fn(&Value) -> bool,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        let mut answered_elsewhere = std::pin::pin!(answered_elsewhere);
         let deadline = Instant::now() + timeout;
         let left = || deadline.saturating_duration_since(Instant::now());
         let base = &self.base;
         loop {
             let wait = left().as_secs().min(POLL_SECS);
-            let asked = self
+            let asking = self
                 .http
                 .get(format!("{base}/api/calls/{id}?waitSecs={wait}"))
                 .bearer_auth(&self.token)
                 .timeout(Duration::from_secs(wait + 10))
-                .send()
-                .await;
+                .send();
+            let asked = tokio::select! {
+                biased;
+                () = &mut answered_elsewhere => return Ok(CallStatus { id: id.to_owned(), outcome: Outcome::Withdrawn, ..Default::default() }),
+                asked = asking => asked,
+            };
             let status = match asked {
                 Ok(r) if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
                     tokio::time::sleep(Duration::from_secs(1).min(left())).await;
@@ -217,6 +230,18 @@ impl ConsoleClient {
             };
             return self.checked(&call, status).await;
         }
+    }
+
+    /// [`ask_patiently`](Self::ask_patiently), until `answered_elsewhere` completes first: then as
+    /// [`ask_unless`](Self::ask_unless).
+    pub async fn ask_patiently_unless(
+        &self,
+        call: &NewCall,
+        key: &str,
+        timeout: Duration,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        self.ask_with(call, Some(key), timeout, true, answered_elsewhere).await
     }
 
     async fn ask_with(

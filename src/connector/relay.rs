@@ -16,6 +16,8 @@
 //! again ([`ConsoleClient::ask_patiently`]). Claude Code never says when the dialog answered
 //! first, so until then the call waits in the queue (see the README).
 
+pub mod evidence;
+
 use crate::app::calls::{NewCall, Outcome};
 use crate::connector::ConsoleClient;
 use crate::domain::CallSource;
@@ -181,9 +183,22 @@ impl ServerHandler for Relay {
             self.timeout,
         );
         let peer = context.peer.clone();
+        let session = self.claude_session.clone();
         tokio::spawn(async move {
             let started = std::time::Instant::now();
-            let asked = console.ask_patiently(&call, &key, timeout).await;
+            // The session's transcript showing the tool call ran or was refused: the dialog was
+            // answered elsewhere, the call leaves the queue (no session known: only the time limit).
+            let settled = || {
+                let (tool, preview) = (prompt.tool_name.clone(), prompt.input_preview.clone());
+                let session = session.clone();
+                async move {
+                    match session {
+                        Some(session) => evidence::settled(session, tool, preview).await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            let asked = console.ask_patiently_unless(&call, &key, timeout, settled()).await;
             let outcome = match asked {
                 Ok(status) if status.outcome == Outcome::Withdrawn && status.joined_into.is_some() => {
                     // Joined into the hook's call for the same tool call: its decision is the answer,
@@ -192,7 +207,7 @@ impl ServerHandler for Relay {
                     tracing::info!(request = %prompt.request_id, call = %into, "joined the hook's call");
                     let left = timeout.saturating_sub(started.elapsed());
                     let shown = |args: &Value| crate::domain::preview::shows(&prompt.input_preview, args);
-                    let followed = console.follow(&into, &prompt.tool_name, left, shown).await;
+                    let followed = console.follow(&into, &prompt.tool_name, left, shown, settled()).await;
                     joined_behavior(&followed.map(|s| (s.outcome, s.edited)))
                 }
                 other => behavior(&other.map(|s| (s.outcome, s.edited))),

@@ -194,3 +194,72 @@ async fn a_prompt_relayed_after_the_hook_asked_joins_its_call_at_once_and_a_decl
     assert_eq!(answer_of(hook).await["hookSpecificOutput"]["decision"]["behavior"], "deny");
     assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
 }
+
+/// One line of a Claude Code transcript: an assistant's tool call, or the result the user's turn carries.
+fn transcript_line(block: Value) -> String {
+    let role = if block["type"] == "tool_use" { "assistant" } else { "user" };
+    format!("{}\n", json!({ "type": role, "sessionId": SESSION, "message": { "role": role, "content": [block] } }))
+}
+
+#[tokio::test]
+async fn a_prompt_whose_tool_call_the_transcript_shows_answered_is_withdrawn_and_nothing_is_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    // Claude Code's config folder, with the session's transcript in a project folder of it: an
+    // earlier identical call already answered, then the one the dialog is about.
+    let config = tmp.path().join("claude");
+    let project = config.join("projects").join("-work-app.0123456789abcdef");
+    std::fs::create_dir_all(&project).unwrap();
+    let transcript = project.join(format!("{SESSION}.jsonl"));
+    let input = json!({ "command": "git push --force", "description": "Push" });
+    let call = |id: &str| transcript_line(json!({ "type": "tool_use", "id": id, "name": "Bash", "input": input }));
+    let result = |id: &str| {
+        transcript_line(
+            json!({ "type": "tool_result", "tool_use_id": id, "content": "The user doesn't want to proceed with this tool use.", "is_error": true }),
+        )
+    };
+    std::fs::write(&transcript, format!("{}{}{}", call("toolu_old"), result("toolu_old"), call("toolu_now"))).unwrap();
+
+    let preview = r#"{ "command": "git push --force", "description": "Push" }"#;
+    let prompts = json!([prompt("bcdef", "Bash", "Push", preview)]);
+    let config_dir = config.to_str().unwrap();
+    let mut host =
+        host_in(&console.base, &token, prompts, 1, 60, &[("CLAUDE_CODE_SESSION_ID", SESSION), ("CLAUDE_CONFIG_DIR", config_dir)]);
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    next(&mut lines).await;
+    let id = relayed(&console, 1).await[0]["id"].as_str().unwrap().to_owned();
+    // Still waiting: nothing in the transcript answered this one yet.
+    assert_eq!(console.get(&format!("/api/queue/{id}")).await["state"], "pending");
+
+    // The local dialog refused it: Claude Code writes the tool call's result.
+    use std::io::Write;
+    std::fs::OpenOptions::new().append(true).open(&transcript).unwrap().write_all(result("toolu_now").as_bytes()).unwrap();
+    let gone = wait::until(Duration::from_secs(20), || async {
+        let item = console.get(&format!("/api/queue/{id}")).await;
+        if item["state"] == "pending" {
+            Err("still waiting".to_owned())
+        } else {
+            Ok(item)
+        }
+    })
+    .await;
+    assert_eq!(gone["state"], "gone", "withdrawn on the transcript's word: {gone}");
+    assert!(gone["decision"].is_null(), "{gone}");
+
+    // Then a prompt that is decided: its answer is the first the host gets.
+    let mut stdin = host.stdin.take().unwrap();
+    let next_prompt = prompt("ghijk", "Bash", "Decided", r#"{ "command": "pwd" }"#);
+    stdin.write_all(format!("{next_prompt}\n").as_bytes()).await.unwrap();
+    stdin.flush().await.unwrap();
+    let calls = relayed(&console, 2).await;
+    let decided = calls.iter().find(|c| c["args"]["description"] == "Decided").unwrap();
+    console
+        .post(&format!("/api/queue/{}/approve", decided["id"].as_str().unwrap()), json!({ "fingerprint": decided["fingerprint"] }))
+        .await;
+    let answer = next(&mut lines).await;
+    assert_eq!(answer["params"], json!({ "request_id": "ghijk", "behavior": "allow" }), "nothing was sent for the withdrawn prompt");
+    drop(stdin);
+    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+}
