@@ -14,7 +14,12 @@
 //! and the window asks its confirm step. Undecided within its time limit, it is withdrawn and the
 //! relay says nothing: the local dialog decides. While the console restarts, the prompt is asked about
 //! again ([`ConsoleClient::ask_patiently`]). Claude Code never says when the dialog answered
-//! first, so until then the call waits in the queue (see the README).
+//! first: the session's transcript does ([`evidence`]), and the call is withdrawn then.
+//!
+//! Where the PermissionRequest (or PreToolUse) hook asks about the same tool call, the console joins
+//! the two (`app::calls` `join`): the relayed call leaves the queue for the hook's, which has the
+//! whole input, and the relay answers with that call's decision ([`ConsoleClient::follow`]). The
+//! relay's calls carry the Claude Code session they came from as their thread ([`session_from_env`]).
 
 pub mod evidence;
 

@@ -15,7 +15,7 @@
 
 use crate::app::App;
 use crate::domain::audit::CallGone;
-use crate::domain::{grade, CallSource, Cx, EngineId, Error, ItemId, ItemState, QueuedCall};
+use crate::domain::{grade, Cx, Error, ItemId, ItemState, QueuedCall};
 use crate::store::{audit, queue, submissions};
 use serde_json::{json, Value};
 
@@ -51,10 +51,10 @@ impl App {
         by: &Cx<grade::Agent>,
     ) -> Result<Option<(ItemId, ItemId)>, Error> {
         let principal_key = by.principal.key();
-        if queued.call.source != CallSource::ClaudeCode || queued.call.thread_id.is_none() {
+        if !crate::engine::kinds::joins_relayed_previews(queued.call.source) || queued.call.thread_id.is_none() {
             return Ok(None);
         }
-        let pending = queue::pending_entries(&self.db, &EngineId::new(CallSource::ClaudeCode.as_str())).await?;
+        let pending = queue::pending_entries(&self.db, &queued.call.engine).await?;
         let ids: Vec<&str> = pending.iter().map(|e| e.queued.id.as_str()).collect();
         let contexts = submissions::contexts_of_items(&self.db, &ids).await?;
         let mut relayed = Vec::new();
