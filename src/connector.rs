@@ -157,6 +157,93 @@ impl ConsoleClient {
         self.ask_with(call, key, timeout, false, answered_elsewhere).await
     }
 
+    /// Follows call `id`, which another connector of this credential submitted and this one's call
+    /// was joined into ([`CallStatus::joined_into`]): waits for its decision until `timeout` (never
+    /// withdrawing it: it is not this connector's), then answers it — an approval only once its
+    /// signed receipt holds for `tool` and the arguments the console says were approved, and
+    /// `shown(args)` says they are what this connector's agent will run. An edit passes unchecked
+    /// (the caller does not act on it). Pending at the deadline: that status.
+    /// Until `answered_elsewhere` completes first: then `withdrawn` (the call itself is left as it is).
+    pub async fn follow(
+        &self,
+        id: &str,
+        tool: &str,
+        timeout: Duration,
+        shown: impl Fn(&Value) -> bool,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        let mut answered_elsewhere = std::pin::pin!(answered_elsewhere);
+        let deadline = Instant::now() + timeout;
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let base = &self.base;
+        loop {
+            let wait = left().as_secs().min(POLL_SECS);
+            let asking = self
+                .http
+                .get(format!("{base}/api/calls/{id}?waitSecs={wait}"))
+                .bearer_auth(&self.token)
+                .timeout(Duration::from_secs(wait + 10))
+                .send();
+            let asked = tokio::select! {
+                biased;
+                () = &mut answered_elsewhere => return Ok(CallStatus { id: id.to_owned(), outcome: Outcome::Withdrawn, ..Default::default() }),
+                asked = asking => asked,
+            };
+            let status = match asked {
+                Ok(r) if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+                    tokio::time::sleep(Duration::from_secs(1).min(left())).await;
+                    if left().is_zero() {
+                        return Err("the console kept refusing another wait (too many requests)".into());
+                    }
+                    continue;
+                }
+                Ok(r) => status_from(read(r).await?)?,
+                Err(e) if !left().is_zero() => {
+                    tracing::warn!("asking the console again: {}", self.unreachable(&e));
+                    tokio::time::sleep(Duration::from_secs(1).min(left())).await;
+                    continue;
+                }
+                Err(e) => return Err(self.unreachable(&e)),
+            };
+            if status.id != id {
+                return Err(format!("the console answered for call {}, not {id}", status.id));
+            }
+            if status.outcome == Outcome::Pending && !left().is_zero() {
+                continue;
+            }
+            if status.outcome != Outcome::Approved || status.edited {
+                return Ok(status);
+            }
+            let args = status.args.clone().ok_or("the console sent no arguments with the approval")?;
+            if !shown(&args) {
+                return Err(format!("call {id} was approved with arguments other than this connector's agent showed"));
+            }
+            let call = NewCall {
+                tool: tool.to_owned(),
+                args,
+                agent: String::new(),
+                thread: None,
+                resume_schema: None,
+                payload: None,
+                source: None,
+                context: None,
+            };
+            return self.checked(&call, status).await;
+        }
+    }
+
+    /// [`ask_patiently`](Self::ask_patiently), until `answered_elsewhere` completes first: then as
+    /// [`ask_unless`](Self::ask_unless).
+    pub async fn ask_patiently_unless(
+        &self,
+        call: &NewCall,
+        key: &str,
+        timeout: Duration,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        self.ask_with(call, Some(key), timeout, true, answered_elsewhere).await
+    }
+
     async fn ask_with(
         &self,
         call: &NewCall,

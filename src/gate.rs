@@ -220,6 +220,7 @@ mod tests {
             expired: false,
             receipt: None,
             data: None,
+            joined_into: None,
         };
         assert_eq!(outcome(status(Outcome::Approved, Some(json!({"path": "/a"})), None)), Ok(json!({"path": "/a"})));
         assert_eq!(outcome(status(Outcome::Declined, None, Some("no"))), Err("declined in Approval Console: no".to_owned()));

@@ -3,6 +3,10 @@
 //! and the agent waits for the decision (`GET /api/calls/{id}?waitSecs=`), or withdraws it when it
 //! stops waiting. An idempotency key makes a retry find the call it queued, never queue it twice.
 
+mod join;
+
+pub use join::{is_relayed, RELAY};
+
 use super::App;
 use crate::domain::audit::CallGone;
 use crate::domain::audit::PauseOrigin;
@@ -114,6 +118,11 @@ pub struct CallStatus {
     /// tool runs against `/.well-known/jwks.json` and the arguments about to run.
     #[schema(required = true)]
     pub receipt: Option<String>,
+    /// `withdrawn`: the call was joined into this one — the same tool call, asked about by another
+    /// of the same credential's connectors with its whole input (Claude Code's hook, for its
+    /// channel relay's preview): its decision is the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined_into: Option<String>,
 }
 
 impl App {
@@ -179,20 +188,35 @@ impl App {
                 // As committed: pending, or approved by the grant (an operator's decision since then
                 // is the poll's to tell).
                 let entry = queue::Entry { queued: *item, decision: granted.map(|d| *d) };
-                let status = status_of(&entry);
+                let mut status = status_of(&entry);
                 let id = entry.queued.id.to_string();
+                if entry.decision.is_none() {
+                    if let Some((relayed, into)) = self.join_relayed(&entry.queued, sealed.context.as_ref(), by).await? {
+                        if relayed == entry.queued.id {
+                            status.outcome = Outcome::Withdrawn;
+                            status.joined_into = Some(into.to_string());
+                        }
+                    }
+                }
                 if let (Some(grant), Some(decision)) = (&grant, entry.decision) {
                     self.console.deliver_granted_later(grant, decision, entry.queued);
                 }
                 Ok(SubmittedCall { id, fingerprint: paused.fingerprint, source, created: true, status })
             }
-            Submitted::Earlier(entry) => Ok(SubmittedCall {
-                id: entry.queued.id.to_string(),
-                fingerprint: entry.queued.call.fingerprint.clone(),
-                source,
-                created: false,
-                status: status_of(&entry),
-            }),
+            Submitted::Earlier(entry) => {
+                let mut status = status_of(&entry);
+                if status.outcome == Outcome::Withdrawn {
+                    // A relay asking again for its prompt, joined meanwhile: where its answer is.
+                    status.joined_into = self.submitted(&entry.queued.id, by).await?.1;
+                }
+                Ok(SubmittedCall {
+                    id: entry.queued.id.to_string(),
+                    fingerprint: entry.queued.call.fingerprint.clone(),
+                    source,
+                    created: false,
+                    status,
+                })
+            }
             Submitted::KeyReused(item) => Err(Error::IdempotencyKeyReused { key, item: item.to_string() }),
         }
     }
@@ -237,7 +261,7 @@ impl App {
         let id = ItemId::new(id);
         // Listen before reading: a decision between the read and the wait is not missed.
         let mut events = self.events.subscribe();
-        let mut entry = self.submitted_entry(&id, by).await?;
+        let (mut entry, mut joined) = self.submitted(&id, by).await?;
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
         while entry.queued.state == ItemState::Pending {
             match tokio::time::timeout_at(deadline, events.recv()).await {
@@ -251,7 +275,15 @@ impl App {
             }
             entry = self.console.item(&id).await?;
         }
-        Ok(status_of(&entry))
+        if entry.queued.state == ItemState::Gone && joined.is_none() {
+            // Joined while this request waited: the join and the state change commit together.
+            joined = self.submitted(&id, by).await?.1;
+        }
+        let mut status = status_of(&entry);
+        if status.outcome == Outcome::Withdrawn {
+            status.joined_into = joined;
+        }
+        Ok(status)
     }
 
     /// The agent stopped waiting for submitted call `id` (a hook's timeout): it leaves the queue as
@@ -274,6 +306,11 @@ impl App {
     }
 
     async fn submitted_entry(&self, id: &ItemId, by: &Cx<grade::Agent>) -> Result<queue::Entry, Error> {
+        self.submitted(id, by).await.map(|(entry, _)| entry)
+    }
+
+    /// [`submitted_entry`](Self::submitted_entry), with the call it was joined into, if it was.
+    async fn submitted(&self, id: &ItemId, by: &Cx<grade::Agent>) -> Result<(queue::Entry, Option<String>), Error> {
         let submission = submissions::find(&self.db, id).await?;
         let hidden = match &submission {
             None => true,
@@ -282,7 +319,8 @@ impl App {
         if hidden {
             return Err(Error::not_found(format!("submitted call {id}")));
         }
-        self.console.item(id).await
+        let joined = submission.and_then(|s| s.context?.get("joinedInto")?.as_str().map(str::to_owned));
+        Ok((self.console.item(id).await?, joined))
     }
 }
 

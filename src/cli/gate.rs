@@ -68,7 +68,8 @@ pub async fn channel(
     if let Err(e) = &console {
         tracing::warn!("no prompt will be relayed, Claude Code's own dialog decides: {e}");
     }
-    let relay = approval_console::connector::relay::Relay::new(console, "claude-code".into(), Duration::from_secs(timeout));
+    use approval_console::connector::relay::{session_from_env, Relay};
+    let relay = Relay::new(console, "claude-code".into(), Duration::from_secs(timeout)).in_session(session_from_env());
     let running = relay.serve(rmcp::transport::stdio()).await.context("talking MCP on stdin/stdout")?;
     running.waiting().await.context("serving MCP")?;
     Ok(ExitCode::SUCCESS)

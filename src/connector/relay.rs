@@ -14,7 +14,14 @@
 //! and the window asks its confirm step. Undecided within its time limit, it is withdrawn and the
 //! relay says nothing: the local dialog decides. While the console restarts, the prompt is asked about
 //! again ([`ConsoleClient::ask_patiently`]). Claude Code never says when the dialog answered
-//! first, so until then the call waits in the queue (see the README).
+//! first: the session's transcript does ([`evidence`]), and the call is withdrawn then.
+//!
+//! Where the PermissionRequest (or PreToolUse) hook asks about the same tool call, the console joins
+//! the two (`app::calls` `join`): the relayed call leaves the queue for the hook's, which has the
+//! whole input, and the relay answers with that call's decision ([`ConsoleClient::follow`]). The
+//! relay's calls carry the Claude Code session they came from as their thread ([`session_from_env`]).
+
+pub mod evidence;
 
 use crate::app::calls::{NewCall, Outcome};
 use crate::connector::ConsoleClient;
@@ -65,17 +72,18 @@ impl Prompt {
         Ok(prompt)
     }
 
-    /// The call queued for it: exactly what the operator will see, marked preview-only.
-    pub fn call(&self, agent: &str) -> NewCall {
+    /// The call queued for it: exactly what the operator will see, marked preview-only, in Claude
+    /// Code's `session` (where known: what the console joins it with the hook's call by).
+    pub fn call(&self, agent: &str, session: Option<&str>) -> NewCall {
         NewCall {
             tool: self.tool_name.clone(),
             args: json!({ "description": self.description, "input_preview": self.input_preview }),
             agent: agent.to_owned(),
-            thread: None,
+            thread: session.map(str::to_owned),
             resume_schema: None,
             payload: None,
             source: Some(CallSource::ClaudeCode),
-            context: Some(json!({ "preview": true, "relay": "claude/channel/permission", "requestId": self.request_id })),
+            context: Some(json!({ "preview": true, "relay": crate::app::calls::RELAY, "requestId": self.request_id })),
         }
     }
 }
@@ -92,6 +100,34 @@ pub fn behavior(outcome: &Result<(Outcome, bool), String>) -> Option<&'static st
     }
 }
 
+/// [`behavior`] for the outcome of the hook's call a prompt was joined into: the same, except that
+/// an edit is the hook's to carry (Claude Code takes the edited input from it) — a `deny` here
+/// could beat it to the dialog, so nothing is sent.
+pub fn joined_behavior(outcome: &Result<(Outcome, bool), String>) -> Option<&'static str> {
+    match outcome {
+        Ok((Outcome::Approved, true)) => None,
+        other => behavior(other),
+    }
+}
+
+/// The Claude Code session this channel was started in: `CLAUDE_CODE_SESSION_ID`, which Claude
+/// Code sets for the MCP servers it starts (2.1.328) — unless `CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS`
+/// (which a server's own configuration cannot override) names another: then none, and nothing joins.
+pub fn session_from_env() -> Option<String> {
+    let var = |k: &str| std::env::var(k).ok();
+    session_of(var("CLAUDE_CODE_SESSION_ID"), var("CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS"))
+}
+
+/// [`session_from_env`] of those two variables' values.
+fn session_of(session: Option<String>, launched_by: Option<String>) -> Option<String> {
+    let given = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let session = given(session)?;
+    match given(launched_by) {
+        Some(launched) if launched != session => None,
+        _ => (session.chars().count() <= 200 && !session.chars().any(char::is_control)).then_some(session),
+    }
+}
+
 /// The channel: the console to ask and how long a prompt may wait there.
 pub struct Relay {
     console: Result<Arc<ConsoleClient>, String>,
@@ -99,11 +135,19 @@ pub struct Relay {
     timeout: Duration,
     /// This process's own prefix of the calls' idempotency keys (request ids repeat across sessions).
     session: String,
+    /// The Claude Code session it serves, where known ([`session_from_env`]).
+    claude_session: Option<String>,
 }
 
 impl Relay {
     pub fn new(console: Result<ConsoleClient, String>, agent: String, timeout: Duration) -> Self {
-        Self { console: console.map(Arc::new), agent, timeout, session: format!("{:016x}", rand::random::<u64>()) }
+        Self { console: console.map(Arc::new), agent, timeout, session: format!("{:016x}", rand::random::<u64>()), claude_session: None }
+    }
+
+    /// The relay for Claude Code's session `session`: its prompts can join the hook's calls there.
+    pub fn in_session(mut self, session: Option<String>) -> Self {
+        self.claude_session = session;
+        self
     }
 }
 
@@ -138,13 +182,43 @@ impl ServerHandler for Relay {
                 return;
             }
         };
-        let (call, key, timeout) =
-            (prompt.call(&self.agent), format!("claude-channel-{}-{}", self.session, prompt.request_id), self.timeout);
+        let (call, key, timeout) = (
+            prompt.call(&self.agent, self.claude_session.as_deref()),
+            format!("claude-channel-{}-{}", self.session, prompt.request_id),
+            self.timeout,
+        );
         let peer = context.peer.clone();
+        let session = self.claude_session.clone();
         tokio::spawn(async move {
-            let outcome = console.ask_patiently(&call, &key, timeout).await.map(|status| (status.outcome, status.edited));
-            let Some(behavior) = behavior(&outcome) else {
-                tracing::info!(request = %prompt.request_id, "no answer relayed, the local dialog decides: {outcome:?}");
+            let started = std::time::Instant::now();
+            // The session's transcript showing the tool call ran or was refused: the dialog was
+            // answered elsewhere, the call leaves the queue (no session known: only the time limit).
+            let settled = || {
+                let (tool, preview) = (prompt.tool_name.clone(), prompt.input_preview.clone());
+                let session = session.clone();
+                async move {
+                    match session {
+                        Some(session) => evidence::settled(session, tool, preview).await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            let asked = console.ask_patiently_unless(&call, &key, timeout, settled()).await;
+            let outcome = match asked {
+                Ok(status) if status.outcome == Outcome::Withdrawn && status.joined_into.is_some() => {
+                    // Joined into the hook's call for the same tool call: its decision is the answer,
+                    // checked against the whole input the operator saw and this prompt's preview.
+                    let into = status.joined_into.unwrap_or_default();
+                    tracing::info!(request = %prompt.request_id, call = %into, "joined the hook's call");
+                    let left = timeout.saturating_sub(started.elapsed());
+                    let shown = |args: &Value| crate::domain::preview::shows(&prompt.input_preview, args);
+                    let followed = console.follow(&into, &prompt.tool_name, left, shown, settled()).await;
+                    joined_behavior(&followed.map(|s| (s.outcome, s.edited)))
+                }
+                other => behavior(&other.map(|s| (s.outcome, s.edited))),
+            };
+            let Some(behavior) = outcome else {
+                tracing::info!(request = %prompt.request_id, "no answer relayed, the local dialog decides");
                 return;
             };
             let verdict = CustomNotification::new(PERMISSION, Some(json!({ "request_id": prompt.request_id, "behavior": behavior })));
@@ -163,8 +237,11 @@ mod tests {
     fn only_a_prompt_as_claude_code_sends_it_is_queued() {
         let ok = json!({ "request_id": "abcde", "tool_name": "Bash", "description": "Run tests", "input_preview": "{\"command\":\"npm test\"}" });
         let prompt = Prompt::parse(Some(&ok)).unwrap();
-        assert_eq!(prompt.call("claude-code").args, json!({ "description": "Run tests", "input_preview": "{\"command\":\"npm test\"}" }));
-        assert_eq!(prompt.call("claude-code").context.unwrap()["preview"], true);
+        assert_eq!(
+            prompt.call("claude-code", None).args,
+            json!({ "description": "Run tests", "input_preview": "{\"command\":\"npm test\"}" })
+        );
+        assert_eq!(prompt.call("claude-code", None).context.unwrap()["preview"], true);
         for bad in [
             json!({ "request_id": "abcdl", "tool_name": "Bash" }),
             json!({ "request_id": "ABCDE", "tool_name": "Bash" }),
@@ -187,9 +264,22 @@ mod tests {
             Some("deny"),
             "an edit cannot be relayed: what would run is not what was approved"
         );
+        assert_eq!(joined_behavior(&Ok((Outcome::Approved, true))), None, "joined: the hook carries the edit, a deny could beat it");
+        assert_eq!(joined_behavior(&Ok((Outcome::Approved, false))), Some("allow"));
+        assert_eq!(joined_behavior(&Ok((Outcome::Declined, false))), Some("deny"));
         let quiet = [(Outcome::Pending, false), (Outcome::Withdrawn, false), (Outcome::Answered, false)];
         for quiet in quiet.into_iter().map(Ok).chain([Err("unreachable".to_owned())]) {
             assert_eq!(behavior(&quiet), None, "{quiet:?}: the local dialog decides");
         }
+    }
+
+    #[test]
+    fn the_session_is_claude_codes_unless_the_variable_it_cannot_be_configured_over_says_otherwise() {
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(session_of(some("s-1"), None), some("s-1"));
+        assert_eq!(session_of(some("s-1"), some("s-1")), some("s-1"));
+        assert_eq!(session_of(some("s-1"), some("s-2")), None, "a server's configuration set another session id");
+        assert_eq!(session_of(some(" "), None), None);
+        assert_eq!(session_of(None, some("s-1")), None);
     }
 }

@@ -14,6 +14,7 @@ pub mod json;
 pub mod lookalike;
 pub mod ops;
 pub mod plan;
+pub mod preview;
 pub mod principal;
 pub mod reach;
 pub mod reason;

@@ -129,6 +129,12 @@ pub fn takes_edits(source: CallSource) -> bool {
     matches!(kind(source).family, Family::Submitted { takes_edits: true })
 }
 
+/// Whether a submitted source's relayed permission prompts (previews) join its hook's calls for
+/// the same tool call: Claude Code's channel relay (`app::calls` `join`).
+pub fn joins_relayed_previews(source: CallSource) -> bool {
+    source == CallSource::ClaudeCode
+}
+
 /// The local engine's id: `local` on a console of its own, `local@<instance>` in team mode (each
 /// console's local engine is an engine of its own in the shared queue).
 pub fn local_engine(instance: Option<&str>) -> EngineId {

@@ -7,7 +7,7 @@ use super::sql::{sql, Row, Sql};
 use super::writer::WriteTx;
 use super::{parse_json, queue, ts, Db};
 use crate::domain::audit::PauseOrigin;
-use crate::domain::{Decision, Error, ItemId, PausedCall, QueuedCall};
+use crate::domain::{Decision, Error, ItemId, ItemState, PausedCall, QueuedCall};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -172,4 +172,33 @@ pub async fn find(db: &Db, item: &ItemId) -> Result<Option<Submission>, Error> {
 pub async fn contexts_of_items(db: &Db, items: &[&str]) -> Result<std::collections::HashMap<String, Value>, Error> {
     let mut conn = db.pool().acquire().await?;
     contexts_of(&mut conn, items).await
+}
+
+/// Joins the submitted call `relay` (a relayed preview: Claude Code's channel) into the submitted
+/// call `into` (the hook's, with the whole input, for the same tool call), in one transaction:
+/// `relay` leaves the queue (`gone`, audited by `record`) and its context names `into`
+/// (`joinedInto`); `into`'s context gains `channel` (what reaches its agent besides its hook), and
+/// `into` counts as changed, so every screen reads it again. False, with nothing written, unless
+/// both were still pending.
+pub async fn join(db: &Db, relay: &ItemId, into: &ItemId, channel: Value, record: super::audit::Record<'_>) -> Result<bool, Error> {
+    let mut tx = db.begin_write().await?;
+    if !queue::transition(&mut tx, relay, ItemState::Pending, ItemState::Gone).await?
+        || !queue::transition(&mut tx, into, ItemState::Pending, ItemState::Pending).await?
+    {
+        return Ok(false);
+    }
+    for (item, key, value) in [(relay, "joinedInto", Value::String(into.to_string())), (into, "channel", channel)] {
+        let mut context = of_item(&mut tx, item).await?.and_then(|s| s.context).unwrap_or_else(|| serde_json::json!({}));
+        if let Some(object) = context.as_object_mut() {
+            object.insert(key.into(), value);
+        }
+        sql("UPDATE submissions SET context = $1 WHERE queue_item_id = $2")
+            .bind(context.to_string())
+            .bind(item.as_str())
+            .execute(&mut tx)
+            .await?;
+    }
+    super::audit::append(&mut tx, record).await?;
+    tx.commit().await?;
+    Ok(true)
 }

@@ -13,11 +13,24 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const TOKEN: &str = "channel-test-token-5e9c3a7b1d2f8046e5c9a3b7d1f28046";
+pub(crate) const TOKEN: &str = "channel-test-token-5e9c3a7b1d2f8046e5c9a3b7d1f28046";
 
 /// The host script relaying `prompts`, done once `expect` answers came; started.
-fn host(url: &str, token: &str, prompts: Value, expect: usize, timeout_secs: u64) -> tokio::process::Child {
+pub(crate) fn host(url: &str, token: &str, prompts: Value, expect: usize, timeout_secs: u64) -> tokio::process::Child {
+    host_in(url, token, prompts, expect, timeout_secs, &[])
+}
+
+/// [`host`] with `env` besides (Claude Code's session, a home with its transcripts).
+pub(crate) fn host_in(
+    url: &str,
+    token: &str,
+    prompts: Value,
+    expect: usize,
+    timeout_secs: u64,
+    env: &[(&str, &str)],
+) -> tokio::process::Child {
     tokio::process::Command::new(node())
+        .envs(env.iter().copied())
         .arg(tests_dir().join("channel-host.mjs"))
         .current_dir(tests_dir())
         .env("CHANNEL_BIN", env!("CARGO_BIN_EXE_approval-console"))
@@ -35,14 +48,14 @@ fn host(url: &str, token: &str, prompts: Value, expect: usize, timeout_secs: u64
 }
 
 /// The host's next line.
-async fn next(lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>) -> Value {
+pub(crate) async fn next(lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>) -> Value {
     let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.expect("the host goes on").unwrap();
     serde_json::from_str(&line.expect("the host printed a line")).unwrap()
 }
 
 /// The relayed calls in the queue (any state), once there are `n` (prompts are queued side by side:
 /// in no particular order).
-async fn relayed(console: &ServeProcess, n: usize) -> Vec<Value> {
+pub(crate) async fn relayed(console: &ServeProcess, n: usize) -> Vec<Value> {
     wait::until(Duration::from_secs(20), || async {
         let queue = console.get("/api/queue?source=claude-code&tab=all&sort=oldest").await;
         let items = queue["items"].as_array().unwrap().clone();
@@ -55,7 +68,7 @@ async fn relayed(console: &ServeProcess, n: usize) -> Vec<Value> {
     .await
 }
 
-fn prompt(id: &str, tool: &str, description: &str, preview: &str) -> Value {
+pub(crate) fn prompt(id: &str, tool: &str, description: &str, preview: &str) -> Value {
     json!({ "request_id": id, "tool_name": tool, "description": description, "input_preview": preview })
 }
 

@@ -5,6 +5,7 @@
 //! Needs `node` (20 or newer) on PATH.
 
 mod channel;
+mod channel_join;
 mod crash_loop;
 mod die_with_console;
 mod failures;

@@ -89,3 +89,17 @@ export function interruptRequestsOf(item: Pick<QueueItem, 'source' | 'suspendPay
   const count = langgraphPayload(item)?.count;
   return typeof count === 'number' && Number.isInteger(count) && count > 1 ? count : null;
 }
+
+/**
+ * What Claude Code's channel relay says of a call (`context` it or the console wrote): `previewOnly`,
+ * a relayed prompt whose arguments are a preview cut short (an edit cannot reach Claude Code);
+ * `viaChannel`, the hook's call a relayed prompt was joined into (its decision answers both).
+ */
+export type RelayMarks = { previewOnly: boolean; viaChannel: boolean };
+
+export function relayMarksOf(item: Pick<QueueItem, 'source' | 'context'>): RelayMarks {
+  const c = item.context;
+  if (item.source !== 'claude-code' || c === null || typeof c !== 'object' || Array.isArray(c)) return { previewOnly: false, viaChannel: false };
+  const { preview, channel } = c as Record<string, unknown>;
+  return { previewOnly: preview === true, viaChannel: channel !== null && typeof channel === 'object' && !Array.isArray(channel) };
+}

@@ -1156,6 +1156,12 @@ export interface components {
             /** @description `declined`: nobody decided within the tool's time limit. */
             expired: boolean;
             id: string;
+            /**
+             * @description `withdrawn`: the call was joined into this one — the same tool call, asked about by another
+             *     of the same credential's connectors with its whole input (Claude Code's hook, for its
+             *     channel relay's preview): its decision is the answer.
+             */
+            joinedInto?: string | null;
             outcome: components["schemas"]["Outcome"];
             /** @description `declined`: what the operator said, if anything. */
             reason: string | null;

@@ -3,6 +3,7 @@ export const detail = {
   gone: 'gone',
   /** The mark of a high-risk call: rated high or critical by its arguments, or its tool in the high-risk list (Settings). */
   highRisk: 'high risk',
+  previewNoEdit: "Preview only: Claude Code's channel cannot carry edited arguments, so no edit is offered. Approve what is shown, or decline and let the agent ask again.",
   highRiskTitle: 'High or critical risk (its arguments, or its tool in the high-risk list in Settings): needs the confirm step; never always allowed, never approved from a notification',
   /** The label of a call's risk section (its level and reasons). */
   riskHeading: 'Risk',

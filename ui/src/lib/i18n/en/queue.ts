@@ -102,6 +102,12 @@ export const queue = {
   /** A call's kind, as its badge reads. */
   kinds: { approval: 'approval', suspend: 'suspend' },
   /** Where a call comes from, as its badge reads (product names as they are). */
+  relay: {
+    previewOnly: 'preview only',
+    previewOnlyTitle: "Claude Code's channel relayed only a preview of the arguments, cut short: what runs may hold more. An approval is bound to what is shown; an edit cannot reach Claude Code.",
+    viaChannel: 'also via channel',
+    viaChannelTitle: "Claude Code's channel relayed this same call too: the decision answers both the hook and the channel.",
+  },
   sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP' },
   /** The source badge's title: where exactly a call of that source comes from. */
   sourceTitles: {

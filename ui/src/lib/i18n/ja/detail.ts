@@ -4,6 +4,7 @@ import type { Messages } from '../en';
 export const detail: Messages['detail'] = {
   gone: '消失',
   highRisk: '高リスク',
+  previewNoEdit: 'プレビューのみ: Claude Code のチャネルは編集した引数を運べないため、編集は提示されません。表示された内容を承認するか、却下してエージェントに再度尋ねさせてください。',
   highRiskTitle: 'リスクが高または重大です（引数から、または設定の高リスクのツール一覧）: 確認の手順が必要で、常に許可の対象にならず、通知から承認することもできません',
   riskHeading: 'リスク',
   riskNeedsOperator: 'オペレーターがここで判断します: 常に許可も通知からの承認もできません。',

@@ -88,6 +88,12 @@ export const queue: Messages['queue'] = {
   listNewestFirst: '呼び出し（新しい順）',
   listOldestFirst: '呼び出し（古い順）',
   kinds: { approval: '要承認', suspend: '一時停止' },
+  relay: {
+    previewOnly: 'プレビューのみ',
+    previewOnlyTitle: 'Claude Code のチャネルは引数のプレビューを途中で切って中継しただけです。実行される内容はさらに多い可能性があります。承認は表示された内容に結び付けられ、編集は Claude Code に届きません。',
+    viaChannel: 'チャネル経由でも',
+    viaChannelTitle: 'Claude Code のチャネルもこの同じ呼び出しを中継しました。判断はフックとチャネルの両方に答えます。',
+  },
   sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
