@@ -234,14 +234,21 @@ async fn answer(console: Arc<Result<ConsoleClient, String>>, asked: Result<Appro
 
 /// Asks the console about an action Codex's reviewer denied; the override for Codex, as request
 /// `id`, if an operator approved it ([`guardian::override_request`]).
-async fn overridden(console: Arc<Result<ConsoleClient, String>>, denial: guardian::Denial, timeout: Duration, id: String) -> Option<String> {
+async fn overridden(
+    console: Arc<Result<ConsoleClient, String>>,
+    denial: guardian::Denial,
+    timeout: Duration,
+    id: String,
+) -> Option<String> {
     let asked = match console.as_ref() {
         Ok(console) => console.ask_patiently(&denial.call, &denial.key, timeout).await,
         Err(why) => Err(why.clone()),
     };
     let request = guardian::override_request(&asked, &denial, &id);
     match &asked {
-        Ok(s) => tracing::info!(call = %s.id, outcome = ?s.outcome, overridden = request.is_some(), "review {} denied by Codex's reviewer", denial.review),
+        Ok(s) => {
+            tracing::info!(call = %s.id, outcome = ?s.outcome, overridden = request.is_some(), "review {} denied by Codex's reviewer", denial.review)
+        }
         Err(why) => tracing::warn!("review {}: the reviewer's denial stands: {why}", denial.review),
     }
     request.map(|r| r.to_string())

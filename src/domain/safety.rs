@@ -265,7 +265,8 @@ mod tests {
     fn an_action_codexs_reviewer_denied_is_rated_high_so_no_grant_overrides_the_reviewer() {
         use crate::domain::risk::Level;
         use serde_json::json;
-        let (safety, quorums, custom) = (SafetySettings::default(), QuorumSettings::default(), crate::domain::risk::custom::RiskRules::default());
+        let (safety, quorums, custom) =
+            (SafetySettings::default(), QuorumSettings::default(), crate::domain::risk::custom::RiskRules::default());
         let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };
         let denied = Care::of("Bash", &json!({ "command": "ls" }), Some(&json!({ "guardianDenied": true, "cwd": "/w" })), rules);
         assert!(denied.risk.level == Level::High && !denied.grantable(), "{denied:?}");

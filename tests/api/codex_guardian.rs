@@ -41,9 +41,15 @@ async fn responses(State(model): State<Guarded>, Json(request): Json<Value>) -> 
         // The reviewer's session.
         let overrides = text.matches(OVERRIDDEN).count();
         let (outcome, assessment) = if overrides > 0 {
-            ("allow", json!({ "risk_level": "high", "user_authorization": "high", "outcome": "allow", "rationale": "the user approved it" }))
+            (
+                "allow",
+                json!({ "risk_level": "high", "user_authorization": "high", "outcome": "allow", "rationale": "the user approved it" }),
+            )
         } else {
-            ("deny", json!({ "risk_level": "high", "user_authorization": "unknown", "outcome": "deny", "rationale": "it wipes the build cache" }))
+            (
+                "deny",
+                json!({ "risk_level": "high", "user_authorization": "unknown", "outcome": "deny", "rationale": "it wipes the build cache" }),
+            )
         };
         model.reviews.lock().unwrap().push((overrides, outcome));
         json!({ "type": "message", "role": "assistant", "id": "msg_r", "content": [{ "type": "output_text", "text": assessment.to_string() }] })
@@ -87,7 +93,9 @@ async fn reviewed_turn(editor: &mut Editor, dir: &Path) -> String {
 /// Waits for the reviewer's denial, passed on to the client unchanged; when, and its params.
 async fn denied(editor: &mut Editor) -> (Instant, Value) {
     let (at, msg) = editor
-        .until("the reviewer's denial", |m| m["method"] == "item/autoApprovalReview/completed" && m["params"]["review"]["status"] == "denied")
+        .until("the reviewer's denial", |m| {
+            m["method"] == "item/autoApprovalReview/completed" && m["params"]["review"]["status"] == "denied"
+        })
         .await;
     (at, msg["params"].clone())
 }
@@ -142,7 +150,10 @@ async fn an_operator_overrides_a_denial_of_codexs_reviewer_once_and_codex_runs_t
     let entries = audit["entries"].as_array().unwrap();
     let paused = entries.iter().find(|e| e["action"] == "call.paused").expect("call.paused audited");
     assert_eq!(paused["details"]["context"]["guardianDenied"], true, "the audit says it was an override: {paused}");
-    assert!(entries.iter().any(|e| e["action"] == "decision.approve" && e["actor"] == "root (web)"), "the operator's approval is audited: {audit}");
+    assert!(
+        entries.iter().any(|e| e["action"] == "decision.approve" && e["actor"] == "root (web)"),
+        "the operator's approval is audited: {audit}"
+    );
     println!(
         "codex app-server (reviewer's denial): denial → queue row ≤ {} ms; decision → Codex took the override {} ms",
         ms(denial_at, row),

@@ -50,7 +50,8 @@ impl Tracker {
             return None;
         }
         let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
-        let (Some(thread), Some(turn), Some(review)) = (text(&params["threadId"]), text(&params["turnId"]), text(&params["reviewId"])) else {
+        let (Some(thread), Some(turn), Some(review)) = (text(&params["threadId"]), text(&params["turnId"]), text(&params["reviewId"]))
+        else {
             return Some(Err(format!("{REVIEW_COMPLETED} without threadId, turnId and reviewId")));
         };
         if !self.reviews.insert(review.clone()) {
@@ -69,7 +70,9 @@ impl Tracker {
                 };
                 ("apply_patch", json!({ "input": patch }))
             }
-            other => return Some(Err(format!("denied review {review} of a {} action: not shown in the queue", other.unwrap_or("unnamed")))),
+            other => {
+                return Some(Err(format!("denied review {review} of a {} action: not shown in the queue", other.unwrap_or("unnamed"))))
+            }
         };
         let review_of = &params["review"];
         let mut context = Map::new();

@@ -151,7 +151,8 @@ fn the_override_carries_the_review_as_codexs_core_event_in_snake_case() {
             "user_authorization": "unknown", "rationale": "it deletes the build directory", "decision_source": "agent",
             "action": { "type": "command", "source": "unified_exec", "command": "/bin/bash -lc 'rm -rf build'", "cwd": "/work" } } })
     );
-    let patch = guardian::core_event(&review("denied", json!({ "type": "applyPatch", "cwd": "/work", "files": ["/work/a.txt"] }))["params"]);
+    let patch =
+        guardian::core_event(&review("denied", json!({ "type": "applyPatch", "cwd": "/work", "files": ["/work/a.txt"] }))["params"]);
     assert_eq!(patch["action"], json!({ "type": "apply_patch", "cwd": "/work", "files": ["/work/a.txt"] }));
 }
 

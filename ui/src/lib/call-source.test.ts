@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource } from './call-source';
+import { CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource, reviewerDenialOf } from './call-source';
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
@@ -34,5 +34,17 @@ describe('call sources', () => {
     for (const context of [null, undefined, 'cwd', 42, ['/a', 'PreToolUse'], true]) expect(hookContextOf({ context }), String(context)).toEqual({ cwd: null, event: null });
     // Only its own keys, not what an object inherits.
     expect(hookContextOf({ context: JSON.parse('{"__proto__": {"cwd": "/inherited"}}') })).toEqual({ cwd: null, event: null });
+  });
+
+  it("reads a denial of Codex's own reviewer only from a codex call marked so, with its rationale as text", () => {
+    const codex = (context: unknown) => ({ source: 'codex' as const, context });
+    expect(reviewerDenialOf(codex({ guardianDenied: true, reason: 'it wipes the build cache' }))).toBe('it wipes the build cache');
+    expect(reviewerDenialOf(codex({ guardianDenied: true }))).toBe('');
+    expect(reviewerDenialOf(codex({ guardianDenied: true, reason: { html: '<b>' } }))).toBe('');
+    for (const context of [{ guardianDenied: 'true' }, { guardianDenied: false }, {}, null, 'guardianDenied', [true]]) {
+      expect(reviewerDenialOf(codex(context)), JSON.stringify(context)).toBeNull();
+    }
+    expect(reviewerDenialOf({ source: 'claude-code', context: { guardianDenied: true, reason: 'x' } })).toBeNull();
+    expect(reviewerDenialOf(codex(JSON.parse('{"__proto__": {"guardianDenied": true}}')))).toBeNull();
   });
 });

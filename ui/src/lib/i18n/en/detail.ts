@@ -62,6 +62,9 @@ export const detail = {
   /** A coding agent's hook call: the directory the agent worked in, and the hook's event (`PreToolUse`), as the agent said. */
   workingDirectory: 'Working directory',
   hookEvent: 'Hook event',
+  /** A Codex call whose action Codex's own reviewer (auto-review) denied: the label, and what approving it does. */
+  codexReviewer: "Codex's reviewer",
+  codexReviewerDenied: 'Denied this action; approving it overrides that denial for this one action',
   pausedAt: 'Paused at',
   via: 'Via',
   /** Before the countdown ("expires in 4 min"): a noun, so the line reads "Time limit expires in 4 min", never "Expires expires in". */

@@ -51,6 +51,8 @@ export const detail: Messages['detail'] = {
   toolCall: 'ツール呼び出し',
   workingDirectory: '作業ディレクトリ',
   hookEvent: 'フックイベント',
+  codexReviewer: 'Codex のレビュアー',
+  codexReviewerDenied: 'この操作を拒否しました。承認すると、この操作 1 回に限りその拒否を覆します',
   pausedAt: '一時停止日時',
   via: '経由',
   expires: '期限',
