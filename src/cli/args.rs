@@ -366,9 +366,12 @@ pub enum Command {
     /// waits as long as the operator takes; while the console cannot be reached (a restart) the
     /// call is asked about again, ever less often, and nothing is lost. Fails closed: no agent
     /// credential, a refusal, an edit, a receipt that does not verify, no decision within
-    /// --timeout → decline. The console and the agent credential are found as the hooks find them
-    /// (the serving console or APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN); nothing of
-    /// APPROVAL_CONSOLE_* reaches Codex.
+    /// --timeout → decline. An action Codex's own reviewer (auto-review) denied is queued too,
+    /// rated high; an operator's approval overrides that one denial once
+    /// (thread/approveGuardianDeniedAction), anything else leaves it standing. The console and the
+    /// agent credential are found as the hooks find them (the serving console or
+    /// APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN); nothing of APPROVAL_CONSOLE_* reaches
+    /// Codex.
     Codex {
         /// The console's address [default: the console serving now, found as every CLI command
         /// finds it, else http://127.0.0.1:4319].

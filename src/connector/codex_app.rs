@@ -21,12 +21,15 @@
 //! `decline`. While the console cannot be reached the request stays
 //! open and the bridge asks again, ever less often ([`ConsoleClient::ask_patiently`]): Codex waits
 //! as long as it takes, and a restart of the console loses nothing.
+//!
+//! Where Codex's own reviewer denied an action, the operator may override that one denial
+//! ([`guardian`]).
 
 use super::ConsoleClient;
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::domain::CallSource;
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -59,11 +62,12 @@ pub struct Refused {
 
 /// What the bridge has seen of the server's messages: the changes of each file change item, by
 /// item id, until the item completes; each thread's working directory (a file change's paths are
-/// shown relative to it).
+/// shown relative to it); the reviews of Codex's reviewer already asked about.
 #[derive(Default)]
 pub struct Tracker {
     changes: HashMap<String, Value>,
     cwds: HashMap<String, String>,
+    reviews: HashSet<String>,
 }
 
 impl Tracker {
@@ -228,8 +232,31 @@ async fn answer(console: Arc<Result<ConsoleClient, String>>, asked: Result<Appro
     response(&id, decision).to_string()
 }
 
+/// Asks the console about an action Codex's reviewer denied; the override for Codex, as request
+/// `id`, if an operator approved it ([`guardian::override_request`]).
+async fn overridden(
+    console: Arc<Result<ConsoleClient, String>>,
+    denial: guardian::Denial,
+    timeout: Duration,
+    id: String,
+) -> Option<String> {
+    let asked = match console.as_ref() {
+        Ok(console) => console.ask_patiently(&denial.call, &denial.key, timeout).await,
+        Err(why) => Err(why.clone()),
+    };
+    let request = guardian::override_request(&asked, &denial, &id);
+    match &asked {
+        Ok(s) => {
+            tracing::info!(call = %s.id, outcome = ?s.outcome, overridden = request.is_some(), "review {} denied by Codex's reviewer", denial.review)
+        }
+        Err(why) => tracing::warn!("review {}: the reviewer's denial stands: {why}", denial.review),
+    }
+    request.map(|r| r.to_string())
+}
+
 /// Runs the bridge: lines from `client_in` go to `server_in`; lines from `server_out` go to
-/// `client_out`, except the approval requests, answered on `server_in` from the console. Ends
+/// `client_out`, except the approval requests, answered on `server_in` from the console, and
+/// Codex's answers to the bridge's own requests (overrides of its reviewer's denials). Ends
 /// when the server's output ends (the caller then waits for the server); the client's input ending
 /// closes the server's input.
 pub async fn bridge<CI, CO, SI, SO>(
@@ -275,10 +302,31 @@ where
         let _ = from_client.send(None);
     });
     let mut tracker = Tracker::default();
+    let own = guardian::own_id_prefix();
     let mut server = BufReader::new(server_out).lines();
     while let Some(line) = server.next_line().await? {
         if let Ok(msg) = serde_json::from_str::<Value>(&line) {
+            if guardian::is_own_answer(&msg, &own) {
+                match msg.get("error") {
+                    None => tracing::info!(id = %msg["id"], "Codex took the override of its reviewer's denial"),
+                    Some(e) => tracing::warn!(id = %msg["id"], "Codex refused the override of its reviewer's denial: {e}"),
+                }
+                continue;
+            }
             tracker.observe(&msg);
+            // Passed on as well: the client shows the denial as Codex reported it.
+            match tracker.denial(&msg) {
+                Some(Ok(denial)) => {
+                    let (console, to_server, id) = (console.clone(), to_server.clone(), format!("{own}{}", denial.review));
+                    tokio::spawn(async move {
+                        if let Some(line) = overridden(console, denial, timeout, id).await {
+                            let _ = to_server.send(Some(line));
+                        }
+                    });
+                }
+                Some(Err(why)) => tracing::warn!("the reviewer's denial stands, not queued: {why}"),
+                None => {}
+            }
             if let Some(asked) = tracker.approval(&msg) {
                 let (console, to_server) = (console.clone(), to_server.clone());
                 tokio::spawn(async move {
@@ -294,6 +342,8 @@ where
     }
     Ok(())
 }
+
+pub mod guardian;
 
 #[cfg(test)]
 mod tests;

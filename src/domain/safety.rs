@@ -73,6 +73,11 @@ impl Care {
             risk.add(super::risk::Level::High, "preview only: its agent showed the arguments cut short, what runs may hold more");
         }
         acp_call(tool, args, context, rules.safety, &mut risk);
+        // An action Codex's own reviewer denied (the app-server bridge): approving it overrides the
+        // reviewer for that one action. High, so only an operator does, never a grant.
+        if context.and_then(|c| c.get("guardianDenied")).and_then(serde_json::Value::as_bool) == Some(true) {
+            risk.add(super::risk::Level::High, "denied by Codex's reviewer: an approval overrides it for this one action");
+        }
         rules.risk.apply(tool, args, &mut risk);
         let quorums = rules.quorums;
         let quorum = quorums.quorum_for(tool, risk.level);
@@ -288,6 +293,7 @@ mod tests {
         let full = Care::of("Bash", &json!({ "command": "ls" }), Some(&json!({ "preview": false })), rules);
         assert!(full.grantable(), "{full:?}");
     }
+
     #[test]
     fn an_acp_agents_call_is_rated_from_its_raw_input_or_its_title_and_a_command_shown_only_as_a_title_is_at_least_medium() {
         use crate::domain::risk::Level;
@@ -308,5 +314,21 @@ mod tests {
         assert_eq!(care(json!({ "title": "Run a command", "kind": "execute", "rawInput": { "command": "ls" } })).level, Level::Low);
         // Not an ACP call: the same arguments are not read this way.
         assert_eq!(Care::of("execute", &json!({ "title": "rm -rf /", "kind": "execute" }), None, rules).risk.level, Level::Low);
+    }
+
+    #[test]
+    fn an_action_codexs_reviewer_denied_is_rated_high_so_no_grant_overrides_the_reviewer() {
+        use crate::domain::risk::Level;
+        use serde_json::json;
+        let (safety, quorums, custom) =
+            (SafetySettings::default(), QuorumSettings::default(), crate::domain::risk::custom::RiskRules::default());
+        let rules = Rules { safety: &safety, quorums: &quorums, risk: &custom };
+        let denied = Care::of("Bash", &json!({ "command": "ls" }), Some(&json!({ "guardianDenied": true, "cwd": "/w" })), rules);
+        assert!(denied.risk.level == Level::High && !denied.grantable(), "{denied:?}");
+        assert!(denied.risk.first_reason().starts_with("denied by Codex's reviewer"), "{denied:?}");
+        for context in [json!({ "guardianDenied": false }), json!({ "guardianDenied": "true" }), json!({})] {
+            let care = Care::of("Bash", &json!({ "command": "ls" }), Some(&context), rules);
+            assert!(care.grantable(), "{context}: {care:?}");
+        }
     }
 }

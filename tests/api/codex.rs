@@ -38,7 +38,7 @@ impl Script {
     }
 }
 
-fn event(data: Value) -> String {
+pub(crate) fn event(data: Value) -> String {
     format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap_or_default())
 }
 

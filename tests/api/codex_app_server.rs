@@ -14,23 +14,31 @@ use approval_console::domain::Role;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// The editor's side: `approval-console codex` as its app-server, and every message it got.
-struct Editor {
+/// The editor's side: `approval-console codex` as its app-server, every message it got, and the
+/// bridge's log lines (passed on to stderr) with when each came.
+pub(crate) struct Editor {
     bridge: tokio::process::Child,
     input: tokio::process::ChildStdin,
     messages: tokio::sync::mpsc::UnboundedReceiver<(Instant, Value)>,
     seen: Vec<(Instant, Value)>,
     next_id: u64,
+    pub log: Arc<Mutex<Vec<(Instant, String)>>>,
 }
 
 impl Editor {
     /// `approval-console codex --codex <the real one>` in `dir` (Codex's home in `dir/home`, its
     /// model the scripted one), asking the console at `console` with `token`.
     async fn start(dir: &Path, script: &Script, console: &str, token: &str) -> Self {
-        let home = codex_home(dir, &scripted_model(script.clone()).await, "");
+        Self::start_with(dir, &scripted_model(script.clone()).await, console, token).await
+    }
+
+    /// [`start`](Self::start) with the model at `model` (its base URL).
+    pub(crate) async fn start_with(dir: &Path, model: &str, console: &str, token: &str) -> Self {
+        let home = codex_home(dir, model, "");
         // Codex runs an approved command in its sandbox through a helper it links into its home, and
         // refuses to do that when its home is under the temporary directory (as this test's is):
         // then the sandbox's start fails ("bwrap: execvp codex-linux-sandbox"), now and then, and
@@ -52,11 +60,19 @@ impl Editor {
             .env("SCRIPTED_MODEL_KEY", "scripted")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::inherit())
+            .stderr(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .unwrap();
         let input = bridge.stdin.take().unwrap();
+        let log = Arc::new(Mutex::new(vec![]));
+        let (mut stderr, kept) = (BufReader::new(bridge.stderr.take().unwrap()).lines(), log.clone());
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = stderr.next_line().await {
+                eprintln!("{line}");
+                kept.lock().unwrap().push((Instant::now(), line));
+            }
+        });
         let mut lines = BufReader::new(bridge.stdout.take().unwrap()).lines();
         let (tx, messages) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
@@ -68,19 +84,19 @@ impl Editor {
                 }
             }
         });
-        let mut editor = Self { bridge, input, messages, seen: vec![], next_id: 1 };
+        let mut editor = Self { bridge, input, messages, seen: vec![], next_id: 1, log };
         editor.request("initialize", json!({ "clientInfo": { "name": "approval-console-test", "version": "0" } })).await;
         editor.send(json!({ "jsonrpc": "2.0", "method": "initialized" })).await;
         editor
     }
 
-    async fn send(&mut self, msg: Value) {
+    pub(crate) async fn send(&mut self, msg: Value) {
         self.input.write_all(format!("{msg}\n").as_bytes()).await.unwrap();
         self.input.flush().await.unwrap();
     }
 
     /// The first message from now on that `pred` holds for (within 90 s).
-    async fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> (Instant, Value) {
+    pub(crate) async fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> (Instant, Value) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
         loop {
             let next = tokio::time::timeout_at(deadline, self.messages.recv()).await;
@@ -93,6 +109,10 @@ impl Editor {
                 !msg["method"].as_str().is_some_and(|m| m.ends_with("/requestApproval")),
                 "the bridge answers approvals itself, never passes them on: {msg}"
             );
+            assert!(
+                !msg["id"].as_str().is_some_and(|id| id.starts_with("approval-console:")),
+                "Codex's answers to the bridge's own requests are the bridge's: {msg}"
+            );
             if pred(&msg) {
                 return (at, msg);
             }
@@ -100,7 +120,7 @@ impl Editor {
     }
 
     /// Sends request `method` and waits for its result.
-    async fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
@@ -123,21 +143,21 @@ impl Editor {
     }
 
     /// Waits for Codex to say the bridge's answer arrived (`serverRequest/resolved`); when.
-    async fn resolved(&mut self) -> Instant {
+    pub(crate) async fn resolved(&mut self) -> Instant {
         self.until("Codex's word that the approval was answered", |m| m["method"] == "serverRequest/resolved").await.0
     }
 
     /// Waits for the item of type `kind` to complete; it.
-    async fn completed(&mut self, kind: &str) -> Value {
+    pub(crate) async fn completed(&mut self, kind: &str) -> Value {
         self.until(&format!("a completed {kind} item"), |m| m["method"] == "item/completed" && m["params"]["item"]["type"] == kind).await.1
     }
 
-    async fn turn_completed(&mut self) {
+    pub(crate) async fn turn_completed(&mut self) {
         self.until("the turn's end", |m| m["method"] == "turn/completed").await;
     }
 
     /// Closes the bridge's input: the app-server ends, and the bridge with it, exiting 0.
-    async fn close(self) {
+    pub(crate) async fn close(self) {
         let Self { mut bridge, input, .. } = self;
         drop(input);
         let status = tokio::time::timeout(Duration::from_secs(30), bridge.wait()).await.expect("the bridge ends").unwrap();
@@ -146,12 +166,12 @@ impl Editor {
 }
 
 /// The codex call the bridge queued, with when it was first seen.
-async fn queued(t: &TestApp) -> (Instant, Value) {
+pub(crate) async fn queued(t: &TestApp) -> (Instant, Value) {
     let call = agent_cli::queued(t, "codex").await;
     (Instant::now(), call)
 }
 
-fn ms(from: Instant, to: Instant) -> u128 {
+pub(crate) fn ms(from: Instant, to: Instant) -> u128 {
     to.saturating_duration_since(from).as_millis()
 }
 

@@ -13,6 +13,7 @@ mod claude_code;
 mod cli;
 mod codex;
 mod codex_app_server;
+mod codex_guardian;
 mod concurrency;
 mod cut_short;
 mod devices;

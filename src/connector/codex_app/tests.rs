@@ -108,3 +108,93 @@ fn an_approval_by_a_grant_is_accept_for_session_and_an_operators_is_accept() {
     assert_eq!(decision(&Ok(approved_by(vec!["local:alice".into()]))), "accept");
     assert_eq!(decision(&Ok(approved_by(vec!["console:grant:".into()]))), "accept", "a grant without an id names none");
 }
+
+/// A completed review, as the real Codex 0.169.0 sends it (`approvals_reviewer = "auto_review"`).
+fn review(status: &str, action: Value) -> Value {
+    json!({ "method": guardian::REVIEW_COMPLETED, "params": { "threadId": THREAD, "turnId": TURN, "startedAtMs": 1796663417577_i64,
+        "completedAtMs": 1796663417613_i64, "reviewId": "54f7a1de-6c30-41d6-baba-8987fca9be71", "targetItemId": "call_2", "decisionSource": "agent",
+        "review": { "status": status, "riskLevel": "high", "userAuthorization": "unknown", "rationale": "it deletes the build directory" },
+        "action": action } })
+}
+
+fn command_action() -> Value {
+    json!({ "type": "command", "source": "unifiedExec", "command": "/bin/bash -lc 'rm -rf build'", "cwd": "/work" })
+}
+
+#[test]
+fn a_denial_by_codexs_reviewer_becomes_a_codex_call_marked_denied_with_the_rationale_once_per_review() {
+    let mut tracker = Tracker::default();
+    let denied = tracker.denial(&review("denied", command_action())).unwrap().unwrap();
+    assert_eq!((denied.call.tool.as_str(), denied.call.source), ("Bash", Some(CallSource::Codex)));
+    assert_eq!(denied.call.args, json!({ "command": "/bin/bash -lc 'rm -rf build'" }), "the command as the reviewer saw it");
+    let context = denied.call.context.clone().unwrap();
+    assert_eq!(context["guardianDenied"], true);
+    assert_eq!((context["reason"].as_str(), context["cwd"].as_str()), (Some("it deletes the build directory"), Some("/work")));
+    assert_eq!(context["event"], guardian::REVIEW_COMPLETED);
+    assert_eq!(denied.key, format!("codex-app:guardian:{THREAD}:54f7a1de-6c30-41d6-baba-8987fca9be71"));
+    // The same review reported again is not asked about (nor overridden) twice.
+    assert!(tracker.denial(&review("denied", command_action())).is_none());
+    // Reviews that approved, or are in progress, are nobody's business; neither are other messages.
+    let mut fresh = Tracker::default();
+    for status in ["approved", "inProgress", "timedOut", "aborted"] {
+        assert!(fresh.denial(&review(status, command_action())).is_none(), "{status}");
+    }
+    assert!(fresh.denial(&command_request("ls")).is_none());
+}
+
+#[test]
+fn the_override_carries_the_review_as_codexs_core_event_in_snake_case() {
+    let denied = Tracker::default().denial(&review("denied", command_action())).unwrap().unwrap();
+    assert_eq!(
+        denied.params,
+        json!({ "threadId": THREAD, "event": { "id": "54f7a1de-6c30-41d6-baba-8987fca9be71", "target_item_id": "call_2", "turn_id": TURN,
+            "started_at_ms": 1796663417577_i64, "completed_at_ms": 1796663417613_i64, "status": "denied", "risk_level": "high",
+            "user_authorization": "unknown", "rationale": "it deletes the build directory", "decision_source": "agent",
+            "action": { "type": "command", "source": "unified_exec", "command": "/bin/bash -lc 'rm -rf build'", "cwd": "/work" } } })
+    );
+    let patch =
+        guardian::core_event(&review("denied", json!({ "type": "applyPatch", "cwd": "/work", "files": ["/work/a.txt"] }))["params"]);
+    assert_eq!(patch["action"], json!({ "type": "apply_patch", "cwd": "/work", "files": ["/work/a.txt"] }));
+}
+
+#[test]
+fn a_denied_file_change_is_shown_as_its_diff_and_one_nobody_can_see_is_not_queued() {
+    let mut tracker = Tracker::default();
+    let action = json!({ "type": "applyPatch", "cwd": "/work", "files": ["/work/new.txt"] });
+    assert!(tracker.denial(&review("denied", action.clone())).unwrap().is_err(), "never announced: nothing to show");
+    let mut tracker = Tracker::default();
+    tracker.observe(&file_item("item/started", json!([{ "path": "/work/new.txt", "kind": { "type": "add" }, "diff": "hello\n" }])));
+    let denied = tracker.denial(&review("denied", action)).unwrap().unwrap();
+    assert_eq!(denied.call.tool, "apply_patch");
+    assert_eq!(denied.call.args["input"], "*** Begin Patch\n*** Add File: /work/new.txt\n+hello\n*** End Patch\n");
+    let mut tracker = Tracker::default();
+    let network = json!({ "type": "networkAccess", "target": "https://x.test", "host": "x.test", "protocol": "https", "port": 443 });
+    assert!(tracker.denial(&review("denied", network)).unwrap().is_err(), "a kind the queue does not show: the denial stands");
+}
+
+#[test]
+fn only_an_operators_unedited_approval_sends_the_override_never_a_grants_an_edit_or_a_decline() {
+    use crate::connector::tests::approved_by;
+    let denied = Tracker::default().denial(&review("denied", command_action())).unwrap().unwrap();
+    let sent = guardian::override_request(&Ok(approved_by(vec!["local:alice".into()])), &denied, "approval-console:x:1").unwrap();
+    assert_eq!(sent, json!({ "id": "approval-console:x:1", "method": guardian::APPROVE_DENIED, "params": denied.params }));
+    let grant = crate::domain::receipt::grant_approver(&crate::domain::GrantId::new("g-1"));
+    assert!(guardian::override_request(&Ok(approved_by(vec![grant])), &denied, "i").is_none(), "a grant overrides no reviewer");
+    let status = |outcome, edited| Ok(CallStatus { id: "q_1".into(), outcome, edited, ..Default::default() });
+    assert!(guardian::override_request(&status(Outcome::Approved, true), &denied, "i").is_none(), "an edit is not what was denied");
+    for outcome in [Outcome::Declined, Outcome::Withdrawn, Outcome::Answered, Outcome::Pending] {
+        assert!(guardian::override_request(&status(outcome, false), &denied, "i").is_none(), "{outcome:?}");
+    }
+    assert!(guardian::override_request(&Err("no decision within 600 s".into()), &denied, "i").is_none());
+}
+
+#[test]
+fn only_codexs_answers_to_the_bridges_own_ids_are_kept_from_the_client() {
+    let own = guardian::own_id_prefix();
+    assert_ne!(own, guardian::own_id_prefix(), "each bridge its own");
+    assert!(guardian::is_own_answer(&json!({ "id": format!("{own}54f7"), "result": {} }), &own));
+    assert!(guardian::is_own_answer(&json!({ "id": format!("{own}54f7"), "error": { "code": -32600 } }), &own));
+    assert!(!guardian::is_own_answer(&json!({ "id": 4, "result": {} }), &own), "the client's");
+    assert!(!guardian::is_own_answer(&json!({ "id": "approval-console:other:1", "result": {} }), &own), "not this bridge's");
+    assert!(!guardian::is_own_answer(&json!({ "id": format!("{own}1"), "method": "x" }), &own), "a request, not an answer");
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentOptionsOf, CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource } from './call-source';
+import { agentOptionsOf, CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptRequestsOf, isCallSource, reviewerDenialOf } from './call-source';
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
@@ -35,6 +35,7 @@ describe('call sources', () => {
     // Only its own keys, not what an object inherits.
     expect(hookContextOf({ context: JSON.parse('{"__proto__": {"cwd": "/inherited"}}') })).toEqual({ cwd: null, event: null });
   });
+
   it('reads the choices an ACP agent offered, only from an acp call, with the kinds the protocol defines', () => {
     const options = [
       { optionId: 'a1', name: 'Allow once', kind: 'allow_once' },
@@ -55,5 +56,17 @@ describe('call sources', () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ name: 'n'.repeat(300) + i, kind: 'allow_once' }));
     const read = agentOptionsOf({ source: 'acp', context: { options: many } })!;
     expect([read.length, read[0].name.length]).toEqual([20, 200]);
+  });
+
+  it("reads a denial of Codex's own reviewer only from a codex call marked so, with its rationale as text", () => {
+    const codex = (context: unknown) => ({ source: 'codex' as const, context });
+    expect(reviewerDenialOf(codex({ guardianDenied: true, reason: 'it wipes the build cache' }))).toBe('it wipes the build cache');
+    expect(reviewerDenialOf(codex({ guardianDenied: true }))).toBe('');
+    expect(reviewerDenialOf(codex({ guardianDenied: true, reason: { html: '<b>' } }))).toBe('');
+    for (const context of [{ guardianDenied: 'true' }, { guardianDenied: false }, {}, null, 'guardianDenied', [true]]) {
+      expect(reviewerDenialOf(codex(context)), JSON.stringify(context)).toBeNull();
+    }
+    expect(reviewerDenialOf({ source: 'claude-code', context: { guardianDenied: true, reason: 'x' } })).toBeNull();
+    expect(reviewerDenialOf(codex(JSON.parse('{"__proto__": {"guardianDenied": true}}')))).toBeNull();
   });
 });

@@ -57,6 +57,19 @@ export function agentOptionsOf(item: Pick<QueueItem, 'source' | 'context'>): Age
 }
 
 /**
+ * The rationale of Codex's own reviewer when it denied the action this call shows (the app-server
+ * bridge marks such a call `guardianDenied: true`; approving it overrides that one denial): `''`
+ * when it gave none, `null` for every other call.
+ */
+export function reviewerDenialOf(item: Pick<QueueItem, 'source' | 'context'>): string | null {
+  const c = item.context;
+  if (item.source !== 'codex' || c === null || typeof c !== 'object' || Array.isArray(c)) return null;
+  if (!Object.hasOwn(c, 'guardianDenied') || (c as Record<string, unknown>).guardianDenied !== true) return null;
+  const reason = Object.hasOwn(c, 'reason') ? (c as Record<string, unknown>).reason : undefined;
+  return typeof reason === 'string' ? reason : '';
+}
+
+/**
  * What a decline's reason becomes for a LangGraph Agent Inbox request (`suspendPayload.convention`
  * `agent-inbox`), as the server answers it: with `allow_respond` and `allow_ignore`, a reason is the
  * response and no reason ignores the request (`respond-or-ignore`); with only one of them, `respond` or

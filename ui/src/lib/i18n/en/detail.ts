@@ -70,6 +70,9 @@ export const detail = {
   optionRejectOnce: 'what Decline answers',
   optionRejectAlways: 'what Decline answers when there is no one-time reject',
   optionUnknown: 'a kind the console never answers with',
+  /** A Codex call whose action Codex's own reviewer (auto-review) denied: the label, and what approving it does. */
+  codexReviewer: "Codex's reviewer",
+  codexReviewerDenied: 'Denied this action; approving it overrides that denial for this one action',
   pausedAt: 'Paused at',
   via: 'Via',
   /** Before the countdown ("expires in 4 min"): a noun, so the line reads "Time limit expires in 4 min", never "Expires expires in". */

@@ -58,6 +58,8 @@ export const detail: Messages['detail'] = {
   optionRejectOnce: '却下で返す選択肢',
   optionRejectAlways: '一回限りの拒否がないときに却下で返す選択肢',
   optionUnknown: 'コンソールが返すことのない種類',
+  codexReviewer: 'Codex のレビュアー',
+  codexReviewerDenied: 'この操作を拒否しました。承認すると、この操作 1 回に限りその拒否を覆します',
   pausedAt: '一時停止日時',
   via: '経由',
   expires: '期限',
