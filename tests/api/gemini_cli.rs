@@ -243,6 +243,7 @@ async fn the_real_gemini_cli_in_acp_mode_behind_approval_console_acp_asks_the_qu
                 .env("NO_COLOR", "1");
         });
         let call = agent_cli::queued(&t, "acp").await;
+        let queued = Instant::now();
         assert_eq!(call["source"], "acp", "{call}");
         // Gemini shows the command only as the tool call's title: rated from it, and at least medium.
         assert_eq!((call["toolName"].as_str(), call["args"]["title"].as_str()), (Some("execute"), Some(script.command.as_str())), "{call}");
@@ -250,6 +251,7 @@ async fn the_real_gemini_cli_in_acp_mode_behind_approval_console_acp_asks_the_qu
         let kinds: Vec<&str> = call["context"]["options"].as_array().unwrap().iter().filter_map(|o| o["kind"].as_str()).collect();
         assert!(kinds.contains(&"allow_once") && kinds.contains(&"reject_once"), "Gemini's options: {call}");
         assert!(!ran.exists(), "nothing runs before the decision");
+        let decided = Instant::now();
         let (status, body) = if decide { t.approve(&call).await } else { t.decline(&call, "not now").await };
         assert_eq!(status, StatusCode::OK, "{body}");
         let out = agent_cli::exits_ok(editor, "the ACP editor").await;
@@ -258,6 +260,13 @@ async fn the_real_gemini_cli_in_acp_mode_behind_approval_console_acp_asks_the_qu
         assert_eq!(report["editor"]["asked"], false, "the editor never saw the request: {report}");
         if decide {
             assert!(ran_once(&ran), "the approved command ran once: {:?}", std::fs::read_to_string(&ran));
+            // The figures the report gives (printed, not asserted; the queue is polled: an upper bound).
+            let (asked, answered) = (script.asked.lock().unwrap().unwrap(), script.answered.lock().unwrap().unwrap());
+            eprintln!(
+                "gemini --acp: model's call → queued row seen ≤ {:?}; approval sent → Gemini's next request {:?}",
+                queued.duration_since(asked),
+                answered.duration_since(decided)
+            );
         } else {
             assert!(!ran.exists(), "the declined command never ran");
             let responses = script.responses.lock().unwrap().clone();
