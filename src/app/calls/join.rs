@@ -54,15 +54,14 @@ impl App {
         if !crate::engine::kinds::joins_relayed_previews(queued.call.source) || queued.call.thread_id.is_none() {
             return Ok(None);
         }
-        let pending = queue::pending_entries(&self.db, &queued.call.engine).await?;
+        let mut pending = queue::pending_entries(&self.db, &queued.call.engine).await?;
+        // Only the session's calls are read further (their contexts, their submissions).
+        pending.retain(|e| e.queued.state == ItemState::Pending && e.queued.call.thread_id == queued.call.thread_id);
         let ids: Vec<&str> = pending.iter().map(|e| e.queued.id.as_str()).collect();
         let contexts = submissions::contexts_of_items(&self.db, &ids).await?;
         let mut relayed = Vec::new();
         let mut hooks = Vec::new();
         for entry in &pending {
-            if entry.queued.state != ItemState::Pending || entry.queued.call.thread_id != queued.call.thread_id {
-                continue;
-            }
             let Some(submission) = submissions::find(&self.db, &entry.queued.id).await? else { continue };
             if submission.principal_key != principal_key {
                 continue;
