@@ -170,6 +170,8 @@ impl Console {
             requested_by: if new.scope == GrantScope::Engine { None } else { c.requested_by.clone() },
             shadow: new.shadow,
             rule_scope: new.rule_scope,
+            written: Vec::new(),
+            removals: Vec::new(),
         })
     }
 

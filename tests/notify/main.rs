@@ -575,6 +575,8 @@ async fn a_call_a_grant_covers_raises_no_notification() {
             apply_to_waiting: true,
             shadow: false,
             rule_scope: Default::default(),
+            written: Vec::new(),
+            removals: Vec::new(),
         },
         &admin.narrow(),
     )
