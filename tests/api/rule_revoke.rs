@@ -116,8 +116,12 @@ async fn revoking_a_gemini_user_scope_grant_removes_its_rules_from_the_consoles_
     assert_eq!((entry["details"]["grantId"].as_str(), entry["details"]["rule"].as_str()), (Some(grant.as_str()), Some("commandPrefix = \"npm test\"")));
     assert!(!entry.to_string().contains("read_file"), "never the file's contents: {entry}");
 
-    // A grant that wrote nothing there does not touch the file.
+    // A grant whose rule is not in the file (its hook ran on another machine) does not touch it.
     std::fs::remove_file(&backup).unwrap();
+    let elsewhere = granted_twice(&t, "gemini", "BeforeTool", "/repo", "ls", "user").await;
+    let revoked = revoke(&t, &elsewhere).await;
+    assert_eq!(revoked["removals"][0]["outcome"], "by_hand", "{revoked}");
+    assert!(revoked["removals"][0]["why"].as_str().unwrap().contains("does not hold it"), "{revoked}");
     let session = granted_twice(&t, "claude-code", "PermissionRequest", "/repo", "ls", "session").await;
     revoke(&t, &session).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), now);
@@ -164,6 +168,18 @@ async fn a_settings_file_that_is_a_link_or_another_users_is_not_touched_and_the_
     assert!(removal["why"].as_str().unwrap().contains("not a regular file"), "{removal}");
     assert_eq!(std::fs::read_to_string(&real).unwrap(), settings);
     assert!(!linked.path().join(".claude/settings.json.bak").exists());
+
+    // A project directory named with `..` (the agent's word for where it is) is never followed.
+    let dotted = tempfile::tempdir().unwrap();
+    let file = dotted.path().join(".claude/settings.json");
+    std::fs::create_dir_all(dotted.path().join("sub")).unwrap();
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, settings).unwrap();
+    let cwd = format!("{}/sub/..", dotted.path().display());
+    let grant = granted_twice(&t, "claude-code", "PermissionRequest", &cwd, "npm test", "project").await;
+    let revoked = revoke(&t, &grant).await;
+    assert_eq!(revoked["removals"][0]["outcome"], "by_hand", "{revoked}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), settings);
 
     // A file of another user (the tests run as root here, which can make one; else this part is moot).
     if unsafe { libc::geteuid() } != 0 {
