@@ -131,8 +131,8 @@ async fn revoking_a_gemini_user_scope_grant_removes_its_rules_from_the_consoles_
 #[tokio::test]
 async fn revoking_takes_exactly_the_rule_string_out_of_a_claude_code_project_settings_file_and_keeps_every_other_key() {
     let t = spawn_app().await;
-    let project = tempfile::tempdir().unwrap();
-    t.app.testing().agent_home(project.path());
+    let (project, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    t.app.testing().agent_home(home.path());
     let cwd = project.path().display().to_string();
     let grant = granted_twice(&t, "claude-code", "PermissionRequest", &cwd, "npm test", "project").await;
     let file = project.path().join(".claude/settings.json");
@@ -149,6 +149,16 @@ async fn revoking_takes_exactly_the_rule_string_out_of_a_claude_code_project_set
     assert_eq!(now, expected);
     assert_eq!(now.as_object().unwrap().keys().collect::<Vec<_>>(), ["model", "permissions", "env"], "order kept");
     assert_eq!(std::fs::read_to_string(format!("{}.bak", file.display())).unwrap(), settings);
+
+    // In user scope: the console user's own `~/.claude/settings.json`.
+    let user = granted_twice(&t, "claude-code", "PermissionRequest", &cwd, "make", "user").await;
+    let file = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, r#"{"permissions":{"allow":["Bash(make)","Read"]}}"#).unwrap();
+    let revoked = revoke(&t, &user).await;
+    assert_eq!(revoked["removals"][0]["outcome"], "removed", "{revoked}");
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(now, json!({ "permissions": { "allow": ["Read"] } }));
 }
 
 #[tokio::test]
