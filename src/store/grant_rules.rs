@@ -42,7 +42,8 @@ pub async fn all(db: &Db) -> Result<HashMap<String, Vec<AgentRule>>, Error> {
 /// The rules `grant` wrote back, in the order first written.
 pub async fn of_grant(db: &Db, grant: &GrantId) -> Result<Vec<AgentRule>, Error> {
     let mut conn = db.pool().acquire().await?;
-    let rows = sql("SELECT rule FROM grant_rules WHERE grant_id = $1 ORDER BY first_at, rule").bind(grant.as_str()).fetch_all(&mut *conn).await?;
+    let rows =
+        sql("SELECT rule FROM grant_rules WHERE grant_id = $1 ORDER BY first_at, rule").bind(grant.as_str()).fetch_all(&mut *conn).await?;
     rows.iter()
         .map(|r| {
             use super::cells::Cells;

@@ -81,7 +81,12 @@ impl Uow {
     }
 
     /// Records that the grant `id` wrote `rule` back to a coding agent (once per distinct rule).
-    pub async fn grant_wrote(&mut self, id: &GrantId, rule: &crate::domain::session_rule::AgentRule, at: DateTime<Utc>) -> Result<(), Error> {
+    pub async fn grant_wrote(
+        &mut self,
+        id: &GrantId,
+        rule: &crate::domain::session_rule::AgentRule,
+        at: DateTime<Utc>,
+    ) -> Result<(), Error> {
         super::grant_rules::record(&mut self.tx, id, rule, at).await
     }
 

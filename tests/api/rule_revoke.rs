@@ -113,7 +113,10 @@ async fn revoking_a_gemini_user_scope_grant_removes_its_rules_from_the_consoles_
     let (_, audit) = t.get("/api/audit").await;
     let entry = audit["entries"].as_array().unwrap().iter().find(|e| e["action"] == "grant.rule_removed").expect("audited").clone();
     assert_eq!(entry["details"]["file"], file.display().to_string(), "{entry}");
-    assert_eq!((entry["details"]["grantId"].as_str(), entry["details"]["rule"].as_str()), (Some(grant.as_str()), Some("commandPrefix = \"npm test\"")));
+    assert_eq!(
+        (entry["details"]["grantId"].as_str(), entry["details"]["rule"].as_str()),
+        (Some(grant.as_str()), Some("commandPrefix = \"npm test\""))
+    );
     assert!(!entry.to_string().contains("read_file"), "never the file's contents: {entry}");
 
     // A grant whose rule is not in the file (its hook ran on another machine) does not touch it.
@@ -139,7 +142,8 @@ async fn revoking_takes_exactly_the_rule_string_out_of_a_claude_code_project_set
     assert_eq!(listed(&t, &grant).await["written"][0]["location"], file.display().to_string());
 
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    let settings = r#"{"model":"opus","permissions":{"allow":["Read","Bash(npm test)","Bash(npm test:*)"],"deny":["Bash(rm:*)"]},"env":{"A":"1"}}"#;
+    let settings =
+        r#"{"model":"opus","permissions":{"allow":["Read","Bash(npm test)","Bash(npm test:*)"],"deny":["Bash(rm:*)"]},"env":{"A":"1"}}"#;
     std::fs::write(&file, settings).unwrap();
     let revoked = revoke(&t, &grant).await;
     assert_eq!(revoked["removals"][0]["outcome"], "removed", "{revoked}");

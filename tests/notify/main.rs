@@ -575,8 +575,6 @@ async fn a_call_a_grant_covers_raises_no_notification() {
             apply_to_waiting: true,
             shadow: false,
             rule_scope: Default::default(),
-            written: Vec::new(),
-            removals: Vec::new(),
         },
         &admin.narrow(),
     )

@@ -95,7 +95,8 @@ fn editable(file: &Path) -> Result<std::fs::Metadata, String> {
 fn replace(to: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     use std::io::Write;
     let dir = to.parent().unwrap_or(Path::new("."));
-    let part = dir.join(format!(".{}.approval-console-{}", to.file_name().unwrap_or_default().to_string_lossy(), uuid::Uuid::new_v4().simple()));
+    let part =
+        dir.join(format!(".{}.approval-console-{}", to.file_name().unwrap_or_default().to_string_lossy(), uuid::Uuid::new_v4().simple()));
     let mut open = std::fs::OpenOptions::new();
     open.write(true).create_new(true);
     #[cfg(unix)]
@@ -154,10 +155,13 @@ impl Console {
             };
             for w in shown {
                 let (path, done) = match &file {
-                    Target::Gemini(path) => (path, edit_file(path, |text| {
-                        let (new, n) = gemini_policy::remove(text, grant.as_str());
-                        (n > 0).then_some(new)
-                    })),
+                    Target::Gemini(path) => (
+                        path,
+                        edit_file(path, |text| {
+                            let (new, n) = gemini_policy::remove(text, grant.as_str());
+                            (n > 0).then_some(new)
+                        }),
+                    ),
                     Target::Claude(path) => (path, edit_file(path, |text| written::without_claude_rule(text, &w.rule))),
                 };
                 let shown_path = path.display().to_string();
@@ -165,14 +169,21 @@ impl Console {
                     && out.iter().any(|r| r.rule.location == w.location && r.outcome == RemovalOutcome::Removed);
                 let done = match done {
                     // Gemini's file loses all the grant's rules at once: a later one of it is gone already.
-                    Ok(None) if gone_already => Ok(out.iter().rev().find(|r| r.rule.location == w.location).and_then(|r| r.backup.clone()).map(PathBuf::from)),
+                    Ok(None) if gone_already => {
+                        Ok(out.iter().rev().find(|r| r.rule.location == w.location).and_then(|r| r.backup.clone()).map(PathBuf::from))
+                    }
                     done => done,
                 };
                 out.push(match done {
                     Ok(Some(backup)) => {
                         let backup = backup.display().to_string();
-                        let details =
-                            GrantRuleRemoved { grant_id: grant.as_str(), agent: &w.agent, rule: &w.rule, file: &shown_path, backup: &backup };
+                        let details = GrantRuleRemoved {
+                            grant_id: grant.as_str(),
+                            agent: &w.agent,
+                            rule: &w.rule,
+                            file: &shown_path,
+                            backup: &backup,
+                        };
                         self.db
                             .write(async |uow| {
                                 uow.audit(operator, None, &details);
@@ -181,7 +192,9 @@ impl Console {
                             .await?;
                         removal(w, RemovalOutcome::Removed, Some(backup), None)
                     }
-                    Ok(None) => removal(w, RemovalOutcome::ByHand, None, Some(format!("{shown_path} does not hold it on the console's machine"))),
+                    Ok(None) => {
+                        removal(w, RemovalOutcome::ByHand, None, Some(format!("{shown_path} does not hold it on the console's machine")))
+                    }
                     Err(why) => removal(w, RemovalOutcome::ByHand, None, Some(format!("{shown_path}: {why}"))),
                 });
             }

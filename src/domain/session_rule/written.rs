@@ -119,7 +119,8 @@ mod tests {
         let listed: Vec<String> = shown(&claude).into_iter().map(|w| w.rule).collect();
         assert_eq!(listed, ["Bash(npm test)", "Read"]);
         assert_eq!(shown(&claude)[0].location.as_deref(), Some("/repo/.claude/settings.json"));
-        let codex = agent_rule("codex", RuleScope::User, json!([{ "rules": [{ "type": "prefixRule", "command": ["cargo", "test"] }] }]), None);
+        let codex =
+            agent_rule("codex", RuleScope::User, json!([{ "rules": [{ "type": "prefixRule", "command": ["cargo", "test"] }] }]), None);
         assert_eq!(shown(&codex)[0].rule, "prefix_rule(pattern=[\"cargo\", \"test\"], decision=\"allow\")");
         let gemini = agent_rule("gemini", RuleScope::User, super::super::gemini_policy::rule("npm test"), Some("~/x.toml"));
         assert_eq!(shown(&gemini)[0].rule, "commandPrefix = \"npm test\"");
