@@ -60,6 +60,14 @@ impl<'a> Testing<'a> {
         self.app.local.mark_began(&entry.queued).await
     }
 
+    /// Points the homes whose agent files revoking a grant may edit (the console user's, Gemini
+    /// CLI's; read from `$HOME`/`$GEMINI_CLI_HOME` otherwise) at `home`: a test's temporary home,
+    /// as the app runs inside the test's process.
+    pub fn agent_home(&self, home: &std::path::Path) {
+        let home = Some(home.to_owned());
+        self.app.console.set_agent_homes(crate::console::grants::AgentHomes { gemini: home.clone(), home });
+    }
+
     /// Closes the database, as the end of the process would (before a restart over the same data
     /// directory, or at the end of a benchmark).
     pub async fn close(&self) {

@@ -5,6 +5,10 @@
 //! quorum (the two-person rule) are never approved by a grant ([`super::care`]), whenever the grant
 //! was made; no grant is made from such a call.
 
+mod rules;
+
+pub use rules::AgentHomes;
+
 use super::approve_block;
 use super::{Change, Console};
 use crate::domain::grant::MAX_SECS;
@@ -170,20 +174,52 @@ impl Console {
             requested_by: if new.scope == GrantScope::Engine { None } else { c.requested_by.clone() },
             shadow: new.shadow,
             rule_scope: new.rule_scope,
+            written: Vec::new(),
+            removals: Vec::new(),
         })
     }
 
+    /// Every grant, newest first, each with the rules its approvals wrote back (deduplicated; all
+    /// grants' read in one query).
     pub async fn grants(&self) -> Result<Vec<Grant>, Error> {
-        grants::list_all(&self.db).await
+        let mut all = grants::list_all(&self.db).await?;
+        let mut written = crate::store::grant_rules::all(&self.db).await?;
+        for g in &mut all {
+            for rule in written.remove(g.id.as_str()).unwrap_or_default() {
+                for w in session_rule::written::shown(&rule) {
+                    if !g.written.contains(&w) {
+                        g.written.push(w);
+                    }
+                }
+            }
+        }
+        Ok(all)
     }
 
     /// Revokes a grant (audited); `already_decided`-like refusal is not needed: revoking twice says so.
+    /// The answer says, per rule the grant wrote back, whether the console removed it (after a
+    /// backup) or what the operator removes by hand ([`rules`]); that never fails the revocation.
     pub async fn revoke_grant(&self, id: &GrantId, operator: &str) -> Result<Grant, Error> {
-        match grants::revoke_audited(&self.db, id, operator, crate::store::now()).await? {
-            grants::Revoked::Unknown => Err(Error::not_found(format!("grant {id}"))),
-            grants::Revoked::Already => Err(Error::InvalidRequest(format!("grant {id} is already revoked"))),
-            grants::Revoked::Now(revoked) => Ok(*revoked),
+        let mut revoked = match grants::revoke_audited(&self.db, id, operator, crate::store::now()).await? {
+            grants::Revoked::Unknown => return Err(Error::not_found(format!("grant {id}"))),
+            grants::Revoked::Already => return Err(Error::InvalidRequest(format!("grant {id} is already revoked"))),
+            grants::Revoked::Now(revoked) => *revoked,
+        };
+        match self.remove_written(id, operator).await {
+            Ok(removals) => revoked.removals = removals,
+            Err(e) => tracing::warn!(grant = %id, "revoked; its written rules not looked at: {e}"),
         }
+        Ok(revoked)
+    }
+
+    /// The homes whose agent files revoking may edit.
+    fn agent_homes(&self) -> AgentHomes {
+        self.agent_homes.read().expect("agent homes").clone()
+    }
+
+    /// Sets the homes revoking may edit agent files under (tests: a temporary home).
+    pub fn set_agent_homes(&self, homes: AgentHomes) {
+        *self.agent_homes.write().expect("agent homes") = homes;
     }
 
     /// The live grant that covers this pending approval, unless the call is high-risk or under a

@@ -45,6 +45,8 @@ pub struct Console {
     step_ups: Arc<RwLock<Option<Arc<dyn decide::StepUps>>>>,
     /// Decisions being delivered after their decider was answered ([`Console::decide_and_deliver`]).
     deliveries: tokio_util::task::TaskTracker,
+    /// The homes whose agent files revoking a grant may edit ([`grants::AgentHomes`]).
+    agent_homes: Arc<std::sync::RwLock<grants::AgentHomes>>,
 }
 
 impl Console {
@@ -61,6 +63,7 @@ impl Console {
             grants_wake: Arc::default(),
             sending: Arc::default(),
             step_ups: Arc::default(),
+            agent_homes: Arc::new(std::sync::RwLock::new(grants::AgentHomes::of_process())),
             deliveries: {
                 // Closed from the start (spawning on it goes on): `deliveries_done` waits until no
                 // delivery is left, and concurrent waiters never race to close and reopen it.

@@ -76,6 +76,9 @@ pub enum AuditAction {
     GrantUsed,
     #[serde(rename = "grant.revoked")]
     GrantRevoked,
+    /// Revoking a grant took a rule it wrote back out of an agent's file (after a backup).
+    #[serde(rename = "grant.rule_removed")]
+    GrantRuleRemoved,
     /// A plain tool was running when the console stopped: not run again, the model told so.
     #[serde(rename = "tool.interrupted")]
     ToolInterrupted,
@@ -151,7 +154,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, for the documentation and its test.
-    pub const ALL: [Self; 44] = [
+    pub const ALL: [Self; 45] = [
         Self::CallPaused,
         Self::CallChanged,
         Self::CallGone,
@@ -173,6 +176,7 @@ impl AuditAction {
         Self::GrantCreated,
         Self::GrantUsed,
         Self::GrantRevoked,
+        Self::GrantRuleRemoved,
         Self::ToolInterrupted,
         Self::RunFailed,
         Self::CredentialCreated,
@@ -222,6 +226,7 @@ impl AuditAction {
             Self::GrantCreated => "grant.created",
             Self::GrantUsed => "grant.used",
             Self::GrantRevoked => "grant.revoked",
+            Self::GrantRuleRemoved => "grant.rule_removed",
             Self::ToolInterrupted => "tool.interrupted",
             Self::RunFailed => "run.failed",
             Self::CredentialCreated => "credential.created",

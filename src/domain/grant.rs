@@ -85,6 +85,12 @@ pub struct Grant {
     /// Where a coding agent keeps the rule each of its approvals writes back
     /// ([`super::session_rule`]): its session unless the admin who made it picked its project or user.
     pub rule_scope: RuleScope,
+    /// The rules its approvals told coding agents, deduplicated, where each goes (the grants view).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<super::session_rule::written::WrittenRule>,
+    /// Set in the answer to revoking it: what became of each rule it wrote back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removals: Vec<super::session_rule::written::Removal>,
 }
 
 impl Grant {
@@ -240,6 +246,8 @@ mod tests {
             requested_by: None,
             shadow: false,
             rule_scope: RuleScope::Session,
+            written: Vec::new(),
+            removals: Vec::new(),
         }
     }
 

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub mod gemini_policy;
+pub mod written;
 
 /// Where an agent keeps a rule written back: its session (the default), its project's settings, or
 /// its user's. Chosen by the admin who makes the grant; the grant stores it, its receipts carry it.

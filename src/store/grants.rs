@@ -44,6 +44,8 @@ fn from_row(r: &impl Cells) -> Result<Grant, Error> {
             let text = r.cell::<String>("rule_scope")?;
             RuleScope::parse(&text).ok_or_else(|| Error::Storage(format!("unknown rule scope {text:?}")))?
         },
+        written: Vec::new(),
+        removals: Vec::new(),
     })
 }
 

@@ -16,6 +16,7 @@ pub mod decisions;
 pub mod devices;
 pub mod engines;
 pub mod feed;
+pub mod grant_rules;
 pub mod grants;
 pub mod lease;
 mod lite;

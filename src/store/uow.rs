@@ -80,6 +80,16 @@ impl Uow {
         grants::use_live(&mut self.tx, id, at).await
     }
 
+    /// Records that the grant `id` wrote `rule` back to a coding agent (once per distinct rule).
+    pub async fn grant_wrote(
+        &mut self,
+        id: &GrantId,
+        rule: &crate::domain::session_rule::AgentRule,
+        at: DateTime<Utc>,
+    ) -> Result<(), Error> {
+        super::grant_rules::record(&mut self.tx, id, rule, at).await
+    }
+
     /// Queues a submitted call with its submission, or finds what an earlier request with its key
     /// queued ([`submissions::submit_in`]).
     pub async fn submit(

@@ -52,6 +52,7 @@ mod remote_floods;
 mod restart;
 mod risk;
 mod rule_changes;
+mod rule_revoke;
 mod rule_scope;
 mod rules;
 mod runs;

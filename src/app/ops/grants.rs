@@ -5,7 +5,7 @@ use crate::console::grants::{CreatedGrant, Grant, GrantPreview, NewGrant};
 use crate::console::shadow::ShadowReport;
 
 crate::declare_operations! {
-    Grants(Nothing, none) -> [Grant], 200 "Every grant, newest first (revoked and expired ones too)";
+    Grants(Nothing, none) -> [Grant], 200 "Every grant, newest first (revoked and expired ones too), each with the rules its approvals wrote back to coding agents (`written`: agent, scope, rule, where)";
         errors []
         |app, _, _, by| { Ok(app.grants(by).await?.into()) }
 
@@ -22,7 +22,7 @@ crate::declare_operations! {
         errors []
         |app, _, _, by| { Ok(app.shadow_report(by).await?.into()) }
 
-    RevokeGrant(Id, none) -> Grant, 200 "Revoked";
+    RevokeGrant(Id, none) -> Grant, 200 "Revoked; `removals` says, for each rule its approvals wrote back to a coding agent, whether the console removed it from its file (after a backup), or it stays in the agent's session, or the operator removes it by hand (where, and why)";
         errors [400 "already revoked", 404 "not_found"]
         |app, p, _, by| { Ok(app.revoke_grant(&p.id, by).await?.into()) }
 }

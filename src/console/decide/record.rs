@@ -184,6 +184,9 @@ pub(super) async fn store(
     };
     uow.audit(&decision.operator, Some(entry(item, &decision)), &details);
     if let Some(grant) = decider.grant_id() {
+        if let Some(rule) = decider.session_rule() {
+            uow.grant_wrote(grant, rule, decision.decided_at).await?;
+        }
         let used = GrantUsed {
             grant_id: grant.as_str(),
             decision_id: decision.id.as_str(),

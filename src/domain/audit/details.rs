@@ -43,6 +43,24 @@ impl Details for GrantRevoked<'_> {
     }
 }
 
+/// `grant.rule_removed`: revoking `grant_id` took `rule` (as the grants view lists it) of `agent` out
+/// of `file`, after copying the file to `backup`; never the file's contents.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantRuleRemoved<'a> {
+    pub grant_id: &'a str,
+    pub agent: &'a str,
+    pub rule: &'a str,
+    pub file: &'a str,
+    pub backup: &'a str,
+}
+
+impl Details for GrantRuleRemoved<'_> {
+    fn action(&self) -> AuditAction {
+        AuditAction::GrantRuleRemoved
+    }
+}
+
 /// `grant.used`: the grant that approved a call, the decision it made, the arguments approved, and
 /// the rule its answer writes back to the call's agent, if any, with its scope and where the agent
 /// keeps it (issue 47).

@@ -1064,7 +1064,7 @@ export interface components {
          * @description The action of an audit entry.
          * @enum {string}
          */
-        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.pairing_ended" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "channel_secret.set" | "channel_secret.removed" | "receipt_key.created" | "receipt_key.rotated";
+        AuditAction: "call.paused" | "call.changed" | "call.gone" | "call.snoozed" | "decision.approve" | "decision.decline" | "decision.resume" | "decision.edit" | "decision.expire" | "approval.recorded" | "delivery.delivered" | "delivery.failed" | "delivery.deferred" | "delivery.retry" | "delivery.interrupted" | "resolution.ran" | "resolution.did_not_run" | "resolution.run_again" | "grant.created" | "grant.used" | "grant.revoked" | "grant.rule_removed" | "tool.interrupted" | "run.failed" | "credential.created" | "credential.revoked" | "settings.changed" | "policy.applied" | "engine.added" | "engine.changed" | "engine.removed" | "device.pairing_started" | "device.pairing_failed" | "device.pairing_ended" | "device.paired" | "device.renamed" | "device.revoked" | "device.signed_in" | "remote.refused" | "call.claimed" | "reach.failed" | "channel_secret.set" | "channel_secret.removed" | "receipt_key.created" | "receipt_key.rotated";
         /** @description A stored entry. */
         AuditEntry: {
             /** @description One of `AuditAction` (as text: an older version may have written another). */
@@ -1662,6 +1662,8 @@ export interface components {
             /** @description The call it was made from. */
             fromItem: string | null;
             id: components["schemas"]["GrantId"];
+            /** @description Set in the answer to revoking it: what became of each rule it wrote back. */
+            removals?: components["schemas"]["Removal"][];
             /**
              * @description Who asked for the call it was made from (`Principal::key()`), for scopes run and agent:
              *     it covers only calls asked for by the same principal — never one that merely claims the
@@ -1690,6 +1692,8 @@ export interface components {
              * @description Calls it approved.
              */
             uses: number;
+            /** @description The rules its approvals told coding agents, deduplicated, where each goes (the grants view). */
+            written?: components["schemas"]["WrittenRule"][];
         };
         /** @description One "always allow" grant. */
         GrantId: string;
@@ -2288,6 +2292,19 @@ export interface components {
             running: string | null;
             settings: components["schemas"]["RemoteSettings"];
         };
+        /** @description One written rule and what revoking did about it. */
+        Removal: components["schemas"]["WrittenRule"] & {
+            /** @description The backup made before removing it. */
+            backup?: string | null;
+            outcome: components["schemas"]["RemovalOutcome"];
+            /** @description Why the console left it to the operator (English; the UI shows it as text). */
+            why?: string | null;
+        };
+        /**
+         * @description What revoking a grant did about one rule it wrote back.
+         * @enum {string}
+         */
+        RemovalOutcome: "removed" | "session" | "by_hand";
         /** @description A channel's secret removed, and where it was. */
         RemovedChannelSecret: {
             channel: string;
@@ -2665,6 +2682,17 @@ export interface components {
             requestedBy: string | null;
             runId: string;
             toolName: string;
+        };
+        /**
+         * @description One rule an agent was told, as listed with its grant: the agent (the call's source), its scope,
+         *     the rule as the agent writes it, and the file it goes to (`None`: the agent's session only; `~`
+         *     is the agent's home; a project's file is under the directory its hook reported).
+         */
+        WrittenRule: {
+            agent: string;
+            location: string | null;
+            rule: string;
+            scope: components["schemas"]["RuleScope"];
         };
     };
     responses: never;
@@ -3898,7 +3926,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every grant, newest first (revoked and expired ones too) */
+            /** @description Every grant, newest first (revoked and expired ones too), each with the rules its approvals wrote back to coding agents (`written`: agent, scope, rule, where) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4114,7 +4142,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Revoked */
+            /** @description Revoked; `removals` says, for each rule its approvals wrote back to a coding agent, whether the console removed it from its file (after a backup), or it stays in the agent's session, or the operator removes it by hand (where, and why) */
             200: {
                 headers: {
                     [name: string]: unknown;

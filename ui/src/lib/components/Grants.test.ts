@@ -341,4 +341,46 @@ describe('GrantsView', () => {
     expect(after.dataset.state).toBe('revoked');
     expect(after.querySelector('[data-testid="revoke"]')).toBeNull();
   });
+
+  it('lists the rules a grant wrote back and, after revoking, what became of each, as text only', async () => {
+    const backend = new FakeBackend();
+    const file = '/repo/.claude/settings.json';
+    backend.grants = [
+      makeGrant({
+        id: 'g1',
+        written: [
+          { agent: 'claude-code', scope: 'project', rule: 'Bash(<b>npm</b> test)', location: file },
+          { agent: 'claude-code', scope: 'session', rule: 'Read', location: null },
+          { agent: 'codex', scope: 'user', rule: 'prefix_rule(pattern=["make"], decision="allow")', location: '~/.codex/rules/default.rules' },
+        ],
+      }),
+    ];
+    backend.revokeRemovals = {
+      g1: [
+        { agent: 'claude-code', scope: 'project', rule: 'Bash(<b>npm</b> test)', location: file, outcome: 'removed', backup: `${file}.bak` },
+        { agent: 'claude-code', scope: 'session', rule: 'Read', location: null, outcome: 'session' },
+        { agent: 'codex', scope: 'user', rule: 'prefix_rule(pattern=["make"], decision="allow")', location: '~/.codex/rules/default.rules', outcome: 'by_hand', why: 'the console does not edit Codex\'s rules files' },
+      ],
+    };
+    const { target } = mountInBody(GrantsView, { props: { refreshMs: 60_000 }, context: backendContext(backend) });
+    await settle();
+    const row = () => target.querySelector<HTMLElement>('[data-testid="grant-row"][data-id="g1"]')!;
+    const items = (id: string) => [...row().querySelectorAll(`[data-testid="${id}"] li`)].map(text);
+    expect(items('grant-written')).toEqual([
+      `Bash(<b>npm</b> test) — claude-code (project scope), in ${file}`,
+      "Read — claude-code (session scope), in the agent's session",
+      'prefix_rule(pattern=["make"], decision="allow") — codex (user scope), in ~/.codex/rules/default.rules',
+    ]);
+    expect(row().querySelector('b')).toBeNull();
+
+    (row().querySelector('[data-testid="revoke"]') as HTMLElement).click();
+    await settle();
+    (row().querySelector('[data-testid="revoke-confirm-yes"]') as HTMLElement).click();
+    await settle();
+    expect(items('grant-removals')).toEqual([
+      `Bash(<b>npm</b> test) (claude-code) — removed from ${file} (backup at ${file}.bak)`,
+      "Read (claude-code) — stays in the agent's session until that session ends",
+      'prefix_rule(pattern=["make"], decision="allow") (codex) — remove it by hand from ~/.codex/rules/default.rules: the console does not edit Codex\'s rules files',
+    ]);
+  });
 });

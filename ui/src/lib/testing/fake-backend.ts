@@ -213,13 +213,16 @@ export class FakeBackend extends FakeReach implements Backend {
     return wire({ approvesWaiting: covered.length, includesFromItem: covered.some((i) => i.id === item.id), waiting, ...agentRule });
   }
 
+  /** What revoking a grant answers it did about the rules it wrote back, by grant id. */
+  revokeRemovals: Record<string, Grant['removals']> = {};
+
   async revokeGrant(id: string) {
     this.engineCall('revokeGrant', [id]);
     const i = this.grants.findIndex((g) => g.id === id);
     if (i < 0) throw new ApiError('not_found', `grant ${id}`, null, 404);
     if (this.grants[i].revokedAt) throw new ApiError('invalid_request', `grant ${id} is already revoked`, null, 400);
     this.grants[i] = { ...this.grants[i], revokedAt: '2025-01-01T11:00:00Z', revokedBy: 'web' };
-    return wire(this.grants[i]);
+    return wire({ ...this.grants[i], removals: this.revokeRemovals[id] });
   }
 
   /** The live credentials, by name. */

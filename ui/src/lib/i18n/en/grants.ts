@@ -22,7 +22,18 @@ export const grants = {
   revokedBy: '{time} by {who}',
   confirmRevoke: 'Confirm revoking this grant',
   revokeQuestion:
-    'Revoke it? Later calls will wait for a decision again. A coding agent this grant told a session rule (its audit entries say which) keeps it until that session ends: end the session to take it back.',
+    'Revoke it? Later calls will wait for a decision again. Of the rules it wrote back to coding agents, the console removes those it safely can from their files (after a backup) and lists the ones to remove by hand; a session rule stays until that session ends.',
+  /** The rules a grant's approvals told coding agents, listed with the grant. */
+  written: 'Rules written back',
+  ruleScopeShort: { session: 'session', project: 'project', user: 'user' },
+  /** `where`: a file, or `writtenSession`. */
+  writtenIn: (agent: string, scope: string, where: string) => `${agent} (${scope} scope), in ${where}`,
+  writtenSession: "the agent's session",
+  /** After revoking: what became of each rule it wrote back. */
+  removalsHeading: 'What became of the rules it wrote back',
+  removed: (where: string, backup: string) => `removed from ${where} (backup at ${backup})`,
+  stays: "stays in the agent's session until that session ends",
+  byHand: (where: string) => `remove it by hand from ${where}`,
   revoke: 'Revoke',
   revokeAsk: 'Revoke…',
   revokeFor: (tool: string) => `Revoke the grant for ${tool}`,
