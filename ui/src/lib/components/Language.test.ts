@@ -210,7 +210,7 @@ describe('in Japanese', () => {
     rows[0].querySelector<HTMLElement>('[data-testid="revoke"]')!.click();
     await settle();
     expect(text(rows[0].querySelector('[data-testid="revoke-confirm"]'))).toBe(
-      '取り消しますか？以降の呼び出しは再び決定を待つようになります。この許可がセッションルールを伝えたコーディングエージェント（監査エントリに記録）は、そのセッションが終わるまでルールを保持します。取り消すにはセッションを終了してください。 取り消す キャンセル',
+      '取り消しますか？以降の呼び出しは再び決定を待つようになります。コーディングエージェントに書き戻したルールは、コンソールが安全に削除できるものをファイルから削除し（事前にバックアップ）、手動で削除すべきものを一覧にします。セッションルールはそのセッションが終わるまで残ります。 取り消す キャンセル',
     );
     expect(englishLeft(target, ['local', 'demo', 'delete_record', 'run-9', 'rec-', 'amount', 'web', 'id', 'AM', 'PM'])).toEqual([]);
   });
