@@ -158,12 +158,14 @@ impl ConsoleClient {
     }
 
     /// Follows call `id`, which another connector of this credential submitted and this one's call
-    /// was joined into ([`CallStatus::joined_into`]): waits for its decision until `timeout` (never
-    /// withdrawing it: it is not this connector's), then answers it — an approval only once its
-    /// signed receipt holds for `tool` and the arguments the console says were approved, and
-    /// `shown(args)` says they are what this connector's agent will run. An edit passes unchecked
-    /// (the caller does not act on it). Pending at the deadline: that status.
-    /// Until `answered_elsewhere` completes first: then `withdrawn` (the call itself is left as it is).
+    /// was joined into ([`CallStatus::joined_into`]): waits for its decision until `timeout` (not
+    /// withdrawing it then: its own connector has a time limit of its own), then answers it — an
+    /// approval only once its signed receipt holds for `tool` and the arguments the console says
+    /// were approved, and `shown(args)` says they are what this connector's agent will run. An edit
+    /// passes unchecked (the caller does not act on it). Pending at the deadline: that status.
+    /// Until `answered_elsewhere` completes first (the agent says the tool call was answered without
+    /// the console): then the call is withdrawn from the queue, as its own connector would (the same
+    /// credential; a decision made just before stands), and the answer is `withdrawn`.
     pub async fn follow(
         &self,
         id: &str,
@@ -186,7 +188,16 @@ impl ConsoleClient {
                 .send();
             let asked = tokio::select! {
                 biased;
-                () = &mut answered_elsewhere => return Ok(CallStatus { id: id.to_owned(), outcome: Outcome::Withdrawn, ..Default::default() }),
+                () = &mut answered_elsewhere => {
+                    // Nobody should decide a call the agent already answered: out of the queue. A 409
+                    // (decided meanwhile) leaves that decision as it is; this connector sends nothing.
+                    let withdrawn =
+                        self.http.delete(format!("{base}/api/calls/{id}")).bearer_auth(&self.token).timeout(Duration::from_secs(5)).send().await;
+                    if let Err(e) = withdrawn {
+                        tracing::warn!("the joined call {id} stays queued: {}", self.unreachable(&e));
+                    }
+                    return Ok(CallStatus { id: id.to_owned(), outcome: Outcome::Withdrawn, ..Default::default() });
+                }
                 asked = asking => asked,
             };
             let status = match asked {

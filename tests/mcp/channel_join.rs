@@ -263,3 +263,73 @@ async fn a_prompt_whose_tool_call_the_transcript_shows_answered_is_withdrawn_and
     drop(stdin);
     assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
 }
+
+#[tokio::test]
+async fn a_joined_call_whose_tool_call_the_transcript_shows_answered_leaves_the_queue_and_nothing_is_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let config = tmp.path().join("claude");
+    let project = config.join("projects").join("-work-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let transcript = project.join(format!("{SESSION}.jsonl"));
+    let input = json!({ "command": "git push --force", "description": "Push" });
+    std::fs::write(&transcript, transcript_line(json!({ "type": "tool_use", "id": "toolu_now", "name": "Bash", "input": input }))).unwrap();
+
+    let preview = r#"{ "command": "git push --force", "description": "Push" }"#;
+    let prompts = json!([prompt("bcdef", "Bash", "Push", preview)]);
+    let config_dir = config.to_str().unwrap();
+    let mut host =
+        host_in(&console.base, &token, prompts, 1, 60, &[("CLAUDE_CODE_SESSION_ID", SESSION), ("CLAUDE_CONFIG_DIR", config_dir)]);
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    next(&mut lines).await;
+    let relayed_call = relayed(&console, 1).await.remove(0);
+    let hook = hook(&console.base, &token, &permission_request(SESSION, "toolu_now", input.clone()));
+    let shown = wait::until(Duration::from_secs(20), || async {
+        let relay = console.get(&format!("/api/queue/{}", relayed_call["id"].as_str().unwrap())).await;
+        match relay["context"]["joinedInto"].as_str() {
+            Some(into) => Ok(into.to_owned()),
+            None => Err(format!("not joined yet: {relay}")),
+        }
+    })
+    .await;
+    assert_eq!(console.get(&format!("/api/queue/{shown}")).await["state"], "pending");
+
+    // The local dialog answered: Claude Code writes the tool call's result. The joined call leaves
+    // the queue (nobody should decide it now), and the relay sends the host nothing.
+    use std::io::Write;
+    let result = json!({ "type": "tool_result", "tool_use_id": "toolu_now", "content": "ok", "is_error": false });
+    std::fs::OpenOptions::new().append(true).open(&transcript).unwrap().write_all(transcript_line(result).as_bytes()).unwrap();
+    let gone = wait::until(Duration::from_secs(20), || async {
+        let item = console.get(&format!("/api/queue/{shown}")).await;
+        if item["state"] == "pending" {
+            Err("still waiting".to_owned())
+        } else {
+            Ok(item)
+        }
+    })
+    .await;
+    assert_eq!(gone["state"], "gone", "withdrawn on the transcript's word: {gone}");
+    assert!(gone["decision"].is_null(), "{gone}");
+    // The hook, still waiting on it, answers (Claude Code no longer reads it): not an allow.
+    let answered = answer_of(hook).await;
+    assert_ne!(answered["hookSpecificOutput"]["decision"]["behavior"], "allow", "{answered}");
+    // Nothing reached the host for that prompt: its next line is for the next prompt, decided.
+    let mut stdin = host.stdin.take().unwrap();
+    let next_prompt = prompt("ghijk", "Bash", "Decided", r#"{ "command": "pwd" }"#);
+    stdin.write_all(format!("{next_prompt}\n").as_bytes()).await.unwrap();
+    stdin.flush().await.unwrap();
+    let decided = wait::until(Duration::from_secs(20), || async {
+        let items = console.get("/api/queue?source=claude-code&sort=oldest").await["items"].as_array().unwrap().clone();
+        items.into_iter().find(|c| c["args"]["description"] == "Decided").ok_or_else(|| "not queued yet".to_owned())
+    })
+    .await;
+    console
+        .post(&format!("/api/queue/{}/approve", decided["id"].as_str().unwrap()), json!({ "fingerprint": decided["fingerprint"] }))
+        .await;
+    let answer = next(&mut lines).await;
+    assert_eq!(answer["params"], json!({ "request_id": "ghijk", "behavior": "allow" }), "nothing was sent for the answered prompt");
+    drop(stdin);
+    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+}
