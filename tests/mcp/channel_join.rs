@@ -333,3 +333,37 @@ async fn a_joined_call_whose_tool_call_the_transcript_shows_answered_leaves_the_
     drop(stdin);
     assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
 }
+
+#[tokio::test]
+async fn a_prompt_two_waiting_hook_calls_fit_alike_joins_neither() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let input = json!({ "command": "npm publish", "description": "Publish" });
+    // Two tool calls of the session with the same input wait (two dialogs): a preview shows both.
+    let hooks = [
+        hook(&console.base, &token, &permission_request(SESSION, "toolu_a", input.clone())),
+        hook(&console.base, &token, &permission_request(SESSION, "toolu_b", input.clone())),
+    ];
+    pending(&console, 2).await;
+    let preview = r#"{ "command": "npm publish", "description": "Publish" }"#;
+    let prompts = json!([prompt("uvwxy", "Bash", "Publish", preview)]);
+    let mut host = host_in(&console.base, &token, prompts, 1, 60, &[("CLAUDE_CODE_SESSION_ID", SESSION)]);
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    next(&mut lines).await;
+    // Never a guess between two: all three wait, each on its own.
+    let calls = pending(&console, 3).await;
+    let relayed_call = calls.iter().find(|c| c["context"]["preview"] == true).expect("the relayed call still waits");
+    assert!(relayed_call["context"].get("joinedInto").is_none(), "{relayed_call}");
+    assert!(calls.iter().all(|c| c["context"].get("channel").is_none()), "{calls:?}");
+    for call in &calls {
+        let path = format!("/api/queue/{}/decline", call["id"].as_str().unwrap());
+        console.post(&path, json!({ "fingerprint": call["fingerprint"], "reason": "no" })).await;
+    }
+    assert_eq!(next(&mut lines).await["params"], json!({ "request_id": "uvwxy", "behavior": "deny" }));
+    for hook in hooks {
+        assert_eq!(answer_of(hook).await["hookSpecificOutput"]["decision"]["behavior"], "deny");
+    }
+    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+}
