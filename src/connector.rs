@@ -189,11 +189,9 @@ impl ConsoleClient {
             let asked = tokio::select! {
                 biased;
                 () = &mut answered_elsewhere => {
-                    // Nobody should decide a call the agent already answered: out of the queue. A 409
-                    // (decided meanwhile) leaves that decision as it is; this connector sends nothing.
-                    let withdrawn =
-                        self.http.delete(format!("{base}/api/calls/{id}")).bearer_auth(&self.token).timeout(Duration::from_secs(5)).send().await;
-                    if let Err(e) = withdrawn {
+                    // Nobody should decide a call the agent answered: out of the queue (a 409, decided meanwhile, stands).
+                    let withdrawn = self.http.delete(format!("{base}/api/calls/{id}")).bearer_auth(&self.token).timeout(Duration::from_secs(5));
+                    if let Err(e) = withdrawn.send().await {
                         tracing::warn!("the joined call {id} stays queued: {}", self.unreachable(&e));
                     }
                     return Ok(CallStatus { id: id.to_owned(), outcome: Outcome::Withdrawn, ..Default::default() });
