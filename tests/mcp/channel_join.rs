@@ -65,14 +65,58 @@ async fn pending(console: &ServeProcess, n: usize) -> Vec<Value> {
     .await
 }
 
+/// A console in `tmp` and an agent credential `claude-code` of it (the hook's and the relay's).
+fn console_in(tmp: &tempfile::TempDir) -> (ServeProcess, String) {
+    let data = tmp.path().join("data");
+    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
+    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    (console, token)
+}
+
+/// Call `id` once it no longer waits.
+async fn left_queue(console: &ServeProcess, id: &str) -> Value {
+    wait::until(Duration::from_secs(20), || async {
+        let item = console.get(&format!("/api/queue/{id}")).await;
+        if item["state"] == "pending" {
+            Err("still waiting".to_owned())
+        } else {
+            Ok(item)
+        }
+    })
+    .await
+}
+
+/// Relays one more prompt through `host` and approves it: its `allow` must be the next line the host
+/// printed (nothing went out for the prompts before it); then the host ends.
+async fn a_next_prompt_is_answered_first(
+    console: &ServeProcess,
+    mut host: tokio::process::Child,
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+) {
+    let mut stdin = host.stdin.take().unwrap();
+    let next_prompt = prompt("ghijk", "Bash", "Decided", r#"{ "command": "pwd" }"#);
+    stdin.write_all(format!("{next_prompt}\n").as_bytes()).await.unwrap();
+    stdin.flush().await.unwrap();
+    let decided = wait::until(Duration::from_secs(20), || async {
+        let items = console.get("/api/queue?source=claude-code&tab=all").await["items"].as_array().unwrap().clone();
+        items.into_iter().find(|c| c["args"]["description"] == "Decided").ok_or_else(|| "not queued yet".to_owned())
+    })
+    .await;
+    console
+        .post(&format!("/api/queue/{}/approve", decided["id"].as_str().unwrap()), json!({ "fingerprint": decided["fingerprint"] }))
+        .await;
+    let answer = next(lines).await;
+    assert_eq!(answer["params"], json!({ "request_id": "ghijk", "behavior": "allow" }), "nothing was sent for the prompts before");
+    drop(stdin);
+    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+}
+
 const SESSION: &str = "5f0c1e2a-8d3b-4c6e-9a71-2b4d6f8e0a13";
 
 #[tokio::test]
 async fn a_relayed_prompt_and_the_hooks_call_for_it_are_one_call_with_the_whole_input_and_one_decision_answers_both() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let (console, token) = console_in(&tmp);
     let input = json!({ "command": "npm test -- --runInBand", "description": "Run the tests" });
     // Claude Code 2.1.328's preview of that input.
     let preview = r#"{ "command": "npm test -- --runInBand", "description": "Run the tests" }"#;
@@ -123,10 +167,8 @@ async fn a_relayed_prompt_and_the_hooks_call_for_it_are_one_call_with_the_whole_
 #[tokio::test]
 async fn a_hooks_call_of_other_arguments_another_session_or_another_credential_is_never_joined() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
-    let other_token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "another-agent", "agent");
+    let (console, token) = console_in(&tmp);
+    let other_token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &tmp.path().join("data"), "another-agent", "agent");
     let input = json!({ "command": "rm -rf build", "description": "Clean" });
     let preview = r#"{"command":"rm -rf build","description":"Clean"}"#;
     let prompts = json!([prompt("pqrst", "Bash", "Clean", preview)]);
@@ -165,9 +207,7 @@ async fn a_hooks_call_of_other_arguments_another_session_or_another_credential_i
 #[tokio::test]
 async fn a_prompt_relayed_after_the_hook_asked_joins_its_call_at_once_and_a_decline_answers_both() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let (console, token) = console_in(&tmp);
     let input = json!({ "command": format!("echo {}", "long ".repeat(60)), "description": "Say it" });
     // The documented preview: the JSON cut at 200 characters.
     let preview: String = input.to_string().chars().take(200).collect();
@@ -204,9 +244,7 @@ fn transcript_line(block: Value) -> String {
 #[tokio::test]
 async fn a_prompt_whose_tool_call_the_transcript_shows_answered_is_withdrawn_and_nothing_is_sent() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let (console, token) = console_in(&tmp);
     // Claude Code's config folder, with the session's transcript in a project folder of it: an
     // earlier identical call already answered, then the one the dialog is about.
     let config = tmp.path().join("claude");
@@ -236,40 +274,18 @@ async fn a_prompt_whose_tool_call_the_transcript_shows_answered_is_withdrawn_and
     // The local dialog refused it: Claude Code writes the tool call's result.
     use std::io::Write;
     std::fs::OpenOptions::new().append(true).open(&transcript).unwrap().write_all(result("toolu_now").as_bytes()).unwrap();
-    let gone = wait::until(Duration::from_secs(20), || async {
-        let item = console.get(&format!("/api/queue/{id}")).await;
-        if item["state"] == "pending" {
-            Err("still waiting".to_owned())
-        } else {
-            Ok(item)
-        }
-    })
-    .await;
+    let gone = left_queue(&console, &id).await;
     assert_eq!(gone["state"], "gone", "withdrawn on the transcript's word: {gone}");
     assert!(gone["decision"].is_null(), "{gone}");
 
     // Then a prompt that is decided: its answer is the first the host gets.
-    let mut stdin = host.stdin.take().unwrap();
-    let next_prompt = prompt("ghijk", "Bash", "Decided", r#"{ "command": "pwd" }"#);
-    stdin.write_all(format!("{next_prompt}\n").as_bytes()).await.unwrap();
-    stdin.flush().await.unwrap();
-    let calls = relayed(&console, 2).await;
-    let decided = calls.iter().find(|c| c["args"]["description"] == "Decided").unwrap();
-    console
-        .post(&format!("/api/queue/{}/approve", decided["id"].as_str().unwrap()), json!({ "fingerprint": decided["fingerprint"] }))
-        .await;
-    let answer = next(&mut lines).await;
-    assert_eq!(answer["params"], json!({ "request_id": "ghijk", "behavior": "allow" }), "nothing was sent for the withdrawn prompt");
-    drop(stdin);
-    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+    a_next_prompt_is_answered_first(&console, host, &mut lines).await;
 }
 
 #[tokio::test]
 async fn a_joined_call_whose_tool_call_the_transcript_shows_answered_leaves_the_queue_and_nothing_is_sent() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let (console, token) = console_in(&tmp);
     let config = tmp.path().join("claude");
     let project = config.join("projects").join("-work-app");
     std::fs::create_dir_all(&project).unwrap();
@@ -301,45 +317,20 @@ async fn a_joined_call_whose_tool_call_the_transcript_shows_answered_leaves_the_
     use std::io::Write;
     let result = json!({ "type": "tool_result", "tool_use_id": "toolu_now", "content": "ok", "is_error": false });
     std::fs::OpenOptions::new().append(true).open(&transcript).unwrap().write_all(transcript_line(result).as_bytes()).unwrap();
-    let gone = wait::until(Duration::from_secs(20), || async {
-        let item = console.get(&format!("/api/queue/{shown}")).await;
-        if item["state"] == "pending" {
-            Err("still waiting".to_owned())
-        } else {
-            Ok(item)
-        }
-    })
-    .await;
+    let gone = left_queue(&console, &shown).await;
     assert_eq!(gone["state"], "gone", "withdrawn on the transcript's word: {gone}");
     assert!(gone["decision"].is_null(), "{gone}");
     // The hook, still waiting on it, answers (Claude Code no longer reads it): not an allow.
     let answered = answer_of(hook).await;
     assert_ne!(answered["hookSpecificOutput"]["decision"]["behavior"], "allow", "{answered}");
     // Nothing reached the host for that prompt: its next line is for the next prompt, decided.
-    let mut stdin = host.stdin.take().unwrap();
-    let next_prompt = prompt("ghijk", "Bash", "Decided", r#"{ "command": "pwd" }"#);
-    stdin.write_all(format!("{next_prompt}\n").as_bytes()).await.unwrap();
-    stdin.flush().await.unwrap();
-    let decided = wait::until(Duration::from_secs(20), || async {
-        let items = console.get("/api/queue?source=claude-code&sort=oldest").await["items"].as_array().unwrap().clone();
-        items.into_iter().find(|c| c["args"]["description"] == "Decided").ok_or_else(|| "not queued yet".to_owned())
-    })
-    .await;
-    console
-        .post(&format!("/api/queue/{}/approve", decided["id"].as_str().unwrap()), json!({ "fingerprint": decided["fingerprint"] }))
-        .await;
-    let answer = next(&mut lines).await;
-    assert_eq!(answer["params"], json!({ "request_id": "ghijk", "behavior": "allow" }), "nothing was sent for the answered prompt");
-    drop(stdin);
-    assert!(tokio::time::timeout(Duration::from_secs(30), host.wait()).await.unwrap().unwrap().success());
+    a_next_prompt_is_answered_first(&console, host, &mut lines).await;
 }
 
 #[tokio::test]
 async fn a_prompt_two_waiting_hook_calls_fit_alike_joins_neither() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let console = ServeProcess::start(env!("CARGO_BIN_EXE_approval-console"), &data, TOKEN);
-    let token = serve_process::add_token(env!("CARGO_BIN_EXE_approval-console"), &data, "claude-code", "agent");
+    let (console, token) = console_in(&tmp);
     let input = json!({ "command": "npm publish", "description": "Publish" });
     // Two tool calls of the session with the same input wait (two dialogs): a preview shows both.
     let hooks = [
