@@ -38,8 +38,21 @@ impl Script {
     }
 }
 
-pub(crate) fn event(data: Value) -> String {
+fn event(data: Value) -> String {
     format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap_or_default())
+}
+
+/// A streamed Responses API answer whose one output is `item`.
+pub(crate) fn streamed(item: Value) -> impl IntoResponse {
+    let usage =
+        json!({ "input_tokens": 1, "input_tokens_details": null, "output_tokens": 1, "output_tokens_details": null, "total_tokens": 2 });
+    let sse = [
+        event(json!({ "type": "response.created", "response": { "id": "resp_1" } })),
+        event(json!({ "type": "response.output_item.done", "output_index": 0, "item": item })),
+        event(json!({ "type": "response.completed", "response": { "id": "resp_1", "usage": usage } })),
+    ]
+    .concat();
+    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse)
 }
 
 /// `POST /v1/responses` (streamed): the next step's command, or a message once every step has its output.
@@ -57,15 +70,7 @@ async fn responses(State(script): State<Script>, Json(request): Json<Value>) -> 
         None => json!({ "type": "message", "role": "assistant", "id": "msg_1", "content": [{ "type": "output_text", "text": "done" }] }),
     };
     *script.outputs.lock().unwrap() = outputs;
-    let usage =
-        json!({ "input_tokens": 1, "input_tokens_details": null, "output_tokens": 1, "output_tokens_details": null, "total_tokens": 2 });
-    let sse = [
-        event(json!({ "type": "response.created", "response": { "id": "resp_1" } })),
-        event(json!({ "type": "response.output_item.done", "output_index": 0, "item": item })),
-        event(json!({ "type": "response.completed", "response": { "id": "resp_1", "usage": usage } })),
-    ]
-    .concat();
-    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse)
+    streamed(item)
 }
 
 /// The scripted model on 127.0.0.1: its base URL (`…/v1`).

@@ -9,7 +9,7 @@
 //! (`sandbox_permissions: require_escalated`, which `on-request` sends to the reviewer).
 
 use crate::agent_cli;
-use crate::codex::event;
+use crate::codex::streamed;
 use crate::codex_app_server::{ms, queued, Editor};
 use crate::helpers::*;
 use approval_console::domain::Role;
@@ -59,15 +59,7 @@ async fn responses(State(model): State<Guarded>, Json(request): Json<Value>) -> 
     } else {
         json!({ "type": "message", "role": "assistant", "id": "msg_1", "content": [{ "type": "output_text", "text": "done" }] })
     };
-    let usage =
-        json!({ "input_tokens": 1, "input_tokens_details": null, "output_tokens": 1, "output_tokens_details": null, "total_tokens": 2 });
-    let sse = [
-        event(json!({ "type": "response.created", "response": { "id": "resp_1" } })),
-        event(json!({ "type": "response.output_item.done", "output_index": 0, "item": item })),
-        event(json!({ "type": "response.completed", "response": { "id": "resp_1", "usage": usage } })),
-    ]
-    .concat();
-    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], sse)
+    streamed(item)
 }
 
 /// The bridge in `dir` against the scripted model asking for `command`; the model's record.
