@@ -318,6 +318,26 @@ async fn the_real_claude_code_blocks_the_tool_when_its_hook_is_missing_crashes_o
     }
 }
 
+/// The settings `hooks install claude-code --event permission-request` writes (printed) for a
+/// project in `dir`, asking the console at `url`.
+fn permission_request_settings(dir: &Path, url: &str) -> Value {
+    let installed = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(["hooks", "install", "claude-code", "--event", "permission-request", "--print", "--timeout", "60", "--url", url])
+        .arg("--settings")
+        .arg(dir.join("settings.json"))
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    serde_json::from_slice(&installed.stdout).unwrap()
+}
+
+/// A model asking for the same Bash command (a `touch` in `dir`) twice in one run: the command, the script.
+fn touch_twice(dir: &Path) -> (String, Script) {
+    let command = format!("touch {}", dir.join("ran").display());
+    let bash = json!({ "command": command, "description": "Touch" });
+    (command, Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() })
+}
+
 /// Issue 47: Claude Code with `approval-console hook claude-code` on `PermissionRequest` (as
 /// `hooks install claude-code --event permission-request` writes it), asked for
 /// the same Bash command twice in one `claude -p` run. An admin's "always allow" grant made from the
@@ -330,19 +350,9 @@ async fn an_always_allow_grant_writes_a_session_rule_back_and_the_real_claude_co
     let _background = t.app.start(None);
     let token = t.token("claude-hook", Role::Agent).await;
     let work = tempfile::tempdir().unwrap();
-    let command = format!("touch {}", work.path().join("ran").display());
-    let bash = json!({ "command": command, "description": "Touch" });
-    let script = Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() };
+    let (command, script) = touch_twice(work.path());
     let model = scripted_model(script.clone()).await;
-    // The settings `hooks install claude-code --event permission-request` writes.
-    let installed = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["hooks", "install", "claude-code", "--event", "permission-request", "--print", "--timeout", "60", "--url", &t.base])
-        .arg("--settings")
-        .arg(work.path().join("settings.json"))
-        .output()
-        .unwrap();
-    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
-    let settings: Value = serde_json::from_slice(&installed.stdout).unwrap();
+    let settings = permission_request_settings(work.path(), &t.base);
     assert!(settings["hooks"].get("PreToolUse").is_none() && settings["hooks"]["PermissionRequest"].is_array(), "{settings}");
     let claude = run_claude_with(work.path(), &model, &t.base, &token, &settings.to_string());
     let call = agent_cli::queued(&t, "claude-code").await;
@@ -378,18 +388,10 @@ async fn a_project_scope_grant_shown_before_confirming_makes_the_real_claude_cod
     let _background = t.app.start(None);
     let token = t.token("claude-hook", Role::Agent).await;
     let work = tempfile::tempdir().unwrap();
-    let command = format!("touch {}", work.path().join("ran").display());
-    let bash = json!({ "command": command, "description": "Touch" });
-    let script = Script { steps: vec![("Bash", bash.clone()), ("Bash", bash)], ..Default::default() };
+    let (command, script) = touch_twice(work.path());
     let model = scripted_model(script.clone()).await;
-    let installed = std::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
-        .args(["hooks", "install", "claude-code", "--event", "permission-request", "--print", "--timeout", "60", "--url", &t.base])
-        .arg("--settings")
-        .arg(work.path().join("settings.json"))
-        .output()
-        .unwrap();
-    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
-    let claude = run_claude_with(work.path(), &model, &t.base, &token, &String::from_utf8(installed.stdout).unwrap());
+    let settings = permission_request_settings(work.path(), &t.base);
+    let claude = run_claude_with(work.path(), &model, &t.base, &token, &settings.to_string());
     let call = agent_cli::queued(&t, "claude-code").await;
     let cwd = call["context"]["cwd"].as_str().expect("the hook reports its cwd").to_owned();
     let grant = json!({ "fromItem": call["id"], "fingerprint": call["fingerprint"], "scope": "agent", "expiresInSecs": 3600,
