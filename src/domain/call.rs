@@ -36,12 +36,20 @@ pub enum CallSource {
     Mcp,
     /// An Agent Client Protocol agent's permission requests (`approval-console acp`).
     Acp,
+    /// The OpenAI Agents SDK's `needsApproval` interruptions, through `adapters/`.
+    OpenaiAgents,
+    /// The Vercel AI SDK's tool-approval requests, through `adapters/`.
+    AiSdk,
+    /// Google ADK's tool confirmations, through `adapters/`.
+    Adk,
+    /// LangChain's `HumanInTheLoopMiddleware` interrupts, through `adapters/`.
+    Langchain,
 }
 
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 9] = [
+    pub const ALL: [CallSource; 13] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
@@ -51,6 +59,10 @@ impl CallSource {
         CallSource::Gemini,
         CallSource::Mcp,
         CallSource::Acp,
+        CallSource::OpenaiAgents,
+        CallSource::AiSdk,
+        CallSource::Adk,
+        CallSource::Langchain,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +76,10 @@ impl CallSource {
             CallSource::Gemini => "gemini",
             CallSource::Mcp => "mcp",
             CallSource::Acp => "acp",
+            CallSource::OpenaiAgents => "openai-agents",
+            CallSource::AiSdk => "ai-sdk",
+            CallSource::Adk => "adk",
+            CallSource::Langchain => "langchain",
         }
     }
 

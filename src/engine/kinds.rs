@@ -55,6 +55,12 @@ pub fn kind(source: CallSource) -> Kind {
         CallSource::Mcp => ("MCP gate", Family::Submitted { takes_edits: false }),
         // ACP answers a permission request with one of the agent's options: no arguments of its own.
         CallSource::Acp => ("ACP agent", Family::Submitted { takes_edits: false }),
+        // The SDK adapters (`adapters/`) run the call the model made or none: an SDK's own approval
+        // step has no way to run changed arguments, so an edit is refused before it is offered.
+        CallSource::OpenaiAgents => ("OpenAI Agents SDK", Family::Submitted { takes_edits: false }),
+        CallSource::AiSdk => ("AI SDK", Family::Submitted { takes_edits: false }),
+        CallSource::Adk => ("Google ADK", Family::Submitted { takes_edits: false }),
+        CallSource::Langchain => ("LangChain", Family::Submitted { takes_edits: false }),
     };
     Kind { source, label, family }
 }
@@ -187,7 +193,18 @@ mod tests {
         }
         assert_eq!(
             submitted,
-            [CallSource::Http, CallSource::ClaudeCode, CallSource::Codex, CallSource::Gemini, CallSource::Mcp, CallSource::Acp]
+            [
+                CallSource::Http,
+                CallSource::ClaudeCode,
+                CallSource::Codex,
+                CallSource::Gemini,
+                CallSource::Mcp,
+                CallSource::Acp,
+                CallSource::OpenaiAgents,
+                CallSource::AiSdk,
+                CallSource::Adk,
+                CallSource::Langchain
+            ]
         );
         assert!(matches!(kind(CallSource::Local).family, Family::Local));
         assert_eq!(default_remote(), CallSource::Mastra);
@@ -202,7 +219,7 @@ mod tests {
         assert!(remote(CallSource::Codex).is_err());
         assert_eq!(parse_submitted("claude-code"), Some(CallSource::ClaudeCode));
         assert_eq!(parse_submitted("mastra"), None);
-        assert_eq!(names(submitted()), "http, claude-code, codex, gemini, mcp or acp");
+        assert_eq!(names(submitted()), "http, claude-code, codex, gemini, mcp, acp, openai-agents, ai-sdk, adk or langchain");
         let read = |v: serde_json::Value| deserialize_remote(v).map_err(|e| e.to_string());
         assert_eq!(read(serde_json::json!("langgraph")), Ok(CallSource::Langgraph));
         assert_eq!(read(serde_json::json!("http")).unwrap_err(), "unknown variant `http`, expected `mastra` or `langgraph`");

@@ -4,6 +4,11 @@
 use clap::{Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The sources an agent's token may be limited to: the registry's submitted kinds.
+fn submitted_sources() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(approval_console::engine::kinds::submitted().map(|s| s.as_str()))
+}
+
 #[derive(Subcommand)]
 pub enum HookAgent {
     /// Claude Code (`hooks.PreToolUse` or `hooks.PermissionRequest` in .claude/settings.json): an
@@ -224,9 +229,8 @@ pub enum TokensCommand {
         /// whatever agent they say they are; grants for an agent then bind to that name.
         #[arg(long = "agent", value_name = "AGENT")]
         agents: Vec<String>,
-        /// A source its submitted calls may claim: http, claude-code, codex, gemini, mcp, acp (repeat for more)
-        /// [default: any].
-        #[arg(long = "source", value_name = "SOURCE", value_parser = ["http", "claude-code", "codex", "gemini", "mcp", "acp"])]
+        /// A source its submitted calls may claim (repeat for more) [default: any].
+        #[arg(long = "source", value_name = "SOURCE", value_parser = submitted_sources())]
         sources: Vec<String>,
         /// Whose credential it is [default: its name]. The two-person rule counts persons: one
         /// person's credentials, and the local admin (the OS account) of the same name, approve once.

@@ -32,7 +32,7 @@ describe('row meta', () => {
   });
 
   it('tells submitted calls (a run of their own) from an engine’s', () => {
-    expect(['http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp'].map((source) => submitted({ source: source as 'http' }))).toEqual([true, true, true, true, true, true]);
+    expect(['http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain'].map((source) => submitted({ source: source as 'http' }))).toEqual(Array(10).fill(true));
     expect(['local', 'mastra', 'langgraph'].map((source) => submitted({ source: source as 'local' }))).toEqual([false, false, false]);
   });
 

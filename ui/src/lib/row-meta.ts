@@ -42,7 +42,7 @@ export function quorumProgress(item: Pick<QueueItem, 'quorum' | 'approvals' | 's
 }
 
 /** Sources whose calls an agent submitted itself (`POST /api/calls`): a call is a run of its own. */
-export const SUBMITTED_SOURCES: readonly QueueItem['source'][] = ['http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp'];
+export const SUBMITTED_SOURCES: readonly QueueItem['source'][] = ['http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain'];
 
 /** Whether an agent submitted the call itself: its run is this call alone (`sub_…`). */
 export function submitted(item: Pick<QueueItem, 'source'>): boolean {

@@ -144,6 +144,10 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['gemini', 'Gemini CLI'],
       ['mcp', 'MCP'],
       ['acp', 'ACP'],
+      ['openai-agents', 'OpenAI Agents'],
+      ['ai-sdk', 'AI SDK'],
+      ['adk', 'ADK'],
+      ['langchain', 'LangChain'],
     ]);
     expect(rows()).toEqual(['cx', 'cc', 'loc']);
 
