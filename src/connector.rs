@@ -15,7 +15,10 @@
 //! or the console's trusted on first use), never merely against what the console answered.
 
 pub mod acp;
+mod always;
 pub mod codex_app;
+mod environ;
+pub use always::{always_allowed, always_allowed_in};
 pub mod keys;
 pub mod relay;
 #[cfg(test)]
@@ -111,7 +114,7 @@ impl ConsoleClient {
         let console = Self::from_env(url, pinned);
         let ours: Vec<String> =
             std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with("APPROVAL_CONSOLE_")).collect();
-        hide_from_proc(&ours);
+        environ::hide_from_proc(&ours);
         console
     }
 
@@ -253,12 +256,42 @@ impl ConsoleClient {
         self.ask_with(call, Some(key), timeout, true, answered_elsewhere).await
     }
 
+    /// [`ask_unless`](Self::ask_unless), telling `queued` the call's id as soon as the console
+    /// queued it (the MCP gate links a waiting client to it: [`ConsoleClient::link`]).
+    pub async fn ask_noting(
+        &self,
+        call: &NewCall,
+        key: &str,
+        timeout: Duration,
+        queued: &(dyn Fn(&str) + Sync),
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        self.ask_with_noting(call, Some(key), timeout, false, queued, answered_elsewhere).await
+    }
+
+    /// The console's page of call `id`, for a person to open.
+    pub fn link(&self, id: &str) -> String {
+        format!("{}/#call={id}", self.base)
+    }
+
     async fn ask_with(
         &self,
         call: &NewCall,
         key: Option<&str>,
         timeout: Duration,
         patient: bool,
+        answered_elsewhere: impl std::future::Future<Output = ()>,
+    ) -> Result<CallStatus, String> {
+        self.ask_with_noting(call, key, timeout, patient, &|_| {}, answered_elsewhere).await
+    }
+
+    async fn ask_with_noting(
+        &self,
+        call: &NewCall,
+        key: Option<&str>,
+        timeout: Duration,
+        patient: bool,
+        queued: &(dyn Fn(&str) + Sync),
         answered_elsewhere: impl std::future::Future<Output = ()>,
     ) -> Result<CallStatus, String> {
         let mut answered_elsewhere = std::pin::pin!(answered_elsewhere);
@@ -285,6 +318,7 @@ impl ConsoleClient {
         };
         pause = Duration::from_secs(1);
         let id = submitted["id"].as_str().ok_or("the console's answer has no call id")?.to_owned();
+        queued(&id);
         let mut status = status_from(submitted["status"].clone())?;
 
         while status.outcome == Outcome::Pending && !left().is_zero() {
@@ -434,49 +468,6 @@ impl ConsoleClient {
             format!("the console at {} cannot be reached ({e}); is it running?", self.base)
         }
     }
-}
-
-/// Zeroes the values of `names` where the environment block holds them, and makes the process
-/// non-dumpable (Linux); elsewhere, nothing.
-fn hide_from_proc(names: &[String]) {
-    #[cfg(target_os = "linux")]
-    {
-        for name in names {
-            let Ok(name) = std::ffi::CString::new(name.as_str()) else { continue };
-            // SAFETY: `getenv` answers a pointer to the value's NUL-terminated bytes in the environment
-            // block (for a variable the process inherited: the block the kernel shows as
-            // /proc/<pid>/environ), which is writable; zeroing `strlen` bytes stays inside that value
-            // and leaves the terminator. The caller guarantees no other thread reads the environment.
-            unsafe {
-                let value = libc::getenv(name.as_ptr());
-                if !value.is_null() {
-                    std::ptr::write_bytes(value, 0, libc::strlen(value));
-                }
-            }
-        }
-        // SAFETY: a flag of this process; no memory is involved.
-        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) };
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = names;
-}
-
-/// Whether an approval came with "always allow": its signed receipt — the one [`ConsoleClient::ask`]
-/// checked before answering it — names a grant as its approver ([`receipt::grant_of`]). A connector
-/// answers such an approval with the agent's own session rule as well
-/// ([`crate::domain::session_rule`]) or its "allow always" option (ACP).
-pub fn always_allowed(status: &CallStatus) -> bool {
-    always_allowed_in(status).is_some()
-}
-
-/// [`always_allowed`], with the scope the agent keeps the rule in: the receipt's `ruleScope` claim
-/// ([`receipt::grant_terms`]) — signed, so the scope the operator confirmed for the grant, never one
-/// an unsigned field or the agent's input says.
-pub fn always_allowed_in(status: &CallStatus) -> Option<crate::domain::session_rule::RuleScope> {
-    if status.outcome != Outcome::Approved || status.edited {
-        return None;
-    }
-    status.receipt.as_deref().and_then(receipt::grant_terms).map(|(_, scope)| scope)
 }
 
 fn status_from(v: Value) -> Result<CallStatus, String> {

@@ -13,14 +13,29 @@
 //! A call that waits is submitted as source `mcp` (its arguments as they would run, the upstream
 //! command as context) and runs only when approved; declined, expired, unanswered or with the
 //! console unreachable, the client gets a tool error carrying the reason — never the call run.
+//!
+//! **Every MCP revision, on both sides.** The upstream is probed with `server/discover` (2026-07-28)
+//! and spoken to with `initialize` when it is older; the client may speak either (rmcp serves
+//! both). A client on the revisions with `initialize` is held until the call is decided. A
+//! 2026-07-28 client is not held past `--hold`: a client that declared the Tasks extension gets a
+//! task at once (`resultType: "task"`; `tasks/get`, `tasks/cancel`), one that can be asked for
+//! input gets `input_required` with the console's link to the call (an elicitation in URL mode if
+//! it takes one, else a form saying where to decide); calling again finds the same waiting call
+//! ([`jobs`]). An upstream that asks for input itself is answered from the console ([`questions`]).
+
+mod jobs;
+mod questions;
 
 use crate::app::calls::{CallStatus, NewCall, Outcome};
 use crate::connector::ConsoleClient;
 use crate::domain::CallSource;
-use crate::engine::local::mcp::McpServer;
+use crate::domain::Fingerprint;
+use crate::engine::local::mcp::{McpServer, Round};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ContentBlock, CreateTaskResult,
+    DetailedTask, ElicitRequest, ElicitRequestParams, ElicitationSchema, GetTaskParams, GetTaskResult, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Task, TaskPayload,
+    TaskStatus, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -62,7 +77,12 @@ impl Policy {
 }
 
 /// The gate: the upstream, its tools, and the console to ask.
+#[derive(Clone)]
 pub struct Gate {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     upstream: Arc<McpServer>,
     tools: Vec<Tool>,
     policy: Policy,
@@ -72,7 +92,13 @@ pub struct Gate {
     /// The upstream command, shown to the operator as context.
     upstream_command: String,
     timeout: Duration,
+    /// How long a 2026-07-28 client's call is held before it is answered `input_required`.
+    hold: Duration,
+    jobs: jobs::Jobs,
 }
+
+/// How many times an upstream may ask for input before one call runs.
+const MAX_ROUNDS: usize = 10;
 
 impl Gate {
     pub fn new(
@@ -84,23 +110,61 @@ impl Gate {
         upstream_command: String,
         timeout: Duration,
     ) -> Self {
-        Self { upstream, tools, policy, console, agent, upstream_command, timeout }
+        let hold = DEFAULT_HOLD.min(timeout);
+        let jobs = jobs::Jobs::default();
+        Self { inner: Arc::new(Inner { upstream, tools, policy, console, agent, upstream_command, timeout, hold, jobs }) }
+    }
+
+    /// How long a 2026-07-28 client's call is held before the gate answers `input_required`
+    /// (`--hold`).
+    pub fn with_hold(self, hold: Duration) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|_| unreachable!("set before serving"));
+        inner.hold = hold;
+        Self { inner: Arc::new(inner) }
     }
 
     /// The tools offered, each said to wait or not (for the log at start).
     pub fn tools(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.tools.iter().map(|t| (t.name.as_ref(), self.policy.asks(t)))
+        self.inner.tools.iter().map(|t| (t.name.as_ref(), self.inner.policy.asks(t)))
     }
+}
 
-    async fn forward(&self, name: &str, args: &Value) -> CallToolResult {
-        match self.upstream.call_raw(name, args).await {
-            Ok(result) => result,
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(e)]),
+/// Default of `--hold`.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(20);
+
+impl Inner {
+    /// Runs the call upstream, answering the upstream's own questions from the console
+    /// ([`questions`]); `key` names this call's questions.
+    async fn forward(&self, name: &str, args: &Value, key: &str) -> CallToolResult {
+        let mut answer = None;
+        for round in 0..MAX_ROUNDS {
+            match self.upstream.call_round(name, args, answer.take()).await {
+                Err(e) => return CallToolResult::error(vec![ContentBlock::text(e)]),
+                Ok(Round::Complete(result)) => return result,
+                Ok(Round::InputRequired(asked)) => {
+                    let console = match &self.console {
+                        Ok(console) => console,
+                        Err(e) => return not_run(name, format!("the upstream asks for input and {e}")),
+                    };
+                    let asking = questions::Asking {
+                        console,
+                        agent: &self.agent,
+                        upstream_command: &self.upstream_command,
+                        timeout: self.timeout,
+                        key,
+                    };
+                    match questions::answer(&asking, name, args, asked, round).await {
+                        Ok(answered) => answer = Some(answered),
+                        Err(why) => return not_run(name, why),
+                    }
+                }
+            }
         }
+        not_run(name, format!("the upstream asked for input {MAX_ROUNDS} times"))
     }
 
     /// Asks the console about a call; `Ok(args)` to run it with, `Err(reason)` for the client.
-    async fn approval(&self, tool: &Tool, args: &Value) -> Result<Value, String> {
+    async fn approval(&self, tool: &Tool, args: &Value, job: &jobs::Job) -> Result<Value, String> {
         let console = self.console.as_ref().map_err(Clone::clone)?;
         let call = NewCall {
             tool: tool.name.to_string(),
@@ -112,9 +176,75 @@ impl Gate {
             source: Some(CallSource::Mcp),
             context: Some(json!({ "upstream": self.upstream_command, "annotations": tool.annotations })),
         };
-        let status = console.ask(&call, None, self.timeout).await?;
+        let status = console.ask_noting(&call, &job.console_key, self.timeout, &|id| job.note_queued(id), job.cancellation()).await?;
+        if status.outcome == Outcome::Withdrawn && job.is_cancelled() {
+            return Err("the client cancelled the call".to_owned());
+        }
         outcome(status)
     }
+
+    /// A job: asks the console, then runs the call if approved.
+    async fn run(self: Arc<Self>, job: Arc<jobs::Job>, tool: Tool, args: Value) {
+        let name = tool.name.to_string();
+        let result = match self.approval(&tool, &args, &job).await {
+            Ok(approved) => self.forward(&name, &approved, &job.console_key).await,
+            Err(why) => not_run(&name, why),
+        };
+        job.finish(result);
+    }
+
+    /// What a 2026-07-28 client that may be asked for input gets while its call waits: where to
+    /// decide it, and to call again.
+    fn waiting(&self, job: &jobs::Job, caps: &ClientCapabilities) -> InputRequiredResult {
+        let link = match (&self.console, job.console_call()) {
+            (Ok(console), Some(id)) => console.link(&id),
+            (Ok(console), None) => console.link(""),
+            (Err(_), _) => String::new(),
+        };
+        let message = format!("This call waits for an operator's decision in Approval Console: {link} — call again to get its result.");
+        let url_mode = caps.elicitation.as_ref().is_some_and(|e| e.url.is_some());
+        let params = if url_mode && !link.is_empty() {
+            ElicitRequestParams::UrlElicitationParams { meta: None, message, url: link, elicitation_id: job.id.clone() }
+        } else {
+            ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: ElicitationSchema::builder().build_unchecked(),
+            }
+        };
+        let mut asks = InputRequests::new();
+        asks.insert("approval".to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
+        InputRequiredResult::new(Some(asks), Some(job.id.clone()))
+    }
+
+    /// The task a job is, with its state now.
+    fn task(&self, job: &jobs::Job) -> DetailedTask {
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let task = Task::new(job.id.clone(), TaskStatus::Working, job.created(), now).with_poll_interval_ms(1000);
+        match job.result() {
+            Some(result) => {
+                let result = serde_json::to_value(&result).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
+                DetailedTask::new(task, TaskPayload::Completed { result })
+            }
+            None if job.is_cancelled() => DetailedTask::new(task, TaskPayload::Cancelled),
+            None => {
+                let link = match (&self.console, job.console_call()) {
+                    (Ok(console), Some(id)) => format!(": {}", console.link(&id)),
+                    _ => String::new(),
+                };
+                DetailedTask::new(
+                    task.with_status_message(format!("waiting for an operator in Approval Console{link}")),
+                    TaskPayload::Working,
+                )
+            }
+        }
+    }
+}
+
+/// The tool error a call not run answers with.
+fn not_run(tool: &str, why: String) -> CallToolResult {
+    tracing::info!(tool, "not run: {why}");
+    CallToolResult::error(vec![ContentBlock::text(format!("Not run: {why}"))])
 }
 
 /// What a call's outcome means for the gate.
@@ -134,11 +264,11 @@ fn outcome(status: CallStatus) -> Result<Value, String> {
 
 impl ServerHandler for Gate {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build());
         info.server_info = Implementation::new("approval-console-mcp-gate", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(format!(
             "The tools of {}; sensitive calls wait for an operator's approval in Approval Console and fail with the reason if declined.",
-            self.upstream_command
+            self.inner.upstream_command
         ));
         info
     }
@@ -148,26 +278,66 @@ impl ServerHandler for Gate {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
     }
 
-    async fn call_tool(&self, request: CallToolRequestParams, _context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        let inner = &self.inner;
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or_else(|| json!({}));
-        let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
+        let Some(tool) = inner.tools.iter().find(|t| t.name == name) else {
             return Ok(CallToolResult::error(vec![ContentBlock::text(format!("no tool {name:?} on this server"))]).into());
         };
-        if !self.policy.asks(tool) {
-            return Ok(self.forward(&name, &args).await.into());
+        if !inner.policy.asks(tool) {
+            let key = format!("mcp-gate:passed:{}", uuid::Uuid::new_v4().simple());
+            return Ok(inner.forward(&name, &args, &key).await.into());
         }
-        match self.approval(tool, &args).await {
-            Ok(approved) => Ok(self.forward(&name, &approved).await.into()),
-            Err(why) => {
-                tracing::info!(tool = %name, "not run: {why}");
-                Ok(CallToolResult::error(vec![ContentBlock::text(format!("Not run: {why}"))]).into())
+        let fingerprint = match Fingerprint::of(&name, &args) {
+            Ok(f) => f,
+            Err(e) => return Ok(not_run(&name, format!("its arguments cannot be fingerprinted: {e}")).into()),
+        };
+        // The same call again (a retry, the answer to `input_required`) finds its waiting job;
+        // the client's `requestState` and `inputResponses` are not needed, and not trusted.
+        let (job, new) = inner.jobs.find_or_add(&name, fingerprint.as_str());
+        if new {
+            tokio::spawn(inner.clone().run(job.clone(), tool.clone(), args));
+        }
+        let modern = context.protocol_version().is_some_and(|v| !v.has_initialize());
+        let caps = context.client_capabilities().unwrap_or_default();
+        if modern && caps.supports_tasks() {
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(inner.task(&job).task)));
+        }
+        let result = if modern && caps.elicitation.is_some() {
+            match tokio::time::timeout(inner.hold, job.finished()).await {
+                Ok(result) => result,
+                Err(_) => return Ok(CallToolResponse::InputRequired(inner.waiting(&job, &caps))),
             }
-        }
+        } else {
+            // A client without a way to be told to come back is held until the call is decided.
+            job.finished().await
+        };
+        inner.jobs.taken(&job);
+        Ok(result.into())
     }
+
+    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, ErrorData> {
+        let job = self.inner.jobs.by_id(&request.task_id).ok_or_else(|| no_task(&request.task_id))?;
+        if job.result().is_some() {
+            self.inner.jobs.taken(&job);
+        }
+        Ok(GetTaskResult::new(self.inner.task(&job)))
+    }
+
+    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let job = self.inner.jobs.by_id(&request.task_id).ok_or_else(|| no_task(&request.task_id))?;
+        job.cancel();
+        self.inner.jobs.taken(&job);
+        Ok(())
+    }
+}
+
+fn no_task(id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("no task {id:?} on this gate (finished tasks are kept 10 minutes)"), None)
 }
 
 #[cfg(test)]

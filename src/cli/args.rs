@@ -399,7 +399,10 @@ pub enum Command {
     /// console and an agent credential's token are found as the hooks find them (the serving
     /// console or APPROVAL_CONSOLE_URL; APPROVAL_CONSOLE_AGENT_TOKEN); nothing of APPROVAL_CONSOLE_*
     /// reaches the upstream. Fails closed: console unreachable or no decision within --timeout → the call is not
-    /// run.
+    /// run. Speaks every MCP revision on both sides: a 2026-07-28 client is answered with a task
+    /// (if it takes the Tasks extension) or, after --hold, `input_required` with the console's
+    /// link to the call; calling again finds the same waiting call. An upstream's own question
+    /// (`input_required`, e.g. a Mastra tool that suspends) is asked in the console too.
     McpGate {
         /// Always ask about TOOL, even when --pass or --trust-annotations would let it pass (repeat
         /// for more).
@@ -422,6 +425,11 @@ pub enum Command {
         /// below your MCP client's request timeout (often 60 s).
         #[arg(long, env = "APPROVAL_CONSOLE_GATE_TIMEOUT", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         timeout: u64,
+        /// Seconds a 2026-07-28 client's call is held before the gate answers `input_required`
+        /// with the console's link (the client calls again to get the result). Clients on the
+        /// older revisions are held until --timeout.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3_600))]
+        hold: u64,
         /// The calls' agent in the queue [default: the upstream command's name].
         #[arg(long)]
         agent: Option<String>,

@@ -18,6 +18,8 @@ pub struct GateArgs<'a> {
     /// `--data-dir`, `APPROVAL_CONSOLE_DATA_DIR`: the serving console looked for is that directory's.
     pub data_dir: Option<&'a std::path::Path>,
     pub timeout: u64,
+    /// `--hold`: seconds a 2026-07-28 client's call is held before `input_required`.
+    pub hold: u64,
     pub agent: Option<&'a str>,
     pub upstream: &'a [String],
     /// The pinned receipt keys' file (`--jwks`, `APPROVAL_CONSOLE_JWKS`).
@@ -25,7 +27,7 @@ pub struct GateArgs<'a> {
 }
 
 pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
-    let GateArgs { policy, url, data_dir, timeout, agent, upstream, jwks } = given;
+    let GateArgs { policy, url, data_dir, timeout, hold, agent, upstream, jwks } = given;
     let (command, args) = upstream.split_first().context("name the upstream MCP server after `--`")?;
     // Read (and wiped from this process's environment) before the upstream starts: the upstream, or
     // anything it runs, must not find the credential in /proc/<pid>/environ of the gate.
@@ -46,7 +48,7 @@ pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
         // `npx -y @scope/server-x@1.2` names its package, not npx.
         args.iter().find(|a| !a.starts_with('-')).filter(|_| base == "npx").cloned().unwrap_or(base)
     });
-    let gate = Gate::new(server, tools, policy, console, agent, shown, Duration::from_secs(timeout));
+    let gate = Gate::new(server, tools, policy, console, agent, shown, Duration::from_secs(timeout)).with_hold(Duration::from_secs(hold));
     for (tool, asks) in gate.tools() {
         tracing::info!(tool, "{}", if asks { "waits for an approval" } else { "passes through" });
     }

@@ -157,7 +157,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             };
             return codex::run(given).await;
         }
-        Command::McpGate { ask, pass, trust_annotations, url, timeout, agent, upstream, jwks } => {
+        Command::McpGate { ask, pass, trust_annotations, url, timeout, hold, agent, upstream, jwks } => {
             let policy = approval_console::gate::Policy {
                 ask: ask.iter().cloned().collect(),
                 pass: pass.iter().cloned().collect(),
@@ -168,6 +168,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 url: url.as_deref(),
                 data_dir: cli.data_dir.as_deref(),
                 timeout: *timeout,
+                hold: *hold,
                 agent: agent.as_deref(),
                 upstream,
                 jwks: jwks.as_deref(),

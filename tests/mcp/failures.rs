@@ -92,14 +92,18 @@ async fn a_server_that_does_not_start_is_a_config_error_naming_the_agent_and_the
 
     let e = load(&agent_with(&misbehaving_entry("early", &["exit-at-start"], 5))).await.unwrap_err();
     assert_eq!(e.field, "agents[0].mcp[0].command", "{e}");
-    assert!(e.message.starts_with("MCP server \"early\" of agent \"files\" did not start: initialize failed:"), "{e}");
+    assert!(e.message.starts_with("MCP server \"early\" of agent \"files\" did not start: server/discover and initialize failed:"), "{e}");
     assert!(e.message.contains("(the process exited: exit status: 2)"), "{e}");
     assert!(e.message.contains("stderr: misbehaving-server: refusing to start (exit-at-start)"), "{e}");
 
     let started = Instant::now();
     let e =
         load(&agent_with("[[agents.mcp]]\nname = \"mute\"\ncommand = \"sleep\"\nargs = [\"30\"]\ntimeout_secs = 1\n")).await.unwrap_err();
-    assert!(e.message.starts_with("MCP server \"mute\" of agent \"files\" did not start: no answer to initialize within 1 s"), "{e}");
+    assert!(
+        e.message
+            .starts_with("MCP server \"mute\" of agent \"files\" did not start: no answer to server/discover or initialize within 1 s"),
+        "{e}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }
 

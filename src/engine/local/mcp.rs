@@ -28,11 +28,11 @@ use super::agent::{Tool, ToolOutput};
 use async_trait::async_trait;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion,
-    ResourceContents,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation,
+    InputRequiredResult, InputResponses, ProtocolVersion, ResourceContents,
 };
-use rmcp::service::{RunningService, ServiceError};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
+use rmcp::RoleClient;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -171,7 +171,22 @@ impl McpServer {
     }
 
     /// [`McpServer::call`] with the server's result as it answered it (the MCP gate passes it on).
+    /// A server that asks for input (`input_required`, MCP 2026-07-28) fails the call: nobody here
+    /// can answer it (the gate answers through [`McpServer::call_round`]).
     pub async fn call_raw(&self, tool: &str, args: &Value) -> Result<CallToolResult, String> {
+        match self.call_round(tool, args, None).await? {
+            Round::Complete(result) => Ok(result),
+            Round::InputRequired(_) => Err(format!(
+                "MCP server {:?} asked for input before it would run {tool} (input_required), and nothing here can answer it",
+                self.config.name
+            )),
+        }
+    }
+
+    /// One round of a `tools/call`: the result, or the server's request for input
+    /// (`input_required`, MCP 2026-07-28) — which the caller answers by calling again with
+    /// `answer`: the responses and the `requestState` the server sent, echoed as it was.
+    pub async fn call_round(&self, tool: &str, args: &Value, answer: Option<(InputResponses, Option<String>)>) -> Result<Round, String> {
         let arguments = match args {
             Value::Object(map) => Some(map.clone()),
             Value::Null => None,
@@ -179,30 +194,43 @@ impl McpServer {
         };
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
+        if let Some((responses, state)) = answer {
+            params.input_responses = Some(responses);
+            params.request_state = state;
+        }
         let mut process = self.running(None).await?;
         // Dropping the request on timeout sends `notifications/cancelled` to the server.
-        let mut answer = tokio::time::timeout(self.config.timeout, process.service.call_tool(params.clone())).await;
+        let mut answer = tokio::time::timeout(self.config.timeout, process.service.call_tool_once(params.clone())).await;
         if let Ok(Err(ServiceError::TransportSend(e))) = &answer {
             tracing::warn!(server = %self.config.name, "could not send {tool} to the MCP server ({e}); starting it again");
             process = self.running(Some(&process)).await?;
-            answer = tokio::time::timeout(self.config.timeout, process.service.call_tool(params)).await;
+            answer = tokio::time::timeout(self.config.timeout, process.service.call_tool_once(params)).await;
         }
         let name = &self.config.name;
         match answer {
             Err(_) => Err(format!("MCP server {name:?} did not answer within {} (timeout_secs)", seconds(self.config.timeout))),
-            Ok(Ok(result)) => Ok(result),
+            Ok(Ok(CallToolResponse::Complete(result))) => Ok(Round::Complete(result)),
+            Ok(Ok(CallToolResponse::InputRequired(asked))) => Ok(Round::InputRequired(asked)),
+            Ok(Ok(_)) | Ok(Err(ServiceError::UnexpectedResponse)) => {
+                Err(format!("MCP server {name:?} answered with something other than a tool result (tasks are not supported)"))
+            }
             Ok(Err(ServiceError::McpError(e))) => {
                 Err(format!("MCP server {name:?} refused the call: {} (JSON-RPC error {})", e.message, e.code.0))
             }
-            Ok(Err(ServiceError::UnexpectedResponse)) => Err(format!(
-                "MCP server {name:?} answered with something other than a tool result (input requests and tasks are not supported)"
-            )),
             Ok(Err(e)) => match process.signs.wait_exit(EXIT_GRACE).await {
                 Some(status) => Err(format!("MCP server {name:?} exited during the call ({status}){}", process.signs.stderr_tail())),
                 None => Err(format!("MCP server {name:?}: {e}{}", process.signs.stderr_tail())),
             },
         }
     }
+}
+
+/// What one round of a `tools/call` answered ([`McpServer::call_round`]).
+#[derive(Debug)]
+pub enum Round {
+    Complete(CallToolResult),
+    /// The server needs input first (MCP 2026-07-28's multi-round-trip requests).
+    InputRequired(InputRequiredResult),
 }
 
 impl McpTool {
@@ -388,10 +416,16 @@ impl Process {
 
         let client = ClientConfig::new(ClientCapabilities::default(), Implementation::new("approval-console", env!("CARGO_PKG_VERSION")))
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        // Every revision: `server/discover` first (2026-07-28, no `initialize`), then the
+        // `initialize` handshake of the revisions before it when the server answers as one of them.
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        };
         let limit = config.timeout;
-        let service = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
-            Err(_) => return Err(signs.explain(format!("no answer to initialize within {}", seconds(limit))).await),
-            Ok(Err(e)) => return Err(signs.explain(format!("initialize failed: {e}")).await),
+        let service = match tokio::time::timeout(limit, client.serve_with_lifecycle((stdout, stdin), lifecycle)).await {
+            Err(_) => return Err(signs.explain(format!("no answer to server/discover or initialize within {}", seconds(limit))).await),
+            Ok(Err(e)) => return Err(signs.explain(format!("server/discover and initialize failed: {e}")).await),
             Ok(Ok(service)) => service,
         };
         let tools = match tokio::time::timeout(limit, service.list_all_tools()).await {
