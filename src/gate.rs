@@ -187,7 +187,10 @@ impl Inner {
     async fn run(self: Arc<Self>, job: Arc<jobs::Job>, tool: Tool, args: Value) {
         let name = tool.name.to_string();
         let result = match self.approval(&tool, &args, &job).await {
-            Ok(approved) => self.forward(&name, &approved, &job.console_key).await,
+            // Run only for a client still asking for it (a task's, or one waiting now or calling
+            // again within the time limit): an approval nobody collects runs nothing.
+            Ok(approved) if job.wanted(self.timeout).await => self.forward(&name, &approved, &job.console_key).await,
+            Ok(_) => not_run(&name, "approved, but the client did not call again for it".to_owned()),
             Err(why) => not_run(&name, why),
         };
         job.finish(result);
@@ -305,8 +308,10 @@ impl ServerHandler for Gate {
         let modern = context.protocol_version().is_some_and(|v| !v.has_initialize());
         let caps = context.client_capabilities().unwrap_or_default();
         if modern && caps.supports_tasks() {
+            job.as_task();
             return Ok(CallToolResponse::Task(CreateTaskResult::new(inner.task(&job).task)));
         }
+        let _waiting = job.waiting();
         let result = if modern && caps.elicitation.is_some() {
             match tokio::time::timeout(inner.hold, job.finished()).await {
                 Ok(result) => result,

@@ -40,6 +40,8 @@ pub async fn run(given: GateArgs<'_>) -> Result<ExitCode> {
     let mut config = ServerConfig::new("upstream", command.clone(), args.iter().cloned());
     // The upstream gets the gate's environment (its keys and settings), but nothing of the console's.
     config.env = std::env::vars().filter(|(k, _)| !k.starts_with("APPROVAL_CONSOLE_")).collect();
+    // The upstream's own questions are asked in the console (`gate::questions`).
+    config.answers_forms = true;
     let shown = upstream.join(" ");
     let (server, tools) =
         McpServer::start("mcp-gate", config).await.map_err(anyhow::Error::msg).context("starting the upstream MCP server")?;

@@ -28,10 +28,45 @@ pub struct Job {
     queued: watch::Sender<Option<String>>,
     done: watch::Sender<Option<CallToolResult>>,
     cancelled: watch::Sender<bool>,
+    /// Clients waiting for it now; `usize::MAX` once it is a task (wanted until taken).
+    waiters: watch::Sender<usize>,
     finished_at: Mutex<Option<Instant>>,
 }
 
+/// A client waiting for a job ([`Job::waiting`]); dropped when it stops waiting.
+pub struct Waiting<'a>(&'a Job);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.waiters.send_modify(|n| {
+            if *n != usize::MAX {
+                *n = n.saturating_sub(1);
+            }
+        });
+    }
+}
+
 impl Job {
+    /// Notes a client waiting for it, until the guard is dropped.
+    pub fn waiting(&self) -> Waiting<'_> {
+        self.waiters.send_modify(|n| *n = n.saturating_add(1));
+        Waiting(self)
+    }
+
+    /// Notes that a client will ask for it as a task: it is wanted until taken.
+    pub fn as_task(&self) {
+        self.waiters.send_replace(usize::MAX);
+    }
+
+    /// Completes when a client waits for it: an approved call runs only for a client still
+    /// asking for it, never for one that went away (a 2026-07-28 client told to call again that
+    /// did not), and `false` when none came back within `limit`.
+    pub async fn wanted(&self, limit: Duration) -> bool {
+        let mut waiters = self.waiters.subscribe();
+        let came = tokio::time::timeout(limit, waiters.wait_for(|n| *n > 0)).await.is_ok();
+        came
+    }
+
     /// The console's id of its call, once queued.
     pub fn console_call(&self) -> Option<String> {
         self.queued.borrow().clone()
@@ -118,6 +153,7 @@ impl Jobs {
             queued: watch::Sender::new(None),
             done: watch::Sender::new(None),
             cancelled: watch::Sender::new(false),
+            waiters: watch::Sender::new(0),
             finished_at: Mutex::new(None),
         });
         by_call.insert(key, job.clone());
@@ -187,5 +223,29 @@ mod tests {
         job.cancel();
         job.cancellation().await;
         assert!(job.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_job_is_wanted_only_while_a_client_waits_for_it_or_once_it_is_a_task() {
+        let jobs = Jobs::default();
+        let (job, _) = jobs.find_or_add("t", "f");
+        assert!(!job.wanted(Duration::from_millis(10)).await, "nobody waits");
+        {
+            let _a = job.waiting();
+            let _b = job.waiting();
+            assert!(job.wanted(Duration::from_millis(10)).await);
+        }
+        assert!(!job.wanted(Duration::from_millis(10)).await, "the client went away");
+        let later = tokio::spawn({
+            let job = job.clone();
+            async move { job.wanted(Duration::from_secs(60)).await }
+        });
+        let guard = job.waiting();
+        assert!(later.await.unwrap(), "a client that comes back is waited for");
+        drop(guard);
+        job.as_task();
+        let _c = job.waiting();
+        drop(_c);
+        assert!(job.wanted(Duration::from_millis(10)).await, "a task is wanted until taken");
     }
 }

@@ -14,6 +14,7 @@ mod failures;
 mod fake_server;
 mod filesystem;
 mod gate;
+mod modern;
 #[path = "../support/serve_process.rs"]
 mod serve_process;
 mod settings;

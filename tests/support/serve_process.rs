@@ -100,7 +100,9 @@ impl ServeProcess {
     fn spawn(bin: &str, data_dir: &Path, token: &str, args: &[&str], open_files: Option<u64>, env: &[(&str, &Path)]) -> Self {
         let mut command = Command::new(bin);
         command
-            .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve", "--port", "0"])
+            .args(["--data-dir", data_dir.to_str().expect("utf-8 path"), "serve"])
+            // A port of its own (`--port N` in `args`: a restart on the same address), else any free one.
+            .args(if args.contains(&"--port") { &[][..] } else { &["--port", "0"][..] })
             .args(args)
             .envs(database_env(data_dir))
             .envs(env.iter().copied())

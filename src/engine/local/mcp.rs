@@ -28,8 +28,8 @@ use super::agent::{Tool, ToolOutput};
 use async_trait::async_trait;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation,
-    InputRequiredResult, InputResponses, ProtocolVersion, ResourceContents,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, ElicitationCapability,
+    FormElicitationCapability, Implementation, InputRequiredResult, InputResponses, ProtocolVersion, ResourceContents,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
 use rmcp::RoleClient;
@@ -70,6 +70,9 @@ pub struct ServerConfig {
     pub env: BTreeMap<String, String>,
     /// Limit of each request: starting (initialize, tool list) and every call.
     pub timeout: Duration,
+    /// Whether the client says it answers forms (elicitation): the MCP gate does, through the
+    /// console ([`McpServer::call_round`]); an agent's tools do not.
+    pub answers_forms: bool,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -92,6 +95,7 @@ impl ServerConfig {
             args: args.into_iter().map(Into::into).collect(),
             env: BTreeMap::new(),
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            answers_forms: false,
         }
     }
 }
@@ -414,7 +418,11 @@ impl Process {
         tokio::spawn(watch_process(config.name.clone(), child, exit_tx, stop_rx));
         let signs = Signs { exit, stderr_closed, stderr: lines };
 
-        let client = ClientConfig::new(ClientCapabilities::default(), Implementation::new("approval-console", env!("CARGO_PKG_VERSION")))
+        let mut capabilities = ClientCapabilities::default();
+        if config.answers_forms {
+            capabilities.elicitation = Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        }
+        let client = ClientConfig::new(capabilities, Implementation::new("approval-console", env!("CARGO_PKG_VERSION")))
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
         // Every revision: `server/discover` first (2026-07-28, no `initialize`), then the
         // `initialize` handshake of the revisions before it when the server answers as one of them.
