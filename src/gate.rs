@@ -224,12 +224,14 @@ impl Inner {
     fn task(&self, job: &jobs::Job) -> DetailedTask {
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let task = Task::new(job.id.clone(), TaskStatus::Working, job.created(), now).with_poll_interval_ms(1000);
+        // Cancelled before it ran: a call approved and run before the cancellation stays completed.
+        let cancelled = job.is_cancelled() && job.result().is_none_or(|r| r.is_error == Some(true));
         match job.result() {
+            _ if cancelled => DetailedTask::new(task, TaskPayload::Cancelled),
             Some(result) => {
                 let result = serde_json::to_value(&result).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
                 DetailedTask::new(task, TaskPayload::Completed { result })
             }
-            None if job.is_cancelled() => DetailedTask::new(task, TaskPayload::Cancelled),
             None => {
                 let link = match (&self.console, job.console_call()) {
                     (Ok(console), Some(id)) => format!(": {}", console.link(&id)),

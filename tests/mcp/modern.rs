@@ -232,3 +232,94 @@ async fn c05_a_console_killed_while_a_2026_07_28_call_waits_still_holds_it_after
     assert_eq!(mcp_calls(&s.console).await.len(), 1, "asking again after the restart queued nothing new");
     assert!(client.wait().await.unwrap().success());
 }
+
+/// The gate with `plan`'s flags and upstream, spoken to by the official Rust SDK (`rmcp`) pinned to
+/// 2026-07-28 and declaring the Tasks extension.
+async fn tasks_client(s: &Setup) -> (rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientInfo>, tokio::process::Child) {
+    use rmcp::model::{ClientCapabilities, ClientInfo, Implementation, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let plan = plan(&s.root, "30", json!([]));
+    let mut args = vec!["mcp-gate".to_owned()];
+    args.extend(plan["gateArgs"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()));
+    args.push("--".into());
+    args.extend(plan["upstream"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()));
+    let mut gate = tokio::process::Command::new(env!("CARGO_BIN_EXE_approval-console"))
+        .args(&args)
+        .env("APPROVAL_CONSOLE_URL", &s.console.base)
+        .env("APPROVAL_CONSOLE_AGENT_TOKEN", &s.token)
+        .env("APPROVAL_CONSOLE_LOG", "warn")
+        .env("XDG_STATE_HOME", serve_process::connector_state())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let io = (gate.stdout.take().unwrap(), gate.stdin.take().unwrap());
+    let info = ClientInfo::new(ClientCapabilities::builder().enable_tasks().build(), Implementation::new("tasks-test-client", "1.0.0"));
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = tokio::time::timeout(Duration::from_secs(60), info.serve_with_lifecycle(io, lifecycle)).await.unwrap().unwrap();
+    (client, gate)
+}
+
+/// Task `id` as the gate tells it now.
+async fn task(client: &rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientInfo>, id: &str) -> Value {
+    let got = client.get_task(rmcp::model::GetTaskParams::new(id)).await.unwrap();
+    serde_json::to_value(got).unwrap()
+}
+
+#[tokio::test]
+async fn c03_a_client_that_takes_tasks_gets_one_at_once_and_changed_arguments_are_another_call_the_first_approval_never_runs() {
+    use rmcp::model::{CallToolRequestParams, CallToolResponse};
+    let s = setup(&[]);
+    let (client, _gate) = tasks_client(&s).await;
+    let call = |text: &str| {
+        let mut params = CallToolRequestParams::new("write_note");
+        params.arguments = json!({ "name": "e", "text": text }).as_object().cloned();
+        params
+    };
+    let CallToolResponse::Task(first) = client.call_tool_once(call("as shown")).await.unwrap() else { panic!("a task at once") };
+    let CallToolResponse::Task(changed) = client.call_tool_once(call("changed")).await.unwrap() else { panic!("a task at once") };
+    assert_ne!(first.task.task_id, changed.task.task_id, "other arguments: another call");
+    let CallToolResponse::Task(again) = client.call_tool_once(call("as shown")).await.unwrap() else { panic!("a task at once") };
+    assert_eq!(again.task.task_id, first.task.task_id, "the same call again: the same waiting call");
+    assert_eq!(task(&client, &first.task.task_id).await["status"], "working");
+
+    let shown = wait::until(Duration::from_secs(60), || async {
+        let calls = mcp_calls(&s.console).await;
+        let shown = calls.iter().find(|c| c["args"]["text"] == "as shown").cloned();
+        if calls.len() == 2 {
+            shown.ok_or_else(|| "no call as shown".to_owned())
+        } else {
+            Err(format!("{} calls queued", calls.len()))
+        }
+    })
+    .await;
+    s.console.post(&format!("/api/queue/{}/approve", shown["id"].as_str().unwrap()), json!({ "fingerprint": shown["fingerprint"] })).await;
+    let done = wait::until(Duration::from_secs(60), || async {
+        let t = task(&client, &first.task.task_id).await;
+        if t["status"] == "completed" {
+            Ok(t)
+        } else {
+            Err(format!("task still {t}"))
+        }
+    })
+    .await;
+    assert_eq!(done["result"]["content"][0]["text"], "wrote e.txt", "{done}");
+    assert_eq!(runs(&s.root), "e:as shown\n", "the approval ran exactly the call it was for");
+    assert_eq!(task(&client, &changed.task.task_id).await["status"], "working", "the changed call still waits for its own decision");
+
+    // Cancelled: its console call is withdrawn, nothing runs.
+    client.cancel_task(rmcp::model::CancelTaskParams::new(changed.task.task_id.clone())).await.unwrap();
+    wait::until(Duration::from_secs(60), || async {
+        let pending = s.console.get("/api/queue?source=mcp").await["items"].as_array().unwrap().len();
+        if pending == 0 {
+            Ok(())
+        } else {
+            Err(format!("{pending} still pending"))
+        }
+    })
+    .await;
+    assert_eq!(task(&client, &changed.task.task_id).await["status"], "cancelled");
+    assert_eq!(runs(&s.root), "e:as shown\n");
+    assert!(client.get_task(rmcp::model::GetTaskParams::new("no-such-task")).await.is_err(), "an unknown task is an error");
+}
