@@ -16,7 +16,7 @@ const ran: string[] = [];
 
 before(async () => {
   consoleServer = await startConsole("support-bot");
-  approver = new AiSdkApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "support-bot", thread: "chat-1" });
+  approver = new AiSdkApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "support-bot", thread: "chat-1", timeoutMs: 20_000 });
 });
 after(() => consoleServer?.stop());
 
@@ -145,7 +145,7 @@ test("the console killed while a call waits and started again: the same call is 
   const answer = (await answering)!;
   assert.equal((answer.content[0] as { approved: boolean }).approved, true);
   // A restarted app process with only the saved messages asks again: the same call, already decided.
-  const restarted = new AiSdkApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "support-bot", thread: "chat-1" });
+  const restarted = new AiSdkApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "support-bot", thread: "chat-1", timeoutMs: 20_000 });
   const again = (await restarted.answer(first))!;
   assert.deepEqual(again, answer);
   messages.push(again);

@@ -23,7 +23,7 @@ const call = (id: string): CallRequest => ({
 });
 
 const client = (options: Partial<ConstructorParameters<typeof ApprovalConsole>[0]> = {}) =>
-  new ApprovalConsole({ url: consoleServer.url, token: consoleServer.agentToken, agent: "ops-bot", ...options });
+  new ApprovalConsole({ url: consoleServer.url, token: consoleServer.agentToken, agent: "ops-bot", timeoutMs: 20_000, ...options });
 
 test("an approval whose receipt is signed by a key the adapter does not trust is refused", async () => {
   const other = { keys: [{ kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", kid: "ed25519-0000000000000000" }] };

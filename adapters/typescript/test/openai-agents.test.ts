@@ -17,7 +17,7 @@ const ran: string[] = [];
 
 before(async () => {
   consoleServer = await startConsole("billing-bot");
-  approver = new OpenAIAgentsApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "billing-bot", thread: "conversation-1" });
+  approver = new OpenAIAgentsApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "billing-bot", thread: "conversation-1", timeoutMs: 20_000 });
 });
 after(() => consoleServer?.stop());
 
@@ -117,7 +117,7 @@ test("the console killed while a call waits and started again: the same call is 
   assert.equal(decision?.approved, true);
   assert.equal(decision?.approved && decision.callId, row.id);
   // A restarted agent process with only the saved RunState asks again: the same call, already decided.
-  const restarted = new OpenAIAgentsApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "billing-bot", thread: "conversation-1" });
+  const restarted = new OpenAIAgentsApprover({ url: consoleServer.url, token: consoleServer.agentToken, agent: "billing-bot", thread: "conversation-1", timeoutMs: 20_000 });
   const state = await RunState.fromString(agent, saved);
   const [again] = await restarted.decide(state);
   assert.equal(again?.approved && again.callId, row.id);
