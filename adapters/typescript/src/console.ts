@@ -133,6 +133,7 @@ export class ApprovalConsole {
       status = await this.#submit(call, deadline);
       while (status.outcome === "pending" && Date.now() < deadline) {
         const wait = Math.max(0, Math.min(this.#waitSecs, Math.floor((deadline - Date.now()) / 1000)));
+        if (wait === 0) await sleep(Math.min(250, Math.max(0, deadline - Date.now()))); // the last second: no busy loop
         status = await this.#retrying(deadline, () => this.#api("GET", `/api/calls/${encodeURIComponent(status.id)}?waitSecs=${wait}`));
       }
     } catch (e) {
