@@ -226,12 +226,14 @@ class Console:
         return self._verify(verdict.receipt, tool, args, verdict.call_id, self.store)
 
     def _verify(self, receipt: Any, tool: str, args: Any, call_id: str | None, store: ReceiptStore) -> dict[str, Any]:
+        """The receipt's checks (docs/receipts.md), then that it is this call's, unedited; only then
+        is it recorded as used in ``store``."""
         if not isinstance(receipt, str) or not receipt:
             raise Refused("the approval's signed receipt is refused: the console sent none")
         try:
             if self._jwks is None:
                 self._jwks = fetch_jwks(self.url + "/.well-known/jwks.json")
-            claims = verify_receipt(receipt, jwks=self._jwks, tool=tool, args=args, store=store)
+            claims = verify_receipt(receipt, jwks=self._jwks, tool=tool, args=args, store=MemoryStore())
         except JwksError as error:
             raise Refused(f"the approval's signed receipt is refused: the console's keys cannot be read: {error}") from None
         except ReceiptError as error:
@@ -240,6 +242,8 @@ class Console:
             raise Refused(f"the approval's signed receipt is refused: it is for call {claims.get('callId')}, not {call_id}")
         if claims.get("edited") is not False:
             raise Refused("the approval's signed receipt is refused: it approves edited arguments")
+        if not store.consume(claims["id"], claims["expiresAt"]):
+            raise Refused(f"the approval's signed receipt is refused (replayed): receipt {claims['id']} was already used")
         return claims
 
 

@@ -223,8 +223,14 @@ class LangChainAdapterTest(unittest.TestCase):
         model, approver, graph = self.agent(calls(("rotate_key", {"record": "k-1"})), [rotate],
                                             console=Console(self.server.url, self.token, jwks=pinned))
         self.operator.approves("rotate_key")
-        approver.invoke(graph, self.start(), self.config)
+        first = graph.invoke(self.start(), self.config, version="v2")
+        resume = approver.answer(graph, first.interrupts, self.config)
         self.operator.join()
+        ((decision,),) = [answer["decisions"] for answer in resume.values()]
+        self.assertEqual(decision["type"], "reject")
+        self.assertIn("unknown_key", decision["message"])
+        from langgraph.types import Command
+        graph.invoke(Command(resume=resume), self.config, version="v2")
         self.assertEqual(runs, [])
         self.assertIn("unknown_key", tool_messages(model)[0].content)
 
