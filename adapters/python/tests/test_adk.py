@@ -217,7 +217,7 @@ class AdkAdapterTest(unittest.TestCase):
         original = request.args["originalFunctionCall"]
         verdict = Console(self.server.url, self.token).ask(
             tool="restart_cluster", args={"record": "c-1"}, key=idempotency_key("adk", session, original["id"]),
-            agent="adk-bot", source="adk", thread=session)
+            agent="adk-bot", source="adk", thread=session, timeout=5)
         self.assertEqual(verdict.call_id, row["id"])
         self.assertEqual([c["id"] for c in self.server.all_calls("restart_cluster")], [row["id"]])
         with self.assertRaises(Refused) as refused:

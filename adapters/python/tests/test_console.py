@@ -42,7 +42,7 @@ class ConsoleClientTest(unittest.TestCase):
         first = self.ask(console, "tag_release", {"tag": "v1"}, "c-key")
         operator.join()
         self.assertTrue(first.approved, first.reason)
-        again = self.ask(console, "tag_release", {"tag": "v2"}, "c-key")
+        again = self.ask(console, "tag_release", {"tag": "v2"}, "c-key", timeout=5)
         self.assertFalse(again.approved)
         self.assertIn("idempotency_key_reused", again.reason)
         self.assertEqual(len(self.server.all_calls("tag_release")), 1)

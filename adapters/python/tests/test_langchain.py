@@ -81,8 +81,8 @@ class JumpToTools(AgentMiddleware):
 
     @hook_config(can_jump_to=["tools"])
     def after_model(self, state, runtime):  # noqa: ANN001
-        last = state["messages"][-1]
-        if isinstance(last, AIMessage) and last.tool_calls:
+        last = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
+        if last is not None and last.tool_calls:
             return {"jump_to": "tools"}
         return None
 
@@ -266,7 +266,7 @@ class LangChainAdapterTest(unittest.TestCase):
         # A restarted adapter answering the same interrupt finds that same call by its key.
         again = LangChainApprover(Console(self.server.url, self.token), agent="langchain-bot", gated=["restart_cluster"])
         verdict = again.console.ask(tool="restart_cluster", args={"record": "c-1"}, key=key, agent="langchain-bot",
-                                    source="langchain", thread=self.thread)
+                                    source="langchain", thread=self.thread, timeout=5)
         self.assertEqual(verdict.call_id, row["id"])
         self.assertEqual([c["id"] for c in self.server.all_calls("restart_cluster")], [row["id"]])
         # Its receipt was used by the run: the same approval runs the tool no second time.
