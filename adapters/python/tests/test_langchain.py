@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 import support  # noqa: F401  (sys.path)
-from support import ConsoleServer, Operator, wait_for
+from support import ConsoleServer, Operator
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware, hook_config
@@ -110,9 +110,11 @@ class LangChainAdapterTest(unittest.TestCase):
         self.config = {"configurable": {"thread_id": self.thread}}
 
     def agent(self, script: list[AIMessage], tools: list, *, before_guard: list | None = None,
-              first: list | None = None, console: Console | None = None, timeout: float | None = None):
+              first: list | None = None, console: Console | None = None, timeout: float | None = None,
+              mode: str = "batched"):
         model = ScriptedModel(script=script)
-        hitl = HumanInTheLoopMiddleware({t.name: {"allowed_decisions": ["approve", "reject"]} for t in tools})
+        hitl = HumanInTheLoopMiddleware({t.name: {"allowed_decisions": ["approve", "reject"]} for t in tools},
+                                        interrupt_mode=mode)
         approver = LangChainApprover(console or Console(self.server.url, self.token), agent="langchain-bot",
                                      gated=hitl, timeout=timeout)
         middleware = [*(first or []), hitl, *(before_guard or []), approver.guard()]
@@ -172,6 +174,30 @@ class LangChainAdapterTest(unittest.TestCase):
         told = {m.name: m.content for m in tool_messages(model)}
         self.assertIn("keep it", told["purge_invoice"])
         self.assertEqual(told["send_invoice"], "send_invoice ran on inv-1")
+
+    def test_in_per_call_mode_each_tool_approval_interrupt_is_answered_by_its_own_id(self) -> None:
+        send, sent = recording_tool("send_memo")
+        purge, purged = recording_tool("purge_memo")
+        model, approver, graph = self.agent(calls(("send_memo", {"record": "m-1"}), ("purge_memo", {"record": "m-2"})),
+                                            [send, purge], mode="per_call")
+        self.operator.declines("purge_memo", "keep the memo")
+        self.operator.approves("send_memo")
+        approver.invoke(graph, self.start(), self.config)
+        self.operator.join()
+        self.assertEqual((sent, purged), ([{"record": "m-1"}], []))
+        told = {m.name: m.content for m in tool_messages(model)}
+        self.assertIn("keep the memo", told["purge_memo"])
+        self.assertEqual(told["send_memo"], "send_memo ran on m-1")
+
+    def test_an_async_run_is_answered_the_same_way_and_its_approved_tool_runs_once(self) -> None:
+        import asyncio
+        deploy, runs = recording_tool("deploy_app")
+        model, approver, graph = self.agent(calls(("deploy_app", {"record": "web"})), [deploy])
+        self.operator.approves("deploy_app")
+        done = asyncio.run(approver.ainvoke(graph, self.start(), self.config))
+        self.operator.join()
+        self.assertEqual(runs, [{"record": "web"}])
+        self.assertEqual(done.value["messages"][-1].content, "done")
 
     def test_a_declined_call_never_runs_when_another_middleware_jumps_to_the_tools(self) -> None:
         # langchain #40492: with another middleware's jump_to="tools", a rejected call reaches the
