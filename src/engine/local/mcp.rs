@@ -26,7 +26,7 @@
 
 use super::agent::{Tool, ToolOutput};
 use async_trait::async_trait;
-use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, ElicitationCapability,
     FormElicitationCapability, Implementation, InputRequiredResult, InputResponses, ProtocolVersion, ResourceContents,
@@ -37,7 +37,6 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{oneshot, watch};
 
 /// Default of `timeout_secs`: how long one request to a server may take.
@@ -412,10 +411,10 @@ impl Process {
 
         let lines = Arc::new(Mutex::new(VecDeque::new()));
         let (closed_tx, stderr_closed) = watch::channel(false);
-        tokio::spawn(read_stderr(config.name.clone(), stderr, lines.clone(), closed_tx));
+        tokio::spawn(child::read_stderr(config.name.clone(), stderr, lines.clone(), closed_tx));
         let (exit_tx, exit) = watch::channel(None);
         let (stop, stop_rx) = oneshot::channel();
-        tokio::spawn(watch_process(config.name.clone(), child, exit_tx, stop_rx));
+        tokio::spawn(child::watch_process(config.name.clone(), child, exit_tx, stop_rx));
         let signs = Signs { exit, stderr_closed, stderr: lines };
 
         let mut capabilities = ClientCapabilities::default();
@@ -445,70 +444,7 @@ impl Process {
     }
 }
 
-/// Keeps the last lines of the server's stderr (and logs each at debug level).
-async fn read_stderr(
-    server: String,
-    stderr: tokio::process::ChildStderr,
-    lines: Arc<Mutex<VecDeque<String>>>,
-    closed: watch::Sender<bool>,
-) {
-    let mut reader = BufReader::new(stderr);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&buf);
-                let line = line.trim_end();
-                if line.is_empty() {
-                    continue;
-                }
-                tracing::debug!(server = %server, "MCP server stderr: {line}");
-                let mut lines = lines.lock().expect("not poisoned");
-                if lines.len() == STDERR_LINES {
-                    lines.pop_front();
-                }
-                lines.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
-            }
-        }
-    }
-    let _ = closed.send(true);
-}
-
-/// Owns the child: records its exit status, or on `stop` (the [`Process`] dropped) shuts it down.
-async fn watch_process(server: String, mut child: Box<dyn ChildWrapper>, exit: watch::Sender<Option<String>>, stop: oneshot::Receiver<()>) {
-    let status = tokio::select! {
-        status = child.wait() => Some(status),
-        _ = stop => None,
-    };
-    let status = match status {
-        Some(status) => status,
-        None => {
-            // stdin is already closed (the session went first); then SIGTERM, then SIGKILL.
-            if let Ok(Ok(status)) = tokio::time::timeout(SHUTDOWN_STEP, child.wait()).await {
-                Ok(status)
-            } else {
-                let _ = child.signal(SIGTERM);
-                match tokio::time::timeout(SHUTDOWN_STEP, child.wait()).await {
-                    Ok(status) => status,
-                    Err(_) => {
-                        tracing::warn!(server = %server, "MCP server did not stop on SIGTERM; killing it");
-                        let _ = Box::into_pin(child.kill()).await;
-                        child.wait().await
-                    }
-                }
-            }
-        }
-    };
-    let status = match status {
-        Ok(status) => status.to_string(),
-        Err(e) => format!("status unknown: {e}"),
-    };
-    tracing::debug!(server = %server, "MCP server process ended: {status}");
-    let _ = exit.send(Some(status));
-}
-
+mod child;
 mod guard;
 #[cfg(test)]
 mod tests;

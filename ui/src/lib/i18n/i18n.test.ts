@@ -61,6 +61,10 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.gemini',
   'queue.sources.mcp',
   'queue.sources.acp',
+  'queue.sources.openai-agents',
+  'queue.sources.ai-sdk',
+  'queue.sources.adk',
+  'queue.sources.langchain',
   'queue.connect.ways.claude-code', // how to connect an agent, by product name
 ]);
 
