@@ -62,13 +62,26 @@ async fn frontend(url: &str, token: &str, thread: &str, text: &str, props: Value
         .unwrap_or_else(|_| panic!("client said {text:?} {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// A console with the agent as AG-UI engine `agui`, and an agent token for the frontend.
-async fn console() -> (TestApp, String) {
+/// A console with its background work (the engines' supervisor) and the agent as AG-UI engine
+/// `agui`, synced and delivered here (in team mode once it holds the engine's lease), and an agent
+/// token for the frontend.
+async fn console() -> (TestApp, approval_console::app::Background, String) {
     let app = spawn_app().await;
+    let background = app.app.start(None);
     let (status, body) = app.post("/api/engines", json!({ "name": "agui", "kind": "ag-ui", "baseUrl": agent(), "pollMs": 1000 })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
+    wait::until(Duration::from_secs(20), || async {
+        let (_, engines) = app.get("/api/engines").await;
+        let here = engines.as_array().into_iter().flatten().any(|e| e["name"] == "agui" && e["syncedHere"] == true);
+        if here {
+            Ok(())
+        } else {
+            Err(format!("not synced here yet: {engines}"))
+        }
+    })
+    .await;
     let token = app.token("frontend", approval_console::domain::Role::Agent).await;
-    (app, token)
+    (app, background, token)
 }
 
 /// The console's pending calls of `thread`, after a sync of the engine.
@@ -86,7 +99,7 @@ fn url(app: &TestApp) -> String {
 
 #[tokio::test]
 async fn a_run_that_ends_in_two_interrupts_queues_two_calls_and_both_decisions_resume_it_once() {
-    let (app, token) = console().await;
+    let (app, _background, token) = console().await;
     let seen = frontend(&url(&app), &token, "t-both", "two", json!({}), None).await;
     assert_eq!(seen["outcome"]["type"], "interrupt", "the frontend hears the interrupt through the console: {seen}");
     let calls = waiting(&app, "t-both").await;
@@ -122,7 +135,7 @@ async fn a_run_that_ends_in_two_interrupts_queues_two_calls_and_both_decisions_r
 
 #[tokio::test]
 async fn arguments_changed_after_an_approval_are_not_resumed_as_approved() {
-    let (app, token) = console().await;
+    let (app, _background, token) = console().await;
     frontend(&url(&app), &token, "t-c3", "two", json!({}), None).await;
     let calls = waiting(&app, "t-c3").await;
     let (status, _) = app.approve(&calls[0]).await;
@@ -150,7 +163,7 @@ async fn arguments_changed_after_an_approval_are_not_resumed_as_approved() {
 
 #[tokio::test]
 async fn a_frontend_cannot_resume_a_run_the_console_holds_nor_reach_the_endpoint_without_a_credential() {
-    let (app, token) = console().await;
+    let (app, _background, token) = console().await;
     frontend(&url(&app), &token, "t-own", "two", json!({}), None).await;
     let resume = json!([{ "interruptId": "int-1", "status": "resolved", "payload": { "approved": true } },
                         { "interruptId": "int-2", "status": "resolved", "payload": { "approved": true } }]);
@@ -164,7 +177,7 @@ async fn a_frontend_cannot_resume_a_run_the_console_holds_nor_reach_the_endpoint
 
 #[tokio::test]
 async fn an_interrupt_that_expires_before_its_run_is_decided_withdraws_the_run_and_sends_nothing() {
-    let (app, token) = console().await;
+    let (app, _background, token) = console().await;
     frontend(&url(&app), &token, "t-exp", "expiring", json!({ "expiresInMs": 1500 }), None).await;
     let calls = waiting(&app, "t-exp").await;
     assert_eq!(calls.len(), 2);
