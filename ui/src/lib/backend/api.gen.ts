@@ -1494,7 +1494,7 @@ export interface components {
             createdAt: string;
             hasToken: boolean;
             health: components["schemas"]["HealthReport"];
-            /** @description Which API the server speaks: a remote kind (`mastra` or `langgraph`). */
+            /** @description Which API the server speaks: a remote kind (`mastra`, `langgraph` or `ag-ui`). */
             kind: components["schemas"]["CallSource"];
             name: string;
             /**
