@@ -1,6 +1,7 @@
 //! The HTTP server of `serve`: the console API (`/api/queue`, `/api/events`, `/api/audit`, …), the
 //! Mastra-shaped engine API of the local engine (`/api/agents/…`), and the embedded web UI.
 
+mod agui;
 mod bodies;
 mod calls;
 pub mod connections;
@@ -65,6 +66,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(calls::routes())
         .merge(operations::routes())
         .merge(mastra::routes())
+        .merge(agui::routes())
         .merge(remote::routes())
         // Outermost runs first: the role, then the quotas it may use.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::quota))

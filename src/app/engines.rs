@@ -21,7 +21,7 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct EngineView {
     pub name: String,
-    /// Which API the server speaks: a remote kind (`mastra` or `langgraph`).
+    /// Which API the server speaks: a remote kind (`mastra`, `langgraph` or `ag-ui`).
     pub kind: CallSource,
     pub base_url: String,
     pub has_token: bool,

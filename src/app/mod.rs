@@ -2,6 +2,7 @@
 //! the CLI, the tests and (later) the desktop shell.
 
 pub mod account;
+pub mod agui;
 pub mod audit;
 pub mod calls;
 pub mod channel_secrets;

@@ -90,6 +90,12 @@ impl RemoteEngine {
         self.0.adapter.base_url()
     }
 
+    /// What the engine and the console share (its id, kind, queue and token): for a kind whose
+    /// runs the console relays itself (AG-UI, `App::agui_open`).
+    pub fn link(&self) -> Arc<Link> {
+        self.0.link.clone()
+    }
+
     /// The agents as the API shows them, as last listed.
     pub fn agents_view(&self) -> Value {
         self.0.adapter.agents_view()

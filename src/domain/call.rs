@@ -24,6 +24,8 @@ pub enum CallSource {
     Mastra,
     /// A remote LangGraph server.
     Langgraph,
+    /// An AG-UI agent endpoint whose runs the console relays (`/api/agui/{engine}`).
+    AgUi,
     /// An agent over the HTTP API (`POST /api/calls`).
     Http,
     /// Claude Code's hook.
@@ -49,10 +51,11 @@ pub enum CallSource {
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 13] = [
+    pub const ALL: [CallSource; 14] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
+        CallSource::AgUi,
         CallSource::Http,
         CallSource::ClaudeCode,
         CallSource::Codex,
@@ -70,6 +73,7 @@ impl CallSource {
             CallSource::Local => "local",
             CallSource::Mastra => "mastra",
             CallSource::Langgraph => "langgraph",
+            CallSource::AgUi => "ag-ui",
             CallSource::Http => "http",
             CallSource::ClaudeCode => "claude-code",
             CallSource::Codex => "codex",

@@ -48,6 +48,9 @@ operations! {
     ResumeStream resume_stream: POST "/api/agents/{agent}/resume-stream" => Operator @ local;
     SendToolApproval send_tool_approval: POST "/api/agents/{agent}/send-tool-approval" => Operator @ local;
 
+    // An AG-UI engine's endpoint: a frontend's run relayed to the agent, its interrupts queued (never decided here).
+    AgUiRun agui_run: POST "/api/agui/{engine}" => Agent @ both;
+
     // Calls that agents submit themselves (the hooks, the MCP gate): queue one, wait, withdraw.
     SubmitCall submit_call: POST "/api/calls" => Agent @ both;
     CallStatus call_status: GET "/api/calls/{id}" => Agent @ both;

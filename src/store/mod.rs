@@ -7,6 +7,7 @@
 //! rusqlite connection), `sqlx::query().bind()` for listings on the pool; rows are converted to
 //! domain types in the module that reads them.
 
+pub mod agui;
 pub mod audit;
 pub mod audit_query;
 pub mod cells;

@@ -2,6 +2,7 @@
 
 mod acp;
 mod agent_cli;
+mod agui;
 mod answer;
 mod audit;
 mod audit_export;

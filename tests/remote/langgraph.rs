@@ -226,7 +226,7 @@ async fn a_langgraph_engine_is_listed_with_its_kind_tested_before_adding_and_its
     assert_ne!(tested["result"], "reachable", "a LangGraph server is not a Mastra server: {tested}");
     let (status, bad) = console.post("/api/engines", json!({ "name": "x", "kind": "crewai", "baseUrl": server.base })).await;
     assert_eq!((status, bad["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{bad}");
-    assert!(bad["message"].as_str().unwrap().contains("expected `mastra` or `langgraph`"), "{bad}");
+    assert!(bad["message"].as_str().unwrap().contains("expected one of `mastra`, `langgraph`, `ag-ui`"), "{bad}");
 
     let thread = server.interrupted("ask", json!({})).await;
     let [call] = &calls_of(&console, &thread, 1).await[..] else { unreachable!() };

@@ -287,9 +287,9 @@ pub enum EnginesCommand {
         name: String,
         /// The server's base URL (a Mastra server's API is under /api; a LangGraph server's at the root).
         url: String,
-        /// Which API the server speaks: mastra (suspended runs of its agents) or langgraph
-        /// (interrupted threads).
-        #[arg(long, value_parser = ["mastra", "langgraph"], default_value = "mastra")]
+        /// Which API the server speaks: mastra (suspended runs of its agents), langgraph
+        /// (interrupted threads) or ag-ui (an agent endpoint whose runs the console relays).
+        #[arg(long, value_parser = ["mastra", "langgraph", "ag-ui"], default_value = "mastra")]
         kind: String,
         /// Ask for a bearer token (or read one line from standard input).
         #[arg(long)]

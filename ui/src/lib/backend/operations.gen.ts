@@ -16,6 +16,7 @@ export const OPERATIONS = {
   decline_tool_call_generate: { method: 'POST', path: '/api/agents/{agent}/decline-tool-call-generate', access: 'operator', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
   resume_stream: { method: 'POST', path: '/api/agents/{agent}/resume-stream', access: 'operator', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
   send_tool_approval: { method: 'POST', path: '/api/agents/{agent}/send-tool-approval', access: 'operator', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
+  agui_run: { method: 'POST', path: '/api/agui/{engine}', access: 'agent', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
   submit_call: { method: 'POST', path: '/api/calls', access: 'agent', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
   call_status: { method: 'GET', path: '/api/calls/{id}', access: 'agent', window: false, declared: false, input: null, windowKey: null, device: 'refused' },
   withdraw_call: { method: 'DELETE', path: '/api/calls/{id}', access: 'agent', window: false, declared: false, input: null, windowKey: null, device: 'refused' },

@@ -138,6 +138,7 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['local', 'Local engine'],
       ['mastra', 'Mastra'],
       ['langgraph', 'LangGraph'],
+      ['ag-ui', 'AG-UI'],
       ['http', 'HTTP agent'],
       ['claude-code', 'Claude Code'],
       ['codex', 'Codex'],

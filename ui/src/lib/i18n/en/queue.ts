@@ -108,12 +108,13 @@ export const queue = {
     viaChannel: 'also via channel',
     viaChannelTitle: "Claude Code's channel relayed this same call too: the decision answers both the hook and the channel.",
   },
-  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
+  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
   /** The source badge's title: where exactly a call of that source comes from. */
   sourceTitles: {
     local: "From the console's local engine",
     mastra: 'From a remote Mastra server',
     langgraph: 'From an interrupted thread of a remote LangGraph server',
+    'ag-ui': 'From an interrupt of an AG-UI agent run relayed through the console',
     http: 'From an agent over the HTTP API',
     'claude-code': "From Claude Code's hook",
     codex: "From Codex CLI's hook",

@@ -94,11 +94,12 @@ export const queue: Messages['queue'] = {
     viaChannel: 'チャネル経由でも',
     viaChannelTitle: 'Claude Code のチャネルもこの同じ呼び出しを中継しました。判断はフックとチャネルの両方に答えます。',
   },
-  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
+  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
     mastra: 'リモートの Mastra サーバーから',
     langgraph: 'リモートの LangGraph サーバーの中断中スレッドから',
+    'ag-ui': 'コンソール経由で中継した AG-UI エージェントの実行の割り込みから',
     http: 'HTTP API 経由のエージェントから',
     'claude-code': 'Claude Code のフックから',
     codex: 'Codex CLI のフックから',
