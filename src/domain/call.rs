@@ -44,12 +44,14 @@ pub enum CallSource {
     Adk,
     /// LangChain's `HumanInTheLoopMiddleware` interrupts, through `adapters/`.
     Langchain,
+    /// A remote A2A agent's tasks waiting for input or authorization.
+    A2a,
 }
 
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 13] = [
+    pub const ALL: [CallSource; 14] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
@@ -63,6 +65,7 @@ impl CallSource {
         CallSource::AiSdk,
         CallSource::Adk,
         CallSource::Langchain,
+        CallSource::A2a,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +83,7 @@ impl CallSource {
             CallSource::AiSdk => "ai-sdk",
             CallSource::Adk => "adk",
             CallSource::Langchain => "langchain",
+            CallSource::A2a => "a2a",
         }
     }
 
