@@ -148,6 +148,7 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['ai-sdk', 'AI SDK'],
       ['adk', 'ADK'],
       ['langchain', 'LangChain'],
+      ['a2a', 'A2A'],
     ]);
     expect(rows()).toEqual(['cx', 'cc', 'loc']);
 
