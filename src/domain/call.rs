@@ -46,16 +46,19 @@ pub enum CallSource {
     Adk,
     /// LangChain's `HumanInTheLoopMiddleware` interrupts, through `adapters/`.
     Langchain,
+    /// A remote A2A agent's tasks waiting for input or authorization.
+    A2a,
 }
 
 impl CallSource {
     /// Every source, in the order they are offered. What each one is (local, remote, submitted) and
     /// how it behaves is the registry's: `engine::kinds`.
-    pub const ALL: [CallSource; 14] = [
+    pub const ALL: [CallSource; 15] = [
         CallSource::Local,
         CallSource::Mastra,
         CallSource::Langgraph,
         CallSource::AgUi,
+        CallSource::A2a,
         CallSource::Http,
         CallSource::ClaudeCode,
         CallSource::Codex,
@@ -84,6 +87,7 @@ impl CallSource {
             CallSource::AiSdk => "ai-sdk",
             CallSource::Adk => "adk",
             CallSource::Langchain => "langchain",
+            CallSource::A2a => "a2a",
         }
     }
 

@@ -62,6 +62,7 @@ pub fn kind(source: CallSource) -> Kind {
         CallSource::AiSdk => ("AI SDK", Family::Submitted { takes_edits: false }),
         CallSource::Adk => ("Google ADK", Family::Submitted { takes_edits: false }),
         CallSource::Langchain => ("LangChain", Family::Submitted { takes_edits: false }),
+        CallSource::A2a => remote_kind(&crate::engine::a2a::KIND),
     };
     Kind { source, label, family }
 }
@@ -186,7 +187,7 @@ mod tests {
     fn every_source_is_registered_once_in_one_family() {
         let remote: Vec<_> = remote_kinds().collect();
         let submitted: Vec<_> = submitted().collect();
-        assert_eq!(remote, [CallSource::Mastra, CallSource::Langgraph, CallSource::AgUi]);
+        assert_eq!(remote, [CallSource::Mastra, CallSource::Langgraph, CallSource::AgUi, CallSource::A2a]);
         for source in remote {
             let declared = super::remote(source).unwrap();
             assert_eq!(declared.source, source, "a remote kind is registered under the source it declares");
@@ -216,14 +217,18 @@ mod tests {
     fn kinds_are_parsed_by_family() {
         assert_eq!(parse_remote(" LangGraph ").unwrap(), CallSource::Langgraph);
         let e = parse_remote("http").unwrap_err().to_string();
-        assert!(e.contains("use mastra, langgraph or ag-ui"), "{e}");
+        assert!(e.contains("use mastra, langgraph, ag-ui or a2a"), "{e}");
         assert!(remote(CallSource::Codex).is_err());
         assert_eq!(parse_submitted("claude-code"), Some(CallSource::ClaudeCode));
         assert_eq!(parse_submitted("mastra"), None);
         assert_eq!(names(submitted()), "http, claude-code, codex, gemini, mcp, acp, openai-agents, ai-sdk, adk or langchain");
         let read = |v: serde_json::Value| deserialize_remote(v).map_err(|e| e.to_string());
         assert_eq!(read(serde_json::json!("langgraph")), Ok(CallSource::Langgraph));
-        assert_eq!(read(serde_json::json!("http")).unwrap_err(), "unknown variant `http`, expected one of `mastra`, `langgraph`, `ag-ui`");
+        assert_eq!(read(serde_json::json!("a2a")), Ok(CallSource::A2a));
+        assert_eq!(
+            read(serde_json::json!("http")).unwrap_err(),
+            "unknown variant `http`, expected one of `mastra`, `langgraph`, `ag-ui`, `a2a`"
+        );
     }
 
     #[test]

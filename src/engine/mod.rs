@@ -1,6 +1,7 @@
 //! Engines: sources of paused calls and sinks for decisions. `local` runs agents in-process; remote
-//! connectors (Mastra, LangGraph: [`remote`]) implement the same trait.
+//! connectors (Mastra, LangGraph, A2A: [`remote`]) implement the same trait.
 
+pub mod a2a;
 pub mod agui;
 pub mod chunk;
 pub mod kinds;

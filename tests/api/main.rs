@@ -1,5 +1,6 @@
 //! Integration tests of the core through its real HTTP server: one binary, one module per area.
 
+mod a2a;
 mod acp;
 mod agent_cli;
 mod agui;

@@ -53,7 +53,7 @@ async fn the_remote_kinds_are_listed_the_default_first() {
     let console = Console::start(tmp.path()).await;
     let (status, kinds) = console.get("/api/engine-kinds").await;
     assert_eq!(status, StatusCode::OK, "{kinds}");
-    assert_eq!(kinds, json!(["mastra", "langgraph", "ag-ui"]));
+    assert_eq!(kinds, json!(["mastra", "langgraph", "ag-ui", "a2a"]));
     let (status, added) = console.post("/api/engines", json!({ "name": "prod", "baseUrl": "http://127.0.0.1:9" })).await;
     assert_eq!(status, StatusCode::CREATED, "{added}");
     assert_eq!(added["kind"], kinds[0], "an engine added without a kind is the first listed");

@@ -277,19 +277,22 @@ pub enum EnginesCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Add a Mastra or LangGraph server, e.g. `approval-console engines add prod http://127.0.0.1:4111`
-    /// or `approval-console engines add graphs http://127.0.0.1:2024 --kind langgraph`.
+    /// Add a Mastra or LangGraph server or an A2A agent, e.g. `approval-console engines add prod http://127.0.0.1:4111`,
+    /// `approval-console engines add graphs http://127.0.0.1:2024 --kind langgraph` or
+    /// `approval-console engines add refunds http://127.0.0.1:9999 --kind a2a`.
     ///
     /// With --token, the token is read from standard input (on a terminal: asked, without echo) and
     /// stored in the OS keyring; it never appears in the database, a file or a log.
     Add {
         /// A name (letters, digits, '.', '_', '-'): the engine's id in the queue.
         name: String,
-        /// The server's base URL (a Mastra server's API is under /api; a LangGraph server's at the root).
+        /// The server's base URL (a Mastra server's API is under /api; a LangGraph server's at the root;
+        /// an A2A agent's where its /.well-known/agent-card.json is).
         url: String,
         /// Which API the server speaks: mastra (suspended runs of its agents), langgraph
-        /// (interrupted threads) or ag-ui (an agent endpoint whose runs the console relays).
-        #[arg(long, value_parser = ["mastra", "langgraph", "ag-ui"], default_value = "mastra")]
+        /// (interrupted threads), ag-ui (an agent endpoint whose runs the console relays) or a2a
+        /// (tasks waiting for input).
+        #[arg(long, value_parser = ["mastra", "langgraph", "ag-ui", "a2a"], default_value = "mastra")]
         kind: String,
         /// Ask for a bearer token (or read one line from standard input).
         #[arg(long)]

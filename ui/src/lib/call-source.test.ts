@@ -3,7 +3,7 @@ import { agentOptionsOf, CALL_SOURCES, hookContextOf, inboxDeclineOf, interruptR
 
 describe('call sources', () => {
   it('knows every source the server sends, and nothing else', () => {
-    expect(CALL_SOURCES).toEqual(['local', 'mastra', 'langgraph', 'ag-ui', 'http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain']);
+    expect(CALL_SOURCES).toEqual(['local', 'mastra', 'langgraph', 'ag-ui', 'a2a', 'http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain']);
     expect(CALL_SOURCES.every(isCallSource)).toBe(true);
     for (const v of ['', 'Claude Code', 'claude_code', 'slack', null, undefined, 1, ['local']]) expect(isCallSource(v), String(v)).toBe(false);
   });

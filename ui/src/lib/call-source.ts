@@ -6,7 +6,7 @@
 import type { CallSource, QueueItem } from './backend/backend';
 
 /** Every source, in the order the filter offers them (`satisfies`: a new one on the wire is a type error here). */
-export const CALL_SOURCES = ['local', 'mastra', 'langgraph', 'ag-ui', 'http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain'] as const satisfies readonly CallSource[];
+export const CALL_SOURCES = ['local', 'mastra', 'langgraph', 'ag-ui', 'a2a', 'http', 'claude-code', 'codex', 'gemini', 'mcp', 'acp', 'openai-agents', 'ai-sdk', 'adk', 'langchain'] as const satisfies readonly CallSource[];
 
 // Fails to compile when the server's `CallSource` gains a value missing above.
 const _everySource: Record<Exclude<CallSource, (typeof CALL_SOURCES)[number]>, never> = {};

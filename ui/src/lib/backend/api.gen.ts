@@ -1140,7 +1140,7 @@ export interface components {
          *     kind, or the source of a call an agent submitted itself.
          * @enum {string}
          */
-        CallSource: "local" | "mastra" | "langgraph" | "ag-ui" | "http" | "claude-code" | "codex" | "gemini" | "mcp" | "acp" | "openai-agents" | "ai-sdk" | "adk" | "langchain";
+        CallSource: "local" | "mastra" | "langgraph" | "ag-ui" | "http" | "claude-code" | "codex" | "gemini" | "mcp" | "acp" | "openai-agents" | "ai-sdk" | "adk" | "langchain" | "a2a";
         /** @description A submitted call's decision, as its agent gets it. */
         CallStatus: {
             /** @description `approved`: the arguments to run the tool with — the submitted ones, or the operator's edit. */

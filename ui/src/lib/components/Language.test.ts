@@ -177,7 +177,7 @@ describe('in Japanese', () => {
     let t = text(target);
     for (const english of ['History and audit', 'Hash chain', 'declined', 'approved', 'not delivered yet', 'Decisions', 'Export the whole log']) expect(t).not.toContain(english);
     // The sources by product name (the filter offers them).
-    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain'];
+    const wire = ['alice (web)', 'delete_record', 'rec-1', 'rec-2', 'JSON Lines', 'CSV', 'sha256', 'AM', 'PM', 'id', '"ok"', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain', 'A2A'];
     expect(englishLeft(target, wire)).toEqual([]);
 
     q('[data-testid="audit-mode-entries"]')!.click();

@@ -43,7 +43,7 @@ function englishLeft(root: HTMLElement, wire: string[]): string[] {
 }
 
 /** What the fake backend's calls carry from the wire, the keys' names on the keyboard, and the product names of the source filter. */
-const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End', 'Space', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain'];
+const WIRE = ['Approval Console', 'delete_record', 'Demo agent', 'demo', 'local', 'run-1', 'rec-1', 'sha256', 'JSON', 'Enter', 'Esc', 'Home', 'End', 'Space', 'Mastra', 'LangGraph', 'HTTP', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain', 'AG-UI', 'A2A'];
 const wireOf = (...items: { fingerprint: string; toolCallId: string }[]) => [...WIRE, ...items.flatMap((i) => [i.fingerprint, shortFingerprint(i.fingerprint), i.toolCallId])];
 
 describe('the queue in Japanese', () => {
@@ -168,7 +168,7 @@ describe('the queue in Japanese', () => {
 
     const source = q('[data-testid="filter-source"]') as HTMLSelectElement;
     expect(text(source.closest('label')!.firstChild as Element)).toBe('呼び出し元');
-    expect([...source.options].map((o) => o.textContent)).toEqual(['すべての呼び出し元', 'ローカルエンジン', 'Mastra', 'LangGraph', 'HTTP エージェント', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain']);
+    expect([...source.options].map((o) => o.textContent)).toEqual(['すべての呼び出し元', 'ローカルエンジン', 'Mastra', 'LangGraph', 'AG-UI', 'A2A', 'HTTP エージェント', 'Claude Code', 'Codex', 'Gemini CLI', 'MCP', 'ACP', 'OpenAI Agents', 'AI SDK', 'ADK', 'LangChain']);
     const row = (id: string) => all('[data-testid="queue-item"]').find((r) => r.dataset.id === id)!;
     const badge = row('h1').querySelector<HTMLElement>('[data-testid="row-source"]')!;
     expect([badge.textContent, badge.title]).toEqual(['Claude Code', 'Claude Code のフックから']);

@@ -139,6 +139,7 @@ describe('QueueList tabs, counts, filters, search and order', () => {
       ['mastra', 'Mastra'],
       ['langgraph', 'LangGraph'],
       ['ag-ui', 'AG-UI'],
+      ['a2a', 'A2A'],
       ['http', 'HTTP agent'],
       ['claude-code', 'Claude Code'],
       ['codex', 'Codex'],

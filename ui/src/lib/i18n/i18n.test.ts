@@ -55,6 +55,8 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.langgraph',
   'engines.kinds.mastra', // which API a remote engine speaks, by product name
   'engines.kinds.langgraph',
+  'queue.sources.a2a',
+  'engines.kinds.a2a',
   'queue.sources.http',
   'queue.sources.claude-code',
   'queue.sources.codex',
@@ -65,6 +67,7 @@ const SAME_IN_BOTH = new Set<string>([
   'queue.sources.ai-sdk',
   'queue.sources.adk',
   'queue.sources.langchain',
+  'queue.sources.ag-ui',
   'queue.connect.ways.claude-code', // how to connect an agent, by product name
 ]);
 

@@ -10,7 +10,7 @@ export const engines = {
   refresh: 'Refresh',
   refreshNote: (secs: number) => `Health is checked again every ${secs} s while this view is open.`,
   intro:
-    'Mastra and LangGraph servers whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
+    'Mastra and LangGraph servers and A2A agents whose paused tool calls come to this console. The local engine (agents run in this process) is always on and not listed here.',
   empty: 'No remote engines yet. Add one below.',
   /** For a token that may not add or change engines (an operator), in place of the add form. */
   emptyReadOnly: 'No remote engines.',
@@ -68,9 +68,9 @@ export const engines = {
   nameHint: '(letters, digits, . _ -; also the engine id in the queue)',
   kind: 'Kind',
   /** Which API a remote engine speaks (product names as they are). */
-  kinds: { mastra: 'Mastra', langgraph: 'LangGraph' },
+  kinds: { mastra: 'Mastra', langgraph: 'LangGraph', a2a: 'A2A' },
   /** What the base URL looks like for each kind. */
-  baseUrlHints: { mastra: '(e.g. http://127.0.0.1:4111; its API is under /api)', langgraph: '(e.g. http://127.0.0.1:2024)' },
+  baseUrlHints: { mastra: '(e.g. http://127.0.0.1:4111; its API is under /api)', langgraph: '(e.g. http://127.0.0.1:2024)', a2a: '(e.g. http://127.0.0.1:9999; where its /.well-known/agent-card.json is)' },
   interruptedCount: (n: number) => (n === 1 ? '1 interrupted thread' : `${n.toLocaleString('en')} interrupted threads`),
   token: 'Token',
   tokenHint: '(optional; stored in the OS keyring, never shown again)',

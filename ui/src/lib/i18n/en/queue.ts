@@ -108,7 +108,7 @@ export const queue = {
     viaChannel: 'also via channel',
     viaChannelTitle: "Claude Code's channel relayed this same call too: the decision answers both the hook and the channel.",
   },
-  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
+  sources: { local: 'Local engine', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', a2a: 'A2A', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
   /** The source badge's title: where exactly a call of that source comes from. */
   sourceTitles: {
     local: "From the console's local engine",
@@ -125,6 +125,7 @@ export const queue = {
     'ai-sdk': "From a Vercel AI SDK tool-approval request (its adapter)",
     adk: "From a Google ADK tool confirmation (its adapter)",
     langchain: "From LangChain's human-in-the-loop middleware (its adapter)",
+    a2a: 'From a task of a remote A2A agent that waits for input or authorization',
   },
   /** A call's state, as its badge reads. */
   states: { pending: 'pending', decided: 'decided', delivered: 'delivered', failed: 'failed', interrupted: 'interrupted', gone: 'gone' },

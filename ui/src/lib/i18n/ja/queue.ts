@@ -94,7 +94,7 @@ export const queue: Messages['queue'] = {
     viaChannel: 'チャネル経由でも',
     viaChannelTitle: 'Claude Code のチャネルもこの同じ呼び出しを中継しました。判断はフックとチャネルの両方に答えます。',
   },
-  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
+  sources: { local: 'ローカルエンジン', mastra: 'Mastra', langgraph: 'LangGraph', 'ag-ui': 'AG-UI', a2a: 'A2A', http: 'HTTP', 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', mcp: 'MCP', acp: 'ACP', 'openai-agents': 'OpenAI Agents', 'ai-sdk': 'AI SDK', adk: 'ADK', langchain: 'LangChain' },
   sourceTitles: {
     local: 'コンソールのローカルエンジンから',
     mastra: 'リモートの Mastra サーバーから',
@@ -110,6 +110,7 @@ export const queue: Messages['queue'] = {
     'ai-sdk': 'Vercel AI SDK のツール承認リクエストから（アダプター経由）',
     adk: 'Google ADK のツール確認から（アダプター経由）',
     langchain: 'LangChain の human-in-the-loop ミドルウェアから（アダプター経由）',
+    a2a: 'リモートの A2A エージェントの入力待ち・認可待ちタスクから',
   },
   states: { pending: '保留中', decided: '決定済み', delivered: '配信済み', failed: '失敗', interrupted: '中断', gone: '消失' },
   awaitingDelivery: '配信待ち',
