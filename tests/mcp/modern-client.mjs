@@ -39,6 +39,8 @@ await client.connect(transport);
 const { tools } = await client.listTools();
 say('tools', { tools: tools.map((t) => t.name) });
 const call = async (step, name, args) => {
+  // With TIMES set (bench/mcp-gate-pause: pause → queue row), when each call was made.
+  if (process.env.TIMES) say('calling', { call: step, at: new Date().toISOString() });
   const result = await client.callTool({ name, arguments: args }, { timeout: 120_000 });
   say(step, { isError: result.isError === true, text: result.content.map((c) => c.text ?? '').join('\n') });
 };
