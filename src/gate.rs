@@ -97,6 +97,9 @@ struct Inner {
     jobs: jobs::Jobs,
 }
 
+/// The key of the gate's own request in an `input_required` answer ("decide it in the console").
+const WAITING: &str = "approval";
+
 /// How many times an upstream may ask for input before one call runs.
 const MAX_ROUNDS: usize = 10;
 
@@ -216,7 +219,7 @@ impl Inner {
             }
         };
         let mut asks = InputRequests::new();
-        asks.insert("approval".to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
+        asks.insert(WAITING.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
         InputRequiredResult::new(Some(asks), Some(job.id.clone()))
     }
 
@@ -301,8 +304,18 @@ impl ServerHandler for Gate {
             Ok(f) => f,
             Err(e) => return Ok(not_run(&name, format!("its arguments cannot be fingerprinted: {e}")).into()),
         };
+        // A client that answers our `input_required` with a decline (its user would not wait) gives
+        // the call up: it is withdrawn from the queue, and nothing runs.
+        let gave_up = request.input_responses.as_ref().and_then(|r| r.get(WAITING)).and_then(|a| a["action"].as_str());
+        if matches!(gave_up, Some("decline" | "cancel")) {
+            if let Some(job) = inner.jobs.find(&name, fingerprint.as_str()) {
+                job.cancel();
+                inner.jobs.taken(&job);
+            }
+            return Ok(not_run(&name, "the client would not wait for the operator's decision".to_owned()).into());
+        }
         // The same call again (a retry, the answer to `input_required`) finds its waiting job;
-        // the client's `requestState` and `inputResponses` are not needed, and not trusted.
+        // the client's `requestState` is not needed, and not trusted.
         let (job, new) = inner.jobs.find_or_add(&name, fingerprint.as_str());
         if new {
             tokio::spawn(inner.clone().run(job.clone(), tool.clone(), args));

@@ -13,6 +13,8 @@ impl App {
     /// console resumes the runs it holds).
     pub async fn agui_open(&self, by: &Cx<grade::Agent>, engine: &str, input: Value) -> Result<Opened, Error> {
         let live = self.remotes.get(engine).ok_or_else(|| Error::not_found(format!("engine {engine:?}")))?;
-        AgUiEngine::open(live.link(), live.base_url(), input, Some(by.principal.key())).await
+        let opened = AgUiEngine::open(live.link(), live.base_url(), input, Some(by.principal.key())).await?;
+        // Queued at once: the engine's listing reads the stored runs, so a sync now finds them.
+        Ok(opened.when_stored(move || live.sync_soon()))
     }
 }

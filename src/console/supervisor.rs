@@ -96,6 +96,11 @@ impl RemoteEngine {
         self.0.link.clone()
     }
 
+    /// Asks its poll loop for a complete sync now (an AG-UI run just stored its interrupts).
+    pub fn sync_soon(&self) {
+        self.0.request_sync();
+    }
+
     /// The agents as the API shows them, as last listed.
     pub fn agents_view(&self) -> Value {
         self.0.adapter.agents_view()

@@ -161,6 +161,11 @@ impl Jobs {
         (job, true)
     }
 
+    /// The job of call `tool` with arguments of `fingerprint` not taken yet, if there is one.
+    pub fn find(&self, tool: &str, fingerprint: &str) -> Option<Arc<Job>> {
+        self.by_call.lock().expect("jobs").get(&(tool.to_owned(), fingerprint.to_owned())).cloned()
+    }
+
     /// The job with this id (a task's), while it is kept.
     pub fn by_id(&self, id: &str) -> Option<Arc<Job>> {
         self.sweep();

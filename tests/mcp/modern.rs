@@ -233,12 +233,14 @@ async fn c05_a_console_killed_while_a_2026_07_28_call_waits_still_holds_it_after
     assert!(client.wait().await.unwrap().success());
 }
 
-/// The gate with `plan`'s flags and upstream, spoken to by the official Rust SDK (`rmcp`) pinned to
-/// 2026-07-28 and declaring the Tasks extension.
-async fn tasks_client(s: &Setup) -> (rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientInfo>, tokio::process::Child) {
-    use rmcp::model::{ClientCapabilities, ClientInfo, Implementation, ProtocolVersion};
+type RustClient = rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>;
+
+/// The gate (`--hold` given) with the Mastra upstream, spoken to by the official Rust SDK (`rmcp`)
+/// pinned to 2026-07-28 and declaring `capabilities`.
+async fn rust_client(s: &Setup, hold: &str, capabilities: rmcp::model::ClientCapabilities) -> (RustClient, tokio::process::Child) {
+    use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-    let plan = plan(&s.root, "30", json!([]));
+    let plan = plan(&s.root, hold, json!([]));
     let mut args = vec!["mcp-gate".to_owned()];
     args.extend(plan["gateArgs"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()));
     args.push("--".into());
@@ -255,14 +257,14 @@ async fn tasks_client(s: &Setup) -> (rmcp::service::RunningService<rmcp::RoleCli
         .spawn()
         .unwrap();
     let io = (gate.stdout.take().unwrap(), gate.stdin.take().unwrap());
-    let info = ClientInfo::new(ClientCapabilities::builder().enable_tasks().build(), Implementation::new("tasks-test-client", "1.0.0"));
+    let info = ClientConfig::new(capabilities, Implementation::new("rust-test-client", "1.0.0"));
     let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let client = tokio::time::timeout(Duration::from_secs(60), info.serve_with_lifecycle(io, lifecycle)).await.unwrap().unwrap();
     (client, gate)
 }
 
 /// Task `id` as the gate tells it now.
-async fn task(client: &rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientInfo>, id: &str) -> Value {
+async fn task(client: &RustClient, id: &str) -> Value {
     let got = client.get_task(rmcp::model::GetTaskParams::new(id)).await.unwrap();
     serde_json::to_value(got).unwrap()
 }
@@ -271,7 +273,7 @@ async fn task(client: &rmcp::service::RunningService<rmcp::RoleClient, rmcp::mod
 async fn c03_a_client_that_takes_tasks_gets_one_at_once_and_changed_arguments_are_another_call_the_first_approval_never_runs() {
     use rmcp::model::{CallToolRequestParams, CallToolResponse};
     let s = setup(&[]);
-    let (client, _gate) = tasks_client(&s).await;
+    let (client, _gate) = rust_client(&s, "30", rmcp::model::ClientCapabilities::builder().enable_tasks().build()).await;
     let call = |text: &str| {
         let mut params = CallToolRequestParams::new("write_note");
         params.arguments = json!({ "name": "e", "text": text }).as_object().cloned();
@@ -322,4 +324,66 @@ async fn c03_a_client_that_takes_tasks_gets_one_at_once_and_changed_arguments_ar
     assert_eq!(task(&client, &changed.task.task_id).await["status"], "cancelled");
     assert_eq!(runs(&s.root), "e:as shown\n");
     assert!(client.get_task(rmcp::model::GetTaskParams::new("no-such-task")).await.is_err(), "an unknown task is an error");
+}
+
+/// `write_note` {name, text} as a request, with `answer` to the gate's `input_required` if given.
+fn note(name: &str, text: &str, answer: Option<&str>) -> rmcp::model::CallToolRequestParams {
+    let mut params = rmcp::model::CallToolRequestParams::new("write_note");
+    params.arguments = json!({ "name": name, "text": text }).as_object().cloned();
+    if let Some(action) = answer {
+        let mut responses = rmcp::model::InputResponses::new();
+        responses.insert("approval".into(), json!({ "action": action }));
+        params.input_responses = Some(responses);
+    }
+    params
+}
+
+fn elicits() -> rmcp::model::ClientCapabilities {
+    let mut caps = rmcp::model::ClientCapabilities::default();
+    caps.elicitation = Some(rmcp::model::ElicitationCapability::new().with_form(Default::default()));
+    caps
+}
+
+#[tokio::test]
+async fn an_approved_call_runs_only_when_its_client_calls_again_and_a_client_that_will_not_wait_withdraws_it() {
+    use rmcp::model::CallToolResponse;
+    let s = setup(&[]);
+    let (client, _gate) = rust_client(&s, "1", elicits()).await;
+    let CallToolResponse::InputRequired(asked) = client.call_tool_once(note("f", "later", None)).await.unwrap() else {
+        panic!("told to call again")
+    };
+    let asked = serde_json::to_value(asked).unwrap();
+    assert_eq!(asked["inputRequests"]["approval"]["params"]["mode"], "form", "no URL mode declared: a form saying where: {asked}");
+    let call = pending(&s.console, "write_note").await;
+    assert!(asked["inputRequests"]["approval"]["params"]["message"].as_str().unwrap().contains(call["id"].as_str().unwrap()), "{asked}");
+
+    // Approved while the client is not asking: nothing runs until it calls again.
+    s.console.post(&format!("/api/queue/{}/approve", call["id"].as_str().unwrap()), json!({ "fingerprint": call["fingerprint"] })).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(runs(&s.root), "", "an approval nobody collects runs nothing");
+    let CallToolResponse::Complete(done) = client.call_tool_once(note("f", "later", Some("accept"))).await.unwrap() else {
+        panic!("the result")
+    };
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert_eq!(runs(&s.root), "f:later\n", "run once, for the client that called again");
+
+    // A client that declines to wait gives the call up: withdrawn, never run.
+    let CallToolResponse::InputRequired(_) = client.call_tool_once(note("g", "never", None)).await.unwrap() else {
+        panic!("told to call again")
+    };
+    pending(&s.console, "write_note").await;
+    let CallToolResponse::Complete(gave_up) = client.call_tool_once(note("g", "never", Some("decline"))).await.unwrap() else {
+        panic!("an answer")
+    };
+    assert_eq!(gave_up.is_error, Some(true), "{gave_up:?}");
+    wait::until(Duration::from_secs(30), || async {
+        let left = s.console.get("/api/queue?source=mcp").await["items"].as_array().unwrap().len();
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(format!("{left} still pending"))
+        }
+    })
+    .await;
+    assert_eq!(runs(&s.root), "f:later\n");
 }

@@ -1,13 +1,15 @@
 //! A run relayed to an AG-UI agent: the RunAgentInput POSTed to its endpoint, its event stream
-//! (`text/event-stream`, `data: {event}` per event) read event by event and passed on. A run that
-//! ends with `RUN_FINISHED` `outcome: {type: "interrupt"}` is stored (`store::agui`) before that
-//! event is passed on, so a client that hears of the interrupts finds them queued or about to be.
+//! (`text/event-stream`, `data: {event}` per event, read with the engine's one SSE decoder) read
+//! event by event and passed on. A run that ends with `RUN_FINISHED` `outcome: {type: "interrupt"}`
+//! is stored (`store::agui`) before that event is passed on, so a client that hears of the
+//! interrupts finds them queued or about to be.
 
 use super::calls;
 use crate::domain::Error;
+use crate::engine::local::model::sse::SseDecoder;
 use crate::engine::local::model::ApiKey;
 use crate::engine::remote::base::Link;
-use crate::engine::remote::http::{describe, http_client, parse_base_url, RemoteError, MAX_BODY};
+use crate::engine::remote::http::{describe, http_client, parse_base_url, RemoteError};
 use crate::store::agui as store;
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -29,6 +31,8 @@ pub struct Opened {
     input: Value,
     requested_by: Option<String>,
     response: reqwest::Response,
+    /// Called once a run's interrupts are stored, so they are queued now rather than at the next poll.
+    stored: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
 /// The thread a RunAgentInput is for, checked: `threadId` and `runId` strings, `messages` a list.
@@ -49,7 +53,7 @@ pub async fn open(link: Arc<Link>, url: &str, input: Value, requested_by: Option
     thread_of(&input)?;
     let token = link.token_or_health().await?;
     let response = link.observe(post(url, &input, token.as_ref()).await).await.map_err(|e| link.to_error(e))?;
-    Ok(Opened { link, input, requested_by, response })
+    Ok(Opened { link, input, requested_by, response, stored: None })
 }
 
 async fn post(url: &str, input: &Value, token: Option<&ApiKey>) -> Result<reqwest::Response, RemoteError> {
@@ -74,10 +78,16 @@ async fn post(url: &str, input: &Value, token: Option<&ApiKey>) -> Result<reqwes
 }
 
 impl Opened {
+    /// Calls `stored` once the run's interrupts are stored.
+    pub fn when_stored(mut self, stored: impl Fn() + Send + Sync + 'static) -> Self {
+        self.stored = Some(Box::new(stored));
+        self
+    }
+
     /// Reads the run's events to the end, passing each on to `out` (`data: {event}\n\n`; a closed
     /// `out` — the client gone — does not stop the reading: the interrupts are stored all the same).
     pub async fn relay(self, out: impl Fn(String)) -> Result<RunEnd, Error> {
-        let Opened { link, mut input, requested_by, response } = self;
+        let Opened { link, mut input, requested_by, response, stored } = self;
         if let Some(o) = input.as_object_mut() {
             o.remove("resume");
         }
@@ -85,22 +95,16 @@ impl Opened {
         let mut tools: HashMap<String, (String, String)> = HashMap::new();
         let mut last_tool: Option<String> = None;
         let mut end = RunEnd::default();
-        let mut buffer = String::new();
+        let mut decoder = SseDecoder::default();
         let mut bytes = response.bytes_stream();
         loop {
-            let piece = match bytes.next().await {
-                Some(Ok(p)) => p,
+            let (events, done) = match bytes.next().await {
+                Some(Ok(piece)) => (decoder.push(&piece), false),
                 Some(Err(e)) => return Err(Error::Unreachable(format!("the agent's stream broke off: {}", describe(&e)))),
-                None => break,
+                None => (decoder.finish().map(|last| last.into_iter().collect()), true),
             };
-            buffer.push_str(&String::from_utf8_lossy(&piece));
-            if buffer.len() > MAX_BODY {
-                return Err(Error::Engine(format!("an event of the agent's stream is larger than {MAX_BODY} bytes")));
-            }
-            while let Some((block, rest)) = split_event(&buffer) {
-                let data = data_of(&block);
-                buffer = rest;
-                let Some(data) = data else { continue };
+            let events = events.map_err(|e| Error::Engine(format!("the agent's event stream: {e}")))?;
+            for data in events {
                 let Ok(event) = serde_json::from_str::<Value>(&data) else {
                     tracing::warn!(engine = %link.id, "an AG-UI event that is not JSON: passed on, not read");
                     out(format!("data: {data}\n\n"));
@@ -136,6 +140,9 @@ impl Opened {
                             let run = event["runId"].as_str().or(input["runId"].as_str()).unwrap_or_default().to_owned();
                             store::store_waiting(&link.db, link.id.as_str(), &thread, &run, &input, &entries).await?;
                             end.interrupts = entries.len();
+                            if let Some(stored) = &stored {
+                                stored();
+                            }
                         } else {
                             store::end_thread(&link.db, link.id.as_str(), &thread).await?;
                         }
@@ -148,36 +155,10 @@ impl Opened {
                 }
                 out(format!("data: {data}\n\n"));
             }
+            if done {
+                break;
+            }
         }
         Ok(end)
-    }
-}
-
-/// The first complete event of `buffer` (up to a blank line) and what follows it.
-fn split_event(buffer: &str) -> Option<(String, String)> {
-    let normalized_at = [("\r\n\r\n", 4), ("\n\n", 2)].iter().filter_map(|(sep, n)| buffer.find(sep).map(|at| (at, *n))).min();
-    let (at, n) = normalized_at?;
-    Some((buffer[..at].to_owned(), buffer[at + n..].to_owned()))
-}
-
-/// The `data:` lines of one event, joined; `None` for an event without data (a comment, a ping).
-fn data_of(block: &str) -> Option<String> {
-    let lines: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("data:")).map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
-    (!lines.is_empty()).then(|| lines.join("\n"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn events_are_split_at_blank_lines_and_read_from_their_data_lines() {
-        let (first, rest) = split_event("data: {\"a\":1}\n\ndata: {\"b\"").unwrap();
-        assert_eq!(data_of(&first).as_deref(), Some("{\"a\":1}"));
-        assert_eq!(rest, "data: {\"b\"");
-        assert!(split_event(&rest).is_none());
-        let (crlf, _) = split_event(": ping\r\n\r\n").unwrap();
-        assert_eq!(data_of(&crlf), None);
-        assert_eq!(data_of("event: x\ndata: 1\ndata:2").as_deref(), Some("1\n2"));
     }
 }
