@@ -44,7 +44,7 @@ test('notification settings survive a reload; a bad time is refused with invalid
     await page.getByLabel('No notifications between these times').check();
     await page.getByLabel('From').fill('22:30');
     await page.getByLabel('Until').fill('06:45');
-    await page.getByLabel('Agents').fill('demo');
+    await page.getByLabel('Agents', { exact: true }).fill('demo');
     await page.locator('[data-testid="settings-unsaved"]').waitFor();
     await page.locator('[data-testid="settings-save"]').click();
     await page.locator('[data-testid="settings-saved"]').waitFor();
@@ -67,7 +67,7 @@ test('notification settings survive a reload; a bad time is refused with invalid
     assert.equal(await page.getByLabel('From').inputValue(), '22:30');
     assert.equal(await page.getByLabel('Until').inputValue(), '06:45');
     assert.equal(await page.getByLabel('Engines').inputValue(), '');
-    assert.equal(await page.getByLabel('Agents').inputValue(), 'demo');
+    assert.equal(await page.getByLabel('Agents', { exact: true }).inputValue(), 'demo');
 
     // A time left incomplete is sent as it is, and the server refuses it; nothing changes there.
     await page.getByLabel('From').fill('');
