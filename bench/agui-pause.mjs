@@ -19,7 +19,8 @@ const runs = Number(process.env.RUNS ?? 5);
 const data = join(mkdtempSync(join(tmpdir(), 'agui-bench-')), 'data');
 const firstLine = (child) => new Promise((r) => createInterface({ input: child.stdout }).once('line', r));
 
-const agentProcess = spawn(process.execPath, [join(root, 'tests/agui-server/agent.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The agent ends when its stdin closes (as the tests start it): kept open.
+const agentProcess = spawn(process.execPath, [join(root, 'tests/agui-server/agent.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
 const port = (await firstLine(agentProcess)).split(' ')[1];
 const operator = 'bench-operator-token-0123456789abcdef0123';
 const console_ = spawn(bin, ['--data-dir', data, 'serve', '--port', '0', '--token', operator], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, APPROVAL_CONSOLE_LOG: 'warn' } });
@@ -30,7 +31,7 @@ const api = async (path, body) => {
   const r = await fetch(base + path, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
   return r.json();
 };
-await api('/api/engines', { name: 'agui', kind: 'ag-ui', baseUrl: `http://127.0.0.1:${port}/`, pollMs: 10_000 });
+await api('/api/engines', { name: 'agui', kind: 'ag-ui', baseUrl: `http://127.0.0.1:${port}/agent`, pollMs: 10_000 });
 for (;;) {
   const engines = await api('/api/engines');
   if (engines.some?.((e) => e.name === 'agui' && e.syncedHere)) break;
