@@ -65,7 +65,9 @@ impl Desktop {
 #[test]
 fn a_declared_operation_is_a_window_command_without_a_line_in_the_shell() {
     let d = desktop();
-    assert_eq!(d.invoke("engine_kinds", json!({})).unwrap(), json!(["mastra", "langgraph"]));
+    let kinds: Vec<&str> = approval_console::engine::kinds::remote_kinds().map(|s| s.as_str()).collect();
+    assert_eq!(d.invoke("engine_kinds", json!({})).unwrap(), json!(kinds));
+    assert_eq!(kinds, ["mastra", "langgraph", "ag-ui", "a2a"], "the registry's remote kinds, the default first");
     let err = d.invoke("queue_item", json!({ "id": 7 })).unwrap_err();
     assert_eq!(err["code"], "invalid_request", "{err}");
 }

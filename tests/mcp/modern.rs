@@ -85,6 +85,19 @@ async fn pending(console: &ServeProcess, tool: &str) -> Value {
     .await
 }
 
+/// Once no `mcp` call is pending (withdrawn, decided or gone), with a deadline.
+async fn nothing_pending(console: &ServeProcess) {
+    wait::until(Duration::from_secs(60), || async {
+        let left = console.get("/api/queue?source=mcp").await["items"].as_array().unwrap().len();
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(format!("{left} still pending"))
+        }
+    })
+    .await
+}
+
 fn runs(root: &Path) -> String {
     std::fs::read_to_string(root.join("runs.log")).unwrap_or_default()
 }
@@ -312,15 +325,7 @@ async fn c03_a_client_that_takes_tasks_gets_one_at_once_and_changed_arguments_ar
 
     // Cancelled: its console call is withdrawn, nothing runs.
     client.cancel_task(rmcp::model::CancelTaskParams::new(changed.task.task_id.clone())).await.unwrap();
-    wait::until(Duration::from_secs(60), || async {
-        let pending = s.console.get("/api/queue?source=mcp").await["items"].as_array().unwrap().len();
-        if pending == 0 {
-            Ok(())
-        } else {
-            Err(format!("{pending} still pending"))
-        }
-    })
-    .await;
+    nothing_pending(&s.console).await;
     assert_eq!(task(&client, &changed.task.task_id).await["status"], "cancelled");
     assert_eq!(runs(&s.root), "e:as shown\n");
     assert!(client.get_task(rmcp::model::GetTaskParams::new("no-such-task")).await.is_err(), "an unknown task is an error");
@@ -376,14 +381,6 @@ async fn an_approved_call_runs_only_when_its_client_calls_again_and_a_client_tha
         panic!("an answer")
     };
     assert_eq!(gave_up.is_error, Some(true), "{gave_up:?}");
-    wait::until(Duration::from_secs(30), || async {
-        let left = s.console.get("/api/queue?source=mcp").await["items"].as_array().unwrap().len();
-        if left == 0 {
-            Ok(())
-        } else {
-            Err(format!("{left} still pending"))
-        }
-    })
-    .await;
+    nothing_pending(&s.console).await;
     assert_eq!(runs(&s.root), "f:later\n");
 }
