@@ -55,10 +55,11 @@ pub async fn store_waiting(db: &Db, engine: &str, thread_id: &str, run_id: &str,
     tx.commit().await
 }
 
-/// A later run of `thread_id` ended without interrupts: it waits on nothing.
+/// A later run of `thread_id` ended without interrupts: it waits on nothing. The frontend's input
+/// (its messages) is dropped: nothing will resume this run, so nothing needs it.
 pub async fn end_thread(db: &Db, engine: &str, thread_id: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
-    sql("UPDATE agui_runs SET state = 'ended', updated_at = $3 WHERE engine = $1 AND thread_id = $2 AND state = 'waiting'")
+    sql("UPDATE agui_runs SET state = 'ended', input = '{}', updated_at = $3 WHERE engine = $1 AND thread_id = $2 AND state = 'waiting'")
         .bind(engine)
         .bind(thread_id)
         .bind(ts(now()))
@@ -106,7 +107,7 @@ pub async fn take_for_resume(db: &Db, engine: &str, thread_id: &str, run_id: &st
 /// The resume `resume_run_id` was taken by the agent.
 pub async fn resumed(db: &Db, engine: &str, thread_id: &str, resume_run_id: &str) -> Result<(), Error> {
     let mut tx = db.begin_write().await?;
-    sql("UPDATE agui_runs SET state = 'resumed', updated_at = $4 WHERE engine = $1 AND thread_id = $2 AND resume_run_id = $3 AND state = 'resuming'")
+    sql("UPDATE agui_runs SET state = 'resumed', input = '{}', updated_at = $4 WHERE engine = $1 AND thread_id = $2 AND resume_run_id = $3 AND state = 'resuming'")
         .bind(engine)
         .bind(thread_id)
         .bind(resume_run_id)

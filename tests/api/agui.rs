@@ -131,6 +131,8 @@ async fn a_run_that_ends_in_two_interrupts_queues_two_calls_and_both_decisions_r
         assert_eq!(item["state"], "delivered", "{item}");
         assert_eq!(item["decision"]["outcome"]["finished"]["outcome"]["type"], "success", "the run completed: {item}");
     }
+    let kept = app.count("SELECT COUNT(*) FROM agui_runs WHERE thread_id = 't-both' AND input <> '{}'").await;
+    assert_eq!(kept, 0, "a resumed run keeps none of the frontend's messages");
 }
 
 #[tokio::test]
